@@ -1,0 +1,113 @@
+/* Reading JSON configuration with precise errors.
+ *
+ * seam_doc holds a parsed JSON document together with the position of every
+ * key in its source text, so an error can name file, line and column.
+ * seam_cfg reads one JSON object of a document: each getter marks its key as
+ * known and validates type and range; seam_cfg_finish then refuses every key
+ * that nobody asked for, suggesting the nearest known one. Scene files and
+ * plugin configurations use the same reader, so messages look alike:
+ *
+ *     scene.json:14:21: coupling.relaxation: expected a number in (0, 1], got 1.5
+ *     scene.json:9:5: coupling.tolerence: unknown key (did you mean "tolerance"?)
+ */
+#ifndef SEAM_CONFIG_H
+#define SEAM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+#include "seam/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- documents -------------------------------------------------------- */
+
+typedef struct seam_doc seam_doc;
+
+/* Parse text; `origin` names it in messages (a file path, "--config").
+ * On failure returns NULL and writes "origin:line:col: message" to err. */
+seam_doc *seam_doc_parse(const char *text, const char *origin, char *err, size_t errlen);
+/* Read and parse a file. */
+seam_doc *seam_doc_load(const char *path, char *err, size_t errlen);
+void seam_doc_destroy(seam_doc **self_p);
+json_t *seam_doc_root(const seam_doc *self);      /* borrowed */
+const char *seam_doc_origin(const seam_doc *self);
+/* Apply "key.path=VALUE" (also "a[0].b" or "a.0.b"). VALUE is parsed as JSON
+ * when it is valid JSON, else taken as a string. Missing objects on the way
+ * are created. Returns 0, or -1 with a message in err. */
+int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen);
+/* Where a key path was written: "file:line:col", "--set key" for an override,
+ * or the origin alone when the key is absent. Valid until the next call. */
+const char *seam_doc_locate(seam_doc *self, const char *key_path);
+
+/* ---- readers ---------------------------------------------------------- */
+
+typedef struct seam_cfg seam_cfg;
+
+/* Receives each error: where ("file:line:col" or NULL), the full key path,
+ * and the message. */
+typedef void (*seam_cfg_report)(void *ctx, const char *where, const char *key_path,
+                                const char *message);
+
+/* A reader over `obj` (an object; any other type is an error reported at
+ * finish) whose keys are named `prefix.key`. `doc` may be NULL when
+ * positions are unknown. */
+seam_cfg *seam_cfg_new(json_t *obj, const char *prefix, seam_doc *doc,
+                       seam_cfg_report report, void *report_ctx);
+/* For plugins: parse the JSON text create() received; messages go through
+ * host->log, located with host->config_path and host->locate. On a parse
+ * error, logs and returns NULL. */
+seam_cfg *seam_cfg_from_host(const char *config_json, const seam_host *host);
+void seam_cfg_destroy(seam_cfg **self_p);
+
+enum {
+    SEAM_CFG_REQUIRED = 1u << 0,  /* absent is an error */
+    SEAM_CFG_LO_OPEN = 1u << 1,   /* lower bound excluded */
+    SEAM_CFG_HI_OPEN = 1u << 2    /* upper bound excluded */
+};
+
+/* Getters return `def` when the key is absent or wrong (and record the error). */
+double seam_cfg_num(seam_cfg *self, const char *key, double def, double lo, double hi, unsigned flags);
+long seam_cfg_int(seam_cfg *self, const char *key, long def, long lo, long hi, unsigned flags);
+bool seam_cfg_bool(seam_cfg *self, const char *key, bool def, unsigned flags);
+/* The string is owned by the document; valid while it lives. */
+const char *seam_cfg_str(seam_cfg *self, const char *key, const char *def, unsigned flags);
+/* Index into the NULL-terminated `names`, or def. */
+int seam_cfg_enum(seam_cfg *self, const char *key, const char *const *names, int def, unsigned flags);
+/* Exactly n numbers into out (left untouched when absent). Returns true when read. */
+bool seam_cfg_vec(seam_cfg *self, const char *key, double *out, size_t n, unsigned flags);
+/* Any number of numbers; malloc'ed array (caller frees) and its length in *n;
+ * NULL when absent. */
+double *seam_cfg_numbers(seam_cfg *self, const char *key, size_t *n, unsigned flags);
+/* A child object; NULL when absent. Owned by self. */
+seam_cfg *seam_cfg_child(seam_cfg *self, const char *key, unsigned flags);
+/* An array of objects: its length (0 when absent) and its items (owned by self). */
+size_t seam_cfg_count(seam_cfg *self, const char *key, unsigned flags);
+seam_cfg *seam_cfg_item(seam_cfg *self, const char *key, size_t i);
+/* Whether the key is present; marks it known. */
+bool seam_cfg_has(seam_cfg *self, const char *key);
+/* Mark a key known without reading it (it belongs to someone else). */
+void seam_cfg_skip(seam_cfg *self, const char *key);
+/* The raw value, borrowed; marks the key known. NULL when absent. */
+json_t *seam_cfg_json(seam_cfg *self, const char *key);
+/* The full key path of this reader ("solids[0]"), or of a key in it. */
+const char *seam_cfg_path(const seam_cfg *self);
+/* Report an error of the caller's own about `key` (NULL: the object itself). */
+void seam_cfg_error(seam_cfg *self, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Refuse unknown keys here and in every child, with suggestions. Returns
+ * SEAM_OK when no error at all was recorded by this reader tree. */
+seam_status seam_cfg_finish(seam_cfg *self);
+int seam_cfg_error_count(const seam_cfg *self);
+
+/* Levenshtein distance, for suggestions. */
+size_t seam_edit_distance(const char *a, const char *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,55 @@
+/* Krylov solvers over operation tables: they never touch matrix storage, so a
+ * CSR matrix, a matrix-free grid stencil or a low-rank operator all work. */
+#ifndef SEAM_KRYLOV_H
+#define SEAM_KRYLOV_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y = A x, for vectors of length n. */
+typedef void (*seam_apply_fn)(void *ctx, const double *x, double *y);
+
+typedef struct seam_linop {
+    size_t n;
+    seam_apply_fn apply;
+    void *ctx;
+} seam_linop;
+
+typedef struct seam_krylov_opts {
+    double tol;          /* stop when ||r|| <= tol * ||b|| (relative), or abs_tol */
+    double abs_tol;      /* absolute floor on ||r|| (default 0) */
+    int max_iter;        /* default n */
+    int restart;         /* GMRES restart length (default 50) */
+} seam_krylov_opts;
+
+typedef struct seam_krylov_stats {
+    int iterations;
+    double residual;     /* final ||b - A x|| (preconditioned CG reports the true residual) */
+    int converged;       /* 1 when the tolerance was met */
+    int breakdown;       /* 1 when the method broke down (indefinite operator for CG, ...) */
+} seam_krylov_stats;
+
+/* Preconditioned conjugate gradients for symmetric positive (semi)definite A.
+ * M applies the inverse of the preconditioner (NULL: identity). x holds the
+ * initial guess on entry. Returns 0 when converged, 1 otherwise. */
+int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+             const seam_krylov_opts *opts, seam_krylov_stats *stats);
+
+/* Restarted GMRES(m) with right preconditioning M (NULL: identity), for
+ * general nonsymmetric A. Returns 0 when converged. */
+int seam_gmres(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+               const seam_krylov_opts *opts, seam_krylov_stats *stats);
+
+/* Small vector kernels shared by the solvers (BLAS underneath). */
+double seam_dot(size_t n, const double *x, const double *y);
+double seam_norm2(size_t n, const double *x);
+void seam_axpy(size_t n, double a, const double *x, double *y);   /* y += a x */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,169 @@
+/* Conjugate gradients and GMRES over linear-operator tables. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "seam/krylov.h"
+
+double seam_dot(size_t n, const double *x, const double *y) { return cblas_ddot((int)n, x, 1, y, 1); }
+double seam_norm2(size_t n, const double *x) { return cblas_dnrm2((int)n, x, 1); }
+void seam_axpy(size_t n, double a, const double *x, double *y) { cblas_daxpy((int)n, a, x, 1, y, 1); }
+
+static void apply_or_copy(const seam_linop *M, const double *x, double *y, size_t n)
+{
+    if (M && M->apply)
+        M->apply(M->ctx, x, y);
+    else
+        memcpy(y, x, n * sizeof *y);
+}
+
+static seam_krylov_opts defaults(const seam_krylov_opts *o, size_t n)
+{
+    seam_krylov_opts d = {1e-10, 0.0, (int)n, 50};
+    if (o) {
+        d = *o;
+        if (d.max_iter <= 0)
+            d.max_iter = (int)n;
+        if (d.restart <= 0)
+            d.restart = 50;
+    }
+    return d;
+}
+
+int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+             const seam_krylov_opts *opts, seam_krylov_stats *stats)
+{
+    size_t n = A->n;
+    seam_krylov_opts o = defaults(opts, n);
+    double *r = malloc(4 * n * sizeof *r);
+    double *z = r + n, *p = z + n, *Ap = p + n;
+    seam_krylov_stats st = {0, 0.0, 0, 0};
+
+    A->apply(A->ctx, x, Ap);
+    for (size_t i = 0; i < n; i++)
+        r[i] = b[i] - Ap[i];
+    double bnorm = seam_norm2(n, b);
+    double goal = fmax(o.tol * bnorm, o.abs_tol);
+    double rnorm = seam_norm2(n, r);
+    if (rnorm <= goal) {
+        st.converged = 1;
+        goto done;
+    }
+    apply_or_copy(M, r, z, n);
+    memcpy(p, z, n * sizeof *p);
+    double rz = seam_dot(n, r, z);
+    while (st.iterations < o.max_iter) {
+        A->apply(A->ctx, p, Ap);
+        double pAp = seam_dot(n, p, Ap);
+        if (!(pAp > 0.0) || !(rz > 0.0)) {   /* indefinite operator or preconditioner */
+            st.breakdown = 1;
+            break;
+        }
+        double alpha = rz / pAp;
+        seam_axpy(n, alpha, p, x);
+        seam_axpy(n, -alpha, Ap, r);
+        st.iterations++;
+        rnorm = seam_norm2(n, r);
+        if (rnorm <= goal) {
+            st.converged = 1;
+            break;
+        }
+        apply_or_copy(M, r, z, n);
+        double rz_new = seam_dot(n, r, z);
+        double beta = rz_new / rz;
+        rz = rz_new;
+        for (size_t i = 0; i < n; i++)
+            p[i] = z[i] + beta * p[i];
+    }
+done:
+    st.residual = rnorm;
+    free(r);
+    if (stats)
+        *stats = st;
+    return st.converged ? 0 : 1;
+}
+
+/* Right-preconditioned restarted GMRES with Givens rotations (Saad, Alg. 9.5). */
+int seam_gmres(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+               const seam_krylov_opts *opts, seam_krylov_stats *stats)
+{
+    size_t n = A->n;
+    seam_krylov_opts o = defaults(opts, n);
+    int m = o.restart;
+    double *V = malloc((size_t)(m + 1) * n * sizeof *V);
+    double *Z = malloc((size_t)m * n * sizeof *Z);
+    double *H = calloc((size_t)(m + 1) * m, sizeof *H);   /* column-major (m+1) x m */
+    double *cs = malloc((size_t)m * sizeof *cs), *sn = malloc((size_t)m * sizeof *sn);
+    double *g = malloc((size_t)(m + 1) * sizeof *g), *y = malloc((size_t)m * sizeof *y);
+    double *w = malloc(n * sizeof *w);
+    seam_krylov_stats st = {0, 0.0, 0, 0};
+    double goal = fmax(o.tol * seam_norm2(n, b), o.abs_tol);
+
+    for (;;) {
+        A->apply(A->ctx, x, w);
+        for (size_t i = 0; i < n; i++)
+            V[i] = b[i] - w[i];
+        double beta = seam_norm2(n, V);
+        st.residual = beta;
+        if (beta <= goal) {
+            st.converged = 1;
+            break;
+        }
+        if (st.iterations >= o.max_iter)
+            break;
+        for (size_t i = 0; i < n; i++)
+            V[i] /= beta;
+        memset(g, 0, (size_t)(m + 1) * sizeof *g);
+        g[0] = beta;
+        int j = 0;
+        for (; j < m && st.iterations < o.max_iter; j++) {
+            double *vj = V + (size_t)j * n, *zj = Z + (size_t)j * n, *vn = V + (size_t)(j + 1) * n;
+            apply_or_copy(M, vj, zj, n);
+            A->apply(A->ctx, zj, vn);
+            for (int i = 0; i <= j; i++) {   /* modified Gram-Schmidt */
+                double h = seam_dot(n, vn, V + (size_t)i * n);
+                H[(size_t)j * (m + 1) + i] = h;
+                seam_axpy(n, -h, V + (size_t)i * n, vn);
+            }
+            double hn = seam_norm2(n, vn);
+            H[(size_t)j * (m + 1) + j + 1] = hn;
+            if (hn > 0)
+                for (size_t i = 0; i < n; i++)
+                    vn[i] /= hn;
+            for (int i = 0; i < j; i++) {
+                double *hc = H + (size_t)j * (m + 1);
+                double t = cs[i] * hc[i] + sn[i] * hc[i + 1];
+                hc[i + 1] = -sn[i] * hc[i] + cs[i] * hc[i + 1];
+                hc[i] = t;
+            }
+            double *hc = H + (size_t)j * (m + 1);
+            double d = hypot(hc[j], hc[j + 1]);
+            cs[j] = d > 0 ? hc[j] / d : 1.0;
+            sn[j] = d > 0 ? hc[j + 1] / d : 0.0;
+            hc[j] = d;
+            hc[j + 1] = 0.0;
+            g[j + 1] = -sn[j] * g[j];
+            g[j] = cs[j] * g[j];
+            st.iterations++;
+            if (fabs(g[j + 1]) <= goal || hn == 0.0) {
+                j++;
+                break;
+            }
+        }
+        for (int i = j - 1; i >= 0; i--) {   /* back substitution on the triangle */
+            double s = g[i];
+            for (int k = i + 1; k < j; k++)
+                s -= H[(size_t)k * (m + 1) + i] * y[k];
+            double diag = H[(size_t)i * (m + 1) + i];
+            y[i] = diag != 0.0 ? s / diag : 0.0;
+        }
+        for (int i = 0; i < j; i++)
+            seam_axpy(n, y[i], Z + (size_t)i * n, x);
+    }
+    free(V); free(Z); free(H); free(cs); free(sn); free(g); free(y); free(w);
+    if (stats)
+        *stats = st;
+    return st.converged ? 0 : 1;
+}

@@ -1,0 +1,309 @@
+/* Triplet assembly, CSR storage and two preconditioners. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seam/sparse.h"
+
+struct seam_triplets {
+    size_t rows, cols, n, cap;
+    int64_t *i, *j;
+    double *v;
+};
+
+seam_triplets *seam_triplets_new(size_t rows, size_t cols, size_t capacity_hint)
+{
+    seam_triplets *t = calloc(1, sizeof *t);
+    t->rows = rows;
+    t->cols = cols;
+    t->cap = capacity_hint ? capacity_hint : 16;
+    t->i = malloc(t->cap * sizeof *t->i);
+    t->j = malloc(t->cap * sizeof *t->j);
+    t->v = malloc(t->cap * sizeof *t->v);
+    return t;
+}
+
+void seam_triplets_destroy(seam_triplets **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    seam_triplets *t = *self_p;
+    free(t->i);
+    free(t->j);
+    free(t->v);
+    free(t);
+    *self_p = NULL;
+}
+
+void seam_triplets_add(seam_triplets *t, size_t i, size_t j, double v)
+{
+    if (t->n == t->cap) {
+        t->cap *= 2;
+        t->i = realloc(t->i, t->cap * sizeof *t->i);
+        t->j = realloc(t->j, t->cap * sizeof *t->j);
+        t->v = realloc(t->v, t->cap * sizeof *t->v);
+    }
+    t->i[t->n] = (int64_t)i;
+    t->j[t->n] = (int64_t)j;
+    t->v[t->n] = v;
+    t->n++;
+}
+
+void seam_triplets_clear(seam_triplets *t) { t->n = 0; }
+
+seam_csr *seam_csr_from_triplets(const seam_triplets *t)
+{
+    seam_csr *A = calloc(1, sizeof *A);
+    A->rows = t->rows;
+    A->cols = t->cols;
+    A->row_ptr = calloc(t->rows + 1, sizeof *A->row_ptr);
+    for (size_t k = 0; k < t->n; k++)
+        A->row_ptr[t->i[k] + 1]++;
+    for (size_t r = 0; r < t->rows; r++)
+        A->row_ptr[r + 1] += A->row_ptr[r];
+    int64_t *col = malloc((t->n ? t->n : 1) * sizeof *col);
+    double *val = malloc((t->n ? t->n : 1) * sizeof *val);
+    int64_t *fill = malloc((t->rows + 1) * sizeof *fill);
+    memcpy(fill, A->row_ptr, (t->rows + 1) * sizeof *fill);
+    for (size_t k = 0; k < t->n; k++) {
+        int64_t at = fill[t->i[k]]++;
+        col[at] = t->j[k];
+        val[at] = t->v[k];
+    }
+    free(fill);
+    /* Sort each row by column (insertion sort: rows are short) and sum duplicates. */
+    size_t out = 0;
+    int64_t start = 0;
+    for (size_t r = 0; r < t->rows; r++) {
+        int64_t end = A->row_ptr[r + 1];
+        for (int64_t a = start + 1; a < end; a++) {
+            int64_t c = col[a];
+            double v = val[a];
+            int64_t b = a - 1;
+            while (b >= start && col[b] > c) {
+                col[b + 1] = col[b];
+                val[b + 1] = val[b];
+                b--;
+            }
+            col[b + 1] = c;
+            val[b + 1] = v;
+        }
+        A->row_ptr[r] = (int64_t)out;
+        for (int64_t a = start; a < end; a++) {
+            if (out > (size_t)A->row_ptr[r] && col[out - 1] == col[a])
+                val[out - 1] += val[a];
+            else {
+                col[out] = col[a];
+                val[out] = val[a];
+                out++;
+            }
+        }
+        start = end;
+    }
+    A->row_ptr[t->rows] = (int64_t)out;
+    A->nnz = out;
+    A->col = realloc(col, (out ? out : 1) * sizeof *col);
+    A->val = realloc(val, (out ? out : 1) * sizeof *val);
+    return A;
+}
+
+void seam_csr_destroy(seam_csr **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    seam_csr *A = *self_p;
+    free(A->row_ptr);
+    free(A->col);
+    free(A->val);
+    free(A);
+    *self_p = NULL;
+}
+
+void seam_csr_mul(const seam_csr *A, const double *x, double *y)
+{
+#pragma omp parallel for if (A->nnz > 100000)
+    for (size_t r = 0; r < A->rows; r++) {
+        double s = 0.0;
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
+            s += A->val[k] * x[A->col[k]];
+        y[r] = s;
+    }
+}
+
+void seam_csr_mul_t(const seam_csr *A, const double *x, double *y)
+{
+    memset(y, 0, A->cols * sizeof *y);
+    for (size_t r = 0; r < A->rows; r++)
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
+            y[A->col[k]] += A->val[k] * x[r];
+}
+
+double *seam_csr_at(seam_csr *A, size_t i, size_t j)
+{
+    int64_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1] - 1;
+    while (lo <= hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (A->col[mid] == (int64_t)j)
+            return &A->val[mid];
+        if (A->col[mid] < (int64_t)j)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+void seam_csr_diagonal(const seam_csr *A, double *diag)
+{
+    for (size_t r = 0; r < A->rows; r++) {
+        diag[r] = 0.0;
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
+            if (A->col[k] == (int64_t)r)
+                diag[r] = A->val[k];
+    }
+}
+
+static void csr_apply(void *ctx, const double *x, double *y) { seam_csr_mul(ctx, x, y); }
+
+seam_linop seam_csr_linop(const seam_csr *A) { return (seam_linop){A->rows, csr_apply, (void *)A}; }
+
+/* ---- Jacobi ------------------------------------------------------------ */
+
+struct seam_jacobi {
+    size_t n;
+    double *inv_diag;
+};
+
+seam_jacobi *seam_jacobi_new(const seam_csr *A)
+{
+    seam_jacobi *J = malloc(sizeof *J);
+    J->n = A->rows;
+    J->inv_diag = malloc(A->rows * sizeof *J->inv_diag);
+    seam_csr_diagonal(A, J->inv_diag);
+    for (size_t i = 0; i < J->n; i++)
+        J->inv_diag[i] = J->inv_diag[i] != 0.0 ? 1.0 / J->inv_diag[i] : 1.0;
+    return J;
+}
+
+void seam_jacobi_destroy(seam_jacobi **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    free((*self_p)->inv_diag);
+    free(*self_p);
+    *self_p = NULL;
+}
+
+static void jacobi_apply(void *ctx, const double *x, double *y)
+{
+    seam_jacobi *J = ctx;
+    for (size_t i = 0; i < J->n; i++)
+        y[i] = J->inv_diag[i] * x[i];
+}
+
+seam_linop seam_jacobi_linop(seam_jacobi *self) { return (seam_linop){self->n, jacobi_apply, self}; }
+
+/* ---- IC(0) ------------------------------------------------------------- */
+
+struct seam_ichol {
+    size_t n;
+    int64_t *row_ptr, *col;   /* strictly lower part of L, rows sorted */
+    double *val;
+    double *diag;             /* L(i,i) */
+    double *tmp;
+    size_t shifted;
+};
+
+seam_ichol *seam_ichol_new(const seam_csr *A)
+{
+    size_t n = A->rows;
+    seam_ichol *L = calloc(1, sizeof *L);
+    L->n = n;
+    L->row_ptr = calloc(n + 1, sizeof *L->row_ptr);
+    for (size_t r = 0; r < n; r++)
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
+            if (A->col[k] < (int64_t)r)
+                L->row_ptr[r + 1]++;
+    for (size_t r = 0; r < n; r++)
+        L->row_ptr[r + 1] += L->row_ptr[r];
+    size_t nnz = (size_t)L->row_ptr[n];
+    L->col = malloc((nnz ? nnz : 1) * sizeof *L->col);
+    L->val = malloc((nnz ? nnz : 1) * sizeof *L->val);
+    L->diag = malloc((n ? n : 1) * sizeof *L->diag);
+    L->tmp = malloc((n ? n : 1) * sizeof *L->tmp);
+    double *adiag = malloc((n ? n : 1) * sizeof *adiag);
+    seam_csr_diagonal(A, adiag);
+    for (size_t r = 0; r < n; r++) {
+        int64_t at = L->row_ptr[r];
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
+            if (A->col[k] < (int64_t)r) {
+                L->col[at] = A->col[k];
+                L->val[at] = A->val[k];
+                at++;
+            }
+    }
+    /* Row-oriented (left-looking) IC(0): L(i,k) = (A(i,k) - L(i,:k).L(k,:k)) / L(k,k). */
+    for (size_t i = 0; i < n; i++) {
+        for (int64_t a = L->row_ptr[i]; a < L->row_ptr[i + 1]; a++) {
+            size_t k = (size_t)L->col[a];
+            double s = L->val[a];
+            int64_t p = L->row_ptr[i], q = L->row_ptr[k];
+            while (p < a && q < L->row_ptr[k + 1]) {   /* sparse dot over the common pattern */
+                if (L->col[p] == L->col[q])
+                    s -= L->val[p++] * L->val[q++];
+                else if (L->col[p] < L->col[q])
+                    p++;
+                else
+                    q++;
+            }
+            L->val[a] = s / L->diag[k];
+        }
+        double d = adiag[i];
+        for (int64_t a = L->row_ptr[i]; a < L->row_ptr[i + 1]; a++)
+            d -= L->val[a] * L->val[a];
+        if (!(d > 1e-12 * fabs(adiag[i]))) {
+            d = adiag[i] > 0 ? adiag[i] : 1.0;
+            L->shifted++;
+        }
+        L->diag[i] = sqrt(d);
+    }
+    free(adiag);
+    return L;
+}
+
+size_t seam_ichol_shifted(const seam_ichol *self) { return self->shifted; }
+
+void seam_ichol_destroy(seam_ichol **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    seam_ichol *L = *self_p;
+    free(L->row_ptr);
+    free(L->col);
+    free(L->val);
+    free(L->diag);
+    free(L->tmp);
+    free(L);
+    *self_p = NULL;
+}
+
+/* y = (L L^T)^-1 x: forward then backward substitution. */
+static void ichol_apply(void *ctx, const double *x, double *y)
+{
+    seam_ichol *L = ctx;
+    double *z = L->tmp;
+    for (size_t i = 0; i < L->n; i++) {
+        double s = x[i];
+        for (int64_t a = L->row_ptr[i]; a < L->row_ptr[i + 1]; a++)
+            s -= L->val[a] * z[L->col[a]];
+        z[i] = s / L->diag[i];
+    }
+    memcpy(y, z, L->n * sizeof *y);
+    for (size_t i = L->n; i-- > 0;) {
+        y[i] /= L->diag[i];
+        for (int64_t a = L->row_ptr[i]; a < L->row_ptr[i + 1]; a++)
+            y[L->col[a]] -= L->val[a] * y[i];
+    }
+}
+
+seam_linop seam_ichol_linop(seam_ichol *self) { return (seam_linop){self->n, ichol_apply, self}; }

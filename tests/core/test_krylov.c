@@ -1,0 +1,156 @@
+/* Krylov solvers and sparse storage against systems with known solutions. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "seam/sparse.h"
+
+/* 1D Laplacian with Dirichlet ends: SPD, condition number ~ n^2. */
+static seam_csr *laplacian(size_t n)
+{
+    seam_triplets *t = seam_triplets_new(n, n, 3 * n);
+    for (size_t i = 0; i < n; i++) {
+        seam_triplets_add(t, i, i, 1.0);   /* duplicates must be summed */
+        seam_triplets_add(t, i, i, 1.0);
+        if (i > 0)
+            seam_triplets_add(t, i, i - 1, -1.0);
+        if (i + 1 < n)
+            seam_triplets_add(t, i, i + 1, -1.0);
+    }
+    seam_csr *A = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    return A;
+}
+
+static void test_csr_assembly(void **state)
+{
+    (void)state;
+    seam_csr *A = laplacian(5);
+    assert_int_equal(A->nnz, 13);
+    assert_float_equal(*seam_csr_at(A, 2, 2), 2.0, 0.0);
+    assert_float_equal(*seam_csr_at(A, 2, 1), -1.0, 0.0);
+    assert_null(seam_csr_at(A, 0, 4));
+    double x[5] = {1, 2, 3, 4, 5}, y[5], yt[5];
+    seam_csr_mul(A, x, y);
+    seam_csr_mul_t(A, x, yt);
+    double want[5] = {0, 0, 0, 0, 6};
+    for (int i = 0; i < 5; i++) {
+        assert_float_equal(y[i], want[i], 1e-15);
+        assert_float_equal(yt[i], y[i], 1e-15);   /* symmetric */
+    }
+    seam_csr_destroy(&A);
+    assert_null(A);
+}
+
+/* Solve A x = A x_true for a smooth x_true with each preconditioner. */
+static void check_solver(int use_gmres, int precond)
+{
+    size_t n = 400;
+    seam_csr *A = laplacian(n);
+    double *xt = malloc(n * sizeof *xt), *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        xt[i] = sin(3.0 * (double)i / (double)n) + 0.1 * (double)(i % 7);
+    seam_csr_mul(A, xt, b);
+    seam_linop Aop = seam_csr_linop(A);
+    seam_jacobi *J = seam_jacobi_new(A);
+    seam_ichol *L = seam_ichol_new(A);
+    seam_linop Jop = seam_jacobi_linop(J), Lop = seam_ichol_linop(L);
+    const seam_linop *M = precond == 0 ? NULL : precond == 1 ? &Jop : &Lop;
+    seam_krylov_opts o = {1e-12, 0.0, 4000, 400};
+    seam_krylov_stats st;
+    int rc = use_gmres ? seam_gmres(&Aop, M, b, x, &o, &st) : seam_pcg(&Aop, M, b, x, &o, &st);
+    assert_int_equal(rc, 0);
+    assert_true(st.converged);
+    double err = 0, nx = 0;
+    for (size_t i = 0; i < n; i++) {
+        err = fmax(err, fabs(x[i] - xt[i]));
+        nx = fmax(nx, fabs(xt[i]));
+    }
+    /* cond ~ 6.5e4: 1e-12 relative residual gives about 1e-7 relative error. */
+    assert_true(err < 1e-6 * nx);
+    if (precond == 2) {
+        /* IC(0) of a tridiagonal matrix is its exact Cholesky factor. */
+        assert_int_equal(seam_ichol_shifted(L), 0);
+        assert_true(st.iterations <= 2);
+    }
+    seam_ichol_destroy(&L);
+    seam_jacobi_destroy(&J);
+    seam_csr_destroy(&A);
+    free(xt);
+    free(b);
+    free(x);
+}
+
+static void test_cg_plain(void **s) { (void)s; check_solver(0, 0); }
+static void test_cg_jacobi(void **s) { (void)s; check_solver(0, 1); }
+static void test_cg_ichol(void **s) { (void)s; check_solver(0, 2); }
+static void test_gmres_plain(void **s) { (void)s; check_solver(1, 0); }
+static void test_gmres_ichol(void **s) { (void)s; check_solver(1, 2); }
+
+/* GMRES on a nonsymmetric (upwinded convection-diffusion) matrix. */
+static void test_gmres_nonsymmetric(void **state)
+{
+    (void)state;
+    size_t n = 200;
+    seam_triplets *t = seam_triplets_new(n, n, 3 * n);
+    for (size_t i = 0; i < n; i++) {
+        seam_triplets_add(t, i, i, 3.0);
+        if (i > 0)
+            seam_triplets_add(t, i, i - 1, -2.0);
+        if (i + 1 < n)
+            seam_triplets_add(t, i, i + 1, -0.5);
+    }
+    seam_csr *A = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    double *xt = malloc(n * sizeof *xt), *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *r = malloc(n * sizeof *r);
+    for (size_t i = 0; i < n; i++)
+        xt[i] = cos((double)i);
+    seam_csr_mul(A, xt, b);
+    seam_linop Aop = seam_csr_linop(A);
+    seam_krylov_opts o = {1e-12, 0.0, 2000, 30};
+    seam_krylov_stats st;
+    assert_int_equal(seam_gmres(&Aop, NULL, b, x, &o, &st), 0);
+    seam_csr_mul(A, x, r);
+    for (size_t i = 0; i < n; i++)
+        r[i] -= b[i];
+    assert_true(seam_norm2(n, r) <= 1e-11 * seam_norm2(n, b));
+    for (size_t i = 0; i < n; i++)
+        assert_float_equal(x[i], xt[i], 1e-9);
+    seam_csr_destroy(&A);
+    free(xt); free(b); free(x); free(r);
+}
+
+/* CG must report breakdown on an indefinite operator instead of returning garbage. */
+static void test_cg_indefinite(void **state)
+{
+    (void)state;
+    seam_triplets *t = seam_triplets_new(2, 2, 2);
+    seam_triplets_add(t, 0, 0, 1.0);
+    seam_triplets_add(t, 1, 1, -1.0);
+    seam_csr *A = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    double b[2] = {1, 1}, x[2] = {0, 0};
+    seam_linop Aop = seam_csr_linop(A);
+    seam_krylov_stats st;
+    assert_int_equal(seam_pcg(&Aop, NULL, b, x, NULL, &st), 1);
+    assert_true(st.breakdown);
+    seam_csr_destroy(&A);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_csr_assembly),
+        cmocka_unit_test(test_cg_plain),
+        cmocka_unit_test(test_cg_jacobi),
+        cmocka_unit_test(test_cg_ichol),
+        cmocka_unit_test(test_gmres_plain),
+        cmocka_unit_test(test_gmres_ichol),
+        cmocka_unit_test(test_gmres_nonsymmetric),
+        cmocka_unit_test(test_cg_indefinite),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
