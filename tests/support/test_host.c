@@ -1,0 +1,52 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "test_host.h"
+
+static void th_log(void *ctx, seam_log_level level, const char *message)
+{
+    test_host *th = ctx;
+    th->n_messages++;
+    if (level >= SEAM_LOG_ERROR) {
+        th->n_errors++;
+        fprintf(stderr, "[%s] %s\n", th->host.name ? th->host.name : "plugin", message);
+    }
+    snprintf(th->last, sizeof th->last, "%s", message);
+    size_t len = strlen(th->all);
+    if (len + 2 < sizeof th->all)
+        snprintf(th->all + len, sizeof th->all - len, "%s\n", message);
+}
+
+void test_host_init(test_host *th, const char *name, const char *config_path)
+{
+    memset(th, 0, sizeof *th);
+    th->host.abi = SEAM_ABI_VERSION;
+    th->host.name = name ? name : "test";
+    th->host.config_path = config_path ? config_path : "";
+    th->host.ctx = th;
+    th->host.log = th_log;
+}
+
+int test_host_saw(const test_host *th, const char *needle) { return strstr(th->all, needle) != NULL; }
+
+const char *test_source_path(const char *relative)
+{
+    static char buf[4096];
+    const char *root = getenv("SEAM_SOURCE_ROOT");
+    snprintf(buf, sizeof buf, "%s/%s", root ? root : ".", relative);
+    return buf;
+}
+
+const char *test_tmpdir(const char *name)
+{
+    static char buf[4096];
+    const char *root = getenv("SEAM_BUILD_ROOT");
+    char cmd[4200];
+    snprintf(buf, sizeof buf, "%s/tmp/%s", root ? root : ".", name);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
+    if (system(cmd) != 0)
+        return NULL;
+    return buf;
+}

@@ -1,0 +1,26 @@
+/* A seam_host for tests: records every message, echoes errors to stderr. */
+#ifndef SEAM_TEST_HOST_H
+#define SEAM_TEST_HOST_H
+
+#include <stddef.h>
+
+#include "seam/plugin.h"
+
+typedef struct test_host {
+    seam_host host;          /* hand &th->host to create() */
+    int n_messages;
+    int n_errors;
+    char last[1024];         /* the last message */
+    char all[16384];         /* every message, one per line (truncated) */
+} test_host;
+
+/* Fill th; name/config_path may be NULL. */
+void test_host_init(test_host *th, const char *name, const char *config_path);
+/* Whether any message so far contains needle. */
+int test_host_saw(const test_host *th, const char *needle);
+/* Absolute path of a file in the source tree (SEAM_SOURCE_ROOT), static buffer. */
+const char *test_source_path(const char *relative);
+/* A fresh empty directory under the build tree's tmp/, static buffer. */
+const char *test_tmpdir(const char *name);
+
+#endif
