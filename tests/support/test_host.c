@@ -43,7 +43,7 @@ const char *test_tmpdir(const char *name)
 {
     static char buf[4096];
     const char *root = getenv("SEAM_BUILD_ROOT");
-    char cmd[4200];
+    char cmd[2 * sizeof buf + 64];
     snprintf(buf, sizeof buf, "%s/tmp/%s", root ? root : ".", name);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
     if (system(cmd) != 0)
