@@ -72,6 +72,9 @@ typedef struct seam_host {
      * ("mesh.size"), or NULL when unknown. The string is owned by the host and
      * valid until the next call. May be NULL itself. */
     const char *(*locate)(void *ctx, const char *key_path);
+    /* Directory of the scene file: resolve relative file names in the
+     * configuration (meshes, inputs) against it. NULL means the working directory. */
+    const char *scene_dir;
 } seam_host;
 
 /* The coupling surface, owned by the solids (Lagrangian). For one solid,

@@ -1,0 +1,226 @@
+/* The `seam` command: run, validate, plugins, info. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seam/config.h"
+#include "seam/loader.h"
+#include "seam/log.h"
+#include "scheme.h"
+#include "simulation.h"
+
+#ifndef SEAM_VERSION
+#define SEAM_VERSION "unknown"
+#endif
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet]\n"
+            "       seam validate SCENE [--set KEY=VALUE]...\n"
+            "       seam plugins\n"
+            "       seam info PLUGIN\n"
+            "       seam --version\n"
+            "\n"
+            "  run       run a scene; writes stats.csv and frames to the output directory\n"
+            "  validate  check a scene and every participant's configuration without running\n"
+            "  plugins   list the plugins found (build tree, install prefix, SEAM_PLUGIN_PATH)\n"
+            "  info      describe one plugin, by name or path\n"
+            "\n"
+            "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n");
+}
+
+typedef struct {
+    const char *scene;
+    const char *out;
+    double end;
+    long steps;
+    bool quiet;
+    const char **sets;
+    int n_sets;
+} run_args;
+
+static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sets = calloc((size_t)argc, sizeof *a->sets);
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(arg, "--set") == 0 && val) {
+            a->sets[a->n_sets++] = val;
+            i++;
+        } else if (strncmp(arg, "--set=", 6) == 0) {
+            a->sets[a->n_sets++] = arg + 6;
+        } else if (allow_run_flags && strcmp(arg, "--out") == 0 && val) {
+            a->out = val;
+            i++;
+        } else if (allow_run_flags && strcmp(arg, "--end") == 0 && val) {
+            char *endp;
+            a->end = strtod(val, &endp);
+            if (*endp || !(a->end > 0) || !isfinite(a->end)) {
+                fprintf(stderr, "seam: --end: expected a positive number of seconds, got \"%s\"\n", val);
+                return -1;
+            }
+            i++;
+        } else if (allow_run_flags && strcmp(arg, "--steps") == 0 && val) {
+            char *endp;
+            a->steps = strtol(val, &endp, 10);
+            if (*endp || a->steps <= 0) {
+                fprintf(stderr, "seam: --steps: expected a positive integer, got \"%s\"\n", val);
+                return -1;
+            }
+            i++;
+        } else if (allow_run_flags && strcmp(arg, "--quiet") == 0) {
+            a->quiet = true;
+        } else if (arg[0] == '-') {
+            fprintf(stderr, "seam: unknown or incomplete option %s\n", arg);
+            return -1;
+        } else if (!a->scene) {
+            a->scene = arg;
+        } else {
+            fprintf(stderr, "seam: unexpected argument %s\n", arg);
+            return -1;
+        }
+    }
+    if (!a->scene) {
+        fprintf(stderr, "seam: missing SCENE\n");
+        return -1;
+    }
+    return 0;
+}
+
+static seam_doc *load_scene(const run_args *a)
+{
+    char err[2048];
+    seam_doc *doc = seam_doc_load(a->scene, err, sizeof err);
+    if (!doc) {
+        fprintf(stderr, "seam: %s\n", err);
+        return NULL;
+    }
+    for (int i = 0; i < a->n_sets; i++)
+        if (seam_doc_set(doc, a->sets[i], err, sizeof err) != 0) {
+            fprintf(stderr, "seam: %s\n", err);
+            seam_doc_destroy(&doc);
+            return NULL;
+        }
+    return doc;
+}
+
+static int cmd_run(int argc, char **argv, bool validate_only)
+{
+    run_args a;
+    if (parse_run_args(argc, argv, !validate_only, &a) != 0) {
+        free(a.sets);
+        usage(stderr);
+        return 2;
+    }
+    seam_doc *doc = load_scene(&a);
+    free(a.sets);
+    if (!doc)
+        return 1;
+    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .progress = !a.quiet};
+    seam_sim *sim = seam_sim_new(doc, &opts);
+    if (!sim) {
+        fprintf(stderr, "seam: %s: not valid\n", a.scene);
+        seam_doc_destroy(&doc);
+        return 1;
+    }
+    int rc = 0;
+    char desc[1024];
+    seam_sim_describe(sim, desc, sizeof desc);
+    if (validate_only) {
+        printf("%s: ok: %s\n", a.scene, desc);
+    } else {
+        if (!a.quiet)
+            printf("seam: %s: %s\n", a.scene, desc);
+        seam_status st = seam_sim_run(sim);
+        if (!a.quiet || st != SEAM_OK)
+            seam_sim_print_summary(sim, st == SEAM_OK ? stdout : stderr);
+        rc = st == SEAM_OK ? 0 : 1;
+    }
+    seam_sim_destroy(&sim);
+    seam_doc_destroy(&doc);
+    return rc;
+}
+
+static void list_one(void *ctx, const char *path, const seam_plugin *p, const char *error)
+{
+    int *bad = ctx;
+    if (p)
+        printf("%-18s %-8s abi %-3u %s\n", p->name, seam_role_name(p->role), p->abi, path);
+    else {
+        fprintf(stderr, "seam: skipped %s\n", error);
+        (*bad)++;
+    }
+}
+
+static int cmd_plugins(void)
+{
+    const char **dirs;
+    size_t n = seam_plugin_search_path(&dirs);
+    printf("search path:");
+    for (size_t i = 0; i < n; i++)
+        printf(" %s", dirs[i]);
+    printf("\n");
+    int bad = 0;
+    seam_plugin_scan(list_one, &bad);
+    return 0;
+}
+
+static int cmd_info(const char *name)
+{
+    char err[2048];
+    seam_library *lib = seam_library_open(name, err, sizeof err);
+    if (!lib) {
+        fprintf(stderr, "seam: %s\n", err);
+        return 1;
+    }
+    const seam_plugin *p = seam_library_plugin(lib);
+    printf("name:     %s\nrole:     %s\nabi:      %u\npath:     %s\nsummary:  %s\n", p->name,
+           seam_role_name(p->role), p->abi, seam_library_path(lib), p->summary ? p->summary : "");
+    printf("optional:");
+    struct { const char *name; const void *fn; } opt[] = {
+        {"describe", (const void *)p->describe}, {"bind", (const void *)p->bind},
+        {"regions", (const void *)p->regions}, {"mobility", (const void *)p->mobility},
+        {"save", (const void *)p->save}, {"load", (const void *)p->load},
+        {"field", (const void *)p->field}, {"write_output", (const void *)p->write_output},
+    };
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+        if (opt[i].fn)
+            printf(" %s", opt[i].name);
+    printf("\nschemes this seam offers:");
+    for (size_t i = 0; i < seam_scheme_count(); i++)
+        printf(" %s", seam_scheme_at(i)->name);
+    printf("\n");
+    seam_library_close(&lib);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 2, argv + 2, false);
+    if (strcmp(cmd, "validate") == 0)
+        return cmd_run(argc - 2, argv + 2, true);
+    if (strcmp(cmd, "plugins") == 0 && argc == 2)
+        return cmd_plugins();
+    if (strcmp(cmd, "info") == 0 && argc == 3)
+        return cmd_info(argv[2]);
+    if (strcmp(cmd, "--version") == 0) {
+        printf("seam %s (plugin ABI %u)\n", SEAM_VERSION, SEAM_ABI_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,76 @@
+/* Coupling schemes, written against interface vectors and two black boxes.
+ *
+ * A scheme sees one time step as two maps over interface vectors of length n
+ * (points x dim, interleaved by point):
+ *     F = fluid(X)   loads for end-of-step positions X (velocities (X - X^n)/dt
+ *                    are formed by the coupling layer)
+ *     X = solid(F)   end-of-step positions for loads F
+ * and a convergence test. It never sees solvers, grids or plugins, so the same
+ * code serves every pair of participants, local or remote, 1D, 2D or 3D.
+ */
+#ifndef SEAM_SCHEME_H
+#define SEAM_SCHEME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "seam/config.h"
+#include "seam/plugin.h"
+
+typedef struct seam_coupling seam_coupling;
+
+/* What the convergence test says about an iterate. */
+typedef enum seam_verdict {
+    SEAM_ITERATE = 0,     /* not converged, iterations left */
+    SEAM_CONVERGED = 1,
+    SEAM_EXHAUSTED = 2,   /* not converged and no iterations left */
+    SEAM_DIVERGED = 3     /* residual non-finite or grown past all hope */
+} seam_verdict;
+
+/* Length of interface vectors (points x dim) and the point dimension. */
+size_t seam_coupling_size(const seam_coupling *c);
+int seam_coupling_dim(const seam_coupling *c);
+/* Committed interface positions X^n, the step size, the step index. */
+const double *seam_coupling_Xn(const seam_coupling *c);
+double seam_coupling_dt(const seam_coupling *c);
+long seam_coupling_step_index(const seam_coupling *c);
+
+/* One call of each black box. Non-OK statuses are passed on; SEAM_ERROR
+ * when an output holds NaN or Inf (reported with participant, step, time). */
+seam_status seam_coupling_fluid(seam_coupling *c, const double *X, double *F);
+seam_status seam_coupling_solid(seam_coupling *c, const double *F, double *X);
+
+/* Record the residual X_new - X_old (the change of solid interface positions
+ * between iterations) and judge it: absolute tolerance in metres as the
+ * largest per-point distance, or relative to the largest per-point
+ * displacement over the step. Counts one iteration per call. */
+seam_verdict seam_coupling_judge(seam_coupling *c, const double *X_new, const double *X_old);
+/* The last residual recorded, and the iterations judged so far this step. */
+double seam_coupling_residual(const seam_coupling *c);
+int seam_coupling_iterations(const seam_coupling *c);
+
+/* A scheme: parameters read from the scene's `coupling` object at create
+ * (each reads only its own keys), then one call of step per time step. */
+typedef struct seam_scheme_ops {
+    const char *name;
+    const char *summary;
+    const char *const *keys;      /* the keys of `coupling` it reads, for messages */
+    void *(*create)(seam_cfg *coupling);
+    void (*destroy)(void *self);
+    /* Iterate from the predicted positions X_pred until the judge says
+     * converged, exhausted or diverged. On return X_out holds the solid's
+     * last output (what will be committed); *verdict the final judgement.
+     * Returns the first non-OK status of a black box, else SEAM_OK. */
+    seam_status (*step)(void *self, seam_coupling *c, const double *X_pred, double *X_out,
+                        seam_verdict *verdict);
+} seam_scheme_ops;
+
+/* Registry of all schemes. */
+const seam_scheme_ops *seam_scheme_find(const char *name);
+size_t seam_scheme_count(void);
+const seam_scheme_ops *seam_scheme_at(size_t i);
+
+extern const seam_scheme_ops seam_scheme_explicit;
+extern const seam_scheme_ops seam_scheme_relaxation;
+
+#endif

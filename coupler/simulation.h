@@ -1,0 +1,65 @@
+/* A coupled simulation built from a scene: participants, scheme, time loop. */
+#ifndef SEAM_SIMULATION_H
+#define SEAM_SIMULATION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "seam/config.h"
+#include "seam/plugin.h"
+
+/* Where every message of the run goes: who is a participant's name or "seam". */
+typedef void (*seam_sim_log)(void *ctx, seam_log_level level, const char *who, const char *message);
+
+typedef struct seam_run_options {
+    const char *out_dir;     /* overrides output.dir when non-NULL */
+    double end;              /* overrides time.end when > 0 */
+    long max_steps;          /* stop after this many steps when > 0 */
+    bool progress;           /* progress bar on stdout (only drawn on a terminal) */
+    seam_sim_log log;        /* NULL: print to stderr */
+    void *log_ctx;
+} seam_run_options;
+
+typedef struct seam_participant_stats {
+    const char *name;        /* valid while the simulation lives */
+    const char *plugin;
+    seam_role role;
+    double seconds;          /* wall time inside its solve and commit */
+    long solves;
+} seam_participant_stats;
+
+typedef struct seam_summary {
+    long steps;
+    double t;                /* simulated time reached */
+    long iterations;         /* total over all steps */
+    int max_iterations;      /* most in one step */
+    long not_converged;      /* steps committed unconverged (on_nonconvergence = "warn") */
+    long retries;            /* steps retried with a smaller dt */
+    double wall_s;
+    double coupler_s;        /* wall time in the coupling layer itself */
+    size_t n_participants;
+    const seam_participant_stats *participants;
+} seam_summary;
+
+typedef struct seam_sim seam_sim;
+
+/* Read the scene in doc (which must outlive the simulation), load and create
+ * every participant, and bind the interface. Returns NULL after reporting
+ * every problem found through the log. */
+seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts);
+void seam_sim_destroy(seam_sim **self_p);
+/* Run to the end time (or the step limit). SEAM_OK, or SEAM_ERROR after a
+ * message naming the participant, step and time. Outputs written so far stay. */
+seam_status seam_sim_run(seam_sim *self);
+const seam_summary *seam_sim_summary(const seam_sim *self);
+/* Print the end-of-run summary. */
+void seam_sim_print_summary(const seam_sim *self, FILE *out);
+/* The output directory (NULL when output is off). */
+const char *seam_sim_output_dir(const seam_sim *self);
+/* A one-line description: participants and scheme, for `seam validate`. */
+void seam_sim_describe(const seam_sim *self, char *buf, size_t n);
+
+/* Committed interface positions (points x dim) and their count, for tests. */
+const double *seam_sim_interface(const seam_sim *self, size_t *n, int *dim);
+
+#endif

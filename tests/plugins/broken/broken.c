@@ -1,0 +1,35 @@
+/* Deliberately broken plugins for the loader's refusal tests, one per
+ * BROKEN_* macro: a wrong ABI version, a NULL required function, a solid
+ * without describe. (A library without the entry symbol is built from
+ * no_entry.c.) */
+#include <math.h>
+#include <stddef.h>
+
+#include "seam/plugin.h"
+
+static void *b_create(const char *c, const seam_host *h) { (void)c; (void)h; return NULL; }
+static void b_destroy(void *s) { (void)s; }
+static double b_max_dt(void *s) { (void)s; return INFINITY; }
+__attribute__((unused)) static seam_status b_solve(void *s, const seam_step *st, const seam_io *in, seam_io *out)
+{
+    (void)s; (void)st; (void)in; (void)out;
+    return SEAM_ERROR;
+}
+static seam_status b_commit(void *s) { (void)s; return SEAM_ERROR; }
+
+static const seam_plugin plugin = {
+#if defined(BROKEN_ABI)
+    .abi = 99, .name = "broken_abi", .role = SEAM_SOLID,
+#elif defined(BROKEN_NULL)
+    .abi = SEAM_ABI_VERSION, .name = "broken_null", .role = SEAM_SOLID,
+#else
+    .abi = SEAM_ABI_VERSION, .name = "broken_nodescribe", .role = SEAM_SOLID,
+#endif
+    .create = b_create, .destroy = b_destroy, .max_dt = b_max_dt,
+#if !defined(BROKEN_NULL)
+    .solve = b_solve,
+#endif
+    .commit = b_commit,
+};
+
+const seam_plugin *seam_plugin_v1(void) { return &plugin; }

@@ -1,0 +1,99 @@
+/* Added-mass piston, fluid side: an incompressible column of mass m_a in
+ * front of each interface point pushes back with -m_a times the acceleration
+ * the positions imply: with V = (X - X^n)/dt from the coupler,
+ *     F = -m_a (V - V^n) / dt,   so dF/dX = -m_a / dt^2.
+ * The column starts at rest (V^0 = 0). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seam/config.h"
+#include "seam/log.h"
+
+typedef struct {
+    const seam_host *host;
+    double m_a;
+    size_t n;                /* points x dim */
+    double *V, *V_new;       /* committed and last-solve velocities */
+} piston_fluid;
+
+static void *pf_create(const char *config_json, const seam_host *host)
+{
+    seam_cfg *c = seam_cfg_from_host(config_json, host);
+    if (!c)
+        return NULL;
+    piston_fluid *f = calloc(1, sizeof *f);
+    f->host = host;
+    f->m_a = seam_cfg_num(c, "added_mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED);
+    seam_status st = seam_cfg_finish(c);
+    seam_cfg_destroy(&c);
+    if (st != SEAM_OK) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+static void pf_destroy(void *self)
+{
+    piston_fluid *f = self;
+    if (!f)
+        return;
+    free(f->V);
+    free(f->V_new);
+    free(f);
+}
+
+static double pf_max_dt(void *self)
+{
+    (void)self;
+    return INFINITY;
+}
+
+static seam_status pf_bind(void *self, const seam_interface *iface)
+{
+    piston_fluid *f = self;
+    f->n = iface->n_points * (size_t)iface->dim;
+    free(f->V);
+    free(f->V_new);
+    f->V = calloc(f->n ? f->n : 1, sizeof *f->V);
+    f->V_new = calloc(f->n ? f->n : 1, sizeof *f->V_new);
+    return SEAM_OK;
+}
+
+static seam_status pf_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+{
+    piston_fluid *f = self;
+    size_t n = in->n * (size_t)in->dim;
+    if (n != f->n) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "solve got %zu interface values, bound to %zu", n, f->n);
+        return SEAM_ERROR;
+    }
+    for (size_t i = 0; i < n; i++) {
+        f->V_new[i] = in->V[i];
+        out->F[i] = -f->m_a * (in->V[i] - f->V[i]) / step->dt;
+    }
+    return SEAM_OK;
+}
+
+static seam_status pf_commit(void *self)
+{
+    piston_fluid *f = self;
+    memcpy(f->V, f->V_new, f->n * sizeof *f->V);
+    return SEAM_OK;
+}
+
+static const seam_plugin plugin = {
+    .abi = SEAM_ABI_VERSION,
+    .name = "piston_fluid",
+    .role = SEAM_FLUID,
+    .summary = "added-mass test: incompressible column of mass m_a, F = -m_a a",
+    .create = pf_create,
+    .destroy = pf_destroy,
+    .max_dt = pf_max_dt,
+    .solve = pf_solve,
+    .commit = pf_commit,
+    .bind = pf_bind,
+};
+
+const seam_plugin *seam_plugin_v1(void) { return &plugin; }
