@@ -169,6 +169,13 @@ static const char *const convergence_names[] = {"absolute", "relative", NULL};
 static const char *const unconverged_names[] = {"warn", "fail", NULL};
 static const char *const predictor_names[] = {"none", "linear", NULL};
 
+static const char *locate_key(seam_sim *sim, const char *object, const char *key)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s.%s", object, key);
+    return seam_doc_locate(sim->doc, path);
+}
+
 /* Keys of `coupling` that belong to a scheme other than the chosen one:
  * accepted with a warning that they do nothing, so switching schemes with
  * --set does not need the scene edited. */
@@ -189,7 +196,7 @@ static void skip_other_scheme_keys(seam_sim *sim, seam_cfg *coupling, json_t *ob
             if (theirs && !mine) {
                 seam_cfg_skip(coupling, key);
                 sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme \"%s\" does)",
-                        seam_doc_locate(sim->doc, "coupling"), key, sim->scheme->name, s->name);
+                        locate_key(sim, "coupling", key), key, sim->scheme->name, s->name);
                 break;
             }
         }

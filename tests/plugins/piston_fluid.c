@@ -2,7 +2,12 @@
  * front of each interface point pushes back with -m_a times the acceleration
  * the positions imply: with V = (X - X^n)/dt from the coupler,
  *     F = -m_a (V - V^n) / dt,   so dF/dX = -m_a / dt^2.
- * The column starts at rest (V^0 = 0). */
+ * The column starts at rest (V^0 = 0).
+ *
+ * For the coupler's own tests it can misbehave on purpose ("fault"): return
+ * NaN loads or fail from a given step on, or report SEAM_UNSTABLE whenever
+ * dt exceeds a limit. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +20,13 @@ typedef struct {
     double m_a;
     size_t n;                /* points x dim */
     double *V, *V_new;       /* committed and last-solve velocities */
+    int fault;               /* FAULT_* */
+    long fault_step;
+    double unstable_dt;
 } piston_fluid;
+
+enum { FAULT_NONE, FAULT_NAN, FAULT_ERROR };
+static const char *const fault_names[] = {"none", "nan", "error", NULL};
 
 static void *pf_create(const char *config_json, const seam_host *host)
 {
@@ -25,6 +36,13 @@ static void *pf_create(const char *config_json, const seam_host *host)
     piston_fluid *f = calloc(1, sizeof *f);
     f->host = host;
     f->m_a = seam_cfg_num(c, "added_mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED);
+    seam_cfg *fault = seam_cfg_child(c, "fault", 0);
+    f->unstable_dt = INFINITY;
+    if (fault) {
+        f->fault = seam_cfg_enum(fault, "kind", fault_names, FAULT_NONE, 0);
+        f->fault_step = seam_cfg_int(fault, "step", 0, 0, LONG_MAX, 0);
+        f->unstable_dt = seam_cfg_num(fault, "unstable_above_dt", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    }
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {
@@ -69,9 +87,17 @@ static seam_status pf_solve(void *self, const seam_step *step, const seam_io *in
         seam_logf(f->host, SEAM_LOG_ERROR, "solve got %zu interface values, bound to %zu", n, f->n);
         return SEAM_ERROR;
     }
+    if (step->dt > f->unstable_dt)
+        return SEAM_UNSTABLE;
+    if (f->fault == FAULT_ERROR && step->index >= f->fault_step) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "injected failure at step %ld", (long)step->index);
+        return SEAM_ERROR;
+    }
     for (size_t i = 0; i < n; i++) {
         f->V_new[i] = in->V[i];
         out->F[i] = -f->m_a * (in->V[i] - f->V[i]) / step->dt;
+        if (f->fault == FAULT_NAN && step->index >= f->fault_step)
+            out->F[i] = NAN;
     }
     return SEAM_OK;
 }
