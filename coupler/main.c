@@ -96,12 +96,12 @@ static seam_doc *load_scene(const run_args *a)
     char err[2048];
     seam_doc *doc = seam_doc_load(a->scene, err, sizeof err);
     if (!doc) {
-        fprintf(stderr, "seam: %s\n", err);
+        fprintf(stderr, "seam: error: %s\n", err);
         return NULL;
     }
     for (int i = 0; i < a->n_sets; i++)
         if (seam_doc_set(doc, a->sets[i], err, sizeof err) != 0) {
-            fprintf(stderr, "seam: %s\n", err);
+            fprintf(stderr, "seam: error: %s\n", err);
             seam_doc_destroy(&doc);
             return NULL;
         }

@@ -538,15 +538,15 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     read_scene(sim, root);
     seam_cfg_finish(root);
     seam_cfg_destroy(&root);
+    /* Create every participant whose library loaded, even after errors in
+     * the scene, so one validation reports the plugins' problems too. */
+    for (size_t i = 0; i < sim->n_parts; i++)
+        if (sim->parts[i].p)
+            create_participant(sim, &sim->parts[i]);
     if (sim->errors) {
         seam_sim_destroy(&sim);
         return NULL;
     }
-    for (size_t i = 0; i < sim->n_parts; i++)
-        if (!create_participant(sim, &sim->parts[i])) {
-            seam_sim_destroy(&sim);
-            return NULL;
-        }
     if (!sim->coupled && (!build_interface(sim) || !bind_fluid(sim))) {
         seam_sim_destroy(&sim);
         return NULL;

@@ -650,7 +650,9 @@ int seam_cfg_enum(seam_cfg *self, const char *key, const char *const *names, int
         size_t len = strlen(list);
         snprintf(list + len, sizeof list - len, "%s\"%s\"", i ? ", " : "", names[i]);
         if (json_is_string(v)) {
-            size_t d = seam_edit_distance(json_string_value(v), names[i]);
+            const char *given = json_string_value(v);
+            /* A prefix ("relax" for "relaxation") counts as one edit. */
+            size_t d = *given && strncmp(names[i], given, strlen(given)) == 0 ? 1 : seam_edit_distance(given, names[i]);
             if (d < best) {
                 best = d;
                 best_i = i;
