@@ -1,0 +1,32 @@
+#!/bin/sh
+# Installs the Debian packages seam needs, only those missing; silent when
+# everything is present. Run as root (or with sudo available).
+set -eu
+
+packages="meson ninja-build pkg-config gcc libc6-dev
+libzmq3-dev libmsgpack-dev libopenblas-dev liblapacke-dev libjansson-dev
+libcairo2-dev libcmocka-dev python3 python3-zmq python3-msgpack"
+
+missing=""
+for p in $packages; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$status" in
+        *"install ok installed"*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+else
+    echo "seam needs these Debian packages:$missing" >&2
+    echo "install them as root: apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "installing:$missing"
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+# shellcheck disable=SC2086
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
