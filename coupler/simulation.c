@@ -85,6 +85,7 @@ struct seam_sim {
     double next_frame;
     /* bookkeeping */
     seam_summary summary;
+    int last_iterations;
     seam_participant_stats *pstats;
     char where[512];
     int errors;
@@ -991,9 +992,10 @@ seam_status seam_sim_run(seam_sim *sim)
             while (sim->next_frame <= t * (1.0 + 1e-9))
                 sim->next_frame += sim->frame_dt;
         }
+        sim->last_iterations = iterations;
         progress(sim, t, sim->summary.steps, iterations, t_start, false);
     }
-    progress(sim, t, sim->summary.steps, 0, t_start, true);
+    progress(sim, t, sim->summary.steps, sim->last_iterations, t_start, true);
     sim->summary.wall_s = now_s() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;
