@@ -6,24 +6,37 @@
 
 typedef struct {
     double omega;
+    size_t n;
+    double *X, *F;           /* relaxed iterate X^k and the loads on it, kept across steps */
 } relaxation;
 
 static void *relaxation_create(seam_cfg *coupling)
 {
-    relaxation *r = malloc(sizeof *r);
+    relaxation *r = calloc(1, sizeof *r);
     r->omega = seam_cfg_num(coupling, "relaxation", 0.5, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     return r;
 }
 
-static void relaxation_destroy(void *self) { free(self); }
+static void relaxation_destroy(void *self)
+{
+    relaxation *r = self;
+    if (r)
+        free(r->X);
+    free(r);
+}
 
 static seam_status relaxation_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,
                                    seam_verdict *verdict)
 {
-    const relaxation *r = self;
+    relaxation *r = self;
     size_t n = seam_coupling_size(c);
-    double *X = malloc(2 * (n ? n : 1) * sizeof *X);   /* relaxed iterate X^k */
-    double *F = X + n;
+    if (r->n != n) {
+        free(r->X);
+        r->X = malloc(2 * (n ? n : 1) * sizeof *r->X);
+        r->F = r->X + n;
+        r->n = n;
+    }
+    double *X = r->X, *F = r->F;
     memcpy(X, X_pred, n * sizeof *X);
     seam_status st = seam_coupling_fluid(c, X, F);            /* p^1 = F(X^1, (X^1 - X^n)/dt) */
     while (st == SEAM_OK) {
@@ -37,7 +50,6 @@ static seam_status relaxation_step(void *self, seam_coupling *c, const double *X
             X[i] = r->omega * X_out[i] + (1.0 - r->omega) * X[i];
         st = seam_coupling_fluid(c, X, F);                     /* line 5 */
     }
-    free(X);
     return st;
 }
 

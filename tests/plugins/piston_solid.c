@@ -1,5 +1,6 @@
 /* Added-mass piston, solid side: a piston of mass m_s on a spring k, one
- * degree of freedom per interface point, integrated with backward Euler:
+ * degree of freedom per interface point ("count" identical pistons side by
+ * side, one point each), integrated with backward Euler:
  *     m_s (v' - v) / dt = -k x' + F,   x' = x + dt v'
  * so x' = (x + dt v + dt^2 F / m_s) / (1 + k dt^2 / m_s) and
  * dx'/dF = dt^2 / (m_s + k dt^2). */
@@ -13,10 +14,10 @@
 typedef struct {
     const seam_host *host;
     double m_s, k;
-    double x, v;             /* committed */
-    double x_new, v_new;     /* last solve */
-    double point_x;          /* interface position of the committed state */
-    double saved[2];
+    size_t count;
+    double *x, *v;           /* committed, one per piston */
+    double *x_new, *v_new;   /* last solve */
+    double *mass;            /* per point, for describe */
 } piston_solid;
 
 static void *ps_create(const char *config_json, const seam_host *host)
@@ -28,21 +29,35 @@ static void *ps_create(const char *config_json, const seam_host *host)
     s->host = host;
     s->m_s = seam_cfg_num(c, "mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     s->k = seam_cfg_num(c, "stiffness", 0.0, 0.0, INFINITY, 0);
-    s->x = seam_cfg_num(c, "position", 0.0, -INFINITY, INFINITY, 0);
-    s->v = seam_cfg_num(c, "velocity", 0.0, -INFINITY, INFINITY, 0);
+    double x0 = seam_cfg_num(c, "position", 0.0, -INFINITY, INFINITY, 0);
+    double v0 = seam_cfg_num(c, "velocity", 0.0, -INFINITY, INFINITY, 0);
+    s->count = (size_t)seam_cfg_int(c, "count", 1, 1, 100000000, 0);
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {
         free(s);
         return NULL;
     }
-    s->x_new = s->x;
-    s->v_new = s->v;
-    s->point_x = s->x;
+    s->x = malloc(5 * s->count * sizeof *s->x);
+    s->v = s->x + s->count;
+    s->x_new = s->v + s->count;
+    s->v_new = s->x_new + s->count;
+    s->mass = s->v_new + s->count;
+    for (size_t i = 0; i < s->count; i++) {
+        s->x[i] = s->x_new[i] = x0;
+        s->v[i] = s->v_new[i] = v0;
+        s->mass[i] = s->m_s;
+    }
     return s;
 }
 
-static void ps_destroy(void *self) { free(self); }
+static void ps_destroy(void *self)
+{
+    piston_solid *s = self;
+    if (s)
+        free(s->x);
+    free(s);
+}
 
 static double ps_max_dt(void *self)
 {
@@ -53,60 +68,61 @@ static double ps_max_dt(void *self)
 static seam_status ps_describe(void *self, seam_interface *iface)
 {
     piston_solid *s = self;
-    s->point_x = s->x;
-    *iface = (seam_interface){.dim = 1, .n_points = 1, .X = &s->point_x, .mass = &s->m_s, .n_bodies = 1};
+    *iface = (seam_interface){.dim = 1, .n_points = s->count, .X = s->x, .mass = s->mass, .n_bodies = 1};
     return SEAM_OK;
 }
 
 static seam_status ps_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
 {
     piston_solid *s = self;
-    if (in->n != 1 || in->dim != 1) {
-        seam_logf(s->host, SEAM_LOG_ERROR, "expected 1 interface point of dimension 1, got %zu of %d", in->n, in->dim);
+    if (in->n != s->count || in->dim != 1) {
+        seam_logf(s->host, SEAM_LOG_ERROR, "expected %zu interface points of dimension 1, got %zu of %d",
+                  s->count, in->n, in->dim);
         return SEAM_ERROR;
     }
-    double dt = step->dt, F = in->F[0];
-    s->x_new = (s->x + dt * s->v + dt * dt * F / s->m_s) / (1.0 + s->k * dt * dt / s->m_s);
-    s->v_new = (s->x_new - s->x) / dt;
-    out->X[0] = s->x_new;
-    out->V[0] = s->v_new;
+    double dt = step->dt;
+    for (size_t i = 0; i < s->count; i++) {
+        s->x_new[i] = (s->x[i] + dt * s->v[i] + dt * dt * in->F[i] / s->m_s) / (1.0 + s->k * dt * dt / s->m_s);
+        s->v_new[i] = (s->x_new[i] - s->x[i]) / dt;
+        out->X[i] = s->x_new[i];
+        out->V[i] = s->v_new[i];
+    }
     return SEAM_OK;
 }
 
 static seam_status ps_commit(void *self)
 {
     piston_solid *s = self;
-    s->x = s->x_new;
-    s->v = s->v_new;
+    memcpy(s->x, s->x_new, s->count * sizeof *s->x);
+    memcpy(s->v, s->v_new, s->count * sizeof *s->v);
     return SEAM_OK;
 }
 
 static seam_status ps_mobility(void *self, const double *impulse, double *dv)
 {
     piston_solid *s = self;
-    dv[0] = impulse[0] / s->m_s;
+    for (size_t i = 0; i < s->count; i++)
+        dv[i] = impulse[i] / s->m_s;
     return SEAM_OK;
 }
 
 static seam_status ps_save(void *self, seam_buffer *out)
 {
     piston_solid *s = self;
-    s->saved[0] = s->x;
-    s->saved[1] = s->v;
-    *out = (seam_buffer){s->saved, sizeof s->saved};
+    *out = (seam_buffer){s->x, 2 * s->count * sizeof *s->x};   /* x then v, one allocation */
     return SEAM_OK;
 }
 
 static seam_status ps_load(void *self, const void *bytes, size_t n)
 {
     piston_solid *s = self;
-    if (n != sizeof s->saved) {
-        seam_logf(s->host, SEAM_LOG_ERROR, "load: expected %zu bytes, got %zu", sizeof s->saved, n);
+    size_t want = 2 * s->count * sizeof *s->x;
+    if (n != want) {
+        seam_logf(s->host, SEAM_LOG_ERROR, "load: expected %zu bytes, got %zu", want, n);
         return SEAM_ERROR;
     }
-    memcpy(s->saved, bytes, n);
-    s->x = s->x_new = s->saved[0];
-    s->v = s->v_new = s->saved[1];
+    memcpy(s->x, bytes, n);
+    memcpy(s->x_new, s->x, want);
     return SEAM_OK;
 }
 
