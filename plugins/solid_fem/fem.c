@@ -279,7 +279,7 @@ static int gen_chain(seam_cfg *c, fem_mesh *m)
     return 0;
 }
 
-static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const seam_host *host)
+static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const seam_host *host, const char **file_out)
 {
     seam_cfg *c = seam_cfg_child(body, "mesh", SEAM_CFG_REQUIRED);
     if (!c)
@@ -292,6 +292,7 @@ static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const se
         }
         if (!file)
             return -1;
+        *file_out = file;
         char path[4096];
         const char *base = getenv("SEAM_SCENE_DIR");
         if (file[0] != '/' && base)
@@ -649,13 +650,12 @@ static int read_body(fem *self, seam_cfg *c, size_t bi)
         return -1;
     fem_mesh m;
     memset(&m, 0, sizeof m);
-    if (read_mesh(c, self->d, b->kind, &m, self->host) != 0) {
+    const char *file = NULL;
+    if (read_mesh(c, self->d, b->kind, &m, self->host, &file) != 0) {
         fem_mesh_free(&m);
         return -1;
     }
     char where[256];
-    seam_cfg *mc = seam_cfg_child(c, "mesh", 0);
-    const char *file = mc ? seam_cfg_str(mc, "file", NULL, 0) : NULL;
     snprintf(where, sizeof where, "%s", file ? file : seam_cfg_path(c));
     int rc = add_body(self, bi, &m, where);
     fem_mesh_free(&m);
@@ -717,12 +717,12 @@ fem *fem_new(const char *config_json, const seam_host *host)
     static const char *const integrators[] = {"backward_euler", "explicit", NULL};
     self->integrator = (fem_integrator)seam_cfg_enum(cfg, "integrator", integrators, FEM_BACKWARD_EULER, 0);
     self->newton_tol = 1e-6;
-    self->newton_max = 30;
+    self->newton_max = 50;
     self->line_search = 1;
     seam_cfg *nc = seam_cfg_child(cfg, "newton", 0);
     if (nc) {
         self->newton_tol = seam_cfg_num(nc, "tolerance", 1e-6, 0, 1, SEAM_CFG_LO_OPEN);
-        self->newton_max = (int)seam_cfg_int(nc, "max_iterations", 30, 1, 64, 0);
+        self->newton_max = (int)seam_cfg_int(nc, "max_iterations", 50, 1, 63, 0);
         self->line_search = seam_cfg_bool(nc, "line_search", true, 0);
     }
     self->lin_tol = 1e-8;
@@ -743,8 +743,11 @@ fem *fem_new(const char *config_json, const seam_host *host)
     self->n_bodies = nb;
     self->bodies = calloc(nb + 1, sizeof *self->bodies);
     int failed = seam_cfg_error_count(cfg) > 0;
+    seam_cfg **items = calloc(nb + 1, sizeof *items);
+    for (size_t bi = 0; bi < nb; bi++)
+        items[bi] = seam_cfg_item(cfg, "bodies", bi);
     for (size_t bi = 0; bi < nb && !failed; bi++)
-        failed = read_body(self, seam_cfg_item(cfg, "bodies", bi), bi) != 0;
+        failed = read_body(self, items[bi], bi) != 0;
     if (!failed) {
         size_t nd = self->n * (size_t)d;
         self->x = malloc((nd + 1) * sizeof(double));
@@ -757,9 +760,10 @@ fem *fem_new(const char *config_json, const seam_host *host)
         memcpy(self->x, self->X0, nd * sizeof(double));
         memcpy(self->x_new, self->X0, nd * sizeof(double));
         for (size_t bi = 0; bi < nb && !failed; bi++)
-            failed = read_constraints(self, seam_cfg_item(cfg, "bodies", bi), bi) != 0;
+            failed = read_constraints(self, items[bi], bi) != 0;
         memcpy(self->v_new, self->v, nd * sizeof(double));
     }
+    free(items);
     if (seam_cfg_finish(cfg) != SEAM_OK)
         failed = 1;
     seam_cfg_destroy(&cfg);
