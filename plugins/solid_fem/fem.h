@@ -1,0 +1,173 @@
+/* solid_fem internals: shared by the plugin, its tests and its benchmark. */
+#ifndef SOLID_FEM_H
+#define SOLID_FEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seam/plugin.h"
+#include "seam/sparse.h"
+
+/* ---- constitutive models (material.c) --------------------------------- */
+
+typedef enum fem_model { FEM_COROTATED = 0, FEM_NEO_HOOKEAN = 1, FEM_STVK = 2 } fem_model;
+
+typedef struct fem_material {
+    fem_model model;
+    double mu, lambda;        /* Lame parameters (Pa), Zarifi eqs. 3.9-3.10 */
+    double compression_limit; /* singular values below it are extrapolated (Irving 2.6) */
+} fem_material;
+
+/* Lame parameters from Young's modulus and Poisson's ratio. */
+void fem_lame(double E, double nu, double *mu, double *lambda);
+
+/* Diagonal-space model: stress Phat (d) and its derivative A = dPhat/dFhat
+ * (d x d) at signed singular values sigma, with the compression-limit
+ * extrapolation and a positive semidefinite A. Returns the energy density. */
+double fem_diag_stress(const fem_material *m, int d, const double *sigma, double *Phat, double *A);
+
+/* First Piola-Kirchhoff stress P (d x d, row-major) of F; when dPdF is not
+ * NULL also its derivative (d^2 x d^2, dP_ij/dF_kl at [(i*d+j)*d*d + k*d+l]),
+ * positive semidefinite (the definiteness fix). Returns the energy density. */
+double fem_first_piola(const fem_material *m, int d, const double *F, double *P, double *dPdF);
+
+/* ---- the solver state (fem.c) ------------------------------------------ */
+
+typedef enum fem_kind { FEM_VOLUME = 0, FEM_SHELL = 1 } fem_kind;
+typedef enum fem_integrator { FEM_BACKWARD_EULER = 0, FEM_EXPLICIT = 1 } fem_integrator;
+typedef enum fem_precond { FEM_JACOBI = 0, FEM_IC0 = 1 } fem_precond;
+
+typedef struct fem_body {
+    char name[64];
+    fem_kind kind;
+    fem_material mat;        /* volumes */
+    double density;          /* kg/m^3 (volumes), kg/m or kg/m^2 (shells: per length / area) */
+    double alpha, beta;      /* Rayleigh damping D = alpha M + beta K (Zarifi eq. 3.50) */
+    double k_stretch, b_stretch, k_bend, b_bend;   /* shells (Akbay 4.3.4) */
+    size_t node0, n_nodes;   /* its nodes in the global arrays */
+} fem_body;
+
+/* Linear simplex: d+1 nodes, inverse rest edge matrix, rest measure. */
+typedef struct fem_elem {
+    int32_t n[4];
+    int32_t body;
+    double Dm_inv[9];        /* D_m^{-1}, Irving 2.3 */
+    double W;                /* rest area (2D) or volume (3D) */
+} fem_elem;
+
+/* Stretching spring on a segment (2D shells). */
+typedef struct fem_spring {
+    int32_t a, b, body;
+    double l0;
+} fem_spring;
+
+/* Bending hinge on three consecutive nodes of a 2D chain. */
+typedef struct fem_hinge {
+    int32_t a, b, c, body;
+    double theta0;
+} fem_hinge;
+
+typedef struct fem_newton_log {
+    int iterations;
+    double residual[64];     /* ||g|| at the start of each iteration (N, N/m in 2D) */
+    int converged;
+    int cg_iterations;
+} fem_newton_log;
+
+typedef struct fem fem;
+
+struct fem {
+    const seam_host *host;
+    int d;
+    double gravity[3];
+    fem_integrator integrator;
+    double newton_tol;       /* on the position update, relative to the mesh size */
+    int newton_max;
+    int line_search;
+    double lin_tol;
+    int lin_max;
+    fem_precond precond;
+    double cfl, dt_limit;
+
+    size_t n_bodies;
+    fem_body *bodies;
+
+    size_t n;                /* nodes */
+    double *X0;              /* rest positions n*d */
+    double *x, *v;           /* committed state */
+    double *x_new, *v_new;   /* last solve */
+    double *mass;            /* lumped, per node */
+    uint8_t *fixed;          /* 0 free, 1 pinned, 2 prescribed velocity */
+    double *v_fixed;         /* n*d velocity of fixed nodes */
+    double t;
+    int64_t steps;
+    int have_solve;
+    double length;           /* bounding box diagonal at rest (m) */
+
+    size_t n_elems;
+    fem_elem *elems;
+    size_t n_springs;
+    fem_spring *springs;
+    size_t n_hinges;
+    fem_hinge *hinges;
+
+    /* the interface */
+    size_t n_iface;
+    int32_t *iface_node;     /* interface point -> node */
+    int32_t *iface_body;
+    double *iface_X, *iface_mass;
+    size_t n_iface_elems;
+    int32_t *iface_elems;    /* point indices */
+    uint8_t *iface_two_sided;
+
+    /* sparse pattern of the stiffness, fixed at create */
+    seam_csr *K, *D;
+    double *f_ext;           /* scratch n*d */
+    fem_newton_log newton;
+
+    void *save_buf;
+    size_t save_size;
+};
+
+/* Build from configuration JSON; NULL after logging. */
+fem *fem_new(const char *config_json, const seam_host *host);
+void fem_destroy(fem **self_p);
+
+/* The exported plugin table (plugin.c). */
+const seam_plugin *seam_plugin_v1(void);
+
+/* Elastic forces f (n*d, summed over all elements, springs and hinges) at
+ * positions x; when K is not NULL also the stiffness K = -df/dx (made
+ * positive semidefinite per element) added into it. Returns the energy. */
+double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K);
+/* Stiffness-proportional damping matrix at positions x (Rayleigh beta K, spring and
+ * hinge dashpots), into D (overwritten). */
+void fem_damping_matrix(const fem *self, const double *x, seam_csr *D);
+
+/* One step from the committed state with nodal loads f_load (n*d, may be
+ * NULL) into x_new, v_new. */
+seam_status fem_step(fem *self, double dt, const double *f_load);
+void fem_commit(fem *self);
+double fem_max_dt(fem *self);
+/* Kinetic + elastic + gravity potential energy of the committed state. */
+double fem_energy(const fem *self);
+
+/* ---- meshes (mesh.c) ---------------------------------------------------- */
+
+/* A mesh under construction: nodes (dim d) and simplices or segments. */
+typedef struct fem_mesh {
+    int d;
+    size_t n_nodes, n_cells;
+    int nodes_per_cell;      /* d+1 for volumes, 2 for chains */
+    double *X;
+    int32_t *cells;
+    int64_t *tags;           /* element tags of a file, NULL for generated meshes */
+    int closed;              /* chains: last node joins the first */
+} fem_mesh;
+
+void fem_mesh_free(fem_mesh *m);
+/* Read a Gmsh v4 ASCII file: triangles (d = 2) or tetrahedra (d = 3).
+ * Returns 0, or -1 after logging the file and line. */
+int fem_mesh_read_msh(const char *path, int d, fem_mesh *m, const seam_host *host);
+
+#endif

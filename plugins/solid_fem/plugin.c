@@ -1,0 +1,205 @@
+/* solid_fem: the seam plugin table (role SEAM_SOLID). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seam/log.h"
+#include "seam/vtk.h"
+#include "fem.h"
+
+static void *p_create(const char *config_json, const seam_host *host) { return fem_new(config_json, host); }
+
+static void p_destroy(void *self)
+{
+    fem *f = self;
+    fem_destroy(&f);
+}
+
+static double p_max_dt(void *self) { return fem_max_dt(self); }
+
+static seam_status check_io(fem *f, const seam_io *io, const char *which)
+{
+    if (io && (io->n != f->n_iface || io->dim != f->d)) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "solve: %s has %zu points of dim %d, the interface has %zu of dim %d",
+                  which, io->n, io->dim, f->n_iface, f->d);
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+static seam_status p_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+{
+    fem *f = self;
+    int d = f->d;
+    if (check_io(f, in, "in") != SEAM_OK || check_io(f, out, "out") != SEAM_OK)
+        return SEAM_ERROR;
+    if (!(step->dt > 0.0)) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "solve: dt must be positive, got %g", step->dt);
+        return SEAM_ERROR;
+    }
+    double *load = NULL;
+    if (in && in->F) {
+        load = calloc(f->n * (size_t)d + 1, sizeof *load);
+        for (size_t p = 0; p < f->n_iface; p++)
+            for (int k = 0; k < d; k++)
+                load[(size_t)f->iface_node[p] * (size_t)d + (size_t)k] = in->F[p * (size_t)d + (size_t)k];
+    }
+    seam_status s = fem_step(f, step->dt, load);
+    free(load);
+    if (s != SEAM_OK)
+        return s;
+    for (size_t p = 0; out && p < f->n_iface; p++)
+        for (int k = 0; k < d; k++) {
+            size_t r = (size_t)f->iface_node[p] * (size_t)d + (size_t)k;
+            if (out->X)
+                out->X[p * (size_t)d + (size_t)k] = f->x_new[r];
+            if (out->V)
+                out->V[p * (size_t)d + (size_t)k] = f->v_new[r];
+        }
+    return SEAM_OK;
+}
+
+static seam_status p_commit(void *self)
+{
+    fem *f = self;
+    if (!f->have_solve) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "commit without a successful solve");
+        return SEAM_ERROR;
+    }
+    fem_commit(f);
+    return SEAM_OK;
+}
+
+static seam_status p_describe(void *self, seam_interface *iface)
+{
+    fem *f = self;
+    int d = f->d;
+    for (size_t p = 0; p < f->n_iface; p++)
+        memcpy(f->iface_X + p * (size_t)d, f->x + (size_t)f->iface_node[p] * (size_t)d, (size_t)d * sizeof(double));
+    memset(iface, 0, sizeof *iface);
+    iface->dim = d;
+    iface->n_points = f->n_iface;
+    iface->X = f->iface_X;
+    iface->mass = f->iface_mass;
+    iface->body = f->iface_body;
+    iface->nodes_per_elem = d;
+    iface->n_elems = f->n_iface_elems;
+    iface->elems = f->iface_elems;
+    iface->two_sided = f->iface_two_sided;
+    iface->n_bodies = f->n_bodies;
+    return SEAM_OK;
+}
+
+/* dv = M^-1 impulse with the lumped mass; pinned and prescribed points do not move. */
+static seam_status p_mobility(void *self, const double *impulse, double *dv)
+{
+    fem *f = self;
+    int d = f->d;
+    for (size_t p = 0; p < f->n_iface; p++) {
+        size_t node = (size_t)f->iface_node[p];
+        for (int k = 0; k < d; k++)
+            dv[p * (size_t)d + (size_t)k] = f->fixed[node] ? 0.0 : impulse[p * (size_t)d + (size_t)k] / f->mass[node];
+    }
+    return SEAM_OK;
+}
+
+/* Saved state: header {magic, d, n, steps} then x and v. */
+#define FEM_MAGIC 0x4d454673u   /* "sFEM" */
+
+static seam_status p_save(void *self, seam_buffer *out)
+{
+    fem *f = self;
+    size_t nd = f->n * (size_t)f->d;
+    size_t size = 4 * sizeof(uint64_t) + 2 * nd * sizeof(double);
+    free(f->save_buf);
+    f->save_buf = malloc(size);
+    uint64_t hdr[4] = {FEM_MAGIC, (uint64_t)f->d, (uint64_t)f->n, (uint64_t)f->steps};
+    memcpy(f->save_buf, hdr, sizeof hdr);
+    memcpy((char *)f->save_buf + sizeof hdr, f->x, nd * sizeof(double));
+    memcpy((char *)f->save_buf + sizeof hdr + nd * sizeof(double), f->v, nd * sizeof(double));
+    f->save_size = size;
+    out->data = f->save_buf;
+    out->size = size;
+    return SEAM_OK;
+}
+
+static seam_status p_load(void *self, const void *bytes, size_t n)
+{
+    fem *f = self;
+    size_t nd = f->n * (size_t)f->d;
+    uint64_t hdr[4];
+    if (n != sizeof hdr + 2 * nd * sizeof(double)) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "load: %zu bytes, expected %zu for %zu nodes", n,
+                  sizeof hdr + 2 * nd * sizeof(double), f->n);
+        return SEAM_ERROR;
+    }
+    memcpy(hdr, bytes, sizeof hdr);
+    if (hdr[0] != FEM_MAGIC || hdr[1] != (uint64_t)f->d || hdr[2] != (uint64_t)f->n) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "load: not a solid_fem state of this mesh");
+        return SEAM_ERROR;
+    }
+    f->steps = (int64_t)hdr[3];
+    memcpy(f->x, (const char *)bytes + sizeof hdr, nd * sizeof(double));
+    memcpy(f->v, (const char *)bytes + sizeof hdr + nd * sizeof(double), nd * sizeof(double));
+    f->have_solve = 0;
+    return SEAM_OK;
+}
+
+/* One VTK file per body: its nodes, its elements or segments, velocity. */
+static seam_status p_write_output(void *self, const char *dir, int frame)
+{
+    fem *f = self;
+    int d = f->d;
+    const char *who = f->host && f->host->name ? f->host->name : "solid_fem";
+    for (size_t bi = 0; bi < f->n_bodies; bi++) {
+        const fem_body *b = &f->bodies[bi];
+        int per = b->kind == FEM_SHELL ? 2 : d + 1;
+        size_t count = 0, cap = b->kind == FEM_SHELL ? f->n_springs : f->n_elems;
+        int32_t *cells = malloc((cap + 1) * (size_t)per * sizeof *cells);
+        if (b->kind == FEM_SHELL) {
+            for (size_t s = 0; s < f->n_springs; s++)
+                if (f->springs[s].body == (int32_t)bi) {
+                    cells[2 * count] = f->springs[s].a - (int32_t)b->node0;
+                    cells[2 * count + 1] = f->springs[s].b - (int32_t)b->node0;
+                    count++;
+                }
+        } else {
+            for (size_t e = 0; e < f->n_elems; e++)
+                if (f->elems[e].body == (int32_t)bi) {
+                    for (int a = 0; a < per; a++)
+                        cells[count * (size_t)per + (size_t)a] = f->elems[e].n[a] - (int32_t)b->node0;
+                    count++;
+                }
+        }
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s_%s_%06d.vtk", dir, who, b->name, frame);
+        seam_vtk_field vel = {"velocity", 3, d, f->v + b->node0 * (size_t)d};
+        int type = per == 2 ? SEAM_VTK_LINE : per == 3 ? SEAM_VTK_TRIANGLE : SEAM_VTK_TETRA;
+        seam_status s = seam_vtk_write_cells(path, f->host, b->name, d, b->n_nodes, f->x + b->node0 * (size_t)d,
+                                             type, per, count, cells, &vel, 1, NULL, 0);
+        free(cells);
+        if (s != SEAM_OK)
+            return s;
+    }
+    return SEAM_OK;
+}
+
+static const seam_plugin table = {
+    .abi = SEAM_ABI_VERSION,
+    .name = "solid_fem",
+    .role = SEAM_SOLID,
+    .summary = "FEM solids (triangles, tetrahedra; corotated, Neo-Hookean, StVK, invertible) and 2D shells",
+    .create = p_create,
+    .destroy = p_destroy,
+    .max_dt = p_max_dt,
+    .solve = p_solve,
+    .commit = p_commit,
+    .describe = p_describe,
+    .mobility = p_mobility,
+    .save = p_save,
+    .load = p_load,
+    .write_output = p_write_output,
+};
+
+__attribute__((visibility("default"))) const seam_plugin *seam_plugin_v1(void) { return &table; }
