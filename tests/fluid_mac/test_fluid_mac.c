@@ -1,0 +1,266 @@
+/* fluid_mac driven directly through its plugin table: hydrostatics, the
+ * projection, a kinematic piston, buoyancy, enclosed regions and the
+ * contract (pure solve, commit, save/load, errors). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "seam/plugin.h"
+#include "test_host.h"
+
+const seam_plugin *seam_plugin_v1(void);
+
+/* ---- a kinematic rectangle: points about h apart, counter-clockwise ---- */
+
+typedef struct box {
+    size_t n;
+    double X[4096], V[4096], F[4096];
+    int32_t elems[4096];
+    uint8_t two_sided[2048];
+    seam_interface iface;
+} box;
+
+static size_t box_ring(double x0, double y0, double x1, double y1, double h, double *X)
+{
+    const double c[5][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
+    size_t n = 0;
+    for (int s = 0; s < 4; s++) {
+        double len = hypot(c[s + 1][0] - c[s][0], c[s + 1][1] - c[s][1]);
+        int m = (int)ceil(len / h - 1e-9);
+        for (int k = 0; k < m; k++) {
+            double t = (double)k / m;
+            X[2 * n] = c[s][0] + t * (c[s + 1][0] - c[s][0]);
+            X[2 * n + 1] = c[s][1] + t * (c[s + 1][1] - c[s][1]);
+            n++;
+        }
+    }
+    return n;
+}
+
+static void box_init(box *b, double x0, double y0, double x1, double y1, double h)
+{
+    memset(b, 0, sizeof *b);
+    b->n = box_ring(x0, y0, x1, y1, h, b->X);
+    for (size_t e = 0; e < b->n; e++) {
+        b->elems[2 * e] = (int32_t)e;
+        b->elems[2 * e + 1] = (int32_t)((e + 1) % b->n);
+    }
+    b->iface = (seam_interface){2, b->n, b->X, NULL, NULL, 2, b->n, b->elems, b->two_sided, 1};
+}
+
+/* Move the box to the rectangle given, setting V = (X - X^n)/dt. */
+static void box_move(box *b, double x0, double y0, double x1, double y1, double h, double dt)
+{
+    double Xn[4096];
+    memcpy(Xn, b->X, 2 * b->n * sizeof *Xn);
+    size_t n = box_ring(x0, y0, x1, y1, h, b->X);
+    assert_int_equal(n, b->n);
+    for (size_t k = 0; k < 2 * n; k++)
+        b->V[k] = (b->X[k] - Xn[k]) / dt;
+}
+
+static void total_load(const box *b, double F[2])
+{
+    F[0] = F[1] = 0.0;
+    for (size_t i = 0; i < b->n; i++) {
+        F[0] += b->F[2 * i];
+        F[1] += b->F[2 * i + 1];
+    }
+}
+
+static seam_status step_with(const seam_plugin *P, void *fl, box *b, int64_t n, double dt)
+{
+    seam_step st = {n, n * dt, dt, 0};
+    seam_io in = {b ? b->n : 0, 2, b ? b->X : NULL, b ? b->V : NULL, NULL};
+    seam_io out = {b ? b->n : 0, 2, NULL, NULL, b ? b->F : NULL};
+    seam_status s = P->solve(fl, &st, &in, &out);
+    if (s == SEAM_OK)
+        s = P->commit(fl);
+    return s;
+}
+
+static void *make(const seam_plugin *P, test_host *th, const char *json)
+{
+    test_host_init(th, "fluid", "fluids[0]");
+    void *fl = P->create(json, &th->host);
+    assert_non_null(fl);
+    return fl;
+}
+
+static seam_interface no_solid = {2, 0, NULL, NULL, NULL, 2, 0, NULL, NULL, 0};
+
+/* ---- tests ----------------------------------------------------------------- */
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    assert_int_equal(P->abi, SEAM_ABI_VERSION);
+    assert_string_equal(P->name, "fluid_mac");
+    assert_int_equal(P->role, SEAM_FLUID);
+    test_host th;
+    test_host_init(&th, "fluid", "fluids[0]");
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"densty\": 1}", &th.host));
+    assert_true(test_host_saw(&th, "density"));
+    assert_null(P->create("{\"dx\": 0.1}", &th.host));
+    assert_true(test_host_saw(&th, "cells"));
+    assert_null(P->create("{\"cells\": [8, 8.5], \"dx\": 0.1}", &th.host));
+    assert_true(test_host_saw(&th, "whole numbers"));
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"loads\": \"impuls\"}", &th.host));
+    assert_true(test_host_saw(&th, "loads"));
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"boundary\": {\"top\": \"free\"}}", &th.host));
+    assert_true(test_host_saw(&th, "boundary.top"));
+    /* A thin shell is refused at bind with the element named. */
+    void *fl = make(P, &th, "{\"cells\": [8, 8], \"dx\": 0.1}");
+    box b;
+    box_init(&b, 0.2, 0.2, 0.5, 0.5, 0.05);
+    b.two_sided[3] = 1;
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "element 3"));
+    P->destroy(fl);
+}
+
+/* Open-top tank full of water: still after 100 steps, p = rho g depth. */
+static void test_still_tank(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
+                            " \"pressure_tolerance\": 1e-10}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double H = 24 * 0.05, rho = 1000, g = 9.81;
+    double dt = P->max_dt(fl);
+    assert_true(dt > 0 && dt < 1.0);
+    for (int n = 0; n < 100; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+    seam_raster r;
+    assert_int_equal(P->field(fl, "speed", &r), SEAM_OK);
+    double vmax = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        vmax = fmax(vmax, r.data[c]);
+    assert_true(vmax < 1e-6 * sqrt(g * H));
+    assert_int_equal(P->field(fl, "pressure", &r), SEAM_OK);
+    assert_string_equal(r.units, "Pa");
+    for (int j = 0; j < r.ny; j++)
+        for (int i = 0; i < r.nx; i++) {
+            double depth = H - (j + 0.5) * r.dx;
+            assert_float_equal(r.data[j * r.nx + i], rho * g * depth, 1e-6 * rho * g * H);
+        }
+    P->destroy(fl);
+}
+
+/* Closed box (no open side): the enclosed solve stays finite, still, and its
+ * pressure differences are hydrostatic; the constant mode is fixed (mean 0). */
+static void test_closed_box_hydrostatic(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [10, 12], \"dx\": 0.1, \"pressure_tolerance\": 1e-10}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    for (int n = 0; n < 20; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    double mean = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++) {
+        assert_true(isfinite(r.data[c]));
+        mean += r.data[c] / (r.nx * r.ny);
+    }
+    assert_true(fabs(mean) < 1e-6);
+    for (int j = 1; j < r.ny; j++)
+        assert_float_equal(r.data[(j - 1) * r.nx + 3] - r.data[j * r.nx + 3], 1000 * 9.81 * 0.1, 1e-5);
+    P->field(fl, "speed", &r);
+    for (int c = 0; c < r.nx * r.ny; c++)
+        assert_true(r.data[c] < 1e-8);
+    P->destroy(fl);
+}
+
+/* A piston accelerating at a into a channel that is open at the far end:
+ * the fluid column of length L needs the force rho a L h (per unit depth). */
+static void check_piston(const char *mode, double rel_tol)
+{
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"cells\": [40, 4], \"dx\": 0.05, \"gravity\": [0, 0], \"loads\": \"%s\","
+             " \"boundary\": {\"right\": \"open\"}, \"pressure_tolerance\": 1e-12}", mode);
+    void *fl = make(P, &th, json);
+    double dx = 0.05, h = 4 * dx, xp = 0.2, a = 1.0, dt = 0.005, rho = 1000;
+    box b;
+    /* The piston fills the channel from outside the left end to its face at xp. */
+    box_init(&b, -0.2, -0.1, xp, h + 0.1, 0.5 * dx);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    double F[2] = {0, 0};
+    for (int n = 0; n < 10; n++) {
+        double t1 = (n + 1) * dt, s = 0.5 * a * t1 * t1;   /* stays well inside one cell */
+        box_move(&b, -0.2 + s, -0.1, xp + s, h + 0.1, 0.5 * dx, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+        total_load(&b, F);
+    }
+    double L = 40 * dx - xp;
+    double want = -rho * a * L * h;   /* the fluid pushes the piston back */
+    fprintf(stderr, "piston %s: F = %.9g %.3g, analytic %.9g\n", mode, F[0], F[1], want);
+    assert_true(fabs(F[0] - want) <= rel_tol * fabs(want));
+    assert_true(fabs(F[1]) < 1e-6 * fabs(want));
+    P->destroy(fl);
+}
+
+static void test_piston_impulse(void **state) { (void)state; check_piston("impulse", 1e-6); }
+static void test_piston_pressure(void **state) { (void)state; check_piston("pressure", 1e-6); }
+
+/* A block held still in an open tank receives rho g V upward. */
+static void check_buoyancy(const char *mode)
+{
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"cells\": [20, 24], \"dx\": 0.05, \"loads\": \"%s\", \"boundary\": {\"top\": \"open\"},"
+             " \"pressure_tolerance\": 1e-12}", mode);
+    void *fl = make(P, &th, json);
+    box b;
+    double x0 = 0.35, y0 = 0.3, x1 = 0.65, y1 = 0.7;   /* on cell faces: 6 x 8 cells */
+    box_init(&b, x0, y0, x1, y1, 0.025);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    double dt = 0.01, F[2];
+    for (int n = 0; n < 5; n++) {
+        memset(b.V, 0, sizeof b.V);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    total_load(&b, F);
+    double want = 1000 * 9.81 * (x1 - x0) * (y1 - y0);
+    fprintf(stderr, "buoyancy %s: F = %.3g %.9g, rho g V %.9g\n", mode, F[0], F[1], want);
+    assert_float_equal(F[1], want, 1e-6 * want);
+    assert_true(fabs(F[0]) < 1e-6 * want);
+    seam_raster r;
+    P->field(fl, "solid", &r);
+    double area = 0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        area += r.data[c] * r.dx * r.dx;
+    assert_float_equal(area, (x1 - x0) * (y1 - y0), 1e-12);
+    P->destroy(fl);
+}
+
+static void test_buoyancy_impulse(void **state) { (void)state; check_buoyancy("impulse"); }
+static void test_buoyancy_pressure(void **state) { (void)state; check_buoyancy("pressure"); }
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_errors),     cmocka_unit_test(test_still_tank),
+        cmocka_unit_test(test_closed_box_hydrostatic),
+        cmocka_unit_test(test_piston_impulse),    cmocka_unit_test(test_piston_pressure),
+        cmocka_unit_test(test_buoyancy_impulse),  cmocka_unit_test(test_buoyancy_pressure),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
