@@ -254,6 +254,202 @@ static void check_buoyancy(const char *mode)
 static void test_buoyancy_impulse(void **state) { (void)state; check_buoyancy("impulse"); }
 static void test_buoyancy_pressure(void **state) { (void)state; check_buoyancy("pressure"); }
 
+static double max_abs_divergence(const seam_plugin *P, void *fl)
+{
+    seam_raster r;
+    assert_int_equal(P->field(fl, "divergence", &r), SEAM_OK);
+    double m = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        m = fmax(m, fabs(r.data[c]));
+    return m;
+}
+
+/* A block driven through an open tank under gravity: after each projection
+ * the divergence of fluid cells is at the solver tolerance, while the flow is
+ * far from still. */
+static void test_projection_divergence(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    for (int pass = 0; pass < 2; pass++) {
+        double tol = pass ? 1e-10 : 1e-5;
+        test_host th;
+        char json[256];
+        snprintf(json, sizeof json, "{\"cells\": [24, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
+                 " \"pressure_tolerance\": %g}", tol);
+        void *fl = make(P, &th, json);
+        box b;
+        double dx = 0.05, dt = 0.01, w = 0.5;
+        box_init(&b, 0.3, 0.3, 0.6, 0.55, 0.5 * dx);
+        assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+        double worst = 0.0;
+        for (int n = 0; n < 20; n++) {
+            double s = w * (n + 1) * dt;
+            box_move(&b, 0.3 + s, 0.3 + 0.5 * s, 0.6 + s, 0.55 + 0.5 * s, 0.5 * dx, dt);
+            assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+            worst = fmax(worst, max_abs_divergence(P, fl));
+        }
+        seam_raster r;
+        P->field(fl, "speed", &r);
+        double vmax = 0.0;
+        for (int c = 0; c < r.nx * r.ny; c++)
+            vmax = fmax(vmax, r.data[c]);
+        fprintf(stderr, "tol %g: max |div| %.3g 1/s, max speed %.3g m/s\n", tol, worst, vmax);
+        assert_true(vmax > 0.2 * w);
+        /* ||div||_2 <= tol ||div*||_2 and div* ~ (w + g dt)/dx over a few hundred cells. */
+        assert_true(worst < 100.0 * tol * (w + 9.81 * dt) / dx);
+        P->destroy(fl);
+    }
+}
+
+/* Enclosed regions: a plank spanning a closed box splits it in two; moving it
+ * up at w grows the lower region by w * width per second and shrinks the upper. */
+static void test_regions_plank(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05}");
+    box b;
+    box_init(&b, -0.1, 0.45, 1.1, 0.55, 0.025);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    seam_step st = {0, 0.0, 0.01, 0};
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 2);
+    assert_int_equal(R.n, 2 * b.n);
+    double w = 0.3, rate[2] = {0, 0};
+    for (size_t r = 0; r < 2; r++) {
+        assert_float_equal(R.q[r], 0.0, 0.0);
+        for (size_t i = 0; i < b.n; i++)
+            rate[r] += R.C[r * R.n + 2 * i + 1] * w;   /* V = (0, w) at every point */
+    }
+    /* Regions are numbered from the bottom row up. */
+    assert_float_equal(rate[0], w * 1.0, 1e-12);
+    assert_float_equal(rate[1], -w * 1.0, 1e-12);
+    P->destroy(fl);
+    /* With an open side nothing is enclosed. */
+    fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
+    box_init(&b, 0.3, 0.3, 0.7, 0.7, 0.025);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 0);
+    P->destroy(fl);
+}
+
+/* A block inside a closed box: its row gives dVol/dt for a dilation and zero
+ * for a translation; the compatible (translating) solve is divergence free
+ * and the incompatible (growing) one still finishes with finite values. */
+static void test_regions_box(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"pressure_tolerance\": 1e-10}");
+    box b;
+    double c = 0.5, a = 0.2, dx = 0.05, dt = 0.01;
+    box_init(&b, c - a, c - a, c + a, c + a, 0.5 * dx);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    seam_step st = {0, 0.0, dt, 0};
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 1);
+    double s = 0.2, grow = 0.0, slide = 0.0;
+    for (size_t i = 0; i < b.n; i++)
+        for (int d = 0; d < 2; d++) {
+            grow += R.C[2 * i + (size_t)d] * s * (b.X[2 * i + (size_t)d] - c) / a;   /* sides move out at s */
+            slide += R.C[2 * i + (size_t)d] * (d == 0 ? 1.0 : 0.5);
+        }
+    fprintf(stderr, "dilation: c.V = %.9g, analytic %.9g\n", grow, -8.0 * a * s);
+    assert_float_equal(grow, -8.0 * a * s, 0.02 * 8.0 * a * s);   /* corners: O(dx/a) */
+    assert_float_equal(slide, 0.0, 1e-12);
+    /* Compatible: translation. */
+    for (int n = 0; n < 5; n++) {
+        double sh = 0.3 * (n + 1) * dt;
+        box_move(&b, c - a + sh, c - a, c + a + sh, c + a, 0.5 * dx, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    double div = max_abs_divergence(P, fl);
+    fprintf(stderr, "enclosed translation: max |div| %.3g 1/s\n", div);
+    assert_true(div < 1e-7 * 0.3 / dx);
+    /* Incompatible: the block grows inside the closed box. */
+    for (int n = 5; n < 8; n++) {
+        double g = 0.01 * (n - 4);
+        box_move(&b, c - a - g, c - a - g, c + a + g, c + a + g, 0.5 * dx * (a + g) / a, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    for (int k = 0; k < r.nx * r.ny; k++)
+        assert_true(isfinite(r.data[k]));
+    P->destroy(fl);
+}
+
+/* solve is a pure function of the committed state and its input; commit
+ * takes the last solve; save/load restores the committed state exactly. */
+static void test_contract(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
+    box b;
+    double dx = 0.05, dt = 0.01;
+    box_init(&b, 0.3, 0.3, 0.5, 0.5, 0.5 * dx);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    assert_int_equal(P->commit(fl), SEAM_ERROR);   /* nothing solved yet */
+    for (int n = 0; n < 3; n++) {
+        box_move(&b, 0.3, 0.3 + 0.01 * (n + 1), 0.5, 0.5 + 0.01 * (n + 1), 0.5 * dx, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    seam_buffer buf;
+    assert_int_equal(P->save(fl, &buf), SEAM_OK);
+    void *copy = malloc(buf.size);
+    memcpy(copy, buf.data, buf.size);
+    size_t size = buf.size;
+    /* Input A, then B, then A again: the first and last loads agree bit for bit. */
+    box A = b, B = b;
+    box_move(&A, 0.3, 0.34, 0.5, 0.54, 0.5 * dx, dt);
+    box_move(&B, 0.32, 0.3, 0.52, 0.5, 0.5 * dx, dt);
+    seam_step st = {3, 0.03, dt, 0};
+    seam_io inA = {A.n, 2, A.X, A.V, NULL}, inB = {B.n, 2, B.X, B.V, NULL};
+    double FA[4096], FB[4096], FA2[4096];
+    seam_io outA = {A.n, 2, NULL, NULL, FA}, outB = {B.n, 2, NULL, NULL, FB}, outA2 = {A.n, 2, NULL, NULL, FA2};
+    assert_int_equal(P->solve(fl, &st, &inA, &outA), SEAM_OK);
+    st.iteration = 1;
+    assert_int_equal(P->solve(fl, &st, &inB, &outB), SEAM_OK);
+    st.iteration = 2;
+    assert_int_equal(P->solve(fl, &st, &inA, &outA2), SEAM_OK);
+    assert_memory_equal(FA, FA2, 2 * A.n * sizeof(double));
+    assert_memory_not_equal(FA, FB, 2 * A.n * sizeof(double));
+    assert_int_equal(P->commit(fl), SEAM_OK);
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    double p_after = r.data[5];
+    /* Back to the saved state: the same step gives the same loads. */
+    assert_int_equal(P->load(fl, copy, size), SEAM_OK);
+    assert_int_equal(P->solve(fl, &st, &inA, &outA2), SEAM_OK);
+    assert_memory_equal(FA, FA2, 2 * A.n * sizeof(double));
+    assert_int_equal(P->commit(fl), SEAM_OK);
+    P->field(fl, "pressure", &r);
+    assert_float_equal(r.data[5], p_after, 0.0);
+    assert_int_equal(P->load(fl, copy, size - 1), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "load"));
+    assert_int_equal(P->field(fl, "vorticity", &r), SEAM_ERROR);
+    /* VTK output of the committed state. */
+    const char *dir = test_tmpdir("fluid_mac_vtk");
+    assert_int_equal(P->write_output(fl, dir, 7), SEAM_OK);
+    char path[4300], line[64] = "";
+    snprintf(path, sizeof path, "%s/fluid_mac_00007.vtk", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_memory_equal(line, "# vtk", 5);
+    free(copy);
+    P->destroy(fl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +457,8 @@ int main(void)
         cmocka_unit_test(test_closed_box_hydrostatic),
         cmocka_unit_test(test_piston_impulse),    cmocka_unit_test(test_piston_pressure),
         cmocka_unit_test(test_buoyancy_impulse),  cmocka_unit_test(test_buoyancy_pressure),
+        cmocka_unit_test(test_projection_divergence), cmocka_unit_test(test_regions_plank),
+        cmocka_unit_test(test_regions_box),       cmocka_unit_test(test_contract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
