@@ -14,6 +14,16 @@
 
 typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
 
+/* Inflow through part of a wall side, carrying smoke density and temperature. */
+typedef struct inflow {
+    int side;                /* SIDE_* */
+    double from, to;         /* range along the side (m) */
+    double speed;            /* peak inward normal speed (m/s) */
+    int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends */
+    double ramp_time;        /* s; smooth start from 0 (0: at once) */
+    double density, temperature;
+} inflow;
+
 typedef struct fluid_mac {
     const seam_host *host;
     mac_grid g;
@@ -24,11 +34,16 @@ typedef struct fluid_mac {
     int max_iter;
     double kernel_radius;    /* in cells */
     load_mode loads;
-    /* committed state */
-    double *u_n, *v_n, *p_n;
+    double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
+    inflow *sources;
+    size_t n_sources;
+    /* committed state: velocities, pressure, smoke density d and temperature T per cell */
+    double *u_n, *v_n, *p_n, *d_n, *T_n;
     uint8_t *solid_n;
     /* the last solve */
-    double *u, *v, *p, *u_star, *v_star;
+    double *u, *v, *p, *u_star, *v_star, *d, *T;
+    /* outside values of d and T at boundary faces (inflow), per u and v face */
+    double *d_bu, *d_bv, *T_bu, *T_bv;
     mac_geometry geo;
     int solved;
     mac_projection proj;
@@ -42,6 +57,60 @@ typedef struct fluid_mac {
 } fluid_mac;
 
 /* ---- configuration ------------------------------------------------------- */
+
+static const char *const side_names[] = {"left", "right", "bottom", "top", NULL};
+
+/* Extent of a side along its own coordinate (y for left/right, x for bottom/top). */
+static void side_extent(const mac_grid *g, int side, double *lo, double *hi)
+{
+    int along = side == SIDE_LEFT || side == SIDE_RIGHT ? 1 : 0;
+    *lo = g->origin[along];
+    *hi = g->origin[along] + (along ? g->ny : g->nx) * g->dx;
+}
+
+/* Whether face k along the source's side has its centre inside the range. */
+static int source_has_face(const mac_grid *g, const inflow *src, int k, double *s_rel)
+{
+    double lo, hi;
+    side_extent(g, src->side, &lo, &hi);
+    double pos = lo + (k + 0.5) * g->dx;
+    if (pos < src->from || pos > src->to)
+        return 0;
+    *s_rel = (pos - src->from) / (src->to - src->from);
+    return 1;
+}
+
+static int source_faces(const mac_grid *g, const inflow *src)
+{
+    int n = src->side == SIDE_LEFT || src->side == SIDE_RIGHT ? g->ny : g->nx, count = 0;
+    double s_rel;
+    for (int k = 0; k < n; k++)
+        count += source_has_face(g, src, k, &s_rel);
+    return count;
+}
+
+static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
+{
+    static const char *const profiles[] = {"uniform", "parabolic", NULL};
+    src->side = seam_cfg_enum(c, "side", side_names, SIDE_LEFT, SEAM_CFG_REQUIRED);
+    double lo, hi, range[2];
+    side_extent(g, src->side, &lo, &hi);
+    range[0] = lo;
+    range[1] = hi;
+    seam_cfg_vec(c, "range", range, 2, 0);
+    src->from = range[0];
+    src->to = range[1];
+    src->speed = seam_cfg_num(c, "speed", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    src->parabolic = seam_cfg_enum(c, "profile", profiles, 0, 0);
+    src->ramp_time = seam_cfg_num(c, "ramp_time", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    src->density = seam_cfg_num(c, "density", 1.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    src->temperature = seam_cfg_num(c, "temperature", 0.0, -INFINITY, INFINITY, 0);
+    if (g->bc[src->side] != BC_WALL)
+        seam_cfg_error(c, "side", "an inflow needs a wall side; \"%s\" is open", side_names[src->side]);
+    if (!(src->from < src->to) || source_faces(g, src) == 0)
+        seam_cfg_error(c, "range", "[%g, %g] holds no face centre of the %s side (faces every %g m from %g to %g)",
+                       src->from, src->to, side_names[src->side], g->dx, lo, hi);
+}
 
 static int read_config(fluid_mac *self, seam_cfg *cfg)
 {
@@ -68,10 +137,16 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
     static const char *const bc_names[] = {"wall", "open", NULL};
-    static const char *const sides[] = {"left", "right", "bottom", "top"};
     seam_cfg *b = seam_cfg_child(cfg, "boundary", 0);
     for (int s = 0; s < 4; s++)
-        self->g.bc[s] = b ? (mac_bc)seam_cfg_enum(b, sides[s], bc_names, BC_WALL, 0) : BC_WALL;
+        self->g.bc[s] = b ? (mac_bc)seam_cfg_enum(b, side_names[s], bc_names, BC_WALL, 0) : BC_WALL;
+    seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
+    self->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    self->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    self->n_sources = seam_cfg_count(cfg, "sources", 0);
+    self->sources = calloc(self->n_sources + 1, sizeof *self->sources);
+    for (size_t k = 0; k < self->n_sources; k++)
+        read_source(&self->g, seam_cfg_item(cfg, "sources", k), &self->sources[k]);
     return seam_cfg_finish(cfg) == SEAM_OK ? 0 : -1;
 }
 
@@ -80,9 +155,18 @@ static void fluid_destroy(void *p)
     fluid_mac *self = p;
     if (!self)
         return;
+    free(self->sources);
     free(self->u_n);
     free(self->v_n);
     free(self->p_n);
+    free(self->d_n);
+    free(self->T_n);
+    free(self->d);
+    free(self->T);
+    free(self->d_bu);
+    free(self->d_bv);
+    free(self->T_bu);
+    free(self->T_bv);
     free(self->solid_n);
     free(self->u);
     free(self->v);
@@ -108,6 +192,7 @@ static void *fluid_create(const char *config_json, const seam_host *host)
     int rc = read_config(self, cfg);
     seam_cfg_destroy(&cfg);
     if (rc != 0) {
+        free(self->sources);
         free(self);
         return NULL;
     }
@@ -123,7 +208,16 @@ static void *fluid_create(const char *config_json, const seam_host *host)
     self->u_star = calloc(nu, sizeof(double));
     self->v_star = calloc(nv, sizeof(double));
     self->raster = calloc(nc, sizeof(double));
-    if (!self->u_n || !self->v_n || !self->p_n || !self->solid_n || !self->u || !self->v || !self->p ||
+    self->d_n = calloc(nc, sizeof(double));
+    self->T_n = calloc(nc, sizeof(double));
+    self->d = calloc(nc, sizeof(double));
+    self->T = calloc(nc, sizeof(double));
+    self->d_bu = calloc(nu, sizeof(double));
+    self->T_bu = calloc(nu, sizeof(double));
+    self->d_bv = calloc(nv, sizeof(double));
+    self->T_bv = calloc(nv, sizeof(double));
+    if (!self->d_n || !self->T_n || !self->d || !self->T || !self->d_bu || !self->T_bu || !self->d_bv ||
+        !self->T_bv || !self->u_n || !self->v_n || !self->p_n || !self->solid_n || !self->u || !self->v || !self->p ||
         !self->u_star || !self->v_star || !self->raster) {
         seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%d grid", g->nx, g->ny);
         fluid_destroy(self);
@@ -185,18 +279,79 @@ static double fluid_max_dt(void *p)
 
 /* ---- one solve ------------------------------------------------------------ */
 
+/* Gravity, and smoke buoyancy (-alpha d + beta T) along +y from the committed scalars. */
 static void add_forces(fluid_mac *self, double dt)
 {
-    for (size_t f = 0; f < mac_nu(&self->g); f++)
+    const mac_grid *g = &self->g;
+    for (size_t f = 0; f < mac_nu(g); f++)
         self->u[f] += dt * self->gravity[0];
-    for (size_t f = 0; f < mac_nv(&self->g); f++)
-        self->v[f] += dt * self->gravity[1];
+    for (int j = 0; j <= g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            double b = 0.0;
+            if (self->alpha != 0.0 || self->beta != 0.0) {
+                size_t lo = mac_c(g, i, j > 0 ? j - 1 : 0), hi = mac_c(g, i, j < g->ny ? j : g->ny - 1);
+                double d = 0.5 * (self->d_n[lo] + self->d_n[hi]), T = 0.5 * (self->T_n[lo] + self->T_n[hi]);
+                b = -self->alpha * d + self->beta * T;
+            }
+            self->v[mac_v(g, i, j)] += dt * (self->gravity[1] + b);
+        }
 }
 
-/* Walls get zero normal velocity; faces at solid cells get U = W V (eq. 4.5). */
-static void impose_boundary_velocities(fluid_mac *self, const double *V)
+/* Smooth start of a source: 3x^2 - 2x^3 over the ramp time. */
+static double ramp(const inflow *src, double t)
+{
+    if (src->ramp_time <= 0.0 || t >= src->ramp_time)
+        return 1.0;
+    double x = t > 0.0 ? t / src->ramp_time : 0.0;
+    return x * x * (3.0 - 2.0 * x);
+}
+
+/* Visit every face of every source at time t: the face (axis, i, j), its
+ * inward normal velocity, and the cell inside. */
+typedef void (*inflow_visit)(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell);
+
+static void for_each_inflow_face(const fluid_mac *self, double t, inflow_visit visit, void *ctx)
 {
     const mac_grid *g = &self->g;
+    for (size_t k = 0; k < self->n_sources; k++) {
+        const inflow *src = &self->sources[k];
+        int vertical = src->side == SIDE_LEFT || src->side == SIDE_RIGHT;
+        int n = vertical ? g->ny : g->nx;
+        for (int m = 0; m < n; m++) {
+            double s_rel;
+            if (!source_has_face(g, src, m, &s_rel))
+                continue;
+            double u_in = src->speed * ramp(src, t) * (src->parabolic ? 4.0 * s_rel * (1.0 - s_rel) : 1.0);
+            int i = vertical ? (src->side == SIDE_LEFT ? 0 : g->nx) : m;
+            int j = vertical ? m : (src->side == SIDE_BOTTOM ? 0 : g->ny);
+            size_t cell = vertical ? mac_c(g, i == 0 ? 0 : g->nx - 1, j) : mac_c(g, i, j == 0 ? 0 : g->ny - 1);
+            visit(ctx, src, vertical ? 0 : 1, i, j, u_in, cell);
+        }
+    }
+}
+
+/* Sources set the velocity of their wall faces and the scalars flowing in. */
+static void set_inflow_face(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell)
+{
+    (void)cell;
+    fluid_mac *self = ctx;
+    const mac_grid *g = &self->g;
+    double sign = src->side == SIDE_LEFT || src->side == SIDE_BOTTOM ? 1.0 : -1.0;
+    size_t f = axis == 0 ? mac_u(g, i, j) : mac_v(g, i, j);
+    (axis == 0 ? self->u : self->v)[f] = sign * u_in;
+    (axis == 0 ? self->d_bu : self->d_bv)[f] = src->density;
+    (axis == 0 ? self->T_bu : self->T_bv)[f] = src->temperature;
+}
+
+/* Walls get zero normal velocity, sources their inflow at mid-step (the
+ * step average), faces at solid cells U = W V (eq. 4.5). */
+static void impose_boundary_velocities(fluid_mac *self, const double *V, double t_end)
+{
+    const mac_grid *g = &self->g;
+    memset(self->d_bu, 0, mac_nu(g) * sizeof(double));
+    memset(self->T_bu, 0, mac_nu(g) * sizeof(double));
+    memset(self->d_bv, 0, mac_nv(g) * sizeof(double));
+    memset(self->T_bv, 0, mac_nv(g) * sizeof(double));
     for (int j = 0; j < g->ny; j++) {
         if (mac_face_kind(g, self->geo.solid, 0, 0, j) == FACE_FIXED)
             self->u[mac_u(g, 0, j)] = 0.0;
@@ -209,6 +364,7 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V)
         if (mac_face_kind(g, self->geo.solid, 1, i, g->ny) == FACE_FIXED)
             self->v[mac_v(g, i, g->ny)] = 0.0;
     }
+    for_each_inflow_face(self, t_end, set_inflow_face, self);
     size_t nf = self->geo.n_faces;
     if (!nf)
         return;
@@ -276,6 +432,25 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
     free(f);
 }
 
+/* Smoke density and temperature ride on the divergence-free velocities. */
+static seam_status transport_scalars(fluid_mac *self, double dt)
+{
+    const mac_grid *g = &self->g;
+    size_t nc = mac_ncell(g);
+    memcpy(self->d, self->d_n, nc * sizeof(double));
+    memcpy(self->T, self->T_n, nc * sizeof(double));
+    const int max_sub = 64;
+    int a = mac_transport_scalar(g, self->geo.solid, self->u, self->v, dt, self->d_bu, self->d_bv, max_sub, self->d);
+    int b = a < 0 ? a : mac_transport_scalar(g, self->geo.solid, self->u, self->v, dt, self->T_bu, self->T_bv,
+                                             max_sub, self->T);
+    if (b < 0) {
+        seam_logf(self->host, SEAM_LOG_WARN,
+                  "step too long: scalar transport would need more than %d sub-steps", max_sub);
+        return SEAM_UNSTABLE;
+    }
+    return SEAM_OK;
+}
+
 static int all_finite(const double *a, size_t n)
 {
     for (size_t k = 0; k < n; k++)
@@ -321,7 +496,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
     add_forces(self, dt);
     memcpy(self->u_star, self->u, mac_nu(g) * sizeof(double));
     memcpy(self->v_star, self->v, mac_nv(g) * sizeof(double));
-    impose_boundary_velocities(self, n ? in->V : NULL);
+    impose_boundary_velocities(self, n ? in->V : NULL, step->t + 0.5 * dt);
     memcpy(self->p, self->p_n, mac_ncell(g) * sizeof(double));
     st = mac_project(&self->proj, g, &self->geo, self->rho, dt, self->tol, self->max_iter, self->u,
                      self->v, self->p, self->host);
@@ -333,6 +508,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
                   (long long)step->index);
         return SEAM_UNSTABLE;
     }
+    if (transport_scalars(self, dt) != SEAM_OK)
+        return SEAM_UNSTABLE;
     if (n && out && out->F)
         compute_loads(self, dt, out->F);
     seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: PCG %d iterations, residual %.3g",
@@ -352,6 +529,8 @@ static seam_status fluid_commit(void *p)
     memcpy(self->u_n, self->u, mac_nu(g) * sizeof(double));
     memcpy(self->v_n, self->v, mac_nv(g) * sizeof(double));
     memcpy(self->p_n, self->p, mac_ncell(g) * sizeof(double));
+    memcpy(self->d_n, self->d, mac_ncell(g) * sizeof(double));
+    memcpy(self->T_n, self->T, mac_ncell(g) * sizeof(double));
     memcpy(self->solid_n, self->geo.solid, mac_ncell(g));
     self->solved = 0;
     return SEAM_OK;
@@ -359,9 +538,27 @@ static seam_status fluid_commit(void *p)
 
 /* ---- enclosed regions (Akbay eq. 4.9) -------------------------------------- */
 
+typedef struct region_flux {
+    fluid_mac *self;
+    const mac_geometry *geo;
+    const int *slot;
+} region_flux;
+
+/* q_r: the volume the sources push into each enclosed region per unit time. */
+static void add_region_flux(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell)
+{
+    (void)src;
+    (void)axis;
+    (void)i;
+    (void)j;
+    region_flux *rf = ctx;
+    int r = rf->geo->region[cell];
+    if (r >= 0 && rf->slot[r] >= 0)
+        rf->self->q[rf->slot[r]] += u_in * rf->self->g.dx;
+}
+
 static seam_status fluid_regions(void *p, const seam_step *step, const double *X, seam_regions *out)
 {
-    (void)step;
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
     if (!self->bound) {
@@ -382,8 +579,9 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
     free(self->C);
     free(self->q);
     self->C = calloc(m * row + 1, sizeof *self->C);
-    /* No sources and only static walls here: nothing but the solids changes a region's volume. */
     self->q = calloc(m + 1, sizeof *self->q);
+    region_flux ctx = {self, &geo, slot};
+    for_each_inflow_face(self, step->t + 0.5 * step->dt, add_region_flux, &ctx);
     double *a = calloc(2 * geo.n_faces + 1, sizeof *a);
     for (size_t r = 0; r < m && np; r++) {
         /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid. */
@@ -418,7 +616,7 @@ static seam_status fluid_save(void *p, seam_buffer *out)
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
     size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
-    size_t size = 3 * sizeof(uint32_t) + (nu + nv + nc) * sizeof(double) + nc;
+    size_t size = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc;
     free(self->saved);
     self->saved = malloc(size);
     uint32_t head[3] = {SAVE_MAGIC, (uint32_t)g->nx, (uint32_t)g->ny};
@@ -431,6 +629,10 @@ static seam_status fluid_save(void *p, seam_buffer *out)
     w += nv * sizeof(double);
     memcpy(w, self->p_n, nc * sizeof(double));
     w += nc * sizeof(double);
+    memcpy(w, self->d_n, nc * sizeof(double));
+    w += nc * sizeof(double);
+    memcpy(w, self->T_n, nc * sizeof(double));
+    w += nc * sizeof(double);
     memcpy(w, self->solid_n, nc);
     out->data = self->saved;
     out->size = size;
@@ -442,7 +644,7 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
     size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
-    size_t size = 3 * sizeof(uint32_t) + (nu + nv + nc) * sizeof(double) + nc;
+    size_t size = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc;
     uint32_t head[3] = {0, 0, 0};
     if (n >= sizeof head)
         memcpy(head, bytes, sizeof head);
@@ -457,6 +659,10 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
     memcpy(self->v_n, r, nv * sizeof(double));
     r += nv * sizeof(double);
     memcpy(self->p_n, r, nc * sizeof(double));
+    r += nc * sizeof(double);
+    memcpy(self->d_n, r, nc * sizeof(double));
+    r += nc * sizeof(double);
+    memcpy(self->T_n, r, nc * sizeof(double));
     r += nc * sizeof(double);
     memcpy(self->solid_n, r, nc);
     self->solved = 0;
@@ -492,13 +698,20 @@ static seam_status fluid_field(void *p, const char *name, seam_raster *out)
                 self->raster[mac_c(g, i, j)] =
                     self->solid_n[mac_c(g, i, j)] ? 0.0 : mac_divergence(g, self->u_n, self->v_n, i, j);
         units = "1/s";
+    } else if (strcmp(name, "density") == 0) {
+        memcpy(self->raster, self->d_n, mac_ncell(g) * sizeof(double));
+        units = "kg/m^3";
+    } else if (strcmp(name, "temperature") == 0) {
+        memcpy(self->raster, self->T_n, mac_ncell(g) * sizeof(double));
+        units = "K";
     } else if (strcmp(name, "solid") == 0) {
         for (size_t c = 0; c < mac_ncell(g); c++)
             self->raster[c] = self->solid_n[c];
         units = NULL;
     } else {
         seam_logf(self->host, SEAM_LOG_ERROR,
-                  "field \"%s\": fluid_mac has \"speed\", \"pressure\", \"divergence\" and \"solid\"", name);
+                  "field \"%s\": fluid_mac has \"speed\", \"pressure\", \"divergence\", \"density\", "
+                  "\"temperature\" and \"solid\"", name);
         return SEAM_ERROR;
     }
     *out = (seam_raster){g->nx, g->ny, 1, {g->origin[0], g->origin[1], 0.0}, g->dx, self->raster, units};
@@ -523,7 +736,8 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
         }
     seam_vtk_field fields[] = {{"pressure", 1, 1, self->p_n}, {"speed", 1, 1, speed},
                                {"velocity", 3, 2, vel},       {"divergence", 1, 1, div},
-                               {"solid", 1, 1, solid}};
+                               {"solid", 1, 1, solid},        {"density", 1, 1, self->d_n},
+                               {"temperature", 1, 1, self->T_n}};
     char path[4096];
     snprintf(path, sizeof path, "%s/fluid_mac_%05d.vtk", dir, frame);
     double origin[3] = {g->origin[0], g->origin[1], 0.0};
@@ -540,7 +754,7 @@ static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "fluid_mac",
     .role = SEAM_FLUID,
-    .summary = "2D MAC-grid incompressible fluid with walls, open sides and volumetric solids",
+    .summary = "2D MAC-grid incompressible fluid: smoke, walls, open sides, inflows, volumetric solids",
     .create = fluid_create,
     .destroy = fluid_destroy,
     .max_dt = fluid_max_dt,

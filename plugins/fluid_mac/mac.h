@@ -96,6 +96,15 @@ seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry
                         const seam_host *host);
 void mac_projection_free(mac_projection *P);
 
+/* Conservative transport of a cell scalar q (first-order upwind finite
+ * volumes) by the face velocities (u, v) over dt, in as many sub-steps as
+ * keep every cell's outflow below its content. Faces beside a solid carry
+ * nothing; a boundary face carries, when it flows in, the outside value of
+ * qu / qv at that face. Returns the number of sub-steps, or -1 when more
+ * than max_sub would be needed. */
+int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *u, const double *v,
+                         double dt, const double *qu, const double *qv, int max_sub, double *q);
+
 /* Net outflow per unit time of cell (i,j) divided by its area (1/s). */
 double mac_divergence(const mac_grid *g, const double *u, const double *v, int i, int j);
 
