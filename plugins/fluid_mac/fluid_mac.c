@@ -35,6 +35,7 @@ typedef struct fluid_mac {
     double kernel_radius;    /* in cells */
     load_mode loads;
     double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
+    double d_init, T_init;   /* uniform smoke density and temperature at the start */
     inflow *sources;
     size_t n_sources;
     /* committed state: velocities, pressure, smoke density d and temperature T per cell */
@@ -143,6 +144,9 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
     self->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    seam_cfg *ini = seam_cfg_child(cfg, "initial", 0);
+    self->d_init = ini ? seam_cfg_num(ini, "density", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN) : 0.0;
+    self->T_init = ini ? seam_cfg_num(ini, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->n_sources = seam_cfg_count(cfg, "sources", 0);
     self->sources = calloc(self->n_sources + 1, sizeof *self->sources);
     for (size_t k = 0; k < self->n_sources; k++)
@@ -222,6 +226,10 @@ static void *fluid_create(const char *config_json, const seam_host *host)
         seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%d grid", g->nx, g->ny);
         fluid_destroy(self);
         return NULL;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        self->d_n[c] = self->d_init;
+        self->T_n[c] = self->T_init;
     }
     return self;
 }

@@ -574,6 +574,33 @@ static void test_regions_source_flux(void **state)
     assert_true(test_host_saw(&th, "sources[0].range"));
 }
 
+/* Uniform warm smoke in a closed box: buoyancy (-alpha d + beta T) offsets
+ * gravity, so the pressure falls by rho (g - b) dx per row, and all stays still. */
+static void test_buoyancy_force(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [8, 10], \"dx\": 0.1, \"density\": 1.2, \"pressure_tolerance\": 1e-12,"
+                            " \"buoyancy\": {\"density\": 0.5, \"temperature\": 0.02},"
+                            " \"initial\": {\"density\": 2.0, \"temperature\": 100}}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    for (int n = 0; n < 5; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    double b = -0.5 * 2.0 + 0.02 * 100;   /* 1 m/s^2 upward */
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    for (int j = 1; j < r.ny; j++)
+        assert_float_equal(r.data[(j - 1) * r.nx + 2] - r.data[j * r.nx + 2], 1.2 * (9.81 - b) * 0.1, 1e-6);
+    P->field(fl, "speed", &r);
+    for (int c = 0; c < r.nx * r.ny; c++)
+        assert_true(r.data[c] < 1e-10);
+    P->field(fl, "temperature", &r);
+    for (int c = 0; c < r.nx * r.ny; c++)
+        assert_float_equal(r.data[c], 100.0, 1e-9);
+    P->destroy(fl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,7 +612,7 @@ int main(void)
         cmocka_unit_test(test_regions_box),       cmocka_unit_test(test_contract),
         cmocka_unit_test(test_smoke_jet_conservation), cmocka_unit_test(test_smoke_mass_balance),
         cmocka_unit_test(test_smoke_parabolic_ramp),
-        cmocka_unit_test(test_regions_source_flux),
+        cmocka_unit_test(test_regions_source_flux), cmocka_unit_test(test_buoyancy_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
