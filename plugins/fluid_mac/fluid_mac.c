@@ -1,0 +1,782 @@
+/* fluid_mac: an Eulerian fluid on a 2D staggered (MAC) grid, coupled to solids
+ * through the seam plugin contract. One solve: advect, add forces, impose the
+ * solid and wall velocities, project, and turn the exchanged momentum into
+ * loads on the interface points (Akbay 2.3.5 or 2.4). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mac.h"
+#include "seam/config.h"
+#include "seam/log.h"
+#include "seam/vtk.h"
+
+typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
+
+/* Inflow through part of a wall side, carrying smoke density and temperature. */
+typedef struct inflow {
+    int side;                /* SIDE_* */
+    double from, to;         /* range along the side (m) */
+    double speed;            /* peak inward normal speed (m/s) */
+    int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends */
+    double ramp_time;        /* s; smooth start from 0 (0: at once) */
+    double density, temperature;
+} inflow;
+
+typedef struct fluid_mac {
+    const seam_host *host;
+    mac_grid g;
+    double rho;              /* kg/m^3 */
+    double gravity[2];       /* m/s^2 */
+    double cfl;
+    double tol;
+    int max_iter;
+    double kernel_radius;    /* in cells */
+    load_mode loads;
+    double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
+    double d_init, T_init;   /* uniform smoke density and temperature at the start */
+    inflow *sources;
+    size_t n_sources;
+    /* committed state: velocities, pressure, smoke density d and temperature T per cell */
+    double *u_n, *v_n, *p_n, *d_n, *T_n;
+    uint8_t *solid_n;
+    /* the last solve */
+    double *u, *v, *p, *u_star, *v_star, *d, *T;
+    /* outside values of d and T at boundary faces (inflow), per u and v face */
+    double *d_bu, *d_bv, *T_bu, *T_bv;
+    mac_geometry geo;
+    int solved;
+    mac_projection proj;
+    /* the interface from bind (the coupler's arrays) */
+    seam_interface iface;
+    int bound;
+    /* buffers handed out */
+    double *C, *q;
+    unsigned char *saved;
+    double *raster;
+} fluid_mac;
+
+/* ---- configuration ------------------------------------------------------- */
+
+static const char *const side_names[] = {"left", "right", "bottom", "top", NULL};
+
+/* Extent of a side along its own coordinate (y for left/right, x for bottom/top). */
+static void side_extent(const mac_grid *g, int side, double *lo, double *hi)
+{
+    int along = side == SIDE_LEFT || side == SIDE_RIGHT ? 1 : 0;
+    *lo = g->origin[along];
+    *hi = g->origin[along] + (along ? g->ny : g->nx) * g->dx;
+}
+
+/* Whether face k along the source's side has its centre inside the range. */
+static int source_has_face(const mac_grid *g, const inflow *src, int k, double *s_rel)
+{
+    double lo, hi;
+    side_extent(g, src->side, &lo, &hi);
+    double pos = lo + (k + 0.5) * g->dx;
+    if (pos < src->from || pos > src->to)
+        return 0;
+    *s_rel = (pos - src->from) / (src->to - src->from);
+    return 1;
+}
+
+static int source_faces(const mac_grid *g, const inflow *src)
+{
+    int n = src->side == SIDE_LEFT || src->side == SIDE_RIGHT ? g->ny : g->nx, count = 0;
+    double s_rel;
+    for (int k = 0; k < n; k++)
+        count += source_has_face(g, src, k, &s_rel);
+    return count;
+}
+
+static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
+{
+    static const char *const profiles[] = {"uniform", "parabolic", NULL};
+    src->side = seam_cfg_enum(c, "side", side_names, SIDE_LEFT, SEAM_CFG_REQUIRED);
+    double lo, hi, range[2];
+    side_extent(g, src->side, &lo, &hi);
+    range[0] = lo;
+    range[1] = hi;
+    seam_cfg_vec(c, "range", range, 2, 0);
+    src->from = range[0];
+    src->to = range[1];
+    src->speed = seam_cfg_num(c, "speed", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    src->parabolic = seam_cfg_enum(c, "profile", profiles, 0, 0);
+    src->ramp_time = seam_cfg_num(c, "ramp_time", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    src->density = seam_cfg_num(c, "density", 1.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    src->temperature = seam_cfg_num(c, "temperature", 0.0, -INFINITY, INFINITY, 0);
+    if (g->bc[src->side] != BC_WALL)
+        seam_cfg_error(c, "side", "an inflow needs a wall side; \"%s\" is open", side_names[src->side]);
+    if (!(src->from < src->to) || source_faces(g, src) == 0)
+        seam_cfg_error(c, "range", "[%g, %g] holds no face centre of the %s side (faces every %g m from %g to %g)",
+                       src->from, src->to, side_names[src->side], g->dx, lo, hi);
+}
+
+static int read_config(fluid_mac *self, seam_cfg *cfg)
+{
+    double cells[2] = {0, 0};
+    bool have_cells = seam_cfg_vec(cfg, "cells", cells, 2, SEAM_CFG_REQUIRED);
+    for (int d = 0; d < 2 && have_cells; d++)
+        if (cells[d] != floor(cells[d]) || cells[d] < 1 || cells[d] > 1 << 15) {
+            seam_cfg_error(cfg, "cells", "expected two whole numbers in [1, 32768], got %g", cells[d]);
+            break;
+        }
+    self->g.nx = (int)cells[0];
+    self->g.ny = (int)cells[1];
+    self->g.dx = seam_cfg_num(cfg, "dx", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    self->g.origin[0] = self->g.origin[1] = 0.0;
+    seam_cfg_vec(cfg, "origin", self->g.origin, 2, 0);
+    self->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    self->gravity[0] = 0.0;
+    self->gravity[1] = -9.81;
+    seam_cfg_vec(cfg, "gravity", self->gravity, 2, 0);
+    self->cfl = seam_cfg_num(cfg, "cfl", 1.0, 0.0, 10.0, SEAM_CFG_LO_OPEN);
+    self->tol = seam_cfg_num(cfg, "pressure_tolerance", 1e-8, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    self->max_iter = (int)seam_cfg_int(cfg, "pressure_max_iterations", 1000, 1, 100000000, 0);
+    self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
+    static const char *const load_names[] = {"pressure", "impulse", NULL};
+    self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
+    static const char *const bc_names[] = {"wall", "open", NULL};
+    seam_cfg *b = seam_cfg_child(cfg, "boundary", 0);
+    for (int s = 0; s < 4; s++)
+        self->g.bc[s] = b ? (mac_bc)seam_cfg_enum(b, side_names[s], bc_names, BC_WALL, 0) : BC_WALL;
+    seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
+    self->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    self->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    seam_cfg *ini = seam_cfg_child(cfg, "initial", 0);
+    self->d_init = ini ? seam_cfg_num(ini, "density", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN) : 0.0;
+    self->T_init = ini ? seam_cfg_num(ini, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    self->n_sources = seam_cfg_count(cfg, "sources", 0);
+    self->sources = calloc(self->n_sources + 1, sizeof *self->sources);
+    for (size_t k = 0; k < self->n_sources; k++)
+        read_source(&self->g, seam_cfg_item(cfg, "sources", k), &self->sources[k]);
+    return seam_cfg_finish(cfg) == SEAM_OK ? 0 : -1;
+}
+
+static void fluid_destroy(void *p)
+{
+    fluid_mac *self = p;
+    if (!self)
+        return;
+    free(self->sources);
+    free(self->u_n);
+    free(self->v_n);
+    free(self->p_n);
+    free(self->d_n);
+    free(self->T_n);
+    free(self->d);
+    free(self->T);
+    free(self->d_bu);
+    free(self->d_bv);
+    free(self->T_bu);
+    free(self->T_bv);
+    free(self->solid_n);
+    free(self->u);
+    free(self->v);
+    free(self->p);
+    free(self->u_star);
+    free(self->v_star);
+    mac_geometry_free(&self->geo);
+    mac_projection_free(&self->proj);
+    free(self->C);
+    free(self->q);
+    free(self->saved);
+    free(self->raster);
+    free(self);
+}
+
+static void *fluid_create(const char *config_json, const seam_host *host)
+{
+    seam_cfg *cfg = seam_cfg_from_host(config_json, host);
+    if (!cfg)
+        return NULL;
+    fluid_mac *self = calloc(1, sizeof *self);
+    self->host = host;
+    int rc = read_config(self, cfg);
+    seam_cfg_destroy(&cfg);
+    if (rc != 0) {
+        free(self->sources);
+        free(self);
+        return NULL;
+    }
+    const mac_grid *g = &self->g;
+    size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
+    self->u_n = calloc(nu, sizeof(double));
+    self->v_n = calloc(nv, sizeof(double));
+    self->p_n = calloc(nc, sizeof(double));
+    self->solid_n = calloc(nc, 1);
+    self->u = calloc(nu, sizeof(double));
+    self->v = calloc(nv, sizeof(double));
+    self->p = calloc(nc, sizeof(double));
+    self->u_star = calloc(nu, sizeof(double));
+    self->v_star = calloc(nv, sizeof(double));
+    self->raster = calloc(nc, sizeof(double));
+    self->d_n = calloc(nc, sizeof(double));
+    self->T_n = calloc(nc, sizeof(double));
+    self->d = calloc(nc, sizeof(double));
+    self->T = calloc(nc, sizeof(double));
+    self->d_bu = calloc(nu, sizeof(double));
+    self->T_bu = calloc(nu, sizeof(double));
+    self->d_bv = calloc(nv, sizeof(double));
+    self->T_bv = calloc(nv, sizeof(double));
+    if (!self->d_n || !self->T_n || !self->d || !self->T || !self->d_bu || !self->T_bu || !self->d_bv ||
+        !self->T_bv || !self->u_n || !self->v_n || !self->p_n || !self->solid_n || !self->u || !self->v || !self->p ||
+        !self->u_star || !self->v_star || !self->raster) {
+        seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%d grid", g->nx, g->ny);
+        fluid_destroy(self);
+        return NULL;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        self->d_n[c] = self->d_init;
+        self->T_n[c] = self->T_init;
+    }
+    return self;
+}
+
+static seam_status fluid_bind(void *p, const seam_interface *iface)
+{
+    fluid_mac *self = p;
+    if (iface->n_points && iface->dim != 2) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac is 2D: the interface has dimension %d", iface->dim);
+        return SEAM_ERROR;
+    }
+    if (iface->n_elems && iface->nodes_per_elem != 2) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac needs segments (2 nodes per element), got %d",
+                  iface->nodes_per_elem);
+        return SEAM_ERROR;
+    }
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        if (iface->two_sided && iface->two_sided[e]) {
+            seam_logf(self->host, SEAM_LOG_ERROR,
+                      "interface element %zu is a thin shell: fluid_mac couples volumetric bodies only", e);
+            return SEAM_ERROR;
+        }
+        for (int k = 0; k < 2; k++)
+            if (iface->elems[2 * e + (size_t)k] < 0 || (size_t)iface->elems[2 * e + (size_t)k] >= iface->n_points) {
+                seam_logf(self->host, SEAM_LOG_ERROR, "interface element %zu names point %d of %zu", e,
+                          iface->elems[2 * e + (size_t)k], iface->n_points);
+                return SEAM_ERROR;
+            }
+    }
+    self->iface = *iface;
+    self->bound = 1;
+    /* The committed solid cells follow the interface's committed positions. */
+    mac_geometry geo;
+    seam_status st = mac_geometry_build(&geo, &self->g, iface, iface->X, self->kernel_radius * self->g.dx,
+                                        self->host);
+    if (st == SEAM_OK)
+        memcpy(self->solid_n, geo.solid, mac_ncell(&self->g));
+    mac_geometry_free(&geo);
+    return st;
+}
+
+static double fluid_max_dt(void *p)
+{
+    fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    double umax = 0.0;
+    for (size_t f = 0; f < mac_nu(g); f++)
+        umax = fmax(umax, fabs(self->u_n[f]));
+    for (size_t f = 0; f < mac_nv(g); f++)
+        umax = fmax(umax, fabs(self->v_n[f]));
+    /* Bridson's bound: the velocity a body force can add within one step counts too. */
+    double speed = umax + sqrt(hypot(self->gravity[0], self->gravity[1]) * g->dx);
+    return speed > 0.0 ? self->cfl * g->dx / speed : INFINITY;
+}
+
+/* ---- one solve ------------------------------------------------------------ */
+
+/* Gravity, and smoke buoyancy (-alpha d + beta T) along +y from the committed scalars. */
+static void add_forces(fluid_mac *self, double dt)
+{
+    const mac_grid *g = &self->g;
+    for (size_t f = 0; f < mac_nu(g); f++)
+        self->u[f] += dt * self->gravity[0];
+    for (int j = 0; j <= g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            double b = 0.0;
+            if (self->alpha != 0.0 || self->beta != 0.0) {
+                size_t lo = mac_c(g, i, j > 0 ? j - 1 : 0), hi = mac_c(g, i, j < g->ny ? j : g->ny - 1);
+                double d = 0.5 * (self->d_n[lo] + self->d_n[hi]), T = 0.5 * (self->T_n[lo] + self->T_n[hi]);
+                b = -self->alpha * d + self->beta * T;
+            }
+            self->v[mac_v(g, i, j)] += dt * (self->gravity[1] + b);
+        }
+}
+
+/* Smooth start of a source: 3x^2 - 2x^3 over the ramp time. */
+static double ramp(const inflow *src, double t)
+{
+    if (src->ramp_time <= 0.0 || t >= src->ramp_time)
+        return 1.0;
+    double x = t > 0.0 ? t / src->ramp_time : 0.0;
+    return x * x * (3.0 - 2.0 * x);
+}
+
+/* Visit every face of every source at time t: the face (axis, i, j), its
+ * inward normal velocity, and the cell inside. */
+typedef void (*inflow_visit)(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell);
+
+static void for_each_inflow_face(const fluid_mac *self, double t, inflow_visit visit, void *ctx)
+{
+    const mac_grid *g = &self->g;
+    for (size_t k = 0; k < self->n_sources; k++) {
+        const inflow *src = &self->sources[k];
+        int vertical = src->side == SIDE_LEFT || src->side == SIDE_RIGHT;
+        int n = vertical ? g->ny : g->nx;
+        for (int m = 0; m < n; m++) {
+            double s_rel;
+            if (!source_has_face(g, src, m, &s_rel))
+                continue;
+            double u_in = src->speed * ramp(src, t) * (src->parabolic ? 4.0 * s_rel * (1.0 - s_rel) : 1.0);
+            int i = vertical ? (src->side == SIDE_LEFT ? 0 : g->nx) : m;
+            int j = vertical ? m : (src->side == SIDE_BOTTOM ? 0 : g->ny);
+            size_t cell = vertical ? mac_c(g, i == 0 ? 0 : g->nx - 1, j) : mac_c(g, i, j == 0 ? 0 : g->ny - 1);
+            visit(ctx, src, vertical ? 0 : 1, i, j, u_in, cell);
+        }
+    }
+}
+
+/* Sources set the velocity of their wall faces and the scalars flowing in. */
+static void set_inflow_face(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell)
+{
+    (void)cell;
+    fluid_mac *self = ctx;
+    const mac_grid *g = &self->g;
+    double sign = src->side == SIDE_LEFT || src->side == SIDE_BOTTOM ? 1.0 : -1.0;
+    size_t f = axis == 0 ? mac_u(g, i, j) : mac_v(g, i, j);
+    (axis == 0 ? self->u : self->v)[f] = sign * u_in;
+    (axis == 0 ? self->d_bu : self->d_bv)[f] = src->density;
+    (axis == 0 ? self->T_bu : self->T_bv)[f] = src->temperature;
+}
+
+/* Walls get zero normal velocity, sources their inflow at mid-step (the
+ * step average), faces at solid cells U = W V (eq. 4.5). */
+static void impose_boundary_velocities(fluid_mac *self, const double *V, double t_end)
+{
+    const mac_grid *g = &self->g;
+    memset(self->d_bu, 0, mac_nu(g) * sizeof(double));
+    memset(self->T_bu, 0, mac_nu(g) * sizeof(double));
+    memset(self->d_bv, 0, mac_nv(g) * sizeof(double));
+    memset(self->T_bv, 0, mac_nv(g) * sizeof(double));
+    for (int j = 0; j < g->ny; j++) {
+        if (mac_face_kind(g, self->geo.solid, 0, 0, j) == FACE_FIXED)
+            self->u[mac_u(g, 0, j)] = 0.0;
+        if (mac_face_kind(g, self->geo.solid, 0, g->nx, j) == FACE_FIXED)
+            self->u[mac_u(g, g->nx, j)] = 0.0;
+    }
+    for (int i = 0; i < g->nx; i++) {
+        if (mac_face_kind(g, self->geo.solid, 1, i, 0) == FACE_FIXED)
+            self->v[mac_v(g, i, 0)] = 0.0;
+        if (mac_face_kind(g, self->geo.solid, 1, i, g->ny) == FACE_FIXED)
+            self->v[mac_v(g, i, g->ny)] = 0.0;
+    }
+    for_each_inflow_face(self, t_end, set_inflow_face, self);
+    size_t nf = self->geo.n_faces;
+    if (!nf)
+        return;
+    double *U = malloc(2 * nf * sizeof *U);
+    seam_mapping_interpolate(self->geo.W, 2, V, U);
+    for (size_t f = 0; f < nf; f++) {
+        const solid_face *sf = &self->geo.faces[f];
+        double un = U[2 * f + (size_t)sf->axis];
+        if (sf->axis == 0)
+            self->u[mac_u(g, sf->i, sf->j)] = un;
+        else
+            self->v[mac_v(g, sf->i, sf->j)] = un;
+    }
+    free(U);
+}
+
+/* The fluid cell beside solid face sf, and the next one further into the fluid
+ * (index or -1 when outside the grid or solid). */
+static void fluid_neighbours(const fluid_mac *self, const solid_face *sf, long *c1, long *c2)
+{
+    const mac_grid *g = &self->g;
+    int di = sf->axis == 0 ? 1 : 0, dj = 1 - di;
+    /* Cell on the - side of the face is (i - di, j - dj); on the + side (i, j). */
+    int i1 = sf->s > 0 ? sf->i - di : sf->i, j1 = sf->s > 0 ? sf->j - dj : sf->j;
+    int i2 = sf->s > 0 ? i1 - di : i1 + di, j2 = sf->s > 0 ? j1 - dj : j1 + dj;
+    *c1 = (long)mac_c(g, i1, j1);
+    *c2 = (i2 >= 0 && i2 < g->nx && j2 >= 0 && j2 < g->ny && !self->geo.solid[mac_c(g, i2, j2)])
+              ? (long)mac_c(g, i2, j2) : -1;
+}
+
+/* Loads on the interface points: the force each fluid-solid face exerts on
+ * the solid, distributed by W^T (its total is kept). */
+static void compute_loads(fluid_mac *self, double dt, double *F)
+{
+    const mac_grid *g = &self->g;
+    size_t nf = self->geo.n_faces;
+    memset(F, 0, 2 * self->iface.n_points * sizeof *F);
+    if (!nf)
+        return;
+    double *f = calloc(2 * nf, sizeof *f);
+    double A = g->dx;                          /* face area per unit depth */
+    double M_f = self->rho * g->dx * g->dx / 2.0;   /* fluid half of the face's dual cell */
+    for (size_t k = 0; k < nf; k++) {
+        const solid_face *sf = &self->geo.faces[k];
+        if (sf->s == 0)
+            continue;
+        long c1, c2;
+        fluid_neighbours(self, sf, &c1, &c2);
+        double p1 = self->p[c1], load;
+        if (self->loads == LOADS_PRESSURE) {
+            /* Akbay 2.3.5: pressure difference across the face (zero in the solid) times
+             * area; the fluid value is extrapolated linearly to the face. */
+            double p_face = c2 >= 0 ? 1.5 * p1 - 0.5 * self->p[c2] : p1;
+            load = sf->s * p_face * A;
+        } else {
+            /* Akbay eq. 2.8: M_f (u^{n+1} - u*) = dt (p_L - p_R) A + I_DC; the solid gets -I_DC/dt. */
+            size_t fi = sf->axis == 0 ? mac_u(g, sf->i, sf->j) : mac_v(g, sf->i, sf->j);
+            double u_new = sf->axis == 0 ? self->u[fi] : self->v[fi];
+            double u_star = sf->axis == 0 ? self->u_star[fi] : self->v_star[fi];
+            load = M_f * (u_star - u_new) / dt + sf->s * p1 * A;
+        }
+        f[2 * k + (size_t)sf->axis] = load;
+    }
+    seam_mapping_distribute(self->geo.W, 2, f, F);
+    free(f);
+}
+
+/* Smoke density and temperature ride on the divergence-free velocities. */
+static seam_status transport_scalars(fluid_mac *self, double dt)
+{
+    const mac_grid *g = &self->g;
+    size_t nc = mac_ncell(g);
+    memcpy(self->d, self->d_n, nc * sizeof(double));
+    memcpy(self->T, self->T_n, nc * sizeof(double));
+    const int max_sub = 64;
+    int a = mac_transport_scalar(g, self->geo.solid, self->u, self->v, dt, self->d_bu, self->d_bv, max_sub, self->d);
+    int b = a < 0 ? a : mac_transport_scalar(g, self->geo.solid, self->u, self->v, dt, self->T_bu, self->T_bv,
+                                             max_sub, self->T);
+    if (b < 0) {
+        seam_logf(self->host, SEAM_LOG_WARN,
+                  "step too long: scalar transport would need more than %d sub-steps", max_sub);
+        return SEAM_UNSTABLE;
+    }
+    return SEAM_OK;
+}
+
+static int all_finite(const double *a, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(a[k]))
+            return 0;
+    return 1;
+}
+
+static seam_status check_io(fluid_mac *self, const seam_io *in)
+{
+    if (!self->bound) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "solve before bind: the fluid needs the interface first");
+        return SEAM_ERROR;
+    }
+    size_t n = self->iface.n_points;
+    if (n && (!in || in->n != n || in->dim != 2 || !in->X || !in->V)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "solve: expected X and V for %zu points of dimension 2, got %zu of %d",
+                  n, in ? in->n : 0, in ? in->dim : 0);
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in, seam_io *out)
+{
+    fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    double dt = step->dt;
+    self->solved = 0;
+    if (check_io(self, in) != SEAM_OK)
+        return SEAM_ERROR;
+    if (!(dt > 0.0) || !isfinite(dt)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "solve: step size %g is not a positive number", dt);
+        return SEAM_ERROR;
+    }
+    size_t n = self->iface.n_points;
+    mac_geometry_free(&self->geo);
+    seam_status st = mac_geometry_build(&self->geo, g, &self->iface, n ? in->X : NULL,
+                                        self->kernel_radius * g->dx, self->host);
+    if (st != SEAM_OK)
+        return st;
+    mac_advect(g, self->u_n, self->v_n, dt, self->u, self->v);
+    add_forces(self, dt);
+    memcpy(self->u_star, self->u, mac_nu(g) * sizeof(double));
+    memcpy(self->v_star, self->v, mac_nv(g) * sizeof(double));
+    impose_boundary_velocities(self, n ? in->V : NULL, step->t + 0.5 * dt);
+    memcpy(self->p, self->p_n, mac_ncell(g) * sizeof(double));
+    st = mac_project(&self->proj, g, &self->geo, self->rho, dt, self->tol, self->max_iter, self->u,
+                     self->v, self->p, self->host);
+    if (st != SEAM_OK)
+        return st;
+    if (!all_finite(self->u, mac_nu(g)) || !all_finite(self->v, mac_nv(g)) ||
+        !all_finite(self->p, mac_ncell(g))) {
+        seam_logf(self->host, SEAM_LOG_WARN, "step %lld: non-finite velocity or pressure",
+                  (long long)step->index);
+        return SEAM_UNSTABLE;
+    }
+    if (transport_scalars(self, dt) != SEAM_OK)
+        return SEAM_UNSTABLE;
+    if (n && out && out->F)
+        compute_loads(self, dt, out->F);
+    seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: PCG %d iterations, residual %.3g",
+              (long long)step->index, step->iteration, self->proj.iterations, self->proj.residual);
+    self->solved = 1;
+    return SEAM_OK;
+}
+
+static seam_status fluid_commit(void *p)
+{
+    fluid_mac *self = p;
+    if (!self->solved) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "commit without a successful solve");
+        return SEAM_ERROR;
+    }
+    const mac_grid *g = &self->g;
+    memcpy(self->u_n, self->u, mac_nu(g) * sizeof(double));
+    memcpy(self->v_n, self->v, mac_nv(g) * sizeof(double));
+    memcpy(self->p_n, self->p, mac_ncell(g) * sizeof(double));
+    memcpy(self->d_n, self->d, mac_ncell(g) * sizeof(double));
+    memcpy(self->T_n, self->T, mac_ncell(g) * sizeof(double));
+    memcpy(self->solid_n, self->geo.solid, mac_ncell(g));
+    self->solved = 0;
+    return SEAM_OK;
+}
+
+/* ---- enclosed regions (Akbay eq. 4.9) -------------------------------------- */
+
+typedef struct region_flux {
+    fluid_mac *self;
+    const mac_geometry *geo;
+    const int *slot;
+} region_flux;
+
+/* q_r: the volume the sources push into each enclosed region per unit time. */
+static void add_region_flux(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell)
+{
+    (void)src;
+    (void)axis;
+    (void)i;
+    (void)j;
+    region_flux *rf = ctx;
+    int r = rf->geo->region[cell];
+    if (r >= 0 && rf->slot[r] >= 0)
+        rf->self->q[rf->slot[r]] += u_in * rf->self->g.dx;
+}
+
+static seam_status fluid_regions(void *p, const seam_step *step, const double *X, seam_regions *out)
+{
+    fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    if (!self->bound) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "regions before bind");
+        return SEAM_ERROR;
+    }
+    size_t np = self->iface.n_points, row = 2 * np;
+    mac_geometry geo;
+    seam_status st = mac_geometry_build(&geo, g, &self->iface, X, self->kernel_radius * g->dx, self->host);
+    if (st != SEAM_OK) {
+        mac_geometry_free(&geo);
+        return st;
+    }
+    int *slot = malloc(((size_t)geo.n_regions + 1) * sizeof *slot);
+    size_t m = 0;
+    for (int r = 0; r < geo.n_regions; r++)
+        slot[r] = geo.region_open[r] ? -1 : (int)m++;
+    free(self->C);
+    free(self->q);
+    self->C = calloc(m * row + 1, sizeof *self->C);
+    self->q = calloc(m + 1, sizeof *self->q);
+    region_flux ctx = {self, &geo, slot};
+    for_each_inflow_face(self, step->t + 0.5 * step->dt, add_region_flux, &ctx);
+    double *a = calloc(2 * geo.n_faces + 1, sizeof *a);
+    for (size_t r = 0; r < m && np; r++) {
+        /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid. */
+        memset(a, 0, 2 * geo.n_faces * sizeof *a);
+        for (size_t k = 0; k < geo.n_faces; k++) {
+            const solid_face *sf = &geo.faces[k];
+            if (sf->s == 0)
+                continue;
+            int di = sf->axis == 0 ? 1 : 0, dj = 1 - di;
+            size_t c = sf->s > 0 ? mac_c(g, sf->i - di, sf->j - dj) : mac_c(g, sf->i, sf->j);
+            if (slot[geo.region[c]] == (int)r)
+                a[2 * k + (size_t)sf->axis] = sf->s * g->dx;
+        }
+        seam_mapping_distribute(geo.W, 2, a, self->C + r * row);
+    }
+    free(a);
+    free(slot);
+    mac_geometry_free(&geo);
+    out->count = m;
+    out->n = row;
+    out->C = self->C;
+    out->q = self->q;
+    return SEAM_OK;
+}
+
+/* ---- state, fields, output ------------------------------------------------- */
+
+#define SAVE_MAGIC 0x43414d46u   /* "FMAC" */
+
+static seam_status fluid_save(void *p, seam_buffer *out)
+{
+    fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
+    size_t size = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc;
+    free(self->saved);
+    self->saved = malloc(size);
+    uint32_t head[3] = {SAVE_MAGIC, (uint32_t)g->nx, (uint32_t)g->ny};
+    unsigned char *w = self->saved;
+    memcpy(w, head, sizeof head);
+    w += sizeof head;
+    memcpy(w, self->u_n, nu * sizeof(double));
+    w += nu * sizeof(double);
+    memcpy(w, self->v_n, nv * sizeof(double));
+    w += nv * sizeof(double);
+    memcpy(w, self->p_n, nc * sizeof(double));
+    w += nc * sizeof(double);
+    memcpy(w, self->d_n, nc * sizeof(double));
+    w += nc * sizeof(double);
+    memcpy(w, self->T_n, nc * sizeof(double));
+    w += nc * sizeof(double);
+    memcpy(w, self->solid_n, nc);
+    out->data = self->saved;
+    out->size = size;
+    return SEAM_OK;
+}
+
+static seam_status fluid_load(void *p, const void *bytes, size_t n)
+{
+    fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
+    size_t size = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc;
+    uint32_t head[3] = {0, 0, 0};
+    if (n >= sizeof head)
+        memcpy(head, bytes, sizeof head);
+    if (n != size || head[0] != SAVE_MAGIC || head[1] != (uint32_t)g->nx || head[2] != (uint32_t)g->ny) {
+        seam_logf(self->host, SEAM_LOG_ERROR,
+                  "load: not a fluid_mac state of a %dx%d grid (%zu bytes, expected %zu)", g->nx, g->ny, n, size);
+        return SEAM_ERROR;
+    }
+    const unsigned char *r = (const unsigned char *)bytes + sizeof head;
+    memcpy(self->u_n, r, nu * sizeof(double));
+    r += nu * sizeof(double);
+    memcpy(self->v_n, r, nv * sizeof(double));
+    r += nv * sizeof(double);
+    memcpy(self->p_n, r, nc * sizeof(double));
+    r += nc * sizeof(double);
+    memcpy(self->d_n, r, nc * sizeof(double));
+    r += nc * sizeof(double);
+    memcpy(self->T_n, r, nc * sizeof(double));
+    r += nc * sizeof(double);
+    memcpy(self->solid_n, r, nc);
+    self->solved = 0;
+    return SEAM_OK;
+}
+
+/* Cell-centred speed of the committed velocities. */
+static void speed_field(const fluid_mac *self, double *out)
+{
+    const mac_grid *g = &self->g;
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            double uc = 0.5 * (self->u_n[mac_u(g, i, j)] + self->u_n[mac_u(g, i + 1, j)]);
+            double vc = 0.5 * (self->v_n[mac_v(g, i, j)] + self->v_n[mac_v(g, i, j + 1)]);
+            out[mac_c(g, i, j)] = hypot(uc, vc);
+        }
+}
+
+static seam_status fluid_field(void *p, const char *name, seam_raster *out)
+{
+    fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    const char *units;
+    if (strcmp(name, "speed") == 0) {
+        speed_field(self, self->raster);
+        units = "m/s";
+    } else if (strcmp(name, "pressure") == 0) {
+        memcpy(self->raster, self->p_n, mac_ncell(g) * sizeof(double));
+        units = "Pa";
+    } else if (strcmp(name, "divergence") == 0) {
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++)
+                self->raster[mac_c(g, i, j)] =
+                    self->solid_n[mac_c(g, i, j)] ? 0.0 : mac_divergence(g, self->u_n, self->v_n, i, j);
+        units = "1/s";
+    } else if (strcmp(name, "density") == 0) {
+        memcpy(self->raster, self->d_n, mac_ncell(g) * sizeof(double));
+        units = "kg/m^3";
+    } else if (strcmp(name, "temperature") == 0) {
+        memcpy(self->raster, self->T_n, mac_ncell(g) * sizeof(double));
+        units = "K";
+    } else if (strcmp(name, "solid") == 0) {
+        for (size_t c = 0; c < mac_ncell(g); c++)
+            self->raster[c] = self->solid_n[c];
+        units = NULL;
+    } else {
+        seam_logf(self->host, SEAM_LOG_ERROR,
+                  "field \"%s\": fluid_mac has \"speed\", \"pressure\", \"divergence\", \"density\", "
+                  "\"temperature\" and \"solid\"", name);
+        return SEAM_ERROR;
+    }
+    *out = (seam_raster){g->nx, g->ny, 1, {g->origin[0], g->origin[1], 0.0}, g->dx, self->raster, units};
+    return SEAM_OK;
+}
+
+static seam_status fluid_write_output(void *p, const char *dir, int frame)
+{
+    fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    size_t nc = mac_ncell(g);
+    double *speed = malloc(nc * sizeof *speed), *vel = malloc(2 * nc * sizeof *vel);
+    double *div = malloc(nc * sizeof *div), *solid = malloc(nc * sizeof *solid);
+    speed_field(self, speed);
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            size_t c = mac_c(g, i, j);
+            vel[2 * c] = 0.5 * (self->u_n[mac_u(g, i, j)] + self->u_n[mac_u(g, i + 1, j)]);
+            vel[2 * c + 1] = 0.5 * (self->v_n[mac_v(g, i, j)] + self->v_n[mac_v(g, i, j + 1)]);
+            div[c] = self->solid_n[c] ? 0.0 : mac_divergence(g, self->u_n, self->v_n, i, j);
+            solid[c] = self->solid_n[c];
+        }
+    seam_vtk_field fields[] = {{"pressure", 1, 1, self->p_n}, {"speed", 1, 1, speed},
+                               {"velocity", 3, 2, vel},       {"divergence", 1, 1, div},
+                               {"solid", 1, 1, solid},        {"density", 1, 1, self->d_n},
+                               {"temperature", 1, 1, self->T_n}};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fluid_mac_%05d.vtk", dir, frame);
+    double origin[3] = {g->origin[0], g->origin[1], 0.0};
+    seam_status st = seam_vtk_write_image(path, self->host, "fluid_mac", g->nx, g->ny, 1, origin, g->dx,
+                                          fields, sizeof fields / sizeof fields[0]);
+    free(speed);
+    free(vel);
+    free(div);
+    free(solid);
+    return st;
+}
+
+static const seam_plugin plugin = {
+    .abi = SEAM_ABI_VERSION,
+    .name = "fluid_mac",
+    .role = SEAM_FLUID,
+    .summary = "2D MAC-grid incompressible fluid: smoke, walls, open sides, inflows, volumetric solids",
+    .create = fluid_create,
+    .destroy = fluid_destroy,
+    .max_dt = fluid_max_dt,
+    .solve = fluid_solve,
+    .commit = fluid_commit,
+    .describe = NULL,
+    .bind = fluid_bind,
+    .regions = fluid_regions,
+    .mobility = NULL,
+    .save = fluid_save,
+    .load = fluid_load,
+    .field = fluid_field,
+    .write_output = fluid_write_output,
+};
+
+/* The one exported symbol; everything else in the module is hidden. */
+__attribute__((visibility("default"))) const seam_plugin *seam_plugin_v1(void) { return &plugin; }

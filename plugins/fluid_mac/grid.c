@@ -1,0 +1,534 @@
+/* fluid_mac: geometry, advection and pressure projection on a 2D MAC grid. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mac.h"
+#include "seam/log.h"
+
+/* ---- geometry ----------------------------------------------------------- */
+
+/* Cells whose centres lie inside the volumetric bodies (even-odd rule over all
+ * one-sided segments): each segment toggles the cells right of its crossing
+ * in every row it spans, then a running xor along the row gives the parity. */
+static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, const double *X,
+                             uint8_t *solid)
+{
+    size_t row = (size_t)g->nx + 1;
+    uint8_t *toggle = calloc(row * (size_t)g->ny, 1);
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        if (iface->two_sided && iface->two_sided[e])
+            continue;
+        const double *a = X + 2 * (size_t)iface->elems[2 * e];
+        const double *b = X + 2 * (size_t)iface->elems[2 * e + 1];
+        double ylo = fmin(a[1], b[1]), yhi = fmax(a[1], b[1]);
+        if (ylo == yhi)
+            continue;   /* horizontal: crosses no row centre line in the half-open rule */
+        int j0 = (int)ceil((ylo - g->origin[1]) / g->dx - 0.5);
+        int j1 = (int)ceil((yhi - g->origin[1]) / g->dx - 0.5) - 1;
+        if (j0 < 0)
+            j0 = 0;
+        if (j1 > g->ny - 1)
+            j1 = g->ny - 1;
+        for (int j = j0; j <= j1; j++) {
+            double yc = g->origin[1] + (j + 0.5) * g->dx;
+            double xc = a[0] + (yc - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
+            int i0 = (int)ceil((xc - g->origin[0]) / g->dx - 0.5);
+            if (i0 < 0)
+                i0 = 0;
+            if (i0 > g->nx)
+                i0 = g->nx;
+            toggle[(size_t)j * row + (size_t)i0] ^= 1u;
+        }
+    }
+    for (int j = 0; j < g->ny; j++) {
+        uint8_t in = 0;
+        for (int i = 0; i < g->nx; i++) {
+            in ^= toggle[(size_t)j * row + (size_t)i];
+            solid[mac_c(g, i, j)] = in;
+        }
+    }
+    free(toggle);
+}
+
+face_kind mac_face_kind(const mac_grid *g, const uint8_t *solid, int axis, int i, int j)
+{
+    int n = axis == 0 ? g->nx : g->ny;
+    int k = axis == 0 ? i : j;
+    int lo_side = axis == 0 ? SIDE_LEFT : SIDE_BOTTOM, hi_side = axis == 0 ? SIDE_RIGHT : SIDE_TOP;
+    if (k == 0 || k == n) {
+        size_t c = k == 0 ? mac_c(g, i, j) : (axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1));
+        mac_bc bc = g->bc[k == 0 ? lo_side : hi_side];
+        return !solid[c] && bc == BC_OPEN ? FACE_OPEN : FACE_FIXED;
+    }
+    size_t lo = axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1);
+    return solid[lo] || solid[mac_c(g, i, j)] ? FACE_FIXED : FACE_ACTIVE;
+}
+
+/* Interior faces with a solid cell on at least one side. */
+static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
+{
+    size_t cap = 64, n = 0;
+    solid_face *f = malloc(cap * sizeof *f);
+    for (int axis = 0; axis < 2; axis++) {
+        int ni = axis == 0 ? g->nx + 1 : g->nx, nj = axis == 0 ? g->ny : g->ny + 1;
+        for (int j = 0; j < nj; j++)
+            for (int i = 0; i < ni; i++) {
+                if ((axis == 0 && (i == 0 || i == g->nx)) || (axis == 1 && (j == 0 || j == g->ny)))
+                    continue;
+                int lo = geo->solid[axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1)];
+                int hi = geo->solid[mac_c(g, i, j)];
+                if (!lo && !hi)
+                    continue;
+                if (n == cap)
+                    f = realloc(f, (cap *= 2) * sizeof *f);
+                f[n++] = (solid_face){axis, i, j, lo && hi ? 0 : (hi ? +1 : -1)};
+            }
+    }
+    geo->faces = f;
+    geo->n_faces = n;
+}
+
+/* Connected fluid cells across active faces; a region is open when one of
+ * its cells has an open face. */
+static void label_regions(mac_geometry *geo, const mac_grid *g)
+{
+    size_t nc = mac_ncell(g);
+    int32_t *stack = malloc(nc * sizeof *stack);
+    for (size_t c = 0; c < nc; c++)
+        geo->region[c] = -1;
+    int nr = 0;
+    size_t cap = 8;
+    geo->region_open = calloc(cap, 1);
+    for (size_t seed = 0; seed < nc; seed++) {
+        if (geo->solid[seed] || geo->region[seed] >= 0)
+            continue;
+        if ((size_t)nr == cap) {
+            geo->region_open = realloc(geo->region_open, cap * 2);
+            memset(geo->region_open + cap, 0, cap);
+            cap *= 2;
+        }
+        size_t top = 0;
+        stack[top++] = (int32_t)seed;
+        geo->region[seed] = nr;
+        while (top) {
+            int32_t c = stack[--top];
+            int i = c % g->nx, j = c / g->nx;
+            /* The four faces: (axis, face i, face j, neighbour i, neighbour j). */
+            const int nb[4][5] = {{0, i, j, i - 1, j}, {0, i + 1, j, i + 1, j},
+                                  {1, i, j, i, j - 1}, {1, i, j + 1, i, j + 1}};
+            for (int k = 0; k < 4; k++) {
+                face_kind fk = mac_face_kind(g, geo->solid, nb[k][0], nb[k][1], nb[k][2]);
+                if (fk == FACE_OPEN)
+                    geo->region_open[nr] = 1;
+                if (fk != FACE_ACTIVE)
+                    continue;
+                size_t q = mac_c(g, nb[k][3], nb[k][4]);
+                if (geo->region[q] < 0) {
+                    geo->region[q] = nr;
+                    stack[top++] = (int32_t)q;
+                }
+            }
+        }
+        nr++;
+    }
+    geo->n_regions = nr;
+    free(stack);
+}
+
+seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_interface *iface,
+                               const double *X, double r, const seam_host *host)
+{
+    memset(geo, 0, sizeof *geo);
+    size_t nc = mac_ncell(g);
+    geo->solid = calloc(nc, 1);
+    geo->region = malloc(nc * sizeof *geo->region);
+    if (iface && iface->n_elems)
+        mark_solid_cells(g, iface, X, geo->solid);
+    collect_solid_faces(geo, g);
+    label_regions(geo, g);
+    if (!geo->n_faces)
+        return SEAM_OK;
+    double *S = malloc(2 * geo->n_faces * sizeof *S);
+    for (size_t f = 0; f < geo->n_faces; f++) {
+        const solid_face *sf = &geo->faces[f];
+        S[2 * f] = g->origin[0] + (sf->i + (sf->axis == 0 ? 0.0 : 0.5)) * g->dx;
+        S[2 * f + 1] = g->origin[1] + (sf->j + (sf->axis == 0 ? 0.5 : 0.0)) * g->dx;
+    }
+    geo->W = seam_mapping_new(2, iface->n_points, X, geo->n_faces, S, r, NULL);
+    seam_status st = SEAM_OK;
+    for (size_t f = 0; f < geo->n_faces && st == SEAM_OK; f++)
+        if (geo->faces[f].s != 0 && !seam_mapping_covered(geo->W, f)) {
+            seam_logf(host, SEAM_LOG_ERROR,
+                      "the fluid-solid face at (%g, %g) has no interface point within the kernel "
+                      "radius %g m: sample the interface more densely or raise kernel_radius",
+                      S[2 * f], S[2 * f + 1], r);
+            st = SEAM_ERROR;
+        }
+    free(S);
+    return st;
+}
+
+void mac_geometry_free(mac_geometry *geo)
+{
+    free(geo->solid);
+    free(geo->faces);
+    free(geo->region);
+    free(geo->region_open);
+    seam_mapping_destroy(&geo->W);
+    memset(geo, 0, sizeof *geo);
+}
+
+/* ---- advection ---------------------------------------------------------- */
+
+static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+/* Bilinear interpolation in an (ni x nj) array at fractional index (fx, fy). */
+static double bilinear(const double *a, int ni, int nj, double fx, double fy)
+{
+    fx = clampd(fx, 0.0, ni - 1);
+    fy = clampd(fy, 0.0, nj - 1);
+    int i = (int)fx, j = (int)fy;
+    if (i > ni - 2)
+        i = ni - 2 < 0 ? 0 : ni - 2;
+    if (j > nj - 2)
+        j = nj - 2 < 0 ? 0 : nj - 2;
+    double s = fx - i, t = fy - j;
+    int i1 = i + 1 < ni ? i + 1 : i, j1 = j + 1 < nj ? j + 1 : j;
+    return (1 - s) * (1 - t) * a[(size_t)j * (size_t)ni + (size_t)i] +
+           s * (1 - t) * a[(size_t)j * (size_t)ni + (size_t)i1] +
+           (1 - s) * t * a[(size_t)j1 * (size_t)ni + (size_t)i] + s * t * a[(size_t)j1 * (size_t)ni + (size_t)i1];
+}
+
+double mac_sample_u(const mac_grid *g, const double *u, double x, double y)
+{
+    return bilinear(u, g->nx + 1, g->ny, (x - g->origin[0]) / g->dx, (y - g->origin[1]) / g->dx - 0.5);
+}
+
+double mac_sample_v(const mac_grid *g, const double *v, double x, double y)
+{
+    return bilinear(v, g->nx, g->ny + 1, (x - g->origin[0]) / g->dx - 0.5, (y - g->origin[1]) / g->dx);
+}
+
+/* RK2 (midpoint) backtrace of the point (x, y) over dt. */
+static void backtrace(const mac_grid *g, const double *u0, const double *v0, double dt, double *x, double *y)
+{
+    double xm = *x - 0.5 * dt * mac_sample_u(g, u0, *x, *y);
+    double ym = *y - 0.5 * dt * mac_sample_v(g, v0, *x, *y);
+    double um = mac_sample_u(g, u0, xm, ym), vm = mac_sample_v(g, v0, xm, ym);
+    *x -= dt * um;
+    *y -= dt * vm;
+}
+
+void mac_advect(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v)
+{
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i <= g->nx; i++) {
+            double x = g->origin[0] + i * g->dx, y = g->origin[1] + (j + 0.5) * g->dx;
+            backtrace(g, u0, v0, dt, &x, &y);
+            u[mac_u(g, i, j)] = mac_sample_u(g, u0, x, y);
+        }
+    for (int j = 0; j <= g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            double x = g->origin[0] + (i + 0.5) * g->dx, y = g->origin[1] + j * g->dx;
+            backtrace(g, u0, v0, dt, &x, &y);
+            v[mac_v(g, i, j)] = mac_sample_v(g, v0, x, y);
+        }
+}
+
+/* ---- projection ---------------------------------------------------------- */
+
+double mac_divergence(const mac_grid *g, const double *u, const double *v, int i, int j)
+{
+    return (u[mac_u(g, i + 1, j)] - u[mac_u(g, i, j)] + v[mac_v(g, i, j + 1)] - v[mac_v(g, i, j)]) / g->dx;
+}
+
+/* The Poisson stencil over fluid cells: diagonal counts active faces (open
+ * faces twice: p = 0 half a cell away), off-diagonals -1 across active faces. */
+static void assemble(mac_projection *P, const mac_grid *g, const uint8_t *solid)
+{
+    size_t nc = mac_ncell(g);
+    P->n = 0;
+    for (size_t c = 0; c < nc; c++) {
+        P->index[c] = solid[c] ? -1 : (int32_t)P->n;
+        if (!solid[c])
+            P->cell[P->n++] = (int32_t)c;
+        P->Adiag[c] = P->Aplusi[c] = P->Aplusj[c] = 0.0;
+    }
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            size_t c = mac_c(g, i, j);
+            if (solid[c])
+                continue;
+            face_kind f[4] = {mac_face_kind(g, solid, 0, i, j), mac_face_kind(g, solid, 0, i + 1, j),
+                              mac_face_kind(g, solid, 1, i, j), mac_face_kind(g, solid, 1, i, j + 1)};
+            for (int k = 0; k < 4; k++)
+                P->Adiag[c] += f[k] == FACE_ACTIVE ? 1.0 : f[k] == FACE_OPEN ? 2.0 : 0.0;
+            P->Aplusi[c] = f[1] == FACE_ACTIVE ? -1.0 : 0.0;
+            P->Aplusj[c] = f[3] == FACE_ACTIVE ? -1.0 : 0.0;
+        }
+}
+
+/* MIC(0) with Bridson's tau = 0.97 and safety sigma = 0.25. */
+static void build_mic(mac_projection *P, const mac_grid *g)
+{
+    const double tau = 0.97, sigma = 0.25;
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            size_t c = mac_c(g, i, j);
+            P->precon[c] = 0.0;
+            if (P->index[c] < 0)
+                continue;
+            double e = P->Adiag[c];
+            if (i > 0) {
+                size_t l = mac_c(g, i - 1, j);
+                double a = P->Aplusi[l] * P->precon[l];
+                e -= a * a + tau * P->Aplusi[l] * P->Aplusj[l] * P->precon[l] * P->precon[l];
+            }
+            if (j > 0) {
+                size_t b = mac_c(g, i, j - 1);
+                double a = P->Aplusj[b] * P->precon[b];
+                e -= a * a + tau * P->Aplusj[b] * P->Aplusi[b] * P->precon[b] * P->precon[b];
+            }
+            if (e < sigma * P->Adiag[c])
+                e = P->Adiag[c];
+            P->precon[c] = e > 0.0 ? 1.0 / sqrt(e) : 0.0;
+        }
+}
+
+typedef struct op_ctx {
+    mac_projection *P;
+    const mac_grid *g;
+    double *q;   /* per cell scratch for the preconditioner */
+} op_ctx;
+
+static void apply_A(void *ctx, const double *x, double *y)
+{
+    op_ctx *o = ctx;
+    const mac_projection *P = o->P;
+    const mac_grid *g = o->g;
+    for (size_t k = 0; k < P->n; k++) {
+        size_t c = (size_t)P->cell[k];
+        int i = (int)(c % (size_t)g->nx), j = (int)(c / (size_t)g->nx);
+        double acc = P->Adiag[c] * x[k];
+        if (P->Aplusi[c] != 0.0)
+            acc += P->Aplusi[c] * x[P->index[c + 1]];
+        if (i > 0 && P->Aplusi[c - 1] != 0.0)
+            acc += P->Aplusi[c - 1] * x[P->index[c - 1]];
+        if (P->Aplusj[c] != 0.0)
+            acc += P->Aplusj[c] * x[P->index[c + (size_t)g->nx]];
+        if (j > 0 && P->Aplusj[c - (size_t)g->nx] != 0.0)
+            acc += P->Aplusj[c - (size_t)g->nx] * x[P->index[c - (size_t)g->nx]];
+        y[k] = acc;
+    }
+}
+
+/* z = (L L^T)^-1 r by the two triangular sweeps of MIC(0). */
+static void apply_mic(void *ctx, const double *r, double *z)
+{
+    op_ctx *o = ctx;
+    const mac_projection *P = o->P;
+    const mac_grid *g = o->g;
+    double *q = o->q;
+    size_t nx = (size_t)g->nx;
+    for (size_t k = 0; k < P->n; k++) {
+        size_t c = (size_t)P->cell[k];
+        double t = r[k];
+        if (c % nx > 0)
+            t -= P->Aplusi[c - 1] * P->precon[c - 1] * q[c - 1];
+        if (c >= nx)
+            t -= P->Aplusj[c - nx] * P->precon[c - nx] * q[c - nx];
+        q[c] = t * P->precon[c];
+    }
+    for (size_t k = P->n; k-- > 0;) {
+        size_t c = (size_t)P->cell[k];
+        double t = q[c];
+        if (P->Aplusi[c] != 0.0)
+            t -= P->Aplusi[c] * P->precon[c] * z[P->index[c + 1]];
+        if (P->Aplusj[c] != 0.0)
+            t -= P->Aplusj[c] * P->precon[c] * z[P->index[c + nx]];
+        z[k] = t * P->precon[c];
+    }
+}
+
+/* Rhs and solution of regions without an open side live up to a constant:
+ * remove the mean of v over each such region. */
+static void remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v)
+{
+    int nr = geo->n_regions;
+    double *sum = calloc((size_t)nr + 1, sizeof *sum), *cnt = calloc((size_t)nr + 1, sizeof *cnt);
+    for (size_t k = 0; k < P->n; k++) {
+        int r = geo->region[P->cell[k]];
+        sum[r] += v[k];
+        cnt[r] += 1.0;
+    }
+    for (size_t k = 0; k < P->n; k++) {
+        int r = geo->region[P->cell[k]];
+        if (!geo->region_open[r])
+            v[k] -= sum[r] / cnt[r];
+    }
+    free(sum);
+    free(cnt);
+}
+
+static void alloc_projection(mac_projection *P, size_t nc)
+{
+    if (P->index)
+        return;
+    P->index = malloc(nc * sizeof *P->index);
+    P->cell = malloc(nc * sizeof *P->cell);
+    P->Adiag = malloc(nc * sizeof *P->Adiag);
+    P->Aplusi = malloc(nc * sizeof *P->Aplusi);
+    P->Aplusj = malloc(nc * sizeof *P->Aplusj);
+    P->precon = malloc(nc * sizeof *P->precon);
+    P->b = malloc(nc * sizeof *P->b);
+    P->p = malloc(nc * sizeof *P->p);
+    P->tmp = calloc(nc, sizeof *P->tmp);
+}
+
+/* Subtract the pressure gradient from the faces the projection owns. */
+static void update_velocities(const mac_grid *g, const uint8_t *solid, double rho, double dt,
+                              const double *p, double *u, double *v)
+{
+    double k = dt / (rho * g->dx);
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i <= g->nx; i++) {
+            face_kind fk = mac_face_kind(g, solid, 0, i, j);
+            if (fk == FACE_ACTIVE)
+                u[mac_u(g, i, j)] -= k * (p[mac_c(g, i, j)] - p[mac_c(g, i - 1, j)]);
+            else if (fk == FACE_OPEN)   /* p = 0 on the face, half a cell from the centre */
+                u[mac_u(g, i, j)] -= 2.0 * k * (i == 0 ? p[mac_c(g, 0, j)] : -p[mac_c(g, i - 1, j)]);
+        }
+    for (int j = 0; j <= g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            face_kind fk = mac_face_kind(g, solid, 1, i, j);
+            if (fk == FACE_ACTIVE)
+                v[mac_v(g, i, j)] -= k * (p[mac_c(g, i, j)] - p[mac_c(g, i, j - 1)]);
+            else if (fk == FACE_OPEN)
+                v[mac_v(g, i, j)] -= 2.0 * k * (j == 0 ? p[mac_c(g, i, 0)] : -p[mac_c(g, i, j - 1)]);
+        }
+}
+
+seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, double rho,
+                        double dt, double tol, int max_iter, double *u, double *v, double *p,
+                        const seam_host *host)
+{
+    size_t nc = mac_ncell(g);
+    alloc_projection(P, nc);
+    assemble(P, g, geo->solid);
+    build_mic(P, g);
+    /* A p = -(rho/dt) dx (div u*) per fluid cell. */
+    for (size_t k = 0; k < P->n; k++) {
+        int i = P->cell[k] % g->nx, j = P->cell[k] / g->nx;
+        P->b[k] = -(rho / dt) * g->dx * g->dx * mac_divergence(g, u, v, i, j);
+        P->p[k] = p[P->cell[k]];   /* warm start from the committed pressure */
+    }
+    remove_region_means(P, geo, P->b);
+    P->iterations = 0;
+    P->residual = 0.0;
+    if (seam_norm2(P->n, P->b) == 0.0) {
+        memset(P->p, 0, P->n * sizeof *P->p);
+    } else if (P->n) {
+        op_ctx ctx = {P, g, P->tmp};
+        seam_linop A = {P->n, apply_A, &ctx}, M = {P->n, apply_mic, &ctx};
+        seam_krylov_opts o = {tol, 0.0, max_iter, 0};
+        seam_krylov_stats st;
+        seam_pcg(&A, &M, P->b, P->p, &o, &st);
+        P->iterations = st.iterations;
+        P->residual = st.residual;
+        if (!st.converged) {
+            seam_logf(host, SEAM_LOG_WARN,
+                      "pressure solve did not converge: %d iterations, residual %.3g (tolerance %g)%s",
+                      st.iterations, st.residual, tol, st.breakdown ? ", breakdown" : "");
+            return SEAM_UNSTABLE;
+        }
+    }
+    remove_region_means(P, geo, P->p);
+    for (size_t c = 0; c < nc; c++)
+        p[c] = P->index[c] >= 0 ? P->p[P->index[c]] : 0.0;
+    update_velocities(g, geo->solid, rho, dt, p, u, v);
+    return SEAM_OK;
+}
+
+void mac_projection_free(mac_projection *P)
+{
+    free(P->index);
+    free(P->cell);
+    free(P->Adiag);
+    free(P->Aplusi);
+    free(P->Aplusj);
+    free(P->precon);
+    free(P->b);
+    free(P->p);
+    free(P->tmp);
+    memset(P, 0, sizeof *P);
+}
+
+/* ---- scalar transport ------------------------------------------------------ */
+
+/* Largest fraction of a cell's content that leaves it over dt. */
+static double outflow_fraction(const mac_grid *g, const uint8_t *solid, const double *u, const double *v, double dt)
+{
+    double worst = 0.0;
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            if (solid[mac_c(g, i, j)])
+                continue;
+            double out = fmax(u[mac_u(g, i + 1, j)], 0.0) + fmax(-u[mac_u(g, i, j)], 0.0) +
+                         fmax(v[mac_v(g, i, j + 1)], 0.0) + fmax(-v[mac_v(g, i, j)], 0.0);
+            worst = fmax(worst, out * dt / g->dx);
+        }
+    return worst;
+}
+
+/* Upwind amount crossing a face from the - side (value qm) to the + side (qp)
+ * per unit length and time; nothing crosses into or out of a solid. */
+static double face_flux(double un, int m_solid, int p_solid, double qm, double qp)
+{
+    if (m_solid || p_solid)
+        return 0.0;
+    return un * (un > 0.0 ? qm : qp);
+}
+
+int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *u, const double *v,
+                         double dt, const double *qu, const double *qv, int max_sub, double *q)
+{
+    double frac = outflow_fraction(g, solid, u, v, dt);
+    int n_sub = frac > 1.0 ? (int)ceil(frac) : 1;
+    if (!(frac <= (double)max_sub))
+        return -1;
+    double h = dt / n_sub / g->dx;   /* flux per unit length times h: change of cell value */
+    size_t nc = mac_ncell(g);
+    double *dq = malloc(nc * sizeof *dq);
+    for (int sub = 0; sub < n_sub; sub++) {
+        memset(dq, 0, nc * sizeof *dq);
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i <= g->nx; i++) {
+                int in_m = i > 0, in_p = i < g->nx;
+                size_t cm = in_m ? mac_c(g, i - 1, j) : 0, cp = in_p ? mac_c(g, i, j) : 0;
+                size_t f = mac_u(g, i, j);
+                double F = face_flux(u[f], in_m && solid[cm], in_p && solid[cp], in_m ? q[cm] : qu[f],
+                                     in_p ? q[cp] : qu[f]);
+                if (in_m)
+                    dq[cm] -= h * F;
+                if (in_p)
+                    dq[cp] += h * F;
+            }
+        for (int j = 0; j <= g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                int in_m = j > 0, in_p = j < g->ny;
+                size_t cm = in_m ? mac_c(g, i, j - 1) : 0, cp = in_p ? mac_c(g, i, j) : 0;
+                size_t f = mac_v(g, i, j);
+                double F = face_flux(v[f], in_m && solid[cm], in_p && solid[cp], in_m ? q[cm] : qv[f],
+                                     in_p ? q[cp] : qv[f]);
+                if (in_m)
+                    dq[cm] -= h * F;
+                if (in_p)
+                    dq[cp] += h * F;
+            }
+        for (size_t c = 0; c < nc; c++)
+            q[c] += dq[c];
+    }
+    free(dq);
+    return n_sub;
+}

@@ -1,0 +1,111 @@
+/* fluid_mac internals: a 2D staggered (MAC) grid, its solid geometry, and the
+ * steps of one fluid solve. Private to plugins/fluid_mac. */
+#ifndef FLUID_MAC_MAC_H
+#define FLUID_MAC_MAC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seam/krylov.h"
+#include "seam/mapping.h"
+#include "seam/plugin.h"
+
+/* Domain sides, in this order in mac_grid.bc. */
+enum { SIDE_LEFT = 0, SIDE_RIGHT = 1, SIDE_BOTTOM = 2, SIDE_TOP = 3 };
+typedef enum mac_bc { BC_WALL = 0, BC_OPEN = 1 } mac_bc;
+
+/* How a face takes part in the projection. */
+typedef enum face_kind {
+    FACE_ACTIVE = 0,   /* fluid on both sides: velocity from the pressure gradient */
+    FACE_OPEN = 1,     /* fluid cell against an open side: p = 0 on the face */
+    FACE_FIXED = 2     /* wall or solid: velocity prescribed */
+} face_kind;
+
+typedef struct mac_grid {
+    int nx, ny;
+    double dx;
+    double origin[2];
+    mac_bc bc[4];
+} mac_grid;
+
+/* Face and cell numbering: u(i,j), i in 0..nx, j in 0..ny-1 at (i, j+1/2) dx;
+ * v(i,j), i in 0..nx-1, j in 0..ny at (i+1/2, j) dx; cell (i,j) centred at
+ * (i+1/2, j+1/2) dx. */
+static inline size_t mac_u(const mac_grid *g, int i, int j) { return (size_t)i + (size_t)(g->nx + 1) * (size_t)j; }
+static inline size_t mac_v(const mac_grid *g, int i, int j) { return (size_t)i + (size_t)g->nx * (size_t)j; }
+static inline size_t mac_c(const mac_grid *g, int i, int j) { return (size_t)i + (size_t)g->nx * (size_t)j; }
+static inline size_t mac_nu(const mac_grid *g) { return (size_t)(g->nx + 1) * (size_t)g->ny; }
+static inline size_t mac_nv(const mac_grid *g) { return (size_t)g->nx * (size_t)(g->ny + 1); }
+static inline size_t mac_ncell(const mac_grid *g) { return (size_t)g->nx * (size_t)g->ny; }
+
+/* A grid face touching at least one solid cell, where W maps the interface. */
+typedef struct solid_face {
+    int axis;        /* 0: u face, 1: v face */
+    int i, j;
+    int s;           /* +1: solid on the + side, -1: solid on the - side, 0: solid on both */
+} solid_face;
+
+/* The solid geometry of one set of interface positions. */
+typedef struct mac_geometry {
+    uint8_t *solid;          /* per cell: 1 inside a volumetric body */
+    solid_face *faces;       /* faces with a solid cell on at least one side */
+    size_t n_faces;
+    seam_mapping *W;         /* interface points -> those faces */
+    int32_t *region;         /* per cell: connected fluid region, -1 for solid */
+    int n_regions;
+    uint8_t *region_open;    /* per region: touches an open side */
+} mac_geometry;
+
+/* Mark solid cells, collect solid faces, build W with kernel radius r and
+ * label fluid regions. Returns SEAM_ERROR (logged) when a fluid-solid face has
+ * no interface point within r. */
+seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_interface *iface,
+                               const double *X, double r, const seam_host *host);
+void mac_geometry_free(mac_geometry *geo);
+
+/* How face (axis, i, j) enters the projection for this geometry. */
+face_kind mac_face_kind(const mac_grid *g, const uint8_t *solid, int axis, int i, int j);
+
+/* Bilinear samples of the staggered components at a point (clamped to the grid). */
+double mac_sample_u(const mac_grid *g, const double *u, double x, double y);
+double mac_sample_v(const mac_grid *g, const double *v, double x, double y);
+
+/* Semi-Lagrangian advection of (u0, v0) by itself over dt with an RK2
+ * (midpoint) backtrace, into (u, v). */
+void mac_advect(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v);
+
+/* Pressure projection workspace: the matrix-free Poisson operator over fluid
+ * cells and its MIC(0) preconditioner. */
+typedef struct mac_projection {
+    size_t n;                /* fluid cells (unknowns) */
+    int32_t *index;          /* per cell: unknown index or -1 */
+    int32_t *cell;           /* per unknown: cell */
+    double *Adiag, *Aplusi, *Aplusj;   /* per cell, Bridson's stencil storage */
+    double *precon;          /* per cell, MIC(0) */
+    double *b, *p, *tmp;     /* per unknown */
+    int iterations;
+    double residual;
+} mac_projection;
+
+/* Make u, v divergence free in fluid cells: solve A p = -(rho/dt) D u* with
+ * PCG and MIC(0), compatible right-hand side in regions without an open side,
+ * their mean pressure set to zero. p gets the pressure per cell (0 in solids).
+ * Returns SEAM_UNSTABLE (logged) when PCG fails. */
+seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, double rho,
+                        double dt, double tol, int max_iter, double *u, double *v, double *p,
+                        const seam_host *host);
+void mac_projection_free(mac_projection *P);
+
+/* Conservative transport of a cell scalar q (first-order upwind finite
+ * volumes) by the face velocities (u, v) over dt, in as many sub-steps as
+ * keep every cell's outflow below its content. Faces beside a solid carry
+ * nothing; a boundary face carries, when it flows in, the outside value of
+ * qu / qv at that face. Returns the number of sub-steps, or -1 when more
+ * than max_sub would be needed. */
+int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *u, const double *v,
+                         double dt, const double *qu, const double *qv, int max_sub, double *q);
+
+/* Net outflow per unit time of cell (i,j) divided by its area (1/s). */
+double mac_divergence(const mac_grid *g, const double *u, const double *v, int i, int j);
+
+#endif

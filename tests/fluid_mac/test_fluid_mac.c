@@ -1,0 +1,618 @@
+/* fluid_mac driven directly through its plugin table: hydrostatics, the
+ * projection, a kinematic piston, buoyancy, enclosed regions and the
+ * contract (pure solve, commit, save/load, errors). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "seam/plugin.h"
+#include "test_host.h"
+
+const seam_plugin *seam_plugin_v1(void);
+
+/* ---- a kinematic rectangle: points about h apart, counter-clockwise ---- */
+
+typedef struct box {
+    size_t n;
+    double X[4096], V[4096], F[4096];
+    int32_t elems[4096];
+    uint8_t two_sided[2048];
+    seam_interface iface;
+} box;
+
+static size_t box_ring(double x0, double y0, double x1, double y1, double h, double *X)
+{
+    const double c[5][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}};
+    size_t n = 0;
+    for (int s = 0; s < 4; s++) {
+        double len = hypot(c[s + 1][0] - c[s][0], c[s + 1][1] - c[s][1]);
+        int m = (int)ceil(len / h - 1e-9);
+        for (int k = 0; k < m; k++) {
+            double t = (double)k / m;
+            X[2 * n] = c[s][0] + t * (c[s + 1][0] - c[s][0]);
+            X[2 * n + 1] = c[s][1] + t * (c[s + 1][1] - c[s][1]);
+            n++;
+        }
+    }
+    return n;
+}
+
+static void box_init(box *b, double x0, double y0, double x1, double y1, double h)
+{
+    memset(b, 0, sizeof *b);
+    b->n = box_ring(x0, y0, x1, y1, h, b->X);
+    for (size_t e = 0; e < b->n; e++) {
+        b->elems[2 * e] = (int32_t)e;
+        b->elems[2 * e + 1] = (int32_t)((e + 1) % b->n);
+    }
+    b->iface = (seam_interface){2, b->n, b->X, NULL, NULL, 2, b->n, b->elems, b->two_sided, 1};
+}
+
+/* Move the box to the rectangle given, setting V = (X - X^n)/dt. */
+static void box_move(box *b, double x0, double y0, double x1, double y1, double h, double dt)
+{
+    double Xn[4096];
+    memcpy(Xn, b->X, 2 * b->n * sizeof *Xn);
+    size_t n = box_ring(x0, y0, x1, y1, h, b->X);
+    assert_int_equal(n, b->n);
+    for (size_t k = 0; k < 2 * n; k++)
+        b->V[k] = (b->X[k] - Xn[k]) / dt;
+}
+
+static void total_load(const box *b, double F[2])
+{
+    F[0] = F[1] = 0.0;
+    for (size_t i = 0; i < b->n; i++) {
+        F[0] += b->F[2 * i];
+        F[1] += b->F[2 * i + 1];
+    }
+}
+
+static seam_status step_with(const seam_plugin *P, void *fl, box *b, int64_t n, double dt)
+{
+    seam_step st = {n, n * dt, dt, 0};
+    seam_io in = {b ? b->n : 0, 2, b ? b->X : NULL, b ? b->V : NULL, NULL};
+    seam_io out = {b ? b->n : 0, 2, NULL, NULL, b ? b->F : NULL};
+    seam_status s = P->solve(fl, &st, &in, &out);
+    if (s == SEAM_OK)
+        s = P->commit(fl);
+    return s;
+}
+
+static void *make(const seam_plugin *P, test_host *th, const char *json)
+{
+    test_host_init(th, "fluid", "fluids[0]");
+    void *fl = P->create(json, &th->host);
+    assert_non_null(fl);
+    return fl;
+}
+
+static seam_interface no_solid = {2, 0, NULL, NULL, NULL, 2, 0, NULL, NULL, 0};
+
+/* ---- tests ----------------------------------------------------------------- */
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    assert_int_equal(P->abi, SEAM_ABI_VERSION);
+    assert_string_equal(P->name, "fluid_mac");
+    assert_int_equal(P->role, SEAM_FLUID);
+    test_host th;
+    test_host_init(&th, "fluid", "fluids[0]");
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"densty\": 1}", &th.host));
+    assert_true(test_host_saw(&th, "density"));
+    assert_null(P->create("{\"dx\": 0.1}", &th.host));
+    assert_true(test_host_saw(&th, "cells"));
+    assert_null(P->create("{\"cells\": [8, 8.5], \"dx\": 0.1}", &th.host));
+    assert_true(test_host_saw(&th, "whole numbers"));
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"loads\": \"impuls\"}", &th.host));
+    assert_true(test_host_saw(&th, "loads"));
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"boundary\": {\"top\": \"free\"}}", &th.host));
+    assert_true(test_host_saw(&th, "boundary.top"));
+    /* A thin shell is refused at bind with the element named. */
+    void *fl = make(P, &th, "{\"cells\": [8, 8], \"dx\": 0.1}");
+    box b;
+    box_init(&b, 0.2, 0.2, 0.5, 0.5, 0.05);
+    b.two_sided[3] = 1;
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "element 3"));
+    P->destroy(fl);
+}
+
+/* Open-top tank full of water: still after 100 steps, p = rho g depth. */
+static void test_still_tank(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
+                            " \"pressure_tolerance\": 1e-10}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double H = 24 * 0.05, rho = 1000, g = 9.81;
+    double dt = P->max_dt(fl);
+    assert_true(dt > 0 && dt < 1.0);
+    for (int n = 0; n < 100; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+    seam_raster r;
+    assert_int_equal(P->field(fl, "speed", &r), SEAM_OK);
+    double vmax = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        vmax = fmax(vmax, r.data[c]);
+    assert_true(vmax < 1e-6 * sqrt(g * H));
+    assert_int_equal(P->field(fl, "pressure", &r), SEAM_OK);
+    assert_string_equal(r.units, "Pa");
+    for (int j = 0; j < r.ny; j++)
+        for (int i = 0; i < r.nx; i++) {
+            double depth = H - (j + 0.5) * r.dx;
+            assert_float_equal(r.data[j * r.nx + i], rho * g * depth, 1e-6 * rho * g * H);
+        }
+    P->destroy(fl);
+}
+
+/* Closed box (no open side): the enclosed solve stays finite, still, and its
+ * pressure differences are hydrostatic; the constant mode is fixed (mean 0). */
+static void test_closed_box_hydrostatic(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [10, 12], \"dx\": 0.1, \"pressure_tolerance\": 1e-10}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    for (int n = 0; n < 20; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    double mean = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++) {
+        assert_true(isfinite(r.data[c]));
+        mean += r.data[c] / (r.nx * r.ny);
+    }
+    assert_true(fabs(mean) < 1e-6);
+    for (int j = 1; j < r.ny; j++)
+        assert_float_equal(r.data[(j - 1) * r.nx + 3] - r.data[j * r.nx + 3], 1000 * 9.81 * 0.1, 1e-5);
+    P->field(fl, "speed", &r);
+    for (int c = 0; c < r.nx * r.ny; c++)
+        assert_true(r.data[c] < 1e-8);
+    P->destroy(fl);
+}
+
+/* A piston accelerating at a into a channel that is open at the far end:
+ * the fluid column of length L needs the force rho a L h (per unit depth). */
+static void check_piston(const char *mode, double rel_tol)
+{
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"cells\": [40, 4], \"dx\": 0.05, \"gravity\": [0, 0], \"loads\": \"%s\","
+             " \"boundary\": {\"right\": \"open\"}, \"pressure_tolerance\": 1e-12}", mode);
+    void *fl = make(P, &th, json);
+    double dx = 0.05, h = 4 * dx, xp = 0.2, a = 1.0, dt = 0.005, rho = 1000;
+    box b;
+    /* The piston fills the channel from outside the left end to its face at xp. */
+    box_init(&b, -0.2, -0.1, xp, h + 0.1, 0.5 * dx);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    double F[2] = {0, 0};
+    for (int n = 0; n < 10; n++) {
+        double t1 = (n + 1) * dt, s = 0.5 * a * t1 * t1;   /* stays well inside one cell */
+        box_move(&b, -0.2 + s, -0.1, xp + s, h + 0.1, 0.5 * dx, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+        total_load(&b, F);
+    }
+    double L = 40 * dx - xp;
+    double want = -rho * a * L * h;   /* the fluid pushes the piston back */
+    fprintf(stderr, "piston %s: F = %.9g %.3g, analytic %.9g\n", mode, F[0], F[1], want);
+    assert_true(fabs(F[0] - want) <= rel_tol * fabs(want));
+    assert_true(fabs(F[1]) < 1e-6 * fabs(want));
+    P->destroy(fl);
+}
+
+static void test_piston_impulse(void **state) { (void)state; check_piston("impulse", 1e-6); }
+static void test_piston_pressure(void **state) { (void)state; check_piston("pressure", 1e-6); }
+
+/* A block held still in an open tank receives rho g V upward. */
+static void check_buoyancy(const char *mode)
+{
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"cells\": [20, 24], \"dx\": 0.05, \"loads\": \"%s\", \"boundary\": {\"top\": \"open\"},"
+             " \"pressure_tolerance\": 1e-12}", mode);
+    void *fl = make(P, &th, json);
+    box b;
+    double x0 = 0.35, y0 = 0.3, x1 = 0.65, y1 = 0.7;   /* on cell faces: 6 x 8 cells */
+    box_init(&b, x0, y0, x1, y1, 0.025);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    double dt = 0.01, F[2];
+    for (int n = 0; n < 5; n++) {
+        memset(b.V, 0, sizeof b.V);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    total_load(&b, F);
+    double want = 1000 * 9.81 * (x1 - x0) * (y1 - y0);
+    fprintf(stderr, "buoyancy %s: F = %.3g %.9g, rho g V %.9g\n", mode, F[0], F[1], want);
+    assert_float_equal(F[1], want, 1e-6 * want);
+    assert_true(fabs(F[0]) < 1e-6 * want);
+    seam_raster r;
+    P->field(fl, "solid", &r);
+    double area = 0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        area += r.data[c] * r.dx * r.dx;
+    assert_float_equal(area, (x1 - x0) * (y1 - y0), 1e-12);
+    P->destroy(fl);
+}
+
+static void test_buoyancy_impulse(void **state) { (void)state; check_buoyancy("impulse"); }
+static void test_buoyancy_pressure(void **state) { (void)state; check_buoyancy("pressure"); }
+
+static double max_abs_divergence(const seam_plugin *P, void *fl)
+{
+    seam_raster r;
+    assert_int_equal(P->field(fl, "divergence", &r), SEAM_OK);
+    double m = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        m = fmax(m, fabs(r.data[c]));
+    return m;
+}
+
+/* A block driven through an open tank under gravity: after each projection
+ * the divergence of fluid cells is at the solver tolerance, while the flow is
+ * far from still. */
+static void test_projection_divergence(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    for (int pass = 0; pass < 2; pass++) {
+        double tol = pass ? 1e-10 : 1e-5;
+        test_host th;
+        char json[256];
+        snprintf(json, sizeof json, "{\"cells\": [24, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
+                 " \"pressure_tolerance\": %g}", tol);
+        void *fl = make(P, &th, json);
+        box b;
+        double dx = 0.05, dt = 0.01, w = 0.5;
+        box_init(&b, 0.3, 0.3, 0.6, 0.55, 0.5 * dx);
+        assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+        double worst = 0.0;
+        for (int n = 0; n < 20; n++) {
+            double s = w * (n + 1) * dt;
+            box_move(&b, 0.3 + s, 0.3 + 0.5 * s, 0.6 + s, 0.55 + 0.5 * s, 0.5 * dx, dt);
+            assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+            worst = fmax(worst, max_abs_divergence(P, fl));
+        }
+        seam_raster r;
+        P->field(fl, "speed", &r);
+        double vmax = 0.0;
+        for (int c = 0; c < r.nx * r.ny; c++)
+            vmax = fmax(vmax, r.data[c]);
+        fprintf(stderr, "tol %g: max |div| %.3g 1/s, max speed %.3g m/s\n", tol, worst, vmax);
+        assert_true(vmax > 0.2 * w);
+        /* ||div||_2 <= tol ||div*||_2 and div* ~ (w + g dt)/dx over a few hundred cells. */
+        assert_true(worst < 100.0 * tol * (w + 9.81 * dt) / dx);
+        P->destroy(fl);
+    }
+}
+
+/* Enclosed regions: a plank spanning a closed box splits it in two; moving it
+ * up at w grows the lower region by w * width per second and shrinks the upper. */
+static void test_regions_plank(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05}");
+    box b;
+    box_init(&b, -0.1, 0.45, 1.1, 0.55, 0.025);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    seam_step st = {0, 0.0, 0.01, 0};
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 2);
+    assert_int_equal(R.n, 2 * b.n);
+    double w = 0.3, rate[2] = {0, 0};
+    for (size_t r = 0; r < 2; r++) {
+        assert_float_equal(R.q[r], 0.0, 0.0);
+        for (size_t i = 0; i < b.n; i++)
+            rate[r] += R.C[r * R.n + 2 * i + 1] * w;   /* V = (0, w) at every point */
+    }
+    /* Regions are numbered from the bottom row up. */
+    assert_float_equal(rate[0], w * 1.0, 1e-12);
+    assert_float_equal(rate[1], -w * 1.0, 1e-12);
+    P->destroy(fl);
+    /* With an open side nothing is enclosed. */
+    fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
+    box_init(&b, 0.3, 0.3, 0.7, 0.7, 0.025);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 0);
+    P->destroy(fl);
+}
+
+/* A block inside a closed box: its row gives dVol/dt for a dilation and zero
+ * for a translation; the compatible (translating) solve is divergence free
+ * and the incompatible (growing) one still finishes with finite values. */
+static void test_regions_box(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"pressure_tolerance\": 1e-10}");
+    box b;
+    double c = 0.5, a = 0.2, dx = 0.05, dt = 0.01;
+    box_init(&b, c - a, c - a, c + a, c + a, 0.5 * dx);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    seam_step st = {0, 0.0, dt, 0};
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 1);
+    double s = 0.2, grow = 0.0, slide = 0.0;
+    for (size_t i = 0; i < b.n; i++)
+        for (int d = 0; d < 2; d++) {
+            grow += R.C[2 * i + (size_t)d] * s * (b.X[2 * i + (size_t)d] - c) / a;   /* sides move out at s */
+            slide += R.C[2 * i + (size_t)d] * (d == 0 ? 1.0 : 0.5);
+        }
+    fprintf(stderr, "dilation: c.V = %.9g, analytic %.9g\n", grow, -8.0 * a * s);
+    assert_float_equal(grow, -8.0 * a * s, 0.02 * 8.0 * a * s);   /* corners: O(dx/a) */
+    assert_float_equal(slide, 0.0, 1e-12);
+    /* Compatible: translation. */
+    for (int n = 0; n < 5; n++) {
+        double sh = 0.3 * (n + 1) * dt;
+        box_move(&b, c - a + sh, c - a, c + a + sh, c + a, 0.5 * dx, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    double div = max_abs_divergence(P, fl);
+    fprintf(stderr, "enclosed translation: max |div| %.3g 1/s\n", div);
+    assert_true(div < 1e-7 * 0.3 / dx);
+    /* Incompatible: the block grows inside the closed box. */
+    for (int n = 5; n < 8; n++) {
+        double g = 0.01 * (n - 4);
+        box_move(&b, c - a - g, c - a - g, c + a + g, c + a + g, 0.5 * dx * (a + g) / a, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    for (int k = 0; k < r.nx * r.ny; k++)
+        assert_true(isfinite(r.data[k]));
+    P->destroy(fl);
+}
+
+/* solve is a pure function of the committed state and its input; commit
+ * takes the last solve; save/load restores the committed state exactly. */
+static void test_contract(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
+    box b;
+    double dx = 0.05, dt = 0.01;
+    box_init(&b, 0.3, 0.3, 0.5, 0.5, 0.5 * dx);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    assert_int_equal(P->commit(fl), SEAM_ERROR);   /* nothing solved yet */
+    for (int n = 0; n < 3; n++) {
+        box_move(&b, 0.3, 0.3 + 0.01 * (n + 1), 0.5, 0.5 + 0.01 * (n + 1), 0.5 * dx, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    seam_buffer buf;
+    assert_int_equal(P->save(fl, &buf), SEAM_OK);
+    void *copy = malloc(buf.size);
+    memcpy(copy, buf.data, buf.size);
+    size_t size = buf.size;
+    /* Input A, then B, then A again: the first and last loads agree bit for bit. */
+    box A = b, B = b;
+    box_move(&A, 0.3, 0.34, 0.5, 0.54, 0.5 * dx, dt);
+    box_move(&B, 0.32, 0.3, 0.52, 0.5, 0.5 * dx, dt);
+    seam_step st = {3, 0.03, dt, 0};
+    seam_io inA = {A.n, 2, A.X, A.V, NULL}, inB = {B.n, 2, B.X, B.V, NULL};
+    double FA[4096], FB[4096], FA2[4096];
+    seam_io outA = {A.n, 2, NULL, NULL, FA}, outB = {B.n, 2, NULL, NULL, FB}, outA2 = {A.n, 2, NULL, NULL, FA2};
+    assert_int_equal(P->solve(fl, &st, &inA, &outA), SEAM_OK);
+    st.iteration = 1;
+    assert_int_equal(P->solve(fl, &st, &inB, &outB), SEAM_OK);
+    st.iteration = 2;
+    assert_int_equal(P->solve(fl, &st, &inA, &outA2), SEAM_OK);
+    assert_memory_equal(FA, FA2, 2 * A.n * sizeof(double));
+    assert_memory_not_equal(FA, FB, 2 * A.n * sizeof(double));
+    assert_int_equal(P->commit(fl), SEAM_OK);
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    double p_after = r.data[5];
+    /* Back to the saved state: the same step gives the same loads. */
+    assert_int_equal(P->load(fl, copy, size), SEAM_OK);
+    assert_int_equal(P->solve(fl, &st, &inA, &outA2), SEAM_OK);
+    assert_memory_equal(FA, FA2, 2 * A.n * sizeof(double));
+    assert_int_equal(P->commit(fl), SEAM_OK);
+    P->field(fl, "pressure", &r);
+    assert_float_equal(r.data[5], p_after, 0.0);
+    assert_int_equal(P->load(fl, copy, size - 1), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "load"));
+    assert_int_equal(P->field(fl, "vorticity", &r), SEAM_ERROR);
+    /* VTK output of the committed state. */
+    const char *dir = test_tmpdir("fluid_mac_vtk");
+    assert_int_equal(P->write_output(fl, dir, 7), SEAM_OK);
+    char path[4300], line[64] = "";
+    snprintf(path, sizeof path, "%s/fluid_mac_00007.vtk", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_memory_equal(line, "# vtk", 5);
+    free(copy);
+    P->destroy(fl);
+}
+
+static double total_smoke(const seam_plugin *P, void *fl)
+{
+    seam_raster r;
+    assert_int_equal(P->field(fl, "density", &r), SEAM_OK);
+    double m = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        m += r.data[c] * r.dx * r.dx;
+    return m;
+}
+
+/* A smoke jet from the floor of a chimney open at the top: until the smoke
+ * reaches the outlet the domain holds exactly what came in (transport is
+ * conservative; semi-Lagrangian density would not be). */
+static void test_smoke_jet_conservation(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [32, 64], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
+                            " \"boundary\": {\"top\": \"open\"},"
+                            " \"sources\": [{\"side\": \"bottom\", \"range\": [0.375, 0.625], \"speed\": 1.0,"
+                            " \"density\": 0.8, \"temperature\": 30}]}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double dt = 0.02, width = 0.25, in_rate = 0.8 * 1.0 * width;
+    for (int n = 0; n < 100; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+    double M = total_smoke(P, fl);
+    fprintf(stderr, "smoke after 2 s: %.12g kg/m, brought in %.12g\n", M, in_rate * 2.0);
+    assert_float_equal(M, in_rate * 2.0, 1e-10 * in_rate);
+    seam_raster r;
+    P->field(fl, "temperature", &r);
+    double Tmax = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        Tmax = fmax(Tmax, r.data[c]);
+    assert_true(Tmax <= 30.0 + 1e-9 && Tmax > 29.0);   /* upwind transport adds no extrema */
+    P->destroy(fl);
+}
+
+/* A parabolic jet through a channel open at the far end: once through, the
+ * smoke leaving per second equals what comes in (the domain content is steady). */
+static void test_smoke_mass_balance(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [64, 16], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
+                            " \"boundary\": {\"right\": \"open\"},"
+                            " \"sources\": [{\"side\": \"left\", \"profile\": \"parabolic\", \"speed\": 1.0,"
+                            " \"density\": 0.8}]}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double dt = 0.02;
+    /* Discrete inflow: 16 faces, 4 s (1 - s) at their centres, each dx wide. */
+    double in_rate = 0.0;
+    for (int m = 0; m < 16; m++) {
+        double s = (m + 0.5) / 16.0;
+        in_rate += 0.8 * 1.0 * 4.0 * s * (1.0 - s) * 0.03125;
+    }
+    for (int n = 0; n < 400; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+    double M0 = total_smoke(P, fl);
+    for (int n = 400; n < 500; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+    double M1 = total_smoke(P, fl);
+    double in = in_rate * 100 * dt, out = in - (M1 - M0);
+    fprintf(stderr, "channel jet over 2 s: in %.6g, out %.6g (ratio %.5f)\n", in, out, out / in);
+    assert_true(fabs(out - in) < 0.01 * in);
+    P->destroy(fl);
+}
+
+/* A parabolic, ramped inflow brings in d U (2/3) width (t - t_ramp/2). */
+static void test_smoke_parabolic_ramp(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [32, 64], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
+                            " \"boundary\": {\"top\": \"open\"},"
+                            " \"buoyancy\": {\"density\": 0.0, \"temperature\": 0.01},"
+                            " \"sources\": [{\"side\": \"bottom\", \"range\": [0.375, 0.625], \"speed\": 1.0,"
+                            " \"profile\": \"parabolic\", \"ramp_time\": 0.5, \"temperature\": 20}]}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double dt = 0.01;
+    for (int n = 0; n < 100; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+    double M = total_smoke(P, fl), want = 1.0 * 1.0 * (2.0 / 3.0) * 0.25 * (1.0 - 0.25);
+    fprintf(stderr, "parabolic ramped inflow after 1 s: %.6g, analytic %.6g\n", M, want);
+    assert_float_equal(M, want, 0.01 * want);
+    P->destroy(fl);
+}
+
+/* An inflow into a closed box is reported as that region's flux q. */
+static void test_regions_source_flux(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"gravity\": [0, 0],"
+                            " \"sources\": [{\"side\": \"left\", \"range\": [0.25, 0.5], \"speed\": 2.0}]}");
+    box b;
+    box_init(&b, 0.4, 0.4, 0.6, 0.6, 0.03125);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    seam_step st = {0, 0.0, 0.01, 0};
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 1);
+    assert_float_equal(R.q[0], 2.0 * 0.25, 1e-12);
+    /* The incompatible inflow into a closed box still solves to finite values. */
+    memset(b.V, 0, sizeof b.V);
+    assert_int_equal(step_with(P, fl, &b, 0, 0.01), SEAM_OK);
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    for (int k = 0; k < r.nx * r.ny; k++)
+        assert_true(isfinite(r.data[k]));
+    P->destroy(fl);
+    /* An inflow on an open side is refused, naming the key. */
+    test_host_init(&th, "fluid", "fluids[0]");
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"boundary\": {\"left\": \"open\"},"
+                          " \"sources\": [{\"side\": \"left\", \"speed\": 1}]}", &th.host));
+    assert_true(test_host_saw(&th, "sources[0].side"));
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1,"
+                          " \"sources\": [{\"side\": \"left\", \"speed\": 1, \"range\": [2, 3]}]}", &th.host));
+    assert_true(test_host_saw(&th, "sources[0].range"));
+}
+
+/* Uniform warm smoke in a closed box: buoyancy (-alpha d + beta T) offsets
+ * gravity, so the pressure falls by rho (g - b) dx per row, and all stays still. */
+static void test_buoyancy_force(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [8, 10], \"dx\": 0.1, \"density\": 1.2, \"pressure_tolerance\": 1e-12,"
+                            " \"buoyancy\": {\"density\": 0.5, \"temperature\": 0.02},"
+                            " \"initial\": {\"density\": 2.0, \"temperature\": 100}}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    for (int n = 0; n < 5; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    double b = -0.5 * 2.0 + 0.02 * 100;   /* 1 m/s^2 upward */
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    for (int j = 1; j < r.ny; j++)
+        assert_float_equal(r.data[(j - 1) * r.nx + 2] - r.data[j * r.nx + 2], 1.2 * (9.81 - b) * 0.1, 1e-6);
+    P->field(fl, "speed", &r);
+    for (int c = 0; c < r.nx * r.ny; c++)
+        assert_true(r.data[c] < 1e-10);
+    P->field(fl, "temperature", &r);
+    for (int c = 0; c < r.nx * r.ny; c++)
+        assert_float_equal(r.data[c], 100.0, 1e-9);
+    P->destroy(fl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_errors),     cmocka_unit_test(test_still_tank),
+        cmocka_unit_test(test_closed_box_hydrostatic),
+        cmocka_unit_test(test_piston_impulse),    cmocka_unit_test(test_piston_pressure),
+        cmocka_unit_test(test_buoyancy_impulse),  cmocka_unit_test(test_buoyancy_pressure),
+        cmocka_unit_test(test_projection_divergence), cmocka_unit_test(test_regions_plank),
+        cmocka_unit_test(test_regions_box),       cmocka_unit_test(test_contract),
+        cmocka_unit_test(test_smoke_jet_conservation), cmocka_unit_test(test_smoke_mass_balance),
+        cmocka_unit_test(test_smoke_parabolic_ramp),
+        cmocka_unit_test(test_regions_source_flux), cmocka_unit_test(test_buoyancy_force),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
