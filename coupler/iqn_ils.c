@@ -97,18 +97,18 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         st = seam_coupling_solid(c, F, X_out);                   /* X~^k = S(F(X^k)) */
         if (st != SEAM_OK)
             break;
-        *verdict = seam_coupling_judge(c, X_out, q->X);
-        if (*verdict != SEAM_ITERATE)
-            break;
         for (size_t i = 0; i < n; i++)
             q->r[i] = X_out[i] - q->X[i];                        /* r^k = X~^k - X^k */
-        if (k > 0) {
+        if (k > 0) {   /* kept even when this iterate converges: later steps reuse it */
             for (size_t i = 0; i < n; i++) {
                 q->dr[i] = q->r[i] - q->r_old[i];
                 q->dXt[i] = X_out[i] - q->Xt_old[i];
             }
             seam_history_push(q->VW, q->dr, q->dXt, step);
         }
+        *verdict = seam_coupling_judge(c, X_out, q->X);
+        if (*verdict != SEAM_ITERATE)
+            break;
         memcpy(q->r_old, q->r, n * sizeof *q->r);
         memcpy(q->Xt_old, X_out, n * sizeof *q->Xt_old);
         if (seam_history_count(q->VW) == 0)
