@@ -72,5 +72,8 @@ const seam_scheme_ops *seam_scheme_at(size_t i);
 
 extern const seam_scheme_ops seam_scheme_explicit;
 extern const seam_scheme_ops seam_scheme_relaxation;
+extern const seam_scheme_ops seam_scheme_aitken;
+extern const seam_scheme_ops seam_scheme_iqn_ils;
+extern const seam_scheme_ops seam_scheme_rmi;
 
 #endif

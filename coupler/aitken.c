@@ -1,0 +1,107 @@
+/* Gauss-Seidel with Aitken's dynamic relaxation (Irons-Tuck form, as used for
+ * FSI by Kuettler and Wall): the factor is the secant estimate of the inverse
+ * slope of the interface residual, projected on the last residual change. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheme.h"
+
+typedef struct {
+    double omega0;       /* factor of the first iteration of the first step */
+    double first_max;    /* bound on |omega| at the first iteration of later steps */
+    double omega;        /* the factor last used, carried to the next step */
+    bool started;
+    size_t n;
+    double *X, *r, *r_old;   /* iterate X^k, residual r^k = X~ - X^k, r^{k-1} */
+} aitken;
+
+static void *aitken_create(seam_cfg *coupling)
+{
+    aitken *a = calloc(1, sizeof *a);
+    a->omega0 = seam_cfg_num(coupling, "relaxation", 0.5, 0.0, 1.0, SEAM_CFG_LO_OPEN);
+    a->first_max = seam_cfg_num(coupling, "aitken_first_max", a->omega0, 0.0, 2.0, SEAM_CFG_LO_OPEN);
+    return a;
+}
+
+static void aitken_destroy(void *self)
+{
+    aitken *a = self;
+    if (!a)
+        return;
+    free(a->X);
+    free(a);
+}
+
+static void aitken_reserve(aitken *a, size_t n)
+{
+    if (a->n == n && a->X)
+        return;
+    free(a->X);
+    a->n = n;
+    a->X = malloc(3 * (n ? n : 1) * sizeof *a->X);
+    a->r = a->X + n;
+    a->r_old = a->r + n;
+}
+
+/* The factor of a step's first iteration: the last one, bounded, sign kept. */
+static double aitken_first_factor(aitken *a)
+{
+    if (!a->started)
+        return a->omega0;
+    double w = fmin(fabs(a->omega), a->first_max);
+    return a->omega < 0 ? -w : w;
+}
+
+/* omega_k = -omega_{k-1} r^{k-1}.(r^k - r^{k-1}) / |r^k - r^{k-1}|^2 */
+static double aitken_update(double omega, const double *r, const double *r_old, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double d = r[i] - r_old[i];
+        num += r_old[i] * d;
+        den += d * d;
+    }
+    return den > 0.0 ? -omega * num / den : omega;
+}
+
+static seam_status aitken_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,
+                               seam_verdict *verdict)
+{
+    aitken *a = self;
+    size_t n = seam_coupling_size(c);
+    aitken_reserve(a, n);
+    double *F = malloc((n ? n : 1) * sizeof *F);
+    memcpy(a->X, X_pred, n * sizeof *a->X);
+    double omega = aitken_first_factor(a);
+    seam_status st = seam_coupling_fluid(c, a->X, F);
+    for (int k = 0; st == SEAM_OK; k++) {
+        st = seam_coupling_solid(c, F, X_out);
+        if (st != SEAM_OK)
+            break;
+        *verdict = seam_coupling_judge(c, X_out, a->X);
+        if (*verdict != SEAM_ITERATE)
+            break;
+        for (size_t i = 0; i < n; i++)
+            a->r[i] = X_out[i] - a->X[i];
+        if (k > 0)
+            omega = aitken_update(omega, a->r, a->r_old, n);
+        for (size_t i = 0; i < n; i++)
+            a->X[i] += omega * a->r[i];
+        memcpy(a->r_old, a->r, n * sizeof *a->r);
+        a->omega = omega;
+        a->started = true;
+        st = seam_coupling_fluid(c, a->X, F);
+    }
+    free(F);
+    return st;
+}
+
+const seam_scheme_ops seam_scheme_aitken = {
+    .name = "aitken",
+    .summary = "Gauss-Seidel with Aitken's dynamic relaxation",
+    .keys = (const char *const[]){"relaxation", "aitken_first_max", NULL},
+    .create = aitken_create,
+    .destroy = aitken_destroy,
+    .step = aitken_step,
+};

@@ -1,0 +1,316 @@
+/* The reduced model interface (Akbay sec. 2.3, Algorithm 1): reduced
+ * Jacobians of both black boxes from their input/output pairs, coupled in a
+ * small monolithic system (eqs. 2.5-2.7) whose solution gives the next input
+ * of each solver. The Jacobians are kept as low-rank factors
+ *     F_X = P R_1^{-1} Q_1^T  (from the fluid's position differences V),
+ *     S_p = V' R'_1^{-1} Q'_1^T (from the solid's load differences P'),
+ * and eqs. 2.6/2.7 are solved either exactly through the Woodbury identity
+ * (a k x k system) or matrix-free by GMRES, never with an n x n matrix. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "scheme.h"
+#include "seam/krylov.h"
+#include "seam/lsq.h"
+
+enum { RMI_WOODBURY, RMI_GMRES };
+static const char *const solver_names[] = {"woodbury", "gmres", NULL};
+
+typedef struct {
+    double omega;        /* relaxation of the first model-free update (Algorithm 1 line 3: 1) */
+    double filter;       /* rcond of the QR filter */
+    long reuse;          /* steps whose pairs are kept besides the current one */
+    int solver;          /* RMI_WOODBURY or RMI_GMRES */
+    size_t n;
+    seam_history *fluid; /* A = V (position differences), B = P (load differences) */
+    seam_history *solid; /* A = P' (load differences), B = V' (position differences) */
+    seam_lsq *lsq_f, *lsq_s;
+    bool dirty_f, dirty_s;
+    double *Xf, *pf, *ps, *Xs_old, *d, *g, *w;   /* anchors, increments, scratch */
+    long gmres_iterations;
+} rmi;
+
+/* The operator y -> Z y of one Woodbury/GMRES solve: Z = second o mid o first. */
+typedef struct {
+    seam_lsq *first, *second;
+    const double *mid, *U;   /* n x k1 and n x k2 */
+    size_t n, k1, k2;
+} rmi_lowrank;
+
+static void *rmi_create(seam_cfg *coupling)
+{
+    rmi *r = calloc(1, sizeof *r);
+    r->omega = seam_cfg_num(coupling, "relaxation", 1.0, 0.0, 1.0, SEAM_CFG_LO_OPEN);
+    r->filter = seam_cfg_num(coupling, "filter", 1e-10, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
+    r->solver = seam_cfg_enum(coupling, "rmi_solver", solver_names, RMI_WOODBURY, 0);
+    r->lsq_f = seam_lsq_new();
+    r->lsq_s = seam_lsq_new();
+    return r;
+}
+
+static void rmi_free_vectors(rmi *r)
+{
+    seam_history_destroy(&r->fluid);
+    seam_history_destroy(&r->solid);
+    free(r->Xf);
+    r->Xf = NULL;
+}
+
+static void rmi_destroy(void *self)
+{
+    rmi *r = self;
+    if (!r)
+        return;
+    rmi_free_vectors(r);
+    seam_lsq_destroy(&r->lsq_f);
+    seam_lsq_destroy(&r->lsq_s);
+    free(r);
+}
+
+static void rmi_reserve(rmi *r, size_t n)
+{
+    if (r->Xf && r->n == n)
+        return;
+    rmi_free_vectors(r);
+    r->n = n;
+    size_t m = n ? n : 1;
+    r->fluid = seam_history_new(n, 0);
+    r->solid = seam_history_new(n, 0);
+    r->Xf = malloc(7 * m * sizeof *r->Xf);
+    r->pf = r->Xf + m;
+    r->ps = r->pf + m;
+    r->Xs_old = r->ps + m;
+    r->d = r->Xs_old + m;
+    r->g = r->d + m;
+    r->w = r->g + m;
+}
+
+/* Reduced Jacobians (sec. 2.3.2): QR with pivoting of V for F_X and of P' for S_p. */
+static void rmi_factor(rmi *r)
+{
+    if (r->dirty_f)
+        seam_lsq_factor(r->lsq_f, r->n, seam_history_count(r->fluid), seam_history_A(r->fluid), r->n, r->filter);
+    if (r->dirty_s)
+        seam_lsq_factor(r->lsq_s, r->n, seam_history_count(r->solid), seam_history_A(r->solid), r->n, r->filter);
+    r->dirty_f = r->dirty_s = false;
+}
+
+/* Y (k2 x nrhs) = Z X = second(mid first(X)) for X n x nrhs. */
+static void lowrank_apply_Z(const rmi_lowrank *L, size_t nrhs, const double *X, double *Y)
+{
+    double *T1 = malloc((L->k1 ? L->k1 : 1) * nrhs * sizeof *T1);
+    double *T2 = malloc(L->n * nrhs * sizeof *T2);
+    seam_lsq_solve_many(L->first, nrhs, X, L->n, T1, L->k1);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)L->n, (int)nrhs, (int)L->k1, 1.0, L->mid,
+                (int)L->n, T1, (int)(L->k1 ? L->k1 : 1), 0.0, T2, (int)L->n);
+    seam_lsq_solve_many(L->second, nrhs, T2, L->n, Y, L->k2);
+    free(T1);
+    free(T2);
+}
+
+/* y = (I - U Z) x, the matrix-free operator of eq. 2.6 / 2.7 for GMRES. */
+static void lowrank_apply(void *ctx, const double *x, double *y)
+{
+    const rmi_lowrank *L = ctx;
+    double *z = malloc(L->k2 * sizeof *z);
+    lowrank_apply_Z(L, 1, x, z);
+    memcpy(y, x, L->n * sizeof *y);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)L->n, (int)L->k2, -1.0, L->U, (int)L->n, z, 1, 1.0, y, 1);
+    free(z);
+}
+
+/* x = (I - U Z)^{-1} g = g + U (I_k - Z U)^{-1} Z g (Woodbury). Returns 0, or -1
+ * when the reduced system is singular (x = g then). */
+static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double *x)
+{
+    size_t k = L->k2;
+    memcpy(x, g, L->n * sizeof *x);
+    double *M = malloc((k * k + k) * sizeof *M);
+    double *y = M + k * k;
+    lapack_int *ipiv = malloc(k * sizeof *ipiv);
+    lowrank_apply_Z(L, k, L->U, M);
+    for (size_t i = 0; i < k * k; i++)
+        M[i] = -M[i];
+    for (size_t i = 0; i < k; i++)
+        M[i * k + i] += 1.0;
+    lowrank_apply_Z(L, 1, g, y);
+    lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)k, 1, M, (lapack_int)k, ipiv, y, (lapack_int)k);
+    if (info == 0)
+        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)L->n, (int)k, 1.0, L->U, (int)L->n, y, 1, 1.0, x, 1);
+    free(M);
+    free(ipiv);
+    return info == 0 ? 0 : -1;
+}
+
+/* The same by GMRES on the n-vector operator; it ends in at most rank + 1 iterations. */
+static int lowrank_solve_gmres(rmi *r, const rmi_lowrank *L, const double *g, double *x)
+{
+    seam_linop A = {L->n, lowrank_apply, (void *)L};
+    seam_krylov_opts o = {.tol = 1e-13, .abs_tol = 0.0, .max_iter = (int)(L->k2 + 10), .restart = (int)(L->k2 + 10)};
+    seam_krylov_stats s;
+    memcpy(x, g, L->n * sizeof *x);
+    int rc = seam_gmres(&A, NULL, g, x, &o, &s);
+    r->gmres_iterations += s.iterations;
+    if (rc != 0 && !(s.residual <= 1e-10 * seam_norm2(L->n, g)))
+        return -1;
+    return 0;
+}
+
+static int rmi_lowrank_solve(rmi *r, const rmi_lowrank *L, const double *g, double *x)
+{
+    if (L->k2 == 0 || L->k1 == 0) {
+        memcpy(x, g, L->n * sizeof *x);
+        return 0;
+    }
+    int rc = r->solver == RMI_GMRES ? lowrank_solve_gmres(r, L, g, x) : lowrank_solve_woodbury(L, g, x);
+    if (rc != 0)
+        memcpy(x, g, L->n * sizeof *x);   /* singular reduced model: fall back to the plain update */
+    return rc;
+}
+
+/* F_X y = P R_1^{-1} Q_1^T y, into out (n). */
+static void rmi_apply_FX(rmi *r, const double *y, double *out)
+{
+    size_t k = seam_history_count(r->fluid);
+    double *alpha = malloc((k ? k : 1) * sizeof *alpha);
+    seam_lsq_solve(r->lsq_f, y, alpha);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_history_B(r->fluid), (int)r->n, alpha, 1,
+                0.0, out, 1);
+    free(alpha);
+}
+
+/* S_p y = V' R'_1^{-1} Q'_1^T y, added to out (n). */
+static void rmi_add_Sp(rmi *r, const double *y, double *out)
+{
+    size_t k = seam_history_count(r->solid);
+    double *beta = malloc((k ? k : 1) * sizeof *beta);
+    seam_lsq_solve(r->lsq_s, y, beta);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_history_B(r->solid), (int)r->n, beta, 1,
+                1.0, out, 1);
+    free(beta);
+}
+
+/* Eq. 2.6 for the increment d = X^ - X_k^f:
+ * (I - S_p F_X) d = (X_k^s - X_k^f) + S_p (p_k^f - p_k^s). */
+static void rmi_solve_X(rmi *r, const double *Xs, double *X_next)
+{
+    size_t n = r->n;
+    for (size_t i = 0; i < n; i++) {
+        r->g[i] = Xs[i] - r->Xf[i];
+        r->w[i] = r->pf[i] - r->ps[i];
+    }
+    rmi_add_Sp(r, r->w, r->g);
+    rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_history_B(r->fluid), seam_history_B(r->solid), n,
+                     seam_history_count(r->fluid), seam_history_count(r->solid)};
+    rmi_lowrank_solve(r, &L, r->g, r->d);
+    for (size_t i = 0; i < n; i++)
+        X_next[i] = r->Xf[i] + r->d[i];
+}
+
+/* Eq. 2.7 for the increment e = p^ - p_k^s:
+ * (I - F_X S_p) e = (p_k^f - p_k^s) + F_X (X_k^s - X_k^f). */
+static void rmi_solve_p(rmi *r, const double *Xs, double *p_next)
+{
+    size_t n = r->n;
+    for (size_t i = 0; i < n; i++)
+        r->w[i] = Xs[i] - r->Xf[i];
+    rmi_apply_FX(r, r->w, r->g);
+    for (size_t i = 0; i < n; i++)
+        r->g[i] += r->pf[i] - r->ps[i];
+    rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_history_B(r->solid), seam_history_B(r->fluid), n,
+                     seam_history_count(r->solid), seam_history_count(r->fluid)};
+    rmi_lowrank_solve(r, &L, r->g, r->d);
+    for (size_t i = 0; i < n; i++)
+        p_next[i] = r->ps[i] + r->d[i];
+}
+
+/* Call the fluid at X and record the pair difference (Algorithm 1 lines 2, 4, 12). */
+static seam_status rmi_call_fluid(rmi *r, seam_coupling *c, const double *X, double *p, bool first, long step)
+{
+    seam_status st = seam_coupling_fluid(c, X, p);
+    if (st != SEAM_OK)
+        return st;
+    if (!first) {
+        for (size_t i = 0; i < r->n; i++) {
+            r->d[i] = X[i] - r->Xf[i];
+            r->w[i] = p[i] - r->pf[i];
+        }
+        seam_history_push(r->fluid, r->d, r->w, step);
+        r->dirty_f = true;
+    }
+    memcpy(r->Xf, X, r->n * sizeof *r->Xf);
+    memcpy(r->pf, p, r->n * sizeof *r->pf);
+    return SEAM_OK;
+}
+
+/* Call the solid at p into Xs and record the pair difference (lines 3, 5, 15). */
+static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p, double *Xs, bool first, long step)
+{
+    if (!first)
+        memcpy(r->Xs_old, Xs, r->n * sizeof *Xs);
+    seam_status st = seam_coupling_solid(c, p, Xs);
+    if (st != SEAM_OK)
+        return st;
+    if (!first) {
+        for (size_t i = 0; i < r->n; i++) {
+            r->d[i] = p[i] - r->ps[i];
+            r->w[i] = Xs[i] - r->Xs_old[i];
+        }
+        seam_history_push(r->solid, r->d, r->w, step);
+        r->dirty_s = true;
+    }
+    memcpy(r->ps, p, r->n * sizeof *r->ps);
+    return SEAM_OK;
+}
+
+static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, double *X_out, seam_verdict *verdict)
+{
+    rmi *r = self;
+    size_t n = seam_coupling_size(c);
+    rmi_reserve(r, n);
+    long step = seam_coupling_step_index(c);
+    seam_history_keep(r->fluid, step - r->reuse, step - 1);
+    seam_history_keep(r->solid, step - r->reuse, step - 1);
+    r->dirty_f = r->dirty_s = true;
+    double *X = malloc(2 * (n ? n : 1) * sizeof *X);   /* next fluid input, next solid input */
+    double *p = X + (n ? n : 1);
+    seam_status st = rmi_call_fluid(r, c, X_pred, p, true, step);             /* line 2 */
+    if (st == SEAM_OK)
+        st = rmi_call_solid(r, c, p, X_out, true, step);                       /* line 3 */
+    if (st == SEAM_OK)
+        *verdict = seam_coupling_judge(c, X_out, r->Xf);
+    while (st == SEAM_OK && *verdict == SEAM_ITERATE) {
+        rmi_factor(r);
+        if (seam_history_count(r->fluid) && seam_history_count(r->solid))
+            rmi_solve_X(r, X_out, X);                                          /* line 11: eq. 2.6 */
+        else
+            for (size_t i = 0; i < n; i++)                                     /* line 3: X_2^f = X_1^s */
+                X[i] = r->Xf[i] + r->omega * (X_out[i] - r->Xf[i]);
+        st = rmi_call_fluid(r, c, X, p, false, step);                          /* line 12 */
+        if (st != SEAM_OK)
+            break;
+        rmi_factor(r);                                                         /* line 13 */
+        if (seam_history_count(r->solid))
+            rmi_solve_p(r, X_out, p);                                          /* line 14: eq. 2.7 */
+        st = rmi_call_solid(r, c, p, X_out, false, step);                      /* line 15 */
+        if (st != SEAM_OK)
+            break;
+        *verdict = seam_coupling_judge(c, X_out, r->Xf);                      /* line 16 */
+    }
+    free(X);
+    return st;
+}
+
+const seam_scheme_ops seam_scheme_rmi = {
+    .name = "rmi",
+    .summary = "reduced model interface: low-rank Jacobians of both solvers (Akbay Algorithm 1)",
+    .keys = (const char *const[]){"relaxation", "filter", "reuse", "rmi_solver", NULL},
+    .create = rmi_create,
+    .destroy = rmi_destroy,
+    .step = rmi_step,
+};

@@ -1,0 +1,212 @@
+/* Least squares by pivoted QR (seam/lsq.h): the reduced Jacobian
+ * J^ = P R_1^{-1} Q_1^T of Akbay sec. 2.3.2 built from difference pairs of an
+ * exact linear map of rank r equals the map once r independent differences
+ * (r + 1 pairs) span its row space, and rank-deficient, duplicate or
+ * non-finite columns are filtered without NaN. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "seam/lsq.h"
+
+#define N 30
+#define R 4
+
+static double urand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return ((*s >> 8) & 0xffffff) / (double)0xffffff - 0.5;
+}
+
+/* J = A B^T (n x n, rank R); x_i = x_0 + B c_i, y_i = J x_i + y_0. */
+typedef struct {
+    double A[N * R], B[N * R], x0[N], y0[N];
+} linear_map;
+
+static void map_init(linear_map *m, unsigned seed)
+{
+    for (int i = 0; i < N * R; i++) {
+        m->A[i] = urand(&seed);
+        m->B[i] = urand(&seed);
+    }
+    for (int i = 0; i < N; i++) {
+        m->x0[i] = urand(&seed);
+        m->y0[i] = urand(&seed);
+    }
+}
+
+static void map_apply(const linear_map *m, const double *x, double *y)   /* y = A B^T x */
+{
+    double t[R] = {0};
+    for (int k = 0; k < R; k++)
+        for (int i = 0; i < N; i++)
+            t[k] += m->B[k * N + i] * x[i];
+    for (int i = 0; i < N; i++) {
+        y[i] = 0;
+        for (int k = 0; k < R; k++)
+            y[i] += m->A[k * N + i] * t[k];
+    }
+}
+
+/* Largest |J^ z - J z| / |J z| over a few random z, J^ from `pairs` pairs. */
+static double jacobian_error(const linear_map *m, int pairs, unsigned seed)
+{
+    double X[(R + 2) * N], Y[(R + 2) * N], V[(R + 1) * N], P[(R + 1) * N];
+    for (int p = 0; p < pairs; p++) {
+        double c[R];
+        for (int k = 0; k < R; k++)
+            c[k] = urand(&seed);
+        for (int i = 0; i < N; i++) {
+            X[p * N + i] = m->x0[i];
+            for (int k = 0; k < R; k++)
+                X[p * N + i] += m->B[k * N + i] * c[k];
+        }
+        map_apply(m, X + p * N, Y + p * N);
+        for (int i = 0; i < N; i++)
+            Y[p * N + i] += m->y0[i];
+    }
+    int k = pairs - 1;
+    for (int j = 0; j < k; j++)          /* Delta x_j = x_k - x_j, Delta p_j = y_k - y_j */
+        for (int i = 0; i < N; i++) {
+            V[j * N + i] = X[k * N + i] - X[j * N + i];
+            P[j * N + i] = Y[k * N + i] - Y[j * N + i];
+        }
+    seam_lsq *lsq = seam_lsq_new();
+    assert_int_equal(seam_lsq_factor(lsq, N, (size_t)k, V, N, 1e-12), k < R ? k : R);
+    double worst = 0;
+    for (int trial = 0; trial < 5; trial++) {
+        double z[N], Jz[N], alpha[R + 1], Jhz[N] = {0};
+        for (int i = 0; i < N; i++)
+            z[i] = urand(&seed);
+        map_apply(m, z, Jz);
+        seam_lsq_solve(lsq, z, alpha);
+        for (int j = 0; j < k; j++)
+            for (int i = 0; i < N; i++)
+                Jhz[i] += P[j * N + i] * alpha[j];
+        double e = 0, s = 0;
+        for (int i = 0; i < N; i++) {
+            e += (Jhz[i] - Jz[i]) * (Jhz[i] - Jz[i]);
+            s += Jz[i] * Jz[i];
+        }
+        worst = fmax(worst, sqrt(e / s));
+    }
+    seam_lsq_destroy(&lsq);
+    return worst;
+}
+
+static void test_rank_r_map_recovered_after_r_plus_1_pairs(void **state)
+{
+    (void)state;
+    linear_map m;
+    map_init(&m, 7);
+    assert_true(jacobian_error(&m, R + 1, 11) < 1e-10);
+    assert_true(jacobian_error(&m, R + 2, 13) < 1e-10);   /* a dependent extra pair changes nothing */
+    assert_true(jacobian_error(&m, R, 17) > 1e-3);         /* one pair short: a direction is missing */
+}
+
+static void test_duplicates_and_zero_columns_are_filtered(void **state)
+{
+    (void)state;
+    unsigned seed = 3;
+    /* columns: a, b, a (duplicate), 0, a + 1e-15 b (numerically a), 2b (parallel) */
+    double a[N], b[N], A[6 * N], rhs[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = urand(&seed);
+        b[i] = urand(&seed);
+        A[0 * N + i] = a[i];
+        A[1 * N + i] = b[i];
+        A[2 * N + i] = a[i];
+        A[3 * N + i] = 0.0;
+        A[4 * N + i] = a[i] + 1e-15 * b[i];
+        A[5 * N + i] = 2.0 * b[i];
+        rhs[i] = 3.0 * a[i] - 2.0 * b[i];
+    }
+    seam_lsq *lsq = seam_lsq_new();
+    assert_int_equal(seam_lsq_factor(lsq, N, 6, A, N, 1e-10), 2);
+    assert_int_equal(seam_lsq_kept(lsq, 3), 0);       /* the zero column never survives */
+    double alpha[6];
+    seam_lsq_solve(lsq, rhs, alpha);
+    double fit[N] = {0};
+    int used = 0;
+    for (int j = 0; j < 6; j++) {
+        assert_true(isfinite(alpha[j]));
+        used += alpha[j] != 0.0;
+        assert_int_equal(alpha[j] != 0.0, seam_lsq_kept(lsq, (size_t)j));
+        for (int i = 0; i < N; i++)
+            fit[i] += A[j * N + i] * alpha[j];
+    }
+    assert_int_equal(used, 2);
+    for (int i = 0; i < N; i++)
+        assert_float_equal(fit[i], rhs[i], 1e-12);    /* the rhs lies in the span: exact fit */
+    /* A column of NaN is left out; all-zero input gives rank 0 and zero weights. */
+    for (int i = 0; i < N; i++)
+        A[2 * N + i] = NAN;
+    assert_int_equal(seam_lsq_factor(lsq, N, 3, A, N, 1e-10), 2);
+    seam_lsq_solve(lsq, rhs, alpha);
+    assert_true(alpha[2] == 0.0 && isfinite(alpha[0]) && isfinite(alpha[1]));
+    double zero[2 * N] = {0};
+    assert_int_equal(seam_lsq_factor(lsq, N, 2, zero, N, 1e-10), 0);
+    seam_lsq_solve(lsq, rhs, alpha);
+    assert_true(alpha[0] == 0.0 && alpha[1] == 0.0);
+    seam_lsq_destroy(&lsq);
+}
+
+static void test_least_squares_residual_is_orthogonal(void **state)
+{
+    (void)state;
+    unsigned seed = 5;
+    double A[3 * N], b[N], alpha[3];
+    for (int i = 0; i < 3 * N; i++)
+        A[i] = urand(&seed);
+    for (int i = 0; i < N; i++)
+        b[i] = urand(&seed);
+    seam_lsq *lsq = seam_lsq_new();
+    assert_int_equal(seam_lsq_factor(lsq, N, 3, A, N, 1e-12), 3);
+    seam_lsq_solve(lsq, b, alpha);
+    double res[N];
+    for (int i = 0; i < N; i++)
+        res[i] = b[i] - A[i] * alpha[0] - A[N + i] * alpha[1] - A[2 * N + i] * alpha[2];
+    for (int j = 0; j < 3; j++) {   /* normal equations: A^T (b - A alpha) = 0 */
+        double d = 0;
+        for (int i = 0; i < N; i++)
+            d += A[j * N + i] * res[i];
+        assert_true(fabs(d) < 1e-12);
+    }
+    seam_lsq_destroy(&lsq);
+}
+
+static void test_history_keeps_tagged_columns(void **state)
+{
+    (void)state;
+    seam_history *h = seam_history_new(2, 3);
+    double a[2], b[2];
+    for (int j = 0; j < 4; j++) {
+        a[0] = j; a[1] = -j; b[0] = 10 * j; b[1] = 0;
+        seam_history_push(h, a, b, j / 2);   /* tags 0 0 1 1 */
+    }
+    assert_int_equal(seam_history_count(h), 3);   /* the oldest pair fell out */
+    assert_float_equal(seam_history_A(h)[0], 1.0, 0);
+    seam_history_keep(h, 1, 1);
+    assert_int_equal(seam_history_count(h), 2);
+    assert_float_equal(seam_history_A(h)[0], 2.0, 0);
+    assert_float_equal(seam_history_B(h)[2], 30.0, 0);
+    seam_history_keep(h, 5, 7);
+    assert_int_equal(seam_history_count(h), 0);
+    seam_history_destroy(&h);
+    assert_null(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rank_r_map_recovered_after_r_plus_1_pairs),
+        cmocka_unit_test(test_duplicates_and_zero_columns_are_filtered),
+        cmocka_unit_test(test_least_squares_residual_is_orthogonal),
+        cmocka_unit_test(test_history_keeps_tagged_columns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
