@@ -239,6 +239,32 @@ void rigid_body_kick(const rigid_body *b, const rigid_state *S, const double *F,
     }
 }
 
+void rigid_body_correct(const rigid_body *b, const rigid_state *S, rigid_state *out, const double *F,
+                        const double *tau_start, const double *tau_end, double dt)
+{
+    double d0[3], d1[3], t0[3], t1[3];
+    switch (b->mode) {
+    case RIGID_FREE:
+        for (int k = 0; k < 3; k++)
+            out->L[k] += 0.5 * dt * (tau_end[k] - tau_start[k]);
+        rigid_body_update_w(b, out);
+        return;
+    case RIGID_ROTATE:
+        v3_sub(d0, S->x, b->pivot);
+        v3_sub(d1, out->x, b->pivot);
+        v3_cross(t0, d0, F);
+        v3_cross(t1, d1, F);
+        v3_add(t0, t0, tau_start);
+        v3_add(t1, t1, tau_end);
+        out->sdot += 0.5 * dt * v3_dot(b->axis, t1) / b->m_axis - 0.5 * dt * v3_dot(b->axis, t0) / b->m_axis;
+        rigid_body_place(b, out, 0.0);
+        return;
+    case RIGID_TRANSLATE:
+    case RIGID_KINEMATIC:
+        return;
+    }
+}
+
 /* Torque-free rotation over dt with world angular momentum Ld: the implicit
  * midpoint rule on body momentum Pi, Pi1 = exp(-dt w_m^) Pi0 with
  * w_m = I_0^-1 (Pi0 + Pi1)/2, and R1 = R0 exp(dt w_m^). R1 Pi1 = R0 Pi0

@@ -5,7 +5,8 @@
  * dL/dt = tau, dx/dt = v, dR/dt = omega* R with v = P/M, omega = I^-1 L and
  * I = R I_0 R^T. A step is kick (velocities from the step-averaged loads),
  * contact (impulses on the velocities), drift (positions with the mean of the
- * old and new velocities), which is exact for constant loads. */
+ * old and new velocities), then the torque's change over the step (Stoermer-
+ * Verlet, symplectic). Exact for constant loads. */
 #ifndef SEAM_RIGID_BODY_H
 #define SEAM_RIGID_BODY_H
 
@@ -88,6 +89,12 @@ double rigid_load_factor(const rigid_load *ld, double t, double dt);
  * torque tau about the centre of mass (world). Positions of out = those of S. */
 void rigid_body_kick(const rigid_body *b, const rigid_state *S, const double *F, const double *tau,
                      double dt, rigid_state *out);
+/* Second half of the kick (Stoermer-Verlet): the torque of the step's forces
+ * about the centre of mass changes with the orientation; add
+ * dt/2 (tau_end - tau_start), tau_end at out's configuration. F is the force
+ * of the step (it sets the torque about a pivot). */
+void rigid_body_correct(const rigid_body *b, const rigid_state *S, rigid_state *out, const double *F,
+                        const double *tau_start, const double *tau_end, double dt);
 /* Drift: positions of `out` from S with the mean of S's and out's velocities.
  * t_end is the time at the end of the step (kinematic bodies). Returns false
  * when the rotation update did not converge (dt too large for the spin). */

@@ -28,6 +28,7 @@ struct rigid_solver {
     rigid_world world;
     rigid_state *S;          /* committed */
     rigid_state *T;          /* result of the last solve */
+    double *load;            /* per body: force and torque of the step at the committed state */
     bool have_trial;
     rigid_contacts contacts;
     /* the interface */
@@ -315,7 +316,25 @@ static int parse_pose(rigid_solver *rs, seam_cfg *item, const char *name, rigid_
     return 0;
 }
 
+/* Every key a body may have: marked known when parsing stops early, so only
+ * the real error and true typos are reported. */
+static const char *const body_keys[] = {"name", "shape", "radius", "size", "vertices", "mesh", "scale",
+                                        "density", "mass", "position", "velocity", "angle", "orientation",
+                                        "angular_velocity", "restitution", "friction", "kinematic",
+                                        "constraint", "forces", NULL};
+
+static int parse_body_keys(rigid_solver *rs, seam_cfg *item, size_t index, rigid_body *b, rigid_state *S);
+
 static int parse_body(rigid_solver *rs, seam_cfg *item, size_t index, rigid_body *b, rigid_state *S)
+{
+    int rc = parse_body_keys(rs, item, index, b, S);
+    if (rc)
+        for (int k = 0; body_keys[k]; k++)
+            seam_cfg_skip(item, body_keys[k]);
+    return rc;
+}
+
+static int parse_body_keys(rigid_solver *rs, seam_cfg *item, size_t index, rigid_body *b, rigid_state *S)
 {
     char fallback[32];
     snprintf(fallback, sizeof fallback, "body%zu", index);
@@ -439,6 +458,7 @@ void rigid_destroy(void *self)
     free(rs->bodies);
     free(rs->S);
     free(rs->T);
+    free(rs->load);
     rigid_contacts_free(&rs->contacts);
     free(rs->X);
     free(rs->mass);
@@ -472,6 +492,7 @@ void *rigid_create(const char *config_json, const seam_host *host)
     rs->bodies = calloc(n ? n : 1, sizeof *rs->bodies);
     rs->S = calloc(n ? n : 1, sizeof *rs->S);
     rs->T = calloc(n ? n : 1, sizeof *rs->T);
+    rs->load = calloc(6 * (n ? n : 1), sizeof *rs->load);
     rs->n_bodies = n;
     for (size_t i = 0; i < n; i++) {
         seam_cfg *item = seam_cfg_item(cfg, "bodies", i);
@@ -533,12 +554,12 @@ double rigid_max_dt(void *self)
     return dt;
 }
 
-/* Step-averaged force and torque about the centre of mass on body i. */
-static void body_loads(const rigid_solver *rs, size_t i, const seam_step *step, const seam_io *in,
-                       double *F, double *tau)
+/* Step-averaged force and torque about the centre of mass on body i, with
+ * the points and load arms placed as in state S. */
+static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, const seam_step *step,
+                       const seam_io *in, double *F, double *tau)
 {
     const rigid_body *b = &rs->bodies[i];
-    const rigid_state *S = &rs->S[i];
     v3_scale(F, b->m, rs->gravity);
     v3_set(tau, 0, 0, 0);
     for (size_t k = 0; k < b->n_loads; k++) {
@@ -586,8 +607,8 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, se
     bool ok = true;
     /* kick and a provisional drift: where the bodies would go without contact */
     for (size_t i = 0; i < rs->n_bodies; i++) {
-        double F[3], tau[3];
-        body_loads(rs, i, step, in, F, tau);
+        double *F = rs->load + 6 * i, *tau = F + 3;
+        body_loads(rs, i, &rs->S[i], step, in, F, tau);
         rigid_body_kick(&rs->bodies[i], &rs->S[i], F, tau, dt, &rs->T[i]);
         ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
     }
@@ -598,6 +619,11 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, se
         for (size_t i = 0; i < rs->n_bodies; i++)
             ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
         rigid_contacts_project(&rs->world, rs->T, &rs->contacts);
+    }
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        double F_end[3], tau_end[3];
+        body_loads(rs, i, &rs->T[i], step, in, F_end, tau_end);
+        rigid_body_correct(&rs->bodies[i], &rs->S[i], &rs->T[i], rs->load + 6 * i, rs->load + 6 * i + 3, tau_end, dt);
     }
     for (size_t i = 0; i < rs->n_bodies && ok; i++)
         ok = isfinite(v3_norm(rs->T[i].x) + v3_norm(rs->T[i].v) + v3_norm(rs->T[i].w) + rs->T[i].q[0]);

@@ -11,6 +11,14 @@
 #include "rigid_math.h"
 #include "test_host.h"
 
+/* cmocka's assert_float_equal compares floats; physics needs doubles. */
+#define assert_close(a, b, tol)                                                                    \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
+        if (!(fabs(a_ - b_) <= t_))                                                                \
+            fail_msg("%s = %.17g, expected %.17g within %.3g", #a, a_, b_, t_);                    \
+    } while (0)
+
 typedef struct fixture {
     test_host th;
     rigid_solver *rs;
