@@ -163,6 +163,28 @@ static void test_kinematic_push(void **state)
     fixture_destroy(f);
 }
 
+/* Bodies that start overlapping (a ball sunk into the floor, two boxes into
+ * each other) are pushed apart within a few steps and stay apart. */
+static void test_overlap_resolved(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05,"
+                             " \"walls\": {\"min\": [-1, 0], \"max\": [1, 3]}, \"bodies\": ["
+                             "{\"name\": \"sunk\", \"shape\": \"circle\", \"radius\": 0.1, \"density\": 100,"
+                             " \"position\": [-0.5, 0.07]},"
+                             "{\"name\": \"low\", \"shape\": \"rectangle\", \"size\": [0.2, 0.2], \"density\": 100,"
+                             " \"position\": [0.3, 0.1]},"
+                             "{\"name\": \"high\", \"shape\": \"rectangle\", \"size\": [0.2, 0.2], \"density\": 100,"
+                             " \"position\": [0.3, 0.27]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 20; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    assert_true(fixture_state(f, 0)->x[1] > 0.1 - 1e-4);
+    assert_true(fixture_state(f, 1)->x[1] > 0.1 - 1e-4);
+    assert_true(fixture_state(f, 2)->x[1] - fixture_state(f, 1)->x[1] > 0.2 - 1e-4);
+    fixture_destroy(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_collision),
         cmocka_unit_test(test_stack),
         cmocka_unit_test(test_kinematic_push),
+        cmocka_unit_test(test_overlap_resolved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
