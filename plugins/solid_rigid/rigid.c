@@ -1,0 +1,780 @@
+/* solid_rigid: rigid bodies in 2D and 3D behind the seam solid contract.
+ *
+ * The coupling surface is a set of points sampled on each body's surface
+ * (Akbay section 2.3.4: embedded points about one fluid cell apart); loads on
+ * them are summed into a force and a torque about the centre of mass, and
+ * the points move rigidly with their body. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seam/config.h"
+#include "seam/log.h"
+#include "seam/vtk.h"
+
+#include "body.h"
+#include "contact.h"
+#include "rigid.h"
+#include "rigid_math.h"
+
+struct rigid_solver {
+    const seam_host *host;
+    int dim;
+    double gravity[3];
+    double spacing;
+    rigid_body *bodies;
+    size_t n_bodies;
+    rigid_world world;
+    rigid_state *S;          /* committed */
+    rigid_state *T;          /* result of the last solve */
+    double *load;            /* per body: force and torque of the step at the committed state */
+    bool have_trial;
+    rigid_contacts contacts;
+    /* the interface */
+    size_t n_pts, n_elems;
+    double *X;
+    double *mass;
+    int32_t *body_id;
+    int32_t *elems;
+    uint8_t *two_sided;
+    unsigned char *saved;
+};
+
+enum { SHAPE_CIRCLE, SHAPE_RECTANGLE, SHAPE_POLYGON, SHAPE_SPHERE, SHAPE_BOX, SHAPE_MESH };
+static const char *const shape_names[] = {"circle", "rectangle", "polygon", "sphere", "box", "mesh", NULL};
+static const char *const profile_names[] = {"constant", "ramp", "cosine_release", NULL};
+
+/* ---- configuration ----------------------------------------------------- */
+
+/* A vector of the scene's dimension into a 3-vector (z = 0 in 2D). */
+static bool read_vec(seam_cfg *c, int dim, const char *key, double *out, unsigned flags)
+{
+    double v[3] = {0, 0, 0};
+    bool got = seam_cfg_vec(c, key, v, (size_t)dim, flags);
+    if (got)
+        v3_copy(out, v);
+    return got;
+}
+
+/* An angular quantity: a number about z in 2D, a vector in 3D. */
+static void read_angular(seam_cfg *c, int dim, const char *key, double *out)
+{
+    v3_set(out, 0, 0, 0);
+    if (dim == 2)
+        out[2] = seam_cfg_num(c, key, 0.0, -INFINITY, INFINITY, 0);
+    else
+        seam_cfg_vec(c, key, out, 3, 0);
+}
+
+static bool unit_axis(seam_cfg *c, const char *key, const char *name, double *a)
+{
+    double n = v3_norm(a);
+    if (!(n > 0) || !isfinite(n)) {
+        seam_cfg_error(c, key, "body \"%s\": the axis must be a non-zero vector", name);
+        return false;
+    }
+    v3_scale(a, 1.0 / n, a);
+    return true;
+}
+
+static int parse_polygon(seam_cfg *item, const char *name, rigid_shape *shape)
+{
+    json_t *v = seam_cfg_json(item, "vertices");
+    if (!v) {
+        seam_cfg_error(item, "vertices", "body \"%s\": required key is missing", name);
+        return -1;
+    }
+    size_t n = json_is_array(v) ? json_array_size(v) : 0;
+    double *xy = malloc((2 * n + 1) * sizeof *xy);
+    bool ok = json_is_array(v);
+    for (size_t i = 0; ok && i < n; i++) {
+        json_t *p = json_array_get(v, i);
+        ok = json_is_array(p) && json_array_size(p) == 2 && json_is_number(json_array_get(p, 0)) &&
+             json_is_number(json_array_get(p, 1));
+        if (ok) {
+            xy[2 * i] = json_number_value(json_array_get(p, 0));
+            xy[2 * i + 1] = json_number_value(json_array_get(p, 1));
+        }
+    }
+    char err[256];
+    int rc = -1;
+    if (!ok)
+        seam_cfg_error(item, "vertices", "body \"%s\": expected an array of [x, y] pairs", name);
+    else if (rigid_shape_polygon(shape, xy, n, err, sizeof err))
+        seam_cfg_error(item, "vertices", "body \"%s\": %s", name, err);
+    else
+        rc = 0;
+    free(xy);
+    return rc;
+}
+
+static int parse_shape(rigid_solver *rs, seam_cfg *item, const char *name, rigid_shape *shape)
+{
+    int kind = seam_cfg_enum(item, "shape", shape_names, -1, SEAM_CFG_REQUIRED);
+    if (kind < 0)
+        return -1;
+    bool flat = kind == SHAPE_CIRCLE || kind == SHAPE_RECTANGLE || kind == SHAPE_POLYGON;
+    if (flat != (rs->dim == 2)) {
+        seam_cfg_error(item, "shape", "body \"%s\": shape \"%s\" needs a %s scene, this one is %dD", name,
+                       shape_names[kind], flat ? "2D" : "3D", rs->dim);
+        return -1;
+    }
+    char err[512];
+    const char *key = "radius";
+    int rc = 0;
+    if (kind == SHAPE_CIRCLE || kind == SHAPE_SPHERE) {
+        double r = seam_cfg_num(item, "radius", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+        if (isnan(r))
+            return -1;
+        rc = rigid_shape_round(shape, rs->dim, r, err, sizeof err);
+    } else if (kind == SHAPE_RECTANGLE || kind == SHAPE_BOX) {
+        double size[3] = {0, 0, 0};
+        if (!seam_cfg_vec(item, "size", size, (size_t)rs->dim, SEAM_CFG_REQUIRED))
+            return -1;
+        key = "size";
+        rc = rigid_shape_box(shape, rs->dim, size, err, sizeof err);
+    } else if (kind == SHAPE_POLYGON) {
+        return parse_polygon(item, name, shape);
+    } else {
+        const char *path = seam_cfg_str(item, "mesh", NULL, SEAM_CFG_REQUIRED);
+        double scale = seam_cfg_num(item, "scale", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+        if (!path)
+            return -1;
+        key = "mesh";
+        rc = rigid_shape_obj(shape, path, scale, err, sizeof err);
+    }
+    if (rc)
+        seam_cfg_error(item, key, "body \"%s\": %s", name, err);
+    return rc;
+}
+
+/* Density or mass, exactly one (kinematic bodies may give neither). */
+static int parse_mass(seam_cfg *item, const char *name, rigid_body *b, bool kinematic)
+{
+    bool has_d = seam_cfg_has(item, "density"), has_m = seam_cfg_has(item, "mass");
+    double d = seam_cfg_num(item, "density", 1000.0, -INFINITY, INFINITY, 0);
+    double m = seam_cfg_num(item, "mass", 0.0, -INFINITY, INFINITY, 0);
+    if (has_d && has_m) {
+        seam_cfg_error(item, "mass", "body \"%s\": give density or mass, not both", name);
+        return -1;
+    }
+    if (!has_d && !has_m && !kinematic) {
+        seam_cfg_error(item, "density", "body \"%s\": give density (kg/m^%d) or mass", name, b->shape.dim);
+        return -1;
+    }
+    if (has_d && !(d > 0 && isfinite(d))) {
+        seam_cfg_error(item, "density", "body \"%s\": density must be positive, got %g", name, d);
+        return -1;
+    }
+    if (has_m && !(m > 0 && isfinite(m))) {
+        seam_cfg_error(item, "mass", "body \"%s\": mass must be positive, got %g", name, m);
+        return -1;
+    }
+    double rho = has_m ? m / b->shape.measure : d;
+    b->m = rho * b->shape.measure;
+    v3_scale(b->I0, rho, b->shape.J);
+    return 0;
+}
+
+static int parse_loads(rigid_solver *rs, seam_cfg *item, const char *name, rigid_body *b)
+{
+    size_t n = seam_cfg_count(item, "forces", 0);
+    if (n && b->mode == RIGID_KINEMATIC) {
+        seam_cfg_error(item, "forces", "body \"%s\": a kinematic body does not respond to forces", name);
+        return -1;
+    }
+    b->loads = calloc(n ? n : 1, sizeof *b->loads);
+    b->n_loads = n;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        seam_cfg *f = seam_cfg_item(item, "forces", i);
+        if (!f) {
+            rc = -1;
+            continue;
+        }
+        rigid_load *ld = &b->loads[i];
+        double p[3] = {0, 0, 0}, qc[4];
+        read_vec(f, rs->dim, "force", ld->force, 0);
+        read_angular(f, rs->dim, "torque", ld->torque);
+        read_vec(f, rs->dim, "point", p, 0);
+        /* the point is given in the shape's own frame; samples live in the principal frame */
+        qc[0] = b->shape.q_frame[0];
+        for (int k = 1; k < 4; k++)
+            qc[k] = -b->shape.q_frame[k];
+        double R[9];
+        q_to_mat(R, qc);
+        m3_mul_v(ld->point, R, p);
+        ld->profile = (rigid_profile)seam_cfg_enum(f, "profile", profile_names, RIGID_CONSTANT, 0);
+        ld->start = seam_cfg_num(f, "start", 0.0, -INFINITY, INFINITY, 0);
+        ld->end = seam_cfg_num(f, "end", INFINITY, -INFINITY, INFINITY, 0);
+        ld->duration = seam_cfg_num(f, "duration", 1.0, 0.0, INFINITY,
+                                    SEAM_CFG_LO_OPEN | (ld->profile == RIGID_CONSTANT ? 0 : SEAM_CFG_REQUIRED));
+        if (ld->profile == RIGID_CONSTANT && seam_cfg_has(f, "duration")) {
+            seam_cfg_error(f, "duration", "body \"%s\": a constant profile has no duration (use end)", name);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+static int parse_kinematic(rigid_solver *rs, seam_cfg *item, seam_cfg *k, const char *name, rigid_body *b)
+{
+    b->mode = RIGID_KINEMATIC;
+    const char *own[] = {"velocity", "angular_velocity", "constraint"};
+    for (int i = 0; i < 3; i++) {
+        if (seam_cfg_has(item, own[i])) {
+            seam_cfg_error(item, own[i], "body \"%s\": a kinematic body moves as its \"kinematic\" object says; "
+                           "remove this key", name);
+            return -1;
+        }
+    }
+    read_vec(k, rs->dim, "velocity", b->kv, 0);
+    read_vec(k, rs->dim, "amplitude", b->kamp, 0);
+    b->kfreq = seam_cfg_num(k, "frequency", 0.0, 0.0, INFINITY, 0);
+    b->kphase = seam_cfg_num(k, "phase", 0.0, -INFINITY, INFINITY, 0);
+    read_angular(k, rs->dim, "angular_velocity", b->kw);
+    return 0;
+}
+
+static int parse_constraint(rigid_solver *rs, seam_cfg *item, seam_cfg *c, const char *name, rigid_body *b,
+                            rigid_state *S)
+{
+    bool tr = seam_cfg_has(c, "translate_along"), ro = seam_cfg_has(c, "rotate_about");
+    if (tr == ro) {
+        seam_cfg_error(item, "constraint", "body \"%s\": give exactly one of translate_along and rotate_about", name);
+        return -1;
+    }
+    double a[3] = {0, 0, 1};
+    if (tr) {
+        if (!read_vec(c, rs->dim, "translate_along", a, 0) || !unit_axis(c, "translate_along", name, a))
+            return -1;
+        double along = v3_dot(a, S->v), off[3];
+        v3_copy(off, S->v);
+        v3_axpy(off, -along, a);
+        if (v3_norm(off) > 1e-12 * (1.0 + v3_norm(S->v)) || v3_norm(S->w) != 0.0) {
+            seam_cfg_error(item, "velocity", "body \"%s\": under translate_along the velocity must point along "
+                           "the axis and angular_velocity must be 0", name);
+            return -1;
+        }
+        b->mode = RIGID_TRANSLATE;
+        S->sdot = along;
+        b->m_axis = b->m;
+    } else {
+        if (!read_vec(c, rs->dim, "rotate_about", b->pivot, 0))
+            return -1;
+        if (rs->dim == 3 && (!seam_cfg_vec(c, "axis", a, 3, SEAM_CFG_REQUIRED) || !unit_axis(c, "axis", name, a)))
+            return -1;
+        if (seam_cfg_has(item, "velocity")) {
+            seam_cfg_error(item, "velocity", "body \"%s\": under rotate_about the velocity follows from "
+                           "angular_velocity", name);
+            return -1;
+        }
+        double along = v3_dot(a, S->w), off[3];
+        v3_copy(off, S->w);
+        v3_axpy(off, -along, a);
+        if (v3_norm(off) > 1e-12 * (1.0 + v3_norm(S->w))) {
+            seam_cfg_error(item, "angular_velocity", "body \"%s\": must point along constraint.axis", name);
+            return -1;
+        }
+        b->mode = RIGID_ROTATE;
+        S->sdot = along;
+        double ab[3], R[9], arm[3], ax[3];
+        q_to_mat(R, S->q);
+        m3_mul_tv(ab, R, a);
+        v3_sub(arm, S->x, b->pivot);
+        v3_cross(ax, a, arm);
+        /* parallel-axis theorem: I about the pivot axis */
+        b->m_axis = b->I0[0] * ab[0] * ab[0] + b->I0[1] * ab[1] * ab[1] + b->I0[2] * ab[2] * ab[2] +
+                    b->m * v3_dot(ax, ax);
+    }
+    v3_copy(b->axis, a);
+    S->s = 0.0;
+    return 0;
+}
+
+/* The initial pose and velocities into S, in the body (principal) frame. */
+static int parse_pose(rigid_solver *rs, seam_cfg *item, const char *name, rigid_body *b, rigid_state *S)
+{
+    memset(S, 0, sizeof *S);
+    read_vec(item, rs->dim, "position", S->x, 0);
+    read_vec(item, rs->dim, "velocity", S->v, 0);
+    read_angular(item, rs->dim, "angular_velocity", S->w);
+    double qg[4] = {1, 0, 0, 0};
+    if (rs->dim == 2) {
+        double th[3] = {0, 0, seam_cfg_num(item, "angle", 0.0, -INFINITY, INFINITY, 0)};
+        q_exp(qg, th);
+    } else if (seam_cfg_vec(item, "orientation", qg, 4, 0)) {
+        double n = sqrt(qg[0] * qg[0] + qg[1] * qg[1] + qg[2] * qg[2] + qg[3] * qg[3]);
+        if (!(n > 0) || !isfinite(n)) {
+            seam_cfg_error(item, "orientation", "body \"%s\": the quaternion [w, x, y, z] must be non-zero", name);
+            return -1;
+        }
+        q_normalize(qg);
+    }
+    q_mul(S->q, qg, b->shape.q_frame);
+    return 0;
+}
+
+/* Every key a body may have: marked known when parsing stops early, so only
+ * the real error and true typos are reported. */
+static const char *const body_keys[] = {"name", "shape", "radius", "size", "vertices", "mesh", "scale",
+                                        "density", "mass", "position", "velocity", "angle", "orientation",
+                                        "angular_velocity", "restitution", "friction", "kinematic",
+                                        "constraint", "forces", NULL};
+
+static int parse_body_keys(rigid_solver *rs, seam_cfg *item, size_t index, rigid_body *b, rigid_state *S);
+
+static int parse_body(rigid_solver *rs, seam_cfg *item, size_t index, rigid_body *b, rigid_state *S)
+{
+    int rc = parse_body_keys(rs, item, index, b, S);
+    if (rc)
+        for (int k = 0; body_keys[k]; k++)
+            seam_cfg_skip(item, body_keys[k]);
+    return rc;
+}
+
+static int parse_body_keys(rigid_solver *rs, seam_cfg *item, size_t index, rigid_body *b, rigid_state *S)
+{
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, "body%zu", index);
+    b->name = strdup(seam_cfg_str(item, "name", fallback, 0));
+    const char *name = b->name;
+    if (parse_shape(rs, item, name, &b->shape))
+        return -1;
+    seam_cfg *kin = seam_cfg_child(item, "kinematic", 0);
+    seam_cfg *con = kin ? NULL : seam_cfg_child(item, "constraint", 0);
+    if (parse_mass(item, name, b, kin != NULL) || parse_pose(rs, item, name, b, S))
+        return -1;
+    b->restitution = seam_cfg_num(item, "restitution", 0.0, 0.0, 1.0, 0);
+    b->friction = seam_cfg_num(item, "friction", 0.5, 0.0, INFINITY, 0);
+    v3_copy(b->x0, S->x);
+    memcpy(b->q0, S->q, sizeof b->q0);
+    b->mode = RIGID_FREE;
+    if (kin && parse_kinematic(rs, item, kin, name, b))
+        return -1;
+    if (con && parse_constraint(rs, item, con, name, b, S))
+        return -1;
+    if (b->mode == RIGID_FREE) {
+        double R[9], wb[3];   /* L = I w with I = R I_0 R^T */
+        q_to_mat(R, S->q);
+        m3_mul_tv(wb, R, S->w);
+        for (int k = 0; k < 3; k++)
+            wb[k] *= b->I0[k];
+        m3_mul_v(S->L, R, wb);
+    }
+    if (parse_loads(rs, item, name, b))
+        return -1;
+    rigid_body_place(b, S, 0.0);
+    return 0;
+}
+
+static int parse_walls(rigid_solver *rs, seam_cfg *w)
+{
+    rs->world.walls = true;
+    bool ok = read_vec(w, rs->dim, "min", rs->world.wmin, SEAM_CFG_REQUIRED);
+    ok = read_vec(w, rs->dim, "max", rs->world.wmax, SEAM_CFG_REQUIRED) && ok;
+    rs->world.wall_restitution = seam_cfg_num(w, "restitution", 0.0, 0.0, 1.0, 0);
+    rs->world.wall_friction = seam_cfg_num(w, "friction", 0.5, 0.0, INFINITY, 0);
+    for (int k = 0; ok && k < rs->dim; k++) {
+        if (!(rs->world.wmin[k] < rs->world.wmax[k])) {
+            seam_cfg_error(w, "max", "each component must exceed the one of min");
+            return -1;
+        }
+    }
+    return ok ? 0 : -1;
+}
+
+/* ---- the interface ----------------------------------------------------- */
+
+static int build_interface(rigid_solver *rs)
+{
+    size_t np = 0, ne = 0;
+    int32_t **el = calloc(rs->n_bodies, sizeof *el);
+    size_t *nel = calloc(rs->n_bodies, sizeof *nel);
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        rigid_body *b = &rs->bodies[i];
+        rigid_shape_sample(&b->shape, rs->spacing, &b->r, &b->n_pts, &el[i], &nel[i]);
+        b->first = np;
+        np += b->n_pts;
+        ne += nel[i];
+    }
+    int npe = rs->dim;   /* segments in 2D, triangles in 3D */
+    rs->n_pts = np;
+    rs->n_elems = ne;
+    rs->X = malloc(np * (size_t)rs->dim * sizeof *rs->X);
+    rs->mass = malloc(np * sizeof *rs->mass);
+    rs->body_id = malloc(np * sizeof *rs->body_id);
+    rs->elems = malloc(ne * (size_t)npe * sizeof *rs->elems);
+    rs->two_sided = calloc(ne ? ne : 1, 1);
+    size_t e = 0;
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        rigid_body *b = &rs->bodies[i];
+        for (size_t k = 0; k < b->n_pts; k++) {
+            rs->mass[b->first + k] = b->m / (double)b->n_pts;   /* informative only; mobility is exact */
+            rs->body_id[b->first + k] = (int32_t)i;
+        }
+        for (size_t k = 0; k < nel[i] * (size_t)npe; k++)
+            rs->elems[e * (size_t)npe + k] = el[i][k] + (int32_t)b->first;
+        e += nel[i];
+        free(el[i]);
+    }
+    free(el);
+    free(nel);
+    return 0;
+}
+
+/* World positions (and velocities when V is not NULL) of all samples in state S. */
+static void sample_points(const rigid_solver *rs, const rigid_state *S, double *X, double *V)
+{
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        const rigid_body *b = &rs->bodies[i];
+        for (size_t k = 0; k < b->n_pts; k++) {
+            double p[3], v[3];
+            rigid_body_point(&S[i], b->r + 3 * k, p);
+            rigid_body_velocity_at(&S[i], p, v);
+            for (int d = 0; d < rs->dim; d++) {
+                X[(b->first + k) * (size_t)rs->dim + (size_t)d] = p[d];
+                if (V)
+                    V[(b->first + k) * (size_t)rs->dim + (size_t)d] = v[d];
+            }
+        }
+    }
+}
+
+/* ---- the plugin -------------------------------------------------------- */
+
+void rigid_destroy(void *self)
+{
+    rigid_solver *rs = self;
+    if (!rs)
+        return;
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        free(rs->bodies[i].name);
+        free(rs->bodies[i].loads);
+        free(rs->bodies[i].r);
+        rigid_shape_free(&rs->bodies[i].shape);
+    }
+    free(rs->bodies);
+    free(rs->S);
+    free(rs->T);
+    free(rs->load);
+    rigid_contacts_free(&rs->contacts);
+    free(rs->X);
+    free(rs->mass);
+    free(rs->body_id);
+    free(rs->elems);
+    free(rs->two_sided);
+    free(rs->saved);
+    free(rs);
+}
+
+void *rigid_create(const char *config_json, const seam_host *host)
+{
+    seam_cfg *cfg = seam_cfg_from_host(config_json, host);
+    if (!cfg)
+        return NULL;
+    rigid_solver *rs = calloc(1, sizeof *rs);
+    rs->host = host;
+    rs->dim = (int)seam_cfg_int(cfg, "dim", 2, 2, 3, SEAM_CFG_REQUIRED);
+    double g[3] = {0, -9.81, 0};
+    read_vec(cfg, rs->dim, "gravity", g, 0);
+    v3_copy(rs->gravity, g);
+    rs->spacing = seam_cfg_num(cfg, "spacing", 0.05, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    rs->world.dim = rs->dim;
+    rs->world.iterations = (int)seam_cfg_int(cfg, "contact_iterations", 30, 1, 100000, 0);
+    rs->world.slop = 1e-4 * rs->spacing;
+    seam_cfg *walls = seam_cfg_child(cfg, "walls", 0);
+    int rc = walls ? parse_walls(rs, walls) : 0;
+    size_t n = seam_cfg_count(cfg, "bodies", SEAM_CFG_REQUIRED);
+    if (n == 0 && seam_cfg_has(cfg, "bodies"))
+        seam_cfg_error(cfg, "bodies", "at least one body is needed");
+    rs->bodies = calloc(n ? n : 1, sizeof *rs->bodies);
+    rs->S = calloc(n ? n : 1, sizeof *rs->S);
+    rs->T = calloc(n ? n : 1, sizeof *rs->T);
+    rs->load = calloc(6 * (n ? n : 1), sizeof *rs->load);
+    rs->n_bodies = n;
+    for (size_t i = 0; i < n; i++) {
+        seam_cfg *item = seam_cfg_item(cfg, "bodies", i);
+        if (!item) {
+            rc = -1;
+            continue;
+        }
+        int before = seam_cfg_error_count(cfg);
+        if (parse_body(rs, item, i, &rs->bodies[i], &rs->S[i]) || seam_cfg_error_count(cfg) > before) {
+            seam_logf(host, SEAM_LOG_ERROR, "%s: body \"%s\" refused", seam_cfg_path(item),
+                      rs->bodies[i].name ? rs->bodies[i].name : "?");
+            rc = -1;
+        }
+    }
+    if (seam_cfg_finish(cfg) != SEAM_OK || rc != 0 || n == 0) {
+        seam_cfg_destroy(&cfg);
+        rigid_destroy(rs);
+        return NULL;
+    }
+    seam_cfg_destroy(&cfg);
+    rs->world.bodies = rs->bodies;
+    rs->world.n_bodies = rs->n_bodies;
+    build_interface(rs);
+    sample_points(rs, rs->S, rs->X, NULL);
+    seam_logf(host, SEAM_LOG_INFO, "%zu bodies, %zu interface points, %zu elements", rs->n_bodies, rs->n_pts,
+              rs->n_elems);
+    return rs;
+}
+
+seam_status rigid_describe(void *self, seam_interface *iface)
+{
+    rigid_solver *rs = self;
+    sample_points(rs, rs->S, rs->X, NULL);
+    iface->dim = rs->dim;
+    iface->n_points = rs->n_pts;
+    iface->X = rs->X;
+    iface->mass = rs->mass;
+    iface->body = rs->body_id;
+    iface->nodes_per_elem = rs->dim;
+    iface->n_elems = rs->n_elems;
+    iface->elems = rs->elems;
+    iface->two_sided = rs->two_sided;
+    iface->n_bodies = rs->n_bodies;
+    return SEAM_OK;
+}
+
+double rigid_max_dt(void *self)
+{
+    rigid_solver *rs = self;
+    double dt = INFINITY;
+    if (rs->dim == 2)
+        return dt;   /* planar rotation is exact; nothing limits the step */
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        double w = v3_norm(rs->S[i].w);
+        /* the implicit rotation update converges while the body turns less than about half a radian */
+        if (rs->bodies[i].mode == RIGID_FREE && w > 0)
+            dt = fmin(dt, 0.5 / w);
+    }
+    return dt;
+}
+
+/* Step-averaged force and torque about the centre of mass on body i, with
+ * the points and load arms placed as in state S. */
+static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, const seam_step *step,
+                       const seam_io *in, double *F, double *tau)
+{
+    const rigid_body *b = &rs->bodies[i];
+    v3_scale(F, b->m, rs->gravity);
+    v3_set(tau, 0, 0, 0);
+    for (size_t k = 0; k < b->n_loads; k++) {
+        const rigid_load *ld = &b->loads[k];
+        double f = rigid_load_factor(ld, step->t, step->dt), fk[3], p[3], arm[3], t[3];
+        v3_scale(fk, f, ld->force);
+        v3_add(F, F, fk);
+        v3_axpy(tau, f, ld->torque);
+        rigid_body_point(S, ld->point, p);
+        v3_sub(arm, p, S->x);
+        v3_cross(t, arm, fk);
+        v3_add(tau, tau, t);
+    }
+    if (!in || !in->F)
+        return;
+    for (size_t k = 0; k < b->n_pts; k++) {
+        double Fi[3] = {0, 0, 0}, p[3], arm[3], t[3];
+        for (int d = 0; d < rs->dim; d++)
+            Fi[d] = in->F[(b->first + k) * (size_t)rs->dim + (size_t)d];
+        rigid_body_point(S, b->r + 3 * k, p);
+        v3_sub(arm, p, S->x);
+        v3_cross(t, arm, Fi);
+        v3_add(F, F, Fi);   /* point loads summed into force and torque (Akbay 2.3.4) */
+        v3_add(tau, tau, t);
+    }
+}
+
+seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+{
+    rigid_solver *rs = self;
+    if (!(step->dt > 0) || !isfinite(step->dt)) {
+        seam_logf(rs->host, SEAM_LOG_ERROR, "step %lld: dt must be positive, got %g", (long long)step->index,
+                  step->dt);
+        return SEAM_ERROR;
+    }
+    const seam_io *io[2] = {in, out};
+    for (int k = 0; k < 2; k++) {
+        if (io[k] && (io[k]->n != rs->n_pts || io[k]->dim != rs->dim)) {
+            seam_logf(rs->host, SEAM_LOG_ERROR, "solve: %s has %zu points of dimension %d, expected %zu of %d",
+                      k ? "out" : "in", io[k]->n, io[k]->dim, rs->n_pts, rs->dim);
+            return SEAM_ERROR;
+        }
+    }
+    double dt = step->dt, t_end = step->t + step->dt;
+    bool ok = true;
+    /* kick and a provisional drift: where the bodies would go without contact */
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        double *F = rs->load + 6 * i, *tau = F + 3;
+        body_loads(rs, i, &rs->S[i], step, in, F, tau);
+        rigid_body_kick(&rs->bodies[i], &rs->S[i], F, tau, dt, &rs->T[i]);
+        ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
+    }
+    /* contact impulses at the provisional positions, then the final drift */
+    rigid_contacts_find(&rs->world, rs->T, &rs->contacts);
+    if (rs->contacts.n) {
+        rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * v3_norm(rs->gravity) * dt);
+        for (size_t i = 0; i < rs->n_bodies; i++)
+            ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
+        rigid_contacts_project(&rs->world, rs->T, &rs->contacts);
+    }
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        double F_end[3], tau_end[3];
+        body_loads(rs, i, &rs->T[i], step, in, F_end, tau_end);
+        rigid_body_correct(&rs->bodies[i], &rs->S[i], &rs->T[i], rs->load + 6 * i, rs->load + 6 * i + 3, tau_end, dt);
+    }
+    for (size_t i = 0; i < rs->n_bodies && ok; i++)
+        ok = isfinite(v3_norm(rs->T[i].x) + v3_norm(rs->T[i].v) + v3_norm(rs->T[i].w) + rs->T[i].q[0]);
+    if (!ok) {
+        seam_logf(rs->host, SEAM_LOG_WARN, "step %lld: the rotation update did not converge or the state is not "
+                  "finite; a smaller dt may help", (long long)step->index);
+        rs->have_trial = false;
+        return SEAM_UNSTABLE;
+    }
+    if (out && out->X)
+        sample_points(rs, rs->T, out->X, out->V);
+    else if (out && out->V) {
+        double *tmp = malloc(rs->n_pts * (size_t)rs->dim * sizeof *tmp);
+        sample_points(rs, rs->T, tmp, out->V);
+        free(tmp);
+    }
+    rs->have_trial = true;
+    return SEAM_OK;
+}
+
+seam_status rigid_commit(void *self)
+{
+    rigid_solver *rs = self;
+    if (!rs->have_trial) {
+        seam_logf(rs->host, SEAM_LOG_ERROR, "commit without a successful solve");
+        return SEAM_ERROR;
+    }
+    memcpy(rs->S, rs->T, rs->n_bodies * sizeof *rs->S);
+    rs->have_trial = false;
+    return SEAM_OK;
+}
+
+seam_status rigid_mobility(void *self, const double *impulse, double *dv)
+{
+    rigid_solver *rs = self;
+    sample_points(rs, rs->S, rs->X, NULL);
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        const rigid_body *b = &rs->bodies[i];
+        rigid_state R = rs->S[i];   /* a body at rest, then hit by every point's impulse */
+        v3_set(R.v, 0, 0, 0);
+        v3_set(R.L, 0, 0, 0);
+        v3_set(R.w, 0, 0, 0);
+        R.sdot = 0.0;
+        for (size_t k = 0; k < b->n_pts; k++) {
+            double J[3] = {0, 0, 0}, p[3] = {0, 0, 0};
+            for (int d = 0; d < rs->dim; d++) {
+                J[d] = impulse[(b->first + k) * (size_t)rs->dim + (size_t)d];
+                p[d] = rs->X[(b->first + k) * (size_t)rs->dim + (size_t)d];
+            }
+            rigid_body_impulse(b, &R, p, J);
+        }
+        for (size_t k = 0; k < b->n_pts; k++) {
+            double p[3] = {0, 0, 0}, v[3];
+            for (int d = 0; d < rs->dim; d++)
+                p[d] = rs->X[(b->first + k) * (size_t)rs->dim + (size_t)d];
+            rigid_body_velocity_at(&R, p, v);   /* dv_i = J/m + (I^-1 sum r_j x J_j) x r_i */
+            for (int d = 0; d < rs->dim; d++)
+                dv[(b->first + k) * (size_t)rs->dim + (size_t)d] = v[d];
+        }
+    }
+    return SEAM_OK;
+}
+
+typedef struct save_header {
+    char magic[8];
+    uint32_t dim;
+    uint32_t n_bodies;
+} save_header;
+
+static const char save_magic[8] = "seamRB1";
+
+seam_status rigid_save_state(void *self, seam_buffer *out)
+{
+    rigid_solver *rs = self;
+    size_t size = sizeof(save_header) + rs->n_bodies * sizeof(rigid_state);
+    free(rs->saved);
+    rs->saved = malloc(size);
+    save_header h = {{0}, (uint32_t)rs->dim, (uint32_t)rs->n_bodies};
+    memcpy(h.magic, save_magic, sizeof h.magic);
+    memcpy(rs->saved, &h, sizeof h);
+    memcpy(rs->saved + sizeof h, rs->S, rs->n_bodies * sizeof(rigid_state));
+    out->data = rs->saved;
+    out->size = size;
+    return SEAM_OK;
+}
+
+seam_status rigid_load_state(void *self, const void *bytes, size_t n)
+{
+    rigid_solver *rs = self;
+    save_header h;
+    if (n != sizeof h + rs->n_bodies * sizeof(rigid_state)) {
+        seam_logf(rs->host, SEAM_LOG_ERROR, "load: %zu bytes, expected %zu for %zu bodies", n,
+                  sizeof h + rs->n_bodies * sizeof(rigid_state), rs->n_bodies);
+        return SEAM_ERROR;
+    }
+    memcpy(&h, bytes, sizeof h);
+    if (memcmp(h.magic, save_magic, sizeof h.magic) != 0 || h.dim != (uint32_t)rs->dim ||
+        h.n_bodies != (uint32_t)rs->n_bodies) {
+        seam_logf(rs->host, SEAM_LOG_ERROR, "load: not a saved state of this %dD scene with %zu bodies", rs->dim,
+                  rs->n_bodies);
+        return SEAM_ERROR;
+    }
+    memcpy(rs->S, (const unsigned char *)bytes + sizeof h, rs->n_bodies * sizeof(rigid_state));
+    rs->have_trial = false;
+    return SEAM_OK;
+}
+
+seam_status rigid_write_output(void *self, const char *dir, int frame)
+{
+    rigid_solver *rs = self;
+    size_t nd = rs->n_pts * (size_t)rs->dim;
+    double *X = malloc(nd * sizeof *X), *V = malloc(nd * sizeof *V), *id = malloc(rs->n_pts * sizeof *id);
+    sample_points(rs, rs->S, X, V);
+    for (size_t k = 0; k < rs->n_pts; k++)
+        id[k] = rs->body_id[k];
+    seam_vtk_field fields[2] = {{"velocity", 3, rs->dim, V}, {"body", 1, 1, id}};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bodies_%04d.vtk", dir, frame);
+    seam_status st = seam_vtk_write_cells(path, rs->host, "seam solid_rigid bodies", rs->dim, rs->n_pts, X,
+                                          rs->dim == 2 ? SEAM_VTK_LINE : SEAM_VTK_TRIANGLE, rs->dim, rs->n_elems,
+                                          rs->elems, fields, 2, NULL, 0);
+    free(X);
+    free(V);
+    free(id);
+    return st;
+}
+
+/* ---- for tests --------------------------------------------------------- */
+
+size_t rigid_body_count(const rigid_solver *rs) { return rs->n_bodies; }
+const rigid_body *rigid_get_body(const rigid_solver *rs, size_t i) { return &rs->bodies[i]; }
+const rigid_state *rigid_get_state(const rigid_solver *rs, size_t i) { return &rs->S[i]; }
+
+static const seam_plugin plugin = {
+    .abi = SEAM_ABI_VERSION,
+    .name = "solid_rigid",
+    .role = SEAM_SOLID,
+    .summary = "rigid bodies in 2D and 3D: surface samples, exact mobility, contact with restitution and friction",
+    .create = rigid_create,
+    .destroy = rigid_destroy,
+    .max_dt = rigid_max_dt,
+    .solve = rigid_solve,
+    .commit = rigid_commit,
+    .describe = rigid_describe,
+    .bind = NULL,
+    .regions = NULL,
+    .mobility = rigid_mobility,
+    .save = rigid_save_state,
+    .load = rigid_load_state,
+    .field = NULL,
+    .write_output = rigid_write_output,
+};
+
+const seam_plugin *seam_plugin_v1(void) { return &plugin; }

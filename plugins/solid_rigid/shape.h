@@ -1,0 +1,63 @@
+/* Rigid shapes: geometry in the body frame, mass properties, surface
+ * sampling for the coupling interface, and signed distances for contact.
+ *
+ * The body frame has its origin at the centre of mass and, in 3D, its axes
+ * along the principal axes of inertia, so the body inertia is diagonal. */
+#ifndef SEAM_RIGID_SHAPE_H
+#define SEAM_RIGID_SHAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum rigid_shape_kind {
+    RIGID_ROUND,     /* circle (2D) or sphere (3D) */
+    RIGID_BOX,       /* 3D box; a 2D rectangle is a polygon */
+    RIGID_POLYGON,   /* 2D simple polygon, convex or concave */
+    RIGID_MESH       /* 3D closed triangle mesh */
+} rigid_shape_kind;
+
+typedef struct rigid_shape {
+    int dim;
+    rigid_shape_kind kind;
+    double radius;           /* RIGID_ROUND */
+    double half[3];          /* RIGID_BOX half extents */
+    size_t n_verts;          /* polygon (counter-clockwise) or mesh vertices, body frame, 3 per vertex */
+    double *verts;
+    size_t n_tris;           /* RIGID_MESH */
+    int32_t *tris;
+    /* Per unit density: measure (area in 2D, volume in 3D) and the diagonal of
+     * the inertia tensor about the centre of mass in the body frame (2D: all
+     * three equal the polar moment, only [2] is used). */
+    double measure;
+    double J[3];
+    /* Rotation (w,x,y,z) from the body frame to the frame the geometry was
+     * given in; identity except for meshes, which are turned to principal axes. */
+    double q_frame[4];
+    double bound;            /* radius of a sphere about the centre that holds the shape */
+} rigid_shape;
+
+/* Constructors return 0, or -1 with a message (no trailing newline) in err. */
+int rigid_shape_round(rigid_shape *s, int dim, double radius, char *err, size_t errlen);
+int rigid_shape_box(rigid_shape *s, int dim, const double *size, char *err, size_t errlen);
+/* n vertices (x y pairs) in any orientation; refused when degenerate or self-intersecting. */
+int rigid_shape_polygon(rigid_shape *s, const double *xy, size_t n, char *err, size_t errlen);
+/* A closed, consistently oriented triangle mesh (3 coordinates per vertex). */
+int rigid_shape_mesh(rigid_shape *s, const double *verts, size_t n_verts, const int32_t *tris,
+                     size_t n_tris, char *err, size_t errlen);
+/* Read a Wavefront OBJ file (v and f lines; faces fan-triangulated), scaled. */
+int rigid_shape_obj(rigid_shape *s, const char *path, double scale, char *err, size_t errlen);
+void rigid_shape_free(rigid_shape *s);
+
+/* Surface samples about `spacing` apart, in the body frame: *pts (3 per point),
+ * *elems (2 per segment in 2D, counter-clockwise; 3 per triangle in 3D,
+ * outward). malloc'ed; returns 0 or -1 on allocation failure. */
+int rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
+                       int32_t **elems, size_t *n_elems);
+
+/* Signed distance from body-frame point p to the surface (negative inside) and
+ * the outward unit normal n. Returns false when the shape has no distance
+ * function (meshes). */
+bool rigid_shape_sdf(const rigid_shape *s, const double *p, double *dist, double *n);
+
+#endif

@@ -1,0 +1,80 @@
+/* Helpers shared by the solid_rigid tests: build an instance from JSON and
+ * step it with given point loads. */
+#ifndef SEAM_RIGID_TEST_FIXTURE_H
+#define SEAM_RIGID_TEST_FIXTURE_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rigid.h"
+#include "rigid_math.h"
+#include "test_host.h"
+
+/* cmocka's assert_float_equal compares floats; physics needs doubles. */
+#define assert_close(a, b, tol)                                                                    \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b), t_ = (tol);                                                     \
+        if (!(fabs(a_ - b_) <= t_))                                                                \
+            fail_msg("%s = %.17g, expected %.17g within %.3g", #a, a_, b_, t_);                    \
+    } while (0)
+
+typedef struct fixture {
+    test_host th;
+    rigid_solver *rs;
+    seam_interface iface;
+    size_t nd;               /* n_points * dim */
+    double *X, *V;           /* outputs of the last solve */
+    double t;
+    int64_t step;
+} fixture;
+
+/* NULL when create refused the configuration. */
+static inline fixture *fixture_new(const char *json)
+{
+    fixture *f = calloc(1, sizeof *f);
+    test_host_init(&f->th, "rigid", "solids[0]");
+    f->rs = rigid_create(json, &f->th.host);
+    if (!f->rs)
+        return f;
+    rigid_describe(f->rs, &f->iface);
+    f->nd = f->iface.n_points * (size_t)f->iface.dim;
+    f->X = calloc(f->nd, sizeof *f->X);
+    f->V = calloc(f->nd, sizeof *f->V);
+    return f;
+}
+
+static inline void fixture_destroy(fixture *f)
+{
+    rigid_destroy(f->rs);
+    free(f->X);
+    free(f->V);
+    free(f);
+}
+
+/* One solve with point loads F (may be NULL), without commit. */
+static inline seam_status fixture_solve(fixture *f, double dt, const double *F)
+{
+    seam_step st = {f->step, f->t, dt, 0};
+    seam_io in = {f->iface.n_points, f->iface.dim, NULL, NULL, (double *)F};
+    seam_io out = {f->iface.n_points, f->iface.dim, f->X, f->V, NULL};
+    return rigid_solve(f->rs, &st, &in, &out);
+}
+
+/* Solve and commit. */
+static inline seam_status fixture_step(fixture *f, double dt, const double *F)
+{
+    seam_status s = fixture_solve(f, dt, F);
+    if (s != SEAM_OK)
+        return s;
+    f->t += dt;
+    f->step++;
+    return rigid_commit(f->rs);
+}
+
+static inline const rigid_state *fixture_state(fixture *f, size_t body)
+{
+    return rigid_get_state(f->rs, body);
+}
+
+#endif

@@ -1,0 +1,199 @@
+/* solid_rigid contact: restitution, Coulomb friction, collisions, resting stacks. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+/* Drop a ball from gap h onto the floor; return the gap at the top of its first bounce. */
+static double bounce_apex(int dim, double e, double h)
+{
+    char json[768];
+    double r = 0.1, y0 = r + h;
+    if (dim == 2)
+        snprintf(json, sizeof json, "{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05,"
+                 " \"walls\": {\"min\": [-1, 0], \"max\": [1, 3]}, \"bodies\": [{\"name\": \"ball\","
+                 " \"shape\": \"circle\", \"radius\": %g, \"density\": 1000, \"restitution\": %g,"
+                 " \"position\": [0, %.17g]}]}", r, e, y0);
+    else
+        snprintf(json, sizeof json, "{\"dim\": 3, \"gravity\": [0, -9.81, 0], \"spacing\": 0.05,"
+                 " \"walls\": {\"min\": [-1, 0, -1], \"max\": [1, 3, 1]}, \"bodies\": [{\"name\": \"ball\","
+                 " \"shape\": \"sphere\", \"radius\": %g, \"density\": 1000, \"restitution\": %g,"
+                 " \"position\": [0, %.17g, 0]}]}", r, e, y0);
+    fixture *f = fixture_new(json);
+    assert_non_null(f->rs);
+    const rigid_state *S = fixture_state(f, 0);
+    bool bounced = false;
+    double apex = -INFINITY;
+    for (int s = 0; s < 40000; s++) {
+        assert_int_equal(fixture_step(f, 1e-4, NULL), SEAM_OK);
+        assert_true(S->x[1] > r - 1e-3);   /* never sinks into the floor */
+        if (!bounced && S->v[1] > 0)
+            bounced = true;
+        if (bounced) {
+            apex = fmax(apex, S->x[1] - r);
+            if (S->v[1] < 0)
+                break;
+        }
+    }
+    assert_true(bounced);
+    fixture_destroy(f);
+    return apex;
+}
+
+/* Bounce height e^2 h. */
+static void test_bounce(void **state)
+{
+    (void)state;
+    double h = 1.0;
+    assert_close(bounce_apex(2, 0.5, h), 0.25 * h, 2e-3);
+    assert_close(bounce_apex(2, 0.8, h), 0.64 * h, 2e-3);
+    assert_close(bounce_apex(3, 0.5, h), 0.25 * h, 2e-3);
+    assert_close(bounce_apex(3, 1.0, h), 1.0 * h, 2e-3);
+}
+
+/* A block sliding on the floor slows at mu g and stops after v0^2 / (2 mu g). */
+static void test_friction(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05,"
+                             " \"walls\": {\"min\": [-1, 0], \"max\": [5, 3], \"friction\": 0.3},"
+                             " \"bodies\": [{\"name\": \"block\", \"shape\": \"rectangle\", \"size\": [0.2, 0.2],"
+                             " \"density\": 500, \"friction\": 0.3, \"position\": [0, 0.1], \"velocity\": [2, 0]}]}");
+    assert_non_null(f->rs);
+    const rigid_state *S = fixture_state(f, 0);
+    double mu_g = 0.3 * 9.81, dt = 1e-3;
+    for (int s = 1; s <= 1000; s++) {
+        assert_int_equal(fixture_step(f, dt, NULL), SEAM_OK);
+        if (s == 300)
+            assert_close(S->v[0], 2.0 - mu_g * 0.3, 2e-3);
+    }
+    assert_close(S->v[0], 0.0, 1e-9);
+    assert_close(S->x[0], 4.0 / (2.0 * mu_g), 3e-3);
+    assert_close(S->x[1], 0.1, 1e-4);
+    assert_close(S->w[2], 0.0, 1e-6);
+    fixture_destroy(f);
+}
+
+/* Elastic head-on collision of unequal discs: v1' = (m1 - m2) v / M, v2' = 2 m1 v / M. */
+static void test_collision(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, 0], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"a\", \"shape\": \"circle\", \"radius\": 0.1, \"mass\": 1, \"restitution\": 1,"
+                             " \"position\": [0, 0], \"velocity\": [1, 0]},"
+                             "{\"name\": \"b\", \"shape\": \"circle\", \"radius\": 0.1, \"mass\": 3, \"restitution\": 1,"
+                             " \"position\": [0.5, 0]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 600; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    const rigid_state *A = fixture_state(f, 0), *B = fixture_state(f, 1);
+    assert_close(A->v[0], -0.5, 1e-9);
+    assert_close(B->v[0], 0.5, 1e-9);
+    assert_close(A->v[0] + 3.0 * B->v[0], 1.0, 1e-12);   /* momentum */
+    assert_close(A->v[1], 0.0, 1e-12);
+    assert_true(B->x[0] - A->x[0] > 0.2);
+    fixture_destroy(f);
+}
+
+/* Boxes stacked with small gaps settle and come to rest on each other. */
+static void test_stack(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05,"
+                             " \"walls\": {\"min\": [-1, 0], \"max\": [1, 3]}, \"bodies\": ["
+                             "{\"name\": \"b0\", \"shape\": \"rectangle\", \"size\": [0.2, 0.2], \"density\": 500,"
+                             " \"position\": [0, 0.105]},"
+                             "{\"name\": \"b1\", \"shape\": \"rectangle\", \"size\": [0.2, 0.2], \"density\": 500,"
+                             " \"position\": [0.01, 0.315]},"
+                             "{\"name\": \"b2\", \"shape\": \"rectangle\", \"size\": [0.2, 0.2], \"density\": 500,"
+                             " \"position\": [-0.01, 0.525]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 2000; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    for (size_t i = 0; i < 3; i++) {
+        const rigid_state *S = fixture_state(f, i);
+        assert_close(S->x[1], 0.1 + 0.2 * (double)i, 2e-3);
+        assert_true(hypot(S->v[0], S->v[1]) < 1e-3);
+        assert_true(fabs(S->w[2]) < 1e-2);
+    }
+    fixture_destroy(f);
+
+    f = fixture_new("{\"dim\": 3, \"gravity\": [0, -9.81, 0], \"spacing\": 0.1,"
+                    " \"walls\": {\"min\": [-1, 0, -1], \"max\": [1, 3, 1]}, \"bodies\": ["
+                    "{\"name\": \"b0\", \"shape\": \"box\", \"size\": [0.3, 0.2, 0.3], \"density\": 500,"
+                    " \"position\": [0, 0.105, 0]},"
+                    "{\"name\": \"b1\", \"shape\": \"box\", \"size\": [0.2, 0.2, 0.2], \"density\": 500,"
+                    " \"position\": [0.02, 0.32, -0.01]},"
+                    "{\"name\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.05, \"density\": 500,"
+                    " \"position\": [0.0, 0.5, 0.0]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 1500; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    double want[3] = {0.1, 0.3, 0.45};
+    for (size_t i = 0; i < 3; i++) {
+        const rigid_state *S = fixture_state(f, i);
+        assert_close(S->x[1], want[i], 3e-3);
+        assert_true(v3_norm(S->v) < 2e-3);
+    }
+    fixture_destroy(f);
+}
+
+/* A ball resting on a kinematic plate that moves up rides with it. */
+static void test_kinematic_push(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"plate\", \"shape\": \"rectangle\", \"size\": [1, 0.1],"
+                             " \"position\": [0, 0], \"kinematic\": {\"velocity\": [0, 0.5]}},"
+                             "{\"name\": \"ball\", \"shape\": \"circle\", \"radius\": 0.1, \"density\": 100,"
+                             " \"position\": [0, 0.15]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 1000; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    const rigid_state *P = fixture_state(f, 0), *B = fixture_state(f, 1);
+    assert_close(P->x[1], 0.5, 1e-12);
+    assert_close(B->x[1] - P->x[1], 0.15, 1e-3);
+    assert_close(B->v[1], 0.5, 1e-3);
+    fixture_destroy(f);
+}
+
+/* Bodies that start overlapping (a ball sunk into the floor, two boxes into
+ * each other) are pushed apart within a few steps and stay apart. */
+static void test_overlap_resolved(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05,"
+                             " \"walls\": {\"min\": [-1, 0], \"max\": [1, 3]}, \"bodies\": ["
+                             "{\"name\": \"sunk\", \"shape\": \"circle\", \"radius\": 0.1, \"density\": 100,"
+                             " \"position\": [-0.5, 0.07]},"
+                             "{\"name\": \"low\", \"shape\": \"rectangle\", \"size\": [0.2, 0.2], \"density\": 100,"
+                             " \"position\": [0.3, 0.1]},"
+                             "{\"name\": \"high\", \"shape\": \"rectangle\", \"size\": [0.2, 0.2], \"density\": 100,"
+                             " \"position\": [0.3, 0.27]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 20; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    assert_true(fixture_state(f, 0)->x[1] > 0.1 - 1e-4);
+    assert_true(fixture_state(f, 1)->x[1] > 0.1 - 1e-4);
+    assert_true(fixture_state(f, 2)->x[1] - fixture_state(f, 1)->x[1] > 0.2 - 1e-4);
+    fixture_destroy(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bounce),
+        cmocka_unit_test(test_friction),
+        cmocka_unit_test(test_collision),
+        cmocka_unit_test(test_stack),
+        cmocka_unit_test(test_kinematic_push),
+        cmocka_unit_test(test_overlap_resolved),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,384 @@
+/* solid_rigid dynamics against analytic answers: free flight, torque-free
+ * rotation, load patterns, mobility, rigidity, prescribed and constrained motion. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+static void rot2(double th, const double *a, double *out)
+{
+    out[0] = cos(th) * a[0] - sin(th) * a[1];
+    out[1] = sin(th) * a[0] + cos(th) * a[1];
+}
+
+/* A projectile in 2D and a spinning 3D box under gravity and a constant force
+ * follow x0 + v0 t + a t^2 / 2 to round-off. */
+static void test_projectile(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"ball\", \"shape\": \"circle\", \"radius\": 0.1, \"density\": 500,"
+                             " \"position\": [0.5, 2.0], \"velocity\": [3.0, 4.0], \"angular_velocity\": 2.5}]}");
+    assert_non_null(f->rs);
+    double dt = 1e-3;
+    for (int n = 0; n < 1000; n++)
+        assert_int_equal(fixture_step(f, dt, NULL), SEAM_OK);
+    const rigid_state *S = fixture_state(f, 0);
+    double t = 1000 * dt;
+    assert_close(S->x[0], 0.5 + 3.0 * t, 1e-12);
+    assert_close(S->x[1], 2.0 + 4.0 * t - 0.5 * 9.81 * t * t, 1e-12);
+    assert_close(S->v[1], 4.0 - 9.81 * t, 1e-12);
+    assert_close(S->w[2], 2.5, 1e-15);
+    fixture_destroy(f);
+
+    f = fixture_new("{\"dim\": 3, \"gravity\": [0, -9.81, 0], \"spacing\": 0.1, \"bodies\": ["
+                    "{\"name\": \"brick\", \"shape\": \"box\", \"size\": [0.4, 0.2, 0.1], \"mass\": 2.0,"
+                    " \"position\": [0, 1, 0], \"velocity\": [1, 2, -1], \"angular_velocity\": [0.3, 1.1, -0.7],"
+                    " \"forces\": [{\"force\": [4, 0, 2]}]}]}");
+    assert_non_null(f->rs);
+    for (int n = 0; n < 1000; n++)
+        assert_int_equal(fixture_step(f, dt, NULL), SEAM_OK);
+    S = fixture_state(f, 0);
+    double a[3] = {2.0, -9.81, 1.0}, x0[3] = {0, 1, 0}, v0[3] = {1, 2, -1};
+    for (int k = 0; k < 3; k++) {
+        assert_close(S->x[k], x0[k] + v0[k] * t + 0.5 * a[k] * t * t, 1e-12);
+        assert_close(S->v[k], v0[k] + a[k] * t, 1e-12);
+    }
+    fixture_destroy(f);
+}
+
+static double energy(const rigid_body *b, const rigid_state *S)
+{
+    return 0.5 * b->m * (S->v[0] * S->v[0] + S->v[1] * S->v[1] + S->v[2] * S->v[2]) +
+           0.5 * (S->w[0] * S->L[0] + S->w[1] * S->L[1] + S->w[2] * S->L[2]);
+}
+
+/* A box with three different moments spinning near its unstable middle axis:
+ * energy and angular momentum stay put over 10^4 steps. */
+static void test_torque_free_asymmetric(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 3, \"gravity\": [0, 0, 0], \"spacing\": 0.5, \"bodies\": ["
+                             "{\"name\": \"racket\", \"shape\": \"box\", \"size\": [1, 2, 3], \"density\": 10,"
+                             " \"angular_velocity\": [0.05, 2.0, 0.04]}]}");
+    assert_non_null(f->rs);
+    const rigid_body *b = rigid_get_body(f->rs, 0);
+    const rigid_state *S = fixture_state(f, 0);
+    double E0 = energy(b, S), L0[3] = {S->L[0], S->L[1], S->L[2]}, Ln = sqrt(L0[0] * L0[0] + L0[1] * L0[1] + L0[2] * L0[2]);
+    double wy_min = INFINITY;
+    for (int n = 0; n < 10000; n++) {
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+        double R[9], wb[3];
+        q_to_mat(R, S->q);
+        m3_mul_tv(wb, R, S->w);
+        wy_min = fmin(wy_min, wb[1]);
+    }
+    assert_true(fabs(energy(b, S) - E0) <= 1e-6 * E0);
+    for (int k = 0; k < 3; k++)
+        assert_true(fabs(S->L[k] - L0[k]) <= 1e-6 * Ln);
+    assert_true(wy_min < -1.0);   /* the spin about the middle axis flipped (Dzhanibekov), yet E and L held */
+    fixture_destroy(f);
+}
+
+/* A symmetric top (I1 = I2): the body-frame angular velocity turns about the
+ * symmetry axis at Omega = (I3 - I1) w3 / I1 (Euler's equations). */
+static void test_precession(void **state)
+{
+    (void)state;
+    double A = 0.3, w3 = 2.0;
+    char json[512];
+    snprintf(json, sizeof json, "{\"dim\": 3, \"gravity\": [0, 0, 0], \"spacing\": 0.5, \"bodies\": ["
+             "{\"name\": \"top\", \"shape\": \"box\", \"size\": [1, 1, 2], \"density\": 3,"
+             " \"angular_velocity\": [%.17g, 0, %.17g]}]}", A, w3);
+    fixture *f = fixture_new(json);
+    assert_non_null(f->rs);
+    const rigid_body *b = rigid_get_body(f->rs, 0);
+    double Om = (b->I0[2] - b->I0[0]) * w3 / b->I0[0];
+    assert_close(Om, (2.0 - 5.0) / 5.0 * w3, 1e-12);
+    double dt = 1e-3;
+    for (int n = 1; n <= 5000; n++) {
+        assert_int_equal(fixture_step(f, dt, NULL), SEAM_OK);
+        if (n % 1000)
+            continue;
+        const rigid_state *S = fixture_state(f, 0);
+        double R[9], wb[3], t = n * dt;
+        q_to_mat(R, S->q);
+        m3_mul_tv(wb, R, S->w);
+        assert_close(wb[0], A * cos(Om * t), 1e-5);
+        assert_close(wb[1], A * sin(Om * t), 1e-5);
+        assert_close(wb[2], w3, 1e-12);
+    }
+    fixture_destroy(f);
+}
+
+/* A pattern of point loads gives a = sum F / m and alpha = I^-1 sum r x F. */
+static void test_load_pattern(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, 0], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"plank\", \"shape\": \"rectangle\", \"size\": [0.4, 0.2], \"density\": 100,"
+                             " \"position\": [1, 2]}]}");
+    assert_non_null(f->rs);
+    size_t n = f->iface.n_points;
+    double *F = malloc(2 * n * sizeof *F), Fs[2] = {0, 0}, tau = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        F[2 * i] = sin((double)i);
+        F[2 * i + 1] = cos(2.0 * (double)i) + 0.3;
+        Fs[0] += F[2 * i];
+        Fs[1] += F[2 * i + 1];
+        tau += (f->iface.X[2 * i] - 1.0) * F[2 * i + 1] - (f->iface.X[2 * i + 1] - 2.0) * F[2 * i];
+    }
+    double m = 100 * 0.4 * 0.2, I = m * (0.16 + 0.04) / 12.0, dt = 1e-6;
+    assert_int_equal(fixture_step(f, dt, F), SEAM_OK);
+    const rigid_state *S = fixture_state(f, 0);
+    assert_close(S->v[0] / dt, Fs[0] / m, 1e-12 * fabs(Fs[0] / m));
+    assert_close(S->v[1] / dt, Fs[1] / m, 1e-12 * fabs(Fs[1] / m));
+    /* the arms turn by dt^2 alpha / 2 within the step: alpha = tau / I to that order */
+    assert_close(S->w[2] / dt, tau / I, 1e-9 * fabs(tau / I));
+    assert_close(S->x[0], 1.0 + 0.5 * dt * dt * Fs[0] / m, 1e-14);
+    free(F);
+    fixture_destroy(f);
+
+    f = fixture_new("{\"dim\": 3, \"gravity\": [0, 0, 0], \"spacing\": 0.05, \"bodies\": ["
+                    "{\"name\": \"brick\", \"shape\": \"box\", \"size\": [0.3, 0.2, 0.1], \"density\": 700}]}");
+    assert_non_null(f->rs);
+    n = f->iface.n_points;
+    F = malloc(3 * n * sizeof *F);
+    double F3[3] = {0, 0, 0}, T3[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        const double *x = f->iface.X + 3 * i;
+        double *Fi = F + 3 * i;
+        v3_set(Fi, sin(1.3 * (double)i), cos(0.7 * (double)i), 0.2 * sin(2.1 * (double)i) + 0.1);
+        double t[3];
+        v3_cross(t, x, Fi);
+        v3_add(F3, F3, Fi);
+        v3_add(T3, T3, t);
+    }
+    m = 700 * 0.3 * 0.2 * 0.1;
+    double I0[3] = {m * (0.04 + 0.01) / 12, m * (0.09 + 0.01) / 12, m * (0.09 + 0.04) / 12};
+    dt = 1e-5;
+    assert_int_equal(fixture_step(f, dt, F), SEAM_OK);
+    S = fixture_state(f, 0);
+    for (int k = 0; k < 3; k++) {
+        assert_close(S->v[k], dt * F3[k] / m, 1e-14);
+        assert_close(S->L[k] / dt, T3[k], 1e-8 * v3_norm(T3));   /* dL/dt = tau, arms turn O(dt^2) */
+        /* the box turned by ~dt |w| / 2 during the step: alpha = I^-1 tau to that order */
+        assert_close(S->w[k] / dt, T3[k] / I0[k], 1e-6 * fabs(T3[k] / I0[k]) + 1e-9);
+    }
+    free(F);
+    fixture_destroy(f);
+}
+
+/* mobility equals the finite-difference response of solve to an impulse
+ * pattern, for free, constrained and kinematic bodies. */
+static void check_mobility(const char *json)
+{
+    fixture *f = fixture_new(json);
+    assert_non_null(f->rs);
+    size_t nd = f->nd;
+    double *J = malloc(nd * sizeof *J), *dv = malloc(nd * sizeof *dv), *F = malloc(nd * sizeof *F),
+           *V0 = malloc(nd * sizeof *V0);
+    for (size_t i = 0; i < nd; i++)
+        J[i] = sin(0.37 * (double)i + 0.1) + 0.5 * cos(1.9 * (double)i);
+    assert_int_equal(rigid_mobility(f->rs, J, dv), SEAM_OK);
+    double dt = 1e-7, eps = 1e-3, scale = 0.0;   /* a short step: the body barely turns */
+    assert_int_equal(fixture_solve(f, dt, NULL), SEAM_OK);
+    memcpy(V0, f->V, nd * sizeof *V0);
+    for (size_t i = 0; i < nd; i++) {
+        F[i] = eps * J[i] / dt;   /* the impulse J delivered as a load over one step */
+        scale = fmax(scale, fabs(dv[i]));
+    }
+    assert_true(scale > 0);
+    assert_int_equal(fixture_solve(f, dt, F), SEAM_OK);
+    for (size_t i = 0; i < nd; i++)
+        assert_close((f->V[i] - V0[i]) / eps, dv[i], 1e-6 * scale);
+    free(J);
+    free(dv);
+    free(F);
+    free(V0);
+    fixture_destroy(f);
+}
+
+static void test_mobility(void **state)
+{
+    (void)state;
+    check_mobility("{\"dim\": 2, \"gravity\": [0, 0], \"spacing\": 0.05, \"bodies\": ["
+                   "{\"name\": \"ell\", \"shape\": \"polygon\", \"vertices\": [[0,0],[0.3,0],[0.3,0.1],[0.1,0.1],"
+                   "[0.1,0.25],[0,0.25]], \"density\": 300, \"velocity\": [0.2, 0.1], \"angular_velocity\": 0.3},"
+                   "{\"name\": \"slider\", \"shape\": \"rectangle\", \"size\": [0.2, 0.1], \"density\": 200,"
+                   " \"position\": [1, 0], \"constraint\": {\"translate_along\": [1, 1]}},"
+                   "{\"name\": \"door\", \"shape\": \"rectangle\", \"size\": [0.4, 0.05], \"density\": 200,"
+                   " \"position\": [2, 0], \"constraint\": {\"rotate_about\": [1.8, 0]}},"
+                   "{\"name\": \"wall\", \"shape\": \"circle\", \"radius\": 0.1, \"position\": [3, 0],"
+                   " \"kinematic\": {\"velocity\": [1, 0]}}]}");
+    check_mobility("{\"dim\": 3, \"gravity\": [0, 0, 0], \"spacing\": 0.1, \"bodies\": ["
+                   "{\"name\": \"brick\", \"shape\": \"box\", \"size\": [0.4, 0.2, 0.3], \"density\": 300,"
+                   " \"orientation\": [0.9, 0.1, 0.3, -0.2]},"
+                   "{\"name\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.2, \"density\": 100, \"position\": [1,0,0]},"
+                   "{\"name\": \"flap\", \"shape\": \"box\", \"size\": [0.4, 0.05, 0.2], \"density\": 100,"
+                   " \"position\": [2, 0, 0], \"constraint\": {\"rotate_about\": [2, 0.3, 0], \"axis\": [0, 0, 1]}}]}");
+}
+
+/* A unit impulse at every point of a body at rest: dv = n / m everywhere (no torque by symmetry of the sum). */
+static void test_mobility_uniform(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 3, \"gravity\": [0, 0, 0], \"spacing\": 0.1, \"bodies\": ["
+                             "{\"name\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.3, \"mass\": 2.0}]}");
+    assert_non_null(f->rs);
+    double *J = calloc(f->nd, sizeof *J), *dv = calloc(f->nd, sizeof *dv);
+    size_t n = f->iface.n_points;
+    for (size_t i = 0; i < n; i++)
+        J[3 * i + 1] = 1.0;
+    assert_int_equal(rigid_mobility(f->rs, J, dv), SEAM_OK);
+    for (size_t i = 0; i < n; i++) {
+        assert_close(dv[3 * i + 1], (double)n / 2.0, 1e-9 * (double)n);
+        assert_close(dv[3 * i], 0.0, 1e-9 * (double)n);
+    }
+    free(J);
+    free(dv);
+    fixture_destroy(f);
+}
+
+/* The samples of a tumbling, falling box keep their pairwise distances. */
+static void test_rigid_samples(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 3, \"gravity\": [0, -9.81, 0], \"spacing\": 0.1, \"bodies\": ["
+                             "{\"name\": \"brick\", \"shape\": \"box\", \"size\": [0.5, 0.3, 0.2], \"density\": 300,"
+                             " \"velocity\": [1, 3, 0], \"angular_velocity\": [3, -5, 7]}]}");
+    assert_non_null(f->rs);
+    size_t n = f->iface.n_points < 60 ? f->iface.n_points : 60;
+    double *X0 = malloc(3 * n * sizeof *X0);
+    memcpy(X0, f->iface.X, 3 * n * sizeof *X0);
+    for (int s = 0; s < 300; s++)
+        assert_int_equal(fixture_step(f, 2e-3, NULL), SEAM_OK);
+    double moved = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i + 1; j < n; j++) {
+            double d0[3], d1[3];
+            v3_sub(d0, X0 + 3 * i, X0 + 3 * j);
+            v3_sub(d1, f->X + 3 * i, f->X + 3 * j);
+            assert_close(v3_norm(d1), v3_norm(d0), 1e-13);
+        }
+        double d[3];
+        v3_sub(d, f->X + 3 * i, X0 + 3 * i);
+        moved = fmax(moved, v3_norm(d));
+    }
+    assert_true(moved > 0.5);
+    free(X0);
+    fixture_destroy(f);
+}
+
+/* Kinematic bodies follow x0 + v t + A (sin(2 pi f t + phi) - sin phi) and turn at their angular velocity. */
+static void test_kinematic(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"piston\", \"shape\": \"rectangle\", \"size\": [0.5, 0.1],"
+                             " \"position\": [1, 1], \"kinematic\": {\"velocity\": [0.1, 0], \"amplitude\": [0, 0.05],"
+                             " \"frequency\": 2, \"phase\": 0.3, \"angular_velocity\": 0.7}}]}");
+    assert_non_null(f->rs);
+    size_t n = f->iface.n_points;
+    double *X0 = malloc(2 * n * sizeof *X0);
+    memcpy(X0, f->iface.X, 2 * n * sizeof *X0);
+    for (int s = 1; s <= 500; s++) {
+        assert_int_equal(fixture_step(f, 2e-3, NULL), SEAM_OK);
+        double t = s * 2e-3, ph = 4.0 * M_PI * t + 0.3;
+        double c[2] = {1.0 + 0.1 * t, 1.0 + 0.05 * (sin(ph) - sin(0.3))};
+        double cv[2] = {0.1, 0.05 * 4.0 * M_PI * cos(ph)};
+        for (size_t i = 0; i < n; i++) {
+            double r0[2] = {X0[2 * i] - 1.0, X0[2 * i + 1] - 1.0}, r[2];
+            rot2(0.7 * t, r0, r);
+            assert_close(f->X[2 * i], c[0] + r[0], 1e-12);
+            assert_close(f->X[2 * i + 1], c[1] + r[1], 1e-12);
+            assert_close(f->V[2 * i], cv[0] - 0.7 * r[1], 1e-12);
+            assert_close(f->V[2 * i + 1], cv[1] + 0.7 * r[0], 1e-12);
+        }
+    }
+    free(X0);
+    fixture_destroy(f);
+}
+
+/* translate_along: s(t) = (g . a) t^2 / 2; rotate_about: a pendulum's small oscillation. */
+static void test_constraints(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"slider\", \"shape\": \"rectangle\", \"size\": [0.2, 0.1], \"density\": 50,"
+                             " \"position\": [0, 0], \"constraint\": {\"translate_along\": [1, -1]}}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 1000; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    const rigid_state *S = fixture_state(f, 0);
+    double sa = 0.5 * (9.81 / sqrt(2.0)) * 1.0;
+    assert_close(S->x[0], sa / sqrt(2.0), 1e-12);
+    assert_close(S->x[1], -sa / sqrt(2.0), 1e-12);
+    assert_close(S->w[2], 0.0, 0.0);
+    fixture_destroy(f);
+
+    /* a rod of length 1 hanging from its top end, pushed gently */
+    double w0 = 0.01;
+    char json[512];
+    snprintf(json, sizeof json, "{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.1, \"bodies\": ["
+             "{\"name\": \"rod\", \"shape\": \"rectangle\", \"size\": [0.02, 1.0], \"density\": 50,"
+             " \"position\": [0, -0.5], \"angular_velocity\": %g, \"constraint\": {\"rotate_about\": [0, 0]}}]}", w0);
+    f = fixture_new(json);
+    assert_non_null(f->rs);
+    const rigid_body *b = rigid_get_body(f->rs, 0);
+    double Ip = b->m * (0.02 * 0.02 + 1.0) / 12.0 + b->m * 0.25;
+    assert_close(b->m_axis, Ip, 1e-12 * Ip);
+    double Om = sqrt(b->m * 9.81 * 0.5 / Ip), dt = 1e-4;
+    int quarter = (int)lround(0.5 * M_PI / Om / dt);
+    for (int s = 0; s < quarter; s++)
+        assert_int_equal(fixture_step(f, dt, NULL), SEAM_OK);
+    S = fixture_state(f, 0);
+    double t = quarter * dt;
+    assert_close(S->s, w0 / Om * sin(Om * t), 1e-4 * w0 / Om);
+    /* the centre stays on its circle about the pivot */
+    assert_close(hypot(S->x[0], S->x[1]), 0.5, 1e-12);
+    fixture_destroy(f);
+}
+
+/* Step-averaged profiles: the velocity gained equals the integral of f / m. */
+static void test_force_profiles(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, 0], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"puck\", \"shape\": \"circle\", \"radius\": 0.1, \"mass\": 2.0, \"forces\": ["
+                             "{\"force\": [2, 0], \"profile\": \"cosine_release\", \"start\": 1, \"duration\": 5},"
+                             "{\"force\": [0, 3], \"profile\": \"ramp\", \"start\": 0.5, \"duration\": 1, \"end\": 3},"
+                             "{\"torque\": 0.5, \"start\": 2, \"end\": 4}]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 7000; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    const rigid_state *S = fixture_state(f, 0);
+    double I = 0.5 * 2.0 * 0.01;
+    assert_close(S->v[0], 2.0 * (1.0 + 2.5) / 2.0, 1e-12);   /* 1 s full, then half of 5 s */
+    assert_close(S->v[1], 3.0 * (0.5 + 1.5) / 2.0, 1e-12);
+    assert_close(S->w[2], 0.5 * 2.0 / I, 1e-12);
+    fixture_destroy(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_projectile),
+        cmocka_unit_test(test_torque_free_asymmetric),
+        cmocka_unit_test(test_precession),
+        cmocka_unit_test(test_load_pattern),
+        cmocka_unit_test(test_mobility),
+        cmocka_unit_test(test_mobility_uniform),
+        cmocka_unit_test(test_rigid_samples),
+        cmocka_unit_test(test_kinematic),
+        cmocka_unit_test(test_constraints),
+        cmocka_unit_test(test_force_profiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

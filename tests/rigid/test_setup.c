@@ -1,0 +1,311 @@
+/* solid_rigid setup: interface geometry, mass properties, bad input, state
+ * save/load, the solve/commit contract, output files. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fixture.h"
+
+/* 2D: points on the circle about one spacing apart, a closed counter-clockwise loop
+ * whose normals (dy, -dx) point out; lumped masses add up to the body's mass. */
+static void test_interface_2d(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"ball\", \"shape\": \"circle\", \"radius\": 0.3, \"density\": 10,"
+                             " \"position\": [1, 2]},"
+                             "{\"name\": \"ell\", \"shape\": \"polygon\", \"vertices\": [[0,0],[0,0.25],[0.1,0.25],"
+                             "[0.1,0.1],[0.3,0.1],[0.3,0]], \"density\": 10, \"position\": [3, 2]}]}");
+    assert_non_null(f->rs);
+    const seam_interface *I = &f->iface;
+    assert_int_equal(I->dim, 2);
+    assert_int_equal(I->nodes_per_elem, 2);
+    assert_int_equal(I->n_bodies, 2);
+    const rigid_body *b0 = rigid_get_body(f->rs, 0), *b1 = rigid_get_body(f->rs, 1);
+    assert_int_equal(b0->n_pts, (size_t)ceil(2 * M_PI * 0.3 / 0.05));
+    double msum[2] = {0, 0};
+    int visits[2] = {0, 0};
+    for (size_t i = 0; i < I->n_points; i++)
+        msum[I->body[i]] += I->mass[i];
+    assert_close(msum[0], b0->m, 1e-12);
+    assert_close(msum[1], b1->m, 1e-12);
+    assert_close(b0->m, 10 * M_PI * 0.09, 1e-12);
+    for (size_t e = 0; e < I->n_elems; e++) {
+        const double *a = I->X + 2 * I->elems[2 * e], *b = I->X + 2 * I->elems[2 * e + 1];
+        int body = I->body[I->elems[2 * e]];
+        assert_int_equal(body, I->body[I->elems[2 * e + 1]]);
+        assert_int_equal(I->two_sided[e], 0);
+        const rigid_state *S = fixture_state(f, (size_t)body);
+        double dx = b[0] - a[0], dy = b[1] - a[1], len = hypot(dx, dy);
+        assert_true(len <= 0.05 + 1e-12);
+        double mid[2] = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])}, nrm[2] = {dy / len, -dx / len};
+        double eps = 5e-3, p[3] = {mid[0] + eps * nrm[0] - S->x[0], mid[1] + eps * nrm[1] - S->x[1], 0}, pb[3], d, n[3];
+        double R[9];
+        q_to_mat(R, S->q);
+        m3_mul_tv(pb, R, p);
+        rigid_shape_sdf(&rigid_get_body(f->rs, (size_t)body)->shape, pb, &d, n);
+        assert_true(d > 0);   /* stepping along the normal leaves the body */
+        visits[body]++;
+    }
+    assert_int_equal(visits[0], (int)b0->n_pts);   /* closed loops: as many segments as points */
+    assert_int_equal(visits[1], (int)b1->n_pts);
+    /* the concave L: area, centroid (its "position") and polar moment from two rectangles */
+    double A1 = 0.03, A2 = 0.015, A = A1 + A2, cx = (A1 * 0.15 + A2 * 0.05) / A, cy = (A1 * 0.05 + A2 * 0.175) / A;
+    double J = A1 * (0.09 + 0.01) / 12 + A1 * (pow(0.15 - cx, 2) + pow(0.05 - cy, 2)) + A2 * (0.01 + 0.0225) / 12 +
+               A2 * (pow(0.05 - cx, 2) + pow(0.175 - cy, 2));
+    assert_close(b1->m, 10 * A, 1e-13);
+    assert_close(b1->I0[2], 10 * J, 1e-13);
+    /* given clockwise, stored counter-clockwise from the last vertex, about the centroid */
+    assert_close(b1->shape.verts[0], 0.3 - cx, 1e-14);
+    assert_close(b1->shape.verts[1], 0.0 - cy, 1e-14);
+    fixture_destroy(f);
+}
+
+/* 3D: closed surfaces (every edge in two triangles) with outward normals. */
+static void check_closed_outward(const seam_interface *I, const rigid_solver *rs)
+{
+    for (size_t e = 0; e < I->n_elems; e++) {
+        const int32_t *t = I->elems + 3 * e;
+        const double *a = I->X + 3 * t[0], *b = I->X + 3 * t[1], *c = I->X + 3 * t[2];
+        double ab[3], ac[3], n[3], cen[3], d[3];
+        v3_sub(ab, b, a);
+        v3_sub(ac, c, a);
+        v3_cross(n, ab, ac);
+        assert_true(v3_norm(n) > 0);
+        const rigid_state *S = rigid_get_state(rs, (size_t)I->body[t[0]]);
+        for (int k = 0; k < 3; k++)
+            cen[k] = (a[k] + b[k] + c[k]) / 3.0;
+        v3_sub(d, cen, S->x);
+        assert_true(v3_dot(n, d) > 0);   /* convex shapes: the normal points away from the centre */
+    }
+    /* every directed edge appears once and its reverse once: signed count sums to zero */
+    long *count = calloc(I->n_points * I->n_points, sizeof *count);
+    for (size_t e = 0; e < I->n_elems; e++)
+        for (int k = 0; k < 3; k++) {
+            int32_t a = I->elems[3 * e + (size_t)k], b = I->elems[3 * e + (size_t)(k + 1) % 3];
+            count[(size_t)a * I->n_points + (size_t)b]++;
+        }
+    for (size_t a = 0; a < I->n_points; a++)
+        for (size_t b = 0; b < I->n_points; b++)
+            assert_int_equal(count[a * I->n_points + b], count[b * I->n_points + a]);
+    free(count);
+}
+
+static void test_interface_3d(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 3, \"spacing\": 0.1, \"bodies\": ["
+                             "{\"name\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.3, \"density\": 10},"
+                             "{\"name\": \"brick\", \"shape\": \"box\", \"size\": [0.4, 0.2, 0.3], \"density\": 10,"
+                             " \"position\": [1, 0, 0], \"orientation\": [1, 0.2, 0, 0.1]}]}");
+    assert_non_null(f->rs);
+    assert_int_equal(f->iface.nodes_per_elem, 3);
+    check_closed_outward(&f->iface, f->rs);
+    for (size_t i = 0; i < f->iface.n_points; i++)
+        if (f->iface.body[i] == 0)
+            assert_close(v3_norm(f->iface.X + 3 * i), 0.3, 1e-12);
+    fixture_destroy(f);
+}
+
+static void write_cube_obj(const char *path, bool drop_face, const double *R)
+{
+    static const double v[8][3] = {{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {0, 1, 0},
+                                   {0, 0, 0.5}, {2, 0, 0.5}, {2, 1, 0.5}, {0, 1, 0.5}};
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fprintf(fp, "# a 2 x 1 x 0.5 box\n");
+    for (int i = 0; i < 8; i++) {
+        double p[3];
+        m3_mul_v(p, R, v[i]);
+        fprintf(fp, "v %.17g %.17g %.17g\n", p[0], p[1], p[2]);
+    }
+    fprintf(fp, "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\n");
+    if (!drop_face)
+        fprintf(fp, "f 4 1 5 8\n");
+    fclose(fp);
+}
+
+/* A box given as a (turned) OBJ mesh has the box's mass and principal moments. */
+static void test_mesh(void **state)
+{
+    (void)state;
+    const char *dir = test_tmpdir("rigid_mesh");
+    char path[4200], json[4600];
+    snprintf(path, sizeof path, "%s/box.obj", dir);
+    double c = cos(0.4), s = sin(0.4), R[9] = {c, -s, 0, s, c, 0, 0, 0, 1};
+    write_cube_obj(path, false, R);
+    snprintf(json, sizeof json, "{\"dim\": 3, \"spacing\": 0.25, \"bodies\": [{\"name\": \"crate\", \"shape\": \"mesh\","
+             " \"mesh\": \"%s\", \"density\": 3, \"position\": [0, 5, 0]}]}", path);
+    fixture *f = fixture_new(json);
+    assert_non_null(f->rs);
+    const rigid_body *b = rigid_get_body(f->rs, 0);
+    double m = 3.0;   /* volume 1 */
+    double want[3] = {m * (1 + 4) / 12, m * (4 + 0.25) / 12, m * (1 + 0.25) / 12};   /* z, x and y axes */
+    double got[3] = {b->I0[0], b->I0[1], b->I0[2]};
+    assert_close(b->m, m, 1e-12);
+    /* dsyev sorts ascending: about y (long x, thin z), about x, about z */
+    assert_close(got[0], want[2], 1e-12);
+    assert_close(got[1], want[1], 1e-12);
+    assert_close(got[2], want[0], 1e-12);
+    check_closed_outward(&f->iface, f->rs);
+    for (size_t e = 0; e < f->iface.n_elems; e++) {
+        const int32_t *t = f->iface.elems + 3 * e;
+        for (int k = 0; k < 3; k++) {
+            double d[3];
+            v3_sub(d, f->iface.X + 3 * t[k], f->iface.X + 3 * t[(k + 1) % 3]);
+            assert_true(v3_norm(d) <= 0.25 + 1e-12);
+        }
+    }
+    fixture_destroy(f);
+}
+
+/* Refusals name the body and the key. */
+static void expect_refused(const char *json, const char *name, const char *key)
+{
+    fixture *f = fixture_new(json);
+    assert_null(f->rs);
+    if (!test_host_saw(&f->th, name) || !test_host_saw(&f->th, key))
+        fail_msg("expected \"%s\" and \"%s\" in:\n%s", name, key, f->th.all);
+    fixture_destroy(f);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"name\": \"lead\", \"shape\": \"circle\", \"radius\": 1,"
+                   " \"density\": 0}]}", "\"lead\"", "bodies[0].density");
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"shape\": \"circle\", \"radius\": 1, \"density\": 1},"
+                   "{\"name\": \"ghost\", \"shape\": \"circle\", \"radius\": 1, \"density\": -5}]}",
+                   "\"ghost\"", "bodies[1].density");
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"name\": \"blob\", \"shape\": \"ellipse\", \"radius\": 1,"
+                   " \"density\": 1}]}", "\"blob\"", "bodies[0].shape");
+    expect_refused("{\"dim\": 3, \"bodies\": [{\"name\": \"flat\", \"shape\": \"circle\", \"radius\": 1,"
+                   " \"density\": 1}]}", "\"flat\"", "bodies[0].shape");
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"name\": \"heavy\", \"shape\": \"circle\", \"radius\": 1,"
+                   " \"density\": 1, \"mass\": 2}]}", "\"heavy\"", "bodies[0].mass");
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"name\": \"bow\", \"shape\": \"polygon\", \"density\": 1,"
+                   " \"vertices\": [[0,0],[2,2],[2,0],[0,1]]}]}", "\"bow\"", "cross");
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"name\": \"typo\", \"shape\": \"circle\", \"radius\": 1,"
+                   " \"densty\": 1}]}", "\"typo\"", "bodies[0].densty");
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"name\": \"tilt\", \"shape\": \"circle\", \"radius\": 1,"
+                   " \"density\": 1, \"restitution\": 1.5}]}", "\"tilt\"", "bodies[0].restitution");
+    const char *dir = test_tmpdir("rigid_bad_mesh");
+    char path[4200], json[4600];
+    snprintf(path, sizeof path, "%s/open.obj", dir);
+    double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    write_cube_obj(path, true, I);
+    snprintf(json, sizeof json, "{\"dim\": 3, \"bodies\": [{\"name\": \"bucket\", \"shape\": \"mesh\","
+             " \"mesh\": \"%s\", \"density\": 3}]}", path);
+    expect_refused(json, "\"bucket\"", "bodies[0].mesh");
+    fixture *f = fixture_new(json);
+    assert_true(test_host_saw(&f->th, "not closed"));
+    fixture_destroy(f);
+}
+
+/* solve is a pure function of the committed state; commit takes the last solve. */
+static void test_solve_commit(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"plank\", \"shape\": \"rectangle\", \"size\": [0.4, 0.1], \"density\": 100}]}");
+    assert_non_null(f->rs);
+    assert_int_equal(rigid_commit(f->rs), SEAM_ERROR);   /* nothing to commit yet */
+    size_t nd = f->nd;
+    double *F = malloc(nd * sizeof *F), *X1 = malloc(nd * sizeof *X1);
+    for (size_t i = 0; i < nd; i++)
+        F[i] = cos((double)i);
+    assert_int_equal(fixture_solve(f, 1e-2, F), SEAM_OK);
+    memcpy(X1, f->X, nd * sizeof *X1);
+    assert_int_equal(fixture_solve(f, 1e-2, NULL), SEAM_OK);
+    assert_int_equal(fixture_solve(f, 1e-2, F), SEAM_OK);
+    assert_memory_equal(X1, f->X, nd * sizeof *X1);
+    assert_int_equal(rigid_commit(f->rs), SEAM_OK);
+    seam_interface I;
+    rigid_describe(f->rs, &I);
+    assert_memory_equal(I.X, X1, nd * sizeof *X1);
+    assert_true(isinf(rigid_max_dt(f->rs)));
+    free(F);
+    free(X1);
+    fixture_destroy(f);
+}
+
+/* save, run, load, run again: the same trajectory bit for bit. */
+static void test_save_load(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 3, \"gravity\": [0, -9.81, 0], \"spacing\": 0.1,"
+                             " \"walls\": {\"min\": [-1, 0, -1], \"max\": [1, 2, 1]}, \"bodies\": ["
+                             "{\"name\": \"brick\", \"shape\": \"box\", \"size\": [0.3, 0.2, 0.1], \"density\": 300,"
+                             " \"position\": [0, 0.3, 0], \"angular_velocity\": [1, 2, 3], \"restitution\": 0.4}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 50; s++)
+        assert_int_equal(fixture_step(f, 2e-3, NULL), SEAM_OK);
+    seam_buffer buf;
+    assert_int_equal(rigid_save_state(f->rs, &buf), SEAM_OK);
+    void *copy = malloc(buf.size);
+    memcpy(copy, buf.data, buf.size);
+    for (int s = 0; s < 200; s++)
+        assert_int_equal(fixture_step(f, 2e-3, NULL), SEAM_OK);
+    double *Xa = malloc(f->nd * sizeof *Xa);
+    memcpy(Xa, f->X, f->nd * sizeof *Xa);
+    assert_int_equal(rigid_load_state(f->rs, copy, buf.size), SEAM_OK);
+    f->t -= 200 * 2e-3;
+    for (int s = 0; s < 200; s++)
+        assert_int_equal(fixture_step(f, 2e-3, NULL), SEAM_OK);
+    assert_memory_equal(Xa, f->X, f->nd * sizeof *Xa);
+    assert_int_equal(rigid_load_state(f->rs, copy, buf.size - 8), SEAM_ERROR);
+    assert_true(test_host_saw(&f->th, "load:"));
+    free(copy);
+    free(Xa);
+    fixture_destroy(f);
+}
+
+static void test_output_and_table(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"spacing\": 0.1, \"bodies\": ["
+                             "{\"name\": \"ball\", \"shape\": \"circle\", \"radius\": 0.2, \"density\": 10}]}");
+    assert_non_null(f->rs);
+    const char *dir = test_tmpdir("rigid_output");
+    assert_int_equal(rigid_write_output(f->rs, dir, 7), SEAM_OK);
+    char path[4200], line[256];
+    snprintf(path, sizeof path, "%s/bodies_0007.vtk", dir);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    bool points = false, lines = false;
+    char want_points[64], want_cells[64];
+    snprintf(want_points, sizeof want_points, "POINTS %zu", f->iface.n_points);
+    snprintf(want_cells, sizeof want_cells, "CELLS %zu", f->iface.n_elems);
+    while (fgets(line, sizeof line, fp)) {
+        points = points || strncmp(line, want_points, strlen(want_points)) == 0;
+        lines = lines || strncmp(line, want_cells, strlen(want_cells)) == 0;
+    }
+    fclose(fp);
+    assert_true(points && lines);
+    const seam_plugin *p = seam_plugin_v1();
+    assert_int_equal(p->abi, SEAM_ABI_VERSION);
+    assert_string_equal(p->name, "solid_rigid");
+    assert_int_equal(p->role, SEAM_SOLID);
+    assert_non_null(p->mobility);
+    assert_null(p->bind);
+    fixture_destroy(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_interface_2d),
+        cmocka_unit_test(test_interface_3d),
+        cmocka_unit_test(test_mesh),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_solve_commit),
+        cmocka_unit_test(test_save_load),
+        cmocka_unit_test(test_output_and_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
