@@ -2,7 +2,7 @@
 # scene; `make test` builds and runs the whole test suite. Both install any
 # missing Debian packages first (scripts/deps.sh).
 BUILD ?= build
-SCENE ?= examples/piston.json
+SCENE ?= examples/rising_disc.json
 MESON_SETUP_FLAGS ?=
 
 .PHONY: all demo test deps build clean

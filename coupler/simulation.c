@@ -11,6 +11,7 @@
 
 #include "seam/loader.h"
 #include "seam/log.h"
+#include "seam/picture.h"
 #include "scheme.h"
 #include "simulation.h"
 
@@ -80,6 +81,9 @@ struct seam_sim {
     /* output */
     char *out_dir;
     bool write_stats, write_interface, write_frames;
+    char *picture_field;     /* fluid field drawn into PNG frames (2D), NULL: none */
+    bool picture_explicit;   /* named in the scene, so a failure is an error */
+    seam_picture_opts picture_opts;
     FILE *stats_csv, *residuals_csv, *interface_csv;
     int frame;
     double next_frame;
@@ -346,12 +350,26 @@ static void read_scene(seam_sim *sim, seam_cfg *root)
     const char *dir = NULL;
     sim->write_stats = true;
     sim->write_frames = true;
+    const char *picture = "speed";
     if (out) {
         dir = seam_cfg_str(out, "dir", NULL, 0);
         sim->write_stats = seam_cfg_bool(out, "stats", true, 0);
         sim->write_interface = seam_cfg_bool(out, "interface", false, 0);
         sim->write_frames = seam_cfg_bool(out, "frames", true, 0);
+        seam_cfg *pic = seam_cfg_child(out, "picture", 0);
+        if (pic) {
+            picture = seam_cfg_str(pic, "field", "speed", 0);
+            sim->picture_explicit = true;
+            double range[2] = {0.0, 0.0};
+            if (seam_cfg_vec(pic, "range", range, 2, 0) && !(range[1] > range[0]))
+                seam_cfg_error(pic, "range", "expected [low, high] with low < high");
+            sim->picture_opts.range[0] = range[0];
+            sim->picture_opts.range[1] = range[1];
+            sim->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
+        } else if (seam_cfg_has(out, "picture") && json_is_false(seam_cfg_json(out, "picture")))
+            picture = NULL;
     }
+    sim->picture_field = picture ? strdup(picture) : NULL;
     if (sim->opts.out_dir)
         sim->out_dir = strdup(sim->opts.out_dir);
     else if (dir && dir[0] == '/')
@@ -521,6 +539,31 @@ static bool bind_fluid(seam_sim *sim)
     return true;
 }
 
+/* PNG frames need a 2D interface and a fluid that rasterizes the field. */
+static bool check_picture(seam_sim *sim)
+{
+    if (!sim->picture_field || !sim->write_frames)
+        return true;
+    const char *why = NULL;
+    seam_raster r;
+    if (!sim->fluid || !sim->fluid->p->field)
+        why = "the fluid plugin offers no fields";
+    else if (sim->dim != 2)
+        why = "pictures are drawn for 2D interfaces only";
+    else if (sim->fluid->p->field(sim->fluid->self, sim->picture_field, &r) != SEAM_OK || r.nz != 1)
+        why = "the fluid has no 2D field of that name";
+    if (!why)
+        return true;
+    if (sim->picture_explicit) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.field \"%s\": %s",
+                seam_doc_locate(sim->doc, "output.picture.field"), sim->picture_field, why);
+        return false;
+    }
+    free(sim->picture_field);   /* the default picture is drawn only where it can be */
+    sim->picture_field = NULL;
+    return true;
+}
+
 seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
 {
     seam_sim *sim = calloc(1, sizeof *sim);
@@ -549,6 +592,10 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
         return NULL;
     }
     if (!sim->coupled && (!build_interface(sim) || !bind_fluid(sim))) {
+        seam_sim_destroy(&sim);
+        return NULL;
+    }
+    if (!check_picture(sim)) {
         seam_sim_destroy(&sim);
         return NULL;
     }
@@ -595,6 +642,7 @@ void seam_sim_destroy(seam_sim **self_p)
     free(sim->Xn); free(sim->Xnm1); free(sim->X_pred); free(sim->X_out);
     free(sim->coupling.V); free(sim->coupling.V_solid);
     free(sim->out_dir);
+    free(sim->picture_field);
     free(sim->scene_dir);
     free(sim->pstats);
     free(sim);
@@ -770,6 +818,27 @@ static void write_interface_row(seam_sim *sim, long step, double t)
     fputc('\n', sim->interface_csv);
 }
 
+static seam_status write_picture(seam_sim *sim)
+{
+    participant *fl = sim->fluid;
+    seam_raster r;
+    if (fl->p->field(fl->self, sim->picture_field, &r) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, fl->name, "field \"%s\" failed at frame %d", sim->picture_field, sim->frame);
+        return SEAM_ERROR;
+    }
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/frames", sim->out_dir);
+    if (mkdir_p(dir) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create %s: %s", dir, strerror(errno));
+        return SEAM_ERROR;
+    }
+    snprintf(path, sizeof path, "%s/frame_%04d.png", dir, sim->frame);
+    seam_interface iface = {.dim = sim->dim, .n_points = sim->n_points, .X = sim->Xn,
+                            .nodes_per_elem = sim->nodes_per_elem, .n_elems = sim->n_elems,
+                            .elems = sim->elems, .two_sided = sim->two_sided};
+    return seam_picture_write_png(path, &r, &iface, sim->Xn, &sim->picture_opts, &fl->host);
+}
+
 static seam_status write_frame(seam_sim *sim)
 {
     if (!sim->write_frames)
@@ -787,6 +856,8 @@ static seam_status write_frame(seam_sim *sim)
             return SEAM_ERROR;
         }
     }
+    if (sim->picture_field && write_picture(sim) != SEAM_OK)
+        return SEAM_ERROR;
     sim->frame++;
     return SEAM_OK;
 }
