@@ -296,6 +296,27 @@ static void test_output_and_table(void **state)
     fixture_destroy(f);
 }
 
+/* The example participant objects in examples/ are accepted. */
+static void test_examples(void **state)
+{
+    (void)state;
+    const char *names[] = {"examples/rigid_balls.json", "examples/rigid_piston.json", "examples/rigid_plank3d.json"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        FILE *fp = fopen(test_source_path(names[k]), "r");
+        assert_non_null(fp);
+        char text[8192];
+        size_t len = fread(text, 1, sizeof text - 1, fp);
+        fclose(fp);
+        text[len] = 0;
+        fixture *f = fixture_new(text);
+        if (!f->rs)
+            fail_msg("%s refused:\n%s", names[k], f->th.all);
+        for (int s = 0; s < 10; s++)
+            assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+        fixture_destroy(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_solve_commit),
         cmocka_unit_test(test_save_load),
         cmocka_unit_test(test_output_and_table),
+        cmocka_unit_test(test_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
