@@ -276,7 +276,7 @@ static void build_mic(mac_projection *P, const mac_grid *g)
     for (int j = 0; j < g->ny; j++)
         for (int i = 0; i < g->nx; i++) {
             size_t c = mac_c(g, i, j);
-            P->precon[c] = 0.0;
+            P->precon[c] = P->Li[c] = P->Lj[c] = 0.0;
             if (P->index[c] < 0)
                 continue;
             double e = P->Adiag[c];
@@ -293,6 +293,8 @@ static void build_mic(mac_projection *P, const mac_grid *g)
             if (e < sigma * P->Adiag[c])
                 e = P->Adiag[c];
             P->precon[c] = e > 0.0 ? 1.0 / sqrt(e) : 0.0;
+            P->Li[c] = P->Aplusi[c] * P->precon[c];   /* off-diagonals of L, used by every apply */
+            P->Lj[c] = P->Aplusj[c] * P->precon[c];
         }
 }
 
@@ -302,53 +304,66 @@ typedef struct op_ctx {
     double *q;   /* per cell scratch for the preconditioner */
 } op_ctx;
 
+/* Both operators walk the grid row by row (no index division in the loop). */
 static void apply_A(void *ctx, const double *x, double *y)
 {
     op_ctx *o = ctx;
     const mac_projection *P = o->P;
-    const mac_grid *g = o->g;
-    for (size_t k = 0; k < P->n; k++) {
-        size_t c = (size_t)P->cell[k];
-        int i = (int)(c % (size_t)g->nx), j = (int)(c / (size_t)g->nx);
-        double acc = P->Adiag[c] * x[k];
-        if (P->Aplusi[c] != 0.0)
-            acc += P->Aplusi[c] * x[P->index[c + 1]];
-        if (i > 0 && P->Aplusi[c - 1] != 0.0)
-            acc += P->Aplusi[c - 1] * x[P->index[c - 1]];
-        if (P->Aplusj[c] != 0.0)
-            acc += P->Aplusj[c] * x[P->index[c + (size_t)g->nx]];
-        if (j > 0 && P->Aplusj[c - (size_t)g->nx] != 0.0)
-            acc += P->Aplusj[c - (size_t)g->nx] * x[P->index[c - (size_t)g->nx]];
-        y[k] = acc;
-    }
+    size_t nx = (size_t)o->g->nx, ny = (size_t)o->g->ny;
+    const int32_t *ix = P->index;
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < nx; i++) {
+            size_t c = i + nx * j;
+            int32_t k = ix[c];
+            if (k < 0)
+                continue;
+            double acc = P->Adiag[c] * x[k];
+            if (P->Aplusi[c] != 0.0)
+                acc += P->Aplusi[c] * x[ix[c + 1]];
+            if (i > 0 && P->Aplusi[c - 1] != 0.0)
+                acc += P->Aplusi[c - 1] * x[ix[c - 1]];
+            if (P->Aplusj[c] != 0.0)
+                acc += P->Aplusj[c] * x[ix[c + nx]];
+            if (j > 0 && P->Aplusj[c - nx] != 0.0)
+                acc += P->Aplusj[c - nx] * x[ix[c - nx]];
+            y[k] = acc;
+        }
 }
 
-/* z = (L L^T)^-1 r by the two triangular sweeps of MIC(0). */
+/* z = (L L^T)^-1 r by the two triangular sweeps of MIC(0); the stencil
+ * coefficients vanish towards non-fluid cells, so neighbours need no test. */
 static void apply_mic(void *ctx, const double *r, double *z)
 {
     op_ctx *o = ctx;
     const mac_projection *P = o->P;
-    const mac_grid *g = o->g;
+    size_t nx = (size_t)o->g->nx, ny = (size_t)o->g->ny;
+    const int32_t *ix = P->index;
     double *q = o->q;
-    size_t nx = (size_t)g->nx;
-    for (size_t k = 0; k < P->n; k++) {
-        size_t c = (size_t)P->cell[k];
-        double t = r[k];
-        if (c % nx > 0)
-            t -= P->Aplusi[c - 1] * P->precon[c - 1] * q[c - 1];
-        if (c >= nx)
-            t -= P->Aplusj[c - nx] * P->precon[c - nx] * q[c - nx];
-        q[c] = t * P->precon[c];
-    }
-    for (size_t k = P->n; k-- > 0;) {
-        size_t c = (size_t)P->cell[k];
-        double t = q[c];
-        if (P->Aplusi[c] != 0.0)
-            t -= P->Aplusi[c] * P->precon[c] * z[P->index[c + 1]];
-        if (P->Aplusj[c] != 0.0)
-            t -= P->Aplusj[c] * P->precon[c] * z[P->index[c + nx]];
-        z[k] = t * P->precon[c];
-    }
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < nx; i++) {
+            size_t c = i + nx * j;
+            if (ix[c] < 0)
+                continue;
+            double t = r[ix[c]];
+            if (i > 0)
+                t -= P->Li[c - 1] * q[c - 1];
+            if (j > 0)
+                t -= P->Lj[c - nx] * q[c - nx];
+            q[c] = t * P->precon[c];
+        }
+    for (size_t j = ny; j-- > 0;)
+        for (size_t i = nx; i-- > 0;) {
+            size_t c = i + nx * j;
+            if (ix[c] < 0)
+                continue;
+            double t = q[c];
+            if (i + 1 < nx)
+                t -= P->Li[c] * q[c + 1];
+            if (j + 1 < ny)
+                t -= P->Lj[c] * q[c + nx];
+            q[c] = t * P->precon[c];
+            z[ix[c]] = q[c];
+        }
 }
 
 /* Rhs and solution of regions without an open side live up to a constant:
@@ -381,6 +396,8 @@ static void alloc_projection(mac_projection *P, size_t nc)
     P->Aplusi = malloc(nc * sizeof *P->Aplusi);
     P->Aplusj = malloc(nc * sizeof *P->Aplusj);
     P->precon = malloc(nc * sizeof *P->precon);
+    P->Li = malloc(nc * sizeof *P->Li);
+    P->Lj = malloc(nc * sizeof *P->Lj);
     P->b = malloc(nc * sizeof *P->b);
     P->p = malloc(nc * sizeof *P->p);
     P->tmp = calloc(nc, sizeof *P->tmp);
@@ -458,6 +475,8 @@ void mac_projection_free(mac_projection *P)
     free(P->Aplusi);
     free(P->Aplusj);
     free(P->precon);
+    free(P->Li);
+    free(P->Lj);
     free(P->b);
     free(P->p);
     free(P->tmp);

@@ -81,7 +81,8 @@ typedef struct mac_projection {
     int32_t *index;          /* per cell: unknown index or -1 */
     int32_t *cell;           /* per unknown: cell */
     double *Adiag, *Aplusi, *Aplusj;   /* per cell, Bridson's stencil storage */
-    double *precon;          /* per cell, MIC(0) */
+    double *precon;          /* per cell, MIC(0): 1 / diagonal of L */
+    double *Li, *Lj;         /* per cell: Aplusi * precon, Aplusj * precon */
     double *b, *p, *tmp;     /* per unknown */
     int iterations;
     double residual;

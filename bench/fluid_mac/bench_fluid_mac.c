@@ -1,0 +1,97 @@
+/* Time per step and PCG iterations of fluid_mac on a 2D smoke plume at
+ * several resolutions. Prints one line per grid; not part of the test suite.
+ *
+ *     ninja -C build bench/fluid_mac/bench_fluid_mac && ./build/bench/fluid_mac/bench_fluid_mac [N ...]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "seam/plugin.h"
+
+const seam_plugin *seam_plugin_v1(void);
+
+typedef struct tally {
+    long iterations;
+    int solves;
+} tally;
+
+/* The plugin reports PCG iterations in a debug line per solve. */
+static void bench_log(void *ctx, seam_log_level level, const char *message)
+{
+    tally *t = ctx;
+    const char *k = strstr(message, "PCG ");
+    if (k) {
+        t->iterations += strtol(k + 4, NULL, 10);
+        t->solves++;
+    } else if (level >= SEAM_LOG_WARN) {
+        fprintf(stderr, "fluid_mac: %s\n", message);
+    }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int run(int N, int warmup, int steps)
+{
+    const seam_plugin *P = seam_plugin_v1();
+    tally t = {0, 0};
+    seam_host host = {SEAM_ABI_VERSION, "bench", "fluid", NULL, &t, bench_log, NULL};
+    char json[1024];
+    double dx = 1.0 / N;
+    snprintf(json, sizeof json,
+             "{\"cells\": [%d, %d], \"dx\": %.17g, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
+             " \"pressure_tolerance\": 1e-6, \"buoyancy\": {\"temperature\": 0.05},"
+             " \"sources\": [{\"side\": \"bottom\", \"range\": [0.4, 0.6], \"speed\": 0.5,"
+             " \"profile\": \"parabolic\", \"temperature\": 50, \"ramp_time\": 0.1}]}", N, N, dx);
+    void *fl = P->create(json, &host);
+    if (!fl)
+        return 1;
+    seam_interface none = {2, 0, NULL, NULL, NULL, 2, 0, NULL, NULL, 0};
+    P->bind(fl, &none);
+    double t_sim = 0.0, elapsed = 0.0;
+    clock_t cpu = 0;
+    for (int n = 0; n < warmup + steps; n++) {
+        double dt = P->max_dt(fl);
+        seam_step st = {n, t_sim, dt, 0};
+        seam_io in = {0, 2, NULL, NULL, NULL}, out = {0, 2, NULL, NULL, NULL};
+        if (n == warmup) {
+            t.iterations = 0;
+            t.solves = 0;
+            elapsed = -now();
+            cpu = clock();
+        }
+        if (P->solve(fl, &st, &in, &out) != SEAM_OK || P->commit(fl) != SEAM_OK) {
+            fprintf(stderr, "step %d failed\n", n);
+            P->destroy(fl);
+            return 1;
+        }
+        t_sim += dt;
+    }
+    elapsed += now();
+    double cpu_s = (double)(clock() - cpu) / CLOCKS_PER_SEC;
+    printf("smoke2d %4dx%-4d cells %7d  %8.2f ms/step wall  %8.2f ms/step cpu  PCG %6.1f iterations/step"
+           "  (%d steps, t = %.3f s)\n", N, N, N * N, 1e3 * elapsed / steps, 1e3 * cpu_s / steps,
+           (double)t.iterations / t.solves, steps, t_sim);
+    P->destroy(fl);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int sizes[8] = {128, 256, 512}, n = 3;
+    if (argc > 1) {
+        n = 0;
+        for (int k = 1; k < argc && n < 8; k++)
+            sizes[n++] = atoi(argv[k]);
+    }
+    for (int k = 0; k < n; k++)
+        if (run(sizes[k], 20, 20) != 0)
+            return 1;
+    return 0;
+}
