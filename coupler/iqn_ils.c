@@ -24,7 +24,7 @@ static void *iqn_create(seam_cfg *coupling)
 {
     iqn_ils *q = calloc(1, sizeof *q);
     q->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    q->filter = seam_cfg_num(coupling, "filter", 1e-10, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    q->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     q->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
     q->lsq = seam_lsq_new();
     return q;

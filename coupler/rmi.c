@@ -45,7 +45,7 @@ static void *rmi_create(seam_cfg *coupling)
 {
     rmi *r = calloc(1, sizeof *r);
     r->omega = seam_cfg_num(coupling, "relaxation", 1.0, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    r->filter = seam_cfg_num(coupling, "filter", 1e-10, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    r->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
     r->solver = seam_cfg_enum(coupling, "rmi_solver", solver_names, RMI_WOODBURY, 0);
     r->lsq_f = seam_lsq_new();

@@ -15,6 +15,7 @@ struct seam_lsq {
     double *tau;           /* n_finite Householder factors */
     lapack_int *jpvt;      /* pivot order, 1-based indices into `finite` */
     size_t *finite;        /* original index of each factored column */
+    double *norm;          /* its 2-norm: columns are factored scaled to unit length */
     double *work;          /* n x nrhs scratch for Q^T B */
     size_t cap_QR, cap_k, cap_work;
 };
@@ -30,6 +31,7 @@ void seam_lsq_destroy(seam_lsq **self_p)
     free(s->tau);
     free(s->jpvt);
     free(s->finite);
+    free(s->norm);
     free(s->work);
     free(s);
     *self_p = NULL;
@@ -46,7 +48,9 @@ static void reserve(seam_lsq *s, size_t n, size_t k)
         free(s->tau);
         free(s->jpvt);
         free(s->finite);
+        free(s->norm);
         s->cap_k = k;
+        s->norm = malloc(k * sizeof *s->norm);
         s->tau = malloc(k * sizeof *s->tau);
         s->jpvt = malloc(k * sizeof *s->jpvt);
         s->finite = malloc(k * sizeof *s->finite);
@@ -70,12 +74,20 @@ int seam_lsq_factor(seam_lsq *s, size_t n, size_t k, const double *A, size_t lda
     if (n == 0 || k == 0)
         return 0;
     reserve(s, n, k);
-    /* Non-finite columns would poison the whole factorization: leave them out. */
-    for (size_t j = 0; j < k; j++)
-        if (column_finite(A + j * lda, n)) {
-            memcpy(s->QR + s->n_finite * n, A + j * lda, n * sizeof *s->QR);
-            s->finite[s->n_finite++] = j;
-        }
+    /* Non-finite and zero columns would poison the factorization: leave them out.
+     * The others are scaled to unit length, so the filter measures how nearly
+     * a column depends on the others, not how small it is. */
+    for (size_t j = 0; j < k; j++) {
+        const double *a = A + j * lda;
+        double norm = column_finite(a, n) ? cblas_dnrm2((int)n, a, 1) : 0.0;
+        if (!(norm > 0.0) || !isfinite(norm))
+            continue;
+        double *q = s->QR + s->n_finite * n;
+        for (size_t i = 0; i < n; i++)
+            q[i] = a[i] / norm;
+        s->norm[s->n_finite] = norm;
+        s->finite[s->n_finite++] = j;
+    }
     if (s->n_finite == 0)
         return 0;
     memset(s->jpvt, 0, s->n_finite * sizeof *s->jpvt);   /* 0: every column free to pivot */
@@ -126,8 +138,10 @@ void seam_lsq_solve_many(seam_lsq *s, size_t nrhs, const double *B, size_t ldb, 
                 (int)n, s->work, (int)n);
     /* Undo the pivoting: the i-th pivoted column is original column finite[jpvt[i]-1]. */
     for (size_t c = 0; c < nrhs; c++)
-        for (size_t i = 0; i < r; i++)
-            Alpha[c * ldalpha + s->finite[s->jpvt[i] - 1]] = s->work[c * n + i];
+        for (size_t i = 0; i < r; i++) {
+            size_t j = (size_t)s->jpvt[i] - 1;
+            Alpha[c * ldalpha + s->finite[j]] = s->work[c * n + i] / s->norm[j];
+        }
 }
 
 void seam_lsq_solve(seam_lsq *s, const double *b, double *alpha)

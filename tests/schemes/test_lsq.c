@@ -11,6 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+/* cmocka's assert_float_equal compares floats; these are doubles. */
+#define assert_close(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
 #include "seam/lsq.h"
 
 #define N 30
@@ -141,7 +144,7 @@ static void test_duplicates_and_zero_columns_are_filtered(void **state)
     }
     assert_int_equal(used, 2);
     for (int i = 0; i < N; i++)
-        assert_float_equal(fit[i], rhs[i], 1e-12);    /* the rhs lies in the span: exact fit */
+        assert_close(fit[i], rhs[i], 1e-12);    /* the rhs lies in the span: exact fit */
     /* A column of NaN is left out; all-zero input gives rank 0 and zero weights. */
     for (int i = 0; i < N; i++)
         A[2 * N + i] = NAN;
@@ -152,6 +155,10 @@ static void test_duplicates_and_zero_columns_are_filtered(void **state)
     assert_int_equal(seam_lsq_factor(lsq, N, 2, zero, N, 1e-10), 0);
     seam_lsq_solve(lsq, rhs, alpha);
     assert_true(alpha[0] == 0.0 && alpha[1] == 0.0);
+    /* Filtering measures dependence, not size: a tiny independent column is kept. */
+    for (int i = 0; i < N; i++)
+        A[2 * N + i] = 1e-12 * (i % 2 ? 1.0 : -1.0) * (1.0 + i);
+    assert_int_equal(seam_lsq_factor(lsq, N, 3, A, N, 1e-6), 3);
     seam_lsq_destroy(&lsq);
 }
 
@@ -189,11 +196,11 @@ static void test_history_keeps_tagged_columns(void **state)
         seam_history_push(h, a, b, j / 2);   /* tags 0 0 1 1 */
     }
     assert_int_equal(seam_history_count(h), 3);   /* the oldest pair fell out */
-    assert_float_equal(seam_history_A(h)[0], 1.0, 0);
+    assert_close(seam_history_A(h)[0], 1.0, 0);
     seam_history_keep(h, 1, 1);
     assert_int_equal(seam_history_count(h), 2);
-    assert_float_equal(seam_history_A(h)[0], 2.0, 0);
-    assert_float_equal(seam_history_B(h)[2], 30.0, 0);
+    assert_close(seam_history_A(h)[0], 2.0, 0);
+    assert_close(seam_history_B(h)[2], 30.0, 0);
     seam_history_keep(h, 5, 7);
     assert_int_equal(seam_history_count(h), 0);
     seam_history_destroy(&h);

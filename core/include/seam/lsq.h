@@ -17,10 +17,12 @@ seam_lsq *seam_lsq_new(void);
 void seam_lsq_destroy(seam_lsq **self_p);
 
 /* Factor the n x k column-major matrix A (leading dimension lda >= n) as
- * A P = Q R with column pivoting (LAPACK dgeqp3). The rank r is the number of
- * leading diagonal entries with |R_ii| > rcond |R_00|; the other columns are
- * filtered (given zero weight by the solves below). A column with a NaN or Inf
- * is filtered too. A is copied. Returns r, or -1 when LAPACK fails. */
+ * A D P = Q R with column pivoting (LAPACK dgeqp3), D scaling every column to
+ * unit length. The rank r is the number of leading diagonal entries with
+ * |R_ii| > rcond |R_00|: a column is filtered (given zero weight by the solves
+ * below) when it is within a relative distance ~rcond of the span of the kept
+ * ones, however small it is. Zero columns and columns with a NaN or Inf are
+ * filtered too. A is copied. Returns r, or -1 when LAPACK fails. */
 int seam_lsq_factor(seam_lsq *self, size_t n, size_t k, const double *A, size_t lda, double rcond);
 
 /* Rank and column count of the last factorization. */

@@ -1,0 +1,124 @@
+/* The 1D flexible tube, fluid side: for end-of-step cross-sections a (the
+ * interface "positions", one per cell, dim 1) it returns the pressure per
+ * cell (the "loads"). See tube.h for the equations. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seam/config.h"
+#include "seam/log.h"
+#include "tube.h"
+
+typedef struct {
+    const seam_host *host;
+    tube_params tp;
+    double *a_n, *u_n, *p;           /* committed */
+    double *a, *u, *p_new;           /* last solve */
+} tube_fluid;
+
+static void *tf_create(const char *config_json, const seam_host *host)
+{
+    seam_cfg *c = seam_cfg_from_host(config_json, host);
+    if (!c)
+        return NULL;
+    tube_fluid *f = calloc(1, sizeof *f);
+    f->host = host;
+    tube_params_read(&f->tp, c, 1, 0);
+    seam_status st = seam_cfg_finish(c);
+    seam_cfg_destroy(&c);
+    if (st != SEAM_OK) {
+        free(f);
+        return NULL;
+    }
+    size_t N = f->tp.N;
+    f->a_n = malloc(N * sizeof *f->a_n);
+    f->a = malloc(N * sizeof *f->a);
+    f->p = malloc(N * sizeof *f->p);
+    f->p_new = malloc(N * sizeof *f->p_new);
+    f->u_n = malloc((N + 1) * sizeof *f->u_n);
+    f->u = malloc((N + 1) * sizeof *f->u);
+    for (size_t j = 0; j < N; j++)
+        f->p[j] = f->tp.p_out;
+    for (size_t j = 0; j <= N; j++)
+        f->u_n[j] = f->tp.u0;   /* uniform flow: steady for a uniform tube at p_out */
+    return f;
+}
+
+static void tf_destroy(void *self)
+{
+    tube_fluid *f = self;
+    if (!f)
+        return;
+    free(f->a_n); free(f->a); free(f->p); free(f->p_new); free(f->u_n); free(f->u);
+    free(f);
+}
+
+static double tf_max_dt(void *self)
+{
+    (void)self;
+    return INFINITY;   /* implicit in time */
+}
+
+static seam_status tf_bind(void *self, const seam_interface *iface)
+{
+    tube_fluid *f = self;
+    if (iface->dim != 1 || iface->n_points != f->tp.N) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "cells = %zu needs an interface of %zu points of dimension 1 "
+                  "(one cross-section per cell), the solids describe %zu of dimension %d",
+                  f->tp.N, f->tp.N, iface->n_points, iface->dim);
+        return SEAM_ERROR;
+    }
+    memcpy(f->a_n, iface->X, f->tp.N * sizeof *f->a_n);
+    memcpy(f->a, f->a_n, f->tp.N * sizeof *f->a);
+    memcpy(f->u, f->u_n, (f->tp.N + 1) * sizeof *f->u);
+    return SEAM_OK;
+}
+
+static seam_status tf_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+{
+    tube_fluid *f = self;
+    size_t bad;
+    memcpy(f->a, in->X, f->tp.N * sizeof *f->a);
+    if (tube_fluid_solve(&f->tp, step->t + step->dt, step->dt, f->a_n, f->u_n, f->a, f->u, f->p_new, &bad) != 0) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "cross-section at face %zu is not positive at step %ld", bad,
+                  (long)step->index);
+        return SEAM_ERROR;
+    }
+    memcpy(out->F, f->p_new, f->tp.N * sizeof *out->F);
+    return SEAM_OK;
+}
+
+static seam_status tf_commit(void *self)
+{
+    tube_fluid *f = self;
+    memcpy(f->a_n, f->a, f->tp.N * sizeof *f->a);
+    memcpy(f->u_n, f->u, (f->tp.N + 1) * sizeof *f->u);
+    memcpy(f->p, f->p_new, f->tp.N * sizeof *f->p);
+    return SEAM_OK;
+}
+
+static seam_status tf_write_output(void *self, const char *dir, int frame)
+{
+    tube_fluid *f = self;
+    if (tube_write_csv(&f->tp, dir, "tube_fluid", frame, f->a_n, f->u_n, f->p) != 0) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "cannot write frame %d into %s", frame, dir);
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+static const seam_plugin plugin = {
+    .abi = SEAM_ABI_VERSION,
+    .name = "tube_fluid",
+    .role = SEAM_FLUID,
+    .summary = "1D flexible tube, flow: cross-section per cell in, pressure per cell out",
+    .create = tf_create,
+    .destroy = tf_destroy,
+    .max_dt = tf_max_dt,
+    .solve = tf_solve,
+    .commit = tf_commit,
+    .bind = tf_bind,
+    .write_output = tf_write_output,
+};
+
+const seam_plugin *seam_plugin_v1(void) { return &plugin; }

@@ -1,0 +1,241 @@
+/* The 1D flexible tube (examples/plugins/tube.h).
+ *  - The fluid's sweep solves the discrete continuity and momentum equations
+ *    exactly, and conserves volume: sum dx da/dt = Q_in - Q_out.
+ *  - Uniform flow at the reference pressure is a steady state.
+ *  - Rigid limit (c >> L/T): the column accelerates as one body, so the
+ *    discrete momentum equations sum to p_0 - p_out = rho (L - dx/2) du_in/dt.
+ *  - Every implicit scheme, converged tightly, reproduces the monolithic
+ *    Newton solution of the same discretization at every step. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+/* cmocka's assert_float_equal compares floats; these are doubles. */
+#define assert_close(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+#include "seam/config.h"
+#include "simulation.h"
+#include "test_host.h"
+#include "tube.h"
+
+static tube_params params(size_t N, double c)
+{
+    return (tube_params){.N = N, .L = 10.0, .rho = 1000.0, .u0 = 0.1, .amplitude = 0.1, .period = 10.0,
+                         .p_out = 0.0, .a0 = 1.0, .c = c, .p0 = 0.0};
+}
+
+static void test_fluid_sweep_solves_the_equations(void **state)
+{
+    (void)state;
+    tube_params tp = params(40, 10.0);
+    size_t N = tp.N;
+    double a_n[40], a[40], u_n[41], u[41], p[40], Rc[40], Rm[40];
+    for (size_t j = 0; j < N; j++) {
+        a_n[j] = 1.0 + 1e-3 * sin(0.3 * (double)j);
+        a[j] = a_n[j] + 2e-4 * cos(0.7 * (double)j);
+    }
+    for (size_t f = 0; f <= N; f++)
+        u_n[f] = 0.1 + 0.01 * sin(0.2 * (double)f);
+    double dt = 0.5, t_new = 3.0;
+    size_t bad;
+    assert_int_equal(tube_fluid_solve(&tp, t_new, dt, a_n, u_n, a, u, p, &bad), 0);
+    tube_residual(&tp, t_new, dt, a_n, u_n, a, u, p, Rc, Rm);
+    double dx = tp.L / (double)N, storage = 0.0;
+    for (size_t j = 0; j < N; j++) {
+        assert_true(fabs(Rc[j]) < 1e-15);
+        assert_true(fabs(Rm[j]) < 1e-13);
+        storage += dx * (a[j] - a_n[j]) / dt;
+    }
+    /* volume balance over the tube: inflow - outflow = storage in the walls */
+    assert_close(storage, a[0] * tube_inflow(&tp, t_new) - a[N - 1] * u[N], 1e-14);
+    /* A collapsed cell is refused with its face. */
+    a[7] = -2.0;
+    assert_int_equal(tube_fluid_solve(&tp, t_new, dt, a_n, u_n, a, u, p, &bad), -1);
+    assert_int_equal(bad, 7);
+}
+
+static void test_wall_law(void **state)
+{
+    (void)state;
+    tube_params tp = params(4, 5.0);
+    assert_close(tube_wall_area(&tp, tp.p0), tp.a0, 1e-15);
+    /* small-amplitude wave speed: c^2 = a / (rho da/dp) */
+    double h = 1e-2, dadp = (tube_wall_area(&tp, h) - tube_wall_area(&tp, -h)) / (2 * h);
+    assert_close(tp.a0 / (tp.rho * dadp), tp.c * tp.c, 1e-6);
+    assert_true(isnan(tube_wall_area(&tp, 2.0 * tp.rho * tp.c * tp.c)));
+}
+
+static void test_monolithic_steady_state(void **state)
+{
+    (void)state;
+    tube_params tp = params(30, 10.0);
+    tp.amplitude = 0.0;
+    tube_mono *m = tube_mono_new(&tp, 1e-12, 30);
+    for (int s = 0; s < 5; s++) {
+        assert_true(tube_mono_step(m, s * 1.0, 1.0) >= 1);
+        tube_mono_commit(m);
+    }
+    for (size_t j = 0; j < tp.N; j++) {
+        assert_true(fabs(tube_mono_p(m)[j] - tp.p_out) < 1e-9);
+        assert_true(fabs(tube_mono_a(m)[j] - tp.a0) < 1e-12);
+        assert_true(fabs(tube_mono_u(m)[j + 1] - tp.u0) < 1e-12);
+    }
+    tube_mono_destroy(&m);
+}
+
+static void test_rigid_limit_column_inertia(void **state)
+{
+    (void)state;
+    tube_params tp = params(50, 1000.0);   /* L / (c T) = 1e-3 */
+    double dt = 0.05, dx = tp.L / (double)tp.N;
+    tube_mono *m = tube_mono_new(&tp, 1e-13, 30);
+    double worst = 0.0, peak = 0.0;
+    for (int s = 0; s < 100; s++) {
+        double t = s * dt;
+        assert_true(tube_mono_step(m, t, dt) >= 1);
+        tube_mono_commit(m);
+        double rigid = tp.rho * (tp.L - 0.5 * dx) * (tube_inflow(&tp, t + dt) - tube_inflow(&tp, t)) / dt;
+        worst = fmax(worst, fabs(tube_mono_p(m)[0] - tp.p_out - rigid));
+        peak = fmax(peak, fabs(rigid));
+    }
+    assert_true(peak > 1.0);              /* rho L u0 A pi / T ~ 3 Pa */
+    assert_true(worst < 1e-3 * peak);
+    tube_mono_destroy(&m);
+}
+
+/* ---- partitioned against monolithic -------------------------------------- */
+
+enum { NCELLS = 40, NSTEPS = 12 };
+
+typedef struct {
+    seam_status status;
+    seam_summary summary;
+    double a[(NSTEPS + 1) * NCELLS];
+    size_t rows;
+    char log[16384];
+} tube_run;
+
+static void capture_log(void *ctx, seam_log_level level, const char *who, const char *message)
+{
+    (void)level;
+    char *log = ctx;
+    size_t len = strlen(log);
+    snprintf(log + len, 16384 - len, "[%s] %s\n", who ? who : "seam", message);
+}
+
+static tube_run *run_tube(const char *name, const char *scheme, const char *extra, double c, double dt)
+{
+    char scene[4096];
+    snprintf(scene, sizeof scene,
+             "{\"time\": {\"end\": %.17g, \"dt\": %.17g},\n"
+             " \"coupling\": {\"scheme\": \"%s\", \"tolerance\": 1e-15, \"max_iterations\": 3000,\n"
+             "              \"on_nonconvergence\": \"fail\"%s},\n"
+             " \"fluid\": {\"plugin\": \"tube_fluid\", \"cells\": %d, \"pulse_period\": 5},\n"
+             " \"solids\": [{\"name\": \"wall\", \"plugin\": \"tube_solid\", \"cells\": %d, \"wave_speed\": %.17g}],\n"
+             " \"output\": {\"interface\": true, \"frames\": false}}\n",
+             NSTEPS * dt, dt, scheme, extra, NCELLS, NCELLS, c);
+    tube_run *r = calloc(1, sizeof *r);
+    char err[2048];
+    seam_doc *doc = seam_doc_parse(scene, name, err, sizeof err);
+    assert_non_null(doc);
+    seam_run_options opts = {.out_dir = test_tmpdir(name), .log = capture_log, .log_ctx = r->log};
+    seam_sim *sim = seam_sim_new(doc, &opts);
+    if (!sim)
+        fail_msg("%s", r->log);
+    r->status = seam_sim_run(sim);
+    r->summary = *seam_sim_summary(sim);
+    r->summary.participants = NULL;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/interface.csv", seam_sim_output_dir(sim));
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[65536];
+    assert_non_null(fgets(line, sizeof line, f));
+    while (r->rows <= NSTEPS && fgets(line, sizeof line, f)) {
+        char *p = strchr(line, ',');
+        p = strchr(p + 1, ',');
+        for (size_t j = 0; j < NCELLS; j++)
+            r->a[r->rows * NCELLS + j] = strtod(p + 1, &p);
+        r->rows++;
+    }
+    fclose(f);
+    seam_sim_destroy(&sim);
+    seam_doc_destroy(&doc);
+    return r;
+}
+
+/* Largest |a - a_ref| over all cells and steps, relative to the largest |a_ref - a0|. */
+static double deviation_from_monolithic(const tube_run *r, double c, double dt, double *variation)
+{
+    tube_params tp = params(NCELLS, c);
+    tp.period = 5.0;
+    tube_mono *m = tube_mono_new(&tp, 1e-14, 50);
+    double worst = 0.0, var = 0.0;
+    assert_int_equal(r->rows, NSTEPS + 1);
+    for (size_t s = 1; s <= NSTEPS; s++) {
+        assert_true(tube_mono_step(m, (double)(s - 1) * dt, dt) >= 1);
+        tube_mono_commit(m);
+        for (size_t j = 0; j < NCELLS; j++) {
+            worst = fmax(worst, fabs(r->a[s * NCELLS + j] - tube_mono_a(m)[j]));
+            var = fmax(var, fabs(tube_mono_a(m)[j] - tp.a0));
+        }
+    }
+    tube_mono_destroy(&m);
+    *variation = var;
+    return worst / var;
+}
+
+static void test_schemes_match_monolithic(void **state)
+{
+    (void)state;
+    const double c = 10.0, dt = 1.0;   /* kappa = c/u0 = 100, tau = u0 dt/L = 0.01 */
+    struct { const char *scheme, *extra; } cases[] = {
+        {"relaxation", ", \"relaxation\": 0.02"},
+        {"aitken", ", \"relaxation\": 0.02"},
+        {"iqn-ils", ""},
+        {"iqn-ils", ", \"reuse\": 4"},
+        {"rmi", ""},
+        {"rmi", ", \"reuse\": 4"},
+        {"rmi", ", \"rmi_solver\": \"gmres\""},
+    };
+    double mean[7];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "tube_%zu", i);
+        tube_run *r = run_tube(name, cases[i].scheme, cases[i].extra, c, dt);
+        if (r->status != SEAM_OK)
+            fail_msg("%s%s: %s", cases[i].scheme, cases[i].extra, r->log);
+        double variation, dev = deviation_from_monolithic(r, c, dt, &variation);
+        assert_true(variation > 1e-6);
+        if (!(dev < 1e-6))
+            fail_msg("%s%s deviates from the monolithic solution by %g (relative)", cases[i].scheme, cases[i].extra, dev);
+        mean[i] = (double)r->summary.iterations / (double)r->summary.steps;
+        print_message("%-10s%-26s mean %6.2f max %4d iterations, deviation %.2e of variation %.2e\n", cases[i].scheme,
+                      cases[i].extra, mean[i], r->summary.max_iterations, dev, variation);
+        free(r);
+    }
+    /* The quasi-Newton schemes need several times fewer iterations than relaxation. */
+    for (size_t i = 2; i < 7; i++)
+        assert_true(mean[i] * 3.0 < mean[0]);
+    assert_true(mean[1] < mean[0]);
+    /* Columns of past steps carry the Jacobian over: fewer iterations. */
+    assert_true(mean[3] < mean[2]);
+    assert_true(mean[5] < mean[4]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fluid_sweep_solves_the_equations),
+        cmocka_unit_test(test_wall_law),
+        cmocka_unit_test(test_monolithic_steady_state),
+        cmocka_unit_test(test_rigid_limit_column_inertia),
+        cmocka_unit_test(test_schemes_match_monolithic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
