@@ -1,5 +1,6 @@
 /* The proxy: seam_plugin calls as ZeroMQ requests (PROTOCOL.md). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -800,6 +801,9 @@ seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o,
         prctl(PR_SET_PDEATHSIG, SIGTERM);   /* the server never outlives its coupler */
         if (getppid() != parent)
             _exit(127);
+        int null = open("/dev/null", O_WRONLY);   /* the ready line is for people, not for `seam run`'s output */
+        if (null >= 0)
+            dup2(null, STDOUT_FILENO);
         execv(serve, argv);
         dprintf(STDERR_FILENO, "seam: cannot run %s: %s\n", serve, strerror(errno));
         _exit(127);

@@ -194,6 +194,13 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
         snprintf(err, errlen, "cannot bind %s: %s", o->bind, zmq_strerror(errno));
         rc = -1;
     }
+    if (rc == 0 && o->on_ready) {
+        char bound[1024];
+        size_t len = sizeof bound;
+        if (zmq_getsockopt(sock, ZMQ_LAST_ENDPOINT, bound, &len) != 0)
+            snprintf(bound, sizeof bound, "%s", o->bind);
+        o->on_ready(o->ready_ctx, bound);
+    }
     seam_session *s = seam_session_new(p);
     zmq_msg_t owner;
     zmq_msg_init(&owner);

@@ -17,6 +17,10 @@ typedef struct seam_serve_options {
     double heartbeat_s;          /* ZeroMQ heartbeat interval; dead peer after 3 */
     volatile sig_atomic_t *stop; /* set (by a signal handler) to end the loop */
     void *zmq_ctx;               /* NULL: a context of its own */
+    /* Called once bound, with the endpoint actually bound (a port given as
+     * `*` resolved); may be NULL. */
+    void (*on_ready)(void *ctx, const char *endpoint);
+    void *ready_ctx;
 } seam_serve_options;
 
 /* Whether an endpoint stays on this machine (ipc, inproc, tcp on a loopback

@@ -8,6 +8,7 @@
 
 #include "keys.h"
 #include "seam/loader.h"
+#include "seam/log.h"
 #include "serve.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -18,6 +19,14 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
+/* The ready line: scripts and tests read the endpoint (a `*` port resolved) from it. */
+static void print_ready(void *ctx, const char *endpoint)
+{
+    const seam_plugin *p = ctx;
+    printf("seam-serve: serving %s (%s) on %s\n", p->name, seam_role_name(p->role), endpoint);
+    fflush(stdout);
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -25,7 +34,8 @@ static void usage(FILE *out)
             "                  [--curve SERVER.key --allow CLIENT.pub [--allow CLIENT.pub]...]\n"
             "\n"
             "  --plugin NAME     plugin name (searched like `seam plugins`) or path to a .so\n"
-            "  --bind ENDPOINT   tcp://127.0.0.1:5555, ipc:///path/to/socket; loopback unless --curve\n"
+            "  --bind ENDPOINT   tcp://127.0.0.1:5555 (port * picks a free one), ipc:///path/to/socket;\n"
+            "                    loopback unless --curve. Prints \"seam-serve: serving NAME (ROLE) on ENDPOINT\"\n"
             "  --once            exit when the first coupler says bye\n"
             "  --heartbeat S     ZeroMQ heartbeat interval in seconds (default 1; 0 turns it off)\n"
             "  --curve FILE      the server's key pair (`seam keygen NAME` writes NAME.key):\n"
@@ -110,6 +120,8 @@ int main(int argc, char **argv)
         struct sigaction sa = {.sa_handler = on_signal};
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        o.on_ready = print_ready;
+        o.ready_ctx = (void *)seam_library_plugin(lib);
         if (seam_serve(seam_library_plugin(lib), &o, err, sizeof err) != 0) {
             fprintf(stderr, "seam-serve: %s\n", err);
             rc = 1;
