@@ -7,6 +7,7 @@
 #include "seam/config.h"
 #include "seam/loader.h"
 #include "seam/log.h"
+#include "keys.h"
 #include "scheme.h"
 #include "simulation.h"
 
@@ -21,12 +22,14 @@ static void usage(FILE *out)
             "       seam validate SCENE [--set KEY=VALUE]...\n"
             "       seam plugins\n"
             "       seam info PLUGIN\n"
+            "       seam keygen NAME\n"
             "       seam --version\n"
             "\n"
             "  run       run a scene; writes stats.csv and frames to the output directory\n"
             "  validate  check a scene and every participant's configuration without running\n"
             "  plugins   list the plugins found (build tree, install prefix, SEAM_PLUGIN_PATH)\n"
             "  info      describe one plugin, by name or path\n"
+            "  keygen    write a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub\n"
             "\n"
             "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n");
 }
@@ -213,6 +216,15 @@ int main(int argc, char **argv)
         return cmd_plugins();
     if (strcmp(cmd, "info") == 0 && argc == 3)
         return cmd_info(argv[2]);
+    if (strcmp(cmd, "keygen") == 0 && argc == 3) {
+        char err[1024];
+        if (seam_keygen(argv[2], err, sizeof err) != 0) {
+            fprintf(stderr, "seam: keygen: %s\n", err);
+            return 1;
+        }
+        printf("wrote %s.key (keep it secret) and %s.pub\n", argv[2], argv[2]);
+        return 0;
+    }
     if (strcmp(cmd, "--version") == 0) {
         printf("seam %s (plugin ABI %u)\n", SEAM_VERSION, SEAM_ABI_VERSION);
         return 0;

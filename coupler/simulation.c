@@ -12,6 +12,7 @@
 #include "seam/loader.h"
 #include "seam/log.h"
 #include "seam/picture.h"
+#include "remote.h"
 #include "scheme.h"
 #include "simulation.h"
 
@@ -218,7 +219,8 @@ static char *config_without(json_t *obj, const char *const *drop)
     return text;
 }
 
-static const char *const coupler_keys[] = {"plugin", "name", NULL};
+static const char *const coupler_keys[] = {"plugin", "name", "connect", "process", "timeout", "heartbeat",
+                                           "start_timeout", "server_key", "client_key", NULL};
 
 /* The participant's object in the scene document ("fluid", "solids[2]"). */
 static json_t *participant_json(seam_sim *sim, const participant *pt)
@@ -229,32 +231,49 @@ static json_t *participant_json(seam_sim *sim, const participant *pt)
     return json_object_get(root, pt->config_path);
 }
 
-/* Read one participant object; load its library and check its role. */
+/* Read one participant object; load its library (or reach its server) and
+ * check its role. */
 static void read_participant(seam_sim *sim, seam_cfg *obj, const char *default_name, seam_role role,
                              participant *pt)
 {
     pt->sim = sim;
     pt->role = role;
     pt->config_path = strdup(seam_cfg_path(obj));
-    const char *plugin = seam_cfg_str(obj, "plugin", NULL, SEAM_CFG_REQUIRED);
+    bool connect = seam_cfg_has(obj, "connect");   /* the server names its plugin itself */
+    const char *plugin = seam_cfg_str(obj, "plugin", NULL, connect ? 0 : SEAM_CFG_REQUIRED);
     pt->name = strdup(seam_cfg_str(obj, "name", default_name, 0));
     for (size_t i = 0; i < sim->n_parts; i++)
         if (&sim->parts[i] != pt && sim->parts[i].name && strcmp(sim->parts[i].name, pt->name) == 0)
             seam_cfg_error(obj, "name", "participant name \"%s\" is used twice", pt->name);
-    /* The rest of the object is the plugin's, checked by its create. */
-    const char *key;
-    json_t *v;
-    json_object_foreach(participant_json(sim, pt), key, v) seam_cfg_skip(obj, key);
-    if (!plugin)
-        return;
-    pt->plugin_name = strdup(plugin);
     char path[4096];
     const char *open_name = plugin;
-    if (strchr(plugin, '/') && plugin[0] != '/') {   /* relative paths are relative to the scene */
+    if (plugin && strchr(plugin, '/') && plugin[0] != '/') {   /* relative paths are relative to the scene */
         snprintf(path, sizeof path, "%s/%s", sim->scene_dir, plugin);
         open_name = path;
     }
     char err[2048];
+    seam_remote *remote = NULL;
+    int remote_rc = seam_remote_from_config(obj, open_name, pt->name, sim->scene_dir, &remote, err, sizeof err);
+    /* The rest of the object is the plugin's, checked by its create. */
+    const char *key;
+    json_t *v;
+    json_object_foreach(participant_json(sim, pt), key, v) seam_cfg_skip(obj, key);
+    if (remote_rc != 0 || !plugin) {
+        if (remote_rc < 0 && err[0])
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: %s", seam_doc_locate(sim->doc, pt->config_path),
+                    pt->config_path, err);
+        if (remote) {
+            pt->plugin_name = strdup(seam_remote_plugin(remote)->name);
+            pt->p = seam_remote_plugin(remote);
+            if (seam_plugin_check_role(pt->p, seam_remote_endpoint(remote), role, pt->config_path, err, sizeof err) != 0) {
+                sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s", seam_doc_locate(sim->doc, pt->config_path), err);
+                seam_remote_close(&remote);
+                pt->p = NULL;
+            }
+        }
+        return;
+    }
+    pt->plugin_name = strdup(plugin);
     pt->lib = seam_library_open(open_name, err, sizeof err);
     if (!pt->lib) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s.plugin: %s", seam_doc_locate(sim->doc, pt->config_path),
@@ -409,11 +428,17 @@ static bool create_participant(seam_sim *sim, participant *pt)
         .locate = host_locate,
         .scene_dir = sim->scene_dir,
     };
-    pt->self = pt->p->create(config, &pt->host);
+    /* A remote's instance is made by the proxy (the table has no closure for it). */
+    seam_remote *remote = seam_remote_of(pt->p);
+    char from[4200];
+    snprintf(from, sizeof from, "%s", remote ? seam_remote_endpoint(remote) : seam_library_path(pt->lib));
+    pt->self = remote ? seam_remote_create(remote, config, &pt->host) : pt->p->create(config, &pt->host);
     free(config);
     if (!pt->self) {
+        if (remote)
+            pt->p = NULL;   /* the failed create closed the remote and its table */
         sim_log(sim, SEAM_LOG_ERROR, pt->name, "could not be created from %s (%s); see the messages above",
-                pt->config_path, seam_library_path(pt->lib));
+                pt->config_path, from);
         return false;
     }
     pt->stats.name = pt->name;

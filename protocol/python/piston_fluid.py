@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""The added-mass piston's fluid (tests/plugins/piston_fluid.c) in Python:
+an incompressible column of mass m_a in front of each interface point,
+    F = -m_a (V - V^n) / dt,
+served over the seam protocol. The arithmetic is the C plugin's, operation
+for operation, so a coupled run is bit-identical to the in-process one.
+
+    /usr/bin/python3 piston_fluid.py --bind ipc:///tmp/fluid.sock [--once]
+"""
+import argparse
+import array
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import seam_client as seam  # noqa: E402
+
+
+class PistonFluid(seam.Plugin):
+    name = "piston_fluid_py"
+    role = "fluid"
+    summary = "added-mass test in Python: incompressible column of mass m_a, F = -m_a a"
+
+    def __init__(self, config, host):
+        self.host = host
+        if not isinstance(config, dict):
+            raise seam.CreateError("the configuration must be an object")
+        unknown = [k for k in config if k != "added_mass"]
+        for k in unknown:
+            where = host.locate(k)
+            host.log(seam.LOG_ERROR, "%s%s: unknown key" % (where + ": " if where else "", k))
+        if unknown:
+            raise seam.CreateError("%d unknown key(s)" % len(unknown))
+        m_a = config.get("added_mass")
+        if isinstance(m_a, bool) or not isinstance(m_a, (int, float)) or not m_a >= 0:
+            raise seam.CreateError("added_mass: expected a number >= 0 (kg), got %r" % (m_a,))
+        self.m_a = float(m_a)
+        self.V = self.V_new = None
+
+    def max_dt(self):
+        return math.inf
+
+    def bind(self, iface):
+        n = iface.n_points * iface.dim
+        self.V = array.array("d", bytes(8 * n))   # the column starts at rest
+        self.V_new = array.array("d", bytes(8 * n))
+        return seam.OK
+
+    def solve(self, step, io, out):
+        for i in range(len(self.V)):
+            self.V_new[i] = io.V[i]
+            out.F[i] = -self.m_a * (io.V[i] - self.V[i]) / step.dt
+        return seam.OK
+
+    def commit(self):
+        self.V[:] = self.V_new
+        return seam.OK
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bind", required=True, help="endpoint, e.g. ipc:///tmp/fluid.sock or tcp://127.0.0.1:*")
+    ap.add_argument("--once", action="store_true", help="exit when the coupler says bye")
+    args = ap.parse_args()
+    seam.serve(PistonFluid, args.bind, once=args.once)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,408 @@
+"""Serve a solver written in Python over the seam protocol (PROTOCOL.md).
+
+A solver is a class: its constructor takes (config, host) like a plugin's
+create, and its methods mirror the plugin contract. seam's coupler then uses
+it like any plugin, through "connect" in the scene:
+
+    import seam_client as seam
+
+    class Fluid(seam.Plugin):
+        name, role, summary = "my_fluid", "fluid", "one line for `seam plugins`"
+        def __init__(self, config, host): ...      # raise seam.CreateError to refuse
+        def max_dt(self): return math.inf
+        def bind(self, iface): ...; return seam.OK  # iface.X, iface.n_points, ...
+        def solve(self, step, io): ...; return seam.OK  # io.X, io.V in; fill io.F
+        def commit(self): return seam.OK
+
+    seam.serve(Fluid, "tcp://127.0.0.1:5555")
+
+Arrays are array.array('d') (or 'i' for int32) in host order; on the wire
+they are little-endian bin, so numbers arrive bit for bit. Needs pyzmq and
+msgpack (Debian: python3-zmq, python3-msgpack); no numpy.
+"""
+import array
+import math
+import sys
+
+import msgpack
+import zmq
+
+PROTOCOL_VERSION = 1
+ABI_VERSION = 1
+OK, ERROR, UNSTABLE = 0, 1, 2
+DEBUG, INFO, WARN, LOG_ERROR = 0, 1, 2, 3
+OPTIONAL = ("describe", "bind", "regions", "mobility", "save", "load", "field", "write_output")
+_LITTLE = sys.byteorder == "little"
+
+
+class CreateError(Exception):
+    """Raise from the constructor to refuse a configuration (the message is logged)."""
+
+
+class ProtocolError(Exception):
+    """A request that cannot be served: answered with {ok: false, error}."""
+
+
+def f64(data, n=None, what="array"):
+    """Little-endian float64 bytes -> array('d'), checking the count."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise ProtocolError("%s: expected bin, got %s" % (what, type(data).__name__))
+    if len(data) % 8 or (n is not None and len(data) != 8 * n):
+        raise ProtocolError("%s: expected bin of %s float64, got %d bytes" % (what, n, len(data)))
+    a = array.array("d")
+    a.frombytes(data)
+    if not _LITTLE:
+        a.byteswap()
+    return a
+
+
+def i32(data, n, what="array"):
+    if data is None:
+        return None
+    if not isinstance(data, (bytes, bytearray)) or len(data) != 4 * n:
+        raise ProtocolError("%s: expected bin of %d int32" % (what, n))
+    a = array.array("i")
+    a.frombytes(data)
+    if not _LITTLE:
+        a.byteswap()
+    return a
+
+
+def to_bin(a):
+    """array('d') or array('i') -> little-endian bytes."""
+    if a is None:
+        return None
+    if _LITTLE:
+        return a.tobytes()
+    b = array.array(a.typecode, a)
+    b.byteswap()
+    return b.tobytes()
+
+
+class Plugin:
+    """Base class: name, role ("fluid", "solid", "coupled") and summary, plus
+    the methods of the contract. Optional ones are offered when defined."""
+    name = "python"
+    role = "fluid"
+    summary = ""
+
+
+class Host:
+    """What the coupler told create: names, directories, and a logger whose
+    messages travel back with the reply."""
+
+    def __init__(self, req):
+        self.name = _text(req, "name", True)
+        self.config_path = _text(req, "config_path")
+        self.output_dir = _text(req, "output_dir")
+        self.scene_dir = _text(req, "scene_dir")
+        locs = req.get("locations") or {}
+        if not isinstance(locs, dict):
+            raise ProtocolError("create: field \"locations\": expected a map")
+        self._locations = locs
+        self.messages = []
+
+    def log(self, level, message):
+        self.messages.append([int(level), str(message)])
+
+    def locate(self, key_path):
+        """'scene.json:12:7' for a key path of the configuration, or None."""
+        return self._locations.get(key_path)
+
+
+class Interface:
+    def __init__(self, dim, n_points, X, mass=None, body=None, nodes_per_elem=0, n_elems=0, elems=None,
+                 two_sided=None, n_bodies=1):
+        self.dim, self.n_points, self.X, self.mass, self.body = dim, n_points, X, mass, body
+        self.nodes_per_elem, self.n_elems, self.elems = nodes_per_elem, n_elems, elems
+        self.two_sided, self.n_bodies = two_sided, n_bodies
+
+
+class Step:
+    def __init__(self, m):
+        if not isinstance(m, dict):
+            raise ProtocolError("field \"step\": expected a map")
+        self.index = _int(m, "index")
+        self.t = _num(m, "t")
+        self.dt = _num(m, "dt")
+        self.iteration = _int(m, "iteration")
+
+
+class IO:
+    """Inputs X, V, F (arrays or None) and outputs of the same names to fill."""
+
+    def __init__(self, n, dim):
+        self.n, self.dim = n, dim
+        self.X = self.V = self.F = None
+
+
+def _text(req, key, required=False):
+    v = req.get(key)
+    if v is None and not required:
+        return None
+    if not isinstance(v, str):
+        raise ProtocolError("field \"%s\": expected a string" % key)
+    return v
+
+
+def _int(req, key):
+    v = req.get(key)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise ProtocolError("field \"%s\": expected an integer" % key)
+    return v
+
+
+def _num(req, key):
+    v = req.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ProtocolError("field \"%s\": expected a number" % key)
+    return float(v)
+
+
+def _status(st):
+    if st not in (OK, ERROR, UNSTABLE):
+        raise ProtocolError("the solver returned status %r" % (st,))
+    return st
+
+
+class Session:
+    """One coupler's conversation with the solver class: request -> reply."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.greeted = False
+        self.instance = None
+        self.host = None
+        self.n_iface = 0
+        self.iface = None
+
+    def functions(self):
+        return [f for f in OPTIONAL if callable(getattr(self.cls, f, None))]
+
+    def handle(self, raw):
+        """Bytes in, (reply dict, ended) out; never raises."""
+        rid = 0
+        if self.host is not None:
+            self.host.messages = []
+        try:
+            try:
+                req = msgpack.unpackb(raw, raw=False)
+            except Exception as e:  # msgpack raises several types for bad input
+                raise ProtocolError("malformed request: %s" % e)
+            if not isinstance(req, dict):
+                raise ProtocolError("malformed request: expected a map")
+            rid = req.get("id", 0)
+            if not isinstance(rid, int) or isinstance(rid, bool) or rid < 0:
+                rid = 0
+                raise ProtocolError("malformed request: field \"id\": expected an unsigned integer")
+            op = req.get("op")
+            if not isinstance(op, str):
+                raise ProtocolError("malformed request: field \"op\": expected a string")
+            body, ended = self.dispatch(op, req)
+            reply = {"id": rid, "ok": True}
+            reply.update(body)
+        except ProtocolError as e:
+            reply, ended = {"id": rid, "ok": False, "error": str(e)}, False
+        except Exception as e:  # a bug in the solver must not take the server down
+            reply, ended = {"id": rid, "ok": False, "error": "the solver raised %s: %s" % (type(e).__name__, e)}, False
+        reply["log"] = self.host.messages if self.host is not None else []
+        return reply, ended
+
+    def dispatch(self, op, req):
+        if op == "hello":
+            if req.get("protocol") != PROTOCOL_VERSION:
+                raise ProtocolError("hello: protocol version %r is not spoken here (this server speaks %d)"
+                                    % (req.get("protocol"), PROTOCOL_VERSION))
+            if req.get("abi") != ABI_VERSION:
+                raise ProtocolError("hello: plugin ABI %r requested, this server hosts ABI %d"
+                                    % (req.get("abi"), ABI_VERSION))
+            self.greeted = True
+            return {"protocol": PROTOCOL_VERSION, "abi": ABI_VERSION, "plugin": self.cls.name,
+                    "role": self.cls.role, "summary": self.cls.summary, "functions": self.functions()}, False
+        known = ("create", "max_dt", "solve", "commit", "bye") + OPTIONAL
+        if op not in known:
+            raise ProtocolError("unknown op \"%s\"" % op)
+        if not self.greeted:
+            raise ProtocolError("%s: say hello first" % op)
+        if op == "bye":
+            self.reset()
+            return {}, True
+        if op == "create":
+            return self.create(req), False
+        if self.instance is None:
+            raise ProtocolError("%s: no instance (send create first)" % op)
+        if op in OPTIONAL and op not in self.functions():
+            raise ProtocolError("%s: plugin \"%s\" does not provide it" % (op, self.cls.name))
+        return getattr(self, "op_" + op)(req), False
+
+    def reset(self):
+        self.greeted = False
+        self.instance = None
+        self.host = None
+        self.n_iface = 0
+
+    def create(self, req):
+        if self.instance is not None:
+            raise ProtocolError("create: an instance exists already (one per session; bye ends it)")
+        config = _text(req, "config", True)
+        self.host = Host(req)
+        import json
+        try:
+            cfg = json.loads(config)
+            self.instance = self.cls(cfg, self.host)
+        except (CreateError, ValueError) as e:
+            self.host.log(LOG_ERROR, str(e))
+            return {"status": ERROR}
+        return {"status": OK}
+
+    def op_max_dt(self, req):
+        return {"dt": float(self.instance.max_dt())}
+
+    def op_commit(self, req):
+        return {"status": _status(self.instance.commit())}
+
+    def op_solve(self, req):
+        step = Step(req.get("step"))
+        n, dim = _int(req, "n"), _int(req, "dim")
+        coupled = self.cls.role == "coupled"
+        if not coupled and (self.n_iface == 0 or n * dim != self.n_iface):
+            raise ProtocolError("solve: %d points of dimension %d do not match the interface (%d values)"
+                                % (n, dim, self.n_iface))
+        io = IO(n, dim)
+        for k in ("X", "V", "F"):
+            if req.get(k) is not None:
+                setattr(io, k, f64(req[k], self.n_iface, k))
+        want = req.get("out") or []
+        if not isinstance(want, list) or any(k not in ("X", "V", "F") for k in want):
+            raise ProtocolError("solve: field \"out\": items are \"X\", \"V\" or \"F\"")
+        out = IO(n, dim)
+        for k in want:
+            setattr(out, k, array.array("d", bytes(8 * self.n_iface)))
+        st = _status(self.instance.solve(step, None if coupled else io, None if coupled else out))
+        reply = {"status": st}
+        if st == OK:
+            for k in want:
+                reply[k] = to_bin(getattr(out, k))
+        return reply
+
+    def op_bind(self, req):
+        dim, n_points = _int(req, "dim"), _int(req, "n_points")
+        npe, n_elems = _int(req, "nodes_per_elem"), _int(req, "n_elems")
+        if not 1 <= dim <= 3 or n_points < 0 or n_elems < 0 or not 0 <= npe <= 3:
+            raise ProtocolError("bind: not an interface")
+        X = f64(req.get("X"), n_points * dim, "X")
+        mass = f64(req["mass"], n_points, "mass") if req.get("mass") is not None else None
+        iface = Interface(dim, n_points, X, mass, i32(req.get("body"), n_points, "body"), npe, n_elems,
+                          i32(req.get("elems"), n_elems * npe, "elems"), req.get("two_sided"),
+                          req.get("n_bodies", 1))
+        st = _status(self.instance.bind(iface))
+        if st == OK:
+            self.n_iface = n_points * dim
+        return {"status": st}
+
+    def op_describe(self, req):
+        st, f = self.instance.describe()
+        if _status(st) != OK:
+            return {"status": st}
+        self.n_iface = f.n_points * f.dim
+        return {"status": OK, "dim": f.dim, "n_points": f.n_points, "X": to_bin(f.X), "mass": to_bin(f.mass),
+                "body": to_bin(f.body), "nodes_per_elem": f.nodes_per_elem, "n_elems": f.n_elems,
+                "elems": to_bin(f.elems), "two_sided": bytes(f.two_sided) if f.two_sided is not None else None,
+                "n_bodies": f.n_bodies}
+
+    def op_mobility(self, req):
+        dv = array.array("d", bytes(8 * self.n_iface))
+        st = _status(self.instance.mobility(f64(req.get("impulse"), self.n_iface, "impulse"), dv))
+        return {"status": st, "dv": to_bin(dv)} if st == OK else {"status": st}
+
+    def op_regions(self, req):
+        st, C, q = self.instance.regions(Step(req.get("step")), f64(req.get("X"), self.n_iface, "X"))
+        if _status(st) != OK:
+            return {"status": st}
+        return {"status": OK, "count": len(q), "n": self.n_iface, "C": to_bin(C), "q": to_bin(q)}
+
+    def op_save(self, req):
+        st, data = self.instance.save()
+        return {"status": st, "data": bytes(data)} if _status(st) == OK else {"status": st}
+
+    def op_load(self, req):
+        data = req.get("data")
+        if not isinstance(data, bytes):
+            raise ProtocolError("load: field \"data\": expected bin")
+        return {"status": _status(self.instance.load(data))}
+
+    def op_field(self, req):
+        st, r = self.instance.field(_text(req, "name", True))
+        if _status(st) != OK:
+            return {"status": st}
+        return {"status": OK, "nx": r["nx"], "ny": r["ny"], "nz": r["nz"], "origin": to_bin(array.array("d", r["origin"])),
+                "dx": float(r["dx"]), "data": to_bin(r["data"]), "units": r.get("units")}
+
+    def op_write_output(self, req):
+        return {"status": _status(self.instance.write_output(_text(req, "dir", True), _int(req, "frame")))}
+
+
+def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
+    """Serve cls on endpoint (loopback/ipc; no CURVE here) until bye with once,
+    or for ever. `ready(endpoint)` is called once bound (default: print the
+    same line as seam-serve)."""
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+    sock.setsockopt(zmq.LINGER, 1000)
+    if heartbeat_s > 0:
+        ivl = int(heartbeat_s * 1000)
+        sock.setsockopt(zmq.HEARTBEAT_IVL, ivl)
+        sock.setsockopt(zmq.HEARTBEAT_TIMEOUT, 3 * ivl)
+        sock.setsockopt(zmq.HEARTBEAT_TTL, 3 * ivl)
+    sock.bind(endpoint)
+    bound = sock.getsockopt(zmq.LAST_ENDPOINT).decode()
+    if ready:
+        ready(bound)
+    else:
+        print("seam-serve: serving %s (%s) on %s" % (cls.name, cls.role, bound), flush=True)
+    session = Session(cls)
+    owner = None
+    try:
+        while True:
+            frames = sock.recv_multipart(copy=True)
+            if len(frames) < 2 or len(frames) > 3:
+                continue  # nothing sane to route back to
+            env, payload = frames[:-1], frames[-1]
+            is_hello = False
+            try:
+                peek = msgpack.unpackb(payload, raw=False)
+                is_hello = isinstance(peek, dict) and peek.get("op") == "hello"
+            except Exception:
+                pass
+            if owner is not None and env[0] != owner and is_hello and not _alive(sock, owner):
+                session.reset()  # the last coupler vanished without bye
+                owner = None
+            if owner is not None and env[0] != owner:
+                rid = peek.get("id", 0) if is_hello else 0
+                reply, ended = {"id": rid if isinstance(rid, int) else 0, "ok": False,
+                                "error": "busy: plugin \"%s\" is serving another coupler" % cls.name,
+                                "log": []}, False
+            else:
+                reply, ended = session.handle(payload)
+                if owner is None and session.greeted:
+                    owner = env[0]
+            if ended:
+                owner = None
+            try:
+                sock.send_multipart(env + [msgpack.packb(reply, use_bin_type=True)])
+            except zmq.ZMQError:
+                pass  # the peer left
+            if ended and once:
+                break
+    finally:
+        sock.close()
+        ctx.term()
+
+
+def _alive(sock, owner):
+    try:
+        sock.send_multipart([owner, msgpack.packb({"id": 0, "ok": True, "probe": True})])
+        return True
+    except zmq.ZMQError:
+        return False

@@ -1,0 +1,1042 @@
+/* The proxy: seam_plugin calls as ZeroMQ requests (PROTOCOL.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zmq.h>
+
+#include "keys.h"
+#include "remote.h"
+#include "session.h"
+#include "seam/log.h"
+#include "wire.h"
+
+#ifndef SEAM_SERVE_BUILD_PATH
+#define SEAM_SERVE_BUILD_PATH ""
+#endif
+#ifndef SEAM_SERVE_INSTALL_PATH
+#define SEAM_SERVE_INSTALL_PATH ""
+#endif
+
+struct seam_remote {
+    seam_plugin table;       /* first: seam_remote_of maps a table back to its remote */
+    char plugin_name[128], summary[512];
+    char endpoint[4200];
+    char who[128];
+    seam_remote_options o;
+    char server_key[SEAM_KEY_Z85], client_public[SEAM_KEY_Z85], client_secret[SEAM_KEY_Z85];
+    void *ctx, *sock, *mon;
+    uint64_t next_id;
+    bool handshaken, lost;
+    pid_t child;
+    char tmpdir[4096];
+    const seam_host *host;   /* after create */
+    char *errbuf;            /* before create: where messages go */
+    size_t errlen;
+    int64_t step;            /* the step in progress, for messages */
+    double t;
+    zmq_msg_t reply;         /* the last reply; parsed messages point into it */
+    bool have_reply;
+    /* what the plugin side owns in the contract lives here until the next call */
+    size_t n_iface;          /* values per interface array, from describe or bind */
+    double *X, *mass, *C, *q, *raster;
+    int32_t *body, *elems;
+    uint8_t *two_sided, *bytes;
+    char units[64];
+};
+
+static void remote_destroy(void *self);
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* An error about this remote: through the host once there is an instance,
+ * into the caller's err before. */
+static void report(seam_remote *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(seam_remote *r, const char *fmt, ...)
+{
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->host)
+        seam_logf(r->host, SEAM_LOG_ERROR, "%s", msg);
+    else if (r->errbuf && !r->errbuf[0])
+        snprintf(r->errbuf, r->errlen, "%s", msg);
+}
+
+/* " at step 12 (t = 0.12 s)": where the run was, for messages. */
+static const char *where(const seam_remote *r, char *buf, size_t n)
+{
+    if (!r->host)
+        buf[0] = '\0';
+    else
+        snprintf(buf, n, " at step %lld (t = %.9g s)", (long long)r->step, r->t);
+    return buf;
+}
+
+/* Why a spawned server is gone, or "" while it runs. */
+static const char *child_fate(seam_remote *r, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (r->child <= 0)
+        return buf;
+    int st;
+    pid_t got = waitpid(r->child, &st, WNOHANG);
+    if (got != r->child)
+        return buf;
+    if (WIFSIGNALED(st))
+        snprintf(buf, n, "seam-serve (pid %d) was killed by signal %d (%s)", (int)r->child, WTERMSIG(st),
+                 strsignal(WTERMSIG(st)));
+    else
+        snprintf(buf, n, "seam-serve (pid %d) exited with status %d", (int)r->child, WEXITSTATUS(st));
+    r->child = 0;
+    return buf;
+}
+
+/* Read one monitor event; returns its id (0 when none could be read). */
+static int read_event(void *mon)
+{
+    zmq_msg_t head, addr;
+    zmq_msg_init(&head);
+    zmq_msg_init(&addr);
+    int ev = 0;
+    if (zmq_msg_recv(&head, mon, ZMQ_DONTWAIT) >= 0) {
+        if (zmq_msg_size(&head) >= 2) {
+            uint16_t id;
+            memcpy(&id, zmq_msg_data(&head), 2);
+            ev = id;
+        }
+        if (zmq_msg_more(&head))
+            zmq_msg_recv(&addr, mon, 0);
+    }
+    zmq_msg_close(&head);
+    zmq_msg_close(&addr);
+    return ev;
+}
+
+/* Drain monitor events; false (after reporting) when the connection is gone. */
+static bool watch(seam_remote *r, const char *op)
+{
+    char at[128], fate[256];
+    for (;;) {
+        int ev = read_event(r->mon);
+        if (!ev)
+            break;
+        if (ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+            r->handshaken = true;
+        else if (ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
+            report(r, "%s: %s refused this coupler's CURVE key (not on the server's --allow list)", op, r->endpoint);
+            r->lost = true;
+        } else if (ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL || ev == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL ||
+                   (ev == ZMQ_EVENT_DISCONNECTED && !r->handshaken)) {
+            report(r, "%s: the security handshake with %s failed (%s)", op, r->endpoint,
+                   r->server_key[0] ? "wrong server_key, or the server does not use CURVE"
+                                    : "the server requires CURVE: set server_key and client_key");
+            r->lost = true;
+        } else if (ev == ZMQ_EVENT_DISCONNECTED) {
+            child_fate(r, fate, sizeof fate);
+            report(r, "%s%s: lost the connection to %s%s%s", op, where(r, at, sizeof at), r->endpoint,
+                   fate[0] ? ": " : " (the server exited or stopped answering heartbeats)", fate);
+            r->lost = true;
+        }
+        if (r->lost)
+            return false;
+    }
+    if (r->child > 0 && child_fate(r, fate, sizeof fate)[0]) {
+        report(r, "%s%s: %s", op, where(r, at, sizeof at), fate);
+        r->lost = true;
+        return false;
+    }
+    return true;
+}
+
+static void free_bytes(void *data, void *hint)
+{
+    (void)hint;
+    free(data);
+}
+
+/* {op, id, ...}: the caller writes `fields` more key/value pairs. */
+static uint64_t begin_request(seam_remote *r, seam_wbuf *w, const char *op, size_t fields, size_t reserve)
+{
+    uint64_t id = ++r->next_id;
+    seam_wbuf_init(w, reserve);
+    seam_w_map(w, 2 + fields);
+    seam_w_str(w, "op");
+    seam_w_str(w, op);
+    seam_w_str(w, "id");
+    seam_w_uint(w, id);
+    return id;
+}
+
+/* Pass the server's messages on to the coupler. */
+static void relay_log(seam_remote *r, seam_msg *m)
+{
+    seam_mp items;
+    size_t n;
+    if (!seam_msg_array(m, "log", false, &items, &n))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        seam_mp_value head, level, text;
+        if (!seam_mp_next(&items, &head) || head.kind != SEAM_MP_ARRAY || head.len != 2 ||
+            !seam_mp_next(&items, &level) || level.kind != SEAM_MP_UINT || !seam_mp_next(&items, &text) ||
+            text.kind != SEAM_MP_STR)
+            return;
+        if (r->host && r->host->log) {
+            char msg[2048];
+            snprintf(msg, sizeof msg, "%.*s", (int)(text.len < 2047 ? text.len : 2047), (const char *)text.data);
+            r->host->log(r->host->ctx, level.u <= SEAM_LOG_ERROR ? (seam_log_level)level.u : SEAM_LOG_ERROR, msg);
+        } else if (level.u >= SEAM_LOG_ERROR)
+            report(r, "%.*s", (int)text.len, (const char *)text.data);
+    }
+}
+
+/* Send w's request, wait for the reply with this id within `limit` seconds
+ * and parse it into m (valid until the next call). False after reporting. */
+static bool call(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, double limit, seam_msg *m)
+{
+    char at[128];
+    if (r->lost || !watch(r, op)) {
+        seam_wbuf_free(w);
+        if (!r->lost)
+            report(r, "%s%s: the connection to %s is gone", op, where(r, at, sizeof at), r->endpoint);
+        r->lost = true;
+        return false;
+    }
+    if (r->have_reply) {
+        zmq_msg_close(&r->reply);
+        r->have_reply = false;
+    }
+    size_t size;
+    char *bytes = seam_wbuf_release(w, &size);
+    zmq_msg_t msg;
+    zmq_msg_init_data(&msg, bytes, size, free_bytes, NULL);
+    double deadline = limit > 0 ? now_s() + limit : INFINITY;
+    bool sent = false;
+    while (!sent) {
+        if (zmq_msg_send(&msg, r->sock, ZMQ_DONTWAIT) >= 0)
+            sent = true;
+        else if (errno != EAGAIN && errno != EINTR) {
+            report(r, "%s%s: cannot send to %s: %s", op, where(r, at, sizeof at), r->endpoint, zmq_strerror(errno));
+            break;
+        } else {
+            zmq_pollitem_t it[2] = {{r->sock, 0, ZMQ_POLLOUT, 0}, {r->mon, 0, ZMQ_POLLIN, 0}};
+            zmq_poll(it, 2, 100);
+            if (!watch(r, op) || now_s() > deadline)
+                break;
+        }
+    }
+    if (!sent) {
+        zmq_msg_close(&msg);
+        if (!r->lost)
+            report(r, "%s%s: %s does not take the request (no reply within %g s: the participant's timeout)",
+                   op, where(r, at, sizeof at), r->endpoint, limit);
+        r->lost = true;
+        return false;
+    }
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            report(r, "%s%s: no reply from %s within %g s (the participant's `timeout`)", op,
+                   where(r, at, sizeof at), r->endpoint, limit);
+            r->lost = true;   /* a late reply would answer the wrong request */
+            return false;
+        }
+        zmq_pollitem_t it[2] = {{r->sock, 0, ZMQ_POLLIN, 0}, {r->mon, 0, ZMQ_POLLIN, 0}};
+        long slice = isfinite(left) && left < 0.1 ? (long)(left * 1000) + 1 : 100;
+        if (zmq_poll(it, 2, slice) < 0 && errno != EINTR) {
+            report(r, "%s%s: poll failed: %s", op, where(r, at, sizeof at), zmq_strerror(errno));
+            r->lost = true;
+            return false;
+        }
+        if (it[0].revents & ZMQ_POLLIN) {
+            zmq_msg_init(&r->reply);
+            if (zmq_msg_recv(&r->reply, r->sock, 0) < 0) {
+                zmq_msg_close(&r->reply);
+                continue;
+            }
+            r->have_reply = true;
+            uint64_t got = 0;
+            if (!seam_msg_parse(m, zmq_msg_data(&r->reply), zmq_msg_size(&r->reply))) {
+                report(r, "%s%s: malformed reply from %s: %s", op, where(r, at, sizeof at), r->endpoint, m->error);
+                r->lost = true;
+                return false;
+            }
+            if (!seam_msg_uint(m, "id", true, &got) || got != id) {   /* a probe or a stale reply */
+                zmq_msg_close(&r->reply);
+                r->have_reply = false;
+                continue;
+            }
+            relay_log(r, m);
+            bool ok = false;
+            seam_msg_bool(m, "ok", true, &ok);
+            if (!ok) {
+                const char *e = "";
+                size_t elen = 0;
+                seam_msg_str(m, "error", false, &e, &elen);
+                report(r, "%s%s: %s answered: %.*s", op, where(r, at, sizeof at), r->endpoint, (int)elen, e);
+                return false;
+            }
+            return true;
+        }
+        if (!watch(r, op))
+            return false;
+    }
+}
+
+/* The plugin's status from a reply; SEAM_ERROR (reported) when bad. */
+static seam_status reply_status(seam_remote *r, const char *op, seam_msg *m)
+{
+    uint64_t st = SEAM_ERROR;
+    if (!seam_msg_uint(m, "status", true, &st) || st > SEAM_UNSTABLE) {
+        report(r, "%s: bad reply from %s: %s", op, r->endpoint, m->error[0] ? m->error : "unknown status");
+        return SEAM_ERROR;
+    }
+    return (seam_status)st;
+}
+
+static void write_step(seam_wbuf *w, const seam_step *step)
+{
+    seam_w_str(w, "step");
+    seam_w_map(w, 4);
+    seam_w_str(w, "index");
+    seam_w_int(w, step->index);
+    seam_w_str(w, "t");
+    seam_w_f64(w, step->t);
+    seam_w_str(w, "dt");
+    seam_w_f64(w, step->dt);
+    seam_w_str(w, "iteration");
+    seam_w_int(w, step->iteration);
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+static double remote_max_dt(void *self)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "max_dt", 0, 0);
+    double dt = NAN;
+    if (call(r, "max_dt", id, &w, r->o.timeout_s, &m) && !seam_msg_num(&m, "dt", true, &dt))
+        report(r, "max_dt: bad reply from %s: %s", r->endpoint, m.error);
+    return dt;
+}
+
+static seam_status remote_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+{
+    seam_remote *r = self;
+    r->step = step->index;
+    r->t = step->t;
+    size_t n = in ? in->n * (size_t)in->dim : 0;
+    double *ins[3] = {in ? in->X : NULL, in ? in->V : NULL, in ? in->F : NULL};
+    double *outs[3] = {out ? out->X : NULL, out ? out->V : NULL, out ? out->F : NULL};
+    static const char *const names[3] = {"X", "V", "F"};
+    size_t fields = 4, n_out = 0;
+    for (int k = 0; k < 3; k++) {
+        fields += ins[k] != NULL;
+        n_out += outs[k] != NULL;
+    }
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "solve", fields, 256 + (fields - 4) * (n * 8 + 8));
+    write_step(&w, step);
+    seam_w_str(&w, "n");
+    seam_w_uint(&w, in ? in->n : 0);
+    seam_w_str(&w, "dim");
+    seam_w_uint(&w, in ? (uint64_t)in->dim : 0);
+    for (int k = 0; k < 3; k++)
+        if (ins[k]) {
+            seam_w_str(&w, names[k]);
+            seam_w_f64s(&w, ins[k], n);
+        }
+    seam_w_str(&w, "out");
+    seam_w_array(&w, n_out);
+    for (int k = 0; k < 3; k++)
+        if (outs[k])
+            seam_w_str(&w, names[k]);
+    if (!call(r, "solve", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "solve", &m);
+    for (int k = 0; k < 3 && st == SEAM_OK; k++)
+        if (outs[k] && !seam_msg_f64s(&m, names[k], true, outs[k], n)) {
+            report(r, "solve: bad reply from %s: %s", r->endpoint, m.error);
+            st = SEAM_ERROR;
+        }
+    return st;
+}
+
+static seam_status remote_commit(void *self)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "commit", 0, 0);
+    if (!call(r, "commit", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "commit", &m);
+    if (st == SEAM_OK)
+        r->step++;
+    return st;
+}
+
+static seam_status remote_describe(void *self, seam_interface *iface)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "describe", 0, 0);
+    if (!call(r, "describe", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "describe", &m);
+    if (st != SEAM_OK)
+        return st;
+    int64_t dim = 0, npe = 0;
+    uint64_t np = 0, ne = 0, nb = 0;
+    seam_msg_int(&m, "dim", true, &dim);
+    seam_msg_uint(&m, "n_points", true, &np);
+    seam_msg_int(&m, "nodes_per_elem", true, &npe);
+    seam_msg_uint(&m, "n_elems", true, &ne);
+    seam_msg_uint(&m, "n_bodies", true, &nb);
+    if (!m.error[0] && (dim < 1 || dim > 3 || npe < 0 || npe > 3 || np > (1ull << 36) || ne > (1ull << 36)))
+        seam_msg_fail(&m, "dim %lld, %llu points, %llu elements of %lld nodes is not an interface", (long long)dim,
+                      (unsigned long long)np, (unsigned long long)ne, (long long)npe);
+    free(r->X); free(r->mass); free(r->body); free(r->elems); free(r->two_sided);
+    r->X = r->mass = NULL;
+    r->body = r->elems = NULL;
+    r->two_sided = NULL;
+    if (!m.error[0]) {
+        r->X = seam_msg_f64s_alloc(&m, "X", np > 0, np * (size_t)dim);
+        r->mass = seam_msg_f64s_alloc(&m, "mass", false, np);
+        r->body = seam_msg_i32s_alloc(&m, "body", false, np);
+        r->elems = seam_msg_i32s_alloc(&m, "elems", ne * (size_t)npe > 0, ne * (size_t)npe);
+        r->two_sided = seam_msg_bytes_alloc(&m, "two_sided", false, ne);
+    }
+    if (m.error[0]) {
+        report(r, "describe: bad reply from %s: %s", r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    r->n_iface = np * (size_t)dim;
+    *iface = (seam_interface){.dim = (int)dim, .n_points = np, .X = r->X, .mass = r->mass, .body = r->body,
+                              .nodes_per_elem = (int)npe, .n_elems = ne, .elems = r->elems,
+                              .two_sided = r->two_sided, .n_bodies = nb};
+    return SEAM_OK;
+}
+
+static seam_status remote_bind(void *self, const seam_interface *f)
+{
+    seam_remote *r = self;
+    size_t np = f->n_points, nv = np * (size_t)f->dim, ne = f->n_elems * (size_t)f->nodes_per_elem;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "bind", 10, 256 + nv * 8 + np * 12 + ne * 4 + f->n_elems);
+    seam_w_str(&w, "dim");
+    seam_w_int(&w, f->dim);
+    seam_w_str(&w, "n_points");
+    seam_w_uint(&w, np);
+    seam_w_str(&w, "X");
+    seam_w_f64s(&w, f->X, nv);
+    seam_w_str(&w, "mass");
+    seam_w_f64s(&w, f->mass, np);
+    seam_w_str(&w, "body");
+    seam_w_i32s(&w, f->body, np);
+    seam_w_str(&w, "nodes_per_elem");
+    seam_w_int(&w, f->nodes_per_elem);
+    seam_w_str(&w, "n_elems");
+    seam_w_uint(&w, f->n_elems);
+    seam_w_str(&w, "elems");
+    seam_w_i32s(&w, f->elems, ne);
+    seam_w_str(&w, "two_sided");
+    if (f->two_sided)
+        seam_w_bin(&w, f->two_sided, f->n_elems);
+    else
+        seam_w_nil(&w);
+    seam_w_str(&w, "n_bodies");
+    seam_w_uint(&w, f->n_bodies);
+    if (!call(r, "bind", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "bind", &m);
+    if (st == SEAM_OK)
+        r->n_iface = nv;
+    return st;
+}
+
+static seam_status remote_regions(void *self, const seam_step *step, const double *X, seam_regions *out)
+{
+    seam_remote *r = self;
+    r->step = step->index;
+    r->t = step->t;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "regions", 2, 256 + r->n_iface * 8);
+    write_step(&w, step);
+    seam_w_str(&w, "X");
+    seam_w_f64s(&w, X, r->n_iface);
+    if (!call(r, "regions", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "regions", &m);
+    if (st != SEAM_OK)
+        return st;
+    uint64_t count = 0, n = 0;
+    seam_msg_uint(&m, "count", true, &count);
+    seam_msg_uint(&m, "n", true, &n);
+    free(r->C);
+    free(r->q);
+    r->C = r->q = NULL;
+    if (!m.error[0] && (count > (1u << 20) || n > (1ull << 36)))
+        seam_msg_fail(&m, "%llu regions of %llu values is beyond any interface", (unsigned long long)count,
+                      (unsigned long long)n);
+    if (!m.error[0]) {
+        r->C = seam_msg_f64s_alloc(&m, "C", count > 0, count * n);
+        r->q = seam_msg_f64s_alloc(&m, "q", count > 0, count);
+    }
+    if (m.error[0]) {
+        report(r, "regions: bad reply from %s: %s", r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    *out = (seam_regions){.count = count, .n = n, .C = r->C, .q = r->q};
+    return SEAM_OK;
+}
+
+static seam_status remote_mobility(void *self, const double *impulse, double *dv)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "mobility", 1, 64 + r->n_iface * 8);
+    seam_w_str(&w, "impulse");
+    seam_w_f64s(&w, impulse, r->n_iface);
+    if (!call(r, "mobility", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "mobility", &m);
+    if (st == SEAM_OK && !seam_msg_f64s(&m, "dv", true, dv, r->n_iface)) {
+        report(r, "mobility: bad reply from %s: %s", r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    return st;
+}
+
+static seam_status remote_save(void *self, seam_buffer *out)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "save", 0, 0);
+    if (!call(r, "save", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "save", &m);
+    if (st != SEAM_OK)
+        return st;
+    const void *data;
+    size_t len;
+    if (!seam_msg_bin(&m, "data", true, &data, &len)) {
+        report(r, "save: bad reply from %s: %s", r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    free(r->bytes);
+    r->bytes = malloc(len ? len : 1);
+    memcpy(r->bytes, data, len);
+    *out = (seam_buffer){r->bytes, len};
+    return SEAM_OK;
+}
+
+static seam_status remote_load(void *self, const void *bytes, size_t n)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "load", 1, 64 + n);
+    seam_w_str(&w, "data");
+    seam_w_bin(&w, bytes, n);
+    if (!call(r, "load", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    return reply_status(r, "load", &m);
+}
+
+static seam_status remote_field(void *self, const char *name, seam_raster *out)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "field", 1, 0);
+    seam_w_str(&w, "name");
+    seam_w_str(&w, name);
+    if (!call(r, "field", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "field", &m);
+    if (st != SEAM_OK)
+        return st;
+    int64_t nx = 0, ny = 0, nz = 0;
+    double dx = 0.0, origin[3] = {0, 0, 0};
+    seam_msg_int(&m, "nx", true, &nx);
+    seam_msg_int(&m, "ny", true, &ny);
+    seam_msg_int(&m, "nz", true, &nz);
+    seam_msg_num(&m, "dx", true, &dx);
+    seam_msg_f64s(&m, "origin", true, origin, 3);
+    seam_msg_strcpy(&m, "units", false, r->units, sizeof r->units);
+    bool has_units = seam_msg_has(&m, "units") && !seam_msg_is_nil(&m, "units");
+    if (!m.error[0] && (nx < 0 || ny < 0 || nz < 0 || nx > INT32_MAX || ny > INT32_MAX || nz > INT32_MAX ||
+                        (double)nx * (double)ny * (double)nz > 1e12))
+        seam_msg_fail(&m, "a raster of %lld x %lld x %lld cells", (long long)nx, (long long)ny, (long long)nz);
+    free(r->raster);
+    r->raster = NULL;
+    if (!m.error[0])
+        r->raster = seam_msg_f64s_alloc(&m, "data", true, (size_t)nx * (size_t)ny * (size_t)nz);
+    if (m.error[0]) {
+        report(r, "field: bad reply from %s: %s", r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    *out = (seam_raster){.nx = (int)nx, .ny = (int)ny, .nz = (int)nz, .origin = {origin[0], origin[1], origin[2]},
+                         .dx = dx, .data = r->raster, .units = has_units ? r->units : NULL};
+    return SEAM_OK;
+}
+
+static seam_status remote_write_output(void *self, const char *dir, int frame)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "write_output", 2, 0);
+    seam_w_str(&w, "dir");
+    seam_w_str(&w, dir);
+    seam_w_str(&w, "frame");
+    seam_w_int(&w, frame);
+    if (!call(r, "write_output", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    return reply_status(r, "write_output", &m);
+}
+
+/* ---- connecting --------------------------------------------------------- */
+
+static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
+
+/* Socket, monitor and options; no messages yet. */
+static seam_remote *open_remote(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
+{
+    seam_remote *r = calloc(1, sizeof *r);
+    r->o = *o;
+    snprintf(r->who, sizeof r->who, "%s", o->name ? o->name : "remote");
+    r->o.name = r->who;
+    snprintf(r->endpoint, sizeof r->endpoint, "%s", endpoint);
+    snprintf(r->server_key, sizeof r->server_key, "%s", o->server_key ? o->server_key : "");
+    snprintf(r->client_public, sizeof r->client_public, "%s", o->client_public ? o->client_public : "");
+    snprintf(r->client_secret, sizeof r->client_secret, "%s", o->client_secret ? o->client_secret : "");
+    r->o.server_key = r->o.client_public = r->o.client_secret = NULL;
+    r->errbuf = err;
+    r->errlen = errlen;
+    if (errlen)
+        err[0] = '\0';
+    r->ctx = zmq_ctx_new();
+    r->sock = zmq_socket(r->ctx, ZMQ_DEALER);
+    set_int(r->sock, ZMQ_LINGER, 0);
+    int ivl = (int)(o->heartbeat_s * 1000.0 + 0.5);
+    if (ivl > 0) {
+        set_int(r->sock, ZMQ_HEARTBEAT_IVL, ivl);
+        set_int(r->sock, ZMQ_HEARTBEAT_TIMEOUT, 3 * ivl);
+        set_int(r->sock, ZMQ_HEARTBEAT_TTL, 3 * ivl);
+    }
+    if (r->server_key[0] &&
+        (zmq_setsockopt(r->sock, ZMQ_CURVE_SERVERKEY, r->server_key, 40) != 0 ||
+         zmq_setsockopt(r->sock, ZMQ_CURVE_PUBLICKEY, r->client_public, 40) != 0 ||
+         zmq_setsockopt(r->sock, ZMQ_CURVE_SECRETKEY, r->client_secret, 40) != 0)) {
+        report(r, "%s: CURVE keys rejected: %s", endpoint, zmq_strerror(errno));
+        seam_remote_close(&r);
+        return NULL;
+    }
+    char mon_ep[64];
+    snprintf(mon_ep, sizeof mon_ep, "inproc://seam-monitor-%p", (void *)r);
+    zmq_socket_monitor(r->sock, mon_ep, ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+                                            ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                            ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
+    r->mon = zmq_socket(r->ctx, ZMQ_PAIR);
+    set_int(r->mon, ZMQ_LINGER, 0);
+    zmq_connect(r->mon, mon_ep);
+    if (zmq_connect(r->sock, endpoint) != 0) {
+        report(r, "cannot connect to %s: %s", endpoint, zmq_strerror(errno));
+        seam_remote_close(&r);
+        return NULL;
+    }
+    r->table = (seam_plugin){.abi = SEAM_ABI_VERSION, .name = r->plugin_name, .summary = r->summary,
+                             .destroy = remote_destroy, .max_dt = remote_max_dt, .solve = remote_solve,
+                             .commit = remote_commit};
+    return r;
+}
+
+/* hello: versions, the plugin's name, role and optional functions. */
+static bool hello(seam_remote *r)
+{
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "hello", 2, 0);
+    seam_w_str(&w, "protocol");
+    seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
+    seam_w_str(&w, "abi");
+    seam_w_uint(&w, SEAM_ABI_VERSION);
+    if (!call(r, "hello", id, &w, r->o.start_timeout_s, &m))
+        return false;
+    const char *role;
+    size_t role_len;
+    uint64_t abi = 0;
+    seam_msg_uint(&m, "abi", true, &abi);
+    seam_msg_strcpy(&m, "plugin", true, r->plugin_name, sizeof r->plugin_name);
+    seam_msg_strcpy(&m, "summary", false, r->summary, sizeof r->summary);
+    int parsed = seam_msg_str(&m, "role", true, &role, &role_len) ? seam_wire_role_parse(role, role_len) : -1;
+    if (!m.error[0] && parsed < 0)
+        seam_msg_fail(&m, "field \"role\": unknown role \"%.*s\"", (int)role_len, role);
+    if (!m.error[0] && abi != SEAM_ABI_VERSION)
+        seam_msg_fail(&m, "the server hosts plugin ABI %llu, this coupler speaks %u", (unsigned long long)abi,
+                      SEAM_ABI_VERSION);
+    seam_mp items;
+    size_t n = 0;
+    seam_msg_array(&m, "functions", true, &items, &n);
+    for (size_t i = 0; i < n && !m.error[0]; i++) {
+        seam_mp_value v;
+        if (!seam_mp_next(&items, &v) || v.kind != SEAM_MP_STR) {
+            seam_msg_fail(&m, "field \"functions\": expected strings");
+            break;
+        }
+        const struct { const char *name; void **slot; void *fn; } opt[] = {
+            {"describe", (void **)&r->table.describe, (void *)remote_describe},
+            {"bind", (void **)&r->table.bind, (void *)remote_bind},
+            {"regions", (void **)&r->table.regions, (void *)remote_regions},
+            {"mobility", (void **)&r->table.mobility, (void *)remote_mobility},
+            {"save", (void **)&r->table.save, (void *)remote_save},
+            {"load", (void **)&r->table.load, (void *)remote_load},
+            {"field", (void **)&r->table.field, (void *)remote_field},
+            {"write_output", (void **)&r->table.write_output, (void *)remote_write_output},
+        };
+        for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
+            if (strlen(opt[k].name) == v.len && memcmp(opt[k].name, v.data, v.len) == 0)
+                *opt[k].slot = opt[k].fn;
+    }
+    if (m.error[0]) {
+        report(r, "hello: bad reply from %s: %s", r->endpoint, m.error);
+        return false;
+    }
+    r->table.role = (seam_role)parsed;
+    return true;
+}
+
+seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
+{
+    seam_remote *r = open_remote(endpoint, o, err, errlen);
+    if (r && !hello(r))
+        seam_remote_close(&r);
+    if (r)
+        r->errbuf = NULL;
+    return r;
+}
+
+/* The seam-serve binary: $SEAM_SERVE, the build tree, the install prefix,
+ * then next to the running program. */
+static bool find_serve(char *path, size_t n)
+{
+    const char *env = getenv("SEAM_SERVE");
+    const char *fixed[] = {env, SEAM_SERVE_BUILD_PATH, SEAM_SERVE_INSTALL_PATH};
+    for (size_t i = 0; i < 3; i++)
+        if (fixed[i] && fixed[i][0] && access(fixed[i], X_OK) == 0) {
+            snprintf(path, n, "%s", fixed[i]);
+            return true;
+        }
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len > 0) {
+        self[len] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            snprintf(slash + 1, sizeof self - (size_t)(slash + 1 - self), "seam-serve");
+            if (access(self, X_OK) == 0) {
+                snprintf(path, n, "%s", self);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen)
+{
+    char serve[4096];
+    if (!find_serve(serve, sizeof serve)) {
+        snprintf(err, errlen, "cannot find the seam-serve program (looked at $SEAM_SERVE, %s, %s and next to this "
+                 "program)", SEAM_SERVE_BUILD_PATH, SEAM_SERVE_INSTALL_PATH);
+        return NULL;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/seam-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "cannot make a private directory for the server's socket in %s: %s",
+                 tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+        return NULL;
+    }
+    char endpoint[4200], heartbeat[32];
+    snprintf(endpoint, sizeof endpoint, "ipc://%s/serve.sock", dir);
+    snprintf(heartbeat, sizeof heartbeat, "%.17g", o->heartbeat_s > 0 ? o->heartbeat_s : 0.0);
+    char *argv[] = {serve, "--plugin", (char *)plugin, "--bind", endpoint, "--once", "--heartbeat", heartbeat, NULL};
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot start %s: %s", serve, strerror(errno));
+        rmdir(dir);
+        return NULL;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* the server never outlives its coupler */
+        if (getppid() != parent)
+            _exit(127);
+        int null = open("/dev/null", O_WRONLY);   /* the ready line is for people, not for `seam run`'s output */
+        if (null >= 0)
+            dup2(null, STDOUT_FILENO);
+        execv(serve, argv);
+        dprintf(STDERR_FILENO, "seam: cannot run %s: %s\n", serve, strerror(errno));
+        _exit(127);
+    }
+    seam_remote *r = open_remote(endpoint, o, err, errlen);
+    if (!r) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        rmdir(dir);
+        return NULL;
+    }
+    r->child = pid;
+    snprintf(r->tmpdir, sizeof r->tmpdir, "%s", dir);
+    if (!hello(r))
+        seam_remote_close(&r);
+    if (r)
+        r->errbuf = NULL;
+    return r;
+}
+
+const seam_plugin *seam_remote_plugin(const seam_remote *r) { return &r->table; }
+const char *seam_remote_endpoint(const seam_remote *r) { return r->endpoint; }
+
+seam_remote *seam_remote_of(const seam_plugin *p)
+{
+    return p && p->destroy == remote_destroy ? (seam_remote *)p : NULL;
+}
+
+/* Map every key path of the participant's object to where the scene says
+ * it is, so the server's plugin can locate its messages like a local one. */
+static void write_locations(seam_wbuf *w, json_t *v, const char *path, const seam_host *host, size_t *count,
+                            bool counting)
+{
+    if (path[0]) {
+        const char *at = host->locate ? host->locate(host->ctx, path) : NULL;
+        if (at) {
+            if (!counting) {
+                seam_w_str(w, path);
+                seam_w_str(w, at);
+            }
+            (*count)++;
+        }
+    }
+    char sub[1024];
+    if (json_is_object(v)) {
+        const char *key;
+        json_t *child;
+        json_object_foreach(v, key, child) {
+            snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", key);
+            write_locations(w, child, sub, host, count, counting);
+        }
+    } else if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+            write_locations(w, json_array_get(v, i), sub, host, count, counting);
+        }
+    }
+}
+
+void *seam_remote_create(seam_remote *r, const char *config_json, const seam_host *host)
+{
+    r->host = host;
+    json_t *cfg = json_loads(config_json, 0, NULL);
+    size_t n_locs = 0;
+    seam_wbuf w;
+    if (cfg && host->locate)
+        write_locations(&w, cfg, "", host, &n_locs, true);
+    uint64_t id = begin_request(r, &w, "create", 6, 0);
+    seam_w_str(&w, "config");
+    seam_w_str(&w, config_json);
+    seam_w_str(&w, "name");
+    seam_w_str(&w, host->name ? host->name : r->who);
+    const char *strs[3][2] = {{"config_path", host->config_path}, {"output_dir", host->output_dir},
+                              {"scene_dir", host->scene_dir}};
+    for (int i = 0; i < 3; i++) {
+        seam_w_str(&w, strs[i][0]);
+        if (strs[i][1])
+            seam_w_str(&w, strs[i][1]);
+        else
+            seam_w_nil(&w);
+    }
+    seam_w_str(&w, "locations");
+    seam_w_map(&w, n_locs);
+    size_t written = 0;
+    if (n_locs)
+        write_locations(&w, cfg, "", host, &written, false);
+    json_decref(cfg);
+    seam_msg m;
+    if (!call(r, "create", id, &w, r->o.timeout_s, &m) || reply_status(r, "create", &m) != SEAM_OK) {
+        seam_remote_close(&r);
+        return NULL;
+    }
+    return r;
+}
+
+static void stop_child(seam_remote *r)
+{
+    if (r->child <= 0)
+        return;
+    int st;
+    for (int i = 0; i < 300; i++) {   /* it exits by itself after bye (--once) */
+        if (waitpid(r->child, &st, WNOHANG) == r->child) {
+            r->child = 0;
+            return;
+        }
+        if (i == 200)
+            kill(r->child, SIGTERM);
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    kill(r->child, SIGKILL);
+    waitpid(r->child, &st, 0);
+    r->child = 0;
+}
+
+void seam_remote_close(seam_remote **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    seam_remote *r = *self_p;
+    if (r->sock && !r->lost && r->handshaken) {   /* end the session so the server frees it now */
+        seam_wbuf w;
+        seam_msg m;
+        r->host = NULL;   /* the coupler's host may be going away; nothing to say at bye */
+        r->errbuf = NULL;
+        uint64_t id = begin_request(r, &w, "bye", 0, 0);
+        call(r, "bye", id, &w, r->o.timeout_s > 0 && r->o.timeout_s < 5.0 ? r->o.timeout_s : 5.0, &m);
+    }
+    if (r->have_reply)
+        zmq_msg_close(&r->reply);
+    if (r->mon) {
+        zmq_socket_monitor(r->sock, NULL, 0);
+        zmq_close(r->mon);
+    }
+    if (r->sock)
+        zmq_close(r->sock);
+    if (r->ctx)
+        zmq_ctx_term(r->ctx);
+    if (r->child > 0 && r->lost)
+        kill(r->child, SIGTERM);
+    stop_child(r);
+    if (r->tmpdir[0]) {
+        char sock_path[4200];
+        snprintf(sock_path, sizeof sock_path, "%s/serve.sock", r->tmpdir);
+        unlink(sock_path);
+        rmdir(r->tmpdir);
+    }
+    free(r->X); free(r->mass); free(r->C); free(r->q); free(r->raster);
+    free(r->body); free(r->elems); free(r->two_sided); free(r->bytes);
+    free(r);
+    *self_p = NULL;
+}
+
+static void remote_destroy(void *self)
+{
+    seam_remote *r = self;
+    seam_remote_close(&r);
+}
+
+/* ---- scene keys --------------------------------------------------------- */
+
+const char *const seam_remote_keys[] = {"connect", "process", "timeout", "heartbeat", "start_timeout",
+                                        "server_key", "client_key", NULL};
+
+/* A key file named in the scene: relative to the scene's directory. */
+static int read_key(seam_cfg *obj, const char *key, const char *spec, const char *scene_dir, char *pub, char *sec)
+{
+    char path[4096], err[1024];
+    if (spec[0] != '/' && scene_dir && access(spec, F_OK) != 0)
+        snprintf(path, sizeof path, "%s/%s", scene_dir, spec);
+    else
+        snprintf(path, sizeof path, "%s", spec);
+    if (seam_key_read(path, pub, sec, err, sizeof err) != 0) {
+        seam_cfg_error(obj, key, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *participant, const char *scene_dir,
+                            seam_remote **out, char *err, size_t errlen)
+{
+    static const char *const process_names[] = {"inline", "separate", NULL};
+    *out = NULL;
+    err[0] = '\0';
+    const char *connect = seam_cfg_str(obj, "connect", NULL, 0);
+    bool separate = seam_cfg_enum(obj, "process", process_names, 0, 0) == 1;
+    seam_remote_options o = {
+        .name = participant,
+        .timeout_s = seam_cfg_num(obj, "timeout", SEAM_REMOTE_TIMEOUT_S, 0.0, INFINITY, 0),
+        .heartbeat_s = seam_cfg_num(obj, "heartbeat", SEAM_REMOTE_HEARTBEAT_S, 0.0, 3600.0, 0),
+        .start_timeout_s = seam_cfg_num(obj, "start_timeout", SEAM_REMOTE_START_TIMEOUT_S, 0.0, INFINITY,
+                                        SEAM_CFG_LO_OPEN),
+    };
+    const char *server_key = seam_cfg_str(obj, "server_key", NULL, 0);
+    const char *client_key = seam_cfg_str(obj, "client_key", NULL, 0);
+    int errors = seam_cfg_error_count(obj);
+    if (connect && separate)
+        seam_cfg_error(obj, "process", "\"separate\" starts a server itself; with \"connect\" the server runs already");
+    if (!connect && !separate) {
+        for (size_t i = 2; seam_remote_keys[i]; i++)
+            if (seam_cfg_has(obj, seam_remote_keys[i]))
+                seam_cfg_error(obj, seam_remote_keys[i], "only for a participant in another process "
+                               "(\"connect\" or \"process\": \"separate\")");
+        return seam_cfg_error_count(obj) > errors ? -1 : 0;
+    }
+    if ((server_key || client_key) && !connect)
+        seam_cfg_error(obj, server_key ? "server_key" : "client_key",
+                       "CURVE keys are for \"connect\"; a spawned server listens on a private ipc socket");
+    if (!server_key != !client_key)
+        seam_cfg_error(obj, server_key ? "client_key" : "server_key",
+                       "CURVE needs both server_key (the server's public key) and client_key (this coupler's key pair)");
+    char server_pub[SEAM_KEY_Z85], ignored[SEAM_KEY_Z85], client_pub[SEAM_KEY_Z85], client_sec[SEAM_KEY_Z85];
+    if (server_key && client_key && read_key(obj, "server_key", server_key, scene_dir, server_pub, ignored) == 0 &&
+        read_key(obj, "client_key", client_key, scene_dir, client_pub, client_sec) == 0) {
+        if (!client_sec[0])
+            seam_cfg_error(obj, "client_key", "%s has no secret key (name the .key file `seam keygen` wrote)",
+                           client_key);
+        o.server_key = server_pub;
+        o.client_public = client_pub;
+        o.client_secret = client_sec;
+    }
+    if (seam_cfg_error_count(obj) > errors)
+        return -1;
+    *out = connect ? seam_remote_connect(connect, &o, err, errlen) : seam_remote_spawn(plugin, &o, err, errlen);
+    if (!*out)
+        return -1;
+    if (connect && plugin && strcmp(plugin, (*out)->plugin_name) != 0 &&
+        !(strchr(plugin, '/') && strstr(plugin, (*out)->plugin_name))) {
+        snprintf(err, errlen, "%s serves plugin \"%s\", but the scene asks for \"%s\"", connect,
+                 (*out)->plugin_name, plugin);
+        seam_remote_close(out);
+        return -1;
+    }
+    return 1;
+}

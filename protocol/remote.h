@@ -1,0 +1,59 @@
+/* The coupler's proxy: a solver in another process (or on another host)
+ * behind a seam_plugin table whose functions each do one request/reply over
+ * ZeroMQ. The coupler cannot tell it from a local plugin, and the numbers
+ * travel as raw float64, so results are bit-identical.
+ *
+ * C has no closures, so the table's `create` is NULL: the instance is made by
+ * seam_remote_create, and the instance *is* the remote (the table's destroy
+ * ends the session, closes the connection and stops a spawned server). */
+#ifndef SEAM_REMOTE_H
+#define SEAM_REMOTE_H
+
+#include <stddef.h>
+
+#include "seam/config.h"
+#include "seam/plugin.h"
+
+#define SEAM_REMOTE_TIMEOUT_S 600.0       /* default per-operation limit */
+#define SEAM_REMOTE_HEARTBEAT_S 1.0       /* default heartbeat interval; dead after 3 missed */
+#define SEAM_REMOTE_START_TIMEOUT_S 10.0  /* default wait for the first answer (hello) */
+
+typedef struct seam_remote seam_remote;
+
+typedef struct seam_remote_options {
+    const char *name;            /* the participant, for messages */
+    double timeout_s;            /* per operation; <= 0: wait for ever (heartbeats still watch) */
+    double heartbeat_s;          /* <= 0: no heartbeats */
+    double start_timeout_s;      /* hello */
+    const char *server_key;      /* Z85 public key of a CURVE server; NULL: plain */
+    const char *client_public;   /* Z85 key pair of this coupler (with server_key) */
+    const char *client_secret;
+} seam_remote_options;
+
+/* Connect to a running server and say hello. NULL with a message in err. */
+seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen);
+/* Start seam-serve for `plugin` (name or path) on an ipc endpoint in a
+ * private temporary directory, and say hello. */
+seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen);
+/* The table the coupler calls (create is NULL, see above). Owned by r. */
+const seam_plugin *seam_remote_plugin(const seam_remote *r);
+/* The remote behind a table, or NULL when p is not a proxy's. */
+seam_remote *seam_remote_of(const seam_plugin *p);
+const char *seam_remote_endpoint(const seam_remote *r);
+/* Send create. On success the instance (== r) is returned and owns r; on
+ * failure NULL after logging through host, and r is closed. */
+void *seam_remote_create(seam_remote *r, const char *config_json, const seam_host *host);
+/* Close without an instance (the instance's destroy does this itself). */
+void seam_remote_close(seam_remote **self_p);
+
+/* The participant keys the coupler consumes (they never reach the plugin). */
+extern const char *const seam_remote_keys[];
+/* Read connect / process / timeout / heartbeat / start_timeout / server_key /
+ * client_key from a participant object and, when they ask for another
+ * process, connect or spawn. `plugin` is the plugin's name or resolved path
+ * (may be NULL with connect). Returns 1 with *out set, 0 for an in-process
+ * participant, -1 after reporting (through the reader, or in err). */
+int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *participant, const char *scene_dir,
+                            seam_remote **out, char *err, size_t errlen);
+
+#endif

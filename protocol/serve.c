@@ -1,0 +1,271 @@
+/* The server loop: ROUTER socket, ZAP authentication, one coupler at a time. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zmq.h>
+
+#include "serve.h"
+#include "session.h"
+
+#define MAX_ENVELOPE 3       /* routing id, optional empty delimiter (REQ peers) */
+
+bool seam_endpoint_is_local(const char *e)
+{
+    if (strncmp(e, "ipc://", 6) == 0 || strncmp(e, "inproc://", 9) == 0)
+        return true;
+    if (strncmp(e, "tcp://", 6) != 0)
+        return false;
+    const char *host = e + 6;
+    static const char *const loopback[] = {"127.", "localhost:", "[::1]:", NULL};
+    for (int i = 0; loopback[i]; i++)
+        if (strncmp(host, loopback[i], strlen(loopback[i])) == 0)
+            return true;
+    return false;
+}
+
+/* One ZAP request (RFC 27): allow a CURVE client whose key is listed. */
+static void zap_answer(void *zap, const seam_serve_options *o)
+{
+    zmq_msg_t part[7];
+    int n = 0, more = 1;
+    while (more && n < 7) {
+        zmq_msg_init(&part[n]);
+        if (zmq_msg_recv(&part[n], zap, 0) < 0)
+            break;
+        more = zmq_msg_more(&part[n]);
+        n++;
+    }
+    const char *status = "400", *text = "key not allowed";
+    if (n == 7 && zmq_msg_size(&part[5]) == 5 && memcmp(zmq_msg_data(&part[5]), "CURVE", 5) == 0 &&
+        zmq_msg_size(&part[6]) == 32) {
+        char z85[41];
+        zmq_z85_encode(z85, zmq_msg_data(&part[6]), 32);
+        for (size_t i = 0; i < o->n_allow; i++)
+            if (strcmp(o->allow[i], z85) == 0)
+                status = "200", text = "OK";
+    }
+    if (n >= 2) {
+        zmq_send(zap, "1.0", 3, ZMQ_SNDMORE);
+        zmq_send(zap, zmq_msg_data(&part[1]), zmq_msg_size(&part[1]), ZMQ_SNDMORE);   /* request id */
+        zmq_send(zap, status, 3, ZMQ_SNDMORE);
+        zmq_send(zap, text, strlen(text), ZMQ_SNDMORE);
+        zmq_send(zap, "", 0, ZMQ_SNDMORE);
+        zmq_send(zap, "", 0, 0);
+    }
+    for (int i = 0; i < n; i++)
+        zmq_msg_close(&part[i]);
+    while (more) {   /* drain a malformed request so the REP socket can answer the next */
+        zmq_msg_t rest;
+        zmq_msg_init(&rest);
+        more = zmq_msg_recv(&rest, zap, 0) >= 0 && zmq_msg_more(&rest);
+        zmq_msg_close(&rest);
+    }
+}
+
+static void free_bytes(void *data, void *hint)
+{
+    (void)hint;
+    free(data);
+}
+
+/* Send the envelope, then the reply bytes without copying them. */
+static int send_reply(void *sock, zmq_msg_t *env, int n_env, seam_wbuf *w)
+{
+    for (int i = 0; i < n_env; i++) {
+        zmq_msg_t copy;
+        zmq_msg_init(&copy);
+        zmq_msg_copy(&copy, &env[i]);
+        if (zmq_msg_send(&copy, sock, ZMQ_SNDMORE) < 0) {
+            zmq_msg_close(&copy);
+            seam_wbuf_free(w);
+            return -1;
+        }
+    }
+    size_t size;
+    char *bytes = seam_wbuf_release(w, &size);
+    zmq_msg_t msg;
+    zmq_msg_init_data(&msg, bytes, size, free_bytes, NULL);
+    if (zmq_msg_send(&msg, sock, 0) < 0) {
+        zmq_msg_close(&msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the peer with this routing id is still connected: a reply with id
+ * 0 (which clients ignore) cannot be routed to a vanished peer. */
+static bool peer_alive(void *sock, const zmq_msg_t *owner)
+{
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    seam_w_map(&w, 3);
+    seam_w_str(&w, "id");
+    seam_w_uint(&w, 0);
+    seam_w_str(&w, "ok");
+    seam_w_bool(&w, true);
+    seam_w_str(&w, "probe");
+    seam_w_bool(&w, true);
+    zmq_msg_t env;
+    zmq_msg_init(&env);
+    zmq_msg_copy(&env, (zmq_msg_t *)owner);
+    int rc = send_reply(sock, &env, 1, &w);
+    zmq_msg_close(&env);
+    return rc == 0;
+}
+
+static bool same_peer(zmq_msg_t *a, zmq_msg_t *b)
+{
+    return zmq_msg_size(a) == zmq_msg_size(b) && memcmp(zmq_msg_data(a), zmq_msg_data(b), zmq_msg_size(a)) == 0;
+}
+
+/* Receive one request: envelope frames and the payload (the last frame). */
+static int recv_request(void *sock, zmq_msg_t *env, int *n_env, zmq_msg_t *payload)
+{
+    int n = 0, more = 1;
+    zmq_msg_t frames[MAX_ENVELOPE + 1];
+    while (more) {
+        zmq_msg_t f;
+        zmq_msg_init(&f);
+        if (zmq_msg_recv(&f, sock, 0) < 0) {
+            zmq_msg_close(&f);
+            for (int i = 0; i < n; i++)
+                zmq_msg_close(&frames[i]);
+            return -1;
+        }
+        more = zmq_msg_more(&f);
+        if (n < MAX_ENVELOPE + 1)
+            frames[n++] = f;
+        else   /* more frames than any request has: keep the count, drop the bytes */
+            zmq_msg_close(&f), n = MAX_ENVELOPE + 2;
+    }
+    if (n > MAX_ENVELOPE + 1) {
+        for (int i = 0; i < MAX_ENVELOPE + 1; i++)
+            zmq_msg_close(&frames[i]);
+        return 1;
+    }
+    *n_env = n - 1;
+    for (int i = 0; i < n - 1; i++)
+        env[i] = frames[i];
+    *payload = frames[n - 1];
+    return 0;
+}
+
+static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
+
+int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, size_t errlen)
+{
+    bool curve = o->curve_secret && o->curve_secret[0];
+    if (!seam_endpoint_is_local(o->bind) && !curve) {
+        snprintf(err, errlen, "refusing to bind %s without CURVE: an endpoint off this machine needs "
+                 "--curve KEYFILE and --allow CLIENT.pub (make keys with `seam keygen NAME`)", o->bind);
+        return -1;
+    }
+    if (curve && o->n_allow == 0) {
+        snprintf(err, errlen, "--curve needs at least one --allow CLIENT.pub: the coupler's key must be known");
+        return -1;
+    }
+    void *ctx = o->zmq_ctx ? o->zmq_ctx : zmq_ctx_new();
+    void *zap = NULL;
+    void *sock = zmq_socket(ctx, ZMQ_ROUTER);
+    int ivl = (int)(o->heartbeat_s * 1000.0 + 0.5);
+    set_int(sock, ZMQ_LINGER, 1000);
+    set_int(sock, ZMQ_ROUTER_MANDATORY, 1);
+    if (ivl > 0) {
+        set_int(sock, ZMQ_HEARTBEAT_IVL, ivl);
+        set_int(sock, ZMQ_HEARTBEAT_TIMEOUT, 3 * ivl);
+        set_int(sock, ZMQ_HEARTBEAT_TTL, 3 * ivl);
+    }
+    int rc = 0;
+    if (curve) {
+        zap = zmq_socket(ctx, ZMQ_REP);
+        if (zmq_bind(zap, "inproc://zeromq.zap.01") != 0) {
+            snprintf(err, errlen, "cannot start the ZAP handler: %s", zmq_strerror(errno));
+            rc = -1;
+        }
+        set_int(sock, ZMQ_CURVE_SERVER, 1);
+        if (rc == 0 && zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, o->curve_secret, 40) != 0) {
+            snprintf(err, errlen, "the server's CURVE secret key is not valid: %s", zmq_strerror(errno));
+            rc = -1;
+        }
+    }
+    if (rc == 0 && zmq_bind(sock, o->bind) != 0) {
+        snprintf(err, errlen, "cannot bind %s: %s", o->bind, zmq_strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && o->on_ready) {
+        char bound[1024];
+        size_t len = sizeof bound;
+        if (zmq_getsockopt(sock, ZMQ_LAST_ENDPOINT, bound, &len) != 0)
+            snprintf(bound, sizeof bound, "%s", o->bind);
+        o->on_ready(o->ready_ctx, bound);
+    }
+    seam_session *s = seam_session_new(p);
+    zmq_msg_t owner;
+    zmq_msg_init(&owner);
+    bool has_owner = false, done = false;
+    while (rc == 0 && !done && !(o->stop && *o->stop)) {
+        zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {zap, 0, ZMQ_POLLIN, 0}};
+        int ready = zmq_poll(items, zap ? 2 : 1, 200);
+        if (ready < 0) {
+            if (errno == EINTR)
+                continue;
+            snprintf(err, errlen, "poll failed: %s", zmq_strerror(errno));
+            rc = -1;
+            break;
+        }
+        if (zap && (items[1].revents & ZMQ_POLLIN))
+            zap_answer(zap, o);
+        if (!(items[0].revents & ZMQ_POLLIN))
+            continue;
+        zmq_msg_t env[MAX_ENVELOPE], payload;
+        int n_env = 0;
+        int got = recv_request(sock, env, &n_env, &payload);
+        if (got != 0)
+            continue;   /* interrupted, or too many frames to answer: nothing to route back to */
+        seam_wbuf w;
+        const void *req = zmq_msg_data(&payload);
+        size_t len = zmq_msg_size(&payload);
+        char op[32] = "";
+        uint64_t id = 0;
+        bool is_hello = seam_request_peek(req, len, op, sizeof op, &id) && strcmp(op, "hello") == 0;
+        bool mine = has_owner && n_env > 0 && same_peer(&env[0], &owner);
+        if (has_owner && !mine && is_hello && !peer_alive(sock, &owner)) {
+            seam_session_reset(s);   /* the last coupler vanished without bye */
+            has_owner = false;
+        }
+        bool ended = false;
+        if (n_env == 0)
+            seam_reply_error(&w, id, "a request needs a routing envelope");
+        else if (has_owner && !mine)
+            seam_reply_error(&w, id, "busy: plugin \"%s\" is serving another coupler", p->name);
+        else
+            seam_session_handle(s, req, len, &w, &ended);
+        if (!has_owner && n_env > 0 && seam_session_open(s)) {
+            zmq_msg_close(&owner);
+            zmq_msg_init(&owner);
+            zmq_msg_copy(&owner, &env[0]);
+            has_owner = true;
+        }
+        if (ended) {
+            has_owner = false;
+            done = o->once;
+        }
+        if (n_env > 0)
+            send_reply(sock, env, n_env, &w);
+        else
+            seam_wbuf_free(&w);
+        for (int i = 0; i < n_env; i++)
+            zmq_msg_close(&env[i]);
+        zmq_msg_close(&payload);
+    }
+    zmq_msg_close(&owner);
+    seam_session_destroy(&s);
+    zmq_close(sock);
+    if (zap)
+        zmq_close(zap);
+    if (!o->zmq_ctx)
+        zmq_ctx_term(ctx);
+    return rc;
+}

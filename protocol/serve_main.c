@@ -1,0 +1,135 @@
+/* seam-serve: host one plugin instance and serve the contract over ZeroMQ. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keys.h"
+#include "seam/loader.h"
+#include "seam/log.h"
+#include "serve.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* The ready line: scripts and tests read the endpoint (a `*` port resolved) from it. */
+static void print_ready(void *ctx, const char *endpoint)
+{
+    const seam_plugin *p = ctx;
+    printf("seam-serve: serving %s (%s) on %s\n", p->name, seam_role_name(p->role), endpoint);
+    fflush(stdout);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: seam-serve --plugin NAME --bind ENDPOINT [--once] [--heartbeat S]\n"
+            "                  [--curve SERVER.key --allow CLIENT.pub [--allow CLIENT.pub]...]\n"
+            "\n"
+            "  --plugin NAME     plugin name (searched like `seam plugins`) or path to a .so\n"
+            "  --bind ENDPOINT   tcp://127.0.0.1:5555 (port * picks a free one), ipc:///path/to/socket;\n"
+            "                    loopback unless --curve. Prints \"seam-serve: serving NAME (ROLE) on ENDPOINT\"\n"
+            "  --once            exit when the first coupler says bye\n"
+            "  --heartbeat S     ZeroMQ heartbeat interval in seconds (default 1; 0 turns it off)\n"
+            "  --curve FILE      the server's key pair (`seam keygen NAME` writes NAME.key):\n"
+            "                    encrypt and authenticate; required for non-loopback endpoints\n"
+            "  --allow FILE      a coupler's public key (NAME.pub or the 40-character key) let in\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *plugin = NULL, *bind = NULL, *curve = NULL;
+    const char **allow_files = calloc((size_t)argc, sizeof *allow_files);
+    size_t n_allow = 0;
+    seam_serve_options o = {.heartbeat_s = 1.0, .stop = &stop_requested};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--plugin") == 0 && v)
+            plugin = argv[++i];
+        else if (strcmp(a, "--bind") == 0 && v)
+            bind = argv[++i];
+        else if (strcmp(a, "--curve") == 0 && v)
+            curve = argv[++i];
+        else if (strcmp(a, "--allow") == 0 && v)
+            allow_files[n_allow++] = argv[++i];
+        else if (strcmp(a, "--once") == 0)
+            o.once = true;
+        else if (strcmp(a, "--heartbeat") == 0 && v) {
+            char *end;
+            o.heartbeat_s = strtod(argv[++i], &end);
+            if (*end || !(o.heartbeat_s >= 0.0) || o.heartbeat_s > 3600.0) {
+                fprintf(stderr, "seam-serve: --heartbeat: expected seconds in [0, 3600], got \"%s\"\n", argv[i]);
+                free(allow_files);
+                return 2;
+            }
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            free(allow_files);
+            return 0;
+        } else {
+            fprintf(stderr, "seam-serve: unknown or incomplete option %s\n", a);
+            usage(stderr);
+            free(allow_files);
+            return 2;
+        }
+    }
+    if (!plugin || !bind) {
+        fprintf(stderr, "seam-serve: %s is required\n", !plugin ? "--plugin" : "--bind");
+        usage(stderr);
+        free(allow_files);
+        return 2;
+    }
+    char err[2048], pub[SEAM_KEY_Z85], sec[SEAM_KEY_Z85];
+    char (*allowed)[SEAM_KEY_Z85] = calloc(n_allow + 1, sizeof *allowed);
+    const char **allow = calloc(n_allow + 1, sizeof *allow);
+    int rc = 0;
+    if (curve) {
+        if (seam_key_read(curve, pub, sec, err, sizeof err) != 0 || !sec[0]) {
+            fprintf(stderr, "seam-serve: --curve: %s\n", sec[0] || err[0] ? err : "the file has no secret key");
+            rc = 1;
+        }
+        o.curve_secret = sec;
+    }
+    for (size_t i = 0; i < n_allow && rc == 0; i++) {
+        char ignored[SEAM_KEY_Z85];
+        if (seam_key_read(allow_files[i], allowed[i], ignored, err, sizeof err) != 0) {
+            fprintf(stderr, "seam-serve: --allow: %s\n", err);
+            rc = 1;
+        }
+        allow[i] = allowed[i];
+    }
+    o.allow = allow;
+    o.n_allow = n_allow;
+    o.bind = bind;
+    seam_library *lib = NULL;
+    if (rc == 0) {
+        lib = seam_library_open(plugin, err, sizeof err);
+        if (!lib) {
+            fprintf(stderr, "seam-serve: %s\n", err);
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        struct sigaction sa = {.sa_handler = on_signal};
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        o.on_ready = print_ready;
+        o.ready_ctx = (void *)seam_library_plugin(lib);
+        if (seam_serve(seam_library_plugin(lib), &o, err, sizeof err) != 0) {
+            fprintf(stderr, "seam-serve: %s\n", err);
+            rc = 1;
+        }
+    }
+    seam_library_close(&lib);
+    free(allowed);
+    free(allow);
+    free(allow_files);
+    return rc;
+}

@@ -1,0 +1,663 @@
+/* One plugin instance served over the wire: request in, reply out. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+#define MAX_LOG 64           /* messages kept per request */
+#define MAX_COUNT (1ull << 36) /* points or elements: beyond any real interface */
+
+typedef struct { seam_log_level level; char *text; } log_entry;
+typedef struct { char *path, *where; } location;
+
+struct seam_session {
+    const seam_plugin *p;
+    bool greeted;
+    void *self;
+    seam_host host;
+    char *name, *config_path, *output_dir, *scene_dir;
+    location *locs;
+    size_t n_locs;
+    log_entry log[MAX_LOG];
+    size_t n_log, dropped;
+    size_t n_iface;          /* values per interface array (points x dim); 0 until described/bound */
+    /* bind: the coupler's interface, kept until destroy as the contract says */
+    double *b_X, *b_mass;
+    int32_t *b_body, *b_elems;
+    uint8_t *b_two_sided;
+    /* per-solve scratch, n_iface values each */
+    double *in[3], *out[3];
+};
+
+static const char *const io_names[3] = {"X", "V", "F"};
+
+const char *seam_wire_role(seam_role r)
+{
+    return r == SEAM_FLUID ? "fluid" : r == SEAM_SOLID ? "solid" : r == SEAM_COUPLED ? "coupled" : "unknown";
+}
+
+int seam_wire_role_parse(const char *s, size_t len)
+{
+    static const struct { const char *name; seam_role role; } roles[] = {
+        {"fluid", SEAM_FLUID}, {"solid", SEAM_SOLID}, {"coupled", SEAM_COUPLED}};
+    for (size_t i = 0; i < 3; i++)
+        if (strlen(roles[i].name) == len && memcmp(roles[i].name, s, len) == 0)
+            return (int)roles[i].role;
+    return -1;
+}
+
+/* ---- the host the plugin sees ------------------------------------------ */
+
+static void session_log(void *ctx, seam_log_level level, const char *message)
+{
+    seam_session *s = ctx;
+    if (s->n_log == MAX_LOG) {
+        s->dropped++;
+        return;
+    }
+    s->log[s->n_log].level = level;
+    s->log[s->n_log].text = strdup(message);
+    s->n_log++;
+}
+
+static const char *session_locate(void *ctx, const char *key_path)
+{
+    seam_session *s = ctx;
+    for (size_t i = 0; i < s->n_locs; i++)
+        if (strcmp(s->locs[i].path, key_path) == 0)
+            return s->locs[i].where;
+    return NULL;
+}
+
+static void clear_log(seam_session *s)
+{
+    for (size_t i = 0; i < s->n_log; i++)
+        free(s->log[i].text);
+    s->n_log = 0;
+    s->dropped = 0;
+}
+
+seam_session *seam_session_new(const seam_plugin *p)
+{
+    seam_session *s = calloc(1, sizeof *s);
+    s->p = p;
+    return s;
+}
+
+static void free_instance(seam_session *s)
+{
+    if (s->self)
+        s->p->destroy(s->self);
+    s->self = NULL;
+    free(s->name); free(s->config_path); free(s->output_dir); free(s->scene_dir);
+    s->name = s->config_path = s->output_dir = s->scene_dir = NULL;
+    for (size_t i = 0; i < s->n_locs; i++) {
+        free(s->locs[i].path);
+        free(s->locs[i].where);
+    }
+    free(s->locs);
+    s->locs = NULL;
+    s->n_locs = 0;
+    free(s->b_X); free(s->b_mass); free(s->b_body); free(s->b_elems); free(s->b_two_sided);
+    s->b_X = s->b_mass = NULL;
+    s->b_body = s->b_elems = NULL;
+    s->b_two_sided = NULL;
+    for (int k = 0; k < 3; k++) {
+        free(s->in[k]);
+        free(s->out[k]);
+        s->in[k] = s->out[k] = NULL;
+    }
+    s->n_iface = 0;
+}
+
+void seam_session_reset(seam_session *s)
+{
+    free_instance(s);
+    s->greeted = false;
+}
+
+void seam_session_destroy(seam_session **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    seam_session *s = *self_p;
+    free_instance(s);
+    clear_log(s);
+    free(s);
+    *self_p = NULL;
+}
+
+bool seam_session_open(const seam_session *s) { return s->greeted; }
+
+/* ---- replies ------------------------------------------------------------ */
+
+static void write_log(seam_wbuf *w, seam_session *s)
+{
+    size_t n = s ? s->n_log + (s->dropped ? 1 : 0) : 0;
+    seam_w_str(w, "log");
+    seam_w_array(w, n);
+    for (size_t i = 0; s && i < s->n_log; i++) {
+        seam_w_array(w, 2);
+        seam_w_uint(w, (uint64_t)s->log[i].level);
+        seam_w_str(w, s->log[i].text);
+    }
+    if (s && s->dropped) {
+        char note[96];
+        snprintf(note, sizeof note, "(%zu more messages dropped)", s->dropped);
+        seam_w_array(w, 2);
+        seam_w_uint(w, SEAM_LOG_WARN);
+        seam_w_str(w, note);
+    }
+}
+
+static void verror(seam_wbuf *w, seam_session *s, uint64_t id, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    seam_wbuf_free(w);
+    seam_wbuf_init(w, 0);
+    seam_w_map(w, 4);
+    seam_w_str(w, "id");
+    seam_w_uint(w, id);
+    seam_w_str(w, "ok");
+    seam_w_bool(w, false);
+    seam_w_str(w, "error");
+    seam_w_str(w, msg);
+    write_log(w, s);
+}
+
+void seam_reply_error(seam_wbuf *w, uint64_t id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    w->sb.data = NULL;   /* w is not initialized yet: give verror an empty one to free */
+    w->sb.size = w->sb.alloc = 0;
+    verror(w, NULL, id, fmt, ap);
+    va_end(ap);
+}
+
+static void fail(seam_wbuf *w, seam_session *s, uint64_t id, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void fail(seam_wbuf *w, seam_session *s, uint64_t id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(w, s, id, fmt, ap);
+    va_end(ap);
+}
+
+/* {id, ok: true, log, ...fields}: the caller writes `fields` key/value pairs next. */
+static void begin_ok(seam_wbuf *w, seam_session *s, uint64_t id, size_t fields, size_t reserve)
+{
+    seam_wbuf_free(w);
+    seam_wbuf_init(w, reserve);
+    seam_w_map(w, 3 + fields);
+    seam_w_str(w, "id");
+    seam_w_uint(w, id);
+    seam_w_str(w, "ok");
+    seam_w_bool(w, true);
+    write_log(w, s);
+}
+
+static void kv_uint(seam_wbuf *w, const char *k, uint64_t v) { seam_w_str(w, k); seam_w_uint(w, v); }
+static void kv_int(seam_wbuf *w, const char *k, int64_t v) { seam_w_str(w, k); seam_w_int(w, v); }
+static void kv_f64(seam_wbuf *w, const char *k, double v) { seam_w_str(w, k); seam_w_f64(w, v); }
+static void kv_status(seam_wbuf *w, seam_status st) { kv_uint(w, "status", (uint64_t)st); }
+
+/* ---- requests ----------------------------------------------------------- */
+
+bool seam_request_peek(const void *req, size_t len, char *op, size_t op_size, uint64_t *id)
+{
+    seam_msg m;
+    *id = 0;
+    if (!seam_msg_parse(&m, req, len))
+        return false;
+    seam_msg_uint(&m, "id", false, id);
+    return seam_msg_strcpy(&m, "op", true, op, op_size);
+}
+
+/* A copy of a string field, or NULL (absent, nil or bad: bad sets the error). */
+static char *dup_field(seam_msg *m, const char *key, bool required)
+{
+    const char *str;
+    size_t len;
+    if (!seam_msg_str(m, key, required, &str, &len))
+        return NULL;
+    if (memchr(str, '\0', len)) {
+        seam_msg_fail(m, "field \"%s\": contains a NUL byte", key);
+        return NULL;
+    }
+    return strndup(str, len);
+}
+
+static void op_hello(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    uint64_t proto = 0, abi = 0;
+    seam_msg_uint(m, "protocol", true, &proto);
+    seam_msg_uint(m, "abi", true, &abi);
+    if (m->error[0])
+        { fail(w, s, id, "hello: %s", m->error); return; }
+    if (proto != SEAM_PROTOCOL_VERSION)
+        { fail(w, s, id, "hello: protocol version %llu is not spoken here (this server speaks %u)",
+                    (unsigned long long)proto, SEAM_PROTOCOL_VERSION); return; }
+    if (abi != s->p->abi)
+        { fail(w, s, id, "hello: plugin ABI %llu requested, this server hosts ABI %u",
+                    (unsigned long long)abi, s->p->abi); return; }
+    s->greeted = true;
+    const struct { const char *name; const void *fn; } optional[] = {
+        {"describe", (const void *)s->p->describe}, {"bind", (const void *)s->p->bind},
+        {"regions", (const void *)s->p->regions}, {"mobility", (const void *)s->p->mobility},
+        {"save", (const void *)s->p->save}, {"load", (const void *)s->p->load},
+        {"field", (const void *)s->p->field}, {"write_output", (const void *)s->p->write_output},
+    };
+    size_t n_opt = 0;
+    for (size_t i = 0; i < 8; i++)
+        n_opt += optional[i].fn != NULL;
+    begin_ok(w, s, id, 6, 0);
+    kv_uint(w, "protocol", SEAM_PROTOCOL_VERSION);
+    kv_uint(w, "abi", s->p->abi);
+    seam_w_str(w, "plugin");
+    seam_w_str(w, s->p->name);
+    seam_w_str(w, "role");
+    seam_w_str(w, seam_wire_role(s->p->role));
+    seam_w_str(w, "summary");
+    seam_w_str(w, s->p->summary ? s->p->summary : "");
+    seam_w_str(w, "functions");
+    seam_w_array(w, n_opt);
+    for (size_t i = 0; i < 8; i++)
+        if (optional[i].fn)
+            seam_w_str(w, optional[i].name);
+}
+
+static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    if (s->self)
+        { fail(w, s, id, "create: an instance exists already (one per session; bye ends it)"); return; }
+    char *config = dup_field(m, "config", true);
+    s->name = dup_field(m, "name", true);
+    s->config_path = dup_field(m, "config_path", false);
+    s->output_dir = dup_field(m, "output_dir", false);
+    s->scene_dir = dup_field(m, "scene_dir", false);
+    seam_msg locs;
+    if (seam_msg_child(m, "locations", false, &locs)) {
+        s->locs = calloc(locs.n ? locs.n : 1, sizeof *s->locs);
+        for (size_t i = 0; i < locs.n && !m->error[0]; i++) {
+            char key[512];
+            snprintf(key, sizeof key, "%.*s", (int)(locs.f[i].klen < 511 ? locs.f[i].klen : 511), locs.f[i].key);
+            char *where = dup_field(&locs, key, true);
+            if (!where) {
+                seam_msg_fail(m, "locations: %s", locs.error);
+                break;
+            }
+            s->locs[s->n_locs].path = strdup(key);
+            s->locs[s->n_locs++].where = where;
+        }
+    }
+    if (m->error[0]) {
+        free(config);
+        free_instance(s);
+        { fail(w, s, id, "create: %s", m->error); return; }
+    }
+    s->host = (seam_host){
+        .abi = SEAM_ABI_VERSION,
+        .name = s->name,
+        .config_path = s->config_path,
+        .output_dir = s->output_dir,
+        .ctx = s,
+        .log = session_log,
+        .locate = session_locate,
+        .scene_dir = s->scene_dir,
+    };
+    s->self = s->p->create(config, &s->host);
+    free(config);
+    begin_ok(w, s, id, 1, 0);
+    kv_status(w, s->self ? SEAM_OK : SEAM_ERROR);
+    if (!s->self)
+        free_instance(s);
+}
+
+static void op_describe(seam_session *s, uint64_t id, seam_wbuf *w)
+{
+    seam_interface f = {0};
+    seam_status st = s->p->describe(s->self, &f);
+    if (st != SEAM_OK) {
+        begin_ok(w, s, id, 1, 0);
+        { kv_status(w, st); return; }
+    }
+    if (f.dim >= 1 && f.dim <= 3 && f.n_points < MAX_COUNT)
+        s->n_iface = f.n_points * (size_t)f.dim;
+    size_t np = f.n_points, ne = f.n_elems * (size_t)(f.nodes_per_elem > 0 ? f.nodes_per_elem : 0);
+    begin_ok(w, s, id, 11, 64 + np * (size_t)(f.dim > 0 ? f.dim : 0) * 8 + np * 12 + ne * 4 + f.n_elems);
+    kv_status(w, st);
+    kv_int(w, "dim", f.dim);
+    kv_uint(w, "n_points", np);
+    seam_w_str(w, "X");
+    seam_w_f64s(w, f.X, np * (size_t)(f.dim > 0 ? f.dim : 0));
+    seam_w_str(w, "mass");
+    seam_w_f64s(w, f.mass, np);
+    seam_w_str(w, "body");
+    seam_w_i32s(w, f.body, np);
+    kv_int(w, "nodes_per_elem", f.nodes_per_elem);
+    kv_uint(w, "n_elems", f.n_elems);
+    seam_w_str(w, "elems");
+    seam_w_i32s(w, f.elems, ne);
+    seam_w_str(w, "two_sided");
+    if (f.two_sided)
+        seam_w_bin(w, f.two_sided, f.n_elems);
+    else
+        seam_w_nil(w);
+    kv_uint(w, "n_bodies", f.n_bodies);
+}
+
+static void op_bind(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    int64_t dim = 0, npe = 0;
+    uint64_t np = 0, ne = 0, nb = 0;
+    seam_msg_int(m, "dim", true, &dim);
+    seam_msg_uint(m, "n_points", true, &np);
+    seam_msg_int(m, "nodes_per_elem", true, &npe);
+    seam_msg_uint(m, "n_elems", true, &ne);
+    seam_msg_uint(m, "n_bodies", false, &nb);
+    if (m->error[0])
+        { fail(w, s, id, "bind: %s", m->error); return; }
+    if (dim < 1 || dim > 3 || npe < 0 || npe > 3 || np >= MAX_COUNT || ne >= MAX_COUNT)
+        { fail(w, s, id, "bind: dim %lld, nodes_per_elem %lld, %llu points, %llu elements is not an interface",
+                    (long long)dim, (long long)npe, (unsigned long long)np, (unsigned long long)ne); return; }
+    free(s->b_X); free(s->b_mass); free(s->b_body); free(s->b_elems); free(s->b_two_sided);
+    s->b_X = seam_msg_f64s_alloc(m, "X", true, np * (size_t)dim);
+    s->b_mass = seam_msg_f64s_alloc(m, "mass", false, np);
+    s->b_body = seam_msg_i32s_alloc(m, "body", false, np);
+    s->b_elems = seam_msg_i32s_alloc(m, "elems", false, ne * (size_t)npe);
+    s->b_two_sided = seam_msg_bytes_alloc(m, "two_sided", false, ne);
+    if (ne && !s->b_elems)
+        seam_msg_fail(m, "field \"elems\" is missing for %llu elements", (unsigned long long)ne);
+    if (m->error[0])
+        { fail(w, s, id, "bind: %s", m->error); return; }
+    seam_interface f = {.dim = (int)dim, .n_points = np, .X = s->b_X, .mass = s->b_mass, .body = s->b_body,
+                        .nodes_per_elem = (int)npe, .n_elems = ne, .elems = s->b_elems,
+                        .two_sided = s->b_two_sided, .n_bodies = nb};
+    seam_status st = s->p->bind(s->self, &f);
+    if (st == SEAM_OK)
+        s->n_iface = np * (size_t)dim;
+    begin_ok(w, s, id, 1, 0);
+    kv_status(w, st);
+}
+
+static bool read_step(seam_msg *m, seam_step *step)
+{
+    seam_msg sm;
+    if (!seam_msg_child(m, "step", true, &sm))
+        return false;
+    int64_t index = 0, iteration = 0;
+    seam_msg_int(&sm, "index", true, &index);
+    seam_msg_num(&sm, "t", true, &step->t);
+    seam_msg_num(&sm, "dt", true, &step->dt);
+    seam_msg_int(&sm, "iteration", true, &iteration);
+    if (!sm.error[0] && (iteration < 0 || iteration > INT32_MAX))
+        seam_msg_fail(&sm, "field \"iteration\": %lld is out of range", (long long)iteration);
+    if (sm.error[0]) {
+        seam_msg_fail(m, "step: %s", sm.error);
+        return false;
+    }
+    step->index = index;
+    step->iteration = (int)iteration;
+    return true;
+}
+
+/* The scratch array k of `which` (in or out), n_iface values. */
+static double *scratch(seam_session *s, double **which, int k)
+{
+    if (!which[k])
+        which[k] = calloc(s->n_iface ? s->n_iface : 1, sizeof(double));
+    return which[k];
+}
+
+static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    seam_step step = {0};
+    uint64_t n = 0, dim = 0;
+    read_step(m, &step);
+    seam_msg_uint(m, "n", true, &n);
+    seam_msg_uint(m, "dim", true, &dim);
+    seam_mp items;
+    size_t n_out = 0;
+    bool want[3] = {false, false, false};
+    if (seam_msg_array(m, "out", false, &items, &n_out)) {
+        for (size_t i = 0; i < n_out; i++) {
+            seam_mp_value v;
+            int k = -1;
+            if (seam_mp_next(&items, &v) && v.kind == SEAM_MP_STR && v.len == 1)
+                for (int j = 0; j < 3; j++)
+                    if (io_names[j][0] == (char)v.data[0])
+                        k = j;
+            if (k < 0) {
+                seam_msg_fail(m, "field \"out\": items are \"X\", \"V\" or \"F\"");
+                break;
+            }
+            want[k] = true;
+        }
+    }
+    if (m->error[0])
+        { fail(w, s, id, "solve: %s", m->error); return; }
+    bool coupled = s->p->role == SEAM_COUPLED;
+    if (coupled && n != 0)
+        { fail(w, s, id, "solve: a coupled plugin takes no interface values (n = 0), got n = %llu",
+                    (unsigned long long)n); return; }
+    if (!coupled && (!s->n_iface || dim < 1 || dim > 3 || n > MAX_COUNT || n * dim != s->n_iface))
+        { fail(w, s, id, "solve: %llu points of dimension %llu do not match the interface (%zu values; %s first)",
+                    (unsigned long long)n, (unsigned long long)dim, s->n_iface,
+                    s->p->role == SEAM_SOLID ? "describe" : "bind"); return; }
+    seam_io in = {n, (int)dim, NULL, NULL, NULL}, out = {n, (int)dim, NULL, NULL, NULL};
+    double **in_ptr[3] = {&in.X, &in.V, &in.F}, **out_ptr[3] = {&out.X, &out.V, &out.F};
+    for (int k = 0; k < 3 && !coupled; k++) {
+        if (seam_msg_has(m, io_names[k]) && !seam_msg_is_nil(m, io_names[k])) {
+            *in_ptr[k] = scratch(s, s->in, k);
+            seam_msg_f64s(m, io_names[k], true, *in_ptr[k], s->n_iface);
+        }
+        if (want[k])
+            *out_ptr[k] = scratch(s, s->out, k);
+    }
+    if (m->error[0])
+        { fail(w, s, id, "solve: %s", m->error); return; }
+    seam_status st = s->p->solve(s->self, &step, coupled ? NULL : &in, coupled ? NULL : &out);
+    size_t fields = 1;
+    for (int k = 0; k < 3 && st == SEAM_OK; k++)
+        fields += want[k];
+    begin_ok(w, s, id, fields, 64 + (fields - 1) * (s->n_iface * 8 + 8));
+    kv_status(w, st);
+    for (int k = 0; k < 3 && st == SEAM_OK; k++)
+        if (want[k]) {
+            seam_w_str(w, io_names[k]);
+            seam_w_f64s(w, *out_ptr[k], s->n_iface);
+        }
+}
+
+static void op_regions(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    seam_step step = {0};
+    read_step(m, &step);
+    if (!s->n_iface)
+        seam_msg_fail(m, "no interface bound yet");
+    double *X = m->error[0] ? NULL : scratch(s, s->in, 0);
+    if (X)
+        seam_msg_f64s(m, "X", true, X, s->n_iface);
+    if (m->error[0])
+        { fail(w, s, id, "regions: %s", m->error); return; }
+    seam_regions r = {0};
+    seam_status st = s->p->regions(s->self, &step, X, &r);
+    bool ok = st == SEAM_OK;
+    begin_ok(w, s, id, ok ? 5 : 1, ok ? 64 + (r.count * r.n + r.count) * 8 : 0);
+    kv_status(w, st);
+    if (!ok)
+        return;
+    kv_uint(w, "count", r.count);
+    kv_uint(w, "n", r.n);
+    seam_w_str(w, "C");
+    seam_w_f64s(w, r.C, r.count * r.n);
+    seam_w_str(w, "q");
+    seam_w_f64s(w, r.q, r.count);
+}
+
+static void op_mobility(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    if (!s->n_iface)
+        seam_msg_fail(m, "no interface described yet");
+    double *impulse = m->error[0] ? NULL : scratch(s, s->in, 2);
+    if (impulse)
+        seam_msg_f64s(m, "impulse", true, impulse, s->n_iface);
+    if (m->error[0])
+        { fail(w, s, id, "mobility: %s", m->error); return; }
+    double *dv = scratch(s, s->out, 1);
+    seam_status st = s->p->mobility(s->self, impulse, dv);
+    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, 64 + s->n_iface * 8);
+    kv_status(w, st);
+    if (st == SEAM_OK) {
+        seam_w_str(w, "dv");
+        seam_w_f64s(w, dv, s->n_iface);
+    }
+}
+
+static void op_save(seam_session *s, uint64_t id, seam_wbuf *w)
+{
+    seam_buffer b = {0};
+    seam_status st = s->p->save(s->self, &b);
+    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, st == SEAM_OK ? 64 + b.size : 0);
+    kv_status(w, st);
+    if (st == SEAM_OK) {
+        seam_w_str(w, "data");
+        seam_w_bin(w, b.data, b.data ? b.size : 0);
+    }
+}
+
+static void op_load(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    const void *data = NULL;
+    size_t len = 0;
+    seam_msg_bin(m, "data", true, &data, &len);
+    if (m->error[0])
+        { fail(w, s, id, "load: %s", m->error); return; }
+    seam_status st = s->p->load(s->self, data, len);
+    begin_ok(w, s, id, 1, 0);
+    kv_status(w, st);
+}
+
+static void op_field(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    char name[256];
+    seam_msg_strcpy(m, "name", true, name, sizeof name);
+    if (m->error[0])
+        { fail(w, s, id, "field: %s", m->error); return; }
+    seam_raster r = {0};
+    seam_status st = s->p->field(s->self, name, &r);
+    bool ok = st == SEAM_OK && r.nx >= 0 && r.ny >= 0 && r.nz >= 0;
+    size_t cells = ok ? (size_t)r.nx * (size_t)r.ny * (size_t)r.nz : 0;
+    begin_ok(w, s, id, ok ? 8 : 1, 128 + cells * 8);
+    kv_status(w, ok ? st : (st == SEAM_OK ? SEAM_ERROR : st));
+    if (!ok)
+        return;
+    kv_int(w, "nx", r.nx);
+    kv_int(w, "ny", r.ny);
+    kv_int(w, "nz", r.nz);
+    seam_w_str(w, "origin");
+    seam_w_f64s(w, r.origin, 3);
+    kv_f64(w, "dx", r.dx);
+    seam_w_str(w, "data");
+    seam_w_f64s(w, r.data, cells);
+    seam_w_str(w, "units");
+    if (r.units)
+        seam_w_str(w, r.units);
+    else
+        seam_w_nil(w);
+}
+
+static void op_write_output(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    char dir[4096];
+    int64_t frame = 0;
+    seam_msg_strcpy(m, "dir", true, dir, sizeof dir);
+    seam_msg_int(m, "frame", true, &frame);
+    if (!m->error[0] && (frame < 0 || frame > INT32_MAX))
+        seam_msg_fail(m, "field \"frame\": %lld is out of range", (long long)frame);
+    if (m->error[0])
+        { fail(w, s, id, "write_output: %s", m->error); return; }
+    seam_status st = s->p->write_output(s->self, dir, (int)frame);
+    begin_ok(w, s, id, 1, 0);
+    kv_status(w, st);
+}
+
+/* Whether the plugin provides the optional function behind op. */
+static bool provided(const seam_plugin *p, const char *op)
+{
+    const struct { const char *name; const void *fn; } fns[] = {
+        {"describe", (const void *)p->describe}, {"bind", (const void *)p->bind},
+        {"regions", (const void *)p->regions}, {"mobility", (const void *)p->mobility},
+        {"save", (const void *)p->save}, {"load", (const void *)p->load},
+        {"field", (const void *)p->field}, {"write_output", (const void *)p->write_output},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (strcmp(fns[i].name, op) == 0)
+            return fns[i].fn != NULL;
+    return true;
+}
+
+void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf *w, bool *ended)
+{
+    static const char *const ops[] = {"hello", "create", "max_dt", "solve", "commit", "describe", "bind",
+                                      "regions", "mobility", "save", "load", "field", "write_output",
+                                      "bye", NULL};
+    seam_msg m;
+    uint64_t id = 0;
+    char op[32];
+    *ended = false;
+    seam_wbuf_init(w, 0);
+    clear_log(s);
+    if (!seam_msg_parse(&m, req, len))
+        { fail(w, s, 0, "malformed request: %s", m.error); return; }
+    seam_msg_uint(&m, "id", true, &id);
+    seam_msg_strcpy(&m, "op", true, op, sizeof op);
+    if (m.error[0])
+        { fail(w, s, id, "malformed request: %s", m.error); return; }
+    int which = -1;
+    for (int i = 0; ops[i]; i++)
+        if (strcmp(ops[i], op) == 0)
+            which = i;
+    if (which < 0)
+        { fail(w, s, id, "unknown op \"%s\"", op); return; }
+    if (which == 0)
+        { op_hello(s, &m, id, w); return; }
+    if (!s->greeted)
+        { fail(w, s, id, "%s: say hello first", op); return; }
+    if (which == 13) {   /* bye: the session ends, the instance goes */
+        free_instance(s);
+        s->greeted = false;
+        *ended = true;
+        { begin_ok(w, s, id, 0, 0); return; }
+    }
+    if (which == 1)
+        { op_create(s, &m, id, w); return; }
+    if (!s->self)
+        { fail(w, s, id, "%s: no instance (send create first)", op); return; }
+    if (!provided(s->p, op))
+        { fail(w, s, id, "%s: plugin \"%s\" does not provide it", op, s->p->name); return; }
+    switch (which) {
+    case 2:
+        begin_ok(w, s, id, 1, 0);
+        { kv_f64(w, "dt", s->p->max_dt(s->self)); return; }
+    case 3: { op_solve(s, &m, id, w); return; }
+    case 4: {
+        seam_status st = s->p->commit(s->self);
+        begin_ok(w, s, id, 1, 0);
+        { kv_status(w, st); return; }
+    }
+    case 5: { op_describe(s, id, w); return; }
+    case 6: { op_bind(s, &m, id, w); return; }
+    case 7: { op_regions(s, &m, id, w); return; }
+    case 8: { op_mobility(s, &m, id, w); return; }
+    case 9: { op_save(s, id, w); return; }
+    case 10: { op_load(s, &m, id, w); return; }
+    case 11: { op_field(s, &m, id, w); return; }
+    default: { op_write_output(s, &m, id, w); return; }
+    }
+}

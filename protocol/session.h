@@ -1,0 +1,37 @@
+/* The server side of the protocol for one plugin: decodes a request, calls
+ * the plugin table, encodes the reply (PROTOCOL.md). No sockets here, so the
+ * decoder can be tested and fuzzed on bytes alone. */
+#ifndef SEAM_SESSION_H
+#define SEAM_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "seam/plugin.h"
+#include "wire.h"
+
+typedef struct seam_session seam_session;
+
+seam_session *seam_session_new(const seam_plugin *p);
+void seam_session_destroy(seam_session **self_p);
+
+/* Handle one request of len bytes; w receives the reply (w is initialized
+ * here; the caller frees or releases it). *ended is set when the request
+ * closed the session (bye). Never fails: bad input gets an error reply. */
+void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf *w, bool *ended);
+/* Whether a coupler has said hello and not yet bye. */
+bool seam_session_open(const seam_session *s);
+/* Forget the coupler: destroy the instance (its coupler vanished). */
+void seam_session_reset(seam_session *s);
+
+/* The op of a request and its id, without handling it; false when the bytes
+ * are not a request. */
+bool seam_request_peek(const void *req, size_t len, char *op, size_t op_size, uint64_t *id);
+/* An error reply {id, ok: false, error} into w (initialized here). */
+void seam_reply_error(seam_wbuf *w, uint64_t id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Role names on the wire. */
+const char *seam_wire_role(seam_role r);
+int seam_wire_role_parse(const char *s, size_t len);   /* -1 when unknown */
+
+#endif

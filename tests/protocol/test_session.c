@@ -1,0 +1,364 @@
+/* The wire format and the server's request handling, on bytes alone: round
+ * trips are exact, hostile input gets an error reply and the session keeps
+ * serving, and the plugin behind it computes the known answer. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "seam/loader.h"
+#include "session.h"
+#include "test_host.h"
+#include "wire.h"
+
+/* ---- the wire format ---------------------------------------------------- */
+
+static void test_f64_round_trip_is_bit_exact(void **state)
+{
+    (void)state;
+    double x[6] = {0.1, -0.0, 1e-310 /* subnormal */, INFINITY, 6.02214076e23, NAN};
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    seam_w_map(&w, 2);
+    seam_w_str(&w, "x");
+    seam_w_f64s(&w, x, 6);
+    seam_w_str(&w, "i");
+    int32_t ids[3] = {-7, 0, 2147483647};
+    seam_w_i32s(&w, ids, 3);
+    /* the bytes on the wire are bin 8 (0xc4), length 48, then raw little-endian float64 */
+    const uint8_t *b = (const uint8_t *)w.sb.data;
+    assert_int_equal(b[0], 0x82);
+    assert_int_equal(b[3], 0xc4);
+    assert_int_equal(b[4], 48);
+    uint64_t bits;
+    memcpy(&bits, &x[0], 8);
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(b[5 + k], (bits >> (8 * k)) & 0xff);
+    seam_msg m;
+    assert_true(seam_msg_parse(&m, w.sb.data, w.sb.size));
+    double y[6];
+    int32_t j[3];
+    assert_true(seam_msg_f64s(&m, "x", true, y, 6));
+    assert_true(seam_msg_i32s(&m, "i", true, j, 3));
+    assert_memory_equal(x, y, sizeof x);
+    assert_memory_equal(ids, j, sizeof ids);
+    /* a count that does not match the bytes is refused, naming the field */
+    assert_false(seam_msg_f64s(&m, "x", true, y, 5));
+    assert_non_null(strstr(m.error, "field \"x\": expected bin of 5 float64 (40 bytes), got 48 bytes"));
+    seam_wbuf_free(&w);
+}
+
+static void test_integers_and_strings_decode_by_width(void **state)
+{
+    (void)state;
+    /* {"a": -129 (int16), "b": 4294967296 (uint64), "c": str8 "hey", "d": 1.5 (float32)} */
+    const uint8_t msg[] = {0x84, 0xa1, 'a', 0xd1, 0xff, 0x7f, 0xa1, 'b', 0xcf, 0, 0, 0, 1, 0, 0, 0, 0,
+                           0xa1, 'c', 0xd9, 3, 'h', 'e', 'y', 0xa1, 'd', 0xca, 0x3f, 0xc0, 0, 0};
+    seam_msg m;
+    assert_true(seam_msg_parse(&m, msg, sizeof msg));
+    int64_t a;
+    uint64_t b;
+    double d;
+    char c[8];
+    assert_true(seam_msg_int(&m, "a", true, &a));
+    assert_int_equal(a, -129);
+    assert_true(seam_msg_uint(&m, "b", true, &b));
+    assert_true(b == 4294967296ull);
+    assert_true(seam_msg_strcpy(&m, "c", true, c, sizeof c));
+    assert_string_equal(c, "hey");
+    assert_true(seam_msg_num(&m, "d", true, &d));
+    assert_true(d == 1.5);
+    assert_false(seam_msg_uint(&m, "a", true, &b));   /* negative is not unsigned */
+    assert_non_null(strstr(m.error, "field \"a\": expected an unsigned integer, got an integer"));
+}
+
+static void test_lying_lengths_are_refused_before_use(void **state)
+{
+    (void)state;
+    seam_msg m;
+    /* array32 claiming 2^32-1 entries in 5 bytes */
+    const uint8_t array_lie[] = {0x81, 0xa1, 'x', 0xdd, 0xff, 0xff, 0xff, 0xff, 0x01};
+    assert_false(seam_msg_parse(&m, array_lie, sizeof array_lie));
+    /* bin32 claiming 4 GiB */
+    const uint8_t bin_lie[] = {0x81, 0xa1, 'x', 0xc6, 0xff, 0xff, 0xff, 0xff, 0x00};
+    assert_false(seam_msg_parse(&m, bin_lie, sizeof bin_lie));
+    assert_non_null(strstr(m.error, "key \"x\""));
+    /* nesting deeper than any message */
+    uint8_t deep[64] = {0x81, 0xa1, 'x'};
+    for (int i = 3; i < 63; i++)
+        deep[i] = 0x91;   /* fixarray of one */
+    deep[63] = 0xc0;
+    assert_false(seam_msg_parse(&m, deep, sizeof deep));
+    assert_non_null(strstr(m.error, "too deeply nested"));
+    /* every truncation of a valid message is refused */
+    const uint8_t ok[] = {0x82, 0xa2, 'o', 'p', 0xa5, 'h', 'e', 'l', 'l', 'o', 0xa2, 'i', 'd', 0xcd, 0x01, 0x00};
+    assert_true(seam_msg_parse(&m, ok, sizeof ok));
+    for (size_t n = 0; n < sizeof ok; n++)
+        assert_false(seam_msg_parse(&m, ok, n));
+}
+
+/* ---- the session ---------------------------------------------------------- */
+
+typedef struct {
+    seam_library *lib;
+    seam_session *s;
+    seam_wbuf reply;
+    seam_msg m;
+    bool ended;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    char err[1024];
+    f->lib = seam_library_open("piston_solid", err, sizeof err);
+    if (!f->lib) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    f->s = seam_session_new(seam_library_plugin(f->lib));
+    seam_wbuf_init(&f->reply, 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    seam_wbuf_free(&f->reply);
+    seam_session_destroy(&f->s);
+    seam_library_close(&f->lib);
+    free(f);
+    return 0;
+}
+
+/* Hand raw bytes to the session; the reply is parsed into f->m. */
+static void send_raw(fixture *f, const void *bytes, size_t len)
+{
+    seam_wbuf_free(&f->reply);
+    seam_session_handle(f->s, bytes, len, &f->reply, &f->ended);
+    if (!seam_msg_parse(&f->m, f->reply.sb.data, f->reply.sb.size))
+        fail_msg("the reply does not parse: %s", f->m.error);
+}
+
+static void send_wbuf(fixture *f, seam_wbuf *w)
+{
+    send_raw(f, w->sb.data, w->sb.size);
+    seam_wbuf_free(w);
+}
+
+static bool reply_ok(fixture *f)
+{
+    bool ok = false;
+    assert_true(seam_msg_bool(&f->m, "ok", true, &ok));
+    return ok;
+}
+
+static void expect_error(fixture *f, const char *needle)
+{
+    assert_false(reply_ok(f));
+    char error[512];
+    assert_true(seam_msg_strcpy(&f->m, "error", true, error, sizeof error));
+    if (!strstr(error, needle))
+        fail_msg("expected \"%s\" in the error \"%s\"", needle, error);
+}
+
+static void request(seam_wbuf *w, const char *op, uint64_t id, size_t fields)
+{
+    seam_wbuf_init(w, 0);
+    seam_w_map(w, 2 + fields);
+    seam_w_str(w, "op");
+    seam_w_str(w, op);
+    seam_w_str(w, "id");
+    seam_w_uint(w, id);
+}
+
+static void hello_and_create(fixture *f)
+{
+    seam_wbuf w;
+    request(&w, "hello", 1, 2);
+    seam_w_str(&w, "protocol");
+    seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
+    seam_w_str(&w, "abi");
+    seam_w_uint(&w, SEAM_ABI_VERSION);
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    request(&w, "create", 2, 2);
+    seam_w_str(&w, "config");
+    seam_w_str(&w, "{\"mass\": 2.0, \"stiffness\": 50.0, \"position\": 0.1}");
+    seam_w_str(&w, "name");
+    seam_w_str(&w, "piston");
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    uint64_t st = 9;
+    assert_true(seam_msg_uint(&f->m, "status", true, &st));
+    assert_int_equal(st, SEAM_OK);
+}
+
+/* A solid solve with load F over dt: the backward-Euler answer of
+ * tests/plugins/piston_solid.c, x' = (x + dt v + dt^2 F/m) / (1 + k dt^2/m). */
+static void solve_matches_backward_euler(fixture *f, uint64_t id)
+{
+    seam_wbuf w;
+    request(&w, "describe", id, 0);
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    double X;
+    assert_true(seam_msg_f64s(&f->m, "X", true, &X, 1));
+    assert_true(X == 0.1);
+    double F = 3.0, dt = 0.01, m = 2.0, k = 50.0;
+    request(&w, "solve", id + 1, 5);
+    seam_w_str(&w, "step");
+    seam_w_map(&w, 4);
+    seam_w_str(&w, "index"); seam_w_int(&w, 0);
+    seam_w_str(&w, "t"); seam_w_f64(&w, 0.0);
+    seam_w_str(&w, "dt"); seam_w_f64(&w, dt);
+    seam_w_str(&w, "iteration"); seam_w_int(&w, 0);
+    seam_w_str(&w, "n"); seam_w_uint(&w, 1);
+    seam_w_str(&w, "dim"); seam_w_uint(&w, 1);
+    seam_w_str(&w, "F"); seam_w_f64s(&w, &F, 1);
+    seam_w_str(&w, "out");
+    seam_w_array(&w, 2);
+    seam_w_str(&w, "X");
+    seam_w_str(&w, "V");
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    uint64_t got_id = 0;
+    assert_true(seam_msg_uint(&f->m, "id", true, &got_id));
+    assert_int_equal(got_id, id + 1);
+    double x_new, v_new;
+    assert_true(seam_msg_f64s(&f->m, "X", true, &x_new, 1));
+    assert_true(seam_msg_f64s(&f->m, "V", true, &v_new, 1));
+    double expect = (0.1 + dt * 0.0 + dt * dt * F / m) / (1.0 + k * dt * dt / m);
+    assert_true(x_new == expect);
+    assert_true(v_new == (expect - 0.1) / dt);
+}
+
+static void test_malformed_requests_get_errors_and_serving_goes_on(void **state)
+{
+    fixture *f = *state;
+    srand(12345);
+    uint8_t noise[256];
+    for (size_t i = 0; i < sizeof noise; i++)
+        noise[i] = (uint8_t)(rand() & 0xff);
+    noise[0] = 0x83;   /* looks like a map, then garbage */
+    send_raw(f, noise, sizeof noise);
+    expect_error(f, "malformed request");
+    send_raw(f, "", 0);
+    expect_error(f, "malformed request: truncated");
+    const uint8_t truncated[] = {0x82, 0xa2, 'o', 'p', 0xa5, 'h', 'e', 'l'};
+    send_raw(f, truncated, sizeof truncated);
+    expect_error(f, "malformed request");
+    const uint8_t not_a_map[] = {0x93, 1, 2, 3};
+    send_raw(f, not_a_map, sizeof not_a_map);
+    expect_error(f, "expected a map, got an array");
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);   /* op of the wrong type */
+    seam_w_map(&w, 2);
+    seam_w_str(&w, "op"); seam_w_uint(&w, 7);
+    seam_w_str(&w, "id"); seam_w_uint(&w, 5);
+    send_wbuf(f, &w);
+    expect_error(f, "field \"op\": expected a string, got an unsigned integer");
+    request(&w, "launch_missiles", 6, 0);
+    send_wbuf(f, &w);
+    expect_error(f, "unknown op \"launch_missiles\"");
+    request(&w, "solve", 7, 0);
+    send_wbuf(f, &w);
+    expect_error(f, "say hello first");
+    request(&w, "hello", 8, 2);
+    seam_w_str(&w, "protocol"); seam_w_uint(&w, 99);
+    seam_w_str(&w, "abi"); seam_w_uint(&w, 1);
+    send_wbuf(f, &w);
+    expect_error(f, "protocol version 99 is not spoken here");
+
+    hello_and_create(f);
+    /* absurd sizes: a solve claiming 2^40 points, and a bin that does not match */
+    request(&w, "describe", 9, 0);
+    send_wbuf(f, &w);
+    request(&w, "solve", 10, 5);
+    seam_w_str(&w, "step");
+    seam_w_map(&w, 4);
+    seam_w_str(&w, "index"); seam_w_int(&w, 0);
+    seam_w_str(&w, "t"); seam_w_f64(&w, 0.0);
+    seam_w_str(&w, "dt"); seam_w_f64(&w, 0.01);
+    seam_w_str(&w, "iteration"); seam_w_int(&w, 0);
+    seam_w_str(&w, "n"); seam_w_uint(&w, 1ull << 40);
+    seam_w_str(&w, "dim"); seam_w_uint(&w, 1);
+    seam_w_str(&w, "F"); seam_w_bin(&w, "12345678", 8);
+    seam_w_str(&w, "out"); seam_w_array(&w, 0);
+    send_wbuf(f, &w);
+    expect_error(f, "do not match the interface (1 values");
+    request(&w, "bind", 11, 0);   /* a solid has no bind */
+    send_wbuf(f, &w);
+    expect_error(f, "bind: plugin \"piston_solid\" does not provide it");
+    request(&w, "load", 12, 1);
+    seam_w_str(&w, "data"); seam_w_str(&w, "not bytes");
+    send_wbuf(f, &w);
+    expect_error(f, "field \"data\": expected bin, got a string");
+    /* a wrong load size is the plugin's own refusal: ok, status error, its message relayed */
+    request(&w, "load", 13, 1);
+    seam_w_str(&w, "data"); seam_w_bin(&w, "abc", 3);
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    seam_mp items;
+    size_t n_log = 0;
+    assert_true(seam_msg_array(&f->m, "log", true, &items, &n_log));
+    assert_int_equal(n_log, 1);
+
+    /* and after all that, valid requests get the physics right */
+    solve_matches_backward_euler(f, 20);
+}
+
+static void test_create_relays_located_config_errors(void **state)
+{
+    fixture *f = *state;
+    seam_wbuf w;
+    request(&w, "hello", 1, 2);
+    seam_w_str(&w, "protocol"); seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
+    seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
+    send_wbuf(f, &w);
+    request(&w, "create", 2, 4);
+    seam_w_str(&w, "config"); seam_w_str(&w, "{\"mass\": 1, \"stifness\": 3}");
+    seam_w_str(&w, "name"); seam_w_str(&w, "piston");
+    seam_w_str(&w, "config_path"); seam_w_str(&w, "solids[0]");
+    seam_w_str(&w, "locations");
+    seam_w_map(&w, 1);
+    seam_w_str(&w, "stifness"); seam_w_str(&w, "scene.json:5:9");
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    uint64_t st = 0;
+    assert_true(seam_msg_uint(&f->m, "status", true, &st));
+    assert_int_equal(st, SEAM_ERROR);
+    seam_mp items;
+    size_t n = 0;
+    assert_true(seam_msg_array(&f->m, "log", true, &items, &n));
+    assert_true(n >= 1);
+    seam_mp_value head, level, text;
+    assert_true(seam_mp_next(&items, &head) && seam_mp_next(&items, &level) && seam_mp_next(&items, &text));
+    assert_int_equal(level.u, SEAM_LOG_ERROR);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%.*s", (int)text.len, (const char *)text.data);
+    if (!strstr(msg, "scene.json:5:9: solids[0].stifness: unknown key (did you mean \"stiffness\"?)"))
+        fail_msg("unexpected message: %s", msg);
+    request(&w, "bye", 3, 0);
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    assert_true(f->ended);
+    assert_false(seam_session_open(f->s));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_f64_round_trip_is_bit_exact),
+        cmocka_unit_test(test_integers_and_strings_decode_by_width),
+        cmocka_unit_test(test_lying_lengths_are_refused_before_use),
+        cmocka_unit_test_setup_teardown(test_malformed_requests_get_errors_and_serving_goes_on, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create_relays_located_config_errors, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
