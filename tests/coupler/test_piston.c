@@ -27,119 +27,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "seam/config.h"
-#include "simulation.h"
-#include "test_host.h"
-
-typedef struct {
-    char text[65536];
-    int errors;
-} capture;
-
-static void capture_log(void *ctx, seam_log_level level, const char *who, const char *message)
-{
-    capture *c = ctx;
-    size_t len = strlen(c->text);
-    snprintf(c->text + len, sizeof c->text - len, "[%s] %s\n", who ? who : "seam", message);
-    if (level >= SEAM_LOG_ERROR)
-        c->errors++;
-}
-
-typedef struct {
-    seam_status status;
-    seam_summary summary;
-    double *x;          /* interface trajectory, steps+1 rows of n values */
-    double *dt;         /* dt per step */
-    size_t rows, n;
-    char out[1024];
-    char names[4][64];  /* participants' names and solve counts */
-    long solves[4];
-    capture log;
-} run_result;
-
-/* Read a CSV of numbers (header skipped) into a row-major array. */
-static double *read_csv(const char *path, size_t skip_cols, size_t *rows, size_t *cols)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char line[65536];
-    if (!fgets(line, sizeof line, f)) {
-        fclose(f);
-        return NULL;
-    }
-    size_t ncol = 1;
-    for (char *p = line; *p; p++)
-        ncol += *p == ',';
-    *cols = ncol - skip_cols;
-    size_t cap = 1024, n = 0;
-    double *data = malloc(cap * *cols * sizeof *data);
-    while (fgets(line, sizeof line, f)) {
-        if (n == cap) {
-            cap *= 2;
-            data = realloc(data, cap * *cols * sizeof *data);
-        }
-        char *p = line;
-        for (size_t c = 0; c < ncol; c++) {
-            double v = strtod(p, &p);
-            if (c >= skip_cols)
-                data[n * *cols + c - skip_cols] = v;
-            if (*p == ',')
-                p++;
-        }
-        n++;
-    }
-    fclose(f);
-    *rows = n;
-    return data;
-}
-
-static run_result *run_scene(const char *name, const char *scene_json, const char **sets)
-{
-    run_result *r = calloc(1, sizeof *r);
-    char err[2048];
-    seam_doc *doc = seam_doc_parse(scene_json, name, err, sizeof err);
-    if (!doc)
-        fail_msg("%s", err);
-    for (int i = 0; sets && sets[i]; i++)
-        assert_int_equal(seam_doc_set(doc, sets[i], err, sizeof err), 0);
-    snprintf(r->out, sizeof r->out, "%s", test_tmpdir(name));
-    seam_run_options opts = {.out_dir = r->out, .log = capture_log, .log_ctx = &r->log};
-    seam_sim *sim = seam_sim_new(doc, &opts);
-    if (!sim) {
-        fprintf(stderr, "%s", r->log.text);
-        fail_msg("scene %s did not load", name);
-    }
-    r->status = seam_sim_run(sim);
-    r->summary = *seam_sim_summary(sim);
-    for (size_t i = 0; i < r->summary.n_participants && i < 4; i++) {
-        snprintf(r->names[i], sizeof r->names[i], "%s", r->summary.participants[i].name);
-        r->solves[i] = r->summary.participants[i].solves;
-    }
-    r->summary.participants = NULL;   /* owned by the simulation */
-    seam_sim_destroy(&sim);
-    seam_doc_destroy(&doc);
-    char path[1200];
-    snprintf(path, sizeof path, "%s/interface.csv", r->out);
-    r->x = read_csv(path, 2, &r->rows, &r->n);
-    size_t rows, cols;
-    snprintf(path, sizeof path, "%s/stats.csv", r->out);
-    double *stats = read_csv(path, 0, &rows, &cols);
-    assert_non_null(stats);
-    assert_int_equal(cols, 9);
-    r->dt = malloc((rows + 1) * sizeof *r->dt);
-    for (size_t i = 0; i < rows; i++)
-        r->dt[i] = stats[i * cols + 2];
-    free(stats);
-    return r;
-}
-
-static void free_result(run_result *r)
-{
-    free(r->x);
-    free(r->dt);
-    free(r);
-}
+#include "test_scene.h"
 
 static char *piston_scene(const char *scheme, double m_s, double m_a, double k, double dt, double end,
                           double tolerance, int max_iterations, double omega)
@@ -160,26 +48,26 @@ static char *piston_scene(const char *scheme, double m_s, double m_a, double k, 
 }
 
 /* Largest deviation of trajectory column col from the monolithic backward-Euler recursion. */
-static double deviation_from_monolithic(const run_result *r, size_t col, double m, double k, double x0)
+static double deviation_from_monolithic(const test_run *r, size_t col, double m, double k, double x0)
 {
-    double x = x0, v = 0.0, worst = fabs(r->x[col] - x0);
+    double x = x0, v = 0.0, worst = fabs(r->X[col] - x0);
     for (size_t s = 1; s < r->rows; s++) {
         double dt = r->dt[s - 1];
         double x_new = (x + dt * v) / (1.0 + k * dt * dt / m);
         v = (x_new - x) / dt;
         x = x_new;
-        worst = fmax(worst, fabs(r->x[s * r->n + col] - x));
+        worst = fmax(worst, fabs(r->X[s * r->n + col] - x));
     }
     return worst;
 }
 
 /* Mean spacing of upward zero crossings, linearly interpolated. */
-static double measured_period(const run_result *r, double dt)
+static double measured_period(const test_run *r, double dt)
 {
     double first = -1, last = -1;
     int count = 0;
     for (size_t s = 1; s < r->rows; s++) {
-        double a = r->x[(s - 1) * r->n], b = r->x[s * r->n];
+        double a = r->X[(s - 1) * r->n], b = r->X[s * r->n];
         if (a < 0 && b >= 0) {
             double t = ((double)(s - 1) + a / (a - b)) * dt;
             if (first < 0)
@@ -196,7 +84,7 @@ static void test_strong_coupling_matches_monolithic_and_period(void **state)
 {
     (void)state;
     double m_s = 1.0, m_a = 2.0, w = 2.0 * M_PI, k = w * w * (m_s + m_a), dt = 0.005;
-    run_result *r = run_scene("piston_strong", piston_scene("relaxation", m_s, m_a, k, dt, 5.0, 1e-12, 100, 0.3), NULL);
+    test_run *r = test_run_scene("piston_strong", piston_scene("relaxation", m_s, m_a, k, dt, 5.0, 1e-12, 100, 0.3), NULL, NULL);
     assert_int_equal(r->status, SEAM_OK);
     assert_int_equal(r->summary.steps, 1000);
     assert_int_equal(r->summary.not_converged, 0);
@@ -211,7 +99,7 @@ static void test_strong_coupling_matches_monolithic_and_period(void **state)
     assert_true(fabs(T - T_exact) / T_exact > (w * dt) * (w * dt) / 3.0 * 0.9);
     /* With omega = 0.3 and r ~ 2 the contraction is |1 - 0.3 * 3| = 0.1 per iteration. */
     assert_true(r->summary.max_iterations <= 14);
-    free_result(r);
+    test_run_free(r);
 }
 
 static void test_explicit_added_mass_instability(void **state)
@@ -219,29 +107,29 @@ static void test_explicit_added_mass_instability(void **state)
     (void)state;
     double m_s = 1.0, k = 40.0, dt = 0.01;
     double m_stable = 0.5 * (m_s + k * dt * dt), m_unstable = 1.5 * (m_s + k * dt * dt);   /* r = 0.5, 1.5 */
-    run_result *ok = run_scene("piston_explicit_small", piston_scene("explicit", m_s, m_stable, k, dt, 20.0, 1e-9, 1, 0), NULL);
+    test_run *ok = test_run_scene("piston_explicit_small", piston_scene("explicit", m_s, m_stable, k, dt, 20.0, 1e-9, 1, 0), NULL, NULL);
     assert_int_equal(ok->status, SEAM_OK);
     assert_int_equal(ok->summary.steps, 2000);
     double peak = 0;
     for (size_t s = 0; s < ok->rows; s++)
-        peak = fmax(peak, fabs(ok->x[s]));
+        peak = fmax(peak, fabs(ok->X[s]));
     assert_true(peak <= 0.1 + 1e-12);   /* never grows past the release amplitude */
-    free_result(ok);
+    test_run_free(ok);
 
-    run_result *bad = run_scene("piston_explicit_large", piston_scene("explicit", m_s, m_unstable, k, dt, 20.0, 1e-9, 1, 0), NULL);
+    test_run *bad = test_run_scene("piston_explicit_large", piston_scene("explicit", m_s, m_unstable, k, dt, 20.0, 1e-9, 1, 0), NULL, NULL);
     assert_int_equal(bad->status, SEAM_ERROR);
-    assert_non_null(strstr(bad->log.text, "diverged"));
+    assert_non_null(strstr(bad->log, "diverged"));
     assert_true(bad->summary.steps < 2000);
-    free_result(bad);
+    test_run_free(bad);
 }
 
 /* Contraction factors of step 0 from residuals.csv. */
-static double observed_contraction(const run_result *r, int at)
+static double observed_contraction(const test_run *r, int at)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/residuals.csv", r->out);
     size_t rows, cols;
-    double *res = read_csv(path, 0, &rows, &cols);
+    double *res = test_read_csv(path, 0, &rows, &cols);
     assert_non_null(res);
     assert_true(rows > (size_t)at + 1);
     double q = res[(size_t)(at + 1) * cols + 2] / res[(size_t)at * cols + 2];
@@ -257,19 +145,19 @@ static void test_relaxation_limit(void **state)
     double omega_max = 2.0 / (1.0 + r);
 
     double below = 0.97 * omega_max;
-    run_result *conv = run_scene("piston_below", piston_scene("relaxation", m_s, m_a, k, dt, 0.2, 1e-11, 3000, below), NULL);
+    test_run *conv = test_run_scene("piston_below", piston_scene("relaxation", m_s, m_a, k, dt, 0.2, 1e-11, 3000, below), NULL, NULL);
     assert_int_equal(conv->status, SEAM_OK);
     assert_int_equal(conv->summary.not_converged, 0);
     assert_true(deviation_from_monolithic(conv, 0, m_s + m_a, k, 0.1) < 1e-9);
     assert_float_equal(observed_contraction(conv, 20), fabs(1.0 - below * (1.0 + r)), 1e-6);
-    free_result(conv);
+    test_run_free(conv);
 
     double above = 1.03 * omega_max;
-    run_result *div = run_scene("piston_above", piston_scene("relaxation", m_s, m_a, k, dt, 0.2, 1e-11, 3000, above), NULL);
+    test_run *div = test_run_scene("piston_above", piston_scene("relaxation", m_s, m_a, k, dt, 0.2, 1e-11, 3000, above), NULL, NULL);
     assert_int_equal(div->status, SEAM_ERROR);
-    assert_non_null(strstr(div->log.text, "diverged at step 0"));
+    assert_non_null(strstr(div->log, "diverged at step 0"));
     assert_float_equal(observed_contraction(div, 20), fabs(1.0 - above * (1.0 + r)), 1e-6);
-    free_result(div);
+    test_run_free(div);
 }
 
 static void test_two_solids_concatenate(void **state)
@@ -282,7 +170,7 @@ static void test_two_solids_concatenate(void **state)
         " \"solids\": [{\"name\": \"light\", \"plugin\": \"piston_solid\", \"mass\": 1.0, \"stiffness\": 30, \"position\": 0.1},\n"
         "            {\"name\": \"heavy\", \"plugin\": \"piston_solid\", \"mass\": 3.0, \"stiffness\": 90, \"position\": -0.05}],\n"
         " \"output\": {\"interface\": true}}\n";
-    run_result *r = run_scene("piston_two", scene, NULL);
+    test_run *r = test_run_scene("piston_two", scene, NULL, NULL);
     assert_int_equal(r->status, SEAM_OK);
     assert_int_equal(r->n, 2);
     assert_true(deviation_from_monolithic(r, 0, 3.0, 30.0, 0.1) < 1e-10);
@@ -290,37 +178,37 @@ static void test_two_solids_concatenate(void **state)
     assert_int_equal(r->summary.n_participants, 3);
     assert_string_equal(r->names[1], "light");
     assert_true(r->solves[2] >= r->summary.steps);
-    free_result(r);
+    test_run_free(r);
 }
 
 static void test_nan_is_reported(void **state)
 {
     (void)state;
-    const char *sets[] = {"fluid.fault={\"kind\": \"nan\", \"step\": 5}", NULL};
-    run_result *r = run_scene("piston_nan", piston_scene("relaxation", 1, 1, 40, 0.01, 1.0, 1e-10, 100, 0.4), sets);
+    const char *const sets[] = {"fluid.fault={\"kind\": \"nan\", \"step\": 5}", NULL};
+    test_run *r = test_run_scene("piston_nan", piston_scene("relaxation", 1, 1, 40, 0.01, 1.0, 1e-10, 100, 0.4), NULL, sets);
     assert_int_equal(r->status, SEAM_ERROR);
     assert_int_equal(r->summary.steps, 5);   /* nothing non-finite was committed */
-    assert_non_null(strstr(r->log.text, "[fluid] error: returned a non-finite load (nan) on interface point 0 at step 5 (t = 0.05 s)"));
-    free_result(r);
+    assert_non_null(strstr(r->log, "[fluid] error: returned a non-finite load (nan) on interface point 0 at step 5 (t = 0.05 s)"));
+    test_run_free(r);
 }
 
 static void test_solver_error_is_reported(void **state)
 {
     (void)state;
-    const char *sets[] = {"fluid.fault={\"kind\": \"error\", \"step\": 3}", NULL};
-    run_result *r = run_scene("piston_error", piston_scene("relaxation", 1, 1, 40, 0.01, 1.0, 1e-10, 100, 0.4), sets);
+    const char *const sets[] = {"fluid.fault={\"kind\": \"error\", \"step\": 3}", NULL};
+    test_run *r = test_run_scene("piston_error", piston_scene("relaxation", 1, 1, 40, 0.01, 1.0, 1e-10, 100, 0.4), NULL, sets);
     assert_int_equal(r->status, SEAM_ERROR);
     assert_int_equal(r->summary.steps, 3);
-    assert_non_null(strstr(r->log.text, "[fluid] error: injected failure at step 3"));
-    assert_non_null(strstr(r->log.text, "[fluid] error: solve failed at step 3 (t = 0.03 s)"));
-    free_result(r);
+    assert_non_null(strstr(r->log, "[fluid] error: injected failure at step 3"));
+    assert_non_null(strstr(r->log, "[fluid] error: solve failed at step 3 (t = 0.03 s)"));
+    test_run_free(r);
 }
 
 static void test_unstable_step_is_retried_smaller(void **state)
 {
     (void)state;
-    const char *sets[] = {"fluid.fault={\"unstable_above_dt\": 0.004}", NULL};
-    run_result *r = run_scene("piston_unstable", piston_scene("relaxation", 1, 1, 40, 0.01, 0.1, 1e-12, 100, 0.4), sets);
+    const char *const sets[] = {"fluid.fault={\"unstable_above_dt\": 0.004}", NULL};
+    test_run *r = test_run_scene("piston_unstable", piston_scene("relaxation", 1, 1, 40, 0.01, 0.1, 1e-12, 100, 0.4), NULL, sets);
     assert_int_equal(r->status, SEAM_OK);
     /* Every step was halved from 0.01 s until it fit under 0.004 s, never further. */
     assert_float_equal(r->summary.t, 0.1, 1e-15);
@@ -329,24 +217,24 @@ static void test_unstable_step_is_retried_smaller(void **state)
     for (long s = 0; s < r->summary.steps; s++)
         assert_true(r->dt[s] <= 0.004 && r->dt[s] > 0.002);
     assert_true(deviation_from_monolithic(r, 0, 2.0, 40.0, 0.1) < 1e-10);
-    free_result(r);
+    test_run_free(r);
 }
 
 static void test_nonconvergence_policy(void **state)
 {
     (void)state;
-    const char *warn[] = {"coupling.max_iterations=2", "coupling.on_nonconvergence=warn", NULL};
-    run_result *w = run_scene("piston_warn", piston_scene("relaxation", 1, 1, 40, 0.01, 0.1, 1e-14, 100, 0.4), warn);
+    const char *const warn[] = {"coupling.max_iterations=2", "coupling.on_nonconvergence=warn", NULL};
+    test_run *w = test_run_scene("piston_warn", piston_scene("relaxation", 1, 1, 40, 0.01, 0.1, 1e-14, 100, 0.4), NULL, warn);
     assert_int_equal(w->status, SEAM_OK);
     assert_int_equal(w->summary.not_converged, 10);
-    assert_non_null(strstr(w->log.text, "not converged at step 0"));
-    free_result(w);
-    const char *fail[] = {"coupling.max_iterations=2", NULL};
-    run_result *f = run_scene("piston_fail", piston_scene("relaxation", 1, 1, 40, 0.01, 0.1, 1e-14, 100, 0.4), fail);
+    assert_non_null(strstr(w->log, "not converged at step 0"));
+    test_run_free(w);
+    const char *const fail[] = {"coupling.max_iterations=2", NULL};
+    test_run *f = test_run_scene("piston_fail", piston_scene("relaxation", 1, 1, 40, 0.01, 0.1, 1e-14, 100, 0.4), NULL, fail);
     assert_int_equal(f->status, SEAM_ERROR);
     assert_int_equal(f->summary.steps, 0);
-    assert_non_null(strstr(f->log.text, "error: not converged at step 0 (t = 0 s) after 2 iterations"));
-    free_result(f);
+    assert_non_null(strstr(f->log, "error: not converged at step 0 (t = 0 s) after 2 iterations"));
+    test_run_free(f);
 }
 
 int main(void)

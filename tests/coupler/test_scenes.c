@@ -18,67 +18,25 @@
 #include <cairo.h>
 
 #include "seam/config.h"
-#include "simulation.h"
 #include "test_host.h"
+#include "test_scene.h"
 
-typedef struct {
-    char text[32768];
-} capture;
-
-static void capture_log(void *ctx, seam_log_level level, const char *who, const char *message)
+/* Run the disc scene with overrides; the disc centre (mean of its interface
+ * points) at the start and after every step. */
+static test_run *run_disc(const char *name, const char *const *sets, double *cx, double *cy, size_t max_rows)
 {
-    capture *c = ctx;
-    (void)level;
-    size_t len = strlen(c->text);
-    snprintf(c->text + len, sizeof c->text - len, "[%s] %s\n", who ? who : "seam", message);
-}
-
-/* Run the scene with overrides; fills the disc centre history (mean of its
- * interface points) at every step. Returns the run's status. */
-static seam_status run_disc(const char *name, const char **sets, double *cx, double *cy, size_t max_rows,
-                            size_t *rows, capture *log)
-{
-    char err[1024];
-    seam_doc *doc = seam_doc_load(test_source_path("examples/rising_disc.json"), err, sizeof err);
-    assert_non_null(doc);
-    assert_int_equal(seam_doc_set(doc, "output.interface=true", err, sizeof err), 0);
-    for (int i = 0; sets[i]; i++)
-        assert_int_equal(seam_doc_set(doc, sets[i], err, sizeof err), 0);
-    char out[4096];
-    snprintf(out, sizeof out, "%s", test_tmpdir(name));
-    seam_run_options opts = {.out_dir = out, .log = capture_log, .log_ctx = log};
-    seam_sim *sim = seam_sim_new(doc, &opts);
-    if (!sim)
-        fail_msg("%s", log->text);
-    seam_status st = seam_sim_run(sim);
-    seam_sim_destroy(&sim);
-    seam_doc_destroy(&doc);
-
-    char path[4200];
-    snprintf(path, sizeof path, "%s/interface.csv", out);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    static char line[1 << 16];
-    assert_non_null(fgets(line, sizeof line, f));
-    *rows = 0;
-    while (*rows < max_rows && fgets(line, sizeof line, f)) {
-        char *p = line;
-        strtod(p, &p);   /* step */
-        p++;
-        strtod(p, &p);   /* t */
+    test_run *r = test_run_scene(name, NULL, "examples/rising_disc.json", sets);
+    for (size_t i = 0; i < r->rows && i < max_rows; i++) {
         double sx = 0, sy = 0;
-        int n = 0;
-        while (*p == ',') {
-            sx += strtod(p + 1, &p);
-            sy += strtod(p + 1, &p);
-            n++;
+        size_t points = r->n / 2;
+        for (size_t k = 0; k < points; k++) {
+            sx += r->X[i * r->n + 2 * k];
+            sy += r->X[i * r->n + 2 * k + 1];
         }
-        cx[*rows] = sx / n;
-        cy[*rows] = sy / n;
-        (*rows)++;
+        cx[i] = sx / (double)points;
+        cy[i] = sy / (double)points;
     }
-    fclose(f);
-    return st;
+    return r;
 }
 
 static void test_buoyancy(void **state)
@@ -91,11 +49,12 @@ static void test_buoyancy(void **state)
         {"solids.0.bodies.0.density=1400", 1400.0},
     };
     for (size_t c = 0; c < 3; c++) {
-        const char *sets[] = {"time.end=0.2", "output.frames=false", cases[c].set, NULL};
+        const char *const sets[] = {"time.end=0.2", "output.frames=false", cases[c].set, NULL};
         double cx[64], cy[64];
-        size_t rows;
-        capture log = {{0}};
-        assert_int_equal(run_disc("scene_buoyancy", sets, cx, cy, 64, &rows, &log), SEAM_OK);
+        test_run *r = run_disc("scene_buoyancy", sets, cx, cy, 64);
+        assert_int_equal(r->status, SEAM_OK);
+        size_t rows = r->rows;
+        test_run_free(r);
         assert_int_equal(rows, 21);
         /* The tank and the disc are symmetric about x = 0.5: the sideways drift
          * (from the grid and the surface samples, not exactly mirror-symmetric)
@@ -125,13 +84,13 @@ static void test_schemes_agree(void **state)
     const char *schemes[] = {"coupling.scheme=relaxation", "coupling.scheme=iqn-ils", "coupling.scheme=rmi"};
     double cy[3][16], cx[16];
     for (int s = 0; s < 3; s++) {
-        const char *sets[] = {"time.end=0.1", "output.frames=false", "coupling.tolerance=1e-10",
-                              "coupling.max_iterations=200", "coupling.on_nonconvergence=fail",
-                              "coupling.relaxation=0.5", schemes[s], NULL};
-        size_t rows;
-        capture log = {{0}};
-        assert_int_equal(run_disc("scene_schemes", sets, cx, cy[s], 16, &rows, &log), SEAM_OK);
-        assert_int_equal(rows, 11);
+        const char *const sets[] = {"time.end=0.1", "output.frames=false", "coupling.tolerance=1e-10",
+                                    "coupling.max_iterations=200", "coupling.on_nonconvergence=fail",
+                                    "coupling.relaxation=0.5", schemes[s], NULL};
+        test_run *r = run_disc("scene_schemes", sets, cx, cy[s], 16);
+        assert_int_equal(r->status, SEAM_OK);
+        assert_int_equal(r->rows, 11);
+        test_run_free(r);
     }
     for (int i = 0; i < 11; i++) {
         assert_float_equal(cy[1][i], cy[0][i], 1e-8);
@@ -140,17 +99,25 @@ static void test_schemes_agree(void **state)
     assert_true(cy[0][10] - cy[0][0] > 1e-3);   /* and it did move */
 }
 
+static void remember(void *ctx, seam_log_level level, const char *who, const char *message)
+{
+    (void)level;
+    (void)who;
+    char *buf = ctx;
+    size_t len = strlen(buf);
+    snprintf(buf + len, 8192 - len, "%s\n", message);
+}
+
 static void test_pictures(void **state)
 {
     (void)state;
-    const char *sets[] = {"time.end=0.1", "time.frame=0.05", NULL};
+    const char *const sets[] = {"time.end=0.1", "time.frame=0.05", NULL};
     double cx[16], cy[16];
-    size_t rows;
-    capture log = {{0}};
-    assert_int_equal(run_disc("scene_pictures", sets, cx, cy, 16, &rows, &log), SEAM_OK);
+    test_run *r = run_disc("scene_pictures", sets, cx, cy, 16);
+    assert_int_equal(r->status, SEAM_OK);
     for (int frame = 0; frame < 3; frame++) {
         char path[4200];
-        snprintf(path, sizeof path, "%s/../scene_pictures/frames/frame_%04d.png", test_tmpdir("scene_pictures_probe"), frame);
+        snprintf(path, sizeof path, "%s/frames/frame_%04d.png", r->out, frame);
         cairo_surface_t *img = cairo_image_surface_create_from_png(path);
         assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
         /* 32 x 48 cells at 10 pixels a cell, y up. */
@@ -158,15 +125,16 @@ static void test_pictures(void **state)
         assert_int_equal(cairo_image_surface_get_height(img), 480);
         cairo_surface_destroy(img);
     }
+    test_run_free(r);
 
     /* A field the fluid does not have is refused before the run. */
     char err[1024];
     seam_doc *doc = seam_doc_load(test_source_path("examples/rising_disc.json"), err, sizeof err);
     assert_int_equal(seam_doc_set(doc, "output.picture.field=vorticityy", err, sizeof err), 0);
-    capture bad = {{0}};
-    seam_run_options opts = {.out_dir = test_tmpdir("scene_bad_picture"), .log = capture_log, .log_ctx = &bad};
+    static char bad[8192];
+    seam_run_options opts = {.out_dir = test_tmpdir("scene_bad_picture"), .log = remember, .log_ctx = bad};
     assert_null(seam_sim_new(doc, &opts));
-    assert_non_null(strstr(bad.text, "output.picture.field \"vorticityy\": the fluid has no 2D field of that name"));
+    assert_non_null(strstr(bad, "output.picture.field \"vorticityy\": the fluid has no 2D field of that name"));
     seam_doc_destroy(&doc);
 }
 
