@@ -483,6 +483,7 @@ void *rigid_create(const char *config_json, const seam_host *host)
     rs->spacing = seam_cfg_num(cfg, "spacing", 0.05, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     rs->world.dim = rs->dim;
     rs->world.iterations = (int)seam_cfg_int(cfg, "contact_iterations", 30, 1, 100000, 0);
+    rs->world.tolerance = seam_cfg_num(cfg, "contact_tolerance", 1e-9, 0.0, INFINITY, 0);
     rs->world.slop = 1e-4 * rs->spacing;
     seam_cfg *walls = seam_cfg_child(cfg, "walls", 0);
     int rc = walls ? parse_walls(rs, walls) : 0;

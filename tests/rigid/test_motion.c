@@ -306,6 +306,65 @@ static void test_kinematic(void **state)
     fixture_destroy(f);
 }
 
+/* Rodrigues: v turned by |w| about w. */
+static void rodrigues(const double *w, const double *v, double *out)
+{
+    double th = v3_norm(w), k[3], kxv[3];
+    v3_scale(k, 1.0 / th, w);
+    v3_cross(kxv, k, v);
+    for (int i = 0; i < 3; i++)
+        out[i] = v[i] * cos(th) + kxv[i] * sin(th) + k[i] * v3_dot(k, v) * (1.0 - cos(th));
+}
+
+/* 3D kinematic body: X_i(t) = x0 + v t + Rot(w t) (X_i(0) - x0), V_i = v + w x (X_i - x). */
+static void test_kinematic_3d(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 3, \"spacing\": 0.1, \"bodies\": [{\"name\": \"stirrer\", \"shape\": \"box\","
+                             " \"size\": [0.4, 0.1, 0.2], \"position\": [1, 2, 3], \"orientation\": [0.8, 0.2, -0.1, 0.3],"
+                             " \"kinematic\": {\"velocity\": [0.1, 0, 0.2], \"angular_velocity\": [0.3, -0.5, 0.8]}}]}");
+    assert_non_null(f->rs);
+    size_t n = f->iface.n_points;
+    double *X0 = malloc(3 * n * sizeof *X0), w[3] = {0.3, -0.5, 0.8};
+    memcpy(X0, f->iface.X, 3 * n * sizeof *X0);
+    for (int s = 1; s <= 400; s++) {
+        assert_int_equal(fixture_step(f, 5e-3, NULL), SEAM_OK);
+        double t = s * 5e-3, wt[3], c[3] = {1 + 0.1 * t, 2, 3 + 0.2 * t};
+        v3_scale(wt, t, w);
+        for (size_t i = 0; i < n; i++) {
+            double r0[3] = {X0[3 * i] - 1, X0[3 * i + 1] - 2, X0[3 * i + 2] - 3}, r[3], wr[3];
+            rodrigues(wt, r0, r);
+            v3_cross(wr, w, r);
+            double vw[3] = {0.1 + wr[0], wr[1], 0.2 + wr[2]};
+            for (int k = 0; k < 3; k++) {
+                assert_close(f->X[3 * i + (size_t)k], c[k] + r[k], 1e-12);
+                assert_close(f->V[3 * i + (size_t)k], vw[k], 1e-12);
+            }
+        }
+    }
+    free(X0);
+    fixture_destroy(f);
+}
+
+/* max_dt bounds the turn per step of a free 3D body (0.5 rad); far beyond
+ * it the rotation update fails to converge and solve reports SEAM_UNSTABLE,
+ * leaving the committed state alone. */
+static void test_max_dt(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 3, \"gravity\": [0, 0, 0], \"spacing\": 0.5, \"bodies\": [{\"name\": \"racket\","
+                             " \"shape\": \"box\", \"size\": [1, 2, 3], \"density\": 10, \"angular_velocity\": [1, 2, 0.5]}]}");
+    assert_non_null(f->rs);
+    double wn = sqrt(1 + 4 + 0.25), q0[4];
+    memcpy(q0, fixture_state(f, 0)->q, sizeof q0);
+    assert_close(rigid_max_dt(f->rs), 0.5 / wn, 1e-15);
+    assert_int_equal(fixture_solve(f, 1.0, NULL), SEAM_UNSTABLE);
+    assert_int_equal(rigid_commit(f->rs), SEAM_ERROR);
+    assert_memory_equal(fixture_state(f, 0)->q, q0, sizeof q0);
+    assert_int_equal(fixture_step(f, rigid_max_dt(f->rs), NULL), SEAM_OK);
+    fixture_destroy(f);
+}
+
 /* translate_along: s(t) = (g . a) t^2 / 2; rotate_about: a pendulum's small oscillation. */
 static void test_constraints(void **state)
 {
@@ -377,6 +436,8 @@ int main(void)
         cmocka_unit_test(test_mobility_uniform),
         cmocka_unit_test(test_rigid_samples),
         cmocka_unit_test(test_kinematic),
+        cmocka_unit_test(test_kinematic_3d),
+        cmocka_unit_test(test_max_dt),
         cmocka_unit_test(test_constraints),
         cmocka_unit_test(test_force_profiles),
     };
