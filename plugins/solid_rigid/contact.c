@@ -142,10 +142,11 @@ void rigid_contacts_find(const rigid_world *w, const rigid_state *S, rigid_conta
                 add_contact(w, S, cs, (int)a, (int)b, p, n, gap);
                 continue;
             }
-            size_t before = cs->n;
-            find_into(w, S, (int)a, (int)b, cs);
-            if (B->shape.kind == RIGID_ROUND && cs->n > before)
-                continue;   /* the round body's centre test already found this contact */
+            /* a round body: its centre against the other's distance, one exact contact */
+            if (B->shape.kind != RIGID_ROUND)
+                find_into(w, S, (int)a, (int)b, cs);
+            if (A->shape.kind == RIGID_ROUND)
+                continue;
             size_t mid = cs->n;
             find_into(w, S, (int)b, (int)a, cs);
             for (size_t i = mid; i < cs->n; i++) {   /* keep a as the first body */
