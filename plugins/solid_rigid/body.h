@@ -89,10 +89,10 @@ double rigid_load_factor(const rigid_load *ld, double t, double dt);
  * torque tau about the centre of mass (world). Positions of out = those of S. */
 void rigid_body_kick(const rigid_body *b, const rigid_state *S, const double *F, const double *tau,
                      double dt, rigid_state *out);
-/* Second half of the kick (Stoermer-Verlet): the torque of the step's forces
- * about the centre of mass changes with the orientation; add
- * dt/2 (tau_end - tau_start), tau_end at out's configuration. F is the force
- * of the step (it sets the torque about a pivot). */
+/* Second half of the kick (Stoermer-Verlet) for loads fixed in direction
+ * (gravity, prescribed forces) whose torque changes as the body turns: add
+ * dt/2 (tau_end - tau_start), tau_end at out's configuration. F is their
+ * force (it sets the torque about a pivot). */
 void rigid_body_correct(const rigid_body *b, const rigid_state *S, rigid_state *out, const double *F,
                         const double *tau_start, const double *tau_end, double dt);
 /* Drift: positions of `out` from S with the mean of S's and out's velocities.

@@ -65,9 +65,12 @@ static void find_walls(const rigid_world *w, const rigid_state *S, int a, rigid_
             }
             if (n[k] * (S[a].x[k] - plane) > A->shape.bound)
                 continue;
+            double R[9];
+            q_to_mat(R, S[a].q);
             for (size_t i = 0; i < A->n_pts; i++) {
                 double X[3];
-                rigid_body_point(&S[a], A->r + 3 * i, X);
+                m3_mul_v(X, R, A->r + 3 * i);
+                v3_add(X, X, S[a].x);
                 double gap = n[k] * (X[k] - plane);
                 if (gap < 0)
                     add_contact(w, S, cs, a, -1, X, n, gap);
@@ -101,8 +104,11 @@ static void find_into(const rigid_world *w, const rigid_state *S, int a, int b, 
         add_contact(w, S, cs, a, b, p, n, d - A->shape.radius);
         return;
     }
+    double R[9];
+    q_to_mat(R, S[a].q);
     for (size_t i = 0; i < A->n_pts; i++) {
-        rigid_body_point(&S[a], A->r + 3 * i, p);
+        m3_mul_v(p, R, A->r + 3 * i);
+        v3_add(p, p, S[a].x);
         double dd[3];
         v3_sub(dd, p, S[b].x);
         if (v3_norm(dd) > B->shape.bound)
@@ -136,10 +142,11 @@ void rigid_contacts_find(const rigid_world *w, const rigid_state *S, rigid_conta
                 add_contact(w, S, cs, (int)a, (int)b, p, n, gap);
                 continue;
             }
-            size_t before = cs->n;
-            find_into(w, S, (int)a, (int)b, cs);
-            if (B->shape.kind == RIGID_ROUND && cs->n > before)
-                continue;   /* the round body's centre test already found this contact */
+            /* a round body: its centre against the other's distance, one exact contact */
+            if (B->shape.kind != RIGID_ROUND)
+                find_into(w, S, (int)a, (int)b, cs);
+            if (A->shape.kind == RIGID_ROUND)
+                continue;
             size_t mid = cs->n;
             find_into(w, S, (int)b, (int)a, cs);
             for (size_t i = mid; i < cs->n; i++) {   /* keep a as the first body */
@@ -229,6 +236,7 @@ void rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_cont
             r->kt[k] = inv_mass(w, c, S, r->t[k]);
     }
     for (int it = 0; it < w->iterations; it++) {
+        double change = 0.0;   /* largest velocity change of this sweep */
         for (size_t i = 0; i < cs->n; i++) {
             const rigid_contact *c = &cs->c[i];
             contact_row *r = &row[i];
@@ -239,6 +247,7 @@ void rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_cont
             double jn = fmax(r->jn + (r->target - v3_dot(u, c->n)) / r->kn, 0.0);   /* no pulling */
             v3_scale(J, jn - r->jn, c->n);
             apply_pair(w, c, S, J);
+            change = fmax(change, fabs(jn - r->jn) * r->kn);
             r->jn = jn;
             /* Coulomb friction: tangential impulse inside the cone |jt| <= mu jn */
             rel_velocity(c, S, u);
@@ -254,9 +263,12 @@ void rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_cont
             for (int k = 0; k < nt; k++)
                 v3_axpy(J, jt[k] - r->jt[k], r->t[k]);
             apply_pair(w, c, S, J);
+            change = fmax(change, hypot((jt[0] - r->jt[0]) * r->kt[0], (jt[1] - r->jt[1]) * r->kt[1]));
             r->jt[0] = jt[0];
             r->jt[1] = jt[1];
         }
+        if (change <= w->tolerance)
+            break;   /* converged: another sweep would change no velocity */
     }
     free(row);
 }

@@ -3,9 +3,8 @@
  * friction on the velocities, and position correction of what still overlaps.
  *
  * Detection tests the surface samples of a body (and the centre of a circle
- * or sphere) against the signed distance of the other shape, so curved and
- * concave polygons, boxes and spheres all meet each other; meshes have no
- * signed distance, so only their samples are tested against other shapes. */
+ * or sphere) against the signed distance of the other shape, so circles,
+ * convex and concave polygons, spheres, boxes and meshes all meet each other. */
 #ifndef SEAM_RIGID_CONTACT_H
 #define SEAM_RIGID_CONTACT_H
 
@@ -21,7 +20,8 @@ typedef struct rigid_world {
     bool walls;
     double wmin[3], wmax[3];
     double wall_restitution, wall_friction;
-    int iterations;          /* Gauss-Seidel sweeps of the impulse solver */
+    int iterations;          /* most Gauss-Seidel sweeps of the impulse solver */
+    double tolerance;        /* sweeps stop when no velocity changes more than this (m/s) */
     double slop;             /* overlap left alone by the position correction (m) */
 } rigid_world;
 

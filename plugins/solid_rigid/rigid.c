@@ -28,7 +28,6 @@ struct rigid_solver {
     rigid_world world;
     rigid_state *S;          /* committed */
     rigid_state *T;          /* result of the last solve */
-    double *load;            /* per body: force and torque of the step at the committed state */
     bool have_trial;
     rigid_contacts contacts;
     /* the interface */
@@ -458,7 +457,6 @@ void rigid_destroy(void *self)
     free(rs->bodies);
     free(rs->S);
     free(rs->T);
-    free(rs->load);
     rigid_contacts_free(&rs->contacts);
     free(rs->X);
     free(rs->mass);
@@ -483,6 +481,7 @@ void *rigid_create(const char *config_json, const seam_host *host)
     rs->spacing = seam_cfg_num(cfg, "spacing", 0.05, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     rs->world.dim = rs->dim;
     rs->world.iterations = (int)seam_cfg_int(cfg, "contact_iterations", 30, 1, 100000, 0);
+    rs->world.tolerance = seam_cfg_num(cfg, "contact_tolerance", 1e-9, 0.0, INFINITY, 0);
     rs->world.slop = 1e-4 * rs->spacing;
     seam_cfg *walls = seam_cfg_child(cfg, "walls", 0);
     int rc = walls ? parse_walls(rs, walls) : 0;
@@ -492,7 +491,6 @@ void *rigid_create(const char *config_json, const seam_host *host)
     rs->bodies = calloc(n ? n : 1, sizeof *rs->bodies);
     rs->S = calloc(n ? n : 1, sizeof *rs->S);
     rs->T = calloc(n ? n : 1, sizeof *rs->T);
-    rs->load = calloc(6 * (n ? n : 1), sizeof *rs->load);
     rs->n_bodies = n;
     for (size_t i = 0; i < n; i++) {
         seam_cfg *item = seam_cfg_item(cfg, "bodies", i);
@@ -607,7 +605,7 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, se
     bool ok = true;
     /* kick and a provisional drift: where the bodies would go without contact */
     for (size_t i = 0; i < rs->n_bodies; i++) {
-        double *F = rs->load + 6 * i, *tau = F + 3;
+        double F[3], tau[3];
         body_loads(rs, i, &rs->S[i], step, in, F, tau);
         rigid_body_kick(&rs->bodies[i], &rs->S[i], F, tau, dt, &rs->T[i]);
         ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
@@ -620,10 +618,14 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, se
             ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
         rigid_contacts_project(&rs->world, rs->T, &rs->contacts);
     }
+    /* Verlet for the plugin's own loads only: interface loads were computed by
+     * the fluid for the configuration it was given, and turning their arms with
+     * the body would add a spurious pressure stiffness */
     for (size_t i = 0; i < rs->n_bodies; i++) {
-        double F_end[3], tau_end[3];
-        body_loads(rs, i, &rs->T[i], step, in, F_end, tau_end);
-        rigid_body_correct(&rs->bodies[i], &rs->S[i], &rs->T[i], rs->load + 6 * i, rs->load + 6 * i + 3, tau_end, dt);
+        double F0[3], tau0[3], F1[3], tau1[3];
+        body_loads(rs, i, &rs->S[i], step, NULL, F0, tau0);
+        body_loads(rs, i, &rs->T[i], step, NULL, F1, tau1);
+        rigid_body_correct(&rs->bodies[i], &rs->S[i], &rs->T[i], F0, tau0, tau1, dt);
     }
     for (size_t i = 0; i < rs->n_bodies && ok; i++)
         ok = isfinite(v3_norm(rs->T[i].x) + v3_norm(rs->T[i].v) + v3_norm(rs->T[i].w) + rs->T[i].q[0]);

@@ -604,6 +604,97 @@ static void sdf_polygon(const rigid_shape *s, const double *p, double *dist, dou
     }
 }
 
+/* Closest point to p on triangle abc (Voronoi regions of vertices, edges, face). */
+static void closest_on_triangle(const double *p, const double *a, const double *b, const double *c, double *q)
+{
+    double ab[3], ac[3], ap[3], bp[3], cp[3];
+    v3_sub(ab, b, a);
+    v3_sub(ac, c, a);
+    v3_sub(ap, p, a);
+    double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0) {
+        v3_copy(q, a);
+        return;
+    }
+    v3_sub(bp, p, b);
+    double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) {
+        v3_copy(q, b);
+        return;
+    }
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        v3_copy(q, a);
+        v3_axpy(q, d1 / (d1 - d3), ab);
+        return;
+    }
+    v3_sub(cp, p, c);
+    double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) {
+        v3_copy(q, c);
+        return;
+    }
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        v3_copy(q, a);
+        v3_axpy(q, d2 / (d2 - d6), ac);
+        return;
+    }
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        double bc[3];
+        v3_sub(bc, c, b);
+        v3_copy(q, b);
+        v3_axpy(q, (d4 - d3) / ((d4 - d3) + (d5 - d6)), bc);
+        return;
+    }
+    double den = 1.0 / (va + vb + vc);
+    v3_copy(q, a);
+    v3_axpy(q, vb * den, ab);
+    v3_axpy(q, vc * den, ac);
+}
+
+/* Distance to the nearest triangle; inside when the winding number (sum of
+ * solid angles over 4 pi) exceeds one half, robust for closed meshes. */
+static void sdf_mesh(const rigid_shape *s, const double *p, double *dist, double *n)
+{
+    double best = INFINITY, cq[3] = {0, 0, 0}, fn[3] = {0, 0, 1}, omega = 0.0;
+    for (size_t t = 0; t < s->n_tris; t++) {
+        const double *a = s->verts + 3 * s->tris[3 * t], *b = s->verts + 3 * s->tris[3 * t + 1],
+                     *c = s->verts + 3 * s->tris[3 * t + 2];
+        double q[3], d[3];
+        closest_on_triangle(p, a, b, c, q);
+        v3_sub(d, p, q);
+        double dd = v3_norm(d);
+        double A[3], B[3], C[3], bc[3];
+        v3_sub(A, a, p);
+        v3_sub(B, b, p);
+        v3_sub(C, c, p);
+        v3_cross(bc, B, C);
+        double la = v3_norm(A), lb = v3_norm(B), lc = v3_norm(C);
+        /* solid angle of the triangle seen from p (Van Oosterom and Strackee) */
+        omega += 2.0 * atan2(v3_dot(A, bc), la * lb * lc + v3_dot(A, B) * lc + v3_dot(A, C) * lb + v3_dot(B, C) * la);
+        if (dd < best) {
+            double ab[3], ac[3];
+            best = dd;
+            v3_copy(cq, q);
+            v3_sub(ab, b, a);
+            v3_sub(ac, c, a);
+            v3_cross(fn, ab, ac);
+            v3_scale(fn, 1.0 / v3_norm(fn), fn);
+        }
+    }
+    bool inside = omega > 2.0 * M_PI;
+    *dist = inside ? -best : best;
+    if (best > 1e-12 * s->bound) {
+        double sg = inside ? -1.0 : 1.0;
+        v3_sub(n, p, cq);
+        v3_scale(n, sg / best, n);
+    } else {
+        v3_copy(n, fn);
+    }
+}
+
 bool rigid_shape_sdf(const rigid_shape *s, const double *p, double *dist, double *n)
 {
     switch (s->kind) {
@@ -623,7 +714,8 @@ bool rigid_shape_sdf(const rigid_shape *s, const double *p, double *dist, double
         sdf_polygon(s, p, dist, n);
         return true;
     case RIGID_MESH:
-        return false;
+        sdf_mesh(s, p, dist, n);
+        return true;
     }
     return false;
 }

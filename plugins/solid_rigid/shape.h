@@ -57,7 +57,7 @@ int rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_
 
 /* Signed distance from body-frame point p to the surface (negative inside) and
  * the outward unit normal n. Returns false when the shape has no distance
- * function (meshes). */
+ * function. Meshes cost one pass over their triangles per query. */
 bool rigid_shape_sdf(const rigid_shape *s, const double *p, double *dist, double *n);
 
 #endif

@@ -4,6 +4,8 @@
 #define SEAM_RIGID_TEST_FIXTURE_H
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +77,27 @@ static inline seam_status fixture_step(fixture *f, double dt, const double *F)
 static inline const rigid_state *fixture_state(fixture *f, size_t body)
 {
     return rigid_get_state(f->rs, body);
+}
+
+/* A 2 x 1 x 0.5 box as an OBJ file (quads), its vertices turned by R
+ * (row-major); drop_face leaves it open. Returns 0, or -1 when unwritable. */
+static inline int write_box_obj(const char *path, bool drop_face, const double *R)
+{
+    static const double v[8][3] = {{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {0, 1, 0},
+                                   {0, 0, 0.5}, {2, 0, 0.5}, {2, 1, 0.5}, {0, 1, 0.5}};
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        return -1;
+    fprintf(fp, "# a 2 x 1 x 0.5 box\n");
+    for (int i = 0; i < 8; i++) {
+        double p[3];
+        m3_mul_v(p, R, v[i]);
+        fprintf(fp, "v %.17g %.17g %.17g\n", p[0], p[1], p[2]);
+    }
+    fprintf(fp, "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\n");
+    if (!drop_face)
+        fprintf(fp, "f 4 1 5 8\n");
+    return fclose(fp) == 0 ? 0 : -1;
 }
 
 #endif

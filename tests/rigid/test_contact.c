@@ -185,6 +185,34 @@ static void test_overlap_resolved(void **state)
     fixture_destroy(f);
 }
 
+/* Meshes collide: a mesh crate falls onto the floor and lands on its 1 x 0.5
+ * face's long side, and a ball dropped on the crate rests on its top. */
+static void test_mesh_contact(void **state)
+{
+    (void)state;
+    const char *dir = test_tmpdir("rigid_mesh_contact");
+    char path[4200], json[4800];
+    snprintf(path, sizeof path, "%s/crate.obj", dir);
+    double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    assert_int_equal(write_box_obj(path, false, I), 0);
+    snprintf(json, sizeof json, "{\"dim\": 3, \"gravity\": [0, -9.81, 0], \"spacing\": 0.25,"
+             " \"walls\": {\"min\": [-2, 0, -2], \"max\": [2, 3, 2]}, \"bodies\": ["
+             "{\"name\": \"crate\", \"shape\": \"mesh\", \"mesh\": \"%s\", \"density\": 300,"
+             " \"position\": [0, 0.55, 0]},"
+             "{\"name\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.1, \"density\": 300,"
+             " \"position\": [0.3, 1.3, 0.1]}]}", path);
+    fixture *f = fixture_new(json);
+    if (!f->rs)
+        fail_msg("refused:\n%s", f->th.all);
+    for (int s = 0; s < 1500; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    const rigid_state *C = fixture_state(f, 0), *B = fixture_state(f, 1);
+    assert_close(C->x[1], 0.5, 2e-3);
+    assert_close(B->x[1], 1.0 + 0.1, 3e-3);
+    assert_true(v3_norm(C->v) < 1e-3 && v3_norm(B->v) < 1e-2);
+    fixture_destroy(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_stack),
         cmocka_unit_test(test_kinematic_push),
         cmocka_unit_test(test_overlap_resolved),
+        cmocka_unit_test(test_mesh_contact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

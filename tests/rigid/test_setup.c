@@ -112,24 +112,6 @@ static void test_interface_3d(void **state)
     fixture_destroy(f);
 }
 
-static void write_cube_obj(const char *path, bool drop_face, const double *R)
-{
-    static const double v[8][3] = {{0, 0, 0}, {2, 0, 0}, {2, 1, 0}, {0, 1, 0},
-                                   {0, 0, 0.5}, {2, 0, 0.5}, {2, 1, 0.5}, {0, 1, 0.5}};
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fprintf(fp, "# a 2 x 1 x 0.5 box\n");
-    for (int i = 0; i < 8; i++) {
-        double p[3];
-        m3_mul_v(p, R, v[i]);
-        fprintf(fp, "v %.17g %.17g %.17g\n", p[0], p[1], p[2]);
-    }
-    fprintf(fp, "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\n");
-    if (!drop_face)
-        fprintf(fp, "f 4 1 5 8\n");
-    fclose(fp);
-}
-
 /* A box given as a (turned) OBJ mesh has the box's mass and principal moments. */
 static void test_mesh(void **state)
 {
@@ -138,7 +120,7 @@ static void test_mesh(void **state)
     char path[4200], json[4600];
     snprintf(path, sizeof path, "%s/box.obj", dir);
     double c = cos(0.4), s = sin(0.4), R[9] = {c, -s, 0, s, c, 0, 0, 0, 1};
-    write_cube_obj(path, false, R);
+    assert_int_equal(write_box_obj(path, false, R), 0);
     snprintf(json, sizeof json, "{\"dim\": 3, \"spacing\": 0.25, \"bodies\": [{\"name\": \"crate\", \"shape\": \"mesh\","
              " \"mesh\": \"%s\", \"density\": 3, \"position\": [0, 5, 0]}]}", path);
     fixture *f = fixture_new(json);
@@ -153,6 +135,14 @@ static void test_mesh(void **state)
     assert_close(got[1], want[1], 1e-12);
     assert_close(got[2], want[0], 1e-12);
     check_closed_outward(&f->iface, f->rs);
+    /* signed distance in the principal frame: axis 0 along the 2 m side, axis 2 along the 0.5 m side */
+    double q[4][3] = {{0, 0, 0}, {0, 0, 0.35}, {1.2, 0, 0}, {0.9, 0.1, 0.1}}, want_d[4] = {-0.25, 0.1, 0.2, -0.1};
+    for (int k = 0; k < 4; k++) {
+        double d, n[3];
+        assert_true(rigid_shape_sdf(&b->shape, q[k], &d, n));
+        assert_close(d, want_d[k], 1e-12);
+        assert_close(v3_norm(n), 1.0, 1e-12);
+    }
     for (size_t e = 0; e < f->iface.n_elems; e++) {
         const int32_t *t = f->iface.elems + 3 * e;
         for (int k = 0; k < 3; k++) {
@@ -198,7 +188,7 @@ static void test_bad_input(void **state)
     char path[4200], json[4600];
     snprintf(path, sizeof path, "%s/open.obj", dir);
     double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    write_cube_obj(path, true, I);
+    assert_int_equal(write_box_obj(path, true, I), 0);
     snprintf(json, sizeof json, "{\"dim\": 3, \"bodies\": [{\"name\": \"bucket\", \"shape\": \"mesh\","
              " \"mesh\": \"%s\", \"density\": 3}]}", path);
     expect_refused(json, "\"bucket\"", "bodies[0].mesh");
