@@ -261,7 +261,7 @@ static void seed_particles(fluid_mac *self)
                 }
         }
     self->np_n = n;
-    mac_level_set(g, n, self->xp_n, self->particle_radius, self->phi_n);
+    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, self->per_axis, self->phi_n);
 }
 
 /* Drop the particles that start inside solid cells (the liquid cannot be there). */
@@ -278,7 +278,7 @@ static void remove_particles_in(fluid_mac *self, const uint8_t *solid)
         kept++;
     }
     self->np_n = kept;
-    mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, self->phi_n);
+    mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, solid, self->per_axis, self->phi_n);
 }
 
 static void *fluid_create(const char *config_json, const seam_host *host)
@@ -480,7 +480,8 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V, double 
     seam_mapping_interpolate(self->geo.W, 2, V, U);
     for (size_t f = 0; f < nf; f++) {
         const solid_face *sf = &self->geo.faces[f];
-        double un = U[2 * f + (size_t)sf->axis];
+        /* Deep inside a body no point is near: nothing flows there, keep it at rest. */
+        double un = seam_mapping_covered(self->geo.W, f) ? U[2 * f + (size_t)sf->axis] : 0.0;
         if (sf->axis == 0)
             self->u[mac_u(g, sf->i, sf->j)] = un;
         else
@@ -576,12 +577,12 @@ static seam_status spread_particles(fluid_mac *self)
     for (int j = 0; j < g->ny; j++)
         for (int i = 0; i < g->nx; i++) {
             size_t c = mac_c(g, i, j);
-            /* Cells next to air are partly empty by nature: there only crowding counts. */
+            /* Next to air or a body the count misses the other side: there only crowding counts. */
             int inner = mac_fluid(&geo, c);
             for (int dj = -1; dj <= 1 && inner; dj++)
                 for (int di = -1; di <= 1 && inner; di++) {
                     int a = i + di, b = j + dj;
-                    inner = a < 0 || b < 0 || a >= g->nx || b >= g->ny || !geo.air[mac_c(g, a, b)];
+                    inner = a < 0 || b < 0 || a >= g->nx || b >= g->ny || mac_fluid(&geo, mac_c(g, a, b));
                 }
             double excess = e[c] / n0 - 1.0;
             e[c] = !mac_fluid(&geo, c) ? 0.0 : inner ? excess : fmax(excess, 0.0);
@@ -592,7 +593,7 @@ static seam_status spread_particles(fluid_mac *self)
     if (st != SEAM_OK)
         return st;
     self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->du, self->dv, 1.0);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->phi);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
     return SEAM_OK;
 }
 
@@ -618,7 +619,7 @@ static seam_status update_particles(fluid_mac *self, double dt)
     free(pic);
     free(delta);
     self->np = mac_advect_particles(g, n, self->xp, self->vp, self->u, self->v, dt);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->phi);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
     return spread_particles(self);
 }
 

@@ -137,8 +137,10 @@ double mac_divergence(const mac_grid *g, const double *u, const double *v, int i
 /* Level set of the liquid at cell centres from particles x (n, interleaved):
  * phi = |x - xbar| - r with xbar the kernel-weighted mean of the particles
  * within 2 dx (Zhu and Bridson's smoothed union of spheres), particles
- * mirrored across walls; cells with no particle that close get +2 dx. */
-void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, double *phi);
+ * mirrored across walls and solid cells (solid may be NULL) filled with
+ * per_axis^2 points like the liquid; cells with no point that close get +2 dx. */
+void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
+                   double *phi);
 
 /* Particle velocities to faces with bilinear weights (faces with no weight get 0). */
 void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *u, double *v);

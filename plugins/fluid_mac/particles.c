@@ -53,7 +53,20 @@ static int mirror(const mac_grid *g, const double *x, int m, double *out)
     return 1;
 }
 
-void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, double *phi)
+/* Add the kernel-weighted position of point xp seen from (xc, yc). */
+static void gather(double xc, double yc, const double *xp, double R, double *sw, double *sx, double *sy)
+{
+    double d2 = ((xp[0] - xc) * (xp[0] - xc) + (xp[1] - yc) * (xp[1] - yc)) / (R * R);
+    if (d2 >= 1.0)
+        return;
+    double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
+    *sw += w;
+    *sx += w * xp[0];
+    *sy += w * xp[1];
+}
+
+void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
+                   double *phi)
 {
     cell_bins B;
     bins_build(&B, g, n, x);
@@ -70,15 +83,15 @@ void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, doubl
                     for (size_t k = B.start[c]; k < B.start[c + 1]; k++)
                         for (int m = 0; m < 9; m++) {
                             double xp[2];
-                            if (!mirror(g, x + 2 * B.order[k], m, xp))
-                                continue;
-                            double d2 = ((xp[0] - xc) * (xp[0] - xc) + (xp[1] - yc) * (xp[1] - yc)) / (R * R);
-                            if (d2 >= 1.0)
-                                continue;
-                            double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
-                            sw += w;
-                            sx += w * xp[0];
-                            sy += w * xp[1];
+                            if (mirror(g, x + 2 * B.order[k], m, xp))
+                                gather(xc, yc, xp, R, &sw, &sx, &sy);
+                        }
+                    /* Solid cells count as filled, so the liquid meets a body without a gap. */
+                    for (int b = 0; solid && solid[c] && b < per_axis; b++)
+                        for (int a = 0; a < per_axis; a++) {
+                            double xp[2] = {g->origin[0] + (ii + (a + 0.5) / per_axis) * g->dx,
+                                            g->origin[1] + (jj + (b + 0.5) / per_axis) * g->dx};
+                            gather(xc, yc, xp, R, &sw, &sx, &sy);
                         }
                 }
             phi[mac_c(g, i, j)] = sw > 0.0 ? hypot(xc - sx / sw, yc - sy / sw) - r : R;

@@ -601,6 +601,125 @@ static void test_buoyancy_force(void **state)
     P->destroy(fl);
 }
 
+/* Liquid volume from the level set: each cell filled by 1/2 - phi/dx, clamped. */
+static double liquid_volume(const seam_plugin *P, void *fl)
+{
+    seam_raster r;
+    assert_int_equal(P->field(fl, "level_set", &r), SEAM_OK);
+    double V = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        V += fmin(1.0, fmax(0.0, 0.5 - r.data[c] / r.dx)) * r.dx * r.dx;
+    return V;
+}
+
+static double max_speed(const seam_plugin *P, void *fl)
+{
+    seam_raster r;
+    assert_int_equal(P->field(fl, "speed", &r), SEAM_OK);
+    double m = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        m = fmax(m, r.data[c]);
+    return m;
+}
+
+/* Water 0.6 m deep with a free surface: still after 100 steps, p = rho g depth. */
+static void test_liquid_still_tank(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
+                            " \"liquid\": {\"fill\": [0, 0, 0.8, 0.6]}}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double H = 0.6, rho = 1000, g = 9.81;
+    for (int n = 0; n < 100; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, P->max_dt(fl)), SEAM_OK);
+    double vmax = max_speed(P, fl);
+    fprintf(stderr, "still liquid: max speed %.3g m/s (limit %.3g)\n", vmax, 1e-6 * sqrt(g * H));
+    assert_true(vmax < 1e-6 * sqrt(g * H));
+    seam_raster r;
+    P->field(fl, "pressure", &r);
+    for (int j = 0; j < 12; j++)
+        for (int i = 0; i < r.nx; i++)
+            assert_float_equal(r.data[j * r.nx + i], rho * g * (H - (j + 0.5) * r.dx), 1e-3 * rho * g * H);
+    for (int i = 0; i < r.nx; i++)   /* air above the surface */
+        assert_float_equal(r.data[13 * r.nx + i], 0.0, 0.0);
+    assert_float_equal(liquid_volume(P, fl), 0.8 * H, 1e-3 * 0.8 * H);
+    P->destroy(fl);
+}
+
+/* A step in the water level sloshes back and forth; its volume stays within 2%. */
+static void test_liquid_sloshing(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [32, 24], \"dx\": 0.03125,"
+                            " \"liquid\": {\"fill\": [0, 0, 0.5, 0.4, 0.5, 0, 1, 0.3]}}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double V0 = liquid_volume(P, fl), worst = 0.0, fastest = 0.0, t = 0.0;
+    for (int n = 0; n < 500; n++) {
+        double dt = P->max_dt(fl);
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+        t += dt;
+        worst = fmax(worst, fabs(liquid_volume(P, fl) / V0 - 1.0));
+        fastest = fmax(fastest, max_speed(P, fl));
+    }
+    fprintf(stderr, "sloshing: %.2f s, largest volume change %.3f%%, fastest %.3g m/s\n", t, 100 * worst, fastest);
+    assert_true(worst < 0.02);
+    assert_true(fastest > 0.2);   /* it did slosh */
+    P->destroy(fl);
+}
+
+/* A block held under the free surface receives rho g V. */
+static void test_liquid_buoyancy(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [20, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
+                            " \"liquid\": {\"fill\": [0, 0, 1.0, 0.9]}}");
+    box b;
+    double x0 = 0.35, y0 = 0.3, x1 = 0.65, y1 = 0.6;
+    box_init(&b, x0, y0, x1, y1, 0.025);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    double F[2];
+    for (int n = 0; n < 20; n++) {
+        memset(b.V, 0, sizeof b.V);
+        assert_int_equal(step_with(P, fl, &b, n, 0.01), SEAM_OK);
+    }
+    total_load(&b, F);
+    double want = 1000 * 9.81 * (x1 - x0) * (y1 - y0);
+    fprintf(stderr, "liquid buoyancy: F = %.3g %.6g, rho g V %.6g\n", F[0], F[1], want);
+    assert_float_equal(F[1], want, 1e-3 * want);
+    assert_true(fabs(F[0]) < 1e-3 * want);
+    assert_true(max_speed(P, fl) < 1e-6);
+    P->destroy(fl);
+}
+
+/* Through an open floor the liquid drains: its particles leave the domain. */
+static void test_liquid_drains(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [8, 16], \"dx\": 0.05, \"boundary\": {\"bottom\": \"open\"},"
+                            " \"liquid\": {\"fill\": [0, 0.2, 0.4, 0.6]}}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double V0 = liquid_volume(P, fl);
+    for (int n = 0; n < 60; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    double V1 = liquid_volume(P, fl);
+    fprintf(stderr, "drain: volume %.4g -> %.4g m^2\n", V0, V1);
+    assert_true(V1 < 0.5 * V0);
+    P->destroy(fl);
+    test_host_init(&th, "fluid", "fluids[0]");
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"liquid\": {\"fill\": [0, 0, 0.4]},"
+                          " \"sources\": [{\"side\": \"left\", \"speed\": 1}]}", &th.host));
+    assert_true(test_host_saw(&th, "liquid.fill"));
+    assert_true(test_host_saw(&th, "sources: smoke settings"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +732,8 @@ int main(void)
         cmocka_unit_test(test_smoke_jet_conservation), cmocka_unit_test(test_smoke_mass_balance),
         cmocka_unit_test(test_smoke_parabolic_ramp),
         cmocka_unit_test(test_regions_source_flux), cmocka_unit_test(test_buoyancy_force),
+        cmocka_unit_test(test_liquid_still_tank), cmocka_unit_test(test_liquid_sloshing),
+        cmocka_unit_test(test_liquid_buoyancy),   cmocka_unit_test(test_liquid_drains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
