@@ -345,11 +345,6 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
         return SEAM_ERROR;
     }
     for (size_t e = 0; e < iface->n_elems; e++) {
-        if (iface->two_sided && iface->two_sided[e]) {
-            seam_logf(self->host, SEAM_LOG_ERROR,
-                      "interface element %zu is a thin shell: fluid_mac couples volumetric bodies only", e);
-            return SEAM_ERROR;
-        }
         for (int k = 0; k < 2; k++)
             if (iface->elems[2 * e + (size_t)k] < 0 || (size_t)iface->elems[2 * e + (size_t)k] >= iface->n_points) {
                 seam_logf(self->host, SEAM_LOG_ERROR, "interface element %zu names point %d of %zu", e,
@@ -490,22 +485,33 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V, double 
     free(U);
 }
 
-/* The fluid cell beside solid face sf, and the next one further into the fluid
- * (index or -1 when outside the grid or solid). */
-static void fluid_neighbours(const fluid_mac *self, const solid_face *sf, long *c1, long *c2)
+/* The cell on one side (-1: the - side, +1: the + side) of face sf, and the
+ * next one further away; each -1 when outside the grid or not fluid. */
+static void side_cells(const fluid_mac *self, const solid_face *sf, int side, long *c1, long *c2)
 {
     const mac_grid *g = &self->g;
     int di = sf->axis == 0 ? 1 : 0, dj = 1 - di;
-    /* Cell on the - side of the face is (i - di, j - dj); on the + side (i, j). */
-    int i1 = sf->s > 0 ? sf->i - di : sf->i, j1 = sf->s > 0 ? sf->j - dj : sf->j;
-    int i2 = sf->s > 0 ? i1 - di : i1 + di, j2 = sf->s > 0 ? j1 - dj : j1 + dj;
-    *c1 = (long)mac_c(g, i1, j1);
-    *c2 = (i2 >= 0 && i2 < g->nx && j2 >= 0 && j2 < g->ny && mac_fluid(&self->geo, mac_c(g, i2, j2)))
+    int i1 = side < 0 ? sf->i - di : sf->i, j1 = side < 0 ? sf->j - dj : sf->j;
+    int i2 = i1 + side * di, j2 = j1 + side * dj;
+    *c1 = mac_fluid(&self->geo, mac_c(g, i1, j1)) ? (long)mac_c(g, i1, j1) : -1;
+    *c2 = *c1 >= 0 && i2 >= 0 && i2 < g->nx && j2 >= 0 && j2 < g->ny && mac_fluid(&self->geo, mac_c(g, i2, j2))
               ? (long)mac_c(g, i2, j2) : -1;
 }
 
-/* Loads on the interface points: the force each fluid-solid face exerts on
- * the solid, distributed by W^T (its total is kept). */
+/* The pressure the fluid on one side puts on face sf (0 with no fluid there):
+ * the cell value (impulse mode) or its linear extrapolation to the face. */
+static double side_pressure(const fluid_mac *self, const solid_face *sf, int side, int extrapolate)
+{
+    long c1, c2;
+    side_cells(self, sf, side, &c1, &c2);
+    if (c1 < 0)
+        return 0.0;
+    return extrapolate && c2 >= 0 ? 1.5 * self->p[c1] - 0.5 * self->p[c2] : self->p[c1];
+}
+
+/* Loads on the interface points: the force each face between fluid and a
+ * solid (or across a shell) exerts on the solid, distributed by W^T (its
+ * total is kept). */
 static void compute_loads(fluid_mac *self, double dt, double *F)
 {
     const mac_grid *g = &self->g;
@@ -514,28 +520,32 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
     if (!nf)
         return;
     double *f = calloc(2 * nf, sizeof *f);
-    double A = g->dx;                          /* face area per unit depth */
-    double M_f = self->rho * g->dx * g->dx / 2.0;   /* fluid half of the face's dual cell */
+    double A = g->dx;                              /* face area per unit depth */
+    double M_half = self->rho * g->dx * g->dx / 2.0;   /* one half of a face's dual cell */
+    int extrapolate = self->loads == LOADS_PRESSURE;
     for (size_t k = 0; k < nf; k++) {
         const solid_face *sf = &self->geo.faces[k];
         if (sf->s == 0)
             continue;
-        long c1, c2;
-        fluid_neighbours(self, sf, &c1, &c2);
-        if (!mac_fluid(&self->geo, (size_t)c1))
-            continue;   /* air against the solid: no load */
-        double p1 = self->p[c1], load;
-        if (self->loads == LOADS_PRESSURE) {
-            /* Akbay 2.3.5: pressure difference across the face (zero in the solid) times
-             * area; the fluid value is extrapolated linearly to the face. */
-            double p_face = c2 >= 0 ? 1.5 * p1 - 0.5 * self->p[c2] : p1;
-            load = sf->s * p_face * A;
-        } else {
-            /* Akbay eq. 2.8: M_f (u^{n+1} - u*) = dt (p_L - p_R) A + I_DC; the solid gets -I_DC/dt. */
+        /* Fluid on the - side pushes along +axis, on the + side along -axis; a solid
+         * side has none (Akbay 2.3.5: "pressures inside the solid set to zero"). */
+        long c_lo, c_hi, c2;
+        side_cells(self, sf, -1, &c_lo, &c2);
+        side_cells(self, sf, +1, &c_hi, &c2);
+        int lo_fluid = c_lo >= 0, hi_fluid = c_hi >= 0;
+        if (!lo_fluid && !hi_fluid)
+            continue;   /* only air against the solid: no load */
+        double dp = (lo_fluid ? side_pressure(self, sf, -1, extrapolate) : 0.0) -
+                    (hi_fluid ? side_pressure(self, sf, +1, extrapolate) : 0.0);
+        double load = dp * A;
+        if (self->loads == LOADS_IMPULSE) {
+            /* Akbay eq. 2.8: M_f (u^{n+1} - u*) = dt (p_L - p_R) A + I_DC; the solid gets -I_DC/dt,
+             * M_f the fluid part of the dual cell. */
             size_t fi = sf->axis == 0 ? mac_u(g, sf->i, sf->j) : mac_v(g, sf->i, sf->j);
             double u_new = sf->axis == 0 ? self->u[fi] : self->v[fi];
             double u_star = sf->axis == 0 ? self->u_star[fi] : self->v_star[fi];
-            load = M_f * (u_star - u_new) / dt + sf->s * p1 * A;
+            double M_f = M_half * (lo_fluid + hi_fluid);
+            load += M_f * (u_star - u_new) / dt;
         }
         f[2 * k + (size_t)sf->axis] = load;
     }
@@ -551,8 +561,8 @@ static seam_status transport_scalars(fluid_mac *self, double dt)
     memcpy(self->d, self->d_n, nc * sizeof(double));
     memcpy(self->T, self->T_n, nc * sizeof(double));
     const int max_sub = 64;
-    int a = mac_transport_scalar(g, self->geo.solid, self->u, self->v, dt, self->d_bu, self->d_bv, max_sub, self->d);
-    int b = a < 0 ? a : mac_transport_scalar(g, self->geo.solid, self->u, self->v, dt, self->T_bu, self->T_bv,
+    int a = mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->d_bu, self->d_bv, max_sub, self->d);
+    int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->T_bu, self->T_bv,
                                              max_sub, self->T);
     if (b < 0) {
         seam_logf(self->host, SEAM_LOG_WARN,
@@ -570,7 +580,7 @@ static seam_status spread_particles(fluid_mac *self)
     const mac_grid *g = &self->g;
     size_t nc = mac_ncell(g);
     mac_geometry geo;
-    mac_geometry_liquid(&geo, g, self->geo.solid, self->phi);
+    mac_geometry_liquid(&geo, g, &self->geo, self->phi);
     double *e = malloc(nc * sizeof *e);
     mac_particle_density(g, self->np, self->xp, e);
     double n0 = (double)(self->per_axis * self->per_axis);
@@ -773,12 +783,15 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         memset(a, 0, 2 * geo.n_faces * sizeof *a);
         for (size_t k = 0; k < geo.n_faces; k++) {
             const solid_face *sf = &geo.faces[k];
-            if (sf->s == 0)
-                continue;
             int di = sf->axis == 0 ? 1 : 0, dj = 1 - di;
-            size_t c = sf->s > 0 ? mac_c(g, sf->i - di, sf->j - dj) : mac_c(g, sf->i, sf->j);
-            if (geo.region[c] >= 0 && slot[geo.region[c]] == (int)r)
-                a[2 * k + (size_t)sf->axis] = sf->s * g->dx;
+            /* The fluid on the - side sees the solid along +axis, on the + side along -axis. */
+            for (int side = -1; side <= 1; side += 2) {
+                if (sf->s == 0 || sf->s == side)
+                    continue;   /* that side is solid */
+                size_t c = side < 0 ? mac_c(g, sf->i - di, sf->j - dj) : mac_c(g, sf->i, sf->j);
+                if (geo.region[c] >= 0 && slot[geo.region[c]] == (int)r)
+                    a[2 * k + (size_t)sf->axis] += -side * g->dx;
+            }
         }
         seam_mapping_distribute(geo.W, 2, a, self->C + r * row);
     }

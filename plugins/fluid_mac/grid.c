@@ -51,6 +51,37 @@ static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, con
     free(toggle);
 }
 
+/* Which side of the line a-b the point c lies on (points on the line count as +). */
+static int side_of(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) >= 0.0;
+}
+
+/* Faces whose dual segment (between the two cell centres) a thin shell crosses. */
+static void mark_shell_faces(mac_geometry *geo, const mac_grid *g, const seam_interface *iface, const double *X)
+{
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        if (!iface->two_sided || !iface->two_sided[e])
+            continue;
+        const double *a = X + 2 * (size_t)iface->elems[2 * e], *b = X + 2 * (size_t)iface->elems[2 * e + 1];
+        int i0 = (int)floor((fmin(a[0], b[0]) - g->origin[0]) / g->dx) - 1;
+        int i1 = (int)ceil((fmax(a[0], b[0]) - g->origin[0]) / g->dx) + 1;
+        int j0 = (int)floor((fmin(a[1], b[1]) - g->origin[1]) / g->dx) - 1;
+        int j1 = (int)ceil((fmax(a[1], b[1]) - g->origin[1]) / g->dx) + 1;
+        for (int axis = 0; axis < 2; axis++)
+            for (int j = j0 < 0 ? 0 : j0; j <= j1 && j < g->ny + axis; j++)
+                for (int i = i0 < 0 ? 0 : i0; i <= i1 && i < g->nx + 1 - axis; i++) {
+                    if ((axis == 0 && (i == 0 || i == g->nx)) || (axis == 1 && (j == 0 || j == g->ny)))
+                        continue;
+                    double p0[2] = {g->origin[0] + (i + 0.5 - (axis == 0)) * g->dx,
+                                    g->origin[1] + (j + 0.5 - (axis == 1)) * g->dx};
+                    double p1[2] = {p0[0] + (axis == 0) * g->dx, p0[1] + (axis == 1) * g->dx};
+                    if (side_of(a, b, p0) != side_of(a, b, p1) && side_of(p0, p1, a) != side_of(p0, p1, b))
+                        *(axis == 0 ? &geo->shell_u[mac_u(g, i, j)] : &geo->shell_v[mac_v(g, i, j)]) = 1;
+                }
+    }
+}
+
 face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, int j, double *theta)
 {
     int n = axis == 0 ? g->nx : g->ny;
@@ -71,6 +102,8 @@ face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, 
     size_t lo = axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1), hi = mac_c(g, i, j);
     if (geo->solid[lo] || geo->solid[hi])
         return FACE_FIXED;
+    if (geo->shell_u && (axis == 0 ? geo->shell_u[mac_u(g, i, j)] : geo->shell_v[mac_v(g, i, j)]))
+        return FACE_FIXED;
     int flo = mac_fluid(geo, lo), fhi = mac_fluid(geo, hi);
     if (flo && fhi)
         return FACE_ACTIVE;
@@ -85,7 +118,7 @@ face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, 
     return FACE_DIRICHLET;
 }
 
-/* Interior faces with a solid cell on at least one side. */
+/* Interior faces with a solid cell on at least one side or a shell across. */
 static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
 {
     size_t cap = 64, n = 0;
@@ -98,11 +131,12 @@ static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
                     continue;
                 int lo = geo->solid[axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1)];
                 int hi = geo->solid[mac_c(g, i, j)];
-                if (!lo && !hi)
+                int shell = axis == 0 ? geo->shell_u[mac_u(g, i, j)] : geo->shell_v[mac_v(g, i, j)];
+                if (!lo && !hi && !shell)
                     continue;
                 if (n == cap)
                     f = realloc(f, (cap *= 2) * sizeof *f);
-                f[n++] = (solid_face){axis, i, j, lo && hi ? 0 : (hi ? +1 : -1)};
+                f[n++] = (solid_face){axis, i, j, lo || hi ? (lo && hi ? 0 : (hi ? +1 : -1)) : SHELL};
             }
     }
     geo->faces = f;
@@ -163,8 +197,12 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
     size_t nc = mac_ncell(g);
     geo->solid = calloc(nc, 1);
     geo->region = malloc(nc * sizeof *geo->region);
-    if (iface && iface->n_elems)
+    geo->shell_u = calloc(mac_nu(g), 1);
+    geo->shell_v = calloc(mac_nv(g), 1);
+    if (iface && iface->n_elems) {
         mark_solid_cells(g, iface, X, geo->solid);
+        mark_shell_faces(geo, g, iface, X);
+    }
     if (phi) {
         geo->phi = phi;
         geo->air = malloc(nc);
@@ -186,21 +224,25 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
     for (size_t f = 0; f < geo->n_faces && st == SEAM_OK; f++)
         if (geo->faces[f].s != 0 && !seam_mapping_covered(geo->W, f)) {
             seam_logf(host, SEAM_LOG_ERROR,
-                      "the fluid-solid face at (%g, %g) has no interface point within the kernel "
+                      "the %s face at (%g, %g) has no interface point within the kernel "
                       "radius %g m: sample the interface more densely or raise kernel_radius",
-                      S[2 * f], S[2 * f + 1], r);
+                      geo->faces[f].s == SHELL ? "shell" : "fluid-solid", S[2 * f], S[2 * f + 1], r);
             st = SEAM_ERROR;
         }
     free(S);
     return st;
 }
 
-seam_status mac_geometry_liquid(mac_geometry *geo, const mac_grid *g, const uint8_t *solid, const double *phi)
+seam_status mac_geometry_liquid(mac_geometry *geo, const mac_grid *g, const mac_geometry *from, const double *phi)
 {
     memset(geo, 0, sizeof *geo);
     size_t nc = mac_ncell(g);
     geo->solid = malloc(nc);
-    memcpy(geo->solid, solid, nc);
+    memcpy(geo->solid, from->solid, nc);
+    geo->shell_u = malloc(mac_nu(g));
+    geo->shell_v = malloc(mac_nv(g));
+    memcpy(geo->shell_u, from->shell_u, mac_nu(g));
+    memcpy(geo->shell_v, from->shell_v, mac_nv(g));
     geo->region = malloc(nc * sizeof *geo->region);
     geo->phi = phi;
     geo->air = malloc(nc);
@@ -214,6 +256,8 @@ void mac_geometry_free(mac_geometry *geo)
 {
     free(geo->solid);
     free(geo->air);
+    free(geo->shell_u);
+    free(geo->shell_v);
     free(geo->faces);
     free(geo->region);
     free(geo->region_open);
@@ -591,9 +635,10 @@ static double face_flux(double un, int m_solid, int p_solid, double qm, double q
     return un * (un > 0.0 ? qm : qp);
 }
 
-int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *u, const double *v,
+int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const double *u, const double *v,
                          double dt, const double *qu, const double *qv, int max_sub, double *q)
 {
+    const uint8_t *solid = geo->solid;
     double frac = outflow_fraction(g, solid, u, v, dt);
     int n_sub = frac > 1.0 ? (int)ceil(frac) : 1;
     if (!(frac <= (double)max_sub))
@@ -608,8 +653,9 @@ int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *
                 int in_m = i > 0, in_p = i < g->nx;
                 size_t cm = in_m ? mac_c(g, i - 1, j) : 0, cp = in_p ? mac_c(g, i, j) : 0;
                 size_t f = mac_u(g, i, j);
-                double F = face_flux(u[f], in_m && solid[cm], in_p && solid[cp], in_m ? q[cm] : qu[f],
-                                     in_p ? q[cp] : qu[f]);
+                double F = geo->shell_u[f] ? 0.0
+                                           : face_flux(u[f], in_m && solid[cm], in_p && solid[cp],
+                                                       in_m ? q[cm] : qu[f], in_p ? q[cp] : qu[f]);
                 if (in_m)
                     dq[cm] -= h * F;
                 if (in_p)
@@ -620,8 +666,9 @@ int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *
                 int in_m = j > 0, in_p = j < g->ny;
                 size_t cm = in_m ? mac_c(g, i, j - 1) : 0, cp = in_p ? mac_c(g, i, j) : 0;
                 size_t f = mac_v(g, i, j);
-                double F = face_flux(v[f], in_m && solid[cm], in_p && solid[cp], in_m ? q[cm] : qv[f],
-                                     in_p ? q[cp] : qv[f]);
+                double F = geo->shell_v[f] ? 0.0
+                                           : face_flux(v[f], in_m && solid[cm], in_p && solid[cp],
+                                                       in_m ? q[cm] : qv[f], in_p ? q[cp] : qv[f]);
                 if (in_m)
                     dq[cm] -= h * F;
                 if (in_p)

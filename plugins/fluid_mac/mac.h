@@ -39,11 +39,15 @@ static inline size_t mac_nu(const mac_grid *g) { return (size_t)(g->nx + 1) * (s
 static inline size_t mac_nv(const mac_grid *g) { return (size_t)g->nx * (size_t)(g->ny + 1); }
 static inline size_t mac_ncell(const mac_grid *g) { return (size_t)g->nx * (size_t)g->ny; }
 
-/* A grid face touching at least one solid cell, where W maps the interface. */
+enum { SHELL = 2 };
+
+/* A grid face touching at least one solid cell or crossed by a thin shell,
+ * where W maps the interface. */
 typedef struct solid_face {
     int axis;        /* 0: u face, 1: v face */
     int i, j;
-    int s;           /* +1: solid on the + side, -1: solid on the - side, 0: solid on both */
+    int s;           /* +1: solid on the + side, -1: solid on the - side, 0: solid on both,
+                        SHELL: crossed by a thin shell, fluid on both sides */
 } solid_face;
 
 /* The solid geometry of one set of interface positions. */
@@ -51,6 +55,7 @@ typedef struct mac_geometry {
     uint8_t *solid;          /* per cell: 1 inside a volumetric body */
     uint8_t *air;            /* per cell: 1 outside the liquid (free-surface mode), NULL otherwise */
     const double *phi;       /* liquid level set at cell centres (borrowed), NULL otherwise */
+    uint8_t *shell_u, *shell_v;   /* per face: 1 where a thin shell crosses it */
     solid_face *faces;       /* faces with a solid cell on at least one side */
     size_t n_faces;
     seam_mapping *W;         /* interface points -> those faces */
@@ -65,9 +70,9 @@ typedef struct mac_geometry {
 seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_interface *iface,
                                const double *X, double r, const double *phi, const seam_host *host);
 void mac_geometry_free(mac_geometry *geo);
-/* Cells and regions only (no solid faces, no W): the given solid cells and
- * air where phi >= 0. */
-seam_status mac_geometry_liquid(mac_geometry *geo, const mac_grid *g, const uint8_t *solid, const double *phi);
+/* Cells and regions only (no solid faces, no W): the solid cells and shells
+ * of `from`, air where phi >= 0. */
+seam_status mac_geometry_liquid(mac_geometry *geo, const mac_grid *g, const mac_geometry *from, const double *phi);
 
 /* Whether cell c holds fluid (neither solid nor air). */
 static inline int mac_fluid(const mac_geometry *geo, size_t c)
@@ -122,11 +127,11 @@ seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry 
 
 /* Conservative transport of a cell scalar q (first-order upwind finite
  * volumes) by the face velocities (u, v) over dt, in as many sub-steps as
- * keep every cell's outflow below its content. Faces beside a solid carry
- * nothing; a boundary face carries, when it flows in, the outside value of
+ * keep every cell's outflow below its content. Faces beside a solid or
+ * crossed by a shell carry nothing; a boundary face carries, when it flows in, the outside value of
  * qu / qv at that face. Returns the number of sub-steps, or -1 when more
  * than max_sub would be needed. */
-int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *u, const double *v,
+int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const double *u, const double *v,
                          double dt, const double *qu, const double *qv, int max_sub, double *q);
 
 /* Net outflow per unit time of cell (i,j) divided by its area (1/s). */
