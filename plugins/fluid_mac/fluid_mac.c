@@ -48,6 +48,17 @@ typedef struct fluid_mac {
     mac_geometry geo;
     int solved;
     mac_projection proj;
+    /* free-surface liquid: FLIP/PIC marker particles and their level set */
+    int liquid;
+    double flip;             /* FLIP share of the particle velocity update (0: PIC) */
+    double particle_radius;  /* m */
+    size_t np_n, np;         /* particles committed / after the last solve */
+    double *xp_n, *vp_n, *xp, *vp;   /* 2 per particle */
+    double *phi_n, *phi;     /* level set per cell */
+    double *du, *dv;         /* FLIP velocity change per face */
+    double *fill;            /* boxes x0 y0 x1 y1 the liquid starts in */
+    size_t n_fill;
+    int per_axis;            /* particles per cell along each axis at the start */
     /* the interface from bind (the coupler's arrays) */
     seam_interface iface;
     int bound;
@@ -113,6 +124,28 @@ static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
                        src->from, src->to, side_names[src->side], g->dx, lo, hi);
 }
 
+/* Free-surface liquid: where it starts and how its particles behave. Smoke
+ * keys do not apply to it. */
+static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
+{
+    self->liquid = 1;
+    size_t n = 0;
+    self->fill = seam_cfg_numbers(liq, "fill", &n, SEAM_CFG_REQUIRED);
+    if (self->fill && (n == 0 || n % 4 != 0))
+        seam_cfg_error(liq, "fill", "expected boxes as x0 y0 x1 y1 (a multiple of 4 numbers), got %zu numbers", n);
+    self->n_fill = n / 4;
+    for (size_t b = 0; b < self->n_fill; b++)
+        if (!(self->fill[4 * b] < self->fill[4 * b + 2] && self->fill[4 * b + 1] < self->fill[4 * b + 3]))
+            seam_cfg_error(liq, "fill", "box %zu is empty: need x0 < x1 and y0 < y1", b);
+    self->per_axis = (int)seam_cfg_int(liq, "particles_per_axis", 2, 1, 8, 0);
+    self->flip = seam_cfg_num(liq, "flip", 0.95, 0.0, 1.0, 0);
+    self->particle_radius = self->g.dx * seam_cfg_num(liq, "particle_radius", 0.5625, 0.25, 2.0, 0);
+    static const char *const smoke_keys[] = {"sources", "buoyancy", "initial"};
+    for (int k = 0; k < 3; k++)
+        if (seam_cfg_has(cfg, smoke_keys[k]))
+            seam_cfg_error(cfg, smoke_keys[k], "smoke settings do not apply to a liquid (\"liquid\" is set)");
+}
+
 static int read_config(fluid_mac *self, seam_cfg *cfg)
 {
     double cells[2] = {0, 0};
@@ -144,6 +177,9 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
     self->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    seam_cfg *liq = seam_cfg_child(cfg, "liquid", 0);
+    if (liq)
+        read_liquid(self, cfg, liq);
     seam_cfg *ini = seam_cfg_child(cfg, "initial", 0);
     self->d_init = ini ? seam_cfg_num(ini, "density", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN) : 0.0;
     self->T_init = ini ? seam_cfg_num(ini, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
@@ -160,6 +196,15 @@ static void fluid_destroy(void *p)
     if (!self)
         return;
     free(self->sources);
+    free(self->fill);
+    free(self->xp_n);
+    free(self->vp_n);
+    free(self->xp);
+    free(self->vp);
+    free(self->phi_n);
+    free(self->phi);
+    free(self->du);
+    free(self->dv);
     free(self->u_n);
     free(self->v_n);
     free(self->p_n);
@@ -186,6 +231,56 @@ static void fluid_destroy(void *p)
     free(self);
 }
 
+/* per_axis^2 particles on a regular sub-grid of every cell whose centre is in a fill box. */
+static void seed_particles(fluid_mac *self)
+{
+    const mac_grid *g = &self->g;
+    size_t nc = mac_ncell(g), cap = nc * (size_t)(self->per_axis * self->per_axis);
+    self->xp_n = malloc(2 * cap * sizeof(double));
+    self->vp_n = calloc(2 * cap, sizeof(double));
+    self->xp = malloc(2 * cap * sizeof(double));
+    self->vp = malloc(2 * cap * sizeof(double));
+    self->phi_n = malloc(nc * sizeof(double));
+    self->phi = malloc(nc * sizeof(double));
+    self->du = malloc(mac_nu(g) * sizeof(double));
+    self->dv = malloc(mac_nv(g) * sizeof(double));
+    size_t n = 0;
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
+            int in = 0;
+            for (size_t b = 0; b < self->n_fill && !in; b++) {
+                const double *f = self->fill + 4 * b;
+                in = xc >= f[0] && xc <= f[2] && yc >= f[1] && yc <= f[3];
+            }
+            for (int b = 0; in && b < self->per_axis; b++)
+                for (int a = 0; a < self->per_axis; a++) {
+                    self->xp_n[2 * n] = g->origin[0] + (i + (a + 0.5) / self->per_axis) * g->dx;
+                    self->xp_n[2 * n + 1] = g->origin[1] + (j + (b + 0.5) / self->per_axis) * g->dx;
+                    n++;
+                }
+        }
+    self->np_n = n;
+    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, self->per_axis, self->phi_n);
+}
+
+/* Drop the particles that start inside solid cells (the liquid cannot be there). */
+static void remove_particles_in(fluid_mac *self, const uint8_t *solid)
+{
+    size_t kept = 0;
+    for (size_t p = 0; p < self->np_n; p++) {
+        const double *x = self->xp_n + 2 * p;
+        int i = (int)floor((x[0] - self->g.origin[0]) / self->g.dx), j = (int)floor((x[1] - self->g.origin[1]) / self->g.dx);
+        if (solid[mac_c(&self->g, i, j)])
+            continue;
+        memmove(self->xp_n + 2 * kept, x, 2 * sizeof(double));
+        memmove(self->vp_n + 2 * kept, self->vp_n + 2 * p, 2 * sizeof(double));
+        kept++;
+    }
+    self->np_n = kept;
+    mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, solid, self->per_axis, self->phi_n);
+}
+
 static void *fluid_create(const char *config_json, const seam_host *host)
 {
     seam_cfg *cfg = seam_cfg_from_host(config_json, host);
@@ -197,6 +292,7 @@ static void *fluid_create(const char *config_json, const seam_host *host)
     seam_cfg_destroy(&cfg);
     if (rc != 0) {
         free(self->sources);
+        free(self->fill);
         free(self);
         return NULL;
     }
@@ -231,6 +327,8 @@ static void *fluid_create(const char *config_json, const seam_host *host)
         self->d_n[c] = self->d_init;
         self->T_n[c] = self->T_init;
     }
+    if (self->liquid)
+        seed_particles(self);
     return self;
 }
 
@@ -247,11 +345,6 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
         return SEAM_ERROR;
     }
     for (size_t e = 0; e < iface->n_elems; e++) {
-        if (iface->two_sided && iface->two_sided[e]) {
-            seam_logf(self->host, SEAM_LOG_ERROR,
-                      "interface element %zu is a thin shell: fluid_mac couples volumetric bodies only", e);
-            return SEAM_ERROR;
-        }
         for (int k = 0; k < 2; k++)
             if (iface->elems[2 * e + (size_t)k] < 0 || (size_t)iface->elems[2 * e + (size_t)k] >= iface->n_points) {
                 seam_logf(self->host, SEAM_LOG_ERROR, "interface element %zu names point %d of %zu", e,
@@ -264,9 +357,11 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     /* The committed solid cells follow the interface's committed positions. */
     mac_geometry geo;
     seam_status st = mac_geometry_build(&geo, &self->g, iface, iface->X, self->kernel_radius * self->g.dx,
-                                        self->host);
+                                        NULL, self->host);
     if (st == SEAM_OK)
         memcpy(self->solid_n, geo.solid, mac_ncell(&self->g));
+    if (st == SEAM_OK && self->liquid)
+        remove_particles_in(self, geo.solid);
     mac_geometry_free(&geo);
     return st;
 }
@@ -361,15 +456,15 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V, double 
     memset(self->d_bv, 0, mac_nv(g) * sizeof(double));
     memset(self->T_bv, 0, mac_nv(g) * sizeof(double));
     for (int j = 0; j < g->ny; j++) {
-        if (mac_face_kind(g, self->geo.solid, 0, 0, j) == FACE_FIXED)
+        if (mac_face(g, &self->geo, 0, 0, j, NULL) == FACE_FIXED)
             self->u[mac_u(g, 0, j)] = 0.0;
-        if (mac_face_kind(g, self->geo.solid, 0, g->nx, j) == FACE_FIXED)
+        if (mac_face(g, &self->geo, 0, g->nx, j, NULL) == FACE_FIXED)
             self->u[mac_u(g, g->nx, j)] = 0.0;
     }
     for (int i = 0; i < g->nx; i++) {
-        if (mac_face_kind(g, self->geo.solid, 1, i, 0) == FACE_FIXED)
+        if (mac_face(g, &self->geo, 1, i, 0, NULL) == FACE_FIXED)
             self->v[mac_v(g, i, 0)] = 0.0;
-        if (mac_face_kind(g, self->geo.solid, 1, i, g->ny) == FACE_FIXED)
+        if (mac_face(g, &self->geo, 1, i, g->ny, NULL) == FACE_FIXED)
             self->v[mac_v(g, i, g->ny)] = 0.0;
     }
     for_each_inflow_face(self, t_end, set_inflow_face, self);
@@ -380,7 +475,8 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V, double 
     seam_mapping_interpolate(self->geo.W, 2, V, U);
     for (size_t f = 0; f < nf; f++) {
         const solid_face *sf = &self->geo.faces[f];
-        double un = U[2 * f + (size_t)sf->axis];
+        /* Deep inside a body no point is near: nothing flows there, keep it at rest. */
+        double un = seam_mapping_covered(self->geo.W, f) ? U[2 * f + (size_t)sf->axis] : 0.0;
         if (sf->axis == 0)
             self->u[mac_u(g, sf->i, sf->j)] = un;
         else
@@ -389,22 +485,33 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V, double 
     free(U);
 }
 
-/* The fluid cell beside solid face sf, and the next one further into the fluid
- * (index or -1 when outside the grid or solid). */
-static void fluid_neighbours(const fluid_mac *self, const solid_face *sf, long *c1, long *c2)
+/* The cell on one side (-1: the - side, +1: the + side) of face sf, and the
+ * next one further away; each -1 when outside the grid or not fluid. */
+static void side_cells(const fluid_mac *self, const solid_face *sf, int side, long *c1, long *c2)
 {
     const mac_grid *g = &self->g;
     int di = sf->axis == 0 ? 1 : 0, dj = 1 - di;
-    /* Cell on the - side of the face is (i - di, j - dj); on the + side (i, j). */
-    int i1 = sf->s > 0 ? sf->i - di : sf->i, j1 = sf->s > 0 ? sf->j - dj : sf->j;
-    int i2 = sf->s > 0 ? i1 - di : i1 + di, j2 = sf->s > 0 ? j1 - dj : j1 + dj;
-    *c1 = (long)mac_c(g, i1, j1);
-    *c2 = (i2 >= 0 && i2 < g->nx && j2 >= 0 && j2 < g->ny && !self->geo.solid[mac_c(g, i2, j2)])
+    int i1 = side < 0 ? sf->i - di : sf->i, j1 = side < 0 ? sf->j - dj : sf->j;
+    int i2 = i1 + side * di, j2 = j1 + side * dj;
+    *c1 = mac_fluid(&self->geo, mac_c(g, i1, j1)) ? (long)mac_c(g, i1, j1) : -1;
+    *c2 = *c1 >= 0 && i2 >= 0 && i2 < g->nx && j2 >= 0 && j2 < g->ny && mac_fluid(&self->geo, mac_c(g, i2, j2))
               ? (long)mac_c(g, i2, j2) : -1;
 }
 
-/* Loads on the interface points: the force each fluid-solid face exerts on
- * the solid, distributed by W^T (its total is kept). */
+/* The pressure the fluid on one side puts on face sf (0 with no fluid there):
+ * the cell value (impulse mode) or its linear extrapolation to the face. */
+static double side_pressure(const fluid_mac *self, const solid_face *sf, int side, int extrapolate)
+{
+    long c1, c2;
+    side_cells(self, sf, side, &c1, &c2);
+    if (c1 < 0)
+        return 0.0;
+    return extrapolate && c2 >= 0 ? 1.5 * self->p[c1] - 0.5 * self->p[c2] : self->p[c1];
+}
+
+/* Loads on the interface points: the force each face between fluid and a
+ * solid (or across a shell) exerts on the solid, distributed by W^T (its
+ * total is kept). */
 static void compute_loads(fluid_mac *self, double dt, double *F)
 {
     const mac_grid *g = &self->g;
@@ -413,26 +520,32 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
     if (!nf)
         return;
     double *f = calloc(2 * nf, sizeof *f);
-    double A = g->dx;                          /* face area per unit depth */
-    double M_f = self->rho * g->dx * g->dx / 2.0;   /* fluid half of the face's dual cell */
+    double A = g->dx;                              /* face area per unit depth */
+    double M_half = self->rho * g->dx * g->dx / 2.0;   /* one half of a face's dual cell */
+    int extrapolate = self->loads == LOADS_PRESSURE;
     for (size_t k = 0; k < nf; k++) {
         const solid_face *sf = &self->geo.faces[k];
         if (sf->s == 0)
             continue;
-        long c1, c2;
-        fluid_neighbours(self, sf, &c1, &c2);
-        double p1 = self->p[c1], load;
-        if (self->loads == LOADS_PRESSURE) {
-            /* Akbay 2.3.5: pressure difference across the face (zero in the solid) times
-             * area; the fluid value is extrapolated linearly to the face. */
-            double p_face = c2 >= 0 ? 1.5 * p1 - 0.5 * self->p[c2] : p1;
-            load = sf->s * p_face * A;
-        } else {
-            /* Akbay eq. 2.8: M_f (u^{n+1} - u*) = dt (p_L - p_R) A + I_DC; the solid gets -I_DC/dt. */
+        /* Fluid on the - side pushes along +axis, on the + side along -axis; a solid
+         * side has none (Akbay 2.3.5: "pressures inside the solid set to zero"). */
+        long c_lo, c_hi, c2;
+        side_cells(self, sf, -1, &c_lo, &c2);
+        side_cells(self, sf, +1, &c_hi, &c2);
+        int lo_fluid = c_lo >= 0, hi_fluid = c_hi >= 0;
+        if (!lo_fluid && !hi_fluid)
+            continue;   /* only air against the solid: no load */
+        double dp = (lo_fluid ? side_pressure(self, sf, -1, extrapolate) : 0.0) -
+                    (hi_fluid ? side_pressure(self, sf, +1, extrapolate) : 0.0);
+        double load = dp * A;
+        if (self->loads == LOADS_IMPULSE) {
+            /* Akbay eq. 2.8: M_f (u^{n+1} - u*) = dt (p_L - p_R) A + I_DC; the solid gets -I_DC/dt,
+             * M_f the fluid part of the dual cell. */
             size_t fi = sf->axis == 0 ? mac_u(g, sf->i, sf->j) : mac_v(g, sf->i, sf->j);
             double u_new = sf->axis == 0 ? self->u[fi] : self->v[fi];
             double u_star = sf->axis == 0 ? self->u_star[fi] : self->v_star[fi];
-            load = M_f * (u_star - u_new) / dt + sf->s * p1 * A;
+            double M_f = M_half * (lo_fluid + hi_fluid);
+            load += M_f * (u_star - u_new) / dt;
         }
         f[2 * k + (size_t)sf->axis] = load;
     }
@@ -448,8 +561,8 @@ static seam_status transport_scalars(fluid_mac *self, double dt)
     memcpy(self->d, self->d_n, nc * sizeof(double));
     memcpy(self->T, self->T_n, nc * sizeof(double));
     const int max_sub = 64;
-    int a = mac_transport_scalar(g, self->geo.solid, self->u, self->v, dt, self->d_bu, self->d_bv, max_sub, self->d);
-    int b = a < 0 ? a : mac_transport_scalar(g, self->geo.solid, self->u, self->v, dt, self->T_bu, self->T_bv,
+    int a = mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->d_bu, self->d_bv, max_sub, self->d);
+    int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->T_bu, self->T_bv,
                                              max_sub, self->T);
     if (b < 0) {
         seam_logf(self->host, SEAM_LOG_WARN,
@@ -457,6 +570,67 @@ static seam_status transport_scalars(fluid_mac *self, double dt)
         return SEAM_UNSTABLE;
     }
     return SEAM_OK;
+}
+
+/* Crowded cells push their particles apart (a displacement d with div d =
+ * the excess over the starting count per cell, cf. Takahashi's position
+ * correction): without it FLIP particles bunch up and the liquid loses volume. */
+static seam_status spread_particles(fluid_mac *self)
+{
+    const mac_grid *g = &self->g;
+    size_t nc = mac_ncell(g);
+    mac_geometry geo;
+    mac_geometry_liquid(&geo, g, &self->geo, self->phi);
+    double *e = malloc(nc * sizeof *e);
+    mac_particle_density(g, self->np, self->xp, e);
+    double n0 = (double)(self->per_axis * self->per_axis);
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            size_t c = mac_c(g, i, j);
+            /* Next to air or a body the count misses the other side: there only crowding counts. */
+            int inner = mac_fluid(&geo, c);
+            for (int dj = -1; dj <= 1 && inner; dj++)
+                for (int di = -1; di <= 1 && inner; di++) {
+                    int a = i + di, b = j + dj;
+                    inner = a < 0 || b < 0 || a >= g->nx || b >= g->ny || mac_fluid(&geo, mac_c(g, a, b));
+                }
+            double excess = e[c] / n0 - 1.0;
+            e[c] = !mac_fluid(&geo, c) ? 0.0 : inner ? excess : fmax(excess, 0.0);
+        }
+    seam_status st = mac_spread(&self->proj, g, &geo, e, 1e-4, self->max_iter, self->du, self->dv, self->host);
+    free(e);
+    mac_geometry_free(&geo);
+    if (st != SEAM_OK)
+        return st;
+    self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->du, self->dv, 1.0);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
+    return SEAM_OK;
+}
+
+/* After the projection: extend the velocities into the air, blend FLIP and
+ * PIC velocity updates onto the particles, move them and rebuild the level set. */
+static seam_status update_particles(fluid_mac *self, double dt)
+{
+    const mac_grid *g = &self->g;
+    mac_extrapolate(g, &self->geo, 3, self->u, self->v);
+    /* The change on the grid over this step, extended like the velocities. */
+    for (size_t f = 0; f < mac_nu(g); f++)
+        self->du[f] = self->u[f] - self->du[f];
+    for (size_t f = 0; f < mac_nv(g); f++)
+        self->dv[f] = self->v[f] - self->dv[f];
+    mac_extrapolate(g, &self->geo, 3, self->du, self->dv);
+    size_t n = self->np_n;
+    memcpy(self->xp, self->xp_n, 2 * n * sizeof(double));
+    double *pic = malloc((2 * n + 1) * sizeof *pic), *delta = malloc((2 * n + 1) * sizeof *delta);
+    mac_grid_to_particles(g, n, self->xp, self->u, self->v, pic);
+    mac_grid_to_particles(g, n, self->xp, self->du, self->dv, delta);
+    for (size_t k = 0; k < 2 * n; k++)
+        self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
+    free(pic);
+    free(delta);
+    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->u, self->v, dt);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
+    return spread_particles(self);
 }
 
 static int all_finite(const double *a, size_t n)
@@ -497,10 +671,16 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
     size_t n = self->iface.n_points;
     mac_geometry_free(&self->geo);
     seam_status st = mac_geometry_build(&self->geo, g, &self->iface, n ? in->X : NULL,
-                                        self->kernel_radius * g->dx, self->host);
+                                        self->kernel_radius * g->dx, self->liquid ? self->phi_n : NULL, self->host);
     if (st != SEAM_OK)
         return st;
-    mac_advect(g, self->u_n, self->v_n, dt, self->u, self->v);
+    if (self->liquid) {   /* the particles carry the momentum (FLIP/PIC) */
+        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->u, self->v);
+        memcpy(self->du, self->u, mac_nu(g) * sizeof(double));
+        memcpy(self->dv, self->v, mac_nv(g) * sizeof(double));
+    } else {
+        mac_advect(g, self->u_n, self->v_n, dt, self->u, self->v);
+    }
     add_forces(self, dt);
     memcpy(self->u_star, self->u, mac_nu(g) * sizeof(double));
     memcpy(self->v_star, self->v, mac_nv(g) * sizeof(double));
@@ -516,7 +696,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
                   (long long)step->index);
         return SEAM_UNSTABLE;
     }
-    if (transport_scalars(self, dt) != SEAM_OK)
+    if (self->liquid ? update_particles(self, dt) != SEAM_OK : transport_scalars(self, dt) != SEAM_OK)
         return SEAM_UNSTABLE;
     if (n && out && out->F)
         compute_loads(self, dt, out->F);
@@ -540,6 +720,12 @@ static seam_status fluid_commit(void *p)
     memcpy(self->d_n, self->d, mac_ncell(g) * sizeof(double));
     memcpy(self->T_n, self->T, mac_ncell(g) * sizeof(double));
     memcpy(self->solid_n, self->geo.solid, mac_ncell(g));
+    if (self->liquid) {
+        memcpy(self->xp_n, self->xp, 2 * self->np * sizeof(double));
+        memcpy(self->vp_n, self->vp, 2 * self->np * sizeof(double));
+        self->np_n = self->np;
+        memcpy(self->phi_n, self->phi, mac_ncell(g) * sizeof(double));
+    }
     self->solved = 0;
     return SEAM_OK;
 }
@@ -575,7 +761,8 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
     }
     size_t np = self->iface.n_points, row = 2 * np;
     mac_geometry geo;
-    seam_status st = mac_geometry_build(&geo, g, &self->iface, X, self->kernel_radius * g->dx, self->host);
+    seam_status st = mac_geometry_build(&geo, g, &self->iface, X, self->kernel_radius * g->dx,
+                                        self->liquid ? self->phi_n : NULL, self->host);
     if (st != SEAM_OK) {
         mac_geometry_free(&geo);
         return st;
@@ -596,12 +783,15 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         memset(a, 0, 2 * geo.n_faces * sizeof *a);
         for (size_t k = 0; k < geo.n_faces; k++) {
             const solid_face *sf = &geo.faces[k];
-            if (sf->s == 0)
-                continue;
             int di = sf->axis == 0 ? 1 : 0, dj = 1 - di;
-            size_t c = sf->s > 0 ? mac_c(g, sf->i - di, sf->j - dj) : mac_c(g, sf->i, sf->j);
-            if (slot[geo.region[c]] == (int)r)
-                a[2 * k + (size_t)sf->axis] = sf->s * g->dx;
+            /* The fluid on the - side sees the solid along +axis, on the + side along -axis. */
+            for (int side = -1; side <= 1; side += 2) {
+                if (sf->s == 0 || sf->s == side)
+                    continue;   /* that side is solid */
+                size_t c = side < 0 ? mac_c(g, sf->i - di, sf->j - dj) : mac_c(g, sf->i, sf->j);
+                if (geo.region[c] >= 0 && slot[geo.region[c]] == (int)r)
+                    a[2 * k + (size_t)sf->axis] += -side * g->dx;
+            }
         }
         seam_mapping_distribute(geo.W, 2, a, self->C + r * row);
     }
@@ -624,7 +814,9 @@ static seam_status fluid_save(void *p, seam_buffer *out)
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
     size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
-    size_t size = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc;
+    size_t np = self->liquid ? self->np_n : 0;
+    size_t size = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc + sizeof(uint64_t) +
+                  (self->liquid ? nc + 4 * np : 0) * sizeof(double);
     free(self->saved);
     self->saved = malloc(size);
     uint32_t head[3] = {SAVE_MAGIC, (uint32_t)g->nx, (uint32_t)g->ny};
@@ -642,6 +834,17 @@ static seam_status fluid_save(void *p, seam_buffer *out)
     memcpy(w, self->T_n, nc * sizeof(double));
     w += nc * sizeof(double);
     memcpy(w, self->solid_n, nc);
+    w += nc;
+    uint64_t np64 = np;
+    memcpy(w, &np64, sizeof np64);
+    w += sizeof np64;
+    if (self->liquid) {
+        memcpy(w, self->phi_n, nc * sizeof(double));
+        w += nc * sizeof(double);
+        memcpy(w, self->xp_n, 2 * np * sizeof(double));
+        w += 2 * np * sizeof(double);
+        memcpy(w, self->vp_n, 2 * np * sizeof(double));
+    }
     out->data = self->saved;
     out->size = size;
     return SEAM_OK;
@@ -652,11 +855,16 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
     size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
-    size_t size = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc;
+    size_t fixed = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc;
     uint32_t head[3] = {0, 0, 0};
-    if (n >= sizeof head)
+    uint64_t np = 0;
+    if (n >= fixed + sizeof np) {
         memcpy(head, bytes, sizeof head);
-    if (n != size || head[0] != SAVE_MAGIC || head[1] != (uint32_t)g->nx || head[2] != (uint32_t)g->ny) {
+        memcpy(&np, (const unsigned char *)bytes + fixed, sizeof np);
+    }
+    size_t cap = self->liquid ? mac_ncell(g) * (size_t)(self->per_axis * self->per_axis) : 0;
+    size_t size = fixed + sizeof np + (self->liquid ? nc + 4 * np : 0) * sizeof(double);
+    if (np > cap || n != size || head[0] != SAVE_MAGIC || head[1] != (uint32_t)g->nx || head[2] != (uint32_t)g->ny) {
         seam_logf(self->host, SEAM_LOG_ERROR,
                   "load: not a fluid_mac state of a %dx%d grid (%zu bytes, expected %zu)", g->nx, g->ny, n, size);
         return SEAM_ERROR;
@@ -673,6 +881,15 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
     memcpy(self->T_n, r, nc * sizeof(double));
     r += nc * sizeof(double);
     memcpy(self->solid_n, r, nc);
+    r += nc + sizeof np;
+    if (self->liquid) {
+        memcpy(self->phi_n, r, nc * sizeof(double));
+        r += nc * sizeof(double);
+        memcpy(self->xp_n, r, 2 * np * sizeof(double));
+        r += 2 * np * sizeof(double);
+        memcpy(self->vp_n, r, 2 * np * sizeof(double));
+        self->np_n = np;
+    }
     self->solved = 0;
     return SEAM_OK;
 }
@@ -706,6 +923,9 @@ static seam_status fluid_field(void *p, const char *name, seam_raster *out)
                 self->raster[mac_c(g, i, j)] =
                     self->solid_n[mac_c(g, i, j)] ? 0.0 : mac_divergence(g, self->u_n, self->v_n, i, j);
         units = "1/s";
+    } else if (strcmp(name, "level_set") == 0 && self->liquid) {
+        memcpy(self->raster, self->phi_n, mac_ncell(g) * sizeof(double));
+        units = "m";
     } else if (strcmp(name, "density") == 0) {
         memcpy(self->raster, self->d_n, mac_ncell(g) * sizeof(double));
         units = "kg/m^3";
@@ -719,7 +939,7 @@ static seam_status fluid_field(void *p, const char *name, seam_raster *out)
     } else {
         seam_logf(self->host, SEAM_LOG_ERROR,
                   "field \"%s\": fluid_mac has \"speed\", \"pressure\", \"divergence\", \"density\", "
-                  "\"temperature\" and \"solid\"", name);
+                  "\"temperature\", \"solid\" and, for a liquid, \"level_set\"", name);
         return SEAM_ERROR;
     }
     *out = (seam_raster){g->nx, g->ny, 1, {g->origin[0], g->origin[1], 0.0}, g->dx, self->raster, units};
@@ -746,11 +966,24 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
                                {"velocity", 3, 2, vel},       {"divergence", 1, 1, div},
                                {"solid", 1, 1, solid},        {"density", 1, 1, self->d_n},
                                {"temperature", 1, 1, self->T_n}};
+    size_t nfield = sizeof fields / sizeof fields[0];
+    if (self->liquid)   /* the level set replaces the (unused) smoke temperature */
+        fields[nfield - 1] = (seam_vtk_field){"level_set", 1, 1, self->phi_n};
     char path[4096];
     snprintf(path, sizeof path, "%s/fluid_mac_%05d.vtk", dir, frame);
     double origin[3] = {g->origin[0], g->origin[1], 0.0};
     seam_status st = seam_vtk_write_image(path, self->host, "fluid_mac", g->nx, g->ny, 1, origin, g->dx,
-                                          fields, sizeof fields / sizeof fields[0]);
+                                          fields, nfield);
+    if (st == SEAM_OK && self->liquid) {
+        snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
+        int32_t *cells = malloc((self->np_n + 1) * sizeof *cells);
+        for (size_t q = 0; q < self->np_n; q++)
+            cells[q] = (int32_t)q;
+        seam_vtk_field pv = {"velocity", 3, 2, self->vp_n};
+        st = seam_vtk_write_cells(path, self->host, "fluid_mac particles", 2, self->np_n, self->xp_n,
+                                  SEAM_VTK_VERTEX, 1, self->np_n, cells, &pv, 1, NULL, 0);
+        free(cells);
+    }
     free(speed);
     free(vel);
     free(div);

@@ -51,21 +51,74 @@ static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, con
     free(toggle);
 }
 
-face_kind mac_face_kind(const mac_grid *g, const uint8_t *solid, int axis, int i, int j)
+/* Which side of the line a-b the point c lies on (points on the line count as +). */
+static int side_of(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) >= 0.0;
+}
+
+/* Faces whose dual segment (between the two cell centres) a thin shell crosses. */
+static void mark_shell_faces(mac_geometry *geo, const mac_grid *g, const seam_interface *iface, const double *X)
+{
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        if (!iface->two_sided || !iface->two_sided[e])
+            continue;
+        const double *a = X + 2 * (size_t)iface->elems[2 * e], *b = X + 2 * (size_t)iface->elems[2 * e + 1];
+        int i0 = (int)floor((fmin(a[0], b[0]) - g->origin[0]) / g->dx) - 1;
+        int i1 = (int)ceil((fmax(a[0], b[0]) - g->origin[0]) / g->dx) + 1;
+        int j0 = (int)floor((fmin(a[1], b[1]) - g->origin[1]) / g->dx) - 1;
+        int j1 = (int)ceil((fmax(a[1], b[1]) - g->origin[1]) / g->dx) + 1;
+        for (int axis = 0; axis < 2; axis++)
+            for (int j = j0 < 0 ? 0 : j0; j <= j1 && j < g->ny + axis; j++)
+                for (int i = i0 < 0 ? 0 : i0; i <= i1 && i < g->nx + 1 - axis; i++) {
+                    if ((axis == 0 && (i == 0 || i == g->nx)) || (axis == 1 && (j == 0 || j == g->ny)))
+                        continue;
+                    double p0[2] = {g->origin[0] + (i + 0.5 - (axis == 0)) * g->dx,
+                                    g->origin[1] + (j + 0.5 - (axis == 1)) * g->dx};
+                    double p1[2] = {p0[0] + (axis == 0) * g->dx, p0[1] + (axis == 1) * g->dx};
+                    if (side_of(a, b, p0) != side_of(a, b, p1) && side_of(p0, p1, a) != side_of(p0, p1, b))
+                        *(axis == 0 ? &geo->shell_u[mac_u(g, i, j)] : &geo->shell_v[mac_v(g, i, j)]) = 1;
+                }
+    }
+}
+
+face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, int j, double *theta)
 {
     int n = axis == 0 ? g->nx : g->ny;
     int k = axis == 0 ? i : j;
-    int lo_side = axis == 0 ? SIDE_LEFT : SIDE_BOTTOM, hi_side = axis == 0 ? SIDE_RIGHT : SIDE_TOP;
+    if (theta)
+        *theta = 1.0;
     if (k == 0 || k == n) {
         size_t c = k == 0 ? mac_c(g, i, j) : (axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1));
-        mac_bc bc = g->bc[k == 0 ? lo_side : hi_side];
-        return !solid[c] && bc == BC_OPEN ? FACE_OPEN : FACE_FIXED;
+        mac_bc bc = g->bc[k == 0 ? (axis == 0 ? SIDE_LEFT : SIDE_BOTTOM) : (axis == 0 ? SIDE_RIGHT : SIDE_TOP)];
+        if (bc == BC_WALL || geo->solid[c])
+            return FACE_FIXED;
+        if (!mac_fluid(geo, c))
+            return FACE_AIR;
+        if (theta)
+            *theta = 0.5;   /* p = 0 on the side itself, half a cell from the centre */
+        return FACE_DIRICHLET;
     }
-    size_t lo = axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1);
-    return solid[lo] || solid[mac_c(g, i, j)] ? FACE_FIXED : FACE_ACTIVE;
+    size_t lo = axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1), hi = mac_c(g, i, j);
+    if (geo->solid[lo] || geo->solid[hi])
+        return FACE_FIXED;
+    if (geo->shell_u && (axis == 0 ? geo->shell_u[mac_u(g, i, j)] : geo->shell_v[mac_v(g, i, j)]))
+        return FACE_FIXED;
+    int flo = mac_fluid(geo, lo), fhi = mac_fluid(geo, hi);
+    if (flo && fhi)
+        return FACE_ACTIVE;
+    if (!flo && !fhi)
+        return FACE_AIR;
+    if (theta) {
+        /* Zarifi eq. 4.43: theta = phi_1 / (phi_1 - phi_2), kept away from 0 for conditioning. */
+        double phi1 = geo->phi[flo ? lo : hi], phi2 = geo->phi[flo ? hi : lo];
+        double th = phi1 / (phi1 - phi2);
+        *theta = th < 0.01 ? 0.01 : th > 1.0 ? 1.0 : th;
+    }
+    return FACE_DIRICHLET;
 }
 
-/* Interior faces with a solid cell on at least one side. */
+/* Interior faces with a solid cell on at least one side or a shell across. */
 static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
 {
     size_t cap = 64, n = 0;
@@ -78,11 +131,12 @@ static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
                     continue;
                 int lo = geo->solid[axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1)];
                 int hi = geo->solid[mac_c(g, i, j)];
-                if (!lo && !hi)
+                int shell = axis == 0 ? geo->shell_u[mac_u(g, i, j)] : geo->shell_v[mac_v(g, i, j)];
+                if (!lo && !hi && !shell)
                     continue;
                 if (n == cap)
                     f = realloc(f, (cap *= 2) * sizeof *f);
-                f[n++] = (solid_face){axis, i, j, lo && hi ? 0 : (hi ? +1 : -1)};
+                f[n++] = (solid_face){axis, i, j, lo || hi ? (lo && hi ? 0 : (hi ? +1 : -1)) : SHELL};
             }
     }
     geo->faces = f;
@@ -90,7 +144,7 @@ static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
 }
 
 /* Connected fluid cells across active faces; a region is open when one of
- * its cells has an open face. */
+ * its cells has a Dirichlet face (open side or free surface). */
 static void label_regions(mac_geometry *geo, const mac_grid *g)
 {
     size_t nc = mac_ncell(g);
@@ -101,7 +155,7 @@ static void label_regions(mac_geometry *geo, const mac_grid *g)
     size_t cap = 8;
     geo->region_open = calloc(cap, 1);
     for (size_t seed = 0; seed < nc; seed++) {
-        if (geo->solid[seed] || geo->region[seed] >= 0)
+        if (!mac_fluid(geo, seed) || geo->region[seed] >= 0)
             continue;
         if ((size_t)nr == cap) {
             geo->region_open = realloc(geo->region_open, cap * 2);
@@ -118,8 +172,8 @@ static void label_regions(mac_geometry *geo, const mac_grid *g)
             const int nb[4][5] = {{0, i, j, i - 1, j}, {0, i + 1, j, i + 1, j},
                                   {1, i, j, i, j - 1}, {1, i, j + 1, i, j + 1}};
             for (int k = 0; k < 4; k++) {
-                face_kind fk = mac_face_kind(g, geo->solid, nb[k][0], nb[k][1], nb[k][2]);
-                if (fk == FACE_OPEN)
+                face_kind fk = mac_face(g, geo, nb[k][0], nb[k][1], nb[k][2], NULL);
+                if (fk == FACE_DIRICHLET)
                     geo->region_open[nr] = 1;
                 if (fk != FACE_ACTIVE)
                     continue;
@@ -137,14 +191,24 @@ static void label_regions(mac_geometry *geo, const mac_grid *g)
 }
 
 seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_interface *iface,
-                               const double *X, double r, const seam_host *host)
+                               const double *X, double r, const double *phi, const seam_host *host)
 {
     memset(geo, 0, sizeof *geo);
     size_t nc = mac_ncell(g);
     geo->solid = calloc(nc, 1);
     geo->region = malloc(nc * sizeof *geo->region);
-    if (iface && iface->n_elems)
+    geo->shell_u = calloc(mac_nu(g), 1);
+    geo->shell_v = calloc(mac_nv(g), 1);
+    if (iface && iface->n_elems) {
         mark_solid_cells(g, iface, X, geo->solid);
+        mark_shell_faces(geo, g, iface, X);
+    }
+    if (phi) {
+        geo->phi = phi;
+        geo->air = malloc(nc);
+        for (size_t c = 0; c < nc; c++)
+            geo->air[c] = !geo->solid[c] && phi[c] >= 0.0;
+    }
     collect_solid_faces(geo, g);
     label_regions(geo, g);
     if (!geo->n_faces)
@@ -160,18 +224,40 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
     for (size_t f = 0; f < geo->n_faces && st == SEAM_OK; f++)
         if (geo->faces[f].s != 0 && !seam_mapping_covered(geo->W, f)) {
             seam_logf(host, SEAM_LOG_ERROR,
-                      "the fluid-solid face at (%g, %g) has no interface point within the kernel "
+                      "the %s face at (%g, %g) has no interface point within the kernel "
                       "radius %g m: sample the interface more densely or raise kernel_radius",
-                      S[2 * f], S[2 * f + 1], r);
+                      geo->faces[f].s == SHELL ? "shell" : "fluid-solid", S[2 * f], S[2 * f + 1], r);
             st = SEAM_ERROR;
         }
     free(S);
     return st;
 }
 
+seam_status mac_geometry_liquid(mac_geometry *geo, const mac_grid *g, const mac_geometry *from, const double *phi)
+{
+    memset(geo, 0, sizeof *geo);
+    size_t nc = mac_ncell(g);
+    geo->solid = malloc(nc);
+    memcpy(geo->solid, from->solid, nc);
+    geo->shell_u = malloc(mac_nu(g));
+    geo->shell_v = malloc(mac_nv(g));
+    memcpy(geo->shell_u, from->shell_u, mac_nu(g));
+    memcpy(geo->shell_v, from->shell_v, mac_nv(g));
+    geo->region = malloc(nc * sizeof *geo->region);
+    geo->phi = phi;
+    geo->air = malloc(nc);
+    for (size_t c = 0; c < nc; c++)
+        geo->air[c] = !geo->solid[c] && phi[c] >= 0.0;
+    label_regions(geo, g);
+    return SEAM_OK;
+}
+
 void mac_geometry_free(mac_geometry *geo)
 {
     free(geo->solid);
+    free(geo->air);
+    free(geo->shell_u);
+    free(geo->shell_v);
     free(geo->faces);
     free(geo->region);
     free(geo->region_open);
@@ -243,27 +329,30 @@ double mac_divergence(const mac_grid *g, const double *u, const double *v, int i
     return (u[mac_u(g, i + 1, j)] - u[mac_u(g, i, j)] + v[mac_v(g, i, j + 1)] - v[mac_v(g, i, j)]) / g->dx;
 }
 
-/* The Poisson stencil over fluid cells: diagonal counts active faces (open
- * faces twice: p = 0 half a cell away), off-diagonals -1 across active faces. */
-static void assemble(mac_projection *P, const mac_grid *g, const uint8_t *solid)
+/* The Poisson stencil over fluid cells (Zarifi eq. 4.38): the diagonal counts
+ * active faces and 1/theta for Dirichlet faces (eq. 4.44), off-diagonals -1
+ * across active faces. */
+static void assemble(mac_projection *P, const mac_grid *g, const mac_geometry *geo)
 {
     size_t nc = mac_ncell(g);
     P->n = 0;
     for (size_t c = 0; c < nc; c++) {
-        P->index[c] = solid[c] ? -1 : (int32_t)P->n;
-        if (!solid[c])
+        int fluid = mac_fluid(geo, c);
+        P->index[c] = fluid ? (int32_t)P->n : -1;
+        if (fluid)
             P->cell[P->n++] = (int32_t)c;
         P->Adiag[c] = P->Aplusi[c] = P->Aplusj[c] = 0.0;
     }
     for (int j = 0; j < g->ny; j++)
         for (int i = 0; i < g->nx; i++) {
             size_t c = mac_c(g, i, j);
-            if (solid[c])
+            if (!mac_fluid(geo, c))
                 continue;
-            face_kind f[4] = {mac_face_kind(g, solid, 0, i, j), mac_face_kind(g, solid, 0, i + 1, j),
-                              mac_face_kind(g, solid, 1, i, j), mac_face_kind(g, solid, 1, i, j + 1)};
+            double th[4];
+            face_kind f[4] = {mac_face(g, geo, 0, i, j, &th[0]), mac_face(g, geo, 0, i + 1, j, &th[1]),
+                              mac_face(g, geo, 1, i, j, &th[2]), mac_face(g, geo, 1, i, j + 1, &th[3])};
             for (int k = 0; k < 4; k++)
-                P->Adiag[c] += f[k] == FACE_ACTIVE ? 1.0 : f[k] == FACE_OPEN ? 2.0 : 0.0;
+                P->Adiag[c] += f[k] == FACE_ACTIVE ? 1.0 : f[k] == FACE_DIRICHLET ? 1.0 / th[k] : 0.0;
             P->Aplusi[c] = f[1] == FACE_ACTIVE ? -1.0 : 0.0;
             P->Aplusj[c] = f[3] == FACE_ACTIVE ? -1.0 : 0.0;
         }
@@ -403,42 +492,48 @@ static void alloc_projection(mac_projection *P, size_t nc)
     P->tmp = calloc(nc, sizeof *P->tmp);
 }
 
-/* Subtract the pressure gradient from the faces the projection owns. */
-static void update_velocities(const mac_grid *g, const uint8_t *solid, double rho, double dt,
+/* The pressure difference across a face, with p = 0 at the Dirichlet point
+ * theta dx from the fluid centre (Zarifi eq. 4.40). */
+static double face_dp(const mac_grid *g, const mac_geometry *geo, const double *p, int axis, int i, int j)
+{
+    double th;
+    face_kind fk = mac_face(g, geo, axis, i, j, &th);
+    int n = axis == 0 ? g->nx : g->ny, k = axis == 0 ? i : j;
+    size_t hi = k < n ? mac_c(g, i, j) : 0;
+    size_t lo = k > 0 ? (axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1)) : 0;
+    if (fk == FACE_ACTIVE)
+        return p[hi] - p[lo];
+    if (fk != FACE_DIRICHLET)
+        return 0.0;
+    int fluid_lo = k > 0 && mac_fluid(geo, lo) && (k == n || !mac_fluid(geo, hi));
+    return fluid_lo ? -p[lo] / th : p[hi] / th;
+}
+
+/* Subtract the pressure gradient from the faces the projection owns (eq. 4.31). */
+static void update_velocities(const mac_grid *g, const mac_geometry *geo, double rho, double dt,
                               const double *p, double *u, double *v)
 {
     double k = dt / (rho * g->dx);
     for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i <= g->nx; i++) {
-            face_kind fk = mac_face_kind(g, solid, 0, i, j);
-            if (fk == FACE_ACTIVE)
-                u[mac_u(g, i, j)] -= k * (p[mac_c(g, i, j)] - p[mac_c(g, i - 1, j)]);
-            else if (fk == FACE_OPEN)   /* p = 0 on the face, half a cell from the centre */
-                u[mac_u(g, i, j)] -= 2.0 * k * (i == 0 ? p[mac_c(g, 0, j)] : -p[mac_c(g, i - 1, j)]);
-        }
+        for (int i = 0; i <= g->nx; i++)
+            u[mac_u(g, i, j)] -= k * face_dp(g, geo, p, 0, i, j);
     for (int j = 0; j <= g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            face_kind fk = mac_face_kind(g, solid, 1, i, j);
-            if (fk == FACE_ACTIVE)
-                v[mac_v(g, i, j)] -= k * (p[mac_c(g, i, j)] - p[mac_c(g, i, j - 1)]);
-            else if (fk == FACE_OPEN)
-                v[mac_v(g, i, j)] -= 2.0 * k * (j == 0 ? p[mac_c(g, i, 0)] : -p[mac_c(g, i, j - 1)]);
-        }
+        for (int i = 0; i < g->nx; i++)
+            v[mac_v(g, i, j)] -= k * face_dp(g, geo, p, 1, i, j);
 }
 
-seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, double rho,
-                        double dt, double tol, int max_iter, double *u, double *v, double *p,
-                        const seam_host *host)
+/* Solve A x = b over the fluid cells (b and x per cell, x also the initial
+ * guess), compatible in enclosed regions and with their mean fixed to zero. */
+static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *b,
+                                 double tol, int max_iter, double *x, const char *what, const seam_host *host)
 {
     size_t nc = mac_ncell(g);
     alloc_projection(P, nc);
-    assemble(P, g, geo->solid);
+    assemble(P, g, geo);
     build_mic(P, g);
-    /* A p = -(rho/dt) dx (div u*) per fluid cell. */
     for (size_t k = 0; k < P->n; k++) {
-        int i = P->cell[k] % g->nx, j = P->cell[k] / g->nx;
-        P->b[k] = -(rho / dt) * g->dx * g->dx * mac_divergence(g, u, v, i, j);
-        P->p[k] = p[P->cell[k]];   /* warm start from the committed pressure */
+        P->b[k] = b[P->cell[k]];
+        P->p[k] = x[P->cell[k]];
     }
     remove_region_means(P, geo, P->b);
     P->iterations = 0;
@@ -454,17 +549,48 @@ seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry
         P->iterations = st.iterations;
         P->residual = st.residual;
         if (!st.converged) {
-            seam_logf(host, SEAM_LOG_WARN,
-                      "pressure solve did not converge: %d iterations, residual %.3g (tolerance %g)%s",
-                      st.iterations, st.residual, tol, st.breakdown ? ", breakdown" : "");
+            seam_logf(host, SEAM_LOG_WARN, "%s solve did not converge: %d iterations, residual %.3g (tolerance %g)%s",
+                      what, st.iterations, st.residual, tol, st.breakdown ? ", breakdown" : "");
             return SEAM_UNSTABLE;
         }
     }
     remove_region_means(P, geo, P->p);
     for (size_t c = 0; c < nc; c++)
-        p[c] = P->index[c] >= 0 ? P->p[P->index[c]] : 0.0;
-    update_velocities(g, geo->solid, rho, dt, p, u, v);
+        x[c] = P->index[c] >= 0 ? P->p[P->index[c]] : 0.0;
     return SEAM_OK;
+}
+
+seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, double rho,
+                        double dt, double tol, int max_iter, double *u, double *v, double *p,
+                        const seam_host *host)
+{
+    size_t nc = mac_ncell(g);
+    double *b = calloc(nc, sizeof *b);
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++)   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 div u* */
+            b[mac_c(g, i, j)] = -(rho / dt) * g->dx * g->dx * mac_divergence(g, u, v, i, j);
+    seam_status st = solve_poisson(P, g, geo, b, tol, max_iter, p, "pressure", host);
+    free(b);
+    if (st == SEAM_OK)
+        update_velocities(g, geo, rho, dt, p, u, v);
+    return st;
+}
+
+seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *e,
+                       double tol, int max_iter, double *du, double *dv, const seam_host *host)
+{
+    size_t nc = mac_ncell(g);
+    double *b = malloc(nc * sizeof *b), *q = calloc(nc, sizeof *q);
+    for (size_t c = 0; c < nc; c++)   /* div d = e with d = -grad q: A q = dx^2 e */
+        b[c] = g->dx * g->dx * e[c];
+    seam_status st = solve_poisson(P, g, geo, b, tol, max_iter, q, "particle spreading", host);
+    memset(du, 0, mac_nu(g) * sizeof *du);
+    memset(dv, 0, mac_nv(g) * sizeof *dv);
+    if (st == SEAM_OK)   /* d = -grad q, the same face differences as the pressure update */
+        update_velocities(g, geo, 1.0, 1.0, q, du, dv);
+    free(b);
+    free(q);
+    return st;
 }
 
 void mac_projection_free(mac_projection *P)
@@ -509,9 +635,10 @@ static double face_flux(double un, int m_solid, int p_solid, double qm, double q
     return un * (un > 0.0 ? qm : qp);
 }
 
-int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *u, const double *v,
+int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const double *u, const double *v,
                          double dt, const double *qu, const double *qv, int max_sub, double *q)
 {
+    const uint8_t *solid = geo->solid;
     double frac = outflow_fraction(g, solid, u, v, dt);
     int n_sub = frac > 1.0 ? (int)ceil(frac) : 1;
     if (!(frac <= (double)max_sub))
@@ -526,8 +653,9 @@ int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *
                 int in_m = i > 0, in_p = i < g->nx;
                 size_t cm = in_m ? mac_c(g, i - 1, j) : 0, cp = in_p ? mac_c(g, i, j) : 0;
                 size_t f = mac_u(g, i, j);
-                double F = face_flux(u[f], in_m && solid[cm], in_p && solid[cp], in_m ? q[cm] : qu[f],
-                                     in_p ? q[cp] : qu[f]);
+                double F = geo->shell_u[f] ? 0.0
+                                           : face_flux(u[f], in_m && solid[cm], in_p && solid[cp],
+                                                       in_m ? q[cm] : qu[f], in_p ? q[cp] : qu[f]);
                 if (in_m)
                     dq[cm] -= h * F;
                 if (in_p)
@@ -538,8 +666,9 @@ int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *
                 int in_m = j > 0, in_p = j < g->ny;
                 size_t cm = in_m ? mac_c(g, i, j - 1) : 0, cp = in_p ? mac_c(g, i, j) : 0;
                 size_t f = mac_v(g, i, j);
-                double F = face_flux(v[f], in_m && solid[cm], in_p && solid[cp], in_m ? q[cm] : qv[f],
-                                     in_p ? q[cp] : qv[f]);
+                double F = geo->shell_v[f] ? 0.0
+                                           : face_flux(v[f], in_m && solid[cm], in_p && solid[cp],
+                                                       in_m ? q[cm] : qv[f], in_p ? q[cp] : qv[f]);
                 if (in_m)
                     dq[cm] -= h * F;
                 if (in_p)
@@ -550,4 +679,61 @@ int mac_transport_scalar(const mac_grid *g, const uint8_t *solid, const double *
     }
     free(dq);
     return n_sub;
+}
+
+/* ---- extrapolation ----------------------------------------------------------- */
+
+/* One component: faces of an (ni x nj) array, `kind` tells the valid ones. */
+static void extrapolate_component(int ni, int nj, uint8_t *valid, int layers, double *a)
+{
+    size_t n = (size_t)ni * (size_t)nj;
+    uint8_t *next = malloc(n);
+    double *val = malloc(n * sizeof *val);
+    for (int layer = 0; layer < layers; layer++) {
+        memcpy(next, valid, n);
+        memcpy(val, a, n * sizeof *val);
+        for (int j = 0; j < nj; j++)
+            for (int i = 0; i < ni; i++) {
+                size_t f = (size_t)i + (size_t)ni * (size_t)j;
+                if (valid[f])
+                    continue;
+                double sum = 0.0;
+                int cnt = 0;
+                const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
+                for (int q = 0; q < 4; q++) {
+                    if (nb[q][0] < 0 || nb[q][0] >= ni || nb[q][1] < 0 || nb[q][1] >= nj)
+                        continue;
+                    size_t h = (size_t)nb[q][0] + (size_t)ni * (size_t)nb[q][1];
+                    if (valid[h]) {
+                        sum += a[h];
+                        cnt++;
+                    }
+                }
+                if (cnt) {   /* written to a copy: the result does not depend on the sweep order */
+                    val[f] = sum / cnt;
+                    next[f] = 1;
+                }
+            }
+        memcpy(valid, next, n);
+        memcpy(a, val, n * sizeof *a);
+    }
+    for (size_t f = 0; f < n; f++)
+        if (!valid[f])
+            a[f] = 0.0;
+    free(next);
+    free(val);
+}
+
+void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *u, double *v)
+{
+    uint8_t *valid = malloc(mac_nu(g) > mac_nv(g) ? mac_nu(g) : mac_nv(g));
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i <= g->nx; i++)
+            valid[mac_u(g, i, j)] = mac_face(g, geo, 0, i, j, NULL) != FACE_AIR;
+    extrapolate_component(g->nx + 1, g->ny, valid, layers, u);
+    for (int j = 0; j <= g->ny; j++)
+        for (int i = 0; i < g->nx; i++)
+            valid[mac_v(g, i, j)] = mac_face(g, geo, 1, i, j, NULL) != FACE_AIR;
+    extrapolate_component(g->nx, g->ny + 1, valid, layers, v);
+    free(valid);
 }
