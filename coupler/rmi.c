@@ -21,7 +21,7 @@ enum { RMI_WOODBURY, RMI_GMRES };
 static const char *const solver_names[] = {"woodbury", "gmres", NULL};
 
 typedef struct {
-    double omega;        /* relaxation of the first model-free update (Algorithm 1 line 3: 1) */
+    double omega;        /* relaxation of the first model-free update (Algorithm 1 line 3 uses 1) */
     double filter;       /* rcond of the QR filter */
     long reuse;          /* steps whose pairs are kept besides the current one */
     int solver;          /* RMI_WOODBURY or RMI_GMRES */
@@ -44,7 +44,7 @@ typedef struct {
 static void *rmi_create(seam_cfg *coupling)
 {
     rmi *r = calloc(1, sizeof *r);
-    r->omega = seam_cfg_num(coupling, "relaxation", 1.0, 0.0, 1.0, SEAM_CFG_LO_OPEN);
+    r->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     r->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
     r->solver = seam_cfg_enum(coupling, "rmi_solver", solver_names, RMI_WOODBURY, 0);
