@@ -417,13 +417,7 @@ static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const se
             return -1;
         }
         *file_out = file;
-        char path[4096];
-        const char *base = getenv("SEAM_SCENE_DIR");
-        if (file[0] != '/' && base)
-            snprintf(path, sizeof path, "%s/%s", base, file);
-        else
-            snprintf(path, sizeof path, "%s", file);
-        return obj ? fem_mesh_read_obj(path, m, host) : fem_mesh_read_msh(path, d, m, host);
+        return obj ? fem_mesh_read_obj(file, m, host) : fem_mesh_read_msh(file, d, m, host);
     }
     static const char *const shell_gens[] = {"ring", "chain", NULL};
     static const char *const cloth_gens[] = {"cloth", "spherical_shell", NULL};
