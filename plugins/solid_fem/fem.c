@@ -470,9 +470,10 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
     double E = seam_cfg_num(c, "E", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     double nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     b->density = seam_cfg_num(c, "density", 1000, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    double limit_default = b->mat.model == FEM_STVK ? 0.6 : 0.3;
-    b->mat.compression_limit = seam_cfg_num(c, "compression_limit", limit_default, 0, 1,
-                                            SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    /* Corotated is linear in the singular values and needs no extension. */
+    if (b->mat.model != FEM_COROTATED)
+        b->mat.compression_limit = seam_cfg_num(c, "compression_limit", b->mat.model == FEM_STVK ? 0.6 : 0.3, 0, 1,
+                                                SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     if (damp)
         b->beta = seam_cfg_num(damp, "beta", 0, 0, INFINITY, 0);
     fem_lame(E, nu, &b->mat.mu, &b->mat.lambda);

@@ -273,6 +273,9 @@ static void test_bad_input(void **state)
     expect_refused("{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"disc\", \"radius\": 1, \"rings\": 1}, "
                    "\"material\": {\"E\": 1e5, \"density\": 10}, \"pin\": {\"nodes\": [0, 99]}}]}",
                    "not a node");
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"disc\", \"radius\": 1, \"rings\": 1}, "
+                   "\"material\": {\"E\": 1e5, \"density\": 10, \"compression_limit\": 0.2}}]}",
+                   "compression_limit: unknown key");
     expect_refused("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"ring\", \"radius\": 1, \"segments\": 8}, "
                    "\"material\": {\"kind\": \"shell\", \"k_stretch\": 1, \"density\": 1}}]}",
                    "generate");
