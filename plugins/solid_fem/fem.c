@@ -279,6 +279,124 @@ static int gen_chain(seam_cfg *c, fem_mesh *m)
     return 0;
 }
 
+/* Cloth sheet origin + s u + t v, (s, t) in [0,1]^2, cells nu x nv of two triangles. */
+static int gen_cloth(seam_cfg *c, fem_mesh *m)
+{
+    double o[3] = {0, 0, 0}, u[3] = {1, 0, 0}, v[3] = {0, 1, 0};
+    long n[2];
+    seam_cfg_vec(c, "origin", o, 3, 0);
+    seam_cfg_vec(c, "u", u, 3, SEAM_CFG_REQUIRED);
+    seam_cfg_vec(c, "v", v, 3, SEAM_CFG_REQUIRED);
+    if (!read_counts(c, "cells", 2, n))
+        return -1;
+    double w[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    if (!(w[0] * w[0] + w[1] * w[1] + w[2] * w[2] > 0.0)) {
+        seam_cfg_error(c, "v", "must not be parallel to u");
+        return -1;
+    }
+    mesh_alloc(m, 3, (size_t)((n[0] + 1) * (n[1] + 1)), (size_t)(2 * n[0] * n[1]), 3);
+    for (long j = 0; j <= n[1]; j++)
+        for (long i = 0; i <= n[0]; i++) {
+            double s = (double)i / (double)n[0], t = (double)j / (double)n[1];
+            for (int k = 0; k < 3; k++)
+                m->X[3 * m->n_nodes + (size_t)k] = o[k] + s * u[k] + t * v[k];
+            m->n_nodes++;
+        }
+    for (long j = 0; j < n[1]; j++)
+        for (long i = 0; i < n[0]; i++) {
+            int32_t a = (int32_t)(j * (n[0] + 1) + i), b = a + 1, e = a + (int32_t)(n[0] + 1), f = e + 1;
+            if ((i + j) % 2 == 0) {
+                push_cell(m, a, b, f, 0);
+                push_cell(m, a, f, e, 0);
+            } else {
+                push_cell(m, a, b, e, 0);
+                push_cell(m, b, f, e, 0);
+            }
+        }
+    return 0;
+}
+
+/* Midpoint of edge (a, b) on the sphere, shared between the two triangles. */
+static int32_t sphere_midpoint(fem_mesh *m, int32_t *edge_mid, size_t stride, int32_t a, int32_t b,
+                               const double *ctr, double R)
+{
+    int32_t lo = a < b ? a : b, hi = a < b ? b : a;
+    int32_t *slot = &edge_mid[(size_t)lo * stride + 0];
+    for (size_t k = 0; k < stride / 2; k++, slot += 2) {
+        if (slot[0] == hi)
+            return slot[1];
+        if (slot[0] < 0) {
+            double p[3], len = 0.0;
+            for (int i = 0; i < 3; i++) {
+                p[i] = 0.5 * (m->X[3 * a + i] + m->X[3 * b + i]) - ctr[i];
+                len += p[i] * p[i];
+            }
+            len = sqrt(len);
+            for (int i = 0; i < 3; i++)
+                m->X[3 * m->n_nodes + (size_t)i] = ctr[i] + R * p[i] / len;
+            slot[0] = hi;
+            slot[1] = (int32_t)m->n_nodes++;
+            return slot[1];
+        }
+    }
+    return -1;
+}
+
+/* Icosahedron refined `subdivisions` times and projected on the sphere,
+ * triangles counter-clockwise seen from outside (a 3D balloon). */
+static int gen_spherical_shell(seam_cfg *c, fem_mesh *m)
+{
+    double ctr[3] = {0, 0, 0};
+    seam_cfg_vec(c, "center", ctr, 3, 0);
+    double R = seam_cfg_num(c, "radius", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+    long sub = seam_cfg_int(c, "subdivisions", 3, 0, 8, 0);
+    if (seam_cfg_error_count(c))
+        return -1;
+    size_t faces = 20, nodes = 12;
+    for (long s = 0; s < sub; s++) {
+        nodes += faces * 3 / 2;
+        faces *= 4;
+    }
+    mesh_alloc(m, 3, nodes, faces, 3);
+    double p = (1.0 + sqrt(5.0)) / 2.0;
+    double ico[12][3] = {{-1, p, 0}, {1, p, 0}, {-1, -p, 0}, {1, -p, 0}, {0, -1, p}, {0, 1, p},
+                         {0, -1, -p}, {0, 1, -p}, {p, 0, -1}, {p, 0, 1}, {-p, 0, -1}, {-p, 0, 1}};
+    static const int32_t tri[20][3] = {{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11}, {1, 5, 9},
+                                       {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8}, {3, 9, 4}, {3, 4, 2},
+                                       {3, 2, 6}, {3, 6, 8}, {3, 8, 9}, {4, 9, 5}, {2, 4, 11}, {6, 2, 10},
+                                       {8, 6, 7}, {9, 8, 1}};
+    for (int i = 0; i < 12; i++) {
+        double l = sqrt(ico[i][0] * ico[i][0] + ico[i][1] * ico[i][1] + ico[i][2] * ico[i][2]);
+        for (int k = 0; k < 3; k++)
+            m->X[3 * i + k] = ctr[k] + R * ico[i][k] / l;
+    }
+    m->n_nodes = 12;
+    for (int f = 0; f < 20; f++)
+        push_cell(m, tri[f][0], tri[f][1], tri[f][2], 0);
+    for (long s = 0; s < sub; s++) {
+        size_t nf = m->n_cells, stride = 2 * 12;   /* at most 6 neighbours of higher index, kept generous */
+        int32_t *edge_mid = malloc(m->n_nodes * stride * sizeof *edge_mid);
+        for (size_t i = 0; i < m->n_nodes * stride; i++)
+            edge_mid[i] = -1;
+        int32_t *old = malloc(nf * 3 * sizeof *old);
+        memcpy(old, m->cells, nf * 3 * sizeof *old);
+        m->n_cells = 0;
+        for (size_t f = 0; f < nf; f++) {
+            int32_t a = old[3 * f], b = old[3 * f + 1], e = old[3 * f + 2];
+            int32_t ab = sphere_midpoint(m, edge_mid, stride, a, b, ctr, R);
+            int32_t be = sphere_midpoint(m, edge_mid, stride, b, e, ctr, R);
+            int32_t ea = sphere_midpoint(m, edge_mid, stride, e, a, ctr, R);
+            push_cell(m, a, ab, ea, 0);
+            push_cell(m, b, be, ab, 0);
+            push_cell(m, e, ea, be, 0);
+            push_cell(m, ab, be, ea, 0);
+        }
+        free(old);
+        free(edge_mid);
+    }
+    return 0;
+}
+
 static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const seam_host *host, const char **file_out)
 {
     seam_cfg *c = seam_cfg_child(body, "mesh", SEAM_CFG_REQUIRED);
@@ -286,29 +404,26 @@ static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const se
         return -1;
     if (seam_cfg_has(c, "file")) {
         const char *file = seam_cfg_str(c, "file", NULL, SEAM_CFG_REQUIRED);
-        if (kind == FEM_SHELL) {
-            seam_cfg_error(c, "file", "mesh files are read for volumetric solids only");
-            return -1;
-        }
         if (!file)
             return -1;
+        size_t len = strlen(file);
+        int obj = len > 4 && strcmp(file + len - 4, ".obj") == 0;
+        if (kind == FEM_SHELL && (d == 2 || !obj)) {
+            seam_cfg_error(c, "file", "shells are read from .obj files, in 3D only");
+            return -1;
+        }
+        if (kind == FEM_VOLUME && obj) {
+            seam_cfg_error(c, "file", "volumetric solids are read from Gmsh .msh files");
+            return -1;
+        }
         *file_out = file;
-        char path[4096];
-        const char *base = getenv("SEAM_SCENE_DIR");
-        if (file[0] != '/' && base)
-            snprintf(path, sizeof path, "%s/%s", base, file);
-        else
-            snprintf(path, sizeof path, "%s", file);
-        return fem_mesh_read_msh(path, d, m, host);
+        return obj ? fem_mesh_read_obj(file, m, host) : fem_mesh_read_msh(file, d, m, host);
     }
     static const char *const shell_gens[] = {"ring", "chain", NULL};
+    static const char *const cloth_gens[] = {"cloth", "spherical_shell", NULL};
     static const char *const gens2[] = {"rectangle", "disc", "ring", NULL};
     static const char *const gens3[] = {"box", NULL};
-    const char *const *names = kind == FEM_SHELL ? shell_gens : d == 2 ? gens2 : gens3;
-    if (kind == FEM_SHELL && d == 3) {
-        seam_cfg_error(c, NULL, "3D shells (cloth) are not implemented; shells are 2D chains");
-        return -1;
-    }
+    const char *const *names = kind == FEM_SHELL ? (d == 2 ? shell_gens : cloth_gens) : d == 2 ? gens2 : gens3;
     int g = seam_cfg_enum(c, "generate", names, -1, SEAM_CFG_REQUIRED);
     if (g < 0)
         return -1;
@@ -321,6 +436,10 @@ static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const se
         return gen_box(c, m);
     if (strcmp(name, "chain") == 0)
         return gen_chain(c, m);
+    if (strcmp(name, "cloth") == 0)
+        return gen_cloth(c, m);
+    if (strcmp(name, "spherical_shell") == 0)
+        return gen_spherical_shell(c, m);
     return kind == FEM_SHELL ? gen_ring_shell(c, m) : gen_ring_volume(c, m);
 }
 
@@ -342,10 +461,8 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
         b->k_bend = seam_cfg_num(c, "k_bend", 0, 0, INFINITY, 0);
         b->b_bend = seam_cfg_num(c, "b_bend", 0, 0, INFINITY, 0);
         b->density = seam_cfg_num(c, "density", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-        if (d != 2) {
-            seam_cfg_error(c, "kind", "3D shells (cloth) are not implemented; shells are 2D chains");
-            return -1;
-        }
+        if (d == 3)
+            b->nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
         return 0;
     }
     static const char *const models[] = {"corotated", "neo_hookean", "stvk", NULL};
@@ -353,9 +470,10 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
     double E = seam_cfg_num(c, "E", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     double nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     b->density = seam_cfg_num(c, "density", 1000, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    double limit_default = b->mat.model == FEM_STVK ? 0.6 : 0.3;
-    b->mat.compression_limit = seam_cfg_num(c, "compression_limit", limit_default, 0, 1,
-                                            SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    /* Corotated is linear in the singular values and needs no extension. */
+    if (b->mat.model != FEM_COROTATED)
+        b->mat.compression_limit = seam_cfg_num(c, "compression_limit", b->mat.model == FEM_STVK ? 0.6 : 0.3, 0, 1,
+                                                SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     if (damp)
         b->beta = seam_cfg_num(damp, "beta", 0, 0, INFINITY, 0);
     fem_lame(E, nu, &b->mat.mu, &b->mat.lambda);
@@ -468,6 +586,8 @@ static int add_body(fem *self, size_t bi, fem_mesh *m, const char *where)
         }
         return 0;
     }
+    if (d == 3)
+        return fem_cloth_add(self, bi, m, where);
     size_t s0 = self->n_springs;
     self->n_springs += m->n_cells;
     self->springs = grow(self->springs, self->n_springs, sizeof(fem_spring));
@@ -563,6 +683,12 @@ static void build_interface(fem *self)
         i = j;
     }
     free(f);
+    bnd = realloc(bnd, (nf + self->n_springs + self->n_tris + 1) * (size_t)per * sizeof *bnd);
+    two = realloc(two, nf + self->n_springs + self->n_tris + 1);
+    for (size_t t = 0; t < self->n_tris; t++) {
+        memcpy(bnd + n_bnd * 3, self->tris[t].n, 3 * sizeof *bnd);
+        two[n_bnd++] = 1;
+    }
     for (size_t s = 0; s < self->n_springs; s++) {
         bnd[n_bnd * 2] = self->springs[s].a;
         bnd[n_bnd * 2 + 1] = self->springs[s].b;
@@ -624,6 +750,20 @@ static void build_pattern(fem *self)
                     for (int k = 0; k < 2; k++)
                         seam_triplets_add(t, (size_t)(nn[a] * 2 + i), (size_t)(nn[b] * 2 + k), 0.0);
     }
+    for (size_t e = 0; e < self->n_tris; e++)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                for (int i = 0; i < 3; i++)
+                    for (int k = 0; k < 3; k++)
+                        seam_triplets_add(t, (size_t)self->tris[e].n[a] * 3 + (size_t)i,
+                                          (size_t)self->tris[e].n[b] * 3 + (size_t)k, 0.0);
+    for (size_t h = 0; h < self->n_hinges3; h++)
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                for (int i = 0; i < 3; i++)
+                    for (int k = 0; k < 3; k++)
+                        seam_triplets_add(t, (size_t)self->hinges3[h].n[a] * 3 + (size_t)i,
+                                          (size_t)self->hinges3[h].n[b] * 3 + (size_t)k, 0.0);
     for (size_t h = 0; h < self->n_hinges; h++) {
         int32_t nn[3] = {self->hinges[h].a, self->hinges[h].b, self->hinges[h].c};
         for (int a = 0; a < 3; a++)
@@ -788,8 +928,9 @@ fem *fem_new(const char *config_json, const seam_host *host)
     self->length = sqrt(self->length);
     build_interface(self);
     build_pattern(self);
-    seam_logf(host, SEAM_LOG_INFO, "%zu bodies, %zu nodes, %zu elements, %zu springs, %zu interface points",
-              self->n_bodies, self->n, self->n_elems, self->n_springs, self->n_iface);
+    seam_logf(host, SEAM_LOG_INFO,
+              "%zu bodies, %zu nodes, %zu elements, %zu springs, %zu cloth triangles, %zu interface points",
+              self->n_bodies, self->n, self->n_elems, self->n_springs, self->n_tris, self->n_iface);
     return self;
 }
 
@@ -810,6 +951,8 @@ void fem_destroy(fem **self_p)
     free(s->elems);
     free(s->springs);
     free(s->hinges);
+    free(s->tris);
+    free(s->hinges3);
     free(s->iface_node);
     free(s->iface_body);
     free(s->iface_X);

@@ -44,6 +44,7 @@ typedef struct fem_body {
     double density;          /* kg/m^3 (volumes), kg/m or kg/m^2 (shells: per length / area) */
     double alpha, beta;      /* Rayleigh damping D = alpha M + beta K (Zarifi eq. 3.50) */
     double k_stretch, b_stretch, k_bend, b_bend;   /* shells (Akbay 4.3.4) */
+    double nu;               /* Poisson's ratio of a 3D cloth membrane */
     size_t node0, n_nodes;   /* its nodes in the global arrays */
 } fem_body;
 
@@ -67,6 +68,12 @@ typedef struct fem_hinge {
     double theta0;
 } fem_hinge;
 
+/* Dihedral bending hinge of 3D cloth: edge n[0]-n[1], opposite n[2], n[3]. */
+typedef struct fem_hinge3 {
+    int32_t n[4], body;
+    double theta0;
+} fem_hinge3;
+
 typedef struct fem_newton_log {
     int iterations;
     double residual[64];     /* ||g|| at the start of each iteration (N, N/m in 2D) */
@@ -75,6 +82,7 @@ typedef struct fem_newton_log {
 } fem_newton_log;
 
 typedef struct fem fem;
+typedef struct fem_mesh fem_mesh;
 
 struct fem {
     const seam_host *host;
@@ -110,6 +118,10 @@ struct fem {
     fem_spring *springs;
     size_t n_hinges;
     fem_hinge *hinges;
+    size_t n_tris;           /* 3D cloth membrane triangles (Dm_inv 2x2, W = rest area) */
+    fem_elem *tris;
+    size_t n_hinges3;
+    fem_hinge3 *hinges3;
 
     /* the interface */
     size_t n_iface;
@@ -152,10 +164,25 @@ double fem_max_dt(fem *self);
 /* Kinetic + elastic + gravity potential energy of the committed state. */
 double fem_energy(const fem *self);
 
+/* ---- 3D cloth (cloth.c) ------------------------------------------------ */
+
+/* Membrane (Irving 2.8, rotated linear in the triangle's plane) and dihedral
+ * hinge forces of all cloth; stiffness into K when not NULL. Adds to f. */
+double fem_cloth_elastic(const fem *self, const double *x, double *f, seam_csr *K);
+/* Cloth damping: b_stretch/k_stretch times the membrane stiffness, b_bend
+ * G G^T at hinges, added into D. */
+void fem_cloth_damping(const fem *self, const double *x, seam_csr *D);
+/* Append mesh m (triangles in 3D) as cloth body bi; hinges on shared edges. */
+int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, const char *where);
+/* Dihedral angle of hinge h at x and its gradient G (12). */
+double fem_hinge3_angle(const fem_hinge3 *h, const double *x, double *G);
+/* Read triangles of a Wavefront OBJ file (polygons split into fans). */
+int fem_mesh_read_obj(const char *path, fem_mesh *m, const seam_host *host);
+
 /* ---- meshes (mesh.c) ---------------------------------------------------- */
 
 /* A mesh under construction: nodes (dim d) and simplices or segments. */
-typedef struct fem_mesh {
+struct fem_mesh {
     int d;
     size_t n_nodes, n_cells;
     int nodes_per_cell;      /* d+1 for volumes, 2 for chains */
@@ -163,7 +190,7 @@ typedef struct fem_mesh {
     int32_t *cells;
     int64_t *tags;           /* element tags of a file, NULL for generated meshes */
     int closed;              /* chains: last node joins the first */
-} fem_mesh;
+};
 
 void fem_mesh_free(fem_mesh *m);
 /* Read a Gmsh v4 ASCII file: triangles (d = 2) or tetrahedra (d = 3).

@@ -252,3 +252,94 @@ done:
     }
     return 0;
 }
+
+/* Wavefront OBJ: "v x y z" vertices and "f i j k ..." faces (1-based,
+ * negative = relative, "i/t/n" forms), polygons split into fans. */
+int fem_mesh_read_obj(const char *path, fem_mesh *m, const seam_host *host)
+{
+    memset(m, 0, sizeof *m);
+    m->d = 3;
+    m->nodes_per_cell = 3;
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s: cannot open mesh file: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap_v = 0, cap_c = 0;
+    char line[4096];
+    int lineno = 0, failed = 0;
+    while (!failed && fgets(line, sizeof line, fp)) {
+        lineno++;
+        char *p = line;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (p[0] == 'v' && isspace((unsigned char)p[1])) {
+            double c[3];
+            char *end = p + 1;
+            for (int k = 0; k < 3 && !failed; k++) {
+                char *start = end;
+                c[k] = strtod(start, &end);
+                if (end == start) {
+                    seam_logf(host, SEAM_LOG_ERROR, "%s:%d: vertex needs three coordinates", path, lineno);
+                    failed = 1;
+                }
+            }
+            if (failed)
+                break;
+            if (m->n_nodes == cap_v) {
+                cap_v = cap_v ? 2 * cap_v : 256;
+                m->X = realloc(m->X, cap_v * 3 * sizeof *m->X);
+            }
+            memcpy(m->X + 3 * m->n_nodes++, c, sizeof c);
+        } else if (p[0] == 'f' && isspace((unsigned char)p[1])) {
+            long idx[64];
+            int n = 0;
+            char *tok = strtok(p + 1, " \t\r\n");
+            while (tok && n < 64) {
+                char *end;
+                long v = strtol(tok, &end, 10);
+                if (end == tok || v == 0) {
+                    seam_logf(host, SEAM_LOG_ERROR, "%s:%d: bad vertex index \"%s\"", path, lineno, tok);
+                    failed = 1;
+                    break;
+                }
+                if (v < 0)
+                    v = (long)m->n_nodes + v + 1;
+                if (v < 1 || (size_t)v > m->n_nodes) {
+                    seam_logf(host, SEAM_LOG_ERROR, "%s:%d: face refers to missing vertex %ld", path, lineno, v);
+                    failed = 1;
+                    break;
+                }
+                idx[n++] = v - 1;
+                tok = strtok(NULL, " \t\r\n");
+            }
+            if (failed)
+                break;
+            if (n < 3) {
+                seam_logf(host, SEAM_LOG_ERROR, "%s:%d: a face needs at least three vertices", path, lineno);
+                failed = 1;
+                break;
+            }
+            for (int k = 1; k + 1 < n; k++) {
+                if (m->n_cells == cap_c) {
+                    cap_c = cap_c ? 2 * cap_c : 256;
+                    m->cells = realloc(m->cells, cap_c * 3 * sizeof *m->cells);
+                }
+                int32_t *c = m->cells + 3 * m->n_cells++;
+                c[0] = (int32_t)idx[0];
+                c[1] = (int32_t)idx[k];
+                c[2] = (int32_t)idx[k + 1];
+            }
+        }
+    }
+    fclose(fp);
+    if (!failed && m->n_cells == 0) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s: no faces in the file", path);
+        failed = 1;
+    }
+    if (failed) {
+        fem_mesh_free(m);
+        return -1;
+    }
+    return 0;
+}

@@ -154,10 +154,18 @@ static seam_status p_write_output(void *self, const char *dir, int frame)
     const char *who = f->host && f->host->name ? f->host->name : "solid_fem";
     for (size_t bi = 0; bi < f->n_bodies; bi++) {
         const fem_body *b = &f->bodies[bi];
-        int per = b->kind == FEM_SHELL ? 2 : d + 1;
-        size_t count = 0, cap = b->kind == FEM_SHELL ? f->n_springs : f->n_elems;
+        int cloth = b->kind == FEM_SHELL && d == 3;
+        int per = cloth ? 3 : b->kind == FEM_SHELL ? 2 : d + 1;
+        size_t count = 0, cap = cloth ? f->n_tris : b->kind == FEM_SHELL ? f->n_springs : f->n_elems;
         int32_t *cells = malloc((cap + 1) * (size_t)per * sizeof *cells);
-        if (b->kind == FEM_SHELL) {
+        if (cloth) {
+            for (size_t t = 0; t < f->n_tris; t++)
+                if (f->tris[t].body == (int32_t)bi) {
+                    for (int a = 0; a < 3; a++)
+                        cells[count * 3 + (size_t)a] = f->tris[t].n[a] - (int32_t)b->node0;
+                    count++;
+                }
+        } else if (b->kind == FEM_SHELL) {
             for (size_t s = 0; s < f->n_springs; s++)
                 if (f->springs[s].body == (int32_t)bi) {
                     cells[2 * count] = f->springs[s].a - (int32_t)b->node0;

@@ -196,6 +196,8 @@ double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K)
             add_element_matrix(K, 2, 3, nodes, Ke);
         }
     }
+    if (self->n_tris)
+        energy += fem_cloth_elastic(self, x, f, K);
     return energy;
 }
 
@@ -245,6 +247,8 @@ void fem_damping_matrix(const fem *self, const double *x, seam_csr *D)
         int32_t nodes[3] = {hg->a, hg->b, hg->c};
         add_element_matrix(D, 2, 3, nodes, Ke);
     }
+    if (self->n_tris)
+        fem_cloth_damping(self, x, D);
     for (size_t bi = 0; bi < self->n_bodies; bi++) {
         const fem_body *b = &self->bodies[bi];
         for (size_t i = b->node0; i < b->node0 + b->n_nodes; i++)

@@ -273,9 +273,15 @@ static void test_bad_input(void **state)
     expect_refused("{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"disc\", \"radius\": 1, \"rings\": 1}, "
                    "\"material\": {\"E\": 1e5, \"density\": 10}, \"pin\": {\"nodes\": [0, 99]}}]}",
                    "not a node");
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"disc\", \"radius\": 1, \"rings\": 1}, "
+                   "\"material\": {\"E\": 1e5, \"density\": 10, \"compression_limit\": 0.2}}]}",
+                   "compression_limit: unknown key");
     expect_refused("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"ring\", \"radius\": 1, \"segments\": 8}, "
                    "\"material\": {\"kind\": \"shell\", \"k_stretch\": 1, \"density\": 1}}]}",
-                   "not implemented");
+                   "generate");
+    expect_refused("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"file\": \"x.msh\"}, "
+                   "\"material\": {\"kind\": \"shell\", \"k_stretch\": 1, \"density\": 1}}]}",
+                   ".obj");
     char json[5000];
     const char *p = write_file("fem_bad1", MSH_HEAD "$Elements\n1 2 1 2\n2 1 2 2\n7 1 2 3\n8 1 4 3\n$EndElements\n");
     snprintf(json, sizeof json, "{\"dim\": 2, \"bodies\": [{\"mesh\": {\"file\": \"%s\"}, \"material\": {\"E\": 1, "
