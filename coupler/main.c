@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "seam/config.h"
 #include "seam/loader.h"
@@ -94,6 +95,40 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
     return 0;
 }
 
+/* Messages of the run on stderr: "seam: [participant] text". */
+static void print_log(void *ctx, seam_log_level level, const char *who, const char *message)
+{
+    (void)ctx;
+    if (level == SEAM_LOG_DEBUG)
+        return;
+    if (who)
+        fprintf(stderr, "seam: [%s] %s\n", who, message);
+    else
+        fprintf(stderr, "seam: %s\n", message);
+}
+
+/* The progress bar: simulated time, step, iterations of the last step,
+ * elapsed and remaining wall time; drawn only on a terminal, 10 times a second. */
+static void draw_progress(void *ctx, const seam_progress *p)
+{
+    double *last = ctx;
+    if (!p->final && p->elapsed_s - *last < 0.1)
+        return;
+    *last = p->elapsed_s;
+    double frac = p->t_end > 0 ? fmin(1.0, p->t / p->t_end) : 1.0;
+    double left = frac > 0 ? p->elapsed_s * (1.0 - frac) / frac : 0.0;
+    enum { WIDTH = 30 };
+    char bar[WIDTH + 1];
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < (int)(frac * WIDTH) ? '#' : '.';
+    bar[WIDTH] = '\0';
+    printf("\r[%s] t %.4g/%.4g s  step %ld  it %d  %.1f s elapsed  %.1f s left   ", bar, p->t, p->t_end,
+           p->step, p->iterations, p->elapsed_s, left);
+    if (p->final)
+        putchar('\n');
+    fflush(stdout);
+}
+
 static seam_doc *load_scene(const run_args *a)
 {
     char err[2048];
@@ -123,7 +158,12 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     free(a.sets);
     if (!doc)
         return 1;
-    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .progress = !a.quiet};
+    double last_drawn = -1.0;
+    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log};
+    if (!a.quiet && isatty(STDOUT_FILENO)) {
+        opts.progress = draw_progress;
+        opts.progress_ctx = &last_drawn;
+    }
     seam_sim *sim = seam_sim_new(doc, &opts);
     if (!sim) {
         fprintf(stderr, "seam: %s: not valid\n", a.scene);

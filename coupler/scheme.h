@@ -40,10 +40,12 @@ long seam_coupling_step_index(const seam_coupling *c);
 seam_status seam_coupling_fluid(seam_coupling *c, const double *X, double *F);
 seam_status seam_coupling_solid(seam_coupling *c, const double *F, double *X);
 
-/* Record the residual X_new - X_old (the change of solid interface positions
- * between iterations) and judge it: absolute tolerance in metres as the
- * largest per-point distance, or relative to the largest per-point
- * displacement over the step. Counts one iteration per call. */
+/* Record the fixed-point residual X_new - X_old, where X_new is the solid's
+ * output and X_old the positions the fluid was given for the loads the
+ * solid answered (so it vanishes exactly at the coupled solution), and judge
+ * it: absolute tolerance in metres as the largest per-point distance, or
+ * relative to the largest per-point displacement over the step. Counts one
+ * iteration per call. */
 seam_verdict seam_coupling_judge(seam_coupling *c, const double *X_new, const double *X_old);
 /* The last residual recorded, and the iterations judged so far this step. */
 double seam_coupling_residual(const seam_coupling *c);

@@ -103,15 +103,9 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void default_log(void *ctx, seam_log_level level, const char *who, const char *message)
+static void discard_log(void *ctx, seam_log_level level, const char *who, const char *message)
 {
-    (void)ctx;
-    if (level == SEAM_LOG_DEBUG)
-        return;
-    if (who)
-        fprintf(stderr, "seam: [%s] %s\n", who, message);
-    else
-        fprintf(stderr, "seam: %s\n", message);
+    (void)ctx, (void)level, (void)who, (void)message;
 }
 
 static void sim_log(seam_sim *sim, seam_log_level level, const char *who, const char *fmt, ...)
@@ -321,6 +315,17 @@ static void read_scene(seam_sim *sim, seam_cfg *root)
         sim->predictor = seam_cfg_enum(coupling, "predictor", predictor_names, PREDICT_LINEAR, 0);
         sim->divergence = seam_cfg_num(coupling, "divergence", 1e8, 1.0, INFINITY, SEAM_CFG_LO_OPEN);
         skip_other_scheme_keys(sim, coupling, seam_cfg_json(root, "coupling"));
+        if (sim->scheme == &seam_scheme_explicit) {
+            /* One solve each per step: nothing to converge. */
+            static const char *const idle[] = {"tolerance", "convergence", "max_iterations", "on_nonconvergence", "divergence"};
+            for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
+                if (json_object_get(seam_cfg_json(root, "coupling"), idle[i]))
+                    sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"explicit\" does not iterate",
+                            locate_key(sim, "coupling", idle[i]), idle[i]);
+        }
+        if (has_coupled)
+            sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
+                    seam_doc_locate(sim->doc, "coupling"));
         sim->scheme_self = sim->scheme->create ? sim->scheme->create(coupling) : NULL;
     } else {
         sim->scheme = &seam_scheme_relaxation;
@@ -596,7 +601,7 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     if (opts)
         sim->opts = *opts;
     if (!sim->opts.log)
-        sim->opts.log = default_log;
+        sim->opts.log = discard_log;
     const char *origin = seam_doc_origin(doc);
     const char *slash = strrchr(origin, '/');
     sim->scene_dir = slash ? strndup(origin, (size_t)(slash - origin)) : strdup(".");
@@ -887,28 +892,12 @@ static seam_status write_frame(seam_sim *sim)
     return SEAM_OK;
 }
 
-static void progress(seam_sim *sim, double t, long step, int iterations, double t_start, bool final)
+static void progress(seam_sim *sim, double t, int iterations, double t_start, bool final)
 {
-    static double last;
-    if (!sim->opts.progress || !isatty(STDOUT_FILENO))
+    if (!sim->opts.progress)
         return;
-    double now = now_s();
-    if (!final && now - last < 0.1)
-        return;
-    last = now;
-    double frac = fmin(1.0, t / sim->t_end);
-    double elapsed = now - t_start;
-    double left = frac > 0 ? elapsed * (1.0 - frac) / frac : 0.0;
-    int width = 30, done = (int)(frac * width);
-    char bar[64];
-    for (int i = 0; i < width; i++)
-        bar[i] = i < done ? '#' : '.';
-    bar[width] = '\0';
-    printf("\r[%s] t %.4g/%.4g s  step %ld  it %d  %.1f s elapsed  %.1f s left   ", bar, t, sim->t_end, step,
-           iterations, elapsed, left);
-    if (final)
-        putchar('\n');
-    fflush(stdout);
+    seam_progress p = {t, sim->t_end, sim->summary.steps, iterations, now_s() - t_start, final};
+    sim->opts.progress(sim->opts.progress_ctx, &p);
 }
 
 /* ---- the time loop ------------------------------------------------------ */
@@ -1089,9 +1078,9 @@ seam_status seam_sim_run(seam_sim *sim)
                 sim->next_frame += sim->frame_dt;
         }
         sim->last_iterations = iterations;
-        progress(sim, t, sim->summary.steps, iterations, t_start, false);
+        progress(sim, t, iterations, t_start, false);
     }
-    progress(sim, t, sim->summary.steps, sim->last_iterations, t_start, true);
+    progress(sim, t, sim->last_iterations, t_start, true);
     sim->summary.wall_s = now_s() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;

@@ -11,13 +11,23 @@
 /* Where every message of the run goes: who is a participant's name or "seam". */
 typedef void (*seam_sim_log)(void *ctx, seam_log_level level, const char *who, const char *message);
 
+/* Where the run stands, after each step and once at the end (final). */
+typedef struct seam_progress {
+    double t, t_end;         /* simulated time reached, end time (s) */
+    long step;               /* steps done */
+    int iterations;          /* coupling iterations of the last step */
+    double elapsed_s;        /* wall time since the run started */
+    bool final;
+} seam_progress;
+
 typedef struct seam_run_options {
     const char *out_dir;     /* overrides output.dir when non-NULL */
     double end;              /* overrides time.end when > 0 */
     long max_steps;          /* stop after this many steps when > 0 */
-    bool progress;           /* progress bar on stdout (only drawn on a terminal) */
-    seam_sim_log log;        /* NULL: print to stderr */
+    seam_sim_log log;        /* NULL: messages are dropped (the library never prints) */
     void *log_ctx;
+    void (*progress)(void *ctx, const seam_progress *p);   /* NULL: none */
+    void *progress_ctx;
 } seam_run_options;
 
 typedef struct seam_participant_stats {

@@ -448,6 +448,8 @@ static void report_f(seam_cfg *c, const char *key, const char *fmt, ...)
 
 void seam_cfg_error(seam_cfg *self, const char *key, const char *fmt, ...)
 {
+    if (!self)
+        return;
     va_list ap;
     va_start(ap, fmt);
     report(self, key, fmt, ap);
@@ -520,12 +522,14 @@ void seam_cfg_destroy(seam_cfg **self_p)
     *self_p = NULL;
 }
 
-const char *seam_cfg_path(const seam_cfg *self) { return self->path; }
+const char *seam_cfg_path(const seam_cfg *self) { return self ? self->path : ""; }
 int seam_cfg_error_count(const seam_cfg *self) { return self->shared->errors; }
 
 /* The value of key, marking it known; NULL when absent (error if required). */
 static json_t *get(seam_cfg *c, const char *key, unsigned flags)
 {
+    if (!c)   /* a reader that failed to open; its error is already reported */
+        return NULL;
     mark_known(c, key);
     json_t *v = json_is_object(c->obj) ? json_object_get(c->obj, key) : NULL;
     if (!v && (flags & SEAM_CFG_REQUIRED))
@@ -634,6 +638,30 @@ const char *seam_cfg_str(seam_cfg *self, const char *key, const char *def, unsig
         return def;
     }
     return json_string_value(v);
+}
+
+const char *seam_cfg_file(seam_cfg *self, const char *key, const char *def, char *buf, size_t n, unsigned flags)
+{
+    const char *name = seam_cfg_str(self, key, NULL, flags);
+    if (!name)
+        return def;
+    const char *base = NULL;
+    char origin_dir[4096];
+    if (self->shared->host && self->shared->host->scene_dir)
+        base = self->shared->host->scene_dir;
+    else if (self->shared->doc) {
+        const char *origin = seam_doc_origin(self->shared->doc);
+        const char *slash = strrchr(origin, '/');
+        if (slash) {
+            snprintf(origin_dir, sizeof origin_dir, "%.*s", (int)(slash - origin), origin);
+            base = slash == origin ? "/" : origin_dir;
+        }
+    }
+    if (name[0] == '/' || !base || !*base)
+        snprintf(buf, n, "%s", name);
+    else
+        snprintf(buf, n, "%s/%s", base, name);
+    return buf;
 }
 
 int seam_cfg_enum(seam_cfg *self, const char *key, const char *const *names, int def, unsigned flags)
@@ -753,6 +781,8 @@ size_t seam_cfg_count(seam_cfg *self, const char *key, unsigned flags)
 
 seam_cfg *seam_cfg_item(seam_cfg *self, const char *key, size_t i)
 {
+    if (!self)
+        return NULL;
     json_t *v = json_is_object(self->obj) ? json_object_get(self->obj, key) : NULL;
     json_t *item = json_is_array(v) ? json_array_get(v, i) : NULL;
     if (!item)
@@ -776,7 +806,11 @@ seam_cfg *seam_cfg_item(seam_cfg *self, const char *key, size_t i)
 }
 
 bool seam_cfg_has(seam_cfg *self, const char *key) { return get(self, key, 0) != NULL; }
-void seam_cfg_skip(seam_cfg *self, const char *key) { mark_known(self, key); }
+void seam_cfg_skip(seam_cfg *self, const char *key)
+{
+    if (self)
+        mark_known(self, key);
+}
 json_t *seam_cfg_json(seam_cfg *self, const char *key) { return get(self, key, 0); }
 
 static void finish_one(seam_cfg *c)
@@ -825,6 +859,8 @@ static void finish_one(seam_cfg *c)
 
 seam_status seam_cfg_finish(seam_cfg *self)
 {
+    if (!self)
+        return SEAM_ERROR;
     finish_one(self);
     return self->shared->errors ? SEAM_ERROR : SEAM_OK;
 }

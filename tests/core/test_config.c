@@ -147,6 +147,54 @@ static void test_plugin_reader(void **state)
     assert_int_equal(logged, 3);
 }
 
+static void test_bad_items_do_not_crash(void **state)
+{
+    (void)state;
+    char err[256];
+    seam_doc *doc = seam_doc_parse("{\"sources\": [1, {\"speed\": 2}]}", "items.json", err, sizeof err);
+    sink s = {0};
+    seam_cfg *root = seam_cfg_new(seam_doc_root(doc), "", doc, collect, &s);
+    assert_int_equal(seam_cfg_count(root, "sources", 0), 2);
+    seam_cfg *bad = seam_cfg_item(root, "sources", 0);
+    assert_null(bad);
+    /* Every getter takes the NULL reader and answers its default. */
+    assert_float_equal(seam_cfg_num(bad, "speed", 7.0, 0, 10, SEAM_CFG_REQUIRED), 7.0, 0);
+    assert_int_equal(seam_cfg_int(bad, "n", 3, 0, 10, 0), 3);
+    assert_string_equal(seam_cfg_str(bad, "side", "left", 0), "left");
+    assert_null(seam_cfg_child(bad, "x", SEAM_CFG_REQUIRED));
+    assert_null(seam_cfg_item(bad, "x", 0));
+    assert_int_equal(seam_cfg_count(bad, "x", 0), 0);
+    seam_cfg_skip(bad, "x");
+    seam_cfg_error(bad, "x", "ignored");
+    assert_string_equal(seam_cfg_path(bad), "");
+    seam_cfg *good = seam_cfg_item(root, "sources", 1);
+    assert_float_equal(seam_cfg_num(good, "speed", 0, 0, 10, 0), 2.0, 0);
+    assert_int_equal(seam_cfg_finish(root), SEAM_ERROR);
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.msg[0], "items.json:1:14: sources[0]: expected an object");
+    seam_cfg_destroy(&root);
+    seam_doc_destroy(&doc);
+}
+
+static void test_file_names_resolve_against_the_scene(void **state)
+{
+    (void)state;
+    char err[256], buf[512];
+    seam_doc *doc = seam_doc_parse("{\"mesh\": \"meshes/a.msh\", \"abs\": \"/tmp/b.obj\"}", "/data/scenes/x.json", err, sizeof err);
+    seam_cfg *root = seam_cfg_new(seam_doc_root(doc), "", doc, NULL, NULL);
+    assert_string_equal(seam_cfg_file(root, "mesh", NULL, buf, sizeof buf, 0), "/data/scenes/meshes/a.msh");
+    assert_string_equal(seam_cfg_file(root, "abs", NULL, buf, sizeof buf, 0), "/tmp/b.obj");
+    assert_null(seam_cfg_file(root, "none", NULL, buf, sizeof buf, 0));
+    seam_cfg_destroy(&root);
+    seam_doc_destroy(&doc);
+
+    seam_host host = {.abi = 1, .name = "p", .config_path = "solids[0]", .scene_dir = "/work/examples"};
+    seam_cfg *c = seam_cfg_from_host("{\"mesh\": \"bunny.obj\"}", &host);
+    assert_string_equal(seam_cfg_file(c, "mesh", NULL, buf, sizeof buf, 0), "/work/examples/bunny.obj");
+    assert_int_equal(seam_cfg_finish(c), SEAM_OK);
+    seam_cfg_destroy(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +203,8 @@ int main(void)
         cmocka_unit_test(test_set_overrides),
         cmocka_unit_test(test_required_and_ints),
         cmocka_unit_test(test_plugin_reader),
+        cmocka_unit_test(test_bad_items_do_not_crash),
+        cmocka_unit_test(test_file_names_resolve_against_the_scene),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,7 +69,10 @@ enum {
     SEAM_CFG_HI_OPEN = 1u << 2    /* upper bound excluded */
 };
 
-/* Getters return `def` when the key is absent or wrong (and record the error). */
+/* Getters return `def` when the key is absent or wrong (and record the error).
+ * Every function here accepts a NULL reader (what seam_cfg_item or
+ * seam_cfg_child return for a value that is not an object, after reporting
+ * it) and then returns its default, so a bad item cannot crash a plugin. */
 double seam_cfg_num(seam_cfg *self, const char *key, double def, double lo, double hi, unsigned flags);
 long seam_cfg_int(seam_cfg *self, const char *key, long def, long lo, long hi, unsigned flags);
 bool seam_cfg_bool(seam_cfg *self, const char *key, bool def, unsigned flags);
@@ -77,6 +80,11 @@ bool seam_cfg_bool(seam_cfg *self, const char *key, bool def, unsigned flags);
 const char *seam_cfg_str(seam_cfg *self, const char *key, const char *def, unsigned flags);
 /* Index into the NULL-terminated `names`, or def. */
 int seam_cfg_enum(seam_cfg *self, const char *key, const char *const *names, int def, unsigned flags);
+/* A file name: the string at key, made relative to the scene's directory
+ * when it is relative (host->scene_dir for plugin readers, the document's
+ * directory for scene readers; the working directory when neither is known).
+ * Written to buf (size n); returns buf, or def (unresolved) when absent. */
+const char *seam_cfg_file(seam_cfg *self, const char *key, const char *def, char *buf, size_t n, unsigned flags);
 /* Exactly n numbers into out (left untouched when absent). Returns true when read. */
 bool seam_cfg_vec(seam_cfg *self, const char *key, double *out, size_t n, unsigned flags);
 /* Any number of numbers; malloc'ed array (caller frees) and its length in *n;
