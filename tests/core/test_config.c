@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "seam/config.h"
+#include "test_host.h"
 
 typedef struct {
     int n;

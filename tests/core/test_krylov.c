@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "seam/sparse.h"
+#include "test_host.h"
 
 /* 1D Laplacian with Dirichlet ends: SPD, condition number ~ n^2. */
 static seam_csr *laplacian(size_t n)

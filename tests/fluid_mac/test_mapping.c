@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "seam/mapping.h"
+#include "test_host.h"
 
 /* Points on a regular lattice of spacing h, n per axis, in `dim` dimensions. */
 static double *lattice(int dim, int n, double h, size_t *count)

@@ -15,6 +15,7 @@
 #define assert_close(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
 #include "seam/lsq.h"
+#include "test_host.h"
 
 #define N 30
 #define R 4

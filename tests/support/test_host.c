@@ -3,7 +3,22 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
 #include "test_host.h"
+
+void test_assert_close(double a, double b, double tol, const char *ea, const char *eb,
+                       const char *file, int line)
+{
+    if (fabs(a - b) <= tol)
+        return;
+    print_error("%s = %.17g and %s = %.17g differ by %.3g, more than %.3g\n", ea, a, eb, b, fabs(a - b), tol);
+    _fail(file, line);
+}
 
 static void th_log(void *ctx, seam_log_level level, const char *message)
 {

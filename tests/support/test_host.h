@@ -6,6 +6,17 @@
 
 #include "seam/plugin.h"
 
+/* cmocka 1.1's assert_float_equal converts its arguments to float, so a
+ * tolerance below float precision is silently not enforced. Every test that
+ * includes this header (after cmocka.h) compares in double instead. */
+void test_assert_close(double a, double b, double tol, const char *ea, const char *eb,
+                       const char *file, int line);
+#ifdef assert_float_equal
+#undef assert_float_equal
+#endif
+#define assert_float_equal(a, b, tol) \
+    test_assert_close((double)(a), (double)(b), (double)(tol), #a, #b, __FILE__, __LINE__)
+
 typedef struct test_host {
     seam_host host;          /* hand &th->host to create() */
     int n_messages;

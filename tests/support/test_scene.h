@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "simulation.h"
+#include "test_host.h"
 
 typedef struct test_run {
     seam_status status;          /* of seam_sim_run */
