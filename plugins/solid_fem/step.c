@@ -333,8 +333,6 @@ static void system_matrix(fem *self, double dt, int damped)
         }
 }
 
-static double nl_r0(const fem_newton_log *log) { return log->residual[0]; }
-
 static seam_status backward_euler(fem *self, double dt, const double *f_ext)
 {
     int d = self->d;
@@ -361,7 +359,7 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
         seam_logf(self->host, SEAM_LOG_DEBUG, "newton %d: |g| = %.6e", it, rn);
         if (!isfinite(rn))
             break;
-        if (it > 0 && rn <= self->newton_tol * nl_r0(log)) {   /* relative residual reached */
+        if (it > 0 && rn <= self->newton_tol * log->residual[0]) {   /* relative residual reached */
             log->converged = 1;
             status = SEAM_OK;
             break;

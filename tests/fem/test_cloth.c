@@ -159,10 +159,108 @@ static void test_obj_reader(void **state)
     assert_true(test_host_saw(&th, "quad.obj:3: face refers to missing vertex 7"));
 }
 
+/* The assembled stiffness K = -df/dx against central differences of the
+ * forces, at a stretched and bent state where no definiteness clamp acts. */
+static void check_stiffness(const char *json, double stretch)
+{
+    test_host th;
+    fem *f = fem_make(&th, json);
+    int d = f->d;
+    size_t nd = (size_t)d * f->n;
+    double *x = malloc(nd * sizeof *x), *fp = calloc(nd, sizeof *fp), *fm = calloc(nd, sizeof *fm);
+    srand(11);
+    for (size_t r = 0; r < nd; r++)
+        x[r] = f->X0[r] * stretch + 0.01 * (2.0 * rand() / RAND_MAX - 1.0);
+    fem_elastic(f, x, fp, f->K);
+    double worst = 0.0, scale = 0.0, h = 1e-6;
+    for (size_t c = 0; c < nd; c++) {
+        double keep = x[c];
+        x[c] = keep + h;
+        fem_elastic(f, x, fp, NULL);
+        x[c] = keep - h;
+        fem_elastic(f, x, fm, NULL);
+        x[c] = keep;
+        for (size_t r = 0; r < nd; r++) {
+            double fd = -(fp[r] - fm[r]) / (2 * h), *k = seam_csr_at(f->K, r, c), kv = k ? *k : 0.0;
+            worst = fmax(worst, fabs(fd - kv));
+            scale = fmax(scale, fabs(fd));
+        }
+    }
+    printf("stiffness vs finite differences (%zu DOFs): max error / max entry = %.2e\n", nd, worst / scale);
+    assert_true(worst < 1e-5 * scale);
+    free(x);
+    free(fp);
+    free(fm);
+    fem_destroy(&f);
+}
+
+static void test_stiffness_matches_forces(void **state)
+{
+    (void)state;
+    /* Cloth membrane out of its plane (hinges off: their tangent is Gauss-Newton). */
+    check_stiffness("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"cloth\", \"u\": [1, 0, 0], \"v\": "
+                    "[0, 1, 0.3], \"cells\": [2, 2]}, \"material\": {\"kind\": \"shell\", \"k_stretch\": 100, "
+                    "\"density\": 1}}]}", 1.1);
+    check_stiffness("{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"rectangle\", \"max\": [1, 1], "
+                    "\"cells\": [2, 2]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 100, \"density\": 1}}]}",
+                    1.1);
+    check_stiffness("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"box\", \"max\": [1, 1, 1], "
+                    "\"cells\": [1, 1, 1]}, \"material\": {\"model\": \"stvk\", \"E\": 100, \"density\": 1}}]}",
+                    1.1);
+    /* 2D chain of stretched springs (joints off: their tangent is projected). */
+    check_stiffness("{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"ring\", \"radius\": 1, "
+                    "\"segments\": 6}, \"material\": {\"kind\": \"shell\", \"k_stretch\": 100, "
+                    "\"density\": 1}}]}", 1.2);
+}
+
+/* Forces are minus the gradient of the energy, bending included. */
+static void check_gradient(const char *json)
+{
+    test_host th;
+    fem *f = fem_make(&th, json);
+    size_t nd = (size_t)f->d * f->n;
+    double *x = malloc(nd * sizeof *x), *force = calloc(nd, sizeof *force), *tmp = calloc(nd, sizeof *tmp);
+    srand(5);
+    for (size_t r = 0; r < nd; r++)
+        x[r] = f->X0[r] * 1.05 + 0.05 * (2.0 * rand() / RAND_MAX - 1.0);
+    fem_elastic(f, x, force, NULL);
+    double worst = 0.0, scale = 0.0, h = 1e-6;
+    for (size_t c = 0; c < nd; c++) {
+        double keep = x[c];
+        x[c] = keep + h;
+        double ep = fem_elastic(f, x, tmp, NULL);
+        x[c] = keep - h;
+        double em = fem_elastic(f, x, tmp, NULL);
+        x[c] = keep;
+        worst = fmax(worst, fabs(-(ep - em) / (2 * h) - force[c]));
+        scale = fmax(scale, fabs(force[c]));
+    }
+    printf("forces vs -dE/dx (%zu DOFs): max error / max force = %.2e\n", nd, worst / scale);
+    assert_true(worst < 1e-6 * scale);
+    free(x);
+    free(force);
+    free(tmp);
+    fem_destroy(&f);
+}
+
+static void test_forces_are_energy_gradient(void **state)
+{
+    (void)state;
+    check_gradient("{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"ring\", \"radius\": 1, \"segments\": 7}, "
+                   "\"material\": {\"kind\": \"shell\", \"k_stretch\": 100, \"k_bend\": 3, \"density\": 1}}]}");
+    check_gradient("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"spherical_shell\", \"radius\": 1, "
+                   "\"subdivisions\": 1}, \"material\": {\"kind\": \"shell\", \"k_stretch\": 100, \"k_bend\": 3, "
+                   "\"density\": 1}}]}");
+    check_gradient("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"box\", \"max\": [1, 1, 1], "
+                   "\"cells\": [1, 1, 1]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 100, \"density\": 1}}]}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_membrane_patch),
+        cmocka_unit_test(test_stiffness_matches_forces),
+        cmocka_unit_test(test_forces_are_energy_gradient),
         cmocka_unit_test(test_dihedral_gradient),
         cmocka_unit_test(test_drape),
         cmocka_unit_test(test_spherical_shell),

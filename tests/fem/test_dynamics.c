@@ -348,6 +348,34 @@ static void test_free_fall_and_constraints(void **state)
     fem_destroy(&f);
 }
 
+/* Rayleigh damping on a rigid translation: alpha M gives v_n = v_0 / (1 + alpha dt)^n
+ * under backward Euler, beta K leaves it untouched (K annihilates translations). */
+static void test_rayleigh_damping(void **state)
+{
+    (void)state;
+    for (int which = 0; which < 2; which++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"disc\", \"radius\": 1, \"rings\": 2}, "
+                 "\"material\": {\"model\": \"neo_hookean\", \"E\": 1e5, \"density\": 100, \"damping\": "
+                 "{\"alpha\": %g, \"beta\": %g}}, \"velocity\": [1.5, -0.5]}]}",
+                 which == 0 ? 3.0 : 0.0, which == 0 ? 0.0 : 0.05);
+        test_host th;
+        fem *f = fem_make(&th, json);
+        double dt = 0.01;
+        int n = 30;
+        fem_run(f, dt, n);
+        double expect = which == 0 ? 1.5 / pow(1.0 + 3.0 * dt, n) : 1.5;
+        for (size_t i = 0; i < f->n; i++) {
+            assert_float_equal(f->v[2 * i], expect, 1e-9);
+            assert_float_equal(f->v[2 * i + 1], -0.5 * expect / 1.5, 1e-9);
+        }
+        printf("%s damping: v_x after %d steps %.12f, expected %.12f\n", which == 0 ? "alpha" : "beta", n, f->v[0],
+               expect);
+        fem_destroy(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_cantilever_convergence),
         cmocka_unit_test(test_catenary),
         cmocka_unit_test(test_free_fall_and_constraints),
+        cmocka_unit_test(test_rayleigh_damping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
