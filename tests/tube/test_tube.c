@@ -190,10 +190,10 @@ static double deviation_from_monolithic(const tube_run *r, double c, double dt, 
     return worst / var;
 }
 
-static void test_schemes_match_monolithic(void **state)
+/* kappa = c/u0, tau = u0 dt/L = 0.01 */
+static void schemes_match_monolithic(double c)
 {
-    (void)state;
-    const double c = 10.0, dt = 1.0;   /* kappa = c/u0 = 100, tau = u0 dt/L = 0.01 */
+    const double dt = 1.0;
     struct { const char *scheme, *extra; } cases[] = {
         {"relaxation", ", \"relaxation\": 0.02"},
         {"aitken", ", \"relaxation\": 0.02"},
@@ -206,7 +206,7 @@ static void test_schemes_match_monolithic(void **state)
     double mean[7];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[64];
-        snprintf(name, sizeof name, "tube_%zu", i);
+        snprintf(name, sizeof name, "tube_%g_%zu", c, i);
         tube_run *r = run_tube(name, cases[i].scheme, cases[i].extra, c, dt);
         if (r->status != SEAM_OK)
             fail_msg("%s%s: %s", cases[i].scheme, cases[i].extra, r->log);
@@ -215,7 +215,7 @@ static void test_schemes_match_monolithic(void **state)
         if (!(dev < 1e-6))
             fail_msg("%s%s deviates from the monolithic solution by %g (relative)", cases[i].scheme, cases[i].extra, dev);
         mean[i] = (double)r->summary.iterations / (double)r->summary.steps;
-        print_message("%-10s%-26s mean %6.2f max %4d iterations, deviation %.2e of variation %.2e\n", cases[i].scheme,
+        print_message("kappa %4g %-10s%-26s mean %6.2f max %4d iterations, deviation %.2e of variation %.2e\n", c / 0.1, cases[i].scheme,
                       cases[i].extra, mean[i], r->summary.max_iterations, dev, variation);
         free(r);
     }
@@ -228,6 +228,18 @@ static void test_schemes_match_monolithic(void **state)
     assert_true(mean[5] < mean[4]);
 }
 
+static void test_schemes_match_monolithic_kappa_100(void **state)
+{
+    (void)state;
+    schemes_match_monolithic(10.0);
+}
+
+static void test_schemes_match_monolithic_kappa_10(void **state)
+{
+    (void)state;
+    schemes_match_monolithic(1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,7 +247,8 @@ int main(void)
         cmocka_unit_test(test_wall_law),
         cmocka_unit_test(test_monolithic_steady_state),
         cmocka_unit_test(test_rigid_limit_column_inertia),
-        cmocka_unit_test(test_schemes_match_monolithic),
+        cmocka_unit_test(test_schemes_match_monolithic_kappa_100),
+        cmocka_unit_test(test_schemes_match_monolithic_kappa_10),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
