@@ -240,6 +240,24 @@ static void test_schemes_match_monolithic_kappa_10(void **state)
     schemes_match_monolithic(1.0);
 }
 
+/* The fluid refuses a wall with another number of cells, naming the key. */
+static void test_mismatched_cells_are_refused(void **state)
+{
+    (void)state;
+    const char *scene =
+        "{\"time\": {\"end\": 1, \"dt\": 1}, \"coupling\": {\"scheme\": \"iqn-ils\"},"
+        " \"fluid\": {\"plugin\": \"tube_fluid\", \"cells\": 20},"
+        " \"solids\": [{\"plugin\": \"tube_solid\", \"cells\": 21}]}";
+    char err[2048], log[16384] = "";
+    seam_doc *doc = seam_doc_parse(scene, "tube_bad.json", err, sizeof err);
+    assert_non_null(doc);
+    seam_run_options opts = {.out_dir = test_tmpdir("tube_bad"), .log = capture_log, .log_ctx = log};
+    assert_null(seam_sim_new(doc, &opts));
+    if (!strstr(log, "cells = 20 needs an interface of 20 points of dimension 1"))
+        fail_msg("%s", log);
+    seam_doc_destroy(&doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_rigid_limit_column_inertia),
         cmocka_unit_test(test_schemes_match_monolithic_kappa_100),
         cmocka_unit_test(test_schemes_match_monolithic_kappa_10),
+        cmocka_unit_test(test_mismatched_cells_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
