@@ -31,7 +31,6 @@ typedef struct {
     seam_lsq *lsq_f, *lsq_s;
     bool dirty_f, dirty_s;
     double *Xf, *pf, *ps, *Xs_old, *d, *g, *w;   /* anchors, increments, scratch */
-    long gmres_iterations;
 } rmi;
 
 /* The operator y -> Z y of one Woodbury/GMRES solve: Z = second o mid o first. */
@@ -148,14 +147,13 @@ static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double 
 }
 
 /* The same by GMRES on the n-vector operator; it ends in at most rank + 1 iterations. */
-static int lowrank_solve_gmres(rmi *r, const rmi_lowrank *L, const double *g, double *x)
+static int lowrank_solve_gmres(const rmi_lowrank *L, const double *g, double *x)
 {
     seam_linop A = {L->n, lowrank_apply, (void *)L};
     seam_krylov_opts o = {.tol = 1e-13, .abs_tol = 0.0, .max_iter = (int)(L->k2 + 10), .restart = (int)(L->k2 + 10)};
     seam_krylov_stats s;
     memcpy(x, g, L->n * sizeof *x);
     int rc = seam_gmres(&A, NULL, g, x, &o, &s);
-    r->gmres_iterations += s.iterations;
     if (rc != 0 && !(s.residual <= 1e-10 * seam_norm2(L->n, g)))
         return -1;
     return 0;
@@ -167,7 +165,7 @@ static int rmi_lowrank_solve(rmi *r, const rmi_lowrank *L, const double *g, doub
         memcpy(x, g, L->n * sizeof *x);
         return 0;
     }
-    int rc = r->solver == RMI_GMRES ? lowrank_solve_gmres(r, L, g, x) : lowrank_solve_woodbury(L, g, x);
+    int rc = r->solver == RMI_GMRES ? lowrank_solve_gmres(L, g, x) : lowrank_solve_woodbury(L, g, x);
     if (rc != 0)
         memcpy(x, g, L->n * sizeof *x);   /* singular reduced model: fall back to the plain update */
     return rc;

@@ -63,6 +63,33 @@ static const char *const labels[NSCHEMES] = {"relaxation (best w)", "aitken", "i
 static const char *const extras[NSCHEMES] = {"", ", \"relaxation\": 0.05", "", ", \"reuse\": 4", "",
                                              ", \"reuse\": 4", ", \"rmi_solver\": \"gmres\""};
 static const double omegas[] = {1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001};
+#define NOMEGAS (sizeof omegas / sizeof omegas[0])
+
+/* Constant relaxation for every factor of the ladder, per case (Table 2.1's P columns). */
+static outcome ladder[16][NOMEGAS];
+static char ladder_title[16][64];
+static int n_ladder;
+
+static void print_ladder(const char *first)
+{
+    printf("\nConstant relaxation by factor w (mean iterations per step, '-' = diverged or not converged)\n\n| %s |", first);
+    for (size_t w = 0; w < NOMEGAS; w++)
+        printf(" w=%g |", omegas[w]);
+    printf("\n|---|");
+    for (size_t w = 0; w < NOMEGAS; w++)
+        printf("---|");
+    printf("\n");
+    for (int i = 0; i < n_ladder; i++) {
+        printf("| %s |", ladder_title[i]);
+        for (size_t w = 0; w < NOMEGAS; w++)
+            if (ladder[i][w].ok)
+                printf(" %.1f |", ladder[i][w].mean);
+            else
+                printf(" - |");
+        printf("\n");
+    }
+    n_ladder = 0;
+}
 
 static const char *coupling_fmt =
     "\"coupling\": {\"scheme\": \"%s\", \"tolerance\": 1e-6, \"convergence\": \"relative\", "
@@ -105,12 +132,13 @@ static void bench_case(scene_fn make, const char *title, const double *param)
     outcome res[NSCHEMES];
     double best_omega = 0;
     res[0] = (outcome){0};
-    for (size_t w = 0; w < sizeof omegas / sizeof omegas[0]; w++) {
+    for (size_t w = 0; w < NOMEGAS; w++) {
         char extra[64];
         snprintf(extra, sizeof extra, ", \"relaxation\": %g", omegas[w]);
         snprintf(coupling, sizeof coupling, coupling_fmt, "relaxation", extra);
         make(scene, sizeof scene, coupling, param);
         outcome o = run(scene);
+        ladder[n_ladder][w] = o;
         if (o.ok && (!res[0].ok || o.mean < res[0].mean)) {
             res[0] = o;
             best_omega = omegas[w];
@@ -121,6 +149,8 @@ static void bench_case(scene_fn make, const char *title, const double *param)
         make(scene, sizeof scene, coupling, param);
         res[s] = run(scene);
     }
+    snprintf(ladder_title[n_ladder], sizeof ladder_title[n_ladder], "%s", title);
+    n_ladder++;
     char c[64];
     printf("| %-18s |", title);
     cell(&res[0], c, sizeof c);
@@ -231,6 +261,7 @@ int main(int argc, char **argv)
                 snprintf(title, sizeof title, "%g, %g", kappas[k], Ns[m]);
                 bench_case(tube_scene, title, param);
             }
+        print_ladder("kappa, N");
         printf("\n");
     }
     if (piston) {
@@ -243,6 +274,7 @@ int main(int argc, char **argv)
             snprintf(title, sizeof title, "%g", ratios[r]);
             bench_case(piston_scene, title, param);
         }
+        print_ladder("m_a/m_s");
     }
     return 0;
 }

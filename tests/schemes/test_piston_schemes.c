@@ -163,6 +163,38 @@ static void test_aitken_converges_where_relaxation_diverges(void **state)
     free(aitken);
 }
 
+/* A bad scheme parameter is refused naming the key; a key of another
+ * scheme is accepted with a warning naming the scheme that reads it. */
+static void test_scheme_keys_are_checked(void **state)
+{
+    (void)state;
+    const char *scenes[][2] = {
+        {"{\"time\": {\"end\": 0.1, \"dt\": 0.01}, \"coupling\": {\"scheme\": \"rmi\", \"rmi_solver\": \"lu\"},"
+         " \"fluid\": {\"plugin\": \"piston_fluid\", \"added_mass\": 1},"
+         " \"solids\": [{\"plugin\": \"piston_solid\", \"mass\": 1, \"stiffness\": 40, \"position\": 0.1}]}",
+         "coupling.rmi_solver"},
+        {"{\"time\": {\"end\": 0.1, \"dt\": 0.01}, \"coupling\": {\"scheme\": \"iqn-ils\", \"filter\": 1.5},"
+         " \"fluid\": {\"plugin\": \"piston_fluid\", \"added_mass\": 1},"
+         " \"solids\": [{\"plugin\": \"piston_solid\", \"mass\": 1, \"stiffness\": 40, \"position\": 0.1}]}",
+         "coupling.filter"},
+    };
+    for (int i = 0; i < 2; i++) {
+        char err[2048], log[16384] = "";
+        seam_doc *doc = seam_doc_parse(scenes[i][0], "bad.json", err, sizeof err);
+        assert_non_null(doc);
+        seam_run_options opts = {.out_dir = test_tmpdir("schemes_bad"), .log = capture_log, .log_ctx = log};
+        seam_sim *sim = seam_sim_new(doc, &opts);
+        assert_null(sim);
+        if (!strstr(log, scenes[i][1]))
+            fail_msg("expected %s in: %s", scenes[i][1], log);
+        seam_doc_destroy(&doc);
+    }
+    run_result *r = run_piston("schemes_foreign_key", "aitken", ", \"reuse\": 3", 1.0, 1.0, 40.0, 0.01, 0.05);
+    assert_int_equal(r->status, SEAM_OK);
+    assert_non_null(strstr(r->log, "coupling.reuse has no effect: scheme \"aitken\" does not use it"));
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_iqn_ils_three_iterations),
         cmocka_unit_test(test_reuse_saves_an_iteration),
         cmocka_unit_test(test_aitken_converges_where_relaxation_diverges),
+        cmocka_unit_test(test_scheme_keys_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
