@@ -610,14 +610,22 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, se
         rigid_body_kick(&rs->bodies[i], &rs->S[i], F, tau, dt, &rs->T[i]);
         ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
     }
-    /* contact impulses at the provisional positions, then the final drift */
-    rigid_contacts_find(&rs->world, rs->T, &rs->contacts);
-    if (rs->contacts.n) {
-        rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * v3_norm(rs->gravity) * dt);
-        for (size_t i = 0; i < rs->n_bodies; i++)
+    /* contact impulses at the provisional positions; impulses can close gaps
+     * the provisional positions had open, so detect again until nothing changes */
+    bool touched = false;
+    for (int round = 0; round < 4; round++) {
+        rigid_contacts_find(&rs->world, rs->T, &rs->contacts);
+        if (rs->contacts.n == 0)
+            break;
+        double change = rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * v3_norm(rs->gravity) * dt);
+        if (change <= rs->world.tolerance)
+            break;
+        touched = true;
+        for (size_t i = 0; i < rs->n_bodies; i++)   /* the drift with the new velocities */
             ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
-        rigid_contacts_project(&rs->world, rs->T, &rs->contacts);
     }
+    if (touched || rs->contacts.n)
+        rigid_contacts_project(&rs->world, rs->T, &rs->contacts);
     /* Verlet for the plugin's own loads only: interface loads were computed by
      * the fluid for the configuration it was given, and turning their arms with
      * the body would add a spurious pressure stiffness */
