@@ -144,6 +144,27 @@ static void test_stack(void **state)
     fixture_destroy(f);
 }
 
+/* A column of bouncy balls of different densities dropped onto each other
+ * settles completely: no velocity left, each ball on the one below. */
+static void test_ball_column(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.02,"
+                             " \"walls\": {\"min\": [0, 0], \"max\": [1, 4]}, \"bodies\": ["
+                             "{\"shape\": \"circle\", \"radius\": 0.05, \"density\": 300, \"restitution\": 0.3, \"position\": [0.5, 0.1]},"
+                             "{\"shape\": \"circle\", \"radius\": 0.05, \"density\": 900, \"restitution\": 0.3, \"position\": [0.5, 0.22]},"
+                             "{\"shape\": \"circle\", \"radius\": 0.05, \"density\": 500, \"restitution\": 0.3, \"position\": [0.5, 0.34]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 1500; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    for (size_t i = 0; i < 3; i++) {
+        const rigid_state *S = fixture_state(f, i);
+        assert_true(v3_norm(S->v) < 1e-6);
+        assert_close(S->x[1], 0.05 + 0.1 * (double)i, 2e-5);   /* within g dt^2 of touching */
+    }
+    fixture_destroy(f);
+}
+
 /* A ball resting on a kinematic plate that moves up rides with it. */
 static void test_kinematic_push(void **state)
 {
@@ -220,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_friction),
         cmocka_unit_test(test_collision),
         cmocka_unit_test(test_stack),
+        cmocka_unit_test(test_ball_column),
         cmocka_unit_test(test_kinematic_push),
         cmocka_unit_test(test_overlap_resolved),
         cmocka_unit_test(test_mesh_contact),
