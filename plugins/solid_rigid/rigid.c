@@ -386,7 +386,7 @@ static int parse_walls(rigid_solver *rs, seam_cfg *w)
 
 /* ---- the interface ----------------------------------------------------- */
 
-static int build_interface(rigid_solver *rs)
+static void build_interface(rigid_solver *rs)
 {
     size_t np = 0, ne = 0;
     int32_t **el = calloc(rs->n_bodies, sizeof *el);
@@ -420,7 +420,6 @@ static int build_interface(rigid_solver *rs)
     }
     free(el);
     free(nel);
-    return 0;
 }
 
 /* World positions (and velocities when V is not NULL) of all samples in state S. */

@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,8 +500,8 @@ static void sample_box(const double *half, double spacing, growable *g, int32_t 
     free(id);
 }
 
-int rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
-                       int32_t **elems, size_t *n_elems)
+void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
+                        int32_t **elems, size_t *n_elems)
 {
     growable g = {0};
     int32_t *el = NULL;
@@ -548,7 +547,6 @@ int rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_
     *n_pts = g.n;
     *elems = el;
     *n_elems = ne;
-    return 0;
 }
 
 /* ---- distances --------------------------------------------------------- */
