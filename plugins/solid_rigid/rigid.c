@@ -32,7 +32,8 @@ struct rigid_solver {
     rigid_contacts contacts;
     /* the interface */
     size_t n_pts, n_elems;
-    double *X;
+    double *X;               /* handed out by describe; changed only by describe */
+    double *Xs;              /* scratch positions for mobility */
     double *mass;
     int32_t *body_id;
     int32_t *elems;
@@ -402,6 +403,7 @@ static void build_interface(rigid_solver *rs)
     rs->n_pts = np;
     rs->n_elems = ne;
     rs->X = malloc(np * (size_t)rs->dim * sizeof *rs->X);
+    rs->Xs = malloc(np * (size_t)rs->dim * sizeof *rs->Xs);
     rs->mass = malloc(np * sizeof *rs->mass);
     rs->body_id = malloc(np * sizeof *rs->body_id);
     rs->elems = malloc(ne * (size_t)npe * sizeof *rs->elems);
@@ -458,6 +460,7 @@ void rigid_destroy(void *self)
     free(rs->T);
     rigid_contacts_free(&rs->contacts);
     free(rs->X);
+    free(rs->Xs);
     free(rs->mass);
     free(rs->body_id);
     free(rs->elems);
@@ -668,7 +671,7 @@ seam_status rigid_commit(void *self)
 seam_status rigid_mobility(void *self, const double *impulse, double *dv)
 {
     rigid_solver *rs = self;
-    sample_points(rs, rs->S, rs->X, NULL);
+    sample_points(rs, rs->S, rs->Xs, NULL);
     for (size_t i = 0; i < rs->n_bodies; i++) {
         const rigid_body *b = &rs->bodies[i];
         rigid_state R = rs->S[i];   /* a body at rest, then hit by every point's impulse */
@@ -680,14 +683,14 @@ seam_status rigid_mobility(void *self, const double *impulse, double *dv)
             double J[3] = {0, 0, 0}, p[3] = {0, 0, 0};
             for (int d = 0; d < rs->dim; d++) {
                 J[d] = impulse[(b->first + k) * (size_t)rs->dim + (size_t)d];
-                p[d] = rs->X[(b->first + k) * (size_t)rs->dim + (size_t)d];
+                p[d] = rs->Xs[(b->first + k) * (size_t)rs->dim + (size_t)d];
             }
             rigid_body_impulse(b, &R, p, J);
         }
         for (size_t k = 0; k < b->n_pts; k++) {
             double p[3] = {0, 0, 0}, v[3];
             for (int d = 0; d < rs->dim; d++)
-                p[d] = rs->X[(b->first + k) * (size_t)rs->dim + (size_t)d];
+                p[d] = rs->Xs[(b->first + k) * (size_t)rs->dim + (size_t)d];
             rigid_body_velocity_at(&R, p, v);   /* dv_i = J/m + (I^-1 sum r_j x J_j) x r_i */
             for (int d = 0; d < rs->dim; d++)
                 dv[(b->first + k) * (size_t)rs->dim + (size_t)d] = v[d];
