@@ -136,8 +136,8 @@ static void find_walls(const rigid_world *w, const rigid_state *S, int a, rigid_
             if (A->shape.kind == RIGID_ROUND) {
                 double gap = n[k] * (S[a].x[k] - plane) - A->shape.radius, p[3];
                 if (gap < 0) {
-                    v3_copy(p, S[a].x);
-                    p[k] = plane;
+                    v3_copy(p, S[a].x);   /* the touching point of the body's surface */
+                    v3_axpy(p, -A->shape.radius, n);
                     add_contact(w, S, cs, a, -1, p, n, gap);
                 }
                 continue;
