@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <dlfcn.h>
 
 #include "fixture.h"
 
@@ -309,6 +310,25 @@ static void test_output_and_table(void **state)
     fixture_destroy(f);
 }
 
+/* The shared module exports the entry point and nothing else. */
+static void test_shared_module(void **state)
+{
+    (void)state;
+    const char *root = getenv("SEAM_BUILD_ROOT");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plugins/solid_rigid/solid_rigid.so", root ? root : "build");
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        fail_msg("dlopen: %s", dlerror());
+    seam_plugin_entry entry = (seam_plugin_entry)dlsym(h, SEAM_PLUGIN_SYMBOL);
+    assert_non_null(entry);
+    const seam_plugin *p = entry();
+    assert_string_equal(p->name, "solid_rigid");
+    assert_null(dlsym(h, "rigid_create"));
+    assert_null(dlsym(h, "rigid_contacts_solve"));
+    dlclose(h);
+}
+
 /* The example participant objects in examples/ are accepted. */
 static void test_examples(void **state)
 {
@@ -341,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_save_load),
         cmocka_unit_test(test_output_and_table),
         cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_shared_module),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
