@@ -427,9 +427,11 @@ static void subdivide(growable *g, int32_t **tris, size_t *nt, double radius)
     *nt *= 4;
 }
 
+/* Split until no edge exceeds spacing, or until another split would pass
+ * 2^22 triangles (a bound on memory; the samples are then coarser). */
 static void refine_until(growable *g, int32_t **tris, size_t *nt, double spacing, double radius)
 {
-    for (int level = 0; level < 10 && max_edge(g->p, *tris, *nt) > spacing; level++)
+    while (4 * *nt <= ((size_t)1 << 22) && max_edge(g->p, *tris, *nt) > spacing)
         subdivide(g, tris, nt, radius);
 }
 
