@@ -46,6 +46,85 @@ static void add_contact(const rigid_world *w, const rigid_state *S, rigid_contac
     c->mu = sqrt(A->friction * mub);          /* geometric mean */
 }
 
+/* Distance of p from the line through a and b (3D), or from a when a = b. */
+static double off_line(const double *p, const double *a, const double *b)
+{
+    double ab[3], ap[3], c[3];
+    v3_sub(ab, b, a);
+    v3_sub(ap, p, a);
+    double L = v3_norm(ab);
+    if (L == 0)
+        return v3_norm(ap);
+    v3_cross(c, ab, ap);
+    return v3_norm(c) / L;
+}
+
+/* Keep the contacts of one touching region that carry it: the deepest, the
+ * one farthest from it, and in 3D the two farthest from that line on either
+ * side (in 2D the line's far end suffices). A face resting on a face keeps
+ * its support polygon with 2-4 points instead of every sample. */
+static void reduce_group(const rigid_world *w, rigid_contacts *cs, size_t start)
+{
+    size_t n = cs->n - start, keep[4], k = 0;
+    if (n <= (w->dim == 2 ? 2u : 4u))
+        return;
+    rigid_contact *c = cs->c + start;
+    size_t deep = 0, far = 0;
+    for (size_t i = 1; i < n; i++)
+        if (c[i].gap < c[deep].gap)
+            deep = i;
+    double best = -1;
+    for (size_t i = 0; i < n; i++) {
+        double d[3];
+        v3_sub(d, c[i].p, c[deep].p);
+        if (v3_norm(d) > best) {
+            best = v3_norm(d);
+            far = i;
+        }
+    }
+    keep[k++] = deep;
+    if (far != deep)
+        keep[k++] = far;
+    if (w->dim == 2) {
+        /* the far end from the deepest one, and the far end from that */
+        size_t other = deep;
+        best = -1;
+        for (size_t i = 0; i < n; i++) {
+            double d[3];
+            v3_sub(d, c[i].p, c[far].p);
+            if (v3_norm(d) > best) {
+                best = v3_norm(d);
+                other = i;
+            }
+        }
+        if (other != deep && other != far)
+            keep[k++] = other;
+    } else {
+        double ab[3], nrm[3], side_best[2] = {0, 0};
+        size_t side_i[2] = {deep, deep};
+        v3_sub(ab, c[far].p, c[deep].p);
+        v3_cross(nrm, c[deep].n, ab);   /* in-plane direction across the line */
+        for (size_t i = 0; i < n; i++) {
+            double d[3];
+            v3_sub(d, c[i].p, c[deep].p);
+            double sgn = v3_dot(d, nrm), dist = off_line(c[i].p, c[deep].p, c[far].p);
+            int sd = sgn >= 0 ? 0 : 1;
+            if (dist > side_best[sd]) {
+                side_best[sd] = dist;
+                side_i[sd] = i;
+            }
+        }
+        for (int sd = 0; sd < 2; sd++)
+            if (side_best[sd] > 0)
+                keep[k++] = side_i[sd];
+    }
+    rigid_contact tmp[4];
+    for (size_t i = 0; i < k; i++)
+        tmp[i] = c[keep[i]];
+    memcpy(c, tmp, k * sizeof *tmp);
+    cs->n = start + k;
+}
+
 static void find_walls(const rigid_world *w, const rigid_state *S, int a, rigid_contacts *cs)
 {
     const rigid_body *A = &w->bodies[a];
@@ -57,8 +136,8 @@ static void find_walls(const rigid_world *w, const rigid_state *S, int a, rigid_
             if (A->shape.kind == RIGID_ROUND) {
                 double gap = n[k] * (S[a].x[k] - plane) - A->shape.radius, p[3];
                 if (gap < 0) {
-                    v3_copy(p, S[a].x);
-                    p[k] = plane;
+                    v3_copy(p, S[a].x);   /* the touching point of the body's surface */
+                    v3_axpy(p, -A->shape.radius, n);
                     add_contact(w, S, cs, a, -1, p, n, gap);
                 }
                 continue;
@@ -67,6 +146,7 @@ static void find_walls(const rigid_world *w, const rigid_state *S, int a, rigid_
                 continue;
             double R[9];
             q_to_mat(R, S[a].q);
+            size_t start = cs->n;
             for (size_t i = 0; i < A->n_pts; i++) {
                 double X[3];
                 m3_mul_v(X, R, A->r + 3 * i);
@@ -75,6 +155,7 @@ static void find_walls(const rigid_world *w, const rigid_state *S, int a, rigid_
                 if (gap < 0)
                     add_contact(w, S, cs, a, -1, X, n, gap);
             }
+            reduce_group(w, cs, start);
         }
     }
 }
@@ -106,6 +187,7 @@ static void find_into(const rigid_world *w, const rigid_state *S, int a, int b, 
     }
     double R[9];
     q_to_mat(R, S[a].q);
+    size_t start = cs->n;
     for (size_t i = 0; i < A->n_pts; i++) {
         m3_mul_v(p, R, A->r + 3 * i);
         v3_add(p, p, S[a].x);
@@ -116,6 +198,7 @@ static void find_into(const rigid_world *w, const rigid_state *S, int a, int b, 
         if (world_sdf(B, &S[b], p, &d, n) && d < 0)
             add_contact(w, S, cs, a, b, p, n, d);
     }
+    reduce_group(w, cs, start);
 }
 
 void rigid_contacts_find(const rigid_world *w, const rigid_state *S, rigid_contacts *cs)
@@ -216,10 +299,11 @@ static void tangents(int dim, const double *n, double t[2][3])
     v3_cross(t[1], n, t[0]);
 }
 
-void rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_contacts *cs, double rest_speed)
+double rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_contacts *cs, double rest_speed)
 {
     if (cs->n == 0)
-        return;
+        return 0.0;
+    double first = 0.0;   /* the largest velocity change of the first sweep */
     contact_row *row = calloc(cs->n, sizeof *row);
     int nt = w->dim == 2 ? 1 : 2;
     for (size_t i = 0; i < cs->n; i++) {
@@ -267,10 +351,13 @@ void rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_cont
             r->jt[0] = jt[0];
             r->jt[1] = jt[1];
         }
+        if (it == 0)
+            first = change;
         if (change <= w->tolerance)
             break;   /* converged: another sweep would change no velocity */
     }
     free(row);
+    return first;
 }
 
 /* Current gap of a contact after its bodies moved since detection (linearized). */

@@ -44,8 +44,9 @@ void rigid_contacts_free(rigid_contacts *cs);
 void rigid_contacts_find(const rigid_world *w, const rigid_state *S, rigid_contacts *cs);
 /* Impulses on the velocities of S so that no contact approaches: a contact
  * closing faster than rest_speed separates at e times its closing speed,
- * slower ones come to rest; friction impulses within the Coulomb cone. */
-void rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_contacts *cs, double rest_speed);
+ * slower ones come to rest; friction impulses within the Coulomb cone.
+ * Returns the largest velocity change of the first sweep (0: nothing to do). */
+double rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_contacts *cs, double rest_speed);
 /* Move overlapping bodies apart (positions only, velocities untouched). */
 void rigid_contacts_project(const rigid_world *w, rigid_state *S, rigid_contacts *cs);
 

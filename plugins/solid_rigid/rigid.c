@@ -32,7 +32,8 @@ struct rigid_solver {
     rigid_contacts contacts;
     /* the interface */
     size_t n_pts, n_elems;
-    double *X;
+    double *X;               /* handed out by describe; changed only by describe */
+    double *Xs;              /* scratch positions for mobility */
     double *mass;
     int32_t *body_id;
     int32_t *elems;
@@ -386,7 +387,7 @@ static int parse_walls(rigid_solver *rs, seam_cfg *w)
 
 /* ---- the interface ----------------------------------------------------- */
 
-static int build_interface(rigid_solver *rs)
+static void build_interface(rigid_solver *rs)
 {
     size_t np = 0, ne = 0;
     int32_t **el = calloc(rs->n_bodies, sizeof *el);
@@ -402,6 +403,7 @@ static int build_interface(rigid_solver *rs)
     rs->n_pts = np;
     rs->n_elems = ne;
     rs->X = malloc(np * (size_t)rs->dim * sizeof *rs->X);
+    rs->Xs = malloc(np * (size_t)rs->dim * sizeof *rs->Xs);
     rs->mass = malloc(np * sizeof *rs->mass);
     rs->body_id = malloc(np * sizeof *rs->body_id);
     rs->elems = malloc(ne * (size_t)npe * sizeof *rs->elems);
@@ -420,7 +422,6 @@ static int build_interface(rigid_solver *rs)
     }
     free(el);
     free(nel);
-    return 0;
 }
 
 /* World positions (and velocities when V is not NULL) of all samples in state S. */
@@ -459,6 +460,7 @@ void rigid_destroy(void *self)
     free(rs->T);
     rigid_contacts_free(&rs->contacts);
     free(rs->X);
+    free(rs->Xs);
     free(rs->mass);
     free(rs->body_id);
     free(rs->elems);
@@ -610,14 +612,22 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, se
         rigid_body_kick(&rs->bodies[i], &rs->S[i], F, tau, dt, &rs->T[i]);
         ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
     }
-    /* contact impulses at the provisional positions, then the final drift */
-    rigid_contacts_find(&rs->world, rs->T, &rs->contacts);
-    if (rs->contacts.n) {
-        rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * v3_norm(rs->gravity) * dt);
-        for (size_t i = 0; i < rs->n_bodies; i++)
+    /* contact impulses at the provisional positions; impulses can close gaps
+     * the provisional positions had open, so detect again until nothing changes */
+    bool touched = false;
+    for (int round = 0; round < 4; round++) {
+        rigid_contacts_find(&rs->world, rs->T, &rs->contacts);
+        if (rs->contacts.n == 0)
+            break;
+        double change = rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * v3_norm(rs->gravity) * dt);
+        if (change <= rs->world.tolerance)
+            break;
+        touched = true;
+        for (size_t i = 0; i < rs->n_bodies; i++)   /* the drift with the new velocities */
             ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
-        rigid_contacts_project(&rs->world, rs->T, &rs->contacts);
     }
+    if (touched || rs->contacts.n)
+        rigid_contacts_project(&rs->world, rs->T, &rs->contacts);
     /* Verlet for the plugin's own loads only: interface loads were computed by
      * the fluid for the configuration it was given, and turning their arms with
      * the body would add a spurious pressure stiffness */
@@ -661,7 +671,7 @@ seam_status rigid_commit(void *self)
 seam_status rigid_mobility(void *self, const double *impulse, double *dv)
 {
     rigid_solver *rs = self;
-    sample_points(rs, rs->S, rs->X, NULL);
+    sample_points(rs, rs->S, rs->Xs, NULL);
     for (size_t i = 0; i < rs->n_bodies; i++) {
         const rigid_body *b = &rs->bodies[i];
         rigid_state R = rs->S[i];   /* a body at rest, then hit by every point's impulse */
@@ -673,14 +683,14 @@ seam_status rigid_mobility(void *self, const double *impulse, double *dv)
             double J[3] = {0, 0, 0}, p[3] = {0, 0, 0};
             for (int d = 0; d < rs->dim; d++) {
                 J[d] = impulse[(b->first + k) * (size_t)rs->dim + (size_t)d];
-                p[d] = rs->X[(b->first + k) * (size_t)rs->dim + (size_t)d];
+                p[d] = rs->Xs[(b->first + k) * (size_t)rs->dim + (size_t)d];
             }
             rigid_body_impulse(b, &R, p, J);
         }
         for (size_t k = 0; k < b->n_pts; k++) {
             double p[3] = {0, 0, 0}, v[3];
             for (int d = 0; d < rs->dim; d++)
-                p[d] = rs->X[(b->first + k) * (size_t)rs->dim + (size_t)d];
+                p[d] = rs->Xs[(b->first + k) * (size_t)rs->dim + (size_t)d];
             rigid_body_velocity_at(&R, p, v);   /* dv_i = J/m + (I^-1 sum r_j x J_j) x r_i */
             for (int d = 0; d < rs->dim; d++)
                 dv[(b->first + k) * (size_t)rs->dim + (size_t)d] = v[d];

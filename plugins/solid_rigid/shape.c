@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -428,9 +427,11 @@ static void subdivide(growable *g, int32_t **tris, size_t *nt, double radius)
     *nt *= 4;
 }
 
+/* Split until no edge exceeds spacing, or until another split would pass
+ * 2^22 triangles (a bound on memory; the samples are then coarser). */
 static void refine_until(growable *g, int32_t **tris, size_t *nt, double spacing, double radius)
 {
-    for (int level = 0; level < 10 && max_edge(g->p, *tris, *nt) > spacing; level++)
+    while (4 * *nt <= ((size_t)1 << 22) && max_edge(g->p, *tris, *nt) > spacing)
         subdivide(g, tris, nt, radius);
 }
 
@@ -501,8 +502,8 @@ static void sample_box(const double *half, double spacing, growable *g, int32_t 
     free(id);
 }
 
-int rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
-                       int32_t **elems, size_t *n_elems)
+void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
+                        int32_t **elems, size_t *n_elems)
 {
     growable g = {0};
     int32_t *el = NULL;
@@ -548,7 +549,6 @@ int rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_
     *n_pts = g.n;
     *elems = el;
     *n_elems = ne;
-    return 0;
 }
 
 /* ---- distances --------------------------------------------------------- */

@@ -51,9 +51,9 @@ void rigid_shape_free(rigid_shape *s);
 
 /* Surface samples about `spacing` apart, in the body frame: *pts (3 per point),
  * *elems (2 per segment in 2D, counter-clockwise; 3 per triangle in 3D,
- * outward). malloc'ed; returns 0 or -1 on allocation failure. */
-int rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
-                       int32_t **elems, size_t *n_elems);
+ * outward). malloc'ed, the caller frees. */
+void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
+                        int32_t **elems, size_t *n_elems);
 
 /* Signed distance from body-frame point p to the surface (negative inside) and
  * the outward unit normal n. Returns false when the shape has no distance

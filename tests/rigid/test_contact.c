@@ -80,6 +80,32 @@ static void test_friction(void **state)
     fixture_destroy(f);
 }
 
+/* A disc (sphere) launched sliding without spin: friction turns sliding into
+ * rolling at v = v0 / (1 + I / (m r^2)) = 2/3 v0 (5/7 v0), then w r = -v. */
+static void test_slide_to_roll(void **state)
+{
+    (void)state;
+    const char *json[2] = {
+        "{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05, \"walls\": {\"min\": [-1, 0], \"max\": [9, 3],"
+        " \"friction\": 0.3}, \"bodies\": [{\"name\": \"disc\", \"shape\": \"circle\", \"radius\": 0.1,"
+        " \"density\": 500, \"friction\": 0.3, \"position\": [0, 0.1], \"velocity\": [2, 0]}]}",
+        "{\"dim\": 3, \"gravity\": [0, -9.81, 0], \"spacing\": 0.05, \"walls\": {\"min\": [-1, 0, -1],"
+        " \"max\": [9, 3, 1], \"friction\": 0.3}, \"bodies\": [{\"name\": \"ball\", \"shape\": \"sphere\","
+        " \"radius\": 0.1, \"density\": 500, \"friction\": 0.3, \"position\": [0, 0.1, 0], \"velocity\": [2, 0, 0]}]}"};
+    double want[2] = {2.0 * 2.0 / 3.0, 2.0 * 5.0 / 7.0};
+    for (int k = 0; k < 2; k++) {
+        fixture *f = fixture_new(json[k]);
+        assert_non_null(f->rs);
+        for (int s = 0; s < 1000; s++)
+            assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+        const rigid_state *S = fixture_state(f, 0);
+        assert_close(S->v[0], want[k], 2e-3);
+        assert_close(S->w[2] * 0.1, -S->v[0], 1e-6);   /* rolling: the contact point is at rest */
+        assert_close(S->v[1], 0.0, 1e-6);
+        fixture_destroy(f);
+    }
+}
+
 /* Elastic head-on collision of unequal discs: v1' = (m1 - m2) v / M, v2' = 2 m1 v / M. */
 static void test_collision(void **state)
 {
@@ -140,6 +166,27 @@ static void test_stack(void **state)
         const rigid_state *S = fixture_state(f, i);
         assert_close(S->x[1], want[i], 3e-3);
         assert_true(v3_norm(S->v) < 2e-3);
+    }
+    fixture_destroy(f);
+}
+
+/* A column of bouncy balls of different densities dropped onto each other
+ * settles completely: no velocity left, each ball on the one below. */
+static void test_ball_column(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.02,"
+                             " \"walls\": {\"min\": [0, 0], \"max\": [1, 4]}, \"bodies\": ["
+                             "{\"shape\": \"circle\", \"radius\": 0.05, \"density\": 300, \"restitution\": 0.3, \"position\": [0.5, 0.1]},"
+                             "{\"shape\": \"circle\", \"radius\": 0.05, \"density\": 900, \"restitution\": 0.3, \"position\": [0.5, 0.22]},"
+                             "{\"shape\": \"circle\", \"radius\": 0.05, \"density\": 500, \"restitution\": 0.3, \"position\": [0.5, 0.34]}]}");
+    assert_non_null(f->rs);
+    for (int s = 0; s < 1500; s++)
+        assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    for (size_t i = 0; i < 3; i++) {
+        const rigid_state *S = fixture_state(f, i);
+        assert_true(v3_norm(S->v) < 1e-6);
+        assert_close(S->x[1], 0.05 + 0.1 * (double)i, 2e-5);   /* within g dt^2 of touching */
     }
     fixture_destroy(f);
 }
@@ -218,8 +265,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bounce),
         cmocka_unit_test(test_friction),
+        cmocka_unit_test(test_slide_to_roll),
         cmocka_unit_test(test_collision),
         cmocka_unit_test(test_stack),
+        cmocka_unit_test(test_ball_column),
         cmocka_unit_test(test_kinematic_push),
         cmocka_unit_test(test_overlap_resolved),
         cmocka_unit_test(test_mesh_contact),

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <dlfcn.h>
 
 #include "fixture.h"
 
@@ -195,6 +196,15 @@ static void test_bad_input(void **state)
     fixture *f = fixture_new(json);
     assert_true(test_host_saw(&f->th, "not closed"));
     fixture_destroy(f);
+    /* a face naming a vertex that does not exist: file and line */
+    snprintf(path, sizeof path, "%s/broken.obj", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fprintf(fp, "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 9\n");
+    fclose(fp);
+    snprintf(json, sizeof json, "{\"dim\": 3, \"bodies\": [{\"name\": \"shard\", \"shape\": \"mesh\","
+             " \"mesh\": \"%s\", \"density\": 3}]}", path);
+    expect_refused(json, "\"shard\"", "broken.obj:5:");
 }
 
 /* solve is a pure function of the committed state; commit takes the last solve. */
@@ -277,6 +287,20 @@ static void test_output_and_table(void **state)
     }
     fclose(fp);
     assert_true(points && lines);
+    fixture_destroy(f);
+    /* 3D: triangle cells */
+    f = fixture_new("{\"dim\": 3, \"spacing\": 0.2, \"bodies\": ["
+                    "{\"name\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.2, \"density\": 10}]}");
+    assert_non_null(f->rs);
+    assert_int_equal(rigid_write_output(f->rs, dir, 8), SEAM_OK);
+    snprintf(path, sizeof path, "%s/bodies_0008.vtk", dir);
+    fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t triangles = 0;
+    while (fgets(line, sizeof line, fp))
+        triangles += strcmp(line, "5\n") == 0;   /* VTK_TRIANGLE cell types */
+    fclose(fp);
+    assert_int_equal(triangles, f->iface.n_elems);
     const seam_plugin *p = seam_plugin_v1();
     assert_int_equal(p->abi, SEAM_ABI_VERSION);
     assert_string_equal(p->name, "solid_rigid");
@@ -284,6 +308,25 @@ static void test_output_and_table(void **state)
     assert_non_null(p->mobility);
     assert_null(p->bind);
     fixture_destroy(f);
+}
+
+/* The shared module exports the entry point and nothing else. */
+static void test_shared_module(void **state)
+{
+    (void)state;
+    const char *root = getenv("SEAM_BUILD_ROOT");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plugins/solid_rigid/solid_rigid.so", root ? root : "build");
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        fail_msg("dlopen: %s", dlerror());
+    seam_plugin_entry entry = (seam_plugin_entry)dlsym(h, SEAM_PLUGIN_SYMBOL);
+    assert_non_null(entry);
+    const seam_plugin *p = entry();
+    assert_string_equal(p->name, "solid_rigid");
+    assert_null(dlsym(h, "rigid_create"));
+    assert_null(dlsym(h, "rigid_contacts_solve"));
+    dlclose(h);
 }
 
 /* The example participant objects in examples/ are accepted. */
@@ -318,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_save_load),
         cmocka_unit_test(test_output_and_table),
         cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_shared_module),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
