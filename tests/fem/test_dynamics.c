@@ -366,9 +366,11 @@ static void test_rayleigh_damping(void **state)
         int n = 30;
         fem_run(f, dt, n);
         double expect = which == 0 ? 1.5 / pow(1.0 + 3.0 * dt, n) : 1.5;
+        /* Newton and CG stop at relative residuals near 1e-8, so the velocities
+         * are that accurate, no more. */
         for (size_t i = 0; i < f->n; i++) {
-            assert_float_equal(f->v[2 * i], expect, 1e-9);
-            assert_float_equal(f->v[2 * i + 1], -0.5 * expect / 1.5, 1e-9);
+            assert_float_equal(f->v[2 * i], expect, 1e-8);
+            assert_float_equal(f->v[2 * i + 1], -0.5 * expect / 1.5, 1e-8);
         }
         printf("%s damping: v_x after %d steps %.12f, expected %.12f\n", which == 0 ? "alpha" : "beta", n, f->v[0],
                expect);
