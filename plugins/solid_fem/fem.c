@@ -397,13 +397,17 @@ static int gen_spherical_shell(seam_cfg *c, fem_mesh *m)
     return 0;
 }
 
-static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const seam_host *host, const char **file_out)
+/* The mesh of a body; a file's path (resolved against the scene's
+ * directory) goes to file_buf, "" for a generated mesh. */
+static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const seam_host *host, char *file_buf,
+                     size_t file_len)
 {
     seam_cfg *c = seam_cfg_child(body, "mesh", SEAM_CFG_REQUIRED);
     if (!c)
         return -1;
+    file_buf[0] = '\0';
     if (seam_cfg_has(c, "file")) {
-        const char *file = seam_cfg_str(c, "file", NULL, SEAM_CFG_REQUIRED);
+        const char *file = seam_cfg_file(c, "file", NULL, file_buf, file_len, SEAM_CFG_REQUIRED);
         if (!file)
             return -1;
         size_t len = strlen(file);
@@ -416,7 +420,6 @@ static int read_mesh(seam_cfg *body, int d, fem_kind kind, fem_mesh *m, const se
             seam_cfg_error(c, "file", "volumetric solids are read from Gmsh .msh files");
             return -1;
         }
-        *file_out = file;
         return obj ? fem_mesh_read_obj(file, m, host) : fem_mesh_read_msh(file, d, m, host);
     }
     static const char *const shell_gens[] = {"ring", "chain", NULL};
@@ -790,13 +793,13 @@ static int read_body(fem *self, seam_cfg *c, size_t bi)
         return -1;
     fem_mesh m;
     memset(&m, 0, sizeof m);
-    const char *file = NULL;
-    if (read_mesh(c, self->d, b->kind, &m, self->host, &file) != 0) {
+    char file[4096];
+    if (read_mesh(c, self->d, b->kind, &m, self->host, file, sizeof file) != 0) {
         fem_mesh_free(&m);
         return -1;
     }
-    char where[256];
-    snprintf(where, sizeof where, "%s", file ? file : seam_cfg_path(c));
+    char where[4200];
+    snprintf(where, sizeof where, "%s", file[0] ? file : seam_cfg_path(c));
     int rc = add_body(self, bi, &m, where);
     fem_mesh_free(&m);
     if (rc != 0)
@@ -888,6 +891,14 @@ fem *fem_new(const char *config_json, const seam_host *host)
         items[bi] = seam_cfg_item(cfg, "bodies", bi);
     for (size_t bi = 0; bi < nb && !failed; bi++)
         failed = read_body(self, items[bi], bi) != 0;
+    if (failed) {
+        /* Reading stopped at the first bad body: its later keys and the bodies
+         * after it were not read, which is no reason to call them unknown. */
+        static const char *const body_keys[] = {"name", "material", "mesh", "velocity", "pin", "prescribed", NULL};
+        for (size_t bi = 0; bi < nb; bi++)
+            for (const char *const *k = body_keys; *k; k++)
+                seam_cfg_skip(items[bi], *k);
+    }
     if (!failed) {
         size_t nd = self->n * (size_t)d;
         self->x = malloc((nd + 1) * sizeof(double));

@@ -137,7 +137,8 @@ static int parse_shape(rigid_solver *rs, seam_cfg *item, const char *name, rigid
     } else if (kind == SHAPE_POLYGON) {
         return parse_polygon(item, name, shape);
     } else {
-        const char *path = seam_cfg_str(item, "mesh", NULL, SEAM_CFG_REQUIRED);
+        char resolved[4096];
+        const char *path = seam_cfg_file(item, "mesh", NULL, resolved, sizeof resolved, SEAM_CFG_REQUIRED);
         double scale = seam_cfg_num(item, "scale", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
         if (!path)
             return -1;
