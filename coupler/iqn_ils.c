@@ -18,6 +18,7 @@ typedef struct {
     seam_history *VW;    /* A = V (residual differences), B = W (output differences) */
     seam_lsq *lsq;
     double *X, *r, *r_old, *Xt_old, *alpha, *dr, *dXt;
+    int lapack_failures;     /* this step, reported at its end */
 } iqn_ils;
 
 static void *iqn_create(seam_cfg *coupling)
@@ -69,7 +70,8 @@ static void iqn_reserve(iqn_ils *q, size_t n)
 static void iqn_quasi_newton(iqn_ils *q, const double *Xt)
 {
     size_t n = q->n, m = seam_history_count(q->VW);
-    seam_lsq_factor(q->lsq, n, m, seam_history_A(q->VW), n, q->filter);
+    if (seam_lsq_factor(q->lsq, n, m, seam_history_A(q->VW), n, q->filter) < 0)
+        q->lapack_failures++;   /* the solve below then gives alpha = 0: a plain step */
     for (size_t i = 0; i < n; i++)
         q->dr[i] = -q->r[i];
     seam_lsq_solve(q->lsq, q->dr, q->alpha);
@@ -119,6 +121,10 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         st = seam_coupling_fluid(c, q->X, F);
     }
     free(F);
+    if (q->lapack_failures)
+        seam_coupling_warn(c, "LAPACK failed %d times factoring the difference matrix; those updates took "
+                              "the unaccelerated step", q->lapack_failures);
+    q->lapack_failures = 0;
     return st;
 }
 

@@ -31,6 +31,7 @@ typedef struct {
     seam_lsq *lsq_f, *lsq_s;
     bool dirty_f, dirty_s;
     double *Xf, *pf, *ps, *Xs_old, *d, *g, *w;   /* anchors, increments, scratch */
+    int fallbacks, lapack_failures;               /* this step, reported at its end */
 } rmi;
 
 /* The operator y -> Z y of one Woodbury/GMRES solve: Z = second o mid o first. */
@@ -92,10 +93,12 @@ static void rmi_reserve(rmi *r, size_t n)
 /* Reduced Jacobians (sec. 2.3.2): QR with pivoting of V for F_X and of P' for S_p. */
 static void rmi_factor(rmi *r)
 {
-    if (r->dirty_f)
-        seam_lsq_factor(r->lsq_f, r->n, seam_history_count(r->fluid), seam_history_A(r->fluid), r->n, r->filter);
-    if (r->dirty_s)
-        seam_lsq_factor(r->lsq_s, r->n, seam_history_count(r->solid), seam_history_A(r->solid), r->n, r->filter);
+    if (r->dirty_f &&
+        seam_lsq_factor(r->lsq_f, r->n, seam_history_count(r->fluid), seam_history_A(r->fluid), r->n, r->filter) < 0)
+        r->lapack_failures++;
+    if (r->dirty_s &&
+        seam_lsq_factor(r->lsq_s, r->n, seam_history_count(r->solid), seam_history_A(r->solid), r->n, r->filter) < 0)
+        r->lapack_failures++;
     r->dirty_f = r->dirty_s = false;
 }
 
@@ -166,8 +169,10 @@ static int rmi_lowrank_solve(rmi *r, const rmi_lowrank *L, const double *g, doub
         return 0;
     }
     int rc = r->solver == RMI_GMRES ? lowrank_solve_gmres(L, g, x) : lowrank_solve_woodbury(L, g, x);
-    if (rc != 0)
+    if (rc != 0) {
         memcpy(x, g, L->n * sizeof *x);   /* singular reduced model: fall back to the plain update */
+        r->fallbacks++;
+    }
     return rc;
 }
 
@@ -301,6 +306,10 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
         *verdict = seam_coupling_judge(c, X_out, r->Xf);                      /* line 16 */
     }
     free(X);
+    if (r->fallbacks || r->lapack_failures)
+        seam_coupling_warn(c, "the reduced system was singular %d times and LAPACK failed %d times; "
+                              "those updates fell back to plain Gauss-Seidel", r->fallbacks, r->lapack_failures);
+    r->fallbacks = r->lapack_failures = 0;
     return st;
 }
 

@@ -51,6 +51,10 @@ seam_verdict seam_coupling_judge(seam_coupling *c, const double *X_new, const do
 double seam_coupling_residual(const seam_coupling *c);
 int seam_coupling_iterations(const seam_coupling *c);
 
+/* A warning about this step (the step and time are added): a scheme that
+ * had to fall back from its model says so instead of degrading silently. */
+void seam_coupling_warn(seam_coupling *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A scheme: parameters read from the scene's `coupling` object at create
  * (each reads only its own keys), then one call of step per time step. */
 typedef struct seam_scheme_ops {

@@ -689,6 +689,17 @@ long seam_coupling_step_index(const seam_coupling *c) { return c->step; }
 double seam_coupling_residual(const seam_coupling *c) { return c->residual; }
 int seam_coupling_iterations(const seam_coupling *c) { return c->judged; }
 
+void seam_coupling_warn(seam_coupling *c, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sim_log(c->sim, SEAM_LOG_WARN, NULL, "step %ld (t = %.9g s): scheme %s: %s", c->step, c->t,
+            c->sim->scheme->name, msg);
+}
+
 static bool all_finite(const double *x, size_t n, size_t *bad)
 {
     for (size_t i = 0; i < n; i++)
