@@ -99,15 +99,6 @@ static void test_schemes_agree(void **state)
     assert_true(cy[0][10] - cy[0][0] > 1e-3);   /* and it did move */
 }
 
-static void remember(void *ctx, seam_log_level level, const char *who, const char *message)
-{
-    (void)level;
-    (void)who;
-    char *buf = ctx;
-    size_t len = strlen(buf);
-    snprintf(buf + len, 8192 - len, "%s\n", message);
-}
-
 static void test_pictures(void **state)
 {
     (void)state;
@@ -128,14 +119,10 @@ static void test_pictures(void **state)
     test_run_free(r);
 
     /* A field the fluid does not have is refused before the run. */
-    char err[1024];
-    seam_doc *doc = seam_doc_load(test_source_path("examples/rising_disc.json"), err, sizeof err);
-    assert_int_equal(seam_doc_set(doc, "output.picture.field=vorticityy", err, sizeof err), 0);
-    static char bad[8192];
-    seam_run_options opts = {.out_dir = test_tmpdir("scene_bad_picture"), .log = remember, .log_ctx = bad};
-    assert_null(seam_sim_new(doc, &opts));
-    assert_non_null(strstr(bad, "output.picture.field \"vorticityy\": the fluid has no 2D field of that name"));
-    seam_doc_destroy(&doc);
+    char log[8192];
+    const char *const bad[] = {"output.picture.field=vorticityy", NULL};
+    assert_true(test_scene_refused(NULL, "examples/rising_disc.json", bad, log, sizeof log));
+    assert_non_null(strstr(log, "output.picture.field \"vorticityy\": the fluid has no 2D field of that name"));
 }
 
 int main(void)

@@ -16,28 +16,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "seam/config.h"
-#include "simulation.h"
-#include "test_host.h"
-
-typedef struct {
-    seam_status status;
-    seam_summary summary;
-    double x[4096];
-    size_t rows;
-    char log[16384];
-} run_result;
-
-static void capture_log(void *ctx, seam_log_level level, const char *who, const char *message)
-{
-    (void)level;
-    char *log = ctx;
-    size_t len = strlen(log);
-    snprintf(log + len, 16384 - len, "[%s] %s\n", who ? who : "seam", message);
-}
+#include "test_scene.h"
 
 /* Run the piston with the given scheme and extra coupling keys (JSON fragment). */
-static run_result *run_piston(const char *name, const char *scheme, const char *extra, double m_s, double m_a,
+static test_run *run_piston(const char *name, const char *scheme, const char *extra, double m_s, double m_a,
                               double k, double dt, double end)
 {
     char scene[4096];
@@ -50,41 +32,17 @@ static run_result *run_piston(const char *name, const char *scheme, const char *
              "              \"stiffness\": %.17g, \"position\": 0.1}],\n"
              " \"output\": {\"interface\": true, \"frames\": false}}\n",
              end, dt, scheme, extra, m_a, m_s, k);
-    run_result *r = calloc(1, sizeof *r);
-    char err[2048];
-    seam_doc *doc = seam_doc_parse(scene, name, err, sizeof err);
-    assert_non_null(doc);
-    seam_run_options opts = {.out_dir = test_tmpdir(name), .log = capture_log, .log_ctx = r->log};
-    seam_sim *sim = seam_sim_new(doc, &opts);
-    if (!sim)
-        fail_msg("%s", r->log);
-    r->status = seam_sim_run(sim);
-    r->summary = *seam_sim_summary(sim);
-    r->summary.participants = NULL;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/interface.csv", seam_sim_output_dir(sim));
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[256];
-    assert_non_null(fgets(line, sizeof line, f));
-    long step;
-    double t;
-    while (r->rows < 4096 && fscanf(f, "%ld,%lf,%lf", &step, &t, &r->x[r->rows]) == 3)
-        r->rows++;
-    fclose(f);
-    seam_sim_destroy(&sim);
-    seam_doc_destroy(&doc);
-    return r;
+    return test_run_scene(name, scene, NULL, NULL);
 }
 
-static double deviation_from_monolithic(const run_result *r, double m, double k, double dt)
+static double deviation_from_monolithic(const test_run *r, double m, double k, double dt)
 {
-    double x = 0.1, v = 0.0, worst = fabs(r->x[0] - x);
+    double x = 0.1, v = 0.0, worst = fabs(r->X[0] - x);
     for (size_t s = 1; s < r->rows; s++) {
         double x_new = (x + dt * v) / (1.0 + k * dt * dt / m);
         v = (x_new - x) / dt;
         x = x_new;
-        worst = fmax(worst, fabs(r->x[s] - x));
+        worst = fmax(worst, fabs(r->X[s] - x));
     }
     return worst;
 }
@@ -97,7 +55,7 @@ static void check_secant_scheme(const char *scheme, const char *extra, int max_i
         double m_a = ratios[i] * m_s;
         char name[128];
         snprintf(name, sizeof name, "schemes_%s_%zu_%d", scheme, i, max_iterations);
-        run_result *r = run_piston(name, scheme, extra, m_s, m_a, k, dt, 1.0);
+        test_run *r = run_piston(name, scheme, extra, m_s, m_a, k, dt, 1.0);
         if (r->status != SEAM_OK)
             fail_msg("%s at m_a/m_s = %g: %s", scheme, ratios[i], r->log);
         assert_int_equal(r->summary.steps, 100);
@@ -105,7 +63,7 @@ static void check_secant_scheme(const char *scheme, const char *extra, int max_i
         if (r->summary.max_iterations > max_iterations)
             fail_msg("%s%s at m_a/m_s = %g took %d iterations", scheme, extra, ratios[i], r->summary.max_iterations);
         assert_true(deviation_from_monolithic(r, m_s + m_a, k, dt) < 1e-10);
-        free(r);
+        test_run_free(r);
     }
 }
 
@@ -130,14 +88,14 @@ static void test_reuse_saves_an_iteration(void **state)
     double m_s = 1.0, m_a = 10.0, k = 40.0, dt = 0.01;
     const char *schemes[] = {"rmi", "iqn-ils"};
     for (int s = 0; s < 2; s++) {
-        run_result *plain = run_piston("schemes_noreuse", schemes[s], "", m_s, m_a, k, dt, 0.5);
-        run_result *reuse = run_piston("schemes_reuse", schemes[s], ", \"reuse\": 2", m_s, m_a, k, dt, 0.5);
+        test_run *plain = run_piston("schemes_noreuse", schemes[s], "", m_s, m_a, k, dt, 0.5);
+        test_run *reuse = run_piston("schemes_reuse", schemes[s], ", \"reuse\": 2", m_s, m_a, k, dt, 0.5);
         assert_int_equal(reuse->status, SEAM_OK);
         assert_int_equal(plain->summary.iterations, 3 * 50);
         assert_int_equal(reuse->summary.iterations, 3 + 2 * 49);
         assert_true(deviation_from_monolithic(reuse, m_s + m_a, k, dt) < 1e-10);
-        free(plain);
-        free(reuse);
+        test_run_free(plain);
+        test_run_free(reuse);
     }
 }
 
@@ -148,11 +106,11 @@ static void test_aitken_converges_where_relaxation_diverges(void **state)
     double r = m_a / (m_s + k * dt * dt), omega = 1.2 * 2.0 / (1.0 + r);
     char extra[128];
     snprintf(extra, sizeof extra, ", \"relaxation\": %.17g", omega);
-    run_result *relax = run_piston("schemes_relax_diverges", "relaxation", extra, m_s, m_a, k, dt, 0.5);
+    test_run *relax = run_piston("schemes_relax_diverges", "relaxation", extra, m_s, m_a, k, dt, 0.5);
     assert_int_equal(relax->status, SEAM_ERROR);
     assert_non_null(strstr(relax->log, "diverged at step 0"));
-    free(relax);
-    run_result *aitken = run_piston("schemes_aitken", "aitken", extra, m_s, m_a, k, dt, 0.5);
+    test_run_free(relax);
+    test_run *aitken = run_piston("schemes_aitken", "aitken", extra, m_s, m_a, k, dt, 0.5);
     if (aitken->status != SEAM_OK)
         fail_msg("%s", aitken->log);
     assert_true(deviation_from_monolithic(aitken, m_s + m_a, k, dt) < 1e-10);
@@ -160,7 +118,7 @@ static void test_aitken_converges_where_relaxation_diverges(void **state)
      * later steps start from that factor (below the bound) and need two. */
     assert_int_equal(aitken->summary.max_iterations, 3);
     assert_int_equal(aitken->summary.iterations, 3 + 2 * 49);
-    free(aitken);
+    test_run_free(aitken);
 }
 
 /* A bad scheme parameter is refused naming the key; a key of another
@@ -179,20 +137,15 @@ static void test_scheme_keys_are_checked(void **state)
          "coupling.filter"},
     };
     for (int i = 0; i < 2; i++) {
-        char err[2048], log[16384] = "";
-        seam_doc *doc = seam_doc_parse(scenes[i][0], "bad.json", err, sizeof err);
-        assert_non_null(doc);
-        seam_run_options opts = {.out_dir = test_tmpdir("schemes_bad"), .log = capture_log, .log_ctx = log};
-        seam_sim *sim = seam_sim_new(doc, &opts);
-        assert_null(sim);
+        char log[16384];
+        assert_true(test_scene_refused(scenes[i][0], NULL, NULL, log, sizeof log));
         if (!strstr(log, scenes[i][1]))
             fail_msg("expected %s in: %s", scenes[i][1], log);
-        seam_doc_destroy(&doc);
     }
-    run_result *r = run_piston("schemes_foreign_key", "aitken", ", \"reuse\": 3", 1.0, 1.0, 40.0, 0.01, 0.05);
+    test_run *r = run_piston("schemes_foreign_key", "aitken", ", \"reuse\": 3", 1.0, 1.0, 40.0, 0.01, 0.05);
     assert_int_equal(r->status, SEAM_OK);
     assert_non_null(strstr(r->log, "coupling.reuse has no effect: scheme \"aitken\" does not use it"));
-    free(r);
+    test_run_free(r);
 }
 
 int main(void)

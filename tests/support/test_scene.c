@@ -111,6 +111,45 @@ test_run *test_run_scene(const char *name, const char *json_text, const char *sc
     return r;
 }
 
+typedef struct {
+    char *buf;
+    size_t n;
+} sink;
+
+static void to_sink(void *ctx, seam_log_level level, const char *who, const char *message)
+{
+    sink *k = ctx;
+    (void)level;
+    size_t len = strlen(k->buf);
+    if (len + 1 < k->n)
+        snprintf(k->buf + len, k->n - len, "[%s] %s\n", who ? who : "seam", message);
+}
+
+int test_scene_refused(const char *json_text, const char *scene_path, const char *const *sets, char *log, size_t n)
+{
+    char err[2048];
+    log[0] = '\0';
+    seam_doc *doc = json_text ? seam_doc_parse(json_text, "scene.json", err, sizeof err)
+                              : seam_doc_load(test_source_path(scene_path), err, sizeof err);
+    if (!doc) {
+        snprintf(log, n, "%s\n", err);
+        return 1;
+    }
+    for (int i = 0; sets && sets[i]; i++)
+        if (seam_doc_set(doc, sets[i], err, sizeof err) != 0) {
+            snprintf(log, n, "%s\n", err);
+            seam_doc_destroy(&doc);
+            return 1;
+        }
+    sink k = {log, n};
+    seam_run_options opts = {.out_dir = test_tmpdir("refused"), .log = to_sink, .log_ctx = &k};
+    seam_sim *sim = seam_sim_new(doc, &opts);
+    int refused = sim == NULL;
+    seam_sim_destroy(&sim);
+    seam_doc_destroy(&doc);
+    return refused;
+}
+
 void test_run_free(test_run *r)
 {
     if (!r)

@@ -30,6 +30,10 @@ typedef struct test_run {
 test_run *test_run_scene(const char *name, const char *json_text, const char *scene_path, const char *const *sets);
 void test_run_free(test_run *r);
 
+/* Load (not run) a scene that must be refused: returns 1 when the
+ * simulation could not be built, with every message in log (size n). */
+int test_scene_refused(const char *json_text, const char *scene_path, const char *const *sets, char *log, size_t n);
+
 /* Numbers of a CSV with a header line, skip_cols leading columns dropped;
  * malloc'ed rows x cols, NULL when the file cannot be read. */
 double *test_read_csv(const char *path, size_t skip_cols, size_t *rows, size_t *cols);

@@ -19,8 +19,7 @@
 #define assert_close(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
 
 #include "seam/config.h"
-#include "simulation.h"
-#include "test_host.h"
+#include "test_scene.h"
 #include "tube.h"
 
 static tube_params params(size_t N, double c)
@@ -139,23 +138,7 @@ static void test_joukowsky_wave(void **state)
 
 enum { NCELLS = 40, NSTEPS = 12 };
 
-typedef struct {
-    seam_status status;
-    seam_summary summary;
-    double a[(NSTEPS + 1) * NCELLS];
-    size_t rows;
-    char log[16384];
-} tube_run;
-
-static void capture_log(void *ctx, seam_log_level level, const char *who, const char *message)
-{
-    (void)level;
-    char *log = ctx;
-    size_t len = strlen(log);
-    snprintf(log + len, 16384 - len, "[%s] %s\n", who ? who : "seam", message);
-}
-
-static tube_run *run_tube(const char *name, const char *scheme, const char *extra, double c, double dt)
+static test_run *run_tube(const char *name, const char *scheme, const char *extra, double c, double dt)
 {
     char scene[4096];
     snprintf(scene, sizeof scene,
@@ -166,38 +149,11 @@ static tube_run *run_tube(const char *name, const char *scheme, const char *extr
              " \"solids\": [{\"name\": \"wall\", \"plugin\": \"tube_solid\", \"cells\": %d, \"wave_speed\": %.17g}],\n"
              " \"output\": {\"interface\": true, \"frames\": false}}\n",
              NSTEPS * dt, dt, scheme, extra, NCELLS, NCELLS, c);
-    tube_run *r = calloc(1, sizeof *r);
-    char err[2048];
-    seam_doc *doc = seam_doc_parse(scene, name, err, sizeof err);
-    assert_non_null(doc);
-    seam_run_options opts = {.out_dir = test_tmpdir(name), .log = capture_log, .log_ctx = r->log};
-    seam_sim *sim = seam_sim_new(doc, &opts);
-    if (!sim)
-        fail_msg("%s", r->log);
-    r->status = seam_sim_run(sim);
-    r->summary = *seam_sim_summary(sim);
-    r->summary.participants = NULL;
-    char path[2048];
-    snprintf(path, sizeof path, "%s/interface.csv", seam_sim_output_dir(sim));
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[65536];
-    assert_non_null(fgets(line, sizeof line, f));
-    while (r->rows <= NSTEPS && fgets(line, sizeof line, f)) {
-        char *p = strchr(line, ',');
-        p = strchr(p + 1, ',');
-        for (size_t j = 0; j < NCELLS; j++)
-            r->a[r->rows * NCELLS + j] = strtod(p + 1, &p);
-        r->rows++;
-    }
-    fclose(f);
-    seam_sim_destroy(&sim);
-    seam_doc_destroy(&doc);
-    return r;
+    return test_run_scene(name, scene, NULL, NULL);
 }
 
 /* Largest |a - a_ref| over all cells and steps, relative to the largest |a_ref - a0|. */
-static double deviation_from_monolithic(const tube_run *r, double c, double dt, double *variation)
+static double deviation_from_monolithic(const test_run *r, double c, double dt, double *variation)
 {
     tube_params tp = params(NCELLS, c);
     tp.period = 5.0;
@@ -208,7 +164,7 @@ static double deviation_from_monolithic(const tube_run *r, double c, double dt, 
         assert_true(tube_mono_step(m, (double)(s - 1) * dt, dt) >= 1);
         tube_mono_commit(m);
         for (size_t j = 0; j < NCELLS; j++) {
-            worst = fmax(worst, fabs(r->a[s * NCELLS + j] - tube_mono_a(m)[j]));
+            worst = fmax(worst, fabs(r->X[s * r->n + j] - tube_mono_a(m)[j]));
             var = fmax(var, fabs(tube_mono_a(m)[j] - tp.a0));
         }
     }
@@ -234,7 +190,7 @@ static void schemes_match_monolithic(double c)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[64];
         snprintf(name, sizeof name, "tube_%g_%zu", c, i);
-        tube_run *r = run_tube(name, cases[i].scheme, cases[i].extra, c, dt);
+        test_run *r = run_tube(name, cases[i].scheme, cases[i].extra, c, dt);
         if (r->status != SEAM_OK)
             fail_msg("%s%s: %s", cases[i].scheme, cases[i].extra, r->log);
         double variation, dev = deviation_from_monolithic(r, c, dt, &variation);
@@ -244,7 +200,7 @@ static void schemes_match_monolithic(double c)
         mean[i] = (double)r->summary.iterations / (double)r->summary.steps;
         print_message("kappa %4g %-10s%-26s mean %6.2f max %4d iterations, deviation %.2e of variation %.2e\n", c / 0.1, cases[i].scheme,
                       cases[i].extra, mean[i], r->summary.max_iterations, dev, variation);
-        free(r);
+        test_run_free(r);
     }
     /* The quasi-Newton schemes need several times fewer iterations than relaxation. */
     for (size_t i = 2; i < 7; i++)
@@ -275,14 +231,10 @@ static void test_mismatched_cells_are_refused(void **state)
         "{\"time\": {\"end\": 1, \"dt\": 1}, \"coupling\": {\"scheme\": \"iqn-ils\"},"
         " \"fluid\": {\"plugin\": \"tube_fluid\", \"cells\": 20},"
         " \"solids\": [{\"plugin\": \"tube_solid\", \"cells\": 21}]}";
-    char err[2048], log[16384] = "";
-    seam_doc *doc = seam_doc_parse(scene, "tube_bad.json", err, sizeof err);
-    assert_non_null(doc);
-    seam_run_options opts = {.out_dir = test_tmpdir("tube_bad"), .log = capture_log, .log_ctx = log};
-    assert_null(seam_sim_new(doc, &opts));
+    char log[16384];
+    assert_true(test_scene_refused(scene, NULL, NULL, log, sizeof log));
     if (!strstr(log, "cells = 20 needs an interface of 20 points of dimension 1"))
         fail_msg("%s", log);
-    seam_doc_destroy(&doc);
 }
 
 int main(void)
