@@ -690,6 +690,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
                      self->v, self->p, self->host);
     if (st != SEAM_OK)
         return st;
+    int pcg_iterations = self->proj.iterations;
+    double pcg_residual = self->proj.residual;
     if (!all_finite(self->u, mac_nu(g)) || !all_finite(self->v, mac_nv(g)) ||
         !all_finite(self->p, mac_ncell(g))) {
         seam_logf(self->host, SEAM_LOG_WARN, "step %lld: non-finite velocity or pressure",
@@ -700,8 +702,11 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
         return SEAM_UNSTABLE;
     if (n && out && out->F)
         compute_loads(self, dt, out->F);
-    seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: PCG %d iterations, residual %.3g",
-              (long long)step->index, step->iteration, self->proj.iterations, self->proj.residual);
+    seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: pressure PCG %d iterations, residual %.3g",
+              (long long)step->index, step->iteration, pcg_iterations, pcg_residual);
+    if (self->liquid)
+        seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: particle spreading %d iterations",
+                  (long long)step->index, step->iteration, self->proj.iterations);
     self->solved = 1;
     return SEAM_OK;
 }
