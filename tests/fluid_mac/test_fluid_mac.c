@@ -818,6 +818,50 @@ static void test_shell_regions(void **state)
     P->destroy(fl);
 }
 
+/* Liquid outside bodies: the level-set fill of the cells that are not solid. */
+static double liquid_volume_outside(const seam_plugin *P, void *fl)
+{
+    seam_raster r, sol;
+    assert_int_equal(P->field(fl, "level_set", &r), SEAM_OK);
+    double *phi = malloc((size_t)(r.nx * r.ny) * sizeof *phi);
+    memcpy(phi, r.data, (size_t)(r.nx * r.ny) * sizeof *phi);
+    assert_int_equal(P->field(fl, "solid", &sol), SEAM_OK);
+    double V = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        if (sol.data[c] == 0.0)
+            V += fmin(1.0, fmax(0.0, 0.5 - phi[c] / r.dx)) * r.dx * r.dx;
+    free(phi);
+    return V;
+}
+
+/* A block pushed down into a pool displaces the water instead of swallowing
+ * it: the liquid outside the block keeps its volume and its surface rises. */
+static void test_liquid_displaced(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [24, 24], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 1.2, 0.6]}}");
+    box b;
+    double x0 = 0.4, x1 = 0.8, y0 = 0.7, y1 = 1.0, w = 0.2, dt = 0.01;
+    box_init(&b, x0, y0, x1, y1, 0.025);
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    double V0 = liquid_volume_outside(P, fl);
+    for (int n = 0; n < 100; n++) {
+        double s = w * (n + 1) * dt;
+        box_move(&b, x0, y0 - s, x1, y1 - s, 0.025, dt);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    for (int n = 100; n < 150; n++) {   /* held still while the water settles a little */
+        memset(b.V, 0, sizeof b.V);
+        assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+    }
+    double V1 = liquid_volume_outside(P, fl);
+    fprintf(stderr, "displaced: liquid outside the block %.5g -> %.5g m^2\n", V0, V1);
+    assert_float_equal(V1, V0, 0.02 * V0);
+    P->destroy(fl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -833,7 +877,7 @@ int main(void)
         cmocka_unit_test(test_liquid_still_tank), cmocka_unit_test(test_liquid_sloshing),
         cmocka_unit_test(test_liquid_buoyancy),   cmocka_unit_test(test_liquid_drains),
         cmocka_unit_test(test_shell_piston_impulse), cmocka_unit_test(test_shell_piston_pressure),
-        cmocka_unit_test(test_shell_regions),
+        cmocka_unit_test(test_shell_regions),     cmocka_unit_test(test_liquid_displaced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
