@@ -641,6 +641,18 @@ static int all_finite(const double *a, size_t n)
     return 1;
 }
 
+/* A diverging solid shows up here first: say which point, let the coupler retry. */
+static seam_status finite_interface(const fluid_mac *self, const char *what, const double *X, const double *V)
+{
+    for (size_t k = 0; k < 2 * self->iface.n_points; k++)
+        if (!isfinite(X[k]) || (V && !isfinite(V[k]))) {
+            seam_logf(self->host, SEAM_LOG_WARN, "%s: interface point %zu has a non-finite position%s", what, k / 2,
+                      V ? " or velocity" : "");
+            return SEAM_UNSTABLE;
+        }
+    return SEAM_OK;
+}
+
 static seam_status check_io(fluid_mac *self, const seam_io *in)
 {
     if (!self->bound) {
@@ -653,7 +665,7 @@ static seam_status check_io(fluid_mac *self, const seam_io *in)
                   n, in ? in->n : 0, in ? in->dim : 0);
         return SEAM_ERROR;
     }
-    return SEAM_OK;
+    return finite_interface(self, "solve", in->X, in->V);
 }
 
 static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in, seam_io *out)
@@ -662,8 +674,9 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
     const mac_grid *g = &self->g;
     double dt = step->dt;
     self->solved = 0;
-    if (check_io(self, in) != SEAM_OK)
-        return SEAM_ERROR;
+    seam_status io = check_io(self, in);
+    if (io != SEAM_OK)
+        return io;
     if (!(dt > 0.0) || !isfinite(dt)) {
         seam_logf(self->host, SEAM_LOG_ERROR, "solve: step size %g is not a positive number", dt);
         return SEAM_ERROR;
@@ -765,6 +778,8 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         return SEAM_ERROR;
     }
     size_t np = self->iface.n_points, row = 2 * np;
+    if (np && finite_interface(self, "regions", X, NULL) != SEAM_OK)
+        return SEAM_UNSTABLE;
     mac_geometry geo;
     seam_status st = mac_geometry_build(&geo, g, &self->iface, X, self->kernel_radius * g->dx,
                                         self->liquid ? self->phi_n : NULL, self->host);

@@ -433,6 +433,12 @@ static void test_contract(void **state)
     assert_int_equal(P->commit(fl), SEAM_OK);
     P->field(fl, "pressure", &r);
     assert_float_equal(r.data[5], p_after, 0.0);
+    /* A non-finite interface fails the step (retry) and names the point. */
+    A.X[6] = NAN;
+    assert_int_equal(P->solve(fl, &st, &inA, &outA2), SEAM_UNSTABLE);
+    assert_true(test_host_saw(&th, "interface point 3 has a non-finite"));
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, A.X, &R), SEAM_UNSTABLE);
     assert_int_equal(P->load(fl, copy, size - 1), SEAM_ERROR);
     assert_true(test_host_saw(&th, "load"));
     assert_int_equal(P->field(fl, "vorticity", &r), SEAM_ERROR);
