@@ -34,6 +34,7 @@ typedef struct fluid_mac {
     int max_iter;
     double kernel_radius;    /* in cells */
     load_mode loads;
+    int maccormack;          /* velocity advection: 0 semi-Lagrangian, 1 with the MacCormack correction */
     double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
     double d_init, T_init;   /* uniform smoke density and temperature at the start */
     inflow *sources;
@@ -140,8 +141,8 @@ static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
     self->per_axis = (int)seam_cfg_int(liq, "particles_per_axis", 2, 1, 8, 0);
     self->flip = seam_cfg_num(liq, "flip", 0.95, 0.0, 1.0, 0);
     self->particle_radius = self->g.dx * seam_cfg_num(liq, "particle_radius", 0.5625, 0.25, 2.0, 0);
-    static const char *const smoke_keys[] = {"sources", "buoyancy", "initial"};
-    for (int k = 0; k < 3; k++)
+    static const char *const smoke_keys[] = {"sources", "buoyancy", "initial", "advection"};
+    for (int k = 0; k < 4; k++)
         if (seam_cfg_has(cfg, smoke_keys[k]))
             seam_cfg_error(cfg, smoke_keys[k], "smoke settings do not apply to a liquid (\"liquid\" is set)");
 }
@@ -170,6 +171,8 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
+    static const char *const advection_names[] = {"semi_lagrangian", "maccormack", NULL};
+    self->maccormack = seam_cfg_enum(cfg, "advection", advection_names, 0, 0);
     static const char *const bc_names[] = {"wall", "open", NULL};
     seam_cfg *b = seam_cfg_child(cfg, "boundary", 0);
     for (int s = 0; s < 4; s++)
@@ -691,6 +694,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
         mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->u, self->v);
         memcpy(self->du, self->u, mac_nu(g) * sizeof(double));
         memcpy(self->dv, self->v, mac_nv(g) * sizeof(double));
+    } else if (self->maccormack) {
+        mac_advect_maccormack(g, self->u_n, self->v_n, dt, self->u, self->v);
     } else {
         mac_advect(g, self->u_n, self->v_n, dt, self->u, self->v);
     }

@@ -868,6 +868,44 @@ static void test_liquid_displaced(void **state)
     P->destroy(fl);
 }
 
+/* The "advection" key picks the scheme: both stay divergence free after the
+ * projection and the MacCormack flow differs from the semi-Lagrangian one. */
+static void test_advection_choice(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    double speed_sum[2] = {0, 0};
+    for (int mc = 0; mc < 2; mc++) {
+        test_host th;
+        char json[256];
+        snprintf(json, sizeof json, "{\"cells\": [24, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
+                 " \"pressure_tolerance\": 1e-10, \"advection\": \"%s\"}", mc ? "maccormack" : "semi_lagrangian");
+        void *fl = make(P, &th, json);
+        box b;
+        double dx = 0.05, dt = 0.01;
+        box_init(&b, 0.3, 0.3, 0.6, 0.55, 0.5 * dx);
+        assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+        for (int n = 0; n < 20; n++) {
+            double s = 0.5 * (n + 1) * dt;
+            box_move(&b, 0.3 + s, 0.3, 0.6 + s, 0.55, 0.5 * dx, dt);
+            assert_int_equal(step_with(P, fl, &b, n, dt), SEAM_OK);
+        }
+        assert_true(max_abs_divergence(P, fl) < 1e-6);
+        seam_raster r;
+        P->field(fl, "speed", &r);
+        for (int c = 0; c < r.nx * r.ny; c++)
+            speed_sum[mc] += r.data[c];
+        P->destroy(fl);
+    }
+    fprintf(stderr, "advection: summed speed semi-Lagrangian %.6g, MacCormack %.6g\n", speed_sum[0], speed_sum[1]);
+    assert_true(fabs(speed_sum[1] - speed_sum[0]) > 1e-6 * speed_sum[0]);
+    test_host th;
+    test_host_init(&th, "fluid", "fluids[0]");
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"advection\": \"maccormack\","
+                          " \"liquid\": {\"fill\": [0, 0, 0.4, 0.4]}}", &th.host));
+    assert_true(test_host_saw(&th, "advection: smoke settings"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -884,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_liquid_buoyancy),   cmocka_unit_test(test_liquid_drains),
         cmocka_unit_test(test_shell_piston_impulse), cmocka_unit_test(test_shell_piston_pressure),
         cmocka_unit_test(test_shell_regions),     cmocka_unit_test(test_liquid_displaced),
+        cmocka_unit_test(test_advection_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
