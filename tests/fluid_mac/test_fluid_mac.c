@@ -906,6 +906,47 @@ static void test_advection_choice(void **state)
     assert_true(test_host_saw(&th, "advection: smoke settings"));
 }
 
+/* A disc (a polygon not aligned with the grid) held in still water: the
+ * loads sum to rho g times the area of its solid cells exactly, and to
+ * rho g pi r^2 within the staircase error. */
+static void test_buoyancy_disc(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [32, 32], \"dx\": 0.03125, \"boundary\": {\"top\": \"open\"},"
+                            " \"pressure_tolerance\": 1e-12}");
+    box b;
+    memset(&b, 0, sizeof b);
+    double R = 0.2, cx = 0.47, cy = 0.43;
+    b.n = 96;
+    for (size_t k = 0; k < b.n; k++) {   /* counter-clockwise: outward normals */
+        double a = 2.0 * M_PI * (double)k / (double)b.n;
+        b.X[2 * k] = cx + R * cos(a);
+        b.X[2 * k + 1] = cy + R * sin(a);
+        b.elems[2 * k] = (int32_t)k;
+        b.elems[2 * k + 1] = (int32_t)((k + 1) % b.n);
+    }
+    b.iface = (seam_interface){2, b.n, b.X, NULL, NULL, 2, b.n, b.elems, b.two_sided, 1};
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    for (int n = 0; n < 5; n++)
+        assert_int_equal(step_with(P, fl, &b, n, 0.01), SEAM_OK);
+    double F[2];
+    total_load(&b, F);
+    seam_raster r;
+    P->field(fl, "solid", &r);
+    double area = 0.0;
+    for (int c = 0; c < r.nx * r.ny; c++)
+        area += r.data[c] * r.dx * r.dx;
+    double g = 9.81, rho = 1000;
+    fprintf(stderr, "disc: F = %.3g %.6g, rho g A_cells %.6g, rho g pi r^2 %.6g\n", F[0], F[1], rho * g * area,
+            rho * g * M_PI * R * R);
+    assert_float_equal(F[1], rho * g * area, 1e-6 * rho * g * area);
+    assert_float_equal(F[1], rho * g * M_PI * R * R, 0.03 * rho * g * M_PI * R * R);
+    assert_true(fabs(F[0]) < 1e-3 * F[1]);
+    P->destroy(fl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -922,7 +963,7 @@ int main(void)
         cmocka_unit_test(test_liquid_buoyancy),   cmocka_unit_test(test_liquid_drains),
         cmocka_unit_test(test_shell_piston_impulse), cmocka_unit_test(test_shell_piston_pressure),
         cmocka_unit_test(test_shell_regions),     cmocka_unit_test(test_liquid_displaced),
-        cmocka_unit_test(test_advection_choice),
+        cmocka_unit_test(test_advection_choice),  cmocka_unit_test(test_buoyancy_disc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
