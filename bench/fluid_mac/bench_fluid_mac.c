@@ -1,7 +1,9 @@
-/* Time per step and PCG iterations of fluid_mac on a 2D smoke plume at
- * several resolutions. Prints one line per grid; not part of the test suite.
+/* Time per step and PCG iterations of fluid_mac on a 2D smoke plume and a
+ * 2D dam break (free-surface water) at several resolutions. Prints one line
+ * per run; not part of the test suite.
  *
- *     ninja -C build bench/fluid_mac/bench_fluid_mac && ./build/bench/fluid_mac/bench_fluid_mac [N ...]
+ *     ninja -C build bench/fluid_mac/bench_fluid_mac
+ *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac [smoke|water] [N ...]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,18 +39,23 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static int run(int N, int warmup, int steps)
+static int run(int water, int N, int warmup, int steps)
 {
     const seam_plugin *P = seam_plugin_v1();
     tally t = {0, 0};
     seam_host host = {SEAM_ABI_VERSION, "bench", "fluid", NULL, &t, bench_log, NULL};
     char json[1024];
     double dx = 1.0 / N;
-    snprintf(json, sizeof json,
-             "{\"cells\": [%d, %d], \"dx\": %.17g, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
-             " \"pressure_tolerance\": 1e-6, \"buoyancy\": {\"temperature\": 0.05},"
-             " \"sources\": [{\"side\": \"bottom\", \"range\": [0.4, 0.6], \"speed\": 0.5,"
-             " \"profile\": \"parabolic\", \"temperature\": 50, \"ramp_time\": 0.1}]}", N, N, dx);
+    if (water)   /* a 1 m box, the left 40% filled 60% high, collapsing */
+        snprintf(json, sizeof json,
+                 "{\"cells\": [%d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
+                 " \"liquid\": {\"fill\": [0, 0, 0.4, 0.6]}}", N, N, dx);
+    else
+        snprintf(json, sizeof json,
+                 "{\"cells\": [%d, %d], \"dx\": %.17g, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
+                 " \"pressure_tolerance\": 1e-6, \"buoyancy\": {\"temperature\": 0.05},"
+                 " \"sources\": [{\"side\": \"bottom\", \"range\": [0.4, 0.6], \"speed\": 0.5,"
+                 " \"profile\": \"parabolic\", \"temperature\": 50, \"ramp_time\": 0.1}]}", N, N, dx);
     void *fl = P->create(json, &host);
     if (!fl)
         return 1;
@@ -75,8 +82,8 @@ static int run(int N, int warmup, int steps)
     }
     elapsed += now();
     double cpu_s = (double)(clock() - cpu) / CLOCKS_PER_SEC;
-    printf("smoke2d %4dx%-4d cells %7d  %8.2f ms/step wall  %8.2f ms/step cpu  PCG %6.1f iterations/step"
-           "  (%d steps, t = %.3f s)\n", N, N, N * N, 1e3 * elapsed / steps, 1e3 * cpu_s / steps,
+    printf("%s %4dx%-4d cells %7d  %8.2f ms/step wall  %8.2f ms/step cpu  PCG %6.1f iterations/step"
+           "  (%d steps, t = %.3f s)\n", water ? "water2d" : "smoke2d", N, N, N * N, 1e3 * elapsed / steps, 1e3 * cpu_s / steps,
            (double)t.iterations / t.solves, steps, t_sim);
     P->destroy(fl);
     return 0;
@@ -84,14 +91,18 @@ static int run(int N, int warmup, int steps)
 
 int main(int argc, char **argv)
 {
-    int sizes[8] = {128, 256, 512}, n = 3;
-    if (argc > 1) {
+    int sizes[8] = {128, 256, 512}, n = 3, water = 0, first = 1;
+    if (argc > 1 && (strcmp(argv[1], "water") == 0 || strcmp(argv[1], "smoke") == 0)) {
+        water = strcmp(argv[1], "water") == 0;
+        first = 2;
+    }
+    if (argc > first) {
         n = 0;
-        for (int k = 1; k < argc && n < 8; k++)
+        for (int k = first; k < argc && n < 8; k++)
             sizes[n++] = atoi(argv[k]);
     }
     for (int k = 0; k < n; k++)
-        if (run(sizes[k], 20, 20) != 0)
+        if (run(water, sizes[k], 20, 20) != 0)
             return 1;
     return 0;
 }

@@ -1,6 +1,6 @@
 /* Normalized kernel weights W of Akbay eq. 4.6, found through a uniform
- * bucket grid of the points with bucket size r (only the 3^dim buckets
- * around a sample can hold points within r). */
+ * bucket grid of the points with bucket size at least r (only the buckets
+ * within r of a sample can hold points within r). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +49,6 @@ static size_t bucket_index(const buckets *B, const long c[3])
 static int buckets_build(buckets *B, int dim, size_t n, const double *X, double r)
 {
     B->dim = dim;
-    B->h = r;
     double hi[3] = {0, 0, 0};
     for (int d = 0; d < 3; d++) {
         B->lo[d] = 0.0;
@@ -62,22 +61,29 @@ static int buckets_build(buckets *B, int dim, size_t n, const double *X, double 
             B->lo[d] = fmin(B->lo[d], X[i * (size_t)dim + (size_t)d]);
             hi[d] = fmax(hi[d], X[i * (size_t)dim + (size_t)d]);
         }
-        /* Cap the bucket count per axis so sparse clouds do not explode memory. */
-        double cells = floor((hi[d] - B->lo[d]) / r) + 1.0;
-        B->n[d] = (long)fmin(cells, 4096.0);
-        if (B->n[d] < (long)cells)
-            B->h = fmax(B->h, (hi[d] - B->lo[d]) / 4095.0);
     }
-    for (int d = 0; d < dim; d++)   /* recount with the final bucket size */
+    /* Buckets of size r, coarsened until there are at most a few per point. */
+    double limit = 4.0 * (double)n + 64.0, count;
+    B->h = r;
+    do {
+        count = 1.0;
+        for (int d = 0; d < dim; d++)
+            count *= floor((hi[d] - B->lo[d]) / B->h) + 1.0;
+        if (count > limit)
+            B->h *= 2.0;
+    } while (count > limit);
+    for (int d = 0; d < dim; d++)
         B->n[d] = (long)floor((hi[d] - B->lo[d]) / B->h) + 1;
     size_t nb = (size_t)B->n[0] * (size_t)B->n[1] * (size_t)B->n[2];
     B->start = calloc(nb + 1, sizeof *B->start);
     B->item = malloc((n ? n : 1) * sizeof *B->item);
     size_t *slot = malloc((n ? n : 1) * sizeof *slot);
-    if (!B->start || !B->item || !slot) {
+    size_t *fill = malloc(nb * sizeof *fill);
+    if (!B->start || !B->item || !slot || !fill) {
         free(B->start);
         free(B->item);
         free(slot);
+        free(fill);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -92,7 +98,6 @@ static int buckets_build(buckets *B, int dim, size_t n, const double *X, double 
     }
     for (size_t b = 0; b < nb; b++)
         B->start[b + 1] += B->start[b];
-    size_t *fill = malloc((nb ? nb : 1) * sizeof *fill);
     memcpy(fill, B->start, nb * sizeof *fill);
     for (size_t i = 0; i < n; i++)
         B->item[fill[slot[i]]++] = i;

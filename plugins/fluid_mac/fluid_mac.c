@@ -34,6 +34,7 @@ typedef struct fluid_mac {
     int max_iter;
     double kernel_radius;    /* in cells */
     load_mode loads;
+    int maccormack;          /* velocity advection: 0 semi-Lagrangian, 1 with the MacCormack correction */
     double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
     double d_init, T_init;   /* uniform smoke density and temperature at the start */
     inflow *sources;
@@ -140,8 +141,8 @@ static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
     self->per_axis = (int)seam_cfg_int(liq, "particles_per_axis", 2, 1, 8, 0);
     self->flip = seam_cfg_num(liq, "flip", 0.95, 0.0, 1.0, 0);
     self->particle_radius = self->g.dx * seam_cfg_num(liq, "particle_radius", 0.5625, 0.25, 2.0, 0);
-    static const char *const smoke_keys[] = {"sources", "buoyancy", "initial"};
-    for (int k = 0; k < 3; k++)
+    static const char *const smoke_keys[] = {"sources", "buoyancy", "initial", "advection"};
+    for (int k = 0; k < 4; k++)
         if (seam_cfg_has(cfg, smoke_keys[k]))
             seam_cfg_error(cfg, smoke_keys[k], "smoke settings do not apply to a liquid (\"liquid\" is set)");
 }
@@ -170,6 +171,8 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
+    static const char *const advection_names[] = {"semi_lagrangian", "maccormack", NULL};
+    self->maccormack = seam_cfg_enum(cfg, "advection", advection_names, 0, 0);
     static const char *const bc_names[] = {"wall", "open", NULL};
     seam_cfg *b = seam_cfg_child(cfg, "boundary", 0);
     for (int s = 0; s < 4; s++)
@@ -641,6 +644,18 @@ static int all_finite(const double *a, size_t n)
     return 1;
 }
 
+/* A diverging solid shows up here first: say which point, let the coupler retry. */
+static seam_status finite_interface(const fluid_mac *self, const char *what, const double *X, const double *V)
+{
+    for (size_t k = 0; k < 2 * self->iface.n_points; k++)
+        if (!isfinite(X[k]) || (V && !isfinite(V[k]))) {
+            seam_logf(self->host, SEAM_LOG_WARN, "%s: interface point %zu has a non-finite position%s", what, k / 2,
+                      V ? " or velocity" : "");
+            return SEAM_UNSTABLE;
+        }
+    return SEAM_OK;
+}
+
 static seam_status check_io(fluid_mac *self, const seam_io *in)
 {
     if (!self->bound) {
@@ -653,7 +668,7 @@ static seam_status check_io(fluid_mac *self, const seam_io *in)
                   n, in ? in->n : 0, in ? in->dim : 0);
         return SEAM_ERROR;
     }
-    return SEAM_OK;
+    return finite_interface(self, "solve", in->X, in->V);
 }
 
 static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in, seam_io *out)
@@ -662,8 +677,9 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
     const mac_grid *g = &self->g;
     double dt = step->dt;
     self->solved = 0;
-    if (check_io(self, in) != SEAM_OK)
-        return SEAM_ERROR;
+    seam_status io = check_io(self, in);
+    if (io != SEAM_OK)
+        return io;
     if (!(dt > 0.0) || !isfinite(dt)) {
         seam_logf(self->host, SEAM_LOG_ERROR, "solve: step size %g is not a positive number", dt);
         return SEAM_ERROR;
@@ -678,6 +694,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
         mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->u, self->v);
         memcpy(self->du, self->u, mac_nu(g) * sizeof(double));
         memcpy(self->dv, self->v, mac_nv(g) * sizeof(double));
+    } else if (self->maccormack) {
+        mac_advect_maccormack(g, self->u_n, self->v_n, dt, self->u, self->v);
     } else {
         mac_advect(g, self->u_n, self->v_n, dt, self->u, self->v);
     }
@@ -690,6 +708,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
                      self->v, self->p, self->host);
     if (st != SEAM_OK)
         return st;
+    int pcg_iterations = self->proj.iterations;
+    double pcg_residual = self->proj.residual;
     if (!all_finite(self->u, mac_nu(g)) || !all_finite(self->v, mac_nv(g)) ||
         !all_finite(self->p, mac_ncell(g))) {
         seam_logf(self->host, SEAM_LOG_WARN, "step %lld: non-finite velocity or pressure",
@@ -700,8 +720,11 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
         return SEAM_UNSTABLE;
     if (n && out && out->F)
         compute_loads(self, dt, out->F);
-    seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: PCG %d iterations, residual %.3g",
-              (long long)step->index, step->iteration, self->proj.iterations, self->proj.residual);
+    seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: pressure PCG %d iterations, residual %.3g",
+              (long long)step->index, step->iteration, pcg_iterations, pcg_residual);
+    if (self->liquid)
+        seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: particle spreading %d iterations",
+                  (long long)step->index, step->iteration, self->proj.iterations);
     self->solved = 1;
     return SEAM_OK;
 }
@@ -760,6 +783,8 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         return SEAM_ERROR;
     }
     size_t np = self->iface.n_points, row = 2 * np;
+    if (np && finite_interface(self, "regions", X, NULL) != SEAM_OK)
+        return SEAM_UNSTABLE;
     mac_geometry geo;
     seam_status st = mac_geometry_build(&geo, g, &self->iface, X, self->kernel_radius * g->dx,
                                         self->liquid ? self->phi_n : NULL, self->host);

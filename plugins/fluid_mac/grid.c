@@ -269,8 +269,9 @@ void mac_geometry_free(mac_geometry *geo)
 
 static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
-/* Bilinear interpolation in an (ni x nj) array at fractional index (fx, fy). */
-static double bilinear(const double *a, int ni, int nj, double fx, double fy)
+/* Bilinear interpolation in an (ni x nj) array at fractional index (fx, fy);
+ * lo and hi (may be NULL) get the smallest and largest of the four values. */
+static double bilinear_range(const double *a, int ni, int nj, double fx, double fy, double *lo, double *hi)
 {
     fx = clampd(fx, 0.0, ni - 1);
     fy = clampd(fy, 0.0, nj - 1);
@@ -281,22 +282,30 @@ static double bilinear(const double *a, int ni, int nj, double fx, double fy)
         j = nj - 2 < 0 ? 0 : nj - 2;
     double s = fx - i, t = fy - j;
     int i1 = i + 1 < ni ? i + 1 : i, j1 = j + 1 < nj ? j + 1 : j;
-    return (1 - s) * (1 - t) * a[(size_t)j * (size_t)ni + (size_t)i] +
-           s * (1 - t) * a[(size_t)j * (size_t)ni + (size_t)i1] +
-           (1 - s) * t * a[(size_t)j1 * (size_t)ni + (size_t)i] + s * t * a[(size_t)j1 * (size_t)ni + (size_t)i1];
+    double a00 = a[(size_t)j * (size_t)ni + (size_t)i], a10 = a[(size_t)j * (size_t)ni + (size_t)i1];
+    double a01 = a[(size_t)j1 * (size_t)ni + (size_t)i], a11 = a[(size_t)j1 * (size_t)ni + (size_t)i1];
+    if (lo)
+        *lo = fmin(fmin(a00, a10), fmin(a01, a11));
+    if (hi)
+        *hi = fmax(fmax(a00, a10), fmax(a01, a11));
+    return (1 - s) * (1 - t) * a00 + s * (1 - t) * a10 + (1 - s) * t * a01 + s * t * a11;
 }
 
-double mac_sample_u(const mac_grid *g, const double *u, double x, double y)
+static double u_at(const mac_grid *g, const double *u, double x, double y, double *lo, double *hi)
 {
-    return bilinear(u, g->nx + 1, g->ny, (x - g->origin[0]) / g->dx, (y - g->origin[1]) / g->dx - 0.5);
+    return bilinear_range(u, g->nx + 1, g->ny, (x - g->origin[0]) / g->dx, (y - g->origin[1]) / g->dx - 0.5, lo, hi);
 }
 
-double mac_sample_v(const mac_grid *g, const double *v, double x, double y)
+static double v_at(const mac_grid *g, const double *v, double x, double y, double *lo, double *hi)
 {
-    return bilinear(v, g->nx, g->ny + 1, (x - g->origin[0]) / g->dx - 0.5, (y - g->origin[1]) / g->dx);
+    return bilinear_range(v, g->nx, g->ny + 1, (x - g->origin[0]) / g->dx - 0.5, (y - g->origin[1]) / g->dx, lo, hi);
 }
 
-/* RK2 (midpoint) backtrace of the point (x, y) over dt. */
+double mac_sample_u(const mac_grid *g, const double *u, double x, double y) { return u_at(g, u, x, y, NULL, NULL); }
+
+double mac_sample_v(const mac_grid *g, const double *v, double x, double y) { return v_at(g, v, x, y, NULL, NULL); }
+
+/* RK2 (midpoint) backtrace of the point (x, y) over dt (Zarifi eqs. 4.29-4.30). */
 static void backtrace(const mac_grid *g, const double *u0, const double *v0, double dt, double *x, double *y)
 {
     double xm = *x - 0.5 * dt * mac_sample_u(g, u0, *x, *y);
@@ -306,20 +315,58 @@ static void backtrace(const mac_grid *g, const double *u0, const double *v0, dou
     *y -= dt * vm;
 }
 
-void mac_advect(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v)
+/* The faces of (qu, qv) carried by the velocity (u0, v0) over dt into (u, v);
+ * lo_* / hi_* (may be NULL) get the range of the values each sample used. */
+static void advect_by(const mac_grid *g, const double *u0, const double *v0, double dt, const double *qu,
+                      const double *qv, double *u, double *v, double *lo_u, double *hi_u, double *lo_v, double *hi_v)
 {
     for (int j = 0; j < g->ny; j++)
         for (int i = 0; i <= g->nx; i++) {
             double x = g->origin[0] + i * g->dx, y = g->origin[1] + (j + 0.5) * g->dx;
             backtrace(g, u0, v0, dt, &x, &y);
-            u[mac_u(g, i, j)] = mac_sample_u(g, u0, x, y);
+            size_t f = mac_u(g, i, j);
+            u[f] = u_at(g, qu, x, y, lo_u ? lo_u + f : NULL, hi_u ? hi_u + f : NULL);
         }
     for (int j = 0; j <= g->ny; j++)
         for (int i = 0; i < g->nx; i++) {
             double x = g->origin[0] + (i + 0.5) * g->dx, y = g->origin[1] + j * g->dx;
             backtrace(g, u0, v0, dt, &x, &y);
-            v[mac_v(g, i, j)] = mac_sample_v(g, v0, x, y);
+            size_t f = mac_v(g, i, j);
+            v[f] = v_at(g, qv, x, y, lo_v ? lo_v + f : NULL, hi_v ? hi_v + f : NULL);
         }
+}
+
+void mac_advect(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v)
+{
+    advect_by(g, u0, v0, dt, u0, v0, u, v, NULL, NULL, NULL, NULL);
+}
+
+/* One component of the MacCormack update, clamped to the forward stencil's range. */
+static void maccormack_combine(size_t n, const double *q0, const double *q_back, const double *lo, const double *hi,
+                               double *q)
+{
+    for (size_t f = 0; f < n; f++)
+        q[f] = clampd(q[f] + 0.5 * (q0[f] - q_back[f]), lo[f], hi[f]);
+}
+
+void mac_advect_maccormack(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v)
+{
+    size_t nu = mac_nu(g), nv = mac_nv(g);
+    double *lo_u = malloc(nu * sizeof *lo_u), *hi_u = malloc(nu * sizeof *hi_u);
+    double *lo_v = malloc(nv * sizeof *lo_v), *hi_v = malloc(nv * sizeof *hi_v);
+    double *ub = malloc(nu * sizeof *ub), *vb = malloc(nv * sizeof *vb);
+    /* Forward to u^, back again with the same velocity to u~; the difference to u^n
+     * estimates the error of the forward step, half of which is taken back. */
+    advect_by(g, u0, v0, dt, u0, v0, u, v, lo_u, hi_u, lo_v, hi_v);
+    advect_by(g, u0, v0, -dt, u, v, ub, vb, NULL, NULL, NULL, NULL);
+    maccormack_combine(nu, u0, ub, lo_u, hi_u, u);
+    maccormack_combine(nv, v0, vb, lo_v, hi_v, v);
+    free(lo_u);
+    free(hi_u);
+    free(lo_v);
+    free(hi_v);
+    free(ub);
+    free(vb);
 }
 
 /* ---- projection ---------------------------------------------------------- */

@@ -96,6 +96,12 @@ double mac_sample_v(const mac_grid *g, const double *v, double x, double y);
  * (midpoint) backtrace, into (u, v). */
 void mac_advect(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v);
 
+/* The same with the MacCormack correction (Selle et al. 2008): a forward and
+ * a backward semi-Lagrangian step estimate the forward error, half of it is
+ * removed, and each value is clamped to the range of the grid values its
+ * forward sample interpolated (no new extrema). */
+void mac_advect_maccormack(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v);
+
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid
  * cells and its MIC(0) preconditioner. */
 typedef struct mac_projection {

@@ -155,6 +155,17 @@ static void test_uncovered(void **state)
     assert_float_equal(F[1] + F[3], 2.0, 1e-15);
     seam_mapping_destroy(&M);
     assert_null(seam_mapping_new(4, 2, X, 2, S, 0.5, NULL));
+    /* Points spread far apart (coarse buckets): each sample still finds only its own. */
+    double Xf[6] = {0, 0, 0.2, 0, 1e6, -3e5};
+    double Sf[4] = {0.1, 0.0, 1e6 + 0.1, -3e5};
+    seam_mapping *Mf = seam_mapping_new(2, 3, Xf, 2, Sf, 0.5, &empty);
+    assert_int_equal(empty, 0);
+    const seam_csr *W = seam_mapping_weights(Mf);
+    assert_int_equal(W->row_ptr[1] - W->row_ptr[0], 2);
+    assert_float_equal(W->val[0], 0.5, 1e-15);   /* equidistant: equal weights */
+    assert_int_equal(W->row_ptr[2] - W->row_ptr[1], 1);
+    assert_int_equal(W->col[W->row_ptr[1]], 2);
+    seam_mapping_destroy(&Mf);
     assert_null(seam_mapping_new(2, 2, X, 2, S, 0.0, NULL));
 }
 
