@@ -90,14 +90,20 @@ static const char *where(const seam_remote *r, char *buf, size_t n)
     return buf;
 }
 
-/* Why a spawned server is gone, or "" while it runs. */
-static const char *child_fate(seam_remote *r, char *buf, size_t n)
+/* Why a spawned server is gone, or "" while it runs (after waiting up to
+ * wait_s for it to finish dying). */
+static const char *child_fate(seam_remote *r, char *buf, size_t n, double wait_s)
 {
     buf[0] = '\0';
     if (r->child <= 0)
         return buf;
     int st;
     pid_t got = waitpid(r->child, &st, WNOHANG);
+    for (int i = 0; i < 50 && got == 0 && wait_s > 0; i++) {   /* its sockets close before it is reapable */
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+        got = waitpid(r->child, &st, WNOHANG);
+    }
     if (got != r->child)
         return buf;
     if (WIFSIGNALED(st))
@@ -150,7 +156,7 @@ static bool watch(seam_remote *r, const char *op)
                                     : "the server requires CURVE: set server_key and client_key");
             r->lost = true;
         } else if (ev == ZMQ_EVENT_DISCONNECTED) {
-            child_fate(r, fate, sizeof fate);
+            child_fate(r, fate, sizeof fate, 0.5);
             report(r, "%s%s: lost the connection to %s%s%s", op, where(r, at, sizeof at), r->endpoint,
                    fate[0] ? ": " : " (the server exited or stopped answering heartbeats)", fate);
             r->lost = true;
@@ -158,7 +164,7 @@ static bool watch(seam_remote *r, const char *op)
         if (r->lost)
             return false;
     }
-    if (r->child > 0 && child_fate(r, fate, sizeof fate)[0]) {
+    if (r->child > 0 && child_fate(r, fate, sizeof fate, 0.0)[0]) {
         report(r, "%s%s: %s", op, where(r, at, sizeof at), fate);
         r->lost = true;
         return false;

@@ -232,6 +232,8 @@ static char *dup_field(seam_msg *m, const char *key, bool required)
     return strndup(str, len);
 }
 
+static void set_iface_size(seam_session *s, size_t n);
+
 static void op_hello(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
     uint64_t proto = 0, abi = 0;
@@ -327,7 +329,7 @@ static void op_describe(seam_session *s, uint64_t id, seam_wbuf *w)
         { kv_status(w, st); return; }
     }
     if (f.dim >= 1 && f.dim <= 3 && f.n_points < MAX_COUNT)
-        s->n_iface = f.n_points * (size_t)f.dim;
+        set_iface_size(s, f.n_points * (size_t)f.dim);
     size_t np = f.n_points, ne = f.n_elems * (size_t)(f.nodes_per_elem > 0 ? f.nodes_per_elem : 0);
     begin_ok(w, s, id, 11, 64 + np * (size_t)(f.dim > 0 ? f.dim : 0) * 8 + np * 12 + ne * 4 + f.n_elems);
     kv_status(w, st);
@@ -380,7 +382,7 @@ static void op_bind(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
                         .two_sided = s->b_two_sided, .n_bodies = nb};
     seam_status st = s->p->bind(s->self, &f);
     if (st == SEAM_OK)
-        s->n_iface = np * (size_t)dim;
+        set_iface_size(s, np * (size_t)dim);
     begin_ok(w, s, id, 1, 0);
     kv_status(w, st);
 }
@@ -404,6 +406,19 @@ static bool read_step(seam_msg *m, seam_step *step)
     step->index = index;
     step->iteration = (int)iteration;
     return true;
+}
+
+/* A new interface size: the per-solve scratch arrays were sized for the old one. */
+static void set_iface_size(seam_session *s, size_t n)
+{
+    if (n == s->n_iface)
+        return;
+    for (int k = 0; k < 3; k++) {
+        free(s->in[k]);
+        free(s->out[k]);
+        s->in[k] = s->out[k] = NULL;
+    }
+    s->n_iface = n;
 }
 
 /* The scratch array k of `which` (in or out), n_iface values. */

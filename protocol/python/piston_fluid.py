@@ -29,7 +29,8 @@ class PistonFluid(seam.Plugin):
         unknown = [k for k in config if k != "added_mass"]
         for k in unknown:
             where = host.locate(k)
-            host.log(seam.LOG_ERROR, "%s%s: unknown key" % (where + ": " if where else "", k))
+            path = "%s.%s" % (host.config_path, k) if host.config_path else k
+            host.log(seam.LOG_ERROR, "%s%s: unknown key" % (where + ": " if where else "", path))
         if unknown:
             raise seam.CreateError("%d unknown key(s)" % len(unknown))
         m_a = config.get("added_mass")

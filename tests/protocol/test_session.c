@@ -351,6 +351,77 @@ static void test_create_relays_located_config_errors(void **state)
     assert_false(seam_session_open(f->s));
 }
 
+/* bind n points (dim 1) and solve with V_i = i: the piston fluid answers
+ * F = -m_a (V - V^n) / dt with V^n = 0 after a bind (tests/plugins/piston_fluid.c). */
+static void bind_and_solve(fixture *f, size_t n, uint64_t id)
+{
+    double *X = calloc(n, sizeof *X), *V = malloc(n * sizeof *V), *F = malloc(n * sizeof *F);
+    for (size_t i = 0; i < n; i++)
+        V[i] = (double)i;
+    seam_wbuf w;
+    request(&w, "bind", id, 4);
+    seam_w_str(&w, "dim"); seam_w_int(&w, 1);
+    seam_w_str(&w, "n_points"); seam_w_uint(&w, n);
+    seam_w_str(&w, "nodes_per_elem"); seam_w_int(&w, 0);
+    seam_w_str(&w, "n_elems"); seam_w_uint(&w, 0);
+    send_wbuf(f, &w);   /* X is missing */
+    expect_error(f, "bind: field \"X\" is missing");
+    request(&w, "bind", id + 1, 5);
+    seam_w_str(&w, "dim"); seam_w_int(&w, 1);
+    seam_w_str(&w, "n_points"); seam_w_uint(&w, n);
+    seam_w_str(&w, "nodes_per_elem"); seam_w_int(&w, 0);
+    seam_w_str(&w, "n_elems"); seam_w_uint(&w, 0);
+    seam_w_str(&w, "X"); seam_w_f64s(&w, X, n);
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    double dt = 0.25, m_a = 2.0;
+    request(&w, "solve", id + 2, 6);
+    seam_w_str(&w, "step");
+    seam_w_map(&w, 4);
+    seam_w_str(&w, "index"); seam_w_int(&w, 0);
+    seam_w_str(&w, "t"); seam_w_f64(&w, 0.0);
+    seam_w_str(&w, "dt"); seam_w_f64(&w, dt);
+    seam_w_str(&w, "iteration"); seam_w_int(&w, 0);
+    seam_w_str(&w, "n"); seam_w_uint(&w, n);
+    seam_w_str(&w, "dim"); seam_w_uint(&w, 1);
+    seam_w_str(&w, "X"); seam_w_f64s(&w, X, n);
+    seam_w_str(&w, "V"); seam_w_f64s(&w, V, n);
+    seam_w_str(&w, "out"); seam_w_array(&w, 1); seam_w_str(&w, "F");
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    assert_true(seam_msg_f64s(&f->m, "F", true, F, n));
+    for (size_t i = 0; i < n; i++)
+        assert_true(F[i] == -m_a * (V[i] - 0.0) / dt);
+    free(X);
+    free(V);
+    free(F);
+}
+
+static void test_fluid_rebind_to_a_larger_interface(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    char err[1024];
+    f->lib = seam_library_open("piston_fluid", err, sizeof err);
+    assert_non_null(f->lib);
+    f->s = seam_session_new(seam_library_plugin(f->lib));
+    seam_wbuf_init(&f->reply, 0);
+    seam_wbuf w;
+    request(&w, "hello", 1, 2);
+    seam_w_str(&w, "protocol"); seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
+    seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
+    send_wbuf(f, &w);
+    request(&w, "create", 2, 2);
+    seam_w_str(&w, "config"); seam_w_str(&w, "{\"added_mass\": 2.0}");
+    seam_w_str(&w, "name"); seam_w_str(&w, "fluid");
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    bind_and_solve(f, 3, 10);
+    bind_and_solve(f, 5000, 20);   /* the per-solve buffers must grow with the interface */
+    bind_and_solve(f, 2, 30);
+    teardown((void **)&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_lying_lengths_are_refused_before_use),
         cmocka_unit_test_setup_teardown(test_malformed_requests_get_errors_and_serving_goes_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_relays_located_config_errors, setup, teardown),
+        cmocka_unit_test(test_fluid_rebind_to_a_larger_interface),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,742 @@
+/* Solvers in other processes, end to end: the same piston scene in-process,
+ * with the solid, the fluid or both in seam-serve, and with the fluid in
+ * Python gives the same bits; a killed, frozen or silent server is reported
+ * with the participant and the step; one coupler at a time; CURVE lets the
+ * right key in and keeps the others out. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <zmq.h>
+
+#include "keys.h"
+#include "remote.h"
+#include "seam/config.h"
+#include "simulation.h"
+#include "test_host.h"
+#include "wire.h"
+
+static const char *seam_exe, *serve_exe;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+typedef struct {
+    pid_t pid;
+    char endpoint[1024];
+} server;
+
+/* Every process a test starts, so a failed test still reaps them. */
+static pid_t started[16];
+
+static void track(pid_t pid)
+{
+    for (int i = 0; i < 16; i++)
+        if (started[i] <= 0) {
+            started[i] = pid;
+            return;
+        }
+}
+
+static int reap_all(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 16; i++)
+        if (started[i] > 0) {
+            kill(started[i], SIGKILL);
+            waitpid(started[i], NULL, 0);
+            started[i] = 0;
+        }
+    return 0;
+}
+
+/* Start argv, wait for its "seam-serve: serving NAME (ROLE) on ENDPOINT" line. */
+static void start_server(server *s, char *const argv[])
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    s->pid = fork();
+    assert_true(s->pid >= 0);
+    if (s->pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    track(s->pid);
+    close(fds[1]);
+    char line[2048];
+    size_t len = 0;
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    while (len < sizeof line - 1 && !memchr(line, '\n', len) && poll(&pfd, 1, 10000) > 0) {
+        ssize_t got = read(fds[0], line + len, sizeof line - 1 - len);
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+    }
+    close(fds[0]);
+    line[len] = '\0';
+    const char *on = strstr(line, " on ");
+    if (!on)
+        fail_msg("%s did not say it was serving: \"%s\"", argv[0], line);
+    snprintf(s->endpoint, sizeof s->endpoint, "%s", on + 4);
+    s->endpoint[strcspn(s->endpoint, "\n")] = '\0';
+}
+
+/* End and reap a server (it may be gone already). */
+static void stop_server(server *s)
+{
+    if (s->pid <= 0)
+        return;
+    kill(s->pid, SIGCONT);
+    kill(s->pid, SIGTERM);
+    int st;
+    for (int i = 0; i < 300 && waitpid(s->pid, &st, WNOHANG) == 0; i++)
+        usleep(10000);
+    if (kill(s->pid, 0) == 0) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, &st, 0);
+    }
+    for (int i = 0; i < 16; i++)
+        if (started[i] == s->pid)
+            started[i] = 0;
+    s->pid = 0;
+}
+
+static void start_seam_serve(server *s, const char *plugin, const char *bind, const char *heartbeat)
+{
+    char *argv[] = {(char *)serve_exe, "--plugin", (char *)plugin, "--bind", (char *)bind, "--heartbeat",
+                    (char *)heartbeat, NULL};
+    start_server(s, argv);
+}
+
+/* ---- scenes in this process --------------------------------------------- */
+
+typedef struct {
+    seam_status status;
+    long steps;
+    char *stats;             /* stats.csv without the timing columns */
+    double x_end;            /* committed interface position at the end */
+    char interface_csv[65536];
+    char log[8192];
+} run_result;
+
+static void capture_log(void *ctx, seam_log_level level, const char *who, const char *message)
+{
+    (void)level;
+    run_result *r = ctx;
+    size_t len = strlen(r->log);
+    snprintf(r->log + len, sizeof r->log - len, "[%s] %s\n", who ? who : "seam", message);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Keep the first `cols` columns of each CSV line (drops the wall-time columns). */
+static void keep_columns(char *text, int cols)
+{
+    char *out = text;
+    for (char *p = text; *p;) {
+        int c = 0;
+        while (*p && *p != '\n') {
+            if (*p == ',' && ++c >= cols) {
+                while (*p && *p != '\n')
+                    p++;
+                break;
+            }
+            *out++ = *p++;
+        }
+        if (*p == '\n')
+            *out++ = *p++;
+    }
+    *out = '\0';
+}
+
+static run_result *run_piston(const char *name, const char **sets)
+{
+    run_result *r = calloc(1, sizeof *r);
+    char err[2048];
+    seam_doc *doc = seam_doc_load(test_source_path("examples/piston.json"), err, sizeof err);
+    assert_non_null(doc);
+    assert_int_equal(seam_doc_set(doc, "output.frames=false", err, sizeof err), 0);
+    for (int i = 0; sets && sets[i]; i++)
+        if (seam_doc_set(doc, sets[i], err, sizeof err) != 0)
+            fail_msg("%s: %s", sets[i], err);
+    char out[1024];
+    snprintf(out, sizeof out, "%s", test_tmpdir(name));
+    seam_run_options opts = {.out_dir = out, .log = capture_log, .log_ctx = r};
+    seam_sim *sim = seam_sim_new(doc, &opts);
+    if (!sim)
+        fail_msg("scene %s did not load:\n%s", name, r->log);
+    r->status = seam_sim_run(sim);
+    r->steps = seam_sim_summary(sim)->steps;
+    size_t n;
+    int dim;
+    const double *X = seam_sim_interface(sim, &n, &dim);
+    assert_int_equal(n * (size_t)dim, 1);
+    r->x_end = X[0];
+    seam_sim_destroy(&sim);
+    seam_doc_destroy(&doc);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/stats.csv", out);
+    r->stats = slurp(path);
+    assert_non_null(r->stats);
+    keep_columns(r->stats, 6);
+    snprintf(path, sizeof path, "%s/interface.csv", out);
+    char *iface = slurp(path);
+    assert_non_null(iface);
+    snprintf(r->interface_csv, sizeof r->interface_csv, "%s", iface);
+    free(iface);
+    return r;
+}
+
+static void free_run(run_result *r)
+{
+    free(r->stats);
+    free(r);
+}
+
+static void assert_same_run(const run_result *a, const run_result *b)
+{
+    assert_int_equal(a->status, SEAM_OK);
+    assert_int_equal(b->status, SEAM_OK);
+    assert_int_equal(a->steps, b->steps);
+    assert_string_equal(a->stats, b->stats);
+    assert_string_equal(a->interface_csv, b->interface_csv);   /* %.17g: every bit */
+    assert_memory_equal(&a->x_end, &b->x_end, sizeof(double));
+}
+
+/* The piston scene's known answer: the strongly coupled iterations converge
+ * to the monolithic backward-Euler recursion on the combined mass
+ * (tests/coupler/test_piston.c), x' = (x + dt v) / (1 + k dt^2 / (m_s + m_a)). */
+static double monolithic_end(long steps)
+{
+    double m = 1.0 + 2.0, k = 39.47841760435743, dt = 0.01, x = 0.1, v = 0.0;
+    for (long s = 0; s < steps; s++) {
+        double x_new = (x + dt * v) / (1.0 + k * dt * dt / m);
+        v = (x_new - x) / dt;
+        x = x_new;
+    }
+    return x;
+}
+
+static void test_same_bits_in_and_out_of_process(void **state)
+{
+    (void)state;
+    run_result *local = run_piston("remote_local", NULL);
+    assert_int_equal(local->steps, 200);
+    assert_true(fabs(local->x_end - monolithic_end(200)) < 1e-8);
+    const char *solid[] = {"solids.0.process=separate", NULL};
+    const char *fluid[] = {"fluid.process=separate", NULL};
+    const char *both[] = {"solids.0.process=separate", "fluid.process=separate", NULL};
+    const char **variants[] = {solid, fluid, both};
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "remote_variant%d", i);
+        run_result *r = run_piston(name, variants[i]);
+        assert_same_run(local, r);
+        free_run(r);
+    }
+    free_run(local);
+}
+
+static void test_python_fluid_gives_the_same_bits(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/python3", X_OK) != 0)
+        skip();
+    char bind[1200];
+    snprintf(bind, sizeof bind, "ipc://%s/fluid.sock", test_tmpdir("remote_python"));
+    server py;
+    char *argv[] = {"/usr/bin/python3", (char *)test_source_path("protocol/python/piston_fluid.py"), "--bind", bind,
+                    NULL};
+    start_server(&py, argv);
+    char connect[1200];
+    snprintf(connect, sizeof connect, "fluid.connect=%s", py.endpoint);
+    const char *sets[] = {connect, "fluid.plugin=piston_fluid_py", NULL};
+    run_result *local = run_piston("remote_py_local", NULL);
+    run_result *r = run_piston("remote_py", sets);
+    assert_same_run(local, r);
+    free_run(r);
+    /* the Python server's own configuration check reaches the coupler, located */
+    const char *bad[] = {connect, "fluid.plugin=piston_fluid_py", "fluid.added_mas=1", NULL};
+    run_result *fail = calloc(1, sizeof *fail);
+    char err[1024];
+    seam_doc *doc = seam_doc_load(test_source_path("examples/piston.json"), err, sizeof err);
+    for (int i = 0; bad[i]; i++)
+        assert_int_equal(seam_doc_set(doc, bad[i], err, sizeof err), 0);
+    seam_run_options opts = {.out_dir = test_tmpdir("remote_py_bad"), .log = capture_log, .log_ctx = fail};
+    seam_sim *sim = seam_sim_new(doc, &opts);
+    assert_null(sim);
+    if (!strstr(fail->log, "[fluid] error: --set fluid.added_mas: fluid.added_mas: unknown key"))
+        fail_msg("unexpected messages:\n%s", fail->log);
+    seam_doc_destroy(&doc);
+    free(fail);
+    free_run(local);
+    stop_server(&py);
+}
+
+/* ---- dead and silent servers -------------------------------------------- */
+
+/* Start `seam run` on the piston scene for a long time with extra --set
+ * arguments; output to a file. */
+static pid_t start_seam_run(const char *out_dir, const char *log_path, const char *const *sets)
+{
+    char *argv[32];
+    int a = 0;
+    argv[a++] = (char *)seam_exe;
+    argv[a++] = "run";
+    argv[a++] = (char *)test_source_path("examples/piston.json");
+    argv[a++] = "--out";
+    argv[a++] = (char *)out_dir;
+    argv[a++] = "--end";
+    argv[a++] = "100000";
+    argv[a++] = "--quiet";
+    for (int i = 0; sets[i] && a < 30; i++) {
+        argv[a++] = "--set";
+        argv[a++] = (char *)sets[i];
+    }
+    argv[a] = NULL;
+    char *copy[32];
+    for (int i = 0; i <= a; i++)
+        copy[i] = argv[i] ? strdup(argv[i]) : NULL;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        execv(copy[0], copy);
+        _exit(127);
+    }
+    track(pid);
+    for (int i = 0; i < a; i++)
+        free(copy[i]);
+    return pid;
+}
+
+/* Wait for pid at most `limit` seconds; its exit status, or -1 after killing it. */
+static int wait_exit(pid_t pid, double limit, double *took)
+{
+    double t0 = now_s();
+    int st;
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (now_s() - t0 > limit) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        usleep(5000);
+    }
+    *took = now_s() - t0;
+    for (int i = 0; i < 16; i++)
+        if (started[i] == pid)
+            started[i] = 0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void expect_in_file(const char *path, const char *needle)
+{
+    char *text = slurp(path);
+    assert_non_null(text);
+    if (!strstr(text, needle))
+        fail_msg("expected \"%s\" in %s:\n%s", needle, path, text);
+    free(text);
+}
+
+/* The run wrote stats rows for the steps it finished. */
+static void expect_partial_stats(const char *dir)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    char *text = slurp(path);
+    assert_non_null(text);
+    int rows = 0;
+    for (char *p = text; *p; p++)
+        rows += *p == '\n';
+    free(text);
+    assert_true(rows > 10);
+}
+
+static void test_killed_server_is_named_with_its_step(void **state)
+{
+    (void)state;
+    char dir[1024], bind[1200], log[1200], connect[1300];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("remote_kill"));
+    snprintf(bind, sizeof bind, "ipc://%s/solid.sock", dir);
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    server s;
+    start_seam_serve(&s, "piston_solid", bind, "1");
+    snprintf(connect, sizeof connect, "solids.0.connect=%s", s.endpoint);
+    const char *sets[] = {connect, NULL};
+    pid_t run = start_seam_run(dir, log, sets);
+    usleep(400000);
+    kill(s.pid, SIGKILL);
+    double t_kill = now_s(), took = 0;
+    int rc = wait_exit(run, 10.0, &took);
+    (void)t_kill;
+    stop_server(&s);
+    assert_int_equal(rc, 1);
+    assert_true(took < 10.0);
+    expect_in_file(log, "[piston] error: ");
+    expect_in_file(log, "at step ");
+    expect_in_file(log, "lost the connection to ipc://");
+    expect_partial_stats(dir);
+}
+
+/* The seam-serve a `seam run` started for itself: its pid from /proc. */
+static pid_t child_of(pid_t parent)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)parent, (int)parent);
+    for (int tries = 0; tries < 500; tries++) {
+        FILE *f = fopen(path, "r");
+        int pid = 0;
+        if (f) {
+            if (fscanf(f, "%d", &pid) != 1)
+                pid = 0;
+            fclose(f);
+        }
+        if (pid > 0)
+            return pid;
+        usleep(10000);
+    }
+    return 0;
+}
+
+static void test_killed_spawned_server_is_named_with_its_step(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("remote_kill_spawned"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    const char *sets[] = {"fluid.process=separate", NULL};
+    pid_t run = start_seam_run(dir, log, sets);
+    pid_t child = child_of(run);
+    assert_true(child > 0);
+    usleep(400000);
+    kill(child, SIGKILL);
+    double took = 0;
+    int rc = wait_exit(run, 10.0, &took);
+    assert_int_equal(rc, 1);
+    expect_in_file(log, "[fluid] error: ");
+    expect_in_file(log, "at step ");
+    expect_in_file(log, "was killed by signal 9");
+    expect_partial_stats(dir);
+}
+
+static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void **state)
+{
+    (void)state;
+    char dir[1024], bind[1200], log[1200], connect[1300];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("remote_frozen"));
+    snprintf(bind, sizeof bind, "ipc://%s/solid.sock", dir);
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    server s;
+    /* SIGSTOP freezes the whole server, its heartbeats included */
+    start_seam_serve(&s, "piston_solid", bind, "0.1");
+    snprintf(connect, sizeof connect, "solids.0.connect=%s", s.endpoint);
+    const char *hb[] = {connect, "solids.0.heartbeat=0.1", NULL};
+    pid_t run = start_seam_run(dir, log, hb);
+    usleep(300000);
+    kill(s.pid, SIGSTOP);
+    double took = 0;
+    int rc = wait_exit(run, 10.0, &took);
+    stop_server(&s);
+    assert_int_equal(rc, 1);
+    assert_true(took < 3.0);   /* 3 missed heartbeats of 0.1 s, plus slack */
+    expect_in_file(log, "[piston] error: ");
+    expect_in_file(log, "stopped answering heartbeats");
+
+    /* without heartbeats, the per-operation timeout ends the wait */
+    start_seam_serve(&s, "piston_solid", bind, "0");
+    snprintf(connect, sizeof connect, "solids.0.connect=%s", s.endpoint);
+    const char *to[] = {connect, "solids.0.heartbeat=0", "solids.0.timeout=0.5", NULL};
+    run = start_seam_run(dir, log, to);
+    usleep(300000);
+    kill(s.pid, SIGSTOP);
+    rc = wait_exit(run, 10.0, &took);
+    stop_server(&s);
+    assert_int_equal(rc, 1);
+    assert_true(took < 3.0);
+    expect_in_file(log, "no reply from ipc://");
+    expect_in_file(log, "within 0.5 s");
+    expect_in_file(log, "at step ");
+}
+
+/* ---- talking to seam-serve directly ------------------------------------- */
+
+typedef struct {
+    void *ctx, *sock;
+    zmq_msg_t reply;
+    seam_msg m;
+} client;
+
+static void client_open(client *c, const char *endpoint)
+{
+    c->ctx = zmq_ctx_new();
+    c->sock = zmq_socket(c->ctx, ZMQ_DEALER);
+    int zero = 0;
+    zmq_setsockopt(c->sock, ZMQ_LINGER, &zero, sizeof zero);
+    assert_int_equal(zmq_connect(c->sock, endpoint), 0);
+    zmq_msg_init(&c->reply);
+}
+
+static void client_close(client *c)
+{
+    zmq_msg_close(&c->reply);
+    zmq_close(c->sock);
+    zmq_ctx_term(c->ctx);
+}
+
+/* Send frames (n of them), wait for the reply and parse it. */
+static void client_send(client *c, const void *const *frames, const size_t *lens, int n)
+{
+    for (int i = 0; i < n; i++)
+        assert_true(zmq_send(c->sock, frames[i], lens[i], i + 1 < n ? ZMQ_SNDMORE : 0) >= 0);
+    zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
+    assert_int_equal(zmq_poll(&it, 1, 5000), 1);
+    do {   /* the reply is the last frame (after a REQ-style delimiter, if one was sent) */
+        zmq_msg_close(&c->reply);
+        zmq_msg_init(&c->reply);
+        assert_true(zmq_msg_recv(&c->reply, c->sock, 0) >= 0);
+    } while (zmq_msg_more(&c->reply));
+    if (!seam_msg_parse(&c->m, zmq_msg_data(&c->reply), zmq_msg_size(&c->reply)))
+        fail_msg("reply does not parse: %s", c->m.error);
+}
+
+/* The reply with this id: probes (id 0) and stale replies are skipped, as
+ * PROTOCOL.md asks of every client. */
+static void client_await(client *c, uint64_t id)
+{
+    uint64_t got = 0;
+    while (seam_msg_uint(&c->m, "id", true, &got) && got != id)
+        client_send(c, NULL, NULL, 0);
+}
+
+static void client_request(client *c, const char *op, uint64_t id)
+{
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    bool hello = strcmp(op, "hello") == 0;
+    seam_w_map(&w, hello ? 4 : 2);
+    seam_w_str(&w, "op");
+    seam_w_str(&w, op);
+    seam_w_str(&w, "id");
+    seam_w_uint(&w, id);
+    if (hello) {
+        seam_w_str(&w, "protocol");
+        seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
+        seam_w_str(&w, "abi");
+        seam_w_uint(&w, SEAM_ABI_VERSION);
+    }
+    const void *f = w.sb.data;
+    size_t len = w.sb.size;
+    client_send(c, &f, &len, 1);
+    seam_wbuf_free(&w);
+    client_await(c, id);
+}
+
+static bool client_ok(client *c, const char *error_needle)
+{
+    bool ok = false;
+    assert_true(seam_msg_bool(&c->m, "ok", true, &ok));
+    if (!ok && !error_needle) {
+        char e[512] = "";
+        seam_msg_strcpy(&c->m, "error", false, e, sizeof e);
+        fail_msg("unexpected error reply: %s", e);
+    }
+    if (!ok && error_needle) {
+        char e[512] = "";
+        seam_msg_strcpy(&c->m, "error", false, e, sizeof e);
+        if (!strstr(e, error_needle))
+            fail_msg("expected \"%s\" in \"%s\"", error_needle, e);
+    }
+    return ok;
+}
+
+static void test_garbage_on_the_wire_then_a_valid_request(void **state)
+{
+    (void)state;
+    server s;
+    start_seam_serve(&s, "piston_solid", "tcp://127.0.0.1:*", "1");
+    client c;
+    client_open(&c, s.endpoint);
+    uint8_t noise[1000];
+    srand(7);
+    for (size_t i = 0; i < sizeof noise; i++)
+        noise[i] = (uint8_t)rand();
+    const void *f1 = noise;
+    size_t l1 = sizeof noise;
+    client_send(&c, &f1, &l1, 1);
+    assert_false(client_ok(&c, "malformed request"));
+    const uint8_t bin_lie[] = {0x82, 0xa2, 'o', 'p', 0xc6, 0x7f, 0xff, 0xff, 0xff};
+    const void *f2 = bin_lie;
+    size_t l2 = sizeof bin_lie;
+    client_send(&c, &f2, &l2, 1);
+    assert_false(client_ok(&c, "malformed request"));
+    const void *two[2] = {"", "x"};   /* REQ-style delimiter + junk: answered too */
+    size_t two_len[2] = {0, 1};
+    client_send(&c, two, two_len, 2);
+    assert_false(client_ok(&c, "malformed request"));
+    client_request(&c, "hello", 42);
+    assert_true(client_ok(&c, NULL));
+    char plugin[64];
+    assert_true(seam_msg_strcpy(&c.m, "plugin", true, plugin, sizeof plugin));
+    assert_string_equal(plugin, "piston_solid");
+    uint64_t id = 0;
+    assert_true(seam_msg_uint(&c.m, "id", true, &id));
+    assert_int_equal(id, 42);
+    client_close(&c);
+    stop_server(&s);
+}
+
+static void test_one_coupler_at_a_time(void **state)
+{
+    (void)state;
+    server s;
+    start_seam_serve(&s, "piston_solid", "tcp://127.0.0.1:*", "0.1");
+    client a, b;
+    client_open(&a, s.endpoint);
+    client_open(&b, s.endpoint);
+    client_request(&a, "hello", 1);
+    assert_true(client_ok(&a, NULL));
+    client_request(&b, "hello", 1);
+    assert_false(client_ok(&b, "busy: plugin \"piston_solid\" is serving another coupler"));
+    client_request(&a, "bye", 2);
+    assert_true(client_ok(&a, NULL));
+    client_request(&b, "hello", 2);
+    assert_true(client_ok(&b, NULL));
+    /* b vanishes without bye: the next coupler gets in */
+    client_close(&b);
+    bool in = false;
+    for (int tries = 0; tries < 30 && !in; tries++) {   /* once the server has seen b's connection close */
+        usleep(100000);
+        client_request(&a, "hello", 3 + (uint64_t)tries);
+        in = client_ok(&a, "busy");
+    }
+    assert_true(in);
+    client_close(&a);
+    stop_server(&s);
+}
+
+/* ---- CURVE -------------------------------------------------------------- */
+
+static void test_curve_lets_the_allowed_key_in_only(void **state)
+{
+    (void)state;
+    char dir[1024], name[1200], err[1024];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("remote_curve"));
+    const char *who[] = {"server", "client", "stranger"};
+    char pub[3][SEAM_KEY_Z85], sec[3][SEAM_KEY_Z85];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "%s/%s", dir, who[i]);
+        assert_int_equal(seam_keygen(name, err, sizeof err), 0);
+        snprintf(name, sizeof name, "%s/%s.key", dir, who[i]);
+        assert_int_equal(seam_key_read(name, pub[i], sec[i], err, sizeof err), 0);
+        assert_int_equal(strlen(sec[i]), 40);
+        struct stat st;
+        assert_int_equal(stat(name, &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0600);
+    }
+    char server_key[1200], client_pub[1200];
+    snprintf(server_key, sizeof server_key, "%s/server.key", dir);
+    snprintf(client_pub, sizeof client_pub, "%s/client.pub", dir);
+    server s;
+    char *argv[] = {(char *)serve_exe, "--plugin", "piston_solid", "--bind", "tcp://127.0.0.1:*", "--curve",
+                    server_key, "--allow", client_pub, NULL};
+    start_server(&s, argv);
+
+    seam_remote_options o = {.name = "piston", .timeout_s = 5, .heartbeat_s = 1, .start_timeout_s = 3,
+                             .server_key = pub[0], .client_public = pub[1], .client_secret = sec[1]};
+    seam_remote *r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("the allowed key was refused: %s", err);
+    assert_string_equal(seam_remote_plugin(r)->name, "piston_solid");
+    seam_remote_close(&r);
+
+    o.client_public = pub[2];
+    o.client_secret = sec[2];
+    double t0 = now_s();
+    r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    assert_null(r);
+    if (!strstr(err, "refused this coupler's CURVE key"))
+        fail_msg("unexpected: %s", err);
+    assert_true(now_s() - t0 < 3.0);
+
+    o.server_key = pub[2];   /* the wrong server key: the handshake cannot succeed */
+    o.client_public = pub[1];
+    o.client_secret = sec[1];
+    r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    assert_null(r);
+
+    o.server_key = NULL;     /* no CURVE at all */
+    r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    assert_null(r);
+    if (!strstr(err, "handshake") && !strstr(err, "no reply"))
+        fail_msg("unexpected: %s", err);
+    stop_server(&s);
+
+    /* off loopback without CURVE: refused before binding */
+    char *open_argv[] = {(char *)serve_exe, "--plugin", "piston_solid", "--bind", "tcp://0.0.0.0:*", NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDERR_FILENO);
+        execv(open_argv[0], open_argv);
+        _exit(127);
+    }
+    double took;
+    assert_int_equal(wait_exit(pid, 5.0, &took), 1);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_remote PATH_TO_SEAM PATH_TO_SEAM_SERVE\n");
+        return 2;
+    }
+    seam_exe = argv[1];
+    serve_exe = argv[2];
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_same_bits_in_and_out_of_process, reap_all),
+        cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
+        cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),
+        cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, reap_all),
+        cmocka_unit_test_teardown(test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout, reap_all),
+        cmocka_unit_test_teardown(test_garbage_on_the_wire_then_a_valid_request, reap_all),
+        cmocka_unit_test_teardown(test_one_coupler_at_a_time, reap_all),
+        cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, reap_all),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
