@@ -55,6 +55,7 @@ struct seam_sim {
     char *scene_dir;
     /* time */
     double t_end, dt_max, dt_min, frame_dt;
+    double cell_size;        /* the fluid cell size the scene names, 0: none */
     /* coupling */
     const seam_scheme_ops *scheme;
     void *scheme_self;
@@ -165,7 +166,8 @@ static int mkdir_p(const char *path)
 
 /* ---- the scene ---------------------------------------------------------- */
 
-static const char *const convergence_names[] = {"absolute", "relative", NULL};
+static const char *const convergence_names[] = {"absolute", "relative", "cells", NULL};
+enum { CONVERGE_ABSOLUTE, CONVERGE_RELATIVE, CONVERGE_CELLS };
 static const char *const unconverged_names[] = {"warn", "fail", NULL};
 static const char *const predictor_names[] = {"none", "linear", NULL};
 
@@ -284,6 +286,7 @@ static void read_participant(seam_sim *sim, seam_cfg *obj, const char *default_n
 
 static void read_scene(seam_sim *sim, seam_cfg *root)
 {
+    sim->cell_size = seam_cfg_num(root, "cell_size", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     seam_cfg *time = seam_cfg_child(root, "time", SEAM_CFG_REQUIRED);
     if (time) {
         sim->t_end = seam_cfg_num(time, "end", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
@@ -309,7 +312,14 @@ static void read_scene(seam_sim *sim, seam_cfg *root)
         int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);
         sim->scheme = seam_scheme_at((size_t)s);
         sim->tolerance = seam_cfg_num(coupling, "tolerance", 1e-6, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        sim->relative = seam_cfg_enum(coupling, "convergence", convergence_names, 0, 0) == 1;
+        int mode = seam_cfg_enum(coupling, "convergence", convergence_names, CONVERGE_ABSOLUTE, 0);
+        sim->relative = mode == CONVERGE_RELATIVE;
+        if (mode == CONVERGE_CELLS) {
+            if (sim->cell_size > 0)
+                sim->tolerance *= sim->cell_size;   /* Akbay 2.6: 5% of the fluid cell size */
+            else
+                seam_cfg_error(coupling, "convergence", "\"cells\" needs the scene's top-level \"cell_size\"");
+        }
         sim->max_iterations = (int)seam_cfg_int(coupling, "max_iterations", 50, 1, 100000, 0);
         sim->fail_unconverged = seam_cfg_enum(coupling, "on_nonconvergence", unconverged_names, 0, 0) == 1;
         sim->predictor = seam_cfg_enum(coupling, "predictor", predictor_names, PREDICT_LINEAR, 0);
@@ -432,6 +442,7 @@ static bool create_participant(seam_sim *sim, participant *pt)
         .log = host_log,
         .locate = host_locate,
         .scene_dir = sim->scene_dir,
+        .cell_size = sim->cell_size,
     };
     /* A remote's instance is made by the proxy (the table has no closure for it). */
     seam_remote *remote = seam_remote_of(pt->p);

@@ -481,7 +481,9 @@ void *rigid_create(const char *config_json, const seam_host *host)
     double g[3] = {0, -9.81, 0};
     read_vec(cfg, rs->dim, "gravity", g, 0);
     v3_copy(rs->gravity, g);
-    rs->spacing = seam_cfg_num(cfg, "spacing", 0.05, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    /* Samples about one fluid cell apart (Akbay 2.3.4) when the scene names its cell size. */
+    double spacing_default = host && host->cell_size > 0 ? host->cell_size : 0.05;
+    rs->spacing = seam_cfg_num(cfg, "spacing", spacing_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     rs->world.dim = rs->dim;
     rs->world.iterations = (int)seam_cfg_int(cfg, "contact_iterations", 30, 1, 100000, 0);
     rs->world.tolerance = seam_cfg_num(cfg, "contact_tolerance", 1e-9, 0.0, INFINITY, 0);

@@ -125,12 +125,46 @@ static void test_pictures(void **state)
     assert_non_null(strstr(log, "output.picture.field \"vorticityy\": the fluid has no 2D field of that name"));
 }
 
+/* The scene's cell_size reaches the solids (surface samples one cell apart)
+ * and scales a tolerance given in cells. */
+static void test_cell_size(void **state)
+{
+    (void)state;
+    size_t points[2];
+    const double cells[2] = {0.03125, 0.0625};
+    for (int i = 0; i < 2; i++) {
+        char err[1024], set[64];
+        seam_doc *doc = seam_doc_load(test_source_path("examples/rising_disc.json"), err, sizeof err);
+        snprintf(set, sizeof set, "cell_size=%g", cells[i]);
+        assert_int_equal(seam_doc_set(doc, set, err, sizeof err), 0);
+        seam_run_options opts = {.out_dir = test_tmpdir("scene_cell_size")};
+        seam_sim *sim = seam_sim_new(doc, &opts);
+        assert_non_null(sim);
+        int dim;
+        seam_sim_interface(sim, &points[i], &dim);
+        seam_sim_destroy(&sim);
+        seam_doc_destroy(&doc);
+    }
+    /* A circle of radius 0.15 sampled every cell: about 2 pi r / dx points. */
+    assert_true(labs((long)points[0] - lround(2 * M_PI * 0.15 / cells[0])) <= 1);
+    assert_true(labs((long)points[1] - lround(2 * M_PI * 0.15 / cells[1])) <= 1);
+
+    char log[8192];
+    const char *const none[] = {"cell_size=null", NULL};
+    assert_true(test_scene_refused(NULL, "examples/rising_disc.json", none, log, sizeof log));
+    assert_non_null(strstr(log, "cell_size: expected a number > 0, got null"));
+    const char *const missing[] = {"coupling.convergence=cells", NULL};
+    assert_true(test_scene_refused(NULL, "examples/piston.json", missing, log, sizeof log));
+    assert_non_null(strstr(log, "coupling.convergence: \"cells\" needs the scene's top-level \"cell_size\""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buoyancy),
         cmocka_unit_test(test_schemes_agree),
         cmocka_unit_test(test_pictures),
+        cmocka_unit_test(test_cell_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,6 +75,11 @@ typedef struct seam_host {
     /* Directory of the scene file: resolve relative file names in the
      * configuration (meshes, inputs) against it. NULL means the working directory. */
     const char *scene_dir;
+    /* The fluid cell size the scene names (its top-level "cell_size", m), 0
+     * when it names none: solids sample their coupling surfaces about this
+     * far apart by default (Akbay 2.3.4: 1-1.5 dx), grid fluids may take it
+     * as their dx. */
+    double cell_size;
 } seam_host;
 
 /* The coupling surface, owned by the solids (Lagrangian). For one solid,
