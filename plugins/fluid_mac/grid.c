@@ -607,15 +607,17 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
     return SEAM_OK;
 }
 
-seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, double rho,
-                        double dt, double tol, int max_iter, double *u, double *v, double *p,
+seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *s,
+                        double rho, double dt, double tol, int max_iter, double *u, double *v, double *p,
                         const seam_host *host)
 {
     size_t nc = mac_ncell(g);
     double *b = calloc(nc, sizeof *b);
     for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++)   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 div u* */
-            b[mac_c(g, i, j)] = -(rho / dt) * g->dx * g->dx * mac_divergence(g, u, v, i, j);
+        for (int i = 0; i < g->nx; i++) {   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 (div u* - s) */
+            size_t c = mac_c(g, i, j);
+            b[c] = -(rho / dt) * g->dx * g->dx * (mac_divergence(g, u, v, i, j) - (s ? s[c] : 0.0));
+        }
     seam_status st = solve_poisson(P, g, geo, b, tol, max_iter, p, "pressure", host);
     free(b);
     if (st == SEAM_OK)
@@ -683,7 +685,8 @@ static double face_flux(double un, int m_solid, int p_solid, double qm, double q
 }
 
 int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const double *u, const double *v,
-                         double dt, const double *qu, const double *qv, int max_sub, double *q)
+                         double dt, const double *qu, const double *qv, const double *s, const double *q_src,
+                         int max_sub, double *q)
 {
     const uint8_t *solid = geo->solid;
     double frac = outflow_fraction(g, solid, u, v, dt);
@@ -721,8 +724,8 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const doubl
                 if (in_p)
                     dq[cp] += h * F;
             }
-        for (size_t c = 0; c < nc; c++)
-            q[c] += dq[c];
+        for (size_t c = 0; c < nc; c++)   /* volume sources bring their own value in */
+            q[c] += dq[c] + (s ? h * g->dx * s[c] * q_src[c] : 0.0);
     }
     free(dq);
     return n_sub;

@@ -947,6 +947,75 @@ static void test_buoyancy_disc(void **state)
     P->destroy(fl);
 }
 
+/* A volume source in a box of cells: the divergence there is its rate, the
+ * smoke it brings stays in the domain until it reaches the open top. */
+static void test_volume_source(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"density\": 1.2, \"gravity\": [0, 0],"
+                            " \"pressure_tolerance\": 1e-10, \"boundary\": {\"top\": \"open\"},"
+                            " \"sources\": [{\"box\": [0.4, 0.2, 0.6, 0.4], \"rate\": 0.05, \"density\": 2.0}]}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double dt = 0.02;
+    for (int n = 0; n < 25; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+    double M = total_smoke(P, fl);
+    fprintf(stderr, "volume source: smoke %.12g, brought in %.12g\n", M, 0.05 * 2.0 * 25 * dt);
+    assert_float_equal(M, 0.05 * 2.0 * 25 * dt, 1e-10);
+    seam_raster r;
+    P->field(fl, "divergence", &r);
+    double total = 0.0, cells = 0.0;
+    for (int j = 0; j < r.ny; j++)
+        for (int i = 0; i < r.nx; i++) {
+            double xc = (i + 0.5) * r.dx, yc = (j + 0.5) * r.dx;
+            int in = xc >= 0.4 && xc <= 0.6 && yc >= 0.2 && yc <= 0.4;
+            total += r.data[j * r.nx + i] * r.dx * r.dx;
+            cells += in;
+            if (!in)
+                assert_true(fabs(r.data[j * r.nx + i]) < 1e-8);
+        }
+    assert_float_equal(cells, 12.0, 0.0);   /* centres x 0.40625..0.59375, y 0.21875..0.34375 */
+    assert_float_equal(total, 0.05, 1e-9);
+    P->destroy(fl);
+    test_host_init(&th, "fluid", "fluids[0]");
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"sources\": [{\"box\": [0.01, 0.01, 0.02, 0.02],"
+                          " \"rate\": 1}]}", &th.host));
+    assert_true(test_host_saw(&th, "sources[0].box"));
+}
+
+/* A balloon: a closed loop of thin shell around a volume source in an open
+ * tank. Only its inside is enclosed; q is the source rate and the row gives
+ * the balloon's growth. */
+static void test_balloon_region(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0], \"boundary\": {\"top\": \"open\"},"
+                            " \"sources\": [{\"box\": [0.45, 0.45, 0.55, 0.55], \"rate\": 0.02, \"ramp_time\": 0.1}]}");
+    box b;
+    double c = 0.5, a = 0.2;
+    box_init(&b, c - a, c - a, c + a, c + a, 0.025);
+    for (size_t e = 0; e < b.n; e++)
+        b.two_sided[e] = 1;
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    seam_step st = {5, 0.05, 0.01, 0};
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 1);
+    double x = 0.055 / 0.1, ramp = x * x * (3 - 2 * x);   /* mid-step, 3x^2 - 2x^3 */
+    assert_float_equal(R.q[0], 0.02 * ramp, 1e-12);
+    double s = 0.1, grow = 0.0;
+    for (size_t i = 0; i < b.n; i++)
+        for (int d = 0; d < 2; d++)
+            grow += R.C[2 * i + (size_t)d] * s * (b.X[2 * i + (size_t)d] - c) / a;
+    fprintf(stderr, "balloon: q %.6g, c.V %.6g (analytic %.6g)\n", R.q[0], grow, 8.0 * a * s);
+    assert_float_equal(grow, 8.0 * a * s, 0.02 * 8.0 * a * s);
+    P->destroy(fl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -964,6 +1033,7 @@ int main(void)
         cmocka_unit_test(test_shell_piston_impulse), cmocka_unit_test(test_shell_piston_pressure),
         cmocka_unit_test(test_shell_regions),     cmocka_unit_test(test_liquid_displaced),
         cmocka_unit_test(test_advection_choice),  cmocka_unit_test(test_buoyancy_disc),
+        cmocka_unit_test(test_volume_source),     cmocka_unit_test(test_balloon_region),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
