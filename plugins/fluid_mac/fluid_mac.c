@@ -402,6 +402,11 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
                 return SEAM_ERROR;
             }
     }
+    for (size_t k = 0; k < 2 * iface->n_points; k++)
+        if (!isfinite(iface->X[k])) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "interface point %zu has a non-finite position", k / 2);
+            return SEAM_ERROR;
+        }
     self->iface = *iface;
     self->bound = 1;
     /* The committed solid cells follow the interface's committed positions. */

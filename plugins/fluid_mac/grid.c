@@ -8,6 +8,13 @@
 
 /* ---- geometry ----------------------------------------------------------- */
 
+/* A whole number (already floored or ceiled) as an index clamped to [lo, hi],
+ * safe for coordinates far outside the grid. */
+static int clamp_index(double v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : (int)v;
+}
+
 /* Cells whose centres lie inside the volumetric bodies (even-odd rule over all
  * one-sided segments): each segment toggles the cells right of its crossing
  * in every row it spans, then a running xor along the row gives the parity. */
@@ -24,20 +31,12 @@ static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, con
         double ylo = fmin(a[1], b[1]), yhi = fmax(a[1], b[1]);
         if (ylo == yhi)
             continue;   /* horizontal: crosses no row centre line in the half-open rule */
-        int j0 = (int)ceil((ylo - g->origin[1]) / g->dx - 0.5);
-        int j1 = (int)ceil((yhi - g->origin[1]) / g->dx - 0.5) - 1;
-        if (j0 < 0)
-            j0 = 0;
-        if (j1 > g->ny - 1)
-            j1 = g->ny - 1;
+        int j0 = clamp_index(ceil((ylo - g->origin[1]) / g->dx - 0.5), 0, g->ny);
+        int j1 = clamp_index(ceil((yhi - g->origin[1]) / g->dx - 0.5) - 1, -1, g->ny - 1);
         for (int j = j0; j <= j1; j++) {
             double yc = g->origin[1] + (j + 0.5) * g->dx;
             double xc = a[0] + (yc - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
-            int i0 = (int)ceil((xc - g->origin[0]) / g->dx - 0.5);
-            if (i0 < 0)
-                i0 = 0;
-            if (i0 > g->nx)
-                i0 = g->nx;
+            int i0 = clamp_index(ceil((xc - g->origin[0]) / g->dx - 0.5), 0, g->nx);
             toggle[(size_t)j * row + (size_t)i0] ^= 1u;
         }
     }
@@ -64,13 +63,13 @@ static void mark_shell_faces(mac_geometry *geo, const mac_grid *g, const seam_in
         if (!iface->two_sided || !iface->two_sided[e])
             continue;
         const double *a = X + 2 * (size_t)iface->elems[2 * e], *b = X + 2 * (size_t)iface->elems[2 * e + 1];
-        int i0 = (int)floor((fmin(a[0], b[0]) - g->origin[0]) / g->dx) - 1;
-        int i1 = (int)ceil((fmax(a[0], b[0]) - g->origin[0]) / g->dx) + 1;
-        int j0 = (int)floor((fmin(a[1], b[1]) - g->origin[1]) / g->dx) - 1;
-        int j1 = (int)ceil((fmax(a[1], b[1]) - g->origin[1]) / g->dx) + 1;
+        int i0 = clamp_index(floor((fmin(a[0], b[0]) - g->origin[0]) / g->dx) - 1, 0, g->nx + 1);
+        int i1 = clamp_index(ceil((fmax(a[0], b[0]) - g->origin[0]) / g->dx) + 1, -1, g->nx);
+        int j0 = clamp_index(floor((fmin(a[1], b[1]) - g->origin[1]) / g->dx) - 1, 0, g->ny + 1);
+        int j1 = clamp_index(ceil((fmax(a[1], b[1]) - g->origin[1]) / g->dx) + 1, -1, g->ny);
         for (int axis = 0; axis < 2; axis++)
-            for (int j = j0 < 0 ? 0 : j0; j <= j1 && j < g->ny + axis; j++)
-                for (int i = i0 < 0 ? 0 : i0; i <= i1 && i < g->nx + 1 - axis; i++) {
+            for (int j = j0; j <= j1 && j < g->ny + axis; j++)
+                for (int i = i0; i <= i1 && i < g->nx + 1 - axis; i++) {
                     if ((axis == 0 && (i == 0 || i == g->nx)) || (axis == 1 && (j == 0 || j == g->ny)))
                         continue;
                     double p0[2] = {g->origin[0] + (i + 0.5 - (axis == 0)) * g->dx,
