@@ -389,6 +389,11 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
         seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac is 2D: the interface has dimension %d", iface->dim);
         return SEAM_ERROR;
     }
+    if ((iface->n_points && !iface->X) || (iface->n_elems && !iface->elems)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "the interface has %zu points and %zu elements but no %s array",
+                  iface->n_points, iface->n_elems, iface->n_points && !iface->X ? "position" : "element");
+        return SEAM_ERROR;
+    }
     if (iface->n_elems && iface->nodes_per_elem != 2) {
         seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac needs segments (2 nodes per element), got %d",
                   iface->nodes_per_elem);
