@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cairo.h>
 #include <cmocka.h>
 
+#include "seam/picture.h"
 #include "seam/plugin.h"
 #include "test_host.h"
 
@@ -452,6 +454,18 @@ static void test_contract(void **state)
     assert_non_null(fgets(line, sizeof line, f));
     fclose(f);
     assert_memory_equal(line, "# vtk", 5);
+    /* A picture of the committed pressure with the block on top, as the coupler makes them. */
+    assert_int_equal(P->field(fl, "pressure", &r), SEAM_OK);
+    snprintf(path, sizeof path, "%s/pressure.png", dir);
+    assert_int_equal(seam_picture_write_png(path, &r, &b.iface, NULL, NULL, &th.host), SEAM_OK);
+    cairo_surface_t *png = cairo_image_surface_create_from_png(path);
+    int w, h;
+    seam_picture_size(&r, NULL, &w, &h);
+    assert_int_equal(cairo_surface_status(png), CAIRO_STATUS_SUCCESS);
+    assert_int_equal(cairo_image_surface_get_width(png), w);
+    assert_int_equal(cairo_image_surface_get_height(png), h);
+    assert_int_equal(w, 16 * (512 / 16));
+    cairo_surface_destroy(png);
     free(copy);
     P->destroy(fl);
 }
