@@ -154,8 +154,14 @@ seam_mapping *seam_mapping_new(int dim, size_t n_points, const double *X,
                                size_t n_samples, const double *S, double r,
                                size_t *n_empty)
 {
-    if (dim < 1 || dim > 3 || !(r > 0.0))
+    if (dim < 1 || dim > 3 || !(r > 0.0) || !isfinite(r))
         return NULL;
+    for (size_t k = 0; k < n_points * (size_t)dim; k++)
+        if (!isfinite(X[k]))
+            return NULL;
+    for (size_t k = 0; k < n_samples * (size_t)dim; k++)
+        if (!isfinite(S[k]))
+            return NULL;
     buckets B;
     if (buckets_build(&B, dim, n_points, X, r) != 0)
         return NULL;

@@ -14,9 +14,13 @@
 
 typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
 
-/* Inflow through part of a wall side, carrying smoke density and temperature. */
+/* Inflow through part of a wall side, or a volume source in a box of cells,
+ * carrying smoke density and temperature. */
 typedef struct inflow {
-    int side;                /* SIDE_* */
+    int interior;            /* 1: volume source in `box`, 0: through a side */
+    double box[4];           /* x0 y0 x1 y1 (m), interior sources */
+    double rate;             /* volume per unit depth and time (m^2/s), interior sources */
+    int side;                /* SIDE_*, side sources */
     double from, to;         /* range along the side (m) */
     double speed;            /* peak inward normal speed (m/s) */
     int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends */
@@ -46,6 +50,9 @@ typedef struct fluid_mac {
     double *u, *v, *p, *u_star, *v_star, *d, *T;
     /* outside values of d and T at boundary faces (inflow), per u and v face */
     double *d_bu, *d_bv, *T_bu, *T_bv;
+    /* volume sources of the last solve per cell: rate (1/s), density and temperature brought */
+    double *src_s, *src_d, *src_T;
+    int has_src;
     mac_geometry geo;
     int solved;
     mac_projection proj;
@@ -102,7 +109,29 @@ static int source_faces(const mac_grid *g, const inflow *src)
     return count;
 }
 
-static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
+/* Whether cell (i, j) has its centre in the interior source's box. */
+static int in_source_box(const mac_grid *g, const inflow *src, int i, int j)
+{
+    double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
+    return xc >= src->box[0] && xc <= src->box[2] && yc >= src->box[1] && yc <= src->box[3];
+}
+
+static void read_interior_source(const mac_grid *g, seam_cfg *c, inflow *src)
+{
+    src->interior = 1;
+    if (seam_cfg_vec(c, "box", src->box, 4, SEAM_CFG_REQUIRED)) {
+        int cells = 0;
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++)
+                cells += in_source_box(g, src, i, j);
+        if (cells == 0)
+            seam_cfg_error(c, "box", "[%g, %g, %g, %g] holds no cell centre", src->box[0], src->box[1],
+                           src->box[2], src->box[3]);
+    }
+    src->rate = seam_cfg_num(c, "rate", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+}
+
+static void read_side_source(const mac_grid *g, seam_cfg *c, inflow *src)
 {
     static const char *const profiles[] = {"uniform", "parabolic", NULL};
     src->side = seam_cfg_enum(c, "side", side_names, SIDE_LEFT, SEAM_CFG_REQUIRED);
@@ -115,14 +144,26 @@ static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
     src->to = range[1];
     src->speed = seam_cfg_num(c, "speed", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     src->parabolic = seam_cfg_enum(c, "profile", profiles, 0, 0);
-    src->ramp_time = seam_cfg_num(c, "ramp_time", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
-    src->density = seam_cfg_num(c, "density", 1.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
-    src->temperature = seam_cfg_num(c, "temperature", 0.0, -INFINITY, INFINITY, 0);
     if (g->bc[src->side] != BC_WALL)
         seam_cfg_error(c, "side", "an inflow needs a wall side; \"%s\" is open", side_names[src->side]);
     if (!(src->from < src->to) || source_faces(g, src) == 0)
         seam_cfg_error(c, "range", "[%g, %g] holds no face centre of the %s side (faces every %g m from %g to %g)",
                        src->from, src->to, side_names[src->side], g->dx, lo, hi);
+}
+
+/* A source is either a side inflow ("side") or a volume source ("box"). */
+static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
+{
+    int side = seam_cfg_has(c, "side"), box = seam_cfg_has(c, "box");
+    if (side && box)
+        seam_cfg_error(c, "box", "a source has either \"side\" or \"box\", not both");
+    if (box)
+        read_interior_source(g, c, src);
+    else
+        read_side_source(g, c, src);
+    src->ramp_time = seam_cfg_num(c, "ramp_time", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    src->density = seam_cfg_num(c, "density", 1.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    src->temperature = seam_cfg_num(c, "temperature", 0.0, -INFINITY, INFINITY, 0);
 }
 
 /* Free-surface liquid: where it starts and how its particles behave. Smoke
@@ -219,6 +260,9 @@ static void fluid_destroy(void *p)
     free(self->d_bv);
     free(self->T_bu);
     free(self->T_bv);
+    free(self->src_s);
+    free(self->src_d);
+    free(self->src_T);
     free(self->solid_n);
     free(self->u);
     free(self->v);
@@ -319,7 +363,10 @@ static void *fluid_create(const char *config_json, const seam_host *host)
     self->T_bu = calloc(nu, sizeof(double));
     self->d_bv = calloc(nv, sizeof(double));
     self->T_bv = calloc(nv, sizeof(double));
-    if (!self->d_n || !self->T_n || !self->d || !self->T || !self->d_bu || !self->T_bu || !self->d_bv ||
+    self->src_s = calloc(nc, sizeof(double));
+    self->src_d = calloc(nc, sizeof(double));
+    self->src_T = calloc(nc, sizeof(double));
+    if (!self->src_s || !self->src_d || !self->src_T || !self->d_n || !self->T_n || !self->d || !self->T || !self->d_bu || !self->T_bu || !self->d_bv ||
         !self->T_bv || !self->u_n || !self->v_n || !self->p_n || !self->solid_n || !self->u || !self->v || !self->p ||
         !self->u_star || !self->v_star || !self->raster) {
         seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%d grid", g->nx, g->ny);
@@ -342,6 +389,11 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
         seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac is 2D: the interface has dimension %d", iface->dim);
         return SEAM_ERROR;
     }
+    if ((iface->n_points && !iface->X) || (iface->n_elems && !iface->elems)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "the interface has %zu points and %zu elements but no %s array",
+                  iface->n_points, iface->n_elems, iface->n_points && !iface->X ? "position" : "element");
+        return SEAM_ERROR;
+    }
     if (iface->n_elems && iface->nodes_per_elem != 2) {
         seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac needs segments (2 nodes per element), got %d",
                   iface->nodes_per_elem);
@@ -355,6 +407,11 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
                 return SEAM_ERROR;
             }
     }
+    for (size_t k = 0; k < 2 * iface->n_points; k++)
+        if (!isfinite(iface->X[k])) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "interface point %zu has a non-finite position", k / 2);
+            return SEAM_ERROR;
+        }
     self->iface = *iface;
     self->bound = 1;
     /* The committed solid cells follow the interface's committed positions. */
@@ -421,6 +478,8 @@ static void for_each_inflow_face(const fluid_mac *self, double t, inflow_visit v
     const mac_grid *g = &self->g;
     for (size_t k = 0; k < self->n_sources; k++) {
         const inflow *src = &self->sources[k];
+        if (src->interior)
+            continue;
         int vertical = src->side == SIDE_LEFT || src->side == SIDE_RIGHT;
         int n = vertical ? g->ny : g->nx;
         for (int m = 0; m < n; m++) {
@@ -447,6 +506,48 @@ static void set_inflow_face(void *ctx, const inflow *src, int axis, int i, int j
     (axis == 0 ? self->u : self->v)[f] = sign * u_in;
     (axis == 0 ? self->d_bu : self->d_bv)[f] = src->density;
     (axis == 0 ? self->T_bu : self->T_bv)[f] = src->temperature;
+}
+
+/* Volume sources at time t per cell: the rate s (1/s, the divergence they
+ * ask for) spread evenly over the box's cells that are fluid, and the smoke
+ * density and temperature they bring (rate-weighted). False when none. */
+static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double t, double *s, double *d_src,
+                          double *T_src)
+{
+    const mac_grid *g = &self->g;
+    size_t nc = mac_ncell(g);
+    int any = 0;
+    memset(s, 0, nc * sizeof *s);
+    memset(d_src, 0, nc * sizeof *d_src);
+    memset(T_src, 0, nc * sizeof *T_src);
+    for (size_t k = 0; k < self->n_sources; k++) {
+        const inflow *src = &self->sources[k];
+        if (!src->interior)
+            continue;
+        int cells = 0;
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++)
+                cells += in_source_box(g, src, i, j) && mac_fluid(geo, mac_c(g, i, j));
+        if (cells == 0)
+            continue;   /* covered by a body: it pushes nothing in */
+        double rate = src->rate * ramp(src, t) / (cells * g->dx * g->dx);
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j);
+                if (!in_source_box(g, src, i, j) || !mac_fluid(geo, c))
+                    continue;
+                s[c] += rate;
+                d_src[c] += rate * src->density;
+                T_src[c] += rate * src->temperature;
+                any = 1;
+            }
+    }
+    for (size_t c = 0; c < nc; c++)
+        if (s[c] > 0.0) {
+            d_src[c] /= s[c];
+            T_src[c] /= s[c];
+        }
+    return any;
 }
 
 /* Walls get zero normal velocity, sources their inflow at mid-step (the
@@ -564,9 +665,11 @@ static seam_status transport_scalars(fluid_mac *self, double dt)
     memcpy(self->d, self->d_n, nc * sizeof(double));
     memcpy(self->T, self->T_n, nc * sizeof(double));
     const int max_sub = 64;
-    int a = mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->d_bu, self->d_bv, max_sub, self->d);
-    int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->T_bu, self->T_bv,
-                                             max_sub, self->T);
+    const double *s = self->has_src ? self->src_s : NULL;
+    int a = mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->d_bu, self->d_bv, s, self->src_d,
+                                 max_sub, self->d);
+    int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->T_bu, self->T_bv, s,
+                                             self->src_T, max_sub, self->T);
     if (b < 0) {
         seam_logf(self->host, SEAM_LOG_WARN,
                   "step too long: scalar transport would need more than %d sub-steps", max_sub);
@@ -704,8 +807,9 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
     memcpy(self->v_star, self->v, mac_nv(g) * sizeof(double));
     impose_boundary_velocities(self, n ? in->V : NULL, step->t + 0.5 * dt);
     memcpy(self->p, self->p_n, mac_ncell(g) * sizeof(double));
-    st = mac_project(&self->proj, g, &self->geo, self->rho, dt, self->tol, self->max_iter, self->u,
-                     self->v, self->p, self->host);
+    self->has_src = volume_sources(self, &self->geo, step->t + 0.5 * dt, self->src_s, self->src_d, self->src_T);
+    st = mac_project(&self->proj, g, &self->geo, self->has_src ? self->src_s : NULL, self->rho, dt, self->tol,
+                     self->max_iter, self->u, self->v, self->p, self->host);
     if (st != SEAM_OK)
         return st;
     int pcg_iterations = self->proj.iterations;
@@ -802,6 +906,13 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
     self->q = calloc(m + 1, sizeof *self->q);
     region_flux ctx = {self, &geo, slot};
     for_each_inflow_face(self, step->t + 0.5 * step->dt, add_region_flux, &ctx);
+    size_t nc = mac_ncell(g);
+    double *s = malloc(3 * nc * sizeof *s);
+    if (volume_sources(self, &geo, step->t + 0.5 * step->dt, s, s + nc, s + 2 * nc))
+        for (size_t c = 0; c < nc; c++)
+            if (geo.region[c] >= 0 && slot[geo.region[c]] >= 0)
+                self->q[slot[geo.region[c]]] += s[c] * g->dx * g->dx;
+    free(s);
     double *a = calloc(2 * geo.n_faces + 1, sizeof *a);
     for (size_t r = 0; r < m && np; r++) {
         /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid. */

@@ -8,6 +8,13 @@
 
 /* ---- geometry ----------------------------------------------------------- */
 
+/* A whole number (already floored or ceiled) as an index clamped to [lo, hi],
+ * safe for coordinates far outside the grid. */
+static int clamp_index(double v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : (int)v;
+}
+
 /* Cells whose centres lie inside the volumetric bodies (even-odd rule over all
  * one-sided segments): each segment toggles the cells right of its crossing
  * in every row it spans, then a running xor along the row gives the parity. */
@@ -24,20 +31,12 @@ static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, con
         double ylo = fmin(a[1], b[1]), yhi = fmax(a[1], b[1]);
         if (ylo == yhi)
             continue;   /* horizontal: crosses no row centre line in the half-open rule */
-        int j0 = (int)ceil((ylo - g->origin[1]) / g->dx - 0.5);
-        int j1 = (int)ceil((yhi - g->origin[1]) / g->dx - 0.5) - 1;
-        if (j0 < 0)
-            j0 = 0;
-        if (j1 > g->ny - 1)
-            j1 = g->ny - 1;
+        int j0 = clamp_index(ceil((ylo - g->origin[1]) / g->dx - 0.5), 0, g->ny);
+        int j1 = clamp_index(ceil((yhi - g->origin[1]) / g->dx - 0.5) - 1, -1, g->ny - 1);
         for (int j = j0; j <= j1; j++) {
             double yc = g->origin[1] + (j + 0.5) * g->dx;
             double xc = a[0] + (yc - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
-            int i0 = (int)ceil((xc - g->origin[0]) / g->dx - 0.5);
-            if (i0 < 0)
-                i0 = 0;
-            if (i0 > g->nx)
-                i0 = g->nx;
+            int i0 = clamp_index(ceil((xc - g->origin[0]) / g->dx - 0.5), 0, g->nx);
             toggle[(size_t)j * row + (size_t)i0] ^= 1u;
         }
     }
@@ -64,13 +63,13 @@ static void mark_shell_faces(mac_geometry *geo, const mac_grid *g, const seam_in
         if (!iface->two_sided || !iface->two_sided[e])
             continue;
         const double *a = X + 2 * (size_t)iface->elems[2 * e], *b = X + 2 * (size_t)iface->elems[2 * e + 1];
-        int i0 = (int)floor((fmin(a[0], b[0]) - g->origin[0]) / g->dx) - 1;
-        int i1 = (int)ceil((fmax(a[0], b[0]) - g->origin[0]) / g->dx) + 1;
-        int j0 = (int)floor((fmin(a[1], b[1]) - g->origin[1]) / g->dx) - 1;
-        int j1 = (int)ceil((fmax(a[1], b[1]) - g->origin[1]) / g->dx) + 1;
+        int i0 = clamp_index(floor((fmin(a[0], b[0]) - g->origin[0]) / g->dx) - 1, 0, g->nx + 1);
+        int i1 = clamp_index(ceil((fmax(a[0], b[0]) - g->origin[0]) / g->dx) + 1, -1, g->nx);
+        int j0 = clamp_index(floor((fmin(a[1], b[1]) - g->origin[1]) / g->dx) - 1, 0, g->ny + 1);
+        int j1 = clamp_index(ceil((fmax(a[1], b[1]) - g->origin[1]) / g->dx) + 1, -1, g->ny);
         for (int axis = 0; axis < 2; axis++)
-            for (int j = j0 < 0 ? 0 : j0; j <= j1 && j < g->ny + axis; j++)
-                for (int i = i0 < 0 ? 0 : i0; i <= i1 && i < g->nx + 1 - axis; i++) {
+            for (int j = j0; j <= j1 && j < g->ny + axis; j++)
+                for (int i = i0; i <= i1 && i < g->nx + 1 - axis; i++) {
                     if ((axis == 0 && (i == 0 || i == g->nx)) || (axis == 1 && (j == 0 || j == g->ny)))
                         continue;
                     double p0[2] = {g->origin[0] + (i + 0.5 - (axis == 0)) * g->dx,
@@ -607,15 +606,17 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
     return SEAM_OK;
 }
 
-seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, double rho,
-                        double dt, double tol, int max_iter, double *u, double *v, double *p,
+seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *s,
+                        double rho, double dt, double tol, int max_iter, double *u, double *v, double *p,
                         const seam_host *host)
 {
     size_t nc = mac_ncell(g);
     double *b = calloc(nc, sizeof *b);
     for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++)   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 div u* */
-            b[mac_c(g, i, j)] = -(rho / dt) * g->dx * g->dx * mac_divergence(g, u, v, i, j);
+        for (int i = 0; i < g->nx; i++) {   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 (div u* - s) */
+            size_t c = mac_c(g, i, j);
+            b[c] = -(rho / dt) * g->dx * g->dx * (mac_divergence(g, u, v, i, j) - (s ? s[c] : 0.0));
+        }
     seam_status st = solve_poisson(P, g, geo, b, tol, max_iter, p, "pressure", host);
     free(b);
     if (st == SEAM_OK)
@@ -683,7 +684,8 @@ static double face_flux(double un, int m_solid, int p_solid, double qm, double q
 }
 
 int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const double *u, const double *v,
-                         double dt, const double *qu, const double *qv, int max_sub, double *q)
+                         double dt, const double *qu, const double *qv, const double *s, const double *q_src,
+                         int max_sub, double *q)
 {
     const uint8_t *solid = geo->solid;
     double frac = outflow_fraction(g, solid, u, v, dt);
@@ -721,8 +723,8 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const doubl
                 if (in_p)
                     dq[cp] += h * F;
             }
-        for (size_t c = 0; c < nc; c++)
-            q[c] += dq[c];
+        for (size_t c = 0; c < nc; c++)   /* volume sources bring their own value in */
+            q[c] += dq[c] + (s ? h * g->dx * s[c] * q_src[c] : 0.0);
     }
     free(dq);
     return n_sub;

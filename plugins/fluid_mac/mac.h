@@ -116,12 +116,13 @@ typedef struct mac_projection {
     double residual;
 } mac_projection;
 
-/* Make u, v divergence free in fluid cells: solve A p = -(rho/dt) D u* with
+/* Make the divergence of u, v in fluid cells equal to the volume sources s
+ * (1/s per cell; NULL: zero): solve A p = -(rho/dt) dx^2 (div u* - s) with
  * PCG and MIC(0), compatible right-hand side in regions without an open side,
- * their mean pressure set to zero. p gets the pressure per cell (0 in solids).
- * Returns SEAM_UNSTABLE (logged) when PCG fails. */
-seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, double rho,
-                        double dt, double tol, int max_iter, double *u, double *v, double *p,
+ * their mean pressure set to zero. p gets the pressure per cell (0 in solids)
+ * and holds the initial guess. Returns SEAM_UNSTABLE (logged) when PCG fails. */
+seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *s,
+                        double rho, double dt, double tol, int max_iter, double *u, double *v, double *p,
                         const seam_host *host);
 void mac_projection_free(mac_projection *P);
 
@@ -135,10 +136,12 @@ seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry 
  * volumes) by the face velocities (u, v) over dt, in as many sub-steps as
  * keep every cell's outflow below its content. Faces beside a solid or
  * crossed by a shell carry nothing; a boundary face carries, when it flows in, the outside value of
- * qu / qv at that face. Returns the number of sub-steps, or -1 when more
+ * qu / qv at that face. Volume sources s (1/s per cell, may be NULL) add
+ * s q_src per unit time. Returns the number of sub-steps, or -1 when more
  * than max_sub would be needed. */
 int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const double *u, const double *v,
-                         double dt, const double *qu, const double *qv, int max_sub, double *q);
+                         double dt, const double *qu, const double *qv, const double *s, const double *q_src,
+                         int max_sub, double *q);
 
 /* Net outflow per unit time of cell (i,j) divided by its area (1/s). */
 double mac_divergence(const mac_grid *g, const double *u, const double *v, int i, int j);

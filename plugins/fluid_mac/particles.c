@@ -5,35 +5,6 @@
 
 #include "mac.h"
 
-/* Particles sorted by cell (counting sort): start[c]..start[c+1] in order[]. */
-typedef struct cell_bins {
-    size_t *start, *order;
-} cell_bins;
-
-static long cell_of(const mac_grid *g, const double *x)
-{
-    long i = (long)floor((x[0] - g->origin[0]) / g->dx), j = (long)floor((x[1] - g->origin[1]) / g->dx);
-    i = i < 0 ? 0 : i >= g->nx ? g->nx - 1 : i;
-    j = j < 0 ? 0 : j >= g->ny ? g->ny - 1 : j;
-    return i + (long)g->nx * j;
-}
-
-static void bins_build(cell_bins *B, const mac_grid *g, size_t n, const double *x)
-{
-    size_t nc = mac_ncell(g);
-    B->start = calloc(nc + 1, sizeof *B->start);
-    B->order = malloc((n ? n : 1) * sizeof *B->order);
-    for (size_t p = 0; p < n; p++)
-        B->start[cell_of(g, x + 2 * p) + 1]++;
-    for (size_t c = 0; c < nc; c++)
-        B->start[c + 1] += B->start[c];
-    size_t *fill = malloc((nc ? nc : 1) * sizeof *fill);
-    memcpy(fill, B->start, nc * sizeof *fill);
-    for (size_t p = 0; p < n; p++)
-        B->order[fill[cell_of(g, x + 2 * p)]++] = p;
-    free(fill);
-}
-
 /* Image m (0..8: none / lower / upper side, per axis) of particle x across
  * the walls, so the liquid meets a wall at a right angle instead of rounding
  * off there. Returns 0 when that side is not a wall. */
@@ -53,51 +24,61 @@ static int mirror(const mac_grid *g, const double *x, int m, double *out)
     return 1;
 }
 
-/* Add the kernel-weighted position of point xp seen from (xc, yc). */
-static void gather(double xc, double yc, const double *xp, double R, double *sw, double *sx, double *sy)
+/* Add the kernel-weighted position of point xp to the sums of every cell
+ * centre within R of it. */
+static void scatter(const mac_grid *g, const double *xp, double R, double *sw, double *sx, double *sy)
 {
-    double d2 = ((xp[0] - xc) * (xp[0] - xc) + (xp[1] - yc) * (xp[1] - yc)) / (R * R);
-    if (d2 >= 1.0)
-        return;
-    double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
-    *sw += w;
-    *sx += w * xp[0];
-    *sy += w * xp[1];
+    int i0 = (int)floor((xp[0] - R - g->origin[0]) / g->dx - 0.5), i1 = (int)ceil((xp[0] + R - g->origin[0]) / g->dx - 0.5);
+    int j0 = (int)floor((xp[1] - R - g->origin[1]) / g->dx - 0.5), j1 = (int)ceil((xp[1] + R - g->origin[1]) / g->dx - 0.5);
+    for (int j = j0 < 0 ? 0 : j0; j <= j1 && j < g->ny; j++)
+        for (int i = i0 < 0 ? 0 : i0; i <= i1 && i < g->nx; i++) {
+            double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
+            double d2 = ((xp[0] - xc) * (xp[0] - xc) + (xp[1] - yc) * (xp[1] - yc)) / (R * R);
+            if (d2 >= 1.0)
+                continue;
+            double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
+            size_t c = mac_c(g, i, j);
+            sw[c] += w;
+            sx[c] += w * xp[0];
+            sy[c] += w * xp[1];
+        }
 }
 
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
                    double *phi)
 {
-    cell_bins B;
-    bins_build(&B, g, n, x);
+    size_t nc = mac_ncell(g);
     double R = 2.0 * g->dx;
+    double *sw = calloc(nc, sizeof *sw), *sx = calloc(nc, sizeof *sx), *sy = calloc(nc, sizeof *sy);
+    double lo[2] = {g->origin[0] + R, g->origin[1] + R};
+    double hi[2] = {g->origin[0] + g->nx * g->dx - R, g->origin[1] + g->ny * g->dx - R};
+    for (size_t p = 0; p < n; p++) {
+        const double *xp = x + 2 * p;
+        int near_wall = xp[0] < lo[0] || xp[0] > hi[0] || xp[1] < lo[1] || xp[1] > hi[1];
+        for (int m = 0; m < (near_wall ? 9 : 1); m++) {   /* images only matter within R of a side */
+            double im[2];
+            if (mirror(g, xp, m, im))
+                scatter(g, im, R, sw, sx, sy);
+        }
+    }
+    /* Solid cells count as filled, so the liquid meets a body without a gap. */
+    for (int j = 0; solid && j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++)
+            for (int b = 0; solid[mac_c(g, i, j)] && b < per_axis; b++)
+                for (int a = 0; a < per_axis; a++) {
+                    double xp[2] = {g->origin[0] + (i + (a + 0.5) / per_axis) * g->dx,
+                                    g->origin[1] + (j + (b + 0.5) / per_axis) * g->dx};
+                    scatter(g, xp, R, sw, sx, sy);
+                }
     for (int j = 0; j < g->ny; j++)
         for (int i = 0; i < g->nx; i++) {
+            size_t c = mac_c(g, i, j);
             double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
-            double sw = 0.0, sx = 0.0, sy = 0.0;
-            for (int jj = j - 2; jj <= j + 2; jj++)
-                for (int ii = i - 2; ii <= i + 2; ii++) {
-                    if (ii < 0 || jj < 0 || ii >= g->nx || jj >= g->ny)
-                        continue;
-                    size_t c = mac_c(g, ii, jj);
-                    for (size_t k = B.start[c]; k < B.start[c + 1]; k++)
-                        for (int m = 0; m < 9; m++) {
-                            double xp[2];
-                            if (mirror(g, x + 2 * B.order[k], m, xp))
-                                gather(xc, yc, xp, R, &sw, &sx, &sy);
-                        }
-                    /* Solid cells count as filled, so the liquid meets a body without a gap. */
-                    for (int b = 0; solid && solid[c] && b < per_axis; b++)
-                        for (int a = 0; a < per_axis; a++) {
-                            double xp[2] = {g->origin[0] + (ii + (a + 0.5) / per_axis) * g->dx,
-                                            g->origin[1] + (jj + (b + 0.5) / per_axis) * g->dx};
-                            gather(xc, yc, xp, R, &sw, &sx, &sy);
-                        }
-                }
-            phi[mac_c(g, i, j)] = sw > 0.0 ? hypot(xc - sx / sw, yc - sy / sw) - r : R;
+            phi[c] = sw[c] > 0.0 ? hypot(xc - sx[c] / sw[c], yc - sy[c] / sw[c]) - r : R;
         }
-    free(B.start);
-    free(B.order);
+    free(sw);
+    free(sx);
+    free(sy);
 }
 
 /* Add w * value into the bilinear stencil of a staggered array of ni x nj

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cairo.h>
 #include <cmocka.h>
 
+#include "seam/picture.h"
 #include "seam/plugin.h"
 #include "test_host.h"
 
@@ -452,6 +454,18 @@ static void test_contract(void **state)
     assert_non_null(fgets(line, sizeof line, f));
     fclose(f);
     assert_memory_equal(line, "# vtk", 5);
+    /* A picture of the committed pressure with the block on top, as the coupler makes them. */
+    assert_int_equal(P->field(fl, "pressure", &r), SEAM_OK);
+    snprintf(path, sizeof path, "%s/pressure.png", dir);
+    assert_int_equal(seam_picture_write_png(path, &r, &b.iface, NULL, NULL, &th.host), SEAM_OK);
+    cairo_surface_t *png = cairo_image_surface_create_from_png(path);
+    int w, h;
+    seam_picture_size(&r, NULL, &w, &h);
+    assert_int_equal(cairo_surface_status(png), CAIRO_STATUS_SUCCESS);
+    assert_int_equal(cairo_image_surface_get_width(png), w);
+    assert_int_equal(cairo_image_surface_get_height(png), h);
+    assert_int_equal(w, 16 * (512 / 16));
+    cairo_surface_destroy(png);
     free(copy);
     P->destroy(fl);
 }
@@ -947,6 +961,107 @@ static void test_buoyancy_disc(void **state)
     P->destroy(fl);
 }
 
+/* A volume source in a box of cells: the divergence there is its rate, the
+ * smoke it brings stays in the domain until it reaches the open top. */
+static void test_volume_source(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"density\": 1.2, \"gravity\": [0, 0],"
+                            " \"pressure_tolerance\": 1e-10, \"boundary\": {\"top\": \"open\"},"
+                            " \"sources\": [{\"box\": [0.4, 0.2, 0.6, 0.4], \"rate\": 0.05, \"density\": 2.0}]}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    double dt = 0.02;
+    for (int n = 0; n < 25; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
+    double M = total_smoke(P, fl);
+    fprintf(stderr, "volume source: smoke %.12g, brought in %.12g\n", M, 0.05 * 2.0 * 25 * dt);
+    assert_float_equal(M, 0.05 * 2.0 * 25 * dt, 1e-10);
+    seam_raster r;
+    P->field(fl, "divergence", &r);
+    double total = 0.0, cells = 0.0;
+    for (int j = 0; j < r.ny; j++)
+        for (int i = 0; i < r.nx; i++) {
+            double xc = (i + 0.5) * r.dx, yc = (j + 0.5) * r.dx;
+            int in = xc >= 0.4 && xc <= 0.6 && yc >= 0.2 && yc <= 0.4;
+            total += r.data[j * r.nx + i] * r.dx * r.dx;
+            cells += in;
+            if (!in)
+                assert_true(fabs(r.data[j * r.nx + i]) < 1e-8);
+        }
+    assert_float_equal(cells, 12.0, 0.0);   /* centres x 0.40625..0.59375, y 0.21875..0.34375 */
+    assert_float_equal(total, 0.05, 1e-9);
+    P->destroy(fl);
+    test_host_init(&th, "fluid", "fluids[0]");
+    assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"sources\": [{\"box\": [0.01, 0.01, 0.02, 0.02],"
+                          " \"rate\": 1}]}", &th.host));
+    assert_true(test_host_saw(&th, "sources[0].box"));
+}
+
+/* A balloon: a closed loop of thin shell around a volume source in an open
+ * tank. Only its inside is enclosed; q is the source rate and the row gives
+ * the balloon's growth. */
+static void test_balloon_region(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0], \"boundary\": {\"top\": \"open\"},"
+                            " \"sources\": [{\"box\": [0.45, 0.45, 0.55, 0.55], \"rate\": 0.02, \"ramp_time\": 0.1}]}");
+    box b;
+    double c = 0.5, a = 0.2;
+    box_init(&b, c - a, c - a, c + a, c + a, 0.025);
+    for (size_t e = 0; e < b.n; e++)
+        b.two_sided[e] = 1;
+    assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+    seam_step st = {5, 0.05, 0.01, 0};
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
+    assert_int_equal(R.count, 1);
+    double x = 0.055 / 0.1, ramp = x * x * (3 - 2 * x);   /* mid-step, 3x^2 - 2x^3 */
+    assert_float_equal(R.q[0], 0.02 * ramp, 1e-12);
+    double s = 0.1, grow = 0.0;
+    for (size_t i = 0; i < b.n; i++)
+        for (int d = 0; d < 2; d++)
+            grow += R.C[2 * i + (size_t)d] * s * (b.X[2 * i + (size_t)d] - c) / a;
+    fprintf(stderr, "balloon: q %.6g, c.V %.6g (analytic %.6g)\n", R.q[0], grow, 8.0 * a * s);
+    assert_float_equal(grow, 8.0 * a * s, 0.02 * 8.0 * a * s);
+    P->destroy(fl);
+}
+
+/* The saved state of a liquid (particles and level set included) replays
+ * the same steps bit for bit. */
+static void test_liquid_save_load(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [16, 12], \"dx\": 0.0625, \"liquid\": {\"fill\": [0, 0, 0.5, 0.5]}}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    for (int n = 0; n < 10; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    seam_buffer buf;
+    assert_int_equal(P->save(fl, &buf), SEAM_OK);
+    void *copy = malloc(buf.size);
+    memcpy(copy, buf.data, buf.size);
+    size_t size = buf.size;
+    double first[16 * 12];
+    seam_raster r;
+    for (int n = 10; n < 20; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    P->field(fl, "level_set", &r);
+    memcpy(first, r.data, sizeof first);
+    assert_int_equal(P->load(fl, copy, size), SEAM_OK);
+    for (int n = 10; n < 20; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    P->field(fl, "level_set", &r);
+    assert_memory_equal(first, r.data, sizeof first);
+    assert_true(max_speed(P, fl) > 0.1);   /* the water was moving */
+    free(copy);
+    P->destroy(fl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -964,6 +1079,8 @@ int main(void)
         cmocka_unit_test(test_shell_piston_impulse), cmocka_unit_test(test_shell_piston_pressure),
         cmocka_unit_test(test_shell_regions),     cmocka_unit_test(test_liquid_displaced),
         cmocka_unit_test(test_advection_choice),  cmocka_unit_test(test_buoyancy_disc),
+        cmocka_unit_test(test_volume_source),     cmocka_unit_test(test_balloon_region),
+        cmocka_unit_test(test_liquid_save_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,6 +167,9 @@ static void test_uncovered(void **state)
     assert_int_equal(W->col[W->row_ptr[1]], 2);
     seam_mapping_destroy(&Mf);
     assert_null(seam_mapping_new(2, 2, X, 2, S, 0.0, NULL));
+    S[3] = NAN;
+    assert_null(seam_mapping_new(2, 2, X, 2, S, 0.5, NULL));
+    S[3] = 5.0;
 }
 
 int main(void)

@@ -28,7 +28,8 @@ double seam_mapping_kernel(double d, double r);
 /* W from n_points positions X to n_samples positions S (both interleaved,
  * `dim` components). A sample with no point within r gets an empty row;
  * their number is returned in *n_empty (may be NULL). Returns NULL only
- * for invalid arguments (dim outside 1..3, r <= 0). */
+ * for invalid arguments (dim outside 1..3, r not a positive number, a
+ * position not finite). */
 seam_mapping *seam_mapping_new(int dim, size_t n_points, const double *X,
                                size_t n_samples, const double *S, double r,
                                size_t *n_empty);
