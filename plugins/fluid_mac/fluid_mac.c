@@ -199,7 +199,10 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
         }
     self->g.nx = (int)cells[0];
     self->g.ny = (int)cells[1];
-    self->g.dx = seam_cfg_num(cfg, "dx", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    /* The scene's cell_size, when it names one, is the grid's dx unless dx is given. */
+    double cell = self->host && self->host->cell_size > 0 ? self->host->cell_size : 0.0;
+    self->g.dx = seam_cfg_num(cfg, "dx", cell, 0.0, INFINITY,
+                              (cell > 0 ? 0 : SEAM_CFG_REQUIRED) | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->g.origin[0] = self->g.origin[1] = 0.0;
     seam_cfg_vec(cfg, "origin", self->g.origin, 2, 0);
     self->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
