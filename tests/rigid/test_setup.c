@@ -333,7 +333,8 @@ static void test_shared_module(void **state)
 static void test_examples(void **state)
 {
     (void)state;
-    const char *names[] = {"examples/rigid_balls.json", "examples/rigid_piston.json", "examples/rigid_plank3d.json"};
+    const char *names[] = {"examples/participants/solid_rigid_balls.json", "examples/participants/solid_rigid_piston.json",
+                           "examples/participants/solid_rigid_plank3d.json"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         FILE *fp = fopen(test_source_path(names[k]), "r");
         assert_non_null(fp);
