@@ -473,7 +473,7 @@ static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void 
     int rc = wait_exit(run, 10.0, &took);
     stop_server(&s);
     assert_int_equal(rc, 1);
-    assert_true(took < 3.0);   /* 3 missed heartbeats of 0.1 s, plus slack */
+    assert_true(took < 5.0);   /* 3 missed heartbeats of 0.1 s, plus slack for a loaded machine */
     expect_in_file(log, "[piston] error: ");
     expect_in_file(log, "stopped answering heartbeats");
 
@@ -487,7 +487,7 @@ static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void 
     rc = wait_exit(run, 10.0, &took);
     stop_server(&s);
     assert_int_equal(rc, 1);
-    assert_true(took < 3.0);
+    assert_true(took < 5.0);
     expect_in_file(log, "no reply from ipc://");
     expect_in_file(log, "within 0.5 s");
     expect_in_file(log, "at step ");
@@ -668,6 +668,25 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
         assert_int_equal(stat(name, &st), 0);
         assert_int_equal(st.st_mode & 0777, 0600);
     }
+    /* `seam keygen` writes the same files */
+    snprintf(name, sizeof name, "%s/cli", dir);
+    pid_t kg = fork();
+    if (kg == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        execl(seam_exe, seam_exe, "keygen", name, (char *)NULL);
+        _exit(127);
+    }
+    double kg_took;
+    assert_int_equal(wait_exit(kg, 10.0, &kg_took), 0);
+    char cli_pub[SEAM_KEY_Z85], cli_sec[SEAM_KEY_Z85];
+    snprintf(name, sizeof name, "%s/cli.key", dir);
+    assert_int_equal(seam_key_read(name, cli_pub, cli_sec, err, sizeof err), 0);
+    assert_int_equal(strlen(cli_sec), 40);
+    snprintf(name, sizeof name, "%s/cli.pub", dir);
+    assert_int_equal(seam_key_read(name, cli_pub, cli_sec, err, sizeof err), 0);
+    assert_string_equal(cli_sec, "");   /* the .pub file holds no secret */
+
     char server_key[1200], client_pub[1200];
     snprintf(server_key, sizeof server_key, "%s/server.key", dir);
     snprintf(client_pub, sizeof client_pub, "%s/client.pub", dir);
