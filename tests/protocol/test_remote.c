@@ -649,6 +649,51 @@ static void test_one_coupler_at_a_time(void **state)
     stop_server(&s);
 }
 
+/* ---- the optional functions through the proxy --------------------------- */
+
+static void test_mobility_save_and_load_through_the_proxy(void **state)
+{
+    (void)state;
+    char err[2048];
+    seam_remote_options o = {.name = "piston", .timeout_s = 10, .heartbeat_s = 1, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_spawn("piston_solid", &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    const seam_plugin *p = seam_remote_plugin(r);
+    assert_int_equal(p->role, SEAM_SOLID);
+    assert_non_null(p->mobility);
+    assert_non_null(p->save);
+    assert_non_null(p->load);
+    assert_null(p->regions);   /* the piston solid does not offer it, so the proxy does not either */
+    assert_null(p->create);
+    test_host th;
+    test_host_init(&th, "piston", "solids[0]");
+    void *self = seam_remote_create(r, "{\"mass\": 4.0, \"position\": 0.25}", &th.host);
+    assert_non_null(self);
+    seam_interface f;
+    assert_int_equal(p->describe(self, &f), SEAM_OK);
+    assert_int_equal(f.n_points, 1);
+    assert_true(f.X[0] == 0.25 && f.mass[0] == 4.0);
+    double impulse = 2.0, dv = 0.0;   /* dv = M^-1 impulse */
+    assert_int_equal(p->mobility(self, &impulse, &dv), SEAM_OK);
+    assert_true(dv == 0.5);
+    seam_buffer b;
+    assert_int_equal(p->save(self, &b), SEAM_OK);
+    assert_int_equal(b.size, 2 * sizeof(double));
+    double state_xv[2];
+    memcpy(state_xv, b.data, sizeof state_xv);
+    assert_true(state_xv[0] == 0.25 && state_xv[1] == 0.0);
+    state_xv[0] = -1.5;
+    assert_int_equal(p->load(self, state_xv, sizeof state_xv), SEAM_OK);
+    assert_int_equal(p->describe(self, &f), SEAM_OK);
+    assert_true(f.X[0] == -1.5);
+    /* a plugin's refusal comes back as its status with its message relayed */
+    assert_int_equal(p->load(self, state_xv, 3), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "load: expected 16 bytes, got 3"));
+    assert_true(isinf(p->max_dt(self)));
+    p->destroy(self);   /* bye, and the spawned server exits */
+}
+
 /* ---- CURVE -------------------------------------------------------------- */
 
 static void test_curve_lets_the_allowed_key_in_only(void **state)
@@ -755,6 +800,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout, reap_all),
         cmocka_unit_test_teardown(test_garbage_on_the_wire_then_a_valid_request, reap_all),
         cmocka_unit_test_teardown(test_one_coupler_at_a_time, reap_all),
+        cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, reap_all),
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, reap_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
