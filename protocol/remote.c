@@ -259,8 +259,10 @@ static bool call(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, doub
     for (;;) {
         double left = deadline - now_s();
         if (left <= 0) {
-            report(r, "%s%s: no reply from %s within %g s (the participant's `timeout`)", op,
-                   where(r, at, sizeof at), r->endpoint, limit);
+            bool first = strcmp(op, "hello") == 0;
+            report(r, "%s%s: no reply from %s within %g s (the participant's `%s`%s)", op,
+                   where(r, at, sizeof at), r->endpoint, limit, first ? "start_timeout" : "timeout",
+                   first && !r->handshaken ? "; is a server listening there?" : "");
             r->lost = true;   /* a late reply would answer the wrong request */
             return false;
         }

@@ -194,6 +194,12 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
         snprintf(err, errlen, "cannot bind %s: %s", o->bind, zmq_strerror(errno));
         rc = -1;
     }
+    seam_session *s = seam_session_new(p);
+    char why[512];
+    if (rc == 0 && o->defaults && seam_session_set_defaults(s, o->defaults, why, sizeof why) != 0) {
+        snprintf(err, errlen, "the default configuration (--config) is not valid: %s", why);
+        rc = -1;
+    }
     if (rc == 0 && o->on_ready) {
         char bound[1024];
         size_t len = sizeof bound;
@@ -201,7 +207,6 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             snprintf(bound, sizeof bound, "%s", o->bind);
         o->on_ready(o->ready_ctx, bound);
     }
-    seam_session *s = seam_session_new(p);
     zmq_msg_t owner;
     zmq_msg_init(&owner);
     bool has_owner = false, done = false;

@@ -17,6 +17,7 @@ typedef struct seam_serve_options {
     double heartbeat_s;          /* ZeroMQ heartbeat interval; dead peer after 3 */
     volatile sig_atomic_t *stop; /* set (by a signal handler) to end the loop */
     void *zmq_ctx;               /* NULL: a context of its own */
+    const char *defaults;        /* JSON object of configuration keys the coupler may override; NULL: none */
     /* Called once bound, with the endpoint actually bound (a port given as
      * `*` resolved); may be NULL. */
     void (*on_ready)(void *ctx, const char *endpoint);

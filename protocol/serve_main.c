@@ -30,12 +30,14 @@ static void print_ready(void *ctx, const char *endpoint)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: seam-serve --plugin NAME --bind ENDPOINT [--once] [--heartbeat S]\n"
+            "usage: seam-serve --plugin NAME --bind ENDPOINT [--config JSON] [--once] [--heartbeat S]\n"
             "                  [--curve SERVER.key --allow CLIENT.pub [--allow CLIENT.pub]...]\n"
             "\n"
             "  --plugin NAME     plugin name (searched like `seam plugins`) or path to a .so\n"
             "  --bind ENDPOINT   tcp://127.0.0.1:5555 (port * picks a free one), ipc:///path/to/socket;\n"
             "                    loopback unless --curve. Prints \"seam-serve: serving NAME (ROLE) on ENDPOINT\"\n"
+            "  --config JSON     configuration keys for every create, as a JSON object or a\n"
+            "                    file holding one; the coupler's keys win where both set one\n"
             "  --once            exit when the first coupler says bye\n"
             "  --heartbeat S     ZeroMQ heartbeat interval in seconds (default 1; 0 turns it off)\n"
             "  --curve FILE      the server's key pair (`seam keygen NAME` writes NAME.key):\n"
@@ -45,7 +47,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    const char *plugin = NULL, *bind = NULL, *curve = NULL;
+    const char *plugin = NULL, *bind = NULL, *curve = NULL, *config = NULL;
     const char **allow_files = calloc((size_t)argc, sizeof *allow_files);
     size_t n_allow = 0;
     seam_serve_options o = {.heartbeat_s = 1.0, .stop = &stop_requested};
@@ -55,6 +57,8 @@ int main(int argc, char **argv)
             plugin = argv[++i];
         else if (strcmp(a, "--bind") == 0 && v)
             bind = argv[++i];
+        else if (strcmp(a, "--config") == 0 && v)
+            config = argv[++i];
         else if (strcmp(a, "--curve") == 0 && v)
             curve = argv[++i];
         else if (strcmp(a, "--allow") == 0 && v)
@@ -108,6 +112,20 @@ int main(int argc, char **argv)
     o.allow = allow;
     o.n_allow = n_allow;
     o.bind = bind;
+    char *config_text = NULL;
+    if (rc == 0 && config) {   /* inline JSON, or the name of a file holding it */
+        FILE *f = config[0] == '{' ? NULL : fopen(config, "r");
+        if (f) {
+            config_text = calloc(1, 1 << 20);
+            size_t n = fread(config_text, 1, (1 << 20) - 1, f);
+            config_text[n] = '\0';
+            fclose(f);
+        } else if (config[0] != '{') {
+            fprintf(stderr, "seam-serve: --config: cannot read %s: %s\n", config, strerror(errno));
+            rc = 1;
+        }
+        o.defaults = config_text ? config_text : config;
+    }
     seam_library *lib = NULL;
     if (rc == 0) {
         lib = seam_library_open(plugin, err, sizeof err);
@@ -127,6 +145,7 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
+    free(config_text);
     seam_library_close(&lib);
     free(allowed);
     free(allow);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "session.h"
 
 #define MAX_LOG 64           /* messages kept per request */
@@ -15,6 +17,7 @@ typedef struct { char *path, *where; } location;
 
 struct seam_session {
     const seam_plugin *p;
+    json_t *defaults;        /* seam-serve --config, or NULL */
     bool greeted;
     void *self;
     seam_host host;
@@ -126,11 +129,42 @@ void seam_session_destroy(seam_session **self_p)
     seam_session *s = *self_p;
     free_instance(s);
     clear_log(s);
+    json_decref(s->defaults);
     free(s);
     *self_p = NULL;
 }
 
 bool seam_session_open(const seam_session *s) { return s->greeted; }
+
+int seam_session_set_defaults(seam_session *s, const char *json_object, char *err, size_t errlen)
+{
+    json_error_t e;
+    json_t *obj = json_loads(json_object, 0, &e);
+    if (!obj || !json_is_object(obj)) {
+        snprintf(err, errlen, obj ? "expected a JSON object" : "line %d column %d: %s", e.line, e.column, e.text);
+        json_decref(obj);
+        return -1;
+    }
+    json_decref(s->defaults);
+    s->defaults = obj;
+    return 0;
+}
+
+/* The coupler's configuration with the server's defaults under it (the
+ * coupler's keys win); malloc'ed. Text that is not an object passes
+ * unchanged, for the plugin to refuse. */
+static char *with_defaults(const seam_session *s, const char *config)
+{
+    json_t *obj = s->defaults ? json_loads(config, 0, NULL) : NULL;
+    if (!json_is_object(obj)) {
+        json_decref(obj);
+        return strdup(config);
+    }
+    json_object_update_missing(obj, s->defaults);
+    char *text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(obj);
+    return text;
+}
 
 /* ---- replies ------------------------------------------------------------ */
 
@@ -312,7 +346,9 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         .locate = session_locate,
         .scene_dir = s->scene_dir,
     };
-    s->self = s->p->create(config, &s->host);
+    char *merged = with_defaults(s, config);
+    s->self = s->p->create(merged, &s->host);
+    free(merged);
     free(config);
     begin_ok(w, s, id, 1, 0);
     kv_status(w, s->self ? SEAM_OK : SEAM_ERROR);

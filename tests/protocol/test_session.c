@@ -422,6 +422,28 @@ static void test_fluid_rebind_to_a_larger_interface(void **state)
     teardown((void **)&f);
 }
 
+static void test_server_defaults_fill_in_what_the_coupler_leaves_out(void **state)
+{
+    fixture *f = *state;
+    char err[256];
+    assert_int_equal(seam_session_set_defaults(f->s, "[1, 2]", err, sizeof err), -1);
+    assert_string_equal(err, "expected a JSON object");
+    /* the server says stiffness and position; the coupler says mass and overrides position */
+    assert_int_equal(seam_session_set_defaults(f->s, "{\"stiffness\": 50.0, \"position\": 7.0}", err, sizeof err), 0);
+    seam_wbuf w;
+    request(&w, "hello", 1, 2);
+    seam_w_str(&w, "protocol"); seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
+    seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
+    send_wbuf(f, &w);
+    request(&w, "create", 2, 2);
+    seam_w_str(&w, "config"); seam_w_str(&w, "{\"mass\": 2.0, \"position\": 0.1}");
+    seam_w_str(&w, "name"); seam_w_str(&w, "piston");
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    /* x starts at the coupler's 0.1 and moves with the server's k = 50 */
+    solve_matches_backward_euler(f, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +453,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_malformed_requests_get_errors_and_serving_goes_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_relays_located_config_errors, setup, teardown),
         cmocka_unit_test(test_fluid_rebind_to_a_larger_interface),
+        cmocka_unit_test_setup_teardown(test_server_defaults_fill_in_what_the_coupler_leaves_out, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

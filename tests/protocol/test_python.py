@@ -1,0 +1,79 @@
+"""The Python server module (protocol/python/seam_client.py) on bytes:
+hostile input gets an error reply and serving goes on, and the Python piston
+fluid computes F = -m_a (V - V^n) / dt bit for bit."""
+import array
+import os
+import struct
+import sys
+import unittest
+
+import msgpack
+
+sys.path.insert(0, os.path.join(os.environ.get("SEAM_SOURCE_ROOT", "."), "protocol", "python"))
+import seam_client as seam  # noqa: E402
+from piston_fluid import PistonFluid  # noqa: E402
+
+
+def pack(obj):
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+class SessionTest(unittest.TestCase):
+    def setUp(self):
+        self.s = seam.Session(PistonFluid)
+
+    def ask(self, raw):
+        reply, ended = self.s.handle(raw)
+        # every reply is itself valid MessagePack with the fixed fields
+        back = msgpack.unpackb(pack(reply), raw=False)
+        self.assertIn("id", back)
+        self.assertIn("log", back)
+        return back
+
+    def greet(self):
+        r = self.ask(pack({"op": "hello", "id": 1, "protocol": 1, "abi": 1}))
+        self.assertTrue(r["ok"])
+        self.assertEqual(r["plugin"], "piston_fluid_py")
+        self.assertEqual(r["functions"], ["bind"])
+        r = self.ask(pack({"op": "create", "id": 2, "config": '{"added_mass": 2.0}', "name": "fluid",
+                           "config_path": "fluid"}))
+        self.assertEqual(r["status"], seam.OK)
+
+    def test_hostile_input_then_physics(self):
+        bad = [bytes(range(256)), b"", pack({"op": "solve", "id": 3})[:-3], pack([1, 2, 3]),
+               pack({"op": 7, "id": 1}), pack({"op": "launch", "id": 4}), pack({"op": "solve", "id": 5}),
+               b"\x81\xa1x\xc6\xff\xff\xff\xff\x00"]
+        for raw in bad:
+            r = self.ask(raw)
+            self.assertFalse(r["ok"], raw)
+            self.assertTrue(r["error"])
+        self.assertIn("say hello first", self.ask(pack({"op": "solve", "id": 6}))["error"])
+        self.greet()
+        n = 4
+        X = struct.pack("<4d", 0, 0, 0, 0)
+        r = self.ask(pack({"op": "bind", "id": 7, "dim": 1, "n_points": n, "X": X, "nodes_per_elem": 0,
+                           "n_elems": 0, "n_bodies": 1}))
+        self.assertEqual(r["status"], seam.OK)
+        step = {"index": 0, "t": 0.0, "dt": 0.1, "iteration": 0}
+        r = self.ask(pack({"op": "solve", "id": 8, "step": step, "n": n, "dim": 1, "X": X,
+                           "V": struct.pack("<3d", 1, 2, 3), "out": ["F"]}))
+        self.assertFalse(r["ok"])   # 3 values for 4 points
+        self.assertIn("expected bin of 4 float64", r["error"])
+        V = [0.3, -1.0, 2.5, 1e-300]
+        r = self.ask(pack({"op": "solve", "id": 9, "step": step, "n": n, "dim": 1, "X": X,
+                           "V": struct.pack("<4d", *V), "out": ["F"]}))
+        self.assertEqual(r["status"], seam.OK)
+        F = struct.unpack("<4d", r["F"])
+        for v, f in zip(V, F):
+            self.assertEqual(f, -2.0 * (v - 0.0) / 0.1)   # bit for bit, V^n = 0 after bind
+
+    def test_create_refusal_is_logged_and_located(self):
+        self.ask(pack({"op": "hello", "id": 1, "protocol": 1, "abi": 1}))
+        r = self.ask(pack({"op": "create", "id": 2, "config": '{"added_mas": 1}', "name": "fluid",
+                           "config_path": "fluid", "locations": {"added_mas": "scene.json:4:12"}}))
+        self.assertEqual(r["status"], seam.ERROR)
+        self.assertIn([seam.LOG_ERROR, "scene.json:4:12: fluid.added_mas: unknown key"], r["log"])
+
+
+if __name__ == "__main__":
+    unittest.main()
