@@ -653,6 +653,8 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
     r->ctx = zmq_ctx_new();
     r->sock = zmq_socket(r->ctx, ZMQ_DEALER);
     set_int(r->sock, ZMQ_LINGER, 0);
+    int64_t max_message = SEAM_WIRE_MAX_MESSAGE;
+    zmq_setsockopt(r->sock, ZMQ_MAXMSGSIZE, &max_message, sizeof max_message);
     int ivl = (int)(o->heartbeat_s * 1000.0 + 0.5);
     if (ivl > 0) {
         set_int(r->sock, ZMQ_HEARTBEAT_IVL, ivl);

@@ -172,6 +172,8 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
     int ivl = (int)(o->heartbeat_s * 1000.0 + 0.5);
     set_int(sock, ZMQ_LINGER, 1000);
     set_int(sock, ZMQ_ROUTER_MANDATORY, 1);
+    int64_t max_message = SEAM_WIRE_MAX_MESSAGE;
+    zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max_message, sizeof max_message);
     if (ivl > 0) {
         set_int(sock, ZMQ_HEARTBEAT_IVL, ivl);
         set_int(sock, ZMQ_HEARTBEAT_TIMEOUT, 3 * ivl);

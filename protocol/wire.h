@@ -14,6 +14,9 @@
 #define SEAM_PROTOCOL_VERSION 1u
 #define SEAM_WIRE_MAX_FIELDS 32      /* keys in one map */
 #define SEAM_WIRE_MAX_DEPTH 16       /* nesting of maps and arrays */
+/* Largest frame a socket accepts (ZMQ_MAXMSGSIZE, bytes): 2 GiB, some 2.7e8
+ * doubles. ZeroMQ drops a peer that sends more, before anything is buffered. */
+#define SEAM_WIRE_MAX_MESSAGE ((int64_t)1 << 31)
 
 /* ---- writing ------------------------------------------------------------ */
 
