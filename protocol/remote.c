@@ -881,7 +881,7 @@ void *seam_remote_create(seam_remote *r, const char *config_json, const seam_hos
     seam_wbuf w;
     if (cfg && host->locate)
         write_locations(&w, cfg, "", host, &n_locs, true);
-    uint64_t id = begin_request(r, &w, "create", 6, 0);
+    uint64_t id = begin_request(r, &w, "create", 7, 0);
     seam_w_str(&w, "config");
     seam_w_str(&w, config_json);
     seam_w_str(&w, "name");
@@ -895,6 +895,8 @@ void *seam_remote_create(seam_remote *r, const char *config_json, const seam_hos
         else
             seam_w_nil(&w);
     }
+    seam_w_str(&w, "cell_size");
+    seam_w_f64(&w, host->cell_size);
     seam_w_str(&w, "locations");
     seam_w_map(&w, n_locs);
     size_t written = 0;

@@ -316,6 +316,9 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     s->config_path = dup_field(m, "config_path", false);
     s->output_dir = dup_field(m, "output_dir", false);
     s->scene_dir = dup_field(m, "scene_dir", false);
+    double cell_size = 0.0;
+    if (seam_msg_has(m, "cell_size") && (!seam_msg_num(m, "cell_size", true, &cell_size) || !(cell_size >= 0.0)))
+        seam_msg_fail(m, "cell_size: expected a number >= 0");
     seam_msg locs;
     if (seam_msg_child(m, "locations", false, &locs)) {
         s->locs = calloc(locs.n ? locs.n : 1, sizeof *s->locs);
@@ -345,6 +348,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         .log = session_log,
         .locate = session_locate,
         .scene_dir = s->scene_dir,
+        .cell_size = cell_size,
     };
     char *merged = with_defaults(s, config);
     s->self = s->p->create(merged, &s->host);

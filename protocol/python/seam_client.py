@@ -96,6 +96,12 @@ class Host:
         self.config_path = _text(req, "config_path")
         self.output_dir = _text(req, "output_dir")
         self.scene_dir = _text(req, "scene_dir")
+        cell = req.get("cell_size", 0.0)
+        if cell is None:
+            cell = 0.0
+        if isinstance(cell, bool) or not isinstance(cell, (int, float)) or not cell >= 0:
+            raise ProtocolError("create: field \"cell_size\": expected a number >= 0")
+        self.cell_size = float(cell)   # the scene's fluid cell size (m), 0: none
         locs = req.get("locations") or {}
         if not isinstance(locs, dict):
             raise ProtocolError("create: field \"locations\": expected a map")

@@ -27,6 +27,7 @@
 #include "seam/config.h"
 #include "simulation.h"
 #include "test_host.h"
+#include "test_scene.h"
 #include "wire.h"
 
 static const char *seam_exe, *serve_exe;
@@ -267,6 +268,33 @@ static void test_same_bits_in_and_out_of_process(void **state)
         free_run(r);
     }
     free_run(local);
+}
+
+/* Real solvers (fluid_mac with solid_rigid, examples/rising_disc.json) give
+ * every bit of their interface trajectory out of process too; the fluid's
+ * grid comes from the scene's cell_size, which must cross the wire. */
+static void test_real_solvers_same_bits_out_of_process(void **state)
+{
+    (void)state;
+    const char *const base[] = {"time.end=0.1", "output.frames=false", NULL};
+    const char *const fluid[] = {"time.end=0.1", "output.frames=false", "fluid.process=separate", NULL};
+    const char *const solid[] = {"time.end=0.1", "output.frames=false", "solids.0.process=separate", NULL};
+    test_run *local = test_run_scene("remote_disc_local", NULL, "examples/rising_disc.json", base);
+    assert_int_equal(local->status, SEAM_OK);
+    assert_int_equal(local->rows, 11);
+    const char *const *variants[] = {fluid, solid};
+    for (int i = 0; i < 2; i++) {
+        test_run *r = test_run_scene(i ? "remote_disc_solid" : "remote_disc_fluid", NULL, "examples/rising_disc.json",
+                                     variants[i]);
+        if (r->status != SEAM_OK)
+            fail_msg("%s", r->log);
+        assert_int_equal(r->rows, local->rows);
+        assert_int_equal(r->n, local->n);
+        assert_memory_equal(r->X, local->X, local->rows * local->n * sizeof(double));
+        assert_int_equal(r->summary.iterations, local->summary.iterations);
+        test_run_free(r);
+    }
+    test_run_free(local);
 }
 
 static void test_python_fluid_gives_the_same_bits(void **state)
@@ -794,6 +822,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_same_bits_in_and_out_of_process, reap_all),
+        cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),
         cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, reap_all),
