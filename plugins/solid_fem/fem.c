@@ -52,6 +52,23 @@ static int read_counts(seam_cfg *c, const char *key, int n, long *out)
 
 /* Rectangle [min, max] split into nx x ny cells of two triangles, the
  * diagonals alternating so the mesh has no preferred direction. */
+/* Two triangles per cell of an (n0+1) x (n1+1) node grid numbered row by
+ * row, diagonals alternating so the mesh has no preferred direction. */
+static void triangulate_grid(fem_mesh *m, const long n[2])
+{
+    for (long j = 0; j < n[1]; j++)
+        for (long i = 0; i < n[0]; i++) {
+            int32_t a = (int32_t)(j * (n[0] + 1) + i), b = a + 1, e = a + (int32_t)(n[0] + 1), f = e + 1;
+            if ((i + j) % 2 == 0) {
+                push_cell(m, a, b, f, 0);
+                push_cell(m, a, f, e, 0);
+            } else {
+                push_cell(m, a, b, e, 0);
+                push_cell(m, b, f, e, 0);
+            }
+        }
+}
+
 static int gen_rectangle(seam_cfg *c, fem_mesh *m)
 {
     double lo[2] = {0, 0}, hi[2] = {1, 1};
@@ -71,17 +88,7 @@ static int gen_rectangle(seam_cfg *c, fem_mesh *m)
             m->X[2 * m->n_nodes + 1] = lo[1] + (hi[1] - lo[1]) * (double)j / (double)n[1];
             m->n_nodes++;
         }
-    for (long j = 0; j < n[1]; j++)
-        for (long i = 0; i < n[0]; i++) {
-            int32_t a = (int32_t)(j * (n[0] + 1) + i), b = a + 1, e = a + (int32_t)(n[0] + 1), f = e + 1;
-            if ((i + j) % 2 == 0) {
-                push_cell(m, a, b, f, 0);
-                push_cell(m, a, f, e, 0);
-            } else {
-                push_cell(m, a, b, e, 0);
-                push_cell(m, b, f, e, 0);
-            }
-        }
+    triangulate_grid(m, n);
     return 0;
 }
 
@@ -302,17 +309,7 @@ static int gen_cloth(seam_cfg *c, fem_mesh *m)
                 m->X[3 * m->n_nodes + (size_t)k] = o[k] + s * u[k] + t * v[k];
             m->n_nodes++;
         }
-    for (long j = 0; j < n[1]; j++)
-        for (long i = 0; i < n[0]; i++) {
-            int32_t a = (int32_t)(j * (n[0] + 1) + i), b = a + 1, e = a + (int32_t)(n[0] + 1), f = e + 1;
-            if ((i + j) % 2 == 0) {
-                push_cell(m, a, b, f, 0);
-                push_cell(m, a, f, e, 0);
-            } else {
-                push_cell(m, a, b, e, 0);
-                push_cell(m, b, f, e, 0);
-            }
-        }
+    triangulate_grid(m, n);
     return 0;
 }
 
