@@ -335,6 +335,16 @@ static void write_step(seam_wbuf *w, const seam_step *step)
 
 /* ---- the table ---------------------------------------------------------- */
 
+/* A request without fields: send it, wait for the reply, read its status. */
+static seam_status ask(seam_remote *r, const char *op, seam_msg *m)
+{
+    seam_wbuf w;
+    uint64_t id = begin_request(r, &w, op, 0, 0);
+    if (!call(r, op, id, &w, r->o.timeout_s, m))
+        return SEAM_ERROR;
+    return reply_status(r, op, m);
+}
+
 static double remote_max_dt(void *self)
 {
     seam_remote *r = self;
@@ -393,12 +403,8 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_io
 static seam_status remote_commit(void *self)
 {
     seam_remote *r = self;
-    seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "commit", 0, 0);
-    if (!call(r, "commit", id, &w, r->o.timeout_s, &m))
-        return SEAM_ERROR;
-    seam_status st = reply_status(r, "commit", &m);
+    seam_status st = ask(r, "commit", &m);
     if (st == SEAM_OK)
         r->step++;
     return st;
@@ -407,12 +413,8 @@ static seam_status remote_commit(void *self)
 static seam_status remote_describe(void *self, seam_interface *iface)
 {
     seam_remote *r = self;
-    seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "describe", 0, 0);
-    if (!call(r, "describe", id, &w, r->o.timeout_s, &m))
-        return SEAM_ERROR;
-    seam_status st = reply_status(r, "describe", &m);
+    seam_status st = ask(r, "describe", &m);
     if (st != SEAM_OK)
         return st;
     int64_t dim = 0, npe = 0;
@@ -543,12 +545,8 @@ static seam_status remote_mobility(void *self, const double *impulse, double *dv
 static seam_status remote_save(void *self, seam_buffer *out)
 {
     seam_remote *r = self;
-    seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "save", 0, 0);
-    if (!call(r, "save", id, &w, r->o.timeout_s, &m))
-        return SEAM_ERROR;
-    seam_status st = reply_status(r, "save", &m);
+    seam_status st = ask(r, "save", &m);
     if (st != SEAM_OK)
         return st;
     const void *data;
