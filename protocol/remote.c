@@ -982,10 +982,15 @@ const char *const seam_remote_keys[] = {"connect", "process", "timeout", "heartb
 static int read_key(seam_cfg *obj, const char *key, const char *spec, const char *scene_dir, char *pub, char *sec)
 {
     char path[4096], err[1024];
-    if (spec[0] != '/' && scene_dir && access(spec, F_OK) != 0)
-        snprintf(path, sizeof path, "%s/%s", scene_dir, spec);
-    else
-        snprintf(path, sizeof path, "%s", spec);
+    /* A key file relative to the scene's directory; failing that, the spec as
+     * given, which may be the 40-character key itself. */
+    snprintf(path, sizeof path, "%s", spec);
+    if (spec[0] != '/' && scene_dir) {
+        char in_scene[4096];
+        snprintf(in_scene, sizeof in_scene, "%s/%s", scene_dir, spec);
+        if (access(in_scene, F_OK) == 0)
+            snprintf(path, sizeof path, "%s", in_scene);
+    }
     if (seam_key_read(path, pub, sec, err, sizeof err) != 0) {
         seam_cfg_error(obj, key, "%s", err);
         return -1;

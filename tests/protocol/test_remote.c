@@ -776,6 +776,21 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
     assert_string_equal(seam_remote_plugin(r)->name, "piston_solid");
     seam_remote_close(&r);
 
+    /* The same from a scene: the server's key given as the 40 characters
+     * themselves, the coupler's key pair as a file. */
+    char scene[4096];
+    snprintf(scene, sizeof scene,
+             "{\"time\": {\"end\": 0.05, \"dt\": 0.01},"
+             " \"coupling\": {\"scheme\": \"relaxation\", \"relaxation\": 0.3, \"tolerance\": 1e-10},"
+             " \"fluid\": {\"plugin\": \"piston_fluid\", \"added_mass\": 2},"
+             " \"solids\": [{\"name\": \"piston\", \"connect\": \"%s\", \"server_key\": \"%s\","
+             " \"client_key\": \"%s/client.key\", \"mass\": 1, \"stiffness\": 40, \"position\": 0.1}]}",
+             s.endpoint, pub[0], dir);
+    test_run *run = test_run_scene("remote_curve_scene", scene, NULL, NULL);
+    if (run->status != SEAM_OK || run->summary.steps != 5)
+        fail_msg("CURVE scene: %s", run->log);
+    test_run_free(run);
+
     o.client_public = pub[2];
     o.client_secret = sec[2];
     double t0 = now_s();
