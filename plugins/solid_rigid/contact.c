@@ -59,6 +59,23 @@ static double off_line(const double *p, const double *a, const double *b)
     return v3_norm(c) / L;
 }
 
+/* The contact of c[0..n) farthest from point p. */
+static size_t farthest_from(const rigid_contact *c, size_t n, const double p[3])
+{
+    size_t far = 0;
+    double best = -1;
+    for (size_t i = 0; i < n; i++) {
+        double d[3];
+        v3_sub(d, c[i].p, p);
+        double dist = v3_norm(d);
+        if (dist > best) {
+            best = dist;
+            far = i;
+        }
+    }
+    return far;
+}
+
 /* Keep the contacts of one touching region that carry it: the deepest, the
  * one farthest from it, and in 3D the two farthest from that line on either
  * side (in 2D the line's far end suffices). A face resting on a face keeps
@@ -69,34 +86,17 @@ static void reduce_group(const rigid_world *w, rigid_contacts *cs, size_t start)
     if (n <= (w->dim == 2 ? 2u : 4u))
         return;
     rigid_contact *c = cs->c + start;
-    size_t deep = 0, far = 0;
+    size_t deep = 0, far;
     for (size_t i = 1; i < n; i++)
         if (c[i].gap < c[deep].gap)
             deep = i;
-    double best = -1;
-    for (size_t i = 0; i < n; i++) {
-        double d[3];
-        v3_sub(d, c[i].p, c[deep].p);
-        if (v3_norm(d) > best) {
-            best = v3_norm(d);
-            far = i;
-        }
-    }
+    far = farthest_from(c, n, c[deep].p);
     keep[k++] = deep;
     if (far != deep)
         keep[k++] = far;
     if (w->dim == 2) {
         /* the far end from the deepest one, and the far end from that */
-        size_t other = deep;
-        best = -1;
-        for (size_t i = 0; i < n; i++) {
-            double d[3];
-            v3_sub(d, c[i].p, c[far].p);
-            if (v3_norm(d) > best) {
-                best = v3_norm(d);
-                other = i;
-            }
-        }
+        size_t other = farthest_from(c, n, c[far].p);
         if (other != deep && other != far)
             keep[k++] = other;
     } else {
