@@ -52,6 +52,25 @@ static void face_areas(size_t N, const double *a, double *A)
     A[N] = a[N - 1];
 }
 
+/* Face areas of the new (A) and committed (An) cross-sections, and room for
+ * the face fluxes Q and the cell momentum fluxes M: one allocation, freed
+ * with free(A). */
+typedef struct {
+    double *A, *An, *Q, *M;
+} face_work;
+
+static face_work face_work_new(size_t N, const double *a, const double *a_n)
+{
+    face_work w;
+    w.A = malloc(4 * (N + 1) * sizeof *w.A);
+    w.An = w.A + N + 1;
+    w.Q = w.An + N + 1;
+    w.M = w.Q + N + 1;
+    face_areas(N, a, w.A);
+    face_areas(N, a_n, w.An);
+    return w;
+}
+
 /* Upwind momentum flux at cell centre j between faces j and j+1. */
 static double momentum_flux(const double *Q, const double *u, size_t j)
 {
@@ -64,10 +83,8 @@ int tube_fluid_solve(const tube_params *tp, double t_new, double dt, const doubl
 {
     size_t N = tp->N;
     double dx = tp->L / (double)N, rho = tp->rho;
-    double *A = malloc(4 * (N + 1) * sizeof *A);
-    double *An = A + N + 1, *Q = An + N + 1, *M = Q + N + 1;
-    face_areas(N, a, A);
-    face_areas(N, a_n, An);
+    face_work fw = face_work_new(N, a, a_n);
+    double *A = fw.A, *An = fw.An, *Q = fw.Q, *M = fw.M;
     for (size_t f = 0; f <= N; f++)
         if (!(A[f] > 0.0)) {
             *bad = f;
@@ -95,10 +112,8 @@ void tube_residual(const tube_params *tp, double t_new, double dt, const double 
 {
     size_t N = tp->N;
     double dx = tp->L / (double)N, rho = tp->rho;
-    double *A = malloc(4 * (N + 1) * sizeof *A);
-    double *An = A + N + 1, *Q = An + N + 1, *M = Q + N + 1;
-    face_areas(N, a, A);
-    face_areas(N, a_n, An);
+    face_work fw = face_work_new(N, a, a_n);
+    double *A = fw.A, *An = fw.An, *Q = fw.Q, *M = fw.M;
     double u_in = tube_inflow(tp, t_new);
     for (size_t f = 0; f <= N; f++)
         Q[f] = A[f] * (f == 0 ? u_in : u[f]);

@@ -177,7 +177,7 @@ static void request(seam_wbuf *w, const char *op, uint64_t id, size_t fields)
     seam_w_uint(w, id);
 }
 
-static void hello_and_create(fixture *f)
+static void say_hello(fixture *f)
 {
     seam_wbuf w;
     request(&w, "hello", 1, 2);
@@ -187,16 +187,28 @@ static void hello_and_create(fixture *f)
     seam_w_uint(&w, SEAM_ABI_VERSION);
     send_wbuf(f, &w);
     assert_true(reply_ok(f));
+}
+
+/* create with a configuration and a participant name; the plugin accepts it. */
+static void create_with(fixture *f, const char *config, const char *name)
+{
+    seam_wbuf w;
     request(&w, "create", 2, 2);
     seam_w_str(&w, "config");
-    seam_w_str(&w, "{\"mass\": 2.0, \"stiffness\": 50.0, \"position\": 0.1}");
+    seam_w_str(&w, config);
     seam_w_str(&w, "name");
-    seam_w_str(&w, "piston");
+    seam_w_str(&w, name);
     send_wbuf(f, &w);
     assert_true(reply_ok(f));
     uint64_t st = 9;
     assert_true(seam_msg_uint(&f->m, "status", true, &st));
     assert_int_equal(st, SEAM_OK);
+}
+
+static void hello_and_create(fixture *f)
+{
+    say_hello(f);
+    create_with(f, "{\"mass\": 2.0, \"stiffness\": 50.0, \"position\": 0.1}", "piston");
 }
 
 /* A solid solve with load F over dt: the backward-Euler answer of
@@ -316,11 +328,8 @@ static void test_malformed_requests_get_errors_and_serving_goes_on(void **state)
 static void test_create_relays_located_config_errors(void **state)
 {
     fixture *f = *state;
+    say_hello(f);
     seam_wbuf w;
-    request(&w, "hello", 1, 2);
-    seam_w_str(&w, "protocol"); seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
-    seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
-    send_wbuf(f, &w);
     request(&w, "create", 2, 4);
     seam_w_str(&w, "config"); seam_w_str(&w, "{\"mass\": 1, \"stifness\": 3}");
     seam_w_str(&w, "name"); seam_w_str(&w, "piston");
@@ -406,16 +415,8 @@ static void test_fluid_rebind_to_a_larger_interface(void **state)
     assert_non_null(f->lib);
     f->s = seam_session_new(seam_library_plugin(f->lib));
     seam_wbuf_init(&f->reply, 0);
-    seam_wbuf w;
-    request(&w, "hello", 1, 2);
-    seam_w_str(&w, "protocol"); seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
-    seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
-    send_wbuf(f, &w);
-    request(&w, "create", 2, 2);
-    seam_w_str(&w, "config"); seam_w_str(&w, "{\"added_mass\": 2.0}");
-    seam_w_str(&w, "name"); seam_w_str(&w, "fluid");
-    send_wbuf(f, &w);
-    assert_true(reply_ok(f));
+    say_hello(f);
+    create_with(f, "{\"added_mass\": 2.0}", "fluid");
     bind_and_solve(f, 3, 10);
     bind_and_solve(f, 5000, 20);   /* the per-solve buffers must grow with the interface */
     bind_and_solve(f, 2, 30);
@@ -430,16 +431,8 @@ static void test_server_defaults_fill_in_what_the_coupler_leaves_out(void **stat
     assert_string_equal(err, "expected a JSON object");
     /* the server says stiffness and position; the coupler says mass and overrides position */
     assert_int_equal(seam_session_set_defaults(f->s, "{\"stiffness\": 50.0, \"position\": 7.0}", err, sizeof err), 0);
-    seam_wbuf w;
-    request(&w, "hello", 1, 2);
-    seam_w_str(&w, "protocol"); seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
-    seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
-    send_wbuf(f, &w);
-    request(&w, "create", 2, 2);
-    seam_w_str(&w, "config"); seam_w_str(&w, "{\"mass\": 2.0, \"position\": 0.1}");
-    seam_w_str(&w, "name"); seam_w_str(&w, "piston");
-    send_wbuf(f, &w);
-    assert_true(reply_ok(f));
+    say_hello(f);
+    create_with(f, "{\"mass\": 2.0, \"position\": 0.1}", "piston");
     /* x starts at the coupler's 0.1 and moves with the server's k = 50 */
     solve_matches_backward_euler(f, 3);
 }
