@@ -740,6 +740,41 @@ double *seam_cfg_numbers(seam_cfg *self, const char *key, size_t *n, unsigned fl
     return out;
 }
 
+double *seam_cfg_points(seam_cfg *self, const char *key, int dim, size_t *n, unsigned flags)
+{
+    *n = 0;
+    json_t *v = get(self, key, flags);
+    if (!v)
+        return NULL;
+    if (!json_is_array(v)) {
+        char got[128];
+        describe_value(v, got, sizeof got);
+        report_f(self, key, "expected an array of points of %d numbers, got %s", dim, got);
+        return NULL;
+    }
+    size_t len = json_array_size(v);
+    for (size_t i = 0; i < len; i++) {
+        json_t *p = json_array_get(v, i);
+        bool ok = json_is_array(p) && json_array_size(p) == (size_t)dim;
+        for (int k = 0; ok && k < dim; k++)
+            ok = json_is_number(json_array_get(p, (size_t)k));
+        if (!ok) {
+            char got[128];
+            describe_value(p, got, sizeof got);
+            if (json_is_array(p))
+                snprintf(got, sizeof got, "an array of %zu", json_array_size(p));
+            report_f(self, key, "point %zu: expected an array of %d numbers, got %s", i, dim, got);
+            return NULL;
+        }
+    }
+    double *out = malloc((len ? len : 1) * (size_t)dim * sizeof *out);
+    for (size_t i = 0; i < len; i++)
+        for (int k = 0; k < dim; k++)
+            out[i * (size_t)dim + (size_t)k] = json_number_value(json_array_get(json_array_get(v, i), (size_t)k));
+    *n = len;
+    return out;
+}
+
 static seam_cfg *add_child(seam_cfg *self, json_t *obj, const char *path)
 {
     seam_cfg *c = cfg_alloc(obj, path, self->shared, false);

@@ -11,24 +11,6 @@
 
 #define PI 3.14159265358979323846
 
-static void csr_add(seam_csr *A, size_t i, size_t j, double v)
-{
-    double *p = seam_csr_at(A, i, j);
-    if (p)
-        *p += v;
-}
-
-static void add_block3(seam_csr *A, int nn, const int32_t *nodes, const double *Ke)
-{
-    int m = 3 * nn;
-    for (int a = 0; a < nn; a++)
-        for (int i = 0; i < 3; i++)
-            for (int b = 0; b < nn; b++)
-                for (int k = 0; k < 3; k++)
-                    csr_add(A, (size_t)nodes[a] * 3 + (size_t)i, (size_t)nodes[b] * 3 + (size_t)k,
-                            Ke[(a * 3 + i) * m + b * 3 + k]);
-}
-
 static void cross(const double *a, const double *b, double *c)
 {
     c[0] = a[1] * b[2] - a[2] * b[1];
@@ -186,7 +168,7 @@ double fem_cloth_elastic(const fem *self, const double *x, double *f, seam_csr *
         fem_material mat = membrane_material(&self->bodies[tr->body]);
         energy += membrane(tr, &mat, x, f, K ? Ke : NULL);
         if (K)
-            add_block3(K, 3, tr->n, Ke);
+            seam_csr_add_block(K, 3, 3, tr->n, Ke);
     }
     for (size_t h = 0; h < self->n_hinges3; h++) {
         const fem_hinge3 *hg = &self->hinges3[h];
@@ -204,7 +186,7 @@ double fem_cloth_elastic(const fem *self, const double *x, double *f, seam_csr *
             for (int p = 0; p < 12; p++)
                 for (int q = 0; q < 12; q++)
                     Ke[p * 12 + q] = k * G[p] * G[q];
-            add_block3(K, 4, hg->n, Ke);
+            seam_csr_add_block(K, 3, 4, hg->n, Ke);
         }
     }
     return energy;
@@ -222,7 +204,7 @@ void fem_cloth_damping(const fem *self, const double *x, seam_csr *D)
         membrane(tr, &mat, x, scratch, Ke);
         for (int i = 0; i < 81; i++)
             Ke[i] *= b->b_stretch / b->k_stretch;
-        add_block3(D, 3, tr->n, Ke);
+        seam_csr_add_block(D, 3, 3, tr->n, Ke);
     }
     for (size_t h = 0; h < self->n_hinges3; h++) {
         const fem_hinge3 *hg = &self->hinges3[h];
@@ -233,7 +215,7 @@ void fem_cloth_damping(const fem *self, const double *x, seam_csr *D)
         for (int p = 0; p < 12; p++)
             for (int q = 0; q < 12; q++)
                 Ke[p * 12 + q] = bb * G[p] * G[q];
-        add_block3(D, 4, hg->n, Ke);
+        seam_csr_add_block(D, 3, 4, hg->n, Ke);
     }
     free(scratch);
 }

@@ -10,25 +10,6 @@
 
 #define PI 3.14159265358979323846
 
-static void csr_add(seam_csr *A, size_t i, size_t j, double v)
-{
-    double *p = seam_csr_at(A, i, j);
-    if (p)
-        *p += v;
-}
-
-/* Add the dense block Ke (nn*d square) over nodes[] into A. */
-static void add_element_matrix(seam_csr *A, int d, int nn, const int32_t *nodes, const double *Ke)
-{
-    int m = nn * d;
-    for (int a = 0; a < nn; a++)
-        for (int i = 0; i < d; i++)
-            for (int b = 0; b < nn; b++)
-                for (int k = 0; k < d; k++)
-                    csr_add(A, (size_t)nodes[a] * (size_t)d + (size_t)i, (size_t)nodes[b] * (size_t)d + (size_t)k,
-                            Ke[(a * d + i) * m + b * d + k]);
-}
-
 /* Shape-function gradients b_a (Irving 2.4: g_i = P b_i): b_a = row a-1 of
  * D_m^{-1} for a >= 1, and b_0 = -sum of the others. */
 static void shape_gradients(int d, const double *Dm_inv, double b[4][3])
@@ -175,14 +156,14 @@ double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K)
         const fem_elem *el = &self->elems[e];
         energy += element_forces(el, &self->bodies[el->body].mat, d, x, f, K ? Ke : NULL);
         if (K)
-            add_element_matrix(K, d, d + 1, el->n, Ke);
+            seam_csr_add_block(K, d, d + 1, el->n, Ke);
     }
     for (size_t s = 0; s < self->n_springs; s++) {
         const fem_spring *sp = &self->springs[s];
         energy += spring_forces(sp, self->bodies[sp->body].k_stretch, x, f, K ? Ke : NULL);
         if (K) {
             int32_t nodes[2] = {sp->a, sp->b};
-            add_element_matrix(K, 2, 2, nodes, Ke);
+            seam_csr_add_block(K, 2, 2, nodes, Ke);
         }
     }
     for (size_t h = 0; h < self->n_hinges; h++) {
@@ -193,7 +174,7 @@ double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K)
         energy += hinge_forces(hg, k, x, f, K ? Ke : NULL);
         if (K) {
             int32_t nodes[3] = {hg->a, hg->b, hg->c};
-            add_element_matrix(K, 2, 3, nodes, Ke);
+            seam_csr_add_block(K, 2, 3, nodes, Ke);
         }
     }
     if (self->n_tris)
@@ -215,7 +196,7 @@ void fem_damping_matrix(const fem *self, const double *x, seam_csr *D)
         element_forces(el, &b->mat, d, x, scratch, Ke);
         for (int i = 0; i < (d + 1) * d * (d + 1) * d; i++)
             Ke[i] *= b->beta;
-        add_element_matrix(D, d, d + 1, el->n, Ke);
+        seam_csr_add_block(D, d, d + 1, el->n, Ke);
     }
     /* Dashpots along each spring, b_stretch/l0 n n^T. */
     for (size_t s = 0; s < self->n_springs; s++) {
@@ -232,7 +213,7 @@ void fem_damping_matrix(const fem *self, const double *x, seam_csr *D)
                 Ke[i * 4 + 2 + j] = Ke[(2 + i) * 4 + j] = -H;
             }
         int32_t nodes[2] = {sp->a, sp->b};
-        add_element_matrix(D, 2, 2, nodes, Ke);
+        seam_csr_add_block(D, 2, 2, nodes, Ke);
     }
     /* Angular dashpots at hinges, b_bend G G^T (resists d theta/dt). */
     for (size_t h = 0; h < self->n_hinges; h++) {
@@ -245,15 +226,18 @@ void fem_damping_matrix(const fem *self, const double *x, seam_csr *D)
             for (int q = 0; q < 6; q++)
                 Ke[p * 6 + q] = bb * G[p] * G[q];
         int32_t nodes[3] = {hg->a, hg->b, hg->c};
-        add_element_matrix(D, 2, 3, nodes, Ke);
+        seam_csr_add_block(D, 2, 3, nodes, Ke);
     }
     if (self->n_tris)
         fem_cloth_damping(self, x, D);
     for (size_t bi = 0; bi < self->n_bodies; bi++) {
         const fem_body *b = &self->bodies[bi];
         for (size_t i = b->node0; i < b->node0 + b->n_nodes; i++)
-            for (int k = 0; k < d; k++)
-                csr_add(D, i * (size_t)d + (size_t)k, i * (size_t)d + (size_t)k, b->alpha * self->mass[i]);
+            for (int k = 0; k < d; k++) {
+                double *Dii = seam_csr_at(D, i * (size_t)d + (size_t)k, i * (size_t)d + (size_t)k);
+                if (Dii)   /* a node in no element has no entry (and no mass) */
+                    *Dii += b->alpha * self->mass[i];
+            }
     }
     free(scratch);
 }

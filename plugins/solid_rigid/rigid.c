@@ -80,28 +80,13 @@ static bool unit_axis(seam_cfg *c, const char *key, const char *name, double *a)
 
 static int parse_polygon(seam_cfg *item, const char *name, rigid_shape *shape)
 {
-    json_t *v = seam_cfg_json(item, "vertices");
-    if (!v) {
-        seam_cfg_error(item, "vertices", "body \"%s\": required key is missing", name);
-        return -1;
-    }
-    size_t n = json_is_array(v) ? json_array_size(v) : 0;
-    double *xy = malloc((2 * n + 1) * sizeof *xy);
-    bool ok = json_is_array(v);
-    for (size_t i = 0; ok && i < n; i++) {
-        json_t *p = json_array_get(v, i);
-        ok = json_is_array(p) && json_array_size(p) == 2 && json_is_number(json_array_get(p, 0)) &&
-             json_is_number(json_array_get(p, 1));
-        if (ok) {
-            xy[2 * i] = json_number_value(json_array_get(p, 0));
-            xy[2 * i + 1] = json_number_value(json_array_get(p, 1));
-        }
-    }
+    size_t n;
+    double *xy = seam_cfg_points(item, "vertices", 2, &n, SEAM_CFG_REQUIRED);
+    if (!xy)
+        return -1;   /* missing or malformed: reported with the key's location */
     char err[256];
     int rc = -1;
-    if (!ok)
-        seam_cfg_error(item, "vertices", "body \"%s\": expected an array of [x, y] pairs", name);
-    else if (rigid_shape_polygon(shape, xy, n, err, sizeof err))
+    if (rigid_shape_polygon(shape, xy, n, err, sizeof err))
         seam_cfg_error(item, "vertices", "body \"%s\": %s", name, err);
     else
         rc = 0;

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lapacke.h>
-
+#include "seam/dense.h"
 #include "rigid_math.h"
 #include "shape.h"
 
@@ -263,10 +262,15 @@ int rigid_shape_mesh(rigid_shape *s, const double *verts, size_t nv, const int32
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             Icom[3 * i + j] = (i == j ? trC : 0.0) - C[3 * i + j];
-    double evals[3];
-    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', 3, Icom, 3, evals) != 0) {
+    double lambda[3], axes[9], evals[3];
+    if (seam_sym_eig(3, Icom, lambda, axes) != 0) {
         snprintf(err, errlen, "inertia tensor eigen-decomposition failed");
         return -1;
+    }
+    for (int k = 0; k < 3; k++) {   /* principal moments in ascending order */
+        evals[k] = lambda[2 - k];
+        for (int i = 0; i < 3; i++)
+            Icom[3 * i + k] = axes[3 * i + 2 - k];
     }
     /* columns of Icom are the principal axes; make them right-handed */
     double c0[3] = {Icom[0], Icom[3], Icom[6]}, c1[3] = {Icom[1], Icom[4], Icom[7]}, c2[3] = {Icom[2], Icom[5], Icom[8]};

@@ -116,6 +116,35 @@ static void test_required_and_ints(void **state)
     seam_doc_destroy(&doc);
 }
 
+static void test_points(void **state)
+{
+    (void)state;
+    char err[256];
+    seam_doc *doc = seam_doc_parse("{\"ok\": [[0, 1], [2.5, -3]], \"bad\": [[0, 1], [2, 3, 4]], \"empty\": []}",
+                                   "p.json", err, sizeof err);
+    sink s = {0};
+    seam_cfg *root = seam_cfg_new(seam_doc_root(doc), "", doc, collect, &s);
+    size_t n = 99;
+    double *xy = seam_cfg_points(root, "ok", 2, &n, 0);
+    assert_non_null(xy);
+    assert_int_equal(n, 2);
+    assert_float_equal(xy[2], 2.5, 0.0);
+    assert_float_equal(xy[3], -3.0, 0.0);
+    free(xy);
+    assert_null(seam_cfg_points(root, "bad", 2, &n, 0));
+    assert_int_equal(n, 0);
+    double *none = seam_cfg_points(root, "empty", 3, &n, 0);
+    assert_non_null(none);
+    assert_int_equal(n, 0);
+    free(none);
+    assert_null(seam_cfg_points(root, "absent", 2, &n, 0));
+    assert_int_equal(seam_cfg_finish(root), SEAM_ERROR);
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.msg[0], "p.json:1:29: bad: point 1: expected an array of 2 numbers, got an array of 3");
+    seam_cfg_destroy(&root);
+    seam_doc_destroy(&doc);
+}
+
 static int logged;
 static char last_log[512];
 static void host_log(void *ctx, seam_log_level level, const char *message)
@@ -203,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_syntax_error),
         cmocka_unit_test(test_set_overrides),
         cmocka_unit_test(test_required_and_ints),
+        cmocka_unit_test(test_points),
         cmocka_unit_test(test_plugin_reader),
         cmocka_unit_test(test_bad_items_do_not_crash),
         cmocka_unit_test(test_file_names_resolve_against_the_scene),

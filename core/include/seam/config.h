@@ -90,6 +90,10 @@ bool seam_cfg_vec(seam_cfg *self, const char *key, double *out, size_t n, unsign
 /* Any number of numbers; malloc'ed array (caller frees) and its length in *n;
  * NULL when absent. */
 double *seam_cfg_numbers(seam_cfg *self, const char *key, size_t *n, unsigned flags);
+/* An array of points, each an array of dim numbers ([[x, y], ...] for dim 2):
+ * malloc'ed, interleaved (n * dim, caller frees), the point count in *n;
+ * NULL when absent or malformed (reported, naming the first bad item). */
+double *seam_cfg_points(seam_cfg *self, const char *key, int dim, size_t *n, unsigned flags);
 /* A child object; NULL when absent. Owned by self. */
 seam_cfg *seam_cfg_child(seam_cfg *self, const char *key, unsigned flags);
 /* An array of objects: its length (0 when absent) and its items (owned by self). */
