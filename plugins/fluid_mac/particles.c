@@ -1,180 +1,227 @@
-/* fluid_mac: marker particles of the liquid (level set, grid transfers, motion). */
+/* fluid_mac: marker particles of the liquid (level set, grid transfers, motion),
+ * in 2D or 3D; positions and velocities are interleaved by g->dim. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mac.h"
 
-/* Image m (0..8: none / lower / upper side, per axis) of particle x across
- * the walls, so the liquid meets a wall at a right angle instead of rounding
- * off there. Returns 0 when that side is not a wall. */
+/* Image m (0 .. 3^dim - 1: none / lower / upper side, per axis) of particle x
+ * across the walls, so the liquid meets a wall at a right angle instead of
+ * rounding off there. Returns 0 when that side is not a wall. */
 static int mirror(const mac_grid *g, const double *x, int m, double *out)
 {
-    const int side[2][2] = {{SIDE_LEFT, SIDE_RIGHT}, {SIDE_BOTTOM, SIDE_TOP}};
-    const int pick[2] = {m % 3, m / 3};
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < g->dim; d++, m /= 3) {
+        int pick = m % 3;
         out[d] = x[d];
-        if (pick[d] == 0)
+        if (pick == 0)
             continue;
-        if (g->bc[side[d][pick[d] - 1]] != BC_WALL)
+        if (g->bc[2 * d + pick - 1] != BC_WALL)
             return 0;
-        double wall = g->origin[d] + (pick[d] == 1 ? 0.0 : (d == 0 ? g->nx : g->ny) * g->dx);
+        double wall = g->origin[d] + (pick == 1 ? 0.0 : mac_n(g, d) * g->dx);
         out[d] = 2.0 * wall - x[d];
     }
     return 1;
 }
 
 /* Add the kernel-weighted position of point xp to the sums of every cell
- * centre within R of it. */
-static void scatter(const mac_grid *g, const double *xp, double R, double *sw, double *sx, double *sy)
+ * centre within R of it (sx holds dim sums per cell). */
+static void scatter(const mac_grid *g, const double *xp, double R, double *sw, double *sx)
 {
-    int i0 = (int)floor((xp[0] - R - g->origin[0]) / g->dx - 0.5), i1 = (int)ceil((xp[0] + R - g->origin[0]) / g->dx - 0.5);
-    int j0 = (int)floor((xp[1] - R - g->origin[1]) / g->dx - 0.5), j1 = (int)ceil((xp[1] + R - g->origin[1]) / g->dx - 0.5);
-    for (int j = j0 < 0 ? 0 : j0; j <= j1 && j < g->ny; j++)
-        for (int i = i0 < 0 ? 0 : i0; i <= i1 && i < g->nx; i++) {
-            double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
-            double d2 = ((xp[0] - xc) * (xp[0] - xc) + (xp[1] - yc) * (xp[1] - yc)) / (R * R);
-            if (d2 >= 1.0)
-                continue;
-            double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
-            size_t c = mac_c(g, i, j);
-            sw[c] += w;
-            sx[c] += w * xp[0];
-            sy[c] += w * xp[1];
-        }
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int d = 0; d < g->dim; d++) {
+        lo[d] = (int)floor((xp[d] - R - g->origin[d]) / g->dx - 0.5);
+        hi[d] = (int)ceil((xp[d] + R - g->origin[d]) / g->dx - 0.5);
+        lo[d] = lo[d] < 0 ? 0 : lo[d];
+        hi[d] = hi[d] > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : hi[d];
+    }
+    size_t dim = (size_t)g->dim;
+    for (int k = lo[2]; k <= hi[2]; k++)
+        for (int j = lo[1]; j <= hi[1]; j++)
+            for (int i = lo[0]; i <= hi[0]; i++) {
+                const int ijk[3] = {i, j, k};
+                double d2 = 0.0;
+                for (size_t d = 0; d < dim; d++) {
+                    double r = xp[d] - (g->origin[d] + (ijk[d] + 0.5) * g->dx);
+                    d2 = d2 + r * r;
+                }
+                d2 /= R * R;
+                if (d2 >= 1.0)
+                    continue;
+                double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
+                size_t c = mac_c(g, i, j, k);
+                sw[c] += w;
+                for (size_t d = 0; d < dim; d++)
+                    sx[dim * c + d] += w * xp[d];
+            }
 }
 
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
                    double *phi)
 {
-    size_t nc = mac_ncell(g);
+    size_t nc = mac_ncell(g), dim = (size_t)g->dim;
     double R = 2.0 * g->dx;
-    double *sw = calloc(nc, sizeof *sw), *sx = calloc(nc, sizeof *sx), *sy = calloc(nc, sizeof *sy);
-    double lo[2] = {g->origin[0] + R, g->origin[1] + R};
-    double hi[2] = {g->origin[0] + g->nx * g->dx - R, g->origin[1] + g->ny * g->dx - R};
+    double *sw = calloc(nc, sizeof *sw), *sx = calloc(dim * nc, sizeof *sx);
+    int images = dim == 3 ? 27 : 9;
     for (size_t p = 0; p < n; p++) {
-        const double *xp = x + 2 * p;
-        int near_wall = xp[0] < lo[0] || xp[0] > hi[0] || xp[1] < lo[1] || xp[1] > hi[1];
-        for (int m = 0; m < (near_wall ? 9 : 1); m++) {   /* images only matter within R of a side */
-            double im[2];
+        const double *xp = x + dim * p;
+        int near_wall = 0;
+        for (size_t d = 0; d < dim; d++)
+            near_wall |= xp[d] < g->origin[d] + R || xp[d] > g->origin[d] + mac_n(g, (int)d) * g->dx - R;
+        for (int m = 0; m < (near_wall ? images : 1); m++) {   /* images only matter within R of a side */
+            double im[3];
             if (mirror(g, xp, m, im))
-                scatter(g, im, R, sw, sx, sy);
+                scatter(g, im, R, sw, sx);
         }
     }
     /* Solid cells count as filled, so the liquid meets a body without a gap. */
-    for (int j = 0; solid && j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++)
-            for (int b = 0; solid[mac_c(g, i, j)] && b < per_axis; b++)
-                for (int a = 0; a < per_axis; a++) {
-                    double xp[2] = {g->origin[0] + (i + (a + 0.5) / per_axis) * g->dx,
-                                    g->origin[1] + (j + (b + 0.5) / per_axis) * g->dx};
-                    scatter(g, xp, R, sw, sx, sy);
+    int fill = per_axis * per_axis * (dim == 3 ? per_axis : 1);
+    for (int k = 0; solid && k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++)
+                for (int q = 0; solid[mac_c(g, i, j, k)] && q < fill; q++) {
+                    const int ijk[3] = {i, j, k}, sub[3] = {q % per_axis, q / per_axis % per_axis, q / per_axis / per_axis};
+                    double xp[3];
+                    for (size_t d = 0; d < dim; d++)
+                        xp[d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / per_axis) * g->dx;
+                    scatter(g, xp, R, sw, sx);
                 }
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            size_t c = mac_c(g, i, j);
-            double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
-            phi[c] = sw[c] > 0.0 ? hypot(xc - sx[c] / sw[c], yc - sy[c] / sw[c]) - r : R;
-        }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                const int ijk[3] = {i, j, k};
+                double e[3] = {0.0, 0.0, 0.0};
+                for (size_t d = 0; sw[c] > 0.0 && d < dim; d++)
+                    e[d] = g->origin[d] + (ijk[d] + 0.5) * g->dx - sx[dim * c + d] / sw[c];
+                double dist = dim == 3 ? sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) : hypot(e[0], e[1]);
+                phi[c] = sw[c] > 0.0 ? dist - r : R;
+            }
     free(sw);
     free(sx);
-    free(sy);
 }
 
-/* Add w * value into the bilinear stencil of a staggered array of ni x nj
- * samples at fractional index (fx, fy). */
-static void splat(double *acc, double *wsum, int ni, int nj, double fx, double fy, double value)
+/* Fractional grid index of point x for the array of face component `axis`
+ * (axis = -1: cell centres). */
+static void grid_index(const mac_grid *g, int axis, const double *x, double *f)
 {
-    int i0 = (int)floor(fx), j0 = (int)floor(fy);
-    double s = fx - i0, t = fy - j0;
-    const double w[4] = {(1 - s) * (1 - t), s * (1 - t), (1 - s) * t, s * t};
-    const int di[4] = {0, 1, 0, 1}, dj[4] = {0, 0, 1, 1};
-    for (int k = 0; k < 4; k++) {
-        int i = i0 + di[k], j = j0 + dj[k];
-        if (i < 0 || j < 0 || i >= ni || j >= nj || w[k] <= 0.0)
+    for (int d = 0; d < g->dim; d++)
+        f[d] = (x[d] - g->origin[d]) / g->dx - (d == axis ? 0.0 : 0.5);
+}
+
+/* Add w * value into the multilinear stencil of a staggered array of
+ * n[0] x n[1] x n[2] samples at fractional index f. */
+static void splat(double *acc, double *wsum, int dim, const int *n, const double *f, double value)
+{
+    int i0[3] = {0, 0, 0};
+    double s[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < dim; d++) {
+        i0[d] = (int)floor(f[d]);
+        s[d] = f[d] - i0[d];
+    }
+    for (int corner = 0; corner < 1 << dim; corner++) {
+        double w = 1.0;
+        int ijk[3] = {0, 0, 0}, inside = 1;
+        for (int d = 0; d < dim; d++) {
+            int up = corner >> d & 1;
+            w *= up ? s[d] : 1 - s[d];
+            ijk[d] = i0[d] + up;
+            inside &= ijk[d] >= 0 && ijk[d] < n[d];
+        }
+        if (!inside || w <= 0.0)
             continue;
-        size_t f = (size_t)i + (size_t)ni * (size_t)j;
-        acc[f] += w[k] * value;
-        wsum[f] += w[k];
+        size_t q = (size_t)ijk[0] + (size_t)n[0] * ((size_t)ijk[1] + (size_t)n[1] * (size_t)ijk[2]);
+        acc[q] += w * value;
+        wsum[q] += w;
     }
 }
 
 void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count)
 {
     memset(count, 0, mac_ncell(g) * sizeof *count);
+    int dim = g->dim;
     for (size_t p = 0; p < n; p++) {
-        double fx = (x[2 * p] - g->origin[0]) / g->dx - 0.5, fy = (x[2 * p + 1] - g->origin[1]) / g->dx - 0.5;
-        int i0 = (int)floor(fx), j0 = (int)floor(fy);
-        double s = fx - i0, t = fy - j0;
-        const double w[4] = {(1 - s) * (1 - t), s * (1 - t), (1 - s) * t, s * t};
-        for (int k = 0; k < 4; k++) {
-            /* Weight beyond the last centre folds back, as if mirrored by the side. */
-            int i = i0 + (k & 1), j = j0 + (k >> 1);
-            i = i < 0 ? 0 : i >= g->nx ? g->nx - 1 : i;
-            j = j < 0 ? 0 : j >= g->ny ? g->ny - 1 : j;
-            count[mac_c(g, i, j)] += w[k];
+        double f[3];
+        grid_index(g, -1, x + (size_t)dim * p, f);
+        int i0[3] = {0, 0, 0};
+        double s[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < dim; d++) {
+            i0[d] = (int)floor(f[d]);
+            s[d] = f[d] - i0[d];
+        }
+        for (int corner = 0; corner < 1 << dim; corner++) {
+            double w = 1.0;
+            int ijk[3] = {0, 0, 0};
+            for (int d = 0; d < dim; d++) {
+                int up = corner >> d & 1, m = mac_n(g, d);
+                w *= up ? s[d] : 1 - s[d];
+                /* Weight beyond the last centre folds back, as if mirrored by the side. */
+                ijk[d] = i0[d] + up < 0 ? 0 : i0[d] + up >= m ? m - 1 : i0[d] + up;
+            }
+            count[mac_c(g, ijk[0], ijk[1], ijk[2])] += w;
         }
     }
 }
 
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *u, double *v)
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *const vel[3])
 {
-    size_t nu = mac_nu(g), nv = mac_nv(g);
-    double *wu = calloc(nu, sizeof *wu), *wv = calloc(nv, sizeof *wv);
-    memset(u, 0, nu * sizeof *u);
-    memset(v, 0, nv * sizeof *v);
-    for (size_t p = 0; p < n; p++) {
-        double fx = (x[2 * p] - g->origin[0]) / g->dx, fy = (x[2 * p + 1] - g->origin[1]) / g->dx;
-        splat(u, wu, g->nx + 1, g->ny, fx, fy - 0.5, vp[2 * p]);
-        splat(v, wv, g->nx, g->ny + 1, fx - 0.5, fy, vp[2 * p + 1]);
+    size_t dim = (size_t)g->dim;
+    double *wsum[3] = {NULL, NULL, NULL};
+    for (size_t a = 0; a < dim; a++) {
+        wsum[a] = calloc(mac_nf(g, (int)a), sizeof(double));
+        memset(vel[a], 0, mac_nf(g, (int)a) * sizeof(double));
     }
-    for (size_t f = 0; f < nu; f++)
-        u[f] = wu[f] > 0.0 ? u[f] / wu[f] : 0.0;
-    for (size_t f = 0; f < nv; f++)
-        v[f] = wv[f] > 0.0 ? v[f] / wv[f] : 0.0;
-    free(wu);
-    free(wv);
-}
-
-void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, const double *u, const double *v,
-                           double *out)
-{
-    for (size_t p = 0; p < n; p++) {
-        out[2 * p] = mac_sample_u(g, u, x[2 * p], x[2 * p + 1]);
-        out[2 * p + 1] = mac_sample_v(g, v, x[2 * p], x[2 * p + 1]);
+    for (size_t p = 0; p < n; p++)
+        for (size_t a = 0; a < dim; a++) {
+            const int nn[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
+            double f[3];
+            grid_index(g, (int)a, x + dim * p, f);
+            splat(vel[a], wsum[a], g->dim, nn, f, vp[dim * p + a]);
+        }
+    for (size_t a = 0; a < dim; a++) {
+        for (size_t q = 0; q < mac_nf(g, (int)a); q++)
+            vel[a][q] = wsum[a][q] > 0.0 ? vel[a][q] / wsum[a][q] : 0.0;
+        free(wsum[a]);
     }
 }
 
-size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, const double *u, const double *v,
-                            double dt)
+void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out)
 {
-    double lo[2] = {g->origin[0], g->origin[1]};
-    double hi[2] = {g->origin[0] + g->nx * g->dx, g->origin[1] + g->ny * g->dx};
+    size_t dim = (size_t)g->dim;
+    for (size_t p = 0; p < n; p++)
+        for (size_t a = 0; a < dim; a++)
+            out[dim * p + a] = mac_sample(g, (int)a, vel[a], x + dim * p);
+}
+
+size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt)
+{
+    size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
     size_t kept = 0;
     for (size_t p = 0; p < n; p++) {
-        double xp[2] = {x[2 * p], x[2 * p + 1]};
-        double xm = xp[0] + 0.5 * dt * mac_sample_u(g, u, xp[0], xp[1]);
-        double ym = xp[1] + 0.5 * dt * mac_sample_v(g, v, xp[0], xp[1]);
-        xp[0] += dt * mac_sample_u(g, u, xm, ym);
-        xp[1] += dt * mac_sample_v(g, v, xm, ym);
+        double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0};
+        memcpy(xp, x + dim * p, dim * sizeof *xp);
+        for (size_t d = 0; d < dim; d++)
+            xm[d] = xp[d] + 0.5 * dt * mac_sample(g, (int)d, vel[d], xp);
+        double step[3];
+        for (size_t d = 0; d < dim; d++)
+            step[d] = dt * mac_sample(g, (int)d, vel[d], xm);
         int leaves = 0;
-        for (int d = 0; d < 2; d++) {
-            int side_lo = d == 0 ? SIDE_LEFT : SIDE_BOTTOM, side_hi = d == 0 ? SIDE_RIGHT : SIDE_TOP;
-            if (xp[d] < lo[d] + eps) {
-                leaves |= g->bc[side_lo] == BC_OPEN;
-                xp[d] = lo[d] + eps;   /* a wall holds the liquid */
-            } else if (xp[d] > hi[d] - eps) {
-                leaves |= g->bc[side_hi] == BC_OPEN;
-                xp[d] = hi[d] - eps;
+        for (size_t d = 0; d < dim; d++) {
+            double lo = g->origin[d], hi = g->origin[d] + mac_n(g, (int)d) * g->dx;
+            xp[d] += step[d];
+            if (xp[d] < lo + eps) {
+                leaves |= g->bc[2 * d] == BC_OPEN;
+                xp[d] = lo + eps;   /* a wall holds the liquid */
+            } else if (xp[d] > hi - eps) {
+                leaves |= g->bc[2 * d + 1] == BC_OPEN;
+                xp[d] = hi - eps;
             }
         }
         if (leaves)
             continue;
-        x[2 * kept] = xp[0];
-        x[2 * kept + 1] = xp[1];
-        vp[2 * kept] = vp[2 * p];
-        vp[2 * kept + 1] = vp[2 * p + 1];
+        memcpy(x + dim * kept, xp, dim * sizeof *xp);
+        memmove(vp + dim * kept, vp + dim * p, dim * sizeof *vp);
         kept++;
     }
     return kept;

@@ -15,8 +15,8 @@
  * Returns the largest error of v away from the inflow side after `steps`. */
 static double shear_wave_error(int maccormack, int steps, double *u_err, double *v_max)
 {
-    mac_grid g = {64, 8, 1.0 / 64, {0.0, 0.0}, {BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
-    size_t nu = mac_nu(&g), nv = mac_nv(&g);
+    mac_grid g = {2, 64, 8, 1, 1.0 / 64, {0.0, 0.0, 0.0}, {BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
+    size_t nu = mac_nf(&g, 0), nv = mac_nf(&g, 1);
     double *u = malloc(nu * sizeof *u), *v = malloc(nv * sizeof *v);
     double *u1 = malloc(nu * sizeof *u1), *v1 = malloc(nv * sizeof *v1);
     double U = 0.5, dt = 0.4 * g.dx / U;
@@ -24,12 +24,13 @@ static double shear_wave_error(int maccormack, int steps, double *u_err, double 
         u[f] = U;
     for (int j = 0; j <= g.ny; j++)
         for (int i = 0; i < g.nx; i++)
-            v[mac_v(&g, i, j)] = sin(2.0 * M_PI * (i + 0.5) * g.dx);
+            v[mac_fi(&g, 1, i, j, 0)] = sin(2.0 * M_PI * (i + 0.5) * g.dx);
     for (int n = 0; n < steps; n++) {
+        double *const vel0[3] = {u, v, NULL}, *const vel1[3] = {u1, v1, NULL};
         if (maccormack)
-            mac_advect_maccormack(&g, u, v, dt, u1, v1);
+            mac_advect_maccormack(&g, vel0, dt, vel1);
         else
-            mac_advect(&g, u, v, dt, u1, v1);
+            mac_advect(&g, vel0, dt, vel1);
         memcpy(u, u1, nu * sizeof *u);
         memcpy(v, v1, nv * sizeof *v);
     }
@@ -45,7 +46,7 @@ static double shear_wave_error(int maccormack, int steps, double *u_err, double 
             double x = (i + 0.5) * g.dx;
             if (x < U * t + 3 * g.dx)   /* the wave entering from the wall side is not known */
                 continue;
-            err = fmax(err, fabs(v[mac_v(&g, i, j)] - sin(2.0 * M_PI * (x - U * t))));
+            err = fmax(err, fabs(v[mac_fi(&g, 1, i, j, 0)] - sin(2.0 * M_PI * (x - U * t))));
         }
     free(u);
     free(v);
