@@ -187,7 +187,10 @@ static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
             }
     self->per_axis = (int)seam_cfg_int(liq, "particles_per_axis", 2, 1, 8, 0);
     self->flip = seam_cfg_num(liq, "flip", 0.95, 0.0, 1.0, 0);
-    self->particle_radius = self->g.dx * seam_cfg_num(liq, "particle_radius", 0.5625, 0.25, 2.0, 0);
+    /* The radius that puts a flat surface seeded 2 particles per axis at its fill height (the
+     * mean of |x - xbar| at the centres just above and below it): 0.5625 cells in 2D, 0.5417 in 3D. */
+    double r_flat = self->g.dim == 3 ? 0.5417 : 0.5625;
+    self->particle_radius = self->g.dx * seam_cfg_num(liq, "particle_radius", r_flat, 0.25, 2.0, 0);
     static const char *const smoke_keys[] = {"sources", "buoyancy", "initial", "advection"};
     for (int k = 0; k < 4; k++)
         if (seam_cfg_has(cfg, smoke_keys[k]))
