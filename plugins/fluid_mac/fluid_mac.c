@@ -432,28 +432,29 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
                   iface->dim);
         return SEAM_ERROR;
     }
-    if (dim == 3 && iface->n_elems) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac in 3D takes no solids (the interface has %zu elements)",
-                  iface->n_elems);
-        return SEAM_ERROR;
-    }
     if ((iface->n_points && !iface->X) || (iface->n_elems && !iface->elems)) {
         seam_logf(self->host, SEAM_LOG_ERROR, "the interface has %zu points and %zu elements but no %s array",
                   iface->n_points, iface->n_elems, iface->n_points && !iface->X ? "position" : "element");
         return SEAM_ERROR;
     }
-    if (iface->n_elems && iface->nodes_per_elem != 2) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac needs segments (2 nodes per element), got %d",
-                  iface->nodes_per_elem);
+    if (iface->n_elems && iface->nodes_per_elem != dim) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac in %dD needs %s (%d nodes per element), got %d", dim,
+                  dim == 3 ? "triangles" : "segments", dim, iface->nodes_per_elem);
         return SEAM_ERROR;
     }
+    size_t npe = (size_t)dim;
     for (size_t e = 0; e < iface->n_elems; e++) {
-        for (int k = 0; k < 2; k++)
-            if (iface->elems[2 * e + (size_t)k] < 0 || (size_t)iface->elems[2 * e + (size_t)k] >= iface->n_points) {
+        for (size_t k = 0; k < npe; k++)
+            if (iface->elems[npe * e + k] < 0 || (size_t)iface->elems[npe * e + k] >= iface->n_points) {
                 seam_logf(self->host, SEAM_LOG_ERROR, "interface element %zu names point %d of %zu", e,
-                          iface->elems[2 * e + (size_t)k], iface->n_points);
+                          iface->elems[npe * e + k], iface->n_points);
                 return SEAM_ERROR;
             }
+        if (dim == 3 && iface->two_sided && iface->two_sided[e]) {   /* shells block faces in 2D only */
+            seam_logf(self->host, SEAM_LOG_ERROR, "interface element %zu is a thin shell: fluid_mac takes shells in "
+                      "2D only; in 3D it takes closed surfaces of volumetric bodies", e);
+            return SEAM_ERROR;
+        }
     }
     for (size_t k = 0; k < (size_t)dim * iface->n_points; k++)
         if (!isfinite(iface->X[k])) {

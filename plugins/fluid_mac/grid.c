@@ -50,6 +50,88 @@ static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, con
     free(toggle);
 }
 
+/* The edge function of segment u-v at p in the (y, z) plane, computed from the
+ * endpoints in a fixed order so that v-u gives exactly minus u-v: two
+ * triangles sharing an edge then agree bit for bit on which side p lies. */
+static double edge_yz(const double *u, const double *v, double py, double pz)
+{
+    int swap = u[1] > v[1] || (u[1] == v[1] && u[2] > v[2]);
+    const double *a = swap ? v : u, *b = swap ? u : v;
+    double e = (b[1] - a[1]) * (pz - a[2]) - (b[2] - a[2]) * (py - a[1]);
+    return swap ? -e : e;
+}
+
+/* Whether an edge u-v of a counter-clockwise (in y, z) triangle owns the points
+ * on it: top edges (going towards -y at constant z) and left edges (going
+ * towards -z), so a point on an edge shared by two triangles counts once. */
+static int top_left(const double *u, const double *v)
+{
+    double dy = v[1] - u[1], dz = v[2] - u[2];
+    return dz < 0.0 || (dz == 0.0 && dy < 0.0);
+}
+
+/* 3D: cells whose centres lie inside the closed triangle meshes of the
+ * volumetric bodies (ray parity along +x): each one-sided triangle toggles,
+ * in every row (j, k) whose centre line pierces it, the cells from the
+ * piercing point on; a running xor along the row gives the parity. */
+static void mark_solid_cells_3d(const mac_grid *g, const seam_interface *iface, const double *X, uint8_t *solid)
+{
+    size_t row = (size_t)g->nx + 1, nrows = (size_t)g->ny * (size_t)g->nz;
+    uint8_t *toggle = calloc(row * nrows, 1);
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        if (iface->two_sided && iface->two_sided[e])
+            continue;
+        const double *t[3];
+        for (int m = 0; m < 3; m++)
+            t[m] = X + 3 * (size_t)iface->elems[3 * e + (size_t)m];
+        double area = edge_yz(t[0], t[1], t[2][1], t[2][2]);
+        if (area == 0.0)
+            continue;   /* edge-on along x: no centre line pierces it */
+        if (area < 0.0) {   /* counter-clockwise in (y, z) */
+            const double *tmp = t[1];
+            t[1] = t[2];
+            t[2] = tmp;
+            area = -area;
+        }
+        double lo[2], hi[2];
+        for (int d = 0; d < 2; d++) {
+            lo[d] = fmin(fmin(t[0][d + 1], t[1][d + 1]), t[2][d + 1]);
+            hi[d] = fmax(fmax(t[0][d + 1], t[1][d + 1]), t[2][d + 1]);
+        }
+        int j0 = clamp_index(ceil((lo[0] - g->origin[1]) / g->dx - 0.5), 0, g->ny);
+        int j1 = clamp_index(floor((hi[0] - g->origin[1]) / g->dx - 0.5), -1, g->ny - 1);
+        int k0 = clamp_index(ceil((lo[1] - g->origin[2]) / g->dx - 0.5), 0, g->nz);
+        int k1 = clamp_index(floor((hi[1] - g->origin[2]) / g->dx - 0.5), -1, g->nz - 1);
+        for (int k = k0; k <= k1; k++)
+            for (int j = j0; j <= j1; j++) {
+                double py = g->origin[1] + (j + 0.5) * g->dx, pz = g->origin[2] + (k + 0.5) * g->dx;
+                double w[3];
+                int inside = 1;
+                for (int m = 0; m < 3 && inside; m++) {   /* w[m]: the edge opposite vertex m */
+                    const double *u = t[(m + 1) % 3], *v = t[(m + 2) % 3];
+                    w[m] = edge_yz(u, v, py, pz);
+                    inside = w[m] > 0.0 || (w[m] == 0.0 && top_left(u, v));
+                }
+                if (!inside)
+                    continue;
+                /* Barycentric weights give the piercing point's x. */
+                double x = (w[0] * t[0][0] + w[1] * t[1][0] + w[2] * t[2][0]) / area;
+                int i0 = clamp_index(ceil((x - g->origin[0]) / g->dx - 0.5), 0, g->nx);
+                toggle[((size_t)k * (size_t)g->ny + (size_t)j) * row + (size_t)i0] ^= 1u;
+            }
+    }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++) {
+            uint8_t in = 0;
+            const uint8_t *r = toggle + ((size_t)k * (size_t)g->ny + (size_t)j) * row;
+            for (int i = 0; i < g->nx; i++) {
+                in ^= r[i];
+                solid[mac_c(g, i, j, k)] = in;
+            }
+        }
+    free(toggle);
+}
+
 /* Which side of the line a-b the point c lies on (points on the line count as +). */
 static int side_of(const double *a, const double *b, const double *c)
 {
@@ -210,6 +292,8 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
     if (iface && iface->n_elems && g->dim == 2) {
         mark_solid_cells(g, iface, X, geo->solid);
         mark_shell_faces(geo, g, iface, X);
+    } else if (iface && iface->n_elems) {
+        mark_solid_cells_3d(g, iface, X, geo->solid);
     }
     if (phi) {
         geo->phi = phi;
