@@ -13,6 +13,8 @@
 #include "seam/vtk.h"
 
 typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
+/* Velocity advection: plain semi-Lagrangian or with a clamped higher-order correction. */
+enum { ADVECT_SL = 0, ADVECT_MACCORMACK = 1, ADVECT_BFECC = 2 };
 
 /* Inflow through part of a wall side, or a volume source in a box of cells,
  * carrying smoke density and temperature. */
@@ -38,7 +40,7 @@ typedef struct fluid_mac {
     int max_iter;
     double kernel_radius;    /* in cells */
     load_mode loads;
-    int maccormack;          /* velocity advection: 0 semi-Lagrangian, 1 with the MacCormack correction */
+    int advection;           /* velocity advection: ADVECT_* */
     double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
     double d_init, T_init;   /* uniform smoke density and temperature at the start */
     inflow *sources;
@@ -247,8 +249,8 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
-    static const char *const advection_names[] = {"semi_lagrangian", "maccormack", NULL};
-    self->maccormack = seam_cfg_enum(cfg, "advection", advection_names, 0, 0);
+    static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
+    self->advection = seam_cfg_enum(cfg, "advection", advection_names, ADVECT_SL, 0);
     seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
     self->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
@@ -859,8 +861,10 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
         mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->vel);
         for (int a = 0; a < g->dim; a++)
             memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
-    } else if (self->maccormack) {
+    } else if (self->advection == ADVECT_MACCORMACK) {
         mac_advect_maccormack(g, self->vel_n, dt, self->vel);
+    } else if (self->advection == ADVECT_BFECC) {
+        mac_advect_bfecc(g, self->vel_n, dt, self->vel);
     } else {
         mac_advect(g, self->vel_n, dt, self->vel);
     }

@@ -124,6 +124,12 @@ void mac_advect(const mac_grid *g, double *const vel0[3], double dt, double *con
  * forward sample interpolated (no new extrema). */
 void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
 
+/* The same with BFECC (Kim et al. 2005): a forward and a backward step give
+ * the round trip's error, half of it is taken off u^n, and the corrected field
+ * is advected forward; each value is clamped to the range of the u^n values
+ * its forward sample interpolated (no new extrema). */
+void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
+
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid
  * cells and its MIC(0) preconditioner. */
 typedef struct mac_projection {

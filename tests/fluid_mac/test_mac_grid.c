@@ -1,6 +1,7 @@
 /* fluid_mac's grid routines on their own: velocity advection against the
  * exact transport of a shear wave by a uniform flow (2D and 3D), and the 3D
- * projection (7-point stencil, MIC(0) PCG) on a rough velocity field. */
+ * projection (7-point stencil, MIC(0) PCG) on a rough velocity field, and
+ * BFECC against plain semi-Lagrangian on a translated smooth bump. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -179,10 +180,73 @@ static void test_projection_3d(void **state)
     free(p);
 }
 
+/* A smooth bump v(x) = exp(-((x - x0)/sigma)^2) (sigma = 3 dx) carried by
+ * u = U over 60 steps: BFECC removes most of the semi-Lagrangian diffusion
+ * (error ratio 0.35 measured, below 0.4 asserted; the clamp clips the crest),
+ * does better than MacCormack here and, clamped, makes no new extrema. */
+static double bump_error(int scheme, double *v_min, double *v_max)
+{
+    mac_grid g = {2, 96, 4, 1, 1.0 / 96, {0.0, 0.0, 0.0}, {BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
+    size_t nu = mac_nf(&g, 0), nv = mac_nf(&g, 1);
+    double *u = malloc(nu * sizeof *u), *v = malloc(nv * sizeof *v);
+    double *u1 = malloc(nu * sizeof *u1), *v1 = malloc(nv * sizeof *v1);
+    double U = 0.5, dt = 0.3 * g.dx / U, x0 = 0.25, sigma = 3 * g.dx;
+    for (size_t f = 0; f < nu; f++)
+        u[f] = U;
+    for (int j = 0; j <= g.ny; j++)
+        for (int i = 0; i < g.nx; i++) {
+            double x = (i + 0.5) * g.dx;
+            v[mac_fi(&g, 1, i, j, 0)] = exp(-(x - x0) * (x - x0) / (sigma * sigma));
+        }
+    int steps = 60;
+    for (int n = 0; n < steps; n++) {
+        double *const vel0[3] = {u, v, NULL}, *const vel1[3] = {u1, v1, NULL};
+        if (scheme == 2)
+            mac_advect_bfecc(&g, vel0, dt, vel1);
+        else if (scheme == 1)
+            mac_advect_maccormack(&g, vel0, dt, vel1);
+        else
+            mac_advect(&g, vel0, dt, vel1);
+        memcpy(u, u1, nu * sizeof *u);
+        memcpy(v, v1, nv * sizeof *v);
+    }
+    double xc = x0 + U * steps * dt, err = 0.0;
+    *v_min = INFINITY;
+    *v_max = -INFINITY;
+    for (int j = 0; j <= g.ny; j++)
+        for (int i = 0; i < g.nx; i++) {
+            double x = (i + 0.5) * g.dx, exact = exp(-(x - xc) * (x - xc) / (sigma * sigma));
+            double q = v[mac_fi(&g, 1, i, j, 0)];
+            err += (q - exact) * (q - exact) * g.dx / (g.ny + 1);
+            *v_min = fmin(*v_min, q);
+            *v_max = fmax(*v_max, q);
+        }
+    free(u);
+    free(v);
+    free(u1);
+    free(v1);
+    return sqrt(err);
+}
+
+static void test_bfecc_bump(void **state)
+{
+    (void)state;
+    double lo[3], hi[3], e[3];
+    for (int s = 0; s < 3; s++)
+        e[s] = bump_error(s, &lo[s], &hi[s]);
+    fprintf(stderr, "bump after 60 steps, L2 error: semi-Lagrangian %.3g, MacCormack %.3g, BFECC %.3g "
+            "(BFECC / SL %.3f); BFECC range [%.3g, %.3g]\n", e[0], e[1], e[2], e[2] / e[0], lo[2], hi[2]);
+    assert_true(e[0] > 1e-3);          /* the plain scheme visibly diffuses the bump */
+    assert_true(e[2] < 0.4 * e[0]);
+    assert_true(e[2] < e[1]);
+    assert_true(lo[2] >= 0.0 && hi[2] <= 1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_advection_shear_wave),
                                        cmocka_unit_test(test_advection_shear_wave_3d),
-                                       cmocka_unit_test(test_projection_3d)};
+                                       cmocka_unit_test(test_projection_3d),
+                                       cmocka_unit_test(test_bfecc_bump)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
