@@ -72,6 +72,12 @@ typedef struct fluid_mac {
     /* the interface from bind (the coupler's arrays) */
     seam_interface iface;
     int bound;
+    /* thin shells that stop the liquid's particles (2D): their segments, and the
+     * shell positions at the start and end of the current solve */
+    int32_t *shell_seg;
+    size_t n_shell;
+    double *shell_X0;
+    const double *shell_X1;
     /* buffers handed out */
     double *C, *q;
     unsigned char *saved;
@@ -308,6 +314,8 @@ static void fluid_destroy(void *p)
     free(self->q);
     free(self->saved);
     free(self->raster);
+    free(self->shell_seg);
+    free(self->shell_X0);
     free(self);
 }
 
@@ -465,6 +473,18 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
         }
     self->iface = *iface;
     self->bound = 1;
+    /* The liquid's particles must not pass the thin shells (2D: two-sided segments). */
+    free(self->shell_seg);
+    free(self->shell_X0);
+    self->n_shell = 0;
+    self->shell_seg = malloc((2 * iface->n_elems + 1) * sizeof *self->shell_seg);
+    self->shell_X0 = malloc((2 * iface->n_points + 1) * sizeof *self->shell_X0);
+    for (size_t e = 0; dim == 2 && e < iface->n_elems; e++)
+        if (iface->two_sided && iface->two_sided[e]) {
+            self->shell_seg[2 * self->n_shell] = iface->elems[2 * e];
+            self->shell_seg[2 * self->n_shell + 1] = iface->elems[2 * e + 1];
+            self->n_shell++;
+        }
     /* The committed solid cells follow the interface's committed positions. */
     mac_geometry geo;
     seam_status st = mac_geometry_build(&geo, &self->g, iface, iface->X, self->kernel_radius * self->g.dx,
@@ -771,7 +791,8 @@ static seam_status spread_particles(fluid_mac *self)
     mac_geometry_free(&geo);
     if (st != SEAM_OK)
         return st;
-    self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0);
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1};   /* they hold still here */
+    self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0, &shells);
     mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
     return SEAM_OK;
 }
@@ -797,7 +818,8 @@ static seam_status update_particles(fluid_mac *self, double dt)
         self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
     free(pic);
     free(delta);
-    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt);
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1};
+    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells);
     mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
     return spread_particles(self);
 }
@@ -857,6 +879,11 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
                                         self->kernel_radius * g->dx, self->liquid ? self->phi_n : NULL, self->host);
     if (st != SEAM_OK)
         return st;
+    if (self->liquid && self->n_shell) {   /* the shells' positions over this step: X^n = X - dt V */
+        self->shell_X1 = in->X;
+        for (size_t k = 0; k < 2 * n; k++)
+            self->shell_X0[k] = in->X[k] - dt * in->V[k];
+    }
     if (self->liquid) {   /* the particles carry the momentum (FLIP/PIC) */
         mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->vel);
         for (int a = 0; a < g->dim; a++)

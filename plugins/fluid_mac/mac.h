@@ -193,9 +193,20 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
  * cell centres; weight beyond the outer centres folds back into the grid. */
 void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count);
 
+/* Thin shells that stop particles (2D): the two-sided segments, with their
+ * points' positions at the start (X0) and the end (X1) of the move. */
+typedef struct mac_shells {
+    size_t n;                /* segments */
+    const int32_t *seg;      /* 2 point indices per segment */
+    const double *X0, *X1;   /* 2 numbers per point */
+} mac_shells;
+
 /* Move particles through vel over dt (RK2 midpoint): walls hold them,
- * those that cross an open side are dropped (x and vp compacted). Returns
- * the number kept. */
-size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt);
+ * those that cross an open side are dropped (x and vp compacted); a particle
+ * whose path crosses a shell (relative to the shell's own motion) stops on
+ * its side of it, 1e-3 dx away, and loses the velocity it had into the
+ * shell (relative to the shell). shells may be NULL. Returns the number kept. */
+size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
+                            const mac_shells *shells);
 
 #endif

@@ -193,23 +193,68 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
             out[dim * p + a] = mac_sample(g, (int)a, vel[a], x + dim * p);
 }
 
-size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt)
+/* Twice the signed area of (a, b, c): > 0 when c lies left of a -> b. */
+static double orient(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* Stop a particle moving from p0 to p1 at the first shell segment it crosses.
+ * Seen from the segment, which moved by d (its mean displacement), the
+ * particle went from p0 + d to p1: when that path crosses the segment's end
+ * position, p1 becomes the crossing point, 1e-3 dx back on the start side, and
+ * vp loses its normal velocity into the segment (relative to the segment's d/dt). */
+static void stop_at_shells(const mac_grid *g, const mac_shells *sh, double dt, const double *p0, double *p1,
+                           double *vp)
+{
+    for (size_t s = 0; s < sh->n; s++) {
+        size_t ia = 2 * (size_t)sh->seg[2 * s], ib = 2 * (size_t)sh->seg[2 * s + 1];
+        const double *a0 = sh->X0 + ia, *b0 = sh->X0 + ib, *a1 = sh->X1 + ia, *b1 = sh->X1 + ib;
+        double d[2] = {0.5 * (a1[0] - a0[0] + b1[0] - b0[0]), 0.5 * (a1[1] - a0[1] + b1[1] - b0[1])};
+        double q0[2] = {p0[0] + d[0], p0[1] + d[1]};
+        double s0 = orient(a1, b1, q0), s1 = orient(a1, b1, p1);
+        if (s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
+            continue;   /* still on its side of the segment's line */
+        double t0 = orient(q0, p1, a1), t1 = orient(q0, p1, b1);
+        if ((t0 > 0.0 && t1 > 0.0) || (t0 < 0.0 && t1 < 0.0))
+            continue;   /* the path passes beside the segment */
+        double lam = s0 / (s0 - s1), len = hypot(b1[0] - a1[0], b1[1] - a1[1]);
+        if (len == 0.0)
+            continue;
+        /* Unit normal of the segment towards the side the particle came from. */
+        double sign = s0 > 0.0 ? 1.0 : -1.0;
+        double nrm[2] = {-sign * (b1[1] - a1[1]) / len, sign * (b1[0] - a1[0]) / len};
+        for (int k = 0; k < 2; k++)
+            p1[k] = q0[k] + lam * (p1[k] - q0[k]) + 1e-3 * g->dx * nrm[k];
+        double vn = (vp[0] - d[0] / dt) * nrm[0] + (vp[1] - d[1] / dt) * nrm[1];
+        if (vn < 0.0)
+            for (int k = 0; k < 2; k++)
+                vp[k] -= vn * nrm[k];
+    }
+}
+
+size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
+                            const mac_shells *shells)
 {
     size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
+    int check_shells = shells && shells->n && g->dim == 2;
     size_t kept = 0;
     for (size_t p = 0; p < n; p++) {
         double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0};
         memcpy(xp, x + dim * p, dim * sizeof *xp);
         for (size_t d = 0; d < dim; d++)
             xm[d] = xp[d] + 0.5 * dt * mac_sample(g, (int)d, vel[d], xp);
-        double step[3];
+        double step[3], start[3] = {xp[0], xp[1], xp[2]};
         for (size_t d = 0; d < dim; d++)
             step[d] = dt * mac_sample(g, (int)d, vel[d], xm);
+        for (size_t d = 0; d < dim; d++)
+            xp[d] += step[d];
+        if (check_shells)
+            stop_at_shells(g, shells, dt, start, xp, vp + dim * p);
         int leaves = 0;
         for (size_t d = 0; d < dim; d++) {
             double lo = g->origin[d], hi = g->origin[d] + mac_n(g, (int)d) * g->dx;
-            xp[d] += step[d];
             if (xp[d] < lo + eps) {
                 leaves |= g->bc[2 * d] == BC_OPEN;
                 xp[d] = lo + eps;   /* a wall holds the liquid */

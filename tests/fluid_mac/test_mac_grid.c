@@ -1,7 +1,8 @@
 /* fluid_mac's grid routines on their own: velocity advection against the
  * exact transport of a shear wave by a uniform flow (2D and 3D), and the 3D
  * projection (7-point stencil, MIC(0) PCG) on a rough velocity field, and
- * BFECC against plain semi-Lagrangian on a translated smooth bump. */
+ * BFECC against plain semi-Lagrangian on a translated smooth bump, and
+ * liquid particles stopped by thin shells. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -242,11 +243,87 @@ static void test_bfecc_bump(void **state)
     assert_true(lo[2] >= 0.0 && hi[2] <= 1.0);
 }
 
+static double orient(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* Particles blown at a slanted thin shell (two segments) by a uniform flow stop
+ * on their side of it, 1e-3 dx away, without velocity into it; those whose
+ * path passes beside the shell go on; a shell sweeping over particles at rest
+ * pushes them along on its front side. */
+static void test_particles_stop_at_shell(void **state)
+{
+    (void)state;
+    mac_grid g = {2, 16, 16, 1, 1.0 / 16, {0.0, 0.0, 0.0}, {BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
+    double *u = malloc(mac_nf(&g, 0) * sizeof *u), *v = malloc(mac_nf(&g, 1) * sizeof *v);
+    for (size_t f = 0; f < mac_nf(&g, 0); f++)
+        u[f] = 1.0;
+    for (size_t f = 0; f < mac_nf(&g, 1); f++)
+        v[f] = 0.25;
+    double *const vel[3] = {u, v, NULL};
+    /* The shell: (0.5, 0.1) -> (0.6, 0.45) -> (0.55, 0.8), at rest. */
+    double X[6] = {0.5, 0.1, 0.6, 0.45, 0.55, 0.8};
+    int32_t seg[4] = {0, 1, 1, 2};
+    mac_shells sh = {2, seg, X, X};
+    enum { N = 40 };
+    double x[2 * N], vp[2 * N], x0[2 * N];
+    for (int p = 0; p < N; p++) {   /* a column at x = 0.42, y from 0.02 to 0.98 */
+        x0[2 * p] = x[2 * p] = 0.42;
+        x0[2 * p + 1] = x[2 * p + 1] = 0.02 + 0.96 * p / (N - 1);
+        vp[2 * p] = 1.0;
+        vp[2 * p + 1] = 0.25;
+    }
+    double dt = 0.3;   /* 0.3 m to the right: every path that meets the shell crosses it */
+    assert_int_equal(mac_advect_particles(&g, N, x, vp, vel, dt, &sh), N);
+    int stopped = 0, passed = 0;
+    for (int p = 0; p < N; p++) {
+        const double *q = x + 2 * p;
+        if (q[0] > 0.42 + 0.3 - 1e-12) {   /* went the whole way (or to the top wall): beside the shell */
+            passed++;
+            continue;
+        }
+        stopped++;
+        /* On the start side (left of both segments' lines where it ended) and 1e-3 dx from the shell. */
+        int k = q[1] < 0.45 ? 0 : 1;
+        const double *a = X + 2 * seg[2 * k], *b = X + 2 * seg[2 * k + 1];
+        double dist = orient(a, b, q) / hypot(b[0] - a[0], b[1] - a[1]);
+        assert_true(dist > 0.0);
+        assert_float_equal(dist, 1e-3 * g.dx, 1e-9);
+        double nx = -(b[1] - a[1]), ny = b[0] - a[0];
+        assert_true(vp[2 * p] * nx + vp[2 * p + 1] * ny > -1e-12);   /* no velocity into the shell */
+    }
+    fprintf(stderr, "shell: %d particles stopped, %d passed beside it\n", stopped, passed);
+    assert_true(stopped >= 25 && passed >= 5);
+    /* Without the shells the same particles all go through. */
+    memcpy(x, x0, sizeof x);
+    mac_advect_particles(&g, N, x, vp, vel, dt, NULL);
+    for (int p = 0; p < N; p++)
+        assert_float_equal(x[2 * p], 0.42 + 0.3, 1e-12);
+    /* A vertical shell moving right by 0.1 over particles at rest just ahead of it. */
+    double Xs0[4] = {0.3, 0.2, 0.3, 0.8}, Xs1[4] = {0.4, 0.2, 0.4, 0.8};
+    int32_t one[2] = {0, 1};
+    mac_shells moving = {1, one, Xs0, Xs1};
+    for (size_t f = 0; f < mac_nf(&g, 0); f++)
+        u[f] = 0.0;
+    for (size_t f = 0; f < mac_nf(&g, 1); f++)
+        v[f] = 0.0;
+    double xr[4] = {0.33, 0.5, 0.38, 0.6}, vr[4] = {0, 0, 0, 0};
+    mac_advect_particles(&g, 2, xr, vr, vel, 0.1, &moving);
+    for (int p = 0; p < 2; p++) {
+        assert_float_equal(xr[2 * p], 0.4 + 1e-3 * g.dx, 1e-12);   /* swept along, in front of the shell */
+        assert_float_equal(vr[2 * p], 1.0, 1e-12);                   /* at the shell's speed */
+    }
+    free(u);
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_advection_shear_wave),
                                        cmocka_unit_test(test_advection_shear_wave_3d),
                                        cmocka_unit_test(test_projection_3d),
-                                       cmocka_unit_test(test_bfecc_bump)};
+                                       cmocka_unit_test(test_bfecc_bump),
+                                       cmocka_unit_test(test_particles_stop_at_shell)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
