@@ -72,7 +72,7 @@ typedef struct fluid_mac {
     /* the interface from bind (the coupler's arrays) */
     seam_interface iface;
     int bound;
-    /* thin shells that stop the liquid's particles (2D): their segments, and the
+    /* thin shells that stop the liquid's particles: their elements, and the
      * shell positions at the start and end of the current solve */
     int32_t *shell_seg;
     size_t n_shell;
@@ -460,11 +460,6 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
                           iface->elems[npe * e + k], iface->n_points);
                 return SEAM_ERROR;
             }
-        if (dim == 3 && iface->two_sided && iface->two_sided[e]) {   /* shells block faces in 2D only */
-            seam_logf(self->host, SEAM_LOG_ERROR, "interface element %zu is a thin shell: fluid_mac takes shells in "
-                      "2D only; in 3D it takes closed surfaces of volumetric bodies", e);
-            return SEAM_ERROR;
-        }
     }
     for (size_t k = 0; k < (size_t)dim * iface->n_points; k++)
         if (!isfinite(iface->X[k])) {
@@ -473,16 +468,15 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
         }
     self->iface = *iface;
     self->bound = 1;
-    /* The liquid's particles must not pass the thin shells (2D: two-sided segments). */
+    /* The liquid's particles must not pass the thin shells (two-sided elements). */
     free(self->shell_seg);
     free(self->shell_X0);
     self->n_shell = 0;
-    self->shell_seg = malloc((2 * iface->n_elems + 1) * sizeof *self->shell_seg);
-    self->shell_X0 = malloc((2 * iface->n_points + 1) * sizeof *self->shell_X0);
-    for (size_t e = 0; dim == 2 && e < iface->n_elems; e++)
+    self->shell_seg = malloc((npe * iface->n_elems + 1) * sizeof *self->shell_seg);
+    self->shell_X0 = malloc((npe * iface->n_points + 1) * sizeof *self->shell_X0);
+    for (size_t e = 0; e < iface->n_elems; e++)
         if (iface->two_sided && iface->two_sided[e]) {
-            self->shell_seg[2 * self->n_shell] = iface->elems[2 * e];
-            self->shell_seg[2 * self->n_shell + 1] = iface->elems[2 * e + 1];
+            memcpy(self->shell_seg + npe * self->n_shell, iface->elems + npe * e, npe * sizeof *self->shell_seg);
             self->n_shell++;
         }
     /* The committed solid cells follow the interface's committed positions. */
@@ -881,7 +875,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
         return st;
     if (self->liquid && self->n_shell) {   /* the shells' positions over this step: X^n = X - dt V */
         self->shell_X1 = in->X;
-        for (size_t k = 0; k < 2 * n; k++)
+        for (size_t k = 0; k < (size_t)g->dim * n; k++)
             self->shell_X0[k] = in->X[k] - dt * in->V[k];
     }
     if (self->liquid) {   /* the particles carry the momentum (FLIP/PIC) */

@@ -50,24 +50,89 @@ static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, con
     free(toggle);
 }
 
-/* The edge function of segment u-v at p in the (y, z) plane, computed from the
- * endpoints in a fixed order so that v-u gives exactly minus u-v: two
- * triangles sharing an edge then agree bit for bit on which side p lies. */
-static double edge_yz(const double *u, const double *v, double py, double pz)
+/* The edge function of segment u-v at p in the plane of axes (b1, b2),
+ * computed from the endpoints in a fixed order so that v-u gives exactly
+ * minus u-v: two triangles sharing an edge then agree bit for bit on which
+ * side p lies. */
+static double edge_2(const double *u, const double *v, int b1, int b2, double p1, double p2)
 {
-    int swap = u[1] > v[1] || (u[1] == v[1] && u[2] > v[2]);
+    int swap = u[b1] > v[b1] || (u[b1] == v[b1] && u[b2] > v[b2]);
     const double *a = swap ? v : u, *b = swap ? u : v;
-    double e = (b[1] - a[1]) * (pz - a[2]) - (b[2] - a[2]) * (py - a[1]);
+    double e = (b[b1] - a[b1]) * (p2 - a[b2]) - (b[b2] - a[b2]) * (p1 - a[b1]);
     return swap ? -e : e;
 }
 
-/* Whether an edge u-v of a counter-clockwise (in y, z) triangle owns the points
- * on it: top edges (going towards -y at constant z) and left edges (going
- * towards -z), so a point on an edge shared by two triangles counts once. */
-static int top_left(const double *u, const double *v)
+/* Whether an edge u-v of a counter-clockwise (in b1, b2) triangle owns the
+ * points on it: top edges (towards -b1 at constant b2) and left edges
+ * (towards -b2), so a point on an edge shared by two triangles counts once. */
+static int top_left(const double *u, const double *v, int b1, int b2)
 {
-    double dy = v[1] - u[1], dz = v[2] - u[2];
-    return dz < 0.0 || (dz == 0.0 && dy < 0.0);
+    double d1 = v[b1] - u[b1], d2 = v[b2] - u[b2];
+    return d2 < 0.0 || (d2 == 0.0 && d1 < 0.0);
+}
+
+/* Called for each line of cell centres along `axis` that pierces a triangle:
+ * the line's indices (c1, c2) on the other two axes (in increasing order) and
+ * the coordinate along `axis` where it pierces. */
+typedef void (*pierce_visit)(void *ctx, int axis, int c1, int c2, double at);
+
+/* Visit the lines of cell centres parallel to `axis` that pierce triangle t. */
+static void pierce_lines(const mac_grid *g, int axis, const double *const tri[3], pierce_visit visit, void *ctx)
+{
+    int b1 = axis == 0 ? 1 : 0, b2 = axis == 2 ? 1 : 2;
+    const double *t[3] = {tri[0], tri[1], tri[2]};
+    double area = edge_2(t[0], t[1], b1, b2, t[2][b1], t[2][b2]);
+    if (area == 0.0)
+        return;   /* edge-on along the axis: no centre line pierces it */
+    if (area < 0.0) {   /* counter-clockwise in (b1, b2) */
+        const double *tmp = t[1];
+        t[1] = t[2];
+        t[2] = tmp;
+        area = -area;
+    }
+    int lo[2], hi[2];
+    const int b[2] = {b1, b2};
+    for (int d = 0; d < 2; d++) {
+        double mn = fmin(fmin(t[0][b[d]], t[1][b[d]]), t[2][b[d]]);
+        double mx = fmax(fmax(t[0][b[d]], t[1][b[d]]), t[2][b[d]]);
+        /* One line more on each side: the edge tests below decide the lines within rounding of the box. */
+        lo[d] = clamp_index(ceil((mn - g->origin[b[d]]) / g->dx - 0.5) - 1, 0, mac_n(g, b[d]));
+        hi[d] = clamp_index(floor((mx - g->origin[b[d]]) / g->dx - 0.5) + 1, -1, mac_n(g, b[d]) - 1);
+    }
+    for (int c2 = lo[1]; c2 <= hi[1]; c2++)
+        for (int c1 = lo[0]; c1 <= hi[0]; c1++) {
+            /* The centre line nudged by ~1e-9 dx along an irrational direction: meshes built on the
+             * grid's own coordinates put vertices within rounding of the centre lines, where
+             * orientation tests in floating point can disagree; a nudge moves the cells by nothing. */
+            double p1 = g->origin[b1] + (c1 + 0.5 + 0.41421356e-9) * g->dx;
+            double p2 = g->origin[b2] + (c2 + 0.5 + 0.73205081e-9) * g->dx;
+            double w[3];
+            int inside = 1;
+            for (int m = 0; m < 3 && inside; m++) {   /* w[m]: the edge opposite vertex m */
+                const double *u = t[(m + 1) % 3], *v = t[(m + 2) % 3];
+                w[m] = edge_2(u, v, b1, b2, p1, p2);
+                inside = w[m] > 0.0 || (w[m] == 0.0 && top_left(u, v, b1, b2));
+            }
+            if (inside)   /* barycentric weights give the piercing coordinate */
+                visit(ctx, axis, c1, c2, (w[0] * t[0][axis] + w[1] * t[1][axis] + w[2] * t[2][axis]) / area);
+        }
+}
+
+typedef struct pierce_ctx {
+    const mac_grid *g;
+    uint8_t *toggle;           /* solids: per row (j, k) of nx + 1 entries */
+    mac_geometry *geo;         /* shells */
+} pierce_ctx;
+
+/* A row of cells along x is pierced at x: toggle the cells from there on. */
+static void toggle_row(void *ctx, int axis, int j, int k, double x)
+{
+    (void)axis;
+    pierce_ctx *pc = ctx;
+    const mac_grid *g = pc->g;
+    size_t row = (size_t)g->nx + 1;
+    int i0 = clamp_index(ceil((x - g->origin[0]) / g->dx - 0.5), 0, g->nx);
+    pc->toggle[((size_t)k * (size_t)g->ny + (size_t)j) * row + (size_t)i0] ^= 1u;
 }
 
 /* 3D: cells whose centres lie inside the closed triangle meshes of the
@@ -77,59 +142,56 @@ static int top_left(const double *u, const double *v)
 static void mark_solid_cells_3d(const mac_grid *g, const seam_interface *iface, const double *X, uint8_t *solid)
 {
     size_t row = (size_t)g->nx + 1, nrows = (size_t)g->ny * (size_t)g->nz;
-    uint8_t *toggle = calloc(row * nrows, 1);
+    pierce_ctx pc = {g, calloc(row * nrows, 1), NULL};
     for (size_t e = 0; e < iface->n_elems; e++) {
         if (iface->two_sided && iface->two_sided[e])
             continue;
         const double *t[3];
         for (int m = 0; m < 3; m++)
             t[m] = X + 3 * (size_t)iface->elems[3 * e + (size_t)m];
-        double area = edge_yz(t[0], t[1], t[2][1], t[2][2]);
-        if (area == 0.0)
-            continue;   /* edge-on along x: no centre line pierces it */
-        if (area < 0.0) {   /* counter-clockwise in (y, z) */
-            const double *tmp = t[1];
-            t[1] = t[2];
-            t[2] = tmp;
-            area = -area;
-        }
-        double lo[2], hi[2];
-        for (int d = 0; d < 2; d++) {
-            lo[d] = fmin(fmin(t[0][d + 1], t[1][d + 1]), t[2][d + 1]);
-            hi[d] = fmax(fmax(t[0][d + 1], t[1][d + 1]), t[2][d + 1]);
-        }
-        int j0 = clamp_index(ceil((lo[0] - g->origin[1]) / g->dx - 0.5), 0, g->ny);
-        int j1 = clamp_index(floor((hi[0] - g->origin[1]) / g->dx - 0.5), -1, g->ny - 1);
-        int k0 = clamp_index(ceil((lo[1] - g->origin[2]) / g->dx - 0.5), 0, g->nz);
-        int k1 = clamp_index(floor((hi[1] - g->origin[2]) / g->dx - 0.5), -1, g->nz - 1);
-        for (int k = k0; k <= k1; k++)
-            for (int j = j0; j <= j1; j++) {
-                double py = g->origin[1] + (j + 0.5) * g->dx, pz = g->origin[2] + (k + 0.5) * g->dx;
-                double w[3];
-                int inside = 1;
-                for (int m = 0; m < 3 && inside; m++) {   /* w[m]: the edge opposite vertex m */
-                    const double *u = t[(m + 1) % 3], *v = t[(m + 2) % 3];
-                    w[m] = edge_yz(u, v, py, pz);
-                    inside = w[m] > 0.0 || (w[m] == 0.0 && top_left(u, v));
-                }
-                if (!inside)
-                    continue;
-                /* Barycentric weights give the piercing point's x. */
-                double x = (w[0] * t[0][0] + w[1] * t[1][0] + w[2] * t[2][0]) / area;
-                int i0 = clamp_index(ceil((x - g->origin[0]) / g->dx - 0.5), 0, g->nx);
-                toggle[((size_t)k * (size_t)g->ny + (size_t)j) * row + (size_t)i0] ^= 1u;
-            }
+        pierce_lines(g, 0, t, toggle_row, &pc);
     }
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++) {
             uint8_t in = 0;
-            const uint8_t *r = toggle + ((size_t)k * (size_t)g->ny + (size_t)j) * row;
+            const uint8_t *r = pc.toggle + ((size_t)k * (size_t)g->ny + (size_t)j) * row;
             for (int i = 0; i < g->nx; i++) {
                 in ^= r[i];
                 solid[mac_c(g, i, j, k)] = in;
             }
         }
-    free(toggle);
+    free(pc.toggle);
+}
+
+/* A line of centres along `axis` meets a shell at `at`: block the interior
+ * face whose dual segment (between the two centres around it) holds that point. */
+static void block_face(void *ctx, int axis, int c1, int c2, double at)
+{
+    pierce_ctx *pc = ctx;
+    const mac_grid *g = pc->g;
+    int m = (int)floor((at - g->origin[axis]) / g->dx + 0.5);
+    if (m < 1 || m > mac_n(g, axis) - 1)
+        return;   /* the domain's sides are walls or open already */
+    int ijk[3];
+    ijk[axis] = m;
+    ijk[axis == 0 ? 1 : 0] = c1;
+    ijk[axis == 2 ? 1 : 2] = c2;
+    pc->geo->shell[axis][mac_fi(g, axis, ijk[0], ijk[1], ijk[2])] = 1;
+}
+
+/* 3D: faces whose dual segment a thin shell (two-sided triangle) crosses. */
+static void mark_shell_faces_3d(mac_geometry *geo, const mac_grid *g, const seam_interface *iface, const double *X)
+{
+    pierce_ctx pc = {g, NULL, geo};
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        if (!iface->two_sided || !iface->two_sided[e])
+            continue;
+        const double *t[3];
+        for (int m = 0; m < 3; m++)
+            t[m] = X + 3 * (size_t)iface->elems[3 * e + (size_t)m];
+        for (int axis = 0; axis < 3; axis++)
+            pierce_lines(g, axis, t, block_face, &pc);
+    }
 }
 
 /* Which side of the line a-b the point c lies on (points on the line count as +). */
@@ -294,6 +356,7 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
         mark_shell_faces(geo, g, iface, X);
     } else if (iface && iface->n_elems) {
         mark_solid_cells_3d(g, iface, X, geo->solid);
+        mark_shell_faces_3d(geo, g, iface, X);
     }
     if (phi) {
         geo->phi = phi;

@@ -193,12 +193,12 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
  * cell centres; weight beyond the outer centres folds back into the grid. */
 void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count);
 
-/* Thin shells that stop particles (2D): the two-sided segments, with their
- * points' positions at the start (X0) and the end (X1) of the move. */
+/* Thin shells that stop particles: the two-sided segments (2D) or triangles
+ * (3D), with their points' positions at the start (X0) and the end (X1) of the move. */
 typedef struct mac_shells {
-    size_t n;                /* segments */
-    const int32_t *seg;      /* 2 point indices per segment */
-    const double *X0, *X1;   /* 2 numbers per point */
+    size_t n;                /* elements */
+    const int32_t *seg;      /* dim point indices per element */
+    const double *X0, *X1;   /* dim numbers per point */
 } mac_shells;
 
 /* Move particles through vel over dt (RK2 midpoint): walls hold them,

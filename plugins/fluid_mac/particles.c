@@ -233,12 +233,77 @@ static void stop_at_shells(const mac_grid *g, const mac_shells *sh, double dt, c
     }
 }
 
+static void cross3(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* The 3D counterpart of stop_at_shells for shell triangles: the relative path
+ * p0 + d -> p1 (d the triangle's mean displacement) against the triangle's
+ * end position. */
+static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt, const double *p0, double *p1,
+                              double *vp)
+{
+    for (size_t s = 0; s < sh->n; s++) {
+        const double *v0[3], *v1[3];
+        double d[3] = {0.0, 0.0, 0.0};
+        for (int m = 0; m < 3; m++) {
+            size_t idx = 3 * (size_t)sh->seg[3 * s + (size_t)m];
+            v0[m] = sh->X0 + idx;
+            v1[m] = sh->X1 + idx;
+            for (int k = 0; k < 3; k++)
+                d[k] += (v1[m][k] - v0[m][k]) / 3.0;
+        }
+        double e1[3], e2[3], nrm[3], q0[3], r0[3], r1[3];
+        for (int k = 0; k < 3; k++) {
+            e1[k] = v1[1][k] - v1[0][k];
+            e2[k] = v1[2][k] - v1[0][k];
+            q0[k] = p0[k] + d[k];
+            r0[k] = q0[k] - v1[0][k];
+            r1[k] = p1[k] - v1[0][k];
+        }
+        cross3(e1, e2, nrm);
+        double len = sqrt(dot3(nrm, nrm)), s0 = dot3(nrm, r0), s1 = dot3(nrm, r1);
+        if (len == 0.0 || s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
+            continue;   /* still on its side of the triangle's plane */
+        double lam = s0 / (s0 - s1), h[3];
+        for (int k = 0; k < 3; k++)
+            h[k] = q0[k] + lam * (p1[k] - q0[k]);
+        /* Inside the triangle: h is on the inner side of all three edges. */
+        int inside = 1;
+        for (int m = 0; m < 3 && inside; m++) {
+            double ed[3], rel[3], c[3];
+            for (int k = 0; k < 3; k++) {
+                ed[k] = v1[(m + 1) % 3][k] - v1[m][k];
+                rel[k] = h[k] - v1[m][k];
+            }
+            cross3(ed, rel, c);
+            inside = dot3(c, nrm) >= 0.0;
+        }
+        if (!inside)
+            continue;
+        double sign = s0 > 0.0 ? 1.0 : -1.0, vn = 0.0;
+        for (int k = 0; k < 3; k++) {
+            nrm[k] *= sign / len;   /* unit normal towards the side the particle came from */
+            p1[k] = h[k] + 1e-3 * g->dx * nrm[k];
+            vn += (vp[k] - d[k] / dt) * nrm[k];
+        }
+        if (vn < 0.0)
+            for (int k = 0; k < 3; k++)
+                vp[k] -= vn * nrm[k];
+    }
+}
+
 size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
                             const mac_shells *shells)
 {
     size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
-    int check_shells = shells && shells->n && g->dim == 2;
+    int check_shells = shells && shells->n;
     size_t kept = 0;
     for (size_t p = 0; p < n; p++) {
         double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0};
@@ -250,7 +315,9 @@ size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, 
             step[d] = dt * mac_sample(g, (int)d, vel[d], xm);
         for (size_t d = 0; d < dim; d++)
             xp[d] += step[d];
-        if (check_shells)
+        if (check_shells && dim == 3)
+            stop_at_shells_3d(g, shells, dt, start, xp, vp + dim * p);
+        else if (check_shells)
             stop_at_shells(g, shells, dt, start, xp, vp + dim * p);
         int leaves = 0;
         for (size_t d = 0; d < dim; d++) {

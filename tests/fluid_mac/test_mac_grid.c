@@ -318,12 +318,61 @@ static void test_particles_stop_at_shell(void **state)
     free(v);
 }
 
+/* 3D: particles blown along +x at a slanted square plate (two triangles)
+ * stop 1e-3 dx before it, on their side, with no velocity into it; those
+ * that miss the plate go on. */
+static void test_particles_stop_at_shell_3d(void **state)
+{
+    (void)state;
+    mac_grid g = {3, 8, 8, 8, 1.0 / 8, {0.0, 0.0, 0.0}, {BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
+    double *vel[3];
+    for (int a = 0; a < 3; a++) {
+        vel[a] = malloc(mac_nf(&g, a) * sizeof(double));
+        for (size_t f = 0; f < mac_nf(&g, a); f++)
+            vel[a][f] = a == 0 ? 1.0 : 0.0;
+    }
+    /* The plate: x = 0.5 + 0.2 (y - 0.2), over y, z in [0.2, 0.7]. */
+    double X[12] = {0.5, 0.2, 0.2, 0.6, 0.7, 0.2, 0.6, 0.7, 0.7, 0.5, 0.2, 0.7};
+    int32_t tri[6] = {0, 1, 2, 0, 2, 3};
+    mac_shells sh = {2, tri, X, X};
+    enum { N = 100 };
+    double x[3 * N], vp[3 * N];
+    for (int p = 0; p < N; p++) {   /* a 10 x 10 sheet at x = 0.3 over y, z in [0.05, 0.95] */
+        x[3 * p] = 0.3;
+        x[3 * p + 1] = 0.05 + 0.1 * (p % 10);
+        x[3 * p + 2] = 0.05 + 0.1 * (p / 10);
+        vp[3 * p] = 1.0;
+        vp[3 * p + 1] = vp[3 * p + 2] = 0.0;
+    }
+    assert_int_equal(mac_advect_particles(&g, N, x, vp, vel, 0.4, &sh), N);
+    /* Unit normal of the plate towards -x. */
+    double n[3] = {-1.0, 0.2, 0.0}, len = sqrt(1.04);
+    int stopped = 0;
+    for (int p = 0; p < N; p++) {
+        const double *q = x + 3 * p;
+        int hits = q[1] > 0.2 && q[1] < 0.7 && q[2] > 0.2 && q[2] < 0.7;
+        if (!hits) {
+            assert_float_equal(q[0], 0.7, 1e-12);
+            continue;
+        }
+        stopped++;
+        double dist = ((q[0] - 0.5) * n[0] + (q[1] - 0.2) * n[1]) / len;
+        assert_float_equal(dist, 1e-3 * g.dx, 1e-9);
+        assert_true((vp[3 * p] * n[0] + vp[3 * p + 1] * n[1]) / len > -1e-12);
+    }
+    fprintf(stderr, "3D shell: %d of %d particles stopped\n", stopped, N);
+    assert_int_equal(stopped, 25);
+    for (int a = 0; a < 3; a++)
+        free(vel[a]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_advection_shear_wave),
                                        cmocka_unit_test(test_advection_shear_wave_3d),
                                        cmocka_unit_test(test_projection_3d),
                                        cmocka_unit_test(test_bfecc_bump),
-                                       cmocka_unit_test(test_particles_stop_at_shell)};
+                                       cmocka_unit_test(test_particles_stop_at_shell),
+                                       cmocka_unit_test(test_particles_stop_at_shell_3d)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
