@@ -351,6 +351,71 @@ static void check_shell_piston_3d(const char *mode)
 static void test_shell_piston_impulse_3d(void **state) { (void)state; check_shell_piston_3d("impulse"); }
 static void test_shell_piston_pressure_3d(void **state) { (void)state; check_shell_piston_3d("pressure"); }
 
+/* Particles in the VTK output: their number, and how many lie beyond the
+ * plane x = x0 + sx y. */
+static size_t particles_beyond(const char *dir, int frame, double x0, double sx, size_t *wrong)
+{
+    char path[4300], word[64];
+    snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = 0;
+    while (fscanf(f, "%63s", word) == 1 && strcmp(word, "POINTS") != 0)
+        ;
+    assert_int_equal(fscanf(f, "%zu %63s", &n, word), 2);
+    *wrong = 0;
+    for (size_t k = 0; k < n; k++) {
+        double x, y, z;
+        assert_int_equal(fscanf(f, "%lf %lf %lf", &x, &y, &z), 3);
+        *wrong += x > x0 + sx * y;
+    }
+    fclose(f);
+    return n;
+}
+
+/* A 3D dam breaks against a slanted shell plate from the floor to above the
+ * water, across the whole depth: no particle ever gets past it, none is lost,
+ * and the water reaches the plate. */
+static void test_liquid_held_by_shell_3d(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [12, 8, 4], \"dx\": 0.05,"
+                            " \"liquid\": {\"fill\": [0, 0, 0, 0.2, 0.3, 0.2]}}");
+    /* The plate x = 0.3 + 0.375 y over y in [0, 0.4], z in [-0.05, 0.25]: build it flat, then shear it. */
+    mesh m;
+    plate_mesh(&m, 0.0, -0.05, 0.25, 16);
+    for (size_t k = 0; k < m.n; k++) {
+        double *x = m.X + 3 * k, y = (x[1] + 0.05) / 0.3 * 0.4;
+        x[1] = y;
+        x[0] = 0.3 + 0.375 * y;
+    }
+    assert_int_equal(P->bind(fl, &m.iface), SEAM_OK);
+    const char *dir = test_tmpdir("fluid_mac_shell_liquid_3d");
+    assert_int_equal(P->write_output(fl, dir, 0), SEAM_OK);
+    size_t wrong, n0 = particles_beyond(dir, 0, 0.3, 0.375, &wrong);
+    assert_int_equal(wrong, 0);
+    for (int n = 0; n < 60; n++) {
+        assert_int_equal(step_mesh(P, fl, &m, n, P->max_dt(fl)), SEAM_OK);
+        if (n % 15 == 14) {
+            assert_int_equal(P->write_output(fl, dir, 1), SEAM_OK);
+            assert_int_equal(particles_beyond(dir, 1, 0.3, 0.375, &wrong), n0);
+            assert_int_equal(wrong, 0);
+        }
+    }
+    /* The water reached the plate: the level set is negative in the last cell before it, at the floor. */
+    seam_raster r;
+    P->field(fl, "level_set", &r);
+    double reached = 0.0;
+    for (int k = 0; k < r.nz; k++)
+        reached = fmax(reached, -r.data[5 + r.nx * (0 + r.ny * k)]);
+    fprintf(stderr, "3D shell wall: %zu particles, none past it; water at the plate: %d\n", n0, reached > 0.0);
+    assert_true(reached > 0.0);
+    mesh_free(&m);
+    P->destroy(fl);
+}
+
 static void test_config_3d(void **state)
 {
     (void)state;
@@ -528,7 +593,7 @@ int main(void)
         cmocka_unit_test(test_liquid_sloshing_3d),  cmocka_unit_test(test_box_buoyancy_impulse_3d),
         cmocka_unit_test(test_box_buoyancy_pressure_3d), cmocka_unit_test(test_sphere_buoyancy_3d),
         cmocka_unit_test(test_regions_box_3d),      cmocka_unit_test(test_shell_piston_impulse_3d),
-        cmocka_unit_test(test_shell_piston_pressure_3d),
+        cmocka_unit_test(test_shell_piston_pressure_3d), cmocka_unit_test(test_liquid_held_by_shell_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
