@@ -25,27 +25,38 @@ static int mirror(const mac_grid *g, const double *x, int m, double *out)
 }
 
 /* Add the kernel-weighted position of point xp to the sums of every cell
- * centre within R of it (sx holds dim sums per cell). */
+ * centre within R of it (sx holds dim sums per cell). Squared distances are
+ * taken per axis once; a row whose (y, z) part alone reaches R is skipped
+ * (floating-point sums are monotone, so no cell of it would count). */
 static void scatter(const mac_grid *g, const double *xp, double R, double *sw, double *sx)
 {
+    enum { MAXW = 16 };
     int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    double r2[3][MAXW] = {{0.0}};
     for (int d = 0; d < g->dim; d++) {
         lo[d] = (int)floor((xp[d] - R - g->origin[d]) / g->dx - 0.5);
         hi[d] = (int)ceil((xp[d] + R - g->origin[d]) / g->dx - 0.5);
         lo[d] = lo[d] < 0 ? 0 : lo[d];
         hi[d] = hi[d] > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : hi[d];
+        if (hi[d] - lo[d] >= MAXW)
+            hi[d] = lo[d] + MAXW - 1;   /* R = 2 dx spans at most 6 centres */
+        for (int c = lo[d]; c <= hi[d]; c++) {
+            double r = xp[d] - (g->origin[d] + (c + 0.5) * g->dx);
+            r2[d][c - lo[d]] = r * r;
+        }
     }
     size_t dim = (size_t)g->dim;
+    double RR = R * R;
     for (int k = lo[2]; k <= hi[2]; k++)
-        for (int j = lo[1]; j <= hi[1]; j++)
+        for (int j = lo[1]; j <= hi[1]; j++) {
+            double yz = dim == 3 ? r2[1][j - lo[1]] + r2[2][k - lo[2]] : r2[1][j - lo[1]];
+            if (yz / RR >= 1.0)
+                continue;
             for (int i = lo[0]; i <= hi[0]; i++) {
-                const int ijk[3] = {i, j, k};
-                double d2 = 0.0;
-                for (size_t d = 0; d < dim; d++) {
-                    double r = xp[d] - (g->origin[d] + (ijk[d] + 0.5) * g->dx);
-                    d2 = d2 + r * r;
-                }
-                d2 /= R * R;
+                double d2 = 0.0 + r2[0][i - lo[0]] + r2[1][j - lo[1]];
+                if (dim == 3)
+                    d2 = d2 + r2[2][k - lo[2]];
+                d2 /= RR;
                 if (d2 >= 1.0)
                     continue;
                 double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
@@ -54,6 +65,7 @@ static void scatter(const mac_grid *g, const double *xp, double R, double *sw, d
                 for (size_t d = 0; d < dim; d++)
                     sx[dim * c + d] += w * xp[d];
             }
+        }
 }
 
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
