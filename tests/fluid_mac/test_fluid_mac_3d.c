@@ -475,6 +475,39 @@ static void test_open_tank_3d(void **state)
     P->destroy(fl);
 }
 
+/* Smoke in 3D: uniform hot smoke (d = 0.5, T = 20) with buoyancy -a d + b T
+ * along +y under an open top stays at rest, keeps its density and
+ * temperature, and its pressure is hydrostatic under the effective gravity
+ * g - (-a d + b T). */
+static void test_smoke_buoyancy_3d(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = make(P, &th, "{\"cells\": [6, 10, 5], \"dx\": 0.05, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
+                            " \"pressure_tolerance\": 1e-12, \"initial\": {\"density\": 0.5, \"temperature\": 20},"
+                            " \"buoyancy\": {\"density\": 0.1, \"temperature\": 0.05}}");
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    for (int n = 0; n < 10; n++)
+        assert_int_equal(step(P, fl, n, 0.01), SEAM_OK);
+    double H = 0.5, g_eff = 9.81 - (-0.1 * 0.5 + 0.05 * 20);
+    assert_true(field_max(P, fl, "speed") < 1e-9);
+    seam_raster r;
+    assert_int_equal(P->field(fl, "density", &r), SEAM_OK);
+    for (int c = 0; c < r.nx * r.ny * r.nz; c++)
+        assert_float_equal(r.data[c], 0.5, 1e-12);
+    assert_int_equal(P->field(fl, "temperature", &r), SEAM_OK);
+    for (int c = 0; c < r.nx * r.ny * r.nz; c++)
+        assert_float_equal(r.data[c], 20.0, 1e-12);
+    assert_int_equal(P->field(fl, "pressure", &r), SEAM_OK);
+    for (int k = 0; k < r.nz; k++)
+        for (int j = 0; j < r.ny; j++)
+            for (int i = 0; i < r.nx; i++)
+                assert_float_equal(r.data[i + r.nx * (j + r.ny * k)], 1.2 * g_eff * (H - (j + 0.5) * r.dx),
+                                   1e-9 * 1.2 * 9.81 * H);
+    P->destroy(fl);
+}
+
 /* A closed box with gravity along z: an enclosed region, solvable, mean
  * pressure 0, and p drops by rho g dx per cell upwards (here +z). */
 static void test_closed_box_3d(void **state)
@@ -589,6 +622,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_3d),           cmocka_unit_test(test_open_tank_3d),
+        cmocka_unit_test(test_smoke_buoyancy_3d),
         cmocka_unit_test(test_closed_box_3d),       cmocka_unit_test(test_liquid_still_tank_3d),
         cmocka_unit_test(test_liquid_sloshing_3d),  cmocka_unit_test(test_box_buoyancy_impulse_3d),
         cmocka_unit_test(test_box_buoyancy_pressure_3d), cmocka_unit_test(test_sphere_buoyancy_3d),
