@@ -1,9 +1,11 @@
-/* Time per step and PCG iterations of fluid_mac on a 2D smoke plume and a
- * 2D dam break (free-surface water) at several resolutions. Prints one line
- * per run; not part of the test suite.
+/* Time per step and PCG iterations of fluid_mac on a 2D smoke plume, a 2D
+ * dam break and a 3D dam break (free-surface water) at several resolutions.
+ * Prints one line per run; not part of the test suite.
  *
  *     ninja -C build bench/fluid_mac/bench_fluid_mac
- *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac [smoke|water] [N ...]
+ *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac [smoke|water|water3d] [N ...]
+ *
+ * 3D runs take 3 warm-up and 5 timed steps (a 64^3 step takes seconds here).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +41,22 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static int run(int water, int N, int warmup, int steps)
+typedef enum scene { SMOKE2D = 0, WATER2D = 1, WATER3D = 2 } scene;
+static const char *const scene_names[] = {"smoke", "water", "water3d", NULL};
+
+static int run(scene sc, int N, int warmup, int steps)
 {
     const seam_plugin *P = seam_plugin_v1();
     tally t = {0, 0};
-    seam_host host = {SEAM_ABI_VERSION, "bench", "fluid", NULL, &t, bench_log, NULL};
+    seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .config_path = "fluid", .ctx = &t, .log = bench_log};
     char json[1024];
     double dx = 1.0 / N;
-    if (water)   /* a 1 m box, the left 40% filled 60% high, collapsing */
+    int dim = sc == WATER3D ? 3 : 2;
+    if (sc == WATER3D)   /* a 1 m cube, the left 40% filled 60% high across its depth, collapsing */
+        snprintf(json, sizeof json,
+                 "{\"cells\": [%d, %d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
+                 " \"gravity\": [0, -9.81, 0], \"liquid\": {\"fill\": [0, 0, 0, 0.4, 0.6, 1]}}", N, N, N, dx);
+    else if (sc == WATER2D)   /* a 1 m box, the left 40% filled 60% high, collapsing */
         snprintf(json, sizeof json,
                  "{\"cells\": [%d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
                  " \"liquid\": {\"fill\": [0, 0, 0.4, 0.6]}}", N, N, dx);
@@ -59,14 +69,14 @@ static int run(int water, int N, int warmup, int steps)
     void *fl = P->create(json, &host);
     if (!fl)
         return 1;
-    seam_interface none = {2, 0, NULL, NULL, NULL, 2, 0, NULL, NULL, 0};
+    seam_interface none = {dim, 0, NULL, NULL, NULL, dim, 0, NULL, NULL, 0};
     P->bind(fl, &none);
     double t_sim = 0.0, elapsed = 0.0;
     clock_t cpu = 0;
     for (int n = 0; n < warmup + steps; n++) {
         double dt = P->max_dt(fl);
         seam_step st = {n, t_sim, dt, 0};
-        seam_io in = {0, 2, NULL, NULL, NULL}, out = {0, 2, NULL, NULL, NULL};
+        seam_io in = {0, dim, NULL, NULL, NULL}, out = {0, dim, NULL, NULL, NULL};
         if (n == warmup) {
             t.iterations = 0;
             t.solves = 0;
@@ -82,19 +92,27 @@ static int run(int water, int N, int warmup, int steps)
     }
     elapsed += now();
     double cpu_s = (double)(clock() - cpu) / CLOCKS_PER_SEC;
-    printf("%s %4dx%-4d cells %7d  %8.2f ms/step wall  %8.2f ms/step cpu  PCG %6.1f iterations/step"
-           "  (%d steps, t = %.3f s)\n", water ? "water2d" : "smoke2d", N, N, N * N, 1e3 * elapsed / steps, 1e3 * cpu_s / steps,
-           (double)t.iterations / t.solves, steps, t_sim);
+    long cells = dim == 3 ? (long)N * N * N : (long)N * N;
+    printf("%s %4d^%d cells %8ld  %9.2f ms/step wall  %9.2f ms/step cpu  PCG %6.1f iterations/step"
+           "  (%d steps, t = %.3f s)\n", sc == WATER3D ? "water3d" : sc == WATER2D ? "water2d" : "smoke2d", N, dim,
+           cells, 1e3 * elapsed / steps, 1e3 * cpu_s / steps, (double)t.iterations / t.solves, steps, t_sim);
     P->destroy(fl);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int sizes[8] = {128, 256, 512}, n = 3, water = 0, first = 1;
-    if (argc > 1 && (strcmp(argv[1], "water") == 0 || strcmp(argv[1], "smoke") == 0)) {
-        water = strcmp(argv[1], "water") == 0;
-        first = 2;
+    int sizes[8] = {128, 256, 512}, n = 3, first = 1;
+    scene sc = SMOKE2D;
+    for (int k = 0; argc > 1 && scene_names[k]; k++)
+        if (strcmp(argv[1], scene_names[k]) == 0) {
+            sc = (scene)k;
+            first = 2;
+        }
+    if (sc == WATER3D) {
+        sizes[0] = 32;
+        sizes[1] = 48;
+        sizes[2] = 64;
     }
     if (argc > first) {
         n = 0;
@@ -102,7 +120,7 @@ int main(int argc, char **argv)
             sizes[n++] = atoi(argv[k]);
     }
     for (int k = 0; k < n; k++)
-        if (run(water, sizes[k], 20, 20) != 0)
+        if (run(sc, sizes[k], sc == WATER3D ? 3 : 20, sc == WATER3D ? 5 : 20) != 0)
             return 1;
     return 0;
 }

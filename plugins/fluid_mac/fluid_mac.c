@@ -1,4 +1,4 @@
-/* fluid_mac: an Eulerian fluid on a 2D staggered (MAC) grid, coupled to solids
+/* fluid_mac: an Eulerian fluid on a 2D or 3D staggered (MAC) grid, coupled to solids
  * through the seam plugin contract. One solve: advect, add forces, impose the
  * solid and wall velocities, project, and turn the exchanged momentum into
  * loads on the interface points (Akbay 2.3.5 or 2.4). */
@@ -13,6 +13,8 @@
 #include "seam/vtk.h"
 
 typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
+/* Velocity advection: plain semi-Lagrangian or with a clamped higher-order correction. */
+enum { ADVECT_SL = 0, ADVECT_MACCORMACK = 1, ADVECT_BFECC = 2 };
 
 /* Inflow through part of a wall side, or a volume source in a box of cells,
  * carrying smoke density and temperature. */
@@ -32,24 +34,24 @@ typedef struct fluid_mac {
     const seam_host *host;
     mac_grid g;
     double rho;              /* kg/m^3 */
-    double gravity[2];       /* m/s^2 */
+    double gravity[3];       /* m/s^2 */
     double cfl;
     double tol;
     int max_iter;
     double kernel_radius;    /* in cells */
     load_mode loads;
-    int maccormack;          /* velocity advection: 0 semi-Lagrangian, 1 with the MacCormack correction */
+    int advection;           /* velocity advection: ADVECT_* */
     double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
     double d_init, T_init;   /* uniform smoke density and temperature at the start */
     inflow *sources;
     size_t n_sources;
     /* committed state: velocities, pressure, smoke density d and temperature T per cell */
-    double *u_n, *v_n, *p_n, *d_n, *T_n;
+    double *vel_n[3], *p_n, *d_n, *T_n;   /* vel: one array per axis (u, v, w) */
     uint8_t *solid_n;
     /* the last solve */
-    double *u, *v, *p, *u_star, *v_star, *d, *T;
-    /* outside values of d and T at boundary faces (inflow), per u and v face */
-    double *d_bu, *d_bv, *T_bu, *T_bv;
+    double *vel[3], *p, *vel_star[3], *d, *T;
+    /* outside values of d and T at boundary faces (inflow), per face of each axis */
+    double *d_b[3], *T_b[3];
     /* volume sources of the last solve per cell: rate (1/s), density and temperature brought */
     double *src_s, *src_d, *src_T;
     int has_src;
@@ -61,15 +63,21 @@ typedef struct fluid_mac {
     double flip;             /* FLIP share of the particle velocity update (0: PIC) */
     double particle_radius;  /* m */
     size_t np_n, np;         /* particles committed / after the last solve */
-    double *xp_n, *vp_n, *xp, *vp;   /* 2 per particle */
+    double *xp_n, *vp_n, *xp, *vp;   /* dim per particle */
     double *phi_n, *phi;     /* level set per cell */
-    double *du, *dv;         /* FLIP velocity change per face */
-    double *fill;            /* boxes x0 y0 x1 y1 the liquid starts in */
+    double *dvel[3];         /* FLIP velocity change per face of each axis */
+    double *fill;            /* boxes (x0 y0 [z0] x1 y1 [z1]) the liquid starts in */
     size_t n_fill;
     int per_axis;            /* particles per cell along each axis at the start */
     /* the interface from bind (the coupler's arrays) */
     seam_interface iface;
     int bound;
+    /* thin shells that stop the liquid's particles: their elements, and the
+     * shell positions at the start and end of the current solve */
+    int32_t *shell_seg;
+    size_t n_shell;
+    double *shell_X0;
+    const double *shell_X1;
     /* buffers handed out */
     double *C, *q;
     unsigned char *saved;
@@ -78,7 +86,9 @@ typedef struct fluid_mac {
 
 /* ---- configuration ------------------------------------------------------- */
 
+/* Domain sides by name, in SIDE_* order; inflow sources use the first four (2D). */
 static const char *const side_names[] = {"left", "right", "bottom", "top", NULL};
+static const char *const side_names_3d[] = {"left", "right", "bottom", "top", "back", "front", NULL};
 
 /* Extent of a side along its own coordinate (y for left/right, x for bottom/top). */
 static void side_extent(const mac_grid *g, int side, double *lo, double *hi)
@@ -171,56 +181,82 @@ static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
 static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
 {
     self->liquid = 1;
-    size_t n = 0;
+    size_t n = 0, dim = (size_t)self->g.dim, box = 2 * dim;
     self->fill = seam_cfg_numbers(liq, "fill", &n, SEAM_CFG_REQUIRED);
-    if (self->fill && (n == 0 || n % 4 != 0))
-        seam_cfg_error(liq, "fill", "expected boxes as x0 y0 x1 y1 (a multiple of 4 numbers), got %zu numbers", n);
-    self->n_fill = n / 4;
+    if (self->fill && (n == 0 || n % box != 0))
+        seam_cfg_error(liq, "fill", "expected boxes as %s (a multiple of %zu numbers), got %zu numbers",
+                       dim == 3 ? "x0 y0 z0 x1 y1 z1" : "x0 y0 x1 y1", box, n);
+    self->n_fill = n / box;
     for (size_t b = 0; b < self->n_fill; b++)
-        if (!(self->fill[4 * b] < self->fill[4 * b + 2] && self->fill[4 * b + 1] < self->fill[4 * b + 3]))
-            seam_cfg_error(liq, "fill", "box %zu is empty: need x0 < x1 and y0 < y1", b);
+        for (size_t d = 0; d < dim; d++)
+            if (!(self->fill[box * b + d] < self->fill[box * b + dim + d])) {
+                seam_cfg_error(liq, "fill", "box %zu is empty: need %c0 < %c1", b, "xyz"[d], "xyz"[d]);
+                break;
+            }
     self->per_axis = (int)seam_cfg_int(liq, "particles_per_axis", 2, 1, 8, 0);
     self->flip = seam_cfg_num(liq, "flip", 0.95, 0.0, 1.0, 0);
-    self->particle_radius = self->g.dx * seam_cfg_num(liq, "particle_radius", 0.5625, 0.25, 2.0, 0);
+    /* The radius that puts a flat surface seeded 2 particles per axis at its fill height (the
+     * mean of |x - xbar| at the centres just above and below it): 0.5625 cells in 2D, 0.5417 in 3D. */
+    double r_flat = self->g.dim == 3 ? 0.5417 : 0.5625;
+    self->particle_radius = self->g.dx * seam_cfg_num(liq, "particle_radius", r_flat, 0.25, 2.0, 0);
     static const char *const smoke_keys[] = {"sources", "buoyancy", "initial", "advection"};
     for (int k = 0; k < 4; k++)
         if (seam_cfg_has(cfg, smoke_keys[k]))
             seam_cfg_error(cfg, smoke_keys[k], "smoke settings do not apply to a liquid (\"liquid\" is set)");
 }
 
-static int read_config(fluid_mac *self, seam_cfg *cfg)
+/* The grid: `cells` has two numbers in 2D, three in 3D; origin and gravity follow. */
+static void read_grid(fluid_mac *self, seam_cfg *cfg)
 {
-    double cells[2] = {0, 0};
-    bool have_cells = seam_cfg_vec(cfg, "cells", cells, 2, SEAM_CFG_REQUIRED);
-    for (int d = 0; d < 2 && have_cells; d++)
-        if (cells[d] != floor(cells[d]) || cells[d] < 1 || cells[d] > 1 << 15) {
-            seam_cfg_error(cfg, "cells", "expected two whole numbers in [1, 32768], got %g", cells[d]);
-            break;
-        }
-    self->g.nx = (int)cells[0];
-    self->g.ny = (int)cells[1];
+    size_t n = 0;
+    double *cells = seam_cfg_numbers(cfg, "cells", &n, SEAM_CFG_REQUIRED);
+    self->g.dim = 2;
+    self->g.nx = self->g.ny = self->g.nz = 1;
+    if (cells && n != 2 && n != 3)
+        seam_cfg_error(cfg, "cells", "expected [nx, ny] (2D) or [nx, ny, nz] (3D), got %zu numbers", n);
+    else if (cells) {
+        self->g.dim = (int)n;
+        for (size_t d = 0; d < n; d++)
+            if (cells[d] != floor(cells[d]) || cells[d] < 1 || cells[d] > 1 << 15) {
+                seam_cfg_error(cfg, "cells", "expected whole numbers in [1, 32768], got %g", cells[d]);
+                break;
+            }
+        self->g.nx = (int)cells[0];
+        self->g.ny = (int)cells[1];
+        self->g.nz = n == 3 ? (int)cells[2] : 1;
+        if (n == 3 && (double)self->g.nx * self->g.ny * self->g.nz > 1 << 30)
+            seam_cfg_error(cfg, "cells", "%d x %d x %d cells are more than 2^30", self->g.nx, self->g.ny, self->g.nz);
+    }
+    free(cells);
+    size_t dim = (size_t)self->g.dim;
     /* The scene's cell_size, when it names one, is the grid's dx unless dx is given. */
     double cell = self->host && self->host->cell_size > 0 ? self->host->cell_size : 0.0;
     self->g.dx = seam_cfg_num(cfg, "dx", cell, 0.0, INFINITY,
                               (cell > 0 ? 0 : SEAM_CFG_REQUIRED) | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    self->g.origin[0] = self->g.origin[1] = 0.0;
-    seam_cfg_vec(cfg, "origin", self->g.origin, 2, 0);
-    self->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    self->gravity[0] = 0.0;
+    self->g.origin[0] = self->g.origin[1] = self->g.origin[2] = 0.0;
+    seam_cfg_vec(cfg, "origin", self->g.origin, dim, 0);
+    self->gravity[0] = self->gravity[2] = 0.0;
     self->gravity[1] = -9.81;
-    seam_cfg_vec(cfg, "gravity", self->gravity, 2, 0);
+    seam_cfg_vec(cfg, "gravity", self->gravity, dim, 0);
+    static const char *const bc_names[] = {"wall", "open", NULL};
+    seam_cfg *b = seam_cfg_child(cfg, "boundary", 0);
+    for (int s = 0; s < 6; s++)
+        self->g.bc[s] = b && s < 2 * self->g.dim ? (mac_bc)seam_cfg_enum(b, side_names_3d[s], bc_names, BC_WALL, 0)
+                                                 : BC_WALL;
+}
+
+static int read_config(fluid_mac *self, seam_cfg *cfg)
+{
+    read_grid(self, cfg);
+    self->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->cfl = seam_cfg_num(cfg, "cfl", 1.0, 0.0, 10.0, SEAM_CFG_LO_OPEN);
     self->tol = seam_cfg_num(cfg, "pressure_tolerance", 1e-8, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->max_iter = (int)seam_cfg_int(cfg, "pressure_max_iterations", 1000, 1, 100000000, 0);
     self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
-    static const char *const advection_names[] = {"semi_lagrangian", "maccormack", NULL};
-    self->maccormack = seam_cfg_enum(cfg, "advection", advection_names, 0, 0);
-    static const char *const bc_names[] = {"wall", "open", NULL};
-    seam_cfg *b = seam_cfg_child(cfg, "boundary", 0);
-    for (int s = 0; s < 4; s++)
-        self->g.bc[s] = b ? (mac_bc)seam_cfg_enum(b, side_names[s], bc_names, BC_WALL, 0) : BC_WALL;
+    static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
+    self->advection = seam_cfg_enum(cfg, "advection", advection_names, ADVECT_SL, 0);
     seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
     self->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
@@ -231,6 +267,10 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->d_init = ini ? seam_cfg_num(ini, "density", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN) : 0.0;
     self->T_init = ini ? seam_cfg_num(ini, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->n_sources = seam_cfg_count(cfg, "sources", 0);
+    if (self->g.dim == 3 && self->n_sources) {   /* side ranges and boxes are 2D */
+        seam_cfg_error(cfg, "sources", "inflow and volume sources are 2D only");
+        self->n_sources = 0;
+    }
     self->sources = calloc(self->n_sources + 1, sizeof *self->sources);
     for (size_t k = 0; k < self->n_sources; k++)
         read_source(&self->g, seam_cfg_item(cfg, "sources", k), &self->sources[k]);
@@ -250,81 +290,100 @@ static void fluid_destroy(void *p)
     free(self->vp);
     free(self->phi_n);
     free(self->phi);
-    free(self->du);
-    free(self->dv);
-    free(self->u_n);
-    free(self->v_n);
+    for (int a = 0; a < 3; a++) {
+        free(self->dvel[a]);
+        free(self->vel_n[a]);
+        free(self->vel[a]);
+        free(self->vel_star[a]);
+        free(self->d_b[a]);
+        free(self->T_b[a]);
+    }
     free(self->p_n);
     free(self->d_n);
     free(self->T_n);
     free(self->d);
     free(self->T);
-    free(self->d_bu);
-    free(self->d_bv);
-    free(self->T_bu);
-    free(self->T_bv);
     free(self->src_s);
     free(self->src_d);
     free(self->src_T);
     free(self->solid_n);
-    free(self->u);
-    free(self->v);
     free(self->p);
-    free(self->u_star);
-    free(self->v_star);
     mac_geometry_free(&self->geo);
     mac_projection_free(&self->proj);
     free(self->C);
     free(self->q);
     free(self->saved);
     free(self->raster);
+    free(self->shell_seg);
+    free(self->shell_X0);
     free(self);
 }
 
-/* per_axis^2 particles on a regular sub-grid of every cell whose centre is in a fill box. */
+/* Cell (i, j, k) holding point x, clamped to the grid. */
+static size_t cell_of(const mac_grid *g, const double *x)
+{
+    int ijk[3] = {0, 0, 0};
+    for (int d = 0; d < g->dim; d++) {
+        double f = floor((x[d] - g->origin[d]) / g->dx);
+        ijk[d] = f < 0 ? 0 : f >= mac_n(g, d) ? mac_n(g, d) - 1 : (int)f;
+    }
+    return mac_c(g, ijk[0], ijk[1], ijk[2]);
+}
+
+/* Particles per cell at the start: per_axis along each axis. */
+static size_t particles_per_cell(const fluid_mac *self)
+{
+    return (size_t)self->per_axis * (size_t)self->per_axis * (size_t)(self->g.dim == 3 ? self->per_axis : 1);
+}
+
+/* per_axis^dim particles on a regular sub-grid of every cell whose centre is in a fill box. */
 static void seed_particles(fluid_mac *self)
 {
     const mac_grid *g = &self->g;
-    size_t nc = mac_ncell(g), cap = nc * (size_t)(self->per_axis * self->per_axis);
-    self->xp_n = malloc(2 * cap * sizeof(double));
-    self->vp_n = calloc(2 * cap, sizeof(double));
-    self->xp = malloc(2 * cap * sizeof(double));
-    self->vp = malloc(2 * cap * sizeof(double));
+    size_t dim = (size_t)g->dim, nc = mac_ncell(g), ppc = particles_per_cell(self), cap = nc * ppc;
+    self->xp_n = malloc(dim * cap * sizeof(double));
+    self->vp_n = calloc(dim * cap, sizeof(double));
+    self->xp = malloc(dim * cap * sizeof(double));
+    self->vp = malloc(dim * cap * sizeof(double));
     self->phi_n = malloc(nc * sizeof(double));
     self->phi = malloc(nc * sizeof(double));
-    self->du = malloc(mac_nu(g) * sizeof(double));
-    self->dv = malloc(mac_nv(g) * sizeof(double));
+    for (int a = 0; a < g->dim; a++)
+        self->dvel[a] = malloc(mac_nf(g, a) * sizeof(double));
     size_t n = 0;
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
-            int in = 0;
-            for (size_t b = 0; b < self->n_fill && !in; b++) {
-                const double *f = self->fill + 4 * b;
-                in = xc >= f[0] && xc <= f[2] && yc >= f[1] && yc <= f[3];
-            }
-            for (int b = 0; in && b < self->per_axis; b++)
-                for (int a = 0; a < self->per_axis; a++) {
-                    self->xp_n[2 * n] = g->origin[0] + (i + (a + 0.5) / self->per_axis) * g->dx;
-                    self->xp_n[2 * n + 1] = g->origin[1] + (j + (b + 0.5) / self->per_axis) * g->dx;
-                    n++;
+    int pa = self->per_axis;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                const int ijk[3] = {i, j, k};
+                int in = 0;
+                for (size_t b = 0; b < self->n_fill && !in; b++) {
+                    const double *f = self->fill + 2 * dim * b;
+                    in = 1;
+                    for (size_t d = 0; d < dim; d++) {
+                        double xc = g->origin[d] + (ijk[d] + 0.5) * g->dx;
+                        in &= xc >= f[d] && xc <= f[dim + d];
+                    }
                 }
-        }
+                for (size_t q = 0; in && q < ppc; q++, n++) {
+                    const int sub[3] = {(int)q % pa, (int)q / pa % pa, (int)q / pa / pa};
+                    for (size_t d = 0; d < dim; d++)
+                        self->xp_n[dim * n + d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / pa) * g->dx;
+                }
+            }
     self->np_n = n;
-    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, self->per_axis, self->phi_n);
+    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, pa, self->phi_n);
 }
 
 /* Drop the particles that start inside solid cells (the liquid cannot be there). */
 static void remove_particles_in(fluid_mac *self, const uint8_t *solid)
 {
-    size_t kept = 0;
+    size_t kept = 0, dim = (size_t)self->g.dim;
     for (size_t p = 0; p < self->np_n; p++) {
-        const double *x = self->xp_n + 2 * p;
-        int i = (int)floor((x[0] - self->g.origin[0]) / self->g.dx), j = (int)floor((x[1] - self->g.origin[1]) / self->g.dx);
-        if (solid[mac_c(&self->g, i, j)])
+        const double *x = self->xp_n + dim * p;
+        if (solid[cell_of(&self->g, x)])
             continue;
-        memmove(self->xp_n + 2 * kept, x, 2 * sizeof(double));
-        memmove(self->vp_n + 2 * kept, self->vp_n + 2 * p, 2 * sizeof(double));
+        memmove(self->xp_n + dim * kept, x, dim * sizeof(double));
+        memmove(self->vp_n + dim * kept, self->vp_n + dim * p, dim * sizeof(double));
         kept++;
     }
     self->np_n = kept;
@@ -347,32 +406,21 @@ static void *fluid_create(const char *config_json, const seam_host *host)
         return NULL;
     }
     const mac_grid *g = &self->g;
-    size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
-    self->u_n = calloc(nu, sizeof(double));
-    self->v_n = calloc(nv, sizeof(double));
-    self->p_n = calloc(nc, sizeof(double));
+    size_t nc = mac_ncell(g);
+    int ok = 1;
+    for (int a = 0; a < g->dim; a++) {
+        size_t nf = mac_nf(g, a);
+        double **arrays[] = {&self->vel_n[a], &self->vel[a], &self->vel_star[a], &self->d_b[a], &self->T_b[a]};
+        for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++)
+            ok &= (*arrays[m] = calloc(nf, sizeof(double))) != NULL;
+    }
+    double **cells[] = {&self->p_n, &self->p, &self->raster, &self->d_n, &self->T_n, &self->d,
+                        &self->T, &self->src_s, &self->src_d, &self->src_T};
+    for (size_t m = 0; m < sizeof cells / sizeof cells[0]; m++)
+        ok &= (*cells[m] = calloc(nc, sizeof(double))) != NULL;
     self->solid_n = calloc(nc, 1);
-    self->u = calloc(nu, sizeof(double));
-    self->v = calloc(nv, sizeof(double));
-    self->p = calloc(nc, sizeof(double));
-    self->u_star = calloc(nu, sizeof(double));
-    self->v_star = calloc(nv, sizeof(double));
-    self->raster = calloc(nc, sizeof(double));
-    self->d_n = calloc(nc, sizeof(double));
-    self->T_n = calloc(nc, sizeof(double));
-    self->d = calloc(nc, sizeof(double));
-    self->T = calloc(nc, sizeof(double));
-    self->d_bu = calloc(nu, sizeof(double));
-    self->T_bu = calloc(nu, sizeof(double));
-    self->d_bv = calloc(nv, sizeof(double));
-    self->T_bv = calloc(nv, sizeof(double));
-    self->src_s = calloc(nc, sizeof(double));
-    self->src_d = calloc(nc, sizeof(double));
-    self->src_T = calloc(nc, sizeof(double));
-    if (!self->src_s || !self->src_d || !self->src_T || !self->d_n || !self->T_n || !self->d || !self->T || !self->d_bu || !self->T_bu || !self->d_bv ||
-        !self->T_bv || !self->u_n || !self->v_n || !self->p_n || !self->solid_n || !self->u || !self->v || !self->p ||
-        !self->u_star || !self->v_star || !self->raster) {
-        seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%d grid", g->nx, g->ny);
+    if (!ok || !self->solid_n) {
+        seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%dx%d grid", g->nx, g->ny, g->nz);
         fluid_destroy(self);
         return NULL;
     }
@@ -388,8 +436,10 @@ static void *fluid_create(const char *config_json, const seam_host *host)
 static seam_status fluid_bind(void *p, const seam_interface *iface)
 {
     fluid_mac *self = p;
-    if (iface->n_points && iface->dim != 2) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac is 2D: the interface has dimension %d", iface->dim);
+    int dim = self->g.dim;
+    if (iface->n_points && iface->dim != dim) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac runs in %dD (cells): the interface has dimension %d", dim,
+                  iface->dim);
         return SEAM_ERROR;
     }
     if ((iface->n_points && !iface->X) || (iface->n_elems && !iface->elems)) {
@@ -397,26 +447,38 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
                   iface->n_points, iface->n_elems, iface->n_points && !iface->X ? "position" : "element");
         return SEAM_ERROR;
     }
-    if (iface->n_elems && iface->nodes_per_elem != 2) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac needs segments (2 nodes per element), got %d",
-                  iface->nodes_per_elem);
+    if (iface->n_elems && iface->nodes_per_elem != dim) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac in %dD needs %s (%d nodes per element), got %d", dim,
+                  dim == 3 ? "triangles" : "segments", dim, iface->nodes_per_elem);
         return SEAM_ERROR;
     }
+    size_t npe = (size_t)dim;
     for (size_t e = 0; e < iface->n_elems; e++) {
-        for (int k = 0; k < 2; k++)
-            if (iface->elems[2 * e + (size_t)k] < 0 || (size_t)iface->elems[2 * e + (size_t)k] >= iface->n_points) {
+        for (size_t k = 0; k < npe; k++)
+            if (iface->elems[npe * e + k] < 0 || (size_t)iface->elems[npe * e + k] >= iface->n_points) {
                 seam_logf(self->host, SEAM_LOG_ERROR, "interface element %zu names point %d of %zu", e,
-                          iface->elems[2 * e + (size_t)k], iface->n_points);
+                          iface->elems[npe * e + k], iface->n_points);
                 return SEAM_ERROR;
             }
     }
-    for (size_t k = 0; k < 2 * iface->n_points; k++)
+    for (size_t k = 0; k < (size_t)dim * iface->n_points; k++)
         if (!isfinite(iface->X[k])) {
-            seam_logf(self->host, SEAM_LOG_ERROR, "interface point %zu has a non-finite position", k / 2);
+            seam_logf(self->host, SEAM_LOG_ERROR, "interface point %zu has a non-finite position", k / (size_t)dim);
             return SEAM_ERROR;
         }
     self->iface = *iface;
     self->bound = 1;
+    /* The liquid's particles must not pass the thin shells (two-sided elements). */
+    free(self->shell_seg);
+    free(self->shell_X0);
+    self->n_shell = 0;
+    self->shell_seg = malloc((npe * iface->n_elems + 1) * sizeof *self->shell_seg);
+    self->shell_X0 = malloc((npe * iface->n_points + 1) * sizeof *self->shell_X0);
+    for (size_t e = 0; e < iface->n_elems; e++)
+        if (iface->two_sided && iface->two_sided[e]) {
+            memcpy(self->shell_seg + npe * self->n_shell, iface->elems + npe * e, npe * sizeof *self->shell_seg);
+            self->n_shell++;
+        }
     /* The committed solid cells follow the interface's committed positions. */
     mac_geometry geo;
     seam_status st = mac_geometry_build(&geo, &self->g, iface, iface->X, self->kernel_radius * self->g.dx,
@@ -434,12 +496,14 @@ static double fluid_max_dt(void *p)
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
     double umax = 0.0;
-    for (size_t f = 0; f < mac_nu(g); f++)
-        umax = fmax(umax, fabs(self->u_n[f]));
-    for (size_t f = 0; f < mac_nv(g); f++)
-        umax = fmax(umax, fabs(self->v_n[f]));
+    for (int a = 0; a < g->dim; a++)
+        for (size_t f = 0; f < mac_nf(g, a); f++)
+            umax = fmax(umax, fabs(self->vel_n[a][f]));
     /* Bridson's bound: the velocity a body force can add within one step counts too. */
-    double speed = umax + sqrt(hypot(self->gravity[0], self->gravity[1]) * g->dx);
+    double gn = g->dim == 3 ? sqrt(self->gravity[0] * self->gravity[0] + self->gravity[1] * self->gravity[1] +
+                                   self->gravity[2] * self->gravity[2])
+                            : hypot(self->gravity[0], self->gravity[1]);
+    double speed = umax + sqrt(gn * g->dx);
     return speed > 0.0 ? self->cfl * g->dx / speed : INFINITY;
 }
 
@@ -449,18 +513,21 @@ static double fluid_max_dt(void *p)
 static void add_forces(fluid_mac *self, double dt)
 {
     const mac_grid *g = &self->g;
-    for (size_t f = 0; f < mac_nu(g); f++)
-        self->u[f] += dt * self->gravity[0];
-    for (int j = 0; j <= g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            double b = 0.0;
-            if (self->alpha != 0.0 || self->beta != 0.0) {
-                size_t lo = mac_c(g, i, j > 0 ? j - 1 : 0), hi = mac_c(g, i, j < g->ny ? j : g->ny - 1);
-                double d = 0.5 * (self->d_n[lo] + self->d_n[hi]), T = 0.5 * (self->T_n[lo] + self->T_n[hi]);
-                b = -self->alpha * d + self->beta * T;
+    for (size_t f = 0; f < mac_nf(g, 0); f++)
+        self->vel[0][f] += dt * self->gravity[0];
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j <= g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                double b = 0.0;
+                if (self->alpha != 0.0 || self->beta != 0.0) {
+                    size_t lo = mac_c(g, i, j > 0 ? j - 1 : 0, k), hi = mac_c(g, i, j < g->ny ? j : g->ny - 1, k);
+                    double d = 0.5 * (self->d_n[lo] + self->d_n[hi]), T = 0.5 * (self->T_n[lo] + self->T_n[hi]);
+                    b = -self->alpha * d + self->beta * T;
+                }
+                self->vel[1][mac_fi(g, 1, i, j, k)] += dt * (self->gravity[1] + b);
             }
-            self->v[mac_v(g, i, j)] += dt * (self->gravity[1] + b);
-        }
+    for (size_t f = 0; f < mac_nf(g, 2); f++)
+        self->vel[2][f] += dt * self->gravity[2];
 }
 
 /* Smooth start of a source: 3x^2 - 2x^3 over the ramp time. */
@@ -492,7 +559,7 @@ static void for_each_inflow_face(const fluid_mac *self, double t, inflow_visit v
             double u_in = src->speed * ramp(src, t) * (src->parabolic ? 4.0 * s_rel * (1.0 - s_rel) : 1.0);
             int i = vertical ? (src->side == SIDE_LEFT ? 0 : g->nx) : m;
             int j = vertical ? m : (src->side == SIDE_BOTTOM ? 0 : g->ny);
-            size_t cell = vertical ? mac_c(g, i == 0 ? 0 : g->nx - 1, j) : mac_c(g, i, j == 0 ? 0 : g->ny - 1);
+            size_t cell = vertical ? mac_c(g, i == 0 ? 0 : g->nx - 1, j, 0) : mac_c(g, i, j == 0 ? 0 : g->ny - 1, 0);
             visit(ctx, src, vertical ? 0 : 1, i, j, u_in, cell);
         }
     }
@@ -505,10 +572,10 @@ static void set_inflow_face(void *ctx, const inflow *src, int axis, int i, int j
     fluid_mac *self = ctx;
     const mac_grid *g = &self->g;
     double sign = src->side == SIDE_LEFT || src->side == SIDE_BOTTOM ? 1.0 : -1.0;
-    size_t f = axis == 0 ? mac_u(g, i, j) : mac_v(g, i, j);
-    (axis == 0 ? self->u : self->v)[f] = sign * u_in;
-    (axis == 0 ? self->d_bu : self->d_bv)[f] = src->density;
-    (axis == 0 ? self->T_bu : self->T_bv)[f] = src->temperature;
+    size_t f = mac_fi(g, axis, i, j, 0);
+    self->vel[axis][f] = sign * u_in;
+    self->d_b[axis][f] = src->density;
+    self->T_b[axis][f] = src->temperature;
 }
 
 /* Volume sources at time t per cell: the rate s (1/s, the divergence they
@@ -530,13 +597,13 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
         int cells = 0;
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++)
-                cells += in_source_box(g, src, i, j) && mac_fluid(geo, mac_c(g, i, j));
+                cells += in_source_box(g, src, i, j) && mac_fluid(geo, mac_c(g, i, j, 0));
         if (cells == 0)
             continue;   /* covered by a body: it pushes nothing in */
         double rate = src->rate * ramp(src, t) / (cells * g->dx * g->dx);
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
-                size_t c = mac_c(g, i, j);
+                size_t c = mac_c(g, i, j, 0);
                 if (!in_source_box(g, src, i, j) || !mac_fluid(geo, c))
                     continue;
                 s[c] += rate;
@@ -558,36 +625,31 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
 static void impose_boundary_velocities(fluid_mac *self, const double *V, double t_end)
 {
     const mac_grid *g = &self->g;
-    memset(self->d_bu, 0, mac_nu(g) * sizeof(double));
-    memset(self->T_bu, 0, mac_nu(g) * sizeof(double));
-    memset(self->d_bv, 0, mac_nv(g) * sizeof(double));
-    memset(self->T_bv, 0, mac_nv(g) * sizeof(double));
-    for (int j = 0; j < g->ny; j++) {
-        if (mac_face(g, &self->geo, 0, 0, j, NULL) == FACE_FIXED)
-            self->u[mac_u(g, 0, j)] = 0.0;
-        if (mac_face(g, &self->geo, 0, g->nx, j, NULL) == FACE_FIXED)
-            self->u[mac_u(g, g->nx, j)] = 0.0;
-    }
-    for (int i = 0; i < g->nx; i++) {
-        if (mac_face(g, &self->geo, 1, i, 0, NULL) == FACE_FIXED)
-            self->v[mac_v(g, i, 0)] = 0.0;
-        if (mac_face(g, &self->geo, 1, i, g->ny, NULL) == FACE_FIXED)
-            self->v[mac_v(g, i, g->ny)] = 0.0;
+    for (int a = 0; a < g->dim; a++) {
+        memset(self->d_b[a], 0, mac_nf(g, a) * sizeof(double));
+        memset(self->T_b[a], 0, mac_nf(g, a) * sizeof(double));
+        int ni = g->nx + (a == 0), nj = g->ny + (a == 1), nk = g->nz + (a == 2);
+        for (int k = 0; k < nk; k++)
+            for (int j = 0; j < nj; j++)
+                for (int i = 0; i < ni; i++) {
+                    int m = a == 0 ? i : a == 1 ? j : k;
+                    if (m != 0 && m != mac_n(g, a))
+                        continue;   /* the domain's sides only */
+                    if (mac_face(g, &self->geo, a, i, j, k, NULL) == FACE_FIXED)
+                        self->vel[a][mac_fi(g, a, i, j, k)] = 0.0;
+                }
     }
     for_each_inflow_face(self, t_end, set_inflow_face, self);
-    size_t nf = self->geo.n_faces;
+    size_t nf = self->geo.n_faces, dim = (size_t)g->dim;
     if (!nf)
         return;
-    double *U = malloc(2 * nf * sizeof *U);
-    seam_mapping_interpolate(self->geo.W, 2, V, U);
+    double *U = malloc(dim * nf * sizeof *U);
+    seam_mapping_interpolate(self->geo.W, g->dim, V, U);
     for (size_t f = 0; f < nf; f++) {
         const solid_face *sf = &self->geo.faces[f];
         /* Deep inside a body no point is near: nothing flows there, keep it at rest. */
-        double un = seam_mapping_covered(self->geo.W, f) ? U[2 * f + (size_t)sf->axis] : 0.0;
-        if (sf->axis == 0)
-            self->u[mac_u(g, sf->i, sf->j)] = un;
-        else
-            self->v[mac_v(g, sf->i, sf->j)] = un;
+        double un = seam_mapping_covered(self->geo.W, f) ? U[dim * f + (size_t)sf->axis] : 0.0;
+        self->vel[sf->axis][mac_fi(g, sf->axis, sf->i, sf->j, sf->k)] = un;
     }
     free(U);
 }
@@ -597,12 +659,15 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V, double 
 static void side_cells(const fluid_mac *self, const solid_face *sf, int side, long *c1, long *c2)
 {
     const mac_grid *g = &self->g;
-    int di = sf->axis == 0 ? 1 : 0, dj = 1 - di;
-    int i1 = side < 0 ? sf->i - di : sf->i, j1 = side < 0 ? sf->j - dj : sf->j;
-    int i2 = i1 + side * di, j2 = j1 + side * dj;
-    *c1 = mac_fluid(&self->geo, mac_c(g, i1, j1)) ? (long)mac_c(g, i1, j1) : -1;
-    *c2 = *c1 >= 0 && i2 >= 0 && i2 < g->nx && j2 >= 0 && j2 < g->ny && mac_fluid(&self->geo, mac_c(g, i2, j2))
-              ? (long)mac_c(g, i2, j2) : -1;
+    int a = sf->axis;
+    int c[3] = {sf->i, sf->j, sf->k};
+    if (side < 0)
+        c[a] -= 1;
+    int m2 = c[a] + side;
+    *c1 = mac_fluid(&self->geo, mac_c(g, c[0], c[1], c[2])) ? (long)mac_c(g, c[0], c[1], c[2]) : -1;
+    c[a] = m2;
+    *c2 = *c1 >= 0 && m2 >= 0 && m2 < mac_n(g, a) && mac_fluid(&self->geo, mac_c(g, c[0], c[1], c[2]))
+              ? (long)mac_c(g, c[0], c[1], c[2]) : -1;
 }
 
 /* The pressure the fluid on one side puts on face sf (0 with no fluid there):
@@ -622,13 +687,13 @@ static double side_pressure(const fluid_mac *self, const solid_face *sf, int sid
 static void compute_loads(fluid_mac *self, double dt, double *F)
 {
     const mac_grid *g = &self->g;
-    size_t nf = self->geo.n_faces;
-    memset(F, 0, 2 * self->iface.n_points * sizeof *F);
+    size_t nf = self->geo.n_faces, dim = (size_t)g->dim;
+    memset(F, 0, dim * self->iface.n_points * sizeof *F);
     if (!nf)
         return;
-    double *f = calloc(2 * nf, sizeof *f);
-    double A = g->dx;                              /* face area per unit depth */
-    double M_half = self->rho * g->dx * g->dx / 2.0;   /* one half of a face's dual cell */
+    double *f = calloc(dim * nf, sizeof *f);
+    double A = dim == 3 ? g->dx * g->dx : g->dx;           /* face area (per unit depth in 2D) */
+    double M_half = self->rho * A * g->dx / 2.0;   /* one half of a face's dual cell */
     int extrapolate = self->loads == LOADS_PRESSURE;
     for (size_t k = 0; k < nf; k++) {
         const solid_face *sf = &self->geo.faces[k];
@@ -648,15 +713,14 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
         if (self->loads == LOADS_IMPULSE) {
             /* Akbay eq. 2.8: M_f (u^{n+1} - u*) = dt (p_L - p_R) A + I_DC; the solid gets -I_DC/dt,
              * M_f the fluid part of the dual cell. */
-            size_t fi = sf->axis == 0 ? mac_u(g, sf->i, sf->j) : mac_v(g, sf->i, sf->j);
-            double u_new = sf->axis == 0 ? self->u[fi] : self->v[fi];
-            double u_star = sf->axis == 0 ? self->u_star[fi] : self->v_star[fi];
+            size_t fi = mac_fi(g, sf->axis, sf->i, sf->j, sf->k);
+            double u_new = self->vel[sf->axis][fi], u_star = self->vel_star[sf->axis][fi];
             double M_f = M_half * (lo_fluid + hi_fluid);
             load += M_f * (u_star - u_new) / dt;
         }
-        f[2 * k + (size_t)sf->axis] = load;
+        f[dim * k + (size_t)sf->axis] = load;
     }
-    seam_mapping_distribute(self->geo.W, 2, f, F);
+    seam_mapping_distribute(self->geo.W, g->dim, f, F);
     free(f);
 }
 
@@ -669,16 +733,29 @@ static seam_status transport_scalars(fluid_mac *self, double dt)
     memcpy(self->T, self->T_n, nc * sizeof(double));
     const int max_sub = 64;
     const double *s = self->has_src ? self->src_s : NULL;
-    int a = mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->d_bu, self->d_bv, s, self->src_d,
-                                 max_sub, self->d);
-    int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->u, self->v, dt, self->T_bu, self->T_bv, s,
-                                             self->src_T, max_sub, self->T);
+    int a = mac_transport_scalar(g, &self->geo, self->vel, dt, self->d_b, s, self->src_d, max_sub, self->d);
+    int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->vel, dt, self->T_b, s, self->src_T, max_sub, self->T);
     if (b < 0) {
         seam_logf(self->host, SEAM_LOG_WARN,
                   "step too long: scalar transport would need more than %d sub-steps", max_sub);
         return SEAM_UNSTABLE;
     }
     return SEAM_OK;
+}
+
+/* Whether every cell in the 3 x 3 (x 3) block around cell ijk is fluid or outside the grid. */
+static int inner_cell(const mac_grid *g, const mac_geometry *geo, const int *ijk)
+{
+    int dk = g->dim == 3 ? 1 : 0;
+    for (int c = -dk; c <= dk; c++)
+        for (int b = -1; b <= 1; b++)
+            for (int a = -1; a <= 1; a++) {
+                int i = ijk[0] + a, j = ijk[1] + b, k = ijk[2] + c;
+                if (i >= 0 && j >= 0 && k >= 0 && i < g->nx && j < g->ny && k < g->nz &&
+                    !mac_fluid(geo, mac_c(g, i, j, k)))
+                    return 0;
+            }
+    return 1;
 }
 
 /* Crowded cells push their particles apart (a displacement d with div d =
@@ -692,26 +769,24 @@ static seam_status spread_particles(fluid_mac *self)
     mac_geometry_liquid(&geo, g, &self->geo, self->phi);
     double *e = malloc(nc * sizeof *e);
     mac_particle_density(g, self->np, self->xp, e);
-    double n0 = (double)(self->per_axis * self->per_axis);
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            size_t c = mac_c(g, i, j);
-            /* Next to air or a body the count misses the other side: there only crowding counts. */
-            int inner = mac_fluid(&geo, c);
-            for (int dj = -1; dj <= 1 && inner; dj++)
-                for (int di = -1; di <= 1 && inner; di++) {
-                    int a = i + di, b = j + dj;
-                    inner = a < 0 || b < 0 || a >= g->nx || b >= g->ny || mac_fluid(&geo, mac_c(g, a, b));
-                }
-            double excess = e[c] / n0 - 1.0;
-            e[c] = !mac_fluid(&geo, c) ? 0.0 : inner ? excess : fmax(excess, 0.0);
-        }
-    seam_status st = mac_spread(&self->proj, g, &geo, e, 1e-4, self->max_iter, self->du, self->dv, self->host);
+    double n0 = (double)particles_per_cell(self);
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                const int ijk[3] = {i, j, k};
+                /* Next to air or a body the count misses the other side: there only crowding counts. */
+                int inner = mac_fluid(&geo, c) && inner_cell(g, &geo, ijk);
+                double excess = e[c] / n0 - 1.0;
+                e[c] = !mac_fluid(&geo, c) ? 0.0 : inner ? excess : fmax(excess, 0.0);
+            }
+    seam_status st = mac_spread(&self->proj, g, &geo, e, 1e-4, self->max_iter, self->dvel, self->host);
     free(e);
     mac_geometry_free(&geo);
     if (st != SEAM_OK)
         return st;
-    self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->du, self->dv, 1.0);
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1};   /* they hold still here */
+    self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0, &shells);
     mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
     return SEAM_OK;
 }
@@ -721,23 +796,24 @@ static seam_status spread_particles(fluid_mac *self)
 static seam_status update_particles(fluid_mac *self, double dt)
 {
     const mac_grid *g = &self->g;
-    mac_extrapolate(g, &self->geo, 3, self->u, self->v);
+    size_t dim = (size_t)g->dim;
+    mac_extrapolate(g, &self->geo, 3, self->vel);
     /* The change on the grid over this step, extended like the velocities. */
-    for (size_t f = 0; f < mac_nu(g); f++)
-        self->du[f] = self->u[f] - self->du[f];
-    for (size_t f = 0; f < mac_nv(g); f++)
-        self->dv[f] = self->v[f] - self->dv[f];
-    mac_extrapolate(g, &self->geo, 3, self->du, self->dv);
+    for (int a = 0; a < g->dim; a++)
+        for (size_t f = 0; f < mac_nf(g, a); f++)
+            self->dvel[a][f] = self->vel[a][f] - self->dvel[a][f];
+    mac_extrapolate(g, &self->geo, 3, self->dvel);
     size_t n = self->np_n;
-    memcpy(self->xp, self->xp_n, 2 * n * sizeof(double));
-    double *pic = malloc((2 * n + 1) * sizeof *pic), *delta = malloc((2 * n + 1) * sizeof *delta);
-    mac_grid_to_particles(g, n, self->xp, self->u, self->v, pic);
-    mac_grid_to_particles(g, n, self->xp, self->du, self->dv, delta);
-    for (size_t k = 0; k < 2 * n; k++)
+    memcpy(self->xp, self->xp_n, dim * n * sizeof(double));
+    double *pic = malloc((dim * n + 1) * sizeof *pic), *delta = malloc((dim * n + 1) * sizeof *delta);
+    mac_grid_to_particles(g, n, self->xp, self->vel, pic);
+    mac_grid_to_particles(g, n, self->xp, self->dvel, delta);
+    for (size_t k = 0; k < dim * n; k++)
         self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
     free(pic);
     free(delta);
-    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->u, self->v, dt);
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1};
+    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells);
     mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
     return spread_particles(self);
 }
@@ -753,9 +829,10 @@ static int all_finite(const double *a, size_t n)
 /* A diverging solid shows up here first: say which point, let the coupler retry. */
 static seam_status finite_interface(const fluid_mac *self, const char *what, const double *X, const double *V)
 {
-    for (size_t k = 0; k < 2 * self->iface.n_points; k++)
+    size_t dim = (size_t)self->g.dim;
+    for (size_t k = 0; k < dim * self->iface.n_points; k++)
         if (!isfinite(X[k]) || (V && !isfinite(V[k]))) {
-            seam_logf(self->host, SEAM_LOG_WARN, "%s: interface point %zu has a non-finite position%s", what, k / 2,
+            seam_logf(self->host, SEAM_LOG_WARN, "%s: interface point %zu has a non-finite position%s", what, k / dim,
                       V ? " or velocity" : "");
             return SEAM_UNSTABLE;
         }
@@ -769,9 +846,9 @@ static seam_status check_io(fluid_mac *self, const seam_io *in)
         return SEAM_ERROR;
     }
     size_t n = self->iface.n_points;
-    if (n && (!in || in->n != n || in->dim != 2 || !in->X || !in->V)) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "solve: expected X and V for %zu points of dimension 2, got %zu of %d",
-                  n, in ? in->n : 0, in ? in->dim : 0);
+    if (n && (!in || in->n != n || in->dim != self->g.dim || !in->X || !in->V)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "solve: expected X and V for %zu points of dimension %d, got %zu of %d",
+                  n, self->g.dim, in ? in->n : 0, in ? in->dim : 0);
         return SEAM_ERROR;
     }
     return finite_interface(self, "solve", in->X, in->V);
@@ -796,29 +873,38 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
                                         self->kernel_radius * g->dx, self->liquid ? self->phi_n : NULL, self->host);
     if (st != SEAM_OK)
         return st;
+    if (self->liquid && self->n_shell) {   /* the shells' positions over this step: X^n = X - dt V */
+        self->shell_X1 = in->X;
+        for (size_t k = 0; k < (size_t)g->dim * n; k++)
+            self->shell_X0[k] = in->X[k] - dt * in->V[k];
+    }
     if (self->liquid) {   /* the particles carry the momentum (FLIP/PIC) */
-        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->u, self->v);
-        memcpy(self->du, self->u, mac_nu(g) * sizeof(double));
-        memcpy(self->dv, self->v, mac_nv(g) * sizeof(double));
-    } else if (self->maccormack) {
-        mac_advect_maccormack(g, self->u_n, self->v_n, dt, self->u, self->v);
+        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->vel);
+        for (int a = 0; a < g->dim; a++)
+            memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    } else if (self->advection == ADVECT_MACCORMACK) {
+        mac_advect_maccormack(g, self->vel_n, dt, self->vel);
+    } else if (self->advection == ADVECT_BFECC) {
+        mac_advect_bfecc(g, self->vel_n, dt, self->vel);
     } else {
-        mac_advect(g, self->u_n, self->v_n, dt, self->u, self->v);
+        mac_advect(g, self->vel_n, dt, self->vel);
     }
     add_forces(self, dt);
-    memcpy(self->u_star, self->u, mac_nu(g) * sizeof(double));
-    memcpy(self->v_star, self->v, mac_nv(g) * sizeof(double));
+    for (int a = 0; a < g->dim; a++)
+        memcpy(self->vel_star[a], self->vel[a], mac_nf(g, a) * sizeof(double));
     impose_boundary_velocities(self, n ? in->V : NULL, step->t + 0.5 * dt);
     memcpy(self->p, self->p_n, mac_ncell(g) * sizeof(double));
     self->has_src = volume_sources(self, &self->geo, step->t + 0.5 * dt, self->src_s, self->src_d, self->src_T);
     st = mac_project(&self->proj, g, &self->geo, self->has_src ? self->src_s : NULL, self->rho, dt, self->tol,
-                     self->max_iter, self->u, self->v, self->p, self->host);
+                     self->max_iter, self->vel, self->p, self->host);
     if (st != SEAM_OK)
         return st;
     int pcg_iterations = self->proj.iterations;
     double pcg_residual = self->proj.residual;
-    if (!all_finite(self->u, mac_nu(g)) || !all_finite(self->v, mac_nv(g)) ||
-        !all_finite(self->p, mac_ncell(g))) {
+    int finite = all_finite(self->p, mac_ncell(g));
+    for (int a = 0; a < g->dim; a++)
+        finite &= all_finite(self->vel[a], mac_nf(g, a));
+    if (!finite) {
         seam_logf(self->host, SEAM_LOG_WARN, "step %lld: non-finite velocity or pressure",
                   (long long)step->index);
         return SEAM_UNSTABLE;
@@ -844,15 +930,15 @@ static seam_status fluid_commit(void *p)
         return SEAM_ERROR;
     }
     const mac_grid *g = &self->g;
-    memcpy(self->u_n, self->u, mac_nu(g) * sizeof(double));
-    memcpy(self->v_n, self->v, mac_nv(g) * sizeof(double));
+    for (int a = 0; a < g->dim; a++)
+        memcpy(self->vel_n[a], self->vel[a], mac_nf(g, a) * sizeof(double));
     memcpy(self->p_n, self->p, mac_ncell(g) * sizeof(double));
     memcpy(self->d_n, self->d, mac_ncell(g) * sizeof(double));
     memcpy(self->T_n, self->T, mac_ncell(g) * sizeof(double));
     memcpy(self->solid_n, self->geo.solid, mac_ncell(g));
     if (self->liquid) {
-        memcpy(self->xp_n, self->xp, 2 * self->np * sizeof(double));
-        memcpy(self->vp_n, self->vp, 2 * self->np * sizeof(double));
+        memcpy(self->xp_n, self->xp, (size_t)g->dim * self->np * sizeof(double));
+        memcpy(self->vp_n, self->vp, (size_t)g->dim * self->np * sizeof(double));
         self->np_n = self->np;
         memcpy(self->phi_n, self->phi, mac_ncell(g) * sizeof(double));
     }
@@ -889,7 +975,7 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         seam_logf(self->host, SEAM_LOG_ERROR, "regions before bind");
         return SEAM_ERROR;
     }
-    size_t np = self->iface.n_points, row = 2 * np;
+    size_t np = self->iface.n_points, dim = (size_t)g->dim, row = dim * np;
     if (np && finite_interface(self, "regions", X, NULL) != SEAM_OK)
         return SEAM_UNSTABLE;
     mac_geometry geo;
@@ -916,23 +1002,24 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
             if (geo.region[c] >= 0 && slot[geo.region[c]] >= 0)
                 self->q[slot[geo.region[c]]] += s[c] * g->dx * g->dx;
     free(s);
-    double *a = calloc(2 * geo.n_faces + 1, sizeof *a);
+    double *a = calloc(dim * geo.n_faces + 1, sizeof *a);
+    double area = dim == 3 ? g->dx * g->dx : g->dx;
     for (size_t r = 0; r < m && np; r++) {
         /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid. */
-        memset(a, 0, 2 * geo.n_faces * sizeof *a);
+        memset(a, 0, dim * geo.n_faces * sizeof *a);
         for (size_t k = 0; k < geo.n_faces; k++) {
             const solid_face *sf = &geo.faces[k];
-            int di = sf->axis == 0 ? 1 : 0, dj = 1 - di;
+            size_t hc = mac_c(g, sf->i, sf->j, sf->k);
             /* The fluid on the - side sees the solid along +axis, on the + side along -axis. */
             for (int side = -1; side <= 1; side += 2) {
                 if (sf->s == 0 || sf->s == side)
                     continue;   /* that side is solid */
-                size_t c = side < 0 ? mac_c(g, sf->i - di, sf->j - dj) : mac_c(g, sf->i, sf->j);
+                size_t c = side < 0 ? hc - mac_stride(g, sf->axis) : hc;
                 if (geo.region[c] >= 0 && slot[geo.region[c]] == (int)r)
-                    a[2 * k + (size_t)sf->axis] += -side * g->dx;
+                    a[dim * k + (size_t)sf->axis] += -side * area;
             }
         }
-        seam_mapping_distribute(geo.W, 2, a, self->C + r * row);
+        seam_mapping_distribute(geo.W, g->dim, a, self->C + r * row);
     }
     free(a);
     free(slot);
@@ -948,42 +1035,57 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
 
 #define SAVE_MAGIC 0x43414d46u   /* "FMAC" */
 
+/* Bytes of a saved state with np particles. */
+static size_t state_size(const fluid_mac *self, size_t np)
+{
+    const mac_grid *g = &self->g;
+    size_t nf = 0, nc = mac_ncell(g);
+    for (int a = 0; a < g->dim; a++)
+        nf += mac_nf(g, a);
+    return 4 * sizeof(uint32_t) + (nf + 3 * nc) * sizeof(double) + nc + sizeof(uint64_t) +
+           (self->liquid ? nc + 2 * (size_t)g->dim * np : 0) * sizeof(double);
+}
+
+/* Copy n bytes between the state and a buffer, in the direction `save` says, and advance the buffer. */
+static void move_bytes(int save, unsigned char **buf, void *state, size_t n)
+{
+    if (save)
+        memcpy(*buf, state, n);
+    else
+        memcpy(state, *buf, n);
+    *buf += n;
+}
+
+/* The committed state in one fixed order, for save and load. */
+static void move_state(fluid_mac *self, int save, unsigned char *buf, uint64_t np)
+{
+    const mac_grid *g = &self->g;
+    size_t nc = mac_ncell(g), dim = (size_t)g->dim;
+    for (int a = 0; a < g->dim; a++)
+        move_bytes(save, &buf, self->vel_n[a], mac_nf(g, a) * sizeof(double));
+    move_bytes(save, &buf, self->p_n, nc * sizeof(double));
+    move_bytes(save, &buf, self->d_n, nc * sizeof(double));
+    move_bytes(save, &buf, self->T_n, nc * sizeof(double));
+    move_bytes(save, &buf, self->solid_n, nc);
+    move_bytes(save, &buf, &np, sizeof np);
+    if (self->liquid) {
+        move_bytes(save, &buf, self->phi_n, nc * sizeof(double));
+        move_bytes(save, &buf, self->xp_n, dim * np * sizeof(double));
+        move_bytes(save, &buf, self->vp_n, dim * np * sizeof(double));
+    }
+}
+
 static seam_status fluid_save(void *p, seam_buffer *out)
 {
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
-    size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
-    size_t np = self->liquid ? self->np_n : 0;
-    size_t size = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc + sizeof(uint64_t) +
-                  (self->liquid ? nc + 4 * np : 0) * sizeof(double);
+    uint64_t np = self->liquid ? self->np_n : 0;
+    size_t size = state_size(self, np);
     free(self->saved);
     self->saved = malloc(size);
-    uint32_t head[3] = {SAVE_MAGIC, (uint32_t)g->nx, (uint32_t)g->ny};
-    unsigned char *w = self->saved;
-    memcpy(w, head, sizeof head);
-    w += sizeof head;
-    memcpy(w, self->u_n, nu * sizeof(double));
-    w += nu * sizeof(double);
-    memcpy(w, self->v_n, nv * sizeof(double));
-    w += nv * sizeof(double);
-    memcpy(w, self->p_n, nc * sizeof(double));
-    w += nc * sizeof(double);
-    memcpy(w, self->d_n, nc * sizeof(double));
-    w += nc * sizeof(double);
-    memcpy(w, self->T_n, nc * sizeof(double));
-    w += nc * sizeof(double);
-    memcpy(w, self->solid_n, nc);
-    w += nc;
-    uint64_t np64 = np;
-    memcpy(w, &np64, sizeof np64);
-    w += sizeof np64;
-    if (self->liquid) {
-        memcpy(w, self->phi_n, nc * sizeof(double));
-        w += nc * sizeof(double);
-        memcpy(w, self->xp_n, 2 * np * sizeof(double));
-        w += 2 * np * sizeof(double);
-        memcpy(w, self->vp_n, 2 * np * sizeof(double));
-    }
+    uint32_t head[4] = {SAVE_MAGIC, (uint32_t)g->nx, (uint32_t)g->ny, (uint32_t)g->nz};
+    memcpy(self->saved, head, sizeof head);
+    move_state(self, 1, self->saved + sizeof head, np);
     out->data = self->saved;
     out->size = size;
     return SEAM_OK;
@@ -993,56 +1095,62 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
 {
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
-    size_t nu = mac_nu(g), nv = mac_nv(g), nc = mac_ncell(g);
-    size_t fixed = 3 * sizeof(uint32_t) + (nu + nv + 3 * nc) * sizeof(double) + nc;
-    uint32_t head[3] = {0, 0, 0};
+    uint32_t head[4] = {0, 0, 0, 0};
     uint64_t np = 0;
+    size_t fixed = state_size(self, 0) - (self->liquid ? mac_ncell(g) * sizeof(double) : 0) - sizeof np;
     if (n >= fixed + sizeof np) {
         memcpy(head, bytes, sizeof head);
         memcpy(&np, (const unsigned char *)bytes + fixed, sizeof np);
     }
-    size_t cap = self->liquid ? mac_ncell(g) * (size_t)(self->per_axis * self->per_axis) : 0;
-    size_t size = fixed + sizeof np + (self->liquid ? nc + 4 * np : 0) * sizeof(double);
-    if (np > cap || n != size || head[0] != SAVE_MAGIC || head[1] != (uint32_t)g->nx || head[2] != (uint32_t)g->ny) {
-        seam_logf(self->host, SEAM_LOG_ERROR,
-                  "load: not a fluid_mac state of a %dx%d grid (%zu bytes, expected %zu)", g->nx, g->ny, n, size);
+    size_t cap = self->liquid ? mac_ncell(g) * particles_per_cell(self) : 0;
+    size_t size = np <= cap ? state_size(self, np) : 0;
+    if (np > cap || n != size || head[0] != SAVE_MAGIC || head[1] != (uint32_t)g->nx ||
+        head[2] != (uint32_t)g->ny || head[3] != (uint32_t)g->nz) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "load: not a fluid_mac state of a %dx%dx%d grid (%zu bytes, expected %zu)",
+                  g->nx, g->ny, g->nz, n, state_size(self, np <= cap ? np : 0));
         return SEAM_ERROR;
     }
-    const unsigned char *r = (const unsigned char *)bytes + sizeof head;
-    memcpy(self->u_n, r, nu * sizeof(double));
-    r += nu * sizeof(double);
-    memcpy(self->v_n, r, nv * sizeof(double));
-    r += nv * sizeof(double);
-    memcpy(self->p_n, r, nc * sizeof(double));
-    r += nc * sizeof(double);
-    memcpy(self->d_n, r, nc * sizeof(double));
-    r += nc * sizeof(double);
-    memcpy(self->T_n, r, nc * sizeof(double));
-    r += nc * sizeof(double);
-    memcpy(self->solid_n, r, nc);
-    r += nc + sizeof np;
-    if (self->liquid) {
-        memcpy(self->phi_n, r, nc * sizeof(double));
-        r += nc * sizeof(double);
-        memcpy(self->xp_n, r, 2 * np * sizeof(double));
-        r += 2 * np * sizeof(double);
-        memcpy(self->vp_n, r, 2 * np * sizeof(double));
-        self->np_n = np;
-    }
+    /* The buffer is only read: move_state copies out of it when save is 0. */
+    unsigned char *r = (unsigned char *)(uintptr_t)bytes + sizeof head;
+    move_state(self, 0, r, np);
+    self->np_n = self->liquid ? np : 0;
     self->solved = 0;
     return SEAM_OK;
+}
+
+/* Cell-centred velocity (dim per cell) of the committed faces. */
+static void cell_velocity(const fluid_mac *self, int k, int j, int i, double *out)
+{
+    const mac_grid *g = &self->g;
+    for (int a = 0; a < g->dim; a++)
+        out[a] = 0.5 * (self->vel_n[a][mac_fi(g, a, i, j, k)] +
+                        self->vel_n[a][mac_fi(g, a, i + (a == 0), j + (a == 1), k + (a == 2))]);
 }
 
 /* Cell-centred speed of the committed velocities. */
 static void speed_field(const fluid_mac *self, double *out)
 {
     const mac_grid *g = &self->g;
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            double uc = 0.5 * (self->u_n[mac_u(g, i, j)] + self->u_n[mac_u(g, i + 1, j)]);
-            double vc = 0.5 * (self->v_n[mac_v(g, i, j)] + self->v_n[mac_v(g, i, j + 1)]);
-            out[mac_c(g, i, j)] = hypot(uc, vc);
-        }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                double uc[3] = {0.0, 0.0, 0.0};
+                cell_velocity(self, k, j, i, uc);
+                out[mac_c(g, i, j, k)] =
+                    g->dim == 3 ? sqrt(uc[0] * uc[0] + uc[1] * uc[1] + uc[2] * uc[2]) : hypot(uc[0], uc[1]);
+            }
+}
+
+/* Divergence per cell of the committed velocities, 0 in solids. */
+static void divergence_field(const fluid_mac *self, double *out)
+{
+    const mac_grid *g = &self->g;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                out[c] = self->solid_n[c] ? 0.0 : mac_divergence(g, self->vel_n, i, j, k);
+            }
 }
 
 static seam_status fluid_field(void *p, const char *name, seam_raster *out)
@@ -1057,10 +1165,7 @@ static seam_status fluid_field(void *p, const char *name, seam_raster *out)
         memcpy(self->raster, self->p_n, mac_ncell(g) * sizeof(double));
         units = "Pa";
     } else if (strcmp(name, "divergence") == 0) {
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++)
-                self->raster[mac_c(g, i, j)] =
-                    self->solid_n[mac_c(g, i, j)] ? 0.0 : mac_divergence(g, self->u_n, self->v_n, i, j);
+        divergence_field(self, self->raster);
         units = "1/s";
     } else if (strcmp(name, "level_set") == 0 && self->liquid) {
         memcpy(self->raster, self->phi_n, mac_ncell(g) * sizeof(double));
@@ -1081,7 +1186,7 @@ static seam_status fluid_field(void *p, const char *name, seam_raster *out)
                   "\"temperature\", \"solid\" and, for a liquid, \"level_set\"", name);
         return SEAM_ERROR;
     }
-    *out = (seam_raster){g->nx, g->ny, 1, {g->origin[0], g->origin[1], 0.0}, g->dx, self->raster, units};
+    *out = (seam_raster){g->nx, g->ny, g->nz, {g->origin[0], g->origin[1], g->origin[2]}, g->dx, self->raster, units};
     return SEAM_OK;
 }
 
@@ -1089,20 +1194,20 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
 {
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
-    size_t nc = mac_ncell(g);
-    double *speed = malloc(nc * sizeof *speed), *vel = malloc(2 * nc * sizeof *vel);
+    size_t nc = mac_ncell(g), dim = (size_t)g->dim;
+    double *speed = malloc(nc * sizeof *speed), *vel = malloc(dim * nc * sizeof *vel);
     double *div = malloc(nc * sizeof *div), *solid = malloc(nc * sizeof *solid);
     speed_field(self, speed);
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            size_t c = mac_c(g, i, j);
-            vel[2 * c] = 0.5 * (self->u_n[mac_u(g, i, j)] + self->u_n[mac_u(g, i + 1, j)]);
-            vel[2 * c + 1] = 0.5 * (self->v_n[mac_v(g, i, j)] + self->v_n[mac_v(g, i, j + 1)]);
-            div[c] = self->solid_n[c] ? 0.0 : mac_divergence(g, self->u_n, self->v_n, i, j);
-            solid[c] = self->solid_n[c];
-        }
+    divergence_field(self, div);
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                cell_velocity(self, k, j, i, vel + dim * c);
+                solid[c] = self->solid_n[c];
+            }
     seam_vtk_field fields[] = {{"pressure", 1, 1, self->p_n}, {"speed", 1, 1, speed},
-                               {"velocity", 3, 2, vel},       {"divergence", 1, 1, div},
+                               {"velocity", 3, g->dim, vel},  {"divergence", 1, 1, div},
                                {"solid", 1, 1, solid},        {"density", 1, 1, self->d_n},
                                {"temperature", 1, 1, self->T_n}};
     size_t nfield = sizeof fields / sizeof fields[0];
@@ -1110,16 +1215,15 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
         fields[nfield - 1] = (seam_vtk_field){"level_set", 1, 1, self->phi_n};
     char path[4096];
     snprintf(path, sizeof path, "%s/fluid_mac_%05d.vtk", dir, frame);
-    double origin[3] = {g->origin[0], g->origin[1], 0.0};
-    seam_status st = seam_vtk_write_image(path, self->host, "fluid_mac", g->nx, g->ny, 1, origin, g->dx,
+    seam_status st = seam_vtk_write_image(path, self->host, "fluid_mac", g->nx, g->ny, g->nz, g->origin, g->dx,
                                           fields, nfield);
     if (st == SEAM_OK && self->liquid) {
         snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
         int32_t *cells = malloc((self->np_n + 1) * sizeof *cells);
         for (size_t q = 0; q < self->np_n; q++)
             cells[q] = (int32_t)q;
-        seam_vtk_field pv = {"velocity", 3, 2, self->vp_n};
-        st = seam_vtk_write_cells(path, self->host, "fluid_mac particles", 2, self->np_n, self->xp_n,
+        seam_vtk_field pv = {"velocity", 3, g->dim, self->vp_n};
+        st = seam_vtk_write_cells(path, self->host, "fluid_mac particles", g->dim, self->np_n, self->xp_n,
                                   SEAM_VTK_VERTEX, 1, self->np_n, cells, &pv, 1, NULL, 0);
         free(cells);
     }
@@ -1134,7 +1238,7 @@ static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "fluid_mac",
     .role = SEAM_FLUID,
-    .summary = "2D MAC-grid incompressible fluid: smoke, walls, open sides, inflows, volumetric solids",
+    .summary = "2D/3D MAC-grid incompressible fluid: smoke, free-surface water, walls, open sides, inflows, bodies and shells",
     .create = fluid_create,
     .destroy = fluid_destroy,
     .max_dt = fluid_max_dt,

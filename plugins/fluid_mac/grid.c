@@ -1,4 +1,4 @@
-/* fluid_mac: geometry, advection and pressure projection on a 2D MAC grid. */
+/* fluid_mac: geometry, advection and pressure projection on a 2D or 3D MAC grid. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +44,154 @@ static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, con
         uint8_t in = 0;
         for (int i = 0; i < g->nx; i++) {
             in ^= toggle[(size_t)j * row + (size_t)i];
-            solid[mac_c(g, i, j)] = in;
+            solid[mac_c(g, i, j, 0)] = in;
         }
     }
     free(toggle);
+}
+
+/* The edge function of segment u-v at p in the plane of axes (b1, b2),
+ * computed from the endpoints in a fixed order so that v-u gives exactly
+ * minus u-v: two triangles sharing an edge then agree bit for bit on which
+ * side p lies. */
+static double edge_2(const double *u, const double *v, int b1, int b2, double p1, double p2)
+{
+    int swap = u[b1] > v[b1] || (u[b1] == v[b1] && u[b2] > v[b2]);
+    const double *a = swap ? v : u, *b = swap ? u : v;
+    double e = (b[b1] - a[b1]) * (p2 - a[b2]) - (b[b2] - a[b2]) * (p1 - a[b1]);
+    return swap ? -e : e;
+}
+
+/* Whether an edge u-v of a counter-clockwise (in b1, b2) triangle owns the
+ * points on it: top edges (towards -b1 at constant b2) and left edges
+ * (towards -b2), so a point on an edge shared by two triangles counts once. */
+static int top_left(const double *u, const double *v, int b1, int b2)
+{
+    double d1 = v[b1] - u[b1], d2 = v[b2] - u[b2];
+    return d2 < 0.0 || (d2 == 0.0 && d1 < 0.0);
+}
+
+/* Called for each line of cell centres along `axis` that pierces a triangle:
+ * the line's indices (c1, c2) on the other two axes (in increasing order) and
+ * the coordinate along `axis` where it pierces. */
+typedef void (*pierce_visit)(void *ctx, int axis, int c1, int c2, double at);
+
+/* Visit the lines of cell centres parallel to `axis` that pierce triangle t. */
+static void pierce_lines(const mac_grid *g, int axis, const double *const tri[3], pierce_visit visit, void *ctx)
+{
+    int b1 = axis == 0 ? 1 : 0, b2 = axis == 2 ? 1 : 2;
+    const double *t[3] = {tri[0], tri[1], tri[2]};
+    double area = edge_2(t[0], t[1], b1, b2, t[2][b1], t[2][b2]);
+    if (area == 0.0)
+        return;   /* edge-on along the axis: no centre line pierces it */
+    if (area < 0.0) {   /* counter-clockwise in (b1, b2) */
+        const double *tmp = t[1];
+        t[1] = t[2];
+        t[2] = tmp;
+        area = -area;
+    }
+    int lo[2], hi[2];
+    const int b[2] = {b1, b2};
+    for (int d = 0; d < 2; d++) {
+        double mn = fmin(fmin(t[0][b[d]], t[1][b[d]]), t[2][b[d]]);
+        double mx = fmax(fmax(t[0][b[d]], t[1][b[d]]), t[2][b[d]]);
+        /* One line more on each side: the edge tests below decide the lines within rounding of the box. */
+        lo[d] = clamp_index(ceil((mn - g->origin[b[d]]) / g->dx - 0.5) - 1, 0, mac_n(g, b[d]));
+        hi[d] = clamp_index(floor((mx - g->origin[b[d]]) / g->dx - 0.5) + 1, -1, mac_n(g, b[d]) - 1);
+    }
+    for (int c2 = lo[1]; c2 <= hi[1]; c2++)
+        for (int c1 = lo[0]; c1 <= hi[0]; c1++) {
+            /* The centre line nudged by ~1e-9 dx along an irrational direction: meshes built on the
+             * grid's own coordinates put vertices within rounding of the centre lines, where
+             * orientation tests in floating point can disagree; a nudge moves the cells by nothing. */
+            double p1 = g->origin[b1] + (c1 + 0.5 + 0.41421356e-9) * g->dx;
+            double p2 = g->origin[b2] + (c2 + 0.5 + 0.73205081e-9) * g->dx;
+            double w[3];
+            int inside = 1;
+            for (int m = 0; m < 3 && inside; m++) {   /* w[m]: the edge opposite vertex m */
+                const double *u = t[(m + 1) % 3], *v = t[(m + 2) % 3];
+                w[m] = edge_2(u, v, b1, b2, p1, p2);
+                inside = w[m] > 0.0 || (w[m] == 0.0 && top_left(u, v, b1, b2));
+            }
+            if (inside)   /* barycentric weights give the piercing coordinate */
+                visit(ctx, axis, c1, c2, (w[0] * t[0][axis] + w[1] * t[1][axis] + w[2] * t[2][axis]) / area);
+        }
+}
+
+typedef struct pierce_ctx {
+    const mac_grid *g;
+    uint8_t *toggle;           /* solids: per row (j, k) of nx + 1 entries */
+    mac_geometry *geo;         /* shells */
+} pierce_ctx;
+
+/* A row of cells along x is pierced at x: toggle the cells from there on. */
+static void toggle_row(void *ctx, int axis, int j, int k, double x)
+{
+    (void)axis;
+    pierce_ctx *pc = ctx;
+    const mac_grid *g = pc->g;
+    size_t row = (size_t)g->nx + 1;
+    int i0 = clamp_index(ceil((x - g->origin[0]) / g->dx - 0.5), 0, g->nx);
+    pc->toggle[((size_t)k * (size_t)g->ny + (size_t)j) * row + (size_t)i0] ^= 1u;
+}
+
+/* 3D: cells whose centres lie inside the closed triangle meshes of the
+ * volumetric bodies (ray parity along +x): each one-sided triangle toggles,
+ * in every row (j, k) whose centre line pierces it, the cells from the
+ * piercing point on; a running xor along the row gives the parity. */
+static void mark_solid_cells_3d(const mac_grid *g, const seam_interface *iface, const double *X, uint8_t *solid)
+{
+    size_t row = (size_t)g->nx + 1, nrows = (size_t)g->ny * (size_t)g->nz;
+    pierce_ctx pc = {g, calloc(row * nrows, 1), NULL};
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        if (iface->two_sided && iface->two_sided[e])
+            continue;
+        const double *t[3];
+        for (int m = 0; m < 3; m++)
+            t[m] = X + 3 * (size_t)iface->elems[3 * e + (size_t)m];
+        pierce_lines(g, 0, t, toggle_row, &pc);
+    }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++) {
+            uint8_t in = 0;
+            const uint8_t *r = pc.toggle + ((size_t)k * (size_t)g->ny + (size_t)j) * row;
+            for (int i = 0; i < g->nx; i++) {
+                in ^= r[i];
+                solid[mac_c(g, i, j, k)] = in;
+            }
+        }
+    free(pc.toggle);
+}
+
+/* A line of centres along `axis` meets a shell at `at`: block the interior
+ * face whose dual segment (between the two centres around it) holds that point. */
+static void block_face(void *ctx, int axis, int c1, int c2, double at)
+{
+    pierce_ctx *pc = ctx;
+    const mac_grid *g = pc->g;
+    int m = (int)floor((at - g->origin[axis]) / g->dx + 0.5);
+    if (m < 1 || m > mac_n(g, axis) - 1)
+        return;   /* the domain's sides are walls or open already */
+    int ijk[3];
+    ijk[axis] = m;
+    ijk[axis == 0 ? 1 : 0] = c1;
+    ijk[axis == 2 ? 1 : 2] = c2;
+    pc->geo->shell[axis][mac_fi(g, axis, ijk[0], ijk[1], ijk[2])] = 1;
+}
+
+/* 3D: faces whose dual segment a thin shell (two-sided triangle) crosses. */
+static void mark_shell_faces_3d(mac_geometry *geo, const mac_grid *g, const seam_interface *iface, const double *X)
+{
+    pierce_ctx pc = {g, NULL, geo};
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        if (!iface->two_sided || !iface->two_sided[e])
+            continue;
+        const double *t[3];
+        for (int m = 0; m < 3; m++)
+            t[m] = X + 3 * (size_t)iface->elems[3 * e + (size_t)m];
+        for (int axis = 0; axis < 3; axis++)
+            pierce_lines(g, axis, t, block_face, &pc);
+    }
 }
 
 /* Which side of the line a-b the point c lies on (points on the line count as +). */
@@ -56,7 +200,7 @@ static int side_of(const double *a, const double *b, const double *c)
     return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) >= 0.0;
 }
 
-/* Faces whose dual segment (between the two cell centres) a thin shell crosses. */
+/* Faces whose dual segment (between the two cell centres) a thin shell crosses (2D). */
 static void mark_shell_faces(mac_geometry *geo, const mac_grid *g, const seam_interface *iface, const double *X)
 {
     for (size_t e = 0; e < iface->n_elems; e++) {
@@ -76,20 +220,21 @@ static void mark_shell_faces(mac_geometry *geo, const mac_grid *g, const seam_in
                                     g->origin[1] + (j + 0.5 - (axis == 1)) * g->dx};
                     double p1[2] = {p0[0] + (axis == 0) * g->dx, p0[1] + (axis == 1) * g->dx};
                     if (side_of(a, b, p0) != side_of(a, b, p1) && side_of(p0, p1, a) != side_of(p0, p1, b))
-                        *(axis == 0 ? &geo->shell_u[mac_u(g, i, j)] : &geo->shell_v[mac_v(g, i, j)]) = 1;
+                        geo->shell[axis][mac_fi(g, axis, i, j, 0)] = 1;
                 }
     }
 }
 
-face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, int j, double *theta)
+face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, int j, int k, double *theta)
 {
-    int n = axis == 0 ? g->nx : g->ny;
-    int k = axis == 0 ? i : j;
+    int n = mac_n(g, axis);
+    int m = axis == 0 ? i : axis == 1 ? j : k;
     if (theta)
         *theta = 1.0;
-    if (k == 0 || k == n) {
-        size_t c = k == 0 ? mac_c(g, i, j) : (axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1));
-        mac_bc bc = g->bc[k == 0 ? (axis == 0 ? SIDE_LEFT : SIDE_BOTTOM) : (axis == 0 ? SIDE_RIGHT : SIDE_TOP)];
+    if (m == 0 || m == n) {
+        int up = m == n;   /* the cell inside lies below a high side's face */
+        size_t c = mac_c(g, i - (up && axis == 0), j - (up && axis == 1), k - (up && axis == 2));
+        mac_bc bc = g->bc[2 * axis + up];
         if (bc == BC_WALL || geo->solid[c])
             return FACE_FIXED;
         if (!mac_fluid(geo, c))
@@ -98,10 +243,10 @@ face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, 
             *theta = 0.5;   /* p = 0 on the side itself, half a cell from the centre */
         return FACE_DIRICHLET;
     }
-    size_t lo = axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1), hi = mac_c(g, i, j);
+    size_t hi = mac_c(g, i, j, k), lo = hi - mac_stride(g, axis);
     if (geo->solid[lo] || geo->solid[hi])
         return FACE_FIXED;
-    if (geo->shell_u && (axis == 0 ? geo->shell_u[mac_u(g, i, j)] : geo->shell_v[mac_v(g, i, j)]))
+    if (geo->shell[axis] && geo->shell[axis][mac_fi(g, axis, i, j, k)])
         return FACE_FIXED;
     int flo = mac_fluid(geo, lo), fhi = mac_fluid(geo, hi);
     if (flo && fhi)
@@ -122,21 +267,23 @@ static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
 {
     size_t cap = 64, n = 0;
     solid_face *f = malloc(cap * sizeof *f);
-    for (int axis = 0; axis < 2; axis++) {
-        int ni = axis == 0 ? g->nx + 1 : g->nx, nj = axis == 0 ? g->ny : g->ny + 1;
-        for (int j = 0; j < nj; j++)
-            for (int i = 0; i < ni; i++) {
-                if ((axis == 0 && (i == 0 || i == g->nx)) || (axis == 1 && (j == 0 || j == g->ny)))
-                    continue;
-                int lo = geo->solid[axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1)];
-                int hi = geo->solid[mac_c(g, i, j)];
-                int shell = axis == 0 ? geo->shell_u[mac_u(g, i, j)] : geo->shell_v[mac_v(g, i, j)];
-                if (!lo && !hi && !shell)
-                    continue;
-                if (n == cap)
-                    f = realloc(f, (cap *= 2) * sizeof *f);
-                f[n++] = (solid_face){axis, i, j, lo || hi ? (lo && hi ? 0 : (hi ? +1 : -1)) : SHELL};
-            }
+    for (int axis = 0; axis < g->dim; axis++) {
+        int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
+        for (int k = 0; k < nk; k++)
+            for (int j = 0; j < nj; j++)
+                for (int i = 0; i < ni; i++) {
+                    int m = axis == 0 ? i : axis == 1 ? j : k;
+                    if (m == 0 || m == mac_n(g, axis))
+                        continue;
+                    size_t hc = mac_c(g, i, j, k);
+                    int lo = geo->solid[hc - mac_stride(g, axis)], hi = geo->solid[hc];
+                    int shell = geo->shell[axis][mac_fi(g, axis, i, j, k)];
+                    if (!lo && !hi && !shell)
+                        continue;
+                    if (n == cap)
+                        f = realloc(f, (cap *= 2) * sizeof *f);
+                    f[n++] = (solid_face){axis, i, j, k, lo || hi ? (lo && hi ? 0 : (hi ? +1 : -1)) : SHELL};
+                }
     }
     geo->faces = f;
     geo->n_faces = n;
@@ -166,27 +313,34 @@ static void label_regions(mac_geometry *geo, const mac_grid *g)
         geo->region[seed] = nr;
         while (top) {
             int32_t c = stack[--top];
-            int i = c % g->nx, j = c / g->nx;
-            /* The four faces: (axis, face i, face j, neighbour i, neighbour j). */
-            const int nb[4][5] = {{0, i, j, i - 1, j}, {0, i + 1, j, i + 1, j},
-                                  {1, i, j, i, j - 1}, {1, i, j + 1, i, j + 1}};
-            for (int k = 0; k < 4; k++) {
-                face_kind fk = mac_face(g, geo, nb[k][0], nb[k][1], nb[k][2], NULL);
-                if (fk == FACE_DIRICHLET)
-                    geo->region_open[nr] = 1;
-                if (fk != FACE_ACTIVE)
-                    continue;
-                size_t q = mac_c(g, nb[k][3], nb[k][4]);
-                if (geo->region[q] < 0) {
-                    geo->region[q] = nr;
-                    stack[top++] = (int32_t)q;
+            int ijk[3] = {c % g->nx, (c / g->nx) % g->ny, c / g->nx / g->ny};
+            /* The low and the high face along each axis, and the cell beyond. */
+            for (int axis = 0; axis < g->dim; axis++)
+                for (int up = 0; up < 2; up++) {
+                    int f[3] = {ijk[0], ijk[1], ijk[2]};
+                    f[axis] += up;
+                    face_kind fk = mac_face(g, geo, axis, f[0], f[1], f[2], NULL);
+                    if (fk == FACE_DIRICHLET)
+                        geo->region_open[nr] = 1;
+                    if (fk != FACE_ACTIVE)
+                        continue;
+                    size_t q = up ? (size_t)c + mac_stride(g, axis) : (size_t)c - mac_stride(g, axis);
+                    if (geo->region[q] < 0) {
+                        geo->region[q] = nr;
+                        stack[top++] = (int32_t)q;
+                    }
                 }
-            }
         }
         nr++;
     }
     geo->n_regions = nr;
     free(stack);
+}
+
+static void alloc_shells(mac_geometry *geo, const mac_grid *g)
+{
+    for (int axis = 0; axis < g->dim; axis++)
+        geo->shell[axis] = calloc(mac_nf(g, axis), 1);
 }
 
 seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_interface *iface,
@@ -196,11 +350,13 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
     size_t nc = mac_ncell(g);
     geo->solid = calloc(nc, 1);
     geo->region = malloc(nc * sizeof *geo->region);
-    geo->shell_u = calloc(mac_nu(g), 1);
-    geo->shell_v = calloc(mac_nv(g), 1);
-    if (iface && iface->n_elems) {
+    alloc_shells(geo, g);
+    if (iface && iface->n_elems && g->dim == 2) {
         mark_solid_cells(g, iface, X, geo->solid);
         mark_shell_faces(geo, g, iface, X);
+    } else if (iface && iface->n_elems) {
+        mark_solid_cells_3d(g, iface, X, geo->solid);
+        mark_shell_faces_3d(geo, g, iface, X);
     }
     if (phi) {
         geo->phi = phi;
@@ -212,20 +368,23 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
     label_regions(geo, g);
     if (!geo->n_faces)
         return SEAM_OK;
-    double *S = malloc(2 * geo->n_faces * sizeof *S);
+    size_t dim = (size_t)g->dim;
+    double *S = malloc(dim * geo->n_faces * sizeof *S);
     for (size_t f = 0; f < geo->n_faces; f++) {
         const solid_face *sf = &geo->faces[f];
-        S[2 * f] = g->origin[0] + (sf->i + (sf->axis == 0 ? 0.0 : 0.5)) * g->dx;
-        S[2 * f + 1] = g->origin[1] + (sf->j + (sf->axis == 0 ? 0.5 : 0.0)) * g->dx;
+        const int ijk[3] = {sf->i, sf->j, sf->k};
+        for (size_t d = 0; d < dim; d++)
+            S[dim * f + d] = g->origin[d] + (ijk[d] + (sf->axis == (int)d ? 0.0 : 0.5)) * g->dx;
     }
-    geo->W = seam_mapping_new(2, iface->n_points, X, geo->n_faces, S, r, NULL);
+    geo->W = seam_mapping_new(g->dim, iface->n_points, X, geo->n_faces, S, r, NULL);
     seam_status st = SEAM_OK;
     for (size_t f = 0; f < geo->n_faces && st == SEAM_OK; f++)
         if (geo->faces[f].s != 0 && !seam_mapping_covered(geo->W, f)) {
             seam_logf(host, SEAM_LOG_ERROR,
-                      "the %s face at (%g, %g) has no interface point within the kernel "
+                      "the %s face at (%g, %g%s%.6g) has no interface point within the kernel "
                       "radius %g m: sample the interface more densely or raise kernel_radius",
-                      geo->faces[f].s == SHELL ? "shell" : "fluid-solid", S[2 * f], S[2 * f + 1], r);
+                      geo->faces[f].s == SHELL ? "shell" : "fluid-solid", S[dim * f], S[dim * f + 1],
+                      dim == 3 ? ", " : "", dim == 3 ? S[dim * f + 2] : 0.0, r);
             st = SEAM_ERROR;
         }
     free(S);
@@ -238,10 +397,10 @@ seam_status mac_geometry_liquid(mac_geometry *geo, const mac_grid *g, const mac_
     size_t nc = mac_ncell(g);
     geo->solid = malloc(nc);
     memcpy(geo->solid, from->solid, nc);
-    geo->shell_u = malloc(mac_nu(g));
-    geo->shell_v = malloc(mac_nv(g));
-    memcpy(geo->shell_u, from->shell_u, mac_nu(g));
-    memcpy(geo->shell_v, from->shell_v, mac_nv(g));
+    for (int axis = 0; axis < g->dim; axis++) {
+        geo->shell[axis] = malloc(mac_nf(g, axis));
+        memcpy(geo->shell[axis], from->shell[axis], mac_nf(g, axis));
+    }
     geo->region = malloc(nc * sizeof *geo->region);
     geo->phi = phi;
     geo->air = malloc(nc);
@@ -255,8 +414,8 @@ void mac_geometry_free(mac_geometry *geo)
 {
     free(geo->solid);
     free(geo->air);
-    free(geo->shell_u);
-    free(geo->shell_v);
+    for (int axis = 0; axis < 3; axis++)
+        free(geo->shell[axis]);
     free(geo->faces);
     free(geo->region);
     free(geo->region_open);
@@ -268,76 +427,96 @@ void mac_geometry_free(mac_geometry *geo)
 
 static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
-/* Bilinear interpolation in an (ni x nj) array at fractional index (fx, fy);
- * lo and hi (may be NULL) get the smallest and largest of the four values. */
-static double bilinear_range(const double *a, int ni, int nj, double fx, double fy, double *lo, double *hi)
+/* Cell of a clamped fractional index f in [0, n-1] and its weight s towards the next. */
+static int lerp_index(double f, int n, double *s)
 {
-    fx = clampd(fx, 0.0, ni - 1);
-    fy = clampd(fy, 0.0, nj - 1);
-    int i = (int)fx, j = (int)fy;
-    if (i > ni - 2)
-        i = ni - 2 < 0 ? 0 : ni - 2;
-    if (j > nj - 2)
-        j = nj - 2 < 0 ? 0 : nj - 2;
-    double s = fx - i, t = fy - j;
+    f = clampd(f, 0.0, n - 1);
+    int i = (int)f;
+    if (i > n - 2)
+        i = n - 2 < 0 ? 0 : n - 2;
+    *s = f - i;
+    return i;
+}
+
+/* Bilinear interpolation in slice k of an (ni x nj x nk) array at fractional
+ * index (fx, fy); lo and hi (may be NULL) widen to the four values. */
+static double bilinear_slice(const double *a, int ni, int nj, int k, double fx, double fy, double *lo, double *hi)
+{
+    double s, t;
+    int i = lerp_index(fx, ni, &s), j = lerp_index(fy, nj, &t);
     int i1 = i + 1 < ni ? i + 1 : i, j1 = j + 1 < nj ? j + 1 : j;
-    double a00 = a[(size_t)j * (size_t)ni + (size_t)i], a10 = a[(size_t)j * (size_t)ni + (size_t)i1];
-    double a01 = a[(size_t)j1 * (size_t)ni + (size_t)i], a11 = a[(size_t)j1 * (size_t)ni + (size_t)i1];
+    const double *sl = a + (size_t)k * (size_t)ni * (size_t)nj;
+    double a00 = sl[(size_t)j * (size_t)ni + (size_t)i], a10 = sl[(size_t)j * (size_t)ni + (size_t)i1];
+    double a01 = sl[(size_t)j1 * (size_t)ni + (size_t)i], a11 = sl[(size_t)j1 * (size_t)ni + (size_t)i1];
     if (lo)
-        *lo = fmin(fmin(a00, a10), fmin(a01, a11));
+        *lo = fmin(*lo, fmin(fmin(a00, a10), fmin(a01, a11)));
     if (hi)
-        *hi = fmax(fmax(a00, a10), fmax(a01, a11));
+        *hi = fmax(*hi, fmax(fmax(a00, a10), fmax(a01, a11)));
     return (1 - s) * (1 - t) * a00 + s * (1 - t) * a10 + (1 - s) * t * a01 + s * t * a11;
 }
 
-static double u_at(const mac_grid *g, const double *u, double x, double y, double *lo, double *hi)
+/* Multilinear sample of face component `axis` at point x; lo and hi (may be
+ * NULL) get the smallest and largest of the grid values it used. */
+static double sample_range(const mac_grid *g, int axis, const double *q, const double *x, double *lo, double *hi)
 {
-    return bilinear_range(u, g->nx + 1, g->ny, (x - g->origin[0]) / g->dx, (y - g->origin[1]) / g->dx - 0.5, lo, hi);
+    int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
+    double f[3];
+    for (int d = 0; d < g->dim; d++)   /* faces sit half a cell off the cell corners across their normal */
+        f[d] = (x[d] - g->origin[d]) / g->dx - (d == axis ? 0.0 : 0.5);
+    if (lo)
+        *lo = INFINITY;
+    if (hi)
+        *hi = -INFINITY;
+    if (g->dim == 2)
+        return bilinear_slice(q, ni, nj, 0, f[0], f[1], lo, hi);
+    double r;
+    int k = lerp_index(f[2], nk, &r), k1 = k + 1 < nk ? k + 1 : k;
+    double b0 = bilinear_slice(q, ni, nj, k, f[0], f[1], lo, hi);
+    double b1 = bilinear_slice(q, ni, nj, k1, f[0], f[1], lo, hi);
+    return (1 - r) * b0 + r * b1;
 }
 
-static double v_at(const mac_grid *g, const double *v, double x, double y, double *lo, double *hi)
+double mac_sample(const mac_grid *g, int axis, const double *q, const double *x)
 {
-    return bilinear_range(v, g->nx, g->ny + 1, (x - g->origin[0]) / g->dx - 0.5, (y - g->origin[1]) / g->dx, lo, hi);
+    return sample_range(g, axis, q, x, NULL, NULL);
 }
 
-double mac_sample_u(const mac_grid *g, const double *u, double x, double y) { return u_at(g, u, x, y, NULL, NULL); }
-
-double mac_sample_v(const mac_grid *g, const double *v, double x, double y) { return v_at(g, v, x, y, NULL, NULL); }
-
-/* RK2 (midpoint) backtrace of the point (x, y) over dt (Zarifi eqs. 4.29-4.30). */
-static void backtrace(const mac_grid *g, const double *u0, const double *v0, double dt, double *x, double *y)
+/* RK2 (midpoint) backtrace of the point x over dt (Zarifi eqs. 4.29-4.30). */
+static void backtrace(const mac_grid *g, double *const vel0[3], double dt, double *x)
 {
-    double xm = *x - 0.5 * dt * mac_sample_u(g, u0, *x, *y);
-    double ym = *y - 0.5 * dt * mac_sample_v(g, v0, *x, *y);
-    double um = mac_sample_u(g, u0, xm, ym), vm = mac_sample_v(g, v0, xm, ym);
-    *x -= dt * um;
-    *y -= dt * vm;
+    double xm[3] = {0.0, 0.0, 0.0}, um[3];
+    for (int d = 0; d < g->dim; d++)
+        xm[d] = x[d] - 0.5 * dt * mac_sample(g, d, vel0[d], x);
+    for (int d = 0; d < g->dim; d++)
+        um[d] = mac_sample(g, d, vel0[d], xm);
+    for (int d = 0; d < g->dim; d++)
+        x[d] -= dt * um[d];
 }
 
-/* The faces of (qu, qv) carried by the velocity (u0, v0) over dt into (u, v);
- * lo_* / hi_* (may be NULL) get the range of the values each sample used. */
-static void advect_by(const mac_grid *g, const double *u0, const double *v0, double dt, const double *qu,
-                      const double *qv, double *u, double *v, double *lo_u, double *hi_u, double *lo_v, double *hi_v)
+/* The faces of q carried by the velocity vel0 over dt into out; lo / hi (may
+ * be NULL) get the range of the values each sample used. */
+static void advect_by(const mac_grid *g, double *const vel0[3], double dt, double *const q[3], double *const out[3],
+                      double *const lo[3], double *const hi[3])
 {
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i <= g->nx; i++) {
-            double x = g->origin[0] + i * g->dx, y = g->origin[1] + (j + 0.5) * g->dx;
-            backtrace(g, u0, v0, dt, &x, &y);
-            size_t f = mac_u(g, i, j);
-            u[f] = u_at(g, qu, x, y, lo_u ? lo_u + f : NULL, hi_u ? hi_u + f : NULL);
-        }
-    for (int j = 0; j <= g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            double x = g->origin[0] + (i + 0.5) * g->dx, y = g->origin[1] + j * g->dx;
-            backtrace(g, u0, v0, dt, &x, &y);
-            size_t f = mac_v(g, i, j);
-            v[f] = v_at(g, qv, x, y, lo_v ? lo_v + f : NULL, hi_v ? hi_v + f : NULL);
-        }
+    for (int axis = 0; axis < g->dim; axis++) {
+        int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
+        for (int k = 0; k < nk; k++)
+            for (int j = 0; j < nj; j++)
+                for (int i = 0; i < ni; i++) {
+                    const int ijk[3] = {i, j, k};
+                    double x[3] = {0.0, 0.0, 0.0};
+                    for (int d = 0; d < g->dim; d++)
+                        x[d] = g->origin[d] + (ijk[d] + (d == axis ? 0.0 : 0.5)) * g->dx;
+                    backtrace(g, vel0, dt, x);
+                    size_t f = mac_fi(g, axis, i, j, k);
+                    out[axis][f] = sample_range(g, axis, q[axis], x, lo ? lo[axis] + f : NULL, hi ? hi[axis] + f : NULL);
+                }
+    }
 }
 
-void mac_advect(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v)
+void mac_advect(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
 {
-    advect_by(g, u0, v0, dt, u0, v0, u, v, NULL, NULL, NULL, NULL);
+    advect_by(g, vel0, dt, vel0, vel, NULL, NULL);
 }
 
 /* One component of the MacCormack update, clamped to the forward stencil's range. */
@@ -348,36 +527,65 @@ static void maccormack_combine(size_t n, const double *q0, const double *q_back,
         q[f] = clampd(q[f] + 0.5 * (q0[f] - q_back[f]), lo[f], hi[f]);
 }
 
-void mac_advect_maccormack(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v)
+void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
 {
-    size_t nu = mac_nu(g), nv = mac_nv(g);
-    double *lo_u = malloc(nu * sizeof *lo_u), *hi_u = malloc(nu * sizeof *hi_u);
-    double *lo_v = malloc(nv * sizeof *lo_v), *hi_v = malloc(nv * sizeof *hi_v);
-    double *ub = malloc(nu * sizeof *ub), *vb = malloc(nv * sizeof *vb);
+    double *lo[3] = {NULL, NULL, NULL}, *hi[3] = {NULL, NULL, NULL}, *back[3] = {NULL, NULL, NULL};
+    for (int a = 0; a < g->dim; a++) {
+        lo[a] = malloc(mac_nf(g, a) * sizeof(double));
+        hi[a] = malloc(mac_nf(g, a) * sizeof(double));
+        back[a] = malloc(mac_nf(g, a) * sizeof(double));
+    }
     /* Forward to u^, back again with the same velocity to u~; the difference to u^n
      * estimates the error of the forward step, half of which is taken back. */
-    advect_by(g, u0, v0, dt, u0, v0, u, v, lo_u, hi_u, lo_v, hi_v);
-    advect_by(g, u0, v0, -dt, u, v, ub, vb, NULL, NULL, NULL, NULL);
-    maccormack_combine(nu, u0, ub, lo_u, hi_u, u);
-    maccormack_combine(nv, v0, vb, lo_v, hi_v, v);
-    free(lo_u);
-    free(hi_u);
-    free(lo_v);
-    free(hi_v);
-    free(ub);
-    free(vb);
+    advect_by(g, vel0, dt, vel0, vel, lo, hi);
+    advect_by(g, vel0, -dt, vel, back, NULL, NULL);
+    for (int a = 0; a < g->dim; a++) {
+        maccormack_combine(mac_nf(g, a), vel0[a], back[a], lo[a], hi[a], vel[a]);
+        free(lo[a]);
+        free(hi[a]);
+        free(back[a]);
+    }
+}
+
+void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
+{
+    double *lo[3] = {NULL, NULL, NULL}, *hi[3] = {NULL, NULL, NULL}, *back[3] = {NULL, NULL, NULL};
+    for (int a = 0; a < g->dim; a++) {
+        lo[a] = malloc(mac_nf(g, a) * sizeof(double));
+        hi[a] = malloc(mac_nf(g, a) * sizeof(double));
+        back[a] = malloc(mac_nf(g, a) * sizeof(double));
+    }
+    /* Forward to u^ (and the range of u^n each forward sample used), back to u~. */
+    advect_by(g, vel0, dt, vel0, vel, lo, hi);
+    advect_by(g, vel0, -dt, vel, back, NULL, NULL);
+    /* Kim et al.: u^n + (u^n - u~)/2 removes half the round trip's error before the real step. */
+    for (int a = 0; a < g->dim; a++)
+        for (size_t f = 0; f < mac_nf(g, a); f++)
+            back[a][f] = vel0[a][f] + 0.5 * (vel0[a][f] - back[a][f]);
+    advect_by(g, vel0, dt, back, vel, NULL, NULL);
+    for (int a = 0; a < g->dim; a++) {
+        for (size_t f = 0; f < mac_nf(g, a); f++)   /* the same stencil as the first pass: no new extrema */
+            vel[a][f] = clampd(vel[a][f], lo[a][f], hi[a][f]);
+        free(lo[a]);
+        free(hi[a]);
+        free(back[a]);
+    }
 }
 
 /* ---- projection ---------------------------------------------------------- */
 
-double mac_divergence(const mac_grid *g, const double *u, const double *v, int i, int j)
+double mac_divergence(const mac_grid *g, double *const vel[3], int i, int j, int k)
 {
-    return (u[mac_u(g, i + 1, j)] - u[mac_u(g, i, j)] + v[mac_v(g, i, j + 1)] - v[mac_v(g, i, j)]) / g->dx;
+    double s = vel[0][mac_fi(g, 0, i + 1, j, k)] - vel[0][mac_fi(g, 0, i, j, k)];
+    s = s + vel[1][mac_fi(g, 1, i, j + 1, k)] - vel[1][mac_fi(g, 1, i, j, k)];
+    if (g->dim == 3)
+        s = s + vel[2][mac_fi(g, 2, i, j, k + 1)] - vel[2][mac_fi(g, 2, i, j, k)];
+    return s / g->dx;
 }
 
-/* The Poisson stencil over fluid cells (Zarifi eq. 4.38): the diagonal counts
- * active faces and 1/theta for Dirichlet faces (eq. 4.44), off-diagonals -1
- * across active faces. */
+/* The Poisson stencil over fluid cells (Zarifi eq. 4.38; 5 points in 2D, 7 in
+ * 3D): the diagonal counts active faces and 1/theta for Dirichlet faces
+ * (eq. 4.44), off-diagonals -1 across active faces. */
 static void assemble(mac_projection *P, const mac_grid *g, const mac_geometry *geo)
 {
     size_t nc = mac_ncell(g);
@@ -387,50 +595,59 @@ static void assemble(mac_projection *P, const mac_grid *g, const mac_geometry *g
         P->index[c] = fluid ? (int32_t)P->n : -1;
         if (fluid)
             P->cell[P->n++] = (int32_t)c;
-        P->Adiag[c] = P->Aplusi[c] = P->Aplusj[c] = 0.0;
+        P->Adiag[c] = 0.0;
+        for (int a = 0; a < g->dim; a++)
+            P->Aplus[a][c] = 0.0;
     }
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            size_t c = mac_c(g, i, j);
-            if (!mac_fluid(geo, c))
-                continue;
-            double th[4];
-            face_kind f[4] = {mac_face(g, geo, 0, i, j, &th[0]), mac_face(g, geo, 0, i + 1, j, &th[1]),
-                              mac_face(g, geo, 1, i, j, &th[2]), mac_face(g, geo, 1, i, j + 1, &th[3])};
-            for (int k = 0; k < 4; k++)
-                P->Adiag[c] += f[k] == FACE_ACTIVE ? 1.0 : f[k] == FACE_DIRICHLET ? 1.0 / th[k] : 0.0;
-            P->Aplusi[c] = f[1] == FACE_ACTIVE ? -1.0 : 0.0;
-            P->Aplusj[c] = f[3] == FACE_ACTIVE ? -1.0 : 0.0;
-        }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                if (!mac_fluid(geo, c))
+                    continue;
+                for (int a = 0; a < g->dim; a++)
+                    for (int up = 0; up < 2; up++) {
+                        double th;
+                        face_kind f = mac_face(g, geo, a, i + (up && a == 0), j + (up && a == 1),
+                                               k + (up && a == 2), &th);
+                        P->Adiag[c] += f == FACE_ACTIVE ? 1.0 : f == FACE_DIRICHLET ? 1.0 / th : 0.0;
+                        if (up)
+                            P->Aplus[a][c] = f == FACE_ACTIVE ? -1.0 : 0.0;
+                    }
+            }
 }
 
-/* MIC(0) with Bridson's tau = 0.97 and safety sigma = 0.25. */
+/* MIC(0) with Bridson's tau = 0.97 and safety sigma = 0.25 (his fig. 4.2, any dimension). */
 static void build_mic(mac_projection *P, const mac_grid *g)
 {
     const double tau = 0.97, sigma = 0.25;
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            size_t c = mac_c(g, i, j);
-            P->precon[c] = P->Li[c] = P->Lj[c] = 0.0;
-            if (P->index[c] < 0)
-                continue;
-            double e = P->Adiag[c];
-            if (i > 0) {
-                size_t l = mac_c(g, i - 1, j);
-                double a = P->Aplusi[l] * P->precon[l];
-                e -= a * a + tau * P->Aplusi[l] * P->Aplusj[l] * P->precon[l] * P->precon[l];
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                const int ijk[3] = {i, j, k};
+                P->precon[c] = 0.0;
+                for (int a = 0; a < g->dim; a++)
+                    P->L[a][c] = 0.0;
+                if (P->index[c] < 0)
+                    continue;
+                double e = P->Adiag[c];
+                for (int a = 0; a < g->dim; a++) {
+                    if (ijk[a] == 0)
+                        continue;
+                    size_t l = c - mac_stride(g, a);
+                    double x = P->Aplus[a][l] * P->precon[l], others = 0.0;
+                    for (int b = 0; b < g->dim; b++)
+                        if (b != a)
+                            others += P->Aplus[b][l];
+                    e -= x * x + tau * P->Aplus[a][l] * others * P->precon[l] * P->precon[l];
+                }
+                if (e < sigma * P->Adiag[c])
+                    e = P->Adiag[c];
+                P->precon[c] = e > 0.0 ? 1.0 / sqrt(e) : 0.0;
+                for (int a = 0; a < g->dim; a++)   /* off-diagonals of L, used by every apply */
+                    P->L[a][c] = P->Aplus[a][c] * P->precon[c];
             }
-            if (j > 0) {
-                size_t b = mac_c(g, i, j - 1);
-                double a = P->Aplusj[b] * P->precon[b];
-                e -= a * a + tau * P->Aplusj[b] * P->Aplusi[b] * P->precon[b] * P->precon[b];
-            }
-            if (e < sigma * P->Adiag[c])
-                e = P->Adiag[c];
-            P->precon[c] = e > 0.0 ? 1.0 / sqrt(e) : 0.0;
-            P->Li[c] = P->Aplusi[c] * P->precon[c];   /* off-diagonals of L, used by every apply */
-            P->Lj[c] = P->Aplusj[c] * P->precon[c];
-        }
 }
 
 typedef struct op_ctx {
@@ -444,25 +661,26 @@ static void apply_A(void *ctx, const double *x, double *y)
 {
     op_ctx *o = ctx;
     const mac_projection *P = o->P;
-    size_t nx = (size_t)o->g->nx, ny = (size_t)o->g->ny;
+    const mac_grid *g = o->g;
     const int32_t *ix = P->index;
-    for (size_t j = 0; j < ny; j++)
-        for (size_t i = 0; i < nx; i++) {
-            size_t c = i + nx * j;
-            int32_t k = ix[c];
-            if (k < 0)
-                continue;
-            double acc = P->Adiag[c] * x[k];
-            if (P->Aplusi[c] != 0.0)
-                acc += P->Aplusi[c] * x[ix[c + 1]];
-            if (i > 0 && P->Aplusi[c - 1] != 0.0)
-                acc += P->Aplusi[c - 1] * x[ix[c - 1]];
-            if (P->Aplusj[c] != 0.0)
-                acc += P->Aplusj[c] * x[ix[c + nx]];
-            if (j > 0 && P->Aplusj[c - nx] != 0.0)
-                acc += P->Aplusj[c - nx] * x[ix[c - nx]];
-            y[k] = acc;
-        }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                int32_t n = ix[c];
+                if (n < 0)
+                    continue;
+                const int ijk[3] = {i, j, k};
+                double acc = P->Adiag[c] * x[n];
+                for (int a = 0; a < g->dim; a++) {
+                    size_t s = mac_stride(g, a);
+                    if (P->Aplus[a][c] != 0.0)
+                        acc += P->Aplus[a][c] * x[ix[c + s]];
+                    if (ijk[a] > 0 && P->Aplus[a][c - s] != 0.0)
+                        acc += P->Aplus[a][c - s] * x[ix[c - s]];
+                }
+                y[n] = acc;
+            }
 }
 
 /* z = (L L^T)^-1 r by the two triangular sweeps of MIC(0); the stencil
@@ -471,34 +689,37 @@ static void apply_mic(void *ctx, const double *r, double *z)
 {
     op_ctx *o = ctx;
     const mac_projection *P = o->P;
-    size_t nx = (size_t)o->g->nx, ny = (size_t)o->g->ny;
+    const mac_grid *g = o->g;
     const int32_t *ix = P->index;
     double *q = o->q;
-    for (size_t j = 0; j < ny; j++)
-        for (size_t i = 0; i < nx; i++) {
-            size_t c = i + nx * j;
-            if (ix[c] < 0)
-                continue;
-            double t = r[ix[c]];
-            if (i > 0)
-                t -= P->Li[c - 1] * q[c - 1];
-            if (j > 0)
-                t -= P->Lj[c - nx] * q[c - nx];
-            q[c] = t * P->precon[c];
-        }
-    for (size_t j = ny; j-- > 0;)
-        for (size_t i = nx; i-- > 0;) {
-            size_t c = i + nx * j;
-            if (ix[c] < 0)
-                continue;
-            double t = q[c];
-            if (i + 1 < nx)
-                t -= P->Li[c] * q[c + 1];
-            if (j + 1 < ny)
-                t -= P->Lj[c] * q[c + nx];
-            q[c] = t * P->precon[c];
-            z[ix[c]] = q[c];
-        }
+    const int n[3] = {g->nx, g->ny, g->nz};
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                if (ix[c] < 0)
+                    continue;
+                const int ijk[3] = {i, j, k};
+                double t = r[ix[c]];
+                for (int a = 0; a < g->dim; a++)
+                    if (ijk[a] > 0)
+                        t -= P->L[a][c - mac_stride(g, a)] * q[c - mac_stride(g, a)];
+                q[c] = t * P->precon[c];
+            }
+    for (int k = g->nz; k-- > 0;)
+        for (int j = g->ny; j-- > 0;)
+            for (int i = g->nx; i-- > 0;) {
+                size_t c = mac_c(g, i, j, k);
+                if (ix[c] < 0)
+                    continue;
+                const int ijk[3] = {i, j, k};
+                double t = q[c];
+                for (int a = 0; a < g->dim; a++)
+                    if (ijk[a] + 1 < n[a])
+                        t -= P->L[a][c] * q[c + mac_stride(g, a)];
+                q[c] = t * P->precon[c];
+                z[ix[c]] = q[c];
+            }
 }
 
 /* Rhs and solution of regions without an open side live up to a constant:
@@ -528,11 +749,11 @@ static void alloc_projection(mac_projection *P, size_t nc)
     P->index = malloc(nc * sizeof *P->index);
     P->cell = malloc(nc * sizeof *P->cell);
     P->Adiag = malloc(nc * sizeof *P->Adiag);
-    P->Aplusi = malloc(nc * sizeof *P->Aplusi);
-    P->Aplusj = malloc(nc * sizeof *P->Aplusj);
+    for (int a = 0; a < 3; a++) {
+        P->Aplus[a] = malloc(nc * sizeof *P->Aplus[a]);
+        P->L[a] = malloc(nc * sizeof *P->L[a]);
+    }
     P->precon = malloc(nc * sizeof *P->precon);
-    P->Li = malloc(nc * sizeof *P->Li);
-    P->Lj = malloc(nc * sizeof *P->Lj);
     P->b = malloc(nc * sizeof *P->b);
     P->p = malloc(nc * sizeof *P->p);
     P->tmp = calloc(nc, sizeof *P->tmp);
@@ -540,32 +761,33 @@ static void alloc_projection(mac_projection *P, size_t nc)
 
 /* The pressure difference across a face, with p = 0 at the Dirichlet point
  * theta dx from the fluid centre (Zarifi eq. 4.40). */
-static double face_dp(const mac_grid *g, const mac_geometry *geo, const double *p, int axis, int i, int j)
+static double face_dp(const mac_grid *g, const mac_geometry *geo, const double *p, int axis, int i, int j, int k)
 {
     double th;
-    face_kind fk = mac_face(g, geo, axis, i, j, &th);
-    int n = axis == 0 ? g->nx : g->ny, k = axis == 0 ? i : j;
-    size_t hi = k < n ? mac_c(g, i, j) : 0;
-    size_t lo = k > 0 ? (axis == 0 ? mac_c(g, i - 1, j) : mac_c(g, i, j - 1)) : 0;
+    face_kind fk = mac_face(g, geo, axis, i, j, k, &th);
+    int n = mac_n(g, axis), m = axis == 0 ? i : axis == 1 ? j : k;
+    size_t hi = m < n ? mac_c(g, i, j, k) : 0;
+    size_t lo = m > 0 ? mac_c(g, i - (axis == 0), j - (axis == 1), k - (axis == 2)) : 0;
     if (fk == FACE_ACTIVE)
         return p[hi] - p[lo];
     if (fk != FACE_DIRICHLET)
         return 0.0;
-    int fluid_lo = k > 0 && mac_fluid(geo, lo) && (k == n || !mac_fluid(geo, hi));
+    int fluid_lo = m > 0 && mac_fluid(geo, lo) && (m == n || !mac_fluid(geo, hi));
     return fluid_lo ? -p[lo] / th : p[hi] / th;
 }
 
 /* Subtract the pressure gradient from the faces the projection owns (eq. 4.31). */
 static void update_velocities(const mac_grid *g, const mac_geometry *geo, double rho, double dt,
-                              const double *p, double *u, double *v)
+                              const double *p, double *const vel[3])
 {
-    double k = dt / (rho * g->dx);
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i <= g->nx; i++)
-            u[mac_u(g, i, j)] -= k * face_dp(g, geo, p, 0, i, j);
-    for (int j = 0; j <= g->ny; j++)
-        for (int i = 0; i < g->nx; i++)
-            v[mac_v(g, i, j)] -= k * face_dp(g, geo, p, 1, i, j);
+    double c = dt / (rho * g->dx);
+    for (int axis = 0; axis < g->dim; axis++) {
+        int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
+        for (int k = 0; k < nk; k++)
+            for (int j = 0; j < nj; j++)
+                for (int i = 0; i < ni; i++)
+                    vel[axis][mac_fi(g, axis, i, j, k)] -= c * face_dp(g, geo, p, axis, i, j, k);
+    }
 }
 
 /* Solve A x = b over the fluid cells (b and x per cell, x also the initial
@@ -607,35 +829,36 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
 }
 
 seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *s,
-                        double rho, double dt, double tol, int max_iter, double *u, double *v, double *p,
+                        double rho, double dt, double tol, int max_iter, double *const vel[3], double *p,
                         const seam_host *host)
 {
     size_t nc = mac_ncell(g);
     double *b = calloc(nc, sizeof *b);
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 (div u* - s) */
-            size_t c = mac_c(g, i, j);
-            b[c] = -(rho / dt) * g->dx * g->dx * (mac_divergence(g, u, v, i, j) - (s ? s[c] : 0.0));
-        }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 (div u* - s) */
+                size_t c = mac_c(g, i, j, k);
+                b[c] = -(rho / dt) * g->dx * g->dx * (mac_divergence(g, vel, i, j, k) - (s ? s[c] : 0.0));
+            }
     seam_status st = solve_poisson(P, g, geo, b, tol, max_iter, p, "pressure", host);
     free(b);
     if (st == SEAM_OK)
-        update_velocities(g, geo, rho, dt, p, u, v);
+        update_velocities(g, geo, rho, dt, p, vel);
     return st;
 }
 
 seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *e,
-                       double tol, int max_iter, double *du, double *dv, const seam_host *host)
+                       double tol, int max_iter, double *const d[3], const seam_host *host)
 {
     size_t nc = mac_ncell(g);
     double *b = malloc(nc * sizeof *b), *q = calloc(nc, sizeof *q);
     for (size_t c = 0; c < nc; c++)   /* div d = e with d = -grad q: A q = dx^2 e */
         b[c] = g->dx * g->dx * e[c];
     seam_status st = solve_poisson(P, g, geo, b, tol, max_iter, q, "particle spreading", host);
-    memset(du, 0, mac_nu(g) * sizeof *du);
-    memset(dv, 0, mac_nv(g) * sizeof *dv);
+    for (int a = 0; a < g->dim; a++)
+        memset(d[a], 0, mac_nf(g, a) * sizeof *d[a]);
     if (st == SEAM_OK)   /* d = -grad q, the same face differences as the pressure update */
-        update_velocities(g, geo, 1.0, 1.0, q, du, dv);
+        update_velocities(g, geo, 1.0, 1.0, q, d);
     free(b);
     free(q);
     return st;
@@ -646,11 +869,11 @@ void mac_projection_free(mac_projection *P)
     free(P->index);
     free(P->cell);
     free(P->Adiag);
-    free(P->Aplusi);
-    free(P->Aplusj);
+    for (int a = 0; a < 3; a++) {
+        free(P->Aplus[a]);
+        free(P->L[a]);
+    }
     free(P->precon);
-    free(P->Li);
-    free(P->Lj);
     free(P->b);
     free(P->p);
     free(P->tmp);
@@ -660,22 +883,25 @@ void mac_projection_free(mac_projection *P)
 /* ---- scalar transport ------------------------------------------------------ */
 
 /* Largest fraction of a cell's content that leaves it over dt. */
-static double outflow_fraction(const mac_grid *g, const uint8_t *solid, const double *u, const double *v, double dt)
+static double outflow_fraction(const mac_grid *g, const uint8_t *solid, double *const vel[3], double dt)
 {
     double worst = 0.0;
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            if (solid[mac_c(g, i, j)])
-                continue;
-            double out = fmax(u[mac_u(g, i + 1, j)], 0.0) + fmax(-u[mac_u(g, i, j)], 0.0) +
-                         fmax(v[mac_v(g, i, j + 1)], 0.0) + fmax(-v[mac_v(g, i, j)], 0.0);
-            worst = fmax(worst, out * dt / g->dx);
-        }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                if (solid[mac_c(g, i, j, k)])
+                    continue;
+                double out = 0.0;
+                for (int a = 0; a < g->dim; a++)
+                    out = out + fmax(vel[a][mac_fi(g, a, i + (a == 0), j + (a == 1), k + (a == 2))], 0.0) +
+                          fmax(-vel[a][mac_fi(g, a, i, j, k)], 0.0);
+                worst = fmax(worst, out * dt / g->dx);
+            }
     return worst;
 }
 
 /* Upwind amount crossing a face from the - side (value qm) to the + side (qp)
- * per unit length and time; nothing crosses into or out of a solid. */
+ * per unit area and time; nothing crosses into or out of a solid. */
 static double face_flux(double un, int m_solid, int p_solid, double qm, double qp)
 {
     if (m_solid || p_solid)
@@ -683,46 +909,40 @@ static double face_flux(double un, int m_solid, int p_solid, double qm, double q
     return un * (un > 0.0 ? qm : qp);
 }
 
-int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const double *u, const double *v,
-                         double dt, const double *qu, const double *qv, const double *s, const double *q_src,
-                         int max_sub, double *q)
+int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *const vel[3], double dt,
+                         double *const qb[3], const double *s, const double *q_src, int max_sub, double *q)
 {
     const uint8_t *solid = geo->solid;
-    double frac = outflow_fraction(g, solid, u, v, dt);
+    double frac = outflow_fraction(g, solid, vel, dt);
     int n_sub = frac > 1.0 ? (int)ceil(frac) : 1;
     if (!(frac <= (double)max_sub))
         return -1;
-    double h = dt / n_sub / g->dx;   /* flux per unit length times h: change of cell value */
+    double h = dt / n_sub / g->dx;   /* flux per unit area times h: change of cell value */
     size_t nc = mac_ncell(g);
     double *dq = malloc(nc * sizeof *dq);
     for (int sub = 0; sub < n_sub; sub++) {
         memset(dq, 0, nc * sizeof *dq);
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i <= g->nx; i++) {
-                int in_m = i > 0, in_p = i < g->nx;
-                size_t cm = in_m ? mac_c(g, i - 1, j) : 0, cp = in_p ? mac_c(g, i, j) : 0;
-                size_t f = mac_u(g, i, j);
-                double F = geo->shell_u[f] ? 0.0
-                                           : face_flux(u[f], in_m && solid[cm], in_p && solid[cp],
-                                                       in_m ? q[cm] : qu[f], in_p ? q[cp] : qu[f]);
-                if (in_m)
-                    dq[cm] -= h * F;
-                if (in_p)
-                    dq[cp] += h * F;
-            }
-        for (int j = 0; j <= g->ny; j++)
-            for (int i = 0; i < g->nx; i++) {
-                int in_m = j > 0, in_p = j < g->ny;
-                size_t cm = in_m ? mac_c(g, i, j - 1) : 0, cp = in_p ? mac_c(g, i, j) : 0;
-                size_t f = mac_v(g, i, j);
-                double F = geo->shell_v[f] ? 0.0
-                                           : face_flux(v[f], in_m && solid[cm], in_p && solid[cp],
-                                                       in_m ? q[cm] : qv[f], in_p ? q[cp] : qv[f]);
-                if (in_m)
-                    dq[cm] -= h * F;
-                if (in_p)
-                    dq[cp] += h * F;
-            }
+        for (int axis = 0; axis < g->dim; axis++) {
+            int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
+            size_t st = mac_stride(g, axis);
+            for (int k = 0; k < nk; k++)
+                for (int j = 0; j < nj; j++)
+                    for (int i = 0; i < ni; i++) {
+                        int m = axis == 0 ? i : axis == 1 ? j : k;
+                        int in_m = m > 0, in_p = m < mac_n(g, axis);
+                        size_t cp = in_p ? mac_c(g, i, j, k) : 0;
+                        size_t cm = in_m ? mac_c(g, i, j, k) - st : 0;
+                        size_t f = mac_fi(g, axis, i, j, k);
+                        double F = geo->shell[axis][f]
+                                       ? 0.0
+                                       : face_flux(vel[axis][f], in_m && solid[cm], in_p && solid[cp],
+                                                   in_m ? q[cm] : qb[axis][f], in_p ? q[cp] : qb[axis][f]);
+                        if (in_m)
+                            dq[cm] -= h * F;
+                        if (in_p)
+                            dq[cp] += h * F;
+                    }
+        }
         for (size_t c = 0; c < nc; c++)   /* volume sources bring their own value in */
             q[c] += dq[c] + (s ? h * g->dx * s[c] * q_src[c] : 0.0);
     }
@@ -732,57 +952,60 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const doubl
 
 /* ---- extrapolation ----------------------------------------------------------- */
 
-/* One component: faces of an (ni x nj) array, `kind` tells the valid ones. */
-static void extrapolate_component(int ni, int nj, uint8_t *valid, int layers, double *a)
+/* One component: faces of an (n[0] x n[1] x n[2]) array, `valid` tells the known ones. */
+static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int layers, double *a)
 {
-    size_t n = (size_t)ni * (size_t)nj;
-    uint8_t *next = malloc(n);
-    double *val = malloc(n * sizeof *val);
+    size_t total = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
+    const size_t stride[3] = {1, (size_t)n[0], (size_t)n[0] * (size_t)n[1]};
+    uint8_t *next = malloc(total);
+    double *val = malloc(total * sizeof *val);
     for (int layer = 0; layer < layers; layer++) {
-        memcpy(next, valid, n);
-        memcpy(val, a, n * sizeof *val);
-        for (int j = 0; j < nj; j++)
-            for (int i = 0; i < ni; i++) {
-                size_t f = (size_t)i + (size_t)ni * (size_t)j;
-                if (valid[f])
-                    continue;
-                double sum = 0.0;
-                int cnt = 0;
-                const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
-                for (int q = 0; q < 4; q++) {
-                    if (nb[q][0] < 0 || nb[q][0] >= ni || nb[q][1] < 0 || nb[q][1] >= nj)
+        memcpy(next, valid, total);
+        memcpy(val, a, total * sizeof *val);
+        for (int k = 0; k < n[2]; k++)
+            for (int j = 0; j < n[1]; j++)
+                for (int i = 0; i < n[0]; i++) {
+                    size_t f = (size_t)i + stride[1] * (size_t)j + stride[2] * (size_t)k;
+                    if (valid[f])
                         continue;
-                    size_t h = (size_t)nb[q][0] + (size_t)ni * (size_t)nb[q][1];
-                    if (valid[h]) {
-                        sum += a[h];
-                        cnt++;
+                    const int ijk[3] = {i, j, k};
+                    double sum = 0.0;
+                    int cnt = 0;
+                    for (int d = 0; d < dim; d++)
+                        for (int up = 0; up < 2; up++) {
+                            if (up ? ijk[d] + 1 >= n[d] : ijk[d] == 0)
+                                continue;
+                            size_t h = up ? f + stride[d] : f - stride[d];
+                            if (valid[h]) {
+                                sum += a[h];
+                                cnt++;
+                            }
+                        }
+                    if (cnt) {   /* written to a copy: the result does not depend on the sweep order */
+                        val[f] = sum / cnt;
+                        next[f] = 1;
                     }
                 }
-                if (cnt) {   /* written to a copy: the result does not depend on the sweep order */
-                    val[f] = sum / cnt;
-                    next[f] = 1;
-                }
-            }
-        memcpy(valid, next, n);
-        memcpy(a, val, n * sizeof *a);
+        memcpy(valid, next, total);
+        memcpy(a, val, total * sizeof *a);
     }
-    for (size_t f = 0; f < n; f++)
+    for (size_t f = 0; f < total; f++)
         if (!valid[f])
             a[f] = 0.0;
     free(next);
     free(val);
 }
 
-void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *u, double *v)
+void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3])
 {
-    uint8_t *valid = malloc(mac_nu(g) > mac_nv(g) ? mac_nu(g) : mac_nv(g));
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i <= g->nx; i++)
-            valid[mac_u(g, i, j)] = mac_face(g, geo, 0, i, j, NULL) != FACE_AIR;
-    extrapolate_component(g->nx + 1, g->ny, valid, layers, u);
-    for (int j = 0; j <= g->ny; j++)
-        for (int i = 0; i < g->nx; i++)
-            valid[mac_v(g, i, j)] = mac_face(g, geo, 1, i, j, NULL) != FACE_AIR;
-    extrapolate_component(g->nx, g->ny + 1, valid, layers, v);
-    free(valid);
+    for (int axis = 0; axis < g->dim; axis++) {
+        const int n[3] = {g->nx + (axis == 0), g->ny + (axis == 1), g->nz + (axis == 2)};
+        uint8_t *valid = malloc(mac_nf(g, axis));
+        for (int k = 0; k < n[2]; k++)
+            for (int j = 0; j < n[1]; j++)
+                for (int i = 0; i < n[0]; i++)
+                    valid[mac_fi(g, axis, i, j, k)] = mac_face(g, geo, axis, i, j, k, NULL) != FACE_AIR;
+        extrapolate_component(n, g->dim, valid, layers, vel[axis]);
+        free(valid);
+    }
 }

@@ -1,4 +1,4 @@
-/* fluid_mac internals: a 2D staggered (MAC) grid, its solid geometry, and the
+/* fluid_mac internals: a 2D or 3D staggered (MAC) grid, its solid geometry, and the
  * steps of one fluid solve. Private to plugins/fluid_mac. */
 #ifndef FLUID_MAC_MAC_H
 #define FLUID_MAC_MAC_H
@@ -10,8 +10,8 @@
 #include "seam/mapping.h"
 #include "seam/plugin.h"
 
-/* Domain sides, in this order in mac_grid.bc. */
-enum { SIDE_LEFT = 0, SIDE_RIGHT = 1, SIDE_BOTTOM = 2, SIDE_TOP = 3 };
+/* Domain sides, in this order in mac_grid.bc: side 2 axis + (0: low, 1: high). */
+enum { SIDE_LEFT = 0, SIDE_RIGHT = 1, SIDE_BOTTOM = 2, SIDE_TOP = 3, SIDE_BACK = 4, SIDE_FRONT = 5 };
 typedef enum mac_bc { BC_WALL = 0, BC_OPEN = 1 } mac_bc;
 
 /* How a face takes part in the projection. */
@@ -22,30 +22,51 @@ typedef enum face_kind {
     FACE_AIR = 3         /* no fluid on either side: velocity extrapolated */
 } face_kind;
 
+/* A 2D grid is a 3D one with nz = 1 and no z faces (dim = 2). */
 typedef struct mac_grid {
-    int nx, ny;
+    int dim;                 /* 2 or 3 */
+    int nx, ny, nz;
     double dx;
-    double origin[2];
-    mac_bc bc[4];
+    double origin[3];
+    mac_bc bc[6];
 } mac_grid;
 
-/* Face and cell numbering: u(i,j), i in 0..nx, j in 0..ny-1 at (i, j+1/2) dx;
- * v(i,j), i in 0..nx-1, j in 0..ny at (i+1/2, j) dx; cell (i,j) centred at
- * (i+1/2, j+1/2) dx. */
-static inline size_t mac_u(const mac_grid *g, int i, int j) { return (size_t)i + (size_t)(g->nx + 1) * (size_t)j; }
-static inline size_t mac_v(const mac_grid *g, int i, int j) { return (size_t)i + (size_t)g->nx * (size_t)j; }
-static inline size_t mac_c(const mac_grid *g, int i, int j) { return (size_t)i + (size_t)g->nx * (size_t)j; }
-static inline size_t mac_nu(const mac_grid *g) { return (size_t)(g->nx + 1) * (size_t)g->ny; }
-static inline size_t mac_nv(const mac_grid *g) { return (size_t)g->nx * (size_t)(g->ny + 1); }
-static inline size_t mac_ncell(const mac_grid *g) { return (size_t)g->nx * (size_t)g->ny; }
+/* Cells along an axis. */
+static inline int mac_n(const mac_grid *g, int axis) { return axis == 0 ? g->nx : axis == 1 ? g->ny : g->nz; }
+
+/* Cell (i,j,k) is centred at (i+1/2, j+1/2, k+1/2) dx; the faces normal to
+ * `axis` form an array one longer along that axis: face (i,j,k) of axis 0 is
+ * at (i, j+1/2, k+1/2) dx, the low face of cell (i,j,k). */
+static inline size_t mac_c(const mac_grid *g, int i, int j, int k)
+{
+    return (size_t)i + (size_t)g->nx * ((size_t)j + (size_t)g->ny * (size_t)k);
+}
+static inline size_t mac_fi(const mac_grid *g, int axis, int i, int j, int k)
+{
+    size_t ni = (size_t)g->nx + (axis == 0), nj = (size_t)g->ny + (axis == 1);
+    return (size_t)i + ni * ((size_t)j + nj * (size_t)k);
+}
+/* Faces normal to `axis` (0 for z in 2D). */
+static inline size_t mac_nf(const mac_grid *g, int axis)
+{
+    if (axis >= g->dim)
+        return 0;
+    return ((size_t)g->nx + (axis == 0)) * ((size_t)g->ny + (axis == 1)) * ((size_t)g->nz + (axis == 2));
+}
+static inline size_t mac_ncell(const mac_grid *g) { return (size_t)g->nx * (size_t)g->ny * (size_t)g->nz; }
+/* Index step between neighbouring cells along an axis. */
+static inline size_t mac_stride(const mac_grid *g, int axis)
+{
+    return axis == 0 ? 1 : axis == 1 ? (size_t)g->nx : (size_t)g->nx * (size_t)g->ny;
+}
 
 enum { SHELL = 2 };
 
 /* A grid face touching at least one solid cell or crossed by a thin shell,
  * where W maps the interface. */
 typedef struct solid_face {
-    int axis;        /* 0: u face, 1: v face */
-    int i, j;
+    int axis;        /* normal direction 0, 1, 2 */
+    int i, j, k;
     int s;           /* +1: solid on the + side, -1: solid on the - side, 0: solid on both,
                         SHELL: crossed by a thin shell, fluid on both sides */
 } solid_face;
@@ -55,7 +76,7 @@ typedef struct mac_geometry {
     uint8_t *solid;          /* per cell: 1 inside a volumetric body */
     uint8_t *air;            /* per cell: 1 outside the liquid (free-surface mode), NULL otherwise */
     const double *phi;       /* liquid level set at cell centres (borrowed), NULL otherwise */
-    uint8_t *shell_u, *shell_v;   /* per face: 1 where a thin shell crosses it */
+    uint8_t *shell[3];       /* per face of each axis: 1 where a thin shell crosses it (NULL beyond dim) */
     solid_face *faces;       /* faces with a solid cell on at least one side */
     size_t n_faces;
     seam_mapping *W;         /* interface points -> those faces */
@@ -80,27 +101,34 @@ static inline int mac_fluid(const mac_geometry *geo, size_t c)
     return !geo->solid[c] && !(geo->air && geo->air[c]);
 }
 
-/* How face (axis, i, j) enters the projection for this geometry; theta (may
+/* How face (axis, i, j, k) enters the projection for this geometry; theta (may
  * be NULL) gets the Dirichlet distance fraction (Zarifi eq. 4.43). */
-face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, int j, double *theta);
+face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, int j, int k, double *theta);
 
 /* Fill FACE_AIR velocities from valid neighbours, `layers` rings deep (each
  * the average of the valid neighbours of the same component); the rest get 0. */
-void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *u, double *v);
+void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3]);
 
-/* Bilinear samples of the staggered components at a point (clamped to the grid). */
-double mac_sample_u(const mac_grid *g, const double *u, double x, double y);
-double mac_sample_v(const mac_grid *g, const double *v, double x, double y);
+/* Velocities are passed as one array per axis, vel[0..dim-1] (u, v, w). */
 
-/* Semi-Lagrangian advection of (u0, v0) by itself over dt with an RK2
- * (midpoint) backtrace, into (u, v). */
-void mac_advect(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v);
+/* Multilinear (bi- or trilinear) sample of the face component `axis` at a point x (clamped to the grid). */
+double mac_sample(const mac_grid *g, int axis, const double *q, const double *x);
+
+/* Semi-Lagrangian advection of vel0 by itself over dt with an RK2
+ * (midpoint) backtrace, into vel. */
+void mac_advect(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
 
 /* The same with the MacCormack correction (Selle et al. 2008): a forward and
  * a backward semi-Lagrangian step estimate the forward error, half of it is
  * removed, and each value is clamped to the range of the grid values its
  * forward sample interpolated (no new extrema). */
-void mac_advect_maccormack(const mac_grid *g, const double *u0, const double *v0, double dt, double *u, double *v);
+void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
+
+/* The same with BFECC (Kim et al. 2005): a forward and a backward step give
+ * the round trip's error, half of it is taken off u^n, and the corrected field
+ * is advected forward; each value is clamped to the range of the u^n values
+ * its forward sample interpolated (no new extrema). */
+void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
 
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid
  * cells and its MIC(0) preconditioner. */
@@ -108,21 +136,21 @@ typedef struct mac_projection {
     size_t n;                /* fluid cells (unknowns) */
     int32_t *index;          /* per cell: unknown index or -1 */
     int32_t *cell;           /* per unknown: cell */
-    double *Adiag, *Aplusi, *Aplusj;   /* per cell, Bridson's stencil storage */
+    double *Adiag, *Aplus[3];   /* per cell, Bridson's stencil storage (Aplusi, Aplusj, Aplusk) */
     double *precon;          /* per cell, MIC(0): 1 / diagonal of L */
-    double *Li, *Lj;         /* per cell: Aplusi * precon, Aplusj * precon */
+    double *L[3];            /* per cell: Aplus[axis] * precon */
     double *b, *p, *tmp;     /* per unknown */
     int iterations;
     double residual;
 } mac_projection;
 
-/* Make the divergence of u, v in fluid cells equal to the volume sources s
+/* Make the divergence of vel in fluid cells equal to the volume sources s
  * (1/s per cell; NULL: zero): solve A p = -(rho/dt) dx^2 (div u* - s) with
  * PCG and MIC(0), compatible right-hand side in regions without an open side,
  * their mean pressure set to zero. p gets the pressure per cell (0 in solids)
  * and holds the initial guess. Returns SEAM_UNSTABLE (logged) when PCG fails. */
 seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *s,
-                        double rho, double dt, double tol, int max_iter, double *u, double *v, double *p,
+                        double rho, double dt, double tol, int max_iter, double *const vel[3], double *p,
                         const seam_host *host);
 void mac_projection_free(mac_projection *P);
 
@@ -130,47 +158,55 @@ void mac_projection_free(mac_projection *P);
  * cell (walls and solids let nothing through, p = 0 at Dirichlet faces):
  * spreads crowded particles apart. */
 seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *e,
-                       double tol, int max_iter, double *du, double *dv, const seam_host *host);
+                       double tol, int max_iter, double *const d[3], const seam_host *host);
 
 /* Conservative transport of a cell scalar q (first-order upwind finite
- * volumes) by the face velocities (u, v) over dt, in as many sub-steps as
+ * volumes) by the face velocities vel over dt, in as many sub-steps as
  * keep every cell's outflow below its content. Faces beside a solid or
- * crossed by a shell carry nothing; a boundary face carries, when it flows in, the outside value of
- * qu / qv at that face. Volume sources s (1/s per cell, may be NULL) add
+ * crossed by a shell carry nothing; a boundary face carries, when it flows in, the outside value
+ * qb[axis] at that face. Volume sources s (1/s per cell, may be NULL) add
  * s q_src per unit time. Returns the number of sub-steps, or -1 when more
  * than max_sub would be needed. */
-int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, const double *u, const double *v,
-                         double dt, const double *qu, const double *qv, const double *s, const double *q_src,
-                         int max_sub, double *q);
+int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *const vel[3], double dt,
+                         double *const qb[3], const double *s, const double *q_src, int max_sub, double *q);
 
-/* Net outflow per unit time of cell (i,j) divided by its area (1/s). */
-double mac_divergence(const mac_grid *g, const double *u, const double *v, int i, int j);
+/* Net outflow per unit time of cell (i,j,k) divided by its volume (1/s). */
+double mac_divergence(const mac_grid *g, double *const vel[3], int i, int j, int k);
 
-/* ---- marker particles of the liquid (particles.c) ---- */
+/* ---- marker particles of the liquid (particles.c); positions interleaved by dim ---- */
 
 /* Level set of the liquid at cell centres from particles x (n, interleaved):
  * phi = |x - xbar| - r with xbar the kernel-weighted mean of the particles
  * within 2 dx (Zhu and Bridson's smoothed union of spheres), particles
  * mirrored across walls and solid cells (solid may be NULL) filled with
- * per_axis^2 points like the liquid; cells with no point that close get +2 dx. */
+ * per_axis^dim points like the liquid; cells with no point that close get +2 dx. */
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
                    double *phi);
 
-/* Particle velocities to faces with bilinear weights (faces with no weight get 0). */
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *u, double *v);
+/* Particle velocities to faces with multilinear weights (faces with no weight get 0). */
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *const vel[3]);
 
-/* Bilinear samples of (u, v) at each particle into out (n*2). */
-void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, const double *u, const double *v,
-                           double *out);
+/* Multilinear samples of vel at each particle into out (n*dim). */
+void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out);
 
-/* Particles per cell, counted with bilinear (cloud-in-cell) weights at the
+/* Particles per cell, counted with multilinear (cloud-in-cell) weights at the
  * cell centres; weight beyond the outer centres folds back into the grid. */
 void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count);
 
-/* Move particles through (u, v) over dt (RK2 midpoint): walls hold them,
- * those that cross an open side are dropped (x and vp compacted). Returns
- * the number kept. */
-size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, const double *u, const double *v,
-                            double dt);
+/* Thin shells that stop particles: the two-sided segments (2D) or triangles
+ * (3D), with their points' positions at the start (X0) and the end (X1) of the move. */
+typedef struct mac_shells {
+    size_t n;                /* elements */
+    const int32_t *seg;      /* dim point indices per element */
+    const double *X0, *X1;   /* dim numbers per point */
+} mac_shells;
+
+/* Move particles through vel over dt (RK2 midpoint): walls hold them,
+ * those that cross an open side are dropped (x and vp compacted); a particle
+ * whose path crosses a shell (relative to the shell's own motion) stops on
+ * its side of it, 1e-3 dx away, and loses the velocity it had into the
+ * shell (relative to the shell). shells may be NULL. Returns the number kept. */
+size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
+                            const mac_shells *shells);
 
 #endif

@@ -1,180 +1,351 @@
-/* fluid_mac: marker particles of the liquid (level set, grid transfers, motion). */
+/* fluid_mac: marker particles of the liquid (level set, grid transfers, motion),
+ * in 2D or 3D; positions and velocities are interleaved by g->dim. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mac.h"
 
-/* Image m (0..8: none / lower / upper side, per axis) of particle x across
- * the walls, so the liquid meets a wall at a right angle instead of rounding
- * off there. Returns 0 when that side is not a wall. */
+/* Image m (0 .. 3^dim - 1: none / lower / upper side, per axis) of particle x
+ * across the walls, so the liquid meets a wall at a right angle instead of
+ * rounding off there. Returns 0 when that side is not a wall. */
 static int mirror(const mac_grid *g, const double *x, int m, double *out)
 {
-    const int side[2][2] = {{SIDE_LEFT, SIDE_RIGHT}, {SIDE_BOTTOM, SIDE_TOP}};
-    const int pick[2] = {m % 3, m / 3};
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < g->dim; d++, m /= 3) {
+        int pick = m % 3;
         out[d] = x[d];
-        if (pick[d] == 0)
+        if (pick == 0)
             continue;
-        if (g->bc[side[d][pick[d] - 1]] != BC_WALL)
+        if (g->bc[2 * d + pick - 1] != BC_WALL)
             return 0;
-        double wall = g->origin[d] + (pick[d] == 1 ? 0.0 : (d == 0 ? g->nx : g->ny) * g->dx);
+        double wall = g->origin[d] + (pick == 1 ? 0.0 : mac_n(g, d) * g->dx);
         out[d] = 2.0 * wall - x[d];
     }
     return 1;
 }
 
 /* Add the kernel-weighted position of point xp to the sums of every cell
- * centre within R of it. */
-static void scatter(const mac_grid *g, const double *xp, double R, double *sw, double *sx, double *sy)
+ * centre within R of it (sx holds dim sums per cell). Squared distances are
+ * taken per axis once; a row whose (y, z) part alone reaches R is skipped
+ * (floating-point sums are monotone, so no cell of it would count). */
+static void scatter(const mac_grid *g, const double *xp, double R, double *sw, double *sx)
 {
-    int i0 = (int)floor((xp[0] - R - g->origin[0]) / g->dx - 0.5), i1 = (int)ceil((xp[0] + R - g->origin[0]) / g->dx - 0.5);
-    int j0 = (int)floor((xp[1] - R - g->origin[1]) / g->dx - 0.5), j1 = (int)ceil((xp[1] + R - g->origin[1]) / g->dx - 0.5);
-    for (int j = j0 < 0 ? 0 : j0; j <= j1 && j < g->ny; j++)
-        for (int i = i0 < 0 ? 0 : i0; i <= i1 && i < g->nx; i++) {
-            double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
-            double d2 = ((xp[0] - xc) * (xp[0] - xc) + (xp[1] - yc) * (xp[1] - yc)) / (R * R);
-            if (d2 >= 1.0)
+    enum { MAXW = 16 };
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    double r2[3][MAXW] = {{0.0}};
+    for (int d = 0; d < g->dim; d++) {
+        lo[d] = (int)floor((xp[d] - R - g->origin[d]) / g->dx - 0.5);
+        hi[d] = (int)ceil((xp[d] + R - g->origin[d]) / g->dx - 0.5);
+        lo[d] = lo[d] < 0 ? 0 : lo[d];
+        hi[d] = hi[d] > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : hi[d];
+        if (hi[d] - lo[d] >= MAXW)
+            hi[d] = lo[d] + MAXW - 1;   /* R = 2 dx spans at most 6 centres */
+        for (int c = lo[d]; c <= hi[d]; c++) {
+            double r = xp[d] - (g->origin[d] + (c + 0.5) * g->dx);
+            r2[d][c - lo[d]] = r * r;
+        }
+    }
+    size_t dim = (size_t)g->dim;
+    double RR = R * R;
+    for (int k = lo[2]; k <= hi[2]; k++)
+        for (int j = lo[1]; j <= hi[1]; j++) {
+            double yz = dim == 3 ? r2[1][j - lo[1]] + r2[2][k - lo[2]] : r2[1][j - lo[1]];
+            if (yz / RR >= 1.0)
                 continue;
-            double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
-            size_t c = mac_c(g, i, j);
-            sw[c] += w;
-            sx[c] += w * xp[0];
-            sy[c] += w * xp[1];
+            for (int i = lo[0]; i <= hi[0]; i++) {
+                double d2 = 0.0 + r2[0][i - lo[0]] + r2[1][j - lo[1]];
+                if (dim == 3)
+                    d2 = d2 + r2[2][k - lo[2]];
+                d2 /= RR;
+                if (d2 >= 1.0)
+                    continue;
+                double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
+                size_t c = mac_c(g, i, j, k);
+                sw[c] += w;
+                for (size_t d = 0; d < dim; d++)
+                    sx[dim * c + d] += w * xp[d];
+            }
         }
 }
 
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
                    double *phi)
 {
-    size_t nc = mac_ncell(g);
+    size_t nc = mac_ncell(g), dim = (size_t)g->dim;
     double R = 2.0 * g->dx;
-    double *sw = calloc(nc, sizeof *sw), *sx = calloc(nc, sizeof *sx), *sy = calloc(nc, sizeof *sy);
-    double lo[2] = {g->origin[0] + R, g->origin[1] + R};
-    double hi[2] = {g->origin[0] + g->nx * g->dx - R, g->origin[1] + g->ny * g->dx - R};
+    double *sw = calloc(nc, sizeof *sw), *sx = calloc(dim * nc, sizeof *sx);
+    int images = dim == 3 ? 27 : 9;
     for (size_t p = 0; p < n; p++) {
-        const double *xp = x + 2 * p;
-        int near_wall = xp[0] < lo[0] || xp[0] > hi[0] || xp[1] < lo[1] || xp[1] > hi[1];
-        for (int m = 0; m < (near_wall ? 9 : 1); m++) {   /* images only matter within R of a side */
-            double im[2];
+        const double *xp = x + dim * p;
+        int near_wall = 0;
+        for (size_t d = 0; d < dim; d++)
+            near_wall |= xp[d] < g->origin[d] + R || xp[d] > g->origin[d] + mac_n(g, (int)d) * g->dx - R;
+        for (int m = 0; m < (near_wall ? images : 1); m++) {   /* images only matter within R of a side */
+            double im[3];
             if (mirror(g, xp, m, im))
-                scatter(g, im, R, sw, sx, sy);
+                scatter(g, im, R, sw, sx);
         }
     }
     /* Solid cells count as filled, so the liquid meets a body without a gap. */
-    for (int j = 0; solid && j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++)
-            for (int b = 0; solid[mac_c(g, i, j)] && b < per_axis; b++)
-                for (int a = 0; a < per_axis; a++) {
-                    double xp[2] = {g->origin[0] + (i + (a + 0.5) / per_axis) * g->dx,
-                                    g->origin[1] + (j + (b + 0.5) / per_axis) * g->dx};
-                    scatter(g, xp, R, sw, sx, sy);
+    int fill = per_axis * per_axis * (dim == 3 ? per_axis : 1);
+    for (int k = 0; solid && k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++)
+                for (int q = 0; solid[mac_c(g, i, j, k)] && q < fill; q++) {
+                    const int ijk[3] = {i, j, k}, sub[3] = {q % per_axis, q / per_axis % per_axis, q / per_axis / per_axis};
+                    double xp[3];
+                    for (size_t d = 0; d < dim; d++)
+                        xp[d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / per_axis) * g->dx;
+                    scatter(g, xp, R, sw, sx);
                 }
-    for (int j = 0; j < g->ny; j++)
-        for (int i = 0; i < g->nx; i++) {
-            size_t c = mac_c(g, i, j);
-            double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
-            phi[c] = sw[c] > 0.0 ? hypot(xc - sx[c] / sw[c], yc - sy[c] / sw[c]) - r : R;
-        }
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                const int ijk[3] = {i, j, k};
+                double e[3] = {0.0, 0.0, 0.0};
+                for (size_t d = 0; sw[c] > 0.0 && d < dim; d++)
+                    e[d] = g->origin[d] + (ijk[d] + 0.5) * g->dx - sx[dim * c + d] / sw[c];
+                double dist = dim == 3 ? sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) : hypot(e[0], e[1]);
+                phi[c] = sw[c] > 0.0 ? dist - r : R;
+            }
     free(sw);
     free(sx);
-    free(sy);
 }
 
-/* Add w * value into the bilinear stencil of a staggered array of ni x nj
- * samples at fractional index (fx, fy). */
-static void splat(double *acc, double *wsum, int ni, int nj, double fx, double fy, double value)
+/* Fractional grid index of point x for the array of face component `axis`
+ * (axis = -1: cell centres). */
+static void grid_index(const mac_grid *g, int axis, const double *x, double *f)
 {
-    int i0 = (int)floor(fx), j0 = (int)floor(fy);
-    double s = fx - i0, t = fy - j0;
-    const double w[4] = {(1 - s) * (1 - t), s * (1 - t), (1 - s) * t, s * t};
-    const int di[4] = {0, 1, 0, 1}, dj[4] = {0, 0, 1, 1};
-    for (int k = 0; k < 4; k++) {
-        int i = i0 + di[k], j = j0 + dj[k];
-        if (i < 0 || j < 0 || i >= ni || j >= nj || w[k] <= 0.0)
+    for (int d = 0; d < g->dim; d++)
+        f[d] = (x[d] - g->origin[d]) / g->dx - (d == axis ? 0.0 : 0.5);
+}
+
+/* Add w * value into the multilinear stencil of a staggered array of
+ * n[0] x n[1] x n[2] samples at fractional index f. */
+static void splat(double *acc, double *wsum, int dim, const int *n, const double *f, double value)
+{
+    int i0[3] = {0, 0, 0};
+    double s[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < dim; d++) {
+        i0[d] = (int)floor(f[d]);
+        s[d] = f[d] - i0[d];
+    }
+    for (int corner = 0; corner < 1 << dim; corner++) {
+        double w = 1.0;
+        int ijk[3] = {0, 0, 0}, inside = 1;
+        for (int d = 0; d < dim; d++) {
+            int up = corner >> d & 1;
+            w *= up ? s[d] : 1 - s[d];
+            ijk[d] = i0[d] + up;
+            inside &= ijk[d] >= 0 && ijk[d] < n[d];
+        }
+        if (!inside || w <= 0.0)
             continue;
-        size_t f = (size_t)i + (size_t)ni * (size_t)j;
-        acc[f] += w[k] * value;
-        wsum[f] += w[k];
+        size_t q = (size_t)ijk[0] + (size_t)n[0] * ((size_t)ijk[1] + (size_t)n[1] * (size_t)ijk[2]);
+        acc[q] += w * value;
+        wsum[q] += w;
     }
 }
 
 void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count)
 {
     memset(count, 0, mac_ncell(g) * sizeof *count);
+    int dim = g->dim;
     for (size_t p = 0; p < n; p++) {
-        double fx = (x[2 * p] - g->origin[0]) / g->dx - 0.5, fy = (x[2 * p + 1] - g->origin[1]) / g->dx - 0.5;
-        int i0 = (int)floor(fx), j0 = (int)floor(fy);
-        double s = fx - i0, t = fy - j0;
-        const double w[4] = {(1 - s) * (1 - t), s * (1 - t), (1 - s) * t, s * t};
-        for (int k = 0; k < 4; k++) {
-            /* Weight beyond the last centre folds back, as if mirrored by the side. */
-            int i = i0 + (k & 1), j = j0 + (k >> 1);
-            i = i < 0 ? 0 : i >= g->nx ? g->nx - 1 : i;
-            j = j < 0 ? 0 : j >= g->ny ? g->ny - 1 : j;
-            count[mac_c(g, i, j)] += w[k];
+        double f[3];
+        grid_index(g, -1, x + (size_t)dim * p, f);
+        int i0[3] = {0, 0, 0};
+        double s[3] = {0.0, 0.0, 0.0};
+        for (int d = 0; d < dim; d++) {
+            i0[d] = (int)floor(f[d]);
+            s[d] = f[d] - i0[d];
+        }
+        for (int corner = 0; corner < 1 << dim; corner++) {
+            double w = 1.0;
+            int ijk[3] = {0, 0, 0};
+            for (int d = 0; d < dim; d++) {
+                int up = corner >> d & 1, m = mac_n(g, d);
+                w *= up ? s[d] : 1 - s[d];
+                /* Weight beyond the last centre folds back, as if mirrored by the side. */
+                ijk[d] = i0[d] + up < 0 ? 0 : i0[d] + up >= m ? m - 1 : i0[d] + up;
+            }
+            count[mac_c(g, ijk[0], ijk[1], ijk[2])] += w;
         }
     }
 }
 
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *u, double *v)
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *const vel[3])
 {
-    size_t nu = mac_nu(g), nv = mac_nv(g);
-    double *wu = calloc(nu, sizeof *wu), *wv = calloc(nv, sizeof *wv);
-    memset(u, 0, nu * sizeof *u);
-    memset(v, 0, nv * sizeof *v);
-    for (size_t p = 0; p < n; p++) {
-        double fx = (x[2 * p] - g->origin[0]) / g->dx, fy = (x[2 * p + 1] - g->origin[1]) / g->dx;
-        splat(u, wu, g->nx + 1, g->ny, fx, fy - 0.5, vp[2 * p]);
-        splat(v, wv, g->nx, g->ny + 1, fx - 0.5, fy, vp[2 * p + 1]);
+    size_t dim = (size_t)g->dim;
+    double *wsum[3] = {NULL, NULL, NULL};
+    for (size_t a = 0; a < dim; a++) {
+        wsum[a] = calloc(mac_nf(g, (int)a), sizeof(double));
+        memset(vel[a], 0, mac_nf(g, (int)a) * sizeof(double));
     }
-    for (size_t f = 0; f < nu; f++)
-        u[f] = wu[f] > 0.0 ? u[f] / wu[f] : 0.0;
-    for (size_t f = 0; f < nv; f++)
-        v[f] = wv[f] > 0.0 ? v[f] / wv[f] : 0.0;
-    free(wu);
-    free(wv);
-}
-
-void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, const double *u, const double *v,
-                           double *out)
-{
-    for (size_t p = 0; p < n; p++) {
-        out[2 * p] = mac_sample_u(g, u, x[2 * p], x[2 * p + 1]);
-        out[2 * p + 1] = mac_sample_v(g, v, x[2 * p], x[2 * p + 1]);
+    for (size_t p = 0; p < n; p++)
+        for (size_t a = 0; a < dim; a++) {
+            const int nn[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
+            double f[3];
+            grid_index(g, (int)a, x + dim * p, f);
+            splat(vel[a], wsum[a], g->dim, nn, f, vp[dim * p + a]);
+        }
+    for (size_t a = 0; a < dim; a++) {
+        for (size_t q = 0; q < mac_nf(g, (int)a); q++)
+            vel[a][q] = wsum[a][q] > 0.0 ? vel[a][q] / wsum[a][q] : 0.0;
+        free(wsum[a]);
     }
 }
 
-size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, const double *u, const double *v,
-                            double dt)
+void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out)
 {
-    double lo[2] = {g->origin[0], g->origin[1]};
-    double hi[2] = {g->origin[0] + g->nx * g->dx, g->origin[1] + g->ny * g->dx};
+    size_t dim = (size_t)g->dim;
+    for (size_t p = 0; p < n; p++)
+        for (size_t a = 0; a < dim; a++)
+            out[dim * p + a] = mac_sample(g, (int)a, vel[a], x + dim * p);
+}
+
+/* Twice the signed area of (a, b, c): > 0 when c lies left of a -> b. */
+static double orient(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/* Stop a particle moving from p0 to p1 at the first shell segment it crosses.
+ * Seen from the segment, which moved by d (its mean displacement), the
+ * particle went from p0 + d to p1: when that path crosses the segment's end
+ * position, p1 becomes the crossing point, 1e-3 dx back on the start side, and
+ * vp loses its normal velocity into the segment (relative to the segment's d/dt). */
+static void stop_at_shells(const mac_grid *g, const mac_shells *sh, double dt, const double *p0, double *p1,
+                           double *vp)
+{
+    for (size_t s = 0; s < sh->n; s++) {
+        size_t ia = 2 * (size_t)sh->seg[2 * s], ib = 2 * (size_t)sh->seg[2 * s + 1];
+        const double *a0 = sh->X0 + ia, *b0 = sh->X0 + ib, *a1 = sh->X1 + ia, *b1 = sh->X1 + ib;
+        double d[2] = {0.5 * (a1[0] - a0[0] + b1[0] - b0[0]), 0.5 * (a1[1] - a0[1] + b1[1] - b0[1])};
+        double q0[2] = {p0[0] + d[0], p0[1] + d[1]};
+        double s0 = orient(a1, b1, q0), s1 = orient(a1, b1, p1);
+        if (s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
+            continue;   /* still on its side of the segment's line */
+        double t0 = orient(q0, p1, a1), t1 = orient(q0, p1, b1);
+        if ((t0 > 0.0 && t1 > 0.0) || (t0 < 0.0 && t1 < 0.0))
+            continue;   /* the path passes beside the segment */
+        double lam = s0 / (s0 - s1), len = hypot(b1[0] - a1[0], b1[1] - a1[1]);
+        if (len == 0.0)
+            continue;
+        /* Unit normal of the segment towards the side the particle came from. */
+        double sign = s0 > 0.0 ? 1.0 : -1.0;
+        double nrm[2] = {-sign * (b1[1] - a1[1]) / len, sign * (b1[0] - a1[0]) / len};
+        for (int k = 0; k < 2; k++)
+            p1[k] = q0[k] + lam * (p1[k] - q0[k]) + 1e-3 * g->dx * nrm[k];
+        double vn = (vp[0] - d[0] / dt) * nrm[0] + (vp[1] - d[1] / dt) * nrm[1];
+        if (vn < 0.0)
+            for (int k = 0; k < 2; k++)
+                vp[k] -= vn * nrm[k];
+    }
+}
+
+static void cross3(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* The 3D counterpart of stop_at_shells for shell triangles: the relative path
+ * p0 + d -> p1 (d the triangle's mean displacement) against the triangle's
+ * end position. */
+static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt, const double *p0, double *p1,
+                              double *vp)
+{
+    for (size_t s = 0; s < sh->n; s++) {
+        const double *v0[3], *v1[3];
+        double d[3] = {0.0, 0.0, 0.0};
+        for (int m = 0; m < 3; m++) {
+            size_t idx = 3 * (size_t)sh->seg[3 * s + (size_t)m];
+            v0[m] = sh->X0 + idx;
+            v1[m] = sh->X1 + idx;
+            for (int k = 0; k < 3; k++)
+                d[k] += (v1[m][k] - v0[m][k]) / 3.0;
+        }
+        double e1[3], e2[3], nrm[3], q0[3], r0[3], r1[3];
+        for (int k = 0; k < 3; k++) {
+            e1[k] = v1[1][k] - v1[0][k];
+            e2[k] = v1[2][k] - v1[0][k];
+            q0[k] = p0[k] + d[k];
+            r0[k] = q0[k] - v1[0][k];
+            r1[k] = p1[k] - v1[0][k];
+        }
+        cross3(e1, e2, nrm);
+        double len = sqrt(dot3(nrm, nrm)), s0 = dot3(nrm, r0), s1 = dot3(nrm, r1);
+        if (len == 0.0 || s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
+            continue;   /* still on its side of the triangle's plane */
+        double lam = s0 / (s0 - s1), h[3];
+        for (int k = 0; k < 3; k++)
+            h[k] = q0[k] + lam * (p1[k] - q0[k]);
+        /* Inside the triangle: h is on the inner side of all three edges. */
+        int inside = 1;
+        for (int m = 0; m < 3 && inside; m++) {
+            double ed[3], rel[3], c[3];
+            for (int k = 0; k < 3; k++) {
+                ed[k] = v1[(m + 1) % 3][k] - v1[m][k];
+                rel[k] = h[k] - v1[m][k];
+            }
+            cross3(ed, rel, c);
+            inside = dot3(c, nrm) >= 0.0;
+        }
+        if (!inside)
+            continue;
+        double sign = s0 > 0.0 ? 1.0 : -1.0, vn = 0.0;
+        for (int k = 0; k < 3; k++) {
+            nrm[k] *= sign / len;   /* unit normal towards the side the particle came from */
+            p1[k] = h[k] + 1e-3 * g->dx * nrm[k];
+            vn += (vp[k] - d[k] / dt) * nrm[k];
+        }
+        if (vn < 0.0)
+            for (int k = 0; k < 3; k++)
+                vp[k] -= vn * nrm[k];
+    }
+}
+
+size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
+                            const mac_shells *shells)
+{
+    size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
+    int check_shells = shells && shells->n;
     size_t kept = 0;
     for (size_t p = 0; p < n; p++) {
-        double xp[2] = {x[2 * p], x[2 * p + 1]};
-        double xm = xp[0] + 0.5 * dt * mac_sample_u(g, u, xp[0], xp[1]);
-        double ym = xp[1] + 0.5 * dt * mac_sample_v(g, v, xp[0], xp[1]);
-        xp[0] += dt * mac_sample_u(g, u, xm, ym);
-        xp[1] += dt * mac_sample_v(g, v, xm, ym);
+        double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0};
+        memcpy(xp, x + dim * p, dim * sizeof *xp);
+        for (size_t d = 0; d < dim; d++)
+            xm[d] = xp[d] + 0.5 * dt * mac_sample(g, (int)d, vel[d], xp);
+        double step[3], start[3] = {xp[0], xp[1], xp[2]};
+        for (size_t d = 0; d < dim; d++)
+            step[d] = dt * mac_sample(g, (int)d, vel[d], xm);
+        for (size_t d = 0; d < dim; d++)
+            xp[d] += step[d];
+        if (check_shells && dim == 3)
+            stop_at_shells_3d(g, shells, dt, start, xp, vp + dim * p);
+        else if (check_shells)
+            stop_at_shells(g, shells, dt, start, xp, vp + dim * p);
         int leaves = 0;
-        for (int d = 0; d < 2; d++) {
-            int side_lo = d == 0 ? SIDE_LEFT : SIDE_BOTTOM, side_hi = d == 0 ? SIDE_RIGHT : SIDE_TOP;
-            if (xp[d] < lo[d] + eps) {
-                leaves |= g->bc[side_lo] == BC_OPEN;
-                xp[d] = lo[d] + eps;   /* a wall holds the liquid */
-            } else if (xp[d] > hi[d] - eps) {
-                leaves |= g->bc[side_hi] == BC_OPEN;
-                xp[d] = hi[d] - eps;
+        for (size_t d = 0; d < dim; d++) {
+            double lo = g->origin[d], hi = g->origin[d] + mac_n(g, (int)d) * g->dx;
+            if (xp[d] < lo + eps) {
+                leaves |= g->bc[2 * d] == BC_OPEN;
+                xp[d] = lo + eps;   /* a wall holds the liquid */
+            } else if (xp[d] > hi - eps) {
+                leaves |= g->bc[2 * d + 1] == BC_OPEN;
+                xp[d] = hi - eps;
             }
         }
         if (leaves)
             continue;
-        x[2 * kept] = xp[0];
-        x[2 * kept + 1] = xp[1];
-        vp[2 * kept] = vp[2 * p];
-        vp[2 * kept + 1] = vp[2 * p + 1];
+        memcpy(x + dim * kept, xp, dim * sizeof *xp);
+        memmove(vp + dim * kept, vp + dim * p, dim * sizeof *vp);
         kept++;
     }
     return kept;
