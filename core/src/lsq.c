@@ -2,6 +2,7 @@
 #include "seam/lsq.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,3 +219,361 @@ size_t seam_history_count(const seam_history *h) { return h->count; }
 size_t seam_history_rows(const seam_history *h) { return h->n; }
 const double *seam_history_A(const seam_history *h) { return h->A; }
 const double *seam_history_B(const seam_history *h) { return h->B; }
+
+/* ---- updated QR of a column history ----------------------------------- */
+
+enum { QR_DEAD_MAX = 8 };   /* dead directions tolerated in Qb before Qb <- Qb G */
+
+struct seam_qr {
+    size_t n, max_cols;
+    double rcond;
+    size_t k, m;           /* kept columns; basis vectors in Qb */
+    size_t cap;            /* capacity in columns of R, G, norm, tags; Qb holds cap + QR_DEAD_MAX */
+    double *Qb, *Qb_spare; /* n x (cap + QR_DEAD_MAX) */
+    double *G;             /* ld = cap + QR_DEAD_MAX, k columns */
+    double *R;             /* ld = cap, newest column first */
+    double *norm;          /* ||c_j||, newest first */
+    double *B;             /* paired columns, oldest first from slot b0 */
+    long *tag;             /* tags, oldest first from slot b0 */
+    size_t b0, cap_b;
+    double *y;             /* Qb^T t for the tracked t */
+    bool tracking;
+    double *v, *s, *z, *t, *u;   /* scratch: n; then cap + QR_DEAD_MAX + 1 each */
+};
+
+static size_t qr_ldg(const seam_qr *q) { return q->cap + QR_DEAD_MAX; }
+
+seam_qr *seam_qr_new(size_t n, size_t max_cols, double rcond)
+{
+    seam_qr *q = calloc(1, sizeof *q);
+    q->n = n;
+    q->max_cols = max_cols ? max_cols : n;
+    q->rcond = rcond;
+    q->v = malloc((n ? n : 1) * sizeof *q->v);
+    return q;
+}
+
+void seam_qr_destroy(seam_qr **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    seam_qr *q = *self_p;
+    free(q->Qb); free(q->Qb_spare); free(q->G); free(q->R); free(q->norm);
+    free(q->B); free(q->tag); free(q->y); free(q->v); free(q->s); free(q->z);
+    free(q->t); free(q->u);
+    free(q);
+    *self_p = NULL;
+}
+
+/* Room for one more column: R, G (relaid out with the new leading dimensions) and B. */
+static void qr_reserve(seam_qr *q)
+{
+    if (q->k + 1 > q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 8, ldg_old = qr_ldg(q), ldg = cap + QR_DEAD_MAX;
+        double *G = calloc(ldg * cap, sizeof *G), *R = calloc(cap * cap, sizeof *R);
+        for (size_t j = 0; j < q->k; j++) {
+            memcpy(G + j * ldg, q->G + j * ldg_old, q->m * sizeof *G);
+            memcpy(R + j * cap, q->R + j * q->cap, q->k * sizeof *R);
+        }
+        free(q->G); free(q->R);
+        q->G = G, q->R = R;
+        q->norm = realloc(q->norm, cap * sizeof *q->norm);
+        q->Qb = realloc(q->Qb, q->n * ldg * sizeof *q->Qb);
+        q->Qb_spare = realloc(q->Qb_spare, q->n * ldg * sizeof *q->Qb);
+        q->y = realloc(q->y, (ldg + 1) * sizeof *q->y);
+        q->s = realloc(q->s, (ldg + 1) * sizeof *q->s);
+        q->z = realloc(q->z, (ldg + 1) * sizeof *q->z);
+        q->t = realloc(q->t, (ldg + 1) * sizeof *q->t);
+        q->u = realloc(q->u, (ldg + 1) * sizeof *q->u);
+        q->cap = cap;
+    }
+    if (q->b0 + q->k + 1 > q->cap_b) {
+        if (q->b0 > 0) {   /* slide the window back to slot 0: O(n) per column, amortized */
+            memmove(q->B, q->B + q->b0 * q->n, q->k * q->n * sizeof *q->B);
+            memmove(q->tag, q->tag + q->b0, q->k * sizeof *q->tag);
+            q->b0 = 0;
+        }
+        if (q->k + 1 > q->cap_b / 2) {   /* keep half the window free for sliding */
+            q->cap_b = 2 * (q->k + 1) + 8;
+            q->B = realloc(q->B, q->cap_b * q->n * sizeof *q->B);
+            q->tag = realloc(q->tag, q->cap_b * sizeof *q->tag);
+        }
+    }
+}
+
+/* One Givens rotation [c s; -s c] on x and y (length len, strides incx, incy). */
+static void rotate(size_t len, double *x, size_t incx, double *y, size_t incy, double c, double s)
+{
+    for (size_t i = 0; i < len; i++) {
+        double a = x[i * incx], b = y[i * incy];
+        x[i * incx] = c * a + s * b;
+        y[i * incy] = c * b - s * a;
+    }
+}
+
+/* The rotation of rows (a, b) of R zeroing R[b][col]; applied to R from
+ * column col on and to columns a, b of G, so that C = Qb G R still holds. */
+static void qr_givens(seam_qr *q, size_t a, size_t b, size_t col, size_t ncols)
+{
+    double *Ra = q->R + col * q->cap + a, *Rb = q->R + col * q->cap + b;
+    if (*Rb == 0.0)
+        return;
+    double h = hypot(*Ra, *Rb);
+    double c = *Ra / h, s = *Rb / h;
+    rotate(ncols - col, Ra, q->cap, Rb, q->cap, c, s);
+    *Rb = 0.0;
+    rotate(q->m, q->G + a * qr_ldg(q), 1, q->G + b * qr_ldg(q), 1, c, s);
+}
+
+/* Remove column j (newest-first index): R turns Hessenberg from j on and is
+ * made triangular again by rotations; O(k^2 + m k), no O(n) work. */
+static void qr_delete(seam_qr *q, size_t j)
+{
+    size_t k = q->k, p = k - 1 - j;   /* p: physical slot, oldest first */
+    for (size_t c = j; c + 1 < k; c++) {
+        memcpy(q->R + c * q->cap, q->R + (c + 1) * q->cap, k * sizeof *q->R);
+        q->norm[c] = q->norm[c + 1];
+    }
+    for (size_t i = j; i + 1 < k; i++)
+        qr_givens(q, i, i + 1, i, k - 1);
+    q->k = k - 1;
+    double *B = q->B + q->b0 * q->n;
+    if (p == 0)
+        q->b0++;
+    else {
+        memmove(B + p * q->n, B + (p + 1) * q->n, (k - 1 - p) * q->n * sizeof *B);
+        memmove(q->tag + q->b0 + p, q->tag + q->b0 + p + 1, (k - 1 - p) * sizeof *q->tag);
+    }
+    if (q->k == 0)
+        q->b0 = 0;
+}
+
+/* Drop the dead directions: Qb <- Qb G (n x k), G <- I, the tracked coordinates follow. */
+static void qr_compact(seam_qr *q)
+{
+    size_t n = q->n, m = q->m, k = q->k, ldg = qr_ldg(q);
+    if (k > 0 && n > 0)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)k, (int)m, 1.0, q->Qb, (int)n, q->G,
+                    (int)ldg, 0.0, q->Qb_spare, (int)n);
+    double *t = q->Qb;
+    q->Qb = q->Qb_spare, q->Qb_spare = t;
+    if (q->tracking) {
+        if (k > 0)
+            cblas_dgemv(CblasColMajor, CblasTrans, (int)m, (int)k, 1.0, q->G, (int)ldg, q->y, 1, 0.0, q->z, 1);
+        memcpy(q->y, q->z, k * sizeof *q->y);
+    }
+    for (size_t j = 0; j < k; j++) {
+        memset(q->G + j * ldg, 0, k * sizeof *q->G);
+        q->G[j * ldg + j] = 1.0;
+    }
+    q->m = k;
+}
+
+/* Classical Gram-Schmidt of v against the first m columns of Q (ld ldq)
+ * into coefficients s, re-orthogonalized once when the first pass lost more
+ * than half the length (Kahan's "twice is enough"); *nrm is ||v|| before.
+ * Returns the remaining length, 0 when v lies in the span numerically. */
+static double cgs2(size_t n, size_t m, const double *Q, size_t ldq, double *v, double *s, double *work,
+                   double nrm)
+{
+    if (m == 0)
+        return nrm;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, Q, (int)ldq, v, 1, 0.0, s, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)m, -1.0, Q, (int)ldq, s, 1, 1.0, v, 1);
+    double rho = sqrt(cblas_ddot((int)n, v, 1, v, 1));
+    if (rho > M_SQRT1_2 * nrm)
+        return rho;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, Q, (int)ldq, v, 1, 0.0, work, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)m, -1.0, Q, (int)ldq, work, 1, 1.0, v, 1);
+    cblas_daxpy((int)m, 1.0, work, 1, s, 1);
+    double rho2 = sqrt(cblas_ddot((int)n, v, 1, v, 1));
+    return rho2 > M_SQRT1_2 * rho ? rho2 : 0.0;
+}
+
+/* The new column's coordinates t = G^T s in span(Q) and its part d = s - G t
+ * along the dead directions, re-orthogonalized like cgs2; d = 0 when it
+ * lies in span(Q) numerically. Returns ||d||. */
+static double qr_split(seam_qr *q, const double *s, double *t, double *d)
+{
+    size_t m = q->m, k = q->k, ldg = qr_ldg(q);
+    if (k == 0) {
+        memcpy(d, s, m * sizeof *d);
+        return cblas_dnrm2((int)m, d, 1);
+    }
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)m, (int)k, 1.0, q->G, (int)ldg, s, 1, 0.0, t, 1);
+    memset(d, 0, m * sizeof *d);
+    if (m == k)
+        return 0.0;
+    memcpy(d, s, m * sizeof *d);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)m, (int)k, -1.0, q->G, (int)ldg, t, 1, 1.0, d, 1);
+    double sn = cblas_dnrm2((int)m, s, 1), dn = cblas_dnrm2((int)m, d, 1);
+    if (dn > M_SQRT1_2 * sn)
+        return dn;
+    double *t2 = q->z;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)m, (int)k, 1.0, q->G, (int)ldg, d, 1, 0.0, t2, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)m, (int)k, -1.0, q->G, (int)ldg, t2, 1, 1.0, d, 1);
+    cblas_daxpy((int)k, 1.0, t2, 1, t, 1);
+    double dn2 = cblas_dnrm2((int)m, d, 1);
+    if (dn2 > M_SQRT1_2 * dn)
+        return dn2;
+    memset(d, 0, m * sizeof *d);
+    return 0.0;
+}
+
+/* Filter: newest first, a column within relative distance rcond of the span
+ * of the newer kept ones leaves (|R_jj| is that distance). */
+static void qr_filter(seam_qr *q)
+{
+    for (size_t j = 1; j < q->k;) {
+        if (fabs(q->R[j * q->cap + j]) > q->rcond * q->norm[j])
+            j++;
+        else
+            qr_delete(q, j);
+    }
+}
+
+int seam_qr_push(seam_qr *q, const double *c, const double *b, long tag, const double *t_new)
+{
+    size_t n = q->n;
+    double nrm = column_finite(c, n) ? sqrt(cblas_ddot((int)n, c, 1, c, 1)) : 0.0;   /* dnrm2 is several times slower */
+    if (!(nrm > 0.0) || !isfinite(nrm)) {
+        if (t_new)
+            seam_qr_track(q, t_new);
+        return 0;
+    }
+    if (q->k == q->max_cols)
+        qr_delete(q, q->k - 1);
+    qr_reserve(q);
+    if (q->m - q->k >= QR_DEAD_MAX || (q->m == n && q->m > q->k))
+        qr_compact(q);
+    size_t m = q->m, k = q->k, ldg = qr_ldg(q), cap = q->cap;
+    /* Its part outside span(Qb) becomes a new basis vector of Qb ... */
+    memcpy(q->v, c, n * sizeof *q->v);
+    double rho = 0.0;
+    if (m < n)
+        rho = cgs2(n, m, q->Qb, n, q->v, q->s, q->z, nrm);
+    else
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, q->Qb, (int)n, c, 1, 0.0, q->s, 1);
+    /* ... and its part inside span(Qb) splits into span(Q) and the dead directions. */
+    double *t = q->t, *u = q->u;
+    double dn = qr_split(q, q->s, t, u);
+    if (rho > 0.0) {
+        cblas_dcopy((int)n, q->v, 1, q->Qb + m * n, 1);
+        cblas_dscal((int)n, 1.0 / rho, q->Qb + m * n, 1);
+        for (size_t j = 0; j < k; j++)
+            q->G[j * ldg + m] = 0.0;
+        u[m] = rho;
+        q->m = m + 1;
+    }
+    double nu = hypot(dn, rho);
+    double *g = q->G + k * ldg;   /* the new direction of Q: u / nu, or none (zero) */
+    for (size_t i = 0; i < q->m; i++)
+        g[i] = nu > 0.0 ? u[i] / nu : 0.0;
+    /* Put c first: H = [t R; nu 0] (k+1 square), then rotations from the bottom up. */
+    for (size_t j = k; j-- > 0;) {
+        memcpy(q->R + (j + 1) * cap, q->R + j * cap, k * sizeof *q->R);
+        q->R[(j + 1) * cap + k] = 0.0;
+        q->norm[j + 1] = q->norm[j];
+    }
+    memcpy(q->R, t, k * sizeof *q->R);
+    q->R[k] = nu;
+    q->norm[0] = nrm;
+    q->k = k + 1;
+    for (size_t i = k; i > 0; i--)
+        qr_givens(q, i - 1, i, 0, k + 1);
+    memcpy(q->B + (q->b0 + k) * n, b, n * sizeof *q->B);
+    q->tag[q->b0 + k] = tag;
+    /* The tracked vector moved by c: Qb^T t_new = Qb^T t_old + s, plus the new row. */
+    if (t_new && q->tracking) {
+        cblas_daxpy((int)m, 1.0, q->s, 1, q->y, 1);
+        if (q->m > m)
+            q->y[m] = cblas_ddot((int)n, q->Qb + m * n, 1, t_new, 1);
+    }
+    qr_filter(q);
+    if (t_new && !q->tracking)
+        seam_qr_track(q, t_new);
+    else if (!t_new)
+        q->tracking = false;
+    return 1;
+}
+
+void seam_qr_track(seam_qr *q, const double *t)
+{
+    if (q->m > 0)
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)q->n, (int)q->m, 1.0, q->Qb, (int)q->n, t, 1, 0.0, q->y, 1);
+    q->tracking = true;
+}
+
+void seam_qr_keep(seam_qr *q, long lo, long hi)
+{
+    for (size_t j = q->k; j-- > 0;) {   /* newest-first index j is physical slot k - 1 - j */
+        long tg = q->tag[q->b0 + q->k - 1 - j];
+        if (tg < lo || tg > hi)
+            qr_delete(q, j);
+    }
+}
+
+void seam_qr_remove(seam_qr *q, size_t j)
+{
+    if (j < q->k)
+        qr_delete(q, q->k - 1 - j);
+}
+
+size_t seam_qr_cols(const seam_qr *q) { return q->k; }
+const double *seam_qr_B(const seam_qr *q) { return q->B ? q->B + q->b0 * q->n : NULL; }
+
+/* alpha = R^{-1} G^T w for w = Qb^T (right-hand side), into physical order. */
+static void qr_back_substitute(seam_qr *q, const double *w, double *alpha)
+{
+    size_t k = q->k;
+    if (k == 0)
+        return;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)q->m, (int)k, 1.0, q->G, (int)qr_ldg(q), w, 1, 0.0, q->z, 1);
+    cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, (int)k, q->R, (int)q->cap, q->z, 1);
+    for (size_t j = 0; j < k; j++)
+        alpha[k - 1 - j] = q->z[j];
+}
+
+void seam_qr_solve_tracked(seam_qr *q, double *alpha)
+{
+    qr_back_substitute(q, q->y, alpha);
+}
+
+void seam_qr_solve(seam_qr *q, const double *b, double *alpha)
+{
+    if (q->k == 0)
+        return;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)q->n, (int)q->m, 1.0, q->Qb, (int)q->n, b, 1, 0.0, q->s, 1);
+    qr_back_substitute(q, q->s, alpha);
+}
+
+void seam_qr_solve_many(seam_qr *q, size_t nrhs, const double *Bm, size_t ldb, double *Alpha, size_t ldalpha)
+{
+    size_t k = q->k, m = q->m;
+    if (k == 0 || nrhs == 0)
+        return;
+    double *W = malloc(m * nrhs * sizeof *W), *Z = malloc(k * nrhs * sizeof *Z);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)nrhs, (int)q->n, 1.0, q->Qb, (int)q->n, Bm,
+                (int)ldb, 0.0, W, (int)m);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)k, (int)nrhs, (int)m, 1.0, q->G, (int)qr_ldg(q), W,
+                (int)m, 0.0, Z, (int)k);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, (int)k, (int)nrhs, 1.0, q->R,
+                (int)q->cap, Z, (int)k);
+    for (size_t c = 0; c < nrhs; c++)
+        for (size_t j = 0; j < k; j++)
+            Alpha[c * ldalpha + k - 1 - j] = Z[c * k + j];
+    free(W);
+    free(Z);
+}
+
+void seam_qr_explicit(const seam_qr *q, double *Q, double *Rm)
+{
+    size_t k = q->k;
+    if (k == 0)
+        return;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)q->n, (int)k, (int)q->m, 1.0, q->Qb, (int)q->n, q->G,
+                (int)qr_ldg(q), 0.0, Q, (int)q->n);
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < k; i++)
+            Rm[j * k + i] = i <= j ? q->R[j * q->cap + i] : 0.0;
+}

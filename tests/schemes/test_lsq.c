@@ -208,6 +208,144 @@ static void test_history_keeps_tagged_columns(void **state)
     assert_null(h);
 }
 
+/* ---- the updated QR (seam_qr) ------------------------------------------ */
+
+#define QN 40
+#define QMAX 12
+
+/* Q^T Q = I and Q R = C (columns newest first, as the test keeps them). */
+static void check_factorization(const seam_qr *qr, const double *C, size_t k)
+{
+    assert_int_equal(seam_qr_cols(qr), k);
+    double Q[QN * QMAX], Rm[QMAX * QMAX];
+    seam_qr_explicit(qr, Q, Rm);
+    for (size_t a = 0; a < k; a++)
+        for (size_t b = 0; b < k; b++) {
+            double d = 0.0;
+            for (size_t i = 0; i < QN; i++)
+                d += Q[a * QN + i] * Q[b * QN + i];
+            assert_close(d, a == b ? 1.0 : 0.0, 1e-12);
+        }
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < QN; i++) {
+            double qr_ij = 0.0;
+            for (size_t l = 0; l <= j; l++)
+                qr_ij += Q[l * QN + i] * Rm[j * k + l];
+            assert_close(qr_ij, C[j * QN + i], 1e-12);
+        }
+    /* The paired columns (here equal to C) are the same columns, oldest first. */
+    const double *B = seam_qr_B(qr);
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < QN; i++)
+            assert_close(B[(k - 1 - j) * QN + i], C[j * QN + i], 0);
+}
+
+static void test_updated_qr_after_random_appends_and_deletions(void **state)
+{
+    (void)state;
+    unsigned seed = 21;
+    seam_qr *qr = seam_qr_new(QN, QMAX, 1e-8);
+    double C[QN * QMAX], c[QN];
+    long tags[QMAX];
+    size_t k = 0;
+    for (int op = 0; op < 400; op++) {
+        unsigned pick = (unsigned)((urand(&seed) + 0.5) * 10);
+        if (pick < 6 || k == 0) {   /* push a random column, tagged op / 10 */
+            for (int i = 0; i < QN; i++)
+                c[i] = urand(&seed) * (1.0 + pick);
+            assert_int_equal(seam_qr_push(qr, c, c, op / 10, NULL), 1);
+            if (k == QMAX)   /* the oldest falls out */
+                k--;
+            memmove(C + QN, C, k * QN * sizeof *C);
+            memmove(tags + 1, tags, k * sizeof *tags);
+            memcpy(C, c, sizeof c);
+            tags[0] = op / 10;
+            k++;
+        } else if (pick < 9) {      /* remove one column, physical (oldest first) index p */
+            size_t p = (size_t)((urand(&seed) + 0.5) * (double)k) % k, j = k - 1 - p;
+            seam_qr_remove(qr, p);
+            memmove(C + j * QN, C + (j + 1) * QN, (k - 1 - j) * QN * sizeof *C);
+            memmove(tags + j, tags + j + 1, (k - 1 - j) * sizeof *tags);
+            k--;
+        } else {                    /* keep the last two tags only */
+            long lo = op / 10 - 1;
+            size_t w = 0;
+            for (size_t j = 0; j < k; j++)
+                if (tags[j] >= lo) {
+                    memmove(C + w * QN, C + j * QN, QN * sizeof *C);
+                    tags[w++] = tags[j];
+                }
+            k = w;
+            seam_qr_keep(qr, lo, op / 10);
+        }
+        check_factorization(qr, C, k);
+    }
+    seam_qr_destroy(&qr);
+    assert_null(qr);
+}
+
+static void test_updated_qr_filters_the_older_dependent_column(void **state)
+{
+    (void)state;
+    unsigned seed = 8;
+    double a[QN], b[QN], e[QN], ab[QN], C[3 * QN], x[QN], alpha[3];
+    for (int i = 0; i < QN; i++) {
+        a[i] = urand(&seed), b[i] = urand(&seed), e[i] = urand(&seed);
+        ab[i] = 2.0 * a[i] - b[i] + 1e-12 * e[i];   /* within 1e-12 of span(a, b) */
+    }
+    seam_qr *qr = seam_qr_new(QN, 0, 1e-8);
+    seam_qr_push(qr, a, a, 0, NULL);
+    seam_qr_push(qr, e, e, 0, NULL);
+    seam_qr_push(qr, b, b, 0, NULL);
+    assert_int_equal(seam_qr_cols(qr), 3);
+    /* The newest, ab, stays; a, now within 1e-8 of span(ab, b), leaves for good. */
+    assert_int_equal(seam_qr_push(qr, ab, ab, 0, NULL), 1);
+    memcpy(C, ab, sizeof ab), memcpy(C + QN, b, sizeof b), memcpy(C + 2 * QN, e, sizeof e);
+    check_factorization(qr, C, 3);
+    /* Least squares over the kept columns: x = 3 ab + 0.5 b - e exactly. */
+    for (int i = 0; i < QN; i++)
+        x[i] = 3.0 * ab[i] + 0.5 * b[i] - e[i];
+    seam_qr_solve(qr, x, alpha);   /* oldest first: e, b, ab */
+    assert_close(alpha[0], -1.0, 1e-12);
+    assert_close(alpha[1], 0.5, 1e-12);
+    assert_close(alpha[2], 3.0, 1e-12);
+    /* Zero and non-finite columns are refused, nothing changes, no NaN. */
+    double zero[QN] = {0}, bad[QN];
+    memcpy(bad, a, sizeof a);
+    bad[3] = NAN;
+    assert_int_equal(seam_qr_push(qr, zero, zero, 0, NULL), 0);
+    assert_int_equal(seam_qr_push(qr, bad, bad, 0, NULL), 0);
+    check_factorization(qr, C, 3);
+    seam_qr_destroy(&qr);
+}
+
+static void test_updated_qr_tracked_solve_matches_direct_solve(void **state)
+{
+    (void)state;
+    unsigned seed = 4;
+    seam_qr *qr = seam_qr_new(QN, 0, 1e-8);
+    double r[QN], r_old[QN], dr[QN], alpha[QN], beta[QN];
+    for (int i = 0; i < QN; i++)
+        r[i] = urand(&seed);
+    seam_qr_track(qr, r);
+    for (int it = 0; it < 30; it++) {   /* r moves by dr each time, as IQN-ILS's residual does */
+        memcpy(r_old, r, sizeof r);
+        for (int i = 0; i < QN; i++) {
+            r[i] = r_old[i] + urand(&seed);
+            dr[i] = r[i] - r_old[i];
+        }
+        if (it == 12)
+            seam_qr_keep(qr, 5, 100);   /* deletions keep the tracked coordinates valid */
+        seam_qr_push(qr, dr, dr, it, r);
+        size_t k = seam_qr_cols(qr);
+        seam_qr_solve_tracked(qr, alpha);
+        seam_qr_solve(qr, r, beta);
+        for (size_t j = 0; j < k; j++)
+            assert_close(alpha[j], beta[j], 1e-12 * (1.0 + fabs(beta[j])));
+    }
+    seam_qr_destroy(&qr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +353,9 @@ int main(void)
         cmocka_unit_test(test_duplicates_and_zero_columns_are_filtered),
         cmocka_unit_test(test_least_squares_residual_is_orthogonal),
         cmocka_unit_test(test_history_keeps_tagged_columns),
+        cmocka_unit_test(test_updated_qr_after_random_appends_and_deletions),
+        cmocka_unit_test(test_updated_qr_filters_the_older_dependent_column),
+        cmocka_unit_test(test_updated_qr_tracked_solve_matches_direct_solve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

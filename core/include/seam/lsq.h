@@ -57,6 +57,46 @@ size_t seam_history_rows(const seam_history *self);
 const double *seam_history_A(const seam_history *self);
 const double *seam_history_B(const seam_history *self);
 
+/* An updated QR factorization of a column history, for the schemes'
+ * per-iteration least squares at O(n k) instead of a factorization from
+ * scratch at O(n k^2). Columns C = [c_0 c_1 ...] are ordered newest first,
+ * each paired with a column of B (same length n) and tagged with its time
+ * step. C = Qb G R with Qb (n x m) orthonormal and only ever appended to
+ * (classical Gram-Schmidt with one re-orthogonalization when needed), G
+ * (m x k) orthonormal columns collecting every Givens rotation, R (k x k)
+ * upper triangular; m - k "dead" directions left by deletions are squeezed
+ * out now and then by Qb <- Qb G. The filter (the meaning of seam_lsq's
+ * rcond): a column is removed for good when its distance from the span of
+ * the newer kept columns, |R_jj|, is at most rcond times its length, so the
+ * newest data win (Haelterman et al.'s QR2 filter). */
+typedef struct seam_qr seam_qr;
+
+/* At most max_cols columns (0: n); beyond that the oldest is dropped. */
+seam_qr *seam_qr_new(size_t n, size_t max_cols, double rcond);
+void seam_qr_destroy(seam_qr **self_p);
+/* Insert c (newest, paired with b, tagged) and filter. Zero or non-finite c
+ * is refused (returns 0; 1 when inserted). When t_new is given it becomes
+ * the tracked vector: if the previous tracked vector was t_new - c, its
+ * coordinates are updated at O(n) instead of recomputed at O(n m). */
+int seam_qr_push(seam_qr *self, const double *c, const double *b, long tag, const double *t_new);
+/* Track t: its coordinates Qb^T t are kept for seam_qr_solve_tracked. */
+void seam_qr_track(seam_qr *self, const double *t);
+/* Remove every column whose tag lies outside [lo, hi], and column j
+ * (physical order, oldest first). */
+void seam_qr_keep(seam_qr *self, long lo, long hi);
+void seam_qr_remove(seam_qr *self, size_t j);
+size_t seam_qr_cols(const seam_qr *self);
+/* The paired columns, oldest first, n x cols contiguous (leading dim n). */
+const double *seam_qr_B(const seam_qr *self);
+/* alpha (cols, oldest first) = argmin ||C alpha - t|| for the tracked t, for
+ * a given b, or for nrhs right-hand sides (Alpha cols x nrhs, ld ldalpha). */
+void seam_qr_solve_tracked(seam_qr *self, double *alpha);
+void seam_qr_solve(seam_qr *self, const double *b, double *alpha);
+void seam_qr_solve_many(seam_qr *self, size_t nrhs, const double *Bm, size_t ldb, double *Alpha, size_t ldalpha);
+/* For tests: Q = Qb G (n x cols) and the upper triangular R (cols x cols),
+ * column-major, newest column first, so C (newest first) = Q R. */
+void seam_qr_explicit(const seam_qr *self, double *Q, double *Rm);
+
 #ifdef __cplusplus
 }
 #endif
