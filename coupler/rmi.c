@@ -26,17 +26,15 @@ typedef struct {
     long reuse;          /* steps whose pairs are kept besides the current one */
     int solver;          /* RMI_WOODBURY or RMI_GMRES */
     size_t n;
-    seam_history *fluid; /* A = V (position differences), B = P (load differences) */
-    seam_history *solid; /* A = P' (load differences), B = V' (position differences) */
-    seam_lsq *lsq_f, *lsq_s;
-    bool dirty_f, dirty_s;
+    seam_qr *lsq_f;      /* updated QR of V (position differences), paired with P (load differences) */
+    seam_qr *lsq_s;      /* updated QR of P' (load differences), paired with V' (position differences) */
     double *Xf, *pf, *ps, *Xs_old, *d, *g, *w;   /* anchors, increments, scratch */
-    int fallbacks, lapack_failures;               /* this step, reported at its end */
+    int fallbacks;                                /* this step, reported at its end */
 } rmi;
 
 /* The operator y -> Z y of one Woodbury/GMRES solve: Z = second o mid o first. */
 typedef struct {
-    seam_lsq *first, *second;
+    seam_qr *first, *second;
     const double *mid, *U;   /* n x k1 and n x k2 */
     size_t n, k1, k2;
 } rmi_lowrank;
@@ -48,15 +46,13 @@ static void *rmi_create(seam_cfg *coupling)
     r->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
     r->solver = seam_cfg_enum(coupling, "rmi_solver", solver_names, RMI_WOODBURY, 0);
-    r->lsq_f = seam_lsq_new();
-    r->lsq_s = seam_lsq_new();
     return r;
 }
 
 static void rmi_free_vectors(rmi *r)
 {
-    seam_history_destroy(&r->fluid);
-    seam_history_destroy(&r->solid);
+    seam_qr_destroy(&r->lsq_f);
+    seam_qr_destroy(&r->lsq_s);
     free(r->Xf);
     r->Xf = NULL;
 }
@@ -67,8 +63,6 @@ static void rmi_destroy(void *self)
     if (!r)
         return;
     rmi_free_vectors(r);
-    seam_lsq_destroy(&r->lsq_f);
-    seam_lsq_destroy(&r->lsq_s);
     free(r);
 }
 
@@ -79,8 +73,8 @@ static void rmi_reserve(rmi *r, size_t n)
     rmi_free_vectors(r);
     r->n = n;
     size_t m = n ? n : 1;
-    r->fluid = seam_history_new(n, 0);
-    r->solid = seam_history_new(n, 0);
+    r->lsq_f = seam_qr_new(n, 0, r->filter);
+    r->lsq_s = seam_qr_new(n, 0, r->filter);
     r->Xf = malloc(7 * m * sizeof *r->Xf);
     r->pf = r->Xf + m;
     r->ps = r->pf + m;
@@ -90,27 +84,15 @@ static void rmi_reserve(rmi *r, size_t n)
     r->w = r->g + m;
 }
 
-/* Reduced Jacobians (sec. 2.3.2): QR with pivoting of V for F_X and of P' for S_p. */
-static void rmi_factor(rmi *r)
-{
-    if (r->dirty_f &&
-        seam_lsq_factor(r->lsq_f, r->n, seam_history_count(r->fluid), seam_history_A(r->fluid), r->n, r->filter) < 0)
-        r->lapack_failures++;
-    if (r->dirty_s &&
-        seam_lsq_factor(r->lsq_s, r->n, seam_history_count(r->solid), seam_history_A(r->solid), r->n, r->filter) < 0)
-        r->lapack_failures++;
-    r->dirty_f = r->dirty_s = false;
-}
-
 /* Y (k2 x nrhs) = Z X = second(mid first(X)) for X n x nrhs. */
 static void lowrank_apply_Z(const rmi_lowrank *L, size_t nrhs, const double *X, double *Y)
 {
     double *T1 = malloc((L->k1 ? L->k1 : 1) * nrhs * sizeof *T1);
     double *T2 = malloc(L->n * nrhs * sizeof *T2);
-    seam_lsq_solve_many(L->first, nrhs, X, L->n, T1, L->k1);
+    seam_qr_solve_many(L->first, nrhs, X, L->n, T1, L->k1);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)L->n, (int)nrhs, (int)L->k1, 1.0, L->mid,
                 (int)L->n, T1, (int)(L->k1 ? L->k1 : 1), 0.0, T2, (int)L->n);
-    seam_lsq_solve_many(L->second, nrhs, T2, L->n, Y, L->k2);
+    seam_qr_solve_many(L->second, nrhs, T2, L->n, Y, L->k2);
     free(T1);
     free(T2);
 }
@@ -179,10 +161,10 @@ static int rmi_lowrank_solve(rmi *r, const rmi_lowrank *L, const double *g, doub
 /* F_X y = P R_1^{-1} Q_1^T y, into out (n). */
 static void rmi_apply_FX(rmi *r, const double *y, double *out)
 {
-    size_t k = seam_history_count(r->fluid);
+    size_t k = seam_qr_cols(r->lsq_f);
     double *alpha = malloc((k ? k : 1) * sizeof *alpha);
-    seam_lsq_solve(r->lsq_f, y, alpha);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_history_B(r->fluid), (int)r->n, alpha, 1,
+    seam_qr_solve(r->lsq_f, y, alpha);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_qr_B(r->lsq_f), (int)r->n, alpha, 1,
                 0.0, out, 1);
     free(alpha);
 }
@@ -190,10 +172,10 @@ static void rmi_apply_FX(rmi *r, const double *y, double *out)
 /* S_p y = V' R'_1^{-1} Q'_1^T y, added to out (n). */
 static void rmi_add_Sp(rmi *r, const double *y, double *out)
 {
-    size_t k = seam_history_count(r->solid);
+    size_t k = seam_qr_cols(r->lsq_s);
     double *beta = malloc((k ? k : 1) * sizeof *beta);
-    seam_lsq_solve(r->lsq_s, y, beta);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_history_B(r->solid), (int)r->n, beta, 1,
+    seam_qr_solve(r->lsq_s, y, beta);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_qr_B(r->lsq_s), (int)r->n, beta, 1,
                 1.0, out, 1);
     free(beta);
 }
@@ -208,8 +190,8 @@ static void rmi_solve_X(rmi *r, const double *Xs, double *X_next)
         r->w[i] = r->pf[i] - r->ps[i];
     }
     rmi_add_Sp(r, r->w, r->g);
-    rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_history_B(r->fluid), seam_history_B(r->solid), n,
-                     seam_history_count(r->fluid), seam_history_count(r->solid)};
+    rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_qr_B(r->lsq_f), seam_qr_B(r->lsq_s), n,
+                     seam_qr_cols(r->lsq_f), seam_qr_cols(r->lsq_s)};
     rmi_lowrank_solve(r, &L, r->g, r->d);
     for (size_t i = 0; i < n; i++)
         X_next[i] = r->Xf[i] + r->d[i];
@@ -225,8 +207,8 @@ static void rmi_solve_p(rmi *r, const double *Xs, double *p_next)
     rmi_apply_FX(r, r->w, r->g);
     for (size_t i = 0; i < n; i++)
         r->g[i] += r->pf[i] - r->ps[i];
-    rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_history_B(r->solid), seam_history_B(r->fluid), n,
-                     seam_history_count(r->solid), seam_history_count(r->fluid)};
+    rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_qr_B(r->lsq_s), seam_qr_B(r->lsq_f), n,
+                     seam_qr_cols(r->lsq_s), seam_qr_cols(r->lsq_f)};
     rmi_lowrank_solve(r, &L, r->g, r->d);
     for (size_t i = 0; i < n; i++)
         p_next[i] = r->ps[i] + r->d[i];
@@ -243,8 +225,7 @@ static seam_status rmi_call_fluid(rmi *r, seam_coupling *c, const double *X, dou
             r->d[i] = X[i] - r->Xf[i];
             r->w[i] = p[i] - r->pf[i];
         }
-        seam_history_push(r->fluid, r->d, r->w, step);
-        r->dirty_f = true;
+        seam_qr_push(r->lsq_f, r->d, r->w, step, NULL);   /* updates F_X's QR: O(n k) */
     }
     memcpy(r->Xf, X, r->n * sizeof *r->Xf);
     memcpy(r->pf, p, r->n * sizeof *r->pf);
@@ -264,8 +245,7 @@ static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p, dou
             r->d[i] = p[i] - r->ps[i];
             r->w[i] = Xs[i] - r->Xs_old[i];
         }
-        seam_history_push(r->solid, r->d, r->w, step);
-        r->dirty_s = true;
+        seam_qr_push(r->lsq_s, r->d, r->w, step, NULL);   /* updates S_p's QR */
     }
     memcpy(r->ps, p, r->n * sizeof *r->ps);
     return SEAM_OK;
@@ -277,9 +257,8 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     size_t n = seam_coupling_size(c);
     rmi_reserve(r, n);
     long step = seam_coupling_step_index(c);
-    seam_history_keep(r->fluid, step - r->reuse, step - 1);
-    seam_history_keep(r->solid, step - r->reuse, step - 1);
-    r->dirty_f = r->dirty_s = true;
+    seam_qr_keep(r->lsq_f, step - r->reuse, step - 1);
+    seam_qr_keep(r->lsq_s, step - r->reuse, step - 1);
     double *X = malloc(2 * (n ? n : 1) * sizeof *X);   /* next fluid input, next solid input */
     double *p = X + (n ? n : 1);
     seam_status st = rmi_call_fluid(r, c, X_pred, p, true, step);             /* line 2 */
@@ -288,8 +267,7 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     if (st == SEAM_OK)
         *verdict = seam_coupling_judge(c, X_out, r->Xf);
     while (st == SEAM_OK && *verdict == SEAM_ITERATE) {
-        rmi_factor(r);
-        if (seam_history_count(r->fluid) && seam_history_count(r->solid))
+        if (seam_qr_cols(r->lsq_f) && seam_qr_cols(r->lsq_s))
             rmi_solve_X(r, X_out, X);                                          /* line 11: eq. 2.6 */
         else
             for (size_t i = 0; i < n; i++)                                     /* line 3: X_2^f = X_1^s */
@@ -297,8 +275,8 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
         st = rmi_call_fluid(r, c, X, p, false, step);                          /* line 12 */
         if (st != SEAM_OK)
             break;
-        rmi_factor(r);                                                         /* line 13 */
-        if (seam_history_count(r->solid))
+        /* line 13: the reduced Jacobians were updated by the pushes in rmi_call_fluid/solid */
+        if (seam_qr_cols(r->lsq_s))
             rmi_solve_p(r, X_out, p);                                          /* line 14: eq. 2.7 */
         st = rmi_call_solid(r, c, p, X_out, false, step);                      /* line 15 */
         if (st != SEAM_OK)
@@ -306,10 +284,10 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
         *verdict = seam_coupling_judge(c, X_out, r->Xf);                      /* line 16 */
     }
     free(X);
-    if (r->fallbacks || r->lapack_failures)
-        seam_coupling_warn(c, "the reduced system was singular %d times and LAPACK failed %d times; "
-                              "those updates fell back to plain Gauss-Seidel", r->fallbacks, r->lapack_failures);
-    r->fallbacks = r->lapack_failures = 0;
+    if (r->fallbacks)
+        seam_coupling_warn(c, "the reduced system was singular %d times; those updates fell back to plain "
+                              "Gauss-Seidel", r->fallbacks);
+    r->fallbacks = 0;
     return st;
 }
 
