@@ -20,6 +20,17 @@
 enum { RMI_WOODBURY, RMI_GMRES };
 static const char *const solver_names[] = {"woodbury", "gmres", NULL};
 
+/* A cross product C = Qb_a^T B_b of one model's orthonormal basis with the
+ * other model's paired columns (m_a x k_b, ld ldc): with both, the reduced
+ * k x k system of the Woodbury identity is formed without O(n k^2) work. */
+typedef struct {
+    double *C;
+    size_t rows, cols, ldc, capc;
+    unsigned long epoch;     /* of Qb_a when the rows were computed */
+    unsigned long *ids;      /* serial numbers of B_b's columns held */
+    bool valid;
+} rmi_cross;
+
 typedef struct {
     double omega;        /* relaxation of the first model-free update (Algorithm 1 line 3 uses 1) */
     double filter;       /* rcond of the QR filter */
@@ -28,14 +39,18 @@ typedef struct {
     size_t n;
     seam_qr *lsq_f;      /* updated QR of V (position differences), paired with P (load differences) */
     seam_qr *lsq_s;      /* updated QR of P' (load differences), paired with V' (position differences) */
+    rmi_cross fs, sf;    /* Qb_f^T V' and Qb_s^T P, kept up to date pair by pair */
     double *Xf, *pf, *ps, *Xs_old, *d, *g, *w;   /* anchors, increments, scratch */
     int fallbacks;                                /* this step, reported at its end */
 } rmi;
 
-/* The operator y -> Z y of one Woodbury/GMRES solve: Z = second o mid o first. */
+/* The operator y -> Z y of one Woodbury/GMRES solve: Z = second^+ mid first^+,
+ * first^+ y = argmin ||C_first alpha - y|| (the reduced Jacobian's solve). */
 typedef struct {
     seam_qr *first, *second;
     const double *mid, *U;   /* n x k1 and n x k2 */
+    const rmi_cross *CU;     /* Qb_first^T U */
+    const rmi_cross *CM;     /* Qb_second^T mid */
     size_t n, k1, k2;
 } rmi_lowrank;
 
@@ -49,8 +64,65 @@ static void *rmi_create(seam_cfg *coupling)
     return r;
 }
 
+static void cross_free(rmi_cross *x)
+{
+    free(x->C);
+    free(x->ids);
+    *x = (rmi_cross){0};
+}
+
+/* Bring C = Qb_a^T B_b up to date: drop the columns of pairs b no longer
+ * holds, add rows for basis vectors a appended since, columns for pairs b
+ * added since; all from scratch only when Qb_a was rewritten. */
+static void cross_update(rmi_cross *x, seam_qr *a, seam_qr *b, size_t n)
+{
+    size_t m, k = seam_qr_cols(b);
+    const double *Qb = seam_qr_basis(a, &m), *B = seam_qr_B(b);
+    const unsigned long *ids = seam_qr_ids(b);
+    if (!x->valid || x->epoch != seam_qr_epoch(a) || m < x->rows) {
+        x->rows = x->cols = 0;
+        x->epoch = seam_qr_epoch(a);
+        x->valid = true;
+    }
+    if (m > x->ldc || k > x->capc) {   /* grow, keeping what is held */
+        size_t ldc = m > x->ldc ? 2 * m + 8 : x->ldc, capc = k > x->capc ? 2 * k + 8 : x->capc;
+        double *C = malloc(ldc * capc * sizeof *C);
+        for (size_t j = 0; j < x->cols; j++)
+            memcpy(C + j * ldc, x->C + j * x->ldc, x->rows * sizeof *C);
+        free(x->C);
+        x->C = C, x->ldc = ldc;
+        x->ids = realloc(x->ids, capc * sizeof *x->ids);
+        x->capc = capc;
+    }
+    /* Both id lists increase: keep the held columns b still has, in order. */
+    size_t w = 0, jb = 0;
+    for (size_t j = 0; j < x->cols; j++) {
+        while (jb < k && ids[jb] < x->ids[j])
+            jb++;
+        if (jb < k && ids[jb] == x->ids[j]) {
+            if (w != j)
+                memcpy(x->C + w * x->ldc, x->C + j * x->ldc, x->rows * sizeof *x->C);
+            x->ids[w++] = x->ids[j];
+        }
+    }
+    x->cols = w;   /* b's columns: these w held ones (oldest), then the ones added since */
+    for (size_t i = x->rows; i < m && w > 0; i++)   /* rows of basis vectors appended since (one a pair, as a rule) */
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)w, 1.0, B, (int)n, Qb + i * n, 1, 0.0, x->C + i,
+                    (int)x->ldc);
+    x->rows = m;
+    size_t add = k - w;
+    for (size_t j = w; j < k && m > 0; j++)   /* whole columns for pairs added since */
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, Qb, (int)n, B + j * n, 1, 0.0, x->C + j * x->ldc,
+                    1);
+    for (size_t j = 0; j < add; j++)
+        x->ids[w + j] = ids[w + j];
+    x->cols = k;
+}
+
 static void rmi_free_vectors(rmi *r)
 {
+    cross_free(&r->fs);
+    cross_free(&r->sf);
     seam_qr_destroy(&r->lsq_f);
     seam_qr_destroy(&r->lsq_s);
     free(r->Xf);
@@ -84,17 +156,31 @@ static void rmi_reserve(rmi *r, size_t n)
     r->w = r->g + m;
 }
 
-/* Y (k2 x nrhs) = Z X = second(mid first(X)) for X n x nrhs. */
-static void lowrank_apply_Z(const rmi_lowrank *L, size_t nrhs, const double *X, double *Y)
+/* z (k2) = Z x = second^+ (mid (first^+ x)) for one n-vector x: one product
+ * with Qb_first, then mid's coordinates in Qb_second come from CM. */
+static void lowrank_apply_Z(const rmi_lowrank *L, const double *x, double *z)
 {
-    double *T1 = malloc((L->k1 ? L->k1 : 1) * nrhs * sizeof *T1);
-    double *T2 = malloc(L->n * nrhs * sizeof *T2);
-    seam_qr_solve_many(L->first, nrhs, X, L->n, T1, L->k1);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)L->n, (int)nrhs, (int)L->k1, 1.0, L->mid,
-                (int)L->n, T1, (int)(L->k1 ? L->k1 : 1), 0.0, T2, (int)L->n);
-    seam_qr_solve_many(L->second, nrhs, T2, L->n, Y, L->k2);
+    size_t m1, m2 = L->CM->rows;
+    const double *Q1 = seam_qr_basis(L->first, &m1);
+    double *c = malloc((m1 + m2 + L->k1 + 1) * sizeof *c), *cm = c + m1, *alpha = cm + m2;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)L->n, (int)m1, 1.0, Q1, (int)L->n, x, 1, 0.0, c, 1);
+    seam_qr_solve_coords(L->first, 1, c, m1, alpha, L->k1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)m2, (int)L->k1, 1.0, L->CM->C, (int)L->CM->ldc, alpha, 1, 0.0, cm,
+                1);
+    seam_qr_solve_coords(L->second, 1, cm, m2, z, L->k2);
+    free(c);
+}
+
+/* ZU (k2 x k2) = second^+ mid first^+ U from the cross products alone: O(m k^2). */
+static void lowrank_ZU(const rmi_lowrank *L, double *ZU)
+{
+    size_t k1 = L->k1, k2 = L->k2, m2 = L->CM->rows;
+    double *T1 = malloc((k1 * k2 + m2 * k2 + 1) * sizeof *T1), *W2 = T1 + k1 * k2;
+    seam_qr_solve_coords(L->first, k2, L->CU->C, L->CU->ldc, T1, k1);                 /* first^+ U */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m2, (int)k2, (int)k1, 1.0, L->CM->C,
+                (int)L->CM->ldc, T1, (int)k1, 0.0, W2, (int)m2);                       /* Qb_second^T mid T1 */
+    seam_qr_solve_coords(L->second, k2, W2, m2, ZU, k2);
     free(T1);
-    free(T2);
 }
 
 /* y = (I - U Z) x, the matrix-free operator of eq. 2.6 / 2.7 for GMRES. */
@@ -102,7 +188,7 @@ static void lowrank_apply(void *ctx, const double *x, double *y)
 {
     const rmi_lowrank *L = ctx;
     double *z = malloc(L->k2 * sizeof *z);
-    lowrank_apply_Z(L, 1, x, z);
+    lowrank_apply_Z(L, x, z);
     memcpy(y, x, L->n * sizeof *y);
     cblas_dgemv(CblasColMajor, CblasNoTrans, (int)L->n, (int)L->k2, -1.0, L->U, (int)L->n, z, 1, 1.0, y, 1);
     free(z);
@@ -117,12 +203,12 @@ static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double 
     double *M = malloc((k * k + k) * sizeof *M);
     double *y = M + k * k;
     lapack_int *ipiv = malloc(k * sizeof *ipiv);
-    lowrank_apply_Z(L, k, L->U, M);
+    lowrank_ZU(L, M);
     for (size_t i = 0; i < k * k; i++)
         M[i] = -M[i];
     for (size_t i = 0; i < k; i++)
         M[i * k + i] += 1.0;
-    lowrank_apply_Z(L, 1, g, y);
+    lowrank_apply_Z(L, g, y);
     lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)k, 1, M, (lapack_int)k, ipiv, y, (lapack_int)k);
     if (info == 0)
         cblas_dgemv(CblasColMajor, CblasNoTrans, (int)L->n, (int)k, 1.0, L->U, (int)L->n, y, 1, 1.0, x, 1);
@@ -190,7 +276,9 @@ static void rmi_solve_X(rmi *r, const double *Xs, double *X_next)
         r->w[i] = r->pf[i] - r->ps[i];
     }
     rmi_add_Sp(r, r->w, r->g);
-    rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_qr_B(r->lsq_f), seam_qr_B(r->lsq_s), n,
+    cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
+    cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
+    rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_qr_B(r->lsq_f), seam_qr_B(r->lsq_s), &r->fs, &r->sf, n,
                      seam_qr_cols(r->lsq_f), seam_qr_cols(r->lsq_s)};
     rmi_lowrank_solve(r, &L, r->g, r->d);
     for (size_t i = 0; i < n; i++)
@@ -207,7 +295,9 @@ static void rmi_solve_p(rmi *r, const double *Xs, double *p_next)
     rmi_apply_FX(r, r->w, r->g);
     for (size_t i = 0; i < n; i++)
         r->g[i] += r->pf[i] - r->ps[i];
-    rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_qr_B(r->lsq_s), seam_qr_B(r->lsq_f), n,
+    cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
+    cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
+    rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_qr_B(r->lsq_s), seam_qr_B(r->lsq_f), &r->sf, &r->fs, n,
                      seam_qr_cols(r->lsq_s), seam_qr_cols(r->lsq_f)};
     rmi_lowrank_solve(r, &L, r->g, r->d);
     for (size_t i = 0; i < n; i++)

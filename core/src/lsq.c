@@ -235,6 +235,9 @@ struct seam_qr {
     double *norm;          /* ||c_j||, newest first */
     double *B;             /* paired columns, oldest first from slot b0 */
     long *tag;             /* tags, oldest first from slot b0 */
+    unsigned long *id;     /* serial number of each pair, oldest first from slot b0 */
+    unsigned long serial;  /* pairs pushed so far */
+    unsigned long epoch;   /* times Qb was rewritten (not just appended to) */
     size_t b0, cap_b;
     double *y;             /* Qb^T t for the tracked t */
     bool tracking;
@@ -259,7 +262,7 @@ void seam_qr_destroy(seam_qr **self_p)
         return;
     seam_qr *q = *self_p;
     free(q->Qb); free(q->Qb_spare); free(q->G); free(q->R); free(q->norm);
-    free(q->B); free(q->tag); free(q->y); free(q->v); free(q->s); free(q->z);
+    free(q->B); free(q->tag); free(q->id); free(q->y); free(q->v); free(q->s); free(q->z);
     free(q->t); free(q->u);
     free(q);
     *self_p = NULL;
@@ -291,12 +294,14 @@ static void qr_reserve(seam_qr *q)
         if (q->b0 > 0) {   /* slide the window back to slot 0: O(n) per column, amortized */
             memmove(q->B, q->B + q->b0 * q->n, q->k * q->n * sizeof *q->B);
             memmove(q->tag, q->tag + q->b0, q->k * sizeof *q->tag);
+            memmove(q->id, q->id + q->b0, q->k * sizeof *q->id);
             q->b0 = 0;
         }
         if (q->k + 1 > q->cap_b / 2) {   /* keep half the window free for sliding */
             q->cap_b = 2 * (q->k + 1) + 8;
             q->B = realloc(q->B, q->cap_b * q->n * sizeof *q->B);
             q->tag = realloc(q->tag, q->cap_b * sizeof *q->tag);
+            q->id = realloc(q->id, q->cap_b * sizeof *q->id);
         }
     }
 }
@@ -343,6 +348,7 @@ static void qr_delete(seam_qr *q, size_t j)
     else {
         memmove(B + p * q->n, B + (p + 1) * q->n, (k - 1 - p) * q->n * sizeof *B);
         memmove(q->tag + q->b0 + p, q->tag + q->b0 + p + 1, (k - 1 - p) * sizeof *q->tag);
+        memmove(q->id + q->b0 + p, q->id + q->b0 + p + 1, (k - 1 - p) * sizeof *q->id);
     }
     if (q->k == 0)
         q->b0 = 0;
@@ -367,6 +373,7 @@ static void qr_compact(seam_qr *q)
         q->G[j * ldg + j] = 1.0;
     }
     q->m = k;
+    q->epoch++;
 }
 
 /* Classical Gram-Schmidt of v against the first m columns of Q (ld ldq)
@@ -483,6 +490,7 @@ int seam_qr_push(seam_qr *q, const double *c, const double *b, long tag, const d
         qr_givens(q, i - 1, i, 0, k + 1);
     memcpy(q->B + (q->b0 + k) * n, b, n * sizeof *q->B);
     q->tag[q->b0 + k] = tag;
+    q->id[q->b0 + k] = ++q->serial;
     /* The tracked vector moved by c: Qb^T t_new = Qb^T t_old + s, plus the new row. */
     if (t_new && q->tracking) {
         cblas_daxpy((int)m, 1.0, q->s, 1, q->y, 1);
@@ -534,6 +542,31 @@ static void qr_back_substitute(seam_qr *q, const double *w, double *alpha)
         alpha[k - 1 - j] = q->z[j];
 }
 
+const double *seam_qr_basis(const seam_qr *q, size_t *m)
+{
+    *m = q->m;
+    return q->Qb;
+}
+
+unsigned long seam_qr_epoch(const seam_qr *q) { return q->epoch; }
+const unsigned long *seam_qr_ids(const seam_qr *q) { return q->id ? q->id + q->b0 : NULL; }
+
+void seam_qr_solve_coords(seam_qr *q, size_t nrhs, const double *W, size_t ldw, double *Alpha, size_t ldalpha)
+{
+    size_t k = q->k, m = q->m;
+    if (k == 0 || nrhs == 0)
+        return;
+    double *Z = malloc(k * nrhs * sizeof *Z);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)k, (int)nrhs, (int)m, 1.0, q->G, (int)qr_ldg(q), W,
+                (int)ldw, 0.0, Z, (int)k);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, (int)k, (int)nrhs, 1.0, q->R,
+                (int)q->cap, Z, (int)k);
+    for (size_t c = 0; c < nrhs; c++)
+        for (size_t j = 0; j < k; j++)
+            Alpha[c * ldalpha + k - 1 - j] = Z[c * k + j];
+    free(Z);
+}
+
 void seam_qr_solve_tracked(seam_qr *q, double *alpha)
 {
     qr_back_substitute(q, q->y, alpha);
@@ -549,21 +582,14 @@ void seam_qr_solve(seam_qr *q, const double *b, double *alpha)
 
 void seam_qr_solve_many(seam_qr *q, size_t nrhs, const double *Bm, size_t ldb, double *Alpha, size_t ldalpha)
 {
-    size_t k = q->k, m = q->m;
-    if (k == 0 || nrhs == 0)
+    size_t m = q->m;
+    if (q->k == 0 || nrhs == 0)
         return;
-    double *W = malloc(m * nrhs * sizeof *W), *Z = malloc(k * nrhs * sizeof *Z);
+    double *W = malloc(m * nrhs * sizeof *W);
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)nrhs, (int)q->n, 1.0, q->Qb, (int)q->n, Bm,
                 (int)ldb, 0.0, W, (int)m);
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)k, (int)nrhs, (int)m, 1.0, q->G, (int)qr_ldg(q), W,
-                (int)m, 0.0, Z, (int)k);
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, (int)k, (int)nrhs, 1.0, q->R,
-                (int)q->cap, Z, (int)k);
-    for (size_t c = 0; c < nrhs; c++)
-        for (size_t j = 0; j < k; j++)
-            Alpha[c * ldalpha + k - 1 - j] = Z[c * k + j];
+    seam_qr_solve_coords(q, nrhs, W, m, Alpha, ldalpha);
     free(W);
-    free(Z);
 }
 
 void seam_qr_explicit(const seam_qr *q, double *Q, double *Rm)

@@ -93,6 +93,16 @@ const double *seam_qr_B(const seam_qr *self);
 void seam_qr_solve_tracked(seam_qr *self, double *alpha);
 void seam_qr_solve(seam_qr *self, const double *b, double *alpha);
 void seam_qr_solve_many(seam_qr *self, size_t nrhs, const double *Bm, size_t ldb, double *Alpha, size_t ldalpha);
+/* What products with Qb need to be kept up to date elsewhere (RMI's
+ * cross products Qb^T M): Qb (n x m, ld n), an epoch that changes whenever
+ * Qb is rewritten rather than appended to, and a serial number for each
+ * pair, oldest first (increasing). */
+const double *seam_qr_basis(const seam_qr *self, size_t *m);
+unsigned long seam_qr_epoch(const seam_qr *self);
+const unsigned long *seam_qr_ids(const seam_qr *self);
+/* Alpha (cols x nrhs, oldest first) = argmin ||C alpha - b|| for right-hand
+ * sides given by their coordinates W = Qb^T b (m x nrhs, ld ldw). */
+void seam_qr_solve_coords(seam_qr *self, size_t nrhs, const double *W, size_t ldw, double *Alpha, size_t ldalpha);
 /* For tests: Q = Qb G (n x cols) and the upper triangular R (cols x cols),
  * column-major, newest column first, so C (newest first) = Q R. */
 void seam_qr_explicit(const seam_qr *self, double *Q, double *Rm);
