@@ -288,17 +288,17 @@ static void test_updated_qr_filters_the_older_dependent_column(void **state)
 {
     (void)state;
     unsigned seed = 8;
-    double a[QN], b[QN], e[QN], ab[QN], C[3 * QN], x[QN], alpha[3];
+    double a[QN], b[QN], e[QN], f[QN], ab[QN], C[3 * QN], x[QN], alpha[3];
     for (int i = 0; i < QN; i++) {
-        a[i] = urand(&seed), b[i] = urand(&seed), e[i] = urand(&seed);
-        ab[i] = 2.0 * a[i] - b[i] + 1e-12 * e[i];   /* within 1e-12 of span(a, b) */
+        a[i] = urand(&seed), b[i] = urand(&seed), e[i] = urand(&seed), f[i] = urand(&seed);
+        ab[i] = 2.0 * a[i] - b[i] + 1e-11 * f[i];   /* within 1e-11 of span(a, b), f a new direction */
     }
     seam_qr *qr = seam_qr_new(QN, 0, 1e-8);
     seam_qr_push(qr, a, a, 0, NULL);
     seam_qr_push(qr, e, e, 0, NULL);
     seam_qr_push(qr, b, b, 0, NULL);
     assert_int_equal(seam_qr_cols(qr), 3);
-    /* The newest, ab, stays; a, now within 1e-8 of span(ab, b), leaves for good. */
+    /* The newest, ab, stays; a, now within ~1e-11 of span(ab, b), leaves for good. */
     assert_int_equal(seam_qr_push(qr, ab, ab, 0, NULL), 1);
     memcpy(C, ab, sizeof ab), memcpy(C + QN, b, sizeof b), memcpy(C + 2 * QN, e, sizeof e);
     check_factorization(qr, C, 3);
