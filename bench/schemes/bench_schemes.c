@@ -220,11 +220,13 @@ static void bench_rmi_solvers(int reps)
 
 /* The coupling layer's cost per iteration against the solvers', tube N = 1000,
  * each scheme with its default settings (relaxation with the best factor of
- * Table 1), the least coupling time of `reps` runs (the machine is shared). */
+ * Table 1). The machine is shared: the least coupling and the least solver
+ * time per iteration over `reps` runs are taken separately, and the share
+ * is coupling / (coupling + solvers) of those. */
 static void bench_share(int reps)
 {
     static char scene[8192], coupling[1024];
-    printf("Coupling-layer share on the tube (N = 1000, tau = 0.01, 100 steps), best of %d runs\n\n", reps);
+    printf("Coupling-layer share on the tube (N = 1000, tau = 0.01, 100 steps), least of %d runs\n\n", reps);
     printf("| kappa | scheme | mean / max it | solvers us/it | coupling layer us/it | coupling share |\n"
            "|---|---|---|---|---|---|\n");
     const double kappas[] = {10, 100, 1000};
@@ -236,14 +238,22 @@ static void bench_share(int reps)
                      v == 0 ? best_w[k] : v == 1 ? ", \"relaxation\": 0.05" : "");
             double param[3] = {kappas[k], 1000, 100};
             tube_scene(scene, sizeof scene, coupling, param);
-            outcome o = best_of(scene, reps);
+            double c_min = INFINITY, s_min = INFINITY;
+            outcome o = {0};
+            for (int rep = 0; rep < reps; rep++) {
+                o = run(scene);
+                if (!o.ok)
+                    break;
+                double its = o.mean * (double)o.steps;
+                c_min = fmin(c_min, 1e6 * o.coupler_s / its);
+                s_min = fmin(s_min, 1e6 * (o.wall_s - o.coupler_s) / its);
+            }
             if (!o.ok) {
                 printf("| %g | %s | - | - | - | - |\n", kappas[k], schemes[v]);
                 continue;
             }
-            double its = o.mean * (double)o.steps;
-            printf("| %g | %s | %.2f / %d | %.1f | %.2f | %.1f%% |\n", kappas[k], schemes[v], o.mean, o.max,
-                   1e6 * (o.wall_s - o.coupler_s) / its, 1e6 * o.coupler_s / its, 100.0 * o.coupler_s / o.wall_s);
+            printf("| %g | %s | %.2f / %d | %.1f | %.2f | %.1f%% |\n", kappas[k], schemes[v], o.mean, o.max, s_min,
+                   c_min, 100.0 * c_min / (c_min + s_min));
             fflush(stdout);
         }
     printf("\n");
