@@ -66,24 +66,39 @@ static void iqn_reserve(iqn_ils *q, size_t n)
     q->alpha = q->F + m;
 }
 
-/* r^k = X~^k - X^k and, from the second iteration on, the new columns
- * V: r^k - r^{k-1} and W: X~^k - X~^{k-1}, in one pass. */
-static void iqn_differences(iqn_ils *q, const double *Xt, bool first)
+/* r^k = X~^k - X^k and the new columns V: r^k - r^{k-1}, W: X~^k - X~^{k-1}
+ * in one pass, four lanes wide (GCC vectorizes that at -O2; restrict
+ * parameters tell it the vectors are distinct). */
+static void iqn_differences(size_t n, const double *restrict Xt, const double *restrict X,
+                            const double *restrict r_old, double *restrict r, double *restrict dr,
+                            double *restrict dXt, double *restrict Xt_old)
 {
-    size_t n = q->n;
-    if (first) {
-        for (size_t i = 0; i < n; i++) {
-            q->r[i] = Xt[i] - q->X[i];
-            q->Xt_old[i] = Xt[i];
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++) {
+            size_t j = i + (size_t)l;
+            double rj = Xt[j] - X[j];
+            dr[j] = rj - r_old[j];
+            dXt[j] = Xt[j] - Xt_old[j];
+            r[j] = rj;
+            Xt_old[j] = Xt[j];
         }
-        return;
+    for (; i < n; i++) {
+        double ri = Xt[i] - X[i];
+        dr[i] = ri - r_old[i];
+        dXt[i] = Xt[i] - Xt_old[i];
+        r[i] = ri;
+        Xt_old[i] = Xt[i];
     }
+}
+
+/* The first iteration of a step: r^0 and X~^0 only. */
+static void iqn_first_residual(size_t n, const double *restrict Xt, const double *restrict X, double *restrict r,
+                               double *restrict Xt_old)
+{
     for (size_t i = 0; i < n; i++) {
-        double r = Xt[i] - q->X[i];
-        q->dr[i] = r - q->r_old[i];
-        q->dXt[i] = Xt[i] - q->Xt_old[i];
-        q->r[i] = r;
-        q->Xt_old[i] = Xt[i];
+        r[i] = Xt[i] - X[i];
+        Xt_old[i] = Xt[i];
     }
 }
 
@@ -113,7 +128,10 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
         if (st != SEAM_OK)
             break;
-        iqn_differences(q, X_out, k == 0);
+        if (k == 0)
+            iqn_first_residual(n, X_out, q->X, q->r, q->Xt_old);
+        else
+            iqn_differences(n, X_out, q->X, q->r_old, q->r, q->dr, q->dXt, q->Xt_old);
         if (k > 0)   /* kept even when this iterate converges: later steps reuse it */
             seam_qr_push(q->VW, q->dr, q->dXt, step, q->r);
         else

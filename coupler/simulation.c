@@ -734,7 +734,8 @@ static bool all_finite(const double *x, size_t n, size_t *bad)
 }
 
 /* The effective velocities (X - X^n) / dt handed to the fluid. */
-static void effective_velocity(const double *X, const double *Xn, double dt, size_t n, double *V)
+static void effective_velocity(const double *restrict X, const double *restrict Xn, double dt, size_t n,
+                               double *restrict V)
 {
     double inv_dt = 1.0 / dt;
     size_t i = 0;
@@ -810,12 +811,12 @@ seam_status seam_coupling_solid(seam_coupling *c, const double *F, double *X)
 
 /* Largest per-point Euclidean distances |a - b| and, when c is given,
  * |a - c|, in one pass; NaN when any value is not finite. */
-static void max_point_distances(const double *a, const double *b, const double *c, size_t n, int dim, double *ab,
-                                double *ac)
+static void max_point_distances(const double *restrict a, const double *restrict b, const double *restrict c,
+                                size_t n, int dim, double *ab, double *ac)
 {
     double w[4] = {0.0, 0.0, 0.0, 0.0}, wc[4] = {0.0, 0.0, 0.0, 0.0}, bad[4] = {0.0, 0.0, 0.0, 0.0};
     size_t i = 0;
-    const double *cc = c ? c : b;   /* no branch in the loop: without c, |a - b| twice */
+    const double *restrict cc = c ? c : b;   /* no branch in the loop: without c, |a - b| twice */
     if (dim == 1) {   /* squared distances, one root at the end */
         for (; i + 4 <= n; i += 4)
             for (int l = 0; l < 4; l++) {
