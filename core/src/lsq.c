@@ -222,15 +222,19 @@ const double *seam_history_B(const seam_history *h) { return h->B; }
 
 /* ---- updated QR of a column history ----------------------------------- */
 
-enum { QR_DEAD_MAX = 8 };   /* dead directions tolerated in Qb before Qb <- Qb G */
+/* Dead directions tolerated in Qb before Qb <- Qb G: max(QR_DEAD_MIN, k).
+ * Compacting costs 2 n m k and one deletion comes per pushed column in a
+ * steady state, so D dead directions cost 2 n k^2 / D + 2 n D per column:
+ * least at D = k. */
+enum { QR_DEAD_MIN = 8 };
 
 struct seam_qr {
     size_t n, max_cols;
     double rcond;
     size_t k, m;           /* kept columns; basis vectors in Qb */
-    size_t cap;            /* capacity in columns of R, G, norm, tags; Qb holds cap + QR_DEAD_MAX */
-    double *Qb, *Qb_spare; /* n x (cap + QR_DEAD_MAX) */
-    double *G;             /* ld = cap + QR_DEAD_MAX, k columns */
+    size_t cap;            /* capacity in columns of R, G, norm, tags (>= QR_DEAD_MIN); Qb holds 2 cap */
+    double *Qb, *Qb_spare; /* n x 2 cap */
+    double *G;             /* ld = 2 cap, k columns */
     double *R;             /* ld = cap, newest column first */
     double *norm;          /* ||c_j||, newest first */
     double *B;             /* paired columns, oldest first from slot b0 */
@@ -241,10 +245,10 @@ struct seam_qr {
     size_t b0, cap_b;
     double *y;             /* Qb^T t for the tracked t */
     bool tracking;
-    double *v, *s, *z, *t, *u;   /* scratch: n; then cap + QR_DEAD_MAX + 1 each */
+    double *s, *z, *t, *u; /* scratch, 2 cap + 1 each */
 };
 
-static size_t qr_ldg(const seam_qr *q) { return q->cap + QR_DEAD_MAX; }
+static size_t qr_ldg(const seam_qr *q) { return 2 * q->cap; }
 
 seam_qr *seam_qr_new(size_t n, size_t max_cols, double rcond)
 {
@@ -252,7 +256,6 @@ seam_qr *seam_qr_new(size_t n, size_t max_cols, double rcond)
     q->n = n;
     q->max_cols = max_cols ? max_cols : n;
     q->rcond = rcond;
-    q->v = malloc((n ? n : 1) * sizeof *q->v);
     return q;
 }
 
@@ -262,7 +265,7 @@ void seam_qr_destroy(seam_qr **self_p)
         return;
     seam_qr *q = *self_p;
     free(q->Qb); free(q->Qb_spare); free(q->G); free(q->R); free(q->norm);
-    free(q->B); free(q->tag); free(q->id); free(q->y); free(q->v); free(q->s); free(q->z);
+    free(q->B); free(q->tag); free(q->id); free(q->y); free(q->s); free(q->z);
     free(q->t); free(q->u);
     free(q);
     *self_p = NULL;
@@ -272,7 +275,7 @@ void seam_qr_destroy(seam_qr **self_p)
 static void qr_reserve(seam_qr *q)
 {
     if (q->k + 1 > q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 8, ldg_old = qr_ldg(q), ldg = cap + QR_DEAD_MAX;
+        size_t cap = q->cap ? 2 * q->cap : QR_DEAD_MIN, ldg_old = qr_ldg(q), ldg = 2 * cap;
         double *G = calloc(ldg * cap, sizeof *G), *R = calloc(cap * cap, sizeof *R);
         for (size_t j = 0; j < q->k; j++) {
             memcpy(G + j * ldg, q->G + j * ldg_old, q->m * sizeof *G);
@@ -350,8 +353,11 @@ static void qr_delete(seam_qr *q, size_t j)
         memmove(q->tag + q->b0 + p, q->tag + q->b0 + p + 1, (k - 1 - p) * sizeof *q->tag);
         memmove(q->id + q->b0 + p, q->id + q->b0 + p + 1, (k - 1 - p) * sizeof *q->id);
     }
-    if (q->k == 0)
+    if (q->k == 0) {   /* nothing left to span: no basis to orthogonalize against */
         q->b0 = 0;
+        if (q->m > 0)
+            q->m = 0, q->epoch++;
+    }
 }
 
 /* Drop the dead directions: Qb <- Qb G (n x k), G <- I, the tracked coordinates follow. */
@@ -451,22 +457,21 @@ int seam_qr_push(seam_qr *q, const double *c, const double *b, long tag, const d
     if (q->k == q->max_cols)
         qr_delete(q, q->k - 1);
     qr_reserve(q);
-    if (q->m - q->k >= QR_DEAD_MAX || (q->m == n && q->m > q->k))
+    if (q->m - q->k >= (q->k > QR_DEAD_MIN ? q->k : QR_DEAD_MIN) || (q->m == n && q->m > q->k))
         qr_compact(q);
     size_t m = q->m, k = q->k, ldg = qr_ldg(q), cap = q->cap;
-    /* Its part outside span(Qb) becomes a new basis vector of Qb ... */
-    memcpy(q->v, c, n * sizeof *q->v);
-    double rho = 0.0;
-    if (m < n)
-        rho = cgs2(n, m, q->Qb, n, q->v, q->s, q->z, nrm);
-    else
+    /* Its part outside span(Qb) becomes a new basis vector of Qb, worked on in place ... */
+    double *v = q->Qb + m * n, rho = 0.0;
+    if (m < n) {
+        memcpy(v, c, n * sizeof *v);
+        rho = cgs2(n, m, q->Qb, n, v, q->s, q->z, nrm);
+    } else
         cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, q->Qb, (int)n, c, 1, 0.0, q->s, 1);
     /* ... and its part inside span(Qb) splits into span(Q) and the dead directions. */
     double *t = q->t, *u = q->u;
     double dn = qr_split(q, q->s, t, u);
     if (rho > 0.0) {
-        cblas_dcopy((int)n, q->v, 1, q->Qb + m * n, 1);
-        cblas_dscal((int)n, 1.0 / rho, q->Qb + m * n, 1);
+        cblas_dscal((int)n, 1.0 / rho, v, 1);
         for (size_t j = 0; j < k; j++)
             q->G[j * ldg + m] = 0.0;
         u[m] = rho;

@@ -280,6 +280,7 @@ static void test_updated_qr_after_random_appends_and_deletions(void **state)
         }
         check_factorization(qr, C, k);
     }
+    assert_true(seam_qr_epoch(qr) > 2);   /* Qb was squeezed (Qb <- Qb G) along the way, and stayed right */
     seam_qr_destroy(&qr);
     assert_null(qr);
 }
