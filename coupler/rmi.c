@@ -266,23 +266,66 @@ static void rmi_add_Sp(rmi *r, const double *y, double *out)
     free(beta);
 }
 
+/* Vector helpers four lanes wide with restrict parameters (GCC vectorizes
+ * them at -O2): out = a - b; out += a - b; out = a + b; d = x - x_old, x_old = x. */
+static void vsub(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            out[i + (size_t)l] = a[i + (size_t)l] - b[i + (size_t)l];
+    for (; i < n; i++)
+        out[i] = a[i] - b[i];
+}
+
+static void vadd_sub(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            out[i + (size_t)l] += a[i + (size_t)l] - b[i + (size_t)l];
+    for (; i < n; i++)
+        out[i] += a[i] - b[i];
+}
+
+static void vadd(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            out[i + (size_t)l] = a[i + (size_t)l] + b[i + (size_t)l];
+    for (; i < n; i++)
+        out[i] = a[i] + b[i];
+}
+
+static void diff_keep(size_t n, const double *restrict x, double *restrict x_old, double *restrict d)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++) {
+            d[i + (size_t)l] = x[i + (size_t)l] - x_old[i + (size_t)l];
+            x_old[i + (size_t)l] = x[i + (size_t)l];
+        }
+    for (; i < n; i++) {
+        d[i] = x[i] - x_old[i];
+        x_old[i] = x[i];
+    }
+}
+
 /* Eq. 2.6 for the increment d = X^ - X_k^f:
  * (I - S_p F_X) d = (X_k^s - X_k^f) + S_p (p_k^f - p_k^s). */
 static void rmi_solve_X(rmi *r, const double *Xs, double *X_next)
 {
     size_t n = r->n;
-    for (size_t i = 0; i < n; i++) {
-        r->g[i] = Xs[i] - r->Xf[i];
-        r->w[i] = r->pf[i] - r->ps[i];
-    }
+    vsub(n, Xs, r->Xf, r->g);
+    vsub(n, r->pf, r->ps, r->w);
     rmi_add_Sp(r, r->w, r->g);
     cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
     cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
     rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_qr_B(r->lsq_f), seam_qr_B(r->lsq_s), &r->fs, &r->sf, n,
                      seam_qr_cols(r->lsq_f), seam_qr_cols(r->lsq_s)};
     rmi_lowrank_solve(r, &L, r->g, r->d);
-    for (size_t i = 0; i < n; i++)
-        X_next[i] = r->Xf[i] + r->d[i];
+    vadd(n, r->Xf, r->d, X_next);
 }
 
 /* Eq. 2.7 for the increment e = p^ - p_k^s:
@@ -290,18 +333,15 @@ static void rmi_solve_X(rmi *r, const double *Xs, double *X_next)
 static void rmi_solve_p(rmi *r, const double *Xs, double *p_next)
 {
     size_t n = r->n;
-    for (size_t i = 0; i < n; i++)
-        r->w[i] = Xs[i] - r->Xf[i];
+    vsub(n, Xs, r->Xf, r->w);
     rmi_apply_FX(r, r->w, r->g);
-    for (size_t i = 0; i < n; i++)
-        r->g[i] += r->pf[i] - r->ps[i];
+    vadd_sub(n, r->pf, r->ps, r->g);
     cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
     cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
     rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_qr_B(r->lsq_s), seam_qr_B(r->lsq_f), &r->sf, &r->fs, n,
                      seam_qr_cols(r->lsq_s), seam_qr_cols(r->lsq_f)};
     rmi_lowrank_solve(r, &L, r->g, r->d);
-    for (size_t i = 0; i < n; i++)
-        p_next[i] = r->ps[i] + r->d[i];
+    vadd(n, r->ps, r->d, p_next);
 }
 
 /* Call the fluid at X and record the pair difference (Algorithm 1 lines 2, 4, 12). */
@@ -310,15 +350,14 @@ static seam_status rmi_call_fluid(rmi *r, seam_coupling *c, const double *X, dou
     seam_status st = seam_coupling_fluid(c, X, p);
     if (st != SEAM_OK)
         return st;
-    if (!first) {
-        for (size_t i = 0; i < r->n; i++) {
-            r->d[i] = X[i] - r->Xf[i];
-            r->w[i] = p[i] - r->pf[i];
-        }
-        seam_qr_push(r->lsq_f, r->d, r->w, step, NULL);   /* updates F_X's QR: O(n k) */
+    if (first) {
+        memcpy(r->Xf, X, r->n * sizeof *r->Xf);
+        memcpy(r->pf, p, r->n * sizeof *r->pf);
+        return SEAM_OK;
     }
-    memcpy(r->Xf, X, r->n * sizeof *r->Xf);
-    memcpy(r->pf, p, r->n * sizeof *r->pf);
+    diff_keep(r->n, X, r->Xf, r->d);
+    diff_keep(r->n, p, r->pf, r->w);
+    seam_qr_push(r->lsq_f, r->d, r->w, step, NULL);   /* updates F_X's QR: O(n k) */
     return SEAM_OK;
 }
 
@@ -330,14 +369,13 @@ static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p, dou
     seam_status st = seam_coupling_solid(c, p, Xs);
     if (st != SEAM_OK)
         return st;
-    if (!first) {
-        for (size_t i = 0; i < r->n; i++) {
-            r->d[i] = p[i] - r->ps[i];
-            r->w[i] = Xs[i] - r->Xs_old[i];
-        }
-        seam_qr_push(r->lsq_s, r->d, r->w, step, NULL);   /* updates S_p's QR */
+    if (first) {
+        memcpy(r->ps, p, r->n * sizeof *r->ps);
+        return SEAM_OK;
     }
-    memcpy(r->ps, p, r->n * sizeof *r->ps);
+    diff_keep(r->n, p, r->ps, r->d);
+    vsub(r->n, Xs, r->Xs_old, r->w);
+    seam_qr_push(r->lsq_s, r->d, r->w, step, NULL);   /* updates S_p's QR */
     return SEAM_OK;
 }
 
