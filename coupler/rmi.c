@@ -41,6 +41,10 @@ typedef struct {
     seam_qr *lsq_s;      /* updated QR of P' (load differences), paired with V' (position differences) */
     rmi_cross fs, sf;    /* Qb_f^T V' and Qb_s^T P, kept up to date pair by pair */
     double *Xf, *pf, *ps, *Xs_old, *d, *g, *w;   /* anchors, increments, scratch */
+    double *coef, *X_next, *p_next;               /* k <= n coefficients; the next inputs */
+    double *work;                                 /* small scratch of the reduced solves, grown */
+    lapack_int *ipiv;
+    size_t cap_work, cap_ipiv;
     int fallbacks;                                /* this step, reported at its end */
 } rmi;
 
@@ -52,6 +56,8 @@ typedef struct {
     const rmi_cross *CU;     /* Qb_first^T U */
     const rmi_cross *CM;     /* Qb_second^T mid */
     size_t n, k1, k2;
+    double *M;               /* k2 x k2 + k2 scratch (Woodbury's matrix and right-hand side) */
+    double *tmp;             /* scratch of lowrank_apply_Z and lowrank_ZU */
 } rmi_lowrank;
 
 static void *rmi_create(seam_cfg *coupling)
@@ -127,6 +133,10 @@ static void rmi_free_vectors(rmi *r)
     seam_qr_destroy(&r->lsq_s);
     free(r->Xf);
     r->Xf = NULL;
+    free(r->work);
+    free(r->ipiv);
+    r->work = NULL, r->ipiv = NULL;
+    r->cap_work = r->cap_ipiv = 0;
 }
 
 static void rmi_destroy(void *self)
@@ -147,13 +157,37 @@ static void rmi_reserve(rmi *r, size_t n)
     size_t m = n ? n : 1;
     r->lsq_f = seam_qr_new(n, 0, r->filter);
     r->lsq_s = seam_qr_new(n, 0, r->filter);
-    r->Xf = malloc(7 * m * sizeof *r->Xf);
+    r->Xf = malloc((10 * m + 1) * sizeof *r->Xf);
     r->pf = r->Xf + m;
     r->ps = r->pf + m;
     r->Xs_old = r->ps + m;
     r->d = r->Xs_old + m;
     r->g = r->d + m;
     r->w = r->g + m;
+    r->X_next = r->w + m;
+    r->p_next = r->X_next + m;
+    r->coef = r->p_next + m;
+}
+
+/* Scratch for one reduced solve with k1, k2 columns and bases of m1, m2
+ * vectors, kept across iterations so that no solve allocates. */
+static void rmi_lowrank_scratch(rmi *r, rmi_lowrank *L)
+{
+    size_t m1 = L->CU->rows, m2 = L->CM->rows, k1 = L->k1, k2 = L->k2;
+    size_t apply = m1 + m2 + k1 + 1, zu = k1 * k2 + m2 * k2 + 1;
+    size_t need = k2 * k2 + k2 + (apply > zu ? apply : zu);
+    if (need > r->cap_work) {
+        free(r->work);
+        r->cap_work = 2 * need;
+        r->work = malloc(r->cap_work * sizeof *r->work);
+    }
+    if (k2 > r->cap_ipiv) {
+        free(r->ipiv);
+        r->cap_ipiv = 2 * k2;
+        r->ipiv = malloc(r->cap_ipiv * sizeof *r->ipiv);
+    }
+    L->M = r->work;
+    L->tmp = r->work + k2 * k2 + k2;
 }
 
 /* z (k2) = Z x = second^+ (mid (first^+ x)) for one n-vector x: one product
@@ -162,47 +196,42 @@ static void lowrank_apply_Z(const rmi_lowrank *L, const double *x, double *z)
 {
     size_t m1, m2 = L->CM->rows;
     const double *Q1 = seam_qr_basis(L->first, &m1);
-    double *c = malloc((m1 + m2 + L->k1 + 1) * sizeof *c), *cm = c + m1, *alpha = cm + m2;
+    double *c = L->tmp, *cm = c + m1, *alpha = cm + m2;
     cblas_dgemv(CblasColMajor, CblasTrans, (int)L->n, (int)m1, 1.0, Q1, (int)L->n, x, 1, 0.0, c, 1);
     seam_qr_solve_coords(L->first, 1, c, m1, alpha, L->k1);
     cblas_dgemv(CblasColMajor, CblasNoTrans, (int)m2, (int)L->k1, 1.0, L->CM->C, (int)L->CM->ldc, alpha, 1, 0.0, cm,
                 1);
     seam_qr_solve_coords(L->second, 1, cm, m2, z, L->k2);
-    free(c);
 }
 
 /* ZU (k2 x k2) = second^+ mid first^+ U from the cross products alone: O(m k^2). */
 static void lowrank_ZU(const rmi_lowrank *L, double *ZU)
 {
     size_t k1 = L->k1, k2 = L->k2, m2 = L->CM->rows;
-    double *T1 = malloc((k1 * k2 + m2 * k2 + 1) * sizeof *T1), *W2 = T1 + k1 * k2;
+    double *T1 = L->tmp, *W2 = T1 + k1 * k2;
     seam_qr_solve_coords(L->first, k2, L->CU->C, L->CU->ldc, T1, k1);                 /* first^+ U */
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m2, (int)k2, (int)k1, 1.0, L->CM->C,
                 (int)L->CM->ldc, T1, (int)k1, 0.0, W2, (int)m2);                       /* Qb_second^T mid T1 */
     seam_qr_solve_coords(L->second, k2, W2, m2, ZU, k2);
-    free(T1);
 }
 
 /* y = (I - U Z) x, the matrix-free operator of eq. 2.6 / 2.7 for GMRES. */
 static void lowrank_apply(void *ctx, const double *x, double *y)
 {
     const rmi_lowrank *L = ctx;
-    double *z = malloc(L->k2 * sizeof *z);
+    double *z = L->M;   /* Woodbury's matrix is not used on the GMRES path */
     lowrank_apply_Z(L, x, z);
     memcpy(y, x, L->n * sizeof *y);
     cblas_dgemv(CblasColMajor, CblasNoTrans, (int)L->n, (int)L->k2, -1.0, L->U, (int)L->n, z, 1, 1.0, y, 1);
-    free(z);
 }
 
 /* x = (I - U Z)^{-1} g = g + U (I_k - Z U)^{-1} Z g (Woodbury). Returns 0, or -1
  * when the reduced system is singular (x = g then). */
-static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double *x)
+static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double *x, lapack_int *ipiv)
 {
     size_t k = L->k2;
     memcpy(x, g, L->n * sizeof *x);
-    double *M = malloc((k * k + k) * sizeof *M);
-    double *y = M + k * k;
-    lapack_int *ipiv = malloc(k * sizeof *ipiv);
+    double *M = L->M, *y = M + k * k;
     lowrank_ZU(L, M);
     for (size_t i = 0; i < k * k; i++)
         M[i] = -M[i];
@@ -212,8 +241,6 @@ static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double 
     lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)k, 1, M, (lapack_int)k, ipiv, y, (lapack_int)k);
     if (info == 0)
         cblas_dgemv(CblasColMajor, CblasNoTrans, (int)L->n, (int)k, 1.0, L->U, (int)L->n, y, 1, 1.0, x, 1);
-    free(M);
-    free(ipiv);
     return info == 0 ? 0 : -1;
 }
 
@@ -230,13 +257,14 @@ static int lowrank_solve_gmres(const rmi_lowrank *L, const double *g, double *x)
     return 0;
 }
 
-static int rmi_lowrank_solve(rmi *r, const rmi_lowrank *L, const double *g, double *x)
+static int rmi_lowrank_solve(rmi *r, rmi_lowrank *L, const double *g, double *x)
 {
     if (L->k2 == 0 || L->k1 == 0) {
         memcpy(x, g, L->n * sizeof *x);
         return 0;
     }
-    int rc = r->solver == RMI_GMRES ? lowrank_solve_gmres(L, g, x) : lowrank_solve_woodbury(L, g, x);
+    rmi_lowrank_scratch(r, L);
+    int rc = r->solver == RMI_GMRES ? lowrank_solve_gmres(L, g, x) : lowrank_solve_woodbury(L, g, x, r->ipiv);
     if (rc != 0) {
         memcpy(x, g, L->n * sizeof *x);   /* singular reduced model: fall back to the plain update */
         r->fallbacks++;
@@ -248,22 +276,20 @@ static int rmi_lowrank_solve(rmi *r, const rmi_lowrank *L, const double *g, doub
 static void rmi_apply_FX(rmi *r, const double *y, double *out)
 {
     size_t k = seam_qr_cols(r->lsq_f);
-    double *alpha = malloc((k ? k : 1) * sizeof *alpha);
+    double *alpha = r->coef;
     seam_qr_solve(r->lsq_f, y, alpha);
     cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_qr_B(r->lsq_f), (int)r->n, alpha, 1,
                 0.0, out, 1);
-    free(alpha);
 }
 
 /* S_p y = V' R'_1^{-1} Q'_1^T y, added to out (n). */
 static void rmi_add_Sp(rmi *r, const double *y, double *out)
 {
     size_t k = seam_qr_cols(r->lsq_s);
-    double *beta = malloc((k ? k : 1) * sizeof *beta);
+    double *beta = r->coef;
     seam_qr_solve(r->lsq_s, y, beta);
     cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_qr_B(r->lsq_s), (int)r->n, beta, 1,
                 1.0, out, 1);
-    free(beta);
 }
 
 /* Vector helpers four lanes wide with restrict parameters (GCC vectorizes
@@ -323,7 +349,7 @@ static void rmi_solve_X(rmi *r, const double *Xs, double *X_next)
     cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
     cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
     rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_qr_B(r->lsq_f), seam_qr_B(r->lsq_s), &r->fs, &r->sf, n,
-                     seam_qr_cols(r->lsq_f), seam_qr_cols(r->lsq_s)};
+                     seam_qr_cols(r->lsq_f), seam_qr_cols(r->lsq_s), NULL, NULL};
     rmi_lowrank_solve(r, &L, r->g, r->d);
     vadd(n, r->Xf, r->d, X_next);
 }
@@ -339,7 +365,7 @@ static void rmi_solve_p(rmi *r, const double *Xs, double *p_next)
     cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
     cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
     rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_qr_B(r->lsq_s), seam_qr_B(r->lsq_f), &r->sf, &r->fs, n,
-                     seam_qr_cols(r->lsq_s), seam_qr_cols(r->lsq_f)};
+                     seam_qr_cols(r->lsq_s), seam_qr_cols(r->lsq_f), NULL, NULL};
     rmi_lowrank_solve(r, &L, r->g, r->d);
     vadd(n, r->ps, r->d, p_next);
 }
@@ -387,8 +413,7 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     long step = seam_coupling_step_index(c);
     seam_qr_keep(r->lsq_f, step - r->reuse, step - 1);
     seam_qr_keep(r->lsq_s, step - r->reuse, step - 1);
-    double *X = malloc(2 * (n ? n : 1) * sizeof *X);   /* next fluid input, next solid input */
-    double *p = X + (n ? n : 1);
+    double *X = r->X_next, *p = r->p_next;   /* next fluid input, next solid input */
     seam_status st = rmi_call_fluid(r, c, X_pred, p, true, step);             /* line 2 */
     if (st == SEAM_OK)
         st = rmi_call_solid(r, c, p, X_out, true, step);                       /* line 3 */
@@ -411,7 +436,6 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
             break;
         *verdict = seam_coupling_judge(c, X_out, r->Xf);                      /* line 16 */
     }
-    free(X);
     if (r->fallbacks)
         seam_coupling_warn(c, "the reduced system was singular %d times; those updates fell back to plain "
                               "Gauss-Seidel", r->fallbacks);

@@ -34,6 +34,8 @@ struct seam_qr {
     double *y;             /* Qb^T t for the tracked t */
     bool tracking;
     double *s, *z, *t, *u; /* scratch, 2 cap + 1 each */
+    double *work;          /* scratch of seam_qr_solve_coords, cap_work values */
+    size_t cap_work;
 };
 
 static size_t qr_ldg(const seam_qr *q) { return 2 * q->cap; }
@@ -54,7 +56,7 @@ void seam_qr_destroy(seam_qr **self_p)
     seam_qr *q = *self_p;
     free(q->Qb); free(q->Qb_spare); free(q->G); free(q->R); free(q->norm);
     free(q->B); free(q->tag); free(q->id); free(q->y); free(q->s); free(q->z);
-    free(q->t); free(q->u);
+    free(q->t); free(q->u); free(q->work);
     free(q);
     *self_p = NULL;
 }
@@ -349,7 +351,12 @@ void seam_qr_solve_coords(seam_qr *q, size_t nrhs, const double *W, size_t ldw, 
     size_t k = q->k, m = q->m;
     if (k == 0 || nrhs == 0)
         return;
-    double *Z = malloc(k * nrhs * sizeof *Z);
+    if (k * nrhs > q->cap_work) {   /* scratch kept: the schemes solve every iteration */
+        free(q->work);
+        q->cap_work = 2 * k * nrhs;
+        q->work = malloc(q->cap_work * sizeof *q->work);
+    }
+    double *Z = q->work;
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)k, (int)nrhs, (int)m, 1.0, q->G, (int)qr_ldg(q), W,
                 (int)ldw, 0.0, Z, (int)k);
     cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, (int)k, (int)nrhs, 1.0, q->R,
@@ -357,7 +364,6 @@ void seam_qr_solve_coords(seam_qr *q, size_t nrhs, const double *W, size_t ldw, 
     for (size_t c = 0; c < nrhs; c++)
         for (size_t j = 0; j < k; j++)
             Alpha[c * ldalpha + k - 1 - j] = Z[c * k + j];
-    free(Z);
 }
 
 void seam_qr_solve_tracked(seam_qr *q, double *alpha)
@@ -371,18 +377,6 @@ void seam_qr_solve(seam_qr *q, const double *b, double *alpha)
         return;
     cblas_dgemv(CblasColMajor, CblasTrans, (int)q->n, (int)q->m, 1.0, q->Qb, (int)q->n, b, 1, 0.0, q->s, 1);
     qr_back_substitute(q, q->s, alpha);
-}
-
-void seam_qr_solve_many(seam_qr *q, size_t nrhs, const double *Bm, size_t ldb, double *Alpha, size_t ldalpha)
-{
-    size_t m = q->m;
-    if (q->k == 0 || nrhs == 0)
-        return;
-    double *W = malloc(m * nrhs * sizeof *W);
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)nrhs, (int)q->n, 1.0, q->Qb, (int)q->n, Bm,
-                (int)ldb, 0.0, W, (int)m);
-    seam_qr_solve_coords(q, nrhs, W, m, Alpha, ldalpha);
-    free(W);
 }
 
 void seam_qr_explicit(const seam_qr *q, double *Q, double *Rm)

@@ -352,6 +352,18 @@ static void test_updated_qr_tracked_solve_matches_direct_solve(void **state)
         seam_qr_solve(qr, r, beta);
         for (size_t j = 0; j < k; j++)
             assert_close(alpha[j], beta[j], 1e-12 * (1.0 + fabs(beta[j])));
+        /* The same from coordinates in the basis, as RMI's cross products give them. */
+        size_t m;
+        const double *Qb = seam_qr_basis(qr, &m);
+        double W[2 * QN], gamma[QN];
+        for (size_t i = 0; i < m; i++) {
+            W[i] = 0.0;
+            for (size_t l = 0; l < QN; l++)
+                W[i] += Qb[i * QN + l] * r[l];
+        }
+        seam_qr_solve_coords(qr, 1, W, m, gamma, k);
+        for (size_t j = 0; j < k; j++)
+            assert_close(gamma[j], beta[j], 1e-12 * (1.0 + fabs(beta[j])));
     }
     seam_qr_destroy(&qr);
 }

@@ -44,11 +44,9 @@ void seam_qr_remove(seam_qr *self, size_t j);
 size_t seam_qr_cols(const seam_qr *self);
 /* The paired columns, oldest first, n x cols contiguous (leading dim n). */
 const double *seam_qr_B(const seam_qr *self);
-/* alpha (cols, oldest first) = argmin ||C alpha - t|| for the tracked t, for
- * a given b, or for nrhs right-hand sides (Alpha cols x nrhs, ld ldalpha). */
+/* alpha (cols, oldest first) = argmin ||C alpha - t|| for the tracked t, or for a given b. */
 void seam_qr_solve_tracked(seam_qr *self, double *alpha);
 void seam_qr_solve(seam_qr *self, const double *b, double *alpha);
-void seam_qr_solve_many(seam_qr *self, size_t nrhs, const double *Bm, size_t ldb, double *Alpha, size_t ldalpha);
 /* What products with Qb need to be kept up to date elsewhere (RMI's
  * cross products Qb^T M): Qb (n x m, ld n), an epoch that changes whenever
  * Qb is rewritten rather than appended to, and a serial number for each
