@@ -325,7 +325,7 @@ void seam_qr_remove(seam_qr *q, size_t j)
 size_t seam_qr_cols(const seam_qr *q) { return q->k; }
 const double *seam_qr_B(const seam_qr *q) { return q->B ? q->B + q->b0 * q->n : NULL; }
 
-/* alpha = R^{-1} G^T w for w = Qb^T (right-hand side), into physical order. */
+/* alpha = R_1^{-1} Q_1^T b (Akbay sec. 2.3.2) with Q_1 = Qb G, given w = Qb^T b; into physical order. */
 static void qr_back_substitute(seam_qr *q, const double *w, double *alpha)
 {
     size_t k = q->k;
