@@ -19,7 +19,7 @@ typedef struct {
     long reuse;          /* q: steps whose columns are kept besides the current one */
     size_t n;
     seam_qr *VW;         /* C = V (residual differences), B = W (output differences), updated QR of V */
-    double *X, *r, *r_old, *Xt_old, *alpha, *dr, *dXt, *F;
+    double *X, *r, *r_old, *Xt_old, *alpha, *F;
 } iqn_ils;
 
 static void *iqn_create(seam_cfg *coupling)
@@ -56,13 +56,11 @@ static void iqn_reserve(iqn_ils *q, size_t n)
     q->n = n;
     size_t m = n ? n : 1;
     q->VW = seam_qr_new(n, 0, q->filter);   /* at most n columns: alpha fits in m + 1 */
-    q->X = malloc(7 * m * sizeof *q->X + (m + 1) * sizeof *q->alpha);
+    q->X = malloc(5 * m * sizeof *q->X + (m + 1) * sizeof *q->alpha);
     q->r = q->X + m;
     q->r_old = q->r + m;
     q->Xt_old = q->r_old + m;
-    q->dr = q->Xt_old + m;
-    q->dXt = q->dr + m;
-    q->F = q->dXt + m;
+    q->F = q->Xt_old + m;
     q->alpha = q->F + m;
 }
 
@@ -128,14 +126,15 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
         if (st != SEAM_OK)
             break;
-        if (k == 0)
+        if (k == 0) {
             iqn_first_residual(n, X_out, q->X, q->r, q->Xt_old);
-        else
-            iqn_differences(n, X_out, q->X, q->r_old, q->r, q->dr, q->dXt, q->Xt_old);
-        if (k > 0)   /* kept even when this iterate converges: later steps reuse it */
-            seam_qr_push(q->VW, q->dr, q->dXt, step, q->r);
-        else
             seam_qr_track(q->VW, q->r);
+        } else {   /* the new columns are formed where the QR keeps them; kept even when this iterate converges */
+            double *dr, *dXt;
+            seam_qr_slots(q->VW, &dr, &dXt);
+            iqn_differences(n, X_out, q->X, q->r_old, q->r, dr, dXt, q->Xt_old);
+            seam_qr_push(q->VW, dr, dXt, step, q->r);
+        }
         *verdict = seam_coupling_judge(c, X_out, q->X);
         if (*verdict != SEAM_ITERATE)
             break;

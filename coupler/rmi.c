@@ -381,9 +381,11 @@ static seam_status rmi_call_fluid(rmi *r, seam_coupling *c, const double *X, dou
         memcpy(r->pf, p, r->n * sizeof *r->pf);
         return SEAM_OK;
     }
-    diff_keep(r->n, X, r->Xf, r->d);
-    diff_keep(r->n, p, r->pf, r->w);
-    seam_qr_push(r->lsq_f, r->d, r->w, step, NULL);   /* updates F_X's QR: O(n k) */
+    double *dX, *dp;   /* formed where the QR keeps them */
+    seam_qr_slots(r->lsq_f, &dX, &dp);
+    diff_keep(r->n, X, r->Xf, dX);
+    diff_keep(r->n, p, r->pf, dp);
+    seam_qr_push(r->lsq_f, dX, dp, step, NULL);   /* updates F_X's QR: O(n k) */
     return SEAM_OK;
 }
 
@@ -399,9 +401,11 @@ static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p, dou
         memcpy(r->ps, p, r->n * sizeof *r->ps);
         return SEAM_OK;
     }
-    diff_keep(r->n, p, r->ps, r->d);
-    vsub(r->n, Xs, r->Xs_old, r->w);
-    seam_qr_push(r->lsq_s, r->d, r->w, step, NULL);   /* updates S_p's QR */
+    double *dp, *dX;
+    seam_qr_slots(r->lsq_s, &dp, &dX);
+    diff_keep(r->n, p, r->ps, dp);
+    vsub(r->n, Xs, r->Xs_old, dX);
+    seam_qr_push(r->lsq_s, dp, dX, step, NULL);   /* updates S_p's QR */
     return SEAM_OK;
 }
 

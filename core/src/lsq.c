@@ -235,6 +235,21 @@ static void qr_filter(seam_qr *q)
     }
 }
 
+/* Room for the next column, and the dead directions squeezed out when there are too many. */
+static void qr_prepare(seam_qr *q)
+{
+    qr_reserve(q);
+    if (q->m - q->k >= (q->k > QR_DEAD_MIN ? q->k : QR_DEAD_MIN) || (q->m == q->n && q->m > q->k))
+        qr_compact(q);
+}
+
+void seam_qr_slots(seam_qr *q, double **c, double **b)
+{
+    qr_prepare(q);
+    *c = q->Qb + q->m * q->n;
+    *b = q->B + (q->b0 + q->k) * q->n;
+}
+
 int seam_qr_push(seam_qr *q, const double *c, const double *b, long tag, const double *t_new)
 {
     size_t n = q->n;
@@ -246,14 +261,13 @@ int seam_qr_push(seam_qr *q, const double *c, const double *b, long tag, const d
     }
     if (q->k == q->max_cols)
         qr_delete(q, q->k - 1);
-    qr_reserve(q);
-    if (q->m - q->k >= (q->k > QR_DEAD_MIN ? q->k : QR_DEAD_MIN) || (q->m == n && q->m > q->k))
-        qr_compact(q);
+    qr_prepare(q);
     size_t m = q->m, k = q->k, ldg = qr_ldg(q), cap = q->cap;
     /* Its part outside span(Qb) becomes a new basis vector of Qb, worked on in place ... */
     double *v = q->Qb + m * n, rho = 0.0;
     if (m < n) {
-        memcpy(v, c, n * sizeof *v);
+        if (v != c)   /* c may already lie there (seam_qr_slots) */
+            memmove(v, c, n * sizeof *v);
         rho = cgs2(n, m, q->Qb, n, v, q->s, q->z, nrm);
     } else
         cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, q->Qb, (int)n, c, 1, 0.0, q->s, 1);
@@ -283,7 +297,8 @@ int seam_qr_push(seam_qr *q, const double *c, const double *b, long tag, const d
     q->k = k + 1;
     for (size_t i = k; i > 0; i--)
         qr_givens(q, i - 1, i, 0, k + 1);
-    memcpy(q->B + (q->b0 + k) * n, b, n * sizeof *q->B);
+    if (q->B + (q->b0 + k) * n != b)
+        memmove(q->B + (q->b0 + k) * n, b, n * sizeof *q->B);
     q->tag[q->b0 + k] = tag;
     q->id[q->b0 + k] = ++q->serial;
     /* The tracked vector moved by c: Qb^T t_new = Qb^T t_old + s, plus the new row. */

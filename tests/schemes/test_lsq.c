@@ -262,7 +262,14 @@ static void test_updated_qr_after_random_appends_and_deletions(void **state)
         if (pick < 6 || k == 0) {   /* push a random column, tagged op / 10 */
             for (int i = 0; i < QN; i++)
                 c[i] = urand(&seed) * (1.0 + pick);
-            assert_int_equal(seam_qr_push(qr, c, c, op / 10, NULL), 1);
+            if (pick % 2) {   /* formed in the QR's own slots, as the schemes do */
+                double *cs, *bs;
+                seam_qr_slots(qr, &cs, &bs);
+                memcpy(cs, c, sizeof c);
+                memcpy(bs, c, sizeof c);
+                assert_int_equal(seam_qr_push(qr, cs, bs, op / 10, NULL), 1);
+            } else
+                assert_int_equal(seam_qr_push(qr, c, c, op / 10, NULL), 1);
             if (k == QMAX)   /* the oldest falls out */
                 k--;
             memmove(C + QN, C, k * QN * sizeof *C);
@@ -292,6 +299,23 @@ static void test_updated_qr_after_random_appends_and_deletions(void **state)
     assert_true(seam_qr_epoch(qr) > 2);   /* Qb was squeezed (Qb <- Qb G) along the way, and stayed right */
     seam_qr_destroy(&qr);
     assert_null(qr);
+}
+
+static void test_updated_qr_slots_with_a_single_column(void **state)
+{
+    (void)state;
+    unsigned seed = 12;
+    seam_qr *qr = seam_qr_new(QN, 1, 1e-8);   /* every push evicts the previous column */
+    double c[QN];
+    for (int it = 0; it < 3; it++) {
+        double *cs, *bs;
+        seam_qr_slots(qr, &cs, &bs);
+        for (int i = 0; i < QN; i++)
+            c[i] = cs[i] = bs[i] = urand(&seed);
+        assert_int_equal(seam_qr_push(qr, cs, bs, it, NULL), 1);
+        check_factorization(qr, c, 1);
+    }
+    seam_qr_destroy(&qr);
 }
 
 static void test_updated_qr_filters_the_older_dependent_column(void **state)
@@ -377,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_columns_kept_by_tag_and_count),
         cmocka_unit_test(test_updated_qr_after_random_appends_and_deletions),
         cmocka_unit_test(test_updated_qr_filters_the_older_dependent_column),
+        cmocka_unit_test(test_updated_qr_slots_with_a_single_column),
         cmocka_unit_test(test_updated_qr_tracked_solve_matches_direct_solve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,10 @@ void seam_qr_destroy(seam_qr **self_p);
  * the tracked vector: if the previous tracked vector was t_new - c, its
  * coordinates are updated at O(n) instead of recomputed at O(n m). */
 int seam_qr_push(seam_qr *self, const double *c, const double *b, long tag, const double *t_new);
+/* Where the next push will store its column and its pair: a caller that
+ * computes them there saves two copies of n values (push sees they are in
+ * place). Valid until the next push, keep or remove. */
+void seam_qr_slots(seam_qr *self, double **c, double **b);
 /* Track t: its coordinates Qb^T t are kept for seam_qr_solve_tracked. */
 void seam_qr_track(seam_qr *self, const double *t);
 /* Remove every column whose tag lies outside [lo, hi], and column j
