@@ -53,16 +53,45 @@ static double aitken_first_factor(aitken *a)
     return a->omega < 0 ? -w : w;
 }
 
-/* omega_k = -omega_{k-1} r^{k-1}.(r^k - r^{k-1}) / |r^k - r^{k-1}|^2 */
-static double aitken_update(double omega, const double *r, const double *r_old, size_t n)
+/* omega_k = -omega_{k-1} r^{k-1}.(r^k - r^{k-1}) / |r^k - r^{k-1}|^2, with
+ * r^k = X~ - X^k formed in the same pass; four lanes wide for GCC's vectorizer. */
+static double aitken_update(double omega, size_t n, const double *restrict Xt, const double *restrict X,
+                            double *restrict r, const double *restrict r_old)
 {
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
+    double num[4] = {0.0, 0.0, 0.0, 0.0}, den[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++) {
+            size_t j = i + (size_t)l;
+            r[j] = Xt[j] - X[j];
+            double d = r[j] - r_old[j];
+            num[l] += r_old[j] * d;
+            den[l] += d * d;
+        }
+    for (; i < n; i++) {
+        r[i] = Xt[i] - X[i];
         double d = r[i] - r_old[i];
-        num += r_old[i] * d;
-        den += d * d;
+        num[0] += r_old[i] * d;
+        den[0] += d * d;
     }
-    return den > 0.0 ? -omega * num / den : omega;
+    double nu = (num[0] + num[1]) + (num[2] + num[3]), de = (den[0] + den[1]) + (den[2] + den[3]);
+    return de > 0.0 ? -omega * nu / de : omega;
+}
+
+/* X^{k+1} = X^k + omega r^k, and r^k kept as r^{k-1} for the next update. */
+static void aitken_relax(size_t n, double omega, double *restrict X, double *restrict r_old, const double *restrict r)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++) {
+            size_t j = i + (size_t)l;
+            X[j] += omega * r[j];
+            r_old[j] = r[j];
+        }
+    for (; i < n; i++) {
+        X[i] += omega * r[i];
+        r_old[i] = r[i];
+    }
 }
 
 static seam_status aitken_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,
@@ -82,13 +111,12 @@ static seam_status aitken_step(void *self, seam_coupling *c, const double *X_pre
         *verdict = seam_coupling_judge(c, X_out, a->X);
         if (*verdict != SEAM_ITERATE)
             break;
-        for (size_t i = 0; i < n; i++)
-            a->r[i] = X_out[i] - a->X[i];
         if (k > 0)
-            omega = aitken_update(omega, a->r, a->r_old, n);
-        for (size_t i = 0; i < n; i++)
-            a->X[i] += omega * a->r[i];
-        memcpy(a->r_old, a->r, n * sizeof *a->r);
+            omega = aitken_update(omega, n, X_out, a->X, a->r, a->r_old);
+        else
+            for (size_t i = 0; i < n; i++)
+                a->r[i] = X_out[i] - a->X[i];
+        aitken_relax(n, omega, a->X, a->r_old, a->r);
         a->omega = omega;
         a->started = true;
         st = seam_coupling_fluid(c, a->X, F);

@@ -25,6 +25,17 @@ static void relaxation_destroy(void *self)
     free(r);
 }
 
+/* Line 4: X^{k+1} = w X~ + (1 - w) X^k, four lanes wide (vectorized by GCC at -O2). */
+static void relax(size_t n, double w, const double *restrict Xt, double *restrict X)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            X[i + (size_t)l] = w * Xt[i + (size_t)l] + (1.0 - w) * X[i + (size_t)l];
+    for (; i < n; i++)
+        X[i] = w * Xt[i] + (1.0 - w) * X[i];
+}
+
 static seam_status relaxation_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,
                                    seam_verdict *verdict)
 {
@@ -46,8 +57,7 @@ static seam_status relaxation_step(void *self, seam_coupling *c, const double *X
         *verdict = seam_coupling_judge(c, X_out, X);          /* line 6: R = X~ - X^k */
         if (*verdict != SEAM_ITERATE)
             break;
-        for (size_t i = 0; i < n; i++)                         /* line 4: X^{k+1} = w X~ + (1 - w) X^k */
-            X[i] = r->omega * X_out[i] + (1.0 - r->omega) * X[i];
+        relax(n, r->omega, X_out, X);                          /* line 4 */
         st = seam_coupling_fluid(c, X, F);                     /* line 5 */
     }
     return st;

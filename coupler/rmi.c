@@ -20,25 +20,44 @@
 enum { RMI_WOODBURY, RMI_GMRES };
 static const char *const solver_names[] = {"woodbury", "gmres", NULL};
 
+/* A cross product C = Qb_a^T B_b of one model's orthonormal basis with the
+ * other model's paired columns (m_a x k_b, ld ldc): with both, the reduced
+ * k x k system of the Woodbury identity is formed without O(n k^2) work. */
+typedef struct {
+    double *C;
+    size_t rows, cols, ldc, capc;
+    unsigned long epoch;     /* of Qb_a when the rows were computed */
+    unsigned long *ids;      /* serial numbers of B_b's columns held */
+    bool valid;
+} rmi_cross;
+
 typedef struct {
     double omega;        /* relaxation of the first model-free update (Algorithm 1 line 3 uses 1) */
     double filter;       /* rcond of the QR filter */
     long reuse;          /* steps whose pairs are kept besides the current one */
     int solver;          /* RMI_WOODBURY or RMI_GMRES */
     size_t n;
-    seam_history *fluid; /* A = V (position differences), B = P (load differences) */
-    seam_history *solid; /* A = P' (load differences), B = V' (position differences) */
-    seam_lsq *lsq_f, *lsq_s;
-    bool dirty_f, dirty_s;
+    seam_qr *lsq_f;      /* updated QR of V (position differences), paired with P (load differences) */
+    seam_qr *lsq_s;      /* updated QR of P' (load differences), paired with V' (position differences) */
+    rmi_cross fs, sf;    /* Qb_f^T V' and Qb_s^T P, kept up to date pair by pair */
     double *Xf, *pf, *ps, *Xs_old, *d, *g, *w;   /* anchors, increments, scratch */
-    int fallbacks, lapack_failures;               /* this step, reported at its end */
+    double *coef, *X_next, *p_next;               /* k <= n coefficients; the next inputs */
+    double *work;                                 /* small scratch of the reduced solves, grown */
+    lapack_int *ipiv;
+    size_t cap_work, cap_ipiv;
+    int fallbacks;                                /* this step, reported at its end */
 } rmi;
 
-/* The operator y -> Z y of one Woodbury/GMRES solve: Z = second o mid o first. */
+/* The operator y -> Z y of one Woodbury/GMRES solve: Z = second^+ mid first^+,
+ * first^+ y = argmin ||C_first alpha - y|| (the reduced Jacobian's solve). */
 typedef struct {
-    seam_lsq *first, *second;
+    seam_qr *first, *second;
     const double *mid, *U;   /* n x k1 and n x k2 */
+    const rmi_cross *CU;     /* Qb_first^T U */
+    const rmi_cross *CM;     /* Qb_second^T mid */
     size_t n, k1, k2;
+    double *M;               /* k2 x k2 + k2 scratch (Woodbury's matrix and right-hand side) */
+    double *tmp;             /* scratch of lowrank_apply_Z and lowrank_ZU */
 } rmi_lowrank;
 
 static void *rmi_create(seam_cfg *coupling)
@@ -48,17 +67,76 @@ static void *rmi_create(seam_cfg *coupling)
     r->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
     r->solver = seam_cfg_enum(coupling, "rmi_solver", solver_names, RMI_WOODBURY, 0);
-    r->lsq_f = seam_lsq_new();
-    r->lsq_s = seam_lsq_new();
     return r;
+}
+
+static void cross_free(rmi_cross *x)
+{
+    free(x->C);
+    free(x->ids);
+    *x = (rmi_cross){0};
+}
+
+/* Bring C = Qb_a^T B_b up to date: drop the columns of pairs b no longer
+ * holds, add rows for basis vectors a appended since, columns for pairs b
+ * added since; all from scratch only when Qb_a was rewritten. */
+static void cross_update(rmi_cross *x, seam_qr *a, seam_qr *b, size_t n)
+{
+    size_t m, k = seam_qr_cols(b);
+    const double *Qb = seam_qr_basis(a, &m), *B = seam_qr_B(b);
+    const unsigned long *ids = seam_qr_ids(b);
+    if (!x->valid || x->epoch != seam_qr_epoch(a) || m < x->rows) {
+        x->rows = x->cols = 0;
+        x->epoch = seam_qr_epoch(a);
+        x->valid = true;
+    }
+    if (m > x->ldc || k > x->capc) {   /* grow, keeping what is held */
+        size_t ldc = m > x->ldc ? 2 * m + 8 : x->ldc, capc = k > x->capc ? 2 * k + 8 : x->capc;
+        double *C = malloc(ldc * capc * sizeof *C);
+        for (size_t j = 0; j < x->cols; j++)
+            memcpy(C + j * ldc, x->C + j * x->ldc, x->rows * sizeof *C);
+        free(x->C);
+        x->C = C, x->ldc = ldc;
+        x->ids = realloc(x->ids, capc * sizeof *x->ids);
+        x->capc = capc;
+    }
+    /* Both id lists increase: keep the held columns b still has, in order. */
+    size_t w = 0, jb = 0;
+    for (size_t j = 0; j < x->cols; j++) {
+        while (jb < k && ids[jb] < x->ids[j])
+            jb++;
+        if (jb < k && ids[jb] == x->ids[j]) {
+            if (w != j)
+                memcpy(x->C + w * x->ldc, x->C + j * x->ldc, x->rows * sizeof *x->C);
+            x->ids[w++] = x->ids[j];
+        }
+    }
+    x->cols = w;   /* b's columns: these w held ones (oldest), then the ones added since */
+    for (size_t i = x->rows; i < m && w > 0; i++)   /* rows of basis vectors appended since (one a pair, as a rule) */
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)w, 1.0, B, (int)n, Qb + i * n, 1, 0.0, x->C + i,
+                    (int)x->ldc);
+    x->rows = m;
+    size_t add = k - w;
+    for (size_t j = w; j < k && m > 0; j++)   /* whole columns for pairs added since */
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, Qb, (int)n, B + j * n, 1, 0.0, x->C + j * x->ldc,
+                    1);
+    for (size_t j = 0; j < add; j++)
+        x->ids[w + j] = ids[w + j];
+    x->cols = k;
 }
 
 static void rmi_free_vectors(rmi *r)
 {
-    seam_history_destroy(&r->fluid);
-    seam_history_destroy(&r->solid);
+    cross_free(&r->fs);
+    cross_free(&r->sf);
+    seam_qr_destroy(&r->lsq_f);
+    seam_qr_destroy(&r->lsq_s);
     free(r->Xf);
     r->Xf = NULL;
+    free(r->work);
+    free(r->ipiv);
+    r->work = NULL, r->ipiv = NULL;
+    r->cap_work = r->cap_ipiv = 0;
 }
 
 static void rmi_destroy(void *self)
@@ -67,8 +145,6 @@ static void rmi_destroy(void *self)
     if (!r)
         return;
     rmi_free_vectors(r);
-    seam_lsq_destroy(&r->lsq_f);
-    seam_lsq_destroy(&r->lsq_s);
     free(r);
 }
 
@@ -79,73 +155,92 @@ static void rmi_reserve(rmi *r, size_t n)
     rmi_free_vectors(r);
     r->n = n;
     size_t m = n ? n : 1;
-    r->fluid = seam_history_new(n, 0);
-    r->solid = seam_history_new(n, 0);
-    r->Xf = malloc(7 * m * sizeof *r->Xf);
+    r->lsq_f = seam_qr_new(n, 0, r->filter);
+    r->lsq_s = seam_qr_new(n, 0, r->filter);
+    r->Xf = malloc((10 * m + 1) * sizeof *r->Xf);
     r->pf = r->Xf + m;
     r->ps = r->pf + m;
     r->Xs_old = r->ps + m;
     r->d = r->Xs_old + m;
     r->g = r->d + m;
     r->w = r->g + m;
+    r->X_next = r->w + m;
+    r->p_next = r->X_next + m;
+    r->coef = r->p_next + m;
 }
 
-/* Reduced Jacobians (sec. 2.3.2): QR with pivoting of V for F_X and of P' for S_p. */
-static void rmi_factor(rmi *r)
+/* Scratch for one reduced solve with k1, k2 columns and bases of m1, m2
+ * vectors, kept across iterations so that no solve allocates. */
+static void rmi_lowrank_scratch(rmi *r, rmi_lowrank *L)
 {
-    if (r->dirty_f &&
-        seam_lsq_factor(r->lsq_f, r->n, seam_history_count(r->fluid), seam_history_A(r->fluid), r->n, r->filter) < 0)
-        r->lapack_failures++;
-    if (r->dirty_s &&
-        seam_lsq_factor(r->lsq_s, r->n, seam_history_count(r->solid), seam_history_A(r->solid), r->n, r->filter) < 0)
-        r->lapack_failures++;
-    r->dirty_f = r->dirty_s = false;
+    size_t m1 = L->CU->rows, m2 = L->CM->rows, k1 = L->k1, k2 = L->k2;
+    size_t apply = m1 + m2 + k1 + 1, zu = k1 * k2 + m2 * k2 + 1;
+    size_t need = k2 * k2 + k2 + (apply > zu ? apply : zu);
+    if (need > r->cap_work) {
+        free(r->work);
+        r->cap_work = 2 * need;
+        r->work = malloc(r->cap_work * sizeof *r->work);
+    }
+    if (k2 > r->cap_ipiv) {
+        free(r->ipiv);
+        r->cap_ipiv = 2 * k2;
+        r->ipiv = malloc(r->cap_ipiv * sizeof *r->ipiv);
+    }
+    L->M = r->work;
+    L->tmp = r->work + k2 * k2 + k2;
 }
 
-/* Y (k2 x nrhs) = Z X = second(mid first(X)) for X n x nrhs. */
-static void lowrank_apply_Z(const rmi_lowrank *L, size_t nrhs, const double *X, double *Y)
+/* z (k2) = Z x = second^+ (mid (first^+ x)) for one n-vector x: one product
+ * with Qb_first, then mid's coordinates in Qb_second come from CM. */
+static void lowrank_apply_Z(const rmi_lowrank *L, const double *x, double *z)
 {
-    double *T1 = malloc((L->k1 ? L->k1 : 1) * nrhs * sizeof *T1);
-    double *T2 = malloc(L->n * nrhs * sizeof *T2);
-    seam_lsq_solve_many(L->first, nrhs, X, L->n, T1, L->k1);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)L->n, (int)nrhs, (int)L->k1, 1.0, L->mid,
-                (int)L->n, T1, (int)(L->k1 ? L->k1 : 1), 0.0, T2, (int)L->n);
-    seam_lsq_solve_many(L->second, nrhs, T2, L->n, Y, L->k2);
-    free(T1);
-    free(T2);
+    size_t m1, m2 = L->CM->rows;
+    const double *Q1 = seam_qr_basis(L->first, &m1);
+    double *c = L->tmp, *cm = c + m1, *alpha = cm + m2;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)L->n, (int)m1, 1.0, Q1, (int)L->n, x, 1, 0.0, c, 1);
+    seam_qr_solve_coords(L->first, 1, c, m1, alpha, L->k1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)m2, (int)L->k1, 1.0, L->CM->C, (int)L->CM->ldc, alpha, 1, 0.0, cm,
+                1);
+    seam_qr_solve_coords(L->second, 1, cm, m2, z, L->k2);
+}
+
+/* ZU (k2 x k2) = second^+ mid first^+ U from the cross products alone: O(m k^2). */
+static void lowrank_ZU(const rmi_lowrank *L, double *ZU)
+{
+    size_t k1 = L->k1, k2 = L->k2, m2 = L->CM->rows;
+    double *T1 = L->tmp, *W2 = T1 + k1 * k2;
+    seam_qr_solve_coords(L->first, k2, L->CU->C, L->CU->ldc, T1, k1);                 /* first^+ U */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)m2, (int)k2, (int)k1, 1.0, L->CM->C,
+                (int)L->CM->ldc, T1, (int)k1, 0.0, W2, (int)m2);                       /* Qb_second^T mid T1 */
+    seam_qr_solve_coords(L->second, k2, W2, m2, ZU, k2);
 }
 
 /* y = (I - U Z) x, the matrix-free operator of eq. 2.6 / 2.7 for GMRES. */
 static void lowrank_apply(void *ctx, const double *x, double *y)
 {
     const rmi_lowrank *L = ctx;
-    double *z = malloc(L->k2 * sizeof *z);
-    lowrank_apply_Z(L, 1, x, z);
+    double *z = L->M;   /* Woodbury's matrix is not used on the GMRES path */
+    lowrank_apply_Z(L, x, z);
     memcpy(y, x, L->n * sizeof *y);
     cblas_dgemv(CblasColMajor, CblasNoTrans, (int)L->n, (int)L->k2, -1.0, L->U, (int)L->n, z, 1, 1.0, y, 1);
-    free(z);
 }
 
 /* x = (I - U Z)^{-1} g = g + U (I_k - Z U)^{-1} Z g (Woodbury). Returns 0, or -1
  * when the reduced system is singular (x = g then). */
-static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double *x)
+static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double *x, lapack_int *ipiv)
 {
     size_t k = L->k2;
     memcpy(x, g, L->n * sizeof *x);
-    double *M = malloc((k * k + k) * sizeof *M);
-    double *y = M + k * k;
-    lapack_int *ipiv = malloc(k * sizeof *ipiv);
-    lowrank_apply_Z(L, k, L->U, M);
+    double *M = L->M, *y = M + k * k;
+    lowrank_ZU(L, M);
     for (size_t i = 0; i < k * k; i++)
         M[i] = -M[i];
     for (size_t i = 0; i < k; i++)
         M[i * k + i] += 1.0;
-    lowrank_apply_Z(L, 1, g, y);
+    lowrank_apply_Z(L, g, y);
     lapack_int info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)k, 1, M, (lapack_int)k, ipiv, y, (lapack_int)k);
     if (info == 0)
         cblas_dgemv(CblasColMajor, CblasNoTrans, (int)L->n, (int)k, 1.0, L->U, (int)L->n, y, 1, 1.0, x, 1);
-    free(M);
-    free(ipiv);
     return info == 0 ? 0 : -1;
 }
 
@@ -162,13 +257,14 @@ static int lowrank_solve_gmres(const rmi_lowrank *L, const double *g, double *x)
     return 0;
 }
 
-static int rmi_lowrank_solve(rmi *r, const rmi_lowrank *L, const double *g, double *x)
+static int rmi_lowrank_solve(rmi *r, rmi_lowrank *L, const double *g, double *x)
 {
     if (L->k2 == 0 || L->k1 == 0) {
         memcpy(x, g, L->n * sizeof *x);
         return 0;
     }
-    int rc = r->solver == RMI_GMRES ? lowrank_solve_gmres(L, g, x) : lowrank_solve_woodbury(L, g, x);
+    rmi_lowrank_scratch(r, L);
+    int rc = r->solver == RMI_GMRES ? lowrank_solve_gmres(L, g, x) : lowrank_solve_woodbury(L, g, x, r->ipiv);
     if (rc != 0) {
         memcpy(x, g, L->n * sizeof *x);   /* singular reduced model: fall back to the plain update */
         r->fallbacks++;
@@ -179,23 +275,67 @@ static int rmi_lowrank_solve(rmi *r, const rmi_lowrank *L, const double *g, doub
 /* F_X y = P R_1^{-1} Q_1^T y, into out (n). */
 static void rmi_apply_FX(rmi *r, const double *y, double *out)
 {
-    size_t k = seam_history_count(r->fluid);
-    double *alpha = malloc((k ? k : 1) * sizeof *alpha);
-    seam_lsq_solve(r->lsq_f, y, alpha);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_history_B(r->fluid), (int)r->n, alpha, 1,
+    size_t k = seam_qr_cols(r->lsq_f);
+    double *alpha = r->coef;
+    seam_qr_solve(r->lsq_f, y, alpha);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_qr_B(r->lsq_f), (int)r->n, alpha, 1,
                 0.0, out, 1);
-    free(alpha);
 }
 
 /* S_p y = V' R'_1^{-1} Q'_1^T y, added to out (n). */
 static void rmi_add_Sp(rmi *r, const double *y, double *out)
 {
-    size_t k = seam_history_count(r->solid);
-    double *beta = malloc((k ? k : 1) * sizeof *beta);
-    seam_lsq_solve(r->lsq_s, y, beta);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_history_B(r->solid), (int)r->n, beta, 1,
+    size_t k = seam_qr_cols(r->lsq_s);
+    double *beta = r->coef;
+    seam_qr_solve(r->lsq_s, y, beta);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)r->n, (int)k, 1.0, seam_qr_B(r->lsq_s), (int)r->n, beta, 1,
                 1.0, out, 1);
-    free(beta);
+}
+
+/* Vector helpers four lanes wide with restrict parameters (GCC vectorizes
+ * them at -O2): out = a - b; out += a - b; out = a + b; d = x - x_old, x_old = x. */
+static void vsub(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            out[i + (size_t)l] = a[i + (size_t)l] - b[i + (size_t)l];
+    for (; i < n; i++)
+        out[i] = a[i] - b[i];
+}
+
+static void vadd_sub(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            out[i + (size_t)l] += a[i + (size_t)l] - b[i + (size_t)l];
+    for (; i < n; i++)
+        out[i] += a[i] - b[i];
+}
+
+static void vadd(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            out[i + (size_t)l] = a[i + (size_t)l] + b[i + (size_t)l];
+    for (; i < n; i++)
+        out[i] = a[i] + b[i];
+}
+
+static void diff_keep(size_t n, const double *restrict x, double *restrict x_old, double *restrict d)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++) {
+            d[i + (size_t)l] = x[i + (size_t)l] - x_old[i + (size_t)l];
+            x_old[i + (size_t)l] = x[i + (size_t)l];
+        }
+    for (; i < n; i++) {
+        d[i] = x[i] - x_old[i];
+        x_old[i] = x[i];
+    }
 }
 
 /* Eq. 2.6 for the increment d = X^ - X_k^f:
@@ -203,16 +343,15 @@ static void rmi_add_Sp(rmi *r, const double *y, double *out)
 static void rmi_solve_X(rmi *r, const double *Xs, double *X_next)
 {
     size_t n = r->n;
-    for (size_t i = 0; i < n; i++) {
-        r->g[i] = Xs[i] - r->Xf[i];
-        r->w[i] = r->pf[i] - r->ps[i];
-    }
+    vsub(n, Xs, r->Xf, r->g);
+    vsub(n, r->pf, r->ps, r->w);
     rmi_add_Sp(r, r->w, r->g);
-    rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_history_B(r->fluid), seam_history_B(r->solid), n,
-                     seam_history_count(r->fluid), seam_history_count(r->solid)};
+    cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
+    cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
+    rmi_lowrank L = {r->lsq_f, r->lsq_s, seam_qr_B(r->lsq_f), seam_qr_B(r->lsq_s), &r->fs, &r->sf, n,
+                     seam_qr_cols(r->lsq_f), seam_qr_cols(r->lsq_s), NULL, NULL};
     rmi_lowrank_solve(r, &L, r->g, r->d);
-    for (size_t i = 0; i < n; i++)
-        X_next[i] = r->Xf[i] + r->d[i];
+    vadd(n, r->Xf, r->d, X_next);
 }
 
 /* Eq. 2.7 for the increment e = p^ - p_k^s:
@@ -220,16 +359,15 @@ static void rmi_solve_X(rmi *r, const double *Xs, double *X_next)
 static void rmi_solve_p(rmi *r, const double *Xs, double *p_next)
 {
     size_t n = r->n;
-    for (size_t i = 0; i < n; i++)
-        r->w[i] = Xs[i] - r->Xf[i];
+    vsub(n, Xs, r->Xf, r->w);
     rmi_apply_FX(r, r->w, r->g);
-    for (size_t i = 0; i < n; i++)
-        r->g[i] += r->pf[i] - r->ps[i];
-    rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_history_B(r->solid), seam_history_B(r->fluid), n,
-                     seam_history_count(r->solid), seam_history_count(r->fluid)};
+    vadd_sub(n, r->pf, r->ps, r->g);
+    cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
+    cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
+    rmi_lowrank L = {r->lsq_s, r->lsq_f, seam_qr_B(r->lsq_s), seam_qr_B(r->lsq_f), &r->sf, &r->fs, n,
+                     seam_qr_cols(r->lsq_s), seam_qr_cols(r->lsq_f), NULL, NULL};
     rmi_lowrank_solve(r, &L, r->g, r->d);
-    for (size_t i = 0; i < n; i++)
-        p_next[i] = r->ps[i] + r->d[i];
+    vadd(n, r->ps, r->d, p_next);
 }
 
 /* Call the fluid at X and record the pair difference (Algorithm 1 lines 2, 4, 12). */
@@ -238,16 +376,16 @@ static seam_status rmi_call_fluid(rmi *r, seam_coupling *c, const double *X, dou
     seam_status st = seam_coupling_fluid(c, X, p);
     if (st != SEAM_OK)
         return st;
-    if (!first) {
-        for (size_t i = 0; i < r->n; i++) {
-            r->d[i] = X[i] - r->Xf[i];
-            r->w[i] = p[i] - r->pf[i];
-        }
-        seam_history_push(r->fluid, r->d, r->w, step);
-        r->dirty_f = true;
+    if (first) {
+        memcpy(r->Xf, X, r->n * sizeof *r->Xf);
+        memcpy(r->pf, p, r->n * sizeof *r->pf);
+        return SEAM_OK;
     }
-    memcpy(r->Xf, X, r->n * sizeof *r->Xf);
-    memcpy(r->pf, p, r->n * sizeof *r->pf);
+    double *dX, *dp;   /* formed where the QR keeps them */
+    seam_qr_slots(r->lsq_f, &dX, &dp);
+    diff_keep(r->n, X, r->Xf, dX);
+    diff_keep(r->n, p, r->pf, dp);
+    seam_qr_push(r->lsq_f, dX, dp, step, NULL);   /* updates F_X's QR: O(n k) */
     return SEAM_OK;
 }
 
@@ -259,15 +397,15 @@ static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p, dou
     seam_status st = seam_coupling_solid(c, p, Xs);
     if (st != SEAM_OK)
         return st;
-    if (!first) {
-        for (size_t i = 0; i < r->n; i++) {
-            r->d[i] = p[i] - r->ps[i];
-            r->w[i] = Xs[i] - r->Xs_old[i];
-        }
-        seam_history_push(r->solid, r->d, r->w, step);
-        r->dirty_s = true;
+    if (first) {
+        memcpy(r->ps, p, r->n * sizeof *r->ps);
+        return SEAM_OK;
     }
-    memcpy(r->ps, p, r->n * sizeof *r->ps);
+    double *dp, *dX;
+    seam_qr_slots(r->lsq_s, &dp, &dX);
+    diff_keep(r->n, p, r->ps, dp);
+    vsub(r->n, Xs, r->Xs_old, dX);
+    seam_qr_push(r->lsq_s, dp, dX, step, NULL);   /* updates S_p's QR */
     return SEAM_OK;
 }
 
@@ -277,19 +415,16 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     size_t n = seam_coupling_size(c);
     rmi_reserve(r, n);
     long step = seam_coupling_step_index(c);
-    seam_history_keep(r->fluid, step - r->reuse, step - 1);
-    seam_history_keep(r->solid, step - r->reuse, step - 1);
-    r->dirty_f = r->dirty_s = true;
-    double *X = malloc(2 * (n ? n : 1) * sizeof *X);   /* next fluid input, next solid input */
-    double *p = X + (n ? n : 1);
+    seam_qr_keep(r->lsq_f, step - r->reuse, step - 1);
+    seam_qr_keep(r->lsq_s, step - r->reuse, step - 1);
+    double *X = r->X_next, *p = r->p_next;   /* next fluid input, next solid input */
     seam_status st = rmi_call_fluid(r, c, X_pred, p, true, step);             /* line 2 */
     if (st == SEAM_OK)
         st = rmi_call_solid(r, c, p, X_out, true, step);                       /* line 3 */
     if (st == SEAM_OK)
         *verdict = seam_coupling_judge(c, X_out, r->Xf);
     while (st == SEAM_OK && *verdict == SEAM_ITERATE) {
-        rmi_factor(r);
-        if (seam_history_count(r->fluid) && seam_history_count(r->solid))
+        if (seam_qr_cols(r->lsq_f) && seam_qr_cols(r->lsq_s))
             rmi_solve_X(r, X_out, X);                                          /* line 11: eq. 2.6 */
         else
             for (size_t i = 0; i < n; i++)                                     /* line 3: X_2^f = X_1^s */
@@ -297,19 +432,18 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
         st = rmi_call_fluid(r, c, X, p, false, step);                          /* line 12 */
         if (st != SEAM_OK)
             break;
-        rmi_factor(r);                                                         /* line 13 */
-        if (seam_history_count(r->solid))
+        /* line 13: the reduced Jacobians were updated by the pushes in rmi_call_fluid/solid */
+        if (seam_qr_cols(r->lsq_s))
             rmi_solve_p(r, X_out, p);                                          /* line 14: eq. 2.7 */
         st = rmi_call_solid(r, c, p, X_out, false, step);                      /* line 15 */
         if (st != SEAM_OK)
             break;
         *verdict = seam_coupling_judge(c, X_out, r->Xf);                      /* line 16 */
     }
-    free(X);
-    if (r->fallbacks || r->lapack_failures)
-        seam_coupling_warn(c, "the reduced system was singular %d times and LAPACK failed %d times; "
-                              "those updates fell back to plain Gauss-Seidel", r->fallbacks, r->lapack_failures);
-    r->fallbacks = r->lapack_failures = 0;
+    if (r->fallbacks)
+        seam_coupling_warn(c, "the reduced system was singular %d times; those updates fell back to plain "
+                              "Gauss-Seidel", r->fallbacks);
+    r->fallbacks = 0;
     return st;
 }
 

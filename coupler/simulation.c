@@ -711,14 +711,39 @@ void seam_coupling_warn(seam_coupling *c, const char *fmt, ...)
             c->sim->scheme->name, msg);
 }
 
+/* The per-iteration passes below are written four lanes wide, which GCC
+ * vectorizes at -O2; the coupling layer must cost little next to the solvers. */
+
+/* Whether x holds only finite values (else *bad is the first that is not):
+ * x * 0 is 0 for finite x and NaN otherwise, so one summing pass decides. */
 static bool all_finite(const double *x, size_t n, size_t *bad)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i])) {
-            *bad = i;
-            return false;
-        }
-    return true;
+    double acc[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            acc[l] += x[i + (size_t)l] * 0.0;
+    for (; i < n; i++)
+        acc[0] += x[i] * 0.0;
+    if (acc[0] + acc[1] + acc[2] + acc[3] == 0.0)
+        return true;
+    for (i = 0; i < n && isfinite(x[i]); i++)
+        ;
+    *bad = i < n ? i : 0;
+    return false;
+}
+
+/* The effective velocities (X - X^n) / dt handed to the fluid. */
+static void effective_velocity(const double *restrict X, const double *restrict Xn, double dt, size_t n,
+                               double *restrict V)
+{
+    double inv_dt = 1.0 / dt;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++)
+            V[i + (size_t)l] = (X[i + (size_t)l] - Xn[i + (size_t)l]) * inv_dt;
+    for (; i < n; i++)
+        V[i] = (X[i] - Xn[i]) * inv_dt;
 }
 
 static seam_status timed_solve(participant *pt, const seam_step *step, const seam_io *in, seam_io *out)
@@ -746,8 +771,7 @@ static seam_status check_status(seam_coupling *c, participant *pt, seam_status s
 seam_status seam_coupling_fluid(seam_coupling *c, const double *X, double *F)
 {
     participant *pt = c->sim->fluid;
-    for (size_t i = 0; i < c->n; i++)
-        c->V[i] = (X[i] - c->Xn[i]) / c->dt;
+    effective_velocity(X, c->Xn, c->dt, c->n, c->V);
     seam_step step = {c->step, c->t, c->dt, c->fluid_calls++};
     size_t np = c->n / (size_t)c->dim;
     seam_io in = {np, c->dim, (double *)X, c->V, NULL};
@@ -785,26 +809,45 @@ seam_status seam_coupling_solid(seam_coupling *c, const double *F, double *X)
     return SEAM_OK;
 }
 
-/* Largest per-point Euclidean distance between a and b. */
-static double max_point_distance(const double *a, const double *b, size_t n, int dim)
+/* Largest per-point Euclidean distances |a - b| and, when c is given,
+ * |a - c|, in one pass; NaN when any value is not finite. */
+static void max_point_distances(const double *restrict a, const double *restrict b, const double *restrict c,
+                                size_t n, int dim, double *ab, double *ac)
 {
-    double worst = 0.0;
-    for (size_t i = 0; i < n; i += (size_t)dim) {
-        double d2 = 0.0;
-        for (int k = 0; k < dim; k++) {
-            double d = a[i + (size_t)k] - b[i + (size_t)k];
-            d2 += d * d;
-        }
-        if (!(d2 <= worst * worst))   /* also catches NaN */
-            worst = sqrt(d2);
+    double w[4] = {0.0, 0.0, 0.0, 0.0}, wc[4] = {0.0, 0.0, 0.0, 0.0}, bad[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t i = 0;
+    const double *restrict cc = c ? c : b;   /* no branch in the loop: without c, |a - b| twice */
+    if (dim == 1) {   /* squared distances, one root at the end */
+        for (; i + 4 <= n; i += 4)
+            for (int l = 0; l < 4; l++) {
+                double d = a[i + (size_t)l] - b[i + (size_t)l], e = a[i + (size_t)l] - cc[i + (size_t)l];
+                w[l] = d * d > w[l] ? d * d : w[l];
+                wc[l] = e * e > wc[l] ? e * e : wc[l];
+                bad[l] += (d + e) * 0.0;   /* NaN once anything was not finite */
+            }
     }
-    return worst;
+    for (; i < n; i += (size_t)dim) {
+        double d2 = 0.0, e2 = 0.0;
+        for (int k = 0; k < dim; k++) {
+            double d = a[i + (size_t)k] - b[i + (size_t)k], e = a[i + (size_t)k] - cc[i + (size_t)k];
+            d2 += d * d;
+            e2 += e * e;
+        }
+        w[0] = d2 > w[0] ? d2 : w[0];
+        wc[0] = e2 > wc[0] ? e2 : wc[0];
+        bad[0] += (d2 + e2) * 0.0;
+    }
+    double nan = bad[0] + bad[1] + bad[2] + bad[3];
+    *ab = sqrt(fmax(fmax(w[0], w[1]), fmax(w[2], w[3]))) + nan;
+    if (ac)
+        *ac = sqrt(fmax(fmax(wc[0], wc[1]), fmax(wc[2], wc[3]))) + nan;
 }
 
 seam_verdict seam_coupling_judge(seam_coupling *c, const double *X_new, const double *X_old)
 {
     seam_sim *sim = c->sim;
-    double r = max_point_distance(X_new, X_old, c->n, c->dim);
+    double r, moved = 0.0;
+    max_point_distances(X_new, X_old, sim->relative ? c->Xn : NULL, c->n, c->dim, &r, &moved);
     c->judged++;
     c->residual = r;
     if (c->judged == 1)
@@ -815,7 +858,7 @@ seam_verdict seam_coupling_judge(seam_coupling *c, const double *X_new, const do
         return SEAM_DIVERGED;
     double goal = sim->tolerance;
     if (sim->relative)
-        goal *= max_point_distance(X_new, c->Xn, c->n, c->dim);
+        goal *= moved;
     if (r <= goal || r <= 1e-14 * c->scale)
         return SEAM_CONVERGED;
     if (c->judged > 1 && r > sim->divergence * fmax(c->first_residual, goal))
@@ -958,9 +1001,10 @@ static double extent(const double *X, size_t n_points, int dim)
     double e = 0.0;
     for (int k = 0; k < dim; k++) {
         double lo = INFINITY, hi = -INFINITY;
-        for (size_t i = 0; i < n_points; i++) {
-            lo = fmin(lo, X[i * (size_t)dim + (size_t)k]);
-            hi = fmax(hi, X[i * (size_t)dim + (size_t)k]);
+        for (size_t i = 0; i < n_points; i++) {   /* comparisons, not fmin/fmax calls: once per step, n values */
+            double x = X[i * (size_t)dim + (size_t)k];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
         }
         e = fmax(e, fmax(hi - lo, fmax(fabs(lo), fabs(hi))));
     }
@@ -1067,9 +1111,10 @@ seam_status seam_sim_run(seam_sim *sim)
             break;
         }
         if (!sim->coupled) {
-            size_t n = sim->n_points * (size_t)sim->dim;
-            memcpy(sim->Xnm1, sim->Xn, n * sizeof *sim->Xn);
-            memcpy(sim->Xn, sim->X_out, n * sizeof *sim->Xn);
+            double *recycled = sim->Xnm1;   /* X^{n-1} <- X^n <- X_out by pointers, not copies */
+            sim->Xnm1 = sim->Xn;
+            sim->Xn = sim->X_out;
+            sim->X_out = recycled;
         }
         sim->dt_prev = dt;
         t += dt;

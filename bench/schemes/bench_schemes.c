@@ -6,6 +6,7 @@
  *
  *   ninja -C build bench/schemes/bench_schemes && build/bench/schemes/bench_schemes [tube|piston] [quick]
  *   build/bench/schemes/bench_schemes solvers     (RMI: Woodbury against GMRES, reuse of past steps)
+ *   build/bench/schemes/bench_schemes share [REPS] (coupling-layer share on the tube, N = 1000, best of REPS)
  */
 #include <math.h>
 #include <stdio.h>
@@ -217,6 +218,47 @@ static void bench_rmi_solvers(int reps)
     printf("\n");
 }
 
+/* The coupling layer's cost per iteration against the solvers', tube N = 1000,
+ * each scheme with its default settings (relaxation with the best factor of
+ * Table 1). The machine is shared: the least coupling and the least solver
+ * time per iteration over `reps` runs are taken separately, and the share
+ * is coupling / (coupling + solvers) of those. */
+static void bench_share(int reps)
+{
+    static char scene[8192], coupling[1024];
+    printf("Coupling-layer share on the tube (N = 1000, tau = 0.01, 100 steps), least of %d runs\n\n", reps);
+    printf("| kappa | scheme | mean / max it | solvers us/it | coupling layer us/it | coupling share |\n"
+           "|---|---|---|---|---|---|\n");
+    const double kappas[] = {10, 100, 1000};
+    const char *const best_w[] = {", \"relaxation\": 0.02", ", \"relaxation\": 1", ", \"relaxation\": 1"};
+    const char *const schemes[] = {"relaxation", "aitken", "iqn-ils", "rmi"};
+    for (int k = 0; k < 3; k++)
+        for (int v = 0; v < 4; v++) {
+            snprintf(coupling, sizeof coupling, coupling_fmt, schemes[v],
+                     v == 0 ? best_w[k] : v == 1 ? ", \"relaxation\": 0.05" : "");
+            double param[3] = {kappas[k], 1000, 100};
+            tube_scene(scene, sizeof scene, coupling, param);
+            double c_min = INFINITY, s_min = INFINITY;
+            outcome o = {0};
+            for (int rep = 0; rep < reps; rep++) {
+                o = run(scene);
+                if (!o.ok)
+                    break;
+                double its = o.mean * (double)o.steps;
+                c_min = fmin(c_min, 1e6 * o.coupler_s / its);
+                s_min = fmin(s_min, 1e6 * (o.wall_s - o.coupler_s) / its);
+            }
+            if (!o.ok) {
+                printf("| %g | %s | - | - | - | - |\n", kappas[k], schemes[v]);
+                continue;
+            }
+            printf("| %g | %s | %.2f / %d | %.1f | %.2f | %.1f%% |\n", kappas[k], schemes[v], o.mean, o.max, s_min,
+                   c_min, 100.0 * c_min / (c_min + s_min));
+            fflush(stdout);
+        }
+    printf("\n");
+}
+
 static void header(const char *first)
 {
     printf("| %-18s |", first);
@@ -230,18 +272,22 @@ static void header(const char *first)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, tube = 1, piston = 1, solvers = 0;
+    int quick = 0, tube = 1, piston = 1, solvers = 0, share = 0, reps = 5;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "quick") == 0)
             quick = 1;
         else if (strcmp(argv[i], "solvers") == 0)
             solvers = 1, tube = 0, piston = 0;
-        else if (strcmp(argv[i], "tube") == 0)
+        else if (strcmp(argv[i], "share") == 0) {
+            share = 1, tube = 0, piston = 0;
+            if (i + 1 < argc && atoi(argv[i + 1]) > 0)
+                reps = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "tube") == 0)
             piston = 0;
         else if (strcmp(argv[i], "piston") == 0)
             tube = 0;
         else {
-            fprintf(stderr, "usage: %s [tube|piston|solvers] [quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [tube|piston|solvers|share [REPS]] [quick]\n", argv[0]);
             return 2;
         }
     }
@@ -249,6 +295,8 @@ int main(int argc, char **argv)
            "coupling layer: its share of wall time and microseconds per iteration (scheme, V, judge).\n\n");
     if (solvers)
         bench_rmi_solvers(3);
+    if (share)
+        bench_share(reps);
     if (tube) {
         printf("Tube, tau = 0.01, %s steps\n\n", quick ? "20" : "100");
         header("kappa, N");

@@ -1,220 +1,407 @@
-/* Least squares by QR with column pivoting (LAPACK dgeqp3 / dormqr / dtrsm). */
+/* Least squares on a column history by an updated QR factorization (BLAS only). */
 #include "seam/lsq.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cblas.h>
-#include <lapacke.h>
 
-struct seam_lsq {
-    size_t n, k, r;
-    size_t n_finite;       /* columns that went into the factorization */
-    double *QR;            /* n x n_finite: R above the diagonal, reflectors below */
-    double *tau;           /* n_finite Householder factors */
-    lapack_int *jpvt;      /* pivot order, 1-based indices into `finite` */
-    size_t *finite;        /* original index of each factored column */
-    double *norm;          /* its 2-norm: columns are factored scaled to unit length */
-    double *work;          /* n x nrhs scratch for Q^T B */
-    size_t cap_QR, cap_k, cap_work;
+/* ---- updated QR of a column history ----------------------------------- */
+
+/* Dead directions tolerated in Qb before Qb <- Qb G: max(QR_DEAD_MIN, k).
+ * Compacting costs 2 n m k and one deletion comes per pushed column in a
+ * steady state, so D dead directions cost 2 n k^2 / D + 2 n D per column:
+ * least at D = k. */
+enum { QR_DEAD_MIN = 8 };
+
+struct seam_qr {
+    size_t n, max_cols;
+    double rcond;
+    size_t k, m;           /* kept columns; basis vectors in Qb */
+    size_t cap;            /* capacity in columns of R, G, norm, tags (>= QR_DEAD_MIN); Qb holds 2 cap */
+    double *Qb, *Qb_spare; /* n x 2 cap */
+    double *G;             /* ld = 2 cap, k columns */
+    double *R;             /* ld = cap, newest column first */
+    double *norm;          /* ||c_j||, newest first */
+    double *B;             /* paired columns, oldest first from slot b0 */
+    long *tag;             /* tags, oldest first from slot b0 */
+    unsigned long *id;     /* serial number of each pair, oldest first from slot b0 */
+    unsigned long serial;  /* pairs pushed so far */
+    unsigned long epoch;   /* times Qb was rewritten (not just appended to) */
+    size_t b0, cap_b;
+    double *y;             /* Qb^T t for the tracked t */
+    bool tracking;
+    double *s, *z, *t, *u; /* scratch, 2 cap + 1 each */
+    double *work;          /* scratch of seam_qr_solve_coords, cap_work values */
+    size_t cap_work;
 };
 
-seam_lsq *seam_lsq_new(void) { return calloc(1, sizeof(seam_lsq)); }
+static size_t qr_ldg(const seam_qr *q) { return 2 * q->cap; }
 
-void seam_lsq_destroy(seam_lsq **self_p)
+seam_qr *seam_qr_new(size_t n, size_t max_cols, double rcond)
+{
+    seam_qr *q = calloc(1, sizeof *q);
+    q->n = n;
+    q->max_cols = max_cols ? max_cols : n;
+    q->rcond = rcond;
+    return q;
+}
+
+void seam_qr_destroy(seam_qr **self_p)
 {
     if (!self_p || !*self_p)
         return;
-    seam_lsq *s = *self_p;
-    free(s->QR);
-    free(s->tau);
-    free(s->jpvt);
-    free(s->finite);
-    free(s->norm);
-    free(s->work);
-    free(s);
+    seam_qr *q = *self_p;
+    free(q->Qb); free(q->Qb_spare); free(q->G); free(q->R); free(q->norm);
+    free(q->B); free(q->tag); free(q->id); free(q->y); free(q->s); free(q->z);
+    free(q->t); free(q->u); free(q->work);
+    free(q);
     *self_p = NULL;
 }
 
-static void reserve(seam_lsq *s, size_t n, size_t k)
+/* Room for one more column: R, G (relaid out with the new leading dimensions) and B. */
+static void qr_reserve(seam_qr *q)
 {
-    if (n * k > s->cap_QR) {
-        free(s->QR);
-        s->cap_QR = n * k;
-        s->QR = malloc(s->cap_QR * sizeof *s->QR);
+    if (q->k + 1 > q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : QR_DEAD_MIN, ldg_old = qr_ldg(q), ldg = 2 * cap;
+        double *G = calloc(ldg * cap, sizeof *G), *R = calloc(cap * cap, sizeof *R);
+        for (size_t j = 0; j < q->k; j++) {
+            memcpy(G + j * ldg, q->G + j * ldg_old, q->m * sizeof *G);
+            memcpy(R + j * cap, q->R + j * q->cap, q->k * sizeof *R);
+        }
+        free(q->G); free(q->R);
+        q->G = G, q->R = R;
+        q->norm = realloc(q->norm, cap * sizeof *q->norm);
+        q->Qb = realloc(q->Qb, q->n * ldg * sizeof *q->Qb);
+        q->Qb_spare = realloc(q->Qb_spare, q->n * ldg * sizeof *q->Qb);
+        q->y = realloc(q->y, (ldg + 1) * sizeof *q->y);
+        q->s = realloc(q->s, (ldg + 1) * sizeof *q->s);
+        q->z = realloc(q->z, (ldg + 1) * sizeof *q->z);
+        q->t = realloc(q->t, (ldg + 1) * sizeof *q->t);
+        q->u = realloc(q->u, (ldg + 1) * sizeof *q->u);
+        q->cap = cap;
     }
-    if (k > s->cap_k) {
-        free(s->tau);
-        free(s->jpvt);
-        free(s->finite);
-        free(s->norm);
-        s->cap_k = k;
-        s->norm = malloc(k * sizeof *s->norm);
-        s->tau = malloc(k * sizeof *s->tau);
-        s->jpvt = malloc(k * sizeof *s->jpvt);
-        s->finite = malloc(k * sizeof *s->finite);
+    if (q->b0 + q->k + 1 > q->cap_b) {
+        if (q->b0 > 0) {   /* slide the window back to slot 0: O(n) per column, amortized */
+            memmove(q->B, q->B + q->b0 * q->n, q->k * q->n * sizeof *q->B);
+            memmove(q->tag, q->tag + q->b0, q->k * sizeof *q->tag);
+            memmove(q->id, q->id + q->b0, q->k * sizeof *q->id);
+            q->b0 = 0;
+        }
+        if (q->k + 1 > q->cap_b / 2) {   /* keep half the window free for sliding */
+            q->cap_b = 2 * (q->k + 1) + 8;
+            q->B = realloc(q->B, q->cap_b * q->n * sizeof *q->B);
+            q->tag = realloc(q->tag, q->cap_b * sizeof *q->tag);
+            q->id = realloc(q->id, q->cap_b * sizeof *q->id);
+        }
     }
 }
 
-static int column_finite(const double *a, size_t n)
+/* One Givens rotation [c s; -s c] on x and y (length len, strides incx, incy). */
+static void rotate(size_t len, double *x, size_t incx, double *y, size_t incy, double c, double s)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(a[i]))
-            return 0;
+    for (size_t i = 0; i < len; i++) {
+        double a = x[i * incx], b = y[i * incy];
+        x[i * incx] = c * a + s * b;
+        y[i * incy] = c * b - s * a;
+    }
+}
+
+/* The rotation of rows (a, b) of R zeroing R[b][col]; applied to R from
+ * column col on and to columns a, b of G, so that C = Qb G R still holds. */
+static void qr_givens(seam_qr *q, size_t a, size_t b, size_t col, size_t ncols)
+{
+    double *Ra = q->R + col * q->cap + a, *Rb = q->R + col * q->cap + b;
+    if (*Rb == 0.0)
+        return;
+    double h = hypot(*Ra, *Rb);
+    double c = *Ra / h, s = *Rb / h;
+    rotate(ncols - col, Ra, q->cap, Rb, q->cap, c, s);
+    *Rb = 0.0;
+    rotate(q->m, q->G + a * qr_ldg(q), 1, q->G + b * qr_ldg(q), 1, c, s);
+}
+
+/* Remove column j (newest-first index): R turns Hessenberg from j on and is
+ * made triangular again by rotations; O(k^2 + m k), no O(n) work. */
+static void qr_delete(seam_qr *q, size_t j)
+{
+    size_t k = q->k, p = k - 1 - j;   /* p: physical slot, oldest first */
+    for (size_t c = j; c + 1 < k; c++) {
+        memcpy(q->R + c * q->cap, q->R + (c + 1) * q->cap, k * sizeof *q->R);
+        q->norm[c] = q->norm[c + 1];
+    }
+    for (size_t i = j; i + 1 < k; i++)
+        qr_givens(q, i, i + 1, i, k - 1);
+    q->k = k - 1;
+    double *B = q->B + q->b0 * q->n;
+    if (p == 0)
+        q->b0++;
+    else {
+        memmove(B + p * q->n, B + (p + 1) * q->n, (k - 1 - p) * q->n * sizeof *B);
+        memmove(q->tag + q->b0 + p, q->tag + q->b0 + p + 1, (k - 1 - p) * sizeof *q->tag);
+        memmove(q->id + q->b0 + p, q->id + q->b0 + p + 1, (k - 1 - p) * sizeof *q->id);
+    }
+    if (q->k == 0) {   /* nothing left to span: no basis to orthogonalize against */
+        q->b0 = 0;
+        if (q->m > 0)
+            q->m = 0, q->epoch++;
+    }
+}
+
+/* Drop the dead directions: Qb <- Qb G (n x k), G <- I, the tracked coordinates follow. */
+static void qr_compact(seam_qr *q)
+{
+    size_t n = q->n, m = q->m, k = q->k, ldg = qr_ldg(q);
+    if (k > 0 && n > 0)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)k, (int)m, 1.0, q->Qb, (int)n, q->G,
+                    (int)ldg, 0.0, q->Qb_spare, (int)n);
+    double *t = q->Qb;
+    q->Qb = q->Qb_spare, q->Qb_spare = t;
+    if (q->tracking) {
+        if (k > 0)
+            cblas_dgemv(CblasColMajor, CblasTrans, (int)m, (int)k, 1.0, q->G, (int)ldg, q->y, 1, 0.0, q->z, 1);
+        memcpy(q->y, q->z, k * sizeof *q->y);
+    }
+    for (size_t j = 0; j < k; j++) {
+        memset(q->G + j * ldg, 0, k * sizeof *q->G);
+        q->G[j * ldg + j] = 1.0;
+    }
+    q->m = k;
+    q->epoch++;
+}
+
+/* Classical Gram-Schmidt of v against the first m columns of Q (ld ldq)
+ * into coefficients s, re-orthogonalized once when the first pass lost more
+ * than half the length (Kahan's "twice is enough"); *nrm is ||v|| before.
+ * Returns the remaining length, 0 when v lies in the span numerically. */
+static double cgs2(size_t n, size_t m, const double *Q, size_t ldq, double *v, double *s, double *work,
+                   double nrm)
+{
+    if (m == 0)
+        return nrm;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, Q, (int)ldq, v, 1, 0.0, s, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)m, -1.0, Q, (int)ldq, s, 1, 1.0, v, 1);
+    double rho = sqrt(cblas_ddot((int)n, v, 1, v, 1));
+    if (rho > M_SQRT1_2 * nrm)
+        return rho;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, Q, (int)ldq, v, 1, 0.0, work, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)m, -1.0, Q, (int)ldq, work, 1, 1.0, v, 1);
+    cblas_daxpy((int)m, 1.0, work, 1, s, 1);
+    double rho2 = sqrt(cblas_ddot((int)n, v, 1, v, 1));
+    return rho2 > M_SQRT1_2 * rho ? rho2 : 0.0;
+}
+
+/* The new column's coordinates t = G^T s in span(Q) and its part d = s - G t
+ * along the dead directions, re-orthogonalized like cgs2; d = 0 when it
+ * lies in span(Q) numerically. Returns ||d||. */
+static double qr_split(seam_qr *q, const double *s, double *t, double *d)
+{
+    size_t m = q->m, k = q->k, ldg = qr_ldg(q);
+    if (k == 0) {
+        memcpy(d, s, m * sizeof *d);
+        return cblas_dnrm2((int)m, d, 1);
+    }
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)m, (int)k, 1.0, q->G, (int)ldg, s, 1, 0.0, t, 1);
+    memset(d, 0, m * sizeof *d);
+    if (m == k)
+        return 0.0;
+    memcpy(d, s, m * sizeof *d);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)m, (int)k, -1.0, q->G, (int)ldg, t, 1, 1.0, d, 1);
+    double sn = cblas_dnrm2((int)m, s, 1), dn = cblas_dnrm2((int)m, d, 1);
+    if (dn > M_SQRT1_2 * sn)
+        return dn;
+    double *t2 = q->z;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)m, (int)k, 1.0, q->G, (int)ldg, d, 1, 0.0, t2, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)m, (int)k, -1.0, q->G, (int)ldg, t2, 1, 1.0, d, 1);
+    cblas_daxpy((int)k, 1.0, t2, 1, t, 1);
+    double dn2 = cblas_dnrm2((int)m, d, 1);
+    if (dn2 > M_SQRT1_2 * dn)
+        return dn2;
+    memset(d, 0, m * sizeof *d);
+    return 0.0;
+}
+
+/* Filter: newest first, a column within relative distance rcond of the span
+ * of the newer kept ones leaves (|R_jj| is that distance). */
+static void qr_filter(seam_qr *q)
+{
+    for (size_t j = 1; j < q->k;) {
+        if (fabs(q->R[j * q->cap + j]) > q->rcond * q->norm[j])
+            j++;
+        else
+            qr_delete(q, j);
+    }
+}
+
+/* Room for the next column, and the dead directions squeezed out when there are too many. */
+static void qr_prepare(seam_qr *q)
+{
+    qr_reserve(q);
+    if (q->m - q->k >= (q->k > QR_DEAD_MIN ? q->k : QR_DEAD_MIN) || (q->m == q->n && q->m > q->k))
+        qr_compact(q);
+}
+
+void seam_qr_slots(seam_qr *q, double **c, double **b)
+{
+    qr_prepare(q);
+    *c = q->Qb + q->m * q->n;
+    *b = q->B + (q->b0 + q->k) * q->n;
+}
+
+int seam_qr_push(seam_qr *q, const double *c, const double *b, long tag, const double *t_new)
+{
+    size_t n = q->n;
+    double nrm = sqrt(cblas_ddot((int)n, c, 1, c, 1));   /* not dnrm2, several times slower; Inf/NaN pass through */
+    if (!(nrm > 0.0) || !isfinite(nrm)) {
+        if (t_new)
+            seam_qr_track(q, t_new);
+        return 0;
+    }
+    if (q->k == q->max_cols)
+        qr_delete(q, q->k - 1);
+    qr_prepare(q);
+    size_t m = q->m, k = q->k, ldg = qr_ldg(q), cap = q->cap;
+    /* Its part outside span(Qb) becomes a new basis vector of Qb, worked on in place ... */
+    double *v = q->Qb + m * n, rho = 0.0;
+    if (m < n) {
+        if (v != c)   /* c may already lie there (seam_qr_slots) */
+            memmove(v, c, n * sizeof *v);
+        rho = cgs2(n, m, q->Qb, n, v, q->s, q->z, nrm);
+    } else
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)m, 1.0, q->Qb, (int)n, c, 1, 0.0, q->s, 1);
+    /* ... and its part inside span(Qb) splits into span(Q) and the dead directions. */
+    double *t = q->t, *u = q->u;
+    double dn = qr_split(q, q->s, t, u);
+    if (rho > 0.0) {
+        cblas_dscal((int)n, 1.0 / rho, v, 1);
+        for (size_t j = 0; j < k; j++)
+            q->G[j * ldg + m] = 0.0;
+        u[m] = rho;
+        q->m = m + 1;
+    }
+    double nu = hypot(dn, rho);
+    double *g = q->G + k * ldg;   /* the new direction of Q: u / nu, or none (zero) */
+    for (size_t i = 0; i < q->m; i++)
+        g[i] = nu > 0.0 ? u[i] / nu : 0.0;
+    /* Put c first: H = [t R; nu 0] (k+1 square), then rotations from the bottom up. */
+    for (size_t j = k; j-- > 0;) {
+        memcpy(q->R + (j + 1) * cap, q->R + j * cap, k * sizeof *q->R);
+        q->R[(j + 1) * cap + k] = 0.0;
+        q->norm[j + 1] = q->norm[j];
+    }
+    memcpy(q->R, t, k * sizeof *q->R);
+    q->R[k] = nu;
+    q->norm[0] = nrm;
+    q->k = k + 1;
+    for (size_t i = k; i > 0; i--)
+        qr_givens(q, i - 1, i, 0, k + 1);
+    if (q->B + (q->b0 + k) * n != b)
+        memmove(q->B + (q->b0 + k) * n, b, n * sizeof *q->B);
+    q->tag[q->b0 + k] = tag;
+    q->id[q->b0 + k] = ++q->serial;
+    /* The tracked vector moved by c: Qb^T t_new = Qb^T t_old + s, plus the new row. */
+    if (t_new && q->tracking) {
+        cblas_daxpy((int)m, 1.0, q->s, 1, q->y, 1);
+        if (q->m > m)
+            q->y[m] = cblas_ddot((int)n, q->Qb + m * n, 1, t_new, 1);
+    }
+    qr_filter(q);
+    if (t_new && !q->tracking)
+        seam_qr_track(q, t_new);
+    else if (!t_new)
+        q->tracking = false;
     return 1;
 }
 
-int seam_lsq_factor(seam_lsq *s, size_t n, size_t k, const double *A, size_t lda, double rcond)
+void seam_qr_track(seam_qr *q, const double *t)
 {
-    s->n = n;
-    s->k = k;
-    s->r = 0;
-    s->n_finite = 0;
-    if (n == 0 || k == 0)
-        return 0;
-    reserve(s, n, k);
-    /* Non-finite and zero columns would poison the factorization: leave them out.
-     * The others are scaled to unit length, so the filter measures how nearly
-     * a column depends on the others, not how small it is. */
-    for (size_t j = 0; j < k; j++) {
-        const double *a = A + j * lda;
-        double norm = column_finite(a, n) ? cblas_dnrm2((int)n, a, 1) : 0.0;
-        if (!(norm > 0.0) || !isfinite(norm))
-            continue;
-        double *q = s->QR + s->n_finite * n;
-        for (size_t i = 0; i < n; i++)
-            q[i] = a[i] / norm;
-        s->norm[s->n_finite] = norm;
-        s->finite[s->n_finite++] = j;
+    if (q->m > 0)
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)q->n, (int)q->m, 1.0, q->Qb, (int)q->n, t, 1, 0.0, q->y, 1);
+    q->tracking = true;
+}
+
+void seam_qr_keep(seam_qr *q, long lo, long hi)
+{
+    for (size_t j = q->k; j-- > 0;) {   /* newest-first index j is physical slot k - 1 - j */
+        long tg = q->tag[q->b0 + q->k - 1 - j];
+        if (tg < lo || tg > hi)
+            qr_delete(q, j);
     }
-    if (s->n_finite == 0)
-        return 0;
-    memset(s->jpvt, 0, s->n_finite * sizeof *s->jpvt);   /* 0: every column free to pivot */
-    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)s->n_finite, s->QR,
-                                     (lapack_int)n, s->jpvt, s->tau);
-    if (info != 0)
-        return -1;
-    /* Pivoting sorts |R_ii| decreasingly: the rank is where it drops below rcond |R_00|. */
-    size_t m = n < s->n_finite ? n : s->n_finite;
-    double r00 = fabs(s->QR[0]);
-    size_t r = 0;
-    while (r < m && r00 > 0.0 && fabs(s->QR[r * n + r]) > rcond * r00)
-        r++;
-    s->r = r;
-    return (int)r;
 }
 
-size_t seam_lsq_rank(const seam_lsq *s) { return s->r; }
-size_t seam_lsq_cols(const seam_lsq *s) { return s->k; }
-
-int seam_lsq_kept(const seam_lsq *s, size_t j)
+void seam_qr_remove(seam_qr *q, size_t j)
 {
-    for (size_t i = 0; i < s->r; i++)
-        if (s->finite[s->jpvt[i] - 1] == j)
-            return 1;
-    return 0;
+    if (j < q->k)
+        qr_delete(q, q->k - 1 - j);
 }
 
-void seam_lsq_solve_many(seam_lsq *s, size_t nrhs, const double *B, size_t ldb, double *Alpha, size_t ldalpha)
+size_t seam_qr_cols(const seam_qr *q) { return q->k; }
+const double *seam_qr_B(const seam_qr *q) { return q->B ? q->B + q->b0 * q->n : NULL; }
+
+/* alpha = R_1^{-1} Q_1^T b (Akbay sec. 2.3.2) with Q_1 = Qb G, given w = Qb^T b; into physical order. */
+static void qr_back_substitute(seam_qr *q, const double *w, double *alpha)
 {
-    for (size_t c = 0; c < nrhs; c++)
-        for (size_t j = 0; j < s->k; j++)
-            Alpha[c * ldalpha + j] = 0.0;
-    if (s->r == 0 || nrhs == 0)
+    size_t k = q->k;
+    if (k == 0)
         return;
-    size_t n = s->n, r = s->r;
-    if (n * nrhs > s->cap_work) {
-        free(s->work);
-        s->cap_work = n * nrhs;
-        s->work = malloc(s->cap_work * sizeof *s->work);
-    }
-    for (size_t c = 0; c < nrhs; c++)
-        memcpy(s->work + c * n, B + c * ldb, n * sizeof *s->work);
-    /* alpha = R_1^{-1} Q_1^T b (Akbay sec. 2.3.2), with the first r reflectors only. */
-    LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)n, (lapack_int)nrhs, (lapack_int)r, s->QR,
-                   (lapack_int)n, s->tau, s->work, (lapack_int)n);
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, (int)r, (int)nrhs, 1.0, s->QR,
-                (int)n, s->work, (int)n);
-    /* Undo the pivoting: the i-th pivoted column is original column finite[jpvt[i]-1]. */
-    for (size_t c = 0; c < nrhs; c++)
-        for (size_t i = 0; i < r; i++) {
-            size_t j = (size_t)s->jpvt[i] - 1;
-            Alpha[c * ldalpha + s->finite[j]] = s->work[c * n + i] / s->norm[j];
-        }
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)q->m, (int)k, 1.0, q->G, (int)qr_ldg(q), w, 1, 0.0, q->z, 1);
+    cblas_dtrsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, (int)k, q->R, (int)q->cap, q->z, 1);
+    for (size_t j = 0; j < k; j++)
+        alpha[k - 1 - j] = q->z[j];
 }
 
-void seam_lsq_solve(seam_lsq *s, const double *b, double *alpha)
+const double *seam_qr_basis(const seam_qr *q, size_t *m)
 {
-    seam_lsq_solve_many(s, 1, b, s->n, alpha, s->k);
+    *m = q->m;
+    return q->Qb;
 }
 
-/* ---- history of difference columns -------------------------------------- */
+unsigned long seam_qr_epoch(const seam_qr *q) { return q->epoch; }
+const unsigned long *seam_qr_ids(const seam_qr *q) { return q->id ? q->id + q->b0 : NULL; }
 
-struct seam_history {
-    size_t n, cap, count;
-    double *A, *B;
-    long *tag;
-};
-
-seam_history *seam_history_new(size_t n, size_t max_cols)
+void seam_qr_solve_coords(seam_qr *q, size_t nrhs, const double *W, size_t ldw, double *Alpha, size_t ldalpha)
 {
-    seam_history *h = calloc(1, sizeof *h);
-    h->n = n;
-    h->cap = max_cols ? max_cols : (n ? n : 1);
-    h->A = malloc((n ? n : 1) * h->cap * sizeof *h->A);
-    h->B = malloc((n ? n : 1) * h->cap * sizeof *h->B);
-    h->tag = malloc(h->cap * sizeof *h->tag);
-    return h;
-}
-
-void seam_history_destroy(seam_history **self_p)
-{
-    if (!self_p || !*self_p)
+    size_t k = q->k, m = q->m;
+    if (k == 0 || nrhs == 0)
         return;
-    seam_history *h = *self_p;
-    free(h->A);
-    free(h->B);
-    free(h->tag);
-    free(h);
-    *self_p = NULL;
-}
-
-static void history_drop_first(seam_history *h, size_t m)
-{
-    size_t left = h->count - m;
-    memmove(h->A, h->A + m * h->n, left * h->n * sizeof *h->A);
-    memmove(h->B, h->B + m * h->n, left * h->n * sizeof *h->B);
-    memmove(h->tag, h->tag + m, left * sizeof *h->tag);
-    h->count = left;
-}
-
-void seam_history_push(seam_history *h, const double *a, const double *b, long tag)
-{
-    if (h->count == h->cap)
-        history_drop_first(h, 1);
-    memcpy(h->A + h->count * h->n, a, h->n * sizeof *h->A);
-    memcpy(h->B + h->count * h->n, b, h->n * sizeof *h->B);
-    h->tag[h->count++] = tag;
-}
-
-void seam_history_keep(seam_history *h, long lo, long hi)
-{
-    size_t w = 0;
-    for (size_t j = 0; j < h->count; j++) {
-        if (h->tag[j] < lo || h->tag[j] > hi)
-            continue;
-        if (w != j) {
-            memcpy(h->A + w * h->n, h->A + j * h->n, h->n * sizeof *h->A);
-            memcpy(h->B + w * h->n, h->B + j * h->n, h->n * sizeof *h->B);
-            h->tag[w] = h->tag[j];
-        }
-        w++;
+    if (k * nrhs > q->cap_work) {   /* scratch kept: the schemes solve every iteration */
+        free(q->work);
+        q->cap_work = 2 * k * nrhs;
+        q->work = malloc(q->cap_work * sizeof *q->work);
     }
-    h->count = w;
+    double *Z = q->work;
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)k, (int)nrhs, (int)m, 1.0, q->G, (int)qr_ldg(q), W,
+                (int)ldw, 0.0, Z, (int)k);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, (int)k, (int)nrhs, 1.0, q->R,
+                (int)q->cap, Z, (int)k);
+    for (size_t c = 0; c < nrhs; c++)
+        for (size_t j = 0; j < k; j++)
+            Alpha[c * ldalpha + k - 1 - j] = Z[c * k + j];
 }
 
-size_t seam_history_count(const seam_history *h) { return h->count; }
-size_t seam_history_rows(const seam_history *h) { return h->n; }
-const double *seam_history_A(const seam_history *h) { return h->A; }
-const double *seam_history_B(const seam_history *h) { return h->B; }
+void seam_qr_solve_tracked(seam_qr *q, double *alpha)
+{
+    qr_back_substitute(q, q->y, alpha);
+}
+
+void seam_qr_solve(seam_qr *q, const double *b, double *alpha)
+{
+    if (q->k == 0)
+        return;
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)q->n, (int)q->m, 1.0, q->Qb, (int)q->n, b, 1, 0.0, q->s, 1);
+    qr_back_substitute(q, q->s, alpha);
+}
+
+void seam_qr_explicit(const seam_qr *q, double *Q, double *Rm)
+{
+    size_t k = q->k;
+    if (k == 0)
+        return;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)q->n, (int)k, (int)q->m, 1.0, q->Qb, (int)q->n, q->G,
+                (int)qr_ldg(q), 0.0, Q, (int)q->n);
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < k; i++)
+            Rm[j * k + i] = i <= j ? q->R[j * q->cap + i] : 0.0;
+}
