@@ -25,6 +25,7 @@
 #include "keys.h"
 #include "remote.h"
 #include "seam/config.h"
+#include "seam/loader.h"
 #include "simulation.h"
 #include "test_host.h"
 #include "test_scene.h"
@@ -722,6 +723,62 @@ static void test_mobility_save_and_load_through_the_proxy(void **state)
     p->destroy(self);   /* bye, and the spawned server exits */
 }
 
+/* ---- large arrays ------------------------------------------------------- */
+
+/* 300000 points: 2.4 MB per array, out of band in ten frames each way. The
+ * remote piston fluid must answer bit for bit what the same plugin answers
+ * in this process, over a commit (so V^n is the one sent before), with
+ * values that only survive as raw bits (signed zero, subnormal, NaN payload). */
+static void test_large_arrays_cross_processes_bit_for_bit(void **state)
+{
+    (void)state;
+    const size_t n = 300000;
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 30, .heartbeat_s = 1, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_spawn("piston_fluid", &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    seam_library *lib = seam_library_open("piston_fluid", err, sizeof err);
+    assert_non_null(lib);
+    const seam_plugin *pl[2] = {seam_library_plugin(lib), seam_remote_plugin(r)};
+    test_host th;
+    test_host_init(&th, "fluid", "fluid");
+    void *self[2] = {pl[0]->create("{\"added_mass\": 3.0}", &th.host),
+                     seam_remote_create(r, "{\"added_mass\": 3.0}", &th.host)};
+    assert_non_null(self[0]);
+    assert_non_null(self[1]);
+    double *X = calloc(n, sizeof *X), *V = malloc(n * sizeof *V), *F[2];
+    uint64_t nan_bits = 0x7ff8000000abcdefull;
+    for (size_t i = 0; i < n; i++)
+        V[i] = 1e-3 * (double)i - 7.0;
+    V[1] = -0.0;
+    V[2] = 4.9e-324;
+    memcpy(&V[n - 1], &nan_bits, 8);
+    seam_interface face = {.dim = 1, .n_points = n, .X = X, .n_bodies = 1};
+    for (int k = 0; k < 2; k++) {
+        F[k] = malloc(n * sizeof *F[k]);
+        assert_int_equal(pl[k]->bind(self[k], &face), SEAM_OK);
+        for (int step = 0; step < 2; step++) {
+            seam_step s = {step, 0.01 * step, 0.01, 0};
+            seam_io in = {n, 1, X, V, NULL}, out = {n, 1, NULL, NULL, F[k]};
+            assert_int_equal(pl[k]->solve(self[k], &s, &in, &out), SEAM_OK);
+            assert_int_equal(pl[k]->commit(self[k]), SEAM_OK);
+            for (size_t i = 0; i < n; i++)
+                V[i] = -V[i];   /* the next step's V differs from V^n */
+        }
+    }
+    assert_memory_equal(F[0], F[1], n * sizeof(double));
+    assert_true(F[1][0] == -3.0 * (7.0 - (-7.0)) / 0.01);   /* step 1: V = 7, V^n = -7 */
+    assert_true(isnan(F[1][n - 1]));
+    pl[0]->destroy(self[0]);
+    pl[1]->destroy(self[1]);
+    seam_library_close(&lib);
+    free(X);
+    free(V);
+    free(F[0]);
+    free(F[1]);
+}
+
 /* ---- CURVE -------------------------------------------------------------- */
 
 static void test_curve_lets_the_allowed_key_in_only(void **state)
@@ -837,6 +894,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_same_bits_in_and_out_of_process, reap_all),
+        cmocka_unit_test_teardown(test_large_arrays_cross_processes_bit_for_bit, reap_all),
         cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),
