@@ -779,6 +779,49 @@ static void test_large_arrays_cross_processes_bit_for_bit(void **state)
     free(F[1]);
 }
 
+/* A request too large for the socket buffers, to a server frozen before it
+ * could read it: the proxy gives up after its timeout while ZeroMQ still
+ * holds frames that point into the caller's arrays (sent without a copy).
+ * It must drop them before returning, since the caller frees the arrays
+ * next: 32 MB blocks go back to the kernel when freed, so a later read
+ * crashes (and valgrind's run of this suite sees it). */
+static void test_timeout_mid_transfer_releases_the_callers_arrays(void **state)
+{
+    (void)state;
+    const size_t n = 4000000;   /* 32 MB per array */
+    server s;
+    start_seam_serve(&s, "piston_fluid", "tcp://127.0.0.1:*", "0");
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 1.0, .heartbeat_s = 0, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    const seam_plugin *p = seam_remote_plugin(r);
+    test_host th;
+    test_host_init(&th, "fluid", "fluid");
+    void *self = seam_remote_create(r, "{\"added_mass\": 1.0}", &th.host);
+    assert_non_null(self);
+    double *X = calloc(n, sizeof *X), *V = calloc(n, sizeof *V), *F = malloc(n * sizeof *F);
+    seam_interface face = {.dim = 1, .n_points = n, .X = X, .n_bodies = 1};
+    assert_int_equal(p->bind(self, &face), SEAM_OK);
+    kill(s.pid, SIGSTOP);
+    seam_step step = {3, 0.03, 0.01, 0};
+    seam_io in = {n, 1, X, V, NULL}, out = {n, 1, NULL, NULL, F};
+    double t0 = now_s();
+    assert_int_equal(p->solve(self, &step, &in, &out), SEAM_ERROR);
+    assert_true(now_s() - t0 < 5.0);
+    assert_true(test_host_saw(&th, "within 1 s"));
+    memset(X, 0xab, n * sizeof *X);   /* the caller reuses and frees its arrays at once */
+    memset(V, 0xab, n * sizeof *V);
+    free(X);
+    free(V);
+    free(F);
+    kill(s.pid, SIGCONT);   /* the server reads on: frames still queued would now be sent from freed memory */
+    usleep(300000);
+    p->destroy(self);
+    stop_server(&s);
+}
+
 /* ---- CURVE -------------------------------------------------------------- */
 
 static void test_curve_lets_the_allowed_key_in_only(void **state)
@@ -895,6 +938,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_same_bits_in_and_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_large_arrays_cross_processes_bit_for_bit, reap_all),
+        cmocka_unit_test_teardown(test_timeout_mid_transfer_releases_the_callers_arrays, reap_all),
         cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),
