@@ -184,7 +184,7 @@ int main(int argc, char **argv)
     printf("%-10s %12s %12s %12s %12s %12s\n", "doubles", "local_ms", "ipc_ms", "tcp_ms", "ipc_GB/s", "tcp_GB/s");
     for (double n = min_n; n <= max_n * 1.0001; n *= 10) {
         size_t np = (size_t)n;
-        int reps = reps_override > 0 ? reps_override : n <= 1e5 ? 50 : n <= 1e6 ? 10 : 3;
+        int reps = reps_override > 0 ? reps_override : n <= 1e5 ? 50 : n <= 1e6 ? 10 : 5;
         double s[3];
         for (int k = 0; k < 3; k++) {
             bind_points(&t[k], np);
