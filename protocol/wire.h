@@ -26,7 +26,9 @@
  * frames holding at most SEAM_WIRE_MAX_MESSAGE bytes in all. */
 #define SEAM_WIRE_OOB_EXT 1
 #define SEAM_WIRE_OOB_MIN ((size_t)64 * 1024)
+#ifndef SEAM_WIRE_CHUNK      /* -DSEAM_WIRE_CHUNK=... to measure another frame size */
 #define SEAM_WIRE_CHUNK ((size_t)256 * 1024)
+#endif
 #define SEAM_WIRE_MAX_PARTS 16384
 /* ZMQ_SNDBUF and ZMQ_RCVBUF of both ends (bytes; the kernel caps them at
  * net.core.wmem_max / rmem_max): fewer, larger reads and writes. */
