@@ -266,6 +266,9 @@ int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed)
             if (a->owner) {
                 seam_shared_ref(a->owner);
                 zmq_msg_init_data(&msg, (char *)a->data + off, len, release_shared, a->owner);
+            } else if (!borrowed) {   /* nobody counts borrowed frames here: copy them */
+                zmq_msg_init_size(&msg, len);
+                memcpy(zmq_msg_data(&msg), (const char *)a->data + off, len);
             } else {
                 atomic_fetch_add((atomic_size_t *)borrowed, 1);
                 zmq_msg_init_data(&msg, (char *)a->data + off, len, release_borrowed, borrowed);

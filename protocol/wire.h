@@ -101,7 +101,8 @@ typedef struct seam_part {
 /* Send w as one message: the MessagePack frame (with first_flags, e.g.
  * ZMQ_DONTWAIT, plus ZMQ_SNDMORE when arrays follow), then each attachment
  * in frames of at most SEAM_WIRE_CHUNK bytes, without copying. Frames of
- * attachments without owner count up *borrowed while ZeroMQ holds them.
+ * attachments without owner count up *borrowed while ZeroMQ holds them
+ * (borrowed NULL: those are copied).
  * Returns 0, or -1 with errno from the first frame and w untouched (try
  * again); w is freed once sent. */
 int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed);

@@ -2,12 +2,14 @@
  * trips are exact, hostile input gets an error reply and the session keeps
  * serving, and the plugin behind it computes the known answer. */
 #include <math.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "seam/loader.h"
@@ -99,6 +101,77 @@ static void test_lying_lengths_are_refused_before_use(void **state)
     assert_true(seam_msg_parse(&m, ok, sizeof ok));
     for (size_t n = 0; n < sizeof ok; n++)
         assert_false(seam_msg_parse(&m, ok, n));
+}
+
+/* seam_wire_send and seam_frames_recv over an inproc pair: two arrays cut
+ * into SEAM_WIRE_CHUNK frames, received back to back and read in place; a
+ * borrowed array is counted while ZeroMQ holds it, or copied when nobody
+ * counts. */
+static void test_frames_over_a_socket(void **state)
+{
+    (void)state;
+    void *ctx = zmq_ctx_new();
+    void *a = zmq_socket(ctx, ZMQ_PAIR), *b = zmq_socket(ctx, ZMQ_PAIR);
+    assert_int_equal(zmq_bind(a, "inproc://seam-frames-test"), 0);
+    assert_int_equal(zmq_connect(b, "inproc://seam-frames-test"), 0);
+    const size_t n = 100000;   /* 800000 bytes: 4 frames of 256 KiB, the last shorter */
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)i + 0.5;
+        y[i] = -(double)i;
+    }
+    seam_shared *sh = seam_shared_new(n * sizeof *y);
+    memcpy(seam_shared_data(sh), y, n * sizeof *y);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t borrowed = 0;
+        seam_wbuf w;
+        seam_wbuf_init(&w, 0);
+        w.oob_min = SEAM_WIRE_OOB_MIN;
+        seam_w_map(&w, 3);
+        seam_w_str(&w, "x"); seam_w_f64s_ref(&w, x, n, NULL);
+        seam_w_str(&w, "y"); seam_w_f64s_ref(&w, seam_shared_data(sh), n, sh);
+        seam_w_str(&w, "z"); seam_w_f64s(&w, y, 3);   /* small: inline */
+        assert_int_equal(w.n_att, 2);
+        assert_true(seam_shared_busy(sh));   /* the attachment holds a reference */
+        assert_int_equal(seam_wire_send(a, &w, 0, pass == 0 ? &borrowed : NULL), 0);
+        if (pass == 1)
+            x[0] = 99.0;   /* copied at send: the receiver must still see 0.5 */
+        seam_frames f;
+        seam_frames_init(&f);
+        zmq_msg_t first;
+        zmq_msg_init(&first);
+        assert_true(zmq_msg_recv(&first, b, 0) >= 0);
+        assert_int_equal(seam_frames_recv(&f, b, &first), 0);
+        assert_int_equal(f.n, 1 + 4 + 4);
+        assert_int_equal(f.part[1].len, SEAM_WIRE_CHUNK);
+        seam_msg m;
+        assert_true(seam_msg_parse_parts(&m, f.part[0].data, f.part[0].len, f.part + 1, f.n - 1));
+        const double *vx = seam_msg_f64s_view(&m, "x", n), *vy = seam_msg_f64s_view(&m, "y", n);
+        assert_non_null(vx);   /* in one piece: read in place */
+        assert_non_null(vy);
+        assert_true(vx[0] == 0.5 && vx[n - 1] == (double)(n - 1) + 0.5);
+        assert_memory_equal(vy, y, n * sizeof *y);
+        assert_null(seam_msg_f64s_view(&m, "z", 3));   /* inline: copy it */
+        double z[3];
+        assert_true(seam_msg_f64s(&m, "z", true, z, 3));
+        assert_true(z[2] == -2.0);
+        seam_frames_free(&f);
+        if (pass == 0) {   /* every borrowed frame is released once sent */
+            for (int i = 0; i < 500 && atomic_load((_Atomic size_t *)&borrowed) != 0; i++)
+                usleep(2000);
+            assert_int_equal(borrowed, 0);
+        }
+        x[0] = 0.5;
+    }
+    for (int i = 0; i < 500 && seam_shared_busy(sh); i++)
+        usleep(2000);
+    assert_false(seam_shared_busy(sh));   /* the frames dropped their references */
+    seam_shared_unref(sh);
+    free(x);
+    free(y);
+    zmq_close(a);
+    zmq_close(b);
+    zmq_ctx_term(ctx);
 }
 
 /* ---- the session ---------------------------------------------------------- */
@@ -642,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_f64_round_trip_is_bit_exact),
         cmocka_unit_test(test_integers_and_strings_decode_by_width),
         cmocka_unit_test(test_lying_lengths_are_refused_before_use),
+        cmocka_unit_test(test_frames_over_a_socket),
         cmocka_unit_test_setup_teardown(test_malformed_requests_get_errors_and_serving_goes_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_relays_located_config_errors, setup, teardown),
         cmocka_unit_test(test_fluid_rebind_to_a_larger_interface),
