@@ -711,17 +711,30 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
 }
 
 /* hello: versions, the plugin's name, role and optional functions. */
-static bool hello(seam_remote *r)
+static bool say_hello(seam_remote *r, unsigned version, seam_msg *m)
 {
     seam_wbuf w;
-    seam_msg m;
     uint64_t id = begin_request(r, &w, "hello", 2, 0);
     seam_w_str(&w, "protocol");
-    seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
+    seam_w_uint(&w, version);
     seam_w_str(&w, "abi");
     seam_w_uint(&w, SEAM_ABI_VERSION);
-    if (!call(r, "hello", id, &w, r->o.start_timeout_s, &m))
-        return false;
+    return call(r, "hello", id, &w, r->o.start_timeout_s, m);
+}
+
+static bool hello(seam_remote *r)
+{
+    seam_msg m;
+    if (!say_hello(r, SEAM_PROTOCOL_VERSION, &m)) {
+        char e[512] = "";
+        if (r->lost || !seam_msg_strcpy(&m, "error", false, e, sizeof e) || !strstr(e, "protocol version"))
+            return false;
+        /* a server of an older protocol: speak its version (every array inline) */
+        if (r->errbuf)
+            r->errbuf[0] = '\0';
+        if (!say_hello(r, SEAM_PROTOCOL_OLDEST, &m))
+            return false;
+    }
     const char *role;
     size_t role_len;
     uint64_t abi = 0, proto = SEAM_PROTOCOL_OLDEST;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -822,6 +823,138 @@ static void test_timeout_mid_transfer_releases_the_callers_arrays(void **state)
     stop_server(&s);
 }
 
+/* ---- a server of protocol 1 ---------------------------------------------- */
+
+/* A protocol 1 server, as earlier seam-serve builds were: it refuses hello
+ * with protocol 2, and takes every request as one frame. */
+typedef struct {
+    char endpoint[256];
+    _Atomic int ready;
+    int most_frames;         /* the most payload frames one request came in */
+} v1_server;
+
+static void *v1_serve(void *arg)
+{
+    v1_server *v = arg;
+    void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_ROUTER);
+    zmq_bind(s, "tcp://127.0.0.1:*");
+    size_t len = sizeof v->endpoint;
+    zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, v->endpoint, &len);
+    v->ready = 1;
+    for (bool done = false; !done;) {
+        zmq_msg_t route, payload, extra;
+        zmq_msg_init(&route);
+        zmq_msg_init(&payload);
+        zmq_msg_recv(&route, s, 0);
+        zmq_msg_recv(&payload, s, 0);
+        int frames = 1;
+        for (int more = zmq_msg_more(&payload); more; frames++) {
+            zmq_msg_init(&extra);
+            zmq_msg_recv(&extra, s, 0);
+            more = zmq_msg_more(&extra);
+            zmq_msg_close(&extra);
+        }
+        if (frames > v->most_frames)
+            v->most_frames = frames;
+        seam_msg m;
+        char op[32] = "";
+        uint64_t id = 0, proto = 0, n = 0;
+        seam_msg_parse(&m, zmq_msg_data(&payload), zmq_msg_size(&payload));
+        seam_msg_strcpy(&m, "op", true, op, sizeof op);
+        seam_msg_uint(&m, "id", true, &id);
+        seam_wbuf w;
+        seam_wbuf_init(&w, 0);
+        bool hello = strcmp(op, "hello") == 0;
+        if (hello)
+            seam_msg_uint(&m, "protocol", true, &proto);
+        if (hello && proto != 1) {
+            seam_w_map(&w, 4);
+            seam_w_str(&w, "id"); seam_w_uint(&w, id);
+            seam_w_str(&w, "ok"); seam_w_bool(&w, false);
+            seam_w_str(&w, "log"); seam_w_array(&w, 0);
+            seam_w_str(&w, "error");
+            seam_w_str(&w, "hello: protocol version 2 is not spoken here (this server speaks 1)");
+        } else if (hello) {
+            seam_w_map(&w, 9);
+            seam_w_str(&w, "id"); seam_w_uint(&w, id);
+            seam_w_str(&w, "ok"); seam_w_bool(&w, true);
+            seam_w_str(&w, "log"); seam_w_array(&w, 0);
+            seam_w_str(&w, "protocol"); seam_w_uint(&w, 1);
+            seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
+            seam_w_str(&w, "plugin"); seam_w_str(&w, "old_fluid");
+            seam_w_str(&w, "role"); seam_w_str(&w, "fluid");
+            seam_w_str(&w, "summary"); seam_w_str(&w, "");
+            seam_w_str(&w, "functions"); seam_w_array(&w, 1); seam_w_str(&w, "bind");
+        } else if (strcmp(op, "solve") == 0) {   /* F = 2 V, inline */
+            seam_msg_uint(&m, "n", true, &n);
+            double *V = calloc(n ? n : 1, sizeof *V);
+            seam_msg_f64s(&m, "V", true, V, n);
+            for (size_t i = 0; i < n; i++)
+                V[i] *= 2.0;
+            seam_w_map(&w, 5);
+            seam_w_str(&w, "id"); seam_w_uint(&w, id);
+            seam_w_str(&w, "ok"); seam_w_bool(&w, true);
+            seam_w_str(&w, "log"); seam_w_array(&w, 0);
+            seam_w_str(&w, "status"); seam_w_uint(&w, 0);
+            seam_w_str(&w, "F"); seam_w_f64s(&w, V, n);
+            free(V);
+        } else {   /* create, bind, bye */
+            seam_w_map(&w, 4);
+            seam_w_str(&w, "id"); seam_w_uint(&w, id);
+            seam_w_str(&w, "ok"); seam_w_bool(&w, true);
+            seam_w_str(&w, "log"); seam_w_array(&w, 0);
+            seam_w_str(&w, "status"); seam_w_uint(&w, 0);
+            done = strcmp(op, "bye") == 0;
+        }
+        zmq_msg_send(&route, s, ZMQ_SNDMORE);
+        zmq_send(s, w.sb.data, w.sb.size, 0);
+        seam_wbuf_free(&w);
+        zmq_msg_close(&payload);
+    }
+    zmq_close(s);
+    zmq_ctx_term(ctx);
+    return NULL;
+}
+
+static void test_a_protocol_1_server_is_spoken_to_in_its_version(void **state)
+{
+    (void)state;
+    v1_server v = {.ready = 0, .most_frames = 0};
+    pthread_t th;
+    pthread_create(&th, NULL, v1_serve, &v);
+    while (!v.ready)
+        usleep(1000);
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 10, .heartbeat_s = 1, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_connect(v.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_string_equal(err, "");   /* the refused hello leaves no message behind */
+    const seam_plugin *p = seam_remote_plugin(r);
+    assert_string_equal(p->name, "old_fluid");
+    test_host host;
+    test_host_init(&host, "fluid", "fluid");
+    void *self = seam_remote_create(r, "{}", &host.host);
+    assert_non_null(self);
+    const size_t n = 20000;   /* 160 kB: out of band for a protocol 2 server */
+    double *X = calloc(n, sizeof *X), *V = malloc(n * sizeof *V), *F = malloc(n * sizeof *F);
+    for (size_t i = 0; i < n; i++)
+        V[i] = 0.5 * (double)i;
+    seam_interface face = {.dim = 1, .n_points = n, .X = X, .n_bodies = 1};
+    assert_int_equal(p->bind(self, &face), SEAM_OK);
+    seam_step step = {0, 0.0, 0.1, 0};
+    seam_io in = {n, 1, X, V, NULL}, out = {n, 1, NULL, NULL, F};
+    assert_int_equal(p->solve(self, &step, &in, &out), SEAM_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_true(F[i] == 2.0 * V[i]);
+    assert_int_equal(v.most_frames, 1);   /* every request in one frame */
+    p->destroy(self);
+    pthread_join(th, NULL);
+    free(X);
+    free(V);
+    free(F);
+}
+
 /* ---- CURVE -------------------------------------------------------------- */
 
 static void test_curve_lets_the_allowed_key_in_only(void **state)
@@ -939,6 +1072,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_same_bits_in_and_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_large_arrays_cross_processes_bit_for_bit, reap_all),
         cmocka_unit_test_teardown(test_timeout_mid_transfer_releases_the_callers_arrays, reap_all),
+        cmocka_unit_test_teardown(test_a_protocol_1_server_is_spoken_to_in_its_version, reap_all),
         cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),
