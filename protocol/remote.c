@@ -1,5 +1,6 @@
 /* The proxy: seam_plugin calls as ZeroMQ requests (PROTOCOL.md). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -45,8 +46,9 @@ struct seam_remote {
     size_t errlen;
     int64_t step;            /* the step in progress, for messages */
     double t;
-    zmq_msg_t reply;         /* the last reply; parsed messages point into it */
-    bool have_reply;
+    seam_frames reply;       /* the last reply; parsed messages point into it */
+    unsigned proto;          /* the protocol version the server agreed to (0 before hello) */
+    size_t in_flight;        /* frames ZeroMQ holds that point into the caller's arrays (atomic) */
     /* what the plugin side owns in the contract lives here until the next call */
     size_t n_iface;          /* values per interface array, from describe or bind */
     double *X, *mass, *C, *q, *raster;
@@ -172,17 +174,13 @@ static bool watch(seam_remote *r, const char *op)
     return true;
 }
 
-static void free_bytes(void *data, void *hint)
-{
-    (void)hint;
-    free(data);
-}
-
 /* {op, id, ...}: the caller writes `fields` more key/value pairs. */
 static uint64_t begin_request(seam_remote *r, seam_wbuf *w, const char *op, size_t fields, size_t reserve)
 {
     uint64_t id = ++r->next_id;
     seam_wbuf_init(w, reserve);
+    if (r->proto >= 2)
+        w->oob_min = SEAM_WIRE_OOB_MIN;
     seam_w_map(w, 2 + fields);
     seam_w_str(w, "op");
     seam_w_str(w, op);
@@ -213,9 +211,33 @@ static void relay_log(seam_remote *r, seam_msg *m)
     }
 }
 
+/* The connection is lost while ZeroMQ may still hold frames that point
+ * into the caller's arrays: close everything now, so that none is read
+ * after the call returns (zmq_ctx_term returns once all are released). */
+static void abandon(seam_remote *r)
+{
+    if (!r->ctx || atomic_load((atomic_size_t *)&r->in_flight) == 0)
+        return;
+    zmq_socket_monitor(r->sock, NULL, 0);
+    zmq_close(r->mon);
+    zmq_close(r->sock);   /* ZMQ_LINGER is 0: queued frames are dropped */
+    zmq_ctx_term(r->ctx);
+    r->mon = r->sock = r->ctx = NULL;
+}
+
+static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, double limit, seam_msg *m);
+
 /* Send w's request, wait for the reply with this id within `limit` seconds
  * and parse it into m (valid until the next call). False after reporting. */
 static bool call(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, double limit, seam_msg *m)
+{
+    bool ok = call_once(r, op, id, w, limit, m);
+    if (r->lost)
+        abandon(r);
+    return ok;
+}
+
+static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, double limit, seam_msg *m)
 {
     char at[128];
     if (r->lost || !watch(r, op)) {
@@ -225,18 +247,11 @@ static bool call(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, doub
         r->lost = true;
         return false;
     }
-    if (r->have_reply) {
-        zmq_msg_close(&r->reply);
-        r->have_reply = false;
-    }
-    size_t size;
-    char *bytes = seam_wbuf_release(w, &size);
-    zmq_msg_t msg;
-    zmq_msg_init_data(&msg, bytes, size, free_bytes, NULL);
+    seam_frames_clear(&r->reply);
     double deadline = limit > 0 ? now_s() + limit : INFINITY;
     bool sent = false;
     while (!sent) {
-        if (zmq_msg_send(&msg, r->sock, ZMQ_DONTWAIT) >= 0)
+        if (seam_wire_send(r->sock, w, ZMQ_DONTWAIT, &r->in_flight) >= 0)
             sent = true;
         else if (errno != EAGAIN && errno != EINTR) {
             report(r, "%s%s: cannot send to %s: %s", op, where(r, at, sizeof at), r->endpoint, zmq_strerror(errno));
@@ -249,7 +264,7 @@ static bool call(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, doub
         }
     }
     if (!sent) {
-        zmq_msg_close(&msg);
+        seam_wbuf_free(w);
         if (!r->lost)
             report(r, "%s%s: %s does not take the request (no reply within %g s: the participant's timeout)",
                    op, where(r, at, sizeof at), r->endpoint, limit);
@@ -274,21 +289,27 @@ static bool call(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, doub
             return false;
         }
         if (it[0].revents & ZMQ_POLLIN) {
-            zmq_msg_init(&r->reply);
-            if (zmq_msg_recv(&r->reply, r->sock, 0) < 0) {
-                zmq_msg_close(&r->reply);
+            zmq_msg_t first;
+            zmq_msg_init(&first);
+            if (zmq_msg_recv(&first, r->sock, 0) < 0) {
+                zmq_msg_close(&first);
                 continue;
             }
-            r->have_reply = true;
             uint64_t got = 0;
-            if (!seam_msg_parse(m, zmq_msg_data(&r->reply), zmq_msg_size(&r->reply))) {
+            int rc = seam_frames_recv(&r->reply, r->sock, &first);
+            if (rc < 0)
+                continue;
+            if (rc > 0)
+                snprintf(m->error, sizeof m->error, "more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
+                         (long long)SEAM_WIRE_MAX_MESSAGE);
+            if (rc > 0 || !seam_msg_parse_parts(m, r->reply.part[0].data, r->reply.part[0].len, r->reply.part + 1,
+                                                r->reply.n - 1)) {
                 report(r, "%s%s: malformed reply from %s: %s", op, where(r, at, sizeof at), r->endpoint, m->error);
                 r->lost = true;
                 return false;
             }
             if (!seam_msg_uint(m, "id", true, &got) || got != id) {   /* a probe or a stale reply */
-                zmq_msg_close(&r->reply);
-                r->have_reply = false;
+                seam_frames_clear(&r->reply);
                 continue;
             }
             relay_log(r, m);
@@ -380,9 +401,9 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_io
     seam_w_str(&w, "dim");
     seam_w_uint(&w, in ? (uint64_t)in->dim : 0);
     for (int k = 0; k < 3; k++)
-        if (ins[k]) {
+        if (ins[k]) {   /* out of band without a copy: the call waits for the reply (or abandons) */
             seam_w_str(&w, names[k]);
-            seam_w_f64s(&w, ins[k], n);
+            seam_w_f64s_ref(&w, ins[k], n, NULL);
         }
     seam_w_str(&w, "out");
     seam_w_array(&w, n_out);
@@ -391,7 +412,7 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_io
             seam_w_str(&w, names[k]);
     if (!call(r, "solve", id, &w, r->o.timeout_s, &m))
         return SEAM_ERROR;
-    seam_status st = reply_status(r, "solve", &m);
+    seam_status st = reply_status(r, "solve", &m);   /* the reply came: the request's frames are written */
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         if (outs[k] && !seam_msg_f64s(&m, names[k], true, outs[k], n)) {
             report(r, "solve: bad reply from %s: %s", r->endpoint, m.error);
@@ -549,15 +570,14 @@ static seam_status remote_save(void *self, seam_buffer *out)
     seam_status st = ask(r, "save", &m);
     if (st != SEAM_OK)
         return st;
-    const void *data;
     size_t len;
-    if (!seam_msg_bin(&m, "data", true, &data, &len)) {
+    uint8_t *data = seam_msg_bin_alloc(&m, "data", true, &len);
+    if (!data) {
         report(r, "save: bad reply from %s: %s", r->endpoint, m.error);
         return SEAM_ERROR;
     }
     free(r->bytes);
-    r->bytes = malloc(len ? len : 1);
-    memcpy(r->bytes, data, len);
+    r->bytes = data;
     *out = (seam_buffer){r->bytes, len};
     return SEAM_OK;
 }
@@ -636,6 +656,8 @@ static int set_int(void *sock, int option, int value) { return zmq_setsockopt(so
 static seam_remote *open_remote(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
 {
     seam_remote *r = calloc(1, sizeof *r);
+    seam_frames_init(&r->reply);
+    seam_wire_tune_malloc();
     r->o = *o;
     snprintf(r->who, sizeof r->who, "%s", o->name ? o->name : "remote");
     r->o.name = r->who;
@@ -651,6 +673,8 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
     r->ctx = zmq_ctx_new();
     r->sock = zmq_socket(r->ctx, ZMQ_DEALER);
     set_int(r->sock, ZMQ_LINGER, 0);
+    set_int(r->sock, ZMQ_SNDBUF, SEAM_WIRE_SOCKBUF);
+    set_int(r->sock, ZMQ_RCVBUF, SEAM_WIRE_SOCKBUF);
     int64_t max_message = SEAM_WIRE_MAX_MESSAGE;
     zmq_setsockopt(r->sock, ZMQ_MAXMSGSIZE, &max_message, sizeof max_message);
     int ivl = (int)(o->heartbeat_s * 1000.0 + 0.5);
@@ -687,21 +711,38 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
 }
 
 /* hello: versions, the plugin's name, role and optional functions. */
-static bool hello(seam_remote *r)
+static bool say_hello(seam_remote *r, unsigned version, seam_msg *m)
 {
     seam_wbuf w;
-    seam_msg m;
     uint64_t id = begin_request(r, &w, "hello", 2, 0);
     seam_w_str(&w, "protocol");
-    seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
+    seam_w_uint(&w, version);
     seam_w_str(&w, "abi");
     seam_w_uint(&w, SEAM_ABI_VERSION);
-    if (!call(r, "hello", id, &w, r->o.start_timeout_s, &m))
-        return false;
+    return call(r, "hello", id, &w, r->o.start_timeout_s, m);
+}
+
+static bool hello(seam_remote *r)
+{
+    seam_msg m;
+    if (!say_hello(r, SEAM_PROTOCOL_VERSION, &m)) {
+        char e[512] = "";
+        if (r->lost || !seam_msg_strcpy(&m, "error", false, e, sizeof e) || !strstr(e, "protocol version"))
+            return false;
+        /* a server of an older protocol: speak its version (every array inline) */
+        if (r->errbuf)
+            r->errbuf[0] = '\0';
+        if (!say_hello(r, SEAM_PROTOCOL_OLDEST, &m))
+            return false;
+    }
     const char *role;
     size_t role_len;
-    uint64_t abi = 0;
+    uint64_t abi = 0, proto = SEAM_PROTOCOL_OLDEST;
     seam_msg_uint(&m, "abi", true, &abi);
+    seam_msg_uint(&m, "protocol", false, &proto);
+    if (!m.error[0] && (proto < SEAM_PROTOCOL_OLDEST || proto > SEAM_PROTOCOL_VERSION))
+        seam_msg_fail(&m, "the server speaks protocol %llu, this coupler %u to %u", (unsigned long long)proto,
+                      SEAM_PROTOCOL_OLDEST, SEAM_PROTOCOL_VERSION);
     seam_msg_strcpy(&m, "plugin", true, r->plugin_name, sizeof r->plugin_name);
     seam_msg_strcpy(&m, "summary", false, r->summary, sizeof r->summary);
     int parsed = seam_msg_str(&m, "role", true, &role, &role_len) ? seam_wire_role_parse(role, role_len) : -1;
@@ -738,6 +779,7 @@ static bool hello(seam_remote *r)
         return false;
     }
     r->table.role = (seam_role)parsed;
+    r->proto = (unsigned)proto;
     return true;
 }
 
@@ -942,8 +984,7 @@ void seam_remote_close(seam_remote **self_p)
         uint64_t id = begin_request(r, &w, "bye", 0, 0);
         call(r, "bye", id, &w, r->o.timeout_s > 0 && r->o.timeout_s < 5.0 ? r->o.timeout_s : 5.0, &m);
     }
-    if (r->have_reply)
-        zmq_msg_close(&r->reply);
+    seam_frames_free(&r->reply);
     if (r->mon) {
         zmq_socket_monitor(r->sock, NULL, 0);
         zmq_close(r->mon);

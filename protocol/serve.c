@@ -64,13 +64,7 @@ static void zap_answer(void *zap, const seam_serve_options *o)
     }
 }
 
-static void free_bytes(void *data, void *hint)
-{
-    (void)hint;
-    free(data);
-}
-
-/* Send the envelope, then the reply bytes without copying them. */
+/* Send the envelope, then the reply (its arrays without copying them). */
 static int send_reply(void *sock, zmq_msg_t *env, int n_env, seam_wbuf *w)
 {
     for (int i = 0; i < n_env; i++) {
@@ -83,12 +77,8 @@ static int send_reply(void *sock, zmq_msg_t *env, int n_env, seam_wbuf *w)
             return -1;
         }
     }
-    size_t size;
-    char *bytes = seam_wbuf_release(w, &size);
-    zmq_msg_t msg;
-    zmq_msg_init_data(&msg, bytes, size, free_bytes, NULL);
-    if (zmq_msg_send(&msg, sock, 0) < 0) {
-        zmq_msg_close(&msg);
+    if (seam_wire_send(sock, w, 0, NULL) < 0) {
+        seam_wbuf_free(w);
         return -1;
     }
     return 0;
@@ -120,36 +110,47 @@ static bool same_peer(zmq_msg_t *a, zmq_msg_t *b)
     return zmq_msg_size(a) == zmq_msg_size(b) && memcmp(zmq_msg_data(a), zmq_msg_data(b), zmq_msg_size(a)) == 0;
 }
 
-/* Receive one request: envelope frames and the payload (the last frame). */
-static int recv_request(void *sock, zmq_msg_t *env, int *n_env, zmq_msg_t *payload)
+/* Receive one request: the envelope (routing id, and the empty delimiter of
+ * a REQ peer) and the payload frames (the map, then out-of-band arrays).
+ * 0: a request; -1: interrupted; 1: no payload (nothing to answer); 2: over
+ * the limits (answer an error). */
+static int recv_request(void *sock, zmq_msg_t *env, int *n_env, seam_frames *payload)
 {
-    int n = 0, more = 1;
-    zmq_msg_t frames[MAX_ENVELOPE + 1];
-    while (more) {
-        zmq_msg_t f;
+    *n_env = 0;
+    zmq_msg_t f;
+    zmq_msg_init(&f);
+    if (zmq_msg_recv(&f, sock, 0) < 0) {
+        zmq_msg_close(&f);
+        return -1;
+    }
+    bool more = zmq_msg_more(&f);
+    env[(*n_env)++] = f;
+    if (!more)
+        goto drop;
+    zmq_msg_init(&f);
+    if (zmq_msg_recv(&f, sock, 0) < 0)
+        goto fail;
+    if (zmq_msg_size(&f) == 0 && zmq_msg_more(&f)) {   /* a REQ peer's delimiter */
+        env[(*n_env)++] = f;
         zmq_msg_init(&f);
-        if (zmq_msg_recv(&f, sock, 0) < 0) {
-            zmq_msg_close(&f);
-            for (int i = 0; i < n; i++)
-                zmq_msg_close(&frames[i]);
-            return -1;
-        }
-        more = zmq_msg_more(&f);
-        if (n < MAX_ENVELOPE + 1)
-            frames[n++] = f;
-        else   /* more frames than any request has: keep the count, drop the bytes */
-            zmq_msg_close(&f), n = MAX_ENVELOPE + 2;
+        if (zmq_msg_recv(&f, sock, 0) < 0)
+            goto fail;
     }
-    if (n > MAX_ENVELOPE + 1) {
-        for (int i = 0; i < MAX_ENVELOPE + 1; i++)
-            zmq_msg_close(&frames[i]);
-        return 1;
-    }
-    *n_env = n - 1;
-    for (int i = 0; i < n - 1; i++)
-        env[i] = frames[i];
-    *payload = frames[n - 1];
-    return 0;
+    int rc = seam_frames_recv(payload, sock, &f);
+    if (rc < 0)
+        goto drop;
+    return rc == 0 ? 0 : 2;
+fail:
+    zmq_msg_close(&f);
+    for (int i = 0; i < *n_env; i++)
+        zmq_msg_close(&env[i]);
+    *n_env = 0;
+    return -1;
+drop:
+    for (int i = 0; i < *n_env; i++)
+        zmq_msg_close(&env[i]);
+    *n_env = 0;
+    return 1;
 }
 
 static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
@@ -166,12 +167,15 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
         snprintf(err, errlen, "--curve needs at least one --allow CLIENT.pub: the coupler's key must be known");
         return -1;
     }
+    seam_wire_tune_malloc();
     void *ctx = o->zmq_ctx ? o->zmq_ctx : zmq_ctx_new();
     void *zap = NULL;
     void *sock = zmq_socket(ctx, ZMQ_ROUTER);
     int ivl = (int)(o->heartbeat_s * 1000.0 + 0.5);
     set_int(sock, ZMQ_LINGER, 1000);
     set_int(sock, ZMQ_ROUTER_MANDATORY, 1);
+    set_int(sock, ZMQ_SNDBUF, SEAM_WIRE_SOCKBUF);
+    set_int(sock, ZMQ_RCVBUF, SEAM_WIRE_SOCKBUF);
     int64_t max_message = SEAM_WIRE_MAX_MESSAGE;
     zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max_message, sizeof max_message);
     if (ivl > 0) {
@@ -211,6 +215,8 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
     }
     zmq_msg_t owner;
     zmq_msg_init(&owner);
+    seam_frames payload;
+    seam_frames_init(&payload);
     bool has_owner = false, done = false;
     while (rc == 0 && !done && !(o->stop && *o->stop)) {
         zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {zap, 0, ZMQ_POLLIN, 0}};
@@ -226,14 +232,14 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             zap_answer(zap, o);
         if (!(items[0].revents & ZMQ_POLLIN))
             continue;
-        zmq_msg_t env[MAX_ENVELOPE], payload;
+        zmq_msg_t env[MAX_ENVELOPE];
         int n_env = 0;
         int got = recv_request(sock, env, &n_env, &payload);
-        if (got != 0)
-            continue;   /* interrupted, or too many frames to answer: nothing to route back to */
+        if (got == -1 || got == 1)
+            continue;   /* interrupted, or nothing to route an answer back to */
         seam_wbuf w;
-        const void *req = zmq_msg_data(&payload);
-        size_t len = zmq_msg_size(&payload);
+        const void *req = payload.part[0].data;
+        size_t len = payload.part[0].len;
         char op[32] = "";
         uint64_t id = 0;
         bool is_hello = seam_request_peek(req, len, op, sizeof op, &id) && strcmp(op, "hello") == 0;
@@ -243,12 +249,13 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             has_owner = false;
         }
         bool ended = false;
-        if (n_env == 0)
-            seam_reply_error(&w, id, "a request needs a routing envelope");
-        else if (has_owner && !mine)
+        if (has_owner && !mine)
             seam_reply_error(&w, id, "busy: plugin \"%s\" is serving another coupler", p->name);
+        else if (got == 2)
+            seam_reply_error(&w, id, "malformed request: more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
+                             (long long)SEAM_WIRE_MAX_MESSAGE);
         else
-            seam_session_handle(s, req, len, &w, &ended);
+            seam_session_handle_parts(s, req, len, payload.part + 1, payload.n - 1, &w, &ended);
         if (!has_owner && n_env > 0 && seam_session_open(s)) {
             zmq_msg_close(&owner);
             zmq_msg_init(&owner);
@@ -259,14 +266,12 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             has_owner = false;
             done = o->once;
         }
-        if (n_env > 0)
-            send_reply(sock, env, n_env, &w);
-        else
-            seam_wbuf_free(&w);
+        send_reply(sock, env, n_env, &w);
         for (int i = 0; i < n_env; i++)
             zmq_msg_close(&env[i]);
-        zmq_msg_close(&payload);
+        seam_frames_clear(&payload);
     }
+    seam_frames_free(&payload);
     zmq_msg_close(&owner);
     seam_session_destroy(&s);
     zmq_close(sock);

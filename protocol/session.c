@@ -19,6 +19,7 @@ struct seam_session {
     const seam_plugin *p;
     json_t *defaults;        /* seam-serve --config, or NULL */
     bool greeted;
+    unsigned proto;          /* the version the coupler said hello with */
     void *self;
     seam_host host;
     char *name, *config_path, *output_dir, *scene_dir;
@@ -31,8 +32,10 @@ struct seam_session {
     double *b_X, *b_mass;
     int32_t *b_body, *b_elems;
     uint8_t *b_two_sided;
-    /* per-solve scratch, n_iface values each */
-    double *in[3], *out[3];
+    /* per-solve scratch, n_iface values each; outputs are shared with the
+     * reply's frames while ZeroMQ sends them */
+    double *in[3];
+    seam_shared *out[3];
 };
 
 static const char *const io_names[3] = {"X", "V", "F"};
@@ -110,8 +113,9 @@ static void free_instance(seam_session *s)
     s->b_two_sided = NULL;
     for (int k = 0; k < 3; k++) {
         free(s->in[k]);
-        free(s->out[k]);
-        s->in[k] = s->out[k] = NULL;
+        seam_shared_unref(s->out[k]);
+        s->in[k] = NULL;
+        s->out[k] = NULL;
     }
     s->n_iface = 0;
 }
@@ -227,6 +231,8 @@ static void begin_ok(seam_wbuf *w, seam_session *s, uint64_t id, size_t fields, 
 {
     seam_wbuf_free(w);
     seam_wbuf_init(w, reserve);
+    if (s && s->proto >= 2)   /* protocol 1 peers get every array inline */
+        w->oob_min = SEAM_WIRE_OOB_MIN;
     seam_w_map(w, 3 + fields);
     seam_w_str(w, "id");
     seam_w_uint(w, id);
@@ -275,13 +281,14 @@ static void op_hello(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_msg_uint(m, "abi", true, &abi);
     if (m->error[0])
         { fail(w, s, id, "hello: %s", m->error); return; }
-    if (proto != SEAM_PROTOCOL_VERSION)
-        { fail(w, s, id, "hello: protocol version %llu is not spoken here (this server speaks %u)",
-                    (unsigned long long)proto, SEAM_PROTOCOL_VERSION); return; }
+    if (proto < SEAM_PROTOCOL_OLDEST || proto > SEAM_PROTOCOL_VERSION)
+        { fail(w, s, id, "hello: protocol version %llu is not spoken here (this server speaks %u to %u)",
+                    (unsigned long long)proto, SEAM_PROTOCOL_OLDEST, SEAM_PROTOCOL_VERSION); return; }
     if (abi != s->p->abi)
         { fail(w, s, id, "hello: plugin ABI %llu requested, this server hosts ABI %u",
                     (unsigned long long)abi, s->p->abi); return; }
     s->greeted = true;
+    s->proto = (unsigned)proto;
     const struct { const char *name; const void *fn; } optional[] = {
         {"describe", (const void *)s->p->describe}, {"bind", (const void *)s->p->bind},
         {"regions", (const void *)s->p->regions}, {"mobility", (const void *)s->p->mobility},
@@ -292,7 +299,7 @@ static void op_hello(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     for (size_t i = 0; i < 8; i++)
         n_opt += optional[i].fn != NULL;
     begin_ok(w, s, id, 6, 0);
-    kv_uint(w, "protocol", SEAM_PROTOCOL_VERSION);
+    kv_uint(w, "protocol", s->proto);
     kv_uint(w, "abi", s->p->abi);
     seam_w_str(w, "plugin");
     seam_w_str(w, s->p->name);
@@ -455,18 +462,32 @@ static void set_iface_size(seam_session *s, size_t n)
         return;
     for (int k = 0; k < 3; k++) {
         free(s->in[k]);
-        free(s->out[k]);
-        s->in[k] = s->out[k] = NULL;
+        seam_shared_unref(s->out[k]);
+        s->in[k] = NULL;
+        s->out[k] = NULL;
     }
     s->n_iface = n;
 }
 
-/* The scratch array k of `which` (in or out), n_iface values. */
+/* The input scratch array k, n_iface values. */
 static double *scratch(seam_session *s, double **which, int k)
 {
     if (!which[k])
         which[k] = calloc(s->n_iface ? s->n_iface : 1, sizeof(double));
     return which[k];
+}
+
+/* The output array k, n_iface values; a fresh one while the last reply's
+ * frames still point into the old one. */
+static double *out_scratch(seam_session *s, int k)
+{
+    if (s->out[k] && seam_shared_busy(s->out[k])) {
+        seam_shared_unref(s->out[k]);
+        s->out[k] = NULL;
+    }
+    if (!s->out[k])
+        s->out[k] = seam_shared_new(s->n_iface * sizeof(double));
+    return seam_shared_data(s->out[k]);
 }
 
 static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
@@ -508,11 +529,14 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     double **in_ptr[3] = {&in.X, &in.V, &in.F}, **out_ptr[3] = {&out.X, &out.V, &out.F};
     for (int k = 0; k < 3 && !coupled; k++) {
         if (seam_msg_has(m, io_names[k]) && !seam_msg_is_nil(m, io_names[k])) {
-            *in_ptr[k] = scratch(s, s->in, k);
-            seam_msg_f64s(m, io_names[k], true, *in_ptr[k], s->n_iface);
+            *in_ptr[k] = seam_msg_f64s_view(m, io_names[k], s->n_iface);   /* out of band: no copy */
+            if (!*in_ptr[k]) {
+                *in_ptr[k] = scratch(s, s->in, k);
+                seam_msg_f64s(m, io_names[k], true, *in_ptr[k], s->n_iface);
+            }
         }
         if (want[k])
-            *out_ptr[k] = scratch(s, s->out, k);
+            *out_ptr[k] = out_scratch(s, k);
     }
     if (m->error[0])
         { fail(w, s, id, "solve: %s", m->error); return; }
@@ -525,7 +549,7 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         if (want[k]) {
             seam_w_str(w, io_names[k]);
-            seam_w_f64s(w, *out_ptr[k], s->n_iface);
+            seam_w_f64s_ref(w, *out_ptr[k], s->n_iface, s->out[k]);
         }
 }
 
@@ -564,13 +588,13 @@ static void op_mobility(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         seam_msg_f64s(m, "impulse", true, impulse, s->n_iface);
     if (m->error[0])
         { fail(w, s, id, "mobility: %s", m->error); return; }
-    double *dv = scratch(s, s->out, 1);
+    double *dv = out_scratch(s, 1);
     seam_status st = s->p->mobility(s->self, impulse, dv);
     begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, 64 + s->n_iface * 8);
     kv_status(w, st);
     if (st == SEAM_OK) {
         seam_w_str(w, "dv");
-        seam_w_f64s(w, dv, s->n_iface);
+        seam_w_f64s_ref(w, dv, s->n_iface, s->out[1]);
     }
 }
 
@@ -588,12 +612,12 @@ static void op_save(seam_session *s, uint64_t id, seam_wbuf *w)
 
 static void op_load(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
-    const void *data = NULL;
     size_t len = 0;
-    seam_msg_bin(m, "data", true, &data, &len);
+    void *data = seam_msg_bin_alloc(m, "data", true, &len);
     if (m->error[0])
-        { fail(w, s, id, "load: %s", m->error); return; }
+        { free(data); fail(w, s, id, "load: %s", m->error); return; }
     seam_status st = s->p->load(s->self, data, len);
+    free(data);
     begin_ok(w, s, id, 1, 0);
     kv_status(w, st);
 }
@@ -659,6 +683,12 @@ static bool provided(const seam_plugin *p, const char *op)
 
 void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf *w, bool *ended)
 {
+    seam_session_handle_parts(s, req, len, NULL, 0, w, ended);
+}
+
+void seam_session_handle_parts(seam_session *s, const void *req, size_t len, const seam_part *parts,
+                               size_t n_parts, seam_wbuf *w, bool *ended)
+{
     static const char *const ops[] = {"hello", "create", "max_dt", "solve", "commit", "describe", "bind",
                                       "regions", "mobility", "save", "load", "field", "write_output",
                                       "bye", NULL};
@@ -670,6 +700,11 @@ void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf
     clear_log(s);
     if (!seam_msg_parse(&m, req, len))
         { fail(w, s, 0, "malformed request: %s", m.error); return; }
+    if (!seam_msg_parse_parts(&m, req, len, parts, n_parts)) {
+        seam_msg_uint(&m, "id", false, &id);   /* the map itself is fine: answer its id */
+        fail(w, s, id, "malformed request: %s", m.error);
+        return;
+    }
     seam_msg_uint(&m, "id", true, &id);
     seam_msg_strcpy(&m, "op", true, op, sizeof op);
     if (m.error[0])

@@ -22,6 +22,10 @@ void seam_session_destroy(seam_session **self_p);
  * here; the caller frees or releases it). *ended is set when the request
  * closed the session (bye). Never fails: bad input gets an error reply. */
 void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf *w, bool *ended);
+/* The same for a request of several frames: the map in req, the frames
+ * after it in parts (protocol 2's out-of-band arrays). */
+void seam_session_handle_parts(seam_session *s, const void *req, size_t len, const seam_part *parts,
+                               size_t n_parts, seam_wbuf *w, bool *ended);
 /* Whether a coupler has said hello and not yet bye. */
 bool seam_session_open(const seam_session *s);
 /* Forget the coupler: destroy the instance (its coupler vanished). */

@@ -1,8 +1,16 @@
 /* MessagePack writing (msgpack-c) and bounded reading (our own). */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zmq.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "wire.h"
 
@@ -12,10 +20,43 @@ static bool host_is_le(void)
     return *(const uint8_t *)&one == 1;
 }
 
+/* ---- shared buffers ----------------------------------------------------- */
+
+struct seam_shared {
+    atomic_size_t refs;
+    size_t size;
+    _Alignas(16) unsigned char data[];
+};
+
+seam_shared *seam_shared_new(size_t size)
+{
+    seam_shared *sh = calloc(1, sizeof *sh + (size ? size : 1));
+    if (!sh)
+        return NULL;
+    atomic_init(&sh->refs, 1);
+    sh->size = size;
+    return sh;
+}
+
+void *seam_shared_data(seam_shared *sh) { return sh->data; }
+size_t seam_shared_size(const seam_shared *sh) { return sh->size; }
+void seam_shared_ref(seam_shared *sh) { atomic_fetch_add(&sh->refs, 1); }
+
+void seam_shared_unref(seam_shared *sh)
+{
+    if (sh && atomic_fetch_sub(&sh->refs, 1) == 1)
+        free(sh);
+}
+
+bool seam_shared_busy(const seam_shared *sh) { return atomic_load(&((seam_shared *)sh)->refs) > 1; }
+
 /* ---- writing ------------------------------------------------------------ */
 
 void seam_wbuf_init(seam_wbuf *w, size_t reserve)
 {
+    w->oob_min = SIZE_MAX;
+    w->att = NULL;
+    w->n_att = w->cap_att = 0;
     msgpack_sbuffer_init(&w->sb);
     if (reserve) {   /* one allocation for a large array instead of log2(size) reallocs */
         w->sb.data = malloc(reserve);
@@ -24,7 +65,22 @@ void seam_wbuf_init(seam_wbuf *w, size_t reserve)
     msgpack_packer_init(&w->pk, &w->sb, msgpack_sbuffer_write);
 }
 
-void seam_wbuf_free(seam_wbuf *w) { msgpack_sbuffer_destroy(&w->sb); }
+static void drop_attachments(seam_wbuf *w)
+{
+    for (size_t i = 0; i < w->n_att; i++)
+        seam_shared_unref(w->att[i].owner);
+    free(w->att);
+    w->att = NULL;
+    w->n_att = w->cap_att = 0;
+}
+
+void seam_wbuf_free(seam_wbuf *w)
+{
+    msgpack_sbuffer_destroy(&w->sb);
+    w->sb.data = NULL;
+    w->sb.size = w->sb.alloc = 0;
+    drop_attachments(w);
+}
 
 char *seam_wbuf_release(seam_wbuf *w, size_t *size)
 {
@@ -47,8 +103,14 @@ void seam_w_str(seam_wbuf *w, const char *s)
     msgpack_pack_str_body(&w->pk, s, n);
 }
 
+static void attach_words(seam_wbuf *w, const void *x, size_t n, size_t width, seam_shared *owner, bool copy);
+
 void seam_w_bin(seam_wbuf *w, const void *data, size_t size)
 {
+    if (size >= w->oob_min) {
+        attach_words(w, data, size, 1, NULL, true);
+        return;
+    }
     msgpack_pack_bin(&w->pk, size);
     if (size)
         msgpack_pack_bin_body(&w->pk, data, size);
@@ -78,10 +140,60 @@ static void write_le_words(seam_wbuf *w, const void *x, size_t n, size_t width)
     }
 }
 
+/* The marker of an out-of-band value of `size` bytes: ext 8 of our type. */
+static void write_marker(seam_wbuf *w, size_t size)
+{
+    uint8_t be_len[8];
+    for (int i = 0; i < 8; i++)
+        be_len[i] = (uint8_t)((uint64_t)size >> (56 - 8 * i));
+    msgpack_pack_ext(&w->pk, 8, SEAM_WIRE_OOB_EXT);
+    msgpack_pack_ext_body(&w->pk, be_len, 8);
+}
+
+static void attach(seam_wbuf *w, const void *data, size_t size, seam_shared *owner)
+{
+    if (w->n_att == w->cap_att) {
+        w->cap_att = w->cap_att ? 2 * w->cap_att : 4;
+        w->att = realloc(w->att, w->cap_att * sizeof *w->att);
+    }
+    w->att[w->n_att++] = (seam_attach){data, size, owner};
+    write_marker(w, size);
+}
+
+/* x as little-endian words out of band: in place, or a swapped copy on
+ * big-endian hosts (or when asked to copy). */
+static void attach_words(seam_wbuf *w, const void *x, size_t n, size_t width, seam_shared *owner, bool copy)
+{
+    if (host_is_le() && !copy) {
+        if (owner)
+            seam_shared_ref(owner);
+        attach(w, x, n * width, owner);
+        return;
+    }
+    seam_shared *sh = seam_shared_new(n * width);
+    if (host_is_le())
+        memcpy(seam_shared_data(sh), x, n * width);
+    else
+        swap_words(seam_shared_data(sh), x, n, width);
+    attach(w, seam_shared_data(sh), n * width, sh);
+}
+
 void seam_w_f64s(seam_wbuf *w, const double *x, size_t n)
 {
     if (!x)
         seam_w_nil(w);
+    else if (n * sizeof *x >= w->oob_min)
+        attach_words(w, x, n, sizeof *x, NULL, true);
+    else
+        write_le_words(w, x, n, sizeof(double));
+}
+
+void seam_w_f64s_ref(seam_wbuf *w, const double *x, size_t n, seam_shared *owner)
+{
+    if (!x)
+        seam_w_nil(w);
+    else if (n * sizeof *x >= w->oob_min)
+        attach_words(w, x, n, sizeof *x, owner, false);
     else
         write_le_words(w, x, n, sizeof(double));
 }
@@ -90,6 +202,8 @@ void seam_w_i32s(seam_wbuf *w, const int32_t *x, size_t n)
 {
     if (!x)
         seam_w_nil(w);
+    else if (n * sizeof *x >= w->oob_min)
+        attach_words(w, x, n, sizeof *x, NULL, true);
     else
         write_le_words(w, x, n, sizeof(int32_t));
 }
@@ -108,6 +222,153 @@ void seam_f64_to_le(void *le, const double *x, size_t n)
         memcpy(le, x, n * sizeof *x);
     else
         swap_words(le, (const uint8_t *)x, n, sizeof *x);
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+static void free_bytes(void *data, void *hint)
+{
+    (void)hint;
+    free(data);
+}
+
+static void release_shared(void *data, void *hint)
+{
+    (void)data;
+    seam_shared_unref(hint);
+}
+
+static void release_borrowed(void *data, void *hint)
+{
+    (void)data;
+    atomic_fetch_sub((atomic_size_t *)hint, 1);
+}
+
+int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed)
+{
+    size_t size;
+    char *bytes = seam_wbuf_release(w, &size);
+    zmq_msg_t msg;
+    zmq_msg_init_data(&msg, bytes, size, free_bytes, NULL);
+    if (zmq_msg_send(&msg, sock, first_flags | (w->n_att ? ZMQ_SNDMORE : 0)) < 0) {
+        int e = errno;
+        msgpack_sbuffer_write(&w->sb, zmq_msg_data(&msg), size);   /* w as it was, for a retry */
+        zmq_msg_close(&msg);
+        errno = e;
+        return -1;
+    }
+    for (size_t i = 0; i < w->n_att; i++) {
+        const seam_attach *a = &w->att[i];
+        size_t off = 0;
+        do {
+            size_t len = a->size - off < SEAM_WIRE_CHUNK ? a->size - off : SEAM_WIRE_CHUNK;
+            bool last = i + 1 == w->n_att && off + len == a->size;
+            if (a->owner) {
+                seam_shared_ref(a->owner);
+                zmq_msg_init_data(&msg, (char *)a->data + off, len, release_shared, a->owner);
+            } else if (!borrowed) {   /* nobody counts borrowed frames here: copy them */
+                zmq_msg_init_size(&msg, len);
+                memcpy(zmq_msg_data(&msg), (const char *)a->data + off, len);
+            } else {
+                atomic_fetch_add((atomic_size_t *)borrowed, 1);
+                zmq_msg_init_data(&msg, (char *)a->data + off, len, release_borrowed, borrowed);
+            }
+            if (zmq_msg_send(&msg, sock, last ? 0 : ZMQ_SNDMORE) < 0)
+                zmq_msg_close(&msg);   /* the peer is gone mid-message: the release runs here */
+            off += len;
+        } while (off < a->size);
+    }
+    seam_wbuf_free(w);
+    return 0;
+}
+
+void seam_wire_tune_malloc(void)
+{
+#ifdef __GLIBC__
+    static atomic_flag done = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&done))
+        return;
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+void seam_frames_init(seam_frames *f)
+{
+    memset(f, 0, sizeof *f);
+    zmq_msg_init(&f->head);
+}
+
+void seam_frames_clear(seam_frames *f)
+{
+    zmq_msg_close(&f->head);
+    zmq_msg_init(&f->head);
+    f->n = 0;
+    f->bytes = 0;
+}
+
+void seam_frames_free(seam_frames *f)
+{
+    zmq_msg_close(&f->head);
+    free(f->part);
+    free(f->buf);
+    seam_frames_init(f);
+}
+
+/* Room for one more part and `len` more bytes in the buffer. */
+static void frames_grow(seam_frames *f, size_t len)
+{
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 16;
+        f->part = realloc(f->part, f->cap * sizeof *f->part);
+    }
+    if (f->bytes + len > f->buf_cap) {
+        size_t cap = f->buf_cap ? f->buf_cap : (size_t)1 << 20;
+        while (cap < f->bytes + len)
+            cap *= 2;
+        f->buf = realloc(f->buf, cap);
+        f->buf_cap = cap;
+    }
+}
+
+int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
+{
+    seam_frames_clear(f);
+    int more = zmq_msg_more(first);
+    zmq_msg_move(&f->head, first);
+    zmq_msg_close(first);
+    frames_grow(f, 0);
+    f->part[0] = (seam_part){zmq_msg_data(&f->head), zmq_msg_size(&f->head)};
+    f->n = 1;
+    bool over = false;
+    while (more) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, sock, 0) < 0) {
+            zmq_msg_close(&m);
+            return -1;
+        }
+        more = zmq_msg_more(&m);
+        size_t len = zmq_msg_size(&m);
+        if (!over && (f->n > SEAM_WIRE_MAX_PARTS || f->bytes + len > (size_t)SEAM_WIRE_MAX_MESSAGE)) {
+            over = true;   /* keep the map, drop the rest */
+            f->n = 1;
+            f->bytes = 0;
+        }
+        if (!over) {
+            frames_grow(f, len);
+            memcpy(f->buf + f->bytes, zmq_msg_data(&m), len);
+            f->part[f->n++] = (seam_part){NULL, len};
+            f->bytes += len;
+        }
+        zmq_msg_close(&m);   /* at once: ZeroMQ's next frame reuses its memory */
+    }
+    size_t off = 0;   /* the buffer may have moved while it grew: point the parts now */
+    for (size_t i = 1; i < f->n; i++) {
+        f->part[i].data = f->buf + off;
+        off += f->part[i].len;
+    }
+    return over ? 1 : 0;
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -319,6 +580,8 @@ static bool index_map(seam_msg *m, seam_mp *c, int depth)
             return false;
         }
         m->f[i].val.end = c->p;
+        m->f[i].part0 = m->f[i].n_parts = m->f[i].oob_len = 0;
+        m->f[i].contiguous = false;
         m->n = i + 1;
     }
     return true;
@@ -327,6 +590,7 @@ static bool index_map(seam_msg *m, seam_mp *c, int depth)
 bool seam_msg_parse(seam_msg *m, const void *data, size_t len)
 {
     m->error[0] = '\0';
+    m->parts = NULL;
     seam_mp c = {data, (const uint8_t *)data + len};
     if (!index_map(m, &c, SEAM_WIRE_MAX_DEPTH))
         return false;
@@ -337,13 +601,68 @@ bool seam_msg_parse(seam_msg *m, const void *data, size_t len)
     return true;
 }
 
-static const seam_mp *find(const seam_msg *m, const char *key)
+/* Whether a value is an out-of-band marker; its length in *len. */
+static bool is_marker(const seam_mp *v, uint64_t *len)
+{
+    if (v->end - v->p != 10 || v->p[0] != 0xd7 || v->p[1] != SEAM_WIRE_OOB_EXT)
+        return false;
+    *len = be(v->p + 2, 8);
+    return true;
+}
+
+bool seam_msg_parse_parts(seam_msg *m, const void *data, size_t len, const seam_part *parts, size_t n_parts)
+{
+    if (!seam_msg_parse(m, data, len))
+        return false;
+    m->parts = parts;
+    size_t next = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        uint64_t want;
+        if (!is_marker(&m->f[i].val, &want))
+            continue;
+        size_t first = next, got = 0;
+        while (got < want && next < n_parts)
+            got += parts[next++].len;
+        if (got != want) {
+            seam_msg_fail(m, "field \"%.*s\": an out-of-band value of %llu bytes, but %s", (int)m->f[i].klen,
+                          m->f[i].key, (unsigned long long)want,
+                          got < want ? "the frames after the map end before it does"
+                                     : "its frames hold more (values never share a frame)");
+            return false;
+        }
+        m->f[i].part0 = first;
+        m->f[i].n_parts = next - first;
+        m->f[i].contiguous = true;   /* frames back to back in memory: one piece */
+        for (size_t k = first; k + 1 < next; k++)
+            if (parts[k].data + parts[k].len != parts[k + 1].data)
+                m->f[i].contiguous = false;
+        m->f[i].oob_len = (size_t)want;
+        if (want == 0) {
+            seam_msg_fail(m, "field \"%.*s\": an out-of-band value of 0 bytes (send it inline)",
+                          (int)m->f[i].klen, m->f[i].key);
+            return false;
+        }
+    }
+    if (next != n_parts) {
+        seam_msg_fail(m, "%zu frames after the map that no out-of-band field takes", n_parts - next);
+        return false;
+    }
+    return true;
+}
+
+static int find_index(const seam_msg *m, const char *key)
 {
     size_t n = strlen(key);
     for (size_t i = 0; i < m->n; i++)
         if (m->f[i].klen == n && memcmp(m->f[i].key, key, n) == 0)
-            return &m->f[i].val;
-    return NULL;
+            return (int)i;
+    return -1;
+}
+
+static const seam_mp *find(const seam_msg *m, const char *key)
+{
+    int i = find_index(m, key);
+    return i < 0 ? NULL : &m->f[i].val;
 }
 
 bool seam_msg_has(const seam_msg *m, const char *key) { return find(m, key) != NULL; }
@@ -357,7 +676,15 @@ bool seam_msg_is_nil(const seam_msg *m, const char *key)
 /* The field's value decoded, or false (absent / nil counts as absent). */
 static bool field(seam_msg *m, const char *key, bool required, seam_mp_value *v)
 {
-    const seam_mp *at = find(m, key);
+    int i = find_index(m, key);
+    const seam_mp *at = i < 0 ? NULL : &m->f[i].val;
+    if (at && m->f[i].n_parts) {   /* out of band: a bin whose bytes are in the frames */
+        memset(v, 0, sizeof *v);
+        v->kind = SEAM_MP_BIN;
+        v->len = m->f[i].oob_len;
+        v->data = m->f[i].contiguous ? m->parts[m->f[i].part0].data : NULL;
+        return true;
+    }
     if (at) {
         seam_mp c = *at;
         if (!seam_mp_next(&c, v)) {   /* cannot happen after index_map, kept as a guard */
@@ -475,7 +802,9 @@ bool seam_msg_num(seam_msg *m, const char *key, bool required, double *out)
     return true;
 }
 
-bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len)
+/* A bin field: its bytes in place (inline, or one frame) or, split over
+ * frames, NULL with the field's index for gather(). */
+static bool bin_field(seam_msg *m, const char *key, bool required, const void **data, size_t *len, int *idx)
 {
     seam_mp_value v;
     if (!field(m, key, required, &v))
@@ -484,7 +813,63 @@ bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data
         return wrong(m, key, "bin", &v);
     *data = v.data;
     *len = v.len;
+    *idx = find_index(m, key);
     return true;
+}
+
+/* Copy a bin field's len bytes into out, converting `width`-byte words from
+ * little-endian; data NULL: gather them from the frames of field idx. */
+static void gather(const seam_msg *m, int idx, const void *data, size_t len, void *out, size_t width)
+{
+    if (data) {
+        if (width == 1 || host_is_le())
+            memcpy(out, data, len);
+        else
+            swap_words(out, data, len / width, width);
+        return;
+    }
+    uint8_t *dst = out;
+    size_t carry = 0;   /* bytes of a word begun in the previous frame */
+    uint8_t word[8];
+    for (size_t k = 0; k < m->f[idx].n_parts; k++) {
+        const seam_part *p = &m->parts[m->f[idx].part0 + k];
+        if (width == 1 || host_is_le()) {
+            memcpy(dst, p->data, p->len);
+            dst += p->len;
+            continue;
+        }
+        for (size_t b = 0; b < p->len; b++) {   /* big-endian hosts: words may straddle frames */
+            word[carry++] = p->data[b];
+            if (carry == width) {
+                swap_words(dst, word, 1, width);
+                dst += width;
+                carry = 0;
+            }
+        }
+    }
+}
+
+bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len)
+{
+    int idx;
+    if (!bin_field(m, key, required, data, len, &idx))
+        return false;
+    if (!*data) {
+        seam_msg_fail(m, "field \"%s\": expected bin in one piece, got %zu frames", key, m->f[idx].n_parts);
+        return false;
+    }
+    return true;
+}
+
+void *seam_msg_bin_alloc(seam_msg *m, const char *key, bool required, size_t *len)
+{
+    const void *data;
+    int idx;
+    if (!bin_field(m, key, required, &data, len, &idx))
+        return NULL;
+    void *out = malloc(*len ? *len : 1);
+    gather(m, idx, data, *len, out, 1);
+    return out;
 }
 
 static bool words(seam_msg *m, const char *key, bool required, void *out, size_t n, size_t width,
@@ -492,23 +877,33 @@ static bool words(seam_msg *m, const char *key, bool required, void *out, size_t
 {
     const void *data;
     size_t len;
-    if (!seam_msg_bin(m, key, required, &data, &len))
+    int idx;
+    if (!bin_field(m, key, required, &data, &len, &idx))
         return false;
     if (n > SIZE_MAX / width || len != n * width) {
         seam_msg_fail(m, "field \"%s\": expected bin of %zu %s (%zu bytes), got %zu bytes", key, n, what,
                       n <= SIZE_MAX / width ? n * width : SIZE_MAX, len);
         return false;
     }
-    if (host_is_le())
-        memcpy(out, data, len);
-    else
-        swap_words(out, data, n, width);
+    gather(m, idx, data, len, out, width);
     return true;
 }
 
 bool seam_msg_f64s(seam_msg *m, const char *key, bool required, double *out, size_t n)
 {
     return words(m, key, required, out, n, sizeof(double), "float64");
+}
+
+double *seam_msg_f64s_view(seam_msg *m, const char *key, size_t n)
+{
+    int i = find_index(m, key);
+    if (i < 0 || !m->f[i].n_parts || !m->f[i].contiguous || !host_is_le() || n > SIZE_MAX / 8 ||
+        m->f[i].oob_len != 8 * n)
+        return NULL;
+    const uint8_t *p = m->parts[m->f[i].part0].data;
+    if ((uintptr_t)p % _Alignof(double) != 0)
+        return NULL;
+    return (double *)(uintptr_t)p;   /* the frames' buffer is the receiver's own, writable memory */
 }
 
 bool seam_msg_i32s(seam_msg *m, const char *key, bool required, int32_t *out, size_t n)
@@ -534,7 +929,8 @@ static void *words_alloc(seam_msg *m, const char *key, bool required, size_t n, 
 {
     const void *data;
     size_t len;
-    if (!seam_msg_bin(m, key, required, &data, &len))
+    int idx;
+    if (!bin_field(m, key, required, &data, &len, &idx))
         return NULL;
     if (n > SIZE_MAX / width || len != n * width) {
         seam_msg_fail(m, "field \"%s\": expected bin of %zu %s (%zu bytes), got %zu bytes", key, n, what,
@@ -542,10 +938,7 @@ static void *words_alloc(seam_msg *m, const char *key, bool required, size_t n, 
         return NULL;
     }
     void *out = malloc(len ? len : 1);
-    if (width == 1 || host_is_le())
-        memcpy(out, data, len);
-    else
-        swap_words(out, data, n, width);
+    gather(m, idx, data, len, out, width);
     return out;
 }
 

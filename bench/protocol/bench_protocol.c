@@ -3,7 +3,9 @@
  * loopback against the same call in-process, and the piston scene's wall
  * time in-process and with both participants separate.
  *
- *     bench_protocol [MAX_N]      (run from the build directory) */
+ *     bench_protocol [MAX_N [MIN_N [REPS]]]   (run from the build directory)
+ *
+ * REPS overrides the number of solves per size (best of them is kept). */
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -145,6 +147,8 @@ static double scene_wall(const char *scene, const char **sets, int reps)
 int main(int argc, char **argv)
 {
     double max_n = argc > 1 ? atof(argv[1]) : 1e7;
+    double min_n = argc > 2 ? atof(argv[2]) : 1e3;
+    int reps_override = argc > 3 ? atoi(argv[3]) : 0;
     const char *serve = getenv("SEAM_SERVE") ? getenv("SEAM_SERVE") : "protocol/seam-serve";
     const char *scene = getenv("SEAM_SCENE") ? getenv("SEAM_SCENE") : "../examples/piston.json";
     char err[2048], tcp_ep[1024];
@@ -178,9 +182,9 @@ int main(int argc, char **argv)
     }
     printf("\n# fluid solve: X, V in and F out (24 bytes per point), best of several calls\n");
     printf("%-10s %12s %12s %12s %12s %12s\n", "doubles", "local_ms", "ipc_ms", "tcp_ms", "ipc_GB/s", "tcp_GB/s");
-    for (double n = 1e3; n <= max_n * 1.0001; n *= 10) {
+    for (double n = min_n; n <= max_n * 1.0001; n *= 10) {
         size_t np = (size_t)n;
-        int reps = n <= 1e5 ? 50 : n <= 1e6 ? 10 : 3;
+        int reps = reps_override > 0 ? reps_override : n <= 1e5 ? 50 : n <= 1e6 ? 10 : 5;
         double s[3];
         for (int k = 0; k < 3; k++) {
             bind_points(&t[k], np);

@@ -17,17 +17,25 @@ it like any plugin, through "connect" in the scene:
     seam.serve(Fluid, "tcp://127.0.0.1:5555")
 
 Arrays are array.array('d') (or 'i' for int32) in host order; on the wire
-they are little-endian bin, so numbers arrive bit for bit. Needs pyzmq and
+they are little-endian bin, so numbers arrive bit for bit; from protocol 2
+on, large ones travel in frames of their own after the MessagePack map. Needs pyzmq and
 msgpack (Debian: python3-zmq, python3-msgpack); no numpy.
 """
 import array
 import math
+import struct
 import sys
 
 import msgpack
 import zmq
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+PROTOCOL_OLDEST = 1        # hello with 1 is served too, with every array inline
+OOB_EXT = 1                # ext type of an out-of-band marker (PROTOCOL.md, "Frames")
+OOB_MIN = 64 * 1024        # bins this large go out of band in replies to protocol 2
+CHUNK = 256 * 1024         # bytes per frame of an out-of-band value
+MAX_PARTS = 16384          # frames after the map
+MAX_MESSAGE = 1 << 31      # bytes in them
 ABI_VERSION = 1
 OK, ERROR, UNSTABLE = 0, 1, 2
 DEBUG, INFO, WARN, LOG_ERROR = 0, 1, 2, 3
@@ -77,6 +85,66 @@ def to_bin(a):
     b = array.array(a.typecode, a)
     b.byteswap()
     return b.tobytes()
+
+
+class _OutOfBand:
+    """A marker read from the map: `size` bytes that follow in frames."""
+
+    def __init__(self, size):
+        self.size = size
+
+
+def _ext_hook(code, data):
+    if code == OOB_EXT and len(data) == 8:
+        return _OutOfBand(struct.unpack(">Q", data)[0])
+    return msgpack.ExtType(code, data)
+
+
+def decode(frames):
+    """The frames of a message (the map, then out-of-band bytes) -> dict.
+    Each top-level marker takes the next frames until its size is reached."""
+    try:
+        req = msgpack.unpackb(frames[0], raw=False, ext_hook=_ext_hook)
+    except Exception as e:  # msgpack raises several types for bad input
+        raise ProtocolError("malformed request: %s" % e)
+    if not isinstance(req, dict):
+        raise ProtocolError("malformed request: expected a map")
+    if len(frames) - 1 > MAX_PARTS or sum(len(f) for f in frames[1:]) > MAX_MESSAGE:
+        raise ProtocolError("malformed request: more than %d frames or %d bytes" % (MAX_PARTS, MAX_MESSAGE))
+    nxt = 1
+    for key, v in req.items():   # maps keep the order of the bytes
+        if not isinstance(v, _OutOfBand):
+            continue
+        if v.size == 0:
+            raise ProtocolError("malformed request: field \"%s\": an out-of-band value of 0 bytes" % key)
+        got, first = 0, nxt
+        while got < v.size and nxt < len(frames):
+            got += len(frames[nxt])
+            nxt += 1
+        if got != v.size:
+            raise ProtocolError("malformed request: field \"%s\": an out-of-band value of %d bytes, but %s"
+                                % (key, v.size, "the frames after the map end before it does" if got < v.size
+                                   else "its frames hold more (values never share a frame)"))
+        req[key] = b"".join(bytes(f) for f in frames[first:nxt])
+    if nxt != len(frames):
+        raise ProtocolError("malformed request: %d frames after the map that no out-of-band field takes"
+                            % (len(frames) - nxt))
+    return req
+
+
+def encode(reply, out_of_band):
+    """dict -> frames: the map, then (out_of_band) each large bin in frames."""
+    if not out_of_band:
+        return [msgpack.packb(reply, use_bin_type=True)]
+    tail, head = [], {}
+    for key, v in reply.items():
+        if isinstance(v, (bytes, bytearray)) and len(v) >= OOB_MIN:
+            head[key] = msgpack.ExtType(OOB_EXT, struct.pack(">Q", len(v)))
+            view = memoryview(v)
+            tail.extend(view[i:i + CHUNK] for i in range(0, len(v), CHUNK))
+        else:
+            head[key] = v
+    return [msgpack.packb(head, use_bin_type=True)] + tail
 
 
 class Plugin:
@@ -177,6 +245,7 @@ class Session:
     def __init__(self, cls):
         self.cls = cls
         self.greeted = False
+        self.protocol = PROTOCOL_OLDEST   # what the coupler said hello with
         self.instance = None
         self.host = None
         self.n_iface = 0
@@ -185,18 +254,20 @@ class Session:
     def functions(self):
         return [f for f in OPTIONAL if callable(getattr(self.cls, f, None))]
 
-    def handle(self, raw):
-        """Bytes in, (reply dict, ended) out; never raises."""
+    def handle(self, raw, parts=()):
+        """The map's bytes (and the frames after it) in, (reply dict, ended)
+        out; never raises."""
         rid = 0
         if self.host is not None:
             self.host.messages = []
         try:
             try:
-                req = msgpack.unpackb(raw, raw=False)
-            except Exception as e:  # msgpack raises several types for bad input
-                raise ProtocolError("malformed request: %s" % e)
-            if not isinstance(req, dict):
-                raise ProtocolError("malformed request: expected a map")
+                head = msgpack.unpackb(raw, raw=False, ext_hook=_ext_hook)
+                if isinstance(head, dict) and isinstance(head.get("id"), int) and not isinstance(head["id"], bool):
+                    rid = max(head["id"], 0)   # answer the id even when the frames do not fit
+            except Exception:
+                pass
+            req = decode([raw] + list(parts))
             rid = req.get("id", 0)
             if not isinstance(rid, int) or isinstance(rid, bool) or rid < 0:
                 rid = 0
@@ -216,14 +287,16 @@ class Session:
 
     def dispatch(self, op, req):
         if op == "hello":
-            if req.get("protocol") != PROTOCOL_VERSION:
-                raise ProtocolError("hello: protocol version %r is not spoken here (this server speaks %d)"
-                                    % (req.get("protocol"), PROTOCOL_VERSION))
+            proto = req.get("protocol")
+            if not isinstance(proto, int) or not PROTOCOL_OLDEST <= proto <= PROTOCOL_VERSION:
+                raise ProtocolError("hello: protocol version %r is not spoken here (this server speaks %d to %d)"
+                                    % (proto, PROTOCOL_OLDEST, PROTOCOL_VERSION))
             if req.get("abi") != ABI_VERSION:
                 raise ProtocolError("hello: plugin ABI %r requested, this server hosts ABI %d"
                                     % (req.get("abi"), ABI_VERSION))
             self.greeted = True
-            return {"protocol": PROTOCOL_VERSION, "abi": ABI_VERSION, "plugin": self.cls.name,
+            self.protocol = proto
+            return {"protocol": proto, "abi": ABI_VERSION, "plugin": self.cls.name,
                     "role": self.cls.role, "summary": self.cls.summary, "functions": self.functions()}, False
         known = ("create", "max_dt", "solve", "commit", "bye") + OPTIONAL
         if op not in known:
@@ -371,10 +444,12 @@ def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
     owner = None
     try:
         while True:
-            frames = sock.recv_multipart(copy=True)
-            if len(frames) < 2 or len(frames) > 3:
-                continue  # nothing sane to route back to
-            env, payload = frames[:-1], frames[-1]
+            frames = sock.recv_multipart(copy=False)
+            if len(frames) < 2:
+                continue  # nothing to route back to
+            cut = 2 if len(frames) > 2 and len(frames[1]) == 0 else 1   # a REQ peer's empty delimiter
+            env = [f.bytes for f in frames[:cut]]
+            payload, parts = frames[cut].bytes, [f.buffer for f in frames[cut + 1:]]
             is_hello = False
             try:
                 peek = msgpack.unpackb(payload, raw=False)
@@ -390,13 +465,13 @@ def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
                                 "error": "busy: plugin \"%s\" is serving another coupler" % cls.name,
                                 "log": []}, False
             else:
-                reply, ended = session.handle(payload)
+                reply, ended = session.handle(payload, parts)
                 if owner is None and session.greeted:
                     owner = env[0]
             if ended:
                 owner = None
             try:
-                sock.send_multipart(env + [msgpack.packb(reply, use_bin_type=True)])
+                sock.send_multipart(env + encode(reply, session.protocol >= 2), copy=False)
             except zmq.ZMQError:
                 pass  # the peer left
             if ended and once:

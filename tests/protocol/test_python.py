@@ -67,6 +67,44 @@ class SessionTest(unittest.TestCase):
         for v, f in zip(V, F):
             self.assertEqual(f, -2.0 * (v - 0.0) / 0.1)   # bit for bit, V^n = 0 after bind
 
+    def test_out_of_band_arrays(self):
+        """Protocol 2: large bins as markers in the map and bytes in frames,
+        split anywhere; replies to protocol 2 carry them the same way."""
+        r = self.ask(pack({"op": "hello", "id": 1, "protocol": 2, "abi": 1}))
+        self.assertEqual(r["protocol"], 2)
+        self.ask(pack({"op": "create", "id": 2, "config": '{"added_mass": 2.0}', "name": "fluid"}))
+        n = 10000                                   # 80000 bytes per array
+        marker = msgpack.ExtType(seam.OOB_EXT, struct.pack(">Q", 8 * n))
+        X = struct.pack("<%dd" % n, *([0.0] * n))
+        head = pack({"op": "bind", "id": 3, "dim": 1, "n_points": n, "X": marker, "nodes_per_elem": 0,
+                     "n_elems": 0, "n_bodies": 1})
+        reply, _ = self.s.handle(head, [X[:12345], X[12345:]])   # a double straddles the frames
+        self.assertEqual(reply["status"], seam.OK, reply)
+        V = [0.5 * i - 1.0 for i in range(n)]
+        Vb = struct.pack("<%dd" % n, *V)
+        step = {"index": 0, "t": 0.0, "dt": 0.25, "iteration": 0}
+        head = pack({"op": "solve", "id": 4, "step": step, "n": n, "dim": 1, "V": marker, "out": ["F"]})
+        reply, _ = self.s.handle(head, [Vb[:70000], Vb[70000:]])
+        self.assertEqual(reply["status"], seam.OK, reply)
+        frames = seam.encode(reply, True)
+        self.assertEqual(len(frames), 1 + 1)        # the map, then F in one 80000-byte frame
+        self.assertEqual(msgpack.unpackb(frames[0], raw=False)["F"], marker)
+        back = seam.decode(frames)                  # and the same bytes back
+        F = struct.unpack("<%dd" % n, back["F"])
+        for v, f in zip(V, F):
+            self.assertEqual(f, -2.0 * v / 0.25)
+        self.assertEqual(len(seam.encode(reply, False)), 1)   # protocol 1: inline
+        # frames that do not add up: an error naming the field, with the id
+        r, _ = self.s.handle(head, [Vb[:-8]])
+        self.assertFalse(r["ok"])
+        self.assertEqual(r["id"], 4)
+        self.assertIn("field \"V\": an out-of-band value of 80000 bytes", r["error"])
+        r, _ = self.s.handle(head, [Vb, b"extra"])
+        self.assertIn("1 frames after the map that no out-of-band field takes", r["error"])
+        reply, _ = self.s.handle(head, [Vb])        # and serving goes on
+        self.assertEqual(reply["status"], seam.OK)
+
+
     def test_create_refusal_is_logged_and_located(self):
         self.ask(pack({"op": "hello", "id": 1, "protocol": 1, "abi": 1}))
         r = self.ask(pack({"op": "create", "id": 2, "config": '{"added_mas": 1}', "name": "fluid",

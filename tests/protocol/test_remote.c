@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "keys.h"
 #include "remote.h"
 #include "seam/config.h"
+#include "seam/loader.h"
 #include "simulation.h"
 #include "test_host.h"
 #include "test_scene.h"
@@ -722,6 +724,237 @@ static void test_mobility_save_and_load_through_the_proxy(void **state)
     p->destroy(self);   /* bye, and the spawned server exits */
 }
 
+/* ---- large arrays ------------------------------------------------------- */
+
+/* 300000 points: 2.4 MB per array, out of band in ten frames each way. The
+ * remote piston fluid must answer bit for bit what the same plugin answers
+ * in this process, over a commit (so V^n is the one sent before), with
+ * values that only survive as raw bits (signed zero, subnormal, NaN payload). */
+static void test_large_arrays_cross_processes_bit_for_bit(void **state)
+{
+    (void)state;
+    const size_t n = 300000;
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 30, .heartbeat_s = 1, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_spawn("piston_fluid", &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    seam_library *lib = seam_library_open("piston_fluid", err, sizeof err);
+    assert_non_null(lib);
+    const seam_plugin *pl[2] = {seam_library_plugin(lib), seam_remote_plugin(r)};
+    test_host th;
+    test_host_init(&th, "fluid", "fluid");
+    void *self[2] = {pl[0]->create("{\"added_mass\": 3.0}", &th.host),
+                     seam_remote_create(r, "{\"added_mass\": 3.0}", &th.host)};
+    assert_non_null(self[0]);
+    assert_non_null(self[1]);
+    double *X = calloc(n, sizeof *X), *V = malloc(n * sizeof *V), *F[2];
+    uint64_t nan_bits = 0x7ff8000000abcdefull;
+    for (size_t i = 0; i < n; i++)
+        V[i] = 1e-3 * (double)i - 7.0;
+    V[1] = -0.0;
+    V[2] = 4.9e-324;
+    memcpy(&V[n - 1], &nan_bits, 8);
+    seam_interface face = {.dim = 1, .n_points = n, .X = X, .n_bodies = 1};
+    for (int k = 0; k < 2; k++) {
+        F[k] = malloc(n * sizeof *F[k]);
+        assert_int_equal(pl[k]->bind(self[k], &face), SEAM_OK);
+        for (int step = 0; step < 2; step++) {
+            seam_step s = {step, 0.01 * step, 0.01, 0};
+            seam_io in = {n, 1, X, V, NULL}, out = {n, 1, NULL, NULL, F[k]};
+            assert_int_equal(pl[k]->solve(self[k], &s, &in, &out), SEAM_OK);
+            assert_int_equal(pl[k]->commit(self[k]), SEAM_OK);
+            for (size_t i = 0; i < n; i++)
+                V[i] = -V[i];   /* the next step's V differs from V^n */
+        }
+    }
+    assert_memory_equal(F[0], F[1], n * sizeof(double));
+    assert_true(F[1][0] == -3.0 * (7.0 - (-7.0)) / 0.01);   /* step 1: V = 7, V^n = -7 */
+    assert_true(isnan(F[1][n - 1]));
+    pl[0]->destroy(self[0]);
+    pl[1]->destroy(self[1]);
+    seam_library_close(&lib);
+    free(X);
+    free(V);
+    free(F[0]);
+    free(F[1]);
+}
+
+/* A request too large for the socket buffers, to a server frozen before it
+ * could read it: the proxy gives up after its timeout while ZeroMQ still
+ * holds frames that point into the caller's arrays (sent without a copy).
+ * It must drop them before returning, since the caller frees the arrays
+ * next: 32 MB blocks go back to the kernel when freed, so a later read
+ * crashes (and valgrind's run of this suite sees it). */
+static void test_timeout_mid_transfer_releases_the_callers_arrays(void **state)
+{
+    (void)state;
+    const size_t n = 4000000;   /* 32 MB per array */
+    server s;
+    start_seam_serve(&s, "piston_fluid", "tcp://127.0.0.1:*", "0");
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 1.0, .heartbeat_s = 0, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    const seam_plugin *p = seam_remote_plugin(r);
+    test_host th;
+    test_host_init(&th, "fluid", "fluid");
+    void *self = seam_remote_create(r, "{\"added_mass\": 1.0}", &th.host);
+    assert_non_null(self);
+    double *X = calloc(n, sizeof *X), *V = calloc(n, sizeof *V), *F = malloc(n * sizeof *F);
+    seam_interface face = {.dim = 1, .n_points = n, .X = X, .n_bodies = 1};
+    assert_int_equal(p->bind(self, &face), SEAM_OK);
+    kill(s.pid, SIGSTOP);
+    seam_step step = {3, 0.03, 0.01, 0};
+    seam_io in = {n, 1, X, V, NULL}, out = {n, 1, NULL, NULL, F};
+    double t0 = now_s();
+    assert_int_equal(p->solve(self, &step, &in, &out), SEAM_ERROR);
+    assert_true(now_s() - t0 < 5.0);
+    assert_true(test_host_saw(&th, "within 1 s"));
+    memset(X, 0xab, n * sizeof *X);   /* the caller reuses and frees its arrays at once */
+    memset(V, 0xab, n * sizeof *V);
+    free(X);
+    free(V);
+    free(F);
+    kill(s.pid, SIGCONT);   /* the server reads on: frames still queued would now be sent from freed memory */
+    usleep(300000);
+    p->destroy(self);
+    stop_server(&s);
+}
+
+/* ---- a server of protocol 1 ---------------------------------------------- */
+
+/* A protocol 1 server, as earlier seam-serve builds were: it refuses hello
+ * with protocol 2, and takes every request as one frame. */
+typedef struct {
+    char endpoint[256];
+    _Atomic int ready;
+    int most_frames;         /* the most payload frames one request came in */
+} v1_server;
+
+static void *v1_serve(void *arg)
+{
+    v1_server *v = arg;
+    void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_ROUTER);
+    zmq_bind(s, "tcp://127.0.0.1:*");
+    size_t len = sizeof v->endpoint;
+    zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, v->endpoint, &len);
+    v->ready = 1;
+    for (bool done = false; !done;) {
+        zmq_msg_t route, payload, extra;
+        zmq_msg_init(&route);
+        zmq_msg_init(&payload);
+        zmq_msg_recv(&route, s, 0);
+        zmq_msg_recv(&payload, s, 0);
+        int frames = 1;
+        for (int more = zmq_msg_more(&payload); more; frames++) {
+            zmq_msg_init(&extra);
+            zmq_msg_recv(&extra, s, 0);
+            more = zmq_msg_more(&extra);
+            zmq_msg_close(&extra);
+        }
+        if (frames > v->most_frames)
+            v->most_frames = frames;
+        seam_msg m;
+        char op[32] = "";
+        uint64_t id = 0, proto = 0, n = 0;
+        seam_msg_parse(&m, zmq_msg_data(&payload), zmq_msg_size(&payload));
+        seam_msg_strcpy(&m, "op", true, op, sizeof op);
+        seam_msg_uint(&m, "id", true, &id);
+        seam_wbuf w;
+        seam_wbuf_init(&w, 0);
+        bool hello = strcmp(op, "hello") == 0;
+        if (hello)
+            seam_msg_uint(&m, "protocol", true, &proto);
+        if (hello && proto != 1) {
+            seam_w_map(&w, 4);
+            seam_w_str(&w, "id"); seam_w_uint(&w, id);
+            seam_w_str(&w, "ok"); seam_w_bool(&w, false);
+            seam_w_str(&w, "log"); seam_w_array(&w, 0);
+            seam_w_str(&w, "error");
+            seam_w_str(&w, "hello: protocol version 2 is not spoken here (this server speaks 1)");
+        } else if (hello) {
+            seam_w_map(&w, 9);
+            seam_w_str(&w, "id"); seam_w_uint(&w, id);
+            seam_w_str(&w, "ok"); seam_w_bool(&w, true);
+            seam_w_str(&w, "log"); seam_w_array(&w, 0);
+            seam_w_str(&w, "protocol"); seam_w_uint(&w, 1);
+            seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
+            seam_w_str(&w, "plugin"); seam_w_str(&w, "old_fluid");
+            seam_w_str(&w, "role"); seam_w_str(&w, "fluid");
+            seam_w_str(&w, "summary"); seam_w_str(&w, "");
+            seam_w_str(&w, "functions"); seam_w_array(&w, 1); seam_w_str(&w, "bind");
+        } else if (strcmp(op, "solve") == 0) {   /* F = 2 V, inline */
+            seam_msg_uint(&m, "n", true, &n);
+            double *V = calloc(n ? n : 1, sizeof *V);
+            seam_msg_f64s(&m, "V", true, V, n);
+            for (size_t i = 0; i < n; i++)
+                V[i] *= 2.0;
+            seam_w_map(&w, 5);
+            seam_w_str(&w, "id"); seam_w_uint(&w, id);
+            seam_w_str(&w, "ok"); seam_w_bool(&w, true);
+            seam_w_str(&w, "log"); seam_w_array(&w, 0);
+            seam_w_str(&w, "status"); seam_w_uint(&w, 0);
+            seam_w_str(&w, "F"); seam_w_f64s(&w, V, n);
+            free(V);
+        } else {   /* create, bind, bye */
+            seam_w_map(&w, 4);
+            seam_w_str(&w, "id"); seam_w_uint(&w, id);
+            seam_w_str(&w, "ok"); seam_w_bool(&w, true);
+            seam_w_str(&w, "log"); seam_w_array(&w, 0);
+            seam_w_str(&w, "status"); seam_w_uint(&w, 0);
+            done = strcmp(op, "bye") == 0;
+        }
+        zmq_msg_send(&route, s, ZMQ_SNDMORE);
+        zmq_send(s, w.sb.data, w.sb.size, 0);
+        seam_wbuf_free(&w);
+        zmq_msg_close(&payload);
+    }
+    zmq_close(s);
+    zmq_ctx_term(ctx);
+    return NULL;
+}
+
+static void test_a_protocol_1_server_is_spoken_to_in_its_version(void **state)
+{
+    (void)state;
+    v1_server v = {.ready = 0, .most_frames = 0};
+    pthread_t th;
+    pthread_create(&th, NULL, v1_serve, &v);
+    while (!v.ready)
+        usleep(1000);
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 10, .heartbeat_s = 1, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_connect(v.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    assert_string_equal(err, "");   /* the refused hello leaves no message behind */
+    const seam_plugin *p = seam_remote_plugin(r);
+    assert_string_equal(p->name, "old_fluid");
+    test_host host;
+    test_host_init(&host, "fluid", "fluid");
+    void *self = seam_remote_create(r, "{}", &host.host);
+    assert_non_null(self);
+    const size_t n = 20000;   /* 160 kB: out of band for a protocol 2 server */
+    double *X = calloc(n, sizeof *X), *V = malloc(n * sizeof *V), *F = malloc(n * sizeof *F);
+    for (size_t i = 0; i < n; i++)
+        V[i] = 0.5 * (double)i;
+    seam_interface face = {.dim = 1, .n_points = n, .X = X, .n_bodies = 1};
+    assert_int_equal(p->bind(self, &face), SEAM_OK);
+    seam_step step = {0, 0.0, 0.1, 0};
+    seam_io in = {n, 1, X, V, NULL}, out = {n, 1, NULL, NULL, F};
+    assert_int_equal(p->solve(self, &step, &in, &out), SEAM_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_true(F[i] == 2.0 * V[i]);
+    assert_int_equal(v.most_frames, 1);   /* every request in one frame */
+    p->destroy(self);
+    pthread_join(th, NULL);
+    free(X);
+    free(V);
+    free(F);
+}
+
 /* ---- CURVE -------------------------------------------------------------- */
 
 static void test_curve_lets_the_allowed_key_in_only(void **state)
@@ -837,6 +1070,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_same_bits_in_and_out_of_process, reap_all),
+        cmocka_unit_test_teardown(test_large_arrays_cross_processes_bit_for_bit, reap_all),
+        cmocka_unit_test_teardown(test_timeout_mid_transfer_releases_the_callers_arrays, reap_all),
+        cmocka_unit_test_teardown(test_a_protocol_1_server_is_spoken_to_in_its_version, reap_all),
         cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),

@@ -2,12 +2,14 @@
  * trips are exact, hostile input gets an error reply and the session keeps
  * serving, and the plugin behind it computes the known answer. */
 #include <math.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "seam/loader.h"
@@ -99,6 +101,77 @@ static void test_lying_lengths_are_refused_before_use(void **state)
     assert_true(seam_msg_parse(&m, ok, sizeof ok));
     for (size_t n = 0; n < sizeof ok; n++)
         assert_false(seam_msg_parse(&m, ok, n));
+}
+
+/* seam_wire_send and seam_frames_recv over an inproc pair: two arrays cut
+ * into SEAM_WIRE_CHUNK frames, received back to back and read in place; a
+ * borrowed array is counted while ZeroMQ holds it, or copied when nobody
+ * counts. */
+static void test_frames_over_a_socket(void **state)
+{
+    (void)state;
+    void *ctx = zmq_ctx_new();
+    void *a = zmq_socket(ctx, ZMQ_PAIR), *b = zmq_socket(ctx, ZMQ_PAIR);
+    assert_int_equal(zmq_bind(a, "inproc://seam-frames-test"), 0);
+    assert_int_equal(zmq_connect(b, "inproc://seam-frames-test"), 0);
+    const size_t n = 100000;   /* 800000 bytes: 4 frames of 256 KiB, the last shorter */
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)i + 0.5;
+        y[i] = -(double)i;
+    }
+    seam_shared *sh = seam_shared_new(n * sizeof *y);
+    memcpy(seam_shared_data(sh), y, n * sizeof *y);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t borrowed = 0;
+        seam_wbuf w;
+        seam_wbuf_init(&w, 0);
+        w.oob_min = SEAM_WIRE_OOB_MIN;
+        seam_w_map(&w, 3);
+        seam_w_str(&w, "x"); seam_w_f64s_ref(&w, x, n, NULL);
+        seam_w_str(&w, "y"); seam_w_f64s_ref(&w, seam_shared_data(sh), n, sh);
+        seam_w_str(&w, "z"); seam_w_f64s(&w, y, 3);   /* small: inline */
+        assert_int_equal(w.n_att, 2);
+        assert_true(seam_shared_busy(sh));   /* the attachment holds a reference */
+        assert_int_equal(seam_wire_send(a, &w, 0, pass == 0 ? &borrowed : NULL), 0);
+        if (pass == 1)
+            x[0] = 99.0;   /* copied at send: the receiver must still see 0.5 */
+        seam_frames f;
+        seam_frames_init(&f);
+        zmq_msg_t first;
+        zmq_msg_init(&first);
+        assert_true(zmq_msg_recv(&first, b, 0) >= 0);
+        assert_int_equal(seam_frames_recv(&f, b, &first), 0);
+        assert_int_equal(f.n, 1 + 4 + 4);
+        assert_int_equal(f.part[1].len, SEAM_WIRE_CHUNK);
+        seam_msg m;
+        assert_true(seam_msg_parse_parts(&m, f.part[0].data, f.part[0].len, f.part + 1, f.n - 1));
+        const double *vx = seam_msg_f64s_view(&m, "x", n), *vy = seam_msg_f64s_view(&m, "y", n);
+        assert_non_null(vx);   /* in one piece: read in place */
+        assert_non_null(vy);
+        assert_true(vx[0] == 0.5 && vx[n - 1] == (double)(n - 1) + 0.5);
+        assert_memory_equal(vy, y, n * sizeof *y);
+        assert_null(seam_msg_f64s_view(&m, "z", 3));   /* inline: copy it */
+        double z[3];
+        assert_true(seam_msg_f64s(&m, "z", true, z, 3));
+        assert_true(z[2] == -2.0);
+        seam_frames_free(&f);
+        if (pass == 0) {   /* every borrowed frame is released once sent */
+            for (int i = 0; i < 500 && atomic_load((_Atomic size_t *)&borrowed) != 0; i++)
+                usleep(2000);
+            assert_int_equal(borrowed, 0);
+        }
+        x[0] = 0.5;
+    }
+    for (int i = 0; i < 500 && seam_shared_busy(sh); i++)
+        usleep(2000);
+    assert_false(seam_shared_busy(sh));   /* the frames dropped their references */
+    seam_shared_unref(sh);
+    free(x);
+    free(y);
+    zmq_close(a);
+    zmq_close(b);
+    zmq_ctx_term(ctx);
 }
 
 /* ---- the session ---------------------------------------------------------- */
@@ -423,6 +496,205 @@ static void test_fluid_rebind_to_a_larger_interface(void **state)
     teardown((void **)&f);
 }
 
+/* ---- out-of-band arrays (protocol 2) -------------------------------------- */
+
+/* Hand w's map and its attachments to the session, each attachment cut into
+ * separately allocated frames of `piece` bytes (the last shorter), so the
+ * session must gather them; the reply is parsed with its own attachments
+ * as frames (kept in f->rparts while f->m is read). */
+static seam_part rparts[8];
+
+static void send_parts(fixture *f, seam_wbuf *w, size_t piece)
+{
+    seam_part parts[64];
+    void *copies[64];
+    size_t n = 0;
+    for (size_t a = 0; a < w->n_att; a++)
+        for (size_t off = 0; off < w->att[a].size; off += piece) {
+            size_t len = w->att[a].size - off < piece ? w->att[a].size - off : piece;
+            assert_true(n < 64);
+            copies[n] = malloc(len);
+            memcpy(copies[n], (const char *)w->att[a].data + off, len);
+            parts[n] = (seam_part){copies[n], len};
+            n++;
+        }
+    seam_wbuf_free(&f->reply);
+    seam_session_handle_parts(f->s, w->sb.data, w->sb.size, parts, n, &f->reply, &f->ended);
+    for (size_t i = 0; i < n; i++)
+        free(copies[i]);
+    seam_wbuf_free(w);
+    assert_true(f->reply.n_att <= 8);
+    for (size_t a = 0; a < f->reply.n_att; a++)
+        rparts[a] = (seam_part){f->reply.att[a].data, f->reply.att[a].size};
+    if (!seam_msg_parse_parts(&f->m, f->reply.sb.data, f->reply.sb.size, rparts, f->reply.n_att))
+        fail_msg("the reply does not parse: %s", f->m.error);
+}
+
+static void hello_version(fixture *f, unsigned version)
+{
+    seam_wbuf w;
+    request(&w, "hello", 1, 2);
+    seam_w_str(&w, "protocol"); seam_w_uint(&w, version);
+    seam_w_str(&w, "abi"); seam_w_uint(&w, SEAM_ABI_VERSION);
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    uint64_t agreed = 0;
+    assert_true(seam_msg_uint(&f->m, "protocol", true, &agreed));
+    assert_int_equal(agreed, version);
+}
+
+static void solve_request(seam_wbuf *w, uint64_t id, size_t n, const double *V)
+{
+    request(w, "solve", id, 5);
+    w->oob_min = SEAM_WIRE_OOB_MIN;
+    seam_w_str(w, "step");
+    seam_w_map(w, 4);
+    seam_w_str(w, "index"); seam_w_int(w, 0);
+    seam_w_str(w, "t"); seam_w_f64(w, 0.0);
+    seam_w_str(w, "dt"); seam_w_f64(w, 0.5);
+    seam_w_str(w, "iteration"); seam_w_int(w, 0);
+    seam_w_str(w, "n"); seam_w_uint(w, n);
+    seam_w_str(w, "dim"); seam_w_uint(w, 1);
+    seam_w_str(w, "V"); seam_w_f64s(w, V, n);
+    seam_w_str(w, "out"); seam_w_array(w, 1); seam_w_str(w, "F");
+}
+
+static fixture *fluid_fixture(void)
+{
+    fixture *f = calloc(1, sizeof *f);
+    char err[1024];
+    f->lib = seam_library_open("piston_fluid", err, sizeof err);
+    assert_non_null(f->lib);
+    f->s = seam_session_new(seam_library_plugin(f->lib));
+    seam_wbuf_init(&f->reply, 0);
+    return f;
+}
+
+static void bind_oob(fixture *f, size_t n)
+{
+    double *X = calloc(n, sizeof *X);
+    seam_wbuf w;
+    request(&w, "bind", 3, 5);
+    w.oob_min = SEAM_WIRE_OOB_MIN;
+    seam_w_str(&w, "dim"); seam_w_int(&w, 1);
+    seam_w_str(&w, "n_points"); seam_w_uint(&w, n);
+    seam_w_str(&w, "nodes_per_elem"); seam_w_int(&w, 0);
+    seam_w_str(&w, "n_elems"); seam_w_uint(&w, 0);
+    seam_w_str(&w, "X"); seam_w_f64s(&w, X, n);
+    assert_int_equal(w.n_att, 1);   /* 160 kB: out of band */
+    send_parts(f, &w, 50000);
+    assert_true(reply_ok(f));
+    free(X);
+}
+
+static void test_out_of_band_arrays_in_any_split(void **state)
+{
+    (void)state;
+    const size_t n = 20000;   /* 160000 bytes per array */
+    fixture *f = fluid_fixture();
+    hello_version(f, 2);
+    create_with(f, "{\"added_mass\": 2.0}", "fluid");
+    bind_oob(f, n);
+    double *V = malloc(n * sizeof *V), F[3];
+    for (size_t i = 0; i < n; i++)
+        V[i] = 0.25 * (double)i - 3.0;
+    V[7] = -0.0;
+    /* frames of 12345 bytes: not a multiple of 8, so doubles straddle frames */
+    seam_wbuf w;
+    solve_request(&w, 4, n, V);
+    assert_int_equal(w.n_att, 1);
+    send_parts(f, &w, 12345);
+    assert_true(reply_ok(f));
+    /* the reply's F is out of band too: a marker (fixext 8, type 1) in the map */
+    assert_int_equal(f->reply.n_att, 1);
+    assert_int_equal(f->reply.att[0].size, n * sizeof(double));
+    const uint8_t marker[] = {0xd7, 0x01, 0, 0, 0, 0, 0, 0x02, 0x71, 0x00};   /* 160000 bytes */
+    bool seen = false;
+    for (size_t i = 0; i < f->m.n; i++)
+        if (f->m.f[i].klen == 1 && f->m.f[i].key[0] == 'F') {
+            assert_int_equal(f->m.f[i].val.end - f->m.f[i].val.p, sizeof marker);
+            assert_memory_equal(f->m.f[i].val.p, marker, sizeof marker);
+            seen = true;
+        }
+    assert_true(seen);
+    double *got = malloc(n * sizeof *got);
+    assert_true(seam_msg_f64s(&f->m, "F", true, got, n));
+    for (size_t i = 0; i < n; i++)
+        assert_true(got[i] == -2.0 * V[i] / 0.5);
+    assert_true(signbit(got[7]) == 0 && got[7] == 0.0);   /* -2 * -0 / 0.5 = +0 */
+    /* the reply's frames point into the session's output buffer: a second
+     * solve while they are held must not overwrite them */
+    seam_wbuf held = f->reply;
+    seam_wbuf_init(&f->reply, 0);
+    memcpy(F, held.att[0].data, sizeof F);
+    for (size_t i = 0; i < n; i++)
+        V[i] = 1.0;
+    solve_request(&w, 5, n, V);
+    send_parts(f, &w, SEAM_WIRE_CHUNK);
+    assert_true(reply_ok(f));
+    assert_memory_equal(held.att[0].data, F, sizeof F);
+    assert_true(seam_msg_f64s(&f->m, "F", true, got, n));
+    assert_true(got[0] == -4.0 && got[n - 1] == -4.0);
+    seam_wbuf_free(&held);
+
+    /* frames that do not add up are malformed requests, answered with the id */
+    solve_request(&w, 6, n, V);
+    w.att[0].size -= 8;   /* the frames hold 8 bytes less than the marker says */
+    send_parts(f, &w, SEAM_WIRE_CHUNK);
+    expect_error(f, "field \"V\": an out-of-band value of 160000 bytes, but the frames after the map end");
+    uint64_t id = 0;
+    assert_true(seam_msg_uint(&f->m, "id", true, &id));
+    assert_int_equal(id, 6);
+    solve_request(&w, 7, n, V);
+    w.att[0].size += 8;   /* 8 bytes more: a frame no value takes */
+    double *longer = malloc(n * sizeof *longer + 8);
+    memcpy(longer, w.att[0].data, n * sizeof *longer);
+    w.att[0].data = longer;
+    send_parts(f, &w, n * sizeof(double));
+    expect_error(f, "1 frames after the map that no out-of-band field takes");
+    free(longer);
+    request(&w, "solve", 9, 1);   /* a marker, and no frame after the map */
+    w.oob_min = 0;
+    seam_w_str(&w, "V");
+    seam_w_bin(&w, "x", 1);
+    seam_wbuf_free(&f->reply);
+    seam_session_handle_parts(f->s, w.sb.data, w.sb.size, NULL, 0, &f->reply, &f->ended);
+    seam_wbuf_free(&w);
+    assert_true(seam_msg_parse(&f->m, f->reply.sb.data, f->reply.sb.size));
+    expect_error(f, "field \"V\": an out-of-band value of 1 bytes, but the frames after the map end");
+    request(&w, "solve", 9, 1);   /* a marker inside a nested map takes no frame */
+    w.oob_min = 0;
+    seam_w_str(&w, "step");
+    seam_w_map(&w, 1);
+    seam_w_str(&w, "t");
+    seam_w_bin(&w, "abcd", 4);
+    send_parts(f, &w, SEAM_WIRE_CHUNK);
+    expect_error(f, "1 frames after the map that no out-of-band field takes");
+    /* and the session serves on */
+    solve_request(&w, 10, n, V);
+    send_parts(f, &w, 100000);
+    assert_true(reply_ok(f));
+    assert_true(seam_msg_f64s(&f->m, "F", true, got, n));
+    assert_true(got[n / 2] == -4.0);
+    free(got);
+    free(V);
+    teardown((void **)&f);
+}
+
+/* A coupler that says protocol 1 gets every array inline, in one frame. */
+static void test_protocol_1_clients_get_arrays_inline(void **state)
+{
+    (void)state;
+    const size_t n = 20000;
+    fixture *f = fluid_fixture();
+    hello_version(f, 1);
+    create_with(f, "{\"added_mass\": 2.0}", "fluid");
+    bind_and_solve(f, n, 10);   /* inline requests; F checked there */
+    assert_int_equal(f->reply.n_att, 0);
+    assert_true(f->reply.sb.size > n * sizeof(double));
+    teardown((void **)&f);
+}
+
 static void test_server_defaults_fill_in_what_the_coupler_leaves_out(void **state)
 {
     fixture *f = *state;
@@ -443,9 +715,12 @@ int main(void)
         cmocka_unit_test(test_f64_round_trip_is_bit_exact),
         cmocka_unit_test(test_integers_and_strings_decode_by_width),
         cmocka_unit_test(test_lying_lengths_are_refused_before_use),
+        cmocka_unit_test(test_frames_over_a_socket),
         cmocka_unit_test_setup_teardown(test_malformed_requests_get_errors_and_serving_goes_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_relays_located_config_errors, setup, teardown),
         cmocka_unit_test(test_fluid_rebind_to_a_larger_interface),
+        cmocka_unit_test(test_out_of_band_arrays_in_any_split),
+        cmocka_unit_test(test_protocol_1_clients_get_arrays_inline),
         cmocka_unit_test_setup_teardown(test_server_defaults_fill_in_what_the_coupler_leaves_out, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
