@@ -25,7 +25,8 @@ typedef struct inflow {
     int side;                /* SIDE_*, side sources */
     double range[4];         /* [from, to] along each tangential axis of the side, in x, y, z order (m) */
     double speed;            /* peak inward normal speed (m/s) */
-    int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends */
+    int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends (border) */
+    int disc;                /* 3D: 1 for the disc (ellipse) inscribed in the range rectangle */
     double ramp_time;        /* s; smooth start from 0 (0: at once) */
     double density, temperature;
 } inflow;
@@ -101,8 +102,16 @@ static int side_tangents(const mac_grid *g, int side, int t[2])
     return n;
 }
 
+/* Squared radius of relative position rel in the disc inscribed in the range (1 on its rim). */
+static double disc_r2(const double *rel)
+{
+    double a = 2.0 * rel[0] - 1.0, b = 2.0 * rel[1] - 1.0;
+    return a * a + b * b;
+}
+
 /* Whether the side face m (index along each tangential axis) has its centre
- * in the source's range; rel gets its relative position in [0, 1] per axis. */
+ * in the source's range (and, for a disc, in its disc); rel gets its relative
+ * position in [0, 1] per axis. */
 static int source_has_face(const mac_grid *g, const inflow *src, const int *m, double *rel)
 {
     int t[2];
@@ -114,7 +123,7 @@ static int source_has_face(const mac_grid *g, const inflow *src, const int *m, d
             return 0;
         rel[q] = (pos - from) / (to - from);
     }
-    return 1;
+    return !src->disc || disc_r2(rel) <= 1.0;
 }
 
 static int source_faces(const mac_grid *g, const inflow *src)
@@ -166,6 +175,7 @@ static void read_interior_source(const mac_grid *g, seam_cfg *c, inflow *src)
 static void read_side_source(const mac_grid *g, seam_cfg *c, inflow *src)
 {
     static const char *const profiles[] = {"uniform", "parabolic", NULL};
+    static const char *const shapes[] = {"rectangle", "disc", NULL};
     src->side = seam_cfg_enum(c, "side", g->dim == 3 ? side_names_3d : side_names, SIDE_LEFT, SEAM_CFG_REQUIRED);
     int t[2];
     int nt = side_tangents(g, src->side, t);
@@ -176,6 +186,11 @@ static void read_side_source(const mac_grid *g, seam_cfg *c, inflow *src)
     seam_cfg_vec(c, "range", src->range, 2 * (size_t)nt, 0);
     src->speed = seam_cfg_num(c, "speed", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     src->parabolic = seam_cfg_enum(c, "profile", profiles, 0, 0);
+    src->disc = seam_cfg_enum(c, "shape", shapes, 0, 0);
+    if (src->disc && g->dim != 3) {
+        seam_cfg_error(c, "shape", "\"disc\" needs a 3D grid (a 2D side's range is already a segment)");
+        src->disc = 0;
+    }
     const char *name = side_names_3d[src->side];
     if (g->bc[src->side] != BC_WALL)
         seam_cfg_error(c, "side", "an inflow needs a wall side; \"%s\" is open", name);
@@ -590,9 +605,12 @@ static void for_each_inflow_face(const fluid_mac *self, double t, inflow_visit v
                 double rel[2];
                 if (!source_has_face(g, src, m, rel))
                     continue;
-                /* parabolic: 4 s (1 - s) along the side, its product over both axes of a 3D side */
+                /* parabolic: 4 s (1 - s) along the side, its product over both axes of a 3D side,
+                 * 1 - r^2 over a disc */
                 double shape = 1.0;
-                if (src->parabolic) {
+                if (src->parabolic && src->disc) {
+                    shape = 1.0 - disc_r2(rel);
+                } else if (src->parabolic) {
                     shape = 4.0 * rel[0] * (1.0 - rel[0]);
                     if (nt > 1)
                         shape *= 4.0 * rel[1] * (1.0 - rel[1]);

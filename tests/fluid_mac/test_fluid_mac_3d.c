@@ -688,6 +688,58 @@ static void test_inflow_rectangle_3d(void **state)
     }
 }
 
+/* A round jet: "shape": "disc" takes the faces of the bottom whose centres lie
+ * in the disc inscribed in the range (radius R = 0.15 m, 6 cells), uniform or
+ * parabolic 1 - r^2. Over 10 steps, before any smoke can reach the open top,
+ * the smoke inside is d Q t with Q the sum over those faces (exact), which is
+ * within the staircase error of the analytic pi R^2 U (uniform) and
+ * pi R^2 U / 2 (parabolic). */
+static void test_inflow_disc_3d(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    const double speed = 0.8, d = 1.5, dt = 0.01, R = 0.15, dx = 0.025, face = dx * dx;
+    const char *profiles[2] = {"uniform", "parabolic"};
+    for (int prof = 0; prof < 2; prof++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"cells\": [16, 12, 16], \"dx\": 0.025, \"density\": 1.2, \"gravity\": [0, 0, 0],"
+                 " \"boundary\": {\"top\": \"open\"}, \"pressure_tolerance\": 1e-10,"
+                 " \"sources\": [{\"side\": \"bottom\", \"range\": [0.05, 0.35, 0.05, 0.35], \"shape\": \"disc\","
+                 " \"speed\": %g, \"profile\": \"%s\", \"density\": %g}]}",
+                 speed, profiles[prof], d);
+        void *fl = make(P, &th, json);
+        assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+        for (int n = 0; n < 10; n++)
+            assert_int_equal(step(P, fl, n, dt), SEAM_OK);
+        double Q = total_smoke_3d(P, fl) / (d * 10 * dt);
+        /* 12 x 12 faces in the range; those with centre at r <= 1 (relative to R) carry the jet */
+        double Q_faces = 0.0;
+        int faces = 0;
+        for (int a = 0; a < 12; a++)
+            for (int b = 0; b < 12; b++) {
+                double u = (a + 0.5) / 6.0 - 1.0, v = (b + 0.5) / 6.0 - 1.0, r2 = u * u + v * v;
+                if (r2 <= 1.0) {
+                    Q_faces += speed * (prof ? 1.0 - r2 : 1.0) * face;
+                    faces++;
+                }
+            }
+        double Q_exact = M_PI * R * R * speed * (prof ? 0.5 : 1.0);
+        fprintf(stderr, "3D disc %s inflow: %.12g m^3/s carried by %d faces (sum %.12g), analytic %.12g (ratio %.4f)\n",
+                profiles[prof], Q, faces, Q_faces, Q_exact, Q / Q_exact);
+        assert_int_equal(faces, 112);
+        assert_float_equal(Q, Q_faces, 1e-10 * Q_faces);
+        assert_float_equal(Q, Q_exact, 0.03 * Q_exact);
+        P->destroy(fl);
+    }
+    /* A disc on a 2D side is refused. */
+    test_host_init(&th, "fluid", "fluids[0]");
+    assert_null(P->create("{\"cells\": [4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"left\", \"speed\": 1,"
+                          " \"shape\": \"disc\"}]}", &th.host));
+    assert_true(test_host_saw(&th, "sources[0].shape"));
+}
+
 /* A parabolic jet filling the whole left side of a 24 x 8 x 8 channel open
  * on the right: it brings in what its faces carry, and once it is through,
  * the smoke leaving per second (inflow minus the change inside) equals what
@@ -826,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_shell_piston_pressure_3d), cmocka_unit_test(test_liquid_held_by_shell_3d),
         cmocka_unit_test(test_inflow_rectangle_3d), cmocka_unit_test(test_smoke_mass_balance_3d),
         cmocka_unit_test(test_volume_source_3d),    cmocka_unit_test(test_sources_config_3d),
+        cmocka_unit_test(test_inflow_disc_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
