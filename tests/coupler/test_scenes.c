@@ -160,7 +160,7 @@ static void test_cell_size(void **state)
 }
 
 /* examples/smoke_cloth.json, shortened to 0.5 s: a 3D smoke jet (fluid_mac,
- * parabolic inflow through a square of the left wall, open right side)
+ * round parabolic inflow 0.3 m across through the left wall, open right side)
  * blowing at a hanging cloth (solid_fem) pinned along its top edge, coupled
  * by iqn-ils. Every step converges; the pinned edge stays put; the cloth is
  * pushed downstream (+x) and keeps moving that way; its free bottom edge,
