@@ -20,12 +20,13 @@ enum { ADVECT_SL = 0, ADVECT_MACCORMACK = 1, ADVECT_BFECC = 2 };
  * carrying smoke density and temperature. */
 typedef struct inflow {
     int interior;            /* 1: volume source in `box`, 0: through a side */
-    double box[4];           /* x0 y0 x1 y1 (m), interior sources */
-    double rate;             /* volume per unit depth and time (m^2/s), interior sources */
+    double box[6];           /* low corner then high corner, dim numbers each (m), interior sources */
+    double rate;             /* volume per time (m^3/s; per unit depth, m^2/s, in 2D), interior sources */
     int side;                /* SIDE_*, side sources */
-    double from, to;         /* range along the side (m) */
+    double range[4];         /* [from, to] along each tangential axis of the side, in x, y, z order (m) */
     double speed;            /* peak inward normal speed (m/s) */
-    int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends */
+    int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends (border) */
+    int disc;                /* 3D: 1 for the disc (ellipse) inscribed in the range rectangle */
     double ramp_time;        /* s; smooth start from 0 (0: at once) */
     double density, temperature;
 } inflow;
@@ -86,79 +87,128 @@ typedef struct fluid_mac {
 
 /* ---- configuration ------------------------------------------------------- */
 
-/* Domain sides by name, in SIDE_* order; inflow sources use the first four (2D). */
+/* Domain sides by name, in SIDE_* order; 2D grids have the first four. */
 static const char *const side_names[] = {"left", "right", "bottom", "top", NULL};
 static const char *const side_names_3d[] = {"left", "right", "bottom", "top", "back", "front", NULL};
 
-/* Extent of a side along its own coordinate (y for left/right, x for bottom/top). */
-static void side_extent(const mac_grid *g, int side, double *lo, double *hi)
+/* The axes along a side (those other than its normal), in x, y, z order: one
+ * in 2D, two in 3D. Returns how many. */
+static int side_tangents(const mac_grid *g, int side, int t[2])
 {
-    int along = side == SIDE_LEFT || side == SIDE_RIGHT ? 1 : 0;
-    *lo = g->origin[along];
-    *hi = g->origin[along] + (along ? g->ny : g->nx) * g->dx;
+    int n = 0;
+    for (int a = 0; a < g->dim; a++)
+        if (a != side / 2)
+            t[n++] = a;
+    return n;
 }
 
-/* Whether face k along the source's side has its centre inside the range. */
-static int source_has_face(const mac_grid *g, const inflow *src, int k, double *s_rel)
+/* Squared radius of relative position rel in the disc inscribed in the range (1 on its rim). */
+static double disc_r2(const double *rel)
 {
-    double lo, hi;
-    side_extent(g, src->side, &lo, &hi);
-    double pos = lo + (k + 0.5) * g->dx;
-    if (pos < src->from || pos > src->to)
-        return 0;
-    *s_rel = (pos - src->from) / (src->to - src->from);
-    return 1;
+    double a = 2.0 * rel[0] - 1.0, b = 2.0 * rel[1] - 1.0;
+    return a * a + b * b;
+}
+
+/* Whether the side face m (index along each tangential axis) has its centre
+ * in the source's range (and, for a disc, in its disc); rel gets its relative
+ * position in [0, 1] per axis. */
+static int source_has_face(const mac_grid *g, const inflow *src, const int *m, double *rel)
+{
+    int t[2];
+    int nt = side_tangents(g, src->side, t);
+    for (int q = 0; q < nt; q++) {
+        double from = src->range[2 * q], to = src->range[2 * q + 1];
+        double pos = g->origin[t[q]] + (m[q] + 0.5) * g->dx;
+        if (pos < from || pos > to)
+            return 0;
+        rel[q] = (pos - from) / (to - from);
+    }
+    return !src->disc || disc_r2(rel) <= 1.0;
 }
 
 static int source_faces(const mac_grid *g, const inflow *src)
 {
-    int n = src->side == SIDE_LEFT || src->side == SIDE_RIGHT ? g->ny : g->nx, count = 0;
-    double s_rel;
-    for (int k = 0; k < n; k++)
-        count += source_has_face(g, src, k, &s_rel);
+    int t[2];
+    int nt = side_tangents(g, src->side, t), count = 0;
+    int n1 = nt > 1 ? mac_n(g, t[1]) : 1;
+    double rel[2];
+    for (int m1 = 0; m1 < n1; m1++)
+        for (int m0 = 0; m0 < mac_n(g, t[0]); m0++)
+            count += source_has_face(g, src, (const int[2]){m0, m1}, rel);
     return count;
 }
 
-/* Whether cell (i, j) has its centre in the interior source's box. */
-static int in_source_box(const mac_grid *g, const inflow *src, int i, int j)
+/* Whether cell (i, j, k) has its centre in the interior source's box. */
+static int in_source_box(const mac_grid *g, const inflow *src, int i, int j, int k)
 {
-    double xc = g->origin[0] + (i + 0.5) * g->dx, yc = g->origin[1] + (j + 0.5) * g->dx;
-    return xc >= src->box[0] && xc <= src->box[2] && yc >= src->box[1] && yc <= src->box[3];
+    const int ijk[3] = {i, j, k};
+    for (int d = 0; d < g->dim; d++) {
+        double c = g->origin[d] + (ijk[d] + 0.5) * g->dx;
+        if (c < src->box[d] || c > src->box[g->dim + d])
+            return 0;
+    }
+    return 1;
 }
 
 static void read_interior_source(const mac_grid *g, seam_cfg *c, inflow *src)
 {
     src->interior = 1;
-    if (seam_cfg_vec(c, "box", src->box, 4, SEAM_CFG_REQUIRED)) {
+    size_t nb = 2 * (size_t)g->dim;
+    if (seam_cfg_vec(c, "box", src->box, nb, SEAM_CFG_REQUIRED)) {
         int cells = 0;
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++)
-                cells += in_source_box(g, src, i, j);
-        if (cells == 0)
+        for (int k = 0; k < g->nz; k++)
+            for (int j = 0; j < g->ny; j++)
+                for (int i = 0; i < g->nx; i++)
+                    cells += in_source_box(g, src, i, j, k);
+        if (cells == 0 && g->dim == 3)
+            seam_cfg_error(c, "box", "[%g, %g, %g, %g, %g, %g] (x0 y0 z0 x1 y1 z1) holds no cell centre",
+                           src->box[0], src->box[1], src->box[2], src->box[3], src->box[4], src->box[5]);
+        else if (cells == 0)
             seam_cfg_error(c, "box", "[%g, %g, %g, %g] holds no cell centre", src->box[0], src->box[1],
                            src->box[2], src->box[3]);
     }
     src->rate = seam_cfg_num(c, "rate", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
 }
 
+/* A side inflow: its range is [from, to] along the side in 2D and
+ * [u0, u1, v0, v1] over the side's two tangential axes (x, y, z order) in 3D. */
 static void read_side_source(const mac_grid *g, seam_cfg *c, inflow *src)
 {
     static const char *const profiles[] = {"uniform", "parabolic", NULL};
-    src->side = seam_cfg_enum(c, "side", side_names, SIDE_LEFT, SEAM_CFG_REQUIRED);
-    double lo, hi, range[2];
-    side_extent(g, src->side, &lo, &hi);
-    range[0] = lo;
-    range[1] = hi;
-    seam_cfg_vec(c, "range", range, 2, 0);
-    src->from = range[0];
-    src->to = range[1];
+    static const char *const shapes[] = {"rectangle", "disc", NULL};
+    src->side = seam_cfg_enum(c, "side", g->dim == 3 ? side_names_3d : side_names, SIDE_LEFT, SEAM_CFG_REQUIRED);
+    int t[2];
+    int nt = side_tangents(g, src->side, t);
+    for (int q = 0; q < nt; q++) {   /* default: the whole side */
+        src->range[2 * q] = g->origin[t[q]];
+        src->range[2 * q + 1] = g->origin[t[q]] + mac_n(g, t[q]) * g->dx;
+    }
+    seam_cfg_vec(c, "range", src->range, 2 * (size_t)nt, 0);
     src->speed = seam_cfg_num(c, "speed", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     src->parabolic = seam_cfg_enum(c, "profile", profiles, 0, 0);
+    src->disc = seam_cfg_enum(c, "shape", shapes, 0, 0);
+    if (src->disc && g->dim != 3) {
+        seam_cfg_error(c, "shape", "\"disc\" needs a 3D grid (a 2D side's range is already a segment)");
+        src->disc = 0;
+    }
+    const char *name = side_names_3d[src->side];
     if (g->bc[src->side] != BC_WALL)
-        seam_cfg_error(c, "side", "an inflow needs a wall side; \"%s\" is open", side_names[src->side]);
-    if (!(src->from < src->to) || source_faces(g, src) == 0)
+        seam_cfg_error(c, "side", "an inflow needs a wall side; \"%s\" is open", name);
+    int ordered = 1;
+    for (int q = 0; q < nt; q++)
+        ordered &= src->range[2 * q] < src->range[2 * q + 1];
+    if (nt == 1 && (!ordered || source_faces(g, src) == 0))
         seam_cfg_error(c, "range", "[%g, %g] holds no face centre of the %s side (faces every %g m from %g to %g)",
-                       src->from, src->to, side_names[src->side], g->dx, lo, hi);
+                       src->range[0], src->range[1], name, g->dx, g->origin[t[0]],
+                       g->origin[t[0]] + mac_n(g, t[0]) * g->dx);
+    else if (nt == 2 && (!ordered || source_faces(g, src) == 0))
+        seam_cfg_error(c, "range",
+                       "[%g, %g, %g, %g] ([%c0, %c1, %c0, %c1]) holds no face centre of the %s side "
+                       "(faces every %g m, %c from %g to %g, %c from %g to %g)",
+                       src->range[0], src->range[1], src->range[2], src->range[3], "xyz"[t[0]], "xyz"[t[0]],
+                       "xyz"[t[1]], "xyz"[t[1]], name, g->dx, "xyz"[t[0]], g->origin[t[0]],
+                       g->origin[t[0]] + mac_n(g, t[0]) * g->dx, "xyz"[t[1]], g->origin[t[1]],
+                       g->origin[t[1]] + mac_n(g, t[1]) * g->dx);
 }
 
 /* A source is either a side inflow ("side") or a volume source ("box"). */
@@ -267,10 +317,6 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->d_init = ini ? seam_cfg_num(ini, "density", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN) : 0.0;
     self->T_init = ini ? seam_cfg_num(ini, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->n_sources = seam_cfg_count(cfg, "sources", 0);
-    if (self->g.dim == 3 && self->n_sources) {   /* side ranges and boxes are 2D */
-        seam_cfg_error(cfg, "sources", "inflow and volume sources are 2D only");
-        self->n_sources = 0;
-    }
     self->sources = calloc(self->n_sources + 1, sizeof *self->sources);
     for (size_t k = 0; k < self->n_sources; k++)
         read_source(&self->g, seam_cfg_item(cfg, "sources", k), &self->sources[k]);
@@ -539,9 +585,9 @@ static double ramp(const inflow *src, double t)
     return x * x * (3.0 - 2.0 * x);
 }
 
-/* Visit every face of every source at time t: the face (axis, i, j), its
+/* Visit every face of every source at time t: the face (axis, ijk), its
  * inward normal velocity, and the cell inside. */
-typedef void (*inflow_visit)(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell);
+typedef void (*inflow_visit)(void *ctx, const inflow *src, int axis, const int *ijk, double u_in, size_t cell);
 
 static void for_each_inflow_face(const fluid_mac *self, double t, inflow_visit visit, void *ctx)
 {
@@ -550,29 +596,45 @@ static void for_each_inflow_face(const fluid_mac *self, double t, inflow_visit v
         const inflow *src = &self->sources[k];
         if (src->interior)
             continue;
-        int vertical = src->side == SIDE_LEFT || src->side == SIDE_RIGHT;
-        int n = vertical ? g->ny : g->nx;
-        for (int m = 0; m < n; m++) {
-            double s_rel;
-            if (!source_has_face(g, src, m, &s_rel))
-                continue;
-            double u_in = src->speed * ramp(src, t) * (src->parabolic ? 4.0 * s_rel * (1.0 - s_rel) : 1.0);
-            int i = vertical ? (src->side == SIDE_LEFT ? 0 : g->nx) : m;
-            int j = vertical ? m : (src->side == SIDE_BOTTOM ? 0 : g->ny);
-            size_t cell = vertical ? mac_c(g, i == 0 ? 0 : g->nx - 1, j, 0) : mac_c(g, i, j == 0 ? 0 : g->ny - 1, 0);
-            visit(ctx, src, vertical ? 0 : 1, i, j, u_in, cell);
-        }
+        int axis = src->side / 2, high = src->side % 2, tan[2];
+        int nt = side_tangents(g, src->side, tan);
+        int n1 = nt > 1 ? mac_n(g, tan[1]) : 1;
+        for (int m1 = 0; m1 < n1; m1++)
+            for (int m0 = 0; m0 < mac_n(g, tan[0]); m0++) {
+                const int m[2] = {m0, m1};
+                double rel[2];
+                if (!source_has_face(g, src, m, rel))
+                    continue;
+                /* parabolic: 4 s (1 - s) along the side, its product over both axes of a 3D side,
+                 * 1 - r^2 over a disc */
+                double shape = 1.0;
+                if (src->parabolic && src->disc) {
+                    shape = 1.0 - disc_r2(rel);
+                } else if (src->parabolic) {
+                    shape = 4.0 * rel[0] * (1.0 - rel[0]);
+                    if (nt > 1)
+                        shape *= 4.0 * rel[1] * (1.0 - rel[1]);
+                }
+                double u_in = src->speed * ramp(src, t) * shape;
+                int ijk[3] = {0, 0, 0};
+                for (int q = 0; q < nt; q++)
+                    ijk[tan[q]] = m[q];
+                ijk[axis] = high ? mac_n(g, axis) - 1 : 0;
+                size_t cell = mac_c(g, ijk[0], ijk[1], ijk[2]);
+                ijk[axis] = high ? mac_n(g, axis) : 0;
+                visit(ctx, src, axis, ijk, u_in, cell);
+            }
     }
 }
 
 /* Sources set the velocity of their wall faces and the scalars flowing in. */
-static void set_inflow_face(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell)
+static void set_inflow_face(void *ctx, const inflow *src, int axis, const int *ijk, double u_in, size_t cell)
 {
     (void)cell;
     fluid_mac *self = ctx;
     const mac_grid *g = &self->g;
-    double sign = src->side == SIDE_LEFT || src->side == SIDE_BOTTOM ? 1.0 : -1.0;
-    size_t f = mac_fi(g, axis, i, j, 0);
+    double sign = src->side % 2 == 0 ? 1.0 : -1.0;   /* inward: + on a low side, - on a high one */
+    size_t f = mac_fi(g, axis, ijk[0], ijk[1], ijk[2]);
     self->vel[axis][f] = sign * u_in;
     self->d_b[axis][f] = src->density;
     self->T_b[axis][f] = src->temperature;
@@ -595,22 +657,26 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
         if (!src->interior)
             continue;
         int cells = 0;
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++)
-                cells += in_source_box(g, src, i, j) && mac_fluid(geo, mac_c(g, i, j, 0));
+        for (int kk = 0; kk < g->nz; kk++)
+            for (int j = 0; j < g->ny; j++)
+                for (int i = 0; i < g->nx; i++)
+                    cells += in_source_box(g, src, i, j, kk) && mac_fluid(geo, mac_c(g, i, j, kk));
         if (cells == 0)
             continue;   /* covered by a body: it pushes nothing in */
-        double rate = src->rate * ramp(src, t) / (cells * g->dx * g->dx);
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++) {
-                size_t c = mac_c(g, i, j, 0);
-                if (!in_source_box(g, src, i, j) || !mac_fluid(geo, c))
-                    continue;
-                s[c] += rate;
-                d_src[c] += rate * src->density;
-                T_src[c] += rate * src->temperature;
-                any = 1;
-            }
+        /* the rate per cell volume (dx^2 per unit depth in 2D, dx^3 in 3D) */
+        double rate = src->rate * ramp(src, t) /
+                      (g->dim == 3 ? cells * g->dx * g->dx * g->dx : cells * g->dx * g->dx);
+        for (int kk = 0; kk < g->nz; kk++)
+            for (int j = 0; j < g->ny; j++)
+                for (int i = 0; i < g->nx; i++) {
+                    size_t c = mac_c(g, i, j, kk);
+                    if (!in_source_box(g, src, i, j, kk) || !mac_fluid(geo, c))
+                        continue;
+                    s[c] += rate;
+                    d_src[c] += rate * src->density;
+                    T_src[c] += rate * src->temperature;
+                    any = 1;
+                }
     }
     for (size_t c = 0; c < nc; c++)
         if (s[c] > 0.0) {
@@ -955,16 +1021,16 @@ typedef struct region_flux {
 } region_flux;
 
 /* q_r: the volume the sources push into each enclosed region per unit time. */
-static void add_region_flux(void *ctx, const inflow *src, int axis, int i, int j, double u_in, size_t cell)
+static void add_region_flux(void *ctx, const inflow *src, int axis, const int *ijk, double u_in, size_t cell)
 {
     (void)src;
     (void)axis;
-    (void)i;
-    (void)j;
+    (void)ijk;
     region_flux *rf = ctx;
+    const mac_grid *g = &rf->self->g;
     int r = rf->geo->region[cell];
-    if (r >= 0 && rf->slot[r] >= 0)
-        rf->self->q[rf->slot[r]] += u_in * rf->self->g.dx;
+    if (r >= 0 && rf->slot[r] >= 0)   /* times the face area (dx per unit depth in 2D) */
+        rf->self->q[rf->slot[r]] += g->dim == 3 ? u_in * g->dx * g->dx : u_in * g->dx;
 }
 
 static seam_status fluid_regions(void *p, const seam_step *step, const double *X, seam_regions *out)
@@ -1000,7 +1066,7 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
     if (volume_sources(self, &geo, step->t + 0.5 * step->dt, s, s + nc, s + 2 * nc))
         for (size_t c = 0; c < nc; c++)
             if (geo.region[c] >= 0 && slot[geo.region[c]] >= 0)
-                self->q[slot[geo.region[c]]] += s[c] * g->dx * g->dx;
+                self->q[slot[geo.region[c]]] += g->dim == 3 ? s[c] * g->dx * g->dx * g->dx : s[c] * g->dx * g->dx;
     free(s);
     double *a = calloc(dim * geo.n_faces + 1, sizeof *a);
     double area = dim == 3 ? g->dx * g->dx : g->dx;
