@@ -527,49 +527,56 @@ static void maccormack_combine(size_t n, const double *q0, const double *q_back,
         q[f] = clampd(q[f] + 0.5 * (q0[f] - q_back[f]), lo[f], hi[f]);
 }
 
+/* The forward step to u^ (keeping the range of u^n each forward sample
+ * used) and the way back to u~ with the same velocity: the round trip whose
+ * error MacCormack and BFECC both estimate. Free with round_trip_free. */
+typedef struct round_trip {
+    double *lo[3], *hi[3], *back[3];
+} round_trip;
+
+static round_trip round_trip_run(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
+{
+    round_trip rt = {{NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+    for (int a = 0; a < g->dim; a++) {
+        rt.lo[a] = malloc(mac_nf(g, a) * sizeof(double));
+        rt.hi[a] = malloc(mac_nf(g, a) * sizeof(double));
+        rt.back[a] = malloc(mac_nf(g, a) * sizeof(double));
+    }
+    advect_by(g, vel0, dt, vel0, vel, rt.lo, rt.hi);
+    advect_by(g, vel0, -dt, vel, rt.back, NULL, NULL);
+    return rt;
+}
+
+static void round_trip_free(const mac_grid *g, round_trip *rt)
+{
+    for (int a = 0; a < g->dim; a++) {
+        free(rt->lo[a]);
+        free(rt->hi[a]);
+        free(rt->back[a]);
+    }
+}
+
 void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
 {
-    double *lo[3] = {NULL, NULL, NULL}, *hi[3] = {NULL, NULL, NULL}, *back[3] = {NULL, NULL, NULL};
-    for (int a = 0; a < g->dim; a++) {
-        lo[a] = malloc(mac_nf(g, a) * sizeof(double));
-        hi[a] = malloc(mac_nf(g, a) * sizeof(double));
-        back[a] = malloc(mac_nf(g, a) * sizeof(double));
-    }
-    /* Forward to u^, back again with the same velocity to u~; the difference to u^n
-     * estimates the error of the forward step, half of which is taken back. */
-    advect_by(g, vel0, dt, vel0, vel, lo, hi);
-    advect_by(g, vel0, -dt, vel, back, NULL, NULL);
-    for (int a = 0; a < g->dim; a++) {
-        maccormack_combine(mac_nf(g, a), vel0[a], back[a], lo[a], hi[a], vel[a]);
-        free(lo[a]);
-        free(hi[a]);
-        free(back[a]);
-    }
+    round_trip rt = round_trip_run(g, vel0, dt, vel);
+    /* the difference of u~ to u^n estimates the forward step's error: take half of it back */
+    for (int a = 0; a < g->dim; a++)
+        maccormack_combine(mac_nf(g, a), vel0[a], rt.back[a], rt.lo[a], rt.hi[a], vel[a]);
+    round_trip_free(g, &rt);
 }
 
 void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
 {
-    double *lo[3] = {NULL, NULL, NULL}, *hi[3] = {NULL, NULL, NULL}, *back[3] = {NULL, NULL, NULL};
-    for (int a = 0; a < g->dim; a++) {
-        lo[a] = malloc(mac_nf(g, a) * sizeof(double));
-        hi[a] = malloc(mac_nf(g, a) * sizeof(double));
-        back[a] = malloc(mac_nf(g, a) * sizeof(double));
-    }
-    /* Forward to u^ (and the range of u^n each forward sample used), back to u~. */
-    advect_by(g, vel0, dt, vel0, vel, lo, hi);
-    advect_by(g, vel0, -dt, vel, back, NULL, NULL);
+    round_trip rt = round_trip_run(g, vel0, dt, vel);
     /* Kim et al.: u^n + (u^n - u~)/2 removes half the round trip's error before the real step. */
     for (int a = 0; a < g->dim; a++)
         for (size_t f = 0; f < mac_nf(g, a); f++)
-            back[a][f] = vel0[a][f] + 0.5 * (vel0[a][f] - back[a][f]);
-    advect_by(g, vel0, dt, back, vel, NULL, NULL);
-    for (int a = 0; a < g->dim; a++) {
-        for (size_t f = 0; f < mac_nf(g, a); f++)   /* the same stencil as the first pass: no new extrema */
-            vel[a][f] = clampd(vel[a][f], lo[a][f], hi[a][f]);
-        free(lo[a]);
-        free(hi[a]);
-        free(back[a]);
-    }
+            rt.back[a][f] = vel0[a][f] + 0.5 * (vel0[a][f] - rt.back[a][f]);
+    advect_by(g, vel0, dt, rt.back, vel, NULL, NULL);
+    for (int a = 0; a < g->dim; a++)   /* the same stencil as the first pass: no new extrema */
+        for (size_t f = 0; f < mac_nf(g, a); f++)
+            vel[a][f] = clampd(vel[a][f], rt.lo[a][f], rt.hi[a][f]);
+    round_trip_free(g, &rt);
 }
 
 /* ---- projection ---------------------------------------------------------- */

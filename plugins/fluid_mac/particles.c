@@ -122,8 +122,10 @@ static void grid_index(const mac_grid *g, int axis, const double *x, double *f)
 }
 
 /* Add w * value into the multilinear stencil of a staggered array of
- * n[0] x n[1] x n[2] samples at fractional index f. */
-static void splat(double *acc, double *wsum, int dim, const int *n, const double *f, double value)
+ * n[0] x n[1] x n[2] samples at fractional index f, and w into wsum (may be
+ * NULL). Weight beyond the outer samples is dropped, or with fold folded
+ * back onto them, as if mirrored by the side. */
+static void splat(double *acc, double *wsum, int dim, const int *n, const double *f, double value, int fold)
 {
     int i0[3] = {0, 0, 0};
     double s[3] = {0.0, 0.0, 0.0};
@@ -138,40 +140,27 @@ static void splat(double *acc, double *wsum, int dim, const int *n, const double
             int up = corner >> d & 1;
             w *= up ? s[d] : 1 - s[d];
             ijk[d] = i0[d] + up;
+            if (fold)
+                ijk[d] = ijk[d] < 0 ? 0 : ijk[d] >= n[d] ? n[d] - 1 : ijk[d];
             inside &= ijk[d] >= 0 && ijk[d] < n[d];
         }
         if (!inside || w <= 0.0)
             continue;
         size_t q = (size_t)ijk[0] + (size_t)n[0] * ((size_t)ijk[1] + (size_t)n[1] * (size_t)ijk[2]);
         acc[q] += w * value;
-        wsum[q] += w;
+        if (wsum)
+            wsum[q] += w;
     }
 }
 
 void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count)
 {
     memset(count, 0, mac_ncell(g) * sizeof *count);
-    int dim = g->dim;
+    const int nn[3] = {g->nx, g->ny, g->nz};
     for (size_t p = 0; p < n; p++) {
         double f[3];
-        grid_index(g, -1, x + (size_t)dim * p, f);
-        int i0[3] = {0, 0, 0};
-        double s[3] = {0.0, 0.0, 0.0};
-        for (int d = 0; d < dim; d++) {
-            i0[d] = (int)floor(f[d]);
-            s[d] = f[d] - i0[d];
-        }
-        for (int corner = 0; corner < 1 << dim; corner++) {
-            double w = 1.0;
-            int ijk[3] = {0, 0, 0};
-            for (int d = 0; d < dim; d++) {
-                int up = corner >> d & 1, m = mac_n(g, d);
-                w *= up ? s[d] : 1 - s[d];
-                /* Weight beyond the last centre folds back, as if mirrored by the side. */
-                ijk[d] = i0[d] + up < 0 ? 0 : i0[d] + up >= m ? m - 1 : i0[d] + up;
-            }
-            count[mac_c(g, ijk[0], ijk[1], ijk[2])] += w;
-        }
+        grid_index(g, -1, x + (size_t)g->dim * p, f);
+        splat(count, NULL, g->dim, nn, f, 1.0, 1);
     }
 }
 
@@ -188,7 +177,7 @@ void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const d
             const int nn[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
             double f[3];
             grid_index(g, (int)a, x + dim * p, f);
-            splat(vel[a], wsum[a], g->dim, nn, f, vp[dim * p + a]);
+            splat(vel[a], wsum[a], g->dim, nn, f, vp[dim * p + a], 0);
         }
     for (size_t a = 0; a < dim; a++) {
         for (size_t q = 0; q < mac_nf(g, (int)a); q++)
