@@ -29,6 +29,18 @@ static void *make(const seam_plugin *P, test_host *th, const char *json)
     return fl;
 }
 
+/* Bind no solid and ask for the regions: there must be exactly one (a closed
+ * box); returns its source flux q (m^3/s), keeping the plugin alive. */
+static double single_region_q(const seam_plugin *P, void *fl, double dt)
+{
+    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    seam_step st = {0, 0.0, dt, 0};
+    seam_regions R;
+    assert_int_equal(P->regions(fl, &st, NULL, &R), SEAM_OK);
+    assert_int_equal(R.count, 1);
+    return R.q[0];
+}
+
 static seam_status step(const seam_plugin *P, void *fl, int64_t n, double dt)
 {
     seam_step st = {n, n * dt, dt, 0};
@@ -515,12 +527,7 @@ static void test_closed_box_3d(void **state)
     test_host th;
     void *fl = make(P, &th, "{\"cells\": [5, 4, 6], \"dx\": 0.1, \"gravity\": [0, 0, -9.81],"
                             " \"pressure_tolerance\": 1e-12}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
-    seam_step st = {0, 0.0, 0.01, 0};
-    seam_regions R;
-    assert_int_equal(P->regions(fl, &st, NULL, &R), SEAM_OK);
-    assert_int_equal(R.count, 1);   /* no open side, no free surface */
-    assert_float_equal(R.q[0], 0.0, 0.0);
+    assert_float_equal(single_region_q(P, fl, 0.01), 0.0, 0.0);   /* one region: no open side, no free surface */
     for (int n = 0; n < 10; n++)
         assert_int_equal(step(P, fl, n, 0.01), SEAM_OK);
     seam_raster r;
@@ -678,12 +685,7 @@ static void test_inflow_rectangle_3d(void **state)
                  " \"profile\": \"%s\"}]}",
                  speed, profiles[prof]);
         fl = make(P, &th, json);
-        assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
-        seam_step st = {0, 0.0, dt, 0};
-        seam_regions R;
-        assert_int_equal(P->regions(fl, &st, NULL, &R), SEAM_OK);
-        assert_int_equal(R.count, 1);
-        assert_float_equal(R.q[0], Q_faces, 1e-12);
+        assert_float_equal(single_region_q(P, fl, dt), Q_faces, 1e-12);
         P->destroy(fl);
     }
 }
@@ -825,12 +827,7 @@ static void test_volume_source_3d(void **state)
     P->destroy(fl);
     fl = make(P, &th, "{\"cells\": [8, 12, 8], \"dx\": 0.05, \"gravity\": [0, 0, 0],"
                       " \"sources\": [{\"box\": [0.15, 0.1, 0.1, 0.25, 0.2, 0.3], \"rate\": 0.004}]}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
-    seam_step st = {0, 0.0, dt, 0};
-    seam_regions R;
-    assert_int_equal(P->regions(fl, &st, NULL, &R), SEAM_OK);
-    assert_int_equal(R.count, 1);
-    assert_float_equal(R.q[0], rate, 1e-15);
+    assert_float_equal(single_region_q(P, fl, dt), rate, 1e-15);
     P->destroy(fl);
 }
 
