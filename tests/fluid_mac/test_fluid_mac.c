@@ -882,27 +882,18 @@ static void test_liquid_displaced(void **state)
     P->destroy(fl);
 }
 
-/* The "advection" key picks the scheme: both stay divergence free after the
- * projection and the MacCormack flow differs from the semi-Lagrangian one. */
 /* Particles of the liquid in the VTK output: their number, and how many lie
  * right of the line a -> b. */
 static size_t particles_right_of(const char *dir, int frame, const double *a, const double *b, size_t *wrong)
 {
-    char path[4300], word[64];
+    char path[4300];
     snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = 0;
-    while (fscanf(f, "%63s", word) == 1 && strcmp(word, "POINTS") != 0)
-        ;
-    assert_int_equal(fscanf(f, "%zu %63s", &n, word), 2);
+    size_t n;
+    double *p = test_read_vtk_points(path, &n);
     *wrong = 0;
-    for (size_t k = 0; k < n; k++) {
-        double x, y, z;
-        assert_int_equal(fscanf(f, "%lf %lf %lf", &x, &y, &z), 3);
-        *wrong += (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]) < 0.0;
-    }
-    fclose(f);
+    for (size_t k = 0; k < n; k++)
+        *wrong += (b[0] - a[0]) * (p[3 * k + 1] - a[1]) - (b[1] - a[1]) * (p[3 * k] - a[0]) < 0.0;
+    free(p);
     return n;
 }
 
@@ -958,6 +949,8 @@ static void test_liquid_held_by_shell(void **state)
     P->destroy(fl);
 }
 
+/* The "advection" key picks the scheme: both stay divergence free after the
+ * projection and the MacCormack flow differs from the semi-Lagrangian one. */
 static void test_advection_choice(void **state)
 {
     (void)state;

@@ -368,21 +368,14 @@ static void test_shell_piston_pressure_3d(void **state) { (void)state; check_she
  * plane x = x0 + sx y. */
 static size_t particles_beyond(const char *dir, int frame, double x0, double sx, size_t *wrong)
 {
-    char path[4300], word[64];
+    char path[4300];
     snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = 0;
-    while (fscanf(f, "%63s", word) == 1 && strcmp(word, "POINTS") != 0)
-        ;
-    assert_int_equal(fscanf(f, "%zu %63s", &n, word), 2);
+    size_t n;
+    double *p = test_read_vtk_points(path, &n);
     *wrong = 0;
-    for (size_t k = 0; k < n; k++) {
-        double x, y, z;
-        assert_int_equal(fscanf(f, "%lf %lf %lf", &x, &y, &z), 3);
-        *wrong += x > x0 + sx * y;
-    }
-    fclose(f);
+    for (size_t k = 0; k < n; k++)
+        *wrong += p[3 * k] > x0 + sx * p[3 * k + 1];
+    free(p);
     return n;
 }
 

@@ -65,3 +65,22 @@ const char *test_tmpdir(const char *name)
         return NULL;
     return buf;
 }
+
+double *test_read_vtk_points(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("%s: cannot open", path);
+    char word[64];
+    *n = 0;
+    while (fscanf(f, "%63s", word) == 1 && strcmp(word, "POINTS") != 0)
+        ;
+    if (fscanf(f, "%zu %63s", n, word) != 2)
+        fail_msg("%s: no POINTS", path);
+    double *x = malloc((*n ? *n : 1) * 3 * sizeof *x);
+    for (size_t k = 0; k < 3 * *n; k++)
+        if (fscanf(f, "%lf", &x[k]) != 1)
+            fail_msg("%s: point %zu is cut short", path, k / 3);
+    fclose(f);
+    return x;
+}

@@ -33,5 +33,8 @@ int test_host_saw(const test_host *th, const char *needle);
 const char *test_source_path(const char *relative);
 /* A fresh empty directory under the build tree's tmp/, static buffer. */
 const char *test_tmpdir(const char *name);
+/* The POINTS of a legacy ASCII VTK file: malloc'ed n x 3, their number in
+ * *n; fails the test when the file cannot be read. */
+double *test_read_vtk_points(const char *path, size_t *n);
 
 #endif
