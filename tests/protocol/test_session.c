@@ -479,15 +479,22 @@ static void bind_and_solve(fixture *f, size_t n, uint64_t id)
     free(F);
 }
 
-static void test_fluid_rebind_to_a_larger_interface(void **state)
+/* A session around a fresh piston_fluid, before hello. */
+static fixture *fluid_fixture(void)
 {
-    (void)state;
     fixture *f = calloc(1, sizeof *f);
     char err[1024];
     f->lib = seam_library_open("piston_fluid", err, sizeof err);
     assert_non_null(f->lib);
     f->s = seam_session_new(seam_library_plugin(f->lib));
     seam_wbuf_init(&f->reply, 0);
+    return f;
+}
+
+static void test_fluid_rebind_to_a_larger_interface(void **state)
+{
+    (void)state;
+    fixture *f = fluid_fixture();
     say_hello(f);
     create_with(f, "{\"added_mass\": 2.0}", "fluid");
     bind_and_solve(f, 3, 10);
@@ -559,16 +566,6 @@ static void solve_request(seam_wbuf *w, uint64_t id, size_t n, const double *V)
     seam_w_str(w, "out"); seam_w_array(w, 1); seam_w_str(w, "F");
 }
 
-static fixture *fluid_fixture(void)
-{
-    fixture *f = calloc(1, sizeof *f);
-    char err[1024];
-    f->lib = seam_library_open("piston_fluid", err, sizeof err);
-    assert_non_null(f->lib);
-    f->s = seam_session_new(seam_library_plugin(f->lib));
-    seam_wbuf_init(&f->reply, 0);
-    return f;
-}
 
 static void bind_oob(fixture *f, size_t n)
 {
