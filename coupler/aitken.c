@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scheme.h"
+#include "lanes.h"
 
 typedef struct {
     double omega0;       /* factor of the first iteration of the first step */
@@ -59,21 +60,12 @@ static double aitken_update(double omega, size_t n, const double *restrict Xt, c
                             double *restrict r, const double *restrict r_old)
 {
     double num[4] = {0.0, 0.0, 0.0, 0.0}, den[4] = {0.0, 0.0, 0.0, 0.0};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++) {
-            size_t j = i + (size_t)l;
-            r[j] = Xt[j] - X[j];
-            double d = r[j] - r_old[j];
-            num[l] += r_old[j] * d;
-            den[l] += d * d;
-        }
-    for (; i < n; i++) {
-        r[i] = Xt[i] - X[i];
-        double d = r[i] - r_old[i];
-        num[0] += r_old[i] * d;
-        den[0] += d * d;
-    }
+    SEAM_LANES(j, l, n, {
+        r[j] = Xt[j] - X[j];
+        double d = r[j] - r_old[j];
+        num[l] += r_old[j] * d;
+        den[l] += d * d;
+    });
     double nu = (num[0] + num[1]) + (num[2] + num[3]), de = (den[0] + den[1]) + (den[2] + den[3]);
     return de > 0.0 ? -omega * nu / de : omega;
 }
@@ -81,17 +73,7 @@ static double aitken_update(double omega, size_t n, const double *restrict Xt, c
 /* X^{k+1} = X^k + omega r^k, and r^k kept as r^{k-1} for the next update. */
 static void aitken_relax(size_t n, double omega, double *restrict X, double *restrict r_old, const double *restrict r)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++) {
-            size_t j = i + (size_t)l;
-            X[j] += omega * r[j];
-            r_old[j] = r[j];
-        }
-    for (; i < n; i++) {
-        X[i] += omega * r[i];
-        r_old[i] = r[i];
-    }
+    SEAM_LANES(j, l, n, X[j] += omega * r[j]; r_old[j] = r[j];);
 }
 
 static seam_status aitken_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,

@@ -12,6 +12,7 @@
 
 #include "scheme.h"
 #include "seam/lsq.h"
+#include "lanes.h"
 
 typedef struct {
     double omega;        /* relaxation of the first iteration when no columns exist */
@@ -71,23 +72,13 @@ static void iqn_differences(size_t n, const double *restrict Xt, const double *r
                             const double *restrict r_old, double *restrict r, double *restrict dr,
                             double *restrict dXt, double *restrict Xt_old)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++) {
-            size_t j = i + (size_t)l;
-            double rj = Xt[j] - X[j];
-            dr[j] = rj - r_old[j];
-            dXt[j] = Xt[j] - Xt_old[j];
-            r[j] = rj;
-            Xt_old[j] = Xt[j];
-        }
-    for (; i < n; i++) {
-        double ri = Xt[i] - X[i];
-        dr[i] = ri - r_old[i];
-        dXt[i] = Xt[i] - Xt_old[i];
-        r[i] = ri;
-        Xt_old[i] = Xt[i];
-    }
+    SEAM_LANES(j, l, n, {
+        double rj = Xt[j] - X[j];
+        dr[j] = rj - r_old[j];
+        dXt[j] = Xt[j] - Xt_old[j];
+        r[j] = rj;
+        Xt_old[j] = Xt[j];
+    });
 }
 
 /* The first iteration of a step: r^0 and X~^0 only. */

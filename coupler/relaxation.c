@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "scheme.h"
+#include "lanes.h"
 
 typedef struct {
     double omega;
@@ -28,12 +29,7 @@ static void relaxation_destroy(void *self)
 /* Line 4: X^{k+1} = w X~ + (1 - w) X^k, four lanes wide (vectorized by GCC at -O2). */
 static void relax(size_t n, double w, const double *restrict Xt, double *restrict X)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++)
-            X[i + (size_t)l] = w * Xt[i + (size_t)l] + (1.0 - w) * X[i + (size_t)l];
-    for (; i < n; i++)
-        X[i] = w * Xt[i] + (1.0 - w) * X[i];
+    SEAM_LANES(j, l, n, X[j] = w * Xt[j] + (1.0 - w) * X[j];);
 }
 
 static seam_status relaxation_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,

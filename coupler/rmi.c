@@ -16,6 +16,7 @@
 #include "scheme.h"
 #include "seam/krylov.h"
 #include "seam/lsq.h"
+#include "lanes.h"
 
 enum { RMI_WOODBURY, RMI_GMRES };
 static const char *const solver_names[] = {"woodbury", "gmres", NULL};
@@ -28,7 +29,6 @@ typedef struct {
     size_t rows, cols, ldc, capc;
     unsigned long epoch;     /* of Qb_a when the rows were computed */
     unsigned long *ids;      /* serial numbers of B_b's columns held */
-    bool valid;
 } rmi_cross;
 
 typedef struct {
@@ -85,10 +85,9 @@ static void cross_update(rmi_cross *x, seam_qr *a, seam_qr *b, size_t n)
     size_t m, k = seam_qr_cols(b);
     const double *Qb = seam_qr_basis(a, &m), *B = seam_qr_B(b);
     const unsigned long *ids = seam_qr_ids(b);
-    if (!x->valid || x->epoch != seam_qr_epoch(a) || m < x->rows) {
+    if (x->epoch != seam_qr_epoch(a) || m < x->rows) {   /* a zeroed x holds nothing either way */
         x->rows = x->cols = 0;
         x->epoch = seam_qr_epoch(a);
-        x->valid = true;
     }
     if (m > x->ldc || k > x->capc) {   /* grow, keeping what is held */
         size_t ldc = m > x->ldc ? 2 * m + 8 : x->ldc, capc = k > x->capc ? 2 * k + 8 : x->capc;
@@ -296,46 +295,22 @@ static void rmi_add_Sp(rmi *r, const double *y, double *out)
  * them at -O2): out = a - b; out += a - b; out = a + b; d = x - x_old, x_old = x. */
 static void vsub(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++)
-            out[i + (size_t)l] = a[i + (size_t)l] - b[i + (size_t)l];
-    for (; i < n; i++)
-        out[i] = a[i] - b[i];
+    SEAM_LANES(j, l, n, out[j] = a[j] - b[j];);
 }
 
 static void vadd_sub(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++)
-            out[i + (size_t)l] += a[i + (size_t)l] - b[i + (size_t)l];
-    for (; i < n; i++)
-        out[i] += a[i] - b[i];
+    SEAM_LANES(j, l, n, out[j] += a[j] - b[j];);
 }
 
 static void vadd(size_t n, const double *restrict a, const double *restrict b, double *restrict out)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++)
-            out[i + (size_t)l] = a[i + (size_t)l] + b[i + (size_t)l];
-    for (; i < n; i++)
-        out[i] = a[i] + b[i];
+    SEAM_LANES(j, l, n, out[j] = a[j] + b[j];);
 }
 
 static void diff_keep(size_t n, const double *restrict x, double *restrict x_old, double *restrict d)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++) {
-            d[i + (size_t)l] = x[i + (size_t)l] - x_old[i + (size_t)l];
-            x_old[i + (size_t)l] = x[i + (size_t)l];
-        }
-    for (; i < n; i++) {
-        d[i] = x[i] - x_old[i];
-        x_old[i] = x[i];
-    }
+    SEAM_LANES(j, l, n, d[j] = x[j] - x_old[j]; x_old[j] = x[j];);
 }
 
 /* Eq. 2.6 for the increment d = X^ - X_k^f:

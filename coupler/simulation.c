@@ -15,6 +15,7 @@
 #include "remote.h"
 #include "scheme.h"
 #include "simulation.h"
+#include "lanes.h"
 
 /* ---- participants ------------------------------------------------------ */
 
@@ -719,14 +720,10 @@ void seam_coupling_warn(seam_coupling *c, const char *fmt, ...)
 static bool all_finite(const double *x, size_t n, size_t *bad)
 {
     double acc[4] = {0.0, 0.0, 0.0, 0.0};
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++)
-            acc[l] += x[i + (size_t)l] * 0.0;
-    for (; i < n; i++)
-        acc[0] += x[i] * 0.0;
+    SEAM_LANES(j, l, n, acc[l] += x[j] * 0.0;);
     if (acc[0] + acc[1] + acc[2] + acc[3] == 0.0)
         return true;
+    size_t i;
     for (i = 0; i < n && isfinite(x[i]); i++)
         ;
     *bad = i < n ? i : 0;
@@ -738,12 +735,7 @@ static void effective_velocity(const double *restrict X, const double *restrict 
                                double *restrict V)
 {
     double inv_dt = 1.0 / dt;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int l = 0; l < 4; l++)
-            V[i + (size_t)l] = (X[i + (size_t)l] - Xn[i + (size_t)l]) * inv_dt;
-    for (; i < n; i++)
-        V[i] = (X[i] - Xn[i]) * inv_dt;
+    SEAM_LANES(j, l, n, V[j] = (X[j] - Xn[j]) * inv_dt;);
 }
 
 static seam_status timed_solve(participant *pt, const seam_step *step, const seam_io *in, seam_io *out)
@@ -815,18 +807,15 @@ static void max_point_distances(const double *restrict a, const double *restrict
                                 size_t n, int dim, double *ab, double *ac)
 {
     double w[4] = {0.0, 0.0, 0.0, 0.0}, wc[4] = {0.0, 0.0, 0.0, 0.0}, bad[4] = {0.0, 0.0, 0.0, 0.0};
-    size_t i = 0;
     const double *restrict cc = c ? c : b;   /* no branch in the loop: without c, |a - b| twice */
-    if (dim == 1) {   /* squared distances, one root at the end */
-        for (; i + 4 <= n; i += 4)
-            for (int l = 0; l < 4; l++) {
-                double d = a[i + (size_t)l] - b[i + (size_t)l], e = a[i + (size_t)l] - cc[i + (size_t)l];
-                w[l] = d * d > w[l] ? d * d : w[l];
-                wc[l] = e * e > wc[l] ? e * e : wc[l];
-                bad[l] += (d + e) * 0.0;   /* NaN once anything was not finite */
-            }
-    }
-    for (; i < n; i += (size_t)dim) {
+    if (dim == 1)   /* squared distances, one root at the end */
+        SEAM_LANES(j, l, n, {
+            double d = a[j] - b[j], e = a[j] - cc[j];
+            w[l] = d * d > w[l] ? d * d : w[l];
+            wc[l] = e * e > wc[l] ? e * e : wc[l];
+            bad[l] += (d + e) * 0.0;   /* NaN once anything was not finite */
+        });
+    for (size_t i = 0; dim > 1 && i < n; i += (size_t)dim) {
         double d2 = 0.0, e2 = 0.0;
         for (int k = 0; k < dim; k++) {
             double d = a[i + (size_t)k] - b[i + (size_t)k], e = a[i + (size_t)k] - cc[i + (size_t)k];

@@ -760,14 +760,19 @@ double *seam_cfg_points(seam_cfg *self, const char *key, int dim, size_t *n, uns
             ok = json_is_number(json_array_get(p, (size_t)k));
         if (!ok) {
             char got[128];
-            describe_value(p, got, sizeof got);
             if (json_is_array(p))
                 snprintf(got, sizeof got, "an array of %zu", json_array_size(p));
+            else
+                describe_value(p, got, sizeof got);
             report_f(self, key, "point %zu: expected an array of %d numbers, got %s", i, dim, got);
             return NULL;
         }
     }
     double *out = malloc((len ? len : 1) * (size_t)dim * sizeof *out);
+    if (!out) {
+        report_f(self, key, "%zu points do not fit in memory", len);
+        return NULL;
+    }
     for (size_t i = 0; i < len; i++)
         for (int k = 0; k < dim; k++)
             out[i * (size_t)dim + (size_t)k] = json_number_value(json_array_get(json_array_get(v, i), (size_t)k));

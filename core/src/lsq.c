@@ -173,8 +173,8 @@ static void qr_compact(seam_qr *q)
 }
 
 /* Classical Gram-Schmidt of v against the first m columns of Q (ld ldq)
- * into coefficients s, re-orthogonalized once when the first pass lost more
- * than half the length (Kahan's "twice is enough"); *nrm is ||v|| before.
+ * into coefficients s, re-orthogonalized once when the first pass kept less
+ * than 1/sqrt 2 of the length (Kahan's "twice is enough"); nrm is ||v|| before.
  * Returns the remaining length, 0 when v lies in the span numerically. */
 static double cgs2(size_t n, size_t m, const double *Q, size_t ldq, double *v, double *s, double *work,
                    double nrm)

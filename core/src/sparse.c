@@ -153,22 +153,18 @@ double *seam_csr_at(seam_csr *A, size_t i, size_t j)
     return NULL;
 }
 
-size_t seam_csr_add_block(seam_csr *A, int d, int nn, const int32_t *nodes, const double *Ke)
+void seam_csr_add_block(seam_csr *A, int d, int nn, const int32_t *nodes, const double *Ke)
 {
-    size_t m = (size_t)nn * (size_t)d, missed = 0;
+    size_t m = (size_t)nn * (size_t)d;
     for (int a = 0; a < nn; a++)
         for (int i = 0; i < d; i++)
             for (int b = 0; b < nn; b++)
                 for (int k = 0; k < d; k++) {
-                    double v = Ke[((size_t)a * (size_t)d + (size_t)i) * m + (size_t)b * (size_t)d + (size_t)k];
                     double *p = seam_csr_at(A, (size_t)nodes[a] * (size_t)d + (size_t)i,
                                             (size_t)nodes[b] * (size_t)d + (size_t)k);
                     if (p)
-                        *p += v;
-                    else if (v != 0.0)
-                        missed++;
+                        *p += Ke[((size_t)a * (size_t)d + (size_t)i) * m + (size_t)b * (size_t)d + (size_t)k];
                 }
-    return missed;
 }
 
 void seam_csr_diagonal(const seam_csr *A, double *diag)

@@ -41,9 +41,9 @@ int seam_qr_push(seam_qr *self, const double *c, const double *b, long tag, cons
 void seam_qr_slots(seam_qr *self, double **c, double **b);
 /* Track t: its coordinates Qb^T t are kept for seam_qr_solve_tracked. */
 void seam_qr_track(seam_qr *self, const double *t);
-/* Remove every column whose tag lies outside [lo, hi], and column j
- * (physical order, oldest first). */
+/* Remove every column whose tag lies outside [lo, hi]. */
 void seam_qr_keep(seam_qr *self, long lo, long hi);
+/* Remove column j (physical order, oldest first). */
 void seam_qr_remove(seam_qr *self, size_t j);
 size_t seam_qr_cols(const seam_qr *self);
 /* The paired columns, oldest first, n x cols contiguous (leading dim n). */

@@ -37,9 +37,9 @@ void seam_csr_mul_t(const seam_csr *A, const double *x, double *y);
 double *seam_csr_at(seam_csr *A, size_t i, size_t j);
 /* Add the dense element block Ke ((nn d) x (nn d), row-major, d values per
  * node) over the nodes' rows and columns: the assembly of finite elements into
- * a pattern built from the same elements. Returns how many nonzero entries
- * fell outside A's pattern and were left out (0 for a complete pattern). */
-size_t seam_csr_add_block(seam_csr *A, int d, int nn, const int32_t *nodes, const double *Ke);
+ * a pattern built from the same elements (entries outside A's pattern are
+ * skipped). */
+void seam_csr_add_block(seam_csr *A, int d, int nn, const int32_t *nodes, const double *Ke);
 /* diag[i] = A(i,i) (0 when not stored). */
 void seam_csr_diagonal(const seam_csr *A, double *diag);
 /* A as a linear operator (borrowed: A must outlive it). */
