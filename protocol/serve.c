@@ -9,7 +9,7 @@
 #include "serve.h"
 #include "session.h"
 
-#define MAX_ENVELOPE 3       /* routing id, optional empty delimiter (REQ peers) */
+#define MAX_ENVELOPE 2       /* routing id, optional empty delimiter (REQ peers) */
 
 bool seam_endpoint_is_local(const char *e)
 {

@@ -24,7 +24,6 @@ static bool host_is_le(void)
 
 struct seam_shared {
     atomic_size_t refs;
-    size_t size;
     _Alignas(16) unsigned char data[];
 };
 
@@ -34,12 +33,10 @@ seam_shared *seam_shared_new(size_t size)
     if (!sh)
         return NULL;
     atomic_init(&sh->refs, 1);
-    sh->size = size;
     return sh;
 }
 
 void *seam_shared_data(seam_shared *sh) { return sh->data; }
-size_t seam_shared_size(const seam_shared *sh) { return sh->size; }
 void seam_shared_ref(seam_shared *sh) { atomic_fetch_add(&sh->refs, 1); }
 
 void seam_shared_unref(seam_shared *sh)

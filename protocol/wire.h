@@ -39,7 +39,6 @@
 typedef struct seam_shared seam_shared;
 seam_shared *seam_shared_new(size_t size);            /* one reference, zero-filled */
 void *seam_shared_data(seam_shared *sh);
-size_t seam_shared_size(const seam_shared *sh);
 void seam_shared_ref(seam_shared *sh);
 void seam_shared_unref(seam_shared *sh);               /* NULL is fine */
 /* Whether anyone but the caller's one reference holds it (frames in flight). */
