@@ -48,7 +48,7 @@ struct seam_remote {
     double t;
     seam_frames reply;       /* the last reply; parsed messages point into it */
     unsigned proto;          /* the protocol version the server agreed to (0 before hello) */
-    size_t in_flight;        /* frames ZeroMQ holds that point into the caller's arrays (atomic) */
+    atomic_size_t in_flight; /* frames ZeroMQ holds that point into the caller's arrays (its I/O thread releases them) */
     /* what the plugin side owns in the contract lives here until the next call */
     size_t n_iface;          /* values per interface array, from describe or bind */
     double *X, *mass, *C, *q, *raster;
@@ -216,7 +216,7 @@ static void relay_log(seam_remote *r, seam_msg *m)
  * after the call returns (zmq_ctx_term returns once all are released). */
 static void abandon(seam_remote *r)
 {
-    if (!r->ctx || atomic_load((atomic_size_t *)&r->in_flight) == 0)
+    if (!r->ctx || atomic_load(&r->in_flight) == 0)
         return;
     zmq_socket_monitor(r->sock, NULL, 0);
     zmq_close(r->mon);
@@ -656,6 +656,7 @@ static int set_int(void *sock, int option, int value) { return zmq_setsockopt(so
 static seam_remote *open_remote(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
 {
     seam_remote *r = calloc(1, sizeof *r);
+    atomic_init(&r->in_flight, 0);
     seam_frames_init(&r->reply);
     seam_wire_tune_malloc();
     r->o = *o;

@@ -238,10 +238,10 @@ static void release_shared(void *data, void *hint)
 static void release_borrowed(void *data, void *hint)
 {
     (void)data;
-    atomic_fetch_sub((atomic_size_t *)hint, 1);
+    atomic_fetch_sub((atomic_size_t *)hint, 1);   /* hint is the sender's atomic_size_t */
 }
 
-int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed)
+int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed)
 {
     size_t size;
     char *bytes = seam_wbuf_release(w, &size);
@@ -267,7 +267,7 @@ int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed)
                 zmq_msg_init_size(&msg, len);
                 memcpy(zmq_msg_data(&msg), (const char *)a->data + off, len);
             } else {
-                atomic_fetch_add((atomic_size_t *)borrowed, 1);
+                atomic_fetch_add(borrowed, 1);
                 zmq_msg_init_data(&msg, (char *)a->data + off, len, release_borrowed, borrowed);
             }
             if (zmq_msg_send(&msg, sock, last ? 0 : ZMQ_SNDMORE) < 0)

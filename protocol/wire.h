@@ -5,6 +5,7 @@
 #ifndef SEAM_WIRE_H
 #define SEAM_WIRE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,7 +105,7 @@ typedef struct seam_part {
  * (borrowed NULL: those are copied).
  * Returns 0, or -1 with errno from the first frame and w untouched (try
  * again); w is freed once sent. */
-int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed);
+int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed);
 
 /* ZeroMQ allocates a buffer for every frame it receives; with glibc's
  * defaults, freed buffers go back to the kernel and the next message's land

@@ -123,7 +123,7 @@ static void test_frames_over_a_socket(void **state)
     seam_shared *sh = seam_shared_new(n * sizeof *y);
     memcpy(seam_shared_data(sh), y, n * sizeof *y);
     for (int pass = 0; pass < 2; pass++) {
-        size_t borrowed = 0;
+        atomic_size_t borrowed = 0;
         seam_wbuf w;
         seam_wbuf_init(&w, 0);
         w.oob_min = SEAM_WIRE_OOB_MIN;
@@ -157,9 +157,9 @@ static void test_frames_over_a_socket(void **state)
         assert_true(z[2] == -2.0);
         seam_frames_free(&f);
         if (pass == 0) {   /* every borrowed frame is released once sent */
-            for (int i = 0; i < 500 && atomic_load((_Atomic size_t *)&borrowed) != 0; i++)
+            for (int i = 0; i < 500 && atomic_load(&borrowed) != 0; i++)
                 usleep(2000);
-            assert_int_equal(borrowed, 0);
+            assert_int_equal(atomic_load(&borrowed), 0);
         }
         x[0] = 0.5;
     }
