@@ -299,6 +299,11 @@ static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w,
             int rc = seam_frames_recv(&r->reply, r->sock, &first);
             if (rc < 0)
                 continue;
+            if (rc == SEAM_FRAMES_NOMEM) {   /* the reply is drained: the connection stays in step */
+                report(r, "%s%s: the reply from %s does not fit in memory", op, where(r, at, sizeof at),
+                       r->endpoint);
+                return false;
+            }
             if (rc > 0)
                 snprintf(m->error, sizeof m->error, "more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
                          (long long)SEAM_WIRE_MAX_MESSAGE);

@@ -487,7 +487,13 @@ static double *out_scratch(seam_session *s, int k)
     }
     if (!s->out[k])
         s->out[k] = seam_shared_new(s->n_iface * sizeof(double));
-    return seam_shared_data(s->out[k]);
+    return s->out[k] ? seam_shared_data(s->out[k]) : NULL;
+}
+
+/* The scratch arrays are sized by the coupler's bind: their absence is an error reply. */
+static void no_memory(seam_msg *m, seam_session *s)
+{
+    seam_msg_fail(m, "no memory for %zu values", s->n_iface);
 }
 
 static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
@@ -529,14 +535,16 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     double **in_ptr[3] = {&in.X, &in.V, &in.F}, **out_ptr[3] = {&out.X, &out.V, &out.F};
     for (int k = 0; k < 3 && !coupled; k++) {
         if (seam_msg_has(m, io_names[k]) && !seam_msg_is_nil(m, io_names[k])) {
-            *in_ptr[k] = seam_msg_f64s_view(m, io_names[k], s->n_iface);   /* out of band: no copy */
-            if (!*in_ptr[k]) {
-                *in_ptr[k] = scratch(s, s->in, k);
+            double *view = seam_msg_f64s_view(m, io_names[k], s->n_iface);   /* out of band: no copy */
+            if (view)
+                *in_ptr[k] = view;
+            else if ((*in_ptr[k] = scratch(s, s->in, k)))
                 seam_msg_f64s(m, io_names[k], true, *in_ptr[k], s->n_iface);
-            }
+            else
+                no_memory(m, s);
         }
-        if (want[k])
-            *out_ptr[k] = out_scratch(s, k);
+        if (want[k] && !(*out_ptr[k] = out_scratch(s, k)))
+            no_memory(m, s);
     }
     if (m->error[0])
         { fail(w, s, id, "solve: %s", m->error); return; }
@@ -562,6 +570,8 @@ static void op_regions(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     double *X = m->error[0] ? NULL : scratch(s, s->in, 0);
     if (X)
         seam_msg_f64s(m, "X", true, X, s->n_iface);
+    else if (!m->error[0])
+        no_memory(m, s);
     if (m->error[0])
         { fail(w, s, id, "regions: %s", m->error); return; }
     seam_regions r = {0};
@@ -586,9 +596,13 @@ static void op_mobility(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     double *impulse = m->error[0] ? NULL : scratch(s, s->in, 2);
     if (impulse)
         seam_msg_f64s(m, "impulse", true, impulse, s->n_iface);
+    else if (!m->error[0])
+        no_memory(m, s);
+    double *dv = m->error[0] ? NULL : out_scratch(s, 1);
+    if (!dv && !m->error[0])
+        no_memory(m, s);
     if (m->error[0])
         { fail(w, s, id, "mobility: %s", m->error); return; }
-    double *dv = out_scratch(s, 1);
     seam_status st = s->p->mobility(s->self, impulse, dv);
     begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, 64 + s->n_iface * 8);
     kv_status(w, st);
@@ -686,8 +700,20 @@ void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf
     seam_session_handle_parts(s, req, len, NULL, 0, w, ended);
 }
 
+static void handle(seam_session *s, const void *req, size_t len, const seam_part *parts, size_t n_parts,
+                   seam_wbuf *w, bool *ended, uint64_t *id_out);
+
 void seam_session_handle_parts(seam_session *s, const void *req, size_t len, const seam_part *parts,
                                size_t n_parts, seam_wbuf *w, bool *ended)
+{
+    uint64_t id = 0;
+    handle(s, req, len, parts, n_parts, w, ended, &id);
+    if (w->failed)   /* the reply's arrays did not fit in memory: say so rather than send half of it */
+        fail(w, s, id, "out of memory for the reply");
+}
+
+static void handle(seam_session *s, const void *req, size_t len, const seam_part *parts, size_t n_parts,
+                   seam_wbuf *w, bool *ended, uint64_t *id_out)
 {
     static const char *const ops[] = {"hello", "create", "max_dt", "solve", "commit", "describe", "bind",
                                       "regions", "mobility", "save", "load", "field", "write_output",
@@ -706,6 +732,7 @@ void seam_session_handle_parts(seam_session *s, const void *req, size_t len, con
         return;
     }
     seam_msg_uint(&m, "id", true, &id);
+    *id_out = id;
     seam_msg_strcpy(&m, "op", true, op, sizeof op);
     if (m.error[0])
         { fail(w, s, id, "malformed request: %s", m.error); return; }

@@ -61,6 +61,7 @@ typedef struct seam_wbuf {
     size_t oob_min;          /* bins this large go out of band; SIZE_MAX: never (the default) */
     seam_attach *att;        /* the out-of-band arrays, in the order of their markers */
     size_t n_att, cap_att;
+    bool failed;             /* an allocation failed: the message is incomplete (seam_wire_send refuses it) */
 } seam_wbuf;
 
 /* An empty buffer with room for `reserve` bytes (0: msgpack's default);
@@ -104,7 +105,8 @@ typedef struct seam_part {
  * attachments without owner count up *borrowed while ZeroMQ holds them
  * (borrowed NULL: those are copied).
  * Returns 0, or -1 with errno from the first frame and w untouched (try
- * again); w is freed once sent. */
+ * again); w is freed once sent. A w whose writing failed is not sent: -1
+ * with errno ENOMEM, and w is freed. */
 int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed);
 
 /* ZeroMQ allocates a buffer for every frame it receives; with glibc's
@@ -135,10 +137,14 @@ void seam_frames_init(seam_frames *f);
 void seam_frames_clear(seam_frames *f);
 void seam_frames_free(seam_frames *f);
 /* Receive the rest of a message whose first frame `first` (a zmq_msg_t,
- * taken over) came. Returns 0; -1 when a frame could not be read; 1 when
- * the message had more than SEAM_WIRE_MAX_PARTS frames or
- * SEAM_WIRE_MAX_MESSAGE bytes after the map (the rest is drained and
- * dropped; f keeps the map). */
+ * taken over) came. Returns 0; -1 when a frame could not be read (or not
+ * even the map could be indexed: the message is dropped);
+ * SEAM_FRAMES_OVER when the message had more than SEAM_WIRE_MAX_PARTS frames
+ * or SEAM_WIRE_MAX_MESSAGE bytes after the map, SEAM_FRAMES_NOMEM when its
+ * frames did not fit in memory (either way the rest is drained and dropped;
+ * f keeps the map). */
+#define SEAM_FRAMES_OVER 1
+#define SEAM_FRAMES_NOMEM 2
 int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first);
 
 /* ---- reading ------------------------------------------------------------ */
@@ -214,7 +220,8 @@ bool seam_msg_num(seam_msg *m, const char *key, bool required, double *v);
 /* A bin's bytes in place; an out-of-band bin split over several frames is
  * refused (use seam_msg_bin_alloc). */
 bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len);
-/* A malloc'ed copy of a bin, inline or out of band (NULL when absent or bad). */
+/* A malloc'ed copy of a bin, inline or out of band (NULL when absent, bad or
+ * out of memory, the last two with an error). */
 void *seam_msg_bin_alloc(seam_msg *m, const char *key, bool required, size_t *len);
 /* Exactly n little-endian float64 (int32) from a bin into out. */
 bool seam_msg_f64s(seam_msg *m, const char *key, bool required, double *out, size_t n);
@@ -225,7 +232,8 @@ bool seam_msg_i32s(seam_msg *m, const char *key, bool required, int32_t *out, si
  * message's: valid as long as it is, and writable. */
 double *seam_msg_f64s_view(seam_msg *m, const char *key, size_t n);
 /* Like seam_msg_f64s/i32s, into a fresh malloc'ed array (caller frees); the
- * length is checked before anything is allocated. NULL when absent or bad. */
+ * length is checked before anything is allocated. NULL when absent, bad or
+ * out of memory (the last two with an error). */
 double *seam_msg_f64s_alloc(seam_msg *m, const char *key, bool required, size_t n);
 int32_t *seam_msg_i32s_alloc(seam_msg *m, const char *key, bool required, size_t n);
 uint8_t *seam_msg_bytes_alloc(seam_msg *m, const char *key, bool required, size_t n);
