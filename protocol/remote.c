@@ -399,7 +399,7 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_io
     }
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "solve", fields, 256 + (fields - 4) * (n * 8 + 8));
+    uint64_t id = begin_request(r, &w, "solve", fields, 256 + (fields - 4) * (seam_wire_inline(r->proto, n * 8) + 16));
     write_step(&w, step);
     seam_w_str(&w, "n");
     seam_w_uint(&w, in ? in->n : 0);
@@ -481,7 +481,10 @@ static seam_status remote_bind(void *self, const seam_interface *f)
     size_t np = f->n_points, nv = np * (size_t)f->dim, ne = f->n_elems * (size_t)f->nodes_per_elem;
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "bind", 10, 256 + nv * 8 + np * 12 + ne * 4 + f->n_elems);
+    unsigned p = r->proto;
+    uint64_t id = begin_request(r, &w, "bind", 10, 256 + seam_wire_inline(p, nv * 8) + seam_wire_inline(p, np * 8) +
+                                                       seam_wire_inline(p, np * 4) + seam_wire_inline(p, ne * 4) +
+                                                       seam_wire_inline(p, f->n_elems));
     seam_w_str(&w, "dim");
     seam_w_int(&w, f->dim);
     seam_w_str(&w, "n_points");
@@ -520,7 +523,7 @@ static seam_status remote_regions(void *self, const seam_step *step, const doubl
     r->t = step->t;
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "regions", 2, 256 + r->n_iface * 8);
+    uint64_t id = begin_request(r, &w, "regions", 2, 256 + seam_wire_inline(r->proto, r->n_iface * 8));
     write_step(&w, step);
     seam_w_str(&w, "X");
     seam_w_f64s(&w, X, r->n_iface);
@@ -555,7 +558,7 @@ static seam_status remote_mobility(void *self, const double *impulse, double *dv
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "mobility", 1, 64 + r->n_iface * 8);
+    uint64_t id = begin_request(r, &w, "mobility", 1, 64 + seam_wire_inline(r->proto, r->n_iface * 8));
     seam_w_str(&w, "impulse");
     seam_w_f64s(&w, impulse, r->n_iface);
     if (!call(r, "mobility", id, &w, r->o.timeout_s, &m))
@@ -592,7 +595,7 @@ static seam_status remote_load(void *self, const void *bytes, size_t n)
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "load", 1, 64 + n);
+    uint64_t id = begin_request(r, &w, "load", 1, 64 + seam_wire_inline(r->proto, n));
     seam_w_str(&w, "data");
     seam_w_bin(&w, bytes, n);
     if (!call(r, "load", id, &w, r->o.timeout_s, &m))

@@ -378,7 +378,10 @@ static void op_describe(seam_session *s, uint64_t id, seam_wbuf *w)
     if (f.dim >= 1 && f.dim <= 3 && f.n_points < MAX_COUNT)
         set_iface_size(s, f.n_points * (size_t)f.dim);
     size_t np = f.n_points, ne = f.n_elems * (size_t)(f.nodes_per_elem > 0 ? f.nodes_per_elem : 0);
-    begin_ok(w, s, id, 11, 64 + np * (size_t)(f.dim > 0 ? f.dim : 0) * 8 + np * 12 + ne * 4 + f.n_elems);
+    unsigned p = s->proto;
+    begin_ok(w, s, id, 11, 64 + seam_wire_inline(p, np * (size_t)(f.dim > 0 ? f.dim : 0) * 8) +
+                               seam_wire_inline(p, np * 8) + seam_wire_inline(p, np * 4) +
+                               seam_wire_inline(p, ne * 4) + seam_wire_inline(p, f.n_elems));
     kv_status(w, st);
     kv_int(w, "dim", f.dim);
     kv_uint(w, "n_points", np);
@@ -552,7 +555,7 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     size_t fields = 1;
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         fields += want[k];
-    begin_ok(w, s, id, fields, 64 + (fields - 1) * (s->n_iface * 8 + 8));
+    begin_ok(w, s, id, fields, 64 + (fields - 1) * (seam_wire_inline(s->proto, s->n_iface * 8) + 16));
     kv_status(w, st);
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         if (want[k]) {
@@ -577,7 +580,8 @@ static void op_regions(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_regions r = {0};
     seam_status st = s->p->regions(s->self, &step, X, &r);
     bool ok = st == SEAM_OK;
-    begin_ok(w, s, id, ok ? 5 : 1, ok ? 64 + (r.count * r.n + r.count) * 8 : 0);
+    begin_ok(w, s, id, ok ? 5 : 1,
+             ok ? 64 + seam_wire_inline(s->proto, r.count * r.n * 8) + seam_wire_inline(s->proto, r.count * 8) : 0);
     kv_status(w, st);
     if (!ok)
         return;
@@ -604,7 +608,7 @@ static void op_mobility(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     if (m->error[0])
         { fail(w, s, id, "mobility: %s", m->error); return; }
     seam_status st = s->p->mobility(s->self, impulse, dv);
-    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, 64 + s->n_iface * 8);
+    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, 64 + seam_wire_inline(s->proto, s->n_iface * 8));
     kv_status(w, st);
     if (st == SEAM_OK) {
         seam_w_str(w, "dv");
@@ -616,7 +620,7 @@ static void op_save(seam_session *s, uint64_t id, seam_wbuf *w)
 {
     seam_buffer b = {0};
     seam_status st = s->p->save(s->self, &b);
-    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, st == SEAM_OK ? 64 + b.size : 0);
+    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, st == SEAM_OK ? 64 + seam_wire_inline(s->proto, b.size) : 0);
     kv_status(w, st);
     if (st == SEAM_OK) {
         seam_w_str(w, "data");
@@ -646,7 +650,7 @@ static void op_field(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_status st = s->p->field(s->self, name, &r);
     bool ok = st == SEAM_OK && r.nx >= 0 && r.ny >= 0 && r.nz >= 0;
     size_t cells = ok ? (size_t)r.nx * (size_t)r.ny * (size_t)r.nz : 0;
-    begin_ok(w, s, id, ok ? 8 : 1, 128 + cells * 8);
+    begin_ok(w, s, id, ok ? 8 : 1, 128 + seam_wire_inline(s->proto, cells * 8));
     kv_status(w, ok ? st : (st == SEAM_OK ? SEAM_ERROR : st));
     if (!ok)
         return;

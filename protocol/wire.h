@@ -31,6 +31,12 @@
 #define SEAM_WIRE_CHUNK ((size_t)256 * 1024)
 #endif
 #define SEAM_WIRE_MAX_PARTS 16384
+/* The bytes an array of `size` bytes adds to the MessagePack frame under
+ * protocol `proto`: all of them inline, none out of band (for reserving). */
+static inline size_t seam_wire_inline(unsigned proto, size_t size)
+{
+    return proto >= 2 && size >= SEAM_WIRE_OOB_MIN ? 0 : size;
+}
 /* ZMQ_SNDBUF and ZMQ_RCVBUF of both ends (bytes; the kernel caps them at
  * net.core.wmem_max / rmem_max): fewer, larger reads and writes. */
 #define SEAM_WIRE_SOCKBUF (4 << 20)
