@@ -730,7 +730,7 @@ static void handle(seam_session *s, const void *req, size_t len, const seam_part
     clear_log(s);
     if (!seam_msg_parse(&m, req, len))
         { fail(w, s, 0, "malformed request: %s", m.error); return; }
-    if (!seam_msg_parse_parts(&m, req, len, parts, n_parts)) {
+    if (!seam_msg_take_parts(&m, parts, n_parts)) {
         seam_msg_uint(&m, "id", false, &id);   /* the map itself is fine: answer its id */
         fail(w, s, id, "malformed request: %s", m.error);
         return;

@@ -653,8 +653,11 @@ static bool is_marker(const seam_mp *v, uint64_t *len)
 
 bool seam_msg_parse_parts(seam_msg *m, const void *data, size_t len, const seam_part *parts, size_t n_parts)
 {
-    if (!seam_msg_parse(m, data, len))
-        return false;
+    return seam_msg_parse(m, data, len) && seam_msg_take_parts(m, parts, n_parts);
+}
+
+bool seam_msg_take_parts(seam_msg *m, const seam_part *parts, size_t n_parts)
+{
     m->parts = parts;
     size_t next = 0;
     for (size_t i = 0; i < m->n; i++) {

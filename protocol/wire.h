@@ -206,6 +206,8 @@ bool seam_msg_parse(seam_msg *m, const void *data, size_t len);
  * marker takes the next frames (parts, n_parts of them, which must outlive
  * m) until its length is reached; every part must be taken. */
 bool seam_msg_parse_parts(seam_msg *m, const void *data, size_t len, const seam_part *parts, size_t n_parts);
+/* Its second half, for a map already indexed by seam_msg_parse. */
+bool seam_msg_take_parts(seam_msg *m, const seam_part *parts, size_t n_parts);
 /* Index the map held by field `key` of m (sub borrows m's bytes). */
 bool seam_msg_child(seam_msg *m, const char *key, bool required, seam_msg *sub);
 
