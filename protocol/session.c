@@ -630,12 +630,14 @@ static void op_save(seam_session *s, uint64_t id, seam_wbuf *w)
 
 static void op_load(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
+    const void *data = NULL;
+    void *copy = NULL;   /* only for a state split over frames that do not lie back to back */
     size_t len = 0;
-    void *data = seam_msg_bin_alloc(m, "data", true, &len);
+    seam_msg_bin(m, "data", true, &data, &len, &copy);
     if (m->error[0])
-        { free(data); fail(w, s, id, "load: %s", m->error); return; }
+        { free(copy); fail(w, s, id, "load: %s", m->error); return; }
     seam_status st = s->p->load(s->self, data, len);
-    free(data);
+    free(copy);
     begin_ok(w, s, id, 1, 0);
     kv_status(w, st);
 }

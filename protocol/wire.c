@@ -893,15 +893,21 @@ static void gather(const seam_msg *m, int idx, const void *data, size_t len, voi
     }
 }
 
-bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len)
+bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len, void **copy)
 {
     int idx;
+    *copy = NULL;
     if (!bin_field(m, key, required, data, len, &idx))
         return false;
-    if (!*data) {
-        seam_msg_fail(m, "field \"%s\": expected bin in one piece, got %zu frames", key, m->f[idx].n_parts);
+    if (*data)
+        return true;
+    *copy = malloc(*len ? *len : 1);
+    if (!*copy) {
+        seam_msg_fail(m, "field \"%s\": no memory for %zu bytes", key, *len);
         return false;
     }
+    gather(m, idx, NULL, *len, *copy, 1);
+    *data = *copy;
     return true;
 }
 

@@ -225,9 +225,11 @@ bool seam_msg_int(seam_msg *m, const char *key, bool required, int64_t *v);
 bool seam_msg_bool(seam_msg *m, const char *key, bool required, bool *v);
 /* float64, float32 or an integer (converted). */
 bool seam_msg_num(seam_msg *m, const char *key, bool required, double *v);
-/* A bin's bytes in place; an out-of-band bin split over several frames is
- * refused (use seam_msg_bin_alloc). */
-bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len);
+/* A bin's bytes in place (inline, or out of band in one piece of memory, as
+ * seam_frames_recv lays them); split over frames elsewhere in memory, a
+ * malloc'ed copy, also in *copy for the caller to free (*copy NULL: in
+ * place). False when absent, bad or out of memory. */
+bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len, void **copy);
 /* A malloc'ed copy of a bin, inline or out of band (NULL when absent, bad or
  * out of memory, the last two with an error). */
 void *seam_msg_bin_alloc(seam_msg *m, const char *key, bool required, size_t *len);

@@ -103,6 +103,48 @@ static void test_lying_lengths_are_refused_before_use(void **state)
         assert_false(seam_msg_parse(&m, ok, n));
 }
 
+/* An out-of-band bin is read in place when its frames lie back to back (as
+ * seam_frames_recv lays them) and gathered into a copy only when they do not. */
+static void test_bin_in_place_unless_split(void **state)
+{
+    (void)state;
+    const size_t size = SEAM_WIRE_OOB_MIN + 3;
+    uint8_t *bytes = malloc(size);
+    for (size_t i = 0; i < size; i++)
+        bytes[i] = (uint8_t)(i * 7);
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    w.oob_min = SEAM_WIRE_OOB_MIN;
+    seam_w_map(&w, 1);
+    seam_w_str(&w, "data");
+    seam_w_bin(&w, bytes, size);
+    assert_int_equal(w.n_att, 1);
+    const uint8_t *sent = w.att[0].data;
+    seam_part together[2] = {{sent, 1000}, {sent + 1000, size - 1000}};
+    seam_msg m;
+    const void *data;
+    size_t len;
+    void *copy;
+    assert_true(seam_msg_parse_parts(&m, w.sb.data, w.sb.size, together, 2));
+    assert_true(seam_msg_bin(&m, "data", true, &data, &len, &copy));
+    assert_ptr_equal(data, sent);   /* no copy */
+    assert_null(copy);
+    assert_int_equal(len, size);
+    uint8_t *tail = malloc(size - 1000);   /* the second frame elsewhere in memory */
+    memcpy(tail, sent + 1000, size - 1000);
+    seam_part apart[2] = {{sent, 1000}, {tail, size - 1000}};
+    assert_true(seam_msg_parse_parts(&m, w.sb.data, w.sb.size, apart, 2));
+    assert_true(seam_msg_bin(&m, "data", true, &data, &len, &copy));
+    assert_non_null(copy);
+    assert_ptr_equal(data, copy);
+    assert_int_equal(len, size);
+    assert_memory_equal(data, bytes, size);
+    free(copy);
+    free(tail);
+    free(bytes);
+    seam_wbuf_free(&w);
+}
+
 /* seam_wire_send and seam_frames_recv over an inproc pair: two arrays cut
  * into SEAM_WIRE_CHUNK frames, received back to back and read in place; a
  * borrowed array is counted while ZeroMQ holds it, or copied when nobody
@@ -712,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_f64_round_trip_is_bit_exact),
         cmocka_unit_test(test_integers_and_strings_decode_by_width),
         cmocka_unit_test(test_lying_lengths_are_refused_before_use),
+        cmocka_unit_test(test_bin_in_place_unless_split),
         cmocka_unit_test(test_frames_over_a_socket),
         cmocka_unit_test_setup_teardown(test_malformed_requests_get_errors_and_serving_goes_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_relays_located_config_errors, setup, teardown),
