@@ -48,7 +48,7 @@ struct seam_remote {
     double t;
     seam_frames reply;       /* the last reply; parsed messages point into it */
     unsigned proto;          /* the protocol version the server agreed to (0 before hello) */
-    size_t in_flight;        /* frames ZeroMQ holds that point into the caller's arrays (atomic) */
+    atomic_size_t in_flight; /* frames ZeroMQ holds that point into the caller's arrays (its I/O thread releases them) */
     /* what the plugin side owns in the contract lives here until the next call */
     size_t n_iface;          /* values per interface array, from describe or bind */
     double *X, *mass, *C, *q, *raster;
@@ -216,7 +216,7 @@ static void relay_log(seam_remote *r, seam_msg *m)
  * after the call returns (zmq_ctx_term returns once all are released). */
 static void abandon(seam_remote *r)
 {
-    if (!r->ctx || atomic_load((atomic_size_t *)&r->in_flight) == 0)
+    if (!r->ctx || atomic_load(&r->in_flight) == 0)
         return;
     zmq_socket_monitor(r->sock, NULL, 0);
     zmq_close(r->mon);
@@ -299,6 +299,11 @@ static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w,
             int rc = seam_frames_recv(&r->reply, r->sock, &first);
             if (rc < 0)
                 continue;
+            if (rc == SEAM_FRAMES_NOMEM) {   /* the reply is drained: the connection stays in step */
+                report(r, "%s%s: the reply from %s does not fit in memory", op, where(r, at, sizeof at),
+                       r->endpoint);
+                return false;
+            }
             if (rc > 0)
                 snprintf(m->error, sizeof m->error, "more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
                          (long long)SEAM_WIRE_MAX_MESSAGE);
@@ -394,7 +399,7 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_io
     }
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "solve", fields, 256 + (fields - 4) * (n * 8 + 8));
+    uint64_t id = begin_request(r, &w, "solve", fields, 256 + (fields - 4) * (seam_wire_inline(r->proto, n * 8) + 16));
     write_step(&w, step);
     seam_w_str(&w, "n");
     seam_w_uint(&w, in ? in->n : 0);
@@ -476,7 +481,10 @@ static seam_status remote_bind(void *self, const seam_interface *f)
     size_t np = f->n_points, nv = np * (size_t)f->dim, ne = f->n_elems * (size_t)f->nodes_per_elem;
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "bind", 10, 256 + nv * 8 + np * 12 + ne * 4 + f->n_elems);
+    unsigned p = r->proto;
+    uint64_t id = begin_request(r, &w, "bind", 10, 256 + seam_wire_inline(p, nv * 8) + seam_wire_inline(p, np * 8) +
+                                                       seam_wire_inline(p, np * 4) + seam_wire_inline(p, ne * 4) +
+                                                       seam_wire_inline(p, f->n_elems));
     seam_w_str(&w, "dim");
     seam_w_int(&w, f->dim);
     seam_w_str(&w, "n_points");
@@ -515,7 +523,7 @@ static seam_status remote_regions(void *self, const seam_step *step, const doubl
     r->t = step->t;
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "regions", 2, 256 + r->n_iface * 8);
+    uint64_t id = begin_request(r, &w, "regions", 2, 256 + seam_wire_inline(r->proto, r->n_iface * 8));
     write_step(&w, step);
     seam_w_str(&w, "X");
     seam_w_f64s(&w, X, r->n_iface);
@@ -550,7 +558,7 @@ static seam_status remote_mobility(void *self, const double *impulse, double *dv
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "mobility", 1, 64 + r->n_iface * 8);
+    uint64_t id = begin_request(r, &w, "mobility", 1, 64 + seam_wire_inline(r->proto, r->n_iface * 8));
     seam_w_str(&w, "impulse");
     seam_w_f64s(&w, impulse, r->n_iface);
     if (!call(r, "mobility", id, &w, r->o.timeout_s, &m))
@@ -587,7 +595,7 @@ static seam_status remote_load(void *self, const void *bytes, size_t n)
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
-    uint64_t id = begin_request(r, &w, "load", 1, 64 + n);
+    uint64_t id = begin_request(r, &w, "load", 1, 64 + seam_wire_inline(r->proto, n));
     seam_w_str(&w, "data");
     seam_w_bin(&w, bytes, n);
     if (!call(r, "load", id, &w, r->o.timeout_s, &m))
@@ -656,6 +664,7 @@ static int set_int(void *sock, int option, int value) { return zmq_setsockopt(so
 static seam_remote *open_remote(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
 {
     seam_remote *r = calloc(1, sizeof *r);
+    atomic_init(&r->in_flight, 0);
     seam_frames_init(&r->reply);
     seam_wire_tune_malloc();
     r->o = *o;

@@ -9,7 +9,7 @@
 #include "serve.h"
 #include "session.h"
 
-#define MAX_ENVELOPE 3       /* routing id, optional empty delimiter (REQ peers) */
+#define MAX_ENVELOPE 2       /* routing id, optional empty delimiter (REQ peers) */
 
 bool seam_endpoint_is_local(const char *e)
 {
@@ -113,7 +113,7 @@ static bool same_peer(zmq_msg_t *a, zmq_msg_t *b)
 /* Receive one request: the envelope (routing id, and the empty delimiter of
  * a REQ peer) and the payload frames (the map, then out-of-band arrays).
  * 0: a request; -1: interrupted; 1: no payload (nothing to answer); 2: over
- * the limits (answer an error). */
+ * the limits, 3: out of memory for its frames (answer an error). */
 static int recv_request(void *sock, zmq_msg_t *env, int *n_env, seam_frames *payload)
 {
     *n_env = 0;
@@ -139,7 +139,7 @@ static int recv_request(void *sock, zmq_msg_t *env, int *n_env, seam_frames *pay
     int rc = seam_frames_recv(payload, sock, &f);
     if (rc < 0)
         goto drop;
-    return rc == 0 ? 0 : 2;
+    return rc == 0 ? 0 : rc == SEAM_FRAMES_OVER ? 2 : 3;
 fail:
     zmq_msg_close(&f);
     for (int i = 0; i < *n_env; i++)
@@ -254,6 +254,8 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
         else if (got == 2)
             seam_reply_error(&w, id, "malformed request: more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
                              (long long)SEAM_WIRE_MAX_MESSAGE);
+        else if (got == 3)
+            seam_reply_error(&w, id, "request too large: the server has no memory for its arrays");
         else
             seam_session_handle_parts(s, req, len, payload.part + 1, payload.n - 1, &w, &ended);
         if (!has_owner && n_env > 0 && seam_session_open(s)) {

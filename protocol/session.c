@@ -378,7 +378,10 @@ static void op_describe(seam_session *s, uint64_t id, seam_wbuf *w)
     if (f.dim >= 1 && f.dim <= 3 && f.n_points < MAX_COUNT)
         set_iface_size(s, f.n_points * (size_t)f.dim);
     size_t np = f.n_points, ne = f.n_elems * (size_t)(f.nodes_per_elem > 0 ? f.nodes_per_elem : 0);
-    begin_ok(w, s, id, 11, 64 + np * (size_t)(f.dim > 0 ? f.dim : 0) * 8 + np * 12 + ne * 4 + f.n_elems);
+    unsigned p = s->proto;
+    begin_ok(w, s, id, 11, 64 + seam_wire_inline(p, np * (size_t)(f.dim > 0 ? f.dim : 0) * 8) +
+                               seam_wire_inline(p, np * 8) + seam_wire_inline(p, np * 4) +
+                               seam_wire_inline(p, ne * 4) + seam_wire_inline(p, f.n_elems));
     kv_status(w, st);
     kv_int(w, "dim", f.dim);
     kv_uint(w, "n_points", np);
@@ -487,7 +490,13 @@ static double *out_scratch(seam_session *s, int k)
     }
     if (!s->out[k])
         s->out[k] = seam_shared_new(s->n_iface * sizeof(double));
-    return seam_shared_data(s->out[k]);
+    return s->out[k] ? seam_shared_data(s->out[k]) : NULL;
+}
+
+/* The scratch arrays are sized by the coupler's bind: their absence is an error reply. */
+static void no_memory(seam_msg *m, seam_session *s)
+{
+    seam_msg_fail(m, "no memory for %zu values", s->n_iface);
 }
 
 static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
@@ -529,14 +538,16 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     double **in_ptr[3] = {&in.X, &in.V, &in.F}, **out_ptr[3] = {&out.X, &out.V, &out.F};
     for (int k = 0; k < 3 && !coupled; k++) {
         if (seam_msg_has(m, io_names[k]) && !seam_msg_is_nil(m, io_names[k])) {
-            *in_ptr[k] = seam_msg_f64s_view(m, io_names[k], s->n_iface);   /* out of band: no copy */
-            if (!*in_ptr[k]) {
-                *in_ptr[k] = scratch(s, s->in, k);
+            double *view = seam_msg_f64s_view(m, io_names[k], s->n_iface);   /* out of band: no copy */
+            if (view)
+                *in_ptr[k] = view;
+            else if ((*in_ptr[k] = scratch(s, s->in, k)))
                 seam_msg_f64s(m, io_names[k], true, *in_ptr[k], s->n_iface);
-            }
+            else
+                no_memory(m, s);
         }
-        if (want[k])
-            *out_ptr[k] = out_scratch(s, k);
+        if (want[k] && !(*out_ptr[k] = out_scratch(s, k)))
+            no_memory(m, s);
     }
     if (m->error[0])
         { fail(w, s, id, "solve: %s", m->error); return; }
@@ -544,7 +555,7 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     size_t fields = 1;
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         fields += want[k];
-    begin_ok(w, s, id, fields, 64 + (fields - 1) * (s->n_iface * 8 + 8));
+    begin_ok(w, s, id, fields, 64 + (fields - 1) * (seam_wire_inline(s->proto, s->n_iface * 8) + 16));
     kv_status(w, st);
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         if (want[k]) {
@@ -562,12 +573,15 @@ static void op_regions(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     double *X = m->error[0] ? NULL : scratch(s, s->in, 0);
     if (X)
         seam_msg_f64s(m, "X", true, X, s->n_iface);
+    else if (!m->error[0])
+        no_memory(m, s);
     if (m->error[0])
         { fail(w, s, id, "regions: %s", m->error); return; }
     seam_regions r = {0};
     seam_status st = s->p->regions(s->self, &step, X, &r);
     bool ok = st == SEAM_OK;
-    begin_ok(w, s, id, ok ? 5 : 1, ok ? 64 + (r.count * r.n + r.count) * 8 : 0);
+    begin_ok(w, s, id, ok ? 5 : 1,
+             ok ? 64 + seam_wire_inline(s->proto, r.count * r.n * 8) + seam_wire_inline(s->proto, r.count * 8) : 0);
     kv_status(w, st);
     if (!ok)
         return;
@@ -586,11 +600,15 @@ static void op_mobility(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     double *impulse = m->error[0] ? NULL : scratch(s, s->in, 2);
     if (impulse)
         seam_msg_f64s(m, "impulse", true, impulse, s->n_iface);
+    else if (!m->error[0])
+        no_memory(m, s);
+    double *dv = m->error[0] ? NULL : out_scratch(s, 1);
+    if (!dv && !m->error[0])
+        no_memory(m, s);
     if (m->error[0])
         { fail(w, s, id, "mobility: %s", m->error); return; }
-    double *dv = out_scratch(s, 1);
     seam_status st = s->p->mobility(s->self, impulse, dv);
-    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, 64 + s->n_iface * 8);
+    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, 64 + seam_wire_inline(s->proto, s->n_iface * 8));
     kv_status(w, st);
     if (st == SEAM_OK) {
         seam_w_str(w, "dv");
@@ -602,7 +620,7 @@ static void op_save(seam_session *s, uint64_t id, seam_wbuf *w)
 {
     seam_buffer b = {0};
     seam_status st = s->p->save(s->self, &b);
-    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, st == SEAM_OK ? 64 + b.size : 0);
+    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, st == SEAM_OK ? 64 + seam_wire_inline(s->proto, b.size) : 0);
     kv_status(w, st);
     if (st == SEAM_OK) {
         seam_w_str(w, "data");
@@ -612,12 +630,14 @@ static void op_save(seam_session *s, uint64_t id, seam_wbuf *w)
 
 static void op_load(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
+    const void *data = NULL;
+    void *copy = NULL;   /* only for a state split over frames that do not lie back to back */
     size_t len = 0;
-    void *data = seam_msg_bin_alloc(m, "data", true, &len);
+    seam_msg_bin(m, "data", true, &data, &len, &copy);
     if (m->error[0])
-        { free(data); fail(w, s, id, "load: %s", m->error); return; }
+        { free(copy); fail(w, s, id, "load: %s", m->error); return; }
     seam_status st = s->p->load(s->self, data, len);
-    free(data);
+    free(copy);
     begin_ok(w, s, id, 1, 0);
     kv_status(w, st);
 }
@@ -632,7 +652,7 @@ static void op_field(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_status st = s->p->field(s->self, name, &r);
     bool ok = st == SEAM_OK && r.nx >= 0 && r.ny >= 0 && r.nz >= 0;
     size_t cells = ok ? (size_t)r.nx * (size_t)r.ny * (size_t)r.nz : 0;
-    begin_ok(w, s, id, ok ? 8 : 1, 128 + cells * 8);
+    begin_ok(w, s, id, ok ? 8 : 1, 128 + seam_wire_inline(s->proto, cells * 8));
     kv_status(w, ok ? st : (st == SEAM_OK ? SEAM_ERROR : st));
     if (!ok)
         return;
@@ -686,8 +706,20 @@ void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf
     seam_session_handle_parts(s, req, len, NULL, 0, w, ended);
 }
 
+static void handle(seam_session *s, const void *req, size_t len, const seam_part *parts, size_t n_parts,
+                   seam_wbuf *w, bool *ended, uint64_t *id_out);
+
 void seam_session_handle_parts(seam_session *s, const void *req, size_t len, const seam_part *parts,
                                size_t n_parts, seam_wbuf *w, bool *ended)
+{
+    uint64_t id = 0;
+    handle(s, req, len, parts, n_parts, w, ended, &id);
+    if (w->failed)   /* the reply's arrays did not fit in memory: say so rather than send half of it */
+        fail(w, s, id, "out of memory for the reply");
+}
+
+static void handle(seam_session *s, const void *req, size_t len, const seam_part *parts, size_t n_parts,
+                   seam_wbuf *w, bool *ended, uint64_t *id_out)
 {
     static const char *const ops[] = {"hello", "create", "max_dt", "solve", "commit", "describe", "bind",
                                       "regions", "mobility", "save", "load", "field", "write_output",
@@ -700,12 +732,13 @@ void seam_session_handle_parts(seam_session *s, const void *req, size_t len, con
     clear_log(s);
     if (!seam_msg_parse(&m, req, len))
         { fail(w, s, 0, "malformed request: %s", m.error); return; }
-    if (!seam_msg_parse_parts(&m, req, len, parts, n_parts)) {
+    if (!seam_msg_take_parts(&m, parts, n_parts)) {
         seam_msg_uint(&m, "id", false, &id);   /* the map itself is fine: answer its id */
         fail(w, s, id, "malformed request: %s", m.error);
         return;
     }
     seam_msg_uint(&m, "id", true, &id);
+    *id_out = id;
     seam_msg_strcpy(&m, "op", true, op, sizeof op);
     if (m.error[0])
         { fail(w, s, id, "malformed request: %s", m.error); return; }

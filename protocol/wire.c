@@ -24,7 +24,6 @@ static bool host_is_le(void)
 
 struct seam_shared {
     atomic_size_t refs;
-    size_t size;
     _Alignas(16) unsigned char data[];
 };
 
@@ -34,12 +33,10 @@ seam_shared *seam_shared_new(size_t size)
     if (!sh)
         return NULL;
     atomic_init(&sh->refs, 1);
-    sh->size = size;
     return sh;
 }
 
 void *seam_shared_data(seam_shared *sh) { return sh->data; }
-size_t seam_shared_size(const seam_shared *sh) { return sh->size; }
 void seam_shared_ref(seam_shared *sh) { atomic_fetch_add(&sh->refs, 1); }
 
 void seam_shared_unref(seam_shared *sh)
@@ -57,6 +54,7 @@ void seam_wbuf_init(seam_wbuf *w, size_t reserve)
     w->oob_min = SIZE_MAX;
     w->att = NULL;
     w->n_att = w->cap_att = 0;
+    w->failed = false;
     msgpack_sbuffer_init(&w->sb);
     if (reserve) {   /* one allocation for a large array instead of log2(size) reallocs */
         w->sb.data = malloc(reserve);
@@ -88,19 +86,26 @@ char *seam_wbuf_release(seam_wbuf *w, size_t *size)
     return msgpack_sbuffer_release(&w->sb);
 }
 
-void seam_w_map(seam_wbuf *w, size_t n) { msgpack_pack_map(&w->pk, n); }
-void seam_w_array(seam_wbuf *w, size_t n) { msgpack_pack_array(&w->pk, n); }
-void seam_w_uint(seam_wbuf *w, uint64_t v) { msgpack_pack_uint64(&w->pk, v); }
-void seam_w_int(seam_wbuf *w, int64_t v) { msgpack_pack_int64(&w->pk, v); }
-void seam_w_f64(seam_wbuf *w, double v) { msgpack_pack_double(&w->pk, v); }
-void seam_w_bool(seam_wbuf *w, bool v) { v ? msgpack_pack_true(&w->pk) : msgpack_pack_false(&w->pk); }
-void seam_w_nil(seam_wbuf *w) { msgpack_pack_nil(&w->pk); }
+/* msgpack-c's packers return the sbuffer's -1 when its realloc failed. */
+static void check(seam_wbuf *w, int rc)
+{
+    if (rc != 0)
+        w->failed = true;
+}
+
+void seam_w_map(seam_wbuf *w, size_t n) { check(w, msgpack_pack_map(&w->pk, n)); }
+void seam_w_array(seam_wbuf *w, size_t n) { check(w, msgpack_pack_array(&w->pk, n)); }
+void seam_w_uint(seam_wbuf *w, uint64_t v) { check(w, msgpack_pack_uint64(&w->pk, v)); }
+void seam_w_int(seam_wbuf *w, int64_t v) { check(w, msgpack_pack_int64(&w->pk, v)); }
+void seam_w_f64(seam_wbuf *w, double v) { check(w, msgpack_pack_double(&w->pk, v)); }
+void seam_w_bool(seam_wbuf *w, bool v) { check(w, v ? msgpack_pack_true(&w->pk) : msgpack_pack_false(&w->pk)); }
+void seam_w_nil(seam_wbuf *w) { check(w, msgpack_pack_nil(&w->pk)); }
 
 void seam_w_str(seam_wbuf *w, const char *s)
 {
     size_t n = strlen(s);
-    msgpack_pack_str(&w->pk, n);
-    msgpack_pack_str_body(&w->pk, s, n);
+    check(w, msgpack_pack_str(&w->pk, n));
+    check(w, msgpack_pack_str_body(&w->pk, s, n));
 }
 
 static void attach_words(seam_wbuf *w, const void *x, size_t n, size_t width, seam_shared *owner, bool copy);
@@ -111,9 +116,9 @@ void seam_w_bin(seam_wbuf *w, const void *data, size_t size)
         attach_words(w, data, size, 1, NULL, true);
         return;
     }
-    msgpack_pack_bin(&w->pk, size);
+    check(w, msgpack_pack_bin(&w->pk, size));
     if (size)
-        msgpack_pack_bin_body(&w->pk, data, size);
+        check(w, msgpack_pack_bin_body(&w->pk, data, size));
 }
 
 /* Swap each `width`-byte word of src into dst (big-endian hosts only). */
@@ -126,17 +131,17 @@ static void swap_words(uint8_t *dst, const uint8_t *src, size_t n, size_t width)
 
 static void write_le_words(seam_wbuf *w, const void *x, size_t n, size_t width)
 {
-    msgpack_pack_bin(&w->pk, n * width);
+    check(w, msgpack_pack_bin(&w->pk, n * width));
     if (n == 0)
         return;
     if (host_is_le()) {
-        msgpack_pack_bin_body(&w->pk, x, n * width);
+        check(w, msgpack_pack_bin_body(&w->pk, x, n * width));
         return;
     }
     uint8_t word[8];
     for (size_t i = 0; i < n; i++) {
         swap_words(word, (const uint8_t *)x + i * width, 1, width);
-        msgpack_pack_bin_body(&w->pk, word, width);
+        check(w, msgpack_pack_bin_body(&w->pk, word, width));
     }
 }
 
@@ -146,15 +151,23 @@ static void write_marker(seam_wbuf *w, size_t size)
     uint8_t be_len[8];
     for (int i = 0; i < 8; i++)
         be_len[i] = (uint8_t)((uint64_t)size >> (56 - 8 * i));
-    msgpack_pack_ext(&w->pk, 8, SEAM_WIRE_OOB_EXT);
-    msgpack_pack_ext_body(&w->pk, be_len, 8);
+    check(w, msgpack_pack_ext(&w->pk, 8, SEAM_WIRE_OOB_EXT));
+    check(w, msgpack_pack_ext_body(&w->pk, be_len, 8));
 }
 
+/* Takes over the caller's reference on owner (dropped when it fails). */
 static void attach(seam_wbuf *w, const void *data, size_t size, seam_shared *owner)
 {
     if (w->n_att == w->cap_att) {
-        w->cap_att = w->cap_att ? 2 * w->cap_att : 4;
-        w->att = realloc(w->att, w->cap_att * sizeof *w->att);
+        size_t cap = w->cap_att ? 2 * w->cap_att : 4;
+        seam_attach *att = realloc(w->att, cap * sizeof *att);
+        if (!att) {
+            seam_shared_unref(owner);
+            w->failed = true;
+            return;
+        }
+        w->att = att;
+        w->cap_att = cap;
     }
     w->att[w->n_att++] = (seam_attach){data, size, owner};
     write_marker(w, size);
@@ -171,6 +184,10 @@ static void attach_words(seam_wbuf *w, const void *x, size_t n, size_t width, se
         return;
     }
     seam_shared *sh = seam_shared_new(n * width);
+    if (!sh) {
+        w->failed = true;
+        return;
+    }
     if (host_is_le())
         memcpy(seam_shared_data(sh), x, n * width);
     else
@@ -241,11 +258,16 @@ static void release_shared(void *data, void *hint)
 static void release_borrowed(void *data, void *hint)
 {
     (void)data;
-    atomic_fetch_sub((atomic_size_t *)hint, 1);
+    atomic_fetch_sub((atomic_size_t *)hint, 1);   /* hint is the sender's atomic_size_t */
 }
 
-int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed)
+int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed)
 {
+    if (w->failed) {   /* an incomplete message would be read as a different one */
+        seam_wbuf_free(w);
+        errno = ENOMEM;
+        return -1;
+    }
     size_t size;
     char *bytes = seam_wbuf_release(w, &size);
     zmq_msg_t msg;
@@ -270,7 +292,7 @@ int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed)
                 zmq_msg_init_size(&msg, len);
                 memcpy(zmq_msg_data(&msg), (const char *)a->data + off, len);
             } else {
-                atomic_fetch_add((atomic_size_t *)borrowed, 1);
+                atomic_fetch_add(borrowed, 1);
                 zmq_msg_init_data(&msg, (char *)a->data + off, len, release_borrowed, borrowed);
             }
             if (zmq_msg_send(&msg, sock, last ? 0 : ZMQ_SNDMORE) < 0)
@@ -315,20 +337,29 @@ void seam_frames_free(seam_frames *f)
     seam_frames_init(f);
 }
 
-/* Room for one more part and `len` more bytes in the buffer. */
-static void frames_grow(seam_frames *f, size_t len)
+/* Room for one more part and `len` more bytes in the buffer; false (f as it
+ * was) when memory ran out: len comes from the peer, up to 2 GiB. */
+static bool frames_grow(seam_frames *f, size_t len)
 {
     if (f->n == f->cap) {
-        f->cap = f->cap ? 2 * f->cap : 16;
-        f->part = realloc(f->part, f->cap * sizeof *f->part);
+        size_t cap = f->cap ? 2 * f->cap : 16;
+        seam_part *part = realloc(f->part, cap * sizeof *part);
+        if (!part)
+            return false;
+        f->part = part;
+        f->cap = cap;
     }
     if (f->bytes + len > f->buf_cap) {
         size_t cap = f->buf_cap ? f->buf_cap : (size_t)1 << 20;
         while (cap < f->bytes + len)
             cap *= 2;
-        f->buf = realloc(f->buf, cap);
+        uint8_t *buf = realloc(f->buf, cap);
+        if (!buf)
+            return false;
+        f->buf = buf;
         f->buf_cap = cap;
     }
+    return true;
 }
 
 int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
@@ -337,10 +368,18 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
     int more = zmq_msg_more(first);
     zmq_msg_move(&f->head, first);
     zmq_msg_close(first);
-    frames_grow(f, 0);
+    if (!frames_grow(f, 0)) {   /* not even room to index the map: drop the message */
+        while (more) {
+            zmq_msg_t m;
+            zmq_msg_init(&m);
+            more = zmq_msg_recv(&m, sock, 0) >= 0 && zmq_msg_more(&m);
+            zmq_msg_close(&m);
+        }
+        return -1;
+    }
     f->part[0] = (seam_part){zmq_msg_data(&f->head), zmq_msg_size(&f->head)};
     f->n = 1;
-    bool over = false;
+    int over = 0;
     while (more) {
         zmq_msg_t m;
         zmq_msg_init(&m);
@@ -350,13 +389,15 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
         }
         more = zmq_msg_more(&m);
         size_t len = zmq_msg_size(&m);
-        if (!over && (f->n > SEAM_WIRE_MAX_PARTS || f->bytes + len > (size_t)SEAM_WIRE_MAX_MESSAGE)) {
-            over = true;   /* keep the map, drop the rest */
+        if (!over && (f->n > SEAM_WIRE_MAX_PARTS || f->bytes + len > (size_t)SEAM_WIRE_MAX_MESSAGE))
+            over = SEAM_FRAMES_OVER;
+        else if (!over && !frames_grow(f, len))
+            over = SEAM_FRAMES_NOMEM;
+        if (over && f->n > 1) {   /* keep the map, drop the rest */
             f->n = 1;
             f->bytes = 0;
         }
         if (!over) {
-            frames_grow(f, len);
             memcpy(f->buf + f->bytes, zmq_msg_data(&m), len);
             f->part[f->n++] = (seam_part){NULL, len};
             f->bytes += len;
@@ -368,7 +409,7 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
         f->part[i].data = f->buf + off;
         off += f->part[i].len;
     }
-    return over ? 1 : 0;
+    return over;
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -612,8 +653,11 @@ static bool is_marker(const seam_mp *v, uint64_t *len)
 
 bool seam_msg_parse_parts(seam_msg *m, const void *data, size_t len, const seam_part *parts, size_t n_parts)
 {
-    if (!seam_msg_parse(m, data, len))
-        return false;
+    return seam_msg_parse(m, data, len) && seam_msg_take_parts(m, parts, n_parts);
+}
+
+bool seam_msg_take_parts(seam_msg *m, const seam_part *parts, size_t n_parts)
+{
     m->parts = parts;
     size_t next = 0;
     for (size_t i = 0; i < m->n; i++) {
@@ -849,15 +893,21 @@ static void gather(const seam_msg *m, int idx, const void *data, size_t len, voi
     }
 }
 
-bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len)
+bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len, void **copy)
 {
     int idx;
+    *copy = NULL;
     if (!bin_field(m, key, required, data, len, &idx))
         return false;
-    if (!*data) {
-        seam_msg_fail(m, "field \"%s\": expected bin in one piece, got %zu frames", key, m->f[idx].n_parts);
+    if (*data)
+        return true;
+    *copy = malloc(*len ? *len : 1);
+    if (!*copy) {
+        seam_msg_fail(m, "field \"%s\": no memory for %zu bytes", key, *len);
         return false;
     }
+    gather(m, idx, NULL, *len, *copy, 1);
+    *data = *copy;
     return true;
 }
 
@@ -868,6 +918,10 @@ void *seam_msg_bin_alloc(seam_msg *m, const char *key, bool required, size_t *le
     if (!bin_field(m, key, required, &data, len, &idx))
         return NULL;
     void *out = malloc(*len ? *len : 1);
+    if (!out) {
+        seam_msg_fail(m, "field \"%s\": no memory for %zu bytes", key, *len);
+        return NULL;
+    }
     gather(m, idx, data, *len, out, 1);
     return out;
 }
@@ -938,6 +992,10 @@ static void *words_alloc(seam_msg *m, const char *key, bool required, size_t n, 
         return NULL;
     }
     void *out = malloc(len ? len : 1);
+    if (!out) {
+        seam_msg_fail(m, "field \"%s\": no memory for %zu bytes", key, len);
+        return NULL;
+    }
     gather(m, idx, data, len, out, width);
     return out;
 }

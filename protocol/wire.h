@@ -5,6 +5,7 @@
 #ifndef SEAM_WIRE_H
 #define SEAM_WIRE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +31,12 @@
 #define SEAM_WIRE_CHUNK ((size_t)256 * 1024)
 #endif
 #define SEAM_WIRE_MAX_PARTS 16384
+/* The bytes an array of `size` bytes adds to the MessagePack frame under
+ * protocol `proto`: all of them inline, none out of band (for reserving). */
+static inline size_t seam_wire_inline(unsigned proto, size_t size)
+{
+    return proto >= 2 && size >= SEAM_WIRE_OOB_MIN ? 0 : size;
+}
 /* ZMQ_SNDBUF and ZMQ_RCVBUF of both ends (bytes; the kernel caps them at
  * net.core.wmem_max / rmem_max): fewer, larger reads and writes. */
 #define SEAM_WIRE_SOCKBUF (4 << 20)
@@ -39,7 +46,6 @@
 typedef struct seam_shared seam_shared;
 seam_shared *seam_shared_new(size_t size);            /* one reference, zero-filled */
 void *seam_shared_data(seam_shared *sh);
-size_t seam_shared_size(const seam_shared *sh);
 void seam_shared_ref(seam_shared *sh);
 void seam_shared_unref(seam_shared *sh);               /* NULL is fine */
 /* Whether anyone but the caller's one reference holds it (frames in flight). */
@@ -61,6 +67,7 @@ typedef struct seam_wbuf {
     size_t oob_min;          /* bins this large go out of band; SIZE_MAX: never (the default) */
     seam_attach *att;        /* the out-of-band arrays, in the order of their markers */
     size_t n_att, cap_att;
+    bool failed;             /* an allocation failed: the message is incomplete (seam_wire_send refuses it) */
 } seam_wbuf;
 
 /* An empty buffer with room for `reserve` bytes (0: msgpack's default);
@@ -104,8 +111,9 @@ typedef struct seam_part {
  * attachments without owner count up *borrowed while ZeroMQ holds them
  * (borrowed NULL: those are copied).
  * Returns 0, or -1 with errno from the first frame and w untouched (try
- * again); w is freed once sent. */
-int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, size_t *borrowed);
+ * again); w is freed once sent. A w whose writing failed is not sent: -1
+ * with errno ENOMEM, and w is freed. */
+int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed);
 
 /* ZeroMQ allocates a buffer for every frame it receives; with glibc's
  * defaults, freed buffers go back to the kernel and the next message's land
@@ -135,10 +143,14 @@ void seam_frames_init(seam_frames *f);
 void seam_frames_clear(seam_frames *f);
 void seam_frames_free(seam_frames *f);
 /* Receive the rest of a message whose first frame `first` (a zmq_msg_t,
- * taken over) came. Returns 0; -1 when a frame could not be read; 1 when
- * the message had more than SEAM_WIRE_MAX_PARTS frames or
- * SEAM_WIRE_MAX_MESSAGE bytes after the map (the rest is drained and
- * dropped; f keeps the map). */
+ * taken over) came. Returns 0; -1 when a frame could not be read (or not
+ * even the map could be indexed: the message is dropped);
+ * SEAM_FRAMES_OVER when the message had more than SEAM_WIRE_MAX_PARTS frames
+ * or SEAM_WIRE_MAX_MESSAGE bytes after the map, SEAM_FRAMES_NOMEM when its
+ * frames did not fit in memory (either way the rest is drained and dropped;
+ * f keeps the map). */
+#define SEAM_FRAMES_OVER 1
+#define SEAM_FRAMES_NOMEM 2
 int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first);
 
 /* ---- reading ------------------------------------------------------------ */
@@ -194,6 +206,8 @@ bool seam_msg_parse(seam_msg *m, const void *data, size_t len);
  * marker takes the next frames (parts, n_parts of them, which must outlive
  * m) until its length is reached; every part must be taken. */
 bool seam_msg_parse_parts(seam_msg *m, const void *data, size_t len, const seam_part *parts, size_t n_parts);
+/* Its second half, for a map already indexed by seam_msg_parse. */
+bool seam_msg_take_parts(seam_msg *m, const seam_part *parts, size_t n_parts);
 /* Index the map held by field `key` of m (sub borrows m's bytes). */
 bool seam_msg_child(seam_msg *m, const char *key, bool required, seam_msg *sub);
 
@@ -211,10 +225,13 @@ bool seam_msg_int(seam_msg *m, const char *key, bool required, int64_t *v);
 bool seam_msg_bool(seam_msg *m, const char *key, bool required, bool *v);
 /* float64, float32 or an integer (converted). */
 bool seam_msg_num(seam_msg *m, const char *key, bool required, double *v);
-/* A bin's bytes in place; an out-of-band bin split over several frames is
- * refused (use seam_msg_bin_alloc). */
-bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len);
-/* A malloc'ed copy of a bin, inline or out of band (NULL when absent or bad). */
+/* A bin's bytes in place (inline, or out of band in one piece of memory, as
+ * seam_frames_recv lays them); split over frames elsewhere in memory, a
+ * malloc'ed copy, also in *copy for the caller to free (*copy NULL: in
+ * place). False when absent, bad or out of memory. */
+bool seam_msg_bin(seam_msg *m, const char *key, bool required, const void **data, size_t *len, void **copy);
+/* A malloc'ed copy of a bin, inline or out of band (NULL when absent, bad or
+ * out of memory, the last two with an error). */
 void *seam_msg_bin_alloc(seam_msg *m, const char *key, bool required, size_t *len);
 /* Exactly n little-endian float64 (int32) from a bin into out. */
 bool seam_msg_f64s(seam_msg *m, const char *key, bool required, double *out, size_t n);
@@ -225,7 +242,8 @@ bool seam_msg_i32s(seam_msg *m, const char *key, bool required, int32_t *out, si
  * message's: valid as long as it is, and writable. */
 double *seam_msg_f64s_view(seam_msg *m, const char *key, size_t n);
 /* Like seam_msg_f64s/i32s, into a fresh malloc'ed array (caller frees); the
- * length is checked before anything is allocated. NULL when absent or bad. */
+ * length is checked before anything is allocated. NULL when absent, bad or
+ * out of memory (the last two with an error). */
 double *seam_msg_f64s_alloc(seam_msg *m, const char *key, bool required, size_t n);
 int32_t *seam_msg_i32s_alloc(seam_msg *m, const char *key, bool required, size_t n);
 uint8_t *seam_msg_bytes_alloc(seam_msg *m, const char *key, bool required, size_t n);

@@ -103,12 +103,23 @@ def _ext_hook(code, data):
 def decode(frames):
     """The frames of a message (the map, then out-of-band bytes) -> dict.
     Each top-level marker takes the next frames until its size is reached."""
+    return take_parts(unpack(frames[0]), frames)
+
+
+def unpack(raw):
+    """The map's bytes -> dict, out-of-band markers still in it."""
     try:
-        req = msgpack.unpackb(frames[0], raw=False, ext_hook=_ext_hook)
+        req = msgpack.unpackb(raw, raw=False, ext_hook=_ext_hook)
     except Exception as e:  # msgpack raises several types for bad input
         raise ProtocolError("malformed request: %s" % e)
     if not isinstance(req, dict):
         raise ProtocolError("malformed request: expected a map")
+    return req
+
+
+def take_parts(req, frames):
+    """The second half of decode: req (from unpack(frames[0])) with each
+    marker replaced by the bytes of its frames."""
     if len(frames) - 1 > MAX_PARTS or sum(len(f) for f in frames[1:]) > MAX_MESSAGE:
         raise ProtocolError("malformed request: more than %d frames or %d bytes" % (MAX_PARTS, MAX_MESSAGE))
     nxt = 1
@@ -261,13 +272,10 @@ class Session:
         if self.host is not None:
             self.host.messages = []
         try:
-            try:
-                head = msgpack.unpackb(raw, raw=False, ext_hook=_ext_hook)
-                if isinstance(head, dict) and isinstance(head.get("id"), int) and not isinstance(head["id"], bool):
-                    rid = max(head["id"], 0)   # answer the id even when the frames do not fit
-            except Exception:
-                pass
-            req = decode([raw] + list(parts))
+            req = unpack(raw)
+            if isinstance(req.get("id"), int) and not isinstance(req["id"], bool):
+                rid = max(req["id"], 0)   # answer the id even when the frames do not fit
+            req = take_parts(req, [raw] + list(parts))
             rid = req.get("id", 0)
             if not isinstance(rid, int) or isinstance(rid, bool) or rid < 0:
                 rid = 0

@@ -1,14 +1,19 @@
 /* The wire format and the server's request handling, on bytes alone: round
  * trips are exact, hostile input gets an error reply and the session keeps
  * serving, and the plugin behind it computes the known answer. */
+#include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -103,6 +108,134 @@ static void test_lying_lengths_are_refused_before_use(void **state)
         assert_false(seam_msg_parse(&m, ok, n));
 }
 
+/* An out-of-band bin is read in place when its frames lie back to back (as
+ * seam_frames_recv lays them) and gathered into a copy only when they do not. */
+static void test_bin_in_place_unless_split(void **state)
+{
+    (void)state;
+    const size_t size = SEAM_WIRE_OOB_MIN + 3;
+    uint8_t *bytes = malloc(size);
+    for (size_t i = 0; i < size; i++)
+        bytes[i] = (uint8_t)(i * 7);
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    w.oob_min = SEAM_WIRE_OOB_MIN;
+    seam_w_map(&w, 1);
+    seam_w_str(&w, "data");
+    seam_w_bin(&w, bytes, size);
+    assert_int_equal(w.n_att, 1);
+    const uint8_t *sent = w.att[0].data;
+    seam_part together[2] = {{sent, 1000}, {sent + 1000, size - 1000}};
+    seam_msg m;
+    const void *data;
+    size_t len;
+    void *copy;
+    assert_true(seam_msg_parse_parts(&m, w.sb.data, w.sb.size, together, 2));
+    assert_true(seam_msg_bin(&m, "data", true, &data, &len, &copy));
+    assert_ptr_equal(data, sent);   /* no copy */
+    assert_null(copy);
+    assert_int_equal(len, size);
+    uint8_t *tail = malloc(size - 1000);   /* the second frame elsewhere in memory */
+    memcpy(tail, sent + 1000, size - 1000);
+    seam_part apart[2] = {{sent, 1000}, {tail, size - 1000}};
+    assert_true(seam_msg_parse_parts(&m, w.sb.data, w.sb.size, apart, 2));
+    assert_true(seam_msg_bin(&m, "data", true, &data, &len, &copy));
+    assert_non_null(copy);
+    assert_ptr_equal(data, copy);
+    assert_int_equal(len, size);
+    assert_memory_equal(data, bytes, size);
+    free(copy);
+    free(tail);
+    free(bytes);
+    seam_wbuf_free(&w);
+}
+
+/* A message the writer has no memory for is refused whole, never sent half
+ * written: an out-of-band copy of 2^62 bytes cannot be allocated (the array
+ * is never read, since the copy fails first). */
+static void test_writing_without_memory_is_refused(void **state)
+{
+    (void)state;
+    double x = 1.0;
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    w.oob_min = SEAM_WIRE_OOB_MIN;
+    seam_w_map(&w, 1);
+    seam_w_str(&w, "x");
+    seam_w_f64s(&w, &x, (size_t)1 << 59);
+    assert_true(w.failed);
+    assert_int_equal(w.n_att, 0);
+    errno = 0;
+    assert_int_equal(seam_wire_send(NULL, &w, 0, NULL), -1);   /* refused before the socket is touched */
+    assert_int_equal(errno, ENOMEM);
+    assert_null(w.sb.data);   /* and freed */
+}
+
+/* Frames the receiver has no memory for are drained and reported, and the
+ * next message arrives whole. Run in a child whose data segment is capped
+ * (RLIMIT_DATA) below the 256 MiB frame, sent from read-only memory, which
+ * the cap does not count. Valgrind does not apply the cap to malloc. */
+static void test_frames_without_memory_are_dropped(void **state)
+{
+    (void)state;
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "vgpreload"))
+        skip();
+    const size_t big = (size_t)256 << 20;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGSEGV, SIG_DFL);   /* a crash ends the child, not cmocka's test in it */
+        signal(SIGABRT, SIG_DFL);
+        const uint8_t *ro = mmap(NULL, big, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *ctx = zmq_ctx_new();
+        void *a = zmq_socket(ctx, ZMQ_PAIR), *b = zmq_socket(ctx, ZMQ_PAIR);
+        if (ro == MAP_FAILED || zmq_bind(a, "inproc://seam-nomem-test") || zmq_connect(b, "inproc://seam-nomem-test"))
+            _exit(10);
+        seam_frames f;
+        seam_frames_init(&f);
+        zmq_msg_t first;
+        zmq_msg_init(&first);   /* a warm-up message: ZeroMQ's threads and buffers exist before the cap */
+        zmq_send(a, "hi", 2, 0);
+        if (zmq_msg_recv(&first, b, 0) < 0 || seam_frames_recv(&f, b, &first) != 0)
+            _exit(11);
+        struct rlimit cap = {(rlim_t)64 << 20, (rlim_t)64 << 20};
+        FILE *st = fopen("/proc/self/status", "r");
+        char line[256];
+        unsigned long kb = 0;
+        while (st && fgets(line, sizeof line, st))
+            sscanf(line, "VmData: %lu kB", &kb);
+        if (st)
+            fclose(st);
+        cap.rlim_cur = cap.rlim_max = (rlim_t)kb * 1024 + ((rlim_t)64 << 20);
+        if (setrlimit(RLIMIT_DATA, &cap) != 0)
+            _exit(12);
+        zmq_msg_t msg;
+        zmq_send(a, "map", 3, ZMQ_SNDMORE);
+        zmq_msg_init_data(&msg, (void *)(uintptr_t)ro, big, NULL, NULL);
+        zmq_msg_send(&msg, a, ZMQ_SNDMORE);
+        zmq_send(a, "tail", 4, 0);
+        zmq_send(a, "next", 4, 0);
+        zmq_msg_init(&first);
+        if (zmq_msg_recv(&first, b, 0) < 0)
+            _exit(13);
+        int rc = seam_frames_recv(&f, b, &first);
+        if (rc != SEAM_FRAMES_NOMEM)
+            _exit(20 + rc);
+        if (f.n != 1 || f.part[0].len != 3 || memcmp(f.part[0].data, "map", 3) != 0)
+            _exit(14);   /* the map is kept, the rest dropped */
+        zmq_msg_init(&first);
+        if (zmq_msg_recv(&first, b, 0) < 0 || seam_frames_recv(&f, b, &first) != 0 || f.n != 1 ||
+            memcmp(f.part[0].data, "next", 4) != 0)
+            _exit(15);   /* the next message arrives on its own */
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* seam_wire_send and seam_frames_recv over an inproc pair: two arrays cut
  * into SEAM_WIRE_CHUNK frames, received back to back and read in place; a
  * borrowed array is counted while ZeroMQ holds it, or copied when nobody
@@ -123,7 +256,7 @@ static void test_frames_over_a_socket(void **state)
     seam_shared *sh = seam_shared_new(n * sizeof *y);
     memcpy(seam_shared_data(sh), y, n * sizeof *y);
     for (int pass = 0; pass < 2; pass++) {
-        size_t borrowed = 0;
+        atomic_size_t borrowed = 0;
         seam_wbuf w;
         seam_wbuf_init(&w, 0);
         w.oob_min = SEAM_WIRE_OOB_MIN;
@@ -157,9 +290,9 @@ static void test_frames_over_a_socket(void **state)
         assert_true(z[2] == -2.0);
         seam_frames_free(&f);
         if (pass == 0) {   /* every borrowed frame is released once sent */
-            for (int i = 0; i < 500 && atomic_load((_Atomic size_t *)&borrowed) != 0; i++)
+            for (int i = 0; i < 500 && atomic_load(&borrowed) != 0; i++)
                 usleep(2000);
-            assert_int_equal(borrowed, 0);
+            assert_int_equal(atomic_load(&borrowed), 0);
         }
         x[0] = 0.5;
     }
@@ -659,6 +792,13 @@ static void test_out_of_band_arrays_in_any_split(void **state)
     seam_wbuf_free(&w);
     assert_true(seam_msg_parse(&f->m, f->reply.sb.data, f->reply.sb.size));
     expect_error(f, "field \"V\": an out-of-band value of 1 bytes, but the frames after the map end");
+    request(&w, "solve", 9, 1);   /* a marker claiming 2^62 bytes: refused, nothing allocated for it */
+    w.oob_min = 0;
+    seam_w_str(&w, "V");
+    seam_w_bin(&w, "x", 1);
+    memcpy(w.sb.data + w.sb.size - 8, "\x40\0\0\0\0\0\0\0", 8);   /* the marker's big-endian length, last */
+    send_parts(f, &w, SEAM_WIRE_CHUNK);
+    expect_error(f, "field \"V\": an out-of-band value of 4611686018427387904 bytes, but the frames after the map end");
     request(&w, "solve", 9, 1);   /* a marker inside a nested map takes no frame */
     w.oob_min = 0;
     seam_w_str(&w, "step");
@@ -712,7 +852,10 @@ int main(void)
         cmocka_unit_test(test_f64_round_trip_is_bit_exact),
         cmocka_unit_test(test_integers_and_strings_decode_by_width),
         cmocka_unit_test(test_lying_lengths_are_refused_before_use),
+        cmocka_unit_test(test_bin_in_place_unless_split),
         cmocka_unit_test(test_frames_over_a_socket),
+        cmocka_unit_test(test_writing_without_memory_is_refused),
+        cmocka_unit_test(test_frames_without_memory_are_dropped),
         cmocka_unit_test_setup_teardown(test_malformed_requests_get_errors_and_serving_goes_on, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_relays_located_config_errors, setup, teardown),
         cmocka_unit_test(test_fluid_rebind_to_a_larger_interface),
