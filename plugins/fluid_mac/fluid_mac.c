@@ -64,6 +64,7 @@ typedef struct fluid_mac {
     double flip;             /* FLIP share of the particle velocity update (0: PIC) */
     double particle_radius;  /* m */
     size_t np_n, np;         /* particles committed / after the last solve */
+    size_t np_cap;           /* particles the arrays below have room for */
     double *xp_n, *vp_n, *xp, *vp;   /* dim per particle */
     double *phi_n, *phi;     /* level set per cell */
     double *dvel[3];         /* FLIP velocity change per face of each axis */
@@ -382,34 +383,67 @@ static size_t particles_per_cell(const fluid_mac *self)
     return (size_t)self->per_axis * (size_t)self->per_axis * (size_t)(self->g.dim == 3 ? self->per_axis : 1);
 }
 
-/* per_axis^dim particles on a regular sub-grid of every cell whose centre is in a fill box. */
-static void seed_particles(fluid_mac *self)
+/* Make room for n particles in the particle arrays (kept when large enough).
+ * Returns 0 when out of memory (the arrays already there stay valid). */
+static int reserve_particles(fluid_mac *self, size_t n)
+{
+    if (n <= self->np_cap && self->xp_n)
+        return 1;
+    size_t bytes = ((size_t)self->g.dim * n + 1) * sizeof(double);
+    double **arrays[] = {&self->xp_n, &self->vp_n, &self->xp, &self->vp};
+    for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++) {
+        double *grown = realloc(*arrays[m], bytes);
+        if (!grown)
+            return 0;
+        *arrays[m] = grown;
+    }
+    self->np_cap = n;
+    return 1;
+}
+
+/* Whether the centre of cell ijk lies in one of the fill boxes. */
+static int in_fill(const fluid_mac *self, const int *ijk)
 {
     const mac_grid *g = &self->g;
-    size_t dim = (size_t)g->dim, nc = mac_ncell(g), ppc = particles_per_cell(self), cap = nc * ppc;
-    self->xp_n = malloc(dim * cap * sizeof(double));
-    self->vp_n = calloc(dim * cap, sizeof(double));
-    self->xp = malloc(dim * cap * sizeof(double));
-    self->vp = malloc(dim * cap * sizeof(double));
+    size_t dim = (size_t)g->dim;
+    for (size_t b = 0; b < self->n_fill; b++) {
+        const double *f = self->fill + 2 * dim * b;
+        int in = 1;
+        for (size_t d = 0; d < dim; d++) {
+            double xc = g->origin[d] + (ijk[d] + 0.5) * g->dx;
+            in &= xc >= f[d] && xc <= f[dim + d];
+        }
+        if (in)
+            return 1;
+    }
+    return 0;
+}
+
+/* per_axis^dim particles on a regular sub-grid of every cell whose centre is
+ * in a fill box; the arrays hold just those. Returns 0 when out of memory. */
+static int seed_particles(fluid_mac *self)
+{
+    const mac_grid *g = &self->g;
+    size_t dim = (size_t)g->dim, nc = mac_ncell(g), ppc = particles_per_cell(self), filled = 0;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++)
+                filled += (size_t)in_fill(self, (const int[3]){i, j, k});
     self->phi_n = malloc(nc * sizeof(double));
     self->phi = malloc(nc * sizeof(double));
+    int ok = self->phi_n && self->phi && reserve_particles(self, filled * ppc);
     for (int a = 0; a < g->dim; a++)
-        self->dvel[a] = malloc(mac_nf(g, a) * sizeof(double));
+        ok &= (self->dvel[a] = malloc(mac_nf(g, a) * sizeof(double))) != NULL;
+    if (!ok)
+        return 0;
+    memset(self->vp_n, 0, dim * self->np_cap * sizeof(double));
     size_t n = 0;
     int pa = self->per_axis;
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
                 const int ijk[3] = {i, j, k};
-                int in = 0;
-                for (size_t b = 0; b < self->n_fill && !in; b++) {
-                    const double *f = self->fill + 2 * dim * b;
-                    in = 1;
-                    for (size_t d = 0; d < dim; d++) {
-                        double xc = g->origin[d] + (ijk[d] + 0.5) * g->dx;
-                        in &= xc >= f[d] && xc <= f[dim + d];
-                    }
-                }
+                int in = in_fill(self, ijk);
                 for (size_t q = 0; in && q < ppc; q++, n++) {
                     const int sub[3] = {(int)q % pa, (int)q / pa % pa, (int)q / pa / pa};
                     for (size_t d = 0; d < dim; d++)
@@ -418,6 +452,7 @@ static void seed_particles(fluid_mac *self)
             }
     self->np_n = n;
     mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, pa, self->phi_n);
+    return 1;
 }
 
 /* Drop the particles that start inside solid cells (the liquid cannot be there). */
@@ -474,8 +509,12 @@ static void *fluid_create(const char *config_json, const seam_host *host)
         self->d_n[c] = self->d_init;
         self->T_n[c] = self->T_init;
     }
-    if (self->liquid)
-        seed_particles(self);
+    if (self->liquid && !seed_particles(self)) {
+        seam_logf(host, SEAM_LOG_ERROR, "out of memory for the liquid's particles on a %dx%dx%d grid", g->nx, g->ny,
+                  g->nz);
+        fluid_destroy(self);
+        return NULL;
+    }
     return self;
 }
 
@@ -1174,6 +1213,10 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
         head[2] != (uint32_t)g->ny || head[3] != (uint32_t)g->nz) {
         seam_logf(self->host, SEAM_LOG_ERROR, "load: not a fluid_mac state of a %dx%dx%d grid (%zu bytes, expected %zu)",
                   g->nx, g->ny, g->nz, n, state_size(self, np <= cap ? np : 0));
+        return SEAM_ERROR;
+    }
+    if (self->liquid && !reserve_particles(self, (size_t)np)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "load: out of memory for %zu particles", (size_t)np);
         return SEAM_ERROR;
     }
     /* The buffer is only read: move_state copies out of it when save is 0. */

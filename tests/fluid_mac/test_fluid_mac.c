@@ -1134,6 +1134,41 @@ static void test_liquid_save_load(void **state)
     P->destroy(fl);
 }
 
+/* The particle arrays hold the seeded particles only: a state with more (a
+ * fuller tank on the same grid) loads into a nearly empty one, which then
+ * saves it back byte for byte and steps on as the full one does. */
+static void test_liquid_load_grows(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th_full, th_small;
+    void *full = make(P, &th_full, "{\"cells\": [16, 12], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 0.8, 0.4]}}");
+    void *small = make(P, &th_small, "{\"cells\": [16, 12], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 0.1, 0.1]}}");
+    assert_int_equal(P->bind(full, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(small, &no_solid), SEAM_OK);
+    assert_int_equal(step_with(P, full, NULL, 0, 0.01), SEAM_OK);
+    seam_buffer buf;
+    assert_int_equal(P->save(full, &buf), SEAM_OK);
+    unsigned char *copy = malloc(buf.size);
+    memcpy(copy, buf.data, buf.size);
+    size_t size = buf.size;
+    assert_int_equal(P->load(small, copy, size), SEAM_OK);
+    assert_int_equal(P->save(small, &buf), SEAM_OK);
+    assert_int_equal(buf.size, size);
+    assert_memory_equal(buf.data, copy, size);
+    for (int n = 1; n < 4; n++) {
+        assert_int_equal(step_with(P, full, NULL, n, 0.01), SEAM_OK);
+        assert_int_equal(step_with(P, small, NULL, n, 0.01), SEAM_OK);
+    }
+    seam_raster a, b;
+    assert_int_equal(P->field(full, "level_set", &a), SEAM_OK);
+    assert_int_equal(P->field(small, "level_set", &b), SEAM_OK);
+    assert_memory_equal(a.data, b.data, 16 * 12 * sizeof(double));
+    free(copy);
+    P->destroy(full);
+    P->destroy(small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1153,7 +1188,7 @@ int main(void)
         cmocka_unit_test(test_advection_choice),
         cmocka_unit_test(test_liquid_held_by_shell),  cmocka_unit_test(test_buoyancy_disc),
         cmocka_unit_test(test_volume_source),     cmocka_unit_test(test_balloon_region),
-        cmocka_unit_test(test_liquid_save_load),
+        cmocka_unit_test(test_liquid_save_load), cmocka_unit_test(test_liquid_load_grows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
