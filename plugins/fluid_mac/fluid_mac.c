@@ -59,6 +59,7 @@ typedef struct fluid_mac {
     mac_geometry geo;
     int solved;
     mac_projection proj;
+    mac_work work;           /* scratch of every solve */
     /* free-surface liquid: FLIP/PIC marker particles and their level set */
     int liquid;
     double flip;             /* FLIP share of the particle velocity update (0: PIC) */
@@ -66,6 +67,7 @@ typedef struct fluid_mac {
     size_t np_n, np;         /* particles committed / after the last solve */
     size_t np_cap;           /* particles the arrays below have room for */
     double *xp_n, *vp_n, *xp, *vp;   /* dim per particle */
+    double *pic, *delta;     /* dim per particle: grid velocity and its change at each particle */
     double *phi_n, *phi;     /* level set per cell */
     double *dvel[3];         /* FLIP velocity change per face of each axis */
     double *fill;            /* boxes (x0 y0 [z0] x1 y1 [z1]) the liquid starts in */
@@ -335,6 +337,9 @@ static void fluid_destroy(void *p)
     free(self->vp_n);
     free(self->xp);
     free(self->vp);
+    free(self->pic);
+    free(self->delta);
+    mac_work_free(&self->work);
     free(self->phi_n);
     free(self->phi);
     for (int a = 0; a < 3; a++) {
@@ -390,7 +395,7 @@ static int reserve_particles(fluid_mac *self, size_t n)
     if (n <= self->np_cap && self->xp_n)
         return 1;
     size_t bytes = ((size_t)self->g.dim * n + 1) * sizeof(double);
-    double **arrays[] = {&self->xp_n, &self->vp_n, &self->xp, &self->vp};
+    double **arrays[] = {&self->xp_n, &self->vp_n, &self->xp, &self->vp, &self->pic, &self->delta};
     for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++) {
         double *grown = realloc(*arrays[m], bytes);
         if (!grown)
@@ -451,7 +456,7 @@ static int seed_particles(fluid_mac *self)
                 }
             }
     self->np_n = n;
-    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, pa, self->phi_n);
+    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, pa, &self->work, self->phi_n);
     return 1;
 }
 
@@ -468,7 +473,7 @@ static void remove_particles_in(fluid_mac *self, const uint8_t *solid)
         kept++;
     }
     self->np_n = kept;
-    mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, solid, self->per_axis, self->phi_n);
+    mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, solid, self->per_axis, &self->work, self->phi_n);
 }
 
 static void *fluid_create(const char *config_json, const seam_host *host)
@@ -500,7 +505,7 @@ static void *fluid_create(const char *config_json, const seam_host *host)
     for (size_t m = 0; m < sizeof cells / sizeof cells[0]; m++)
         ok &= (*cells[m] = calloc(nc, sizeof(double))) != NULL;
     self->solid_n = calloc(nc, 1);
-    if (!ok || !self->solid_n) {
+    if (!ok || !self->solid_n || mac_work_init(&self->work, g) != SEAM_OK) {
         seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%dx%d grid", g->nx, g->ny, g->nz);
         fluid_destroy(self);
         return NULL;
@@ -892,7 +897,7 @@ static seam_status spread_particles(fluid_mac *self)
         return st;
     mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1};   /* they hold still here */
     self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0, &shells);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work, self->phi);
     return SEAM_OK;
 }
 
@@ -910,16 +915,14 @@ static seam_status update_particles(fluid_mac *self, double dt)
     mac_extrapolate(g, &self->geo, 3, self->dvel);
     size_t n = self->np_n;
     memcpy(self->xp, self->xp_n, dim * n * sizeof(double));
-    double *pic = malloc((dim * n + 1) * sizeof *pic), *delta = malloc((dim * n + 1) * sizeof *delta);
+    double *pic = self->pic, *delta = self->delta;
     mac_grid_to_particles(g, n, self->xp, self->vel, pic);
     mac_grid_to_particles(g, n, self->xp, self->dvel, delta);
     for (size_t k = 0; k < dim * n; k++)
         self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
-    free(pic);
-    free(delta);
     mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1};
     self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work, self->phi);
     return spread_particles(self);
 }
 
@@ -984,13 +987,13 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
             self->shell_X0[k] = in->X[k] - dt * in->V[k];
     }
     if (self->liquid) {   /* the particles carry the momentum (FLIP/PIC) */
-        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->vel);
+        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
         for (int a = 0; a < g->dim; a++)
             memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
     } else if (self->advection == ADVECT_MACCORMACK) {
-        mac_advect_maccormack(g, self->vel_n, dt, self->vel);
+        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
     } else if (self->advection == ADVECT_BFECC) {
-        mac_advect_bfecc(g, self->vel_n, dt, self->vel);
+        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
     } else {
         mac_advect(g, self->vel_n, dt, self->vel);
     }

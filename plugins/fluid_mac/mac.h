@@ -111,6 +111,17 @@ void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, dou
 
 /* Velocities are passed as one array per axis, vel[0..dim-1] (u, v, w). */
 
+/* Scratch of the solve steps, allocated once per grid and reused by every
+ * solve: three face arrays per axis and dim + 1 numbers per cell. */
+typedef struct mac_work {
+    double *face[3][3];      /* [array][axis]: the advection round trip, the particle weights */
+    double *cell;            /* (dim + 1) per cell: the level set's kernel sums */
+} mac_work;
+
+/* Returns SEAM_ERROR when out of memory (nothing to free then). */
+seam_status mac_work_init(mac_work *w, const mac_grid *g);
+void mac_work_free(mac_work *w);
+
 /* Multilinear (bi- or trilinear) sample of the face component `axis` at a point x (clamped to the grid). */
 double mac_sample(const mac_grid *g, int axis, const double *q, const double *x);
 
@@ -122,13 +133,14 @@ void mac_advect(const mac_grid *g, double *const vel0[3], double dt, double *con
  * a backward semi-Lagrangian step estimate the forward error, half of it is
  * removed, and each value is clamped to the range of the grid values its
  * forward sample interpolated (no new extrema). */
-void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
+void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3],
+                           const mac_work *w);
 
 /* The same with BFECC (Kim et al. 2005): a forward and a backward step give
  * the round trip's error, half of it is taken off u^n, and the corrected field
  * is advected forward; each value is clamped to the range of the u^n values
  * its forward sample interpolated (no new extrema). */
-void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
+void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3], const mac_work *w);
 
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid
  * cells and its MIC(0) preconditioner. */
@@ -181,10 +193,11 @@ double mac_divergence(const mac_grid *g, double *const vel[3], int i, int j, int
  * mirrored across walls and solid cells (solid may be NULL) filled with
  * per_axis^dim points like the liquid; cells with no point that close get +2 dx. */
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
-                   double *phi);
+                   const mac_work *w, double *phi);
 
 /* Particle velocities to faces with multilinear weights (faces with no weight get 0). */
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *const vel[3]);
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                           double *const vel[3]);
 
 /* Multilinear samples of vel at each particle into out (n*dim). */
 void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out);

@@ -69,11 +69,12 @@ static void scatter(const mac_grid *g, const double *xp, double R, double *sw, d
 }
 
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
-                   double *phi)
+                   const mac_work *w, double *phi)
 {
     size_t nc = mac_ncell(g), dim = (size_t)g->dim;
     double R = 2.0 * g->dx;
-    double *sw = calloc(nc, sizeof *sw), *sx = calloc(dim * nc, sizeof *sx);
+    double *sw = w->cell, *sx = w->cell + nc;
+    memset(sw, 0, (dim + 1) * nc * sizeof *sw);
     int images = dim == 3 ? 27 : 9;
     for (size_t p = 0; p < n; p++) {
         const double *xp = x + dim * p;
@@ -109,8 +110,6 @@ void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const
                 double dist = dim == 3 ? sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) : hypot(e[0], e[1]);
                 phi[c] = sw[c] > 0.0 ? dist - r : R;
             }
-    free(sw);
-    free(sx);
 }
 
 /* Fractional grid index of point x for the array of face component `axis`
@@ -164,12 +163,13 @@ void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *
     }
 }
 
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *const vel[3])
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                           double *const vel[3])
 {
     size_t dim = (size_t)g->dim;
-    double *wsum[3] = {NULL, NULL, NULL};
+    double *const *wsum = w->face[0];
     for (size_t a = 0; a < dim; a++) {
-        wsum[a] = calloc(mac_nf(g, (int)a), sizeof(double));
+        memset(wsum[a], 0, mac_nf(g, (int)a) * sizeof(double));
         memset(vel[a], 0, mac_nf(g, (int)a) * sizeof(double));
     }
     for (size_t p = 0; p < n; p++)
@@ -182,7 +182,6 @@ void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const d
     for (size_t a = 0; a < dim; a++) {
         for (size_t q = 0; q < mac_nf(g, (int)a); q++)
             vel[a][q] = wsum[a][q] > 0.0 ? vel[a][q] / wsum[a][q] : 0.0;
-        free(wsum[a]);
     }
 }
 

@@ -28,10 +28,12 @@ static double shear_wave_error(int maccormack, int steps, double *u_err, double 
     for (int j = 0; j <= g.ny; j++)
         for (int i = 0; i < g.nx; i++)
             v[mac_fi(&g, 1, i, j, 0)] = sin(2.0 * M_PI * (i + 0.5) * g.dx);
+    mac_work w;
+    assert_int_equal(mac_work_init(&w, &g), SEAM_OK);
     for (int n = 0; n < steps; n++) {
         double *const vel0[3] = {u, v, NULL}, *const vel1[3] = {u1, v1, NULL};
         if (maccormack)
-            mac_advect_maccormack(&g, vel0, dt, vel1);
+            mac_advect_maccormack(&g, vel0, dt, vel1, &w);
         else
             mac_advect(&g, vel0, dt, vel1);
         memcpy(u, u1, nu * sizeof *u);
@@ -55,6 +57,7 @@ static double shear_wave_error(int maccormack, int steps, double *u_err, double 
     free(v);
     free(u1);
     free(v1);
+    mac_work_free(&w);
     return err;
 }
 
@@ -200,12 +203,14 @@ static double bump_error(int scheme, double *v_min, double *v_max)
             v[mac_fi(&g, 1, i, j, 0)] = exp(-(x - x0) * (x - x0) / (sigma * sigma));
         }
     int steps = 60;
+    mac_work w;
+    assert_int_equal(mac_work_init(&w, &g), SEAM_OK);
     for (int n = 0; n < steps; n++) {
         double *const vel0[3] = {u, v, NULL}, *const vel1[3] = {u1, v1, NULL};
         if (scheme == 2)
-            mac_advect_bfecc(&g, vel0, dt, vel1);
+            mac_advect_bfecc(&g, vel0, dt, vel1, &w);
         else if (scheme == 1)
-            mac_advect_maccormack(&g, vel0, dt, vel1);
+            mac_advect_maccormack(&g, vel0, dt, vel1, &w);
         else
             mac_advect(&g, vel0, dt, vel1);
         memcpy(u, u1, nu * sizeof *u);
@@ -226,6 +231,7 @@ static double bump_error(int scheme, double *v_min, double *v_max)
     free(v);
     free(u1);
     free(v1);
+    mac_work_free(&w);
     return sqrt(err);
 }
 
