@@ -82,6 +82,7 @@ typedef struct fluid_mac {
     size_t n_shell;
     double *shell_X0;
     const double *shell_X1;
+    mac_shell_elem *shell_elem;   /* per shell element: what the particle moves need, made by each move */
     /* buffers handed out */
     double *C, *q;
     unsigned char *saved;
@@ -368,6 +369,7 @@ static void fluid_destroy(void *p)
     free(self->raster);
     free(self->shell_seg);
     free(self->shell_X0);
+    free(self->shell_elem);
     free(self);
 }
 
@@ -561,9 +563,16 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     /* The liquid's particles must not pass the thin shells (two-sided elements). */
     free(self->shell_seg);
     free(self->shell_X0);
+    free(self->shell_elem);
     self->n_shell = 0;
     self->shell_seg = malloc((npe * iface->n_elems + 1) * sizeof *self->shell_seg);
     self->shell_X0 = malloc((npe * iface->n_points + 1) * sizeof *self->shell_X0);
+    self->shell_elem = malloc((iface->n_elems + 1) * sizeof *self->shell_elem);
+    if (!self->shell_seg || !self->shell_X0 || !self->shell_elem) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "bind: out of memory for %zu interface elements", iface->n_elems);
+        self->bound = 0;
+        return SEAM_ERROR;
+    }
     for (size_t e = 0; e < iface->n_elems; e++)
         if (iface->two_sided && iface->two_sided[e]) {
             memcpy(self->shell_seg + npe * self->n_shell, iface->elems + npe * e, npe * sizeof *self->shell_seg);
@@ -895,7 +904,7 @@ static seam_status spread_particles(fluid_mac *self)
     mac_geometry_free(&geo);
     if (st != SEAM_OK)
         return st;
-    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1};   /* they hold still here */
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1, self->shell_elem};   /* they hold still here */
     self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0, &shells);
     mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work, self->phi);
     return SEAM_OK;
@@ -920,7 +929,7 @@ static seam_status update_particles(fluid_mac *self, double dt)
     mac_grid_to_particles(g, n, self->xp, self->dvel, delta);
     for (size_t k = 0; k < dim * n; k++)
         self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
-    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1};
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1, self->shell_elem};
     self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells);
     mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work, self->phi);
     return spread_particles(self);

@@ -60,6 +60,12 @@ static inline size_t mac_stride(const mac_grid *g, int axis)
     return axis == 0 ? 1 : axis == 1 ? (size_t)g->nx : (size_t)g->nx * (size_t)g->ny;
 }
 
+/* Twice the signed area of the 2D triangle (a, b, c): > 0 when c lies left of a -> b. */
+static inline double mac_orient2(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
 enum { SHELL = 2 };
 
 /* A grid face touching at least one solid cell or crossed by a thin shell,
@@ -206,12 +212,24 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
  * cell centres; weight beyond the outer centres folds back into the grid. */
 void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count);
 
+/* What the particle tests need of one shell element, worked out once per
+ * move instead of once per particle. */
+typedef struct mac_shell_elem {
+    double d[3];             /* mean displacement of its points over the move */
+    double v[3][3];          /* end positions of its points */
+    double edge[3][3];       /* 3D: v[m+1] - v[m]; 2D: edge[0] = b - a */
+    double nrm[3];           /* 3D: edge[0] x (v[2] - v[0]), not normalised */
+    double len;              /* 2D: segment length; 3D: |nrm| */
+    double lo[3], hi[3];     /* bounding box of the end positions, padded */
+} mac_shell_elem;
+
 /* Thin shells that stop particles: the two-sided segments (2D) or triangles
  * (3D), with their points' positions at the start (X0) and the end (X1) of the move. */
 typedef struct mac_shells {
     size_t n;                /* elements */
     const int32_t *seg;      /* dim point indices per element */
     const double *X0, *X1;   /* dim numbers per point */
+    mac_shell_elem *elem;    /* room for n, filled by each move (NULL: worked out per particle) */
 } mac_shells;
 
 /* Move particles through vel over dt (RK2 midpoint): walls hold them,

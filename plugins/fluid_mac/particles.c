@@ -193,10 +193,75 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
             out[dim * p + a] = mac_sample(g, (int)a, vel[a], x + dim * p);
 }
 
-/* Twice the signed area of (a, b, c): > 0 when c lies left of a -> b. */
-static double orient(const double *a, const double *b, const double *c)
+static void cross3(const double *a, const double *b, double *c)
 {
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Element s of the shells: its mean displacement, end positions, edges,
+ * normal and padded bounding box (the crossing point of a path lies in it). */
+static void shell_elem(const mac_grid *g, const mac_shells *sh, size_t s, mac_shell_elem *e)
+{
+    size_t dim = (size_t)g->dim;
+    memset(e, 0, sizeof *e);
+    for (size_t m = 0; m < dim; m++) {
+        size_t idx = dim * (size_t)sh->seg[dim * s + m];
+        for (size_t k = 0; k < dim; k++) {
+            e->v[m][k] = sh->X1[idx + k];
+            if (dim == 3)
+                e->d[k] += (sh->X1[idx + k] - sh->X0[idx + k]) / 3.0;
+        }
+    }
+    if (dim == 2) {
+        const double *a0 = sh->X0 + 2 * (size_t)sh->seg[2 * s], *b0 = sh->X0 + 2 * (size_t)sh->seg[2 * s + 1];
+        const double *a1 = e->v[0], *b1 = e->v[1];
+        for (int k = 0; k < 2; k++) {
+            e->d[k] = 0.5 * (a1[k] - a0[k] + b1[k] - b0[k]);
+            e->edge[0][k] = b1[k] - a1[k];
+        }
+        e->len = hypot(b1[0] - a1[0], b1[1] - a1[1]);
+    } else {
+        double e2[3];
+        for (int m = 0; m < 3; m++)
+            for (int k = 0; k < 3; k++)
+                e->edge[m][k] = e->v[(m + 1) % 3][k] - e->v[m][k];
+        for (int k = 0; k < 3; k++)
+            e2[k] = e->v[2][k] - e->v[0][k];
+        cross3(e->edge[0], e2, e->nrm);
+        e->len = sqrt(dot3(e->nrm, e->nrm));
+    }
+    double pad = 1e-6 * g->dx;
+    for (size_t k = 0; k < dim; k++) {
+        e->lo[k] = e->hi[k] = e->v[0][k];
+        for (size_t m = 1; m < dim; m++) {
+            e->lo[k] = fmin(e->lo[k], e->v[m][k]);
+            e->hi[k] = fmax(e->hi[k], e->v[m][k]);
+        }
+        e->lo[k] -= pad;
+        e->hi[k] += pad;
+    }
+}
+
+/* Whether the path q0 -> p1 stays clear of the element's box (then it cannot cross the element). */
+static int misses_box(const mac_shell_elem *e, int dim, const double *q0, const double *p1)
+{
+    for (int k = 0; k < dim; k++)
+        if (fmax(q0[k], p1[k]) < e->lo[k] || fmin(q0[k], p1[k]) > e->hi[k])
+            return 1;
+    return 0;
+}
+
+/* Element s, from the shells' prepared elements or worked out into tmp. */
+static const mac_shell_elem *elem_at(const mac_grid *g, const mac_shells *sh, size_t s, mac_shell_elem *tmp)
+{
+    if (sh->elem)
+        return &sh->elem[s];
+    shell_elem(g, sh, s, tmp);
+    return tmp;
 }
 
 /* Stop a particle moving from p0 to p1 at the first shell segment it crosses.
@@ -207,23 +272,25 @@ static double orient(const double *a, const double *b, const double *c)
 static void stop_at_shells(const mac_grid *g, const mac_shells *sh, double dt, const double *p0, double *p1,
                            double *vp)
 {
+    mac_shell_elem tmp;
     for (size_t s = 0; s < sh->n; s++) {
-        size_t ia = 2 * (size_t)sh->seg[2 * s], ib = 2 * (size_t)sh->seg[2 * s + 1];
-        const double *a0 = sh->X0 + ia, *b0 = sh->X0 + ib, *a1 = sh->X1 + ia, *b1 = sh->X1 + ib;
-        double d[2] = {0.5 * (a1[0] - a0[0] + b1[0] - b0[0]), 0.5 * (a1[1] - a0[1] + b1[1] - b0[1])};
+        const mac_shell_elem *e = elem_at(g, sh, s, &tmp);
+        const double *a1 = e->v[0], *b1 = e->v[1], *d = e->d;
         double q0[2] = {p0[0] + d[0], p0[1] + d[1]};
-        double s0 = orient(a1, b1, q0), s1 = orient(a1, b1, p1);
+        if (misses_box(e, 2, q0, p1))
+            continue;
+        double s0 = mac_orient2(a1, b1, q0), s1 = mac_orient2(a1, b1, p1);
         if (s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
             continue;   /* still on its side of the segment's line */
-        double t0 = orient(q0, p1, a1), t1 = orient(q0, p1, b1);
+        double t0 = mac_orient2(q0, p1, a1), t1 = mac_orient2(q0, p1, b1);
         if ((t0 > 0.0 && t1 > 0.0) || (t0 < 0.0 && t1 < 0.0))
             continue;   /* the path passes beside the segment */
-        double lam = s0 / (s0 - s1), len = hypot(b1[0] - a1[0], b1[1] - a1[1]);
+        double lam = s0 / (s0 - s1), len = e->len;
         if (len == 0.0)
             continue;
         /* Unit normal of the segment towards the side the particle came from. */
         double sign = s0 > 0.0 ? 1.0 : -1.0;
-        double nrm[2] = {-sign * (b1[1] - a1[1]) / len, sign * (b1[0] - a1[0]) / len};
+        double nrm[2] = {-sign * e->edge[0][1] / len, sign * e->edge[0][0] / len};
         for (int k = 0; k < 2; k++)
             p1[k] = q0[k] + lam * (p1[k] - q0[k]) + 1e-3 * g->dx * nrm[k];
         double vn = (vp[0] - d[0] / dt) * nrm[0] + (vp[1] - d[1] / dt) * nrm[1];
@@ -233,41 +300,27 @@ static void stop_at_shells(const mac_grid *g, const mac_shells *sh, double dt, c
     }
 }
 
-static void cross3(const double *a, const double *b, double *c)
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 /* The 3D counterpart of stop_at_shells for shell triangles: the relative path
  * p0 + d -> p1 (d the triangle's mean displacement) against the triangle's
  * end position. */
 static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt, const double *p0, double *p1,
                               double *vp)
 {
+    mac_shell_elem tmp;
     for (size_t s = 0; s < sh->n; s++) {
-        const double *v0[3], *v1[3];
-        double d[3] = {0.0, 0.0, 0.0};
-        for (int m = 0; m < 3; m++) {
-            size_t idx = 3 * (size_t)sh->seg[3 * s + (size_t)m];
-            v0[m] = sh->X0 + idx;
-            v1[m] = sh->X1 + idx;
-            for (int k = 0; k < 3; k++)
-                d[k] += (v1[m][k] - v0[m][k]) / 3.0;
-        }
-        double e1[3], e2[3], nrm[3], q0[3], r0[3], r1[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = v1[1][k] - v1[0][k];
-            e2[k] = v1[2][k] - v1[0][k];
+        const mac_shell_elem *e = elem_at(g, sh, s, &tmp);
+        const double *d = e->d, *v0 = e->v[0];
+        double q0[3], r0[3], r1[3], nrm[3];
+        for (int k = 0; k < 3; k++)
             q0[k] = p0[k] + d[k];
-            r0[k] = q0[k] - v1[0][k];
-            r1[k] = p1[k] - v1[0][k];
+        if (misses_box(e, 3, q0, p1))
+            continue;
+        for (int k = 0; k < 3; k++) {
+            r0[k] = q0[k] - v0[k];
+            r1[k] = p1[k] - v0[k];
+            nrm[k] = e->nrm[k];
         }
-        cross3(e1, e2, nrm);
-        double len = sqrt(dot3(nrm, nrm)), s0 = dot3(nrm, r0), s1 = dot3(nrm, r1);
+        double len = e->len, s0 = dot3(nrm, r0), s1 = dot3(nrm, r1);
         if (len == 0.0 || s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
             continue;   /* still on its side of the triangle's plane */
         double lam = s0 / (s0 - s1), h[3];
@@ -276,12 +329,10 @@ static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt
         /* Inside the triangle: h is on the inner side of all three edges. */
         int inside = 1;
         for (int m = 0; m < 3 && inside; m++) {
-            double ed[3], rel[3], c[3];
-            for (int k = 0; k < 3; k++) {
-                ed[k] = v1[(m + 1) % 3][k] - v1[m][k];
-                rel[k] = h[k] - v1[m][k];
-            }
-            cross3(ed, rel, c);
+            double rel[3], c[3];
+            for (int k = 0; k < 3; k++)
+                rel[k] = h[k] - e->v[m][k];
+            cross3(e->edge[m], rel, c);
             inside = dot3(c, nrm) >= 0.0;
         }
         if (!inside)
@@ -304,6 +355,8 @@ size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, 
     size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
     int check_shells = shells && shells->n;
+    for (size_t s = 0; check_shells && shells->elem && s < shells->n; s++)
+        shell_elem(g, shells, s, &shells->elem[s]);   /* once per move, not per particle */
     size_t kept = 0;
     for (size_t p = 0; p < n; p++) {
         double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0};
