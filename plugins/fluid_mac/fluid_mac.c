@@ -385,10 +385,7 @@ static size_t cell_of(const mac_grid *g, const double *x)
 }
 
 /* Particles per cell at the start: per_axis along each axis. */
-static size_t particles_per_cell(const fluid_mac *self)
-{
-    return (size_t)self->per_axis * (size_t)self->per_axis * (size_t)(self->g.dim == 3 ? self->per_axis : 1);
-}
+static size_t particles_per_cell(const fluid_mac *self) { return mac_subgrid_count(&self->g, self->per_axis); }
 
 /* Make room for n particles in the particle arrays (kept when large enough).
  * Returns 0 when out of memory (the arrays already there stay valid). */
@@ -451,11 +448,8 @@ static int seed_particles(fluid_mac *self)
             for (int i = 0; i < g->nx; i++) {
                 const int ijk[3] = {i, j, k};
                 int in = in_fill(self, ijk);
-                for (size_t q = 0; in && q < ppc; q++, n++) {
-                    const int sub[3] = {(int)q % pa, (int)q / pa % pa, (int)q / pa / pa};
-                    for (size_t d = 0; d < dim; d++)
-                        self->xp_n[dim * n + d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / pa) * g->dx;
-                }
+                for (size_t q = 0; in && q < ppc; q++, n++)
+                    mac_subgrid_point(g, ijk, pa, q, self->xp_n + dim * n);
             }
     self->np_n = n;
     mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, pa, &self->work, self->phi_n);
@@ -718,7 +712,7 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
             continue;   /* covered by a body: it pushes nothing in */
         /* the rate per cell volume (dx^2 per unit depth in 2D, dx^3 in 3D) */
         double rate = src->rate * ramp(src, t) /
-                      (g->dim == 3 ? cells * g->dx * g->dx * g->dx : cells * g->dx * g->dx);
+                      (cells * mac_cell_volume(g));
         for (int kk = 0; kk < g->nz; kk++)
             for (int j = 0; j < g->ny; j++)
                 for (int i = 0; i < g->nx; i++) {
@@ -811,7 +805,7 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
     if (!nf)
         return;
     double *f = calloc(dim * nf, sizeof *f);
-    double A = dim == 3 ? g->dx * g->dx : g->dx;           /* face area (per unit depth in 2D) */
+    double A = mac_face_area(g);
     double M_half = self->rho * A * g->dx / 2.0;   /* one half of a face's dual cell */
     int extrapolate = self->loads == LOADS_PRESSURE;
     for (size_t k = 0; k < nf; k++) {
@@ -1081,7 +1075,7 @@ static void add_region_flux(void *ctx, const inflow *src, int axis, const int *i
     const mac_grid *g = &rf->self->g;
     int r = rf->geo->region[cell];
     if (r >= 0 && rf->slot[r] >= 0)   /* times the face area (dx per unit depth in 2D) */
-        rf->self->q[rf->slot[r]] += g->dim == 3 ? u_in * g->dx * g->dx : u_in * g->dx;
+        rf->self->q[rf->slot[r]] += u_in * mac_face_area(g);
 }
 
 static seam_status fluid_regions(void *p, const seam_step *step, const double *X, seam_regions *out)
@@ -1117,10 +1111,10 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
     if (volume_sources(self, &geo, step->t + 0.5 * step->dt, s, s + nc, s + 2 * nc))
         for (size_t c = 0; c < nc; c++)
             if (geo.region[c] >= 0 && slot[geo.region[c]] >= 0)
-                self->q[slot[geo.region[c]]] += g->dim == 3 ? s[c] * g->dx * g->dx * g->dx : s[c] * g->dx * g->dx;
+                self->q[slot[geo.region[c]]] += s[c] * mac_cell_volume(g);
     free(s);
     double *a = calloc(dim * geo.n_faces + 1, sizeof *a);
-    double area = dim == 3 ? g->dx * g->dx : g->dx;
+    double area = mac_face_area(g);
     for (size_t r = 0; r < m && np; r++) {
         /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid. */
         memset(a, 0, dim * geo.n_faces * sizeof *a);

@@ -197,7 +197,7 @@ static void mark_shell_faces_3d(mac_geometry *geo, const mac_grid *g, const seam
 /* Which side of the line a-b the point c lies on (points on the line count as +). */
 static int side_of(const double *a, const double *b, const double *c)
 {
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) >= 0.0;
+    return mac_orient2(a, b, c) >= 0.0;
 }
 
 /* Faces whose dual segment (between the two cell centres) a thin shell crosses (2D). */

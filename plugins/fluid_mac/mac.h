@@ -54,6 +54,24 @@ static inline size_t mac_nf(const mac_grid *g, int axis)
     return ((size_t)g->nx + (axis == 0)) * ((size_t)g->ny + (axis == 1)) * ((size_t)g->nz + (axis == 2));
 }
 static inline size_t mac_ncell(const mac_grid *g) { return (size_t)g->nx * (size_t)g->ny * (size_t)g->nz; }
+/* Area of a face (per unit depth in 2D: dx) and volume of a cell (dx^2 per unit depth in 2D). */
+static inline double mac_face_area(const mac_grid *g) { return g->dim == 3 ? g->dx * g->dx : g->dx; }
+static inline double mac_cell_volume(const mac_grid *g) { return g->dim == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx; }
+
+/* Points of a regular sub-grid of per_axis along each axis in a cell: how
+ * many, and point q (0 .. count - 1) of cell ijk into x. */
+static inline size_t mac_subgrid_count(const mac_grid *g, int per_axis)
+{
+    return (size_t)per_axis * (size_t)per_axis * (size_t)(g->dim == 3 ? per_axis : 1);
+}
+static inline void mac_subgrid_point(const mac_grid *g, const int *ijk, int per_axis, size_t q, double *x)
+{
+    int pa = per_axis;
+    const int sub[3] = {(int)q % pa, (int)q / pa % pa, (int)q / pa / pa};
+    for (int d = 0; d < g->dim; d++)
+        x[d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / pa) * g->dx;
+}
+
 /* Index step between neighbouring cells along an axis. */
 static inline size_t mac_stride(const mac_grid *g, int axis)
 {

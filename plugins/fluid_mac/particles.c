@@ -88,15 +88,13 @@ void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const
         }
     }
     /* Solid cells count as filled, so the liquid meets a body without a gap. */
-    int fill = per_axis * per_axis * (dim == 3 ? per_axis : 1);
+    size_t fill = mac_subgrid_count(g, per_axis);
     for (int k = 0; solid && k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++)
-                for (int q = 0; solid[mac_c(g, i, j, k)] && q < fill; q++) {
-                    const int ijk[3] = {i, j, k}, sub[3] = {q % per_axis, q / per_axis % per_axis, q / per_axis / per_axis};
+                for (size_t q = 0; solid[mac_c(g, i, j, k)] && q < fill; q++) {
                     double xp[3];
-                    for (size_t d = 0; d < dim; d++)
-                        xp[d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / per_axis) * g->dx;
+                    mac_subgrid_point(g, (const int[3]){i, j, k}, per_axis, q, xp);
                     scatter(g, xp, R, sw, sx);
                 }
     for (int k = 0; k < g->nz; k++)
