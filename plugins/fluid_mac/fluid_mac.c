@@ -1144,7 +1144,12 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
 
 /* ---- state, fields, output ------------------------------------------------- */
 
-#define SAVE_MAGIC 0x43414d46u   /* "FMAC" */
+/* The first word of a saved state names its format: "FMAC" was version 1
+ * (header nx ny, then nx ny nz under the same word), "FMA2" is version 2
+ * (header nx ny nz). A new layout takes a new word. */
+#define SAVE_MAGIC_V1 0x43414d46u   /* "FMAC" */
+#define SAVE_MAGIC 0x32414d46u      /* "FMA2" */
+#define SAVE_VERSION 2
 
 /* Bytes of a saved state with np particles. */
 static size_t state_size(const fluid_mac *self, size_t np)
@@ -1208,6 +1213,13 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
     const mac_grid *g = &self->g;
     uint32_t head[4] = {0, 0, 0, 0};
     uint64_t np = 0;
+    if (n >= sizeof head[0])
+        memcpy(head, bytes, sizeof head[0]);
+    if (head[0] == SAVE_MAGIC_V1) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "load: a fluid_mac state in save format version 1 (before 3D grids); "
+                  "this build reads version %d only", SAVE_VERSION);
+        return SEAM_ERROR;
+    }
     size_t fixed = state_size(self, 0) - (self->liquid ? mac_ncell(g) * sizeof(double) : 0) - sizeof np;
     if (n >= fixed + sizeof np) {
         memcpy(head, bytes, sizeof head);

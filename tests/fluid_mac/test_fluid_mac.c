@@ -443,6 +443,18 @@ static void test_contract(void **state)
     assert_int_equal(P->regions(fl, &st, A.X, &R), SEAM_UNSTABLE);
     assert_int_equal(P->load(fl, copy, size - 1), SEAM_ERROR);
     assert_true(test_host_saw(&th, "load"));
+    /* A state of save format version 1 ("FMAC", header nx ny, or nx ny nz) is refused by name. */
+    unsigned char *old = malloc(size);
+    memcpy(old, copy, size);
+    const uint32_t v1 = 0x43414d46u;
+    memcpy(old, &v1, sizeof v1);
+    assert_int_equal(P->load(fl, old, size), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "save format version 1"));
+    th.last[0] = '\0';
+    memmove(old + 12, old + 16, size - 16);   /* the 3-word header of the first 2D states */
+    assert_int_equal(P->load(fl, old, size - 4), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "save format version 1"));
+    free(old);
     assert_int_equal(P->field(fl, "vorticity", &r), SEAM_ERROR);
     /* VTK output of the committed state. */
     const char *dir = test_tmpdir("fluid_mac_vtk");
