@@ -711,8 +711,7 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
         if (cells == 0)
             continue;   /* covered by a body: it pushes nothing in */
         /* the rate per cell volume (dx^2 per unit depth in 2D, dx^3 in 3D) */
-        double rate = src->rate * ramp(src, t) /
-                      (cells * mac_cell_volume(g));
+        double rate = src->rate * ramp(src, t) / (cells * mac_cell_volume(g));
         for (int kk = 0; kk < g->nz; kk++)
             for (int j = 0; j < g->ny; j++)
                 for (int i = 0; i < g->nx; i++) {
@@ -898,9 +897,11 @@ static seam_status spread_particles(fluid_mac *self)
     mac_geometry_free(&geo);
     if (st != SEAM_OK)
         return st;
-    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1, self->shell_elem};   /* they hold still here */
+    /* the shells hold still here */
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1, self->shell_elem};
     self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0, &shells);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work, self->phi);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work,
+                  self->phi);
     return SEAM_OK;
 }
 
@@ -925,7 +926,8 @@ static seam_status update_particles(fluid_mac *self, double dt)
         self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
     mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1, self->shell_elem};
     self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work, self->phi);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work,
+                  self->phi);
     return spread_particles(self);
 }
 

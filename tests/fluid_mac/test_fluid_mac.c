@@ -1127,8 +1127,10 @@ static void test_liquid_load_grows(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th_full, th_small;
-    void *full = fluid_make(P, &th_full, "{\"cells\": [16, 12], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 0.8, 0.4]}}");
-    void *small = fluid_make(P, &th_small, "{\"cells\": [16, 12], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 0.1, 0.1]}}");
+    void *full = fluid_make(P, &th_full, "{\"cells\": [16, 12], \"dx\": 0.05,"
+                                         " \"liquid\": {\"fill\": [0, 0, 0.8, 0.4]}}");
+    void *small = fluid_make(P, &th_small, "{\"cells\": [16, 12], \"dx\": 0.05,"
+                                           " \"liquid\": {\"fill\": [0, 0, 0.1, 0.1]}}");
     assert_int_equal(P->bind(full, fluid_no_solid(2)), SEAM_OK);
     assert_int_equal(P->bind(small, fluid_no_solid(2)), SEAM_OK);
     assert_int_equal(step_with(P, full, NULL, 0, 0.01), SEAM_OK);
