@@ -156,7 +156,7 @@ void mac_advect(const mac_grid *g, double *const vel0[3], double dt, double *con
 /* The same with the MacCormack correction (Selle et al. 2008): a forward and
  * a backward semi-Lagrangian step estimate the forward error, half of it is
  * removed, and each value is clamped to the range of the grid values its
- * forward sample interpolated (no new extrema). */
+ * forward sample interpolated (no new extrema). Uses all of w->face. */
 void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3],
                            const mac_work *w);
 
@@ -215,11 +215,13 @@ double mac_divergence(const mac_grid *g, double *const vel[3], int i, int j, int
  * phi = |x - xbar| - r with xbar the kernel-weighted mean of the particles
  * within 2 dx (Zhu and Bridson's smoothed union of spheres), particles
  * mirrored across walls and solid cells (solid may be NULL) filled with
- * per_axis^dim points like the liquid; cells with no point that close get +2 dx. */
+ * per_axis^dim points like the liquid; cells with no point that close get +2 dx.
+ * Its kernel sums go in w->cell. */
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
                    const mac_work *w, double *phi);
 
-/* Particle velocities to faces with multilinear weights (faces with no weight get 0). */
+/* Particle velocities to faces with multilinear weights (faces with no weight
+ * get 0); the weights go in w->face[0]. */
 void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
                            double *const vel[3]);
 
