@@ -59,12 +59,15 @@ typedef struct fluid_mac {
     mac_geometry geo;
     int solved;
     mac_projection proj;
+    mac_work work;           /* scratch of every solve */
     /* free-surface liquid: FLIP/PIC marker particles and their level set */
     int liquid;
     double flip;             /* FLIP share of the particle velocity update (0: PIC) */
     double particle_radius;  /* m */
     size_t np_n, np;         /* particles committed / after the last solve */
+    size_t np_cap;           /* particles the arrays below have room for */
     double *xp_n, *vp_n, *xp, *vp;   /* dim per particle */
+    double *pic, *delta;     /* dim per particle: grid velocity and its change at each particle */
     double *phi_n, *phi;     /* level set per cell */
     double *dvel[3];         /* FLIP velocity change per face of each axis */
     double *fill;            /* boxes (x0 y0 [z0] x1 y1 [z1]) the liquid starts in */
@@ -79,6 +82,7 @@ typedef struct fluid_mac {
     size_t n_shell;
     double *shell_X0;
     const double *shell_X1;
+    mac_shell_elem *shell_elem;   /* per shell element: what the particle moves need, made by each move */
     /* buffers handed out */
     double *C, *q;
     unsigned char *saved;
@@ -334,6 +338,9 @@ static void fluid_destroy(void *p)
     free(self->vp_n);
     free(self->xp);
     free(self->vp);
+    free(self->pic);
+    free(self->delta);
+    mac_work_free(&self->work);
     free(self->phi_n);
     free(self->phi);
     for (int a = 0; a < 3; a++) {
@@ -362,6 +369,7 @@ static void fluid_destroy(void *p)
     free(self->raster);
     free(self->shell_seg);
     free(self->shell_X0);
+    free(self->shell_elem);
     free(self);
 }
 
@@ -377,47 +385,75 @@ static size_t cell_of(const mac_grid *g, const double *x)
 }
 
 /* Particles per cell at the start: per_axis along each axis. */
-static size_t particles_per_cell(const fluid_mac *self)
+static size_t particles_per_cell(const fluid_mac *self) { return mac_subgrid_count(&self->g, self->per_axis); }
+
+/* Make room for n particles in the particle arrays (kept when large enough).
+ * Returns 0 when out of memory (the arrays already there stay valid). */
+static int reserve_particles(fluid_mac *self, size_t n)
 {
-    return (size_t)self->per_axis * (size_t)self->per_axis * (size_t)(self->g.dim == 3 ? self->per_axis : 1);
+    if (n <= self->np_cap && self->xp_n)
+        return 1;
+    size_t bytes = ((size_t)self->g.dim * n + 1) * sizeof(double);
+    double **arrays[] = {&self->xp_n, &self->vp_n, &self->xp, &self->vp, &self->pic, &self->delta};
+    for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++) {
+        double *grown = realloc(*arrays[m], bytes);
+        if (!grown)
+            return 0;
+        *arrays[m] = grown;
+    }
+    self->np_cap = n;
+    return 1;
 }
 
-/* per_axis^dim particles on a regular sub-grid of every cell whose centre is in a fill box. */
-static void seed_particles(fluid_mac *self)
+/* Whether the centre of cell ijk lies in one of the fill boxes. */
+static int in_fill(const fluid_mac *self, const int *ijk)
 {
     const mac_grid *g = &self->g;
-    size_t dim = (size_t)g->dim, nc = mac_ncell(g), ppc = particles_per_cell(self), cap = nc * ppc;
-    self->xp_n = malloc(dim * cap * sizeof(double));
-    self->vp_n = calloc(dim * cap, sizeof(double));
-    self->xp = malloc(dim * cap * sizeof(double));
-    self->vp = malloc(dim * cap * sizeof(double));
+    size_t dim = (size_t)g->dim;
+    for (size_t b = 0; b < self->n_fill; b++) {
+        const double *f = self->fill + 2 * dim * b;
+        int in = 1;
+        for (size_t d = 0; d < dim; d++) {
+            double xc = g->origin[d] + (ijk[d] + 0.5) * g->dx;
+            in &= xc >= f[d] && xc <= f[dim + d];
+        }
+        if (in)
+            return 1;
+    }
+    return 0;
+}
+
+/* per_axis^dim particles on a regular sub-grid of every cell whose centre is
+ * in a fill box; the arrays hold just those. Returns 0 when out of memory. */
+static int seed_particles(fluid_mac *self)
+{
+    const mac_grid *g = &self->g;
+    size_t dim = (size_t)g->dim, nc = mac_ncell(g), ppc = particles_per_cell(self), filled = 0;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++)
+                filled += (size_t)in_fill(self, (const int[3]){i, j, k});
     self->phi_n = malloc(nc * sizeof(double));
     self->phi = malloc(nc * sizeof(double));
+    int ok = self->phi_n && self->phi && reserve_particles(self, filled * ppc);
     for (int a = 0; a < g->dim; a++)
-        self->dvel[a] = malloc(mac_nf(g, a) * sizeof(double));
+        ok &= (self->dvel[a] = malloc(mac_nf(g, a) * sizeof(double))) != NULL;
+    if (!ok)
+        return 0;
+    memset(self->vp_n, 0, dim * self->np_cap * sizeof(double));
     size_t n = 0;
     int pa = self->per_axis;
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
                 const int ijk[3] = {i, j, k};
-                int in = 0;
-                for (size_t b = 0; b < self->n_fill && !in; b++) {
-                    const double *f = self->fill + 2 * dim * b;
-                    in = 1;
-                    for (size_t d = 0; d < dim; d++) {
-                        double xc = g->origin[d] + (ijk[d] + 0.5) * g->dx;
-                        in &= xc >= f[d] && xc <= f[dim + d];
-                    }
-                }
-                for (size_t q = 0; in && q < ppc; q++, n++) {
-                    const int sub[3] = {(int)q % pa, (int)q / pa % pa, (int)q / pa / pa};
-                    for (size_t d = 0; d < dim; d++)
-                        self->xp_n[dim * n + d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / pa) * g->dx;
-                }
+                int in = in_fill(self, ijk);
+                for (size_t q = 0; in && q < ppc; q++, n++)
+                    mac_subgrid_point(g, ijk, pa, q, self->xp_n + dim * n);
             }
     self->np_n = n;
-    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, pa, self->phi_n);
+    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, pa, &self->work, self->phi_n);
+    return 1;
 }
 
 /* Drop the particles that start inside solid cells (the liquid cannot be there). */
@@ -433,7 +469,7 @@ static void remove_particles_in(fluid_mac *self, const uint8_t *solid)
         kept++;
     }
     self->np_n = kept;
-    mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, solid, self->per_axis, self->phi_n);
+    mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, solid, self->per_axis, &self->work, self->phi_n);
 }
 
 static void *fluid_create(const char *config_json, const seam_host *host)
@@ -465,7 +501,7 @@ static void *fluid_create(const char *config_json, const seam_host *host)
     for (size_t m = 0; m < sizeof cells / sizeof cells[0]; m++)
         ok &= (*cells[m] = calloc(nc, sizeof(double))) != NULL;
     self->solid_n = calloc(nc, 1);
-    if (!ok || !self->solid_n) {
+    if (!ok || !self->solid_n || mac_work_init(&self->work, g) != SEAM_OK) {
         seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%dx%d grid", g->nx, g->ny, g->nz);
         fluid_destroy(self);
         return NULL;
@@ -474,8 +510,12 @@ static void *fluid_create(const char *config_json, const seam_host *host)
         self->d_n[c] = self->d_init;
         self->T_n[c] = self->T_init;
     }
-    if (self->liquid)
-        seed_particles(self);
+    if (self->liquid && !seed_particles(self)) {
+        seam_logf(host, SEAM_LOG_ERROR, "out of memory for the liquid's particles on a %dx%dx%d grid", g->nx, g->ny,
+                  g->nz);
+        fluid_destroy(self);
+        return NULL;
+    }
     return self;
 }
 
@@ -517,9 +557,16 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     /* The liquid's particles must not pass the thin shells (two-sided elements). */
     free(self->shell_seg);
     free(self->shell_X0);
+    free(self->shell_elem);
     self->n_shell = 0;
     self->shell_seg = malloc((npe * iface->n_elems + 1) * sizeof *self->shell_seg);
     self->shell_X0 = malloc((npe * iface->n_points + 1) * sizeof *self->shell_X0);
+    self->shell_elem = malloc((iface->n_elems + 1) * sizeof *self->shell_elem);
+    if (!self->shell_seg || !self->shell_X0 || !self->shell_elem) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "bind: out of memory for %zu interface elements", iface->n_elems);
+        self->bound = 0;
+        return SEAM_ERROR;
+    }
     for (size_t e = 0; e < iface->n_elems; e++)
         if (iface->two_sided && iface->two_sided[e]) {
             memcpy(self->shell_seg + npe * self->n_shell, iface->elems + npe * e, npe * sizeof *self->shell_seg);
@@ -664,8 +711,7 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
         if (cells == 0)
             continue;   /* covered by a body: it pushes nothing in */
         /* the rate per cell volume (dx^2 per unit depth in 2D, dx^3 in 3D) */
-        double rate = src->rate * ramp(src, t) /
-                      (g->dim == 3 ? cells * g->dx * g->dx * g->dx : cells * g->dx * g->dx);
+        double rate = src->rate * ramp(src, t) / (cells * mac_cell_volume(g));
         for (int kk = 0; kk < g->nz; kk++)
             for (int j = 0; j < g->ny; j++)
                 for (int i = 0; i < g->nx; i++) {
@@ -758,7 +804,7 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
     if (!nf)
         return;
     double *f = calloc(dim * nf, sizeof *f);
-    double A = dim == 3 ? g->dx * g->dx : g->dx;           /* face area (per unit depth in 2D) */
+    double A = mac_face_area(g);
     double M_half = self->rho * A * g->dx / 2.0;   /* one half of a face's dual cell */
     int extrapolate = self->loads == LOADS_PRESSURE;
     for (size_t k = 0; k < nf; k++) {
@@ -851,9 +897,11 @@ static seam_status spread_particles(fluid_mac *self)
     mac_geometry_free(&geo);
     if (st != SEAM_OK)
         return st;
-    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1};   /* they hold still here */
+    /* the shells hold still here */
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1, self->shell_elem};
     self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0, &shells);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work,
+                  self->phi);
     return SEAM_OK;
 }
 
@@ -871,16 +919,15 @@ static seam_status update_particles(fluid_mac *self, double dt)
     mac_extrapolate(g, &self->geo, 3, self->dvel);
     size_t n = self->np_n;
     memcpy(self->xp, self->xp_n, dim * n * sizeof(double));
-    double *pic = malloc((dim * n + 1) * sizeof *pic), *delta = malloc((dim * n + 1) * sizeof *delta);
+    double *pic = self->pic, *delta = self->delta;
     mac_grid_to_particles(g, n, self->xp, self->vel, pic);
     mac_grid_to_particles(g, n, self->xp, self->dvel, delta);
     for (size_t k = 0; k < dim * n; k++)
         self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
-    free(pic);
-    free(delta);
-    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1};
+    mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1, self->shell_elem};
     self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, self->phi);
+    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work,
+                  self->phi);
     return spread_particles(self);
 }
 
@@ -945,13 +992,13 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in
             self->shell_X0[k] = in->X[k] - dt * in->V[k];
     }
     if (self->liquid) {   /* the particles carry the momentum (FLIP/PIC) */
-        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, self->vel);
+        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
         for (int a = 0; a < g->dim; a++)
             memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
     } else if (self->advection == ADVECT_MACCORMACK) {
-        mac_advect_maccormack(g, self->vel_n, dt, self->vel);
+        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
     } else if (self->advection == ADVECT_BFECC) {
-        mac_advect_bfecc(g, self->vel_n, dt, self->vel);
+        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
     } else {
         mac_advect(g, self->vel_n, dt, self->vel);
     }
@@ -1030,7 +1077,7 @@ static void add_region_flux(void *ctx, const inflow *src, int axis, const int *i
     const mac_grid *g = &rf->self->g;
     int r = rf->geo->region[cell];
     if (r >= 0 && rf->slot[r] >= 0)   /* times the face area (dx per unit depth in 2D) */
-        rf->self->q[rf->slot[r]] += g->dim == 3 ? u_in * g->dx * g->dx : u_in * g->dx;
+        rf->self->q[rf->slot[r]] += u_in * mac_face_area(g);
 }
 
 static seam_status fluid_regions(void *p, const seam_step *step, const double *X, seam_regions *out)
@@ -1066,10 +1113,10 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
     if (volume_sources(self, &geo, step->t + 0.5 * step->dt, s, s + nc, s + 2 * nc))
         for (size_t c = 0; c < nc; c++)
             if (geo.region[c] >= 0 && slot[geo.region[c]] >= 0)
-                self->q[slot[geo.region[c]]] += g->dim == 3 ? s[c] * g->dx * g->dx * g->dx : s[c] * g->dx * g->dx;
+                self->q[slot[geo.region[c]]] += s[c] * mac_cell_volume(g);
     free(s);
     double *a = calloc(dim * geo.n_faces + 1, sizeof *a);
-    double area = dim == 3 ? g->dx * g->dx : g->dx;
+    double area = mac_face_area(g);
     for (size_t r = 0; r < m && np; r++) {
         /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid. */
         memset(a, 0, dim * geo.n_faces * sizeof *a);
@@ -1099,7 +1146,12 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
 
 /* ---- state, fields, output ------------------------------------------------- */
 
-#define SAVE_MAGIC 0x43414d46u   /* "FMAC" */
+/* The first word of a saved state names its format: "FMAC" was version 1
+ * (header nx ny, then nx ny nz under the same word), "FMA2" is version 2
+ * (header nx ny nz). A new layout takes a new word. */
+#define SAVE_MAGIC_V1 0x43414d46u   /* "FMAC" */
+#define SAVE_MAGIC 0x32414d46u      /* "FMA2" */
+#define SAVE_VERSION 2
 
 /* Bytes of a saved state with np particles. */
 static size_t state_size(const fluid_mac *self, size_t np)
@@ -1163,6 +1215,13 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
     const mac_grid *g = &self->g;
     uint32_t head[4] = {0, 0, 0, 0};
     uint64_t np = 0;
+    if (n >= sizeof head[0])
+        memcpy(head, bytes, sizeof head[0]);
+    if (head[0] == SAVE_MAGIC_V1) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "load: a fluid_mac state in save format version 1 (before 3D grids); "
+                  "this build reads version %d only", SAVE_VERSION);
+        return SEAM_ERROR;
+    }
     size_t fixed = state_size(self, 0) - (self->liquid ? mac_ncell(g) * sizeof(double) : 0) - sizeof np;
     if (n >= fixed + sizeof np) {
         memcpy(head, bytes, sizeof head);
@@ -1174,6 +1233,10 @@ static seam_status fluid_load(void *p, const void *bytes, size_t n)
         head[2] != (uint32_t)g->ny || head[3] != (uint32_t)g->nz) {
         seam_logf(self->host, SEAM_LOG_ERROR, "load: not a fluid_mac state of a %dx%dx%d grid (%zu bytes, expected %zu)",
                   g->nx, g->ny, g->nz, n, state_size(self, np <= cap ? np : 0));
+        return SEAM_ERROR;
+    }
+    if (self->liquid && !reserve_particles(self, (size_t)np)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "load: out of memory for %zu particles", (size_t)np);
         return SEAM_ERROR;
     }
     /* The buffer is only read: move_state copies out of it when save is 0. */

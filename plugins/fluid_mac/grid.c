@@ -197,7 +197,7 @@ static void mark_shell_faces_3d(mac_geometry *geo, const mac_grid *g, const seam
 /* Which side of the line a-b the point c lies on (points on the line count as +). */
 static int side_of(const double *a, const double *b, const double *c)
 {
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) >= 0.0;
+    return mac_orient2(a, b, c) >= 0.0;
 }
 
 /* Faces whose dual segment (between the two cell centres) a thin shell crosses (2D). */
@@ -527,56 +527,60 @@ static void maccormack_combine(size_t n, const double *q0, const double *q_back,
         q[f] = clampd(q[f] + 0.5 * (q0[f] - q_back[f]), lo[f], hi[f]);
 }
 
+seam_status mac_work_init(mac_work *w, const mac_grid *g)
+{
+    *w = (mac_work){{{NULL}}, NULL};
+    int ok = 1;
+    for (int m = 0; m < 3; m++)
+        for (int a = 0; a < g->dim; a++)
+            ok &= (w->face[m][a] = malloc(mac_nf(g, a) * sizeof(double))) != NULL;
+    ok &= (w->cell = malloc(((size_t)g->dim + 1) * mac_ncell(g) * sizeof(double))) != NULL;
+    if (!ok)
+        mac_work_free(w);
+    return ok ? SEAM_OK : SEAM_ERROR;
+}
+
+void mac_work_free(mac_work *w)
+{
+    for (int m = 0; m < 3; m++)
+        for (int a = 0; a < 3; a++)
+            free(w->face[m][a]);
+    free(w->cell);
+    *w = (mac_work){{{NULL}}, NULL};
+}
+
 /* The forward step to u^ (keeping the range of u^n each forward sample
- * used) and the way back to u~ with the same velocity: the round trip whose
- * error MacCormack and BFECC both estimate. Free with round_trip_free. */
-typedef struct round_trip {
-    double *lo[3], *hi[3], *back[3];
-} round_trip;
-
-static round_trip round_trip_run(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
+ * used, in lo and hi) and the way back to u~ (in back) with the same
+ * velocity: the round trip whose error MacCormack and BFECC both estimate. */
+static void round_trip_run(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3],
+                           double *const lo[3], double *const hi[3], double *const back[3])
 {
-    round_trip rt = {{NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
-    for (int a = 0; a < g->dim; a++) {
-        rt.lo[a] = malloc(mac_nf(g, a) * sizeof(double));
-        rt.hi[a] = malloc(mac_nf(g, a) * sizeof(double));
-        rt.back[a] = malloc(mac_nf(g, a) * sizeof(double));
-    }
-    advect_by(g, vel0, dt, vel0, vel, rt.lo, rt.hi);
-    advect_by(g, vel0, -dt, vel, rt.back, NULL, NULL);
-    return rt;
+    advect_by(g, vel0, dt, vel0, vel, lo, hi);
+    advect_by(g, vel0, -dt, vel, back, NULL, NULL);
 }
 
-static void round_trip_free(const mac_grid *g, round_trip *rt)
+void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3],
+                           const mac_work *w)
 {
-    for (int a = 0; a < g->dim; a++) {
-        free(rt->lo[a]);
-        free(rt->hi[a]);
-        free(rt->back[a]);
-    }
-}
-
-void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
-{
-    round_trip rt = round_trip_run(g, vel0, dt, vel);
+    double *const *lo = w->face[0], *const *hi = w->face[1], *const *back = w->face[2];
+    round_trip_run(g, vel0, dt, vel, lo, hi, back);
     /* the difference of u~ to u^n estimates the forward step's error: take half of it back */
     for (int a = 0; a < g->dim; a++)
-        maccormack_combine(mac_nf(g, a), vel0[a], rt.back[a], rt.lo[a], rt.hi[a], vel[a]);
-    round_trip_free(g, &rt);
+        maccormack_combine(mac_nf(g, a), vel0[a], back[a], lo[a], hi[a], vel[a]);
 }
 
-void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3])
+void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3], const mac_work *w)
 {
-    round_trip rt = round_trip_run(g, vel0, dt, vel);
+    double *const *lo = w->face[0], *const *hi = w->face[1], *const *back = w->face[2];
+    round_trip_run(g, vel0, dt, vel, lo, hi, back);
     /* Kim et al.: u^n + (u^n - u~)/2 removes half the round trip's error before the real step. */
     for (int a = 0; a < g->dim; a++)
         for (size_t f = 0; f < mac_nf(g, a); f++)
-            rt.back[a][f] = vel0[a][f] + 0.5 * (vel0[a][f] - rt.back[a][f]);
-    advect_by(g, vel0, dt, rt.back, vel, NULL, NULL);
+            back[a][f] = vel0[a][f] + 0.5 * (vel0[a][f] - back[a][f]);
+    advect_by(g, vel0, dt, back, vel, NULL, NULL);
     for (int a = 0; a < g->dim; a++)   /* the same stencil as the first pass: no new extrema */
         for (size_t f = 0; f < mac_nf(g, a); f++)
-            vel[a][f] = clampd(vel[a][f], rt.lo[a][f], rt.hi[a][f]);
-    round_trip_free(g, &rt);
+            vel[a][f] = clampd(vel[a][f], lo[a][f], hi[a][f]);
 }
 
 /* ---- projection ---------------------------------------------------------- */

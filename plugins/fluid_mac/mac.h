@@ -54,10 +54,34 @@ static inline size_t mac_nf(const mac_grid *g, int axis)
     return ((size_t)g->nx + (axis == 0)) * ((size_t)g->ny + (axis == 1)) * ((size_t)g->nz + (axis == 2));
 }
 static inline size_t mac_ncell(const mac_grid *g) { return (size_t)g->nx * (size_t)g->ny * (size_t)g->nz; }
+/* Area of a face (per unit depth in 2D: dx) and volume of a cell (dx^2 per unit depth in 2D). */
+static inline double mac_face_area(const mac_grid *g) { return g->dim == 3 ? g->dx * g->dx : g->dx; }
+static inline double mac_cell_volume(const mac_grid *g) { return g->dim == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx; }
+
+/* Points of a regular sub-grid of per_axis along each axis in a cell: how
+ * many, and point q (0 .. count - 1) of cell ijk into x. */
+static inline size_t mac_subgrid_count(const mac_grid *g, int per_axis)
+{
+    return (size_t)per_axis * (size_t)per_axis * (size_t)(g->dim == 3 ? per_axis : 1);
+}
+static inline void mac_subgrid_point(const mac_grid *g, const int *ijk, int per_axis, size_t q, double *x)
+{
+    int pa = per_axis;
+    const int sub[3] = {(int)q % pa, (int)q / pa % pa, (int)q / pa / pa};
+    for (int d = 0; d < g->dim; d++)
+        x[d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / pa) * g->dx;
+}
+
 /* Index step between neighbouring cells along an axis. */
 static inline size_t mac_stride(const mac_grid *g, int axis)
 {
     return axis == 0 ? 1 : axis == 1 ? (size_t)g->nx : (size_t)g->nx * (size_t)g->ny;
+}
+
+/* Twice the signed area of the 2D triangle (a, b, c): > 0 when c lies left of a -> b. */
+static inline double mac_orient2(const double *a, const double *b, const double *c)
+{
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
 }
 
 enum { SHELL = 2 };
@@ -111,6 +135,17 @@ void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, dou
 
 /* Velocities are passed as one array per axis, vel[0..dim-1] (u, v, w). */
 
+/* Scratch of the solve steps, allocated once per grid and reused by every
+ * solve: three face arrays per axis and dim + 1 numbers per cell. */
+typedef struct mac_work {
+    double *face[3][3];      /* [array][axis]: the advection round trip, the particle weights */
+    double *cell;            /* (dim + 1) per cell: the level set's kernel sums */
+} mac_work;
+
+/* Returns SEAM_ERROR when out of memory (nothing to free then). */
+seam_status mac_work_init(mac_work *w, const mac_grid *g);
+void mac_work_free(mac_work *w);
+
 /* Multilinear (bi- or trilinear) sample of the face component `axis` at a point x (clamped to the grid). */
 double mac_sample(const mac_grid *g, int axis, const double *q, const double *x);
 
@@ -121,14 +156,15 @@ void mac_advect(const mac_grid *g, double *const vel0[3], double dt, double *con
 /* The same with the MacCormack correction (Selle et al. 2008): a forward and
  * a backward semi-Lagrangian step estimate the forward error, half of it is
  * removed, and each value is clamped to the range of the grid values its
- * forward sample interpolated (no new extrema). */
-void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
+ * forward sample interpolated (no new extrema). Uses all of w->face. */
+void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3],
+                           const mac_work *w);
 
 /* The same with BFECC (Kim et al. 2005): a forward and a backward step give
  * the round trip's error, half of it is taken off u^n, and the corrected field
  * is advected forward; each value is clamped to the range of the u^n values
  * its forward sample interpolated (no new extrema). */
-void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3]);
+void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3], const mac_work *w);
 
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid
  * cells and its MIC(0) preconditioner. */
@@ -179,12 +215,15 @@ double mac_divergence(const mac_grid *g, double *const vel[3], int i, int j, int
  * phi = |x - xbar| - r with xbar the kernel-weighted mean of the particles
  * within 2 dx (Zhu and Bridson's smoothed union of spheres), particles
  * mirrored across walls and solid cells (solid may be NULL) filled with
- * per_axis^dim points like the liquid; cells with no point that close get +2 dx. */
+ * per_axis^dim points like the liquid; cells with no point that close get +2 dx.
+ * Its kernel sums go in w->cell. */
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
-                   double *phi);
+                   const mac_work *w, double *phi);
 
-/* Particle velocities to faces with multilinear weights (faces with no weight get 0). */
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *const vel[3]);
+/* Particle velocities to faces with multilinear weights (faces with no weight
+ * get 0); the weights go in w->face[0]. */
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                           double *const vel[3]);
 
 /* Multilinear samples of vel at each particle into out (n*dim). */
 void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out);
@@ -193,12 +232,24 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
  * cell centres; weight beyond the outer centres folds back into the grid. */
 void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count);
 
+/* What the particle tests need of one shell element, worked out once per
+ * move instead of once per particle. */
+typedef struct mac_shell_elem {
+    double d[3];             /* mean displacement of its points over the move */
+    double v[3][3];          /* end positions of its points */
+    double edge[3][3];       /* 3D: v[m+1] - v[m]; 2D: edge[0] = b - a */
+    double nrm[3];           /* 3D: edge[0] x (v[2] - v[0]), not normalised */
+    double len;              /* 2D: segment length; 3D: |nrm| */
+    double lo[3], hi[3];     /* bounding box of the end positions, padded */
+} mac_shell_elem;
+
 /* Thin shells that stop particles: the two-sided segments (2D) or triangles
  * (3D), with their points' positions at the start (X0) and the end (X1) of the move. */
 typedef struct mac_shells {
     size_t n;                /* elements */
     const int32_t *seg;      /* dim point indices per element */
     const double *X0, *X1;   /* dim numbers per point */
+    mac_shell_elem *elem;    /* room for n, filled by each move (NULL: worked out per particle) */
 } mac_shells;
 
 /* Move particles through vel over dt (RK2 midpoint): walls hold them,

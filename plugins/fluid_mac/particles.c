@@ -69,11 +69,12 @@ static void scatter(const mac_grid *g, const double *xp, double R, double *sw, d
 }
 
 void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
-                   double *phi)
+                   const mac_work *w, double *phi)
 {
     size_t nc = mac_ncell(g), dim = (size_t)g->dim;
     double R = 2.0 * g->dx;
-    double *sw = calloc(nc, sizeof *sw), *sx = calloc(dim * nc, sizeof *sx);
+    double *sw = w->cell, *sx = w->cell + nc;
+    memset(sw, 0, (dim + 1) * nc * sizeof *sw);
     int images = dim == 3 ? 27 : 9;
     for (size_t p = 0; p < n; p++) {
         const double *xp = x + dim * p;
@@ -87,15 +88,13 @@ void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const
         }
     }
     /* Solid cells count as filled, so the liquid meets a body without a gap. */
-    int fill = per_axis * per_axis * (dim == 3 ? per_axis : 1);
+    size_t fill = mac_subgrid_count(g, per_axis);
     for (int k = 0; solid && k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++)
-                for (int q = 0; solid[mac_c(g, i, j, k)] && q < fill; q++) {
-                    const int ijk[3] = {i, j, k}, sub[3] = {q % per_axis, q / per_axis % per_axis, q / per_axis / per_axis};
+                for (size_t q = 0; solid[mac_c(g, i, j, k)] && q < fill; q++) {
                     double xp[3];
-                    for (size_t d = 0; d < dim; d++)
-                        xp[d] = g->origin[d] + (ijk[d] + (sub[d] + 0.5) / per_axis) * g->dx;
+                    mac_subgrid_point(g, (const int[3]){i, j, k}, per_axis, q, xp);
                     scatter(g, xp, R, sw, sx);
                 }
     for (int k = 0; k < g->nz; k++)
@@ -109,8 +108,6 @@ void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const
                 double dist = dim == 3 ? sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) : hypot(e[0], e[1]);
                 phi[c] = sw[c] > 0.0 ? dist - r : R;
             }
-    free(sw);
-    free(sx);
 }
 
 /* Fractional grid index of point x for the array of face component `axis`
@@ -164,12 +161,13 @@ void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *
     }
 }
 
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, double *const vel[3])
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                           double *const vel[3])
 {
     size_t dim = (size_t)g->dim;
-    double *wsum[3] = {NULL, NULL, NULL};
+    double *const *wsum = w->face[0];
     for (size_t a = 0; a < dim; a++) {
-        wsum[a] = calloc(mac_nf(g, (int)a), sizeof(double));
+        memset(wsum[a], 0, mac_nf(g, (int)a) * sizeof(double));
         memset(vel[a], 0, mac_nf(g, (int)a) * sizeof(double));
     }
     for (size_t p = 0; p < n; p++)
@@ -182,7 +180,6 @@ void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const d
     for (size_t a = 0; a < dim; a++) {
         for (size_t q = 0; q < mac_nf(g, (int)a); q++)
             vel[a][q] = wsum[a][q] > 0.0 ? vel[a][q] / wsum[a][q] : 0.0;
-        free(wsum[a]);
     }
 }
 
@@ -194,10 +191,75 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
             out[dim * p + a] = mac_sample(g, (int)a, vel[a], x + dim * p);
 }
 
-/* Twice the signed area of (a, b, c): > 0 when c lies left of a -> b. */
-static double orient(const double *a, const double *b, const double *c)
+static void cross3(const double *a, const double *b, double *c)
 {
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Element s of the shells: its mean displacement, end positions, edges,
+ * normal and padded bounding box (the crossing point of a path lies in it). */
+static void shell_elem(const mac_grid *g, const mac_shells *sh, size_t s, mac_shell_elem *e)
+{
+    size_t dim = (size_t)g->dim;
+    memset(e, 0, sizeof *e);
+    for (size_t m = 0; m < dim; m++) {
+        size_t idx = dim * (size_t)sh->seg[dim * s + m];
+        for (size_t k = 0; k < dim; k++) {
+            e->v[m][k] = sh->X1[idx + k];
+            if (dim == 3)
+                e->d[k] += (sh->X1[idx + k] - sh->X0[idx + k]) / 3.0;
+        }
+    }
+    if (dim == 2) {
+        const double *a0 = sh->X0 + 2 * (size_t)sh->seg[2 * s], *b0 = sh->X0 + 2 * (size_t)sh->seg[2 * s + 1];
+        const double *a1 = e->v[0], *b1 = e->v[1];
+        for (int k = 0; k < 2; k++) {
+            e->d[k] = 0.5 * (a1[k] - a0[k] + b1[k] - b0[k]);
+            e->edge[0][k] = b1[k] - a1[k];
+        }
+        e->len = hypot(b1[0] - a1[0], b1[1] - a1[1]);
+    } else {
+        double e2[3];
+        for (int m = 0; m < 3; m++)
+            for (int k = 0; k < 3; k++)
+                e->edge[m][k] = e->v[(m + 1) % 3][k] - e->v[m][k];
+        for (int k = 0; k < 3; k++)
+            e2[k] = e->v[2][k] - e->v[0][k];
+        cross3(e->edge[0], e2, e->nrm);
+        e->len = sqrt(dot3(e->nrm, e->nrm));
+    }
+    double pad = 1e-6 * g->dx;
+    for (size_t k = 0; k < dim; k++) {
+        e->lo[k] = e->hi[k] = e->v[0][k];
+        for (size_t m = 1; m < dim; m++) {
+            e->lo[k] = fmin(e->lo[k], e->v[m][k]);
+            e->hi[k] = fmax(e->hi[k], e->v[m][k]);
+        }
+        e->lo[k] -= pad;
+        e->hi[k] += pad;
+    }
+}
+
+/* Whether the path q0 -> p1 stays clear of the element's box (then it cannot cross the element). */
+static int misses_box(const mac_shell_elem *e, int dim, const double *q0, const double *p1)
+{
+    for (int k = 0; k < dim; k++)
+        if (fmax(q0[k], p1[k]) < e->lo[k] || fmin(q0[k], p1[k]) > e->hi[k])
+            return 1;
+    return 0;
+}
+
+/* Element s, from the shells' prepared elements or worked out into tmp. */
+static const mac_shell_elem *elem_at(const mac_grid *g, const mac_shells *sh, size_t s, mac_shell_elem *tmp)
+{
+    if (sh->elem)
+        return &sh->elem[s];
+    shell_elem(g, sh, s, tmp);
+    return tmp;
 }
 
 /* Stop a particle moving from p0 to p1 at the first shell segment it crosses.
@@ -208,23 +270,25 @@ static double orient(const double *a, const double *b, const double *c)
 static void stop_at_shells(const mac_grid *g, const mac_shells *sh, double dt, const double *p0, double *p1,
                            double *vp)
 {
+    mac_shell_elem tmp;
     for (size_t s = 0; s < sh->n; s++) {
-        size_t ia = 2 * (size_t)sh->seg[2 * s], ib = 2 * (size_t)sh->seg[2 * s + 1];
-        const double *a0 = sh->X0 + ia, *b0 = sh->X0 + ib, *a1 = sh->X1 + ia, *b1 = sh->X1 + ib;
-        double d[2] = {0.5 * (a1[0] - a0[0] + b1[0] - b0[0]), 0.5 * (a1[1] - a0[1] + b1[1] - b0[1])};
+        const mac_shell_elem *e = elem_at(g, sh, s, &tmp);
+        const double *a1 = e->v[0], *b1 = e->v[1], *d = e->d;
         double q0[2] = {p0[0] + d[0], p0[1] + d[1]};
-        double s0 = orient(a1, b1, q0), s1 = orient(a1, b1, p1);
+        if (misses_box(e, 2, q0, p1))
+            continue;
+        double s0 = mac_orient2(a1, b1, q0), s1 = mac_orient2(a1, b1, p1);
         if (s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
             continue;   /* still on its side of the segment's line */
-        double t0 = orient(q0, p1, a1), t1 = orient(q0, p1, b1);
+        double t0 = mac_orient2(q0, p1, a1), t1 = mac_orient2(q0, p1, b1);
         if ((t0 > 0.0 && t1 > 0.0) || (t0 < 0.0 && t1 < 0.0))
             continue;   /* the path passes beside the segment */
-        double lam = s0 / (s0 - s1), len = hypot(b1[0] - a1[0], b1[1] - a1[1]);
+        double lam = s0 / (s0 - s1), len = e->len;
         if (len == 0.0)
             continue;
         /* Unit normal of the segment towards the side the particle came from. */
         double sign = s0 > 0.0 ? 1.0 : -1.0;
-        double nrm[2] = {-sign * (b1[1] - a1[1]) / len, sign * (b1[0] - a1[0]) / len};
+        double nrm[2] = {-sign * e->edge[0][1] / len, sign * e->edge[0][0] / len};
         for (int k = 0; k < 2; k++)
             p1[k] = q0[k] + lam * (p1[k] - q0[k]) + 1e-3 * g->dx * nrm[k];
         double vn = (vp[0] - d[0] / dt) * nrm[0] + (vp[1] - d[1] / dt) * nrm[1];
@@ -234,41 +298,27 @@ static void stop_at_shells(const mac_grid *g, const mac_shells *sh, double dt, c
     }
 }
 
-static void cross3(const double *a, const double *b, double *c)
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 /* The 3D counterpart of stop_at_shells for shell triangles: the relative path
  * p0 + d -> p1 (d the triangle's mean displacement) against the triangle's
  * end position. */
 static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt, const double *p0, double *p1,
                               double *vp)
 {
+    mac_shell_elem tmp;
     for (size_t s = 0; s < sh->n; s++) {
-        const double *v0[3], *v1[3];
-        double d[3] = {0.0, 0.0, 0.0};
-        for (int m = 0; m < 3; m++) {
-            size_t idx = 3 * (size_t)sh->seg[3 * s + (size_t)m];
-            v0[m] = sh->X0 + idx;
-            v1[m] = sh->X1 + idx;
-            for (int k = 0; k < 3; k++)
-                d[k] += (v1[m][k] - v0[m][k]) / 3.0;
-        }
-        double e1[3], e2[3], nrm[3], q0[3], r0[3], r1[3];
-        for (int k = 0; k < 3; k++) {
-            e1[k] = v1[1][k] - v1[0][k];
-            e2[k] = v1[2][k] - v1[0][k];
+        const mac_shell_elem *e = elem_at(g, sh, s, &tmp);
+        const double *d = e->d, *v0 = e->v[0];
+        double q0[3], r0[3], r1[3], nrm[3];
+        for (int k = 0; k < 3; k++)
             q0[k] = p0[k] + d[k];
-            r0[k] = q0[k] - v1[0][k];
-            r1[k] = p1[k] - v1[0][k];
+        if (misses_box(e, 3, q0, p1))
+            continue;
+        for (int k = 0; k < 3; k++) {
+            r0[k] = q0[k] - v0[k];
+            r1[k] = p1[k] - v0[k];
+            nrm[k] = e->nrm[k];
         }
-        cross3(e1, e2, nrm);
-        double len = sqrt(dot3(nrm, nrm)), s0 = dot3(nrm, r0), s1 = dot3(nrm, r1);
+        double len = e->len, s0 = dot3(nrm, r0), s1 = dot3(nrm, r1);
         if (len == 0.0 || s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
             continue;   /* still on its side of the triangle's plane */
         double lam = s0 / (s0 - s1), h[3];
@@ -277,12 +327,10 @@ static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt
         /* Inside the triangle: h is on the inner side of all three edges. */
         int inside = 1;
         for (int m = 0; m < 3 && inside; m++) {
-            double ed[3], rel[3], c[3];
-            for (int k = 0; k < 3; k++) {
-                ed[k] = v1[(m + 1) % 3][k] - v1[m][k];
-                rel[k] = h[k] - v1[m][k];
-            }
-            cross3(ed, rel, c);
+            double rel[3], c[3];
+            for (int k = 0; k < 3; k++)
+                rel[k] = h[k] - e->v[m][k];
+            cross3(e->edge[m], rel, c);
             inside = dot3(c, nrm) >= 0.0;
         }
         if (!inside)
@@ -305,6 +353,8 @@ size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, 
     size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
     int check_shells = shells && shells->n;
+    for (size_t s = 0; check_shells && shells->elem && s < shells->n; s++)
+        shell_elem(g, shells, s, &shells->elem[s]);   /* once per move, not per particle */
     size_t kept = 0;
     for (size_t p = 0; p < n; p++) {
         double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0};

@@ -15,9 +15,9 @@
 
 #include "seam/picture.h"
 #include "seam/plugin.h"
+#include "fluid_test.h"
 #include "test_host.h"
 
-const seam_plugin *seam_plugin_v1(void);
 
 /* ---- a kinematic rectangle: points about h apart, counter-clockwise ---- */
 
@@ -88,15 +88,7 @@ static seam_status step_with(const seam_plugin *P, void *fl, box *b, int64_t n, 
     return s;
 }
 
-static void *make(const seam_plugin *P, test_host *th, const char *json)
-{
-    test_host_init(th, "fluid", "fluids[0]");
-    void *fl = P->create(json, &th->host);
-    assert_non_null(fl);
-    return fl;
-}
 
-static seam_interface no_solid = {2, 0, NULL, NULL, NULL, 2, 0, NULL, NULL, 0};
 
 /* ---- tests ----------------------------------------------------------------- */
 
@@ -120,7 +112,7 @@ static void test_config_errors(void **state)
     assert_null(P->create("{\"cells\": [8, 8], \"dx\": 0.1, \"boundary\": {\"top\": \"free\"}}", &th.host));
     assert_true(test_host_saw(&th, "boundary.top"));
     /* An element naming a missing point is refused at bind with the element named. */
-    void *fl = make(P, &th, "{\"cells\": [8, 8], \"dx\": 0.1}");
+    void *fl = fluid_make(P, &th, "{\"cells\": [8, 8], \"dx\": 0.1}");
     box b;
     box_init(&b, 0.2, 0.2, 0.5, 0.5, 0.05);
     b.elems[7] = 999;
@@ -135,9 +127,9 @@ static void test_still_tank(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
+    void *fl = fluid_make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
                             " \"pressure_tolerance\": 1e-10}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     double H = 24 * 0.05, rho = 1000, g = 9.81;
     double dt = P->max_dt(fl);
     assert_true(dt > 0 && dt < 1.0);
@@ -166,8 +158,8 @@ static void test_closed_box_hydrostatic(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [10, 12], \"dx\": 0.1, \"pressure_tolerance\": 1e-10}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    void *fl = fluid_make(P, &th, "{\"cells\": [10, 12], \"dx\": 0.1, \"pressure_tolerance\": 1e-10}");
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     for (int n = 0; n < 20; n++)
         assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
     seam_raster r;
@@ -196,7 +188,7 @@ static void check_piston(const char *mode, double rel_tol)
     snprintf(json, sizeof json,
              "{\"cells\": [40, 4], \"dx\": 0.05, \"gravity\": [0, 0], \"loads\": \"%s\","
              " \"boundary\": {\"right\": \"open\"}, \"pressure_tolerance\": 1e-12}", mode);
-    void *fl = make(P, &th, json);
+    void *fl = fluid_make(P, &th, json);
     double dx = 0.05, h = 4 * dx, xp = 0.2, a = 1.0, dt = 0.005, rho = 1000;
     box b;
     /* The piston fills the channel from outside the left end to its face at xp. */
@@ -229,7 +221,7 @@ static void check_buoyancy(const char *mode)
     snprintf(json, sizeof json,
              "{\"cells\": [20, 24], \"dx\": 0.05, \"loads\": \"%s\", \"boundary\": {\"top\": \"open\"},"
              " \"pressure_tolerance\": 1e-12}", mode);
-    void *fl = make(P, &th, json);
+    void *fl = fluid_make(P, &th, json);
     box b;
     double x0 = 0.35, y0 = 0.3, x1 = 0.65, y1 = 0.7;   /* on cell faces: 6 x 8 cells */
     box_init(&b, x0, y0, x1, y1, 0.025);
@@ -279,7 +271,7 @@ static void test_projection_divergence(void **state)
         char json[256];
         snprintf(json, sizeof json, "{\"cells\": [24, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
                  " \"pressure_tolerance\": %g}", tol);
-        void *fl = make(P, &th, json);
+        void *fl = fluid_make(P, &th, json);
         box b;
         double dx = 0.05, dt = 0.01, w = 0.5;
         box_init(&b, 0.3, 0.3, 0.6, 0.55, 0.5 * dx);
@@ -311,7 +303,7 @@ static void test_regions_plank(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05}");
+    void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05}");
     box b;
     box_init(&b, -0.1, 0.45, 1.1, 0.55, 0.025);
     assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
@@ -331,7 +323,7 @@ static void test_regions_plank(void **state)
     assert_float_equal(rate[1], -w * 1.0, 1e-12);
     P->destroy(fl);
     /* With an open side nothing is enclosed. */
-    fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
+    fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
     box_init(&b, 0.3, 0.3, 0.7, 0.7, 0.025);
     assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
     assert_int_equal(P->regions(fl, &st, b.X, &R), SEAM_OK);
@@ -347,7 +339,7 @@ static void test_regions_box(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"pressure_tolerance\": 1e-10}");
+    void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"pressure_tolerance\": 1e-10}");
     box b;
     double c = 0.5, a = 0.2, dx = 0.05, dt = 0.01;
     box_init(&b, c - a, c - a, c + a, c + a, 0.5 * dx);
@@ -394,7 +386,7 @@ static void test_contract(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
+    void *fl = fluid_make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
     box b;
     double dx = 0.05, dt = 0.01;
     box_init(&b, 0.3, 0.3, 0.5, 0.5, 0.5 * dx);
@@ -443,6 +435,18 @@ static void test_contract(void **state)
     assert_int_equal(P->regions(fl, &st, A.X, &R), SEAM_UNSTABLE);
     assert_int_equal(P->load(fl, copy, size - 1), SEAM_ERROR);
     assert_true(test_host_saw(&th, "load"));
+    /* A state of save format version 1 ("FMAC", header nx ny, or nx ny nz) is refused by name. */
+    unsigned char *old = malloc(size);
+    memcpy(old, copy, size);
+    const uint32_t v1 = 0x43414d46u;
+    memcpy(old, &v1, sizeof v1);
+    assert_int_equal(P->load(fl, old, size), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "save format version 1"));
+    th.last[0] = '\0';
+    memmove(old + 12, old + 16, size - 16);   /* the 3-word header of the first 2D states */
+    assert_int_equal(P->load(fl, old, size - 4), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "save format version 1"));
+    free(old);
     assert_int_equal(P->field(fl, "vorticity", &r), SEAM_ERROR);
     /* VTK output of the committed state. */
     const char *dir = test_tmpdir("fluid_mac_vtk");
@@ -470,15 +474,6 @@ static void test_contract(void **state)
     P->destroy(fl);
 }
 
-static double total_smoke(const seam_plugin *P, void *fl)
-{
-    seam_raster r;
-    assert_int_equal(P->field(fl, "density", &r), SEAM_OK);
-    double m = 0.0;
-    for (int c = 0; c < r.nx * r.ny; c++)
-        m += r.data[c] * r.dx * r.dx;
-    return m;
-}
 
 /* A smoke jet from the floor of a chimney open at the top: until the smoke
  * reaches the outlet the domain holds exactly what came in (transport is
@@ -488,15 +483,15 @@ static void test_smoke_jet_conservation(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [32, 64], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
+    void *fl = fluid_make(P, &th, "{\"cells\": [32, 64], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
                             " \"boundary\": {\"top\": \"open\"},"
                             " \"sources\": [{\"side\": \"bottom\", \"range\": [0.375, 0.625], \"speed\": 1.0,"
                             " \"density\": 0.8, \"temperature\": 30}]}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     double dt = 0.02, width = 0.25, in_rate = 0.8 * 1.0 * width;
     for (int n = 0; n < 100; n++)
         assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
-    double M = total_smoke(P, fl);
+    double M = fluid_total_smoke(P, fl, 2);
     fprintf(stderr, "smoke after 2 s: %.12g kg/m, brought in %.12g\n", M, in_rate * 2.0);
     assert_float_equal(M, in_rate * 2.0, 1e-10 * in_rate);
     seam_raster r;
@@ -515,11 +510,11 @@ static void test_smoke_mass_balance(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [64, 16], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
+    void *fl = fluid_make(P, &th, "{\"cells\": [64, 16], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
                             " \"boundary\": {\"right\": \"open\"},"
                             " \"sources\": [{\"side\": \"left\", \"profile\": \"parabolic\", \"speed\": 1.0,"
                             " \"density\": 0.8}]}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     double dt = 0.02;
     /* Discrete inflow: 16 faces, 4 s (1 - s) at their centres, each dx wide. */
     double in_rate = 0.0;
@@ -529,10 +524,10 @@ static void test_smoke_mass_balance(void **state)
     }
     for (int n = 0; n < 400; n++)
         assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
-    double M0 = total_smoke(P, fl);
+    double M0 = fluid_total_smoke(P, fl, 2);
     for (int n = 400; n < 500; n++)
         assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
-    double M1 = total_smoke(P, fl);
+    double M1 = fluid_total_smoke(P, fl, 2);
     double in = in_rate * 100 * dt, out = in - (M1 - M0);
     fprintf(stderr, "channel jet over 2 s: in %.6g, out %.6g (ratio %.5f)\n", in, out, out / in);
     assert_true(fabs(out - in) < 0.01 * in);
@@ -545,16 +540,16 @@ static void test_smoke_parabolic_ramp(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [32, 64], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
+    void *fl = fluid_make(P, &th, "{\"cells\": [32, 64], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
                             " \"boundary\": {\"top\": \"open\"},"
                             " \"buoyancy\": {\"density\": 0.0, \"temperature\": 0.01},"
                             " \"sources\": [{\"side\": \"bottom\", \"range\": [0.375, 0.625], \"speed\": 1.0,"
                             " \"profile\": \"parabolic\", \"ramp_time\": 0.5, \"temperature\": 20}]}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     double dt = 0.01;
     for (int n = 0; n < 100; n++)
         assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
-    double M = total_smoke(P, fl), want = 1.0 * 1.0 * (2.0 / 3.0) * 0.25 * (1.0 - 0.25);
+    double M = fluid_total_smoke(P, fl, 2), want = 1.0 * 1.0 * (2.0 / 3.0) * 0.25 * (1.0 - 0.25);
     fprintf(stderr, "parabolic ramped inflow after 1 s: %.6g, analytic %.6g\n", M, want);
     assert_float_equal(M, want, 0.01 * want);
     P->destroy(fl);
@@ -566,7 +561,7 @@ static void test_regions_source_flux(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"gravity\": [0, 0],"
+    void *fl = fluid_make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"gravity\": [0, 0],"
                             " \"sources\": [{\"side\": \"left\", \"range\": [0.25, 0.5], \"speed\": 2.0}]}");
     box b;
     box_init(&b, 0.4, 0.4, 0.6, 0.6, 0.03125);
@@ -601,10 +596,10 @@ static void test_buoyancy_force(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [8, 10], \"dx\": 0.1, \"density\": 1.2, \"pressure_tolerance\": 1e-12,"
+    void *fl = fluid_make(P, &th, "{\"cells\": [8, 10], \"dx\": 0.1, \"density\": 1.2, \"pressure_tolerance\": 1e-12,"
                             " \"buoyancy\": {\"density\": 0.5, \"temperature\": 0.02},"
                             " \"initial\": {\"density\": 2.0, \"temperature\": 100}}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     for (int n = 0; n < 5; n++)
         assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
     double b = -0.5 * 2.0 + 0.02 * 100;   /* 1 m/s^2 upward */
@@ -621,16 +616,6 @@ static void test_buoyancy_force(void **state)
     P->destroy(fl);
 }
 
-/* Liquid volume from the level set: each cell filled by 1/2 - phi/dx, clamped. */
-static double liquid_volume(const seam_plugin *P, void *fl)
-{
-    seam_raster r;
-    assert_int_equal(P->field(fl, "level_set", &r), SEAM_OK);
-    double V = 0.0;
-    for (int c = 0; c < r.nx * r.ny; c++)
-        V += fmin(1.0, fmax(0.0, 0.5 - r.data[c] / r.dx)) * r.dx * r.dx;
-    return V;
-}
 
 static double max_speed(const seam_plugin *P, void *fl)
 {
@@ -648,9 +633,9 @@ static void test_liquid_still_tank(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
+    void *fl = fluid_make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
                             " \"liquid\": {\"fill\": [0, 0, 0.8, 0.6]}}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     double H = 0.6, rho = 1000, g = 9.81;
     for (int n = 0; n < 100; n++)
         assert_int_equal(step_with(P, fl, NULL, n, P->max_dt(fl)), SEAM_OK);
@@ -664,7 +649,7 @@ static void test_liquid_still_tank(void **state)
             assert_float_equal(r.data[j * r.nx + i], rho * g * (H - (j + 0.5) * r.dx), 1e-3 * rho * g * H);
     for (int i = 0; i < r.nx; i++)   /* air above the surface */
         assert_float_equal(r.data[13 * r.nx + i], 0.0, 0.0);
-    assert_float_equal(liquid_volume(P, fl), 0.8 * H, 1e-3 * 0.8 * H);
+    assert_float_equal(fluid_liquid_volume(P, fl, 2), 0.8 * H, 1e-3 * 0.8 * H);
     P->destroy(fl);
 }
 
@@ -674,15 +659,15 @@ static void test_liquid_sloshing(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [32, 24], \"dx\": 0.03125,"
+    void *fl = fluid_make(P, &th, "{\"cells\": [32, 24], \"dx\": 0.03125,"
                             " \"liquid\": {\"fill\": [0, 0, 0.5, 0.4, 0.5, 0, 1, 0.3]}}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
-    double V0 = liquid_volume(P, fl), worst = 0.0, fastest = 0.0, t = 0.0;
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
+    double V0 = fluid_liquid_volume(P, fl, 2), worst = 0.0, fastest = 0.0, t = 0.0;
     for (int n = 0; n < 500; n++) {
         double dt = P->max_dt(fl);
         assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
         t += dt;
-        worst = fmax(worst, fabs(liquid_volume(P, fl) / V0 - 1.0));
+        worst = fmax(worst, fabs(fluid_liquid_volume(P, fl, 2) / V0 - 1.0));
         fastest = fmax(fastest, max_speed(P, fl));
     }
     fprintf(stderr, "sloshing: %.2f s, largest volume change %.3f%%, fastest %.3g m/s\n", t, 100 * worst, fastest);
@@ -697,7 +682,7 @@ static void test_liquid_buoyancy(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [20, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
+    void *fl = fluid_make(P, &th, "{\"cells\": [20, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
                             " \"liquid\": {\"fill\": [0, 0, 1.0, 0.9]}}");
     box b;
     double x0 = 0.35, y0 = 0.3, x1 = 0.65, y1 = 0.6;
@@ -723,13 +708,13 @@ static void test_liquid_drains(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [8, 16], \"dx\": 0.05, \"boundary\": {\"bottom\": \"open\"},"
+    void *fl = fluid_make(P, &th, "{\"cells\": [8, 16], \"dx\": 0.05, \"boundary\": {\"bottom\": \"open\"},"
                             " \"liquid\": {\"fill\": [0, 0.2, 0.4, 0.6]}}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
-    double V0 = liquid_volume(P, fl);
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
+    double V0 = fluid_liquid_volume(P, fl, 2);
     for (int n = 0; n < 60; n++)
         assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
-    double V1 = liquid_volume(P, fl);
+    double V1 = fluid_liquid_volume(P, fl, 2);
     fprintf(stderr, "drain: volume %.4g -> %.4g m^2\n", V0, V1);
     assert_true(V1 < 0.5 * V0);
     P->destroy(fl);
@@ -777,7 +762,7 @@ static void check_shell_piston(const char *mode)
     snprintf(json, sizeof json,
              "{\"cells\": [40, 4], \"dx\": 0.05, \"gravity\": [0, 0], \"loads\": \"%s\","
              " \"boundary\": {\"left\": \"open\", \"right\": \"open\"}, \"pressure_tolerance\": 1e-12}", mode);
-    void *fl = make(P, &th, json);
+    void *fl = fluid_make(P, &th, json);
     double dx = 0.05, h = 4 * dx, a = 1.0, dt = 0.005, F[2] = {0, 0};
     box b;
     shell_init(&b, 1.0, -0.1, h + 0.1, 0.5 * dx);
@@ -805,7 +790,7 @@ static void test_shell_regions(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0], \"boundary\": {\"right\": \"open\"},"
+    void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0], \"boundary\": {\"right\": \"open\"},"
                             " \"sources\": [{\"side\": \"left\", \"range\": [0.4, 0.6], \"speed\": 2.0}]}");
     box b;
     shell_init(&b, 0.5, -0.1, 1.1, 0.025);
@@ -861,7 +846,7 @@ static void test_liquid_displaced(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [24, 24], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 1.2, 0.6]}}");
+    void *fl = fluid_make(P, &th, "{\"cells\": [24, 24], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 1.2, 0.6]}}");
     box b;
     double x0 = 0.4, x1 = 0.8, y0 = 0.7, y1 = 1.0, w = 0.2, dt = 0.01;
     box_init(&b, x0, y0, x1, y1, 0.025);
@@ -905,7 +890,7 @@ static void test_liquid_held_by_shell(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [32, 20], \"dx\": 0.03125,"
+    void *fl = fluid_make(P, &th, "{\"cells\": [32, 20], \"dx\": 0.03125,"
                             " \"liquid\": {\"fill\": [0, 0, 0.35, 0.45]}}");
     box b;
     memset(&b, 0, sizeof b);
@@ -962,7 +947,7 @@ static void test_advection_choice(void **state)
         char json[256];
         snprintf(json, sizeof json, "{\"cells\": [24, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
                  " \"pressure_tolerance\": 1e-10, \"advection\": \"%s\"}", names[mc]);
-        void *fl = make(P, &th, json);
+        void *fl = fluid_make(P, &th, json);
         box b;
         double dx = 0.05, dt = 0.01;
         box_init(&b, 0.3, 0.3, 0.6, 0.55, 0.5 * dx);
@@ -1000,7 +985,7 @@ static void test_buoyancy_disc(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [32, 32], \"dx\": 0.03125, \"boundary\": {\"top\": \"open\"},"
+    void *fl = fluid_make(P, &th, "{\"cells\": [32, 32], \"dx\": 0.03125, \"boundary\": {\"top\": \"open\"},"
                             " \"pressure_tolerance\": 1e-12}");
     box b;
     memset(&b, 0, sizeof b);
@@ -1040,14 +1025,14 @@ static void test_volume_source(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"density\": 1.2, \"gravity\": [0, 0],"
+    void *fl = fluid_make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"density\": 1.2, \"gravity\": [0, 0],"
                             " \"pressure_tolerance\": 1e-10, \"boundary\": {\"top\": \"open\"},"
                             " \"sources\": [{\"box\": [0.4, 0.2, 0.6, 0.4], \"rate\": 0.05, \"density\": 2.0}]}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     double dt = 0.02;
     for (int n = 0; n < 25; n++)
         assert_int_equal(step_with(P, fl, NULL, n, dt), SEAM_OK);
-    double M = total_smoke(P, fl);
+    double M = fluid_total_smoke(P, fl, 2);
     fprintf(stderr, "volume source: smoke %.12g, brought in %.12g\n", M, 0.05 * 2.0 * 25 * dt);
     assert_float_equal(M, 0.05 * 2.0 * 25 * dt, 1e-10);
     seam_raster r;
@@ -1079,7 +1064,7 @@ static void test_balloon_region(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0], \"boundary\": {\"top\": \"open\"},"
+    void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0], \"boundary\": {\"top\": \"open\"},"
                             " \"sources\": [{\"box\": [0.45, 0.45, 0.55, 0.55], \"rate\": 0.02, \"ramp_time\": 0.1}]}");
     box b;
     double c = 0.5, a = 0.2;
@@ -1109,8 +1094,8 @@ static void test_liquid_save_load(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [16, 12], \"dx\": 0.0625, \"liquid\": {\"fill\": [0, 0, 0.5, 0.5]}}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    void *fl = fluid_make(P, &th, "{\"cells\": [16, 12], \"dx\": 0.0625, \"liquid\": {\"fill\": [0, 0, 0.5, 0.5]}}");
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
     for (int n = 0; n < 10; n++)
         assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
     seam_buffer buf;
@@ -1134,6 +1119,43 @@ static void test_liquid_save_load(void **state)
     P->destroy(fl);
 }
 
+/* The particle arrays hold the seeded particles only: a state with more (a
+ * fuller tank on the same grid) loads into a nearly empty one, which then
+ * saves it back byte for byte and steps on as the full one does. */
+static void test_liquid_load_grows(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th_full, th_small;
+    void *full = fluid_make(P, &th_full, "{\"cells\": [16, 12], \"dx\": 0.05,"
+                                         " \"liquid\": {\"fill\": [0, 0, 0.8, 0.4]}}");
+    void *small = fluid_make(P, &th_small, "{\"cells\": [16, 12], \"dx\": 0.05,"
+                                           " \"liquid\": {\"fill\": [0, 0, 0.1, 0.1]}}");
+    assert_int_equal(P->bind(full, fluid_no_solid(2)), SEAM_OK);
+    assert_int_equal(P->bind(small, fluid_no_solid(2)), SEAM_OK);
+    assert_int_equal(step_with(P, full, NULL, 0, 0.01), SEAM_OK);
+    seam_buffer buf;
+    assert_int_equal(P->save(full, &buf), SEAM_OK);
+    unsigned char *copy = malloc(buf.size);
+    memcpy(copy, buf.data, buf.size);
+    size_t size = buf.size;
+    assert_int_equal(P->load(small, copy, size), SEAM_OK);
+    assert_int_equal(P->save(small, &buf), SEAM_OK);
+    assert_int_equal(buf.size, size);
+    assert_memory_equal(buf.data, copy, size);
+    for (int n = 1; n < 4; n++) {
+        assert_int_equal(step_with(P, full, NULL, n, 0.01), SEAM_OK);
+        assert_int_equal(step_with(P, small, NULL, n, 0.01), SEAM_OK);
+    }
+    seam_raster a, b;
+    assert_int_equal(P->field(full, "level_set", &a), SEAM_OK);
+    assert_int_equal(P->field(small, "level_set", &b), SEAM_OK);
+    assert_memory_equal(a.data, b.data, 16 * 12 * sizeof(double));
+    free(copy);
+    P->destroy(full);
+    P->destroy(small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1153,7 +1175,7 @@ int main(void)
         cmocka_unit_test(test_advection_choice),
         cmocka_unit_test(test_liquid_held_by_shell),  cmocka_unit_test(test_buoyancy_disc),
         cmocka_unit_test(test_volume_source),     cmocka_unit_test(test_balloon_region),
-        cmocka_unit_test(test_liquid_save_load),
+        cmocka_unit_test(test_liquid_save_load), cmocka_unit_test(test_liquid_load_grows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,25 +15,17 @@
 #include <cmocka.h>
 
 #include "seam/plugin.h"
+#include "fluid_test.h"
 #include "test_host.h"
 
-const seam_plugin *seam_plugin_v1(void);
 
-static seam_interface no_solid = {3, 0, NULL, NULL, NULL, 3, 0, NULL, NULL, 0};
 
-static void *make(const seam_plugin *P, test_host *th, const char *json)
-{
-    test_host_init(th, "fluid", "fluids[0]");
-    void *fl = P->create(json, &th->host);
-    assert_non_null(fl);
-    return fl;
-}
 
 /* Bind no solid and ask for the regions: there must be exactly one (a closed
  * box); returns its source flux q (m^3/s), keeping the plugin alive. */
 static double single_region_q(const seam_plugin *P, void *fl, double dt)
 {
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
     seam_step st = {0, 0.0, dt, 0};
     seam_regions R;
     assert_int_equal(P->regions(fl, &st, NULL, &R), SEAM_OK);
@@ -59,16 +51,6 @@ static double field_max(const seam_plugin *P, void *fl, const char *name)
     return m;
 }
 
-/* Volume inside the level set, each cell counted by its centre value clipped to [0, 1] cells. */
-static double liquid_volume(const seam_plugin *P, void *fl)
-{
-    seam_raster r;
-    assert_int_equal(P->field(fl, "level_set", &r), SEAM_OK);
-    double V = 0.0;
-    for (int c = 0; c < r.nx * r.ny * r.nz; c++)
-        V += fmin(1.0, fmax(0.0, 0.5 - r.data[c] / r.dx)) * r.dx * r.dx * r.dx;
-    return V;
-}
 
 
 /* ---- closed triangle surfaces (outward), points about h apart ---- */
@@ -199,7 +181,7 @@ static double held_body_load(mesh *m, const char *mode, double F[3])
     snprintf(json, sizeof json,
              "{\"cells\": [10, 12, 10], \"dx\": 0.05, \"loads\": \"%s\", \"boundary\": {\"top\": \"open\"},"
              " \"pressure_tolerance\": 1e-12}", mode);
-    void *fl = make(P, &th, json);
+    void *fl = fluid_make(P, &th, json);
     assert_int_equal(P->bind(fl, &m->iface), SEAM_OK);
     for (int n = 0; n < 3; n++)
         assert_int_equal(step_mesh(P, fl, m, n, 0.01), SEAM_OK);
@@ -262,7 +244,7 @@ static void test_regions_box_3d(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [14, 14, 14], \"dx\": 0.05, \"pressure_tolerance\": 1e-10}");
+    void *fl = fluid_make(P, &th, "{\"cells\": [14, 14, 14], \"dx\": 0.05, \"pressure_tolerance\": 1e-10}");
     const double lo[3] = {0.15, 0.15, 0.15}, hi[3] = {0.55, 0.55, 0.55}, ctr = 0.35, sdot = 0.1, s = 0.4;
     mesh m;
     box_mesh(&m, lo, hi, 16);
@@ -332,7 +314,7 @@ static void check_shell_piston_3d(const char *mode)
     snprintf(json, sizeof json,
              "{\"cells\": [40, 4, 4], \"dx\": 0.05, \"gravity\": [0, 0, 0], \"loads\": \"%s\","
              " \"boundary\": {\"left\": \"open\", \"right\": \"open\"}, \"pressure_tolerance\": 1e-12}", mode);
-    void *fl = make(P, &th, json);
+    void *fl = fluid_make(P, &th, json);
     double dx = 0.05, h = 4 * dx, a = 1.0, dt = 0.005, F[3] = {0, 0, 0};
     mesh m;
     plate_mesh(&m, 1.0, -0.1, h + 0.1, 16);
@@ -387,7 +369,7 @@ static void test_liquid_held_by_shell_3d(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [12, 8, 4], \"dx\": 0.05,"
+    void *fl = fluid_make(P, &th, "{\"cells\": [12, 8, 4], \"dx\": 0.05,"
                             " \"liquid\": {\"fill\": [0, 0, 0, 0.2, 0.3, 0.2]}}");
     /* The plate x = 0.3 + 0.375 y over y in [0, 0.4], z in [-0.05, 0.25]: build it flat, then shear it. */
     mesh m;
@@ -437,7 +419,7 @@ static void test_config_3d(void **state)
     assert_null(P->create("{\"cells\": [4, 4], \"dx\": 0.1, \"boundary\": {\"front\": \"open\"}}", &th.host));
     assert_true(test_host_saw(&th, "front"));
     /* A 2D interface does not fit a 3D grid, and 3D solids are not taken. */
-    void *fl = make(P, &th, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"boundary\": {\"front\": \"open\"}}");
+    void *fl = fluid_make(P, &th, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"boundary\": {\"front\": \"open\"}}");
     seam_interface flat = {2, 0, NULL, NULL, NULL, 2, 0, NULL, NULL, 0};
     double X[9] = {0.1, 0.1, 0.1, 0.2, 0.1, 0.1, 0.1, 0.2, 0.1};
     int32_t tri[3] = {0, 1, 2};
@@ -448,7 +430,7 @@ static void test_config_3d(void **state)
     seam_interface segs = {3, 3, X, NULL, NULL, 2, 1, tri, NULL, 1};
     assert_int_equal(P->bind(fl, &segs), SEAM_ERROR);
     assert_true(test_host_saw(&th, "needs triangles"));
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
     P->destroy(fl);
 }
 
@@ -459,9 +441,9 @@ static void test_open_tank_3d(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [6, 10, 5], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
+    void *fl = fluid_make(P, &th, "{\"cells\": [6, 10, 5], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
                             " \"pressure_tolerance\": 1e-12}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
     double H = 10 * 0.05, rho = 1000, g = 9.81, dt = P->max_dt(fl);
     assert_float_equal(dt, 0.05 / sqrt(g * 0.05), 1e-12);   /* cfl dx / sqrt(|g| dx) at rest */
     for (int n = 0; n < 20; n++)
@@ -487,10 +469,10 @@ static void test_smoke_buoyancy_3d(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [6, 10, 5], \"dx\": 0.05, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
+    void *fl = fluid_make(P, &th, "{\"cells\": [6, 10, 5], \"dx\": 0.05, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
                             " \"pressure_tolerance\": 1e-12, \"initial\": {\"density\": 0.5, \"temperature\": 20},"
                             " \"buoyancy\": {\"density\": 0.1, \"temperature\": 0.05}}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
     for (int n = 0; n < 10; n++)
         assert_int_equal(step(P, fl, n, 0.01), SEAM_OK);
     double H = 0.5, g_eff = 9.81 - (-0.1 * 0.5 + 0.05 * 20);
@@ -518,7 +500,7 @@ static void test_closed_box_3d(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [5, 4, 6], \"dx\": 0.1, \"gravity\": [0, 0, -9.81],"
+    void *fl = fluid_make(P, &th, "{\"cells\": [5, 4, 6], \"dx\": 0.1, \"gravity\": [0, 0, -9.81],"
                             " \"pressure_tolerance\": 1e-12}");
     assert_float_equal(single_region_q(P, fl, 0.01), 0.0, 0.0);   /* one region: no open side, no free surface */
     for (int n = 0; n < 10; n++)
@@ -548,11 +530,11 @@ static void test_liquid_still_tank_3d(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [10, 12, 10], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
+    void *fl = fluid_make(P, &th, "{\"cells\": [10, 12, 10], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
                             " \"liquid\": {\"fill\": [0, 0, 0, 0.5, 0.3, 0.5]}}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
     double H = 0.3, rho = 1000, g = 9.81, V0 = 0.5 * 0.3 * 0.5;
-    assert_float_equal(liquid_volume(P, fl), V0, 1e-3 * V0);
+    assert_float_equal(fluid_liquid_volume(P, fl, 3), V0, 1e-3 * V0);
     for (int n = 0; n < 100; n++)
         assert_int_equal(step(P, fl, n, P->max_dt(fl)), SEAM_OK);
     double vmax = field_max(P, fl, "speed");
@@ -567,7 +549,7 @@ static void test_liquid_still_tank_3d(void **state)
                                    1e-3 * rho * g * H);
             assert_float_equal(r.data[i + r.nx * (7 + r.ny * k)], 0.0, 0.0);   /* air */
         }
-    assert_float_equal(liquid_volume(P, fl), V0, 1e-3 * V0);
+    assert_float_equal(fluid_liquid_volume(P, fl, 3), V0, 1e-3 * V0);
     P->destroy(fl);
 }
 
@@ -579,15 +561,15 @@ static void test_liquid_sloshing_3d(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [16, 12, 6], \"dx\": 0.05,"
+    void *fl = fluid_make(P, &th, "{\"cells\": [16, 12, 6], \"dx\": 0.05,"
                             " \"liquid\": {\"fill\": [0, 0, 0, 0.4, 0.3, 0.3, 0.4, 0, 0, 0.8, 0.15, 0.3]}}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
-    double V0 = liquid_volume(P, fl), worst = 0.0, fastest = 0.0, t = 0.0;
+    assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
+    double V0 = fluid_liquid_volume(P, fl, 3), worst = 0.0, fastest = 0.0, t = 0.0;
     for (int n = 0; n < 60; n++) {
         double dt = P->max_dt(fl);
         assert_int_equal(step(P, fl, n, dt), SEAM_OK);
         t += dt;
-        worst = fmax(worst, fabs(liquid_volume(P, fl) / V0 - 1.0));
+        worst = fmax(worst, fabs(fluid_liquid_volume(P, fl, 3) / V0 - 1.0));
         fastest = fmax(fastest, field_max(P, fl, "speed"));
     }
     fprintf(stderr, "3D sloshing: %.2f s, largest volume change %.3f%%, fastest %.3g m/s\n", t, 100 * worst,
@@ -618,16 +600,6 @@ static void test_liquid_sloshing_3d(void **state)
 
 /* ---- smoke sources in 3D ---- */
 
-/* Smoke mass in the domain: density times cell volume, summed. */
-static double total_smoke_3d(const seam_plugin *P, void *fl)
-{
-    seam_raster r;
-    assert_int_equal(P->field(fl, "density", &r), SEAM_OK);
-    double m = 0.0;
-    for (int c = 0; c < r.nx * r.ny * r.nz; c++)
-        m += r.data[c] * r.dx * r.dx * r.dx;
-    return m;
-}
 
 /* Midpoint rule of the parabola 4 s (1 - s) over [0, 1] with n faces: its
  * exact value 2/3 plus the midpoint error h^2 / 3 (f'' = -8, h = 1/n). */
@@ -657,11 +629,11 @@ static void test_inflow_rectangle_3d(void **state)
                  " \"sources\": [{\"side\": \"left\", \"range\": [0.05, 0.25, 0.1, 0.4], \"speed\": %g,"
                  " \"profile\": \"%s\", \"density\": %g, \"temperature\": 10}]}",
                  speed, profiles[prof], d);
-        void *fl = make(P, &th, json);
-        assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+        void *fl = fluid_make(P, &th, json);
+        assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
         for (int n = 0; n < 10; n++)
             assert_int_equal(step(P, fl, n, dt), SEAM_OK);
-        double Q = total_smoke_3d(P, fl) / (d * 10 * dt);
+        double Q = fluid_total_smoke(P, fl, 3) / (d * 10 * dt);
         double Q_faces = prof ? speed * area * parabola_faces(4) * parabola_faces(6) : speed * area;
         double Q_exact = prof ? speed * area * 4.0 / 9.0 : speed * area;
         fprintf(stderr, "3D %s inflow: %.12g m^3/s carried, faces %.12g, analytic %.12g (ratio %.5f)\n",
@@ -677,7 +649,7 @@ static void test_inflow_rectangle_3d(void **state)
                  " \"sources\": [{\"side\": \"left\", \"range\": [0.05, 0.25, 0.1, 0.4], \"speed\": %g,"
                  " \"profile\": \"%s\"}]}",
                  speed, profiles[prof]);
-        fl = make(P, &th, json);
+        fl = fluid_make(P, &th, json);
         assert_float_equal(single_region_q(P, fl, dt), Q_faces, 1e-12);
         P->destroy(fl);
     }
@@ -704,11 +676,11 @@ static void test_inflow_disc_3d(void **state)
                  " \"sources\": [{\"side\": \"bottom\", \"range\": [0.05, 0.35, 0.05, 0.35], \"shape\": \"disc\","
                  " \"speed\": %g, \"profile\": \"%s\", \"density\": %g}]}",
                  speed, profiles[prof], d);
-        void *fl = make(P, &th, json);
-        assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+        void *fl = fluid_make(P, &th, json);
+        assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
         for (int n = 0; n < 10; n++)
             assert_int_equal(step(P, fl, n, dt), SEAM_OK);
-        double Q = total_smoke_3d(P, fl) / (d * 10 * dt);
+        double Q = fluid_total_smoke(P, fl, 3) / (d * 10 * dt);
         /* 12 x 12 faces in the range; those with centre at r <= 1 (relative to R) carry the jet */
         double Q_faces = 0.0;
         int faces = 0;
@@ -744,24 +716,24 @@ static void test_smoke_mass_balance_3d(void **state)
     (void)state;
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
-    void *fl = make(P, &th, "{\"cells\": [24, 8, 8], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0, 0],"
+    void *fl = fluid_make(P, &th, "{\"cells\": [24, 8, 8], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0, 0],"
                             " \"boundary\": {\"right\": \"open\"},"
                             " \"sources\": [{\"side\": \"left\", \"profile\": \"parabolic\", \"speed\": 1.0,"
                             " \"density\": 0.8}]}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
     double dt = 0.02, face = 0.03125 * 0.03125;
     /* The inflow faces carry 0.8 x speed x area x the two midpoint sums (8 faces each way). */
     double in_rate = 0.8 * 1.0 * 64 * face * parabola_faces(8) * parabola_faces(8);
     /* Before any smoke can reach the outlet (10 steps, at most a cell each) the domain holds what came in. */
     for (int n = 0; n < 10; n++)
         assert_int_equal(step(P, fl, n, dt), SEAM_OK);
-    assert_float_equal(total_smoke_3d(P, fl), in_rate * 10 * dt, 1e-10 * in_rate);
+    assert_float_equal(fluid_total_smoke(P, fl, 3), in_rate * 10 * dt, 1e-10 * in_rate);
     for (int n = 10; n < 300; n++)
         assert_int_equal(step(P, fl, n, dt), SEAM_OK);
-    double M0 = total_smoke_3d(P, fl);
+    double M0 = fluid_total_smoke(P, fl, 3);
     for (int n = 300; n < 400; n++)
         assert_int_equal(step(P, fl, n, dt), SEAM_OK);
-    double M1 = total_smoke_3d(P, fl);
+    double M1 = fluid_total_smoke(P, fl, 3);
     double in = in_rate * 100 * dt, out = in - (M1 - M0);
     fprintf(stderr, "3D channel jet over 2 s: in %.6g kg, out %.6g kg (ratio %.5f), inside %.6g kg\n", in, out,
             out / in, M1);
@@ -781,11 +753,11 @@ static void test_volume_source_3d(void **state)
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
     const double rate = 0.004, d = 2.0, dt = 0.01, ramp_time = 0.05;
-    void *fl = make(P, &th, "{\"cells\": [8, 12, 8], \"dx\": 0.05, \"density\": 1.2, \"gravity\": [0, 0, 0],"
+    void *fl = fluid_make(P, &th, "{\"cells\": [8, 12, 8], \"dx\": 0.05, \"density\": 1.2, \"gravity\": [0, 0, 0],"
                             " \"pressure_tolerance\": 1e-10, \"boundary\": {\"top\": \"open\"},"
                             " \"sources\": [{\"box\": [0.15, 0.1, 0.1, 0.25, 0.2, 0.3], \"rate\": 0.004,"
                             " \"density\": 2.0, \"ramp_time\": 0.05}]}");
-    assert_int_equal(P->bind(fl, &no_solid), SEAM_OK);
+    assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
     for (int n = 0; n < 10; n++)
         assert_int_equal(step(P, fl, n, dt), SEAM_OK);
     /* The ramp 3x^2 - 2x^3 at the mid-step times (its midpoint rule) over the first 5 steps. */
@@ -794,7 +766,7 @@ static void test_volume_source_3d(void **state)
         double x = fmin(1.0, (n + 0.5) * dt / ramp_time);
         brought += rate * d * dt * x * x * (3.0 - 2.0 * x);
     }
-    double M = total_smoke_3d(P, fl);
+    double M = fluid_total_smoke(P, fl, 3);
     fprintf(stderr, "3D volume source: smoke %.12g kg, brought in %.12g kg (%.12g unramped)\n", M, brought,
             rate * d * (10 * dt - ramp_time / 2));
     assert_float_equal(M, brought, 1e-10 * brought);
@@ -818,7 +790,7 @@ static void test_volume_source_3d(void **state)
     fprintf(stderr, "3D volume source: out of the top %.12g m^3/s, rate %g\n", out, rate);
     assert_float_equal(out, rate, 1e-9);
     P->destroy(fl);
-    fl = make(P, &th, "{\"cells\": [8, 12, 8], \"dx\": 0.05, \"gravity\": [0, 0, 0],"
+    fl = fluid_make(P, &th, "{\"cells\": [8, 12, 8], \"dx\": 0.05, \"gravity\": [0, 0, 0],"
                       " \"sources\": [{\"box\": [0.15, 0.1, 0.1, 0.25, 0.2, 0.3], \"rate\": 0.004}]}");
     assert_float_equal(single_region_q(P, fl, dt), rate, 1e-15);
     P->destroy(fl);

@@ -28,10 +28,12 @@ static double shear_wave_error(int maccormack, int steps, double *u_err, double 
     for (int j = 0; j <= g.ny; j++)
         for (int i = 0; i < g.nx; i++)
             v[mac_fi(&g, 1, i, j, 0)] = sin(2.0 * M_PI * (i + 0.5) * g.dx);
+    mac_work w;
+    assert_int_equal(mac_work_init(&w, &g), SEAM_OK);
     for (int n = 0; n < steps; n++) {
         double *const vel0[3] = {u, v, NULL}, *const vel1[3] = {u1, v1, NULL};
         if (maccormack)
-            mac_advect_maccormack(&g, vel0, dt, vel1);
+            mac_advect_maccormack(&g, vel0, dt, vel1, &w);
         else
             mac_advect(&g, vel0, dt, vel1);
         memcpy(u, u1, nu * sizeof *u);
@@ -55,6 +57,7 @@ static double shear_wave_error(int maccormack, int steps, double *u_err, double 
     free(v);
     free(u1);
     free(v1);
+    mac_work_free(&w);
     return err;
 }
 
@@ -200,12 +203,14 @@ static double bump_error(int scheme, double *v_min, double *v_max)
             v[mac_fi(&g, 1, i, j, 0)] = exp(-(x - x0) * (x - x0) / (sigma * sigma));
         }
     int steps = 60;
+    mac_work w;
+    assert_int_equal(mac_work_init(&w, &g), SEAM_OK);
     for (int n = 0; n < steps; n++) {
         double *const vel0[3] = {u, v, NULL}, *const vel1[3] = {u1, v1, NULL};
         if (scheme == 2)
-            mac_advect_bfecc(&g, vel0, dt, vel1);
+            mac_advect_bfecc(&g, vel0, dt, vel1, &w);
         else if (scheme == 1)
-            mac_advect_maccormack(&g, vel0, dt, vel1);
+            mac_advect_maccormack(&g, vel0, dt, vel1, &w);
         else
             mac_advect(&g, vel0, dt, vel1);
         memcpy(u, u1, nu * sizeof *u);
@@ -226,6 +231,7 @@ static double bump_error(int scheme, double *v_min, double *v_max)
     free(v);
     free(u1);
     free(v1);
+    mac_work_free(&w);
     return sqrt(err);
 }
 
@@ -265,7 +271,7 @@ static void test_particles_stop_at_shell(void **state)
     /* The shell: (0.5, 0.1) -> (0.6, 0.45) -> (0.55, 0.8), at rest. */
     double X[6] = {0.5, 0.1, 0.6, 0.45, 0.55, 0.8};
     int32_t seg[4] = {0, 1, 1, 2};
-    mac_shells sh = {2, seg, X, X};
+    mac_shells sh = {2, seg, X, X, NULL};
     enum { N = 40 };
     double x[2 * N], vp[2 * N], x0[2 * N];
     for (int p = 0; p < N; p++) {   /* a column at x = 0.42, y from 0.02 to 0.98 */
@@ -303,7 +309,7 @@ static void test_particles_stop_at_shell(void **state)
     /* A vertical shell moving right by 0.1 over particles at rest just ahead of it. */
     double Xs0[4] = {0.3, 0.2, 0.3, 0.8}, Xs1[4] = {0.4, 0.2, 0.4, 0.8};
     int32_t one[2] = {0, 1};
-    mac_shells moving = {1, one, Xs0, Xs1};
+    mac_shells moving = {1, one, Xs0, Xs1, NULL};
     for (size_t f = 0; f < mac_nf(&g, 0); f++)
         u[f] = 0.0;
     for (size_t f = 0; f < mac_nf(&g, 1); f++)
@@ -334,7 +340,7 @@ static void test_particles_stop_at_shell_3d(void **state)
     /* The plate: x = 0.5 + 0.2 (y - 0.2), over y, z in [0.2, 0.7]. */
     double X[12] = {0.5, 0.2, 0.2, 0.6, 0.7, 0.2, 0.6, 0.7, 0.7, 0.5, 0.2, 0.7};
     int32_t tri[6] = {0, 1, 2, 0, 2, 3};
-    mac_shells sh = {2, tri, X, X};
+    mac_shells sh = {2, tri, X, X, NULL};
     enum { N = 100 };
     double x[3 * N], vp[3 * N];
     for (int p = 0; p < N; p++) {   /* a 10 x 10 sheet at x = 0.3 over y, z in [0.05, 0.95] */

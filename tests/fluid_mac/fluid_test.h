@@ -1,0 +1,24 @@
+/* Helpers shared by the 2D and 3D fluid_mac plugin tests (test_fluid_mac.c,
+ * test_fluid_mac_3d.c). Include after cmocka.h. */
+#ifndef FLUID_MAC_FLUID_TEST_H
+#define FLUID_MAC_FLUID_TEST_H
+
+#include "seam/plugin.h"
+#include "test_host.h"
+
+const seam_plugin *seam_plugin_v1(void);
+
+/* A fluid_mac instance from json, its messages in th; fails the test when create does. */
+void *fluid_make(const seam_plugin *P, test_host *th, const char *json);
+
+/* An interface of dimension dim (2 or 3) with no points: the fluid alone. */
+const seam_interface *fluid_no_solid(int dim);
+
+/* Volume inside the level set, each cell counted by its centre value clipped
+ * to [0, 1] cells (m^3 in 3D, m^2 per unit depth in 2D). */
+double fluid_liquid_volume(const seam_plugin *P, void *fl, int dim);
+
+/* Smoke mass in the domain: density times cell volume, summed. */
+double fluid_total_smoke(const seam_plugin *P, void *fl, int dim);
+
+#endif
