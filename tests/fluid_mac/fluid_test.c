@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "fluid_test.h"
@@ -46,4 +48,17 @@ double fluid_liquid_volume(const seam_plugin *P, void *fl, int dim)
 double fluid_total_smoke(const seam_plugin *P, void *fl, int dim)
 {
     return cell_integral(P, fl, "density", dim, 0);
+}
+
+size_t fluid_particles_right_of(const char *dir, int frame, const double *a, const double *b, size_t *wrong)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
+    size_t n;
+    double *p = test_read_vtk_points(path, &n);
+    *wrong = 0;
+    for (size_t k = 0; k < n; k++)
+        *wrong += (b[0] - a[0]) * (p[3 * k + 1] - a[1]) - (b[1] - a[1]) * (p[3 * k] - a[0]) < 0.0;
+    free(p);
+    return n;
 }

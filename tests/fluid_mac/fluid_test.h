@@ -21,4 +21,9 @@ double fluid_liquid_volume(const seam_plugin *P, void *fl, int dim);
 /* Smoke mass in the domain: density times cell volume, summed. */
 double fluid_total_smoke(const seam_plugin *P, void *fl, int dim);
 
+/* Liquid particles in the VTK output of frame `frame` in dir: their number,
+ * and in *wrong how many lie right of the line a -> b in the x-y plane (a
+ * 3D particle is judged by its x and y). */
+size_t fluid_particles_right_of(const char *dir, int frame, const double *a, const double *b, size_t *wrong);
+
 #endif

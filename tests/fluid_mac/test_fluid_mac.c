@@ -867,21 +867,6 @@ static void test_liquid_displaced(void **state)
     P->destroy(fl);
 }
 
-/* Particles of the liquid in the VTK output: their number, and how many lie
- * right of the line a -> b. */
-static size_t particles_right_of(const char *dir, int frame, const double *a, const double *b, size_t *wrong)
-{
-    char path[4300];
-    snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
-    size_t n;
-    double *p = test_read_vtk_points(path, &n);
-    *wrong = 0;
-    for (size_t k = 0; k < n; k++)
-        *wrong += (b[0] - a[0]) * (p[3 * k + 1] - a[1]) - (b[1] - a[1]) * (p[3 * k] - a[0]) < 0.0;
-    free(p);
-    return n;
-}
-
 /* A dam breaks against a slanted thin shell from the floor to above the
  * water: the liquid's particles all stay on its side (the grid blocks only
  * the staircase of faces the shell crosses, up to half a cell off the line). */
@@ -909,14 +894,14 @@ static void test_liquid_held_by_shell(void **state)
     assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
     const char *dir = test_tmpdir("fluid_mac_shell_liquid");
     assert_int_equal(P->write_output(fl, dir, 0), SEAM_OK);
-    size_t wrong, n0 = particles_right_of(dir, 0, a, e, &wrong);
+    size_t wrong, n0 = fluid_particles_right_of(dir, 0, a, e, &wrong);
     assert_int_equal(wrong, 0);
     double reached = 0.0;
     for (int n = 0; n < 120; n++) {
         assert_int_equal(step_with(P, fl, &b, n, P->max_dt(fl)), SEAM_OK);
         if (n % 20 == 19) {
             assert_int_equal(P->write_output(fl, dir, 1), SEAM_OK);
-            size_t np = particles_right_of(dir, 1, a, e, &wrong);
+            size_t np = fluid_particles_right_of(dir, 1, a, e, &wrong);
             assert_int_equal(np, n0);
             assert_int_equal(wrong, 0);
         }

@@ -346,21 +346,6 @@ static void check_shell_piston_3d(const char *mode)
 static void test_shell_piston_impulse_3d(void **state) { (void)state; check_shell_piston_3d("impulse"); }
 static void test_shell_piston_pressure_3d(void **state) { (void)state; check_shell_piston_3d("pressure"); }
 
-/* Particles in the VTK output: their number, and how many lie beyond the
- * plane x = x0 + sx y. */
-static size_t particles_beyond(const char *dir, int frame, double x0, double sx, size_t *wrong)
-{
-    char path[4300];
-    snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
-    size_t n;
-    double *p = test_read_vtk_points(path, &n);
-    *wrong = 0;
-    for (size_t k = 0; k < n; k++)
-        *wrong += p[3 * k] > x0 + sx * p[3 * k + 1];
-    free(p);
-    return n;
-}
-
 /* A 3D dam breaks against a slanted shell plate from the floor to above the
  * water, across the whole depth: no particle ever gets past it, none is lost,
  * and the water reaches the plate. */
@@ -382,13 +367,14 @@ static void test_liquid_held_by_shell_3d(void **state)
     assert_int_equal(P->bind(fl, &m.iface), SEAM_OK);
     const char *dir = test_tmpdir("fluid_mac_shell_liquid_3d");
     assert_int_equal(P->write_output(fl, dir, 0), SEAM_OK);
-    size_t wrong, n0 = particles_beyond(dir, 0, 0.3, 0.375, &wrong);
+    const double a[2] = {0.3, 0.0}, e[2] = {0.675, 1.0};   /* x = 0.3 + 0.375 y: beyond it is right of a -> e */
+    size_t wrong, n0 = fluid_particles_right_of(dir, 0, a, e, &wrong);
     assert_int_equal(wrong, 0);
     for (int n = 0; n < 60; n++) {
         assert_int_equal(step_mesh(P, fl, &m, n, P->max_dt(fl)), SEAM_OK);
         if (n % 15 == 14) {
             assert_int_equal(P->write_output(fl, dir, 1), SEAM_OK);
-            assert_int_equal(particles_beyond(dir, 1, 0.3, 0.375, &wrong), n0);
+            assert_int_equal(fluid_particles_right_of(dir, 1, a, e, &wrong), n0);
             assert_int_equal(wrong, 0);
         }
     }
