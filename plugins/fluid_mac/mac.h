@@ -163,7 +163,7 @@ void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, 
 /* The same with BFECC (Kim et al. 2005): a forward and a backward step give
  * the round trip's error, half of it is taken off u^n, and the corrected field
  * is advected forward; each value is clamped to the range of the u^n values
- * its forward sample interpolated (no new extrema). */
+ * its forward sample interpolated (no new extrema). Uses all of w->face. */
 void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3], const mac_work *w);
 
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid
