@@ -36,8 +36,11 @@ double fem_first_piola(const fem_material *m, int d, const double *F, double *P,
 typedef enum fem_kind { FEM_VOLUME = 0, FEM_SHELL = 1 } fem_kind;
 typedef enum fem_integrator { FEM_BACKWARD_EULER = 0, FEM_EXPLICIT = 1 } fem_integrator;
 typedef enum fem_precond { FEM_JACOBI = 0, FEM_IC0 = 1 } fem_precond;
-/* How the Newton systems are solved: sparse Cholesky (CHOLMOD) or PCG. */
-typedef enum fem_lin_method { FEM_LIN_CHOLMOD = 0, FEM_LIN_CG = 1 } fem_lin_method;
+/* How the Newton systems are solved: sparse Cholesky (CHOLMOD), PCG, or
+ * CHOLMOD unless its analysis predicts a factorization too costly per unknown. */
+typedef enum fem_lin_method { FEM_LIN_CHOLMOD = 0, FEM_LIN_CG = 1, FEM_LIN_AUTO = 2 } fem_lin_method;
+/* "auto" takes CG above this many factorization flops per unknown (bench/RESULTS.md, solid_fem). */
+#define FEM_AUTO_FLOPS_PER_UNKNOWN 3e4
 
 typedef struct fem_body {
     char name[64];
@@ -83,6 +86,7 @@ typedef struct fem_newton_log {
     int cg_iterations;
     int factorizations;      /* numeric Cholesky factorizations (CHOLMOD) */
     int fallbacks;           /* linear solves that needed another method after a breakdown */
+    double linear_seconds;   /* wall time in the linear solves (factorizations included) */
 } fem_newton_log;
 
 typedef struct fem_direct fem_direct;
@@ -101,7 +105,8 @@ struct fem {
     double lin_tol;
     int lin_max;
     fem_precond precond;
-    fem_lin_method lin_method;
+    fem_lin_method lin_method;   /* as configured */
+    fem_lin_method lin_active;   /* what the solves use: lin_method, or auto's choice at the first solve */
     fem_direct *direct;      /* CHOLMOD state: symbolic factorization of K's pattern, kept */
     double cfl, dt_limit;
 

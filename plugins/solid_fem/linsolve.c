@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <suitesparse/cholmod.h>
 
@@ -137,9 +138,37 @@ static int cg_solve(fem *self, fem_precond precond, const double *b, double *x)
     return st.breakdown ? 1 : 0;
 }
 
-seam_status fem_linear_solve(fem *self, const double *b, double *x)
+static double seconds(void)
 {
-    if (self->lin_method == FEM_LIN_CHOLMOD) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* auto: analyse once and keep CHOLMOD unless its factorization would cost
+ * more flops per unknown than CG typically needs (3D volumes past a few
+ * thousand elements; bench/solid_fem measures the crossover). */
+static void choose_method(fem *self)
+{
+    self->lin_active = FEM_LIN_CHOLMOD;
+    if (!self->direct && !(self->direct = direct_new(self->K, self->host))) {
+        self->lin_active = FEM_LIN_CG;
+        return;
+    }
+    double per = self->direct->c.fl / (double)(self->K->rows ? self->K->rows : 1);
+    if (per > FEM_AUTO_FLOPS_PER_UNKNOWN) {
+        self->lin_active = FEM_LIN_CG;
+        fem_direct_destroy(&self->direct);
+    }
+    seam_logf(self->host, SEAM_LOG_INFO, "linear solver: %s (a Cholesky factorization would take %.3g flops per unknown)",
+              self->lin_active == FEM_LIN_CG ? "PCG" : "CHOLMOD", per);
+}
+
+static seam_status linear_solve(fem *self, const double *b, double *x)
+{
+    if (self->lin_active == FEM_LIN_AUTO)
+        choose_method(self);
+    if (self->lin_active == FEM_LIN_CHOLMOD) {
         int rc = direct_solve(self, b, x);
         if (rc == 0)
             return SEAM_OK;
@@ -150,11 +179,19 @@ seam_status fem_linear_solve(fem *self, const double *b, double *x)
         return SEAM_OK;
     }
     /* One retry with Jacobi-PCG: it breaks down only on a truly indefinite system. */
-    if (!(self->lin_method == FEM_LIN_CG && self->precond == FEM_JACOBI)) {
+    if (!(self->lin_active == FEM_LIN_CG && self->precond == FEM_JACOBI)) {
         self->newton.fallbacks++;
         if (cg_solve(self, FEM_JACOBI, b, x) == 0)
             return SEAM_OK;
     }
     seam_logf(self->host, SEAM_LOG_WARN, "the Newton system could not be solved (not positive definite?)");
     return SEAM_UNSTABLE;
+}
+
+seam_status fem_linear_solve(fem *self, const double *b, double *x)
+{
+    double t0 = seconds();
+    seam_status s = linear_solve(self, b, x);
+    self->newton.linear_seconds += seconds() - t0;
+    return s;
 }

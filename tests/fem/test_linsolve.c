@@ -103,12 +103,34 @@ static void test_symbolic_analysis_is_kept(void **state)
     fem_destroy(&f);
 }
 
+/* auto keeps CHOLMOD where its factor is cheap (a sheet of cloth) and takes
+ * CG where it is not (a 3D block of about 10^4 tetrahedra). */
+static void test_auto_choice(void **state)
+{
+    (void)state;
+    test_host th;
+    fem *f = light_cloth(&th, "\"method\": \"auto\"");
+    assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
+    assert_int_equal(f->lin_active, FEM_LIN_CHOLMOD);
+    fem_destroy(&f);
+    f = fem_make(&th, "{\"dim\": 3, \"gravity\": [0, 0, -9.81], \"bodies\": [{\"mesh\": {\"generate\": \"box\", "
+                      "\"max\": [4, 1, 1], \"cells\": [24, 8, 8]}, \"material\": {\"model\": \"neo_hookean\", "
+                      "\"E\": 1e6, \"nu\": 0.4, \"density\": 1000}, \"pin\": {\"box\": {\"min\": [-1, -1, -1], "
+                      "\"max\": [1e-9, 2, 2]}}}]}");
+    assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
+    assert_int_equal(f->lin_active, FEM_LIN_CG);
+    assert_null(f->direct);
+    assert_true(f->newton.cg_iterations > 0);
+    fem_destroy(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_light_cloth_falls_with_every_solver),
         cmocka_unit_test(test_indefinite_system_is_reported),
         cmocka_unit_test(test_symbolic_analysis_is_kept),
+        cmocka_unit_test(test_auto_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
