@@ -14,7 +14,6 @@
 
 #include "seam/plugin.h"
 
-const seam_plugin *seam_plugin_v1(void);
 
 typedef struct tally {
     long iterations;
@@ -66,7 +65,7 @@ static int run(scene sc, int N, int warmup, int steps)
                  " \"pressure_tolerance\": 1e-6, \"buoyancy\": {\"temperature\": 0.05},"
                  " \"sources\": [{\"side\": \"bottom\", \"range\": [0.4, 0.6], \"speed\": 0.5,"
                  " \"profile\": \"parabolic\", \"temperature\": 50, \"ramp_time\": 0.1}]}", N, N, dx);
-    void *fl = P->create(json, &host);
+    void *fl = P->create(P, json, &host);
     if (!fl)
         return 1;
     seam_interface none = {dim, 0, NULL, NULL, NULL, dim, 0, NULL, NULL, 0};
@@ -74,9 +73,12 @@ static int run(scene sc, int N, int warmup, int steps)
     double t_sim = 0.0, elapsed = 0.0;
     clock_t cpu = 0;
     for (int n = 0; n < warmup + steps; n++) {
-        double dt = P->max_dt(fl);
+        double dt = NAN;
+        if (P->max_dt(fl, &dt) != SEAM_OK)
+            return 1;
         seam_step st = {n, t_sim, dt, 0};
-        seam_io in = {0, dim, NULL, NULL, NULL}, out = {0, dim, NULL, NULL, NULL};
+        seam_input in = {0, dim, NULL, NULL, NULL};
+        seam_output out = {0, dim, NULL, NULL, NULL};
         if (n == warmup) {
             t.iterations = 0;
             t.solves = 0;
