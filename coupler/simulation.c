@@ -26,6 +26,7 @@ typedef struct participant {
     char *config_path;       /* "fluid", "solids[1]" */
     seam_role role;
     seam_library *lib;
+    seam_remote *remote;     /* a proxy's; the instance owns it once created */
     const seam_plugin *p;
     void *self;
     seam_host host;
@@ -262,9 +263,11 @@ static void read_participant(seam_sim *sim, seam_cfg *obj, const char *default_n
         if (remote) {
             pt->plugin_name = strdup(seam_remote_plugin(remote)->name);
             pt->p = seam_remote_plugin(remote);
+            pt->remote = remote;
             if (seam_plugin_check_role(pt->p, seam_remote_endpoint(remote), role, pt->config_path, err, sizeof err) != 0) {
                 sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s", seam_doc_locate(sim->doc, pt->config_path), err);
                 seam_remote_close(&remote);
+                pt->remote = NULL;
                 pt->p = NULL;
             }
         }
@@ -445,15 +448,11 @@ static bool create_participant(seam_sim *sim, participant *pt)
         .scene_dir = sim->scene_dir,
         .cell_size = sim->cell_size,
     };
-    /* A remote's instance is made by the proxy (the table has no closure for it). */
-    seam_remote *remote = seam_remote_of(pt->p);
     char from[4200];
-    snprintf(from, sizeof from, "%s", remote ? seam_remote_endpoint(remote) : seam_library_path(pt->lib));
-    pt->self = remote ? seam_remote_create(remote, config, &pt->host) : pt->p->create(config, &pt->host);
+    snprintf(from, sizeof from, "%s", pt->remote ? seam_remote_endpoint(pt->remote) : seam_library_path(pt->lib));
+    pt->self = pt->p->create(pt->p, config, &pt->host);
     free(config);
     if (!pt->self) {
-        if (remote)
-            pt->p = NULL;   /* the failed create closed the remote and its table */
         sim_log(sim, SEAM_LOG_ERROR, pt->name, "could not be created from %s (%s); see the messages above",
                 pt->config_path, from);
         return false;
@@ -643,7 +642,10 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     }
     bool unlimited = !isfinite(sim->dt_max);
     for (size_t i = 0; i < sim->n_parts && unlimited; i++)
-        unlimited = !isfinite(sim->parts[i].p->max_dt(sim->parts[i].self));
+    {
+        double m = NAN;
+        unlimited = sim->parts[i].p->max_dt(sim->parts[i].self, &m) == SEAM_OK && !isfinite(m);
+    }
     if (unlimited) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: time.dt: required key is missing (no participant limits its step)",
                 seam_doc_locate(doc, "time"));
@@ -665,6 +667,8 @@ void seam_sim_destroy(seam_sim **self_p)
         participant *pt = &sim->parts[i];
         if (pt->self)
             pt->p->destroy(pt->self);
+        else
+            seam_remote_close(&pt->remote);
         seam_library_close(&pt->lib);
         free(pt->name);
         free(pt->plugin_name);
@@ -738,7 +742,7 @@ static void effective_velocity(const double *restrict X, const double *restrict 
     SEAM_LANES(j, l, n, V[j] = (X[j] - Xn[j]) * inv_dt;);
 }
 
-static seam_status timed_solve(participant *pt, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status timed_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out)
 {
     double t0 = now_s();
     seam_status st = pt->p->solve(pt->self, step, in, out);
@@ -766,8 +770,8 @@ seam_status seam_coupling_fluid(seam_coupling *c, const double *X, double *F)
     effective_velocity(X, c->Xn, c->dt, c->n, c->V);
     seam_step step = {c->step, c->t, c->dt, c->fluid_calls++};
     size_t np = c->n / (size_t)c->dim;
-    seam_io in = {np, c->dim, (double *)X, c->V, NULL};
-    seam_io out = {np, c->dim, NULL, NULL, F};
+    seam_input in = {np, c->dim, X, c->V, NULL};
+    seam_output out = {np, c->dim, NULL, NULL, F};
     seam_status st = check_status(c, pt, timed_solve(pt, &step, &in, &out));
     size_t bad;
     if (st == SEAM_OK && !all_finite(F, c->n, &bad)) {
@@ -785,8 +789,8 @@ seam_status seam_coupling_solid(seam_coupling *c, const double *F, double *X)
     for (size_t s = sim->first_solid; s < sim->n_parts; s++) {
         participant *pt = &sim->parts[s];
         size_t off = pt->offset * (size_t)c->dim, len = pt->n_points * (size_t)c->dim;
-        seam_io in = {pt->n_points, c->dim, NULL, NULL, (double *)F + off};
-        seam_io out = {pt->n_points, c->dim, X + off, c->V_solid + off, NULL};
+        seam_input in = {pt->n_points, c->dim, NULL, NULL, F + off};
+        seam_output out = {pt->n_points, c->dim, X + off, c->V_solid + off, NULL};
         seam_status st = check_status(c, pt, timed_solve(pt, &step, &in, &out));
         if (st != SEAM_OK)
             return st;
@@ -961,7 +965,11 @@ static double choose_dt(seam_sim *sim, double t)
     double dt = sim->dt_max;
     for (size_t i = 0; i < sim->n_parts; i++) {
         participant *pt = &sim->parts[i];
-        double m = pt->p->max_dt(pt->self);
+        double m = NAN;
+        if (pt->p->max_dt(pt->self, &m) != SEAM_OK) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt failed at t = %.9g s", t);
+            return NAN;
+        }
         if (isnan(m) || m <= 0.0) {
             sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt returned %g at t = %.9g s", m, t);
             return NAN;

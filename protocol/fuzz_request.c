@@ -14,7 +14,6 @@
 #include "session.h"
 #include "wire.h"
 
-const seam_plugin *seam_plugin_v1(void);   /* tests/plugins/piston_solid.c, linked in */
 
 static void request(seam_session *s, const char *op, const char *config)
 {

@@ -19,6 +19,7 @@
 #include "keys.h"
 #include "remote.h"
 #include "session.h"
+#include "seam/loader.h"
 #include "seam/log.h"
 #include "wire.h"
 
@@ -48,6 +49,7 @@ struct seam_remote {
     double t;
     seam_frames reply;       /* the last reply; parsed messages point into it */
     unsigned proto;          /* the protocol version the server agreed to (0 before hello) */
+    uint32_t caps;           /* the instance's capabilities, asked once after create */
     atomic_size_t in_flight; /* frames ZeroMQ holds that point into the caller's arrays (its I/O thread releases them) */
     /* what the plugin side owns in the contract lives here until the next call */
     size_t n_iface;          /* values per interface array, from describe or bind */
@@ -58,6 +60,7 @@ struct seam_remote {
 };
 
 static void remote_destroy(void *self);
+static void *remote_create(const seam_plugin *plugin, const char *config_json, const seam_host *host);
 
 static double now_s(void)
 {
@@ -371,25 +374,31 @@ static seam_status ask(seam_remote *r, const char *op, seam_msg *m)
     return reply_status(r, op, m);
 }
 
-static double remote_max_dt(void *self)
+static seam_status remote_max_dt(void *self, double *dt)
 {
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
     uint64_t id = begin_request(r, &w, "max_dt", 0, 0);
-    double dt = NAN;
-    if (call(r, "max_dt", id, &w, r->o.timeout_s, &m) && !seam_msg_num(&m, "dt", true, &dt))
+    *dt = NAN;
+    if (!call(r, "max_dt", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    /* a server of an older plugin ABI answers dt alone */
+    seam_status st = seam_msg_has(&m, "status") ? reply_status(r, "max_dt", &m) : SEAM_OK;
+    if (st == SEAM_OK && !seam_msg_num(&m, "dt", true, dt)) {
         report(r, "max_dt: bad reply from %s: %s", r->endpoint, m.error);
-    return dt;
+        return SEAM_ERROR;
+    }
+    return st;
 }
 
-static seam_status remote_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status remote_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     seam_remote *r = self;
     r->step = step->index;
     r->t = step->t;
     size_t n = in ? in->n * (size_t)in->dim : 0;
-    double *ins[3] = {in ? in->X : NULL, in ? in->V : NULL, in ? in->F : NULL};
+    const double *ins[3] = {in ? in->X : NULL, in ? in->V : NULL, in ? in->F : NULL};
     double *outs[3] = {out ? out->X : NULL, out ? out->V : NULL, out ? out->F : NULL};
     static const char *const names[3] = {"X", "V", "F"};
     size_t fields = 4, n_out = 0;
@@ -714,10 +723,23 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
         return NULL;
     }
     r->table = (seam_plugin){.abi = SEAM_ABI_VERSION, .name = r->plugin_name, .summary = r->summary,
-                             .destroy = remote_destroy, .max_dt = remote_max_dt, .solve = remote_solve,
+                             .create = remote_create, .destroy = remote_destroy, .max_dt = remote_max_dt, .solve = remote_solve,
                              .commit = remote_commit};
     return r;
 }
+
+static uint32_t remote_capabilities(void *self)
+{
+    return ((seam_remote *)self)->caps;
+}
+
+/* Every optional entry the proxy can forward; hello copies those the
+ * server's plugin provides into the remote's table. */
+static const seam_plugin proxy_entries = {
+    .describe = remote_describe, .bind = remote_bind, .regions = remote_regions, .mobility = remote_mobility,
+    .save = remote_save, .load = remote_load, .field = remote_field, .write_output = remote_write_output,
+    .capabilities = remote_capabilities,
+};
 
 /* hello: versions, the plugin's name, role and optional functions. */
 static bool say_hello(seam_remote *r, unsigned version, seam_msg *m)
@@ -757,9 +779,9 @@ static bool hello(seam_remote *r)
     int parsed = seam_msg_str(&m, "role", true, &role, &role_len) ? seam_wire_role_parse(role, role_len) : -1;
     if (!m.error[0] && parsed < 0)
         seam_msg_fail(&m, "field \"role\": unknown role \"%.*s\"", (int)role_len, role);
-    if (!m.error[0] && abi != SEAM_ABI_VERSION)
-        seam_msg_fail(&m, "the server hosts plugin ABI %llu, this coupler speaks %u", (unsigned long long)abi,
-                      SEAM_ABI_VERSION);
+    if (!m.error[0] && abi < SEAM_ABI_OLDEST)
+        seam_msg_fail(&m, "the server hosts plugin ABI %llu, this coupler speaks ABI %u to %u", (unsigned long long)abi,
+                      SEAM_ABI_OLDEST, SEAM_ABI_VERSION);
     seam_mp items;
     size_t n = 0;
     seam_msg_array(&m, "functions", true, &items, &n);
@@ -769,19 +791,12 @@ static bool hello(seam_remote *r)
             seam_msg_fail(&m, "field \"functions\": expected strings");
             break;
         }
-        const struct { const char *name; void **slot; void *fn; } opt[] = {
-            {"describe", (void **)&r->table.describe, (void *)remote_describe},
-            {"bind", (void **)&r->table.bind, (void *)remote_bind},
-            {"regions", (void **)&r->table.regions, (void *)remote_regions},
-            {"mobility", (void **)&r->table.mobility, (void *)remote_mobility},
-            {"save", (void **)&r->table.save, (void *)remote_save},
-            {"load", (void **)&r->table.load, (void *)remote_load},
-            {"field", (void **)&r->table.field, (void *)remote_field},
-            {"write_output", (void **)&r->table.write_output, (void *)remote_write_output},
-        };
-        for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
-            if (strlen(opt[k].name) == v.len && memcmp(opt[k].name, v.data, v.len) == 0)
-                *opt[k].slot = opt[k].fn;
+        /* the proxy's entry of that name into the table (unknown names: a newer server) */
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(v.len < 63 ? v.len : 63), v.data);
+        const seam_entry_info *e = seam_plugin_entry_find(name);
+        if (e && e->need != SEAM_NEED_ALL && seam_plugin_has(&proxy_entries, e))
+            memcpy((char *)&r->table + e->offset, (const char *)&proxy_entries + e->offset, sizeof(void (*)(void)));
     }
     if (m.error[0]) {
         report(r, "hello: bad reply from %s: %s", r->endpoint, m.error);
@@ -886,10 +901,6 @@ seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o,
 const seam_plugin *seam_remote_plugin(const seam_remote *r) { return &r->table; }
 const char *seam_remote_endpoint(const seam_remote *r) { return r->endpoint; }
 
-seam_remote *seam_remote_of(const seam_plugin *p)
-{
-    return p && p->destroy == remote_destroy ? (seam_remote *)p : NULL;
-}
 
 /* Map every key path of the participant's object to where the scene says
  * it is, so the server's plugin can locate its messages like a local one. */
@@ -922,8 +933,11 @@ static void write_locations(seam_wbuf *w, json_t *v, const char *path, const sea
     }
 }
 
-void *seam_remote_create(seam_remote *r, const char *config_json, const seam_host *host)
+/* The table is the remote's first member: the table create was reached
+ * through leads back to its remote. */
+static void *remote_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
+    seam_remote *r = (seam_remote *)(void *)plugin;
     r->host = host;
     json_t *cfg = json_loads(config_json, 0, NULL);
     size_t n_locs = 0;
@@ -954,8 +968,18 @@ void *seam_remote_create(seam_remote *r, const char *config_json, const seam_hos
     json_decref(cfg);
     seam_msg m;
     if (!call(r, "create", id, &w, r->o.timeout_s, &m) || reply_status(r, "create", &m) != SEAM_OK) {
-        seam_remote_close(&r);
+        r->host = NULL;   /* the table stays usable; its owner closes it */
         return NULL;
+    }
+    if (r->table.capabilities) {   /* fixed for the instance: asked once */
+        uint64_t caps = 0, cid = begin_request(r, &w, "capabilities", 0, 0);
+        if (!call(r, "capabilities", cid, &w, r->o.timeout_s, &m) ||
+            !seam_msg_uint(&m, "capabilities", true, &caps) || caps > UINT32_MAX) {
+            report(r, "capabilities: bad reply from %s: %s", r->endpoint, m.error);
+            r->host = NULL;
+            return NULL;
+        }
+        r->caps = (uint32_t)caps;
     }
     return r;
 }

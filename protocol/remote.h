@@ -3,9 +3,11 @@
  * ZeroMQ. The coupler cannot tell it from a local plugin, and the numbers
  * travel as raw float64, so results are bit-identical.
  *
- * C has no closures, so the table's `create` is NULL: the instance is made by
- * seam_remote_create, and the instance *is* the remote (the table's destroy
- * ends the session, closes the connection and stops a spawned server). */
+ * The table is an ordinary plugin table: its create (handed the table, as
+ * every create is) sends create to the server and returns the remote itself
+ * as the instance. After a successful create the instance owns the remote
+ * (destroy ends the session, closes the connection and stops a spawned
+ * server); after a failed one, or without one, seam_remote_close does. */
 #ifndef SEAM_REMOTE_H
 #define SEAM_REMOTE_H
 
@@ -35,14 +37,10 @@ seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options
 /* Start seam-serve for `plugin` (name or path) on an ipc endpoint in a
  * private temporary directory, and say hello. */
 seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen);
-/* The table the coupler calls (create is NULL, see above). Owned by r. */
+/* The table the coupler calls, every entry the server's plugin provides
+ * (see above). Owned by r. */
 const seam_plugin *seam_remote_plugin(const seam_remote *r);
-/* The remote behind a table, or NULL when p is not a proxy's. */
-seam_remote *seam_remote_of(const seam_plugin *p);
 const char *seam_remote_endpoint(const seam_remote *r);
-/* Send create. On success the instance (== r) is returned and owns r; on
- * failure NULL after logging through host, and r is closed. */
-void *seam_remote_create(seam_remote *r, const char *config_json, const seam_host *host);
 /* Close without an instance (the instance's destroy does this itself). */
 void seam_remote_close(seam_remote **self_p);
 

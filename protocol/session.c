@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "session.h"
+#include "seam/loader.h"
 
 #define MAX_LOG 64           /* messages kept per request */
 #define MAX_COUNT (1ull << 36) /* points or elements: beyond any real interface */
@@ -284,20 +285,16 @@ static void op_hello(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     if (proto < SEAM_PROTOCOL_OLDEST || proto > SEAM_PROTOCOL_VERSION)
         { fail(w, s, id, "hello: protocol version %llu is not spoken here (this server speaks %u to %u)",
                     (unsigned long long)proto, SEAM_PROTOCOL_OLDEST, SEAM_PROTOCOL_VERSION); return; }
-    if (abi != s->p->abi)
-        { fail(w, s, id, "hello: plugin ABI %llu requested, this server hosts ABI %u",
-                    (unsigned long long)abi, s->p->abi); return; }
+    if (abi < SEAM_ABI_OLDEST)
+        { fail(w, s, id, "hello: plugin ABI %llu requested; this server hosts ABI %u and speaks to couplers of ABI %u and newer",
+                    (unsigned long long)abi, s->p->abi, SEAM_ABI_OLDEST); return; }
     s->greeted = true;
     s->proto = (unsigned)proto;
-    const struct { const char *name; const void *fn; } optional[] = {
-        {"describe", (const void *)s->p->describe}, {"bind", (const void *)s->p->bind},
-        {"regions", (const void *)s->p->regions}, {"mobility", (const void *)s->p->mobility},
-        {"save", (const void *)s->p->save}, {"load", (const void *)s->p->load},
-        {"field", (const void *)s->p->field}, {"write_output", (const void *)s->p->write_output},
-    };
-    size_t n_opt = 0;
-    for (size_t i = 0; i < 8; i++)
-        n_opt += optional[i].fn != NULL;
+    /* every entry a plugin may leave NULL that this one provides */
+    size_t n_entries, n_opt = 0;
+    const seam_entry_info *entries = seam_plugin_entries(&n_entries);
+    for (size_t i = 0; i < n_entries; i++)
+        n_opt += entries[i].need != SEAM_NEED_ALL && seam_plugin_has(s->p, &entries[i]);
     begin_ok(w, s, id, 6, 0);
     kv_uint(w, "protocol", s->proto);
     kv_uint(w, "abi", s->p->abi);
@@ -309,9 +306,9 @@ static void op_hello(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_w_str(w, s->p->summary ? s->p->summary : "");
     seam_w_str(w, "functions");
     seam_w_array(w, n_opt);
-    for (size_t i = 0; i < 8; i++)
-        if (optional[i].fn)
-            seam_w_str(w, optional[i].name);
+    for (size_t i = 0; i < n_entries; i++)
+        if (entries[i].need != SEAM_NEED_ALL && seam_plugin_has(s->p, &entries[i]))
+            seam_w_str(w, entries[i].name);
 }
 
 static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
@@ -358,7 +355,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         .cell_size = cell_size,
     };
     char *merged = with_defaults(s, config);
-    s->self = s->p->create(merged, &s->host);
+    s->self = s->p->create(s->p, merged, &s->host);
     free(merged);
     free(config);
     begin_ok(w, s, id, 1, 0);
@@ -534,16 +531,20 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         { fail(w, s, id, "solve: %llu points of dimension %llu do not match the interface (%zu values; %s first)",
                     (unsigned long long)n, (unsigned long long)dim, s->n_iface,
                     s->p->role == SEAM_SOLID ? "describe" : "bind"); return; }
-    seam_io in = {n, (int)dim, NULL, NULL, NULL}, out = {n, (int)dim, NULL, NULL, NULL};
-    double **in_ptr[3] = {&in.X, &in.V, &in.F}, **out_ptr[3] = {&out.X, &out.V, &out.F};
+    seam_input in = {n, (int)dim, NULL, NULL, NULL};
+    seam_output out = {n, (int)dim, NULL, NULL, NULL};
+    const double **in_ptr[3] = {&in.X, &in.V, &in.F};
+    double **out_ptr[3] = {&out.X, &out.V, &out.F};
     for (int k = 0; k < 3 && !coupled; k++) {
         if (seam_msg_has(m, io_names[k]) && !seam_msg_is_nil(m, io_names[k])) {
-            double *view = seam_msg_f64s_view(m, io_names[k], s->n_iface);   /* out of band: no copy */
+            const double *view = seam_msg_f64s_view(m, io_names[k], s->n_iface);   /* out of band: no copy */
+            double *copy = view ? NULL : scratch(s, s->in, k);
             if (view)
                 *in_ptr[k] = view;
-            else if ((*in_ptr[k] = scratch(s, s->in, k)))
-                seam_msg_f64s(m, io_names[k], true, *in_ptr[k], s->n_iface);
-            else
+            else if (copy) {
+                seam_msg_f64s(m, io_names[k], true, copy, s->n_iface);
+                *in_ptr[k] = copy;
+            } else
                 no_memory(m, s);
         }
         if (want[k] && !(*out_ptr[k] = out_scratch(s, k)))
@@ -686,19 +687,50 @@ static void op_write_output(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf
     kv_status(w, st);
 }
 
-/* Whether the plugin provides the optional function behind op. */
-static bool provided(const seam_plugin *p, const char *op)
+static void op_max_dt(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
-    const struct { const char *name; const void *fn; } fns[] = {
-        {"describe", (const void *)p->describe}, {"bind", (const void *)p->bind},
-        {"regions", (const void *)p->regions}, {"mobility", (const void *)p->mobility},
-        {"save", (const void *)p->save}, {"load", (const void *)p->load},
-        {"field", (const void *)p->field}, {"write_output", (const void *)p->write_output},
-    };
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        if (strcmp(fns[i].name, op) == 0)
-            return fns[i].fn != NULL;
-    return true;
+    (void)m;
+    double dt = NAN;
+    seam_status st = s->p->max_dt(s->self, &dt);
+    begin_ok(w, s, id, 2, 0);
+    kv_status(w, st);
+    kv_f64(w, "dt", dt);
+}
+
+static void op_commit(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    (void)m;
+    seam_status st = s->p->commit(s->self);
+    begin_ok(w, s, id, 1, 0);
+    kv_status(w, st);
+}
+
+static void op_capabilities(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    (void)m;
+    begin_ok(w, s, id, 1, 0);
+    kv_uint(w, "capabilities", s->p->capabilities(s->self));
+}
+
+static void op_describe_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_describe(s, id, w); }
+static void op_save_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_save(s, id, w); }
+
+/* One handler per entry of the plugin table that travels as an op (every
+ * entry but create and destroy, which are the session's own create and bye). */
+typedef void (*op_handler)(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w);
+static const struct { const char *op; op_handler fn; } handlers[] = {
+    {"max_dt", op_max_dt}, {"solve", op_solve}, {"commit", op_commit}, {"describe", op_describe_m},
+    {"bind", op_bind}, {"regions", op_regions}, {"mobility", op_mobility}, {"save", op_save_m},
+    {"load", op_load}, {"field", op_field}, {"write_output", op_write_output},
+    {"capabilities", op_capabilities},
+};
+
+bool seam_session_serves(const char *entry)
+{
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
+        if (strcmp(handlers[i].op, entry) == 0)
+            return true;
+    return false;
 }
 
 void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf *w, bool *ended)
@@ -721,9 +753,6 @@ void seam_session_handle_parts(seam_session *s, const void *req, size_t len, con
 static void handle(seam_session *s, const void *req, size_t len, const seam_part *parts, size_t n_parts,
                    seam_wbuf *w, bool *ended, uint64_t *id_out)
 {
-    static const char *const ops[] = {"hello", "create", "max_dt", "solve", "commit", "describe", "bind",
-                                      "regions", "mobility", "save", "load", "field", "write_output",
-                                      "bye", NULL};
     seam_msg m;
     uint64_t id = 0;
     char op[32];
@@ -742,45 +771,29 @@ static void handle(seam_session *s, const void *req, size_t len, const seam_part
     seam_msg_strcpy(&m, "op", true, op, sizeof op);
     if (m.error[0])
         { fail(w, s, id, "malformed request: %s", m.error); return; }
-    int which = -1;
-    for (int i = 0; ops[i]; i++)
-        if (strcmp(ops[i], op) == 0)
-            which = i;
-    if (which < 0)
-        { fail(w, s, id, "unknown op \"%s\"", op); return; }
-    if (which == 0)
+    if (strcmp(op, "hello") == 0)
         { op_hello(s, &m, id, w); return; }
+    op_handler fn = NULL;
+    for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
+        if (strcmp(handlers[i].op, op) == 0)
+            fn = handlers[i].fn;
+    bool is_create = strcmp(op, "create") == 0, is_bye = strcmp(op, "bye") == 0;
+    if (!fn && !is_create && !is_bye)
+        { fail(w, s, id, "unknown op \"%s\"", op); return; }
     if (!s->greeted)
         { fail(w, s, id, "%s: say hello first", op); return; }
-    if (which == 13) {   /* bye: the session ends, the instance goes */
+    if (is_bye) {   /* the session ends, the instance goes */
         free_instance(s);
         s->greeted = false;
         *ended = true;
         { begin_ok(w, s, id, 0, 0); return; }
     }
-    if (which == 1)
+    if (is_create)
         { op_create(s, &m, id, w); return; }
     if (!s->self)
         { fail(w, s, id, "%s: no instance (send create first)", op); return; }
-    if (!provided(s->p, op))
+    const seam_entry_info *e = seam_plugin_entry_find(op);
+    if (!e || !seam_plugin_has(s->p, e))
         { fail(w, s, id, "%s: plugin \"%s\" does not provide it", op, s->p->name); return; }
-    switch (which) {
-    case 2:
-        begin_ok(w, s, id, 1, 0);
-        { kv_f64(w, "dt", s->p->max_dt(s->self)); return; }
-    case 3: { op_solve(s, &m, id, w); return; }
-    case 4: {
-        seam_status st = s->p->commit(s->self);
-        begin_ok(w, s, id, 1, 0);
-        { kv_status(w, st); return; }
-    }
-    case 5: { op_describe(s, id, w); return; }
-    case 6: { op_bind(s, &m, id, w); return; }
-    case 7: { op_regions(s, &m, id, w); return; }
-    case 8: { op_mobility(s, &m, id, w); return; }
-    case 9: { op_save(s, id, w); return; }
-    case 10: { op_load(s, &m, id, w); return; }
-    case 11: { op_field(s, &m, id, w); return; }
-    default: { op_write_output(s, &m, id, w); return; }
-    }
+    fn(s, &m, id, w);
 }

@@ -13,6 +13,9 @@
 typedef struct seam_session seam_session;
 
 seam_session *seam_session_new(const seam_plugin *p);
+/* Whether the session answers the op of a plugin-table entry (every entry
+ * but create and destroy has one). */
+bool seam_session_serves(const char *entry);
 /* Keys every create gets unless the coupler's configuration sets them
  * (seam-serve --config): a JSON object. 0, or -1 with a message in err. */
 int seam_session_set_defaults(seam_session *s, const char *json_object, char *err, size_t errlen);

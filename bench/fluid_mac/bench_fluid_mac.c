@@ -10,6 +10,7 @@
  * 2D runs take 20 warm-up and 20 timed steps, 3D runs 3 and 5 (a 64^3 step
  * takes seconds here); BENCH_STEPS=W,T overrides both.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,6 @@
 
 #include "seam/plugin.h"
 
-const seam_plugin *seam_plugin_v1(void);
 
 typedef struct tally {
     long iterations;
@@ -80,7 +80,7 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
     size_t lt = strlen(tail);
     memmove(json + lt, json + 1, strlen(json));
     memcpy(json, tail, lt);
-    void *fl = P->create(json, &host);
+    void *fl = P->create(P, json, &host);
     if (!fl)
         return 1;
     seam_interface none = {dim, 0, NULL, NULL, NULL, dim, 0, NULL, NULL, 0};
@@ -88,9 +88,12 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
     double t_sim = 0.0, elapsed = 0.0;
     clock_t cpu = 0;
     for (int n = 0; n < warmup + steps; n++) {
-        double dt = P->max_dt(fl);
+        double dt = NAN;
+        if (P->max_dt(fl, &dt) != SEAM_OK)
+            return 1;
         seam_step st = {n, t_sim, dt, 0};
-        seam_io in = {0, dim, NULL, NULL, NULL}, out = {0, dim, NULL, NULL, NULL};
+        seam_input in = {0, dim, NULL, NULL, NULL};
+        seam_output out = {0, dim, NULL, NULL, NULL};
         if (n == warmup) {
             t.iterations = 0;
             t.solves = 0;

@@ -88,7 +88,9 @@ static double latency_us(target *t, int reps)
 {
     double t0 = now_s(), sink = 0.0;
     for (int i = 0; i < reps; i++)
-        sink += t->p->max_dt(t->self);
+        double dt = 0.0;
+        t->p->max_dt(t->self, &dt);
+        sink += dt;
     double dt = now_s() - t0;
     if (!isinf(sink))
         fprintf(stderr, "bench: max_dt is not unlimited?\n");
@@ -103,7 +105,8 @@ static double solve_s(target *t, size_t n, int reps)
         X[i] = 1e-3 * (double)i;
         V[i] = 0.5;
     }
-    seam_io in = {n, 1, X, V, NULL}, out = {n, 1, NULL, NULL, F};
+    seam_input in = {n, 1, X, V, NULL};
+    seam_output out = {n, 1, NULL, NULL, F};
     seam_step step = {0, 0.0, 1e-3, 0};
     double best = INFINITY;
     for (int r = 0; r < reps; r++) {   /* best of reps: the machine is shared */
@@ -159,7 +162,7 @@ int main(int argc, char **argv)
     }
     seam_remote_options o = {.name = "fluid", .timeout_s = 600, .heartbeat_s = 1, .start_timeout_s = 10};
     target t[3] = {{"in-process", seam_library_plugin(lib), NULL}, {"ipc", NULL, NULL}, {"tcp", NULL, NULL}};
-    t[0].self = t[0].p->create("{\"added_mass\": 1}", &host);
+    t[0].self = t[0].p->create(t[0].p, "{\"added_mass\": 1}", &host);
     seam_remote *r_ipc = seam_remote_spawn("piston_fluid", &o, err, sizeof err);
     pid_t tcp_pid = start_tcp_server(serve, tcp_ep, sizeof tcp_ep);
     seam_remote *r_tcp = tcp_pid > 0 ? seam_remote_connect(tcp_ep, &o, err, sizeof err) : NULL;
@@ -169,8 +172,8 @@ int main(int argc, char **argv)
     }
     t[1].p = seam_remote_plugin(r_ipc);
     t[2].p = seam_remote_plugin(r_tcp);
-    t[1].self = seam_remote_create(r_ipc, "{\"added_mass\": 1}", &host);
-    t[2].self = seam_remote_create(r_tcp, "{\"added_mass\": 1}", &host);
+    t[1].self = seam_remote_plugin(r_ipc)->create(seam_remote_plugin(r_ipc), "{\"added_mass\": 1}", &host);
+    t[2].self = seam_remote_plugin(r_tcp)->create(seam_remote_plugin(r_tcp), "{\"added_mass\": 1}", &host);
     if (!t[1].self || !t[2].self)
         return 1;
 

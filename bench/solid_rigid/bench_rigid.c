@@ -28,7 +28,7 @@ static double now(void)
 
 static rigid_solver *make(const char *json)
 {
-    rigid_solver *rs = rigid_create(json, &host);
+    rigid_solver *rs = rigid_create(NULL, json, &host);
     if (!rs) {
         fprintf(stderr, "bench: configuration refused\n");
         exit(1);
@@ -39,7 +39,7 @@ static rigid_solver *make(const char *json)
 static void step(rigid_solver *rs, int64_t n, double dt, double *X, double *V, size_t np, int dim)
 {
     seam_step st = {n, (double)n * dt, dt, 0};
-    seam_io out = {np, dim, X, V, NULL};
+    seam_output out = {np, dim, X, V, NULL};
     if (rigid_solve(rs, &st, NULL, &out) != SEAM_OK || rigid_commit(rs) != SEAM_OK) {
         fprintf(stderr, "bench: step %lld failed\n", (long long)n);
         exit(1);

@@ -20,7 +20,7 @@
 
 struct seam_library {
     void *handle;
-    const seam_plugin *plugin;
+    seam_plugin table;       /* normalized: entries its version lacks are NULL */
     char *path;
 };
 
@@ -43,10 +43,12 @@ static size_t n_search_dirs;
 static void add_dirs(const char *list)
 {
     char *copy = strdup(list);
+    if (!copy)
+        return;
     char *save = NULL;
     for (char *d = strtok_r(copy, ":", &save); d && n_search_dirs < MAX_DIRS; d = strtok_r(NULL, ":", &save))
-        if (*d)
-            search_dirs[n_search_dirs++] = strdup(d);
+        if (*d && (search_dirs[n_search_dirs] = strdup(d)))
+            n_search_dirs++;
     free(copy);
 }
 
@@ -64,23 +66,55 @@ size_t seam_plugin_search_path(const char ***dirs)
     return n_search_dirs;
 }
 
-static const char *const required_names[] = {"create", "destroy", "max_dt", "solve", "commit"};
+static const seam_entry_info entries[] = {
+#define SEAM_ENTRY_INFO(fn, version, needed) {#fn, version, needed, offsetof(seam_plugin, fn)},
+    SEAM_PLUGIN_ENTRIES(SEAM_ENTRY_INFO)
+#undef SEAM_ENTRY_INFO
+};
+enum { N_ENTRIES = sizeof entries / sizeof entries[0] };
 
-static int check_table(const seam_plugin *p, const char *path, char *err, size_t errlen)
+const seam_entry_info *seam_plugin_entries(size_t *n)
 {
-    if (p->abi != SEAM_ABI_VERSION) {
-        snprintf(err, errlen, "%s: plugin ABI version %u, but this seam speaks ABI version %u",
-                 path, p->abi, SEAM_ABI_VERSION);
+    *n = N_ENTRIES;
+    return entries;
+}
+
+const seam_entry_info *seam_plugin_entry_find(const char *name)
+{
+    for (size_t i = 0; i < N_ENTRIES; i++)
+        if (strcmp(entries[i].name, name) == 0)
+            return &entries[i];
+    return NULL;
+}
+
+int seam_plugin_has(const seam_plugin *p, const seam_entry_info *e)
+{
+    void (*fn)(void);
+    memcpy(&fn, (const char *)p + e->offset, sizeof fn);
+    return fn != NULL;
+}
+
+size_t seam_plugin_table_size(uint32_t abi)
+{
+    if (abi < SEAM_ABI_OLDEST || abi > SEAM_ABI_VERSION)
+        return 0;
+    for (size_t i = 0; i < N_ENTRIES; i++)
+        if (entries[i].abi > abi)
+            return entries[i].offset;
+    return sizeof(seam_plugin);
+}
+
+int seam_plugin_normalize(const seam_plugin *p, const char *path, seam_plugin *full, char *err, size_t errlen)
+{
+    size_t size = seam_plugin_table_size(p->abi);
+    if (size == 0) {
+        snprintf(err, errlen, "%s: plugin ABI version %u, but this seam accepts ABI versions %u to %u%s", path,
+                 p->abi, SEAM_ABI_OLDEST, SEAM_ABI_VERSION,
+                 p->abi < SEAM_ABI_OLDEST ? " (rebuild the plugin against this seam's plugin.h)" : " (a newer seam built it)");
         return -1;
     }
-    const void *fns[] = {(const void *)p->create, (const void *)p->destroy, (const void *)p->max_dt,
-                         (const void *)p->solve, (const void *)p->commit};
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        if (!fns[i]) {
-            snprintf(err, errlen, "%s: plugin \"%s\" leaves the required function %s NULL", path,
-                     p->name ? p->name : "?", required_names[i]);
-            return -1;
-        }
+    memset(full, 0, sizeof *full);
+    memcpy(full, p, size);   /* entries past its version stay NULL: absent */
     if (!p->name || !*p->name) {
         snprintf(err, errlen, "%s: plugin has no name", path);
         return -1;
@@ -89,7 +123,50 @@ static int check_table(const seam_plugin *p, const char *path, char *err, size_t
         snprintf(err, errlen, "%s: plugin \"%s\" has unknown role %d", path, p->name, (int)p->role);
         return -1;
     }
+    for (size_t i = 0; i < N_ENTRIES; i++)
+        if (entries[i].need == SEAM_NEED_ALL && !seam_plugin_has(full, &entries[i])) {
+            snprintf(err, errlen, "%s: plugin \"%s\" leaves the required function %s NULL", path, p->name,
+                     entries[i].name);
+            return -1;
+        }
     return 0;
+}
+
+uint32_t seam_plugin_caps(const seam_plugin *p, void *self)
+{
+    uint32_t caps;
+    if (p->capabilities)
+        caps = p->capabilities(self);
+    else
+        caps = (p->regions ? SEAM_CAP_REGIONS : 0u) | (p->mobility ? SEAM_CAP_MOBILITY : 0u) |
+               (p->save && p->load ? SEAM_CAP_SAVE : 0u);
+    if (!p->regions)
+        caps &= ~(uint32_t)SEAM_CAP_REGIONS;
+    if (!p->mobility)
+        caps &= ~(uint32_t)SEAM_CAP_MOBILITY;
+    if (!p->save || !p->load)
+        caps &= ~(uint32_t)SEAM_CAP_SAVE;
+    return caps;
+}
+
+void seam_caps_describe(uint32_t caps, char *buf, size_t n)
+{
+    static const struct { uint32_t flag; const char *name; } names[] = {
+        {SEAM_CAP_LOADS_PRESSURE, "loads=pressure"}, {SEAM_CAP_LOADS_IMPULSE, "loads=impulse"},
+        {SEAM_CAP_RIGID, "rigid"}, {SEAM_CAP_REGIONS, "regions"}, {SEAM_CAP_MOBILITY, "mobility"},
+        {SEAM_CAP_SAVE, "save"},
+    };
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && len < n; i++)
+        if (caps & names[i].flag) {
+            int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", names[i].name);
+            if (w < 0)
+                break;
+            len += (size_t)w;
+        }
+    if (!buf[0] && n > 5)
+        snprintf(buf, n, "none");
 }
 
 static seam_library *open_path(const char *path, char *err, size_t errlen)
@@ -118,14 +195,20 @@ static seam_library *open_path(const char *path, char *err, size_t errlen)
         dlclose(h);
         return NULL;
     }
-    if (check_table(p, path, err, errlen) != 0) {
+    seam_library *lib = calloc(1, sizeof *lib);
+    if (!lib || !(lib->path = strdup(path))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        free(lib);
         dlclose(h);
         return NULL;
     }
-    seam_library *lib = calloc(1, sizeof *lib);
+    if (seam_plugin_normalize(p, path, &lib->table, err, errlen) != 0) {
+        free(lib->path);
+        free(lib);
+        dlclose(h);
+        return NULL;
+    }
     lib->handle = h;
-    lib->plugin = p;
-    lib->path = strdup(path);
     return lib;
 }
 
@@ -161,7 +244,7 @@ void seam_library_close(seam_library **self_p)
     *self_p = NULL;
 }
 
-const seam_plugin *seam_library_plugin(const seam_library *self) { return self->plugin; }
+const seam_plugin *seam_library_plugin(const seam_library *self) { return &self->table; }
 const char *seam_library_path(const seam_library *self) { return self->path; }
 
 int seam_plugin_check_role(const seam_plugin *p, const char *path, seam_role want,
@@ -172,14 +255,13 @@ int seam_plugin_check_role(const seam_plugin *p, const char *path, seam_role wan
                  p->name, seam_role_name(p->role), where, seam_role_name(want));
         return -1;
     }
-    if (want == SEAM_SOLID && !p->describe) {
-        snprintf(err, errlen, "%s: solid plugin \"%s\" leaves the required function describe NULL", path, p->name);
-        return -1;
-    }
-    if (want == SEAM_FLUID && !p->bind) {
-        snprintf(err, errlen, "%s: fluid plugin \"%s\" leaves the required function bind NULL", path, p->name);
-        return -1;
-    }
+    int need = want == SEAM_SOLID ? SEAM_NEED_SOLID : want == SEAM_FLUID ? SEAM_NEED_FLUID : -1;
+    for (size_t i = 0; i < N_ENTRIES; i++)
+        if (entries[i].need == need && !seam_plugin_has(p, &entries[i])) {
+            snprintf(err, errlen, "%s: %s plugin \"%s\" leaves the required function %s NULL", path,
+                     seam_role_name(want), p->name, entries[i].name);
+            return -1;
+        }
     return 0;
 }
 
@@ -203,12 +285,18 @@ void seam_plugin_scan(seam_plugin_visit fn, void *ctx)
                 dup = strcmp(seen[k], e->d_name) == 0;
             if (dup)
                 continue;
-            seen = realloc(seen, (n_seen + 1) * sizeof *seen);
-            seen[n_seen++] = strdup(e->d_name);
+            char **grown = realloc(seen, (n_seen + 1) * sizeof *seen);
+            if (!grown || !(grown[n_seen] = strdup(e->d_name))) {
+                seen = grown ? grown : seen;
+                fn(ctx, dirs[i], NULL, "out of memory while scanning");
+                break;
+            }
+            seen = grown;
+            n_seen++;
             char path[4096], err[1024];
             snprintf(path, sizeof path, "%s/%s", dirs[i], e->d_name);
             seam_library *lib = open_path(path, err, sizeof err);
-            fn(ctx, path, lib ? lib->plugin : NULL, lib ? NULL : err);
+            fn(ctx, path, lib ? &lib->table : NULL, lib ? NULL : err);
             seam_library_close(&lib);
         }
         closedir(d);

@@ -16,8 +16,9 @@ typedef struct {
     double *a, *u, *p_new;           /* last solve */
 } tube_fluid;
 
-static void *tf_create(const char *config_json, const seam_host *host)
+static void *tf_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
+    (void)plugin;
     seam_cfg *c = seam_cfg_from_host(config_json, host);
     if (!c)
         return NULL;
@@ -53,10 +54,11 @@ static void tf_destroy(void *self)
     free(f);
 }
 
-static double tf_max_dt(void *self)
+static seam_status tf_max_dt(void *self, double *dt)
 {
     (void)self;
-    return INFINITY;   /* implicit in time */
+    *dt = INFINITY;   /* implicit in time */
+    return SEAM_OK;
 }
 
 static seam_status tf_bind(void *self, const seam_interface *iface)
@@ -74,7 +76,7 @@ static seam_status tf_bind(void *self, const seam_interface *iface)
     return SEAM_OK;
 }
 
-static seam_status tf_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status tf_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     tube_fluid *f = self;
     size_t bad;
@@ -121,4 +123,4 @@ static const seam_plugin plugin = {
     .write_output = tf_write_output,
 };
 
-const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

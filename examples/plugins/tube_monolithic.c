@@ -14,8 +14,9 @@ typedef struct {
     tube_mono *mono;
 } tube_monolithic;
 
-static void *tm_create(const char *config_json, const seam_host *host)
+static void *tm_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
+    (void)plugin;
     seam_cfg *c = seam_cfg_from_host(config_json, host);
     if (!c)
         return NULL;
@@ -43,13 +44,14 @@ static void tm_destroy(void *self)
     free(m);
 }
 
-static double tm_max_dt(void *self)
+static seam_status tm_max_dt(void *self, double *dt)
 {
     (void)self;
-    return INFINITY;
+    *dt = INFINITY;
+    return SEAM_OK;
 }
 
-static seam_status tm_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status tm_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     (void)in;
     (void)out;
@@ -92,4 +94,4 @@ static const seam_plugin plugin = {
     .write_output = tm_write_output,
 };
 
-const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

@@ -14,8 +14,9 @@ typedef struct {
     double *a_n, *a, *p_n, *p;       /* committed and last solve */
 } tube_solid;
 
-static void *ts_create(const char *config_json, const seam_host *host)
+static void *ts_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
+    (void)plugin;
     seam_cfg *c = seam_cfg_from_host(config_json, host);
     if (!c)
         return NULL;
@@ -49,10 +50,11 @@ static void ts_destroy(void *self)
     free(s);
 }
 
-static double ts_max_dt(void *self)
+static seam_status ts_max_dt(void *self, double *dt)
 {
     (void)self;
-    return INFINITY;
+    *dt = INFINITY;
+    return SEAM_OK;
 }
 
 static seam_status ts_describe(void *self, seam_interface *iface)
@@ -62,7 +64,7 @@ static seam_status ts_describe(void *self, seam_interface *iface)
     return SEAM_OK;
 }
 
-static seam_status ts_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status ts_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     tube_solid *s = self;
     for (size_t j = 0; j < s->tp.N; j++) {
@@ -115,4 +117,4 @@ static const seam_plugin plugin = {
     .write_output = ts_write_output,
 };
 
-const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

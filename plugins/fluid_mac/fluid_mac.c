@@ -474,8 +474,9 @@ static void remove_particles_in(fluid_mac *self, const uint8_t *solid)
     mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, solid, self->per_axis, &self->work, self->phi_n);
 }
 
-static void *fluid_create(const char *config_json, const seam_host *host)
+static void *fluid_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
+    (void)plugin;
     seam_cfg *cfg = seam_cfg_from_host(config_json, host);
     if (!cfg)
         return NULL;
@@ -586,20 +587,28 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     return st;
 }
 
-static double fluid_max_dt(void *p)
+static seam_status fluid_max_dt(void *p, double *dt)
 {
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
     double umax = 0.0;
     for (int a = 0; a < g->dim; a++)
-        for (size_t f = 0; f < mac_nf(g, a); f++)
-            umax = fmax(umax, fabs(self->vel_n[a][f]));
+        for (size_t f = 0; f < mac_nf(g, a); f++) {
+            double u = fabs(self->vel_n[a][f]);
+            if (!isfinite(u)) {
+                seam_logf(self->host, SEAM_LOG_ERROR, "max_dt: the committed velocity on %c face %zu is %g",
+                          "xyz"[a], f, self->vel_n[a][f]);
+                return SEAM_ERROR;
+            }
+            umax = u > umax ? u : umax;
+        }
     /* Bridson's bound: the velocity a body force can add within one step counts too. */
     double gn = g->dim == 3 ? sqrt(self->gravity[0] * self->gravity[0] + self->gravity[1] * self->gravity[1] +
                                    self->gravity[2] * self->gravity[2])
                             : hypot(self->gravity[0], self->gravity[1]);
     double speed = umax + sqrt(gn * g->dx);
-    return speed > 0.0 ? self->cfl * g->dx / speed : INFINITY;
+    *dt = speed > 0.0 ? self->cfl * g->dx / speed : INFINITY;
+    return SEAM_OK;
 }
 
 /* ---- one solve ------------------------------------------------------------ */
@@ -954,7 +963,7 @@ static seam_status finite_interface(const fluid_mac *self, const char *what, con
     return SEAM_OK;
 }
 
-static seam_status check_io(fluid_mac *self, const seam_io *in)
+static seam_status check_io(fluid_mac *self, const seam_input *in)
 {
     if (!self->bound) {
         seam_logf(self->host, SEAM_LOG_ERROR, "solve before bind: the fluid needs the interface first");
@@ -969,7 +978,7 @@ static seam_status check_io(fluid_mac *self, const seam_io *in)
     return finite_interface(self, "solve", in->X, in->V);
 }
 
-static seam_status fluid_solve(void *p, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status fluid_solve(void *p, const seam_step *step, const seam_input *in, seam_output *out)
 {
     fluid_mac *self = p;
     const mac_grid *g = &self->g;
@@ -1386,4 +1395,4 @@ static const seam_plugin plugin = {
 };
 
 /* The one exported symbol; everything else in the module is hidden. */
-__attribute__((visibility("default"))) const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

@@ -159,7 +159,6 @@ fem *fem_new(const char *config_json, const seam_host *host);
 void fem_destroy(fem **self_p);
 
 /* The exported plugin table (plugin.c). */
-const seam_plugin *seam_plugin_v1(void);
 
 /* Elastic forces f (n*d, summed over all elements, springs and hinges) at
  * positions x; when K is not NULL also the stiffness K = -df/dx (made

@@ -8,7 +8,11 @@
 #include "seam/vtk.h"
 #include "fem.h"
 
-static void *p_create(const char *config_json, const seam_host *host) { return fem_new(config_json, host); }
+static void *p_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
+{
+    (void)plugin;
+    return fem_new(config_json, host);
+}
 
 static void p_destroy(void *self)
 {
@@ -16,23 +20,31 @@ static void p_destroy(void *self)
     fem_destroy(&f);
 }
 
-static double p_max_dt(void *self) { return fem_max_dt(self); }
-
-static seam_status check_io(fem *f, const seam_io *io, const char *which)
+static seam_status p_max_dt(void *self, double *dt)
 {
-    if (io && (io->n != f->n_iface || io->dim != f->d)) {
-        seam_logf(f->host, SEAM_LOG_ERROR, "solve: %s has %zu points of dim %d, the interface has %zu of dim %d",
-                  which, io->n, io->dim, f->n_iface, f->d);
+    *dt = fem_max_dt(self);
+    if (isnan(*dt)) {
+        seam_logf(((fem *)self)->host, SEAM_LOG_ERROR, "max_dt: the committed state is not finite");
         return SEAM_ERROR;
     }
     return SEAM_OK;
 }
 
-static seam_status p_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status check_io(fem *f, size_t n, int dim, const char *which)
+{
+    if (n != f->n_iface || dim != f->d) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "solve: %s has %zu points of dim %d, the interface has %zu of dim %d",
+                  which, n, dim, f->n_iface, f->d);
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+static seam_status p_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     fem *f = self;
     int d = f->d;
-    if (check_io(f, in, "in") != SEAM_OK || check_io(f, out, "out") != SEAM_OK)
+    if ((in && check_io(f, in->n, in->dim, "in") != SEAM_OK) || (out && check_io(f, out->n, out->dim, "out") != SEAM_OK))
         return SEAM_ERROR;
     if (!(step->dt > 0.0)) {
         seam_logf(f->host, SEAM_LOG_ERROR, "solve: dt must be positive, got %g", step->dt);
@@ -210,4 +222,4 @@ static const seam_plugin table = {
     .write_output = p_write_output,
 };
 
-__attribute__((visibility("default"))) const seam_plugin *seam_plugin_v1(void) { return &table; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &table; }

@@ -455,8 +455,9 @@ void rigid_destroy(void *self)
     free(rs);
 }
 
-void *rigid_create(const char *config_json, const seam_host *host)
+void *rigid_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
+    (void)plugin;
     seam_cfg *cfg = seam_cfg_from_host(config_json, host);
     if (!cfg)
         return NULL;
@@ -527,25 +528,29 @@ seam_status rigid_describe(void *self, seam_interface *iface)
     return SEAM_OK;
 }
 
-double rigid_max_dt(void *self)
+seam_status rigid_max_dt(void *self, double *dt)
 {
     rigid_solver *rs = self;
-    double dt = INFINITY;
+    *dt = INFINITY;
     if (rs->dim == 2)
-        return dt;   /* planar rotation is exact; nothing limits the step */
+        return SEAM_OK;   /* planar rotation is exact; nothing limits the step */
     for (size_t i = 0; i < rs->n_bodies; i++) {
         double w = v3_norm(rs->S[i].w);
+        if (!isfinite(w)) {
+            seam_logf(rs->host, SEAM_LOG_ERROR, "max_dt: body %zu has angular velocity %g", i, w);
+            return SEAM_ERROR;
+        }
         /* the implicit rotation update converges while the body turns less than about half a radian */
         if (rs->bodies[i].mode == RIGID_FREE && w > 0)
-            dt = fmin(dt, 0.5 / w);
+            *dt = fmin(*dt, 0.5 / w);
     }
-    return dt;
+    return SEAM_OK;
 }
 
 /* Step-averaged force and torque about the centre of mass on body i, with
  * the points and load arms placed as in state S. */
 static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, const seam_step *step,
-                       const seam_io *in, double *F, double *tau)
+                       const seam_input *in, double *F, double *tau)
 {
     const rigid_body *b = &rs->bodies[i];
     v3_scale(F, b->m, rs->gravity);
@@ -575,7 +580,7 @@ static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, c
     }
 }
 
-seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     rigid_solver *rs = self;
     if (!(step->dt > 0) || !isfinite(step->dt)) {
@@ -583,11 +588,12 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, se
                   step->dt);
         return SEAM_ERROR;
     }
-    const seam_io *io[2] = {in, out};
+    const size_t n[2] = {in ? in->n : rs->n_pts, out ? out->n : rs->n_pts};
+    const int dims[2] = {in ? in->dim : rs->dim, out ? out->dim : rs->dim};
     for (int k = 0; k < 2; k++) {
-        if (io[k] && (io[k]->n != rs->n_pts || io[k]->dim != rs->dim)) {
+        if (n[k] != rs->n_pts || dims[k] != rs->dim) {
             seam_logf(rs->host, SEAM_LOG_ERROR, "solve: %s has %zu points of dimension %d, expected %zu of %d",
-                      k ? "out" : "in", io[k]->n, io[k]->dim, rs->n_pts, rs->dim);
+                      k ? "out" : "in", n[k], dims[k], rs->n_pts, rs->dim);
             return SEAM_ERROR;
         }
     }
@@ -777,4 +783,4 @@ static const seam_plugin plugin = {
     .write_output = rigid_write_output,
 };
 
-const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

@@ -10,11 +10,11 @@
 
 typedef struct rigid_solver rigid_solver;
 
-void *rigid_create(const char *config_json, const seam_host *host);
+void *rigid_create(const seam_plugin *plugin, const char *config_json, const seam_host *host);
 void rigid_destroy(void *self);
-double rigid_max_dt(void *self);
+seam_status rigid_max_dt(void *self, double *dt);
 seam_status rigid_describe(void *self, seam_interface *iface);
-seam_status rigid_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out);
+seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out);
 seam_status rigid_commit(void *self);
 seam_status rigid_mobility(void *self, const double *impulse, double *dv);
 seam_status rigid_save_state(void *self, seam_buffer *out);
@@ -26,6 +26,5 @@ size_t rigid_body_count(const rigid_solver *rs);
 const rigid_body *rigid_get_body(const rigid_solver *rs, size_t i);
 const rigid_state *rigid_get_state(const rigid_solver *rs, size_t i);
 
-const seam_plugin *seam_plugin_v1(void);
 
 #endif

@@ -36,10 +36,15 @@ OOB_MIN = 64 * 1024        # bins this large go out of band in replies to protoc
 CHUNK = 256 * 1024         # bytes per frame of an out-of-band value
 MAX_PARTS = 16384          # frames after the map
 MAX_MESSAGE = 1 << 31      # bytes in them
-ABI_VERSION = 1
+# The plugin ABI (version, entries, capability flags) comes from seam_abi.py,
+# which the build writes from core/include/seam/plugin.h
+# (build/protocol/seam_abi.py: put that folder on PYTHONPATH).
+from seam_abi import ABI_VERSION, ABI_OLDEST, ENTRIES, NEED_ALL  # noqa: E402
+from seam_abi import CAP_LOADS_PRESSURE, CAP_LOADS_IMPULSE, CAP_RIGID, CAP_REGIONS, CAP_MOBILITY, CAP_SAVE  # noqa: E402,F401
 OK, ERROR, UNSTABLE = 0, 1, 2
 DEBUG, INFO, WARN, LOG_ERROR = 0, 1, 2, 3
-OPTIONAL = ("describe", "bind", "regions", "mobility", "save", "load", "field", "write_output")
+# Entries a solver may leave out: the optional ones and those one role needs.
+OPTIONAL = tuple(name for name, _, need in ENTRIES if need != NEED_ALL)
 _LITTLE = sys.byteorder == "little"
 
 
@@ -299,14 +304,15 @@ class Session:
             if not isinstance(proto, int) or not PROTOCOL_OLDEST <= proto <= PROTOCOL_VERSION:
                 raise ProtocolError("hello: protocol version %r is not spoken here (this server speaks %d to %d)"
                                     % (proto, PROTOCOL_OLDEST, PROTOCOL_VERSION))
-            if req.get("abi") != ABI_VERSION:
-                raise ProtocolError("hello: plugin ABI %r requested, this server hosts ABI %d"
-                                    % (req.get("abi"), ABI_VERSION))
+            abi = req.get("abi")
+            if not isinstance(abi, int) or abi < ABI_OLDEST:
+                raise ProtocolError("hello: plugin ABI %r requested; this server hosts ABI %d and speaks to "
+                                    "couplers of ABI %d and newer" % (abi, ABI_VERSION, ABI_OLDEST))
             self.greeted = True
             self.protocol = proto
             return {"protocol": proto, "abi": ABI_VERSION, "plugin": self.cls.name,
                     "role": self.cls.role, "summary": self.cls.summary, "functions": self.functions()}, False
-        known = ("create", "max_dt", "solve", "commit", "bye") + OPTIONAL
+        known = ("bye",) + tuple(name for name, _, _ in ENTRIES if name != "destroy")
         if op not in known:
             raise ProtocolError("unknown op \"%s\"" % op)
         if not self.greeted:
@@ -343,7 +349,10 @@ class Session:
         return {"status": OK}
 
     def op_max_dt(self, req):
-        return {"dt": float(self.instance.max_dt())}
+        return {"status": OK, "dt": float(self.instance.max_dt())}
+
+    def op_capabilities(self, req):
+        return {"capabilities": int(self.instance.capabilities())}
 
     def op_commit(self, req):
         return {"status": _status(self.instance.commit())}

@@ -103,8 +103,8 @@ static void test_plugins_and_info(void **state)
 {
     (void)state;
     assert_int_equal(seam("plugins"), 0);
-    expect("piston_fluid       fluid    abi 1");
-    expect("piston_solid       solid    abi 1");
+    expect("piston_fluid       fluid    abi 3");
+    expect("piston_solid       solid    abi 3");
     assert_int_equal(seam("info piston_solid"), 0);
     expect("role:     solid");
     expect("optional: describe mobility save load");

@@ -10,7 +10,7 @@ static const seam_plugin *P(void) { return seam_plugin_v1(); }
 static void *create(test_host *th, const char *json)
 {
     test_host_init(th, "solid", "solids[0]");
-    void *s = P()->create(json, &th->host);
+    void *s = P()->create(P(), json, &th->host);
     if (!s)
         fprintf(stderr, "create failed: %s\n", th->all);
     assert_non_null(s);
@@ -156,10 +156,12 @@ static void test_solve_commit_save_load(void **state)
         F[2 * i] = p * seg * x / r;
         F[2 * i + 1] = p * seg * y / r;
     }
-    seam_io io_in = {n, 2, NULL, NULL, F}, out1 = {n, 2, X1, V1, NULL}, out2 = {n, 2, X2, V2, NULL};
+    seam_input io_in = {n, 2, NULL, NULL, F};
+    seam_output out1 = {n, 2, X1, V1, NULL};
+    seam_output out2 = {n, 2, X2, V2, NULL};
     seam_step st = {0, 0.0, 0.01, 0};
     assert_int_equal(P()->solve(s, &st, &io_in, &out1), SEAM_OK);
-    seam_io zero_in = {n, 2, NULL, NULL, NULL};
+    seam_input zero_in = {n, 2, NULL, NULL, NULL};
     assert_int_equal(P()->solve(s, &st, &zero_in, &out2), SEAM_OK);   /* a different input */
     assert_int_equal(P()->solve(s, &st, &io_in, &out2), SEAM_OK);
     assert_memory_equal(X1, X2, 2 * n * sizeof *X1);                    /* same input, same answer */
@@ -193,7 +195,7 @@ static void test_solve_commit_save_load(void **state)
     out1.X = X1;
     P()->load(s, copy, size);
     double *X3 = malloc(2 * n * sizeof *X3);
-    seam_io out3 = {n, 2, X3, NULL, NULL};
+    seam_output out3 = {n, 2, X3, NULL, NULL};
     assert_int_equal(P()->solve(s, &st, &io_in, &out3), SEAM_OK);
     assert_memory_equal(X2, X3, 2 * n * sizeof *X2);
     assert_int_equal(P()->load(s, copy, size - 1), SEAM_ERROR);
@@ -238,7 +240,7 @@ static void expect_refused(const char *json, const char *needle)
 {
     test_host th;
     test_host_init(&th, "solid", "solids[0]");
-    void *s = P()->create(json, &th.host);
+    void *s = P()->create(P(), json, &th.host);
     if (s || !test_host_saw(&th, needle))
         fprintf(stderr, "expected refusal mentioning \"%s\", got: %s\n", needle, th.all);
     assert_null(s);

@@ -13,7 +13,7 @@
 void *fluid_make(const seam_plugin *P, test_host *th, const char *json)
 {
     test_host_init(th, "fluid", "fluids[0]");
-    void *fl = P->create(json, &th->host);
+    void *fl = P->create(P, json, &th->host);
     assert_non_null(fl);
     return fl;
 }

@@ -6,7 +6,6 @@
 #include "seam/plugin.h"
 #include "test_host.h"
 
-const seam_plugin *seam_plugin_v1(void);
 
 /* A fluid_mac instance from json, its messages in th; fails the test when create does. */
 void *fluid_make(const seam_plugin *P, test_host *th, const char *json);

@@ -36,7 +36,8 @@ static double single_region_q(const seam_plugin *P, void *fl, double dt)
 static seam_status step(const seam_plugin *P, void *fl, int64_t n, double dt)
 {
     seam_step st = {n, n * dt, dt, 0};
-    seam_io in = {0, 3, NULL, NULL, NULL}, out = {0, 3, NULL, NULL, NULL};
+    seam_input in = {0, 3, NULL, NULL, NULL};
+    seam_output out = {0, 3, NULL, NULL, NULL};
     seam_status s = P->solve(fl, &st, &in, &out);
     return s == SEAM_OK ? P->commit(fl) : s;
 }
@@ -155,7 +156,8 @@ static void sphere_mesh(mesh *m, const double *c, double R, int nl)
 static seam_status step_mesh(const seam_plugin *P, void *fl, mesh *m, int64_t n, double dt)
 {
     seam_step st = {n, n * dt, dt, 0};
-    seam_io in = {m->n, 3, m->X, m->V, NULL}, out = {m->n, 3, NULL, NULL, m->F};
+    seam_input in = {m->n, 3, m->X, m->V, NULL};
+    seam_output out = {m->n, 3, NULL, NULL, m->F};
     seam_status s = P->solve(fl, &st, &in, &out);
     return s == SEAM_OK ? P->commit(fl) : s;
 }
@@ -371,7 +373,7 @@ static void test_liquid_held_by_shell_3d(void **state)
     size_t wrong, n0 = fluid_particles_right_of(dir, 0, a, e, &wrong);
     assert_int_equal(wrong, 0);
     for (int n = 0; n < 60; n++) {
-        assert_int_equal(step_mesh(P, fl, &m, n, P->max_dt(fl)), SEAM_OK);
+        assert_int_equal(step_mesh(P, fl, &m, n, test_max_dt(P, fl)), SEAM_OK);
         if (n % 15 == 14) {
             assert_int_equal(P->write_output(fl, dir, 1), SEAM_OK);
             assert_int_equal(fluid_particles_right_of(dir, 1, a, e, &wrong), n0);
@@ -396,13 +398,13 @@ static void test_config_3d(void **state)
     const seam_plugin *P = seam_plugin_v1();
     test_host th;
     test_host_init(&th, "fluid", "fluids[0]");
-    assert_null(P->create("{\"cells\": [4, 4, 4, 4], \"dx\": 0.1}", &th.host));
+    assert_null(P->create(P, "{\"cells\": [4, 4, 4, 4], \"dx\": 0.1}", &th.host));
     assert_true(test_host_saw(&th, "[nx, ny, nz]"));
-    assert_null(P->create("{\"cells\": [4, 4, 4], \"dx\": 0.1, \"gravity\": [0, -9.81]}", &th.host));
+    assert_null(P->create(P, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"gravity\": [0, -9.81]}", &th.host));
     assert_true(test_host_saw(&th, "gravity"));
-    assert_null(P->create("{\"cells\": [4, 4, 4], \"dx\": 0.1, \"liquid\": {\"fill\": [0, 0, 0.4, 0.2]}}", &th.host));
+    assert_null(P->create(P, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"liquid\": {\"fill\": [0, 0, 0.4, 0.2]}}", &th.host));
     assert_true(test_host_saw(&th, "x0 y0 z0 x1 y1 z1"));
-    assert_null(P->create("{\"cells\": [4, 4], \"dx\": 0.1, \"boundary\": {\"front\": \"open\"}}", &th.host));
+    assert_null(P->create(P, "{\"cells\": [4, 4], \"dx\": 0.1, \"boundary\": {\"front\": \"open\"}}", &th.host));
     assert_true(test_host_saw(&th, "front"));
     /* A 2D interface does not fit a 3D grid, and 3D solids are not taken. */
     void *fl = fluid_make(P, &th, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"boundary\": {\"front\": \"open\"}}");
@@ -430,7 +432,7 @@ static void test_open_tank_3d(void **state)
     void *fl = fluid_make(P, &th, "{\"cells\": [6, 10, 5], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
                             " \"pressure_tolerance\": 1e-12}");
     assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
-    double H = 10 * 0.05, rho = 1000, g = 9.81, dt = P->max_dt(fl);
+    double H = 10 * 0.05, rho = 1000, g = 9.81, dt = test_max_dt(P, fl);
     assert_float_equal(dt, 0.05 / sqrt(g * 0.05), 1e-12);   /* cfl dx / sqrt(|g| dx) at rest */
     for (int n = 0; n < 20; n++)
         assert_int_equal(step(P, fl, n, dt), SEAM_OK);
@@ -522,7 +524,7 @@ static void test_liquid_still_tank_3d(void **state)
     double H = 0.3, rho = 1000, g = 9.81, V0 = 0.5 * 0.3 * 0.5;
     assert_float_equal(fluid_liquid_volume(P, fl, 3), V0, 1e-3 * V0);
     for (int n = 0; n < 100; n++)
-        assert_int_equal(step(P, fl, n, P->max_dt(fl)), SEAM_OK);
+        assert_int_equal(step(P, fl, n, test_max_dt(P, fl)), SEAM_OK);
     double vmax = field_max(P, fl, "speed");
     fprintf(stderr, "3D still liquid: max speed %.3g m/s (limit %.3g)\n", vmax, 1e-6 * sqrt(g * H));
     assert_true(vmax < 1e-6 * sqrt(g * H));
@@ -552,7 +554,7 @@ static void test_liquid_sloshing_3d(void **state)
     assert_int_equal(P->bind(fl, fluid_no_solid(3)), SEAM_OK);
     double V0 = fluid_liquid_volume(P, fl, 3), worst = 0.0, fastest = 0.0, t = 0.0;
     for (int n = 0; n < 60; n++) {
-        double dt = P->max_dt(fl);
+        double dt = test_max_dt(P, fl);
         assert_int_equal(step(P, fl, n, dt), SEAM_OK);
         t += dt;
         worst = fmax(worst, fabs(fluid_liquid_volume(P, fl, 3) / V0 - 1.0));
@@ -568,7 +570,7 @@ static void test_liquid_sloshing_3d(void **state)
     void *copy = malloc(buf.size);
     memcpy(copy, buf.data, buf.size);
     size_t size = buf.size;
-    double dt = P->max_dt(fl);
+    double dt = test_max_dt(P, fl);
     assert_int_equal(step(P, fl, 60, dt), SEAM_OK);
     seam_raster r;
     P->field(fl, "pressure", &r);
@@ -688,7 +690,7 @@ static void test_inflow_disc_3d(void **state)
     }
     /* A disc on a 2D side is refused. */
     test_host_init(&th, "fluid", "fluids[0]");
-    assert_null(P->create("{\"cells\": [4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"left\", \"speed\": 1,"
+    assert_null(P->create(P, "{\"cells\": [4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"left\", \"speed\": 1,"
                           " \"shape\": \"disc\"}]}", &th.host));
     assert_true(test_host_saw(&th, "sources[0].shape"));
 }
@@ -790,26 +792,26 @@ static void test_sources_config_3d(void **state)
     test_host th;
     test_host_init(&th, "fluid", "fluids[0]");
     /* a 2D range on a 3D side */
-    assert_null(P->create("{\"cells\": [4, 4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"bottom\", \"speed\": 1,"
+    assert_null(P->create(P, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"bottom\", \"speed\": 1,"
                           " \"range\": [0.1, 0.3]}]}", &th.host));
     assert_true(test_host_saw(&th, "sources[0].range"));
     /* a rectangle that holds no face centre: z 0.31..0.34 lies between centres 0.25 and 0.35 */
-    assert_null(P->create("{\"cells\": [4, 4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"bottom\", \"speed\": 1,"
+    assert_null(P->create(P, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"bottom\", \"speed\": 1,"
                           " \"range\": [0, 0.4, 0.31, 0.34]}]}", &th.host));
     assert_true(test_host_saw(&th, "[x0, x1, z0, z1]) holds no face centre of the bottom side"));
     /* an inflow through an open side */
-    assert_null(P->create("{\"cells\": [4, 4, 4], \"dx\": 0.1, \"boundary\": {\"front\": \"open\"},"
+    assert_null(P->create(P, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"boundary\": {\"front\": \"open\"},"
                           " \"sources\": [{\"side\": \"front\", \"speed\": 1}]}", &th.host));
     assert_true(test_host_saw(&th, "\"front\" is open"));
     /* a 2D box in 3D, and a box with no cell centre */
-    assert_null(P->create("{\"cells\": [4, 4, 4], \"dx\": 0.1, \"sources\": [{\"box\": [0, 0, 0.4, 0.4], \"rate\": 1}]}",
+    assert_null(P->create(P, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"sources\": [{\"box\": [0, 0, 0.4, 0.4], \"rate\": 1}]}",
                           &th.host));
     assert_true(test_host_saw(&th, "sources[0].box"));
-    assert_null(P->create("{\"cells\": [4, 4, 4], \"dx\": 0.1, \"sources\": [{\"box\": [0, 0, 0.01, 0.4, 0.4, 0.02],"
+    assert_null(P->create(P, "{\"cells\": [4, 4, 4], \"dx\": 0.1, \"sources\": [{\"box\": [0, 0, 0.01, 0.4, 0.4, 0.02],"
                           " \"rate\": 1}]}", &th.host));
     assert_true(test_host_saw(&th, "(x0 y0 z0 x1 y1 z1) holds no cell centre"));
     /* 2D grids have no back and front sides */
-    assert_null(P->create("{\"cells\": [4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"back\", \"speed\": 1}]}",
+    assert_null(P->create(P, "{\"cells\": [4, 4], \"dx\": 0.1, \"sources\": [{\"side\": \"back\", \"speed\": 1}]}",
                           &th.host));
     assert_true(test_host_saw(&th, "sources[0].side"));
 }

@@ -28,8 +28,9 @@ typedef struct {
 enum { FAULT_NONE, FAULT_NAN, FAULT_ERROR };
 static const char *const fault_names[] = {"none", "nan", "error", NULL};
 
-static void *pf_create(const char *config_json, const seam_host *host)
+static void *pf_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
+    (void)plugin;
     seam_cfg *c = seam_cfg_from_host(config_json, host);
     if (!c)
         return NULL;
@@ -62,10 +63,11 @@ static void pf_destroy(void *self)
     free(f);
 }
 
-static double pf_max_dt(void *self)
+static seam_status pf_max_dt(void *self, double *dt)
 {
     (void)self;
-    return INFINITY;
+    *dt = INFINITY;
+    return SEAM_OK;
 }
 
 static seam_status pf_bind(void *self, const seam_interface *iface)
@@ -79,7 +81,7 @@ static seam_status pf_bind(void *self, const seam_interface *iface)
     return SEAM_OK;
 }
 
-static seam_status pf_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status pf_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     piston_fluid *f = self;
     size_t n = in->n * (size_t)in->dim;
@@ -122,4 +124,4 @@ static const seam_plugin plugin = {
     .bind = pf_bind,
 };
 
-const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

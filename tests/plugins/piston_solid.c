@@ -20,8 +20,9 @@ typedef struct {
     double *mass;            /* per point, for describe */
 } piston_solid;
 
-static void *ps_create(const char *config_json, const seam_host *host)
+static void *ps_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
+    (void)plugin;
     seam_cfg *c = seam_cfg_from_host(config_json, host);
     if (!c)
         return NULL;
@@ -59,10 +60,11 @@ static void ps_destroy(void *self)
     free(s);
 }
 
-static double ps_max_dt(void *self)
+static seam_status ps_max_dt(void *self, double *dt)
 {
     (void)self;
-    return INFINITY;   /* backward Euler is unconditionally stable */
+    *dt = INFINITY;   /* backward Euler is unconditionally stable */
+    return SEAM_OK;
 }
 
 static seam_status ps_describe(void *self, seam_interface *iface)
@@ -72,7 +74,7 @@ static seam_status ps_describe(void *self, seam_interface *iface)
     return SEAM_OK;
 }
 
-static seam_status ps_solve(void *self, const seam_step *step, const seam_io *in, seam_io *out)
+static seam_status ps_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     piston_solid *s = self;
     if (in->n != s->count || in->dim != 1) {
@@ -142,4 +144,4 @@ static const seam_plugin plugin = {
     .load = ps_load,
 };
 
-const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

@@ -31,7 +31,7 @@ class SessionTest(unittest.TestCase):
         return back
 
     def greet(self):
-        r = self.ask(pack({"op": "hello", "id": 1, "protocol": 1, "abi": 1}))
+        r = self.ask(pack({"op": "hello", "id": 1, "protocol": 1, "abi": seam.ABI_VERSION}))
         self.assertTrue(r["ok"])
         self.assertEqual(r["plugin"], "piston_fluid_py")
         self.assertEqual(r["functions"], ["bind"])
@@ -70,7 +70,7 @@ class SessionTest(unittest.TestCase):
     def test_out_of_band_arrays(self):
         """Protocol 2: large bins as markers in the map and bytes in frames,
         split anywhere; replies to protocol 2 carry them the same way."""
-        r = self.ask(pack({"op": "hello", "id": 1, "protocol": 2, "abi": 1}))
+        r = self.ask(pack({"op": "hello", "id": 1, "protocol": 2, "abi": seam.ABI_VERSION}))
         self.assertEqual(r["protocol"], 2)
         self.ask(pack({"op": "create", "id": 2, "config": '{"added_mass": 2.0}', "name": "fluid"}))
         n = 10000                                   # 80000 bytes per array
@@ -106,7 +106,7 @@ class SessionTest(unittest.TestCase):
 
 
     def test_create_refusal_is_logged_and_located(self):
-        self.ask(pack({"op": "hello", "id": 1, "protocol": 1, "abi": 1}))
+        self.ask(pack({"op": "hello", "id": 1, "protocol": 1, "abi": seam.ABI_VERSION}))
         r = self.ask(pack({"op": "create", "id": 2, "config": '{"added_mas": 1}', "name": "fluid",
                            "config_path": "fluid", "locations": {"added_mas": "scene.json:4:12"}}))
         self.assertEqual(r["status"], seam.ERROR)

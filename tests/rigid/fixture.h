@@ -36,7 +36,7 @@ static inline fixture *fixture_new(const char *json)
 {
     fixture *f = calloc(1, sizeof *f);
     test_host_init(&f->th, "rigid", "solids[0]");
-    f->rs = rigid_create(json, &f->th.host);
+    f->rs = rigid_create(NULL, json, &f->th.host);
     if (!f->rs)
         return f;
     rigid_describe(f->rs, &f->iface);
@@ -58,8 +58,8 @@ static inline void fixture_destroy(fixture *f)
 static inline seam_status fixture_solve(fixture *f, double dt, const double *F)
 {
     seam_step st = {f->step, f->t, dt, 0};
-    seam_io in = {f->iface.n_points, f->iface.dim, NULL, NULL, (double *)F};
-    seam_io out = {f->iface.n_points, f->iface.dim, f->X, f->V, NULL};
+    seam_input in = {f->iface.n_points, f->iface.dim, NULL, NULL, F};
+    seam_output out = {f->iface.n_points, f->iface.dim, f->X, f->V, NULL};
     return rigid_solve(f->rs, &st, &in, &out);
 }
 

@@ -84,3 +84,10 @@ double *test_read_vtk_points(const char *path, size_t *n)
     fclose(f);
     return x;
 }
+
+double test_max_dt(const seam_plugin *p, void *self)
+{
+    double dt = NAN;
+    assert_int_equal(p->max_dt(self, &dt), SEAM_OK);
+    return dt;
+}

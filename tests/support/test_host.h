@@ -25,6 +25,9 @@ typedef struct test_host {
     char all[16384];         /* every message, one per line (truncated) */
 } test_host;
 
+/* p->max_dt(self), asserting that it succeeds. */
+double test_max_dt(const seam_plugin *p, void *self);
+
 /* Fill th; name/config_path may be NULL. */
 void test_host_init(test_host *th, const char *name, const char *config_path);
 /* Whether any message so far contains needle. */

@@ -1,32 +1,43 @@
-/* seam plugin ABI, version 1.
+/* seam plugin ABI.
  *
  * A plugin is a shared library that exports one symbol,
  *
- *     const seam_plugin *seam_plugin_v1(void);
+ *     SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void);
  *
+ * (declared below as seam_plugin_v1; the name stays for every ABI version)
  * returning a pointer to a static, immutable table. The coupler dlopens the
  * library, calls seam_plugin_v1 once, checks `abi`, `role` and that every
  * required function is present, and from then on talks to the solver only
  * through this table. The same table is served over the wire by seam-serve,
  * so a plugin cannot tell whether its coupler is local or remote.
  *
+ * Versions (the rule of SQLite's iVersion): entries are only ever appended
+ * to the table, and each appended group bumps SEAM_ABI_VERSION. A host
+ * accepts every plugin whose `abi` lies in [SEAM_ABI_OLDEST,
+ * SEAM_ABI_VERSION] and reads only the entries that the plugin's version
+ * defines; the others count as absent (NULL). A plugin built against an
+ * older header therefore keeps loading, in-process and over the protocol.
+ * Version 2 was the last breaking revision (version 1 plugins are refused
+ * with both version numbers). SEAM_PLUGIN_ENTRIES below lists every entry
+ * with the version that introduced it; the loader, `seam info`, the remote
+ * proxy, seam-serve and the Python client are all derived from that list.
+ *
  * Conventions that hold for every function below:
  *  - Arrays are double, interleaved by point (x0 y0 [z0] x1 y1 ...), SI units.
  *    A 2D simulation is per unit depth: mass kg/m, force N/m.
- *  - Buffers passed IN by the coupler belong to the coupler and are valid only
- *    for the duration of the call; copy what you keep.
- *  - Buffers handed OUT by the plugin through pointers in a struct (describe,
+ *  - Inputs are const and belong to the caller; they are valid only for the
+ *    duration of the call (copy what you keep), except bind's interface,
+ *    which stays valid until destroy.
+ *  - Outputs the plugin hands out through pointers in a struct (describe,
  *    regions, save, field) belong to the plugin; they stay valid until the
  *    next call of the same function on the same instance, or destroy.
- *  - Output arrays inside seam_io are allocated by the coupler, sized as the
- *    struct says; the plugin fills them.
+ *  - Output arrays of seam_output are the coupler's, sized as the struct
+ *    says, and never alias an input; the plugin fills them.
  *  - Status: SEAM_OK on success; SEAM_ERROR for a failure the coupler cannot
- *    fix by itself (bad config, a broken mesh), always after a message through
- *    host->log; SEAM_UNSTABLE when the step failed in a way a smaller dt may
- *    fix (CFL exceeded, NaN, Newton diverged). Plugins never exit the process
- *    and never write to stdout.
- *  - Versioning: optional functions are only ever appended, and `abi` is
- *    bumped; a v1 coupler refuses any other abi.
+ *    fix by itself (bad config, a broken mesh, out of memory), always after a
+ *    message through host->log; SEAM_UNSTABLE when the step failed in a way
+ *    a smaller dt may fix (CFL exceeded, NaN, Newton diverged). Plugins never
+ *    exit the process and never write to stdout.
  */
 #ifndef SEAM_PLUGIN_H
 #define SEAM_PLUGIN_H
@@ -38,7 +49,16 @@
 extern "C" {
 #endif
 
-#define SEAM_ABI_VERSION 1u
+#define SEAM_ABI_VERSION 3u   /* this header */
+#define SEAM_ABI_OLDEST 2u    /* the oldest version a host accepts */
+
+/* Put before the entry function so it is exported even when the plugin is
+ * built with -fvisibility=hidden (which every plugin should be). */
+#if defined(_WIN32)
+#define SEAM_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define SEAM_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
 
 typedef enum seam_status {
     SEAM_OK = 0,
@@ -80,6 +100,11 @@ typedef struct seam_host {
      * far apart by default (Akbay 2.3.4: 1-1.5 dx), grid fluids may take it
      * as their dx. */
     double cell_size;
+    /* The scene's gravity (m/s^2, x y z; z is 0 in 2D), the same for every
+     * participant, or NULL when the host names none (a plugin then uses its
+     * own default). A plugin whose configuration names its own gravity uses
+     * that and says so with a warning through log. */
+    const double *gravity;
 } seam_host;
 
 /* The coupling surface, owned by the solids (Lagrangian). For one solid,
@@ -107,24 +132,41 @@ typedef struct seam_step {
     int64_t index;           /* 0 for the first step */
     double t;                /* time at the start of the step (s) */
     double dt;               /* step size (s) */
-    int iteration;           /* coupling iteration within the step, 0-based */
+    int iteration;           /* solve call within the step, 0-based */
 } seam_step;
 
-/* Interface values for one solve, n points of dimension dim (the caller's
- * interface: a solid sees its own points, the fluid sees all of them).
- *  fluid:  in.X, in.V  ->  out.F
- *  solid:  in.F        ->  out.X, out.V
- * X: positions at the end of the step (m). V: velocities (m/s); for the
- * fluid the coupler's effective velocity (X - X^n)/dt. F: loads on the
- * points (N, N/m in 2D), the time average over the step. Pointers the role
- * does not use are NULL. */
-typedef struct seam_io {
+/* What one solve reads, n points of dimension dim (a solid sees its own
+ * points, the fluid sees all of them).
+ *  fluid:  X, V  (F is NULL)
+ *  solid:  F     (X and V are NULL)
+ * X: positions at the end of the step (m). V: the coupler's effective
+ * velocity (X - X^n)/dt (m/s). F: loads on the points (N, N/m in 2D), the
+ * time average over the step. */
+typedef struct seam_input {
+    size_t n;
+    int dim;
+    const double *X;
+    const double *V;
+    const double *F;
+} seam_input;
+
+/* What one solve writes, in arrays the coupler owns.
+ *  fluid:  F     (X and V are NULL)
+ *  solid:  X, V  (F is NULL)
+ * A solid's V is the velocity of each interface point at the END of the
+ * step (m/s), as its own time integrator has it (for backward Euler the new
+ * velocity; for a rigid body v + omega x r at the new pose). It differs from
+ * (X - X^n)/dt whenever the integrator is not a plain two-point difference;
+ * the coupler keeps the committed V^n, offers it as a predictor
+ * ("predictor": "velocity") and hands it to the boundary pressure
+ * projection, which needs end-of-step velocities (Akbay eq. 4.8). */
+typedef struct seam_output {
     size_t n;
     int dim;
     double *X;
     double *V;
     double *F;
-} seam_io;
+} seam_output;
 
 /* Enclosed fluid regions, for the boundary pressure projection (Akbay ch. 4).
  * Row r of C (c_r, length n_points*dim, row-major m x (n_points*dim)) maps
@@ -157,41 +199,83 @@ typedef struct seam_raster {
     const char *units;       /* "m/s", "Pa", ... may be NULL */
 } seam_raster;
 
+/* Capability flags (the capabilities entry). What a table's NULL entries
+ * already say need not be repeated: a host derives SEAM_CAP_REGIONS,
+ * SEAM_CAP_MOBILITY and SEAM_CAP_SAVE from the entries present when the
+ * plugin has no capabilities entry, and clears a flag whose entry is NULL. */
+enum {
+    SEAM_CAP_LOADS_PRESSURE = 1u << 0, /* fluid: loads are the boundary integral of pressure (and viscous stress) */
+    SEAM_CAP_LOADS_IMPULSE = 1u << 1,  /* fluid: loads are conservative impulses / dt (Akbay 2.4, eq. 2.8) */
+    SEAM_CAP_RIGID = 1u << 2,          /* solid: every body it describes moves rigidly */
+    SEAM_CAP_REGIONS = 1u << 3,        /* fluid: regions works for this instance */
+    SEAM_CAP_MOBILITY = 1u << 4,       /* solid: mobility works for this instance */
+    SEAM_CAP_SAVE = 1u << 5            /* save and load work for this instance */
+};
+
+struct seam_plugin;
+
+/* Every entry of the table after the four header fields, in table order:
+ * X(name, abi that introduced it, who must provide it). "need" is
+ * SEAM_NEED_ALL (every plugin), SEAM_NEED_SOLID, SEAM_NEED_FLUID or
+ * SEAM_NEED_NONE (optional). Appended entries go at the end, with the new
+ * version number. */
+enum { SEAM_NEED_NONE = 0, SEAM_NEED_ALL = 1, SEAM_NEED_SOLID = 2, SEAM_NEED_FLUID = 3 };
+#define SEAM_PLUGIN_ENTRIES(X)               \
+    X(create, 2, SEAM_NEED_ALL)              \
+    X(destroy, 2, SEAM_NEED_ALL)             \
+    X(max_dt, 2, SEAM_NEED_ALL)              \
+    X(solve, 2, SEAM_NEED_ALL)               \
+    X(commit, 2, SEAM_NEED_ALL)              \
+    X(describe, 2, SEAM_NEED_SOLID)          \
+    X(bind, 2, SEAM_NEED_FLUID)              \
+    X(regions, 2, SEAM_NEED_NONE)            \
+    X(mobility, 2, SEAM_NEED_NONE)           \
+    X(save, 2, SEAM_NEED_NONE)               \
+    X(load, 2, SEAM_NEED_NONE)               \
+    X(field, 2, SEAM_NEED_NONE)              \
+    X(write_output, 2, SEAM_NEED_NONE)       \
+    X(capabilities, 3, SEAM_NEED_NONE)
+
 typedef struct seam_plugin {
-    uint32_t abi;            /* SEAM_ABI_VERSION */
+    uint32_t abi;            /* SEAM_ABI_VERSION of the header it was built against */
     const char *name;        /* short identifier, equal to the library's file name without .so */
     seam_role role;
     const char *summary;     /* one line for `seam plugins` */
 
-    /* Required for every role. ------------------------------------------ */
+    /* ABI 2. Required for every role. ----------------------------------- */
 
     /* Build an instance from the participant's JSON object (the scene object
-     * without the coupler's own keys "plugin", "name", "process", "connect").
+     * without the coupler's own keys "plugin", "name", "process", "connect",
+     * ...). `plugin` is the table this function was reached through, so one
+     * piece of code can serve several tables (the remote proxy does).
      * Unknown keys must be refused. Returns NULL after logging on failure. */
-    void *(*create)(const char *config_json, const seam_host *host);
+    void *(*create)(const struct seam_plugin *plugin, const char *config_json, const seam_host *host);
     /* Free everything. NULL self is allowed. */
     void (*destroy)(void *self);
-    /* Stable step from the committed state (s); INFINITY when unlimited. */
-    double (*max_dt)(void *self);
+    /* Stable step from the committed state into *dt (s); INFINITY when
+     * unlimited. SEAM_ERROR (after a message) when it cannot tell, e.g. the
+     * committed state holds a NaN. */
+    seam_status (*max_dt)(void *self, double *dt);
     /* Advance from the committed state over step->dt with the given inputs.
      * A pure function of the committed state and `in`: called any number of
      * times per step (coupling iterations), each call starting again from the
      * committed state. Coupled plugins get in = out = NULL. */
-    seam_status (*solve)(void *self, const seam_step *step, const seam_io *in, seam_io *out);
+    seam_status (*solve)(void *self, const seam_step *step, const seam_input *in, seam_output *out);
     /* Make the last solve the committed state. Called once per step. */
     seam_status (*commit)(void *self);
 
-    /* Required by role. ------------------------------------------------- */
+    /* ABI 2. Required by role. ------------------------------------------ */
 
     /* Solid: fill iface with its coupling surface in the committed state.
-     * Called after create and again whenever the coupler needs it. */
+     * Called once after create; the coupler reads the arrays at once and
+     * keeps its own copy. */
     seam_status (*describe)(void *self, seam_interface *iface);
     /* Fluid: the surfaces it meets (all solids, concatenated). Called once,
      * after create and before the first solve; the arrays are the coupler's
      * and valid until destroy. */
     seam_status (*bind)(void *self, const seam_interface *iface);
 
-    /* Optional (NULL when not provided). -------------------------------- */
+    /* ABI 2. Optional (NULL when not provided). ------------------------- */
 
     /* Fluid: the enclosed regions given end-of-step positions X. */
     seam_status (*regions)(void *self, const seam_step *step, const double *X, seam_regions *out);
@@ -207,11 +291,18 @@ typedef struct seam_plugin {
     /* Write the committed state for frame `frame` into directory dir
      * (exists). */
     seam_status (*write_output)(void *self, const char *dir, int frame);
+
+    /* ABI 3. Optional. -------------------------------------------------- */
+
+    /* SEAM_CAP_* flags of this instance (they may depend on its
+     * configuration, e.g. a fluid's load mode). */
+    uint32_t (*capabilities)(void *self);
 } seam_plugin;
 
-/* The one symbol a plugin exports. */
-typedef const seam_plugin *(*seam_plugin_entry)(void);
+/* The one symbol a plugin exports, and its type. */
 #define SEAM_PLUGIN_SYMBOL "seam_plugin_v1"
+typedef const seam_plugin *(*seam_plugin_entry)(void);
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void);
 
 #ifdef __cplusplus
 }

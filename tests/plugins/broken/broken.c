@@ -7,10 +7,10 @@
 
 #include "seam/plugin.h"
 
-static void *b_create(const char *c, const seam_host *h) { (void)c; (void)h; return NULL; }
+static void *b_create(const seam_plugin *p, const char *c, const seam_host *h) { (void)p; (void)c; (void)h; return NULL; }
 static void b_destroy(void *s) { (void)s; }
-static double b_max_dt(void *s) { (void)s; return INFINITY; }
-__attribute__((unused)) static seam_status b_solve(void *s, const seam_step *st, const seam_io *in, seam_io *out)
+static seam_status b_max_dt(void *s, double *dt) { (void)s; *dt = INFINITY; return SEAM_OK; }
+__attribute__((unused)) static seam_status b_solve(void *s, const seam_step *st, const seam_input *in, seam_output *out)
 {
     (void)s; (void)st; (void)in; (void)out;
     return SEAM_ERROR;
@@ -32,4 +32,4 @@ static const seam_plugin plugin = {
     .commit = b_commit,
 };
 
-const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }
