@@ -146,8 +146,8 @@ static double seconds(void)
 }
 
 /* auto: analyse once and keep CHOLMOD unless its factorization would cost
- * more flops per unknown than CG typically needs (3D volumes past a few
- * thousand elements; bench/solid_fem measures the crossover). */
+ * much more than CG typically does (3D volumes; bench/solid_fem measures
+ * the crossover). */
 static void choose_method(fem *self)
 {
     self->lin_active = FEM_LIN_CHOLMOD;
@@ -155,13 +155,17 @@ static void choose_method(fem *self)
         self->lin_active = FEM_LIN_CG;
         return;
     }
-    double per = self->direct->c.fl / (double)(self->K->rows ? self->K->rows : 1);
-    if (per > FEM_AUTO_FLOPS_PER_UNKNOWN) {
+    /* Cloth and shells are surfaces: their CG iterations grow like a 2D mesh's. */
+    int manifold = self->d == 3 && self->n_elems == 0 ? 2 : self->d;
+    double n = (double)self->K->rows, cg = (double)self->K->nnz * pow(n, 1.0 / manifold);
+    double ratio = self->direct->c.fl / (cg > 0.0 ? cg : 1.0);
+    if (ratio > FEM_AUTO_COST_RATIO) {
         self->lin_active = FEM_LIN_CG;
         fem_direct_destroy(&self->direct);
     }
-    seam_logf(self->host, SEAM_LOG_INFO, "linear solver: %s (a Cholesky factorization would take %.3g flops per unknown)",
-              self->lin_active == FEM_LIN_CG ? "PCG" : "CHOLMOD", per);
+    seam_logf(self->host, SEAM_LOG_INFO,
+              "linear solver: %s (a Cholesky factorization would take %.3g flops, %.3g times nnz(S) n^(1/d))",
+              self->lin_active == FEM_LIN_CG ? "PCG" : "CHOLMOD", self->direct ? self->direct->c.fl : 0.0, ratio);
 }
 
 static seam_status linear_solve(fem *self, const double *b, double *x)
