@@ -71,7 +71,10 @@ static void test_buoyancy(void **state)
             /* Neutral buoyancy: the coupled hydrostatic balance holds it within 1 mm. */
             assert_true(fabs(cy[20] - cy[0]) < 1e-3);
         } else {
-            if (fabs(a - a_free) > 0.2 * fabs(a_free))
+            /* a_free is for an unbounded fluid; the tank's walls and floor only add
+             * to the added mass (a disc of diameter 0.3 W in a channel of width W:
+             * about 30% more), so the coupled start lies below it, not far. */
+            if (!(a / a_free <= 1.02 && a / a_free >= 0.7))
                 fail_msg("rho_s %g: start acceleration %g, unbounded estimate %g", cases[c].rho_s, a, a_free);
             assert_true((cy[20] - cy[10]) * a_free > 0.0);   /* still moving the same way */
         }
