@@ -200,10 +200,10 @@ static void test_secant_schemes_exact_after_rank_plus_one(void **state)
         }
 }
 
-/* A cap on the columns: with one column iqn-ils's secant model cannot hold
- * all three directions, so convergence is slower, but still reached. (rmi
- * with fewer columns than the rank diverges on this case: its two reduced
- * Jacobians each need the directions; the default cap of 100 is far above.) */
+/* A cap on the columns: with two columns iqn-ils's secant model cannot hold
+ * all three directions, so convergence is slower (36 iterations against 7),
+ * but still reached. With one column, and rmi with fewer columns than the
+ * rank, diverge on this case; the default cap of 100 is far above. */
 static void test_column_cap(void **state)
 {
     (void)state;
@@ -214,10 +214,10 @@ static void test_column_cap(void **state)
         outcome full = run_scheme(&m, schemes[s], "{\"scheme\": \"x\", \"relaxation\": 0.1}", 200, NULL);
         make_linear(&m, 3, 2.0, 1.0);
         char config[128];
-        snprintf(config, sizeof config, "{\"scheme\": \"x\", \"relaxation\": 0.1, \"max_columns\": %d}", s + 1);
+        snprintf(config, sizeof config, "{\"scheme\": \"x\", \"relaxation\": 0.1, \"max_columns\": %d}", s + 2);
         outcome capped = run_scheme(&m, schemes[s], config, 200, NULL);
         print_message("%-8s rank 3: %d iterations with every column, %d with %d\n", schemes[s], full.iterations,
-                      capped.iterations, s + 1);
+                      capped.iterations, s + 2);
         assert_int_equal(capped.verdict, SEAM_CONVERGED);
         assert_true(capped.error < 1e-9);
         assert_true(capped.iterations > full.iterations);
