@@ -18,6 +18,7 @@ typedef struct {
     double omega;        /* relaxation of the first iteration when no columns exist */
     double filter;       /* rcond of the QR filter */
     long reuse;          /* q: steps whose columns are kept besides the current one */
+    long max_columns;    /* cap on the secant columns kept (the oldest go first) */
     size_t n;
     seam_qr *VW;         /* C = V (residual differences), B = W (output differences), updated QR of V */
     double *X, *r, *r_old, *Xt_old, *alpha, *F;
@@ -29,6 +30,7 @@ static void *iqn_create(seam_cfg *coupling)
     q->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     q->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     q->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
+    q->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
     return q;
 }
 
@@ -56,7 +58,7 @@ static void iqn_reserve(iqn_ils *q, size_t n)
     iqn_free_vectors(q);
     q->n = n;
     size_t m = n ? n : 1;
-    q->VW = seam_qr_new(n, 0, q->filter);   /* at most n columns: alpha fits in m + 1 */
+    q->VW = seam_qr_new(n, (size_t)q->max_columns < n ? (size_t)q->max_columns : n, q->filter);   /* at most n columns: alpha fits in m + 1 */
     q->X = malloc(5 * m * sizeof *q->X + (m + 1) * sizeof *q->alpha);
     q->r = q->X + m;
     q->r_old = q->r + m;
@@ -144,7 +146,7 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
 const seam_scheme_ops seam_scheme_iqn_ils = {
     .name = "iqn-ils",
     .summary = "interface quasi-Newton, inverse Jacobian by least squares (IQN-ILS)",
-    .keys = (const char *const[]){"relaxation", "filter", "reuse", NULL},
+    .keys = (const char *const[]){"relaxation", "filter", "reuse", "max_columns", NULL},
     .create = iqn_create,
     .destroy = iqn_destroy,
     .step = iqn_step,

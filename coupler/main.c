@@ -223,17 +223,31 @@ static int cmd_info(const char *name)
     const seam_plugin *p = seam_library_plugin(lib);
     printf("name:     %s\nrole:     %s\nabi:      %u\npath:     %s\nsummary:  %s\n", p->name,
            seam_role_name(p->role), p->abi, seam_library_path(lib), p->summary ? p->summary : "");
-    printf("optional:");
-    struct { const char *name; const void *fn; } opt[] = {
-        {"describe", (const void *)p->describe}, {"bind", (const void *)p->bind},
-        {"regions", (const void *)p->regions}, {"mobility", (const void *)p->mobility},
-        {"save", (const void *)p->save}, {"load", (const void *)p->load},
-        {"field", (const void *)p->field}, {"write_output", (const void *)p->write_output},
-    };
-    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
-        if (opt[i].fn)
-            printf(" %s", opt[i].name);
-    printf("\nschemes this seam offers:");
+    /* The entries it provides, from plugin.h's entry list: the required
+     * ones, the optional ones, and those it lacks (with the ABI that
+     * introduced each one newer than the plugin). */
+    size_t n_entries;
+    const seam_entry_info *entries = seam_plugin_entries(&n_entries);
+    const char *labels[3] = {"required:", "optional:", "absent:  "};
+    for (int kind = 0; kind < 3; kind++) {
+        printf("%s", labels[kind]);
+        for (size_t i = 0; i < n_entries; i++) {
+            int has = seam_plugin_has(p, &entries[i]);
+            int required = entries[i].need == SEAM_NEED_ALL;
+            if ((kind == 0 && has && required) || (kind == 1 && has && !required) || (kind == 2 && !has)) {
+                printf(" %s", entries[i].name);
+                if (kind == 2 && entries[i].abi > p->abi)
+                    printf(" (abi %u)", entries[i].abi);
+            }
+        }
+        printf("\n");
+    }
+    if (!p->capabilities) {   /* otherwise they depend on an instance's configuration */
+        char caps[256];
+        seam_caps_describe(seam_plugin_caps(p, NULL), caps, sizeof caps);
+        printf("capabilities: %s (from its entries)\n", caps);
+    }
+    printf("schemes this seam offers:");
     for (size_t i = 0; i < seam_scheme_count(); i++)
         printf(" %s", seam_scheme_at(i)->name);
     printf("\n");

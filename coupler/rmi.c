@@ -35,6 +35,7 @@ typedef struct {
     double omega;        /* relaxation of the first model-free update (Algorithm 1 line 3 uses 1) */
     double filter;       /* rcond of the QR filter */
     long reuse;          /* steps whose pairs are kept besides the current one */
+    long max_columns;    /* cap on the secant columns kept (the oldest go first) */
     int solver;          /* RMI_WOODBURY or RMI_GMRES */
     size_t n;
     seam_qr *lsq_f;      /* updated QR of V (position differences), paired with P (load differences) */
@@ -66,6 +67,7 @@ static void *rmi_create(seam_cfg *coupling)
     r->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     r->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
+    r->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
     r->solver = seam_cfg_enum(coupling, "rmi_solver", solver_names, RMI_WOODBURY, 0);
     return r;
 }
@@ -154,8 +156,8 @@ static void rmi_reserve(rmi *r, size_t n)
     rmi_free_vectors(r);
     r->n = n;
     size_t m = n ? n : 1;
-    r->lsq_f = seam_qr_new(n, 0, r->filter);
-    r->lsq_s = seam_qr_new(n, 0, r->filter);
+    r->lsq_f = seam_qr_new(n, (size_t)r->max_columns < n ? (size_t)r->max_columns : n, r->filter);
+    r->lsq_s = seam_qr_new(n, (size_t)r->max_columns < n ? (size_t)r->max_columns : n, r->filter);
     r->Xf = malloc((10 * m + 1) * sizeof *r->Xf);
     r->pf = r->Xf + m;
     r->ps = r->pf + m;
@@ -425,7 +427,7 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
 const seam_scheme_ops seam_scheme_rmi = {
     .name = "rmi",
     .summary = "reduced model interface: low-rank Jacobians of both solvers (Akbay Algorithm 1)",
-    .keys = (const char *const[]){"relaxation", "filter", "reuse", "rmi_solver", NULL},
+    .keys = (const char *const[]){"relaxation", "filter", "reuse", "max_columns", "rmi_solver", NULL},
     .create = rmi_create,
     .destroy = rmi_destroy,
     .step = rmi_step,

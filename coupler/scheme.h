@@ -27,6 +27,56 @@ typedef enum seam_verdict {
     SEAM_DIVERGED = 3     /* residual non-finite or grown past all hope */
 } seam_verdict;
 
+/* One iterate as the judge sees it: the solid's output X_new for the
+ * positions X_old the fluid was given, and the fluid's loads F for X_old
+ * with F_prev, its loads one iteration earlier (at a step's first
+ * iteration: the loads committed with the last step, zero before the
+ * first). */
+typedef struct seam_iterate {
+    const double *X_new, *X_old;
+    const double *F, *F_prev;
+} seam_iterate;
+
+/* The two black boxes and the judge, behind a table (as SUNDIALS' solvers
+ * see vectors): the simulation fills it with its participants, a test with
+ * analytic maps, and a layer such as the boundary pressure projection can
+ * wrap another table's maps without the schemes knowing. */
+typedef struct seam_coupling_ops {
+    /* F = fluid(X) (velocities (X - X^n)/dt are the map's business). */
+    seam_status (*fluid)(void *ctx, const seam_coupling *c, const double *X, double *F);
+    /* X = solid(F), end-of-step positions. */
+    seam_status (*solid)(void *ctx, const seam_coupling *c, const double *F, double *X);
+    /* The verdict on an iterate; c->judged already counts it. */
+    seam_verdict (*judge)(void *ctx, const seam_coupling *c, const seam_iterate *it);
+    /* A warning about this step (may be NULL: dropped). */
+    void (*warn)(void *ctx, const seam_coupling *c, const char *message);
+} seam_coupling_ops;
+
+/* One time step as a scheme sees it. The fields are read-only for schemes;
+ * the seam_coupling_* functions below keep the counters and the loads. */
+struct seam_coupling {
+    const seam_coupling_ops *ops;
+    void *ctx;
+    size_t n;                /* length of interface vectors: points x dim */
+    int dim;
+    const double *Xn;        /* committed positions X^n */
+    double t, dt;
+    long step;
+    int fluid_calls, solid_calls, judged;
+    double residual, first_residual;   /* the judge's position residual (m), for messages */
+    double *F_last, *F_prev, *F_n;     /* the fluid's last two loads, and those of the last step */
+    double *F_store;                   /* the one allocation behind them */
+};
+
+/* Set up c for interface vectors of n values (dim per point): the loads'
+ * bookkeeping is allocated here. SEAM_ERROR when out of memory. */
+seam_status seam_coupling_init(seam_coupling *c, const seam_coupling_ops *ops, void *ctx, size_t n, int dim);
+void seam_coupling_fini(seam_coupling *c);
+/* Start a step from committed positions Xn (kept by the caller). */
+void seam_coupling_begin(seam_coupling *c, const double *Xn, double t, double dt, long step);
+/* The step was committed: its last loads become F^n. */
+void seam_coupling_accept(seam_coupling *c);
+
 /* Length of interface vectors (points x dim) and the point dimension. */
 size_t seam_coupling_size(const seam_coupling *c);
 int seam_coupling_dim(const seam_coupling *c);
@@ -35,19 +85,15 @@ const double *seam_coupling_Xn(const seam_coupling *c);
 double seam_coupling_dt(const seam_coupling *c);
 long seam_coupling_step_index(const seam_coupling *c);
 
-/* One call of each black box. Non-OK statuses are passed on; SEAM_ERROR
- * when an output holds NaN or Inf (reported with participant, step, time). */
+/* One call of each black box; non-OK statuses are passed on. */
 seam_status seam_coupling_fluid(seam_coupling *c, const double *X, double *F);
 seam_status seam_coupling_solid(seam_coupling *c, const double *F, double *X);
 
-/* Record the fixed-point residual X_new - X_old, where X_new is the solid's
- * output and X_old the positions the fluid was given for the loads the
- * solid answered (so it vanishes exactly at the coupled solution), and judge
- * it: absolute tolerance in metres as the largest per-point distance, or
- * relative to the largest per-point displacement over the step. Counts one
- * iteration per call. */
+/* Judge the iterate X_new = S(F(X_old)) with the fluid's last loads: the
+ * residual X_new - X_old vanishes exactly at the coupled solution, and the
+ * loads stop changing there. Counts one iteration per call. */
 seam_verdict seam_coupling_judge(seam_coupling *c, const double *X_new, const double *X_old);
-/* The last residual recorded, and the iterations judged so far this step. */
+/* The last position residual recorded, and the iterations judged so far this step. */
 double seam_coupling_residual(const seam_coupling *c);
 int seam_coupling_iterations(const seam_coupling *c);
 

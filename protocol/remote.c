@@ -944,7 +944,7 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
     seam_wbuf w;
     if (cfg && host->locate)
         write_locations(&w, cfg, "", host, &n_locs, true);
-    uint64_t id = begin_request(r, &w, "create", 7, 0);
+    uint64_t id = begin_request(r, &w, "create", host->gravity ? 8 : 7, 0);
     seam_w_str(&w, "config");
     seam_w_str(&w, config_json);
     seam_w_str(&w, "name");
@@ -960,6 +960,10 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
     }
     seam_w_str(&w, "cell_size");
     seam_w_f64(&w, host->cell_size);
+    if (host->gravity) {   /* the scene's gravity reaches the plugin as it would in-process */
+        seam_w_str(&w, "gravity");
+        seam_w_f64s(&w, host->gravity, 3);
+    }
     seam_w_str(&w, "locations");
     seam_w_map(&w, n_locs);
     size_t written = 0;

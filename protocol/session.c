@@ -23,6 +23,7 @@ struct seam_session {
     unsigned proto;          /* the version the coupler said hello with */
     void *self;
     seam_host host;
+    double gravity[3];       /* the coupler's, when create sent it */
     char *name, *config_path, *output_dir, *scene_dir;
     location *locs;
     size_t n_locs;
@@ -323,6 +324,11 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     double cell_size = 0.0;
     if (seam_msg_has(m, "cell_size") && (!seam_msg_num(m, "cell_size", true, &cell_size) || !(cell_size >= 0.0)))
         seam_msg_fail(m, "cell_size: expected a number >= 0");
+    bool has_gravity = seam_msg_has(m, "gravity") && !seam_msg_is_nil(m, "gravity");
+    if (has_gravity && seam_msg_f64s(m, "gravity", true, s->gravity, 3))
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(s->gravity[k]))
+                seam_msg_fail(m, "gravity: expected 3 finite numbers (m/s^2)");
     seam_msg locs;
     if (seam_msg_child(m, "locations", false, &locs)) {
         s->locs = calloc(locs.n ? locs.n : 1, sizeof *s->locs);
@@ -353,6 +359,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         .locate = session_locate,
         .scene_dir = s->scene_dir,
         .cell_size = cell_size,
+        .gravity = has_gravity ? s->gravity : NULL,
     };
     char *merged = with_defaults(s, config);
     s->self = s->p->create(s->p, merged, &s->host);

@@ -717,6 +717,42 @@ bool seam_cfg_vec(seam_cfg *self, const char *key, double *out, size_t n, unsign
     return true;
 }
 
+static void format_vec(const double *v, int dim, char *buf, size_t n)
+{
+    int len = snprintf(buf, n, "[");
+    for (int i = 0; i < dim && len > 0 && (size_t)len < n; i++)
+        len += snprintf(buf + len, n - (size_t)len, "%s%g", i ? ", " : "", v[i]);
+    if (len > 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, "]");
+}
+
+bool seam_cfg_gravity(seam_cfg *self, const seam_host *host, int dim, const double *dflt, double out[3])
+{
+    if (dim < 1 || dim > 3)
+        dim = 3;
+    const double *scene = host ? host->gravity : NULL;
+    for (int i = 0; i < 3; i++)
+        out[i] = i >= dim ? 0.0 : scene ? scene[i] : dflt ? dflt[i] : 0.0;
+    double own[3] = {0, 0, 0};
+    if (!seam_cfg_vec(self, "gravity", own, (size_t)dim, 0))
+        return false;
+    bool differs = false;
+    for (int i = 0; i < dim; i++)
+        differs = differs || (scene && own[i] != scene[i]);
+    memcpy(out, own, sizeof own);
+    if (differs) {
+        char mine[128], theirs[128];
+        format_vec(own, dim, mine, sizeof mine);
+        format_vec(scene, dim, theirs, sizeof theirs);
+        char *full = join_key(self->path, "gravity");
+        const char *where = locate(self, full);
+        seam_logf(host, SEAM_LOG_WARN, "%s%s%s: gravity %s from the configuration overrides the scene's gravity %s",
+                  where ? where : "", where ? ": " : "", full ? full : "gravity", mine, theirs);
+        free(full);
+    }
+    return true;
+}
+
 double *seam_cfg_numbers(seam_cfg *self, const char *key, size_t *n, unsigned flags)
 {
     *n = 0;

@@ -109,6 +109,13 @@ static seam_status tf_write_output(void *self, const char *dir, int frame)
     return SEAM_OK;
 }
 
+/* Loads are the cells' pressures. */
+static uint32_t tf_capabilities(void *self)
+{
+    (void)self;
+    return SEAM_CAP_LOADS_PRESSURE;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "tube_fluid",
@@ -121,6 +128,7 @@ static const seam_plugin plugin = {
     .commit = tf_commit,
     .bind = tf_bind,
     .write_output = tf_write_output,
+    .capabilities = tf_capabilities,
 };
 
 SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

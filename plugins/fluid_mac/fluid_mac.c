@@ -289,9 +289,9 @@ static void read_grid(fluid_mac *self, seam_cfg *cfg)
                               (cell > 0 ? 0 : SEAM_CFG_REQUIRED) | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->g.origin[0] = self->g.origin[1] = self->g.origin[2] = 0.0;
     seam_cfg_vec(cfg, "origin", self->g.origin, dim, 0);
-    self->gravity[0] = self->gravity[2] = 0.0;
-    self->gravity[1] = -9.81;
-    seam_cfg_vec(cfg, "gravity", self->gravity, dim, 0);
+    /* The scene's gravity; without one, -9.81 along y. Its own key wins, loudly. */
+    static const double g_default[3] = {0.0, -9.81, 0.0};
+    seam_cfg_gravity(cfg, self->host, self->g.dim, g_default, self->gravity);
     static const char *const bc_names[] = {"wall", "open", NULL};
     seam_cfg *b = seam_cfg_child(cfg, "boundary", 0);
     for (int s = 0; s < 6; s++)
@@ -1374,6 +1374,14 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
     return st;
 }
 
+/* The load mode as configured ("loads"); regions and save work for every grid. */
+static uint32_t fluid_capabilities(void *p)
+{
+    const fluid_mac *self = p;
+    return (self->loads == LOADS_PRESSURE ? SEAM_CAP_LOADS_PRESSURE : SEAM_CAP_LOADS_IMPULSE) | SEAM_CAP_REGIONS |
+           SEAM_CAP_SAVE;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "fluid_mac",
@@ -1392,6 +1400,7 @@ static const seam_plugin plugin = {
     .load = fluid_load,
     .field = fluid_field,
     .write_output = fluid_write_output,
+    .capabilities = fluid_capabilities,
 };
 
 /* The one exported symbol; everything else in the module is hidden. */

@@ -853,7 +853,8 @@ fem *fem_new(const char *config_json, const seam_host *host)
     self->host = host;
     self->d = (int)seam_cfg_int(cfg, "dim", 2, 2, 3, SEAM_CFG_REQUIRED);
     int d = self->d;
-    seam_cfg_vec(cfg, "gravity", self->gravity, (size_t)d, 0);
+    /* The scene's gravity; without one, none. Its own key wins, loudly. */
+    seam_cfg_gravity(cfg, host, d, NULL, self->gravity);
     static const char *const integrators[] = {"backward_euler", "explicit", NULL};
     self->integrator = (fem_integrator)seam_cfg_enum(cfg, "integrator", integrators, FEM_BACKWARD_EULER, 0);
     self->newton_tol = 1e-6;

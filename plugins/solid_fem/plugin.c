@@ -205,6 +205,13 @@ static seam_status p_write_output(void *self, const char *dir, int frame)
     return SEAM_OK;
 }
 
+/* Deformable: mobility (lumped mass) and save, never rigid. */
+static uint32_t p_capabilities(void *self)
+{
+    (void)self;
+    return SEAM_CAP_MOBILITY | SEAM_CAP_SAVE;
+}
+
 static const seam_plugin table = {
     .abi = SEAM_ABI_VERSION,
     .name = "solid_fem",
@@ -220,6 +227,7 @@ static const seam_plugin table = {
     .save = p_save,
     .load = p_load,
     .write_output = p_write_output,
+    .capabilities = p_capabilities,
 };
 
 SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &table; }

@@ -464,9 +464,9 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     rigid_solver *rs = calloc(1, sizeof *rs);
     rs->host = host;
     rs->dim = (int)seam_cfg_int(cfg, "dim", 2, 2, 3, SEAM_CFG_REQUIRED);
-    double g[3] = {0, -9.81, 0};
-    read_vec(cfg, rs->dim, "gravity", g, 0);
-    v3_copy(rs->gravity, g);
+    /* The scene's gravity; without one, -9.81 along y. Its own key wins, loudly. */
+    static const double g_default[3] = {0, -9.81, 0};
+    seam_cfg_gravity(cfg, host, rs->dim, g_default, rs->gravity);
     /* Samples about one fluid cell apart (Akbay 2.3.4) when the scene names its cell size. */
     double spacing_default = host && host->cell_size > 0 ? host->cell_size : 0.05;
     rs->spacing = seam_cfg_num(cfg, "spacing", spacing_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
@@ -763,6 +763,13 @@ size_t rigid_body_count(const rigid_solver *rs) { return rs->n_bodies; }
 const rigid_body *rigid_get_body(const rigid_solver *rs, size_t i) { return &rs->bodies[i]; }
 const rigid_state *rigid_get_state(const rigid_solver *rs, size_t i) { return &rs->S[i]; }
 
+/* Every body moves rigidly; mobility is exact and the state saves whole. */
+static uint32_t rigid_capabilities(void *self)
+{
+    (void)self;
+    return SEAM_CAP_RIGID | SEAM_CAP_MOBILITY | SEAM_CAP_SAVE;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "solid_rigid",
@@ -781,6 +788,7 @@ static const seam_plugin plugin = {
     .load = rigid_load_state,
     .field = NULL,
     .write_output = rigid_write_output,
+    .capabilities = rigid_capabilities,
 };
 
 SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

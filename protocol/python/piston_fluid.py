@@ -58,6 +58,10 @@ class PistonFluid(seam.Plugin):
         self.V[:] = self.V_new
         return seam.OK
 
+    def capabilities(self):
+        # F = -m_a (V - V^n) / dt: the column's momentum change over the step, / dt
+        return seam.CAP_LOADS_IMPULSE
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

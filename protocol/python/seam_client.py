@@ -186,6 +186,8 @@ class Host:
         if isinstance(cell, bool) or not isinstance(cell, (int, float)) or not cell >= 0:
             raise ProtocolError("create: field \"cell_size\": expected a number >= 0")
         self.cell_size = float(cell)   # the scene's fluid cell size (m), 0: none
+        g = req.get("gravity")         # the scene's gravity (x, y, z), or None when the coupler names none
+        self.gravity = None if g is None else tuple(f64(g, 3, "gravity"))
         locs = req.get("locations") or {}
         if not isinstance(locs, dict):
             raise ProtocolError("create: field \"locations\": expected a map")

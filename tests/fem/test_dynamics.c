@@ -307,6 +307,47 @@ static void test_catenary(void **state)
     fem_destroy(&f);
 }
 
+/* Centre-of-mass height of a free disc after n backward-Euler steps, created
+ * with `extra` config keys under the scene gravity g (NULL: none named). */
+static double disc_fall(const double *g, const char *extra, test_host *th, double dt, int n)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "{\"dim\": 2, %s\"bodies\": [{\"mesh\": {\"generate\": \"disc\", \"radius\": 0.5, "
+             "\"rings\": 2}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.45, \"density\": 500}}]}",
+             extra);
+    test_host_init(th, "solid", "solids[0]");
+    if (g)
+        test_host_gravity(th, g[0], g[1], g[2]);
+    fem *f = fem_new(json, &th->host);
+    assert_non_null(f);
+    fem_run(f, dt, n);
+    double cy = 0.0, m = 0.0;
+    for (size_t i = 0; i < f->n; i++) {
+        cy += f->mass[i] * f->x[2 * i + 1];
+        m += f->mass[i];
+    }
+    fem_destroy(&f);
+    return cy / m;
+}
+
+/* The scene's gravity through the host when the configuration names none
+ * (none at all without one); a configured gravity wins, with a warning. */
+static void test_gravity_from_the_host(void **state)
+{
+    (void)state;
+    double dt = 0.01, fall = dt * dt * 10 * 11 / 2.0;   /* 10 steps: g dt^2 n (n+1) / 2 */
+    const double moon[3] = {0, -1.62, 0};
+    test_host th;
+    assert_float_equal(disc_fall(moon, "", &th, dt, 10), -1.62 * fall, 1e-10);
+    assert_false(test_host_saw(&th, "overrides"));
+    assert_float_equal(disc_fall(NULL, "", &th, dt, 10), 0.0, 1e-12);
+    assert_float_equal(disc_fall(moon, "\"gravity\": [0, -9.81], ", &th, dt, 10), -9.81 * fall, 1e-10);
+    assert_true(test_host_saw(&th, "solids[0].gravity: gravity [0, -9.81] from the configuration overrides the "
+                                   "scene's gravity [0, -1.62]"));
+    assert_float_equal(disc_fall(moon, "\"gravity\": [0, -1.62], ", &th, dt, 10), -1.62 * fall, 1e-10);
+    assert_false(test_host_saw(&th, "overrides"));
+}
+
 /* Free fall: backward Euler gives x_n = x_0 + g dt^2 n (n+1) / 2 exactly, and
  * prescribed nodes move at their velocity while pinned ones stay. */
 static void test_free_fall_and_constraints(void **state)
@@ -388,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_cantilever_convergence),
         cmocka_unit_test(test_catenary),
         cmocka_unit_test(test_free_fall_and_constraints),
+        cmocka_unit_test(test_gravity_from_the_host),
         cmocka_unit_test(test_rayleigh_damping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

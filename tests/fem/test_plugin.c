@@ -27,6 +27,8 @@ static void test_table(void **state)
     assert_non_null(p->describe);
     assert_non_null(p->mobility);
     assert_null(p->bind);
+    assert_non_null(p->capabilities);
+    assert_int_equal(p->capabilities(NULL), SEAM_CAP_MOBILITY | SEAM_CAP_SAVE);   /* deformable: not rigid */
 }
 
 /* Closed outward boundary: sum of normals is zero and (1/d) sum x.n dA is the

@@ -13,6 +13,7 @@
 #include <cairo.h>
 #include <cmocka.h>
 
+#include "seam/loader.h"
 #include "seam/picture.h"
 #include "seam/plugin.h"
 #include "fluid_test.h"
@@ -619,6 +620,77 @@ static void test_buoyancy_force(void **state)
     P->destroy(fl);
 }
 
+/* Still fluid in a closed box: the pressure falls by rho g dx per row, g the
+ * gravity the fluid runs under (smoke mode, no buoyancy). */
+static double pressure_step_per_row(const seam_plugin *P, void *fl)
+{
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
+    for (int n = 0; n < 3; n++)
+        assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+    seam_raster r;
+    assert_int_equal(P->field(fl, "pressure", &r), SEAM_OK);
+    double first = r.data[2] - r.data[r.nx + 2];
+    for (int j = 1; j < r.ny; j++)
+        assert_float_equal(r.data[(j - 1) * r.nx + 2] - r.data[j * r.nx + 2], first, 1e-6);
+    return first;
+}
+
+/* The scene's gravity (host->gravity) when the configuration names none;
+ * without one, -9.81 along y; the configuration's own wins, with a warning
+ * only when it differs from the scene's. */
+static void test_gravity_from_the_host(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    const char *cfg = "{\"cells\": [6, 8], \"dx\": 0.1, \"density\": 1.2, \"pressure_tolerance\": 1e-12}";
+    test_host th;
+    test_host_init(&th, "fluid", "fluid");
+    test_host_gravity(&th, 0, -2.0, 0);
+    void *fl = P->create(P, cfg, &th.host);
+    assert_non_null(fl);
+    assert_float_equal(pressure_step_per_row(P, fl), 1.2 * 2.0 * 0.1, 1e-6);
+    assert_false(test_host_saw(&th, "overrides"));
+    P->destroy(fl);
+
+    test_host_init(&th, "fluid", "fluid");   /* no scene gravity: the default */
+    fl = P->create(P, cfg, &th.host);
+    assert_float_equal(pressure_step_per_row(P, fl), 1.2 * 9.81 * 0.1, 1e-6);
+    P->destroy(fl);
+
+    test_host_init(&th, "fluid", "fluid");
+    test_host_gravity(&th, 0, -2.0, 0);
+    fl = P->create(P, "{\"cells\": [6, 8], \"dx\": 0.1, \"density\": 1.2, \"pressure_tolerance\": 1e-12,"
+                      " \"gravity\": [0, -5]}", &th.host);
+    assert_non_null(fl);
+    assert_true(test_host_saw(&th, "fluid.gravity: gravity [0, -5] from the configuration overrides the scene's gravity [0, -2]"));
+    assert_float_equal(pressure_step_per_row(P, fl), 1.2 * 5.0 * 0.1, 1e-6);
+    P->destroy(fl);
+
+    test_host_init(&th, "fluid", "fluid");   /* the same as the scene's: nothing to say */
+    test_host_gravity(&th, 0, -2.0, 0);
+    fl = P->create(P, "{\"cells\": [6, 8], \"dx\": 0.1, \"gravity\": [0, -2]}", &th.host);
+    assert_non_null(fl);
+    assert_false(test_host_saw(&th, "overrides"));
+    P->destroy(fl);
+}
+
+/* The load mode as configured, regions and save. */
+static void test_capabilities_follow_the_load_mode(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    assert_non_null(P->capabilities);
+    const char *modes[3] = {"\"loads\": \"impulse\", ", "\"loads\": \"pressure\", ", ""};
+    const uint32_t want[3] = {SEAM_CAP_LOADS_IMPULSE, SEAM_CAP_LOADS_PRESSURE, SEAM_CAP_LOADS_IMPULSE};
+    for (int i = 0; i < 3; i++) {
+        char cfg[256];
+        snprintf(cfg, sizeof cfg, "{%s\"cells\": [4, 4], \"dx\": 0.1}", modes[i]);
+        test_host th;
+        void *fl = fluid_make(P, &th, cfg);
+        assert_int_equal(seam_plugin_caps(P, fl), want[i] | SEAM_CAP_REGIONS | SEAM_CAP_SAVE);
+        P->destroy(fl);
+    }
+}
 
 static double max_speed(const seam_plugin *P, void *fl)
 {
@@ -1164,6 +1236,7 @@ int main(void)
         cmocka_unit_test(test_liquid_held_by_shell),  cmocka_unit_test(test_buoyancy_disc),
         cmocka_unit_test(test_volume_source),     cmocka_unit_test(test_balloon_region),
         cmocka_unit_test(test_liquid_save_load), cmocka_unit_test(test_liquid_load_grows),
+        cmocka_unit_test(test_gravity_from_the_host), cmocka_unit_test(test_capabilities_follow_the_load_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

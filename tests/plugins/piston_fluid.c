@@ -111,6 +111,13 @@ static seam_status pf_commit(void *self)
     return SEAM_OK;
 }
 
+/* F = -m_a (V - V^n) / dt: the column's momentum change over the step, / dt. */
+static uint32_t pf_capabilities(void *self)
+{
+    (void)self;
+    return SEAM_CAP_LOADS_IMPULSE;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "piston_fluid",
@@ -122,6 +129,7 @@ static const seam_plugin plugin = {
     .solve = pf_solve,
     .commit = pf_commit,
     .bind = pf_bind,
+    .capabilities = pf_capabilities,
 };
 
 SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

@@ -128,6 +128,13 @@ static seam_status ps_load(void *self, const void *bytes, size_t n)
     return SEAM_OK;
 }
 
+/* Each piston is one rigid body of one point. */
+static uint32_t ps_capabilities(void *self)
+{
+    (void)self;
+    return SEAM_CAP_RIGID | SEAM_CAP_MOBILITY | SEAM_CAP_SAVE;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "piston_solid",
@@ -142,6 +149,7 @@ static const seam_plugin plugin = {
     .mobility = ps_mobility,
     .save = ps_save,
     .load = ps_load,
+    .capabilities = ps_capabilities,
 };
 
 SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

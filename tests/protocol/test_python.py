@@ -34,7 +34,7 @@ class SessionTest(unittest.TestCase):
         r = self.ask(pack({"op": "hello", "id": 1, "protocol": 1, "abi": seam.ABI_VERSION}))
         self.assertTrue(r["ok"])
         self.assertEqual(r["plugin"], "piston_fluid_py")
-        self.assertEqual(r["functions"], ["bind"])
+        self.assertEqual(r["functions"], ["bind", "capabilities"])
         r = self.ask(pack({"op": "create", "id": 2, "config": '{"added_mass": 2.0}', "name": "fluid",
                            "config_path": "fluid"}))
         self.assertEqual(r["status"], seam.OK)

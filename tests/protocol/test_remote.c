@@ -724,6 +724,48 @@ static void test_mobility_save_and_load_through_the_proxy(void **state)
     p->destroy(self);   /* bye, and the spawned server exits */
 }
 
+/* The proxy reports the flags the plugin reports for the same configuration
+ * (asked once after create), and the piston solid's too. */
+static void test_capabilities_through_the_proxy(void **state)
+{
+    (void)state;
+    const struct { const char *plugin, *config; uint32_t want; } cases[] = {
+        {"fluid_mac", "{\"cells\": [4, 4], \"dx\": 0.1, \"loads\": \"pressure\"}",
+         SEAM_CAP_LOADS_PRESSURE | SEAM_CAP_REGIONS | SEAM_CAP_SAVE},
+        {"fluid_mac", "{\"cells\": [4, 4], \"dx\": 0.1, \"loads\": \"impulse\"}",
+         SEAM_CAP_LOADS_IMPULSE | SEAM_CAP_REGIONS | SEAM_CAP_SAVE},
+        {"solid_rigid", "{\"dim\": 2, \"bodies\": [{\"name\": \"b\", \"shape\": \"circle\", \"radius\": 0.1, \"density\": 1}]}",
+         SEAM_CAP_RIGID | SEAM_CAP_MOBILITY | SEAM_CAP_SAVE},
+        {"piston_solid", "{\"mass\": 1.0}", SEAM_CAP_RIGID | SEAM_CAP_MOBILITY | SEAM_CAP_SAVE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[2048] = "";
+        seam_library *lib = seam_library_open(cases[i].plugin, err, sizeof err);
+        if (!lib)
+            fail_msg("%s", err);
+        const seam_plugin *local = seam_library_plugin(lib);
+        test_host th;
+        test_host_init(&th, "p", "p");
+        void *here = local->create(local, cases[i].config, &th.host);
+        assert_non_null(here);
+        uint32_t caps = seam_plugin_caps(local, here);
+        assert_int_equal(caps, cases[i].want);
+        local->destroy(here);
+
+        seam_remote_options o = {.name = "p", .timeout_s = 10, .heartbeat_s = 1, .start_timeout_s = 10};
+        seam_remote *r = seam_remote_spawn(cases[i].plugin, &o, err, sizeof err);
+        if (!r)
+            fail_msg("%s", err);
+        const seam_plugin *p = seam_remote_plugin(r);
+        assert_non_null(p->capabilities);
+        void *there = p->create(p, cases[i].config, &th.host);
+        assert_non_null(there);
+        assert_int_equal(seam_plugin_caps(p, there), caps);
+        p->destroy(there);
+        seam_library_close(&lib);
+    }
+}
+
 /* ---- large arrays ------------------------------------------------------- */
 
 /* 300000 points: 2.4 MB per array, out of band in ten frames each way. The
@@ -1084,6 +1126,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_garbage_on_the_wire_then_a_valid_request, reap_all),
         cmocka_unit_test_teardown(test_one_coupler_at_a_time, reap_all),
         cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, reap_all),
+        cmocka_unit_test_teardown(test_capabilities_through_the_proxy, reap_all),
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, reap_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

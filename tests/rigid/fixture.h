@@ -31,11 +31,14 @@ typedef struct fixture {
     int64_t step;
 } fixture;
 
-/* NULL when create refused the configuration. */
-static inline fixture *fixture_new(const char *json)
+/* f->rs NULL when create refused the configuration. gravity: the scene's
+ * (x y z), or NULL when the host names none. */
+static inline fixture *fixture_new_in(const double *gravity, const char *json)
 {
     fixture *f = calloc(1, sizeof *f);
     test_host_init(&f->th, "rigid", "solids[0]");
+    if (gravity)
+        test_host_gravity(&f->th, gravity[0], gravity[1], gravity[2]);
     f->rs = rigid_create(NULL, json, &f->th.host);
     if (!f->rs)
         return f;
@@ -45,6 +48,8 @@ static inline fixture *fixture_new(const char *json)
     f->V = calloc(f->nd, sizeof *f->V);
     return f;
 }
+
+static inline fixture *fixture_new(const char *json) { return fixture_new_in(NULL, json); }
 
 static inline void fixture_destroy(fixture *f)
 {

@@ -17,6 +17,44 @@ static void rot2(double th, const double *a, double *out)
     out[1] = sin(th) * a[0] + cos(th) * a[1];
 }
 
+/* The scene's gravity through the host when the configuration names none;
+ * a configured gravity wins, with a warning. */
+static void test_gravity_from_the_host(void **state)
+{
+    (void)state;
+    const double scene[3] = {0.5, -2.0, 0};
+    const char *ball = "\"spacing\": 0.05, \"bodies\": [{\"name\": \"ball\", \"shape\": \"circle\", \"radius\": 0.1,"
+                       " \"density\": 500, \"position\": [0, 0]}]}";
+    char json[512];
+    const char *own[3] = {"", "\"gravity\": [0, -9.81], ", "\"gravity\": [0.5, -2], "};
+    const double want[3][2] = {{0.5, -2.0}, {0.0, -9.81}, {0.5, -2.0}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(json, sizeof json, "{\"dim\": 2, %s%s", own[i], ball);
+        fixture *f = fixture_new_in(scene, json);
+        assert_non_null(f->rs);
+        for (int n = 0; n < 100; n++)
+            assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+        const rigid_state *S = fixture_state(f, 0);
+        assert_close(S->v[0], want[i][0] * 0.1, 1e-12);
+        assert_close(S->v[1], want[i][1] * 0.1, 1e-12);
+        assert_true(test_host_saw(&f->th, "overrides the scene's gravity") == (i == 1));
+        if (i == 1)
+            assert_true(test_host_saw(&f->th, "solids[0].gravity: gravity [0, -9.81] from the configuration overrides "
+                                              "the scene's gravity [0.5, -2]"));
+        fixture_destroy(f);
+    }
+    /* no scene gravity: the default, -9.81 along y */
+    snprintf(json, sizeof json, "{\"dim\": 3, \"spacing\": 0.1, \"bodies\": [{\"name\": \"box\", \"shape\": \"box\","
+             " \"size\": [0.2, 0.2, 0.2], \"density\": 500}]}");
+    fixture *f = fixture_new(json);
+    assert_non_null(f->rs);
+    assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
+    assert_close(fixture_state(f, 0)->v[1], -9.81e-3, 1e-15);
+    assert_close(fixture_state(f, 0)->v[0], 0.0, 1e-15);
+    assert_int_equal(seam_plugin_v1()->capabilities(f->rs), SEAM_CAP_RIGID | SEAM_CAP_MOBILITY | SEAM_CAP_SAVE);
+    fixture_destroy(f);
+}
+
 /* A projectile in 2D and a spinning 3D box under gravity and a constant force
  * follow x0 + v0 t + a t^2 / 2 to round-off. */
 static void test_projectile(void **state)
@@ -519,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_kinematic_3d),
         cmocka_unit_test(test_max_dt_rotation),
         cmocka_unit_test(test_constraints),
+        cmocka_unit_test(test_gravity_from_the_host),
         cmocka_unit_test(test_force_profiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

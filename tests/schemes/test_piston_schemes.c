@@ -67,21 +67,27 @@ static void check_secant_scheme(const char *scheme, const char *extra, int max_i
     }
 }
 
+/* The positions are exact at the third iteration (a secant model of a
+ * linear map); the default load measure sees the loads still moving from
+ * the second to the third, so a fourth iteration confirms them. */
 static void test_rmi_three_iterations(void **state)
 {
     (void)state;
-    check_secant_scheme("rmi", "", 3);
-    check_secant_scheme("rmi", ", \"rmi_solver\": \"gmres\"", 3);
+    check_secant_scheme("rmi", "", 4);
+    check_secant_scheme("rmi", ", \"rmi_solver\": \"gmres\"", 4);
 }
 
 static void test_iqn_ils_three_iterations(void **state)
 {
     (void)state;
-    check_secant_scheme("iqn-ils", "", 3);
+    check_secant_scheme("iqn-ils", "", 4);
 }
 
 /* Reused columns already hold the Jacobian: after the first step the first
- * secant update is exact, one iteration fewer. */
+ * secant update is exact, one iteration fewer. For rmi the positions are
+ * exact one iteration earlier too (residuals.csv), but the fluid's loads,
+ * which rmi does not hand the solid as they are (eq. 2.7), still move at
+ * that iteration, so the load measure asks for the same count. */
 static void test_reuse_saves_an_iteration(void **state)
 {
     (void)state;
@@ -91,8 +97,8 @@ static void test_reuse_saves_an_iteration(void **state)
         test_run *plain = run_piston("schemes_noreuse", schemes[s], "", m_s, m_a, k, dt, 0.5);
         test_run *reuse = run_piston("schemes_reuse", schemes[s], ", \"reuse\": 2", m_s, m_a, k, dt, 0.5);
         assert_int_equal(reuse->status, SEAM_OK);
-        assert_int_equal(plain->summary.iterations, 3 * 50);
-        assert_int_equal(reuse->summary.iterations, 3 + 2 * 49);
+        assert_int_equal(plain->summary.iterations, 4 * 50);   /* each: 3 to exact positions, 1 confirming the loads */
+        assert_int_equal(reuse->summary.iterations, s == 0 ? 4 * 50 : 4 + 3 * 49);
         assert_true(deviation_from_monolithic(reuse, m_s + m_a, k, dt) < 1e-10);
         test_run_free(plain);
         test_run_free(reuse);
@@ -116,8 +122,8 @@ static void test_aitken_converges_where_relaxation_diverges(void **state)
     assert_true(deviation_from_monolithic(aitken, m_s + m_a, k, dt) < 1e-10);
     /* Secant on a linear scalar map: exact at the third iteration of step 0;
      * later steps start from that factor (below the bound) and need two. */
-    assert_int_equal(aitken->summary.max_iterations, 3);
-    assert_int_equal(aitken->summary.iterations, 3 + 2 * 49);
+    assert_int_equal(aitken->summary.max_iterations, 4);   /* and one more confirming the loads */
+    assert_int_equal(aitken->summary.iterations, 4 + 3 * 49);
     test_run_free(aitken);
 }
 

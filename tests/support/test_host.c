@@ -44,6 +44,14 @@ void test_host_init(test_host *th, const char *name, const char *config_path)
     th->host.log = th_log;
 }
 
+void test_host_gravity(test_host *th, double x, double y, double z)
+{
+    th->gravity[0] = x;
+    th->gravity[1] = y;
+    th->gravity[2] = z;
+    th->host.gravity = th->gravity;
+}
+
 int test_host_saw(const test_host *th, const char *needle) { return strstr(th->all, needle) != NULL; }
 
 const char *test_source_path(const char *relative)

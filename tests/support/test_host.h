@@ -23,6 +23,7 @@ typedef struct test_host {
     int n_errors;
     char last[1024];         /* the last message */
     char all[16384];         /* every message, one per line (truncated) */
+    double gravity[3];       /* the scene's gravity, once test_host_gravity set it */
 } test_host;
 
 /* p->max_dt(self), asserting that it succeeds. */
@@ -30,6 +31,9 @@ double test_max_dt(const seam_plugin *p, void *self);
 
 /* Fill th; name/config_path may be NULL. */
 void test_host_init(test_host *th, const char *name, const char *config_path);
+/* Name a scene gravity (x y z) in th's host, as a coupler does; after
+ * test_host_init, before create. */
+void test_host_gravity(test_host *th, double x, double y, double z);
 /* Whether any message so far contains needle. */
 int test_host_saw(const test_host *th, const char *needle);
 /* Absolute path of a file in the source tree (SEAM_SOURCE_ROOT), static buffer. */

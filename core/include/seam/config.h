@@ -87,6 +87,12 @@ int seam_cfg_enum(seam_cfg *self, const char *key, const char *const *names, int
 const char *seam_cfg_file(seam_cfg *self, const char *key, const char *def, char *buf, size_t n, unsigned flags);
 /* Exactly n numbers into out (left untouched when absent). Returns true when read. */
 bool seam_cfg_vec(seam_cfg *self, const char *key, double *out, size_t n, unsigned flags);
+/* A participant's gravity, for plugins (out: x y z, components past dim 0).
+ * The scene's (host->gravity) when the host names one, else dflt (dim
+ * numbers); the reader's own "gravity" key (dim numbers) wins over both, with
+ * a warning through the host when it differs from the scene's. Returns true
+ * when the configuration named it. */
+bool seam_cfg_gravity(seam_cfg *self, const seam_host *host, int dim, const double *dflt, double out[3]);
 /* Any number of numbers; malloc'ed array (caller frees) and its length in *n;
  * NULL when absent. */
 double *seam_cfg_numbers(seam_cfg *self, const char *key, size_t *n, unsigned flags);

@@ -1,5 +1,6 @@
 /* Deliberately broken plugins for the loader's refusal tests, one per
- * BROKEN_* macro: a wrong ABI version, a NULL required function, a solid
+ * BROKEN_* macro: a wrong ABI version (a newer one, or version 1, older than
+ * the oldest a host accepts), a NULL required function, a solid
  * without describe. (A library without the entry symbol is built from
  * no_entry.c.) */
 #include <math.h>
@@ -20,6 +21,8 @@ static seam_status b_commit(void *s) { (void)s; return SEAM_ERROR; }
 static const seam_plugin plugin = {
 #if defined(BROKEN_ABI)
     .abi = 99, .name = "broken_abi", .role = SEAM_SOLID,
+#elif defined(BROKEN_ABI1)
+    .abi = 1, .name = "broken_abi1", .role = SEAM_SOLID,
 #elif defined(BROKEN_NULL)
     .abi = SEAM_ABI_VERSION, .name = "broken_null", .role = SEAM_SOLID,
 #else

@@ -1,0 +1,170 @@
+/* The interface: the solids' coupling surfaces concatenated (indices and
+ * body ids offset), handed to the fluid once. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* Check one solid's described surface against the others. */
+static bool check_surface(seam_sim *sim, participant *pt, const seam_interface *f)
+{
+    sim_interface *in = &sim->in;
+    if (f->dim < 1 || f->dim > 3 || (f->n_points && !f->X)) {
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "describe returned an invalid interface (dim %d, %zu points)", f->dim,
+                f->n_points);
+        return false;
+    }
+    bool ok = true;
+    if (in->dim && f->dim != in->dim) {
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "its interface has dimension %d, but %s's has %d", f->dim,
+                sim->parts[sim->first_solid].name, in->dim);
+        ok = false;
+    }
+    in->dim = f->dim;
+    if (f->n_elems && in->nodes_per_elem && f->nodes_per_elem != in->nodes_per_elem) {
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "its interface elements have %d nodes, others have %d",
+                f->nodes_per_elem, in->nodes_per_elem);
+        ok = false;
+    }
+    if (f->n_elems)
+        in->nodes_per_elem = f->nodes_per_elem;
+    for (size_t e = 0; e < f->n_elems * (size_t)f->nodes_per_elem; e++)
+        if (f->elems[e] < 0 || (size_t)f->elems[e] >= f->n_points) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "interface element %zu refers to point %d of %zu",
+                    e / (size_t)f->nodes_per_elem, f->elems[e], f->n_points);
+            return false;
+        }
+    return ok;
+}
+
+static bool allocate(sim_interface *in)
+{
+    size_t n = in->n_points * (size_t)in->dim, m = n ? n : 1;
+    in->X0 = calloc(m, sizeof *in->X0);
+    in->mass = calloc(in->n_points + 1, sizeof *in->mass);
+    in->body = calloc(in->n_points + 1, sizeof *in->body);
+    in->elems = calloc(in->n_elems * (size_t)(in->nodes_per_elem ? in->nodes_per_elem : 1) + 1, sizeof *in->elems);
+    in->two_sided = calloc(in->n_elems + 1, 1);
+    in->block = in->Xn = calloc(7 * m, sizeof *in->Xn);   /* Xn, Xnm1, X_pred, X_out, V, V_solid, Vn */
+    if (!in->X0 || !in->mass || !in->body || !in->elems || !in->two_sided || !in->block)
+        return false;
+    in->Xnm1 = in->Xn + m;
+    in->X_pred = in->Xnm1 + m;
+    in->X_out = in->X_pred + m;
+    in->V = in->X_out + m;
+    in->V_solid = in->V + m;
+    in->Vn = in->V_solid + m;
+    return true;
+}
+
+/* Copy solid s's surface into its slice of the concatenation. */
+static void place(sim_interface *in, const participant *pt, const seam_interface *f, size_t *e_at, int32_t *body_base)
+{
+    memcpy(in->X0 + pt->offset * (size_t)in->dim, f->X, f->n_points * (size_t)f->dim * sizeof(double));
+    int32_t max_body = 0;
+    for (size_t i = 0; i < f->n_points; i++) {
+        in->mass[pt->offset + i] = f->mass ? f->mass[i] : 0.0;
+        int32_t b = f->body ? f->body[i] : 0;
+        in->body[pt->offset + i] = *body_base + b;
+        max_body = b > max_body ? b : max_body;
+    }
+    for (size_t e = 0; e < f->n_elems; e++, (*e_at)++) {
+        for (int k = 0; k < f->nodes_per_elem; k++)
+            in->elems[*e_at * (size_t)in->nodes_per_elem + (size_t)k] =
+                (int32_t)pt->offset + f->elems[e * (size_t)f->nodes_per_elem + (size_t)k];
+        in->two_sided[*e_at] = f->two_sided ? f->two_sided[e] : 0;
+    }
+    *body_base += (int32_t)(f->n_bodies ? f->n_bodies : (size_t)max_body + 1);
+}
+
+bool interface_build(seam_sim *sim)
+{
+    sim_interface *in = &sim->in;
+    size_t n_solids = sim->n_parts - sim->first_solid;
+    seam_interface *ifs = calloc(n_solids + 1, sizeof *ifs);
+    if (!ifs) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    in->dim = 0;
+    for (size_t s = 0; s < n_solids; s++) {
+        participant *pt = &sim->parts[sim->first_solid + s];
+        if (pt->p->describe(pt->self, &ifs[s]) != SEAM_OK) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "describe failed");
+            ok = false;
+            continue;
+        }
+        if (!check_surface(sim, pt, &ifs[s])) {
+            ok = false;
+            continue;
+        }
+        pt->offset = in->n_points;
+        pt->n_points = ifs[s].n_points;
+        in->n_points += ifs[s].n_points;
+        in->n_elems += ifs[s].n_elems;
+    }
+    if (ok && in->n_points == 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "the solids describe no interface points");
+        ok = false;
+    }
+    if (ok && !allocate(in)) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory for an interface of %zu points", in->n_points);
+        ok = false;
+    }
+    if (ok) {
+        size_t e_at = 0;
+        int32_t body_base = 0;
+        for (size_t s = 0; s < n_solids; s++)
+            place(in, &sim->parts[sim->first_solid + s], &ifs[s], &e_at, &body_base);
+        in->n_bodies = (size_t)body_base;
+        size_t n = in->n_points * (size_t)in->dim;
+        memcpy(in->Xn, in->X0, n * sizeof *in->Xn);
+        memcpy(in->Xnm1, in->X0, n * sizeof *in->Xnm1);
+    }
+    free(ifs);
+    return ok;
+}
+
+bool interface_bind(seam_sim *sim)
+{
+    const sim_interface *in = &sim->in;
+    seam_interface iface = {
+        .dim = in->dim, .n_points = in->n_points, .X = in->X0, .mass = in->mass, .body = in->body,
+        .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems, .elems = in->elems,
+        .two_sided = in->two_sided, .n_bodies = in->n_bodies,
+    };
+    if (sim->fluid->p->bind(sim->fluid->self, &iface) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, sim->fluid->name, "bind failed for an interface of %zu points (dim %d)",
+                in->n_points, in->dim);
+        return false;
+    }
+    return true;
+}
+
+void interface_free(sim_interface *in)
+{
+    free(in->X0);
+    free(in->mass);
+    free(in->body);
+    free(in->elems);
+    free(in->two_sided);
+    free(in->block);
+    memset(in, 0, sizeof *in);
+}
+
+double interface_extent(const double *X, size_t n_points, int dim)
+{
+    double e = 0.0;
+    for (int k = 0; k < dim; k++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < n_points; i++) {   /* comparisons, not fmin/fmax calls: once per step, n values */
+            double x = X[i * (size_t)dim + (size_t)k];
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+        e = fmax(e, fmax(hi - lo, fmax(fabs(lo), fabs(hi))));
+    }
+    return e;
+}

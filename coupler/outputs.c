@@ -1,0 +1,181 @@
+/* The run's files: the per-step observer (outputs.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sim_internal.h"
+
+static int mkdir_p(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* PNG frames need a 2D interface and a fluid that rasterizes the field. */
+bool outputs_check_picture(seam_sim *sim)
+{
+    sim_outputs *o = &sim->out;
+    if (!o->picture_field || !o->frames)
+        return true;
+    const char *why = NULL;
+    seam_raster r;
+    if (!sim->fluid || !sim->fluid->p->field)
+        why = "the fluid plugin offers no fields";
+    else if (sim->in.dim != 2)
+        why = "pictures are drawn for 2D interfaces only";
+    else if (sim->fluid->p->field(sim->fluid->self, o->picture_field, &r) != SEAM_OK || r.nz != 1)
+        why = "the fluid has no 2D field of that name";
+    if (!why)
+        return true;
+    if (o->picture_explicit) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.field \"%s\": %s",
+                seam_doc_locate(sim->doc, "output.picture.field"), o->picture_field, why);
+        return false;
+    }
+    free(o->picture_field);   /* the default picture is drawn only where it can be */
+    o->picture_field = NULL;
+    return true;
+}
+
+static FILE *open_csv(seam_sim *sim, const char *name, const char *header)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", sim->out.dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
+    else if (header)
+        fputs(header, f);
+    return f;
+}
+
+static void write_interface_row(seam_sim *sim, long step, double t)
+{
+    FILE *f = sim->out.interface_csv;
+    if (!f)
+        return;
+    fprintf(f, "%ld,%.17g", step, t);
+    for (size_t i = 0; i < sim->in.n_points * (size_t)sim->in.dim; i++)
+        fprintf(f, ",%.17g", sim->in.Xn[i]);
+    fputc('\n', f);
+}
+
+static seam_status write_picture(seam_sim *sim)
+{
+    participant *fl = sim->fluid;
+    sim_outputs *o = &sim->out;
+    seam_raster r;
+    if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, fl->name, "field \"%s\" failed at frame %d", o->picture_field, o->frame);
+        return SEAM_ERROR;
+    }
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/frames", o->dir);
+    if (mkdir_p(dir) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create %s: %s", dir, strerror(errno));
+        return SEAM_ERROR;
+    }
+    snprintf(path, sizeof path, "%s/frame_%04d.png", dir, o->frame);
+    const sim_interface *in = &sim->in;
+    seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn,
+                            .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems,
+                            .elems = in->elems, .two_sided = in->two_sided};
+    return seam_picture_write_png(path, &r, &iface, in->Xn, &o->picture_opts, &fl->host);
+}
+
+static seam_status write_frame(seam_sim *sim)
+{
+    sim_outputs *o = &sim->out;
+    if (!o->frames)
+        return SEAM_OK;
+    for (size_t i = 0; i < sim->n_parts; i++) {
+        participant *pt = &sim->parts[i];
+        if (!pt->p->write_output)
+            continue;
+        if (mkdir_p(pt->output_dir) != 0) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "cannot create %s: %s", pt->output_dir, strerror(errno));
+            return SEAM_ERROR;
+        }
+        if (pt->p->write_output(pt->self, pt->output_dir, o->frame) != SEAM_OK) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "write_output failed for frame %d", o->frame);
+            return SEAM_ERROR;
+        }
+    }
+    if (o->picture_field && write_picture(sim) != SEAM_OK)
+        return SEAM_ERROR;
+    o->frame++;
+    return SEAM_OK;
+}
+
+seam_status outputs_open(seam_sim *sim)
+{
+    sim_outputs *o = &sim->out;
+    if (mkdir_p(o->dir) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
+        return SEAM_ERROR;
+    }
+    if (o->stats) {
+        o->stats_csv = open_csv(sim, "stats.csv", "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s\n");
+        o->residuals_csv = open_csv(sim, "residuals.csv", "step,iteration,residual,load_change\n");
+        if (!o->stats_csv || !o->residuals_csv)
+            return SEAM_ERROR;
+    }
+    if (o->interface && !sim->coupled) {
+        if (!(o->interface_csv = open_csv(sim, "interface.csv", "step,t")))
+            return SEAM_ERROR;
+        for (size_t i = 0; i < sim->in.n_points; i++)
+            for (int k = 0; k < sim->in.dim; k++)
+                fprintf(o->interface_csv, ",p%zu_%c", i, "xyz"[k]);
+        fputc('\n', o->interface_csv);
+    }
+    write_interface_row(sim, 0, 0.0);
+    if (write_frame(sim) != SEAM_OK)
+        return SEAM_ERROR;
+    o->next_frame = sim->frame_dt;
+    return SEAM_OK;
+}
+
+void outputs_residual(seam_sim *sim, long step, int iteration, double residual, double loads)
+{
+    if (sim->out.residuals_csv)
+        fprintf(sim->out.residuals_csv, "%ld,%d,%.17g,%.17g\n", step, iteration, residual, loads);
+}
+
+seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
+{
+    sim_outputs *o = &sim->out;
+    if (o->stats_csv)
+        fprintf(o->stats_csv, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e\n", r->step, r->t, r->dt, r->iterations,
+                r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s);
+    write_interface_row(sim, r->step + 1, r->t);
+    if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= sim->t_end * (1.0 - 1e-12)) {
+        if (write_frame(sim) != SEAM_OK)
+            return SEAM_ERROR;
+        while (o->next_frame <= r->t * (1.0 + 1e-9))
+            o->next_frame += sim->frame_dt;
+    }
+    return SEAM_OK;
+}
+
+void outputs_close(sim_outputs *o)
+{
+    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv};
+    for (size_t i = 0; i < 3; i++)
+        if (*files[i]) {
+            fclose(*files[i]);
+            *files[i] = NULL;
+        }
+    free(o->dir);
+    free(o->picture_field);
+    o->dir = o->picture_field = NULL;
+}

@@ -1,0 +1,199 @@
+/* Participants: one solver each, in this process (a library) or another
+ * (the remote proxy, an ordinary plugin table); the host they are handed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+static void host_log(void *ctx, seam_log_level level, const char *message)
+{
+    participant *pt = ctx;
+    sim_log(pt->sim, level, pt->name, "%s", message);
+}
+
+static const char *host_locate(void *ctx, const char *key_path)
+{
+    participant *pt = ctx;
+    char full[1024];
+    snprintf(full, sizeof full, "%s%s%s", pt->config_path, *key_path && *key_path != '[' ? "." : "", key_path);
+    return seam_doc_locate(pt->sim->doc, full);
+}
+
+/* The participant's object in the scene document ("fluid", "solids[2]"). */
+static json_t *participant_json(seam_sim *sim, const participant *pt)
+{
+    json_t *root = seam_doc_root(sim->doc);
+    if (strncmp(pt->config_path, "solids[", 7) == 0)
+        return json_array_get(json_object_get(root, "solids"), strtoul(pt->config_path + 7, NULL, 10));
+    return json_object_get(root, pt->config_path);
+}
+
+static char *xstrdup(seam_sim *sim, const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
+    return d;
+}
+
+/* Read one participant object; load its library (or reach its server) and
+ * check its role. */
+void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, seam_role role, participant *pt)
+{
+    pt->sim = sim;
+    pt->role = role;
+    pt->config_path = xstrdup(sim, seam_cfg_path(obj));
+    bool connect = seam_cfg_has(obj, "connect");   /* the server names its plugin itself */
+    const char *plugin = seam_cfg_str(obj, "plugin", NULL, connect ? 0 : SEAM_CFG_REQUIRED);
+    pt->name = xstrdup(sim, seam_cfg_str(obj, "name", default_name, 0));
+    if (!pt->config_path || !pt->name)
+        return;
+    for (size_t i = 0; i < sim->n_parts; i++)
+        if (&sim->parts[i] != pt && sim->parts[i].name && strcmp(sim->parts[i].name, pt->name) == 0)
+            seam_cfg_error(obj, "name", "participant name \"%s\" is used twice", pt->name);
+    char path[4096];
+    const char *open_name = plugin;
+    if (plugin && strchr(plugin, '/') && plugin[0] != '/') {   /* relative paths are relative to the scene */
+        snprintf(path, sizeof path, "%s/%s", sim->scene_dir, plugin);
+        open_name = path;
+    }
+    char err[2048];
+    seam_remote *remote = NULL;
+    int remote_rc = seam_remote_from_config(obj, open_name, pt->name, sim->scene_dir, &remote, err, sizeof err);
+    /* The rest of the object is the plugin's, checked by its create. */
+    const char *key;
+    json_t *v;
+    json_object_foreach(participant_json(sim, pt), key, v) seam_cfg_skip(obj, key);
+    const char *where = seam_doc_locate(sim->doc, pt->config_path);
+    if (remote_rc != 0 || !plugin) {
+        if (remote_rc < 0 && err[0])
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: %s", where, pt->config_path, err);
+        if (remote) {
+            pt->remote = remote;
+            pt->p = seam_remote_plugin(remote);
+            pt->plugin_name = xstrdup(sim, pt->p->name);
+            if (seam_plugin_check_role(pt->p, seam_remote_endpoint(remote), role, pt->config_path, err, sizeof err) != 0) {
+                sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s", where, err);
+                seam_remote_close(&pt->remote);
+                pt->p = NULL;
+            }
+        }
+        return;
+    }
+    pt->plugin_name = xstrdup(sim, plugin);
+    pt->lib = seam_library_open(open_name, err, sizeof err);
+    if (!pt->lib) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s.plugin: %s", where, pt->config_path, err);
+        return;
+    }
+    pt->p = seam_library_plugin(pt->lib);
+    if (seam_plugin_check_role(pt->p, seam_library_path(pt->lib), role, pt->config_path, err, sizeof err) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s", where, err);
+        seam_library_close(&pt->lib);
+        pt->p = NULL;
+    }
+}
+
+static char *config_without(json_t *obj, const char *const *drop)
+{
+    json_t *copy = json_deep_copy(obj);
+    if (!copy)
+        return NULL;
+    for (const char *const *k = drop; *k; k++)
+        json_object_del(copy, *k);
+    char *text = json_dumps(copy, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(copy);
+    return text;
+}
+
+static const char *const coupler_keys[] = {"plugin", "name", "connect", "process", "timeout", "heartbeat",
+                                           "start_timeout", "server_key", "client_key", NULL};
+
+bool participant_create(seam_sim *sim, participant *pt)
+{
+    char *config = config_without(participant_json(sim, pt), coupler_keys);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s", sim->out.dir, pt->name);
+    pt->output_dir = strdup(dir);
+    if (!config || !pt->output_dir) {
+        free(config);
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "out of memory");
+        return false;
+    }
+    pt->host = (seam_host){
+        .abi = SEAM_ABI_VERSION,
+        .name = pt->name,
+        .config_path = pt->config_path,
+        .output_dir = pt->output_dir,
+        .ctx = pt,
+        .log = host_log,
+        .locate = host_locate,
+        .scene_dir = sim->scene_dir,
+        .cell_size = sim->cell_size,
+        .gravity = sim->gravity,
+    };
+    char from[4200];
+    snprintf(from, sizeof from, "%s", pt->remote ? seam_remote_endpoint(pt->remote) : seam_library_path(pt->lib));
+    pt->self = pt->p->create(pt->p, config, &pt->host);
+    free(config);
+    if (!pt->self) {
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "could not be created from %s (%s); see the messages above",
+                pt->config_path, from);
+        return false;
+    }
+    pt->remote = NULL;   /* the instance owns it now */
+    pt->caps = seam_plugin_caps(pt->p, pt->self);
+    pt->stats.name = pt->name;
+    pt->stats.plugin = pt->p->name;
+    pt->stats.role = pt->role;
+    return true;
+}
+
+void participant_free(participant *pt)
+{
+    if (pt->self)
+        pt->p->destroy(pt->self);
+    seam_remote_close(&pt->remote);
+    seam_library_close(&pt->lib);
+    free(pt->name);
+    free(pt->plugin_name);
+    free(pt->config_path);
+    free(pt->output_dir);
+}
+
+seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out)
+{
+    double t0 = sim_now();
+    seam_status st = pt->p->solve(pt->self, step, in, out);
+    pt->stats.seconds += sim_now() - t0;
+    pt->stats.solves++;
+    return participant_check(pt, step, st);
+}
+
+seam_status participant_check(participant *pt, const seam_step *step, seam_status st)
+{
+    if (st == SEAM_ERROR)
+        sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "solve failed at step %lld (t = %.9g s)", (long long)step->index, step->t);
+    else if (st == SEAM_UNSTABLE)
+        sim_log(pt->sim, SEAM_LOG_WARN, pt->name, "step %lld (t = %.9g s, dt = %.3g s) is unstable",
+                (long long)step->index, step->t, step->dt);
+    else if (st != SEAM_OK) {
+        sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "solve returned unknown status %d at step %lld", (int)st,
+                (long long)step->index);
+        return SEAM_ERROR;
+    }
+    return st;
+}
+
+seam_status participant_commit(participant *pt, long step)
+{
+    double t0 = sim_now();
+    seam_status st = pt->p->commit(pt->self);
+    pt->stats.seconds += sim_now() - t0;
+    if (st != SEAM_OK) {
+        sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "commit failed at step %ld", step);
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}

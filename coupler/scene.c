@@ -1,0 +1,218 @@
+/* Reading a scene: time, gravity, coupling, participants, output. The
+ * participants' own objects are read by their plugins' create. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+static const char *const unconverged_names[] = {"warn", "fail", NULL};
+static const char *const predictor_names[] = {"none", "linear", "velocity", NULL};
+
+static const char *locate_key(seam_sim *sim, const char *object, const char *key)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s.%s", object, key);
+    return seam_doc_locate(sim->doc, path);
+}
+
+/* Keys of `coupling` that belong to a scheme other than the chosen one:
+ * accepted with a warning that they do nothing, so switching schemes with
+ * --set does not need the scene edited. */
+static void skip_other_scheme_keys(seam_sim *sim, seam_cfg *coupling, json_t *obj)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        for (size_t i = 0; i < seam_scheme_count(); i++) {
+            const seam_scheme_ops *s = seam_scheme_at(i);
+            if (s == sim->scheme)
+                continue;
+            bool mine = false, theirs = false;
+            for (const char *const *k = sim->scheme->keys; *k; k++)
+                mine |= strcmp(*k, key) == 0;
+            for (const char *const *k = s->keys; *k; k++)
+                theirs |= strcmp(*k, key) == 0;
+            if (theirs && !mine) {
+                seam_cfg_skip(coupling, key);
+                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme \"%s\" does)",
+                        locate_key(sim, "coupling", key), key, sim->scheme->name, s->name);
+                break;
+            }
+        }
+    }
+}
+
+static void read_time(seam_sim *sim, seam_cfg *root)
+{
+    seam_cfg *time = seam_cfg_child(root, "time", SEAM_CFG_REQUIRED);
+    if (time) {
+        sim->t_end = seam_cfg_num(time, "end", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+        sim->dt_max = seam_cfg_num(time, "dt", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+        sim->dt_min = seam_cfg_num(time, "dt_min", 0.0, 0.0, INFINITY, 0);
+        sim->frame_dt = seam_cfg_num(time, "frame", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    }
+    if (sim->opts.end > 0)
+        sim->t_end = sim->opts.end;
+    if (!(sim->frame_dt > 0))
+        sim->frame_dt = sim->t_end / 100.0;
+    if (sim->dt_min == 0.0)
+        sim->dt_min = 1e-12 * sim->t_end;
+}
+
+/* One gravity for every participant: [gx, gy] or [gx, gy, gz], y up by default. */
+static void read_gravity(seam_sim *sim, seam_cfg *root)
+{
+    sim->gravity[0] = sim->gravity[2] = 0.0;
+    sim->gravity[1] = -9.81;
+    json_t *g = seam_cfg_json(root, "gravity");
+    if (!g)
+        return;
+    size_t n = json_is_array(g) ? json_array_size(g) : 0;
+    if (n != 2 && n != 3) {
+        seam_cfg_error(root, "gravity", "expected [gx, gy] or [gx, gy, gz] (m/s^2)");
+        return;
+    }
+    double v[3] = {0.0, 0.0, 0.0};
+    if (seam_cfg_vec(root, "gravity", v, n, 0))
+        memcpy(sim->gravity, v, sizeof v);
+}
+
+static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
+{
+    seam_cfg *coupling = seam_cfg_child(root, "coupling", 0);
+    static const char *scheme_names[16];
+    size_t ns = seam_scheme_count();
+    for (size_t i = 0; i < ns && i < 15; i++)
+        scheme_names[i] = seam_scheme_at(i)->name;
+    scheme_names[ns < 15 ? ns : 15] = NULL;
+    sim->scheme = &seam_scheme_relaxation;
+    sim->predictor = PREDICT_LINEAR;
+    seam_convergence_read(&sim->conv, coupling, sim->cell_size);
+    if (!coupling) {
+        if (!has_coupled)
+            seam_cfg_error(root, "coupling", "required key is missing (a scene with a fluid and solids needs a scheme)");
+        return;
+    }
+    int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);
+    sim->scheme = seam_scheme_at((size_t)s);
+    sim->fail_unconverged = seam_cfg_enum(coupling, "on_nonconvergence", unconverged_names, 0, 0) == 1;
+    sim->predictor = seam_cfg_enum(coupling, "predictor", predictor_names, PREDICT_LINEAR, 0);
+    skip_other_scheme_keys(sim, coupling, seam_cfg_json(root, "coupling"));
+    if (sim->scheme == &seam_scheme_explicit) {
+        /* One solve each per step: nothing to converge. */
+        static const char *const idle[] = {"tolerance", "convergence", "load_tolerance", "measures",
+                                           "max_iterations", "on_nonconvergence", "divergence"};
+        for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
+            if (json_object_get(seam_cfg_json(root, "coupling"), idle[i]))
+                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"explicit\" does not iterate",
+                        locate_key(sim, "coupling", idle[i]), idle[i]);
+    }
+    if (has_coupled)
+        sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
+                seam_doc_locate(sim->doc, "coupling"));
+    sim->scheme_self = sim->scheme->create ? sim->scheme->create(coupling) : NULL;
+    if (sim->scheme->create && !sim->scheme_self)
+        seam_cfg_error(coupling, "scheme", "scheme \"%s\" could not be set up (out of memory)", sim->scheme->name);
+}
+
+static void read_participants(seam_sim *sim, seam_cfg *root, bool has_coupled)
+{
+    size_t n_solids = seam_cfg_count(root, "solids", 0);
+    bool has_fluid = seam_cfg_has(root, "fluid");
+    if (has_coupled && (has_fluid || n_solids)) {
+        seam_cfg_error(root, "coupled", "a scene has either \"coupled\" or \"fluid\" and \"solids\", not both");
+        return;
+    }
+    if (!has_coupled && (!has_fluid || n_solids == 0)) {
+        seam_cfg_error(root, has_fluid ? "solids" : "fluid",
+                       "required key is missing (a scene needs \"fluid\" and at least one entry in \"solids\", or \"coupled\")");
+        return;
+    }
+    sim->n_parts = has_coupled ? 1 : 1 + n_solids;
+    sim->parts = calloc(sim->n_parts, sizeof *sim->parts);
+    if (!sim->parts) {
+        sim->n_parts = 0;
+        seam_cfg_error(root, has_coupled ? "coupled" : "solids", "out of memory");
+        return;
+    }
+    sim->first_solid = 1;
+    if (has_coupled) {
+        seam_cfg *c = seam_cfg_child(root, "coupled", 0);
+        if (c)
+            participant_read(sim, c, "coupled", SEAM_COUPLED, &sim->parts[0]);
+        sim->coupled = &sim->parts[0];
+        return;
+    }
+    seam_cfg *f = seam_cfg_child(root, "fluid", 0);
+    if (f)
+        participant_read(sim, f, "fluid", SEAM_FLUID, &sim->parts[0]);
+    sim->fluid = &sim->parts[0];
+    for (size_t i = 0; i < n_solids; i++) {
+        seam_cfg *s = seam_cfg_item(root, "solids", i);
+        char def[32];
+        snprintf(def, sizeof def, n_solids == 1 ? "solid" : "solid%zu", i);
+        if (s)
+            participant_read(sim, s, def, SEAM_SOLID, &sim->parts[1 + i]);
+    }
+}
+
+static void read_output(seam_sim *sim, seam_cfg *root)
+{
+    sim_outputs *o = &sim->out;
+    seam_cfg *out = seam_cfg_child(root, "output", 0);
+    const char *dir = NULL;
+    o->stats = true;
+    o->frames = true;
+    const char *picture = "speed";
+    if (out) {
+        dir = seam_cfg_str(out, "dir", NULL, 0);
+        o->stats = seam_cfg_bool(out, "stats", true, 0);
+        o->interface = seam_cfg_bool(out, "interface", false, 0);
+        o->frames = seam_cfg_bool(out, "frames", true, 0);
+        seam_cfg *pic = seam_cfg_child(out, "picture", 0);
+        if (pic) {
+            picture = seam_cfg_str(pic, "field", "speed", 0);
+            o->picture_explicit = true;
+            double range[2] = {0.0, 0.0};
+            if (seam_cfg_vec(pic, "range", range, 2, 0) && !(range[1] > range[0]))
+                seam_cfg_error(pic, "range", "expected [low, high] with low < high");
+            o->picture_opts.range[0] = range[0];
+            o->picture_opts.range[1] = range[1];
+            o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
+        } else if (seam_cfg_has(out, "picture") && json_is_false(seam_cfg_json(out, "picture")))
+            picture = NULL;
+    }
+    char buf[4096];
+    if (sim->opts.out_dir)
+        snprintf(buf, sizeof buf, "%s", sim->opts.out_dir);
+    else if (dir && dir[0] == '/')
+        snprintf(buf, sizeof buf, "%s", dir);
+    else if (dir)
+        snprintf(buf, sizeof buf, "%s/%s", sim->scene_dir, dir);
+    else {
+        /* Default: out/<scene name without .json> in the working directory. */
+        const char *origin = seam_doc_origin(sim->doc);
+        const char *base = strrchr(origin, '/') ? strrchr(origin, '/') + 1 : origin;
+        snprintf(buf, sizeof buf, "out/%s", base);
+        char *dot = strrchr(buf, '.');
+        if (dot && strcmp(dot, ".json") == 0)
+            *dot = '\0';
+    }
+    o->dir = strdup(buf);
+    o->picture_field = picture ? strdup(picture) : NULL;
+    if (!o->dir || (picture && !o->picture_field))
+        seam_cfg_error(root, "output", "out of memory");
+}
+
+void sim_read_scene(seam_sim *sim, seam_cfg *root)
+{
+    sim->cell_size = seam_cfg_num(root, "cell_size", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    read_time(sim, root);
+    read_gravity(sim, root);
+    bool has_coupled = seam_cfg_has(root, "coupled");
+    read_coupling(sim, root, has_coupled);
+    read_participants(sim, root, has_coupled);
+    read_output(sim, root);
+    sim->stepper = has_coupled ? &sim_stepper_coupled : &sim_stepper_partitioned;
+}

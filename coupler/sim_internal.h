@@ -1,0 +1,123 @@
+/* What the coupler's parts share: the participants, the simulation, and the
+ * functions each part offers the others. Private to coupler/. */
+#ifndef SEAM_COUPLER_SIM_INTERNAL_H
+#define SEAM_COUPLER_SIM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "convergence.h"
+#include "outputs.h"
+#include "remote.h"
+#include "scheme.h"
+#include "seam/loader.h"
+#include "seam/log.h"
+#include "simulation.h"
+
+typedef struct seam_sim seam_sim;
+
+/* One solver of the scene, local (a library) or remote (a proxy). */
+typedef struct participant {
+    seam_sim *sim;
+    char *name;
+    char *plugin_name;
+    char *config_path;       /* "fluid", "solids[1]" */
+    seam_role role;
+    seam_library *lib;
+    seam_remote *remote;     /* a proxy's; the instance owns it once created */
+    const seam_plugin *p;
+    void *self;
+    uint32_t caps;           /* SEAM_CAP_* of the instance */
+    seam_host host;
+    char *output_dir;
+    size_t offset, n_points; /* its slice of the concatenated interface (solids) */
+    seam_participant_stats stats;
+} participant;
+
+/* The concatenated interface of all solids, and its history. */
+typedef struct sim_interface {
+    int dim;
+    size_t n_points, n_elems, n_bodies;
+    int nodes_per_elem;
+    double *X0;              /* positions as described */
+    double *mass;
+    int32_t *body, *elems;
+    uint8_t *two_sided;
+    double *Xn, *Xnm1, *X_pred, *X_out;   /* committed, previous, predicted, the step's result */
+    double *V;               /* effective velocities handed to the fluid */
+    double *V_solid, *Vn;    /* velocities the solids returned: last solve, committed */
+    double *block;           /* the one allocation behind the vectors above */
+} sim_interface;
+
+/* How one step is advanced: the partitioned schemes, or a coupled plugin. */
+typedef struct sim_stepper {
+    const char *name;
+    seam_status (*attempt)(seam_sim *sim, double t, double dt, seam_verdict *verdict);
+    int (*iterations)(const seam_sim *sim);
+    void (*accept)(seam_sim *sim);   /* after every participant committed */
+} sim_stepper;
+
+enum { PREDICT_NONE, PREDICT_LINEAR, PREDICT_VELOCITY };
+
+struct seam_sim {
+    seam_doc *doc;
+    seam_run_options opts;
+    char *scene_dir;
+    /* time */
+    double t_end, dt_max, dt_min, frame_dt;
+    double cell_size;        /* the fluid cell size the scene names, 0: none */
+    double gravity[3];       /* the scene's, handed to every participant */
+    /* coupling */
+    const seam_scheme_ops *scheme;
+    void *scheme_self;
+    seam_convergence conv;
+    bool fail_unconverged;
+    int predictor;
+    const sim_stepper *stepper;
+    /* participants: fluid (or coupled) first, then the solids */
+    participant *parts;
+    size_t n_parts;
+    participant *fluid, *coupled;
+    size_t first_solid;
+    sim_interface in;
+    double dt_prev;
+    seam_coupling coupling;
+    /* output */
+    sim_outputs out;
+    /* bookkeeping */
+    seam_summary summary;
+    int last_iterations;
+    seam_participant_stats *pstats;
+    int errors;
+};
+
+/* simulation.c */
+void sim_log(seam_sim *sim, seam_log_level level, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+double sim_now(void);
+
+/* scene.c: every key of the scene except the participants' own objects. */
+void sim_read_scene(seam_sim *sim, seam_cfg *root);
+
+/* participant.c */
+void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, seam_role role, participant *pt);
+bool participant_create(seam_sim *sim, participant *pt);
+void participant_free(participant *pt);
+seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out);
+/* Log a solve's failure with the participant, step and time; unknown statuses become SEAM_ERROR. */
+seam_status participant_check(participant *pt, const seam_step *step, seam_status st);
+seam_status participant_commit(participant *pt, long step);
+
+/* interface.c */
+bool interface_build(seam_sim *sim);
+bool interface_bind(seam_sim *sim);
+void interface_free(sim_interface *in);
+double interface_extent(const double *X, size_t n_points, int dim);
+
+/* stepper.c */
+extern const sim_stepper sim_stepper_partitioned;
+extern const sim_stepper sim_stepper_coupled;
+seam_status sim_coupling_init(seam_sim *sim);
+
+#endif

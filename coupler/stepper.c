@@ -1,0 +1,166 @@
+/* How a step is advanced. Partitioned: predict the interface, then let the
+ * scheme iterate over the participants' maps (the ops table below).
+ * Coupled: one solve of a SEAM_COUPLED plugin. */
+#include <math.h>
+#include <string.h>
+
+#include "sim_internal.h"
+#include "lanes.h"
+
+/* Whether x holds only finite values (else *bad is the first that is not):
+ * x * 0 is 0 for finite x and NaN otherwise, so one summing pass decides. */
+static bool all_finite(const double *x, size_t n, size_t *bad)
+{
+    double acc[4] = {0.0, 0.0, 0.0, 0.0};
+    SEAM_LANES(j, l, n, acc[l] += x[j] * 0.0;);
+    if (acc[0] + acc[1] + acc[2] + acc[3] == 0.0)
+        return true;
+    size_t i;
+    for (i = 0; i < n && isfinite(x[i]); i++)
+        ;
+    *bad = i < n ? i : 0;
+    return false;
+}
+
+/* The effective velocities (X - X^n) / dt handed to the fluid. */
+static void effective_velocity(const double *restrict X, const double *restrict Xn, double dt, size_t n,
+                               double *restrict V)
+{
+    double inv_dt = 1.0 / dt;
+    SEAM_LANES(j, l, n, V[j] = (X[j] - Xn[j]) * inv_dt;);
+}
+
+static seam_status fluid_map(void *ctx, const seam_coupling *c, const double *X, double *F)
+{
+    seam_sim *sim = ctx;
+    participant *pt = sim->fluid;
+    effective_velocity(X, c->Xn, c->dt, c->n, sim->in.V);
+    seam_step step = {c->step, c->t, c->dt, c->fluid_calls};
+    size_t np = c->n / (size_t)c->dim;
+    seam_input in = {np, c->dim, X, sim->in.V, NULL};
+    seam_output out = {np, c->dim, NULL, NULL, F};
+    seam_status st = participant_solve(pt, &step, &in, &out);
+    size_t bad;
+    if (st == SEAM_OK && !all_finite(F, c->n, &bad)) {
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "returned a non-finite load (%g) on interface point %zu at step %ld (t = %.9g s)",
+                F[bad], bad / (size_t)c->dim, c->step, c->t);
+        return SEAM_ERROR;
+    }
+    return st;
+}
+
+static seam_status solid_map(void *ctx, const seam_coupling *c, const double *F, double *X)
+{
+    seam_sim *sim = ctx;
+    seam_step step = {c->step, c->t, c->dt, c->solid_calls};
+    for (size_t s = sim->first_solid; s < sim->n_parts; s++) {
+        participant *pt = &sim->parts[s];
+        size_t off = pt->offset * (size_t)c->dim, len = pt->n_points * (size_t)c->dim;
+        seam_input in = {pt->n_points, c->dim, NULL, NULL, F + off};
+        seam_output out = {pt->n_points, c->dim, X + off, sim->in.V_solid + off, NULL};
+        seam_status st = participant_solve(pt, &step, &in, &out);
+        if (st != SEAM_OK)
+            return st;
+        size_t bad;
+        if (!all_finite(X + off, len, &bad) || !all_finite(sim->in.V_solid + off, len, &bad)) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name,
+                    "returned a non-finite position or velocity on its interface point %zu at step %ld (t = %.9g s)",
+                    bad / (size_t)c->dim, c->step, c->t);
+            return SEAM_ERROR;
+        }
+    }
+    return SEAM_OK;
+}
+
+static seam_verdict judge(void *ctx, const seam_coupling *c, const seam_iterate *it)
+{
+    seam_sim *sim = ctx;
+    seam_verdict v = seam_convergence_judge(&sim->conv, &sim->coupling, it);
+    double loads = NAN;
+    for (size_t i = 0; i < sim->conv.count; i++)
+        if (sim->conv.measures[i].quantity == SEAM_QTY_LOADS) {
+            loads = sim->conv.value[i];
+            break;
+        }
+    outputs_residual(sim, c->step, c->judged, c->residual, loads);
+    return v;
+}
+
+static void warn(void *ctx, const seam_coupling *c, const char *message)
+{
+    seam_sim *sim = ctx;
+    sim_log(sim, SEAM_LOG_WARN, NULL, "step %ld (t = %.9g s): scheme %s: %s", c->step, c->t, sim->scheme->name,
+            message);
+}
+
+static const seam_coupling_ops participant_ops = {fluid_map, solid_map, judge, warn};
+
+seam_status sim_coupling_init(seam_sim *sim)
+{
+    sim->conv.reference = interface_extent(sim->in.X0, sim->in.n_points, sim->in.dim);
+    if (seam_coupling_init(&sim->coupling, &participant_ops, sim, sim->in.n_points * (size_t)sim->in.dim,
+                           sim->in.dim) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+/* The first iterate: X^n, extrapolated from X^n and X^{n-1}, or moved by
+ * the solids' committed end-of-step velocities. */
+static void predict(seam_sim *sim, double dt)
+{
+    sim_interface *in = &sim->in;
+    size_t n = in->n_points * (size_t)in->dim;
+    if (sim->predictor == PREDICT_LINEAR && sim->summary.steps > 0) {
+        double ratio = dt / sim->dt_prev;
+        for (size_t i = 0; i < n; i++)
+            in->X_pred[i] = in->Xn[i] + ratio * (in->Xn[i] - in->Xnm1[i]);
+    } else if (sim->predictor == PREDICT_VELOCITY)
+        for (size_t i = 0; i < n; i++)
+            in->X_pred[i] = in->Xn[i] + dt * in->Vn[i];
+    else
+        memcpy(in->X_pred, in->Xn, n * sizeof *in->X_pred);
+}
+
+static seam_status partitioned_attempt(seam_sim *sim, double t, double dt, seam_verdict *verdict)
+{
+    *verdict = SEAM_CONVERGED;
+    sim->conv.scale = interface_extent(sim->in.Xn, sim->in.n_points, sim->in.dim);
+    seam_coupling_begin(&sim->coupling, sim->in.Xn, t, dt, sim->summary.steps);
+    predict(sim, dt);
+    return sim->scheme->step(sim->scheme_self, &sim->coupling, sim->in.X_pred, sim->in.X_out, verdict);
+}
+
+static int partitioned_iterations(const seam_sim *sim) { return sim->coupling.judged; }
+
+static void partitioned_accept(seam_sim *sim)
+{
+    sim_interface *in = &sim->in;
+    double *recycled = in->Xnm1;   /* X^{n-1} <- X^n <- X_out by pointers, not copies */
+    in->Xnm1 = in->Xn;
+    in->Xn = in->X_out;
+    in->X_out = recycled;
+    memcpy(in->Vn, in->V_solid, in->n_points * (size_t)in->dim * sizeof *in->Vn);
+    seam_coupling_accept(&sim->coupling);
+}
+
+const sim_stepper sim_stepper_partitioned = {"partitioned", partitioned_attempt, partitioned_iterations,
+                                              partitioned_accept};
+
+static seam_status coupled_attempt(seam_sim *sim, double t, double dt, seam_verdict *verdict)
+{
+    *verdict = SEAM_CONVERGED;
+    seam_step step = {sim->summary.steps, t, dt, 0};
+    return participant_solve(sim->coupled, &step, NULL, NULL);
+}
+
+static int coupled_iterations(const seam_sim *sim)
+{
+    (void)sim;
+    return 1;
+}
+
+static void coupled_accept(seam_sim *sim) { (void)sim; }
+
+const sim_stepper sim_stepper_coupled = {"coupled", coupled_attempt, coupled_iterations, coupled_accept};

@@ -1,0 +1,299 @@
+/* TEST FIXTURE, not part of seam's API: a frozen copy of seam's plugin.h
+ * as it stood at ABI version 2 (the current header with SEAM_ABI_VERSION 2,
+ * without the capabilities entry (ABI 3) and the SEAM_CAP_* flags; every
+ * other line identical). tests/abi builds a plugin against it alone, as an
+ * outsider who never updated the header would, to check that a plugin of an
+ * older ABI keeps loading and running. Never edit it to follow plugin.h.
+ *
+ * seam plugin ABI.
+ *
+ * A plugin is a shared library that exports one symbol,
+ *
+ *     SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void);
+ *
+ * (declared below as seam_plugin_v1; the name stays for every ABI version)
+ * returning a pointer to a static, immutable table. The coupler dlopens the
+ * library, calls seam_plugin_v1 once, checks `abi`, `role` and that every
+ * required function is present, and from then on talks to the solver only
+ * through this table. The same table is served over the wire by seam-serve,
+ * so a plugin cannot tell whether its coupler is local or remote.
+ *
+ * Versions (the rule of SQLite's iVersion): entries are only ever appended
+ * to the table, and each appended group bumps SEAM_ABI_VERSION. A host
+ * accepts every plugin whose `abi` lies in [SEAM_ABI_OLDEST,
+ * SEAM_ABI_VERSION] and reads only the entries that the plugin's version
+ * defines; the others count as absent (NULL). A plugin built against an
+ * older header therefore keeps loading, in-process and over the protocol.
+ * Version 2 was the last breaking revision (version 1 plugins are refused
+ * with both version numbers). SEAM_PLUGIN_ENTRIES below lists every entry
+ * with the version that introduced it; the loader, `seam info`, the remote
+ * proxy, seam-serve and the Python client are all derived from that list.
+ *
+ * Conventions that hold for every function below:
+ *  - Arrays are double, interleaved by point (x0 y0 [z0] x1 y1 ...), SI units.
+ *    A 2D simulation is per unit depth: mass kg/m, force N/m.
+ *  - Inputs are const and belong to the caller; they are valid only for the
+ *    duration of the call (copy what you keep), except bind's interface,
+ *    which stays valid until destroy.
+ *  - Outputs the plugin hands out through pointers in a struct (describe,
+ *    regions, save, field) belong to the plugin; they stay valid until the
+ *    next call of the same function on the same instance, or destroy.
+ *  - Output arrays of seam_output are the coupler's, sized as the struct
+ *    says, and never alias an input; the plugin fills them.
+ *  - Status: SEAM_OK on success; SEAM_ERROR for a failure the coupler cannot
+ *    fix by itself (bad config, a broken mesh, out of memory), always after a
+ *    message through host->log; SEAM_UNSTABLE when the step failed in a way
+ *    a smaller dt may fix (CFL exceeded, NaN, Newton diverged). Plugins never
+ *    exit the process and never write to stdout.
+ */
+#ifndef SEAM_PLUGIN_H
+#define SEAM_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SEAM_ABI_VERSION 2u   /* this header */
+#define SEAM_ABI_OLDEST 2u    /* the oldest version a host accepts */
+
+/* Put before the entry function so it is exported even when the plugin is
+ * built with -fvisibility=hidden (which every plugin should be). */
+#if defined(_WIN32)
+#define SEAM_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define SEAM_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+typedef enum seam_status {
+    SEAM_OK = 0,
+    SEAM_ERROR = 1,    /* give up: the message went through host->log */
+    SEAM_UNSTABLE = 2  /* this step failed; retrying with a smaller dt may work */
+} seam_status;
+
+typedef enum seam_role {
+    SEAM_FLUID = 1,    /* loads = F(X, V) */
+    SEAM_SOLID = 2,    /* X, V = S(loads) */
+    SEAM_COUPLED = 3   /* advances fluid and solid together (monolithic) */
+} seam_role;
+
+typedef enum seam_log_level {
+    SEAM_LOG_DEBUG = 0,
+    SEAM_LOG_INFO = 1,
+    SEAM_LOG_WARN = 2,
+    SEAM_LOG_ERROR = 3
+} seam_log_level;
+
+/* What the coupler hands every instance at create. Valid until destroy. */
+typedef struct seam_host {
+    uint32_t abi;                 /* SEAM_ABI_VERSION of the host */
+    const char *name;             /* the participant's name in the scene ("fluid", "piston") */
+    const char *config_path;      /* key path of its object in the scene ("solids[0]"), for messages */
+    const char *output_dir;       /* where write_output should write; NULL when no output */
+    void *ctx;                    /* passed back to the callbacks below */
+    /* One line, no trailing newline; the host adds the participant's name. */
+    void (*log)(void *ctx, seam_log_level level, const char *message);
+    /* "scene.json:12:7" for a key path relative to the participant's object
+     * ("mesh.size"), or NULL when unknown. The string is owned by the host and
+     * valid until the next call. May be NULL itself. */
+    const char *(*locate)(void *ctx, const char *key_path);
+    /* Directory of the scene file: resolve relative file names in the
+     * configuration (meshes, inputs) against it. NULL means the working directory. */
+    const char *scene_dir;
+    /* The fluid cell size the scene names (its top-level "cell_size", m), 0
+     * when it names none: solids sample their coupling surfaces about this
+     * far apart by default (Akbay 2.3.4: 1-1.5 dx), grid fluids may take it
+     * as their dx. */
+    double cell_size;
+    /* The scene's gravity (m/s^2, x y z; z is 0 in 2D), the same for every
+     * participant, or NULL when the host names none (a plugin then uses its
+     * own default). A plugin whose configuration names its own gravity uses
+     * that and says so with a warning through log. */
+    const double *gravity;
+} seam_host;
+
+/* The coupling surface, owned by the solids (Lagrangian). For one solid,
+ * describe fills it with arrays the plugin owns. The coupler concatenates the
+ * surfaces of all solids (point and element indices and body ids offset) and
+ * hands the result to the fluid's bind. */
+typedef struct seam_interface {
+    int dim;                 /* components per point: 2 or 3 for surfaces, 1 for reduced models */
+    size_t n_points;
+    const double *X;         /* n_points*dim: positions in the committed state (m) */
+    const double *mass;      /* n_points: lumped mass (kg, kg/m in 2D); may be NULL for reduced models */
+    const int32_t *body;     /* n_points: body id, 0-based within this solid; may be NULL (all 0) */
+    int nodes_per_elem;      /* 2 (segments, 2D), 3 (triangles, 3D), 0 (no elements) */
+    size_t n_elems;
+    const int32_t *elems;    /* n_elems*nodes_per_elem point indices */
+    const uint8_t *two_sided;/* n_elems: 1 = thin shell (fluid on both sides), 0 = boundary of a
+                                volume, oriented so the element normal points out of the solid.
+                                In 2D the outward normal of segment (a, b) is (dy, -dx)/|ab|,
+                                i.e. a volume's boundary runs counter-clockwise. */
+    size_t n_bodies;         /* number of distinct body ids */
+} seam_interface;
+
+/* The step being taken. */
+typedef struct seam_step {
+    int64_t index;           /* 0 for the first step */
+    double t;                /* time at the start of the step (s) */
+    double dt;               /* step size (s) */
+    int iteration;           /* solve call within the step, 0-based */
+} seam_step;
+
+/* What one solve reads, n points of dimension dim (a solid sees its own
+ * points, the fluid sees all of them).
+ *  fluid:  X, V  (F is NULL)
+ *  solid:  F     (X and V are NULL)
+ * X: positions at the end of the step (m). V: the coupler's effective
+ * velocity (X - X^n)/dt (m/s). F: loads on the points (N, N/m in 2D), the
+ * time average over the step. */
+typedef struct seam_input {
+    size_t n;
+    int dim;
+    const double *X;
+    const double *V;
+    const double *F;
+} seam_input;
+
+/* What one solve writes, in arrays the coupler owns.
+ *  fluid:  F     (X and V are NULL)
+ *  solid:  X, V  (F is NULL)
+ * A solid's V is the velocity of each interface point at the END of the
+ * step (m/s), as its own time integrator has it (for backward Euler the new
+ * velocity; for a rigid body v + omega x r at the new pose). It differs from
+ * (X - X^n)/dt whenever the integrator is not a plain two-point difference;
+ * the coupler keeps the committed V^n, offers it as a predictor
+ * ("predictor": "velocity") and hands it to the boundary pressure
+ * projection, which needs end-of-step velocities (Akbay eq. 4.8). */
+typedef struct seam_output {
+    size_t n;
+    int dim;
+    double *X;
+    double *V;
+    double *F;
+} seam_output;
+
+/* Enclosed fluid regions, for the boundary pressure projection (Akbay ch. 4).
+ * Row r of C (c_r, length n_points*dim, row-major m x (n_points*dim)) maps
+ * interface velocities to the rate of change of the region's volume: c_r . V
+ * = dVol/dt contributed by the walls (Akbay eq. 4.9, area-weighted outward
+ * normals of the region's solid faces distributed to points with W^T);
+ * q[r] is the volume flux the fluid's own sources and kinematic walls push
+ * into the region (m^3/s, m^2/s in 2D). Owned by the plugin. */
+typedef struct seam_regions {
+    size_t count;
+    size_t n;                /* n_points*dim, the row length */
+    const double *C;
+    const double *q;
+} seam_regions;
+
+/* Opaque bytes, owned by the plugin. */
+typedef struct seam_buffer {
+    const void *data;
+    size_t size;
+} seam_buffer;
+
+/* A sampled scalar field for pictures: nx*ny*nz values, x fastest, cell
+ * centred, cell (i,j,k) at origin + (i+0.5, j+0.5, k+0.5)*dx. nz = 1 in 2D.
+ * Owned by the plugin. */
+typedef struct seam_raster {
+    int nx, ny, nz;
+    double origin[3];
+    double dx;
+    const double *data;
+    const char *units;       /* "m/s", "Pa", ... may be NULL */
+} seam_raster;
+
+struct seam_plugin;
+
+/* Every entry of the table after the four header fields, in table order:
+ * X(name, abi that introduced it, who must provide it). "need" is
+ * SEAM_NEED_ALL (every plugin), SEAM_NEED_SOLID, SEAM_NEED_FLUID or
+ * SEAM_NEED_NONE (optional). Appended entries go at the end, with the new
+ * version number. */
+enum { SEAM_NEED_NONE = 0, SEAM_NEED_ALL = 1, SEAM_NEED_SOLID = 2, SEAM_NEED_FLUID = 3 };
+#define SEAM_PLUGIN_ENTRIES(X)               \
+    X(create, 2, SEAM_NEED_ALL)              \
+    X(destroy, 2, SEAM_NEED_ALL)             \
+    X(max_dt, 2, SEAM_NEED_ALL)              \
+    X(solve, 2, SEAM_NEED_ALL)               \
+    X(commit, 2, SEAM_NEED_ALL)              \
+    X(describe, 2, SEAM_NEED_SOLID)          \
+    X(bind, 2, SEAM_NEED_FLUID)              \
+    X(regions, 2, SEAM_NEED_NONE)            \
+    X(mobility, 2, SEAM_NEED_NONE)           \
+    X(save, 2, SEAM_NEED_NONE)               \
+    X(load, 2, SEAM_NEED_NONE)               \
+    X(field, 2, SEAM_NEED_NONE)              \
+    X(write_output, 2, SEAM_NEED_NONE)
+
+typedef struct seam_plugin {
+    uint32_t abi;            /* SEAM_ABI_VERSION of the header it was built against */
+    const char *name;        /* short identifier, equal to the library's file name without .so */
+    seam_role role;
+    const char *summary;     /* one line for `seam plugins` */
+
+    /* ABI 2. Required for every role. ----------------------------------- */
+
+    /* Build an instance from the participant's JSON object (the scene object
+     * without the coupler's own keys "plugin", "name", "process", "connect",
+     * ...). `plugin` is the table this function was reached through, so one
+     * piece of code can serve several tables (the remote proxy does).
+     * Unknown keys must be refused. Returns NULL after logging on failure. */
+    void *(*create)(const struct seam_plugin *plugin, const char *config_json, const seam_host *host);
+    /* Free everything. NULL self is allowed. */
+    void (*destroy)(void *self);
+    /* Stable step from the committed state into *dt (s); INFINITY when
+     * unlimited. SEAM_ERROR (after a message) when it cannot tell, e.g. the
+     * committed state holds a NaN. */
+    seam_status (*max_dt)(void *self, double *dt);
+    /* Advance from the committed state over step->dt with the given inputs.
+     * A pure function of the committed state and `in`: called any number of
+     * times per step (coupling iterations), each call starting again from the
+     * committed state. Coupled plugins get in = out = NULL. */
+    seam_status (*solve)(void *self, const seam_step *step, const seam_input *in, seam_output *out);
+    /* Make the last solve the committed state. Called once per step. */
+    seam_status (*commit)(void *self);
+
+    /* ABI 2. Required by role. ------------------------------------------ */
+
+    /* Solid: fill iface with its coupling surface in the committed state.
+     * Called once after create; the coupler reads the arrays at once and
+     * keeps its own copy. */
+    seam_status (*describe)(void *self, seam_interface *iface);
+    /* Fluid: the surfaces it meets (all solids, concatenated). Called once,
+     * after create and before the first solve; the arrays are the coupler's
+     * and valid until destroy. */
+    seam_status (*bind)(void *self, const seam_interface *iface);
+
+    /* ABI 2. Optional (NULL when not provided). ------------------------- */
+
+    /* Fluid: the enclosed regions given end-of-step positions X. */
+    seam_status (*regions)(void *self, const seam_step *step, const double *X, seam_regions *out);
+    /* Solid: dv = M^-1 impulse at its interface points (both n_points*dim):
+     * the velocity change an impulse pattern (N s) would cause, from the
+     * committed state. */
+    seam_status (*mobility)(void *self, const double *impulse, double *dv);
+    /* Whole committed state to bytes and back (restart, rollback). */
+    seam_status (*save)(void *self, seam_buffer *out);
+    seam_status (*load)(void *self, const void *bytes, size_t n);
+    /* A named field of the committed state ("speed", "pressure", ...). */
+    seam_status (*field)(void *self, const char *name, seam_raster *out);
+    /* Write the committed state for frame `frame` into directory dir
+     * (exists). */
+    seam_status (*write_output)(void *self, const char *dir, int frame);
+
+} seam_plugin;
+
+/* The one symbol a plugin exports, and its type. */
+#define SEAM_PLUGIN_SYMBOL "seam_plugin_v1"
+typedef const seam_plugin *(*seam_plugin_entry)(void);
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

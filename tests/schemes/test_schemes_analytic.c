@@ -1,0 +1,357 @@
+/* Every scheme against analytic maps, with no plugin loaded: the schemes
+ * see only the ops table (fluid map, solid map, judge, warn), so two small
+ * functions stand in for the solvers.
+ *  - Linear: F = Jf (X - X^n) with Jf = -U diag(s) U^T of known rank k (an
+ *    added-mass-like operator), X = X^n + c F + d. The fixed point solves
+ *    (I - c Jf) (X - X^n) = d; the residual's Jacobian is -I plus rank k, so
+ *    a secant scheme is exact after k + 1 columns.
+ *  - Nonlinear: F = -a tanh(X - X^n) - b (X - X^n)^3, and a solid built
+ *    around a chosen X*: X = X* + c (F - F(X*)), so X* is the fixed point. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "convergence.h"
+#include "scheme.h"
+#include "test_host.h"
+
+enum { N = 24, MAXK = 6 };
+
+typedef struct {
+    int nonlinear;
+    size_t rank;
+    double U[MAXK][N], s[MAXK];   /* Jf = -sum_i s_i u_i u_i^T */
+    double c, d[N];               /* linear solid */
+    double a, b, Xstar[N];        /* nonlinear maps */
+    seam_convergence cv;
+    int fluid_calls, solid_calls, warnings;
+} maps;
+
+static void linear_fluid(const maps *m, const double *X, const double *Xn, double *F)
+{
+    memset(F, 0, N * sizeof *F);
+    for (size_t i = 0; i < m->rank; i++) {
+        double dot = 0.0;
+        for (size_t j = 0; j < N; j++)
+            dot += m->U[i][j] * (X[j] - Xn[j]);
+        for (size_t j = 0; j < N; j++)
+            F[j] -= m->s[i] * dot * m->U[i][j];
+    }
+}
+
+static void nonlinear_fluid(const maps *m, const double *X, const double *Xn, double *F)
+{
+    for (size_t j = 0; j < N; j++) {
+        double u = X[j] - Xn[j];
+        F[j] = -m->a * tanh(u) - m->b * u * u * u;
+    }
+}
+
+static seam_status fluid(void *ctx, const seam_coupling *c, const double *X, double *F)
+{
+    maps *m = ctx;
+    m->fluid_calls++;
+    (m->nonlinear ? nonlinear_fluid : linear_fluid)(m, X, c->Xn, F);
+    return SEAM_OK;
+}
+
+static seam_status solid(void *ctx, const seam_coupling *c, const double *F, double *X)
+{
+    maps *m = ctx;
+    m->solid_calls++;
+    if (m->nonlinear) {
+        double Fs[N];
+        nonlinear_fluid(m, m->Xstar, c->Xn, Fs);
+        for (size_t j = 0; j < N; j++)
+            X[j] = m->Xstar[j] + m->c * (F[j] - Fs[j]);
+    } else
+        for (size_t j = 0; j < N; j++)
+            X[j] = c->Xn[j] + m->c * F[j] + m->d[j];
+    return SEAM_OK;
+}
+
+static seam_verdict judge(void *ctx, const seam_coupling *c, const seam_iterate *it)
+{
+    maps *m = ctx;
+    return seam_convergence_judge(&m->cv, (seam_coupling *)c, it);
+}
+
+static void warn(void *ctx, const seam_coupling *c, const char *message)
+{
+    (void)c, (void)message;
+    ((maps *)ctx)->warnings++;
+}
+
+static const seam_coupling_ops ops = {fluid, solid, judge, warn};
+
+/* Orthonormal u_i from a fixed pseudo-random sequence (Gram-Schmidt). */
+static void make_linear(maps *m, size_t rank, double s_scale, double c)
+{
+    memset(m, 0, sizeof *m);
+    m->rank = rank;
+    m->c = c;
+    unsigned long seed = 12345;
+    for (size_t i = 0; i < rank; i++) {
+        for (size_t j = 0; j < N; j++) {
+            seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+            m->U[i][j] = (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+        }
+        for (size_t p = 0; p < i; p++) {
+            double dot = 0.0;
+            for (size_t j = 0; j < N; j++)
+                dot += m->U[i][j] * m->U[p][j];
+            for (size_t j = 0; j < N; j++)
+                m->U[i][j] -= dot * m->U[p][j];
+        }
+        double len = 0.0;
+        for (size_t j = 0; j < N; j++)
+            len += m->U[i][j] * m->U[i][j];
+        for (size_t j = 0; j < N; j++)
+            m->U[i][j] /= sqrt(len);
+        m->s[i] = s_scale * (double)(i + 1);
+    }
+    for (size_t j = 0; j < N; j++)
+        m->d[j] = 1e-3 * sin((double)j);
+}
+
+/* The fixed point of the linear maps: Delta = (I - c Jf)^{-1} d by
+ * Sherman-Morrison per direction (the u_i are orthonormal). */
+static void linear_solution(const maps *m, const double *Xn, double *X)
+{
+    for (size_t j = 0; j < N; j++)
+        X[j] = Xn[j] + m->d[j];
+    for (size_t i = 0; i < m->rank; i++) {
+        double dot = 0.0;
+        for (size_t j = 0; j < N; j++)
+            dot += m->U[i][j] * m->d[j];
+        double f = 1.0 / (1.0 + m->c * m->s[i]) - 1.0;   /* along u_i the factor is 1/(1 + c s_i) */
+        for (size_t j = 0; j < N; j++)
+            X[j] += f * dot * m->U[i][j];
+    }
+}
+
+typedef struct {
+    seam_verdict verdict;
+    int iterations;
+    double error;            /* largest |X - X*| */
+} outcome;
+
+static outcome run_scheme(maps *m, const char *scheme_name, const char *config, int max_iterations,
+                          const double *Xexact)
+{
+    const seam_scheme_ops *sc = seam_scheme_find(scheme_name);
+    assert_non_null(sc);
+    test_host th;
+    test_host_init(&th, "coupling", "coupling");
+    seam_cfg *cfg = seam_cfg_from_host(config, &th.host);
+    assert_non_null(cfg);
+    void *self = sc->create(cfg);
+    seam_cfg_skip(cfg, "scheme");
+    assert_int_equal(seam_cfg_finish(cfg), SEAM_OK);
+    seam_cfg_destroy(&cfg);
+    seam_convergence_read(&m->cv, NULL, 0.0);
+    m->cv.measures[0].tolerance = 1e-12;   /* positions, absolute, max norm */
+    m->cv.measures[1].tolerance = 1e-9;    /* loads, relative */
+    m->cv.max_iterations = max_iterations;
+    m->cv.reference = 1.0;
+    seam_coupling c;
+    assert_int_equal(seam_coupling_init(&c, &ops, m, N, 1), SEAM_OK);
+    double Xn[N] = {0}, Xpred[N], Xout[N];
+    for (size_t j = 0; j < N; j++)
+        Xn[j] = 0.1 * (double)j;
+    memcpy(Xpred, Xn, sizeof Xn);
+    double Xs[N];
+    if (m->nonlinear)
+        memcpy(Xs, Xexact, sizeof Xs);
+    else
+        linear_solution(m, Xn, Xs);
+    seam_coupling_begin(&c, Xn, 0.0, 0.01, 0);
+    outcome o = {SEAM_ITERATE, 0, 0.0};
+    assert_int_equal(sc->step(self, &c, Xpred, Xout, &o.verdict), SEAM_OK);
+    o.iterations = seam_coupling_iterations(&c);
+    for (size_t j = 0; j < N; j++)
+        o.error = fmax(o.error, fabs(Xout[j] - Xs[j]));
+    seam_coupling_fini(&c);
+    sc->destroy(self);
+    return o;
+}
+
+/* Rank 3, strong coupling (c s up to 6: plain Gauss-Seidel diverges). */
+static void test_secant_schemes_exact_after_rank_plus_one(void **state)
+{
+    (void)state;
+    const char *schemes[] = {"iqn-ils", "rmi"};
+    for (size_t rank = 1; rank <= 4; rank++)
+        for (int s = 0; s < 2; s++) {
+            maps m;
+            make_linear(&m, rank, 2.0, 1.0);
+            outcome o = run_scheme(&m, schemes[s], "{\"scheme\": \"x\", \"relaxation\": 0.1}", 50, NULL);
+            print_message("%-8s rank %zu: %d iterations, error %.2e\n", schemes[s], rank, o.iterations, o.error);
+            assert_int_equal(o.verdict, SEAM_CONVERGED);
+            assert_true(o.error < 1e-10);
+            /* the relaxed first step, a secant column per direction the residual's
+             * Jacobian departs from -I in plus one, one confirming the loads */
+            assert_true(o.iterations <= (int)rank + 4);
+        }
+}
+
+/* A cap on the columns: with two columns iqn-ils's secant model cannot hold
+ * all three directions, so convergence is slower (36 iterations against 7),
+ * but still reached. With one column, and rmi with fewer columns than the
+ * rank, diverge on this case; the default cap of 100 is far above. */
+static void test_column_cap(void **state)
+{
+    (void)state;
+    const char *schemes[] = {"iqn-ils"};
+    for (int s = 0; s < 1; s++) {
+        maps m;
+        make_linear(&m, 3, 2.0, 1.0);
+        outcome full = run_scheme(&m, schemes[s], "{\"scheme\": \"x\", \"relaxation\": 0.1}", 200, NULL);
+        make_linear(&m, 3, 2.0, 1.0);
+        char config[128];
+        snprintf(config, sizeof config, "{\"scheme\": \"x\", \"relaxation\": 0.1, \"max_columns\": %d}", s + 2);
+        outcome capped = run_scheme(&m, schemes[s], config, 200, NULL);
+        print_message("%-8s rank 3: %d iterations with every column, %d with %d\n", schemes[s], full.iterations,
+                      capped.iterations, s + 2);
+        assert_int_equal(capped.verdict, SEAM_CONVERGED);
+        assert_true(capped.error < 1e-9);
+        assert_true(capped.iterations > full.iterations);
+    }
+}
+
+static void test_relaxation_bound(void **state)
+{
+    (void)state;
+    maps m;
+    make_linear(&m, 2, 2.0, 1.0);   /* iteration matrix eigenvalues 1 - w (1 + c s_i), c s_i = 2, 4 */
+    outcome ok = run_scheme(&m, "relaxation", "{\"scheme\": \"x\", \"relaxation\": 0.25}", 400, NULL);
+    assert_int_equal(ok.verdict, SEAM_CONVERGED);   /* |1 - 0.25 * 5| = 0.25 */
+    assert_true(ok.error < 1e-10);
+    outcome bad = run_scheme(&m, "relaxation", "{\"scheme\": \"x\", \"relaxation\": 0.9}", 400, NULL);
+    assert_int_equal(bad.verdict, SEAM_DIVERGED);   /* |1 - 0.9 * 5| = 3.5 */
+    outcome ait = run_scheme(&m, "aitken", "{\"scheme\": \"x\", \"relaxation\": 0.9}", 400, NULL);
+    assert_int_equal(ait.verdict, SEAM_CONVERGED);
+    assert_true(ait.error < 1e-10);
+    print_message("relaxation 0.25: %d iterations; aitken from 0.9: %d\n", ok.iterations, ait.iterations);
+}
+
+static void test_explicit_takes_one_of_each(void **state)
+{
+    (void)state;
+    maps m;
+    make_linear(&m, 2, 2.0, 1.0);
+    outcome o = run_scheme(&m, "explicit", "{\"scheme\": \"x\"}", 50, NULL);
+    assert_int_equal(o.verdict, SEAM_CONVERGED);
+    assert_int_equal(o.iterations, 1);
+    assert_int_equal(m.fluid_calls, 1);
+    assert_int_equal(m.solid_calls, 1);
+}
+
+/* Nonlinear maps with a chosen fixed point: every iterating scheme finds it. */
+static void test_nonlinear_fixed_point(void **state)
+{
+    (void)state;
+    struct { const char *scheme, *config; } cases[] = {
+        {"relaxation", "{\"scheme\": \"x\", \"relaxation\": 0.3}"},
+        {"aitken", "{\"scheme\": \"x\", \"relaxation\": 0.3}"},
+        {"iqn-ils", "{\"scheme\": \"x\"}"},
+        {"rmi", "{\"scheme\": \"x\"}"},
+    };
+    int counts[4];
+    for (size_t i = 0; i < 4; i++) {
+        maps m;
+        memset(&m, 0, sizeof m);
+        m.nonlinear = 1;
+        m.a = 2.0;
+        m.b = 5.0;
+        m.c = 1.0;
+        for (size_t j = 0; j < N; j++)
+            m.Xstar[j] = 0.1 * (double)j + 0.05 * cos((double)j);
+        outcome o = run_scheme(&m, cases[i].scheme, cases[i].config, 500, m.Xstar);
+        print_message("%-10s nonlinear: %d iterations, error %.2e\n", cases[i].scheme, o.iterations, o.error);
+        assert_int_equal(o.verdict, SEAM_CONVERGED);
+        assert_true(o.error < 1e-9);
+        counts[i] = o.iterations;
+    }
+    /* The quasi-Newton schemes need fewer iterations than plain relaxation. */
+    assert_true(counts[2] < counts[0]);
+    assert_true(counts[3] < counts[0]);
+}
+
+/* The judge: positions that agree are not enough while the loads move;
+ * finite residuals never overflow to inf. */
+static void test_loads_must_agree_too(void **state)
+{
+    (void)state;
+    seam_convergence cv;
+    seam_convergence_read(&cv, NULL, 0.0);   /* positions 1e-6 m absolute, loads 1e-3 relative */
+    cv.reference = 1.0;
+    seam_coupling c;
+    assert_int_equal(seam_coupling_init(&c, &ops, NULL, 4, 2), SEAM_OK);
+    double Xn[4] = {0, 0, 1, 0}, X[4] = {0, 0.01, 1, 0.01}, F[4] = {0, -5, 0, -5}, F_far[4] = {0, -6, 0, -4};
+    double F_near[4] = {0, -5.001, 0, -4.9995};
+    seam_coupling_begin(&c, Xn, 0.0, 0.01, 0);
+    c.judged = 2;
+    seam_iterate agree_pos = {X, X, F, F_far};   /* positions identical, loads 20% apart */
+    assert_int_equal(seam_convergence_judge(&cv, &c, &agree_pos), SEAM_ITERATE);
+    seam_iterate both = {X, X, F, F_near};       /* loads within 2.2e-4 relative */
+    assert_int_equal(seam_convergence_judge(&cv, &c, &both), SEAM_CONVERGED);
+    double X_off[4] = {0, 0.01 + 2e-6, 1, 0.01};
+    seam_iterate pos_off = {X_off, X, F, F};     /* loads equal, positions 2e-6 m apart */
+    assert_int_equal(seam_convergence_judge(&cv, &c, &pos_off), SEAM_ITERATE);
+    /* 1e200 is finite: reported as it is, not as inf or divergence of the norm. */
+    double big[4] = {1e200, 1e200, -1e200, 1e200}, zero[4] = {0, 0, 0, 0};
+    double r = seam_norm_max_point(big, zero, 4, 2);
+    assert_true(isfinite(r));
+    assert_float_equal(r / 1e200, sqrt(2.0), 1e-12);
+    assert_true(isfinite(seam_norm_2(big, zero, 4)));
+    assert_float_equal(seam_norm_2(big, NULL, 4) / 1e200, 2.0, 1e-12);
+    double nan_in[2] = {NAN, 0};
+    assert_true(isnan(seam_norm_2(nan_in, NULL, 2)));
+    seam_coupling_fini(&c);
+}
+
+/* A shorthand scene object and a measures list read into the same measures. */
+static void test_measures_from_the_scene(void **state)
+{
+    (void)state;
+    test_host th;
+    test_host_init(&th, "coupling", "coupling");
+    seam_cfg *cfg = seam_cfg_from_host("{\"measures\": [{\"quantity\": \"loads\", \"kind\": \"absolute\", \"norm\": \"max\","
+                                       " \"tolerance\": 0.5}, {\"quantity\": \"positions\", \"kind\": \"relative\","
+                                       " \"tolerance\": 0.01}], \"max_iterations\": 7}", &th.host);
+    seam_convergence cv;
+    seam_convergence_read(&cv, cfg, 0.0);
+    assert_int_equal(seam_cfg_finish(cfg), SEAM_OK);
+    seam_cfg_destroy(&cfg);
+    assert_int_equal(cv.count, 2);
+    assert_int_equal(cv.measures[0].quantity, SEAM_QTY_LOADS);
+    assert_false(cv.measures[0].relative);
+    assert_int_equal(cv.measures[0].norm, SEAM_NORM_MAX);
+    assert_true(cv.measures[1].relative);
+    assert_int_equal(cv.max_iterations, 7);
+    cfg = seam_cfg_from_host("{\"measures\": [{\"quantity\": \"loads\"}], \"tolerance\": 1}", &th.host);
+    seam_convergence_read(&cv, cfg, 0.0);
+    assert_int_equal(seam_cfg_finish(cfg), SEAM_ERROR);   /* both forms at once */
+    seam_cfg_destroy(&cfg);
+    assert_true(test_host_saw(&th, "not both"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_secant_schemes_exact_after_rank_plus_one),
+        cmocka_unit_test(test_column_cap),
+        cmocka_unit_test(test_relaxation_bound),
+        cmocka_unit_test(test_explicit_takes_one_of_each),
+        cmocka_unit_test(test_nonlinear_fixed_point),
+        cmocka_unit_test(test_loads_must_agree_too),
+        cmocka_unit_test(test_measures_from_the_scene),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
