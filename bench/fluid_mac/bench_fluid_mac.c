@@ -3,10 +3,14 @@
  * Prints one line per run; not part of the test suite.
  *
  *     ninja -C build bench/fluid_mac/bench_fluid_mac
- *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac [smoke|water|water3d] [N ...]
+ *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac [smoke|water|water3d] [mg|mic0|both] [N ...]
  *
- * 3D runs take 3 warm-up and 5 timed steps (a 64^3 step takes seconds here).
+ * The pressure preconditioner is multigrid (mg, the default), MIC(0) (mic0),
+ * or both: each size run with both, alternately, then their ratios.
+ * 2D runs take 20 warm-up and 20 timed steps, 3D runs 3 and 5 (a 64^3 step
+ * takes seconds here); BENCH_STEPS=W,T overrides both.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,12 @@ typedef struct tally {
     long iterations;
     int solves;
 } tally;
+
+typedef struct result {
+    double ms_wall, ms_cpu, iterations;
+} result;
+
+static const char *precond = "multigrid";
 
 /* The plugin reports PCG iterations in a debug line per solve. */
 static void bench_log(void *ctx, seam_log_level level, const char *message)
@@ -43,12 +53,12 @@ static double now(void)
 typedef enum scene { SMOKE2D = 0, WATER2D = 1, WATER3D = 2 } scene;
 static const char *const scene_names[] = {"smoke", "water", "water3d", NULL};
 
-static int run(scene sc, int N, int warmup, int steps)
+static int run(scene sc, int N, int warmup, int steps, result *res)
 {
     const seam_plugin *P = seam_plugin_v1();
     tally t = {0, 0};
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .config_path = "fluid", .ctx = &t, .log = bench_log};
-    char json[1024];
+    char json[1024], tail[128];
     double dx = 1.0 / N;
     int dim = sc == WATER3D ? 3 : 2;
     if (sc == WATER3D)   /* a 1 m cube, the left 40% filled 60% high across its depth, collapsing */
@@ -65,6 +75,11 @@ static int run(scene sc, int N, int warmup, int steps)
                  " \"pressure_tolerance\": 1e-6, \"buoyancy\": {\"temperature\": 0.05},"
                  " \"sources\": [{\"side\": \"bottom\", \"range\": [0.4, 0.6], \"speed\": 0.5,"
                  " \"profile\": \"parabolic\", \"temperature\": 50, \"ramp_time\": 0.1}]}", N, N, dx);
+    /* The preconditioner goes in front of the other keys. */
+    snprintf(tail, sizeof tail, "{\"pressure_preconditioner\": \"%s\", ", precond);
+    size_t lt = strlen(tail);
+    memmove(json + lt, json + 1, strlen(json));
+    memcpy(json, tail, lt);
     void *fl = P->create(P, json, &host);
     if (!fl)
         return 1;
@@ -95,22 +110,33 @@ static int run(scene sc, int N, int warmup, int steps)
     elapsed += now();
     double cpu_s = (double)(clock() - cpu) / CLOCKS_PER_SEC;
     long cells = dim == 3 ? (long)N * N * N : (long)N * N;
-    printf("%s %4d^%d cells %8ld  %9.2f ms/step wall  %9.2f ms/step cpu  PCG %6.1f iterations/step"
+    res->ms_wall = 1e3 * elapsed / steps;
+    res->ms_cpu = 1e3 * cpu_s / steps;
+    res->iterations = (double)t.iterations / t.solves;
+    printf("%s %4d^%d cells %8ld %-9s %9.2f ms/step wall  %9.2f ms/step cpu  PCG %6.1f iterations/solve"
            "  (%d steps, t = %.3f s)\n", sc == WATER3D ? "water3d" : sc == WATER2D ? "water2d" : "smoke2d", N, dim,
-           cells, 1e3 * elapsed / steps, 1e3 * cpu_s / steps, (double)t.iterations / t.solves, steps, t_sim);
+           cells, precond, res->ms_wall, res->ms_cpu, res->iterations, steps, t_sim);
+    fflush(stdout);
     P->destroy(fl);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int sizes[8] = {128, 256, 512}, n = 3, first = 1;
+    int sizes[8] = {128, 256, 512}, n = 3, first = 1, both = 0;
     scene sc = SMOKE2D;
-    for (int k = 0; argc > 1 && scene_names[k]; k++)
-        if (strcmp(argv[1], scene_names[k]) == 0) {
+    for (int k = 0; argc > first && scene_names[k]; k++)
+        if (strcmp(argv[first], scene_names[k]) == 0) {
             sc = (scene)k;
-            first = 2;
+            first++;
+            break;
         }
+    if (argc > first && (strcmp(argv[first], "mg") == 0 || strcmp(argv[first], "mic0") == 0 ||
+                         strcmp(argv[first], "both") == 0)) {
+        both = strcmp(argv[first], "both") == 0;
+        precond = strcmp(argv[first], "mic0") == 0 ? "mic0" : "multigrid";
+        first++;
+    }
     if (sc == WATER3D) {
         sizes[0] = 32;
         sizes[1] = 48;
@@ -121,8 +147,30 @@ int main(int argc, char **argv)
         for (int k = first; k < argc && n < 8; k++)
             sizes[n++] = atoi(argv[k]);
     }
-    for (int k = 0; k < n; k++)
-        if (run(sc, sizes[k], sc == WATER3D ? 3 : 20, sc == WATER3D ? 5 : 20) != 0)
+    int warmup = sc == WATER3D ? 3 : 20, steps = sc == WATER3D ? 5 : 20;
+    const char *env = getenv("BENCH_STEPS");
+    if (env && sscanf(env, "%d,%d", &warmup, &steps) != 2) {
+        fprintf(stderr, "BENCH_STEPS=warmup,steps\n");
+        return 1;
+    }
+    result mg[8], mic[8];
+    for (int k = 0; k < n; k++) {
+        if (both)
+            precond = "mic0";
+        if (run(sc, sizes[k], warmup, steps, both ? &mic[k] : &mg[k]) != 0)
             return 1;
+        if (both) {
+            precond = "multigrid";
+            if (run(sc, sizes[k], warmup, steps, &mg[k]) != 0)
+                return 1;
+        }
+    }
+    if (both) {
+        printf("\n| N | MIC(0) it/solve | MG it/solve | MIC(0) ms/step | MG ms/step | MIC(0)/MG time |\n"
+               "|---|---|---|---|---|---|\n");
+        for (int k = 0; k < n; k++)
+            printf("| %d | %.1f | %.1f | %.2f | %.2f | %.2f |\n", sizes[k], mic[k].iterations, mg[k].iterations,
+                   mic[k].ms_cpu, mg[k].ms_cpu, mic[k].ms_cpu / mg[k].ms_cpu);
+    }
     return 0;
 }

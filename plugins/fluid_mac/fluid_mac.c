@@ -306,6 +306,8 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->cfl = seam_cfg_num(cfg, "cfl", 1.0, 0.0, 10.0, SEAM_CFG_LO_OPEN);
     self->tol = seam_cfg_num(cfg, "pressure_tolerance", 1e-8, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->max_iter = (int)seam_cfg_int(cfg, "pressure_max_iterations", 1000, 1, 100000000, 0);
+    static const char *const precond_names[] = {"multigrid", "mic0", NULL};
+    self->proj.precond = (mac_precond)seam_cfg_enum(cfg, "pressure_preconditioner", precond_names, MAC_PRECOND_MG, 0);
     self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);

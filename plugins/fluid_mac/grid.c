@@ -664,8 +664,20 @@ static void build_mic(mac_projection *P, const mac_grid *g)
 typedef struct op_ctx {
     mac_projection *P;
     const mac_grid *g;
+    const mac_geometry *geo;
     double *q;   /* per cell scratch for the preconditioner */
 } op_ctx;
+
+static void remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v);
+
+/* One multigrid V-cycle; in regions without an open side the constant is
+ * projected out, so the preconditioner stays symmetric on A's range. */
+static void apply_mg(void *ctx, const double *r, double *z)
+{
+    op_ctx *o = ctx;
+    mac_mg_apply(o->P->mg, o->P->n, o->P->cell, r, z);
+    remove_region_means(o->P, o->geo, z);
+}
 
 /* Both operators walk the grid row by row (no index division in the loop). */
 static void apply_A(void *ctx, const double *x, double *y)
@@ -809,7 +821,14 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
     size_t nc = mac_ncell(g);
     alloc_projection(P, nc);
     assemble(P, g, geo);
-    build_mic(P, g);
+    if (P->precond == MAC_PRECOND_MG) {
+        if (!(P->mg = mac_mg_build(P->mg, g, geo, P->index, P->Adiag, P->Aplus))) {
+            seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the multigrid levels", what);
+            return SEAM_ERROR;
+        }
+    } else {
+        build_mic(P, g);
+    }
     for (size_t k = 0; k < P->n; k++) {
         P->b[k] = b[P->cell[k]];
         P->p[k] = x[P->cell[k]];
@@ -820,8 +839,8 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
     if (seam_norm2(P->n, P->b) == 0.0) {
         memset(P->p, 0, P->n * sizeof *P->p);
     } else if (P->n) {
-        op_ctx ctx = {P, g, P->tmp};
-        seam_linop A = {P->n, apply_A, &ctx}, M = {P->n, apply_mic, &ctx};
+        op_ctx ctx = {P, g, geo, P->tmp};
+        seam_linop A = {P->n, apply_A, &ctx}, M = {P->n, P->precond == MAC_PRECOND_MG ? apply_mg : apply_mic, &ctx};
         seam_krylov_opts o = {tol, 0.0, max_iter, 0};
         seam_krylov_stats st;
         seam_pcg(&A, &M, P->b, P->p, &o, &st);
@@ -888,7 +907,10 @@ void mac_projection_free(mac_projection *P)
     free(P->b);
     free(P->p);
     free(P->tmp);
+    mac_mg_free(&P->mg);
+    mac_precond keep = P->precond;
     memset(P, 0, sizeof *P);
+    P->precond = keep;
 }
 
 /* ---- scalar transport ------------------------------------------------------ */

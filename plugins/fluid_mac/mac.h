@@ -166,9 +166,25 @@ void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, 
  * its forward sample interpolated (no new extrema). Uses all of w->face. */
 void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3], const mac_work *w);
 
+/* Preconditioners of the pressure PCG. */
+typedef enum mac_precond { MAC_PRECOND_MG = 0, MAC_PRECOND_MIC0 = 1 } mac_precond;
+
+/* Geometric multigrid V-cycle on the cells (multigrid.c). */
+typedef struct mac_mg mac_mg;
+/* (Re)build the levels for this geometry: level 0 is the assembled stencil
+ * (index: unknown per cell or -1; Adiag, Aplus borrowed until the next
+ * build). Reuses m when the grid is the same; NULL when out of memory. */
+mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
+                     const double *Adiag, double *const Aplus[3]);
+/* z = one V-cycle applied to r (both over the n unknowns; cell: their cells). */
+void mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z);
+void mac_mg_free(mac_mg **self_p);
+
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid
- * cells and its MIC(0) preconditioner. */
+ * cells and its preconditioner, MIC(0) or multigrid. */
 typedef struct mac_projection {
+    mac_precond precond;     /* chosen by the configuration (kept by mac_projection_free) */
+    mac_mg *mg;
     size_t n;                /* fluid cells (unknowns) */
     int32_t *index;          /* per cell: unknown index or -1 */
     int32_t *cell;           /* per unknown: cell */
@@ -182,7 +198,7 @@ typedef struct mac_projection {
 
 /* Make the divergence of vel in fluid cells equal to the volume sources s
  * (1/s per cell; NULL: zero): solve A p = -(rho/dt) dx^2 (div u* - s) with
- * PCG and MIC(0), compatible right-hand side in regions without an open side,
+ * PCG (P->precond: multigrid or MIC(0)), compatible right-hand side in regions without an open side,
  * their mean pressure set to zero. p gets the pressure per cell (0 in solids)
  * and holds the initial guess. Returns SEAM_UNSTABLE (logged) when PCG fails. */
 seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *s,

@@ -869,13 +869,16 @@ fem *fem_new(const char *config_json, const seam_host *host)
     self->lin_tol = 1e-8;
     self->lin_max = 2000;
     self->precond = FEM_JACOBI;
+    self->lin_method = FEM_LIN_AUTO;
     seam_cfg *lc = seam_cfg_child(cfg, "linear_solver", 0);
     if (lc) {
-        static const char *const pre[] = {"jacobi", "ic0", NULL};
+        static const char *const pre[] = {"jacobi", "ic0", NULL}, *const methods[] = {"cholmod", "cg", "auto", NULL};
+        self->lin_method = (fem_lin_method)seam_cfg_enum(lc, "method", methods, FEM_LIN_AUTO, 0);
         self->lin_tol = seam_cfg_num(lc, "tolerance", 1e-8, 0, 1, SEAM_CFG_LO_OPEN);
         self->lin_max = (int)seam_cfg_int(lc, "max_iterations", 2000, 1, 100000000, 0);
         self->precond = (fem_precond)seam_cfg_enum(lc, "preconditioner", pre, FEM_JACOBI, 0);
     }
+    self->lin_active = self->lin_method;
     self->cfl = seam_cfg_num(cfg, "cfl", 0.5, 0, 1, SEAM_CFG_LO_OPEN);
     self->dt_limit = seam_cfg_num(cfg, "max_dt", INFINITY, 0, INFINITY, SEAM_CFG_LO_OPEN);
     size_t nb = seam_cfg_count(cfg, "bodies", SEAM_CFG_REQUIRED);
@@ -972,6 +975,7 @@ void fem_destroy(fem **self_p)
     free(s->save_buf);
     seam_csr_destroy(&s->K);
     seam_csr_destroy(&s->D);
+    fem_direct_destroy(&s->direct);
     free(s);
     *self_p = NULL;
 }

@@ -36,6 +36,14 @@ double fem_first_piola(const fem_material *m, int d, const double *F, double *P,
 typedef enum fem_kind { FEM_VOLUME = 0, FEM_SHELL = 1 } fem_kind;
 typedef enum fem_integrator { FEM_BACKWARD_EULER = 0, FEM_EXPLICIT = 1 } fem_integrator;
 typedef enum fem_precond { FEM_JACOBI = 0, FEM_IC0 = 1 } fem_precond;
+/* How the Newton systems are solved: sparse Cholesky (CHOLMOD), PCG, or
+ * CHOLMOD unless its analysis predicts a factorization too costly per unknown. */
+typedef enum fem_lin_method { FEM_LIN_CHOLMOD = 0, FEM_LIN_CG = 1, FEM_LIN_AUTO = 2 } fem_lin_method;
+/* "auto" takes CG when a factorization would cost more than this many times
+ * a CG estimate, nnz(S) n^(1/d) flops (iterations grow like 1/h; d = 2 for
+ * cloth); measured: 0.7-2.3 for 2D meshes (CHOLMOD faster from 10^4
+ * elements) and 20-400 for 3D ones (CG faster): bench/RESULTS.md, solid_fem. */
+#define FEM_AUTO_COST_RATIO 8.0
 
 typedef struct fem_body {
     char name[64];
@@ -79,7 +87,12 @@ typedef struct fem_newton_log {
     double residual[64];     /* ||g|| at the start of each iteration (N, N/m in 2D) */
     int converged;
     int cg_iterations;
+    int factorizations;      /* numeric Cholesky factorizations (CHOLMOD) */
+    int fallbacks;           /* linear solves that needed another method after a breakdown */
+    double linear_seconds;   /* wall time in the linear solves (factorizations included) */
 } fem_newton_log;
+
+typedef struct fem_direct fem_direct;
 
 typedef struct fem fem;
 typedef struct fem_mesh fem_mesh;
@@ -95,6 +108,9 @@ struct fem {
     double lin_tol;
     int lin_max;
     fem_precond precond;
+    fem_lin_method lin_method;   /* as configured */
+    fem_lin_method lin_active;   /* what the solves use: lin_method, or auto's choice at the first solve */
+    fem_direct *direct;      /* CHOLMOD state: symbolic factorization of K's pattern, kept */
     double cfl, dt_limit;
 
     size_t n_bodies;
@@ -154,6 +170,17 @@ double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K);
 /* Stiffness-proportional damping matrix at positions x (Rayleigh beta K, spring and
  * hinge dashpots), into D (overwritten). */
 void fem_damping_matrix(const fem *self, const double *x, seam_csr *D);
+
+/* ---- the Newton system's linear solve (linsolve.c) ---------------------- */
+
+/* Solve S x = b with S the system matrix held in self->K (symmetric positive
+ * definite, pattern fixed at create), x = 0 on entry. CHOLMOD reuses one
+ * symbolic analysis for every call; CG uses the configured preconditioner.
+ * A breakdown (an indefinite pivot or PCG's) falls back once to the other
+ * safe method and is counted in self->newton.fallbacks; when that fails too
+ * it returns SEAM_UNSTABLE (logged), never a silent zero. */
+seam_status fem_linear_solve(fem *self, const double *b, double *x);
+void fem_direct_destroy(fem_direct **self_p);
 
 /* One step from the committed state with nodal loads f_load (n*d, may be
  * NULL) into x_new, v_new. */

@@ -349,27 +349,10 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
             break;
         }
         system_matrix(self, dt, damped);
-        for (size_t r = 0; r < nd; r++) {
+        for (size_t r = 0; r < nd; r++)
             g[r] *= dt;   /* (M + dt D + dt^2 K) dv = dt g */
-            dv[r] = 0.0;
-        }
-        seam_linop A = seam_csr_linop(self->K);
-        seam_jacobi *J = NULL;
-        seam_ichol *L = NULL;
-        seam_linop M;
-        if (self->precond == FEM_IC0) {
-            L = seam_ichol_new(self->K);
-            M = seam_ichol_linop(L);
-        } else {
-            J = seam_jacobi_new(self->K);
-            M = seam_jacobi_linop(J);
-        }
-        seam_krylov_opts o = {self->lin_tol, 0.0, self->lin_max, 0};
-        seam_krylov_stats st;
-        seam_pcg(&A, &M, g, dv, &o, &st);
-        seam_jacobi_destroy(&J);
-        seam_ichol_destroy(&L);
-        log->cg_iterations += st.iterations;
+        if (fem_linear_solve(self, g, dv) != SEAM_OK)
+            break;   /* no direction: the step fails (a zero dv would pass as converged) */
         /* Backtracking on the incremental potential; a full step when none decreases. */
         double alpha = 1.0;
         if (self->line_search) {

@@ -1,0 +1,136 @@
+/* solid_fem's Newton solves: every linear solver gives the same motion, and a
+ * solver breakdown never passes as a converged step (issue 18: IC(0)-PCG broke
+ * down on light cloth, reported success with zero iterations, and the cloth
+ * froze). */
+#include "fem_test.h"
+
+/* A 24 x 24 cloth pinned along one edge, 0.2 kg/m^2: light enough that IC(0)
+ * of its Newton systems is not positive definite. */
+static fem *light_cloth(test_host *th, const char *linear_solver)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"dim\": 3, \"gravity\": [0, 0, -9.81], \"linear_solver\": {%s}, \"bodies\": [{\"mesh\": "
+             "{\"generate\": \"cloth\", \"u\": [1, 0, 0], \"v\": [0, 1, 0], \"cells\": [24, 24]}, \"material\": "
+             "{\"kind\": \"shell\", \"k_stretch\": 5000, \"b_stretch\": 50, \"k_bend\": 1e-3, \"b_bend\": 1e-3, "
+             "\"density\": 0.2}, \"pin\": {\"box\": {\"min\": [-1, -1, -1], \"max\": [2, 1e-9, 1]}}}]}",
+             linear_solver);
+    return fem_make(th, json);
+}
+
+static double lowest(const fem *f)
+{
+    double z = 0.0;
+    for (size_t i = 0; i < f->n; i++)
+        z = fmin(z, f->x[3 * i + 2]);
+    return z;
+}
+
+/* The cloth falls the same way with CHOLMOD, Jacobi-PCG and IC(0)-PCG. */
+static void test_light_cloth_falls_with_every_solver(void **state)
+{
+    (void)state;
+    static const char *const solvers[] = {"\"method\": \"cholmod\"", "\"method\": \"cg\", \"tolerance\": 1e-12",
+                                          "\"method\": \"cg\", \"preconditioner\": \"ic0\", \"tolerance\": 1e-12"};
+    double *ref = NULL;
+    for (int s = 0; s < 3; s++) {
+        test_host th;
+        fem *f = light_cloth(&th, solvers[s]);
+        int newton = 0;
+        for (int i = 0; i < 10; i++) {
+            assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
+            newton += f->newton.iterations;
+            fem_commit(f);
+        }
+        /* After 0.1 s the free edge has fallen at least as far as free fall
+         * would take it, 4.9 cm (the cloth swings down about its pins). */
+        printf("%-60s lowest z %.6f m, %d Newton iterations, %d fallbacks\n", solvers[s], lowest(f), newton,
+               f->newton.fallbacks);
+        assert_true(lowest(f) < -0.049);
+        assert_true(newton > 10);   /* never a single zero step taken for converged */
+        size_t nd = 3 * f->n;
+        if (!ref) {
+            ref = malloc(nd * sizeof *ref);
+            memcpy(ref, f->x, nd * sizeof *ref);
+        } else {
+            for (size_t r = 0; r < nd; r++)
+                assert_float_equal(f->x[r], ref[r], 1e-7);
+        }
+        fem_destroy(&f);
+    }
+    free(ref);
+}
+
+/* A system that is not positive definite fails the solve with every method:
+ * SEAM_UNSTABLE and a message, never SEAM_OK with a zero update. */
+static void test_indefinite_system_is_reported(void **state)
+{
+    (void)state;
+    static const char *const solvers[] = {"\"method\": \"cholmod\"", "\"method\": \"cg\"",
+                                          "\"method\": \"cg\", \"preconditioner\": \"ic0\""};
+    for (int s = 0; s < 3; s++) {
+        test_host th;
+        fem *f = light_cloth(&th, solvers[s]);
+        seam_csr *K = f->K;
+        for (size_t i = 0; i < K->rows; i++)   /* S = -I */
+            for (int64_t p = K->row_ptr[i]; p < K->row_ptr[i + 1]; p++)
+                K->val[p] = (size_t)K->col[p] == i ? -1.0 : 0.0;
+        double *b = malloc(K->rows * sizeof *b), *x = malloc(K->rows * sizeof *x);
+        for (size_t i = 0; i < K->rows; i++)
+            b[i] = 1.0;
+        assert_int_equal(fem_linear_solve(f, b, x), SEAM_UNSTABLE);
+        assert_true(test_host_saw(&th, "could not be solved"));
+        free(b);
+        free(x);
+        fem_destroy(&f);
+    }
+}
+
+/* CHOLMOD analyses the pattern once and refactors every Newton step. */
+static void test_symbolic_analysis_is_kept(void **state)
+{
+    (void)state;
+    test_host th;
+    fem *f = light_cloth(&th, "\"method\": \"cholmod\"");
+    assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
+    fem_commit(f);
+    const fem_direct *first = f->direct;
+    assert_non_null(first);
+    assert_true(f->newton.factorizations >= 1 && f->newton.factorizations <= f->newton.iterations);
+    assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
+    assert_ptr_equal(f->direct, first);
+    assert_int_equal(f->newton.cg_iterations, 0);
+    fem_destroy(&f);
+}
+
+/* auto keeps CHOLMOD where its factor is cheap (a sheet of cloth) and takes
+ * CG where it is not (a 3D block of about 10^4 tetrahedra). */
+static void test_auto_choice(void **state)
+{
+    (void)state;
+    test_host th;
+    fem *f = light_cloth(&th, "\"method\": \"auto\"");
+    assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
+    assert_int_equal(f->lin_active, FEM_LIN_CHOLMOD);
+    fem_destroy(&f);
+    f = fem_make(&th, "{\"dim\": 3, \"gravity\": [0, 0, -9.81], \"bodies\": [{\"mesh\": {\"generate\": \"box\", "
+                      "\"max\": [4, 1, 1], \"cells\": [24, 8, 8]}, \"material\": {\"model\": \"neo_hookean\", "
+                      "\"E\": 1e6, \"nu\": 0.4, \"density\": 1000}, \"pin\": {\"box\": {\"min\": [-1, -1, -1], "
+                      "\"max\": [1e-9, 2, 2]}}}]}");
+    assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
+    assert_int_equal(f->lin_active, FEM_LIN_CG);
+    assert_null(f->direct);
+    assert_true(f->newton.cg_iterations > 0);
+    fem_destroy(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_light_cloth_falls_with_every_solver),
+        cmocka_unit_test(test_indefinite_system_is_reported),
+        cmocka_unit_test(test_symbolic_analysis_is_kept),
+        cmocka_unit_test(test_auto_choice),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
