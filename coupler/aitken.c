@@ -2,6 +2,7 @@
  * FSI by Kuettler and Wall): the factor is the secant estimate of the inverse
  * slope of the interface residual, projected on the last residual change. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +16,14 @@ typedef struct {
     bool started;
     size_t n;
     double *X, *r, *r_old;   /* iterate X^k, residual r^k = X~ - X^k, r^{k-1} */
+    double *F;               /* the loads on X^k */
 } aitken;
 
 static void *aitken_create(seam_cfg *coupling)
 {
     aitken *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
     a->omega0 = seam_cfg_num(coupling, "relaxation", 0.5, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     a->first_max = seam_cfg_num(coupling, "aitken_first_max", a->omega0, 0.0, 2.0, SEAM_CFG_LO_OPEN);
     return a;
@@ -34,15 +38,19 @@ static void aitken_destroy(void *self)
     free(a);
 }
 
-static void aitken_reserve(aitken *a, size_t n)
+static bool aitken_reserve(aitken *a, size_t n)
 {
     if (a->n == n && a->X)
-        return;
+        return true;
     free(a->X);
     a->n = n;
-    a->X = malloc(3 * (n ? n : 1) * sizeof *a->X);
+    a->X = malloc(4 * (n ? n : 1) * sizeof *a->X);
+    if (!a->X)
+        return false;
     a->r = a->X + n;
     a->r_old = a->r + n;
+    a->F = a->r_old + n;
+    return true;
 }
 
 /* The factor of a step's first iteration: the last one, bounded, sign kept. */
@@ -81,8 +89,11 @@ static seam_status aitken_step(void *self, seam_coupling *c, const double *X_pre
 {
     aitken *a = self;
     size_t n = seam_coupling_size(c);
-    aitken_reserve(a, n);
-    double *F = malloc((n ? n : 1) * sizeof *F);
+    if (!aitken_reserve(a, n)) {
+        seam_coupling_warn(c, "out of memory for %zu interface values", n);
+        return SEAM_ERROR;
+    }
+    double *F = a->F;
     memcpy(a->X, X_pred, n * sizeof *a->X);
     double omega = aitken_first_factor(a);
     seam_status st = seam_coupling_fluid(c, a->X, F);
@@ -103,7 +114,6 @@ static seam_status aitken_step(void *self, seam_coupling *c, const double *X_pre
         a->started = true;
         st = seam_coupling_fluid(c, a->X, F);
     }
-    free(F);
     return st;
 }
 

@@ -11,7 +11,7 @@ typedef struct {
 static void *explicit_create(seam_cfg *coupling)
 {
     (void)coupling;
-    return calloc(1, sizeof(explicit_scheme));
+    return calloc(1, sizeof(explicit_scheme));   /* NULL when out of memory: the scene reader says so */
 }
 
 static void explicit_destroy(void *self)
@@ -30,7 +30,11 @@ static seam_status explicit_step(void *self, seam_coupling *c, const double *X_p
     if (e->n != n) {
         free(e->F);
         e->F = malloc((n ? n : 1) * sizeof *e->F);
-        e->n = n;
+        e->n = e->F ? n : 0;
+        if (!e->F) {
+            seam_coupling_warn(c, "out of memory for %zu interface values", n);
+            return SEAM_ERROR;
+        }
     }
     seam_status st = seam_coupling_fluid(c, X_pred, e->F);
     if (st == SEAM_OK)

@@ -27,6 +27,8 @@ typedef struct {
 static void *iqn_create(seam_cfg *coupling)
 {
     iqn_ils *q = calloc(1, sizeof *q);
+    if (!q)
+        return NULL;
     q->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     q->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     q->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
@@ -51,20 +53,25 @@ static void iqn_destroy(void *self)
 }
 
 /* Vectors are sized when the interface is first seen (and if it changes). */
-static void iqn_reserve(iqn_ils *q, size_t n)
+static bool iqn_reserve(iqn_ils *q, size_t n)
 {
     if (q->X && q->n == n)
-        return;
+        return true;
     iqn_free_vectors(q);
     q->n = n;
     size_t m = n ? n : 1;
     q->VW = seam_qr_new(n, (size_t)q->max_columns < n ? (size_t)q->max_columns : n, q->filter);   /* at most n columns: alpha fits in m + 1 */
     q->X = malloc(5 * m * sizeof *q->X + (m + 1) * sizeof *q->alpha);
+    if (!q->X || !q->VW) {
+        iqn_free_vectors(q);
+        return false;
+    }
     q->r = q->X + m;
     q->r_old = q->r + m;
     q->Xt_old = q->r_old + m;
     q->F = q->Xt_old + m;
     q->alpha = q->F + m;
+    return true;
 }
 
 /* r^k = X~^k - X^k and the new columns V: r^k - r^{k-1}, W: X~^k - X~^{k-1}
@@ -109,7 +116,10 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
 {
     iqn_ils *q = self;
     size_t n = seam_coupling_size(c);
-    iqn_reserve(q, n);
+    if (!iqn_reserve(q, n)) {
+        seam_coupling_warn(c, "out of memory for %zu interface values", n);
+        return SEAM_ERROR;
+    }
     long step = seam_coupling_step_index(c);
     /* Keep the last q steps' columns; drop any left by a failed attempt at this step. */
     seam_qr_keep(q->VW, step - q->reuse, step - 1);

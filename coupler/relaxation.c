@@ -14,6 +14,8 @@ typedef struct {
 static void *relaxation_create(seam_cfg *coupling)
 {
     relaxation *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
     r->omega = seam_cfg_num(coupling, "relaxation", 0.5, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     return r;
 }
@@ -40,8 +42,12 @@ static seam_status relaxation_step(void *self, seam_coupling *c, const double *X
     if (r->n != n) {
         free(r->X);
         r->X = malloc(2 * (n ? n : 1) * sizeof *r->X);
+        r->n = r->X ? n : 0;
+        if (!r->X) {
+            seam_coupling_warn(c, "out of memory for %zu interface values", n);
+            return SEAM_ERROR;
+        }
         r->F = r->X + n;
-        r->n = n;
     }
     double *X = r->X, *F = r->F;
     memcpy(X, X_pred, n * sizeof *X);

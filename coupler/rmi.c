@@ -7,6 +7,7 @@
  * and eqs. 2.6/2.7 are solved either exactly through the Woodbury identity
  * (a k x k system) or matrix-free by GMRES, never with an n x n matrix. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,8 @@ typedef struct {
 static void *rmi_create(seam_cfg *coupling)
 {
     rmi *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
     r->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     r->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
@@ -149,16 +152,20 @@ static void rmi_destroy(void *self)
     free(r);
 }
 
-static void rmi_reserve(rmi *r, size_t n)
+static bool rmi_reserve(rmi *r, size_t n)
 {
     if (r->Xf && r->n == n)
-        return;
+        return true;
     rmi_free_vectors(r);
     r->n = n;
     size_t m = n ? n : 1;
     r->lsq_f = seam_qr_new(n, (size_t)r->max_columns < n ? (size_t)r->max_columns : n, r->filter);
     r->lsq_s = seam_qr_new(n, (size_t)r->max_columns < n ? (size_t)r->max_columns : n, r->filter);
     r->Xf = malloc((10 * m + 1) * sizeof *r->Xf);
+    if (!r->Xf || !r->lsq_f || !r->lsq_s) {
+        rmi_free_vectors(r);
+        return false;
+    }
     r->pf = r->Xf + m;
     r->ps = r->pf + m;
     r->Xs_old = r->ps + m;
@@ -168,6 +175,7 @@ static void rmi_reserve(rmi *r, size_t n)
     r->X_next = r->w + m;
     r->p_next = r->X_next + m;
     r->coef = r->p_next + m;
+    return true;
 }
 
 /* Scratch for one reduced solve with k1, k2 columns and bases of m1, m2
@@ -390,7 +398,10 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
 {
     rmi *r = self;
     size_t n = seam_coupling_size(c);
-    rmi_reserve(r, n);
+    if (!rmi_reserve(r, n)) {
+        seam_coupling_warn(c, "out of memory for %zu interface values", n);
+        return SEAM_ERROR;
+    }
     long step = seam_coupling_step_index(c);
     seam_qr_keep(r->lsq_f, step - r->reuse, step - 1);
     seam_qr_keep(r->lsq_s, step - r->reuse, step - 1);

@@ -222,7 +222,11 @@ seam_status seam_sim_run(seam_sim *sim)
         double step_t0 = sim_now(), solvers0 = solver_seconds(sim);
         double fluid0 = sim->fluid ? sim->fluid->stats.seconds : 0.0;
         seam_verdict verdict;
+        int errors = sim->errors;
         if (advance(sim, t, &dt, &verdict) != SEAM_OK) {
+            if (sim->errors == errors)   /* a scheme's failure: its warning said why */
+                sim_log(sim, SEAM_LOG_ERROR, NULL, "step %ld (t = %.9g s) failed in scheme %s", sim->summary.steps, t,
+                        sim->scheme ? sim->scheme->name : sim->stepper->name);
             result = SEAM_ERROR;
             break;
         }

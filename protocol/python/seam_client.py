@@ -11,10 +11,16 @@ it like any plugin, through "connect" in the scene:
         def __init__(self, config, host): ...      # raise seam.CreateError to refuse
         def max_dt(self): return math.inf
         def bind(self, iface): ...; return seam.OK  # iface.X, iface.n_points, ...
-        def solve(self, step, io): ...; return seam.OK  # io.X, io.V in; fill io.F
+        def solve(self, step, io, out): ...; return seam.OK  # io.X, io.V in; fill out.F
         def commit(self): return seam.OK
+        def capabilities(self): return seam.CAP_LOADS_PRESSURE   # optional (ABI 3)
 
     seam.serve(Fluid, "tcp://127.0.0.1:5555")
+
+host.gravity is the scene's gravity (x, y, z), or None when the coupler names
+none. The plugin ABI (its version, entries and capability flags) comes from
+seam_abi.py, which the build generates from core/include/seam/plugin.h into
+build/protocol/: put that folder on PYTHONPATH next to this one.
 
 Arrays are array.array('d') (or 'i' for int32) in host order; on the wire
 they are little-endian bin, so numbers arrive bit for bit; from protocol 2
