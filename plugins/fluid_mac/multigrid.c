@@ -7,10 +7,12 @@
  * rediscretizes the 5- or 7-point stencil on coarsened cell types: a coarse
  * cell is Dirichlet (air) when any child is, else fluid when any child is,
  * else solid (Neumann), as in the paper's section 4. Transfers are the
- * cell-centred multilinear prolongation P and restriction (4 / 2^d) P^T, the
- * smoother red-black Gauss-Seidel, red then black before the coarse
+ * cell-centred multilinear prolongation P (a coarse cell behind a wall or
+ * in a solid gives its weight to the parent) and restriction (4 / 2^d) P^T,
+ * the smoother red-black Gauss-Seidel, red then black before the coarse
  * correction and black then red after it, so the V-cycle is a symmetric
- * operator and PCG may use it. */
+ * operator and PCG may use it. Thin shells block faces on level 0 only: the
+ * coarse levels do not see them, which costs iterations, not accuracy. */
 #include <stdlib.h>
 #include <string.h>
 
