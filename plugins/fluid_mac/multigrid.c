@@ -13,6 +13,7 @@
  * correction and black then red after it, so the V-cycle is a symmetric
  * operator and PCG may use it. Thin shells block faces on level 0 only: the
  * coarse levels do not see them, which costs iterations, not accuracy. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,39 +266,72 @@ static int prolong_weights(const mac_mg *m, const mg_level *C, int i, int j, int
     return n;
 }
 
-/* The same weights, quickly where all 2^d coarse cells are fluid and inside
- * (most cells): the products of 3/4 and 1/4 are exact, so the result is
- * the general one bit for bit. */
-static inline int weights(const mac_mg *m, const mg_level *C, int i, int j, int k, size_t *cell, double *w)
+/* What the fine cells of row (j, k) share in the prolongation: the coarse
+ * row of their parents, and per parity of i the offsets from the parent to
+ * the 2^d coarse cells (bit a of q: the neighbour along axis a), in the
+ * order prolong_weights lists them. fast is 0 when the row's neighbours
+ * along y or z leave the grid. */
+typedef struct row_map {
+    size_t base;             /* coarse index of the parent of fine cell (0, j, k) */
+    ptrdiff_t off[2][8];
+    int count, fast;
+} row_map;
+
+static void row_setup(const mac_mg *m, const mg_level *C, int j, int k, row_map *rm)
 {
     int dim = m->dim;
-    const int f[3] = {i, j, k};
-    size_t base = 0, step[3] = {0, 0, 0};
-    for (int a = 0; a < dim; a++) {
-        int p = f[a] / 2, nb = f[a] % 2 ? p + 1 : p - 1;
-        if (nb < 0 || nb >= C->n[a])
-            return prolong_weights(m, C, i, j, k, cell, w);
-        base += (size_t)p * stride(C, a);
-        step[a] = stride(C, a);
+    const int f[3] = {0, j, k};
+    int p[3] = {0, j / 2, dim == 3 ? k / 2 : 0};
+    rm->count = 1 << dim;
+    rm->fast = 1;
+    ptrdiff_t d[3] = {0, 0, 0};
+    for (int a = 1; a < dim; a++) {
+        int nb = f[a] % 2 ? p[a] + 1 : p[a] - 1;
+        rm->fast &= nb >= 0 && nb < C->n[a];
+        d[a] = (f[a] % 2 ? 1 : -1) * (ptrdiff_t)stride(C, a);
     }
-    int count = 1 << dim;
-    for (int q = 0; q < count; q++) {
-        size_t c = base;
-        double wq = 1.0;
-        for (int a = 0; a < dim; a++) {
-            if (q >> a & 1) {
-                c = f[a] % 2 ? c + step[a] : c - step[a];
-                wq *= 0.25;
-            } else {
-                wq *= 0.75;
-            }
+    rm->base = idx(C, 0, p[1], p[2]);
+    for (int parity = 0; parity < 2; parity++) {
+        d[0] = parity ? 1 : -1;
+        for (int q = 0; q < rm->count; q++) {
+            ptrdiff_t o = 0;
+            for (int a = 0; a < dim; a++)
+                if (q >> a & 1)
+                    o += d[a];
+            rm->off[parity][q] = o;
         }
-        if (C->type[c] != MG_FLUID)
-            return prolong_weights(m, C, i, j, k, cell, w);
-        cell[q] = c;
-        w[q] = wq;
     }
-    return count;
+}
+
+/* Weights of the 2^d coarse cells by how many are neighbours (bits of q):
+ * products of 3/4 and 1/4, exact, so the fast path below gives the general
+ * one's results bit for bit. */
+static const double weight_2d[4] = {0.5625, 0.1875, 0.1875, 0.0625};
+static const double weight_3d[8] = {0.421875, 0.140625, 0.140625, 0.046875,
+                                    0.140625, 0.046875, 0.046875, 0.015625};
+
+/* The coarse cells of fine cell i of the row: the parent's 2^d block when it
+ * lies inside and is all fluid (most cells), else prolong_weights. */
+static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm, int i, int j, int k,
+                          size_t *cell, double *w)
+{
+    int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
+    if (rm->fast && ni >= 0 && ni < C->n[0]) {
+        size_t base = rm->base + (size_t)pi;
+        const ptrdiff_t *o = rm->off[i % 2];
+        const double *wt = m->dim == 3 ? weight_3d : weight_2d;
+        int q = 0;
+        for (; q < rm->count; q++) {
+            size_t c = (size_t)((ptrdiff_t)base + o[q]);
+            if (C->type[c] != MG_FLUID)
+                break;
+            cell[q] = c;
+            w[q] = wt[q];
+        }
+        if (q == rm->count)
+            return q;
+    }
+    return prolong_weights(m, C, i, j, k, cell, w);
 }
 
 /* C->b = (4 / 2^d) P^T F->r: the fine residual as the coarse right-hand side
@@ -307,16 +341,19 @@ static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
     memset(C->b, 0, C->nc * sizeof *C->b);
     double scale = m->dim == 3 ? 0.5 : 1.0, w[8];
     size_t cell[8];
+    row_map rm;
     for (int k = 0; k < F->n[2]; k++)
-        for (int j = 0; j < F->n[1]; j++)
+        for (int j = 0; j < F->n[1]; j++) {
+            row_setup(m, C, j, k, &rm);
+            const double *r = F->r + idx(F, 0, j, k);
             for (int i = 0; i < F->n[0]; i++) {
-                double r = F->r[idx(F, i, j, k)];
-                if (r == 0.0)
+                if (r[i] == 0.0)
                     continue;
-                int n = weights(m, C, i, j, k, cell, w);
+                int n = weights(m, C, &rm, i, j, k, cell, w);
                 for (int q = 0; q < n; q++)
-                    C->b[cell[q]] += scale * w[q] * r;
+                    C->b[cell[q]] += scale * w[q] * r[i];
             }
+        }
     for (size_t c = 0; c < C->nc; c++)
         if (C->type[c] != MG_FLUID)
             C->b[c] = 0.0;
@@ -327,18 +364,21 @@ static void prolong_add(const mac_mg *m, mg_level *F, const mg_level *C)
 {
     double w[8];
     size_t cell[8];
+    row_map rm;
     for (int k = 0; k < F->n[2]; k++)
-        for (int j = 0; j < F->n[1]; j++)
+        for (int j = 0; j < F->n[1]; j++) {
+            row_setup(m, C, j, k, &rm);
+            size_t f0 = idx(F, 0, j, k);
             for (int i = 0; i < F->n[0]; i++) {
-                size_t f = idx(F, i, j, k);
-                if (F->type[f] != MG_FLUID)
+                if (F->type[f0 + (size_t)i] != MG_FLUID)
                     continue;
-                int n = weights(m, C, i, j, k, cell, w);
+                int n = weights(m, C, &rm, i, j, k, cell, w);
                 double s = 0.0;
                 for (int q = 0; q < n; q++)
                     s += w[q] * C->x[cell[q]];
-                F->x[f] += s;
+                F->x[f0 + (size_t)i] += s;
             }
+        }
 }
 
 static void vcycle(mac_mg *m, int l)
