@@ -3,7 +3,7 @@
  * Prints one line per run; not part of the test suite.
  *
  *     ninja -C build bench/fluid_mac/bench_fluid_mac
- *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac [smoke|water|water3d] [mg|mic0|both] [N ...]
+ *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac [smoke|water|water3d|smoke3d] [mg|mic0|both] [N ...]
  *
  * The pressure preconditioner is multigrid (mg, the default), MIC(0) (mic0),
  * or both: each size run with both, alternately, then their ratios.
@@ -50,8 +50,8 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-typedef enum scene { SMOKE2D = 0, WATER2D = 1, WATER3D = 2 } scene;
-static const char *const scene_names[] = {"smoke", "water", "water3d", NULL};
+typedef enum scene { SMOKE2D = 0, WATER2D = 1, WATER3D = 2, SMOKE3D = 3 } scene;
+static const char *const scene_names[] = {"smoke", "water", "water3d", "smoke3d", NULL};
 
 static int run(scene sc, int N, int warmup, int steps, result *res)
 {
@@ -60,8 +60,15 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .config_path = "fluid", .ctx = &t, .log = bench_log};
     char json[1024], tail[128];
     double dx = 1.0 / N;
-    int dim = sc == WATER3D ? 3 : 2;
-    if (sc == WATER3D)   /* a 1 m cube, the left 40% filled 60% high across its depth, collapsing */
+    int dim = sc == WATER3D || sc == SMOKE3D ? 3 : 2;
+    if (sc == SMOKE3D)   /* a hot round jet from the floor of a 1 m cube open at the top */
+        snprintf(json, sizeof json,
+                 "{\"cells\": [%d, %d, %d], \"dx\": %.17g, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
+                 " \"pressure_tolerance\": 1e-6, \"buoyancy\": {\"temperature\": 0.05},"
+                 " \"sources\": [{\"side\": \"bottom\", \"range\": [0.4, 0.6, 0.4, 0.6], \"shape\": \"disc\","
+                 " \"speed\": 0.5, \"profile\": \"parabolic\", \"temperature\": 50, \"ramp_time\": 0.1}]}",
+                 N, N, N, dx);
+    else if (sc == WATER3D)   /* a 1 m cube, the left 40% filled 60% high across its depth, collapsing */
         snprintf(json, sizeof json,
                  "{\"cells\": [%d, %d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
                  " \"gravity\": [0, -9.81, 0], \"liquid\": {\"fill\": [0, 0, 0, 0.4, 0.6, 1]}}", N, N, N, dx);
@@ -110,11 +117,12 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
     elapsed += now();
     double cpu_s = (double)(clock() - cpu) / CLOCKS_PER_SEC;
     long cells = dim == 3 ? (long)N * N * N : (long)N * N;
+    const char *name = sc == SMOKE3D ? "smoke3d" : sc == WATER3D ? "water3d" : sc == WATER2D ? "water2d" : "smoke2d";
     res->ms_wall = 1e3 * elapsed / steps;
     res->ms_cpu = 1e3 * cpu_s / steps;
     res->iterations = (double)t.iterations / t.solves;
     printf("%s %4d^%d cells %8ld %-9s %9.2f ms/step wall  %9.2f ms/step cpu  PCG %6.1f iterations/solve"
-           "  (%d steps, t = %.3f s)\n", sc == WATER3D ? "water3d" : sc == WATER2D ? "water2d" : "smoke2d", N, dim,
+           "  (%d steps, t = %.3f s)\n", name, N, dim,
            cells, precond, res->ms_wall, res->ms_cpu, res->iterations, steps, t_sim);
     fflush(stdout);
     P->destroy(fl);
@@ -137,7 +145,7 @@ int main(int argc, char **argv)
         precond = strcmp(argv[first], "mic0") == 0 ? "mic0" : "multigrid";
         first++;
     }
-    if (sc == WATER3D) {
+    if (sc == WATER3D || sc == SMOKE3D) {
         sizes[0] = 32;
         sizes[1] = 48;
         sizes[2] = 64;
@@ -147,7 +155,7 @@ int main(int argc, char **argv)
         for (int k = first; k < argc && n < 8; k++)
             sizes[n++] = atoi(argv[k]);
     }
-    int warmup = sc == WATER3D ? 3 : 20, steps = sc == WATER3D ? 5 : 20;
+    int warmup = sc == WATER3D || sc == SMOKE3D ? 3 : 20, steps = sc == WATER3D || sc == SMOKE3D ? 5 : 20;
     const char *env = getenv("BENCH_STEPS");
     if (env && sscanf(env, "%d,%d", &warmup, &steps) != 2) {
         fprintf(stderr, "BENCH_STEPS=warmup,steps\n");

@@ -749,7 +749,11 @@ static void apply_mic(void *ctx, const double *r, double *z)
  * remove the mean of v over each such region. */
 static void remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v)
 {
-    int nr = geo->n_regions;
+    int nr = geo->n_regions, closed = 0;
+    for (int r = 0; r < nr; r++)
+        closed |= !geo->region_open[r];
+    if (!closed)   /* every region has a Dirichlet face: nothing to remove (the common case, once per MG-PCG iteration) */
+        return;
     double *sum = calloc((size_t)nr + 1, sizeof *sum), *cnt = calloc((size_t)nr + 1, sizeof *cnt);
     for (size_t k = 0; k < P->n; k++) {
         int r = geo->region[P->cell[k]];

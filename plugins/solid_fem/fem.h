@@ -39,11 +39,11 @@ typedef enum fem_precond { FEM_JACOBI = 0, FEM_IC0 = 1 } fem_precond;
 /* How the Newton systems are solved: sparse Cholesky (CHOLMOD), PCG, or
  * CHOLMOD unless its analysis predicts a factorization too costly per unknown. */
 typedef enum fem_lin_method { FEM_LIN_CHOLMOD = 0, FEM_LIN_CG = 1, FEM_LIN_AUTO = 2 } fem_lin_method;
-/* "auto" takes CG when a factorization would cost more than this many times
- * a CG estimate, nnz(S) n^(1/d) flops (iterations grow like 1/h; d = 2 for
- * cloth); measured: 0.7-2.3 for 2D meshes (CHOLMOD faster from 10^4
- * elements) and 20-400 for 3D ones (CG faster): bench/RESULTS.md, solid_fem. */
-#define FEM_AUTO_COST_RATIO 8.0
+/* "auto" takes CHOLMOD for 2D meshes, shells and cloth, CG for 3D volumes
+ * (bench/RESULTS.md, solid_fem: CHOLMOD up to 5x faster on 10^5 triangles
+ * and on cloth, 1.5-9x slower on 10^3-10^5 tetrahedra), and CG too when
+ * the factor would take more memory than this. */
+#define FEM_AUTO_MAX_FACTOR_BYTES (4.0 * 1024 * 1024 * 1024)
 
 typedef struct fem_body {
     char name[64];

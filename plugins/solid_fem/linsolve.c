@@ -145,27 +145,25 @@ static double seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* auto: analyse once and keep CHOLMOD unless its factorization would cost
- * much more than CG typically does (3D volumes; bench/solid_fem measures
- * the crossover). */
+/* auto: CG for 3D volumes, whose factors fill (the 3D crossover lies below
+ * 10^3 tetrahedra); CHOLMOD for the rest unless its factor is too large. */
 static void choose_method(fem *self)
 {
-    self->lin_active = FEM_LIN_CHOLMOD;
-    if (!self->direct && !(self->direct = direct_new(self->K, self->host))) {
-        self->lin_active = FEM_LIN_CG;
-        return;
+    self->lin_active = FEM_LIN_CG;
+    const char *why = "3D volume elements";
+    if (!(self->d == 3 && self->n_elems > 0)) {
+        why = "no analysis";
+        if (self->direct || (self->direct = direct_new(self->K, self->host))) {
+            double bytes = 8.0 * self->direct->c.lnz;
+            why = bytes > FEM_AUTO_MAX_FACTOR_BYTES ? "factor too large" : "2D or surface mesh";
+            if (bytes > FEM_AUTO_MAX_FACTOR_BYTES)
+                fem_direct_destroy(&self->direct);
+            else
+                self->lin_active = FEM_LIN_CHOLMOD;
+        }
     }
-    /* Cloth and shells are surfaces: their CG iterations grow like a 2D mesh's. */
-    int manifold = self->d == 3 && self->n_elems == 0 ? 2 : self->d;
-    double n = (double)self->K->rows, cg = (double)self->K->nnz * pow(n, 1.0 / manifold);
-    double ratio = self->direct->c.fl / (cg > 0.0 ? cg : 1.0);
-    if (ratio > FEM_AUTO_COST_RATIO) {
-        self->lin_active = FEM_LIN_CG;
-        fem_direct_destroy(&self->direct);
-    }
-    seam_logf(self->host, SEAM_LOG_INFO,
-              "linear solver: %s (a Cholesky factorization would take %.3g flops, %.3g times nnz(S) n^(1/d))",
-              self->lin_active == FEM_LIN_CG ? "PCG" : "CHOLMOD", self->direct ? self->direct->c.fl : 0.0, ratio);
+    seam_logf(self->host, SEAM_LOG_INFO, "linear solver: %s (%s)", self->lin_active == FEM_LIN_CG ? "PCG" : "CHOLMOD",
+              why);
 }
 
 static seam_status linear_solve(fem *self, const double *b, double *x)
