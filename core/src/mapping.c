@@ -1,11 +1,11 @@
-/* Normalized kernel weights W of Akbay eq. 4.6, found through a uniform
- * bucket grid of the points with bucket size at least r (only the buckets
- * within r of a sample can hold points within r). */
+/* Normalized kernel weights W of Akbay eq. 4.6; the points within r of each
+ * sample come from the core neighbour grid (seam/neighbours.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "seam/mapping.h"
+#include "seam/neighbours.h"
 
 struct seam_mapping {
     int dim;
@@ -26,128 +26,21 @@ double seam_mapping_kernel(double d, double r)
     return 1.0 - 1.5 * q * q + 0.75 * q * q * q;
 }
 
-/* Bucket grid over the points. */
-typedef struct buckets {
-    int dim;
-    double lo[3], h;
-    long n[3];
-    size_t *start;   /* n[0]*n[1]*n[2] + 1 */
-    size_t *item;    /* point indices sorted by bucket */
-} buckets;
+/* Adds the unnormalized weights of one sample's neighbours to its row. */
+typedef struct row_ctx {
+    double r, sum;
+    seam_triplets *t;
+    size_t row;
+} row_ctx;
 
-static long bucket_coord(const buckets *B, int d, double x)
+static void add_weight(void *p, size_t i, double d2)
 {
-    long c = (long)floor((x - B->lo[d]) / B->h);
-    return c;
-}
-
-static size_t bucket_index(const buckets *B, const long c[3])
-{
-    return (size_t)c[0] + (size_t)B->n[0] * ((size_t)c[1] + (size_t)B->n[1] * (size_t)c[2]);
-}
-
-static int buckets_build(buckets *B, int dim, size_t n, const double *X, double r)
-{
-    B->dim = dim;
-    double hi[3] = {0, 0, 0};
-    for (int d = 0; d < 3; d++) {
-        B->lo[d] = 0.0;
-        B->n[d] = 1;
+    row_ctx *c = p;
+    double w = seam_mapping_kernel(sqrt(d2), c->r);
+    if (w > 0.0) {
+        seam_triplets_add(c->t, c->row, i, w);
+        c->sum += w;
     }
-    for (int d = 0; d < dim; d++) {
-        B->lo[d] = n ? X[d] : 0.0;
-        hi[d] = B->lo[d];
-        for (size_t i = 0; i < n; i++) {
-            B->lo[d] = fmin(B->lo[d], X[i * (size_t)dim + (size_t)d]);
-            hi[d] = fmax(hi[d], X[i * (size_t)dim + (size_t)d]);
-        }
-    }
-    /* Buckets of size r, coarsened until there are at most a few per point. */
-    double limit = 4.0 * (double)n + 64.0, count;
-    B->h = r;
-    do {
-        count = 1.0;
-        for (int d = 0; d < dim; d++)
-            count *= floor((hi[d] - B->lo[d]) / B->h) + 1.0;
-        if (count > limit)
-            B->h *= 2.0;
-    } while (count > limit);
-    for (int d = 0; d < dim; d++)
-        B->n[d] = (long)floor((hi[d] - B->lo[d]) / B->h) + 1;
-    size_t nb = (size_t)B->n[0] * (size_t)B->n[1] * (size_t)B->n[2];
-    B->start = calloc(nb + 1, sizeof *B->start);
-    B->item = malloc((n ? n : 1) * sizeof *B->item);
-    size_t *slot = malloc((n ? n : 1) * sizeof *slot);
-    size_t *fill = malloc(nb * sizeof *fill);
-    if (!B->start || !B->item || !slot || !fill) {
-        free(B->start);
-        free(B->item);
-        free(slot);
-        free(fill);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        long c[3] = {0, 0, 0};
-        for (int d = 0; d < dim; d++) {
-            c[d] = bucket_coord(B, d, X[i * (size_t)dim + (size_t)d]);
-            if (c[d] >= B->n[d])
-                c[d] = B->n[d] - 1;
-        }
-        slot[i] = bucket_index(B, c);
-        B->start[slot[i] + 1]++;
-    }
-    for (size_t b = 0; b < nb; b++)
-        B->start[b + 1] += B->start[b];
-    memcpy(fill, B->start, nb * sizeof *fill);
-    for (size_t i = 0; i < n; i++)
-        B->item[fill[slot[i]]++] = i;
-    free(fill);
-    free(slot);
-    return 0;
-}
-
-static void buckets_free(buckets *B)
-{
-    free(B->start);
-    free(B->item);
-}
-
-/* Add the unnormalized weights of one sample's neighbours; returns their sum. */
-static double sample_weights(const buckets *B, size_t n_points, const double *X, const double *s,
-                             double r, seam_triplets *t, size_t row)
-{
-    (void)n_points;
-    int dim = B->dim;
-    long c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
-    for (int d = 0; d < dim; d++) {
-        long c = bucket_coord(B, d, s[d]);
-        long reach = (long)ceil(r / B->h);
-        c0[d] = c - reach < 0 ? 0 : c - reach;
-        c1[d] = c + reach >= B->n[d] ? B->n[d] - 1 : c + reach;
-        if (c0[d] > c1[d])
-            return 0.0;
-    }
-    double sum = 0.0;
-    long c[3];
-    for (c[2] = c0[2]; c[2] <= c1[2]; c[2]++)
-        for (c[1] = c0[1]; c[1] <= c1[1]; c[1]++)
-            for (c[0] = c0[0]; c[0] <= c1[0]; c[0]++) {
-                size_t b = bucket_index(B, c);
-                for (size_t k = B->start[b]; k < B->start[b + 1]; k++) {
-                    size_t i = B->item[k];
-                    double d2 = 0.0;
-                    for (int d = 0; d < dim; d++) {
-                        double e = X[i * (size_t)dim + (size_t)d] - s[d];
-                        d2 += e * e;
-                    }
-                    double w = seam_mapping_kernel(sqrt(d2), r);
-                    if (w > 0.0) {
-                        seam_triplets_add(t, row, i, w);
-                        sum += w;
-                    }
-                }
-            }
-    return sum;
 }
 
 seam_mapping *seam_mapping_new(int dim, size_t n_points, const double *X,
@@ -162,17 +55,19 @@ seam_mapping *seam_mapping_new(int dim, size_t n_points, const double *X,
     for (size_t k = 0; k < n_samples * (size_t)dim; k++)
         if (!isfinite(S[k]))
             return NULL;
-    buckets B;
-    if (buckets_build(&B, dim, n_points, X, r) != 0)
+    seam_neighbours *B = seam_neighbours_new(dim, n_points, X, r);
+    if (!B)
         return NULL;
     seam_triplets *t = seam_triplets_new(n_samples, n_points, 8 * n_samples + 1);
     double *rowsum = calloc(n_samples ? n_samples : 1, sizeof *rowsum);
     size_t empty = 0;
     for (size_t f = 0; f < n_samples; f++) {
-        rowsum[f] = n_points ? sample_weights(&B, n_points, X, S + f * (size_t)dim, r, t, f) : 0.0;
+        row_ctx c = {r, 0.0, t, f};
+        seam_neighbours_visit(B, S + f * (size_t)dim, r, add_weight, &c);
+        rowsum[f] = c.sum;
         empty += rowsum[f] > 0.0 ? 0 : 1;
     }
-    buckets_free(&B);
+    seam_neighbours_destroy(&B);
     seam_mapping *self = calloc(1, sizeof *self);
     self->dim = dim;
     self->n_points = n_points;
