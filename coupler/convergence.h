@@ -38,7 +38,7 @@ typedef struct seam_convergence {
     int max_iterations;
     double divergence;       /* a position residual this many times the first one is divergence */
     double scale;            /* the interface's extent now (m), for the round-off floor */
-    double reference;        /* its extent at the start (m): a position residual past divergence times it diverged */
+    double reference;        /* its extent at the start, at least 1 m: a position residual past divergence times it diverged */
     /* what the last judgement found, per measure: ||d|| and its goal */
     double value[SEAM_MEASURES_MAX], goal[SEAM_MEASURES_MAX];
 } seam_convergence;

@@ -97,7 +97,8 @@ static const seam_coupling_ops participant_ops = {fluid_map, solid_map, judge, w
 
 seam_status sim_coupling_init(seam_sim *sim)
 {
-    sim->conv.reference = interface_extent(sim->in.X0, sim->in.n_points, sim->in.dim);
+    /* at least 1 m: a point at the origin has no extent, and no step moves anything 1e8 m */
+    sim->conv.reference = fmax(1.0, interface_extent(sim->in.X0, sim->in.n_points, sim->in.dim));
     if (seam_coupling_init(&sim->coupling, &participant_ops, sim, sim->in.n_points * (size_t)sim->in.dim,
                            sim->in.dim) != SEAM_OK) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
