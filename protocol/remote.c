@@ -53,7 +53,7 @@ struct seam_remote {
     atomic_size_t in_flight; /* frames ZeroMQ holds that point into the caller's arrays (its I/O thread releases them) */
     /* what the plugin side owns in the contract lives here until the next call */
     size_t n_iface;          /* values per interface array, from describe or bind */
-    double *X, *mass, *C, *q, *raster;
+    double *X, *mass, *C, *q, *M, *raster;
     int32_t *body, *elems;
     uint8_t *two_sided, *bytes;
     char units[64];
@@ -546,19 +546,22 @@ static seam_status remote_regions(void *self, const seam_step *step, const doubl
     seam_msg_uint(&m, "n", true, &n);
     free(r->C);
     free(r->q);
-    r->C = r->q = NULL;
+    free(r->M);
+    r->C = r->q = r->M = NULL;
     if (!m.error[0] && (count > (1u << 20) || n > (1ull << 36)))
         seam_msg_fail(&m, "%llu regions of %llu values is beyond any interface", (unsigned long long)count,
                       (unsigned long long)n);
     if (!m.error[0]) {
         r->C = seam_msg_f64s_alloc(&m, "C", count > 0, count * n);
         r->q = seam_msg_f64s_alloc(&m, "q", count > 0, count);
+        if (!m.error[0] && seam_msg_has(&m, "M"))
+            r->M = seam_msg_f64s_alloc(&m, "M", true, count * n);
     }
     if (m.error[0]) {
         report(r, "regions: bad reply from %s: %s", r->endpoint, m.error);
         return SEAM_ERROR;
     }
-    *out = (seam_regions){.count = count, .n = n, .C = r->C, .q = r->q};
+    *out = (seam_regions){.count = count, .n = n, .C = r->C, .q = r->q, .M = r->M};
     return SEAM_OK;
 }
 
@@ -1039,7 +1042,7 @@ void seam_remote_close(seam_remote **self_p)
         unlink(sock_path);
         rmdir(r->tmpdir);
     }
-    free(r->X); free(r->mass); free(r->C); free(r->q); free(r->raster);
+    free(r->X); free(r->mass); free(r->C); free(r->q); free(r->M); free(r->raster);
     free(r->body); free(r->elems); free(r->two_sided); free(r->bytes);
     free(r);
     *self_p = NULL;

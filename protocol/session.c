@@ -588,8 +588,11 @@ static void op_regions(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_regions r = {0};
     seam_status st = s->p->regions(s->self, &step, X, &r);
     bool ok = st == SEAM_OK;
-    begin_ok(w, s, id, ok ? 5 : 1,
-             ok ? 64 + seam_wire_inline(s->proto, r.count * r.n * 8) + seam_wire_inline(s->proto, r.count * 8) : 0);
+    bool mass = ok && r.M && r.count;
+    begin_ok(w, s, id, ok ? 5 + mass : 1,
+             ok ? 64 + (1 + mass) * seam_wire_inline(s->proto, r.count * r.n * 8) +
+                      seam_wire_inline(s->proto, r.count * 8)
+                : 0);
     kv_status(w, st);
     if (!ok)
         return;
@@ -599,6 +602,10 @@ static void op_regions(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_w_f64s(w, r.C, r.count * r.n);
     seam_w_str(w, "q");
     seam_w_f64s(w, r.q, r.count);
+    if (mass) {
+        seam_w_str(w, "M");
+        seam_w_f64s(w, r.M, r.count * r.n);
+    }
 }
 
 static void op_mobility(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)

@@ -420,10 +420,14 @@ class Session:
         return {"status": st, "dv": to_bin(dv)} if st == OK else {"status": st}
 
     def op_regions(self, req):
-        st, C, q = self.instance.regions(Step(req.get("step")), f64(req.get("X"), self.n_iface, "X"))
+        res = self.instance.regions(Step(req.get("step")), f64(req.get("X"), self.n_iface, "X"))
+        st, C, q = res[:3]
         if _status(st) != OK:
             return {"status": st}
-        return {"status": OK, "count": len(q), "n": self.n_iface, "C": to_bin(C), "q": to_bin(q)}
+        rep = {"status": OK, "count": len(q), "n": self.n_iface, "C": to_bin(C), "q": to_bin(q)}
+        if len(res) > 3 and res[3] is not None and len(q):
+            rep["M"] = to_bin(res[3])
+        return rep
 
     def op_save(self, req):
         st, data = self.instance.save()

@@ -174,12 +174,18 @@ typedef struct seam_output {
  * = dVol/dt contributed by the walls (Akbay eq. 4.9, area-weighted outward
  * normals of the region's solid faces distributed to points with W^T);
  * q[r] is the volume flux the fluid's own sources and kinematic walls push
- * into the region (m^3/s, m^2/s in 2D). Owned by the plugin. */
+ * into the region (m^3/s, m^2/s in 2D). M (optional, count x n like C,
+ * NULL when not given) is the fluid mass behind each value of a row: the
+ * dual cells of the region's wall faces mapped to the points with W^T, for
+ * the fluid-momentum form of the projection (Akbay eqs. 2.10-2.13). The
+ * host zeroes the struct before the call, so a plugin built before M
+ * existed leaves it NULL. Owned by the plugin. */
 typedef struct seam_regions {
     size_t count;
     size_t n;                /* n_points*dim, the row length */
     const double *C;
     const double *q;
+    const double *M;         /* optional fluid masses (kg, kg/m in 2D), count x n */
 } seam_regions;
 
 /* Opaque bytes, owned by the plugin. */
