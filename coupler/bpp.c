@@ -30,15 +30,15 @@ struct seam_bpp {
     size_t cap_mc;
     bool known;              /* regions asked for this step */
     long next_id;
-    double *V, *Fs, *dv, *Minv;   /* n each */
+    double *V, *Fs, *Minv;   /* n each */
     double *S, *rhs, *x;          /* small scratch of solve_regions: m x m, m, m */
     double *rate, *scale, *lambda, *norms;   /* small scratch: m each (norms: 2m) */
     size_t cap_small;
-    double max_dp0, correction;
+    double max_dp0;          /* of the last solid call */
 };
 
 static const char *const form_names[] = {"solid", "fluid", NULL};
-static const char *const positions_names[] = {"corrected", "solver", NULL};
+static const char *const positions_names[] = {"resolved", "solver", NULL};
 
 void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options *o)
 {
@@ -58,8 +58,9 @@ void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options
     o->form = (bpp_form)seam_cfg_enum(b, "form", form_names, BPP_FORM_SOLID, 0);
     int pos = seam_cfg_enum(b, "positions", positions_names, o->form == BPP_FORM_SOLID ? 0 : 1, 0);
     if (pos == 0 && o->form == BPP_FORM_FLUID && seam_cfg_has(b, "positions"))
-        seam_cfg_error(b, "positions", "\"corrected\" needs the solids' mobility: it works with form \"solid\" only");
-    o->correct = pos == 0 && o->form == BPP_FORM_SOLID;
+        seam_cfg_error(b, "positions", "\"resolved\" works with form \"solid\" only (the fluid form's increments "
+                                        "do not make the solids' velocities admissible)");
+    o->resolve = pos == 0 && o->form == BPP_FORM_SOLID;
     o->p0_tolerance = seam_cfg_num(b, "p0_tolerance", 0.0, 0.0, INFINITY, 0);
 }
 
@@ -126,14 +127,13 @@ seam_bpp *bpp_new(const bpp_options *o, size_t n, int dim, const bpp_host *host)
     b->h = *host;
     b->n = n;
     b->dim = dim;
-    b->V = calloc(4 * (n ? n : 1), sizeof *b->V);
+    b->V = calloc(3 * (n ? n : 1), sizeof *b->V);
     if (!b->V) {
         free(b);
         return NULL;
     }
     b->Fs = b->V + n;
-    b->dv = b->Fs + n;
-    b->Minv = b->dv + n;
+    b->Minv = b->Fs + n;
     return b;
 }
 
@@ -418,7 +418,7 @@ static seam_status solve_regions(seam_bpp *b, const seam_coupling *c, const doub
 seam_status bpp_begin(seam_bpp *b)
 {
     b->known = false;
-    b->max_dp0 = b->correction = 0.0;
+    b->max_dp0 = 0.0;
     return set_copy(&b->work, &b->committed, b->n) ? SEAM_OK : SEAM_ERROR;
 }
 
@@ -472,7 +472,7 @@ seam_status bpp_solid(seam_bpp *b, const seam_coupling *c, const double *F, doub
             cblas_daxpy((int)n, b->work.p0[r], b->work.C + r * n, 1, b->Fs, 1);
     if ((st = b->h.solid(b->h.ctx, c, b->Fs, X, V)) != SEAM_OK)
         return st;
-    b->max_dp0 = b->correction = 0.0;
+    b->max_dp0 = 0.0;
     if (!m)
         return SEAM_OK;
     volume_rates(b, V, b->work.err, b->scale);
@@ -484,30 +484,22 @@ seam_status bpp_solid(seam_bpp *b, const seam_coupling *c, const double *F, doub
         b->work.p0[r] += b->work.dp0[r];
         b->max_dp0 = fmax(b->max_dp0, fabs(b->work.dp0[r]));
     }
-    if (b->o.correct) {   /* the velocities p0's increment causes, dv = M^-1 (dt C^T dp0) */
-        memset(b->dv, 0, n * sizeof *b->dv);
-        for (size_t r = 0; r < m; r++)
-            if (b->work.dp0[r] != 0.0)
-                cblas_daxpy((int)n, c->dt * b->work.dp0[r], b->MC + r * n, 1, b->dv, 1);
-        size_t dim = (size_t)b->dim;
-        for (size_t i = 0; i < n; i += dim) {
-            double len = 0.0;
-            for (size_t k = 0; k < dim; k++) {
-                V[i + k] += b->dv[i + k];
-                X[i + k] += c->dt * b->dv[i + k];
-                len += b->dv[i + k] * b->dv[i + k];
-            }
-            b->correction = fmax(b->correction, c->dt * sqrt(len));
-        }
-    }
+    if (!b->o.resolve || b->max_dp0 == 0.0)
+        return SEAM_OK;
+    /* Solve again with the new p0: what the solids return (and will commit)
+     * is then admissible, exactly so for solids linear in their loads. */
+    for (size_t r = 0; r < m; r++)
+        if (b->work.dp0[r] != 0.0)
+            cblas_daxpy((int)n, b->work.dp0[r], b->work.C + r * n, 1, b->Fs, 1);
+    if ((st = b->h.solid(b->h.ctx, c, b->Fs, X, V)) != SEAM_OK)
+        return st;
+    volume_rates(b, V, b->work.err, b->scale);
     return SEAM_OK;
 }
 
-bool bpp_settled(const seam_bpp *b, double position_goal)
+bool bpp_settled(const seam_bpp *b)
 {
-    if (b->o.p0_tolerance > 0.0 && !(b->max_dp0 <= b->o.p0_tolerance))
-        return false;
-    return !b->o.correct || position_goal <= 0.0 || b->correction <= position_goal;
+    return !(b->o.p0_tolerance > 0.0) || b->max_dp0 <= b->o.p0_tolerance;
 }
 
 seam_status bpp_accept(seam_bpp *b, const seam_coupling *c)

@@ -11,7 +11,8 @@
  *   - adds sum_r p0_r c_r to the loads the solids receive, and
  *   - after each solid solve raises p0 by the increment that makes the
  *     solids' returned velocities admissible (eq. 4.9 with the source term
- *     of ch. 2: dt C M^-1 C^T dp0 = -(C V - q)),
+ *     of ch. 2: dt C M^-1 C^T dp0 = -(C V - q)) and, by default, solves
+ *     the solids again with it,
  * keeping p0 per region across iterations and steps. M^-1 is the solids'
  * mobility (ch. 4, the default) or the fluid's masses behind the wall
  * values (ch. 2, eqs. 2.10-2.13, for comparison).
@@ -34,7 +35,7 @@ typedef enum { BPP_FORM_SOLID, BPP_FORM_FLUID } bpp_form;
 
 typedef struct bpp_options {
     bpp_form form;           /* whose mass weights the projection: the solids' (ch. 4) or the fluid's (ch. 2) */
-    bool correct;            /* move the solids' returned state by the p0 increment (solid form only) */
+    bool resolve;            /* solve the solids again with p0 + dp0 (solid form only) */
     double p0_tolerance;     /* a step is converged only when every |dp0| <= this (Pa); 0: no test */
 } bpp_options;
 
@@ -67,13 +68,13 @@ seam_status bpp_begin(seam_bpp *b);
 /* F = fluid(X, P_s (X - X^n)/dt): the regions at X are asked for, matched
  * to the known ones (p0 carried), and the projection's matrix is formed. */
 seam_status bpp_fluid(seam_bpp *b, const seam_coupling *c, const double *X, double *F);
-/* X = solid(F + C^T p0), then p0 += dp0 from the returned velocities V
- * (written to V; corrected with X when the options say so). */
+/* X, V = solid(F + C^T p0), then p0 += dp0 from the returned velocities V;
+ * with `resolve` the solids are solved once more with the new p0, and X, V
+ * are that solve's. */
 seam_status bpp_solid(seam_bpp *b, const seam_coupling *c, const double *F, double *X, double *V);
 /* Whether the last solid call left p0 settled: every |dp0| within the
- * tolerance and (when correcting) the correction's largest point move
- * within position_goal (m; <= 0: not tested). */
-bool bpp_settled(const seam_bpp *b, double position_goal);
+ * tolerance (always, when the tolerance is 0). */
+bool bpp_settled(const seam_bpp *b);
 /* The step was committed: its regions and p0 become the committed ones
  * (regions that appeared or are gone are reported at SEAM_LOG_INFO). */
 seam_status bpp_accept(seam_bpp *b, const seam_coupling *c);

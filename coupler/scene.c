@@ -220,6 +220,9 @@ static void read_output(seam_sim *sim, seam_cfg *root)
 
 void sim_read_scene(seam_sim *sim, seam_cfg *root)
 {
+    const char *description = seam_cfg_str(root, "description", NULL, 0);
+    if (description && !(sim->description = strdup(description)))
+        seam_cfg_error(root, "description", "out of memory");
     sim->cell_size = seam_cfg_num(root, "cell_size", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     read_time(sim, root);
     read_gravity(sim, root);

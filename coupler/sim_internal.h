@@ -65,6 +65,7 @@ struct seam_sim {
     seam_doc *doc;
     seam_run_options opts;
     char *scene_dir;
+    char *description;       /* the scene's own words about itself, NULL: none */
     /* time */
     double t_end, dt_max, dt_min, frame_dt;
     double cell_size;        /* the fluid cell size the scene names, 0: none */

@@ -121,6 +121,7 @@ void seam_sim_destroy(seam_sim **self_p)
     interface_free(&sim->in);
     seam_coupling_fini(&sim->coupling);
     free(sim->scene_dir);
+    free(sim->description);
     free(sim->pstats);
     free(sim);
     *self_p = NULL;
@@ -275,6 +276,7 @@ seam_status seam_sim_run(seam_sim *sim)
 
 const seam_summary *seam_sim_summary(const seam_sim *self) { return &self->summary; }
 const char *seam_sim_output_dir(const seam_sim *self) { return self->out.dir; }
+const char *seam_sim_description(const seam_sim *self) { return self->description; }
 
 const double *seam_sim_interface(const seam_sim *self, size_t *n, int *dim)
 {

@@ -88,14 +88,14 @@ static seam_verdict judge(void *ctx, const seam_coupling *c, const seam_iterate 
 {
     seam_sim *sim = ctx;
     seam_verdict v = seam_convergence_judge(&sim->conv, &sim->coupling, it);
-    double loads = NAN, goal = 0.0;
+    double loads = NAN;
     for (size_t i = 0; i < sim->conv.count; i++)
-        if (sim->conv.measures[i].quantity == SEAM_QTY_LOADS && isnan(loads))
+        if (sim->conv.measures[i].quantity == SEAM_QTY_LOADS) {
             loads = sim->conv.value[i];
-        else if (sim->conv.measures[i].quantity == SEAM_QTY_POSITIONS && goal == 0.0)
-            goal = sim->conv.goal[i];
+            break;
+        }
     /* with the projection, also p0 must have settled (bpp.h) */
-    if (sim->bpp && v == SEAM_CONVERGED && !bpp_settled(sim->bpp, goal))
+    if (sim->bpp && v == SEAM_CONVERGED && !bpp_settled(sim->bpp))
         v = c->judged >= sim->conv.max_iterations ? SEAM_EXHAUSTED : SEAM_ITERATE;
     outputs_residual(sim, c->step, c->judged, c->residual, loads);
     return v;
