@@ -65,6 +65,7 @@ typedef struct fluid_mac {
     double *src_s, *src_d, *src_T;
     int has_src;
     double *U;               /* dim per solid face of the last solve: the interface velocity W V there */
+    double *fvel[3];         /* with viscosity: the body forces' velocity increment of the last solve, per face */
     mac_geometry geo;
     int solved;
     mac_projection proj;
@@ -190,8 +191,8 @@ static void read_circle_source(const mac_grid *g, seam_cfg *c, inflow *src)
     double R = src->radius;
     src->rate = src->speed * (g->dim == 3 ? 4.0 * M_PI * R * R : 2.0 * M_PI * R);
     if (R > 0.0 && source_cells(g, src) == 0)
-        seam_cfg_error(c, "radius", "the circle of radius %g m around (%g, %g%s%.6g) holds no cell centre", R,
-                       src->center[0], src->center[1], g->dim == 3 ? ", " : "", g->dim == 3 ? src->center[2] : 0.0);
+        seam_cfg_error(c, "radius", "the circle of radius %g m around [%g, %g%s] holds no cell centre", R,
+                       src->center[0], src->center[1], g->dim == 3 ? ", ..." : "");
 }
 
 static void read_interior_source(const mac_grid *g, seam_cfg *c, inflow *src)
@@ -372,7 +373,7 @@ static void read_obstacles(fluid_mac *self, seam_cfg *cfg)
         size_t np = 0;
         double *box = seam_cfg_points(item, "box", g->dim, &np, SEAM_CFG_REQUIRED);
         if (box && np != 2)
-            seam_cfg_error(item, "box", "expected two corners [[%s], [%s]], got %zu points",
+            seam_cfg_error(item, "box", "expected two corners [[%s], [%s]], got %zu",
                            g->dim == 3 ? "x0, y0, z0" : "x0, y0", g->dim == 3 ? "x1, y1, z1" : "x1, y1", np);
         int cells = 0;
         for (int k = 0; box && np == 2 && k < g->nz; k++)
@@ -446,6 +447,7 @@ static void fluid_destroy(void *p)
     free(self->phi);
     for (int a = 0; a < 3; a++) {
         free(self->dvel[a]);
+        free(self->fvel[a]);
         free(self->vel_n[a]);
         free(self->vel[a]);
         free(self->vel_star[a]);
@@ -601,6 +603,8 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
         double **arrays[] = {&self->vel_n[a], &self->vel[a], &self->vel_star[a], &self->d_b[a], &self->T_b[a]};
         for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++)
             ok &= (*arrays[m] = calloc(nf, sizeof(double))) != NULL;
+        if (self->viscosity > 0.0)
+            ok &= (self->fvel[a] = calloc(nf, sizeof(double))) != NULL;
     }
     double **cells[] = {&self->p_n, &self->p, &self->raster, &self->d_n, &self->T_n, &self->d,
                         &self->T, &self->src_s, &self->src_d, &self->src_T};
@@ -716,10 +720,15 @@ static seam_status fluid_max_dt(void *p, double *dt)
 
 /* ---- one solve ------------------------------------------------------------ */
 
-/* Gravity, and smoke buoyancy (-alpha d + beta T) along +y from the committed scalars. */
+/* Gravity, and smoke buoyancy (-alpha d + beta T) along +y from the committed
+ * scalars; with viscosity, the increments are kept in self->fvel too. */
 static void add_forces(fluid_mac *self, double dt)
 {
     const mac_grid *g = &self->g;
+    if (self->fvel[0])
+        for (int a = 0; a < g->dim; a++)
+            for (size_t f = 0; f < mac_nf(g, a); f++)
+                self->fvel[a][f] = a == 1 ? 0.0 : dt * self->gravity[a];
     for (size_t f = 0; f < mac_nf(g, 0); f++)
         self->vel[0][f] += dt * self->gravity[0];
     for (int k = 0; k < g->nz; k++)
@@ -732,6 +741,8 @@ static void add_forces(fluid_mac *self, double dt)
                     b = -self->alpha * d + self->beta * T;
                 }
                 self->vel[1][mac_fi(g, 1, i, j, k)] += dt * (self->gravity[1] + b);
+                if (self->fvel[1])
+                    self->fvel[1][mac_fi(g, 1, i, j, k)] = dt * (self->gravity[1] + b);
             }
     for (size_t f = 0; f < mac_nf(g, 2); f++)
         self->vel[2][f] += dt * self->gravity[2];
@@ -1151,9 +1162,11 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
         return SEAM_ERROR;
     }
     int visc_iterations = 0;
-    if (self->viscosity > 0.0) {   /* implicit: the step is not limited by it (max_dt ignores it) */
-        st = mac_diffuse(g, &self->geo, self->U, self->viscosity * dt, self->tol, self->max_iter, self->vel,
-                         &visc_iterations, self->host);
+    if (self->viscosity > 0.0) {
+        /* Implicit, so the step is not limited by it (max_dt ignores it). The body forces' increment is
+         * left out of the diffusion: a force the pressure balances leaves a fluid at rest exactly at rest. */
+        st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
+                         self->vel, &visc_iterations, self->host);
         if (st != SEAM_OK)
             return st;
     }

@@ -213,16 +213,19 @@ seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry
                         const seam_host *host);
 void mac_projection_free(mac_projection *P);
 
-/* Implicit viscosity: (I - nu dt Lap) u = u* for each component over the
- * faces the projection owns (fluid on both sides, or an open side or free
- * surface face), IC(0)-PCG to the relative tolerance tol. Walls, bodies and
- * inflows (FACE_FIXED neighbours, at their present values in vel) and a wall
- * side across (no slip, ghost -u) are Dirichlet; a shell between two faces
- * is a wall at dx/2 moving with U (dim per geo face, the interface velocity
- * W V); faces outside the liquid and open sides are zero-gradient. Adds the
- * PCG iterations to *iterations; SEAM_UNSTABLE (logged) when PCG fails. */
-seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double *U, double nu_dt, double tol,
-                        int max_iter, double *const vel[3], int *iterations, const seam_host *host);
+/* Implicit viscosity: (I - nu dt Lap) w = u - e, u <- w + e, for each
+ * component over the faces the projection owns (fluid on both sides, or an
+ * open side or free surface face), e = keep[axis] (an increment left out of
+ * the diffusion, the body forces'; keep[axis] may be NULL), IC(0)-PCG to the
+ * relative tolerance tol. Walls, bodies and inflows (FACE_FIXED neighbours, at
+ * their present values in vel) and a wall side across (no slip, ghost -u)
+ * are Dirichlet; a shell between two faces is a wall at dx/2 moving with U
+ * (dim per geo face, the interface velocity W V); faces outside the liquid
+ * and open sides are zero-gradient. Adds the PCG iterations to *iterations;
+ * SEAM_UNSTABLE (logged) when PCG fails. */
+seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double *U, double *const keep[3],
+                        double nu_dt, double tol, int max_iter, double *const vel[3], int *iterations,
+                        const seam_host *host);
 
 /* The displacement field d = -grad q (per face, m) with div d = e per fluid
  * cell (walls and solids let nothing through, p = 0 at Dirichlet faces):

@@ -58,8 +58,8 @@ static int shell_between(const mac_grid *g, int32_t *const shell[3], const doubl
 
 /* (I - nu dt Lap) u = u* for the faces of one axis. */
 static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int32_t *const shell[3], const double *U,
-                                double c, double tol, int max_iter, int a, double *u, int *iterations,
-                                const seam_host *host)
+                                const double *keep, double c, double tol, int max_iter, int a, double *u,
+                                int *iterations, const seam_host *host)
 {
     size_t nf = mac_nf(g, a), n = 0;
     int32_t *idx = malloc((nf + 1) * sizeof *idx);
@@ -90,7 +90,7 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
                         continue;
                     size_t row = (size_t)idx[f];
                     const int ijk[3] = {i, j, k};
-                    double diag = 1.0, r = u[f];
+                    double diag = 1.0, r = u[f] - (keep ? keep[f] : 0.0);
                     for (int b = 0; b < g->dim; b++)
                         for (int up = 0; up < 2; up++) {
                             int q[3] = {i, j, k};
@@ -119,7 +119,7 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
                         }
                     seam_triplets_add(T, row, row, diag);
                     rhs[row] = r;
-                    x[row] = u[f];
+                    x[row] = u[f] - (keep ? keep[f] : 0.0);
                 }
         seam_csr *A = seam_csr_from_triplets(T);
         seam_ichol *L = seam_ichol_new(A);
@@ -135,7 +135,7 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
         } else {
             for (size_t f = 0; f < nf; f++)
                 if (idx[f] >= 0)
-                    u[f] = x[idx[f]];
+                    u[f] = x[idx[f]] + (keep ? keep[f] : 0.0);
         }
         seam_ichol_destroy(&L);
         seam_csr_destroy(&A);
@@ -148,8 +148,9 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
     return st;
 }
 
-seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double *U, double nu_dt, double tol,
-                        int max_iter, double *const vel[3], int *iterations, const seam_host *host)
+seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double *U, double *const keep[3],
+                        double nu_dt, double tol, int max_iter, double *const vel[3], int *iterations,
+                        const seam_host *host)
 {
     int32_t *shell[3] = {NULL, NULL, NULL};
     seam_status st = SEAM_OK;
@@ -161,7 +162,7 @@ seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double
         }
     double c = nu_dt / (g->dx * g->dx);
     for (int a = 0; a < g->dim && st == SEAM_OK; a++)
-        st = diffuse_axis(g, geo, shell, U, c, tol, max_iter, a, vel[a], iterations, host);
+        st = diffuse_axis(g, geo, shell, U, keep[a], c, tol, max_iter, a, vel[a], iterations, host);
     for (int b = 0; b < 3; b++)
         free(shell[b]);
     return st;
