@@ -171,6 +171,94 @@ static void test_viscous_large_stable(void **state)
     P->destroy(fl0);
 }
 
+/* Couette flow: a thin shell along y = 0.5 slides along x at U0 between no-slip
+ * walls at y = 0 and 1 (open ends): the steady state is linear, u = U0 y / 0.5
+ * below and U0 (1 - y) / 0.5 above, exactly on the grid (walls and the shell
+ * at dx/2 from the nearest faces). */
+static void test_viscous_couette_shell(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    int nx = 4, ny = 16;
+    double dx = 1.0 / ny, U0 = 0.2, dt = 0.05;
+    void *fl = fluid_make(P, &th, "{\"cells\": [4, 16], \"dx\": 0.0625, \"gravity\": [0, 0], \"viscosity\": 1,"
+                                  " \"pressure_tolerance\": 1e-12, \"boundary\": {\"left\": \"open\", \"right\": \"open\"}}");
+    enum { NP = 97 };
+    static double X[2 * NP], V[2 * NP];
+    static int32_t elems[2 * (NP - 1)];
+    static uint8_t two_sided[NP - 1];
+    for (int k = 0; k < NP; k++) {
+        X[2 * k] = -1.0 + k * dx / 2;
+        X[2 * k + 1] = 0.5;
+        V[2 * k] = U0;
+        V[2 * k + 1] = 0.0;
+    }
+    for (int e = 0; e < NP - 1; e++) {
+        elems[2 * e] = e;
+        elems[2 * e + 1] = e + 1;
+        two_sided[e] = 1;
+    }
+    seam_interface iface = {2, NP, X, NULL, NULL, 2, NP - 1, elems, two_sided, 1};
+    assert_int_equal(P->bind(fl, &iface), SEAM_OK);
+    static double F[2 * NP];
+    for (int n = 0; n < 100; n++) {
+        for (int k = 0; k < NP; k++)   /* the shell slides; its ends stay far outside the grid */
+            X[2 * k] = -1.0 + k * dx / 2 + (n + 1) * dt * U0;
+        seam_step st = {n, n * dt, dt, 0};
+        seam_input in = {NP, 2, X, V, NULL};
+        seam_output out = {NP, 2, NULL, NULL, F};
+        assert_int_equal(P->solve(fl, &st, &in, &out), SEAM_OK);
+        assert_int_equal(P->commit(fl), SEAM_OK);
+    }
+    size_t size;
+    unsigned char *s = state_copy(P, fl, &size);
+    const double *u = state_u(s);
+    double err = 0.0;
+    for (int j = 0; j < ny; j++) {
+        double y = (j + 0.5) * dx, want = y < 0.5 ? U0 * y / 0.5 : U0 * (1.0 - y) / 0.5;
+        for (int i = 0; i <= nx; i++)
+            err = fmax(err, fabs(u[(size_t)i + (size_t)(nx + 1) * (size_t)j] - want));
+    }
+    fprintf(stderr, "Couette flow beside a sliding shell: max error %.3g m/s of %g\n", err, U0);
+    assert_true(err < 1e-6 * U0);
+    free(s);
+    P->destroy(fl);
+}
+
+/* A viscous liquid at rest around an obstacle (no particles seeded in it): still, hydrostatic. */
+static void test_viscous_liquid_still(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    void *fl = fluid_make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10, \"viscosity\": 0.5,"
+                                  " \"obstacles\": [{\"box\": [[0.3, 0.1], [0.5, 0.3]]}],"
+                                  " \"liquid\": {\"fill\": [0, 0, 0.8, 0.6]}}");
+    assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
+    double H = 0.6, rho = 1000, g = 9.81, dt;
+    for (int n = 0; n < 60; n++) {
+        assert_int_equal(P->max_dt(fl, &dt), SEAM_OK);
+        assert_int_equal(step_free(P, fl, 2, n, dt), SEAM_OK);
+    }
+    seam_raster r;
+    assert_int_equal(P->field(fl, "speed", &r), SEAM_OK);
+    double vmax = 0.0;
+    for (int j = 0; j < 12; j++)   /* in the liquid */
+        for (int i = 0; i < r.nx; i++)
+            vmax = fmax(vmax, r.data[j * r.nx + i]);
+    fprintf(stderr, "viscous liquid around an obstacle: max speed %.3g m/s\n", vmax);
+    assert_true(vmax < 1e-6 * sqrt(g * H));
+    assert_int_equal(P->field(fl, "pressure", &r), SEAM_OK);
+    for (int j = 0; j < 12; j++)
+        for (int i = 0; i < r.nx; i++) {
+            int obstacle = i >= 6 && i < 10 && j >= 2 && j < 6;
+            assert_float_equal(r.data[j * r.nx + i], obstacle ? 0.0 : rho * g * (H - (j + 0.5) * r.dx),
+                               1e-3 * rho * g * H);
+        }
+    P->destroy(fl);
+}
+
 /* viscosity 0 is the inviscid solver bit for bit (a smoke plume with a box source). */
 static void test_viscosity_zero_is_inviscid(void **state)
 {
@@ -489,6 +577,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_viscous_shear_decay_2d), cmocka_unit_test(test_viscous_shear_decay_3d),
         cmocka_unit_test(test_viscous_large_stable),   cmocka_unit_test(test_viscosity_zero_is_inviscid),
+        cmocka_unit_test(test_viscous_couette_shell),  cmocka_unit_test(test_viscous_liquid_still),
         cmocka_unit_test(test_cosine_ramp),            cmocka_unit_test(test_circle_source),
         cmocka_unit_test(test_obstacle_regions),       cmocka_unit_test(test_obstacle_hydrostatic),
         cmocka_unit_test(test_region_masses),
