@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report.h"
 #include "sim_internal.h"
 
 static int mkdir_p(const char *path)
@@ -165,6 +166,31 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
             o->next_frame += sim->frame_dt;
     }
     return SEAM_OK;
+}
+
+/* Where the run's time went, per participant, for the report of a finished run. */
+static void write_summary(seam_sim *sim)
+{
+    FILE *f = open_csv(sim, "summary.csv", "name,role,plugin,seconds,solves\n");
+    if (!f)
+        return;
+    const seam_summary *s = &sim->summary;
+    for (size_t i = 0; i < s->n_participants; i++) {
+        const seam_participant_stats *p = &s->participants[i];
+        fprintf(f, "%s,%s,%s,%.6e,%ld\n", p->name, seam_role_name(p->role), p->plugin, p->seconds, p->solves);
+    }
+    fprintf(f, "coupler,coupler,,%.6e,\nwall,wall,,%.6e,\n", s->coupler_s, s->wall_s);
+    fclose(f);
+}
+
+void outputs_finish(seam_sim *sim)
+{
+    sim_outputs *o = &sim->out;
+    if (!o->dir || !o->stats)
+        return;
+    write_summary(sim);
+    if (o->report)
+        seam_report_write(o->dir, sim->opts.log, sim->opts.log_ctx);
 }
 
 void outputs_close(sim_outputs *o)

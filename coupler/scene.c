@@ -164,12 +164,14 @@ static void read_output(seam_sim *sim, seam_cfg *root)
     const char *dir = NULL;
     o->stats = true;
     o->frames = true;
+    o->report = true;
     const char *picture = "speed";
     if (out) {
         dir = seam_cfg_str(out, "dir", NULL, 0);
         o->stats = seam_cfg_bool(out, "stats", true, 0);
         o->interface = seam_cfg_bool(out, "interface", false, 0);
         o->frames = seam_cfg_bool(out, "frames", true, 0);
+        o->report = seam_cfg_bool(out, "report", true, 0);
         seam_cfg *pic = seam_cfg_child(out, "picture", 0);
         if (pic) {
             picture = seam_cfg_str(pic, "field", "speed", 0);

@@ -268,6 +268,7 @@ seam_status seam_sim_run(seam_sim *sim)
     for (size_t i = 0; i < 3; i++)
         if (files[i])
             fflush(files[i]);
+    outputs_finish(sim);
     return result;
 }
 
