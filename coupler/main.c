@@ -103,8 +103,8 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
 /* Messages of the run on stderr: "seam: [participant] text". */
 static void print_log(void *ctx, seam_log_level level, const char *who, const char *message)
 {
-    (void)ctx;
-    if (level == SEAM_LOG_DEBUG)
+    const bool *quiet = ctx;   /* --quiet: warnings and errors only */
+    if (level == SEAM_LOG_DEBUG || (level == SEAM_LOG_INFO && quiet && *quiet))
         return;
     if (who)
         fprintf(stderr, "seam: [%s] %s\n", who, message);
@@ -164,7 +164,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     if (!doc)
         return 1;
     double last_drawn = -1.0;
-    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log};
+    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
+                             .log_ctx = &a.quiet};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;

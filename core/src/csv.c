@@ -1,6 +1,7 @@
 /* Numeric CSV tables, stored by column so a column is one array. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@ struct seam_csv {
     size_t rows, cols, capacity;
     char **names;
     double **columns;        /* cols arrays of capacity values */
+    char ***text;            /* per column: NULL, or capacity strings (NULL where the field is a number) */
 };
 
 /* Split line in place at commas; trailing newline and spaces trimmed from each field. */
@@ -36,11 +38,23 @@ static size_t split(char *line, char **fields, size_t max)
     }
 }
 
-static double parse_number(const char *s)
+static bool parse_number(const char *s, double *v)
 {
     char *end;
-    double v = strtod(s, &end);
-    return end == s || *end ? NAN : v;
+    *v = strtod(s, &end);
+    if (end == s || *end) {
+        *v = NAN;
+        return false;
+    }
+    return true;
+}
+
+/* Keep the text of a field that is not a number (the column's text array made on first need). */
+static int keep_text(seam_csv *t, size_t j, const char *field)
+{
+    if (!t->text[j] && !(t->text[j] = calloc(t->capacity, sizeof *t->text[j])))
+        return -1;
+    return (t->text[j][t->rows] = strdup(field)) ? 0 : -1;
 }
 
 static int grow(seam_csv *t)
@@ -51,6 +65,13 @@ static int grow(seam_csv *t)
         if (!c)
             return -1;
         t->columns[j] = c;
+        if (t->text[j]) {
+            char **s = realloc(t->text[j], cap * sizeof *s);
+            if (!s)
+                return -1;
+            memset(s + t->capacity, 0, (cap - t->capacity) * sizeof *s);
+            t->text[j] = s;
+        }
     }
     t->capacity = cap;
     return 0;
@@ -76,8 +97,9 @@ seam_csv *seam_csv_read(const char *path, char *err, size_t errlen)
         cols += *c == ',';
     t->names = calloc(cols, sizeof *t->names);
     t->columns = calloc(cols, sizeof *t->columns);
+    t->text = calloc(cols, sizeof *t->text);
     fields = calloc(cols, sizeof *fields);
-    if (!t->names || !t->columns || !fields) {
+    if (!t->names || !t->columns || !t->text || !fields) {
         why = "out of memory";
         goto fail;
     }
@@ -96,8 +118,15 @@ seam_csv *seam_csv_read(const char *path, char *err, size_t errlen)
             goto fail;
         }
         size_t n = split(line, fields, cols);
-        for (size_t j = 0; j < cols; j++)
-            t->columns[j][t->rows] = j < n ? parse_number(fields[j]) : NAN;
+        for (size_t j = 0; j < cols; j++) {
+            double *v = &t->columns[j][t->rows];
+            if (j < n && !parse_number(fields[j], v) && fields[j][0] && keep_text(t, j, fields[j]) != 0) {
+                why = "out of memory";
+                goto fail;
+            }
+            if (j >= n)
+                *v = NAN;
+        }
         t->rows++;
     }
     free(line);
@@ -123,7 +152,13 @@ void seam_csv_destroy(seam_csv **self_p)
             free(t->names[j]);
         if (t->columns)
             free(t->columns[j]);
+        if (t->text && t->text[j]) {
+            for (size_t i = 0; i < t->rows; i++)
+                free(t->text[j][i]);
+            free(t->text[j]);
+        }
     }
+    free(t->text);
     free(t->names);
     free(t->columns);
     free(t);
@@ -149,6 +184,13 @@ const double *seam_csv_values(const seam_csv *self, size_t j)
     if (j >= self->cols)
         return NULL;
     return self->columns[j] ? self->columns[j] : none;   /* no rows: no array was allocated */
+}
+
+const char *seam_csv_text(const seam_csv *self, size_t row, size_t j)
+{
+    if (row >= self->rows || j >= self->cols || !self->text[j])
+        return NULL;
+    return self->text[j][row];
 }
 
 const double *seam_csv_named(const seam_csv *self, const char *name)

@@ -173,6 +173,10 @@ static void test_csv_reads_columns(void **state)
     assert_float_equal(v[0], 1e-3, 0.0);
     assert_true(isnan(v[1]) && isnan(v[2]));   /* "nan", and a short row */
     assert_true(isnan(name[0]) && isnan(name[1]));   /* text and empty fields */
+    assert_string_equal(seam_csv_text(t, 0, 2), "abc");
+    assert_null(seam_csv_text(t, 1, 2));   /* empty */
+    assert_null(seam_csv_text(t, 0, 1));   /* a number */
+    assert_null(seam_csv_text(t, 1, 3));   /* "nan" is a number */
     seam_csv_destroy(&t);
     assert_null(t);
     /* Header only: no rows, columns known. */
@@ -185,7 +189,22 @@ static void test_csv_reads_columns(void **state)
     assert_int_equal(seam_csv_column(t, "b"), 1);
     assert_non_null(seam_csv_named(t, "b"));
     seam_csv_destroy(&t);
-    /* A missing file and an empty one are refused with the reason. */
+    /* Many rows, text in one column: every row kept. */
+    f = fopen(path, "w");
+    fputs("name,value\n", f);
+    for (int i = 0; i < 1000; i++)
+        fprintf(f, "p%d,%d\n", i, i);
+    fclose(f);
+    t = seam_csv_read(path, err, sizeof err);
+    assert_non_null(t);
+    assert_int_equal(seam_csv_rows(t), 1000);
+    assert_string_equal(seam_csv_text(t, 999, 0), "p999");
+    assert_float_equal(seam_csv_values(t, 1)[777], 777.0, 0.0);
+    seam_csv_destroy(&t);
+    /* An empty file and a missing one are refused with the reason. */
+    fclose(fopen(path, "w"));
+    assert_null(seam_csv_read(path, err, sizeof err));
+    assert_non_null(strstr(err, "no header"));
     snprintf(path + strlen(path), 16, ".none");
     assert_null(seam_csv_read(path, err, sizeof err));
     assert_non_null(strstr(err, "cannot open"));
