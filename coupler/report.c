@@ -224,7 +224,7 @@ static void plot_iterations(report *r, const seam_csv *stats)
         bad[i] = conv[i] == 0.0 ? (n_bad++, it[i]) : NAN;
     seam_plot_series s[2] = {{"iterations", step, it, n, SEAM_PLOT_STEPS},
                              {"unconverged step", step, bad, n, SEAM_PLOT_POINTS}};
-    seam_plot p = {"Coupling iterations per step", "step", "iterations", false, 800, 500, s, n_bad ? 2 : 1};
+    seam_plot p = {"Coupling iterations per step", "step", "iterations", false, 800, 500, s, n_bad ? 2 : 1, true};
     figure(r, "Coupling iterations per step", "iterations.png", &p, "iterations per step");
     free(bad);
 }

@@ -116,6 +116,10 @@ static seam_plot_result layout(const seam_plot *plot, cairo_t *cr, seam_plot_fra
             yhi = ylo + 1.0;
         f->y_step = ceil((yhi - ylo) / (y_ticks + 1));   /* whole decades */
     } else {
+        if (plot->y_from_zero) {
+            ylo = fmin(ylo, 0.0);
+            yhi = fmax(yhi, 0.0);
+        }
         nice_range(&ylo, &yhi, y_ticks);
         f->y_step = nice_step(yhi - ylo, y_ticks);
     }
@@ -278,10 +282,14 @@ static void draw_legend(cairo_t *cr, const seam_plot *plot, const seam_plot_fram
         double rgb[3];
         seam_plot_colour(i, rgb);
         cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-        cairo_set_line_width(cr, 2.5);
-        cairo_move_to(cr, x, y);
-        cairo_line_to(cr, x + 20.0, y);
-        cairo_stroke(cr);
+        if (plot->series[i].style == SEAM_PLOT_POINTS)
+            dot(cr, x + 10.0, y);
+        else {
+            cairo_set_line_width(cr, 2.5);
+            cairo_move_to(cr, x, y);
+            cairo_line_to(cr, x + 20.0, y);
+            cairo_stroke(cr);
+        }
         cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
         show_text_at(cr, plot->series[i].label, x + 26.0, y, 0.0, 0.5);
         y += 20.0;

@@ -149,6 +149,9 @@ static void test_empty_is_said(void **state)
     seam_plot_frame f;
     assert_int_equal(seam_plot_layout(&p, &f), SEAM_PLOT_OK);
     assert_true(f.y_lo < 4.0 && f.y_hi > 4.0 && f.x_lo < 0.0 && f.x_hi > 0.0);
+    p.y_from_zero = true;   /* counts: the axis starts at 0 */
+    assert_int_equal(seam_plot_layout(&p, &f), SEAM_PLOT_OK);
+    assert_true(f.y_lo == 0.0 && f.y_hi >= 4.0);
 }
 
 static void test_csv_reads_columns(void **state)

@@ -33,6 +33,7 @@ typedef struct seam_plot {
     int width, height;       /* pixels; 0: 800 x 500 */
     const seam_plot_series *series;
     size_t n_series;
+    bool y_from_zero;        /* linear axis: the range includes 0 (counts) */
 } seam_plot;
 
 typedef enum seam_plot_result {
