@@ -78,7 +78,9 @@ static void figure(report *r, const char *heading, const char *name, const seam_
     fprintf(r->html, "</h2>\n");
     seam_plot_result res = seam_plot_write_png(path, plot, err, sizeof err);
     if (res == SEAM_PLOT_OK) {
-        fprintf(r->html, "<p><img src=\"%s\" width=\"%d\" height=\"%d\" alt=\"", name, plot->width, plot->height);
+        seam_plot_frame f;
+        seam_plot_layout(plot, &f);
+        fprintf(r->html, "<p><img src=\"%s\" width=\"%d\" height=\"%d\" alt=\"", name, f.width, f.height);
         html_text(r->html, alt);
         fprintf(r->html, "\"></p>\n");
         return;
@@ -224,7 +226,8 @@ static void plot_iterations(report *r, const seam_csv *stats)
         bad[i] = conv[i] == 0.0 ? (n_bad++, it[i]) : NAN;
     seam_plot_series s[2] = {{"iterations", step, it, n, SEAM_PLOT_STEPS},
                              {"unconverged step", step, bad, n, SEAM_PLOT_POINTS}};
-    seam_plot p = {"Coupling iterations per step", "step", "iterations", false, 800, 500, s, n_bad ? 2 : 1, true};
+    seam_plot p = {.title = "Coupling iterations per step", .x_label = "step", .y_label = "iterations",
+                   .series = s, .n_series = n_bad ? 2 : 1, .y_from_zero = true};
     figure(r, "Coupling iterations per step", "iterations.png", &p, "iterations per step");
     free(bad);
 }
@@ -255,7 +258,8 @@ static void plot_times(report *r, const seam_csv *stats)
     }
     if (k > 1)
         s[k++] = (seam_plot_series){"total", step, total, n, SEAM_PLOT_LINES};
-    seam_plot p = {"Wall time per step (log scale)", "step", "time (s)", true, 800, 500, s, k};
+    seam_plot p = {.title = "Wall time per step (log scale)", .x_label = "step", .y_label = "time (s)", .log_y = true,
+                   .series = s, .n_series = k};
     figure(r, "Wall time per step", "times.png", &p, "wall time per step by phase");
     free(s), free(labels), free(total);
 }
@@ -287,8 +291,9 @@ static void plot_residuals(report *r, const seam_csv *res)
         say(r, SEAM_LOG_ERROR, "out of memory");
     else {
         seam_plot_series s = {"position residual", x, y, m, SEAM_PLOT_LINES};
-        seam_plot p = {"Interface residual at every iteration (log scale)", "step (its iterations in order)",
-                       "residual (m)", true, 800, 500, &s, 1};
+        seam_plot p = {.title = "Interface residual at every iteration (log scale)",
+                       .x_label = "step (its iterations in order)", .y_label = "residual (m)", .log_y = true,
+                       .series = &s, .n_series = 1};
         figure(r, "Interface residual, every iteration", "residuals.png", &p, "residual history");
     }
     free(x), free(y);
@@ -345,10 +350,11 @@ static void plot_regions(report *r, const seam_csv *reg)
         se[n_regions].y = es + first;
         n_regions++;
     }
-    seam_plot pp = {"Pressure constant p0 per enclosed region", "time (s)", "p0 (Pa)", false, 800, 500, sp, n_regions};
+    seam_plot pp = {.title = "Pressure constant p0 per enclosed region", .x_label = "time (s)", .y_label = "p0 (Pa)",
+                    .series = sp, .n_series = n_regions};
     figure(r, "p0 per enclosed region", "regions_p0.png", &pp, "p0 per region over time");
-    seam_plot pe = {"|volume error| per enclosed region (log scale)", "time (s)",
-                    "|volume error| (m³/s; m²/s in 2D)", true, 800, 500, se, n_regions};
+    seam_plot pe = {.title = "|volume error| per enclosed region (log scale)", .x_label = "time (s)",
+                    .y_label = "|volume error| (m³/s; m²/s in 2D)", .log_y = true, .series = se, .n_series = n_regions};
     figure(r, "Volume error per enclosed region", "regions_volume_error.png", &pe,
            "log10 of the volume error per region over time");
 done:

@@ -62,7 +62,7 @@ static void test_lines_where_the_frame_says(void **state)
         y2[k] = 10.0 - 0.2 * k;     /* falling from 10 */
     }
     seam_plot_series s[2] = {{"flat", x, y, N, SEAM_PLOT_LINES}, {"falling", x, y2, N, SEAM_PLOT_STEPS}};
-    seam_plot p = {"A test", "time (s)", "value (m)", false, 0, 0, s, 2};
+    seam_plot p = {.title = "A test", .x_label = "time (s)", .y_label = "value (m)", .series = s, .n_series = 2};
     char path[4200], err[512];
     snprintf(path, sizeof path, "%s/lines.png", test_tmpdir("plot"));
     assert_int_equal(seam_plot_write_png(path, &p, err, sizeof err), SEAM_PLOT_OK);
@@ -104,7 +104,7 @@ static void test_log_axis_skips_zeros(void **state)
     double x[6] = {0, 1, 2, 3, 4, 5};
     double y[6] = {1.0, 0.1, 0.0, 1e-3, -1.0, 1e-5};   /* a zero and a negative: skipped */
     seam_plot_series s = {"residual", x, y, 6, SEAM_PLOT_LINES};
-    seam_plot p = {NULL, "iteration", "residual (m)", true, 0, 0, &s, 1};
+    seam_plot p = {.x_label = "iteration", .y_label = "residual (m)", .log_y = true, .series = &s, .n_series = 1};
     char path[4200], err[512];
     snprintf(path, sizeof path, "%s/log.png", test_tmpdir("plot_log"));
     assert_int_equal(seam_plot_write_png(path, &p, err, sizeof err), SEAM_PLOT_OK);
@@ -129,7 +129,7 @@ static void test_empty_is_said(void **state)
     snprintf(path, sizeof path, "%s/empty.png", test_tmpdir("plot_empty"));
     double x[2] = {0, 1}, y[2] = {0.0, -2.0};
     seam_plot_series s = {"nothing", x, y, 0, SEAM_PLOT_LINES};
-    seam_plot p = {"empty", "x", "y", false, 0, 0, &s, 1};
+    seam_plot p = {.title = "empty", .x_label = "x", .y_label = "y", .series = &s, .n_series = 1};
     assert_int_equal(seam_plot_write_png(path, &p, err, sizeof err), SEAM_PLOT_EMPTY);
     assert_non_null(strstr(err, "nothing to plot"));
     assert_null(fopen(path, "r"));
