@@ -18,7 +18,9 @@ typedef struct sim_outputs {
     bool report;             /* plots and index.html at the end of the run (report.h), with stats */
     char *picture_field;     /* fluid field drawn into PNG frames (2D), NULL: none */
     bool picture_explicit;   /* named in the scene, so a failure is an error */
-    seam_picture_opts picture_opts;
+    seam_picture_opts picture_opts;   /* range fixed by the scene or from the first non-uniform frame */
+    bool picture_surface;    /* the scene lets the free surface be drawn (output.picture.surface) */
+    bool has_surface;        /* ... and the fluid has a level_set field to draw it from */
     FILE *stats_csv, *residuals_csv, *interface_csv;
     int frame;
     double next_frame;

@@ -33,7 +33,7 @@ static bool usable(const seam_plot_series *s, size_t k, bool log_y, double *y)
 }
 
 /* A step of 1, 2 or 5 times a power of ten giving about `target` intervals over span. */
-static double nice_step(double span, int target)
+double seam_plot_tick_step(double span, int target)
 {
     double raw = span / target, mag = pow(10.0, floor(log10(raw))), norm = raw / mag;
     return (norm < 1.5 ? 1.0 : norm < 3.5 ? 2.0 : norm < 7.5 ? 5.0 : 10.0) * mag;
@@ -47,7 +47,7 @@ static void nice_range(double *lo, double *hi, int target)
         *lo -= pad;
         *hi += pad;
     }
-    double step = nice_step(*hi - *lo, target);
+    double step = seam_plot_tick_step(*hi - *lo, target);
     *lo = floor(*lo / step + 1e-9) * step;
     *hi = ceil(*hi / step - 1e-9) * step;
 }
@@ -108,7 +108,7 @@ static seam_plot_result layout(const seam_plot *plot, cairo_t *cr, seam_plot_fra
     /* About one tick per 100 pixels across and 60 pixels up. */
     int x_ticks = (int)fmax(2.0, (f->right - f->left) / 100.0), y_ticks = (int)fmax(2.0, (f->bottom - f->top) / 60.0);
     nice_range(&xlo, &xhi, x_ticks);
-    f->x_step = nice_step(xhi - xlo, x_ticks);
+    f->x_step = seam_plot_tick_step(xhi - xlo, x_ticks);
     if (plot->log_y) {
         ylo = floor(ylo + 1e-9);
         yhi = ceil(yhi - 1e-9);
@@ -121,7 +121,7 @@ static seam_plot_result layout(const seam_plot *plot, cairo_t *cr, seam_plot_fra
             yhi = fmax(yhi, 0.0);
         }
         nice_range(&ylo, &yhi, y_ticks);
-        f->y_step = nice_step(yhi - ylo, y_ticks);
+        f->y_step = seam_plot_tick_step(yhi - ylo, y_ticks);
     }
     f->x_lo = xlo, f->x_hi = xhi, f->y_lo = ylo, f->y_hi = yhi;
     return f->right - f->left > 40 && f->bottom - f->top > 40 ? SEAM_PLOT_OK : SEAM_PLOT_ERROR;

@@ -33,7 +33,7 @@ static void test_png_roundtrip(void **state)
     int32_t el[8] = {0, 1, 1, 2, 2, 3, 3, 0};
     uint8_t two[4] = {0, 0, 0, 0};
     seam_interface iface = {2, 4, X, NULL, NULL, 2, 4, el, two, 1};
-    seam_picture_opts o = {{0.0, 0.0}, 6};
+    seam_picture_opts o = {.pixels_per_cell = 6};
     const char *dir = test_tmpdir("picture");
     char path[4200];
     snprintf(path, sizeof path, "%s/frame.png", dir);

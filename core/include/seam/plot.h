@@ -57,6 +57,9 @@ typedef struct seam_plot_frame {
 seam_plot_result seam_plot_layout(const seam_plot *plot, seam_plot_frame *frame);
 /* The pixel (x right, y down) where data point (x, y) is drawn. */
 void seam_plot_to_pixel(const seam_plot_frame *frame, double x, double y, double *px, double *py);
+/* A tick spacing of 1, 2 or 5 times a power of ten giving about target
+ * intervals over span (> 0). */
+double seam_plot_tick_step(double span, int target);
 /* The colour of series i (components in [0, 1]). */
 void seam_plot_colour(size_t i, double rgb[3]);
 /* Draw plot into the PNG file path. On anything but SEAM_PLOT_OK, err says
