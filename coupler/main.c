@@ -184,6 +184,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     } else {
         if (!a.quiet)
             printf("seam: %s: %s\n", a.scene, desc);
+        if (!a.quiet && seam_sim_description(sim))
+            printf("seam: %s\n", seam_sim_description(sim));
         seam_status st = seam_sim_run(sim);
         if (!a.quiet || st != SEAM_OK)
             seam_sim_print_summary(sim, st == SEAM_OK ? stdout : stderr);

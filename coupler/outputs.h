@@ -1,6 +1,6 @@
 /* What a run leaves on disk: one observer called once per committed step
- * (stats.csv, interface.csv, frames: each participant's write_output and
- * the PNG picture), and the residual of every iteration (residuals.csv). */
+ * (stats.csv, interface.csv, regions.csv with the pressure projection,
+ * frames: each participant's write_output and the PNG picture), and the residual of every iteration (residuals.csv). */
 #ifndef SEAM_COUPLER_OUTPUTS_H
 #define SEAM_COUPLER_OUTPUTS_H
 
@@ -21,7 +21,7 @@ typedef struct sim_outputs {
     seam_picture_opts picture_opts;   /* range fixed by the scene or from the first non-uniform frame */
     bool picture_surface;    /* the scene lets the free surface be drawn (output.picture.surface) */
     bool has_surface;        /* ... and the fluid has a level_set field to draw it from */
-    FILE *stats_csv, *residuals_csv, *interface_csv;
+    FILE *stats_csv, *residuals_csv, *interface_csv, *regions_csv;
     int frame;
     double next_frame;
 } sim_outputs;

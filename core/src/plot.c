@@ -42,7 +42,8 @@ double seam_plot_tick_step(double span, int target)
 /* Widen [lo, hi] to whole ticks; a single value gets a range around it. */
 static void nice_range(double *lo, double *hi, int target)
 {
-    if (!(*hi > *lo)) {
+    if (!(*hi - *lo > 1e-9 * fmax(fabs(*lo), fabs(*hi)))) {   /* one value, or round-off around it */
+        *lo = *hi = 0.5 * (*lo + *hi);
         double pad = *lo != 0.0 ? 0.1 * fabs(*lo) : 1.0;
         *lo -= pad;
         *hi += pad;
@@ -50,6 +51,23 @@ static void nice_range(double *lo, double *hi, int target)
     double step = seam_plot_tick_step(*hi - *lo, target);
     *lo = floor(*lo / step + 1e-9) * step;
     *hi = ceil(*hi / step - 1e-9) * step;
+}
+
+/* A tick's value with the digits that tell it from its neighbours (at least 6 significant). */
+static void tick_label(char *buf, size_t n, double v, double step, double lo, double hi)
+{
+    if (fabs(v) < 1e-9 * step)
+        v = 0.0;
+    int digits = (int)ceil(log10(fmax(fabs(lo), fabs(hi)) / step)) + 1;
+    snprintf(buf, n, "%.*g", digits < 6 ? 6 : digits > 15 ? 15 : digits, v);
+}
+
+static void y_tick_label(const seam_plot_frame *f, char *buf, size_t n, double v)
+{
+    if (f->log_y)
+        snprintf(buf, n, "1e%d", (int)lround(v));
+    else
+        tick_label(buf, n, v, f->y_step, f->y_lo, f->y_hi);
 }
 
 static size_t legend_entries(const seam_plot *plot)
@@ -101,14 +119,10 @@ static seam_plot_result layout(const seam_plot *plot, cairo_t *cr, seam_plot_fra
     }
     if (!(xlo <= xhi))
         return SEAM_PLOT_EMPTY;
-    f->left = 86.0;
     f->top = plot->title ? 40.0 : 16.0;
-    f->right = f->width - 20.0 - legend_width(cr, plot);
     f->bottom = f->height - (plot->x_label ? 56.0 : 32.0);
-    /* About one tick per 100 pixels across and 60 pixels up. */
-    int x_ticks = (int)fmax(2.0, (f->right - f->left) / 100.0), y_ticks = (int)fmax(2.0, (f->bottom - f->top) / 60.0);
-    nice_range(&xlo, &xhi, x_ticks);
-    f->x_step = seam_plot_tick_step(xhi - xlo, x_ticks);
+    /* About one tick per 60 pixels up and 100 pixels across. */
+    int y_ticks = (int)fmax(2.0, (f->bottom - f->top) / 60.0);
     if (plot->log_y) {
         ylo = floor(ylo + 1e-9);
         yhi = ceil(yhi - 1e-9);
@@ -123,7 +137,22 @@ static seam_plot_result layout(const seam_plot *plot, cairo_t *cr, seam_plot_fra
         nice_range(&ylo, &yhi, y_ticks);
         f->y_step = seam_plot_tick_step(yhi - ylo, y_ticks);
     }
-    f->x_lo = xlo, f->x_hi = xhi, f->y_lo = ylo, f->y_hi = yhi;
+    f->y_lo = ylo, f->y_hi = yhi;
+    /* Room on the left for the widest y tick label and the axis title. */
+    cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, TICK_FONT);
+    double widest = 0.0;
+    char buf[64];
+    for (double v = ylo; v <= yhi + 1e-9 * f->y_step; v += f->y_step) {
+        y_tick_label(f, buf, sizeof buf, v);
+        widest = fmax(widest, text_width(cr, buf));
+    }
+    f->left = ceil(widest) + 13.0 + (plot->y_label ? 26.0 : 4.0);
+    f->right = f->width - 20.0 - legend_width(cr, plot);
+    int x_ticks = (int)fmax(2.0, (f->right - f->left) / 100.0);
+    nice_range(&xlo, &xhi, x_ticks);
+    f->x_step = seam_plot_tick_step(xhi - xlo, x_ticks);
+    f->x_lo = xlo, f->x_hi = xhi;
     return f->right - f->left > 40 && f->bottom - f->top > 40 ? SEAM_PLOT_OK : SEAM_PLOT_ERROR;
 }
 
@@ -144,12 +173,6 @@ void seam_plot_to_pixel(const seam_plot_frame *f, double x, double y, double *px
     *py = f->bottom - (v - f->y_lo) / (f->y_hi - f->y_lo) * (f->bottom - f->top);
 }
 
-static void tick_label(char *buf, size_t n, double v, double step)
-{
-    if (fabs(v) < 1e-9 * step)
-        v = 0.0;
-    snprintf(buf, n, "%.6g", v);
-}
 
 static void show_text_at(cairo_t *cr, const char *text, double x, double y, double align_x, double align_y)
 {
@@ -178,7 +201,7 @@ static void draw_axes(cairo_t *cr, const seam_plot *plot, const seam_plot_frame 
         cairo_move_to(cr, px, f->bottom);
         cairo_line_to(cr, px, f->bottom + 5);
         cairo_stroke(cr);
-        tick_label(buf, sizeof buf, v, xs);
+        tick_label(buf, sizeof buf, v, xs, f->x_lo, f->x_hi);
         show_text_at(cr, buf, px, f->bottom + 8, 0.5, 0.0);
     }
     /* y ticks and grid: decades on a log axis (every k-th when there are many) */
@@ -193,10 +216,7 @@ static void draw_axes(cairo_t *cr, const seam_plot *plot, const seam_plot_frame 
         cairo_move_to(cr, f->left - 5, py);
         cairo_line_to(cr, f->left, py);
         cairo_stroke(cr);
-        if (plot->log_y)
-            snprintf(buf, sizeof buf, "1e%d", (int)lround(v));
-        else
-            tick_label(buf, sizeof buf, v, ys);
+        y_tick_label(f, buf, sizeof buf, v);
         show_text_at(cr, buf, f->left - 8, py, 1.0, 0.5);
     }
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);

@@ -149,6 +149,14 @@ static void test_empty_is_said(void **state)
     seam_plot_frame f;
     assert_int_equal(seam_plot_layout(&p, &f), SEAM_PLOT_OK);
     assert_true(f.y_lo < 4.0 && f.y_hi > 4.0 && f.x_lo < 0.0 && f.x_hi > 0.0);
+    /* Round-off around one value is drawn as that value, not magnified. */
+    double noisy[2] = {4931.36, 4931.36 + 2e-12};
+    s.y = noisy;
+    s.n = 2;
+    assert_int_equal(seam_plot_layout(&p, &f), SEAM_PLOT_OK);
+    assert_true(f.y_lo < 4931.0 && f.y_hi > 4932.0);
+    s.y = y;
+    s.n = 1;
     p.y_from_zero = true;   /* counts: the axis starts at 0 */
     assert_int_equal(seam_plot_layout(&p, &f), SEAM_PLOT_OK);
     assert_true(f.y_lo == 0.0 && f.y_hi >= 4.0);
