@@ -1,4 +1,4 @@
-/* The `seam` command: run, validate, plugins, info. */
+/* The `seam` command: run, validate, report, plugins, info. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include "seam/loader.h"
 #include "seam/log.h"
 #include "keys.h"
+#include "report.h"
 #include "scheme.h"
 #include "simulation.h"
 
@@ -19,14 +20,16 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet]\n"
+            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--no-report]\n"
+            "       seam report DIR\n"
             "       seam validate SCENE [--set KEY=VALUE]...\n"
             "       seam plugins\n"
             "       seam info PLUGIN\n"
             "       seam keygen NAME\n"
             "       seam --version\n"
             "\n"
-            "  run       run a scene; writes stats.csv and frames to the output directory\n"
+            "  run       run a scene; writes stats.csv, frames and the report to the output directory\n"
+            "  report    write DIR/index.html and its plots from a run's files (done by run unless --no-report)\n"
             "  validate  check a scene and every participant's configuration without running\n"
             "  plugins   list the plugins found (build tree, install prefix, SEAM_PLUGIN_PATH)\n"
             "  info      describe one plugin, by name or path\n"
@@ -78,6 +81,8 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             i++;
         } else if (allow_run_flags && strcmp(arg, "--quiet") == 0) {
             a->quiet = true;
+        } else if (allow_run_flags && strcmp(arg, "--no-report") == 0) {
+            a->sets[a->n_sets++] = "output.report=false";   /* the scene key, so both say the same */
         } else if (arg[0] == '-') {
             fprintf(stderr, "seam: unknown or incomplete option %s\n", arg);
             return -1;
@@ -98,8 +103,8 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
 /* Messages of the run on stderr: "seam: [participant] text". */
 static void print_log(void *ctx, seam_log_level level, const char *who, const char *message)
 {
-    (void)ctx;
-    if (level == SEAM_LOG_DEBUG)
+    const bool *quiet = ctx;   /* --quiet: warnings and errors only */
+    if (level == SEAM_LOG_DEBUG || (level == SEAM_LOG_INFO && quiet && *quiet))
         return;
     if (who)
         fprintf(stderr, "seam: [%s] %s\n", who, message);
@@ -159,7 +164,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     if (!doc)
         return 1;
     double last_drawn = -1.0;
-    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log};
+    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
+                             .log_ctx = &a.quiet};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;
@@ -188,6 +194,14 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     seam_sim_destroy(&sim);
     seam_doc_destroy(&doc);
     return rc;
+}
+
+static int cmd_report(const char *dir)
+{
+    if (seam_report_write(dir, print_log, NULL) != SEAM_OK)
+        return 1;
+    printf("%s/index.html\n", dir);
+    return 0;
 }
 
 static void list_one(void *ctx, const char *path, const seam_plugin *p, const char *error)
@@ -268,6 +282,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2, false);
     if (strcmp(cmd, "validate") == 0)
         return cmd_run(argc - 2, argv + 2, true);
+    if (strcmp(cmd, "report") == 0 && argc == 3)
+        return cmd_report(argv[2]);
     if (strcmp(cmd, "plugins") == 0 && argc == 2)
         return cmd_plugins();
     if (strcmp(cmd, "info") == 0 && argc == 3)

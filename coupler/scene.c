@@ -177,12 +177,15 @@ static void read_output(seam_sim *sim, seam_cfg *root)
     const char *dir = NULL;
     o->stats = true;
     o->frames = true;
+    o->report = true;
+    o->picture_surface = true;
     const char *picture = "speed";
     if (out) {
         dir = seam_cfg_str(out, "dir", NULL, 0);
         o->stats = seam_cfg_bool(out, "stats", true, 0);
         o->interface = seam_cfg_bool(out, "interface", false, 0);
         o->frames = seam_cfg_bool(out, "frames", true, 0);
+        o->report = seam_cfg_bool(out, "report", true, 0);
         seam_cfg *pic = seam_cfg_child(out, "picture", 0);
         if (pic) {
             picture = seam_cfg_str(pic, "field", "speed", 0);
@@ -193,6 +196,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             o->picture_opts.range[0] = range[0];
             o->picture_opts.range[1] = range[1];
             o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
+            o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
         } else if (seam_cfg_has(out, "picture") && json_is_false(seam_cfg_json(out, "picture")))
             picture = NULL;
     }

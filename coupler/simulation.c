@@ -271,6 +271,7 @@ seam_status seam_sim_run(seam_sim *sim)
     for (size_t i = 0; i < 4; i++)
         if (files[i])
             fflush(files[i]);
+    outputs_finish(sim);
     return result;
 }
 

@@ -1,13 +1,16 @@
 /* The `seam` command as a user runs it: exit codes, messages, outputs. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "seam/csv.h"
 #include "test_host.h"
 
 static const char *seam_exe;
@@ -99,6 +102,133 @@ static void test_run_writes_stats(void **state)
     expect("--steps: expected a positive integer");
 }
 
+static bool exists(const char *dir, const char *name)
+{
+    char path[8400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+/* The whole of DIR/index.html into buf. */
+static void read_page(const char *dir, char *buf, size_t n)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("%s was not written", path);
+    size_t len = fread(buf, 1, n - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+}
+
+/* Every image the page shows exists; returns how many there are. */
+static int check_images(const char *dir, const char *page)
+{
+    int n = 0;
+    for (const char *p = strstr(page, "src=\""); p; p = strstr(p + 1, "src=\"")) {
+        char name[512];
+        const char *end = strchr(p + 5, '"');
+        assert_non_null(end);
+        snprintf(name, sizeof name, "%.*s", (int)(end - p - 5), p + 5);
+        assert_null(strchr(name, ':'));   /* relative: no scheme, no network */
+        if (!exists(dir, name))
+            fail_msg("index.html shows %s, which %s lacks", name, dir);
+        n++;
+    }
+    return n;
+}
+
+/* The number in the summary cell with this id. */
+static double cell(const char *page, const char *id)
+{
+    char key[128];
+    snprintf(key, sizeof key, "id=\"%s\">", id);
+    const char *p = strstr(page, key);
+    if (!p)
+        fail_msg("no cell %s in the report", id);
+    return strtod(p + strlen(key), NULL);
+}
+
+static void test_report(void **state)
+{
+    (void)state;
+    static char page[1 << 16];
+    char dir[4096], path[8400];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_report"));
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 12 --set coupling.max_iterations=6 --set coupling.on_nonconvergence=warn", dir), 0);
+    expect("wrote ");
+    read_page(dir, page, sizeof page);
+    assert_int_equal(check_images(dir, page), 3);
+    assert_non_null(strstr(page, "src=\"iterations.png\""));
+    assert_non_null(strstr(page, "src=\"residuals.png\""));
+    assert_non_null(strstr(page, "src=\"times.png\""));
+    assert_null(strstr(page, "<script"));
+    /* The summary says what stats.csv says (6 iterations allowed: every step unconverged). */
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    char err[512];
+    seam_csv *stats = seam_csv_read(path, err, sizeof err);
+    assert_non_null(stats);
+    size_t n = seam_csv_rows(stats);
+    const double *it = seam_csv_named(stats, "iterations"), *conv = seam_csv_named(stats, "converged"),
+                 *t = seam_csv_named(stats, "t");
+    double sum = 0, max = 0, bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += it[i];
+        max = it[i] > max ? it[i] : max;
+        bad += conv[i] == 0.0;
+    }
+    assert_int_equal(n, 12);
+    assert_float_equal(cell(page, "steps"), (double)n, 0.0);
+    assert_float_equal(cell(page, "time"), t[n - 1], 1e-6 * t[n - 1]);
+    assert_float_equal(cell(page, "iterations_mean"), sum / (double)n, 0.005);
+    assert_float_equal(cell(page, "iterations_max"), max, 0.0);
+    assert_float_equal(cell(page, "unconverged"), bad, 0.0);
+    assert_true(bad > 0);
+    assert_true(cell(page, "wall") > 0.0);
+    assert_non_null(strstr(page, "<th>piston</th><td>solid</td><td>piston_solid</td>"));
+    seam_csv_destroy(&stats);
+
+    /* An old run's directory gains the regions' plots and its frames from `seam report`. */
+    snprintf(path, sizeof path, "%s/regions.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("step,time,region,p0,delta_p0,volume_error\n", f);
+    for (int s = 0; s < 10; s++)
+        fprintf(f, "%d,%g,0,%g,0,%g\n%d,%g,3,%g,0,%g\n", s, 0.01 * (s + 1), 100.0 + s, s ? 1e-3 / s : 0.0, s,
+                0.01 * (s + 1), 50.0, -1e-9 * (s + 1));
+    fclose(f);
+    snprintf(path, sizeof path, "%s/frames", dir);
+    mkdir(path, 0777);
+    for (int i = 0; i < 5; i++) {   /* any PNG will do: the report only links them */
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "cp '%s/iterations.png' '%s/frames/frame_%04d.png'", dir, dir, i);
+        assert_int_equal(system(cmd), 0);
+    }
+    assert_int_equal(seam("report '%s'", dir), 0);
+    expect("index.html");
+    read_page(dir, page, sizeof page);
+    assert_int_equal(check_images(dir, page), 3 + 2 + 3);
+    assert_non_null(strstr(page, "src=\"regions_p0.png\""));
+    assert_non_null(strstr(page, "src=\"regions_volume_error.png\""));
+    assert_non_null(strstr(page, "src=\"frames/frame_0000.png\""));
+    assert_non_null(strstr(page, "src=\"frames/frame_0002.png\""));
+    assert_non_null(strstr(page, "src=\"frames/frame_0004.png\""));
+    assert_null(strstr(page, "frame_0001.png"));
+
+    /* --no-report (and output.report = false): no page. */
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_no_report"));
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 3 --no-report", dir), 0);
+    assert_true(exists(dir, "stats.csv") && exists(dir, "summary.csv"));
+    assert_false(exists(dir, "index.html") || exists(dir, "iterations.png"));
+    /* A directory without a run is refused with the reason. */
+    assert_int_equal(seam("report '%s/nothing'", dir), 1);
+    expect("stats.csv: cannot open");
+}
+
 static void test_plugins_and_info(void **state)
 {
     (void)state;
@@ -131,6 +261,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_reports_precisely),
         cmocka_unit_test(test_run_writes_stats),
+        cmocka_unit_test(test_report),
         cmocka_unit_test(test_plugins_and_info),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
