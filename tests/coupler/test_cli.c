@@ -62,6 +62,11 @@ static void test_validate_reports_precisely(void **state)
     expect("--set coupling.relaxation: coupling.relaxation: expected a number in (0, 1], got 2");
     assert_int_equal(seam("validate examples/piston.json --set coupling.scheme=relax"), 1);
     expect("(did you mean \"relaxation\"?)");
+    /* Names become output folders: none may leave the output directory. */
+    assert_int_equal(seam("validate examples/piston.json --set solids.0.name=../../x"), 1);
+    expect("solids[0].name: a participant name must not start with '.' (it names a directory)");
+    assert_int_equal(seam("validate examples/piston.json --set solids.0.name=a/b"), 1);
+    expect("solids[0].name: a participant name is made of A-Z a-z 0-9 _ - . (it names a directory)");
     assert_int_equal(seam("validate examples/nope.json"), 1);
     expect("examples/nope.json: cannot open");
 }
