@@ -161,8 +161,10 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
     if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= sim->t_end * (1.0 - 1e-12)) {
         if (write_frame(sim) != SEAM_OK)
             return SEAM_ERROR;
-        while (o->next_frame <= r->t * (1.0 + 1e-9))
-            o->next_frame += sim->frame_dt;
+        /* the first frame time after t, computed rather than stepped to: a
+         * frame interval far below dt (time.frame = 1e-300) takes no loop */
+        double k = floor(r->t * (1.0 + 1e-9) / sim->frame_dt) + 1.0;
+        o->next_frame = isfinite(k) ? k * sim->frame_dt : INFINITY;
     }
     return SEAM_OK;
 }

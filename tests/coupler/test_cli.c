@@ -100,6 +100,9 @@ static void test_run_writes_stats(void **state)
     expect("error: scheme explicit diverged at step");
     assert_int_equal(seam("run examples/piston.json --out '%s' --set solids.3.mass=1", dir), 1);
     expect("--set solids.3.mass=1: solids has no item 3");
+    /* A frame interval far below dt: a frame each step, no endless loop. */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 3 --set time.frame=1e-300", dir), 0);
+    expect("steps: 3");
     assert_int_equal(seam("run examples/piston.json --steps -2"), 2);
     expect("--steps: expected a positive integer");
 }
