@@ -1,5 +1,6 @@
 /* The `seam` command: run, validate, plugins, info. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,16 @@
 #ifndef SEAM_VERSION
 #define SEAM_VERSION "unknown"
 #endif
+
+/* SIGINT, SIGTERM: finish the step under way, write its outputs and the
+ * summary, exit 128 + the signal; a second signal ends the process at once. */
+static volatile sig_atomic_t stop_requested, stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+    stop_requested = 1;
+}
 
 static void usage(FILE *out)
 {
@@ -159,7 +170,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     if (!doc)
         return 1;
     double last_drawn = -1.0;
-    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log};
+    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
+                             .stop = &stop_requested};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;
@@ -178,10 +190,17 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     } else {
         if (!a.quiet)
             printf("seam: %s: %s\n", a.scene, desc);
+        struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESETHAND};
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
         seam_status st = seam_sim_run(sim);
-        if (!a.quiet || st != SEAM_OK)
+        seam_outcome outcome = seam_sim_summary(sim)->outcome;
+        if (outcome == SEAM_RUN_UNCONVERGED)
+            fprintf(stderr, "seam: %s: finished, but %ld steps were committed unconverged (exit status 3)\n", a.scene,
+                    seam_sim_summary(sim)->not_converged);
+        if (!a.quiet || outcome != SEAM_RUN_CONVERGED)
             seam_sim_print_summary(sim, st == SEAM_OK ? stdout : stderr);
-        rc = st == SEAM_OK ? 0 : 1;
+        rc = seam_outcome_exit_status(outcome, stop_signal);
     }
     seam_sim_destroy(&sim);
     seam_doc_destroy(&doc);

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "test_host.h"
@@ -96,7 +98,7 @@ static void test_run_writes_stats(void **state)
     assert_string_equal(output, "");   /* --quiet and no terminal: nothing */
 
     /* A diverging run exits nonzero and says where. */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --set coupling.scheme=explicit --set fluid.added_mass=10", dir), 1);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --set coupling.scheme=explicit --set fluid.added_mass=10", dir), 4);
     expect("error: scheme explicit diverged at step");
     assert_int_equal(seam("run examples/piston.json --out '%s' --set solids.3.mass=1", dir), 1);
     expect("--set solids.3.mass=1: solids has no item 3");
@@ -105,6 +107,76 @@ static void test_run_writes_stats(void **state)
     expect("steps: 3");
     assert_int_equal(seam("run examples/piston.json --steps -2"), 2);
     expect("--steps: expected a positive integer");
+}
+
+/* The exit-status table of docs/scenes.md: converged 0, error 1, committed
+ * unconverged 3, diverged 4, interrupted 128 + signal. */
+static void test_exit_status_table(void **state)
+{
+    (void)state;
+    const char *dir = test_tmpdir("cli_exit");
+    const char *warn = "--set coupling.on_nonconvergence=warn --set coupling.max_iterations=50";
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 20 --quiet", dir), 0);
+    /* relaxation below its bound 2 / (1 + m_a / m_s) = 2/3, too slow for 50 iterations: it runs to the end */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 30 --quiet --set coupling.relaxation=0.65 %s",
+                          dir, warn), 3);
+    expect("finished, but 30 steps were committed unconverged (exit status 3)");
+    expect("outcome: finished with unconverged steps");
+    expect("unconverged steps committed: 30");
+    /* the README's explicit piston: each step "converges", the run blows up across steps */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set coupling.scheme=explicit", dir), 4);
+    expect("error: scheme explicit diverged across steps: the interface sped up more than 1.5x in each of the last 20 steps");
+    expect("outcome: diverged");
+    /* relaxation just past its bound, with the default warn */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set coupling.relaxation=0.67 %s", dir, warn), 4);
+    expect("diverged across steps");
+    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set coupling.relaxation=0.8 %s", dir, warn), 4);
+    expect("outcome: diverged");
+    /* a participant's failure */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set 'fluid.fault={\"kind\": \"error\", "
+                          "\"step\": 3}'", dir), 1);
+    expect("[fluid] error: injected failure at step 3");
+    expect("outcome: failed");
+    /* SIGINT between steps: the step's rows are whole, the summary printed, 130 */
+    char cmd[8192], path[4200];
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --quiet --end 1e6 "
+             "--set time.frame=1e9 >'%s/out.txt' 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir, dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    usleep(500000);
+    kill(pid, SIGINT);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 130);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(output, 1, sizeof output - 1, f);
+    output[n] = '\0';
+    fclose(f);
+    expect("outcome: interrupted");
+    long steps = -1;
+    const char *at = strstr(output, "steps: ");
+    assert_non_null(at);
+    steps = strtol(at + 7, NULL, 10);
+    assert_true(steps > 0);
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    long rows = -1;
+    int last = '\n', c;
+    while ((c = fgetc(f)) != EOF) {
+        rows += c == '\n';
+        last = c;
+    }
+    fclose(f);
+    assert_int_equal(last, '\n');   /* no row cut in half */
+    assert_int_equal(rows, steps);
 }
 
 static void test_plugins_and_info(void **state)
@@ -138,6 +210,7 @@ int main(int argc, char **argv)
     seam_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_reports_precisely),
+        cmocka_unit_test(test_exit_status_table),
         cmocka_unit_test(test_run_writes_stats),
         cmocka_unit_test(test_plugins_and_info),
     };
