@@ -158,6 +158,15 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
         fprintf(o->stats_csv, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e\n", r->step, r->t, r->dt, r->iterations,
                 r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s);
     write_interface_row(sim, r->step + 1, r->t);
+    /* the step's rows reach the disk before the next step starts: a killed
+     * run's CSV files end on the same whole step */
+    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv};
+    for (size_t i = 0; i < 3; i++)
+        if (files[i] && fflush(files[i]) != 0) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write the outputs of step %ld in %s: %s", r->step, o->dir,
+                    strerror(errno));
+            return SEAM_ERROR;
+        }
     if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= sim->t_end * (1.0 - 1e-12)) {
         if (write_frame(sim) != SEAM_OK)
             return SEAM_ERROR;

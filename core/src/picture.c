@@ -1,7 +1,10 @@
 /* PNG frames with Cairo: colour-mapped cells, the interface drawn on top. */
 #include <cairo.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "seam/log.h"
 #include "seam/picture.h"
@@ -140,10 +143,18 @@ seam_status seam_picture_write_png(const char *path, const seam_raster *raster,
         draw_interface(cr, raster, s, iface, X ? X : iface->X);
         cairo_destroy(cr);
     }
-    cairo_status_t st = cairo_surface_write_to_png(surf, path);
+    char tmp[4200];   /* written whole under a temporary name, then renamed: never a cut PNG */
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    cairo_status_t st = cairo_surface_write_to_png(surf, tmp);
     cairo_surface_destroy(surf);
     if (st != CAIRO_STATUS_SUCCESS) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write PNG: %s", path, cairo_status_to_string(st));
+        remove(tmp);
+        return SEAM_ERROR;
+    }
+    if (rename(tmp, path) != 0) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
+        remove(tmp);
         return SEAM_ERROR;
     }
     return SEAM_OK;

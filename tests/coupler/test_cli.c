@@ -182,6 +182,44 @@ static void test_exit_status_table(void **state)
     fclose(f);
     assert_int_equal(last, '\n');   /* no row cut in half */
     assert_int_equal(rows, steps);
+
+    /* SIGKILL: every completed step's row is on disk already, whole */
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --quiet --end 1e6 "
+             ">/dev/null 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    usleep(500000);
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    rows = -1;
+    last = '\n';
+    while ((c = fgetc(f)) != EOF) {
+        rows += c == '\n';
+        last = c;
+    }
+    fclose(f);
+    assert_int_equal(last, '\n');
+    assert_true(rows > 10);   /* block-buffered, it held 0 bytes or a cut row */
+    /* frames go through a temporary name: none is left after a whole run */
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --quiet --steps 2 --set time.frame=0.01", dir), 0);
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*.tmp' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    int tmps = -1;
+    assert_int_equal(fscanf(p, "%d", &tmps), 1);
+    pclose(p);
+    assert_int_equal(tmps, 0);
+    snprintf(path, sizeof path, "%s/frames/frame_0002.png", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    fclose(f);
 }
 
 static void test_plugins_and_info(void **state)
