@@ -30,7 +30,7 @@ static void on_stop(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet]\n"
+            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--force]\n"
             "       seam validate SCENE [--set KEY=VALUE]...\n"
             "       seam plugins\n"
             "       seam info PLUGIN\n"
@@ -43,7 +43,8 @@ static void usage(FILE *out)
             "  info      describe one plugin, by name or path\n"
             "  keygen    write a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub\n"
             "\n"
-            "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n");
+            "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n"
+            "  --force   empty an output directory that holds an earlier run (refused without it)\n");
 }
 
 typedef struct {
@@ -52,6 +53,7 @@ typedef struct {
     double end;
     long steps;
     bool quiet;
+    bool force;
     const char **sets;
     int n_sets;
 } run_args;
@@ -89,6 +91,8 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             i++;
         } else if (allow_run_flags && strcmp(arg, "--quiet") == 0) {
             a->quiet = true;
+        } else if (allow_run_flags && strcmp(arg, "--force") == 0) {
+            a->force = true;
         } else if (arg[0] == '-') {
             fprintf(stderr, "seam: unknown or incomplete option %s\n", arg);
             return -1;
@@ -171,7 +175,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
         return 1;
     double last_drawn = -1.0;
     seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
-                             .stop = &stop_requested};
+                             .stop = &stop_requested,
+                             .stale_output = a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;

@@ -1,9 +1,13 @@
 /* The run's files: the per-step observer (outputs.h). */
+#define _XOPEN_SOURCE 700   /* nftw */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "sim_internal.h"
 
@@ -117,9 +121,39 @@ static seam_status write_frame(seam_sim *sim)
     return SEAM_OK;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag;
+    return ftw->level == 0 ? 0 : remove(path);   /* the directory itself stays */
+}
+
+/* An earlier run's outputs (its stats.csv) left in the output directory
+ * would mix with this run's (stale frames of a longer run): refused, or
+ * removed, as the run options say. */
+static seam_status check_stale(seam_sim *sim)
+{
+    sim_outputs *o = &sim->out;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/stats.csv", o->dir);
+    if (sim->opts.stale_output == SEAM_OUTPUT_OVERWRITE || access(path, F_OK) != 0)
+        return SEAM_OK;
+    if (sim->opts.stale_output == SEAM_OUTPUT_REFUSE_STALE) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "the output directory %s holds an earlier run (its stats.csv): "
+                "--force empties it first, --out names another", o->dir);
+        return SEAM_ERROR;
+    }
+    if (nftw(o->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot empty the output directory %s: %s", o->dir, strerror(errno));
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
 seam_status outputs_open(seam_sim *sim)
 {
     sim_outputs *o = &sim->out;
+    if (check_stale(sim) != SEAM_OK)
+        return SEAM_ERROR;
     if (mkdir_p(o->dir) != 0) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
         return SEAM_ERROR;

@@ -265,6 +265,7 @@ static void progress(seam_sim *sim, double t, int iterations, double t_start, bo
 seam_status seam_sim_run(seam_sim *sim)
 {
     double t_start = sim_now(), t = 0.0;
+    sim->summary.outcome = SEAM_RUN_ERROR;
     if (outputs_open(sim) != SEAM_OK)
         return SEAM_ERROR;
     seam_status result = SEAM_OK;

@@ -42,7 +42,14 @@ typedef struct seam_run_options {
     /* Set (by a signal handler) to stop after the step under way, its
      * outputs written; NULL: never. */
     volatile sig_atomic_t *stop;
+    /* An output directory that holds an earlier run (its stats.csv): written
+     * over (SEAM_OUTPUT_OVERWRITE, the library's default), refused
+     * (SEAM_OUTPUT_REFUSE_STALE, `seam run`), or emptied first
+     * (SEAM_OUTPUT_CLEAN_STALE, `seam run --force`). */
+    int stale_output;
 } seam_run_options;
+
+enum { SEAM_OUTPUT_OVERWRITE, SEAM_OUTPUT_REFUSE_STALE, SEAM_OUTPUT_CLEAN_STALE };
 
 typedef struct seam_participant_stats {
     const char *name;        /* valid while the simulation lives */

@@ -77,7 +77,7 @@ static void test_run_writes_stats(void **state)
 {
     (void)state;
     const char *dir = test_tmpdir("cli_run");
-    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 7", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 7", dir), 0);
     expect("steps: 7 to t = 0.07 s");
     expect("iterations per step: mean");
     expect("piston_fluid");
@@ -94,16 +94,28 @@ static void test_run_writes_stats(void **state)
     fclose(f);
     assert_int_equal(rows, 7);
 
-    assert_int_equal(seam("run examples/piston.json --out '%s' --end 0.05 --quiet", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --end 0.05 --quiet", dir), 0);
     assert_string_equal(output, "");   /* --quiet and no terminal: nothing */
 
     /* A diverging run exits nonzero and says where. */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --set coupling.scheme=explicit --set fluid.added_mass=10", dir), 4);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --set coupling.scheme=explicit --set fluid.added_mass=10", dir), 4);
     expect("error: scheme explicit diverged at step");
-    assert_int_equal(seam("run examples/piston.json --out '%s' --set solids.3.mass=1", dir), 1);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --set solids.3.mass=1", dir), 1);
     expect("--set solids.3.mass=1: solids has no item 3");
+    /* An output directory holding an earlier run is refused; --force empties it. */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 2 --quiet", dir), 1);
+    expect("error: the output directory");
+    expect("holds an earlier run (its stats.csv): --force empties it first, --out names another");
+    char stale[4200];
+    snprintf(stale, sizeof stale, "%s/frame_0999.png", dir);
+    FILE *sf = fopen(stale, "w");
+    assert_non_null(sf);
+    fclose(sf);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 2 --quiet", dir), 0);
+    sf = fopen(stale, "r");
+    assert_null(sf);   /* the earlier run's frame is gone */
     /* A frame interval far below dt: a frame each step, no endless loop. */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 3 --set time.frame=1e-300", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 3 --set time.frame=1e-300", dir), 0);
     expect("steps: 3");
     assert_int_equal(seam("run examples/piston.json --steps -2"), 2);
     expect("--steps: expected a positive integer");
@@ -116,36 +128,36 @@ static void test_exit_status_table(void **state)
     (void)state;
     const char *dir = test_tmpdir("cli_exit");
     const char *warn = "--set coupling.on_nonconvergence=warn --set coupling.max_iterations=50";
-    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 20 --quiet", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 20 --quiet", dir), 0);
     /* relaxation below its bound 2 / (1 + m_a / m_s) = 2/3, too slow for 50 iterations: it runs to the end */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 30 --quiet --set coupling.relaxation=0.65 %s",
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 30 --quiet --set coupling.relaxation=0.65 %s",
                           dir, warn), 3);
     expect("finished, but 30 steps were committed unconverged (exit status 3)");
     expect("outcome: finished with unconverged steps");
     expect("unconverged steps committed: 30");
     /* the README's explicit piston: each step "converges", the run blows up across steps */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set coupling.scheme=explicit", dir), 4);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.scheme=explicit", dir), 4);
     expect("error: scheme explicit diverged across steps: the interface sped up more than 1.5x in each of the last 20 steps");
     expect("outcome: diverged");
     /* relaxation just past its bound, with the default warn */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set coupling.relaxation=0.67 %s", dir, warn), 4);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.67 %s", dir, warn), 4);
     expect("diverged across steps");
-    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set coupling.relaxation=0.8 %s", dir, warn), 4);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.8 %s", dir, warn), 4);
     expect("outcome: diverged");
     /* a participant's failure */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set 'fluid.fault={\"kind\": \"error\", "
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set 'fluid.fault={\"kind\": \"error\", "
                           "\"step\": 3}'", dir), 1);
     expect("[fluid] error: injected failure at step 3");
     expect("outcome: failed");
     /* a stable step below time.dt_min stops the run at once, the participant named */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --set 'fluid.fault={\"kind\": \"tiny_dt\", "
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set 'fluid.fault={\"kind\": \"tiny_dt\", "
                           "\"step\": 4}'", dir), 1);
     expect("[fluid] error: its stable step fell to 1e-77 s at step 4 (t = 0.04 s), below time.dt_min = 1e-08 s");
     expect("steps: 4 to t = 0.04 s");
     /* SIGINT between steps: the step's rows are whole, the summary printed, 130 */
     char cmd[8192], path[4200];
-    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --quiet --end 1e6 "
-             "--set time.frame=1e9 >'%s/out.txt' 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir, dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --force --quiet --end 1e6 "
+             "--set time.frame=1e9 >'%s.txt' 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir, dir);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -158,7 +170,7 @@ static void test_exit_status_table(void **state)
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 130);
-    snprintf(path, sizeof path, "%s/out.txt", dir);
+    snprintf(path, sizeof path, "%s.txt", dir);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     size_t n = fread(output, 1, sizeof output - 1, f);
@@ -184,7 +196,7 @@ static void test_exit_status_table(void **state)
     assert_int_equal(rows, steps);
 
     /* SIGKILL: every completed step's row is on disk already, whole */
-    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --quiet --end 1e6 "
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --force --quiet --end 1e6 "
              ">/dev/null 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir);
     pid = fork();
     assert_true(pid >= 0);
@@ -208,7 +220,7 @@ static void test_exit_status_table(void **state)
     assert_int_equal(last, '\n');
     assert_true(rows > 10);   /* block-buffered, it held 0 bytes or a cut row */
     /* frames go through a temporary name: none is left after a whole run */
-    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --quiet --steps 2 --set time.frame=0.01", dir), 0);
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --force --quiet --steps 2 --set time.frame=0.01", dir), 0);
     snprintf(cmd, sizeof cmd, "find '%s' -name '*.tmp' | wc -l", dir);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
