@@ -195,6 +195,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     } else {
         if (!a.quiet)
             printf("seam: %s: %s\n", a.scene, desc);
+        if (!a.quiet && seam_sim_description(sim))
+            printf("seam: %s\n", seam_sim_description(sim));
         struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESETHAND};
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);

@@ -163,6 +163,8 @@ seam_status outputs_open(seam_sim *sim)
         o->residuals_csv = open_csv(sim, "residuals.csv", "step,iteration,residual,load_change\n");
         if (!o->stats_csv || !o->residuals_csv)
             return SEAM_ERROR;
+        if (sim->bpp && !(o->regions_csv = open_csv(sim, "regions.csv", "step,time,region,p0,delta_p0,volume_error\n")))
+            return SEAM_ERROR;
     }
     if (o->interface && !sim->coupled) {
         if (!(o->interface_csv = open_csv(sim, "interface.csv", "step,t")))
@@ -192,10 +194,16 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
         fprintf(o->stats_csv, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e\n", r->step, r->t, r->dt, r->iterations,
                 r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s);
     write_interface_row(sim, r->step + 1, r->t);
+    for (size_t k = 0; o->regions_csv && k < bpp_region_count(sim->bpp); k++) {
+        long id;
+        double p0, dp0, err;
+        bpp_region(sim->bpp, k, &id, &p0, &dp0, &err);
+        fprintf(o->regions_csv, "%ld,%.17g,%ld,%.17g,%.17g,%.17g\n", r->step, r->t, id, p0, dp0, err);
+    }
     /* the step's rows reach the disk before the next step starts: a killed
      * run's CSV files end on the same whole step */
-    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv};
-    for (size_t i = 0; i < 3; i++)
+    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv, o->regions_csv};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (files[i] && fflush(files[i]) != 0) {
             sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write the outputs of step %ld in %s: %s", r->step, o->dir,
                     strerror(errno));
@@ -214,8 +222,8 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
 
 void outputs_close(sim_outputs *o)
 {
-    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv};
-    for (size_t i = 0; i < 3; i++)
+    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv};
+    for (size_t i = 0; i < 4; i++)
         if (*files[i]) {
             fclose(*files[i]);
             *files[i] = NULL;

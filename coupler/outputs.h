@@ -1,6 +1,6 @@
 /* What a run leaves on disk: one observer called once per committed step
- * (stats.csv, interface.csv, frames: each participant's write_output and
- * the PNG picture), and the residual of every iteration (residuals.csv). */
+ * (stats.csv, interface.csv, regions.csv with the pressure projection,
+ * frames: each participant's write_output and the PNG picture), and the residual of every iteration (residuals.csv). */
 #ifndef SEAM_COUPLER_OUTPUTS_H
 #define SEAM_COUPLER_OUTPUTS_H
 
@@ -18,7 +18,7 @@ typedef struct sim_outputs {
     char *picture_field;     /* fluid field drawn into PNG frames (2D), NULL: none */
     bool picture_explicit;   /* named in the scene, so a failure is an error */
     seam_picture_opts picture_opts;
-    FILE *stats_csv, *residuals_csv, *interface_csv;
+    FILE *stats_csv, *residuals_csv, *interface_csv, *regions_csv;
     int frame;
     double next_frame;
 } sim_outputs;

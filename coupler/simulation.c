@@ -117,9 +117,11 @@ void seam_sim_destroy(seam_sim **self_p)
     if (sim->scheme && sim->scheme->destroy)
         sim->scheme->destroy(sim->scheme_self);
     outputs_close(&sim->out);
+    bpp_destroy(&sim->bpp);
     interface_free(&sim->in);
     seam_coupling_fini(&sim->coupling);
     free(sim->scene_dir);
+    free(sim->description);
     free(sim->pstats);
     free(sim);
     *self_p = NULL;
@@ -300,7 +302,8 @@ seam_status seam_sim_run(seam_sim *sim)
             result = participant_commit(&sim->parts[i], sim->summary.steps);
         if (result != SEAM_OK)
             break;
-        sim->stepper->accept(sim);
+        if ((result = sim->stepper->accept(sim)) != SEAM_OK)
+            break;
         sim->dt_prev = dt;
         t += dt;
         double all_solvers = solver_seconds(sim) - solvers0;
@@ -339,8 +342,8 @@ seam_status seam_sim_run(seam_sim *sim)
     sim->summary.wall_s = sim_now() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;
-    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv};
-    for (size_t i = 0; i < 3; i++)
+    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv};
+    for (size_t i = 0; i < 4; i++)
         if (files[i])
             fflush(files[i]);
     return result;
@@ -367,6 +370,7 @@ const char *seam_outcome_name(seam_outcome o)
     return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "failed";
 }
 const char *seam_sim_output_dir(const seam_sim *self) { return self->out.dir; }
+const char *seam_sim_description(const seam_sim *self) { return self->description; }
 
 const double *seam_sim_interface(const seam_sim *self, size_t *n, int *dim)
 {

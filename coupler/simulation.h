@@ -92,6 +92,8 @@ const char *seam_outcome_name(seam_outcome o);
 void seam_sim_print_summary(const seam_sim *self, FILE *out);
 /* The output directory (NULL when output is off). */
 const char *seam_sim_output_dir(const seam_sim *self);
+/* The scene's top-level "description", NULL when it has none. */
+const char *seam_sim_description(const seam_sim *self);
 /* A one-line description: participants and scheme, for `seam validate`. */
 void seam_sim_describe(const seam_sim *self, char *buf, size_t n);
 
