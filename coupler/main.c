@@ -1,5 +1,6 @@
 /* The `seam` command: run, validate, report, plugins, info. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,20 @@
 #define SEAM_VERSION "unknown"
 #endif
 
+/* SIGINT, SIGTERM: finish the step under way, write its outputs and the
+ * summary, exit 128 + the signal; a second signal ends the process at once. */
+static volatile sig_atomic_t stop_requested, stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+    stop_requested = 1;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--no-report]\n"
+            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--no-report] [--force]\n"
             "       seam report DIR\n"
             "       seam validate SCENE [--set KEY=VALUE]...\n"
             "       seam plugins\n"
@@ -35,7 +46,8 @@ static void usage(FILE *out)
             "  info      describe one plugin, by name or path\n"
             "  keygen    write a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub\n"
             "\n"
-            "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n");
+            "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n"
+            "  --force   empty an output directory that holds an earlier run (refused without it)\n");
 }
 
 typedef struct {
@@ -44,6 +56,7 @@ typedef struct {
     double end;
     long steps;
     bool quiet;
+    bool force;
     const char **sets;
     int n_sets;
 } run_args;
@@ -83,6 +96,8 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             a->quiet = true;
         } else if (allow_run_flags && strcmp(arg, "--no-report") == 0) {
             a->sets[a->n_sets++] = "output.report=false";   /* the scene key, so both say the same */
+        } else if (allow_run_flags && strcmp(arg, "--force") == 0) {
+            a->force = true;
         } else if (arg[0] == '-') {
             fprintf(stderr, "seam: unknown or incomplete option %s\n", arg);
             return -1;
@@ -165,7 +180,9 @@ static int cmd_run(int argc, char **argv, bool validate_only)
         return 1;
     double last_drawn = -1.0;
     seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
-                             .log_ctx = &a.quiet};
+                             .log_ctx = &a.quiet,
+                             .stop = &stop_requested,
+                             .stale_output = a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;
@@ -186,10 +203,17 @@ static int cmd_run(int argc, char **argv, bool validate_only)
             printf("seam: %s: %s\n", a.scene, desc);
         if (!a.quiet && seam_sim_description(sim))
             printf("seam: %s\n", seam_sim_description(sim));
+        struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESETHAND};
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
         seam_status st = seam_sim_run(sim);
-        if (!a.quiet || st != SEAM_OK)
+        seam_outcome outcome = seam_sim_summary(sim)->outcome;
+        if (outcome == SEAM_RUN_UNCONVERGED)
+            fprintf(stderr, "seam: %s: finished, but %ld steps were committed unconverged (exit status 3)\n", a.scene,
+                    seam_sim_summary(sim)->not_converged);
+        if (!a.quiet || outcome != SEAM_RUN_CONVERGED)
             seam_sim_print_summary(sim, st == SEAM_OK ? stdout : stderr);
-        rc = st == SEAM_OK ? 0 : 1;
+        rc = seam_outcome_exit_status(outcome, stop_signal);
     }
     seam_sim_destroy(&sim);
     seam_doc_destroy(&doc);

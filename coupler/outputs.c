@@ -1,9 +1,13 @@
 /* The run's files: the per-step observer (outputs.h). */
+#define _XOPEN_SOURCE 700   /* nftw */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "sim_internal.h"
@@ -157,9 +161,39 @@ static seam_status write_frame(seam_sim *sim, double t)
     return SEAM_OK;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag;
+    return ftw->level == 0 ? 0 : remove(path);   /* the directory itself stays */
+}
+
+/* An earlier run's outputs (its stats.csv) left in the output directory
+ * would mix with this run's (stale frames of a longer run): refused, or
+ * removed, as the run options say. */
+static seam_status check_stale(seam_sim *sim)
+{
+    sim_outputs *o = &sim->out;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/stats.csv", o->dir);
+    if (sim->opts.stale_output == SEAM_OUTPUT_OVERWRITE || access(path, F_OK) != 0)
+        return SEAM_OK;
+    if (sim->opts.stale_output == SEAM_OUTPUT_REFUSE_STALE) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "the output directory %s holds an earlier run (its stats.csv): "
+                "--force empties it first, --out names another", o->dir);
+        return SEAM_ERROR;
+    }
+    if (nftw(o->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot empty the output directory %s: %s", o->dir, strerror(errno));
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
 seam_status outputs_open(seam_sim *sim)
 {
     sim_outputs *o = &sim->out;
+    if (check_stale(sim) != SEAM_OK)
+        return SEAM_ERROR;
     if (mkdir_p(o->dir) != 0) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
         return SEAM_ERROR;
@@ -206,11 +240,22 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
         bpp_region(sim->bpp, k, &id, &p0, &dp0, &err);
         fprintf(o->regions_csv, "%ld,%.17g,%ld,%.17g,%.17g,%.17g\n", r->step, r->t, id, p0, dp0, err);
     }
+    /* the step's rows reach the disk before the next step starts: a killed
+     * run's CSV files end on the same whole step */
+    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv, o->regions_csv};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (files[i] && fflush(files[i]) != 0) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write the outputs of step %ld in %s: %s", r->step, o->dir,
+                    strerror(errno));
+            return SEAM_ERROR;
+        }
     if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= sim->t_end * (1.0 - 1e-12)) {
         if (write_frame(sim, r->t) != SEAM_OK)
             return SEAM_ERROR;
-        while (o->next_frame <= r->t * (1.0 + 1e-9))
-            o->next_frame += sim->frame_dt;
+        /* the first frame time after t, computed rather than stepped to: a
+         * frame interval far below dt (time.frame = 1e-300) takes no loop */
+        double k = floor(r->t * (1.0 + 1e-9) / sim->frame_dt) + 1.0;
+        o->next_frame = isfinite(k) ? k * sim->frame_dt : INFINITY;
     }
     return SEAM_OK;
 }

@@ -49,6 +49,9 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
     pt->name = xstrdup(sim, seam_cfg_str(obj, "name", default_name, 0));
     if (!pt->config_path || !pt->name)
         return;
+    char why[256];
+    if (seam_participant_name_check(pt->name, why, sizeof why) != 0)
+        seam_cfg_error(obj, "name", "%s", why);
     for (size_t i = 0; i < sim->n_parts; i++)
         if (&sim->parts[i] != pt && sim->parts[i].name && strcmp(sim->parts[i].name, pt->name) == 0)
             seam_cfg_error(obj, "name", "participant name \"%s\" is used twice", pt->name);

@@ -56,8 +56,8 @@ static void read_time(seam_sim *sim, seam_cfg *root)
         sim->t_end = sim->opts.end;
     if (!(sim->frame_dt > 0))
         sim->frame_dt = sim->t_end / 100.0;
-    if (sim->dt_min == 0.0)
-        sim->dt_min = 1e-12 * sim->t_end;
+    if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
+        sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
 }
 
 /* One gravity for every participant: [gx, gy] or [gx, gy, gz], y up by default. */

@@ -93,6 +93,11 @@ struct seam_sim {
     /* bookkeeping */
     seam_summary summary;
     int last_iterations;
+    /* divergence across steps: how many steps in a row the interface's
+     * fastest point sped up, and the committed residual grew, by GROWTH */
+    double last_speed, last_residual;
+    int speed_growth, residual_growth;
+    bool diverged;
     seam_participant_stats *pstats;
     int errors;
 };

@@ -2,10 +2,12 @@
  * and what makes a frame readable: a colour bar, the time, filled solids,
  * the free surface. */
 #include <cairo.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "seam/log.h"
 #include "seam/picture.h"
@@ -395,10 +397,18 @@ seam_status seam_picture_write_png(const char *path, const seam_raster *raster,
     if (opts && opts->show_time)
         time_label(cr, opts->time);
     cairo_destroy(cr);
-    cairo_status_t st = cairo_surface_write_to_png(surf, path);
+    char tmp[4200];   /* written whole under a temporary name, then renamed: never a cut PNG */
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    cairo_status_t st = cairo_surface_write_to_png(surf, tmp);
     cairo_surface_destroy(surf);
     if (st != CAIRO_STATUS_SUCCESS) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write PNG: %s", path, cairo_status_to_string(st));
+        remove(tmp);
+        return SEAM_ERROR;
+    }
+    if (rename(tmp, path) != 0) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
+        remove(tmp);
         return SEAM_ERROR;
     }
     return SEAM_OK;

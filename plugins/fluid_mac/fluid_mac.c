@@ -316,8 +316,15 @@ static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
 }
 
 /* The grid: `cells` has two numbers in 2D, three in 3D; origin and gravity follow. */
-static void read_grid(fluid_mac *self, seam_cfg *cfg)
+/* Cells a grid may have, in 2D or 3D: some 20 arrays of doubles per cell
+ * must fit in memory, and the loops over cells must end in seconds. */
+#define MAC_MAX_CELLS (1 << 27)
+
+/* 0, or -1 when `cells` is refused: the grid is then left at one cell so that
+ * nothing read after it (sources, the liquid) lays anything out over it. */
+static int read_grid(fluid_mac *self, seam_cfg *cfg)
 {
+    int ok = 1;
     size_t n = 0;
     double *cells = seam_cfg_numbers(cfg, "cells", &n, SEAM_CFG_REQUIRED);
     self->g.dim = 2;
@@ -326,17 +333,23 @@ static void read_grid(fluid_mac *self, seam_cfg *cfg)
         seam_cfg_error(cfg, "cells", "expected [nx, ny] (2D) or [nx, ny, nz] (3D), got %zu numbers", n);
     else if (cells) {
         self->g.dim = (int)n;
-        for (size_t d = 0; d < n; d++)
+        for (size_t d = 0; d < n && ok; d++)
             if (cells[d] != floor(cells[d]) || cells[d] < 1 || cells[d] > 1 << 15) {
                 seam_cfg_error(cfg, "cells", "expected whole numbers in [1, 32768], got %g", cells[d]);
-                break;
+                ok = 0;
             }
-        self->g.nx = (int)cells[0];
-        self->g.ny = (int)cells[1];
-        self->g.nz = n == 3 ? (int)cells[2] : 1;
-        if (n == 3 && (double)self->g.nx * self->g.ny * self->g.nz > 1 << 30)
-            seam_cfg_error(cfg, "cells", "%d x %d x %d cells are more than 2^30", self->g.nx, self->g.ny, self->g.nz);
-    }
+        double total = n == 3 ? cells[0] * cells[1] * cells[2] : cells[0] * cells[1];
+        if (ok && total > MAC_MAX_CELLS) {
+            seam_cfg_error(cfg, "cells", "%.0f cells are more than the %d one grid may have", total, MAC_MAX_CELLS);
+            ok = 0;
+        }
+        if (ok) {
+            self->g.nx = (int)cells[0];
+            self->g.ny = (int)cells[1];
+            self->g.nz = n == 3 ? (int)cells[2] : 1;
+        }
+    } else
+        ok = 0;
     free(cells);
     size_t dim = (size_t)self->g.dim;
     /* The scene's cell_size, when it names one, is the grid's dx unless dx is given. */
@@ -353,6 +366,7 @@ static void read_grid(fluid_mac *self, seam_cfg *cfg)
     for (int s = 0; s < 6; s++)
         self->g.bc[s] = b && s < 2 * self->g.dim ? (mac_bc)seam_cfg_enum(b, side_names_3d[s], bc_names, BC_WALL, 0)
                                                  : BC_WALL;
+    return ok ? 0 : -1;
 }
 
 /* Static obstacles: boxes [[x0, y0(, z0)], [x1, y1(, z1)]] whose cells are
@@ -397,7 +411,9 @@ static void read_obstacles(fluid_mac *self, seam_cfg *cfg)
 
 static int read_config(fluid_mac *self, seam_cfg *cfg)
 {
-    read_grid(self, cfg);
+    if (read_grid(self, cfg) != 0) {   /* what lies on the grid cannot be checked without one */
+        return -1;
+    }
     self->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->cfl = seam_cfg_num(cfg, "cfl", 1.0, 0.0, 10.0, SEAM_CFG_LO_OPEN);
     self->tol = seam_cfg_num(cfg, "pressure_tolerance", 1e-8, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "seam/csv.h"
@@ -65,6 +67,11 @@ static void test_validate_reports_precisely(void **state)
     expect("--set coupling.relaxation: coupling.relaxation: expected a number in (0, 1], got 2");
     assert_int_equal(seam("validate examples/piston.json --set coupling.scheme=relax"), 1);
     expect("(did you mean \"relaxation\"?)");
+    /* Names become output folders: none may leave the output directory. */
+    assert_int_equal(seam("validate examples/piston.json --set solids.0.name=../../x"), 1);
+    expect("solids[0].name: a participant name must not start with '.' (it names a directory)");
+    assert_int_equal(seam("validate examples/piston.json --set solids.0.name=a/b"), 1);
+    expect("solids[0].name: a participant name is made of A-Z a-z 0-9 _ - . (it names a directory)");
     assert_int_equal(seam("validate examples/nope.json"), 1);
     expect("examples/nope.json: cannot open");
 }
@@ -73,7 +80,7 @@ static void test_run_writes_stats(void **state)
 {
     (void)state;
     const char *dir = test_tmpdir("cli_run");
-    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 7", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 7", dir), 0);
     expect("steps: 7 to t = 0.07 s");
     expect("iterations per step: mean");
     expect("piston_fluid");
@@ -90,14 +97,29 @@ static void test_run_writes_stats(void **state)
     fclose(f);
     assert_int_equal(rows, 7);
 
-    assert_int_equal(seam("run examples/piston.json --out '%s' --end 0.05 --quiet", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --end 0.05 --quiet", dir), 0);
     assert_string_equal(output, "");   /* --quiet and no terminal: nothing */
 
     /* A diverging run exits nonzero and says where. */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --set coupling.scheme=explicit --set fluid.added_mass=10", dir), 1);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --set coupling.scheme=explicit --set fluid.added_mass=10", dir), 4);
     expect("error: scheme explicit diverged at step");
-    assert_int_equal(seam("run examples/piston.json --out '%s' --set solids.3.mass=1", dir), 1);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --set solids.3.mass=1", dir), 1);
     expect("--set solids.3.mass=1: solids has no item 3");
+    /* An output directory holding an earlier run is refused; --force empties it. */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 2 --quiet", dir), 1);
+    expect("error: the output directory");
+    expect("holds an earlier run (its stats.csv): --force empties it first, --out names another");
+    char stale[4200];
+    snprintf(stale, sizeof stale, "%s/frame_0999.png", dir);
+    FILE *sf = fopen(stale, "w");
+    assert_non_null(sf);
+    fclose(sf);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 2 --quiet", dir), 0);
+    sf = fopen(stale, "r");
+    assert_null(sf);   /* the earlier run's frame is gone */
+    /* A frame interval far below dt: a frame each step, no endless loop. */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 3 --set time.frame=1e-300", dir), 0);
+    expect("steps: 3");
     assert_int_equal(seam("run examples/piston.json --steps -2"), 2);
     expect("--steps: expected a positive integer");
 }
@@ -159,7 +181,7 @@ static void test_report(void **state)
     static char page[1 << 16];
     char dir[4096], path[8400];
     snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_report"));
-    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 12 --set coupling.max_iterations=6 --set coupling.on_nonconvergence=warn", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 12 --set coupling.max_iterations=6 --set coupling.on_nonconvergence=warn", dir), 3);   /* committed unconverged steps: exit 3 */
     expect("wrote ");
     read_page(dir, page, sizeof page);
     assert_int_equal(check_images(dir, page), 3);
@@ -229,6 +251,119 @@ static void test_report(void **state)
     expect("stats.csv: cannot open");
 }
 
+/* The exit-status table of docs/scenes.md: converged 0, error 1, committed
+ * unconverged 3, diverged 4, interrupted 128 + signal. */
+static void test_exit_status_table(void **state)
+{
+    (void)state;
+    const char *dir = test_tmpdir("cli_exit");
+    const char *warn = "--set coupling.on_nonconvergence=warn --set coupling.max_iterations=50";
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 20 --quiet", dir), 0);
+    /* relaxation below its bound 2 / (1 + m_a / m_s) = 2/3, too slow for 50 iterations: it runs to the end */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 30 --quiet --set coupling.relaxation=0.65 %s",
+                          dir, warn), 3);
+    expect("finished, but 30 steps were committed unconverged (exit status 3)");
+    expect("outcome: finished with unconverged steps");
+    expect("unconverged steps committed: 30");
+    /* the README's explicit piston: each step "converges", the run blows up across steps */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.scheme=explicit", dir), 4);
+    expect("error: scheme explicit diverged across steps: the interface sped up more than 1.5x in each of the last 20 steps");
+    expect("outcome: diverged");
+    /* relaxation just past its bound, with the default warn */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.67 %s", dir, warn), 4);
+    expect("diverged across steps");
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.8 %s", dir, warn), 4);
+    expect("outcome: diverged");
+    /* a participant's failure */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set 'fluid.fault={\"kind\": \"error\", "
+                          "\"step\": 3}'", dir), 1);
+    expect("[fluid] error: injected failure at step 3");
+    expect("outcome: failed");
+    /* a stable step below time.dt_min stops the run at once, the participant named */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set 'fluid.fault={\"kind\": \"tiny_dt\", "
+                          "\"step\": 4}'", dir), 1);
+    expect("[fluid] error: its stable step fell to 1e-77 s at step 4 (t = 0.04 s), below time.dt_min = 1e-08 s");
+    expect("steps: 4 to t = 0.04 s");
+    /* SIGINT between steps: the step's rows are whole, the summary printed, 130 */
+    char cmd[8192], path[4200];
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --force --quiet --end 1e6 "
+             "--set time.frame=1e9 >'%s.txt' 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir, dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    usleep(500000);
+    kill(pid, SIGINT);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 130);
+    snprintf(path, sizeof path, "%s.txt", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(output, 1, sizeof output - 1, f);
+    output[n] = '\0';
+    fclose(f);
+    expect("outcome: interrupted");
+    long steps = -1;
+    const char *at = strstr(output, "steps: ");
+    assert_non_null(at);
+    steps = strtol(at + 7, NULL, 10);
+    assert_true(steps > 0);
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    long rows = -1;
+    int last = '\n', c;
+    while ((c = fgetc(f)) != EOF) {
+        rows += c == '\n';
+        last = c;
+    }
+    fclose(f);
+    assert_int_equal(last, '\n');   /* no row cut in half */
+    assert_int_equal(rows, steps);
+
+    /* SIGKILL: every completed step's row is on disk already, whole */
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --force --quiet --end 1e6 "
+             ">/dev/null 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    usleep(500000);
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    rows = -1;
+    last = '\n';
+    while ((c = fgetc(f)) != EOF) {
+        rows += c == '\n';
+        last = c;
+    }
+    fclose(f);
+    assert_int_equal(last, '\n');
+    assert_true(rows > 10);   /* block-buffered, it held 0 bytes or a cut row */
+    /* frames go through a temporary name: none is left after a whole run */
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --force --quiet --steps 2 --set time.frame=0.01", dir), 0);
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*.tmp' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    int tmps = -1;
+    assert_int_equal(fscanf(p, "%d", &tmps), 1);
+    pclose(p);
+    assert_int_equal(tmps, 0);
+    snprintf(path, sizeof path, "%s/frames/frame_0002.png", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    fclose(f);
+}
+
 static void test_plugins_and_info(void **state)
 {
     (void)state;
@@ -260,6 +395,7 @@ int main(int argc, char **argv)
     seam_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_reports_precisely),
+        cmocka_unit_test(test_exit_status_table),
         cmocka_unit_test(test_run_writes_stats),
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_plugins_and_info),
