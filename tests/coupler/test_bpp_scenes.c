@@ -144,11 +144,53 @@ static void test_hydraulic_piston(void **state)
     test_run_free(r);
 }
 
+/* All rows of regions.csv: ids in column 2, p0 in 3, volume error in 5. */
+static double *regions_table(const test_run *r, size_t *rows)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/regions.csv", r->out);
+    size_t cols;
+    double *v = test_read_csv(path, 0, rows, &cols);
+    assert_non_null(v);
+    assert_int_equal(cols, 6);
+    return v;
+}
+
+/* Akbay 4.3.8 (examples/multi_section_piston.json at dx = 0.25): three
+ * enclosed regions, two of them between pistons; p0 of each is the weight
+ * above per area plus the fluid's heads (the scene's description derives
+ * them), nothing moves, and no region's volume changes by 1e-8 m^2/s. */
+static void test_multi_section_piston(void **state)
+{
+    (void)state;
+    const char *const sets[] = {"cell_size=0.25", "fluid.cells=[40, 48]", "time.end=1", "output.frames=false", NULL};
+    test_run *r = test_run_scene("bpp_multi_section", NULL, "examples/multi_section_piston.json", sets);
+    assert_int_equal(r->status, SEAM_OK);
+    for (size_t i = 1; i < r->rows; i++)
+        for (size_t k = 0; k < r->n; k++)
+            assert_float_equal(r->X[i * r->n + k], r->X[k], 1e-9);
+    const double g = 9.8;
+    double expect[3] = {14700.0 + g * 7.0 + g * (4.0 - 68.0 / 36.0), 4900.0 + g * 1.25 + g * 4.5,
+                        9800.0 + g * 1.25 + g * 4.5};
+    size_t rows;
+    double *v = regions_table(r, &rows);
+    assert_int_equal(rows, 3 * (r->rows - 1));
+    for (size_t i = 0; i < rows; i++) {
+        long id = (long)v[i * 6 + 2];
+        assert_true(id >= 0 && id < 3);
+        assert_float_equal(v[i * 6 + 3], expect[id], 1e-6 * expect[id]);
+        assert_true(fabs(v[i * 6 + 5]) < 1e-8);
+    }
+    free(v);
+    test_run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_supported_body),
         cmocka_unit_test(test_hydraulic_piston),
+        cmocka_unit_test(test_multi_section_piston),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
