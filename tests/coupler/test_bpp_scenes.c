@@ -185,12 +185,55 @@ static void test_multi_section_piston(void **state)
     test_run_free(r);
 }
 
+/* Area enclosed by the closed polygon of points first..first+n-1 in row i. */
+static double ring_area(const test_run *r, size_t i, size_t first, size_t n)
+{
+    const double *X = r->X + i * r->n + 2 * first;
+    double a = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        size_t l = (k + 1) % n;
+        a += X[2 * k] * X[2 * l + 1] - X[2 * l] * X[2 * k + 1];
+    }
+    return 0.5 * fabs(a);
+}
+
+/* Akbay 4.3.7 (examples/nested_balloons.json at dx = 0.2): three shells
+ * around a circular source, coupled with xpm. The annuli between them keep
+ * their areas within 1% while the inner region grows at the source's
+ * 2 pi 0.45 m * 1 m/s = 2.827 m^2/s once the ramp is over (within 2%). */
+static void test_nested_balloons(void **state)
+{
+    (void)state;
+    const char *const sets[] = {"cell_size=0.2", "fluid.cells=[50, 50]", "time.end=1.5", "output.frames=false", NULL};
+    test_run *r = test_run_scene("bpp_nested_balloons", NULL, "examples/nested_balloons.json", sets);
+    assert_int_equal(r->status, SEAM_OK);
+    assert_int_equal(r->n, 2 * (94 + 157 + 220));
+    double a1_0 = ring_area(r, 0, 94, 157) - ring_area(r, 0, 0, 94);
+    double a2_0 = ring_area(r, 0, 251, 220) - ring_area(r, 0, 94, 157);
+    assert_float_equal(a1_0, 4 * M_PI, 0.01 * 4 * M_PI);
+    assert_float_equal(a2_0, 6 * M_PI, 0.01 * 6 * M_PI);
+    size_t i12 = 0;
+    for (size_t i = 0; i < r->rows; i++) {
+        double a1 = ring_area(r, i, 94, 157) - ring_area(r, i, 0, 94);
+        double a2 = ring_area(r, i, 251, 220) - ring_area(r, i, 94, 157);
+        assert_float_equal(a1, a1_0, 0.01 * a1_0);
+        assert_float_equal(a2, a2_0, 0.01 * a2_0);
+        if (r->t[i] <= 1.2 + 1e-9)
+            i12 = i;
+    }
+    size_t last = r->rows - 1;
+    double growth = (ring_area(r, last, 0, 94) - ring_area(r, i12, 0, 94)) / (r->t[last] - r->t[i12]);
+    assert_float_equal(growth, 2 * M_PI * 0.45, 0.02 * 2 * M_PI * 0.45);
+    test_run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_supported_body),
         cmocka_unit_test(test_hydraulic_piston),
         cmocka_unit_test(test_multi_section_piston),
+        cmocka_unit_test(test_nested_balloons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
