@@ -634,7 +634,9 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v, self->fb);
     /* Constant density (warm start: the committed pressures). */
     memcpy(self->k, self->k_n, n * sizeof *self->k);
-    self->last_rho = sph_density_solve(&self->f, G0, dt, self->vb, self->eta_rho, self->max_iter, self->v, self->k,
+    double dt_cfl;
+    fluid_max_dt(self, &dt_cfl);
+    self->last_rho = sph_density_solve(&self->f, G0, dt, dt_cfl, self->vb, self->eta_rho, self->max_iter, self->v, self->k,
                                        self->work);
     for (size_t i = 0; i < n; i++)
         self->p[i] = self->k[i] * G0->rho[i] * G0->rho[i];

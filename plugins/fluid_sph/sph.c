@@ -312,7 +312,8 @@ static void apply_pressure(const sph_fluid *f, const sph_geometry *G, double dt,
 #define JACOBI_OMEGA 0.7
 
 static sph_solve_stats projected_jacobi(const sph_fluid *f, const sph_geometry *G, double dt, const double *vb,
-                                        double eta, int max_iter, int density, double *v, double *k, double *work)
+                                        double eta, int max_iter, int density, double drift, double *v, double *k,
+                                        double *work)
 {
     size_t n = G->n;
     double *dk = work;
@@ -326,7 +327,7 @@ static sph_solve_stats projected_jacobi(const sph_fluid *f, const sph_geometry *
         for (size_t i = 0; i < n; i++) {
             double rate = density_rate(f, G, v, vb, i);
             /* density: rho*_i - rho0 = rho_i + dt D rho/Dt - rho0; divergence: D rho/Dt */
-            double r = density ? G->rho[i] + dt * rate - f->rho0 : rate;
+            double r = density ? drift * (G->rho[i] - f->rho0) + dt * rate : rate;
             double k_new = fmax(0.0, k[i] + JACOBI_OMEGA * G->alpha[i] * r * gain);
             dk[i] = k_new - k[i];
             err += k[i] > 0.0 || r > 0.0 ? fabs(r) : 0.0;
@@ -342,16 +343,16 @@ static sph_solve_stats projected_jacobi(const sph_fluid *f, const sph_geometry *
     return st;
 }
 
-sph_solve_stats sph_density_solve(const sph_fluid *f, const sph_geometry *G, double dt, const double *vb,
-                                  double eta, int max_iter, double *v, double *k, double *work)
+sph_solve_stats sph_density_solve(const sph_fluid *f, const sph_geometry *G, double dt, double dt_ref,
+                                  const double *vb, double eta, int max_iter, double *v, double *k, double *work)
 {
-    return projected_jacobi(f, G, dt, vb, eta, max_iter, 1, v, k, work);
+    return projected_jacobi(f, G, dt, vb, eta, max_iter, 1, fmin(1.0, dt / dt_ref), v, k, work);
 }
 
 sph_solve_stats sph_divergence_solve(const sph_fluid *f, const sph_geometry *G, double dt, const double *vb,
                                      double eta, int max_iter, double *v, double *k, double *work)
 {
-    return projected_jacobi(f, G, dt, vb, eta, max_iter, 0, v, k, work);
+    return projected_jacobi(f, G, dt, vb, eta, max_iter, 0, 0.0, v, k, work);
 }
 
 void sph_boundary_forces(const sph_fluid *f, const sph_geometry *G, const double *k, double *fb)

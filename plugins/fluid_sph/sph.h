@@ -95,9 +95,13 @@ typedef struct sph_solve_stats {
  * the density predicted from the corrected velocities v is rho0 where the
  * fluid is compressed. k holds the warm start on entry (applied first) and
  * the total on return; vb are the boundary velocities. Stops when the
- * average density error is at most eta (relative) or after max_iter. */
-sph_solve_stats sph_density_solve(const sph_fluid *f, const sph_geometry *G, double dt, const double *vb,
-                                  double eta, int max_iter, double *v, double *k, double *work);
+ * average density error is at most eta (relative) or after max_iter. The
+ * density error already there, rho_i - rho0, is removed at the pace of a
+ * step dt_ref (a share dt / dt_ref of it in a shorter step): removed within
+ * any step at all, a short step (the last before a frame, a retry) would
+ * kick the particles apart with (rho_i - rho0) / rho0 * spacing / dt. */
+sph_solve_stats sph_density_solve(const sph_fluid *f, const sph_geometry *G, double dt, double dt_ref,
+                                  const double *vb, double eta, int max_iter, double *v, double *k, double *work);
 
 /* Divergence-free solve (Bender and Koschier 2017, Algorithm 2): the same
  * iteration on D rho / D t, so dt * (D rho / D t) / rho0 is at most eta on

@@ -32,7 +32,8 @@ double sph_run(fluid_sph *fl, double t, double t_end, double dt_cap, const doubl
     for (int64_t step = 0; t < t_end - 1e-12; step++) {
         double dt;
         assert_int_equal(P->max_dt(fl, &dt), SEAM_OK);
-        dt = fmin(fmin(dt, dt_cap), t_end - t);
+        dt = fmin(dt, dt_cap);
+        dt = (t_end - t) / ceil((t_end - t) / dt - 1e-9);   /* no sliver of a step at the end */
         seam_step s = {step, t, dt, 0};
         seam_input in = {np, fl->dim, X, V, NULL};
         seam_output out = {np, fl->dim, NULL, NULL, Fo};
