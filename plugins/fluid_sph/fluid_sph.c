@@ -53,7 +53,7 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
     self->f.rho0 = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     static const double g_default[3] = {0.0, -9.81, 0.0};
     seam_cfg_gravity(cfg, self->host, self->dim, g_default, self->gravity);
-    self->cfl = seam_cfg_num(cfg, "cfl", 0.4, 0.0, 1.0, SEAM_CFG_LO_OPEN);
+    self->cfl = seam_cfg_num(cfg, "cfl", 0.2, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     self->xsph = seam_cfg_num(cfg, "xsph", 0.05, 0.0, 1.0, 0);
     self->eta_rho = seam_cfg_num(cfg, "density_tolerance", 5e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
     self->eta_div = seam_cfg_num(cfg, "divergence_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN);
