@@ -19,7 +19,7 @@ build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 demo: build
-	$(BUILD)/coupler/seam run $(SCENE)
+	$(BUILD)/coupler/seam run $(SCENE) --force
 
 test: build
 	meson test -C $(BUILD) --print-errorlogs

@@ -13,10 +13,11 @@ static const char *const norm_names[] = {"max", "2", NULL};
 /* One measure's kind and tolerance; "cells" is absolute in units of the
  * scene's cell_size (Akbay 2.6: 5% of the fluid cell size). */
 static void read_kind(seam_cfg *obj, const char *kind_key, const char *tol_key, double tol_default,
-                      double cell_size, seam_measure *m)
+                      bool cells_default, double cell_size, seam_measure *m)
 {
     m->tolerance = seam_cfg_num(obj, tol_key, tol_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-    int kind = seam_cfg_enum(obj, kind_key, kind_names, m->relative ? KIND_RELATIVE : KIND_ABSOLUTE, 0);
+    int kind = seam_cfg_enum(obj, kind_key, kind_names,
+                             cells_default ? KIND_CELLS : m->relative ? KIND_RELATIVE : KIND_ABSOLUTE, 0);
     m->relative = kind == KIND_RELATIVE;
     if (kind == KIND_CELLS) {
         if (m->quantity != SEAM_QTY_POSITIONS)
@@ -32,16 +33,24 @@ static void read_kind(seam_cfg *obj, const char *kind_key, const char *tol_key, 
 
 void seam_convergence_read(seam_convergence *cv, seam_cfg *coupling, double cell_size)
 {
-    *cv = (seam_convergence){.max_iterations = 50, .divergence = 1e8, .count = 2};
-    cv->measures[0] = (seam_measure){SEAM_QTY_POSITIONS, false, SEAM_NORM_MAX, 1e-6};
+    static const seam_convergence_defaults d = {50, 1e-6, false};
+    seam_convergence_read_defaults(cv, coupling, cell_size, &d);
+}
+
+void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, double cell_size,
+                                    const seam_convergence_defaults *d)
+{
+    bool cells = d->cells && cell_size > 0;
+    *cv = (seam_convergence){.max_iterations = d->max_iterations, .divergence = 1e8, .count = 2};
+    cv->measures[0] = (seam_measure){SEAM_QTY_POSITIONS, false, SEAM_NORM_MAX, d->tolerance * (cells ? cell_size : 1.0)};
     cv->measures[1] = (seam_measure){SEAM_QTY_LOADS, true, SEAM_NORM_2, 1e-3};
     if (!coupling)
         return;
-    cv->max_iterations = (int)seam_cfg_int(coupling, "max_iterations", 50, 1, 100000, 0);
+    cv->max_iterations = (int)seam_cfg_int(coupling, "max_iterations", d->max_iterations, 1, 100000, 0);
     cv->divergence = seam_cfg_num(coupling, "divergence", 1e8, 1.0, INFINITY, SEAM_CFG_LO_OPEN);
     size_t n = seam_cfg_count(coupling, "measures", 0);
     if (n == 0) {   /* the shorthand: one position and one load measure */
-        read_kind(coupling, "convergence", "tolerance", 1e-6, cell_size, &cv->measures[0]);
+        read_kind(coupling, "convergence", "tolerance", d->tolerance, cells, cell_size, &cv->measures[0]);
         cv->measures[1].tolerance = seam_cfg_num(coupling, "load_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
         return;
     }
@@ -62,7 +71,7 @@ void seam_convergence_read(seam_convergence *cv, seam_cfg *coupling, double cell
         ms->quantity = (seam_quantity)seam_cfg_enum(m, "quantity", quantity_names, 0, SEAM_CFG_REQUIRED);
         ms->norm = (seam_norm)seam_cfg_enum(m, "norm", norm_names, 0, 0);
         ms->relative = false;
-        read_kind(m, "kind", "tolerance", 1e-6, cell_size, ms);
+        read_kind(m, "kind", "tolerance", 1e-6, false, cell_size, ms);
     }
 }
 

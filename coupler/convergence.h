@@ -47,6 +47,17 @@ typedef struct seam_convergence {
  * max_iterations / divergence from the scene's coupling object (cfg may be
  * NULL: the defaults). cell_size is the scene's (0: none). */
 void seam_convergence_read(seam_convergence *cv, seam_cfg *coupling, double cell_size);
+
+/* A scheme's own defaults: max_iterations, and the position tolerance in
+ * metres, or in cell sizes when cells is set and the scene has cell_size
+ * (xpm: 30 iterations, 0.05 cells, Akbay 2.6). */
+typedef struct seam_convergence_defaults {
+    int max_iterations;
+    double tolerance;
+    bool cells;
+} seam_convergence_defaults;
+void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, double cell_size,
+                                    const seam_convergence_defaults *d);
 /* The verdict on an iterate of step c: all measures hold, or not yet, or
  * the iterations ran out, or the position residual diverged. c->residual
  * and c->first_residual are set to the position residual (max norm, m). */

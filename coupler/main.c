@@ -1,5 +1,6 @@
-/* The `seam` command: run, validate, plugins, info. */
+/* The `seam` command: run, validate, report, plugins, info. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "seam/loader.h"
 #include "seam/log.h"
 #include "keys.h"
+#include "report.h"
 #include "scheme.h"
 #include "simulation.h"
 
@@ -16,23 +18,36 @@
 #define SEAM_VERSION "unknown"
 #endif
 
+/* SIGINT, SIGTERM: finish the step under way, write its outputs and the
+ * summary, exit 128 + the signal; a second signal ends the process at once. */
+static volatile sig_atomic_t stop_requested, stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+    stop_requested = 1;
+}
+
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet]\n"
+            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--no-report] [--force]\n"
+            "       seam report DIR\n"
             "       seam validate SCENE [--set KEY=VALUE]...\n"
             "       seam plugins\n"
             "       seam info PLUGIN\n"
             "       seam keygen NAME\n"
             "       seam --version\n"
             "\n"
-            "  run       run a scene; writes stats.csv and frames to the output directory\n"
+            "  run       run a scene; writes stats.csv, frames and the report to the output directory\n"
+            "  report    write DIR/index.html and its plots from a run's files (done by run unless --no-report)\n"
             "  validate  check a scene and every participant's configuration without running\n"
             "  plugins   list the plugins found (build tree, install prefix, SEAM_PLUGIN_PATH)\n"
             "  info      describe one plugin, by name or path\n"
             "  keygen    write a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub\n"
             "\n"
-            "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n");
+            "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n"
+            "  --force   empty an output directory that holds an earlier run (refused without it)\n");
 }
 
 typedef struct {
@@ -41,6 +56,7 @@ typedef struct {
     double end;
     long steps;
     bool quiet;
+    bool force;
     const char **sets;
     int n_sets;
 } run_args;
@@ -78,6 +94,10 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             i++;
         } else if (allow_run_flags && strcmp(arg, "--quiet") == 0) {
             a->quiet = true;
+        } else if (allow_run_flags && strcmp(arg, "--no-report") == 0) {
+            a->sets[a->n_sets++] = "output.report=false";   /* the scene key, so both say the same */
+        } else if (allow_run_flags && strcmp(arg, "--force") == 0) {
+            a->force = true;
         } else if (arg[0] == '-') {
             fprintf(stderr, "seam: unknown or incomplete option %s\n", arg);
             return -1;
@@ -98,8 +118,8 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
 /* Messages of the run on stderr: "seam: [participant] text". */
 static void print_log(void *ctx, seam_log_level level, const char *who, const char *message)
 {
-    (void)ctx;
-    if (level == SEAM_LOG_DEBUG)
+    const bool *quiet = ctx;   /* --quiet: warnings and errors only */
+    if (level == SEAM_LOG_DEBUG || (level == SEAM_LOG_INFO && quiet && *quiet))
         return;
     if (who)
         fprintf(stderr, "seam: [%s] %s\n", who, message);
@@ -159,7 +179,10 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     if (!doc)
         return 1;
     double last_drawn = -1.0;
-    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log};
+    seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
+                             .log_ctx = &a.quiet,
+                             .stop = &stop_requested,
+                             .stale_output = a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;
@@ -178,14 +201,31 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     } else {
         if (!a.quiet)
             printf("seam: %s: %s\n", a.scene, desc);
+        if (!a.quiet && seam_sim_description(sim))
+            printf("seam: %s\n", seam_sim_description(sim));
+        struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESETHAND};
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
         seam_status st = seam_sim_run(sim);
-        if (!a.quiet || st != SEAM_OK)
+        seam_outcome outcome = seam_sim_summary(sim)->outcome;
+        if (outcome == SEAM_RUN_UNCONVERGED)
+            fprintf(stderr, "seam: %s: finished, but %ld steps were committed unconverged (exit status 3)\n", a.scene,
+                    seam_sim_summary(sim)->not_converged);
+        if (!a.quiet || outcome != SEAM_RUN_CONVERGED)
             seam_sim_print_summary(sim, st == SEAM_OK ? stdout : stderr);
-        rc = st == SEAM_OK ? 0 : 1;
+        rc = seam_outcome_exit_status(outcome, stop_signal);
     }
     seam_sim_destroy(&sim);
     seam_doc_destroy(&doc);
     return rc;
+}
+
+static int cmd_report(const char *dir)
+{
+    if (seam_report_write(dir, print_log, NULL) != SEAM_OK)
+        return 1;
+    printf("%s/index.html\n", dir);
+    return 0;
 }
 
 static void list_one(void *ctx, const char *path, const seam_plugin *p, const char *error)
@@ -266,6 +306,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2, false);
     if (strcmp(cmd, "validate") == 0)
         return cmd_run(argc - 2, argv + 2, true);
+    if (strcmp(cmd, "report") == 0 && argc == 3)
+        return cmd_report(argv[2]);
     if (strcmp(cmd, "plugins") == 0 && argc == 2)
         return cmd_plugins();
     if (strcmp(cmd, "info") == 0 && argc == 3)

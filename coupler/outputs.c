@@ -1,10 +1,15 @@
 /* The run's files: the per-step observer (outputs.h). */
+#define _XOPEN_SOURCE 700   /* nftw */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <unistd.h>
 
+#include "report.h"
 #include "sim_internal.h"
 
 static int mkdir_p(const char *path)
@@ -21,6 +26,24 @@ static int mkdir_p(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+static void silent(void *ctx, seam_log_level level, const char *who, const char *message)
+{
+    (void)ctx, (void)level, (void)who, (void)message;
+}
+
+/* Whether the fluid offers a 2D level set (a liquid's); asked without a message when it does not. */
+static bool fluid_has_level_set(seam_sim *sim)
+{
+    seam_sim_log log = sim->opts.log;
+    int errors = sim->errors;
+    sim->opts.log = silent;
+    seam_raster r;
+    bool has = sim->fluid->p->field(sim->fluid->self, "level_set", &r) == SEAM_OK && r.nz == 1 && r.data;
+    sim->opts.log = log;
+    sim->errors = errors;
+    return has;
+}
+
 /* PNG frames need a 2D interface and a fluid that rasterizes the field. */
 bool outputs_check_picture(seam_sim *sim)
 {
@@ -35,8 +58,10 @@ bool outputs_check_picture(seam_sim *sim)
         why = "pictures are drawn for 2D interfaces only";
     else if (sim->fluid->p->field(sim->fluid->self, o->picture_field, &r) != SEAM_OK || r.nz != 1)
         why = "the fluid has no 2D field of that name";
-    if (!why)
+    if (!why) {
+        o->has_surface = o->picture_surface && fluid_has_level_set(sim);
         return true;
+    }
     if (o->picture_explicit) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.field \"%s\": %s",
                 seam_doc_locate(sim->doc, "output.picture.field"), o->picture_field, why);
@@ -70,30 +95,49 @@ static void write_interface_row(seam_sim *sim, long step, double t)
     fputc('\n', f);
 }
 
-static seam_status write_picture(seam_sim *sim)
+static seam_status write_picture(seam_sim *sim, double t)
 {
     participant *fl = sim->fluid;
     sim_outputs *o = &sim->out;
-    seam_raster r;
+    seam_raster r, phi;
     if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK) {
         sim_log(sim, SEAM_LOG_ERROR, fl->name, "field \"%s\" failed at frame %d", o->picture_field, o->frame);
         return SEAM_ERROR;
     }
+    /* The field's values are the plugin's until its next field call: keep a copy while the level set is asked for. */
+    size_t n = (size_t)r.nx * (size_t)r.ny * (size_t)r.nz;
+    double *data = o->has_surface ? malloc(n * sizeof *data) : NULL;
+    if (data) {
+        memcpy(data, r.data, n * sizeof *data);
+        r.data = data;
+    }
+    bool surface = data && fl->p->field(fl->self, "level_set", &phi) == SEAM_OK;
+    seam_picture_opts opts = o->picture_opts;
+    seam_picture_fix_range(&o->picture_opts, &r);   /* kept for the frames to come */
+    opts.colour_bar = true;
+    opts.label = o->picture_field;
+    opts.show_time = true;
+    opts.time = t;
+    opts.fill_solids = true;
+    opts.surface = surface ? &phi : NULL;
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/frames", o->dir);
     if (mkdir_p(dir) != 0) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create %s: %s", dir, strerror(errno));
+        free(data);
         return SEAM_ERROR;
     }
     snprintf(path, sizeof path, "%s/frame_%04d.png", dir, o->frame);
     const sim_interface *in = &sim->in;
-    seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn,
+    seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn, .body = in->body,
                             .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems,
-                            .elems = in->elems, .two_sided = in->two_sided};
-    return seam_picture_write_png(path, &r, &iface, in->Xn, &o->picture_opts, &fl->host);
+                            .elems = in->elems, .two_sided = in->two_sided, .n_bodies = in->n_bodies};
+    seam_status st = seam_picture_write_png(path, &r, &iface, in->Xn, &opts, &fl->host);
+    free(data);
+    return st;
 }
 
-static seam_status write_frame(seam_sim *sim)
+static seam_status write_frame(seam_sim *sim, double t)
 {
     sim_outputs *o = &sim->out;
     if (!o->frames)
@@ -111,15 +155,45 @@ static seam_status write_frame(seam_sim *sim)
             return SEAM_ERROR;
         }
     }
-    if (o->picture_field && write_picture(sim) != SEAM_OK)
+    if (o->picture_field && write_picture(sim, t) != SEAM_OK)
         return SEAM_ERROR;
     o->frame++;
+    return SEAM_OK;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag;
+    return ftw->level == 0 ? 0 : remove(path);   /* the directory itself stays */
+}
+
+/* An earlier run's outputs (its stats.csv) left in the output directory
+ * would mix with this run's (stale frames of a longer run): refused, or
+ * removed, as the run options say. */
+static seam_status check_stale(seam_sim *sim)
+{
+    sim_outputs *o = &sim->out;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/stats.csv", o->dir);
+    if (sim->opts.stale_output == SEAM_OUTPUT_OVERWRITE || access(path, F_OK) != 0)
+        return SEAM_OK;
+    if (sim->opts.stale_output == SEAM_OUTPUT_REFUSE_STALE) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "the output directory %s holds an earlier run (its stats.csv): "
+                "--force empties it first, --out names another", o->dir);
+        return SEAM_ERROR;
+    }
+    if (nftw(o->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot empty the output directory %s: %s", o->dir, strerror(errno));
+        return SEAM_ERROR;
+    }
     return SEAM_OK;
 }
 
 seam_status outputs_open(seam_sim *sim)
 {
     sim_outputs *o = &sim->out;
+    if (check_stale(sim) != SEAM_OK)
+        return SEAM_ERROR;
     if (mkdir_p(o->dir) != 0) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
         return SEAM_ERROR;
@@ -128,6 +202,8 @@ seam_status outputs_open(seam_sim *sim)
         o->stats_csv = open_csv(sim, "stats.csv", "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s\n");
         o->residuals_csv = open_csv(sim, "residuals.csv", "step,iteration,residual,load_change\n");
         if (!o->stats_csv || !o->residuals_csv)
+            return SEAM_ERROR;
+        if (sim->bpp && !(o->regions_csv = open_csv(sim, "regions.csv", "step,time,region,p0,delta_p0,volume_error\n")))
             return SEAM_ERROR;
     }
     if (o->interface && !sim->coupled) {
@@ -139,7 +215,7 @@ seam_status outputs_open(seam_sim *sim)
         fputc('\n', o->interface_csv);
     }
     write_interface_row(sim, 0, 0.0);
-    if (write_frame(sim) != SEAM_OK)
+    if (write_frame(sim, 0.0) != SEAM_OK)
         return SEAM_ERROR;
     o->next_frame = sim->frame_dt;
     return SEAM_OK;
@@ -158,19 +234,61 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
         fprintf(o->stats_csv, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e\n", r->step, r->t, r->dt, r->iterations,
                 r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s);
     write_interface_row(sim, r->step + 1, r->t);
-    if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= sim->t_end * (1.0 - 1e-12)) {
-        if (write_frame(sim) != SEAM_OK)
+    for (size_t k = 0; o->regions_csv && k < bpp_region_count(sim->bpp); k++) {
+        long id;
+        double p0, dp0, err;
+        bpp_region(sim->bpp, k, &id, &p0, &dp0, &err);
+        fprintf(o->regions_csv, "%ld,%.17g,%ld,%.17g,%.17g,%.17g\n", r->step, r->t, id, p0, dp0, err);
+    }
+    /* the step's rows reach the disk before the next step starts: a killed
+     * run's CSV files end on the same whole step */
+    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv, o->regions_csv};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (files[i] && fflush(files[i]) != 0) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write the outputs of step %ld in %s: %s", r->step, o->dir,
+                    strerror(errno));
             return SEAM_ERROR;
-        while (o->next_frame <= r->t * (1.0 + 1e-9))
-            o->next_frame += sim->frame_dt;
+        }
+    if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= sim->t_end * (1.0 - 1e-12)) {
+        if (write_frame(sim, r->t) != SEAM_OK)
+            return SEAM_ERROR;
+        /* the first frame time after t, computed rather than stepped to: a
+         * frame interval far below dt (time.frame = 1e-300) takes no loop */
+        double k = floor(r->t * (1.0 + 1e-9) / sim->frame_dt) + 1.0;
+        o->next_frame = isfinite(k) ? k * sim->frame_dt : INFINITY;
     }
     return SEAM_OK;
 }
 
+/* Where the run's time went, per participant, for the report of a finished run. */
+static void write_summary(seam_sim *sim)
+{
+    FILE *f = open_csv(sim, "summary.csv", "name,role,plugin,seconds,solves\n");
+    if (!f)
+        return;
+    const seam_summary *s = &sim->summary;
+    for (size_t i = 0; i < s->n_participants; i++) {
+        const seam_participant_stats *p = &s->participants[i];
+        fprintf(f, "%s,%s,%s,%.6e,%ld\n", p->name, seam_role_name(p->role), p->plugin, p->seconds, p->solves);
+    }
+    fprintf(f, "coupler,coupler,,%.6e,\nwall,wall,,%.6e,\n", s->coupler_s, s->wall_s);
+    fclose(f);
+}
+
+void outputs_finish(seam_sim *sim)
+{
+    sim_outputs *o = &sim->out;
+    if (!o->dir || !o->stats)
+        return;
+    write_summary(sim);
+    if (o->report)
+        seam_report_write(o->dir, sim->opts.log, sim->opts.log_ctx);
+}
+
 void outputs_close(sim_outputs *o)
 {
-    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv};
-    for (size_t i = 0; i < 3; i++)
+    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv};
+    for (size_t i = 0; i < 4; i++)
         if (*files[i]) {
             fclose(*files[i]);
             *files[i] = NULL;

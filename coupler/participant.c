@@ -49,6 +49,9 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
     pt->name = xstrdup(sim, seam_cfg_str(obj, "name", default_name, 0));
     if (!pt->config_path || !pt->name)
         return;
+    char why[256];
+    if (seam_participant_name_check(pt->name, why, sizeof why) != 0)
+        seam_cfg_error(obj, "name", "%s", why);
     for (size_t i = 0; i < sim->n_parts; i++)
         if (&sim->parts[i] != pt && sim->parts[i].name && strcmp(sim->parts[i].name, pt->name) == 0)
             seam_cfg_error(obj, "name", "participant name \"%s\" is used twice", pt->name);
@@ -168,18 +171,19 @@ seam_status participant_solve(participant *pt, const seam_step *step, const seam
     seam_status st = pt->p->solve(pt->self, step, in, out);
     pt->stats.seconds += sim_now() - t0;
     pt->stats.solves++;
-    return participant_check(pt, step, st);
+    return participant_check(pt, "solve", step, st);
 }
 
-seam_status participant_check(participant *pt, const seam_step *step, seam_status st)
+seam_status participant_check(participant *pt, const char *what, const seam_step *step, seam_status st)
 {
     if (st == SEAM_ERROR)
-        sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "solve failed at step %lld (t = %.9g s)", (long long)step->index, step->t);
+        sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "%s failed at step %lld (t = %.9g s)", what, (long long)step->index,
+                step->t);
     else if (st == SEAM_UNSTABLE)
         sim_log(pt->sim, SEAM_LOG_WARN, pt->name, "step %lld (t = %.9g s, dt = %.3g s) is unstable",
                 (long long)step->index, step->t, step->dt);
     else if (st != SEAM_OK) {
-        sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "solve returned unknown status %d at step %lld", (int)st,
+        sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "%s returned unknown status %d at step %lld", what, (int)st,
                 (long long)step->index);
         return SEAM_ERROR;
     }

@@ -56,8 +56,8 @@ static void read_time(seam_sim *sim, seam_cfg *root)
         sim->t_end = sim->opts.end;
     if (!(sim->frame_dt > 0))
         sim->frame_dt = sim->t_end / 100.0;
-    if (sim->dt_min == 0.0)
-        sim->dt_min = 1e-12 * sim->t_end;
+    if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
+        sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
 }
 
 /* One gravity for every participant: [gx, gy] or [gx, gy, gz], y up by default. */
@@ -88,21 +88,34 @@ static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
     scheme_names[ns < 15 ? ns : 15] = NULL;
     sim->scheme = &seam_scheme_relaxation;
     sim->predictor = PREDICT_LINEAR;
-    seam_convergence_read(&sim->conv, coupling, sim->cell_size);
     if (!coupling) {
+        seam_convergence_read(&sim->conv, NULL, sim->cell_size);
         if (!has_coupled)
             seam_cfg_error(root, "coupling", "required key is missing (a scene with a fluid and solids needs a scheme)");
         return;
     }
     int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);
     sim->scheme = seam_scheme_at((size_t)s);
+    bool xpm = sim->scheme == &seam_scheme_xpm;
+    /* xpm: the thesis's defaults, 30 iterations and 0.05 cell sizes (Akbay 2.6) */
+    seam_convergence_defaults defaults = {xpm ? 30 : 50, xpm ? 0.05 : 1e-6, xpm};
+    if (xpm && !(sim->cell_size > 0) && !seam_cfg_has(coupling, "tolerance") && !seam_cfg_has(coupling, "measures")) {
+        seam_cfg_error(coupling, "scheme",
+                       "xpm measures convergence in cells (0.05 cell sizes, Akbay 2.6): give the scene's top-level "
+                       "\"cell_size\", or coupling.tolerance");
+        defaults = (seam_convergence_defaults){30, 1e-6, false};
+    }
+    seam_convergence_read_defaults(&sim->conv, coupling, sim->cell_size, &defaults);
+    bpp_read_options(coupling, xpm, &sim->bpp_on, &sim->bpp_opts);
+    if (xpm && !sim->bpp_on)
+        seam_cfg_error(coupling, "bpp", "xpm includes the boundary pressure projection; for the RMI without it use scheme \"rmi\"");
     sim->fail_unconverged = seam_cfg_enum(coupling, "on_nonconvergence", unconverged_names, 0, 0) == 1;
     sim->predictor = seam_cfg_enum(coupling, "predictor", predictor_names, PREDICT_LINEAR, 0);
     skip_other_scheme_keys(sim, coupling, seam_cfg_json(root, "coupling"));
     if (sim->scheme == &seam_scheme_explicit) {
         /* One solve each per step: nothing to converge. */
         static const char *const idle[] = {"tolerance", "convergence", "load_tolerance", "measures",
-                                           "max_iterations", "on_nonconvergence", "divergence"};
+                                           "max_iterations", "on_nonconvergence", "divergence", "bpp"};
         for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
             if (json_object_get(seam_cfg_json(root, "coupling"), idle[i]))
                 sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"explicit\" does not iterate",
@@ -164,12 +177,15 @@ static void read_output(seam_sim *sim, seam_cfg *root)
     const char *dir = NULL;
     o->stats = true;
     o->frames = true;
+    o->report = true;
+    o->picture_surface = true;
     const char *picture = "speed";
     if (out) {
         dir = seam_cfg_str(out, "dir", NULL, 0);
         o->stats = seam_cfg_bool(out, "stats", true, 0);
         o->interface = seam_cfg_bool(out, "interface", false, 0);
         o->frames = seam_cfg_bool(out, "frames", true, 0);
+        o->report = seam_cfg_bool(out, "report", true, 0);
         seam_cfg *pic = seam_cfg_child(out, "picture", 0);
         if (pic) {
             picture = seam_cfg_str(pic, "field", "speed", 0);
@@ -180,6 +196,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             o->picture_opts.range[0] = range[0];
             o->picture_opts.range[1] = range[1];
             o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
+            o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
         } else if (seam_cfg_has(out, "picture") && json_is_false(seam_cfg_json(out, "picture")))
             picture = NULL;
     }
@@ -207,6 +224,9 @@ static void read_output(seam_sim *sim, seam_cfg *root)
 
 void sim_read_scene(seam_sim *sim, seam_cfg *root)
 {
+    const char *description = seam_cfg_str(root, "description", NULL, 0);
+    if (description && !(sim->description = strdup(description)))
+        seam_cfg_error(root, "description", "out of memory");
     sim->cell_size = seam_cfg_num(root, "cell_size", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     read_time(sim, root);
     read_gravity(sim, root);

@@ -127,5 +127,6 @@ extern const seam_scheme_ops seam_scheme_relaxation;
 extern const seam_scheme_ops seam_scheme_aitken;
 extern const seam_scheme_ops seam_scheme_iqn_ils;
 extern const seam_scheme_ops seam_scheme_rmi;
+extern const seam_scheme_ops seam_scheme_xpm;
 
 #endif

@@ -9,6 +9,7 @@ static const seam_scheme_ops *const all[] = {
     &seam_scheme_aitken,
     &seam_scheme_iqn_ils,
     &seam_scheme_rmi,
+    &seam_scheme_xpm,
 };
 
 size_t seam_scheme_count(void) { return sizeof all / sizeof all[0]; }

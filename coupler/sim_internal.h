@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bpp.h"
 #include "convergence.h"
 #include "outputs.h"
 #include "remote.h"
@@ -55,7 +56,7 @@ typedef struct sim_stepper {
     const char *name;
     seam_status (*attempt)(seam_sim *sim, double t, double dt, seam_verdict *verdict);
     int (*iterations)(const seam_sim *sim);
-    void (*accept)(seam_sim *sim);   /* after every participant committed */
+    seam_status (*accept)(seam_sim *sim);   /* after every participant committed */
 } sim_stepper;
 
 enum { PREDICT_NONE, PREDICT_LINEAR, PREDICT_VELOCITY };
@@ -64,6 +65,7 @@ struct seam_sim {
     seam_doc *doc;
     seam_run_options opts;
     char *scene_dir;
+    char *description;       /* the scene's own words about itself, NULL: none */
     /* time */
     double t_end, dt_max, dt_min, frame_dt;
     double cell_size;        /* the fluid cell size the scene names, 0: none */
@@ -71,6 +73,9 @@ struct seam_sim {
     /* coupling */
     const seam_scheme_ops *scheme;
     void *scheme_self;
+    bool bpp_on;             /* the boundary pressure projection between the scheme and the participants */
+    bpp_options bpp_opts;
+    seam_bpp *bpp;
     seam_convergence conv;
     bool fail_unconverged;
     int predictor;
@@ -88,6 +93,11 @@ struct seam_sim {
     /* bookkeeping */
     seam_summary summary;
     int last_iterations;
+    /* divergence across steps: how many steps in a row the interface's
+     * fastest point sped up, and the committed residual grew, by GROWTH */
+    double last_speed, last_residual;
+    int speed_growth, residual_growth;
+    bool diverged;
     seam_participant_stats *pstats;
     int errors;
 };
@@ -105,8 +115,9 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
 bool participant_create(seam_sim *sim, participant *pt);
 void participant_free(participant *pt);
 seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out);
-/* Log a solve's failure with the participant, step and time; unknown statuses become SEAM_ERROR. */
-seam_status participant_check(participant *pt, const seam_step *step, seam_status st);
+/* Log the failure of a call (what: "solve", "regions", ...) with the
+ * participant, step and time; unknown statuses become SEAM_ERROR. */
+seam_status participant_check(participant *pt, const char *what, const seam_step *step, seam_status st);
 seam_status participant_commit(participant *pt, long step);
 
 /* interface.c */

@@ -117,9 +117,11 @@ void seam_sim_destroy(seam_sim **self_p)
     if (sim->scheme && sim->scheme->destroy)
         sim->scheme->destroy(sim->scheme_self);
     outputs_close(&sim->out);
+    bpp_destroy(&sim->bpp);
     interface_free(&sim->in);
     seam_coupling_fini(&sim->coupling);
     free(sim->scene_dir);
+    free(sim->description);
     free(sim->pstats);
     free(sim);
     *self_p = NULL;
@@ -138,6 +140,12 @@ static double choose_dt(seam_sim *sim, double t)
         }
         if (isnan(m) || m <= 0.0) {
             sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt returned %g at t = %.9g s", m, t);
+            return NAN;
+        }
+        if (m < sim->dt_min) {   /* a solver whose stable step collapsed: its state has blown up */
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "its stable step fell to %.3g s at step %ld (t = %.9g s), below "
+                    "time.dt_min = %.3g s: its state is blowing up (see its messages above) or dt_min is too large",
+                    m, sim->summary.steps, t, sim->dt_min);
             return NAN;
         }
         dt = fmin(dt, m);
@@ -172,6 +180,7 @@ static seam_status accept_verdict(seam_sim *sim, double t, seam_verdict verdict,
     long step = sim->summary.steps;
     const seam_coupling *c = &sim->coupling;
     if (verdict == SEAM_DIVERGED) {
+        sim->diverged = true;
         sim_log(sim, SEAM_LOG_ERROR, NULL, "scheme %s diverged at step %ld (t = %.9g s): residual %.3g m after %d iterations (first %.3g m)",
                 sim->scheme->name, step, t, c->residual, iterations, c->first_residual);
         return SEAM_ERROR;
@@ -189,6 +198,54 @@ static seam_status accept_verdict(seam_sim *sim, double t, seam_verdict verdict,
     sim_log(sim, SEAM_LOG_WARN, NULL, "not converged at step %ld (t = %.9g s) after %d iterations: residual %.3g m (needed %s); committing anyway",
             step, t, iterations, c->residual, measures);
     return SEAM_OK;
+}
+
+/* Divergence across steps: a blow-up that each step, judged alone, does not
+ * show (explicit coupling converges every step by definition; a scheme past
+ * its stability bound may exhaust its iterations every step). Growth by
+ * this factor in each of this many steps in a row (1.5^20 = 3300) is no
+ * physical transient that starts from rest: a motion like t^k needs k >= 8
+ * to keep it up for 20 steps. */
+#define GROWTH 1.5
+#define GROWTH_STEPS 20
+
+static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool converged)
+{
+    const sim_interface *in = &sim->in;
+    size_t worst = 0;
+    double speed = 0.0;
+    for (size_t i = 0; i < in->n_points; i++) {
+        double d = seam_norm_max_point(in->Xn + i * (size_t)in->dim, in->Xnm1 + i * (size_t)in->dim,
+                                       (size_t)in->dim, in->dim) / dt;
+        if (d > speed)
+            speed = d, worst = i;
+    }
+    /* speeds of round-off (below a micrometre per step) are not followed */
+    bool faster = speed * dt > 1e-6 * sim->conv.reference && speed > GROWTH * sim->last_speed;
+    sim->speed_growth = faster ? sim->speed_growth + 1 : 0;
+    sim->last_speed = speed;
+    double r = sim->coupling.residual;
+    bool worse = !converged && r > GROWTH * sim->last_residual;
+    sim->residual_growth = worse ? sim->residual_growth + 1 : 0;
+    sim->last_residual = converged ? 0.0 : r;
+    const char *who = NULL;
+    for (size_t s = sim->first_solid; s < sim->n_parts; s++)
+        if (worst >= sim->parts[s].offset && worst < sim->parts[s].offset + sim->parts[s].n_points)
+            who = sim->parts[s].name;
+    if (sim->speed_growth >= GROWTH_STEPS) {
+        sim_log(sim, SEAM_LOG_ERROR, who, "scheme %s diverged across steps: the interface sped up more than %gx in "
+                "each of the last %d steps, to %.3g m/s at its point %zu at step %ld (t = %.9g s); a stronger "
+                "scheme or a smaller time.dt is needed", sim->scheme->name, GROWTH, GROWTH_STEPS, speed, worst,
+                sim->summary.steps - 1, t);
+        return true;
+    }
+    if (sim->residual_growth >= GROWTH_STEPS) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "scheme %s diverged across steps: the unconverged residual grew more "
+                "than %gx in each of the last %d steps, to %.3g m at step %ld (t = %.9g s)", sim->scheme->name,
+                GROWTH, GROWTH_STEPS, r, sim->summary.steps - 1, t);
+        return true;
+    }
+    return false;
 }
 
 static double solver_seconds(const seam_sim *sim)
@@ -210,10 +267,16 @@ static void progress(seam_sim *sim, double t, int iterations, double t_start, bo
 seam_status seam_sim_run(seam_sim *sim)
 {
     double t_start = sim_now(), t = 0.0;
+    sim->summary.outcome = SEAM_RUN_ERROR;
     if (outputs_open(sim) != SEAM_OK)
         return SEAM_ERROR;
     seam_status result = SEAM_OK;
+    bool interrupted = false;
     while (t < sim->t_end * (1.0 - 1e-12) && (sim->opts.max_steps <= 0 || sim->summary.steps < sim->opts.max_steps)) {
+        if (sim->opts.stop && *sim->opts.stop) {
+            interrupted = true;
+            break;
+        }
         double dt = choose_dt(sim, t);
         if (isnan(dt)) {
             result = SEAM_ERROR;
@@ -239,7 +302,8 @@ seam_status seam_sim_run(seam_sim *sim)
             result = participant_commit(&sim->parts[i], sim->summary.steps);
         if (result != SEAM_OK)
             break;
-        sim->stepper->accept(sim);
+        if ((result = sim->stepper->accept(sim)) != SEAM_OK)
+            break;
         sim->dt_prev = dt;
         t += dt;
         double all_solvers = solver_seconds(sim) - solvers0;
@@ -257,22 +321,57 @@ seam_status seam_sim_run(seam_sim *sim)
             result = SEAM_ERROR;
             break;
         }
+        if (!sim->coupled && diverging_across_steps(sim, t, dt, verdict == SEAM_CONVERGED)) {
+            sim->diverged = true;
+            result = SEAM_ERROR;
+            break;
+        }
         sim->last_iterations = iterations;
         progress(sim, t, iterations, t_start, false);
     }
     progress(sim, t, sim->last_iterations, t_start, true);
+    /* a stop asked for while a step failed (a separate server that got the
+     * same SIGINT) is an interruption, not the server's failure */
+    if (sim->opts.stop && *sim->opts.stop)
+        interrupted = true;
+    sim->summary.outcome = interrupted ? SEAM_RUN_INTERRUPTED
+                         : result != SEAM_OK ? (sim->diverged ? SEAM_RUN_DIVERGED : SEAM_RUN_ERROR)
+                         : sim->summary.not_converged ? SEAM_RUN_UNCONVERGED : SEAM_RUN_CONVERGED;
+    if (interrupted)
+        result = SEAM_ERROR;
     sim->summary.wall_s = sim_now() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;
-    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv};
-    for (size_t i = 0; i < 3; i++)
+    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv};
+    for (size_t i = 0; i < 4; i++)
         if (files[i])
             fflush(files[i]);
+    outputs_finish(sim);
     return result;
 }
 
 const seam_summary *seam_sim_summary(const seam_sim *self) { return &self->summary; }
+
+int seam_outcome_exit_status(seam_outcome o, int signal)
+{
+    switch (o) {
+    case SEAM_RUN_CONVERGED: return 0;
+    case SEAM_RUN_UNCONVERGED: return 3;
+    case SEAM_RUN_DIVERGED: return 4;
+    case SEAM_RUN_INTERRUPTED: return 128 + (signal > 0 ? signal : 2);
+    case SEAM_RUN_ERROR: break;
+    }
+    return 1;
+}
+
+const char *seam_outcome_name(seam_outcome o)
+{
+    static const char *const names[] = {"converged", "finished with unconverged steps", "diverged", "failed",
+                                        "interrupted"};
+    return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "failed";
+}
 const char *seam_sim_output_dir(const seam_sim *self) { return self->out.dir; }
+const char *seam_sim_description(const seam_sim *self) { return self->description; }
 
 const double *seam_sim_interface(const seam_sim *self, size_t *n, int *dim)
 {
@@ -300,6 +399,7 @@ void seam_sim_describe(const seam_sim *self, char *buf, size_t n)
 void seam_sim_print_summary(const seam_sim *self, FILE *out)
 {
     const seam_summary *s = &self->summary;
+    fprintf(out, "outcome: %s\n", seam_outcome_name(s->outcome));
     fprintf(out, "steps: %ld to t = %.6g s in %.3f s wall\n", s->steps, s->t, s->wall_s);
     if (!self->coupled)
         fprintf(out, "iterations per step: mean %.2f, max %d%s\n", s->steps ? (double)s->iterations / (double)s->steps : 0.0,

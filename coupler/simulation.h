@@ -2,6 +2,7 @@
 #ifndef SEAM_SIMULATION_H
 #define SEAM_SIMULATION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -20,6 +21,16 @@ typedef struct seam_progress {
     bool final;
 } seam_progress;
 
+/* How a run ended; `seam run` exits with seam_outcome_exit_status of it
+ * (the table is in docs/scenes.md, "Exit status"). */
+typedef enum seam_outcome {
+    SEAM_RUN_CONVERGED,      /* every step converged: 0 */
+    SEAM_RUN_UNCONVERGED,    /* ran to the end, but committed unconverged steps: 3 */
+    SEAM_RUN_DIVERGED,       /* stopped: the coupling diverged, within a step or across steps: 4 */
+    SEAM_RUN_ERROR,          /* stopped: a participant or the coupler failed: 1 */
+    SEAM_RUN_INTERRUPTED,    /* stopped between steps by opts.stop (SIGINT, SIGTERM): 128 + the signal */
+} seam_outcome;
+
 typedef struct seam_run_options {
     const char *out_dir;     /* overrides output.dir when non-NULL */
     double end;              /* overrides time.end when > 0 */
@@ -28,7 +39,17 @@ typedef struct seam_run_options {
     void *log_ctx;
     void (*progress)(void *ctx, const seam_progress *p);   /* NULL: none */
     void *progress_ctx;
+    /* Set (by a signal handler) to stop after the step under way, its
+     * outputs written; NULL: never. */
+    volatile sig_atomic_t *stop;
+    /* An output directory that holds an earlier run (its stats.csv): written
+     * over (SEAM_OUTPUT_OVERWRITE, the library's default), refused
+     * (SEAM_OUTPUT_REFUSE_STALE, `seam run`), or emptied first
+     * (SEAM_OUTPUT_CLEAN_STALE, `seam run --force`). */
+    int stale_output;
 } seam_run_options;
+
+enum { SEAM_OUTPUT_OVERWRITE, SEAM_OUTPUT_REFUSE_STALE, SEAM_OUTPUT_CLEAN_STALE };
 
 typedef struct seam_participant_stats {
     const char *name;        /* valid while the simulation lives */
@@ -45,6 +66,7 @@ typedef struct seam_summary {
     int max_iterations;      /* most in one step */
     long not_converged;      /* steps committed unconverged (on_nonconvergence = "warn") */
     long retries;            /* steps retried with a smaller dt */
+    seam_outcome outcome;    /* set by seam_sim_run */
     double wall_s;
     double coupler_s;        /* wall time in the coupling layer itself */
     size_t n_participants;
@@ -62,10 +84,16 @@ void seam_sim_destroy(seam_sim **self_p);
  * message naming the participant, step and time. Outputs written so far stay. */
 seam_status seam_sim_run(seam_sim *self);
 const seam_summary *seam_sim_summary(const seam_sim *self);
+/* The exit status of a run that ended so: 0, 3, 4, 1; `signal` is the
+ * signal that interrupted it (128 + signal), 0 when none. */
+int seam_outcome_exit_status(seam_outcome o, int signal);
+const char *seam_outcome_name(seam_outcome o);
 /* Print the end-of-run summary. */
 void seam_sim_print_summary(const seam_sim *self, FILE *out);
 /* The output directory (NULL when output is off). */
 const char *seam_sim_output_dir(const seam_sim *self);
+/* The scene's top-level "description", NULL when it has none. */
+const char *seam_sim_description(const seam_sim *self);
 /* A one-line description: participants and scheme, for `seam validate`. */
 void seam_sim_describe(const seam_sim *self, char *buf, size_t n);
 

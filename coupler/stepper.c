@@ -30,14 +30,13 @@ static void effective_velocity(const double *restrict X, const double *restrict 
     SEAM_LANES(j, l, n, V[j] = (X[j] - Xn[j]) * inv_dt;);
 }
 
-static seam_status fluid_map(void *ctx, const seam_coupling *c, const double *X, double *F)
+/* The fluid's loads F for positions X and velocities V. */
+static seam_status fluid_solve(seam_sim *sim, const seam_coupling *c, const double *X, const double *V, double *F)
 {
-    seam_sim *sim = ctx;
     participant *pt = sim->fluid;
-    effective_velocity(X, c->Xn, c->dt, c->n, sim->in.V);
     seam_step step = {c->step, c->t, c->dt, c->fluid_calls};
     size_t np = c->n / (size_t)c->dim;
-    seam_input in = {np, c->dim, X, sim->in.V, NULL};
+    seam_input in = {np, c->dim, X, V, NULL};
     seam_output out = {np, c->dim, NULL, NULL, F};
     seam_status st = participant_solve(pt, &step, &in, &out);
     size_t bad;
@@ -49,20 +48,27 @@ static seam_status fluid_map(void *ctx, const seam_coupling *c, const double *X,
     return st;
 }
 
-static seam_status solid_map(void *ctx, const seam_coupling *c, const double *F, double *X)
+static seam_status fluid_map(void *ctx, const seam_coupling *c, const double *X, double *F)
 {
     seam_sim *sim = ctx;
+    effective_velocity(X, c->Xn, c->dt, c->n, sim->in.V);
+    return fluid_solve(sim, c, X, sim->in.V, F);
+}
+
+/* The solids' positions X and end-of-step velocities V for loads F. */
+static seam_status solid_solve(seam_sim *sim, const seam_coupling *c, const double *F, double *X, double *V)
+{
     seam_step step = {c->step, c->t, c->dt, c->solid_calls};
     for (size_t s = sim->first_solid; s < sim->n_parts; s++) {
         participant *pt = &sim->parts[s];
         size_t off = pt->offset * (size_t)c->dim, len = pt->n_points * (size_t)c->dim;
         seam_input in = {pt->n_points, c->dim, NULL, NULL, F + off};
-        seam_output out = {pt->n_points, c->dim, X + off, sim->in.V_solid + off, NULL};
+        seam_output out = {pt->n_points, c->dim, X + off, V + off, NULL};
         seam_status st = participant_solve(pt, &step, &in, &out);
         if (st != SEAM_OK)
             return st;
         size_t bad;
-        if (!all_finite(X + off, len, &bad) || !all_finite(sim->in.V_solid + off, len, &bad)) {
+        if (!all_finite(X + off, len, &bad) || !all_finite(V + off, len, &bad)) {
             sim_log(sim, SEAM_LOG_ERROR, pt->name,
                     "returned a non-finite position or velocity on its interface point %zu at step %ld (t = %.9g s)",
                     bad / (size_t)c->dim, c->step, c->t);
@@ -70,6 +76,12 @@ static seam_status solid_map(void *ctx, const seam_coupling *c, const double *F,
         }
     }
     return SEAM_OK;
+}
+
+static seam_status solid_map(void *ctx, const seam_coupling *c, const double *F, double *X)
+{
+    seam_sim *sim = ctx;
+    return solid_solve(sim, c, F, X, sim->in.V_solid);
 }
 
 static seam_verdict judge(void *ctx, const seam_coupling *c, const seam_iterate *it)
@@ -82,6 +94,9 @@ static seam_verdict judge(void *ctx, const seam_coupling *c, const seam_iterate 
             loads = sim->conv.value[i];
             break;
         }
+    /* with the projection, also p0 must have settled (bpp.h) */
+    if (sim->bpp && v == SEAM_CONVERGED && !bpp_settled(sim->bpp))
+        v = c->judged >= sim->conv.max_iterations ? SEAM_EXHAUSTED : SEAM_ITERATE;
     outputs_residual(sim, c->step, c->judged, c->residual, loads);
     return v;
 }
@@ -95,12 +110,109 @@ static void warn(void *ctx, const seam_coupling *c, const char *message)
 
 static const seam_coupling_ops participant_ops = {fluid_map, solid_map, judge, warn};
 
+/* ---- the boundary pressure projection between the scheme and the participants ---- */
+
+static seam_status bpp_regions_cb(void *ctx, const seam_coupling *c, const double *X, seam_regions *out)
+{
+    seam_sim *sim = ctx;
+    participant *pt = sim->fluid;
+    seam_step step = {c->step, c->t, c->dt, c->fluid_calls};
+    *out = (seam_regions){0};
+    double t0 = sim_now();
+    seam_status st = pt->p->regions(pt->self, &step, X, out);
+    pt->stats.seconds += sim_now() - t0;
+    return participant_check(pt, "regions", &step, st);
+}
+
+static seam_status bpp_mobility_cb(void *ctx, const seam_coupling *c, const double *impulse, double *dv)
+{
+    seam_sim *sim = ctx;
+    seam_step step = {c->step, c->t, c->dt, c->solid_calls};
+    for (size_t s = sim->first_solid; s < sim->n_parts; s++) {
+        participant *pt = &sim->parts[s];
+        size_t off = pt->offset * (size_t)c->dim;
+        double t0 = sim_now();
+        seam_status st = pt->p->mobility(pt->self, impulse + off, dv + off);
+        pt->stats.seconds += sim_now() - t0;
+        if ((st = participant_check(pt, "mobility", &step, st)) != SEAM_OK)
+            return st;
+    }
+    return SEAM_OK;
+}
+
+static seam_status bpp_fluid_cb(void *ctx, const seam_coupling *c, const double *X, const double *V, double *F)
+{
+    return fluid_solve(ctx, c, X, V, F);
+}
+
+static seam_status bpp_solid_cb(void *ctx, const seam_coupling *c, const double *F, double *X, double *V)
+{
+    return solid_solve(ctx, c, F, X, V);
+}
+
+static void bpp_log_cb(void *ctx, const seam_coupling *c, seam_log_level level, const char *message)
+{
+    sim_log(ctx, level, NULL, "step %ld (t = %.9g s): pressure projection: %s", c->step, c->t, message);
+}
+
+static seam_status bpp_fluid_map(void *ctx, const seam_coupling *c, const double *X, double *F)
+{
+    seam_sim *sim = ctx;
+    return bpp_fluid(sim->bpp, c, X, F);
+}
+
+static seam_status bpp_solid_map(void *ctx, const seam_coupling *c, const double *F, double *X)
+{
+    seam_sim *sim = ctx;
+    return bpp_solid(sim->bpp, c, F, X, sim->in.V_solid);
+}
+
+static const seam_coupling_ops bpp_ops = {bpp_fluid_map, bpp_solid_map, judge, warn};
+
+/* The projection needs the fluid's regions and (solid form) every solid's mobility. */
+static bool bpp_setup(seam_sim *sim)
+{
+    bool ok = true;
+    participant *fl = sim->fluid;
+    if (!fl->p->regions || !(fl->caps & SEAM_CAP_REGIONS)) {
+        sim_log(sim, SEAM_LOG_ERROR, fl->name, "%s: coupling.bpp needs a fluid that reports its enclosed regions; %s (%s) does not",
+                seam_doc_locate(sim->doc, "coupling"), fl->name, fl->p->name);
+        ok = false;
+    }
+    for (size_t s = sim->first_solid; s < sim->n_parts && sim->bpp_opts.form == BPP_FORM_SOLID; s++) {
+        participant *pt = &sim->parts[s];
+        if (!pt->p->mobility || !(pt->caps & SEAM_CAP_MOBILITY)) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name,
+                    "%s: coupling.bpp (form \"solid\") needs every solid's mobility; %s (%s) offers none",
+                    seam_doc_locate(sim->doc, "coupling"), pt->name, pt->p->name);
+            ok = false;
+        }
+    }
+    if (sim->scheme == &seam_scheme_xpm && !(fl->caps & SEAM_CAP_LOADS_IMPULSE)) {
+        sim_log(sim, SEAM_LOG_ERROR, fl->name,
+                "%s: scheme xpm needs a fluid that returns conservative impulse loads (Akbay eq. 2.8); %s (%s) does "
+                "not say it does (for fluid_mac: \"loads\": \"impulse\"; or use scheme \"rmi\" with \"bpp\": true)",
+                seam_doc_locate(sim->doc, "coupling.scheme"), fl->name, fl->p->name);
+        ok = false;
+    }
+    if (!ok)
+        return false;
+    bpp_host host = {sim, bpp_regions_cb, bpp_mobility_cb, bpp_fluid_cb, bpp_solid_cb, bpp_log_cb};
+    if (!(sim->bpp = bpp_new(&sim->bpp_opts, sim->in.n_points * (size_t)sim->in.dim, sim->in.dim, &host))) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
+        return false;
+    }
+    return true;
+}
+
 seam_status sim_coupling_init(seam_sim *sim)
 {
     /* at least 1 m: a point at the origin has no extent, and no step moves anything 1e8 m */
     sim->conv.reference = fmax(1.0, interface_extent(sim->in.X0, sim->in.n_points, sim->in.dim));
-    if (seam_coupling_init(&sim->coupling, &participant_ops, sim, sim->in.n_points * (size_t)sim->in.dim,
-                           sim->in.dim) != SEAM_OK) {
+    if (sim->bpp_on && !bpp_setup(sim))
+        return SEAM_ERROR;
+    if (seam_coupling_init(&sim->coupling, sim->bpp ? &bpp_ops : &participant_ops, sim,
+                           sim->in.n_points * (size_t)sim->in.dim, sim->in.dim) != SEAM_OK) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
         return SEAM_ERROR;
     }
@@ -129,13 +241,17 @@ static seam_status partitioned_attempt(seam_sim *sim, double t, double dt, seam_
     *verdict = SEAM_CONVERGED;
     sim->conv.scale = interface_extent(sim->in.Xn, sim->in.n_points, sim->in.dim);
     seam_coupling_begin(&sim->coupling, sim->in.Xn, t, dt, sim->summary.steps);
+    if (sim->bpp && bpp_begin(sim->bpp) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
+        return SEAM_ERROR;
+    }
     predict(sim, dt);
     return sim->scheme->step(sim->scheme_self, &sim->coupling, sim->in.X_pred, sim->in.X_out, verdict);
 }
 
 static int partitioned_iterations(const seam_sim *sim) { return sim->coupling.judged; }
 
-static void partitioned_accept(seam_sim *sim)
+static seam_status partitioned_accept(seam_sim *sim)
 {
     sim_interface *in = &sim->in;
     double *recycled = in->Xnm1;   /* X^{n-1} <- X^n <- X_out by pointers, not copies */
@@ -144,6 +260,7 @@ static void partitioned_accept(seam_sim *sim)
     in->X_out = recycled;
     memcpy(in->Vn, in->V_solid, in->n_points * (size_t)in->dim * sizeof *in->Vn);
     seam_coupling_accept(&sim->coupling);
+    return sim->bpp ? bpp_accept(sim->bpp, &sim->coupling) : SEAM_OK;
 }
 
 const sim_stepper sim_stepper_partitioned = {"partitioned", partitioned_attempt, partitioned_iterations,
@@ -162,6 +279,10 @@ static int coupled_iterations(const seam_sim *sim)
     return 1;
 }
 
-static void coupled_accept(seam_sim *sim) { (void)sim; }
+static seam_status coupled_accept(seam_sim *sim)
+{
+    (void)sim;
+    return SEAM_OK;
+}
 
 const sim_stepper sim_stepper_coupled = {"coupled", coupled_attempt, coupled_iterations, coupled_accept};

@@ -1,4 +1,5 @@
 /* The server loop: ROUTER socket, ZAP authentication, one coupler at a time. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,18 +12,46 @@
 
 #define MAX_ENVELOPE 2       /* routing id, optional empty delimiter (REQ peers) */
 
+/* The host of a tcp:// endpoint (without the port) into buf; false when
+ * the endpoint is not "tcp://HOST:PORT" in one piece (ZeroMQ's
+ * "source;destination" form included). */
+static bool tcp_host(const char *e, char *buf, size_t n)
+{
+    if (strncmp(e, "tcp://", 6) != 0 || strchr(e, ';'))
+        return false;
+    const char *host = e + 6, *colon = strrchr(host, ':');
+    if (!colon || colon == host || (size_t)(colon - host) >= n)
+        return false;
+    memcpy(buf, host, (size_t)(colon - host));
+    buf[colon - host] = '\0';
+    return true;
+}
+
 bool seam_endpoint_is_local(const char *e)
 {
     if (strncmp(e, "ipc://", 6) == 0 || strncmp(e, "inproc://", 9) == 0)
-        return true;
-    if (strncmp(e, "tcp://", 6) != 0)
+        return !strchr(e, ';');
+    char host[256];
+    struct in_addr a;
+    if (!tcp_host(e, host, sizeof host))
         return false;
-    const char *host = e + 6;
-    static const char *const loopback[] = {"127.", "localhost:", "[::1]:", NULL};
-    for (int i = 0; loopback[i]; i++)
-        if (strncmp(host, loopback[i], strlen(loopback[i])) == 0)
-            return true;
-    return false;
+    if (strcmp(host, "localhost") == 0 || strcmp(host, "[::1]") == 0)
+        return true;
+    return inet_pton(AF_INET, host, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+/* What ZeroMQ binds for endpoint e: it binds interfaces and addresses, not
+ * host names, so "localhost" is 127.0.0.1; an IPv6 address needs ZMQ_IPV6. */
+static void bind_address(const char *e, char *buf, size_t n, bool *ipv6)
+{
+    char host[256];
+    *ipv6 = false;
+    if (tcp_host(e, host, sizeof host) && strcmp(host, "localhost") == 0) {
+        snprintf(buf, n, "tcp://127.0.0.1%s", strrchr(e, ':'));
+        return;
+    }
+    *ipv6 = tcp_host(e, host, sizeof host) && host[0] == '[';
+    snprintf(buf, n, "%s", e);
 }
 
 /* One ZAP request (RFC 27): allow a CURVE client whose key is listed. */
@@ -158,6 +187,11 @@ static int set_int(void *sock, int option, int value) { return zmq_setsockopt(so
 int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, size_t errlen)
 {
     bool curve = o->curve_secret && o->curve_secret[0];
+    if (strchr(o->bind, ';')) {
+        snprintf(err, errlen, "refusing to bind %s: ZeroMQ's \"source;destination\" form is not an endpoint "
+                 "seam-serve binds (give the one address to listen on)", o->bind);
+        return -1;
+    }
     if (!seam_endpoint_is_local(o->bind) && !curve) {
         snprintf(err, errlen, "refusing to bind %s without CURVE: an endpoint off this machine needs "
                  "--curve KEYFILE and --allow CLIENT.pub (make keys with `seam keygen NAME`)", o->bind);
@@ -196,7 +230,12 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             rc = -1;
         }
     }
-    if (rc == 0 && zmq_bind(sock, o->bind) != 0) {
+    char address[1024];
+    bool ipv6;
+    bind_address(o->bind, address, sizeof address, &ipv6);
+    if (ipv6)
+        set_int(sock, ZMQ_IPV6, 1);
+    if (rc == 0 && zmq_bind(sock, address) != 0) {
         snprintf(err, errlen, "cannot bind %s: %s", o->bind, zmq_strerror(errno));
         rc = -1;
     }

@@ -15,6 +15,14 @@
 
 typedef struct { seam_log_level level; char *text; } log_entry;
 typedef struct { char *path, *where; } location;
+typedef struct {
+    double *X, *mass;
+    int32_t *body, *elems;
+    uint8_t *two_sided;
+} bound_iface;
+
+#define MAX_REFUSED_BINDS 4     /* binds the plugin refused, kept until one succeeds */
+#define MAX_LOCATIONS 65536     /* entries of create's `locations` */
 
 struct seam_session {
     const seam_plugin *p;
@@ -30,10 +38,12 @@ struct seam_session {
     log_entry log[MAX_LOG];
     size_t n_log, dropped;
     size_t n_iface;          /* values per interface array (points x dim); 0 until described/bound */
-    /* bind: the coupler's interface, kept until destroy as the contract says */
-    double *b_X, *b_mass;
-    int32_t *b_body, *b_elems;
-    uint8_t *b_two_sided;
+    /* bind: the coupler's interface, kept while the plugin may point into it
+     * (the contract); a bind the plugin refused may have left it holding the
+     * refused arrays as well as the accepted ones, so those are kept too */
+    bound_iface bound;
+    bound_iface refused[MAX_REFUSED_BINDS];
+    size_t n_refused;
     /* per-solve scratch, n_iface values each; outputs are shared with the
      * reply's frames while ZeroMQ sends them */
     double *in[3];
@@ -95,6 +105,12 @@ seam_session *seam_session_new(const seam_plugin *p)
     return s;
 }
 
+static void bound_free(bound_iface *b)
+{
+    free(b->X); free(b->mass); free(b->body); free(b->elems); free(b->two_sided);
+    *b = (bound_iface){0};
+}
+
 static void free_instance(seam_session *s)
 {
     if (s->self)
@@ -109,10 +125,10 @@ static void free_instance(seam_session *s)
     free(s->locs);
     s->locs = NULL;
     s->n_locs = 0;
-    free(s->b_X); free(s->b_mass); free(s->b_body); free(s->b_elems); free(s->b_two_sided);
-    s->b_X = s->b_mass = NULL;
-    s->b_body = s->b_elems = NULL;
-    s->b_two_sided = NULL;
+    bound_free(&s->bound);
+    for (size_t i = 0; i < s->n_refused; i++)
+        bound_free(&s->refused[i]);
+    s->n_refused = 0;
     for (int k = 0; k < 3; k++) {
         free(s->in[k]);
         seam_shared_unref(s->out[k]);
@@ -174,6 +190,62 @@ static char *with_defaults(const seam_session *s, const char *config)
 
 /* ---- replies ------------------------------------------------------------ */
 
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned c = p[0];
+    size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (len == 0 || len > n || (len == 2 && c < 0xc2) || (len == 4 && c > 0xf4))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if (len == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))   /* overlong, surrogate */
+        return 0;
+    if (len == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))   /* overlong, > U+10FFFF */
+        return 0;
+    return len;
+}
+
+/* A MessagePack str must be UTF-8: text that echoes a peer's bytes (an op
+ * name, a plugin's message quoting its configuration) is written with each
+ * invalid byte replaced by U+FFFD. */
+static void w_text(seam_wbuf *w, const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t n = strlen(text), bad = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_len(p + i, n - i);
+        bad += len == 0;
+        i += len ? len : 1;
+    }
+    if (!bad) {
+        seam_w_str(w, text);
+        return;
+    }
+    char *clean = malloc(n + 2 * bad + 1);
+    if (!clean) {
+        seam_w_str(w, "(a message that is not UTF-8)");
+        return;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_len(p + i, n - i);
+        if (len) {
+            memcpy(clean + o, p + i, len);
+            o += len;
+            i += len;
+        } else {
+            memcpy(clean + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    clean[o] = '\0';
+    seam_w_str(w, clean);
+    free(clean);
+}
+
 static void write_log(seam_wbuf *w, seam_session *s)
 {
     size_t n = s ? s->n_log + (s->dropped ? 1 : 0) : 0;
@@ -182,7 +254,7 @@ static void write_log(seam_wbuf *w, seam_session *s)
     for (size_t i = 0; s && i < s->n_log; i++) {
         seam_w_array(w, 2);
         seam_w_uint(w, (uint64_t)s->log[i].level);
-        seam_w_str(w, s->log[i].text);
+        w_text(w, s->log[i].text);
     }
     if (s && s->dropped) {
         char note[96];
@@ -205,7 +277,7 @@ static void verror(seam_wbuf *w, seam_session *s, uint64_t id, const char *fmt, 
     seam_w_str(w, "ok");
     seam_w_bool(w, false);
     seam_w_str(w, "error");
-    seam_w_str(w, msg);
+    w_text(w, msg);
     write_log(w, s);
 }
 
@@ -213,8 +285,7 @@ void seam_reply_error(seam_wbuf *w, uint64_t id, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    w->sb.data = NULL;   /* w is not initialized yet: give verror an empty one to free */
-    w->sb.size = w->sb.alloc = 0;
+    seam_wbuf_init(w, 0);   /* w is not initialized yet: give verror an empty one to free */
     verror(w, NULL, id, fmt, ap);
     va_end(ap);
 }
@@ -316,6 +387,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
     if (s->self)
         { fail(w, s, id, "create: an instance exists already (one per session; bye ends it)"); return; }
+    char why[256];
     char *config = dup_field(m, "config", true);
     s->name = dup_field(m, "name", true);
     s->config_path = dup_field(m, "config_path", false);
@@ -329,20 +401,29 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         for (int k = 0; k < 3; k++)
             if (!isfinite(s->gravity[k]))
                 seam_msg_fail(m, "gravity: expected 3 finite numbers (m/s^2)");
-    seam_msg locs;
-    if (seam_msg_child(m, "locations", false, &locs)) {
-        s->locs = calloc(locs.n ? locs.n : 1, sizeof *s->locs);
-        for (size_t i = 0; i < locs.n && !m->error[0]; i++) {
-            char key[512];
-            snprintf(key, sizeof key, "%.*s", (int)(locs.f[i].klen < 511 ? locs.f[i].klen : 511), locs.f[i].key);
-            char *where = dup_field(&locs, key, true);
-            if (!where) {
-                seam_msg_fail(m, "locations: %s", locs.error);
+    if (s->name && seam_participant_name_check(s->name, why, sizeof why) != 0)
+        seam_msg_fail(m, "field \"name\": %s", why);
+    seam_mp items;
+    size_t n_locs = 0;
+    if (!m->error[0] && seam_msg_map(m, "locations", false, &items, &n_locs)) {
+        /* one entry per located key of the participant's object: a cloth has
+         * dozens, so this map is read as a stream, not indexed */
+        if (n_locs > MAX_LOCATIONS)
+            seam_msg_fail(m, "field \"locations\": %zu entries (at most %d)", n_locs, MAX_LOCATIONS);
+        else
+            s->locs = calloc(n_locs ? n_locs : 1, sizeof *s->locs);
+        for (size_t i = 0; s->locs && i < n_locs && !m->error[0]; i++) {
+            seam_mp_value k, v;
+            if (!seam_mp_next(&items, &k) || k.kind != SEAM_MP_STR || !seam_mp_next(&items, &v) ||
+                v.kind != SEAM_MP_STR || memchr(k.data, '\0', k.len) || memchr(v.data, '\0', v.len)) {
+                seam_msg_fail(m, "field \"locations\": entry %zu is not a string key with a string value", i);
                 break;
             }
-            s->locs[s->n_locs].path = strdup(key);
-            s->locs[s->n_locs++].where = where;
+            s->locs[s->n_locs].path = strndup((const char *)k.data, k.len);
+            s->locs[s->n_locs++].where = strndup((const char *)v.data, v.len);
         }
+        if (n_locs <= MAX_LOCATIONS && !s->locs)
+            seam_msg_fail(m, "field \"locations\": no memory for %zu entries", n_locs);
     }
     if (m->error[0]) {
         free(config);
@@ -421,22 +502,46 @@ static void op_bind(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     if (dim < 1 || dim > 3 || npe < 0 || npe > 3 || np >= MAX_COUNT || ne >= MAX_COUNT)
         { fail(w, s, id, "bind: dim %lld, nodes_per_elem %lld, %llu points, %llu elements is not an interface",
                     (long long)dim, (long long)npe, (unsigned long long)np, (unsigned long long)ne); return; }
-    free(s->b_X); free(s->b_mass); free(s->b_body); free(s->b_elems); free(s->b_two_sided);
-    s->b_X = seam_msg_f64s_alloc(m, "X", true, np * (size_t)dim);
-    s->b_mass = seam_msg_f64s_alloc(m, "mass", false, np);
-    s->b_body = seam_msg_i32s_alloc(m, "body", false, np);
-    s->b_elems = seam_msg_i32s_alloc(m, "elems", false, ne * (size_t)npe);
-    s->b_two_sided = seam_msg_bytes_alloc(m, "two_sided", false, ne);
-    if (ne && !s->b_elems)
+    /* the new arrays are read and checked before the old ones go: the plugin
+     * points into those until a bind of its own accepts new ones */
+    bound_iface b = {
+        .X = seam_msg_f64s_alloc(m, "X", true, np * (size_t)dim),
+        .mass = seam_msg_f64s_alloc(m, "mass", false, np),
+        .body = seam_msg_i32s_alloc(m, "body", false, np),
+        .elems = seam_msg_i32s_alloc(m, "elems", false, ne * (size_t)npe),
+        .two_sided = seam_msg_bytes_alloc(m, "two_sided", false, ne),
+    };
+    if (ne && !b.elems)
         seam_msg_fail(m, "field \"elems\" is missing for %llu elements", (unsigned long long)ne);
-    if (m->error[0])
-        { fail(w, s, id, "bind: %s", m->error); return; }
-    seam_interface f = {.dim = (int)dim, .n_points = np, .X = s->b_X, .mass = s->b_mass, .body = s->b_body,
-                        .nodes_per_elem = (int)npe, .n_elems = ne, .elems = s->b_elems,
-                        .two_sided = s->b_two_sided, .n_bodies = nb};
+    for (size_t i = 0; b.elems && !m->error[0] && i < ne * (size_t)npe; i++)
+        if (b.elems[i] < 0 || (uint64_t)b.elems[i] >= np)
+            seam_msg_fail(m, "field \"elems\": element %zu names point %d of %llu", i / (size_t)npe, b.elems[i],
+                          (unsigned long long)np);
+    for (size_t i = 0; b.body && !m->error[0] && i < np; i++)
+        if (b.body[i] < 0 || (nb && (uint64_t)b.body[i] >= nb))
+            seam_msg_fail(m, "field \"body\": point %zu names body %d of %llu", i, b.body[i], (unsigned long long)nb);
+    if (!m->error[0] && s->n_refused == MAX_REFUSED_BINDS)
+        seam_msg_fail(m, "the plugin refused %d binds in a row; create a new instance", MAX_REFUSED_BINDS);
+    if (m->error[0]) {
+        bound_free(&b);
+        fail(w, s, id, "bind: %s", m->error);
+        return;
+    }
+    seam_interface f = {.dim = (int)dim, .n_points = np, .X = b.X, .mass = b.mass, .body = b.body,
+                        .nodes_per_elem = (int)npe, .n_elems = ne, .elems = b.elems,
+                        .two_sided = b.two_sided, .n_bodies = nb};
     seam_status st = s->p->bind(s->self, &f);
-    if (st == SEAM_OK)
+    if (st == SEAM_OK) {   /* the plugin now points into b alone */
+        bound_free(&s->bound);
+        for (size_t i = 0; i < s->n_refused; i++)
+            bound_free(&s->refused[i]);
+        s->n_refused = 0;
+        s->bound = b;
         set_iface_size(s, np * (size_t)dim);
+    } else {   /* it may hold the old arrays or the refused ones: keep both, solve nothing until a bind succeeds */
+        s->refused[s->n_refused++] = b;
+        set_iface_size(s, 0);
+    }
     begin_ok(w, s, id, 1, 0);
     kv_status(w, st);
 }
@@ -538,6 +643,14 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         { fail(w, s, id, "solve: %llu points of dimension %llu do not match the interface (%zu values; %s first)",
                     (unsigned long long)n, (unsigned long long)dim, s->n_iface,
                     s->p->role == SEAM_SOLID ? "describe" : "bind"); return; }
+    /* what the role reads and writes is always there: a plugin follows the
+     * contract and reads its inputs and writes its outputs without checking */
+    bool needs_in[3] = {s->p->role == SEAM_FLUID, s->p->role == SEAM_FLUID, s->p->role == SEAM_SOLID};
+    bool writes[3] = {s->p->role == SEAM_SOLID, s->p->role == SEAM_SOLID, s->p->role == SEAM_FLUID};
+    for (int k = 0; k < 3 && !coupled; k++)
+        if (needs_in[k] && (!seam_msg_has(m, io_names[k]) || seam_msg_is_nil(m, io_names[k])))
+            { fail(w, s, id, "solve: field \"%s\" is missing (a %s reads %s)", io_names[k],
+                   seam_wire_role(s->p->role), s->p->role == SEAM_FLUID ? "X and V" : "F"); return; }
     seam_input in = {n, (int)dim, NULL, NULL, NULL};
     seam_output out = {n, (int)dim, NULL, NULL, NULL};
     const double **in_ptr[3] = {&in.X, &in.V, &in.F};
@@ -554,7 +667,7 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
             } else
                 no_memory(m, s);
         }
-        if (want[k] && !(*out_ptr[k] = out_scratch(s, k)))
+        if ((want[k] || writes[k]) && !(*out_ptr[k] = out_scratch(s, k)))
             no_memory(m, s);
     }
     if (m->error[0])

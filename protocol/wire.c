@@ -979,6 +979,20 @@ bool seam_msg_array(seam_msg *m, const char *key, bool required, seam_mp *items,
     return true;
 }
 
+bool seam_msg_map(seam_msg *m, const char *key, bool required, seam_mp *items, size_t *count)
+{
+    const seam_mp *at = find(m, key);
+    seam_mp_value v;
+    if (!field(m, key, required, &v))
+        return false;
+    if (v.kind != SEAM_MP_MAP)
+        return wrong(m, key, "a map", &v);
+    *items = *at;
+    seam_mp_next(items, &v);   /* step past the header */
+    *count = v.len;
+    return true;
+}
+
 static void *words_alloc(seam_msg *m, const char *key, bool required, size_t n, size_t width, const char *what)
 {
     const void *data;

@@ -249,6 +249,9 @@ int32_t *seam_msg_i32s_alloc(seam_msg *m, const char *key, bool required, size_t
 uint8_t *seam_msg_bytes_alloc(seam_msg *m, const char *key, bool required, size_t n);
 /* An array: its count and a cursor on its first item. */
 bool seam_msg_array(seam_msg *m, const char *key, bool required, seam_mp *items, size_t *count);
+/* A map of any size (beyond SEAM_WIRE_MAX_FIELDS, unindexed): its entry
+ * count and a cursor on its first key; each entry is a key then a value. */
+bool seam_msg_map(seam_msg *m, const char *key, bool required, seam_mp *items, size_t *count);
 /* Record an error of the caller's own (kept only when none came before). */
 void seam_msg_fail(seam_msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -305,3 +305,26 @@ void seam_plugin_scan(seam_plugin_visit fn, void *ctx)
         free(seen[k]);
     free(seen);
 }
+
+int seam_participant_name_check(const char *name, char *why, size_t whylen)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > SEAM_NAME_MAX) {
+        snprintf(why, whylen, "a participant name has 1 to %d characters, got %zu", SEAM_NAME_MAX, n);
+        return -1;
+    }
+    if (name[0] == '.') {
+        snprintf(why, whylen, "a participant name must not start with '.' (it names a directory)");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '.')) {
+            snprintf(why, whylen, "a participant name is made of A-Z a-z 0-9 _ - . (it names a directory), "
+                     "got byte 0x%02x at offset %zu", c, i);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -5,9 +5,12 @@
 #include "seam/log.h"
 #include "seam/vtk.h"
 
-static FILE *open_out(const char *path, const seam_host *host, const char *title)
+/* Files are written under a temporary name and renamed when whole: a run
+ * killed mid-write leaves the previous frame's file or none, never half of one. */
+static FILE *open_out(const char *path, char *tmp, size_t tmp_size, const seam_host *host, const char *title)
 {
-    FILE *f = fopen(path, "w");
+    snprintf(tmp, tmp_size, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
     if (!f) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write: %s", path, strerror(errno));
         return NULL;
@@ -36,11 +39,17 @@ static void write_fields(FILE *f, size_t n, const seam_vtk_field *fields, size_t
     }
 }
 
-static seam_status close_out(FILE *f, const char *path, const seam_host *host)
+static seam_status close_out(FILE *f, const char *path, const char *tmp, const seam_host *host)
 {
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: write failed", path);
+        remove(tmp);
+        return SEAM_ERROR;
+    }
+    if (rename(tmp, path) != 0) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
+        remove(tmp);
         return SEAM_ERROR;
     }
     return SEAM_OK;
@@ -53,7 +62,8 @@ seam_status seam_vtk_write_cells(const char *path, const seam_host *host, const 
                                  const seam_vtk_field *point_fields, size_t n_point_fields,
                                  const seam_vtk_field *cell_fields, size_t n_cell_fields)
 {
-    FILE *f = open_out(path, host, title);
+    char tmp[4200];
+    FILE *f = open_out(path, tmp, sizeof tmp, host, title);
     if (!f)
         return SEAM_ERROR;
     fprintf(f, "DATASET UNSTRUCTURED_GRID\nPOINTS %zu double\n", n_points);
@@ -78,14 +88,15 @@ seam_status seam_vtk_write_cells(const char *path, const seam_host *host, const 
         fprintf(f, "CELL_DATA %zu\n", n_cells);
         write_fields(f, n_cells, cell_fields, n_cell_fields);
     }
-    return close_out(f, path, host);
+    return close_out(f, path, tmp, host);
 }
 
 seam_status seam_vtk_write_image(const char *path, const seam_host *host, const char *title,
                                  int nx, int ny, int nz, const double origin[3], double dx,
                                  const seam_vtk_field *fields, size_t n_fields)
 {
-    FILE *f = open_out(path, host, title);
+    char tmp[4200];
+    FILE *f = open_out(path, tmp, sizeof tmp, host, title);
     if (!f)
         return SEAM_ERROR;
     /* Cell data on a grid of (n+1) corner points. */
@@ -94,5 +105,5 @@ seam_status seam_vtk_write_image(const char *path, const seam_host *host, const 
     size_t n = (size_t)nx * (size_t)ny * (size_t)nz;
     fprintf(f, "CELL_DATA %zu\n", n);
     write_fields(f, n, fields, n_fields);
-    return close_out(f, path, host);
+    return close_out(f, path, tmp, host);
 }

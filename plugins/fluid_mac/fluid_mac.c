@@ -16,18 +16,24 @@ typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
 /* Velocity advection: plain semi-Lagrangian or with a clamped higher-order correction. */
 enum { ADVECT_SL = 0, ADVECT_MACCORMACK = 1, ADVECT_BFECC = 2 };
 
-/* Inflow through part of a wall side, or a volume source in a box of cells,
- * carrying smoke density and temperature. */
+/* How a source starts: 3x^2 - 2x^3 or 0.5 (1 - cos(pi x)), x = t / ramp_time. */
+enum { RAMP_SMOOTH = 0, RAMP_COSINE = 1 };
+
+/* Inflow through part of a wall side, or a volume source in a box of cells or
+ * in a circle (a sphere in 3D), carrying smoke density and temperature. */
 typedef struct inflow {
-    int interior;            /* 1: volume source in `box`, 0: through a side */
+    int interior;            /* 1: volume source in `box` or the circle, 0: through a side */
     double box[6];           /* low corner then high corner, dim numbers each (m), interior sources */
     double rate;             /* volume per time (m^3/s; per unit depth, m^2/s, in 2D), interior sources */
+    int circle;              /* 1: the cells in the circle (sphere) of `center` and `radius` */
+    double center[3], radius;   /* m, circle sources; rate = speed times the circle's perimeter (sphere's area) */
     int side;                /* SIDE_*, side sources */
     double range[4];         /* [from, to] along each tangential axis of the side, in x, y, z order (m) */
     double speed;            /* peak inward normal speed (m/s) */
     int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends (border) */
     int disc;                /* 3D: 1 for the disc (ellipse) inscribed in the range rectangle */
     double ramp_time;        /* s; smooth start from 0 (0: at once) */
+    int ramp;                /* RAMP_SMOOTH or RAMP_COSINE */
     double density, temperature;
 } inflow;
 
@@ -40,6 +46,8 @@ typedef struct fluid_mac {
     double tol;
     int max_iter;
     double kernel_radius;    /* in cells */
+    double viscosity;        /* kinematic, m^2/s; 0: inviscid */
+    uint8_t *obstacle;       /* per cell: 1 inside a static obstacle box, NULL when there are none */
     load_mode loads;
     int advection;           /* velocity advection: ADVECT_* */
     double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
@@ -56,6 +64,8 @@ typedef struct fluid_mac {
     /* volume sources of the last solve per cell: rate (1/s), density and temperature brought */
     double *src_s, *src_d, *src_T;
     int has_src;
+    double *U;               /* dim per solid face of the last solve: the interface velocity W V there */
+    double *fvel[3];         /* with viscosity: the body forces' velocity increment of the last solve, per face */
     mac_geometry geo;
     int solved;
     mac_projection proj;
@@ -84,7 +94,7 @@ typedef struct fluid_mac {
     const double *shell_X1;
     mac_shell_elem *shell_elem;   /* per shell element: what the particle moves need, made by each move */
     /* buffers handed out */
-    double *C, *q;
+    double *C, *q, *M;
     unsigned char *saved;
     double *raster;
 } fluid_mac;
@@ -142,16 +152,47 @@ static int source_faces(const mac_grid *g, const inflow *src)
     return count;
 }
 
-/* Whether cell (i, j, k) has its centre in the interior source's box. */
+/* Whether cell (i, j, k) has its centre in the interior source's box (or circle). */
 static int in_source_box(const mac_grid *g, const inflow *src, int i, int j, int k)
 {
     const int ijk[3] = {i, j, k};
+    double r2 = 0.0;
     for (int d = 0; d < g->dim; d++) {
         double c = g->origin[d] + (ijk[d] + 0.5) * g->dx;
-        if (c < src->box[d] || c > src->box[g->dim + d])
+        if (src->circle)
+            r2 += (c - src->center[d]) * (c - src->center[d]);
+        else if (c < src->box[d] || c > src->box[g->dim + d])
             return 0;
     }
-    return 1;
+    return !src->circle || r2 <= src->radius * src->radius;
+}
+
+/* Cells whose centre lies in an interior source. */
+static int source_cells(const mac_grid *g, const inflow *src)
+{
+    int cells = 0;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++)
+                cells += in_source_box(g, src, i, j, k);
+    return cells;
+}
+
+/* A circle (2D) or sphere (3D) pushing fluid out through its rim at `speed`:
+ * a volume source of the rim's flux, speed x 2 pi R (per unit depth) or
+ * speed x 4 pi R^2, spread over the cells whose centre lies inside. */
+static void read_circle_source(const mac_grid *g, seam_cfg *c, inflow *src)
+{
+    src->interior = 1;
+    src->circle = 1;
+    seam_cfg_vec(c, "center", src->center, (size_t)g->dim, SEAM_CFG_REQUIRED);
+    src->radius = seam_cfg_num(c, "radius", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    src->speed = seam_cfg_num(c, "speed", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    double R = src->radius;
+    src->rate = src->speed * (g->dim == 3 ? 4.0 * M_PI * R * R : 2.0 * M_PI * R);
+    if (R > 0.0 && source_cells(g, src) == 0)
+        seam_cfg_error(c, "radius", "the circle of radius %g m around [%g, %g%s] holds no cell centre", R,
+                       src->center[0], src->center[1], g->dim == 3 ? ", ..." : "");
 }
 
 static void read_interior_source(const mac_grid *g, seam_cfg *c, inflow *src)
@@ -159,11 +200,7 @@ static void read_interior_source(const mac_grid *g, seam_cfg *c, inflow *src)
     src->interior = 1;
     size_t nb = 2 * (size_t)g->dim;
     if (seam_cfg_vec(c, "box", src->box, nb, SEAM_CFG_REQUIRED)) {
-        int cells = 0;
-        for (int k = 0; k < g->nz; k++)
-            for (int j = 0; j < g->ny; j++)
-                for (int i = 0; i < g->nx; i++)
-                    cells += in_source_box(g, src, i, j, k);
+        int cells = source_cells(g, src);
         if (cells == 0 && g->dim == 3)
             seam_cfg_error(c, "box", "[%g, %g, %g, %g, %g, %g] (x0 y0 z0 x1 y1 z1) holds no cell centre",
                            src->box[0], src->box[1], src->box[2], src->box[3], src->box[4], src->box[5]);
@@ -215,17 +252,36 @@ static void read_side_source(const mac_grid *g, seam_cfg *c, inflow *src)
                        g->origin[t[1]] + mac_n(g, t[1]) * g->dx);
 }
 
-/* A source is either a side inflow ("side") or a volume source ("box"). */
+/* Whether the source's "shape" is "circle". Peeking marks the key known, so
+ * every kind of source must read or refuse "shape". */
+static int circle_shape(seam_cfg *c)
+{
+    json_t *v = seam_cfg_json(c, "shape");
+    return v && json_is_string(v) && strcmp(json_string_value(v), "circle") == 0;
+}
+
+/* A source is a side inflow ("side"), a volume source ("box") or a circle
+ * ("shape": "circle"). */
 static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
 {
-    int side = seam_cfg_has(c, "side"), box = seam_cfg_has(c, "box");
-    if (side && box)
-        seam_cfg_error(c, "box", "a source has either \"side\" or \"box\", not both");
-    if (box)
+    static const char *const ramps[] = {"smooth", "cosine", NULL};
+    int side = seam_cfg_has(c, "side"), box = seam_cfg_has(c, "box"), circle = circle_shape(c);
+    if (side + box + circle > 1)
+        seam_cfg_error(c, circle ? "shape" : "box",
+                       "a source has one of \"side\", \"box\" or \"shape\": \"circle\"");
+    if (circle) {
+        static const char *const circle_names[] = {"circle", NULL};
+        seam_cfg_enum(c, "shape", circle_names, 0, 0);
+        read_circle_source(g, c, src);
+    } else if (box) {
+        if (seam_cfg_has(c, "shape"))   /* circle_shape marked it known: refuse it here */
+            seam_cfg_error(c, "shape", "a box source has no shape (\"circle\" makes a circle source)");
         read_interior_source(g, c, src);
-    else
+    } else {
         read_side_source(g, c, src);
+    }
     src->ramp_time = seam_cfg_num(c, "ramp_time", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    src->ramp = seam_cfg_enum(c, "ramp", ramps, RAMP_SMOOTH, 0);
     src->density = seam_cfg_num(c, "density", 1.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
     src->temperature = seam_cfg_num(c, "temperature", 0.0, -INFINITY, INFINITY, 0);
 }
@@ -260,8 +316,15 @@ static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
 }
 
 /* The grid: `cells` has two numbers in 2D, three in 3D; origin and gravity follow. */
-static void read_grid(fluid_mac *self, seam_cfg *cfg)
+/* Cells a grid may have, in 2D or 3D: some 20 arrays of doubles per cell
+ * must fit in memory, and the loops over cells must end in seconds. */
+#define MAC_MAX_CELLS (1 << 27)
+
+/* 0, or -1 when `cells` is refused: the grid is then left at one cell so that
+ * nothing read after it (sources, the liquid) lays anything out over it. */
+static int read_grid(fluid_mac *self, seam_cfg *cfg)
 {
+    int ok = 1;
     size_t n = 0;
     double *cells = seam_cfg_numbers(cfg, "cells", &n, SEAM_CFG_REQUIRED);
     self->g.dim = 2;
@@ -270,17 +333,23 @@ static void read_grid(fluid_mac *self, seam_cfg *cfg)
         seam_cfg_error(cfg, "cells", "expected [nx, ny] (2D) or [nx, ny, nz] (3D), got %zu numbers", n);
     else if (cells) {
         self->g.dim = (int)n;
-        for (size_t d = 0; d < n; d++)
+        for (size_t d = 0; d < n && ok; d++)
             if (cells[d] != floor(cells[d]) || cells[d] < 1 || cells[d] > 1 << 15) {
                 seam_cfg_error(cfg, "cells", "expected whole numbers in [1, 32768], got %g", cells[d]);
-                break;
+                ok = 0;
             }
-        self->g.nx = (int)cells[0];
-        self->g.ny = (int)cells[1];
-        self->g.nz = n == 3 ? (int)cells[2] : 1;
-        if (n == 3 && (double)self->g.nx * self->g.ny * self->g.nz > 1 << 30)
-            seam_cfg_error(cfg, "cells", "%d x %d x %d cells are more than 2^30", self->g.nx, self->g.ny, self->g.nz);
-    }
+        double total = n == 3 ? cells[0] * cells[1] * cells[2] : cells[0] * cells[1];
+        if (ok && total > MAC_MAX_CELLS) {
+            seam_cfg_error(cfg, "cells", "%.0f cells are more than the %d one grid may have", total, MAC_MAX_CELLS);
+            ok = 0;
+        }
+        if (ok) {
+            self->g.nx = (int)cells[0];
+            self->g.ny = (int)cells[1];
+            self->g.nz = n == 3 ? (int)cells[2] : 1;
+        }
+    } else
+        ok = 0;
     free(cells);
     size_t dim = (size_t)self->g.dim;
     /* The scene's cell_size, when it names one, is the grid's dx unless dx is given. */
@@ -297,11 +366,54 @@ static void read_grid(fluid_mac *self, seam_cfg *cfg)
     for (int s = 0; s < 6; s++)
         self->g.bc[s] = b && s < 2 * self->g.dim ? (mac_bc)seam_cfg_enum(b, side_names_3d[s], bc_names, BC_WALL, 0)
                                                  : BC_WALL;
+    return ok ? 0 : -1;
+}
+
+/* Static obstacles: boxes [[x0, y0(, z0)], [x1, y1(, z1)]] whose cells are
+ * walls; the mask is kept only when there is one. */
+static void read_obstacles(fluid_mac *self, seam_cfg *cfg)
+{
+    const mac_grid *g = &self->g;
+    size_t n = seam_cfg_count(cfg, "obstacles", 0);
+    if (n == 0)
+        return;
+    self->obstacle = calloc(mac_ncell(g), 1);
+    if (!self->obstacle) {
+        seam_cfg_error(cfg, "obstacles", "out of memory for a %dx%dx%d mask", g->nx, g->ny, g->nz);
+        return;
+    }
+    for (size_t b = 0; b < n; b++) {
+        seam_cfg *item = seam_cfg_item(cfg, "obstacles", b);
+        size_t np = 0;
+        double *box = seam_cfg_points(item, "box", g->dim, &np, SEAM_CFG_REQUIRED);
+        if (box && np != 2)
+            seam_cfg_error(item, "box", "expected two corners [[%s], [%s]], got %zu",
+                           g->dim == 3 ? "x0, y0, z0" : "x0, y0", g->dim == 3 ? "x1, y1, z1" : "x1, y1", np);
+        int cells = 0;
+        for (int k = 0; box && np == 2 && k < g->nz; k++)
+            for (int j = 0; j < g->ny; j++)
+                for (int i = 0; i < g->nx; i++) {
+                    const int ijk[3] = {i, j, k};
+                    int in = 1;
+                    for (int d = 0; d < g->dim; d++) {
+                        double c = g->origin[d] + (ijk[d] + 0.5) * g->dx;
+                        in &= c >= box[d] && c <= box[g->dim + d];
+                    }
+                    if (in)
+                        self->obstacle[mac_c(g, i, j, k)] = 1;
+                    cells += in;
+                }
+        if (box && np == 2 && cells == 0)
+            seam_cfg_error(item, "box", "holds no cell centre (the corners must be ordered low, high)");
+        free(box);
+    }
 }
 
 static int read_config(fluid_mac *self, seam_cfg *cfg)
 {
-    read_grid(self, cfg);
+    if (read_grid(self, cfg) != 0) {   /* what lies on the grid cannot be checked without one */
+        return -1;
+    }
     self->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->cfl = seam_cfg_num(cfg, "cfl", 1.0, 0.0, 10.0, SEAM_CFG_LO_OPEN);
     self->tol = seam_cfg_num(cfg, "pressure_tolerance", 1e-8, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
@@ -309,6 +421,8 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     static const char *const precond_names[] = {"multigrid", "mic0", NULL};
     self->proj.precond = (mac_precond)seam_cfg_enum(cfg, "pressure_preconditioner", precond_names, MAC_PRECOND_MG, 0);
     self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
+    self->viscosity = seam_cfg_num(cfg, "viscosity", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    read_obstacles(self, cfg);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
     static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
@@ -336,6 +450,8 @@ static void fluid_destroy(void *p)
         return;
     free(self->sources);
     free(self->fill);
+    free(self->obstacle);
+    free(self->U);
     free(self->xp_n);
     free(self->vp_n);
     free(self->xp);
@@ -347,6 +463,7 @@ static void fluid_destroy(void *p)
     free(self->phi);
     for (int a = 0; a < 3; a++) {
         free(self->dvel[a]);
+        free(self->fvel[a]);
         free(self->vel_n[a]);
         free(self->vel[a]);
         free(self->vel_star[a]);
@@ -367,6 +484,7 @@ static void fluid_destroy(void *p)
     mac_projection_free(&self->proj);
     free(self->C);
     free(self->q);
+    free(self->M);
     free(self->saved);
     free(self->raster);
     free(self->shell_seg);
@@ -407,11 +525,13 @@ static int reserve_particles(fluid_mac *self, size_t n)
     return 1;
 }
 
-/* Whether the centre of cell ijk lies in one of the fill boxes. */
+/* Whether the centre of cell ijk lies in one of the fill boxes (and not in an obstacle). */
 static int in_fill(const fluid_mac *self, const int *ijk)
 {
     const mac_grid *g = &self->g;
     size_t dim = (size_t)g->dim;
+    if (self->obstacle && self->obstacle[mac_c(g, ijk[0], ijk[1], ijk[2])])
+        return 0;
     for (size_t b = 0; b < self->n_fill; b++) {
         const double *f = self->fill + 2 * dim * b;
         int in = 1;
@@ -487,6 +607,7 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
     if (rc != 0) {
         free(self->sources);
         free(self->fill);
+        free(self->obstacle);
         free(self);
         return NULL;
     }
@@ -498,6 +619,8 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
         double **arrays[] = {&self->vel_n[a], &self->vel[a], &self->vel_star[a], &self->d_b[a], &self->T_b[a]};
         for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++)
             ok &= (*arrays[m] = calloc(nf, sizeof(double))) != NULL;
+        if (self->viscosity > 0.0)
+            ok &= (self->fvel[a] = calloc(nf, sizeof(double))) != NULL;
     }
     double **cells[] = {&self->p_n, &self->p, &self->raster, &self->d_n, &self->T_n, &self->d,
                         &self->T, &self->src_s, &self->src_d, &self->src_T};
@@ -578,7 +701,7 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     /* The committed solid cells follow the interface's committed positions. */
     mac_geometry geo;
     seam_status st = mac_geometry_build(&geo, &self->g, iface, iface->X, self->kernel_radius * self->g.dx,
-                                        NULL, self->host);
+                                        NULL, self->obstacle, self->host);
     if (st == SEAM_OK)
         memcpy(self->solid_n, geo.solid, mac_ncell(&self->g));
     if (st == SEAM_OK && self->liquid)
@@ -613,10 +736,15 @@ static seam_status fluid_max_dt(void *p, double *dt)
 
 /* ---- one solve ------------------------------------------------------------ */
 
-/* Gravity, and smoke buoyancy (-alpha d + beta T) along +y from the committed scalars. */
+/* Gravity, and smoke buoyancy (-alpha d + beta T) along +y from the committed
+ * scalars; with viscosity, the increments are kept in self->fvel too. */
 static void add_forces(fluid_mac *self, double dt)
 {
     const mac_grid *g = &self->g;
+    if (self->fvel[0])
+        for (int a = 0; a < g->dim; a++)
+            for (size_t f = 0; f < mac_nf(g, a); f++)
+                self->fvel[a][f] = a == 1 ? 0.0 : dt * self->gravity[a];
     for (size_t f = 0; f < mac_nf(g, 0); f++)
         self->vel[0][f] += dt * self->gravity[0];
     for (int k = 0; k < g->nz; k++)
@@ -629,17 +757,23 @@ static void add_forces(fluid_mac *self, double dt)
                     b = -self->alpha * d + self->beta * T;
                 }
                 self->vel[1][mac_fi(g, 1, i, j, k)] += dt * (self->gravity[1] + b);
+                if (self->fvel[1])
+                    self->fvel[1][mac_fi(g, 1, i, j, k)] = dt * (self->gravity[1] + b);
             }
     for (size_t f = 0; f < mac_nf(g, 2); f++)
         self->vel[2][f] += dt * self->gravity[2];
 }
 
-/* Smooth start of a source: 3x^2 - 2x^3 over the ramp time. */
+/* Start of a source over the ramp time: 3x^2 - 2x^3, or Akbay's sinusoid as
+ * intended, 0.5 (1 - cos(pi x)) (spec 10.7: the printed sin(pi t + 1.5 pi) + 0.5
+ * runs from -0.5 to 1.5). */
 static double ramp(const inflow *src, double t)
 {
     if (src->ramp_time <= 0.0 || t >= src->ramp_time)
         return 1.0;
     double x = t > 0.0 ? t / src->ramp_time : 0.0;
+    if (src->ramp == RAMP_COSINE)
+        return 0.5 * (1.0 - cos(M_PI * x));
     return x * x * (3.0 - 2.0 * x);
 }
 
@@ -743,9 +877,26 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
     return any;
 }
 
+/* The faces of obstacle cells are static walls. */
+static void zero_obstacle_faces(fluid_mac *self)
+{
+    const mac_grid *g = &self->g;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                if (!self->obstacle[mac_c(g, i, j, k)])
+                    continue;
+                for (int a = 0; a < g->dim; a++) {
+                    self->vel[a][mac_fi(g, a, i, j, k)] = 0.0;
+                    self->vel[a][mac_fi(g, a, i + (a == 0), j + (a == 1), k + (a == 2))] = 0.0;
+                }
+            }
+}
+
 /* Walls get zero normal velocity, sources their inflow at mid-step (the
- * step average), faces at solid cells U = W V (eq. 4.5). */
-static void impose_boundary_velocities(fluid_mac *self, const double *V, double t_end)
+ * step average), obstacles zero, faces at solid cells U = W V (eq. 4.5),
+ * kept in self->U for the viscosity. Returns 0 when out of memory. */
+static int impose_boundary_velocities(fluid_mac *self, const double *V, double t_end)
 {
     const mac_grid *g = &self->g;
     for (int a = 0; a < g->dim; a++) {
@@ -763,10 +914,16 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V, double 
                 }
     }
     for_each_inflow_face(self, t_end, set_inflow_face, self);
+    if (self->obstacle)
+        zero_obstacle_faces(self);
     size_t nf = self->geo.n_faces, dim = (size_t)g->dim;
+    free(self->U);
+    self->U = NULL;
     if (!nf)
-        return;
-    double *U = malloc(dim * nf * sizeof *U);
+        return 1;
+    double *U = self->U = malloc(dim * nf * sizeof *U);
+    if (!U)
+        return 0;
     seam_mapping_interpolate(self->geo.W, g->dim, V, U);
     for (size_t f = 0; f < nf; f++) {
         const solid_face *sf = &self->geo.faces[f];
@@ -774,7 +931,7 @@ static void impose_boundary_velocities(fluid_mac *self, const double *V, double 
         double un = seam_mapping_covered(self->geo.W, f) ? U[dim * f + (size_t)sf->axis] : 0.0;
         self->vel[sf->axis][mac_fi(g, sf->axis, sf->i, sf->j, sf->k)] = un;
     }
-    free(U);
+    return 1;
 }
 
 /* The cell on one side (-1: the - side, +1: the + side) of face sf, and the
@@ -993,8 +1150,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     }
     size_t n = self->iface.n_points;
     mac_geometry_free(&self->geo);
-    seam_status st = mac_geometry_build(&self->geo, g, &self->iface, n ? in->X : NULL,
-                                        self->kernel_radius * g->dx, self->liquid ? self->phi_n : NULL, self->host);
+    seam_status st = mac_geometry_build(&self->geo, g, &self->iface, n ? in->X : NULL, self->kernel_radius * g->dx,
+                                        self->liquid ? self->phi_n : NULL, self->obstacle, self->host);
     if (st != SEAM_OK)
         return st;
     if (self->liquid && self->n_shell) {   /* the shells' positions over this step: X^n = X - dt V */
@@ -1016,7 +1173,19 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     add_forces(self, dt);
     for (int a = 0; a < g->dim; a++)
         memcpy(self->vel_star[a], self->vel[a], mac_nf(g, a) * sizeof(double));
-    impose_boundary_velocities(self, n ? in->V : NULL, step->t + 0.5 * dt);
+    if (!impose_boundary_velocities(self, n ? in->V : NULL, step->t + 0.5 * dt)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory for %zu solid faces", self->geo.n_faces);
+        return SEAM_ERROR;
+    }
+    int visc_iterations = 0;
+    if (self->viscosity > 0.0) {
+        /* Implicit, so the step is not limited by it (max_dt ignores it). The body forces' increment is
+         * left out of the diffusion: a force the pressure balances leaves a fluid at rest exactly at rest. */
+        st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
+                         self->vel, &visc_iterations, self->host);
+        if (st != SEAM_OK)
+            return st;
+    }
     memcpy(self->p, self->p_n, mac_ncell(g) * sizeof(double));
     self->has_src = volume_sources(self, &self->geo, step->t + 0.5 * dt, self->src_s, self->src_d, self->src_T);
     st = mac_project(&self->proj, g, &self->geo, self->has_src ? self->src_s : NULL, self->rho, dt, self->tol,
@@ -1039,6 +1208,9 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
         compute_loads(self, dt, out->F);
     seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: pressure PCG %d iterations, residual %.3g",
               (long long)step->index, step->iteration, pcg_iterations, pcg_residual);
+    if (self->viscosity > 0.0)
+        seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: viscosity PCG %d iterations",
+                  (long long)step->index, step->iteration, visc_iterations);
     if (self->liquid)
         seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: particle spreading %d iterations",
                   (long long)step->index, step->iteration, self->proj.iterations);
@@ -1104,7 +1276,7 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         return SEAM_UNSTABLE;
     mac_geometry geo;
     seam_status st = mac_geometry_build(&geo, g, &self->iface, X, self->kernel_radius * g->dx,
-                                        self->liquid ? self->phi_n : NULL, self->host);
+                                        self->liquid ? self->phi_n : NULL, self->obstacle, self->host);
     if (st != SEAM_OK) {
         mac_geometry_free(&geo);
         return st;
@@ -1115,8 +1287,10 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         slot[r] = geo.region_open[r] ? -1 : (int)m++;
     free(self->C);
     free(self->q);
+    free(self->M);
     self->C = calloc(m * row + 1, sizeof *self->C);
     self->q = calloc(m + 1, sizeof *self->q);
+    self->M = calloc(m * row + 1, sizeof *self->M);
     region_flux ctx = {self, &geo, slot};
     for_each_inflow_face(self, step->t + 0.5 * step->dt, add_region_flux, &ctx);
     size_t nc = mac_ncell(g);
@@ -1126,11 +1300,14 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
             if (geo.region[c] >= 0 && slot[geo.region[c]] >= 0)
                 self->q[slot[geo.region[c]]] += s[c] * mac_cell_volume(g);
     free(s);
-    double *a = calloc(dim * geo.n_faces + 1, sizeof *a);
+    double *a = calloc(dim * geo.n_faces + 1, sizeof *a), *mf = calloc(dim * geo.n_faces + 1, sizeof *mf);
     double area = mac_face_area(g);
+    double M_half = self->rho * area * g->dx / 2.0;   /* the fluid half of a face's dual cell, as in compute_loads */
     for (size_t r = 0; r < m && np; r++) {
-        /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid. */
+        /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid;
+         * M_r = W^T of their dual-cell fluid masses along the same components. */
         memset(a, 0, dim * geo.n_faces * sizeof *a);
+        memset(mf, 0, dim * geo.n_faces * sizeof *mf);
         for (size_t k = 0; k < geo.n_faces; k++) {
             const solid_face *sf = &geo.faces[k];
             size_t hc = mac_c(g, sf->i, sf->j, sf->k);
@@ -1139,19 +1316,24 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
                 if (sf->s == 0 || sf->s == side)
                     continue;   /* that side is solid */
                 size_t c = side < 0 ? hc - mac_stride(g, sf->axis) : hc;
-                if (geo.region[c] >= 0 && slot[geo.region[c]] == (int)r)
+                if (geo.region[c] >= 0 && slot[geo.region[c]] == (int)r) {
                     a[dim * k + (size_t)sf->axis] += -side * area;
+                    mf[dim * k + (size_t)sf->axis] += M_half;
+                }
             }
         }
         seam_mapping_distribute(geo.W, g->dim, a, self->C + r * row);
+        seam_mapping_distribute(geo.W, g->dim, mf, self->M + r * row);
     }
     free(a);
+    free(mf);
     free(slot);
     mac_geometry_free(&geo);
     out->count = m;
     out->n = row;
     out->C = self->C;
     out->q = self->q;
+    out->M = self->M;
     return SEAM_OK;
 }
 
@@ -1318,7 +1500,7 @@ static seam_status fluid_field(void *p, const char *name, seam_raster *out)
         units = "K";
     } else if (strcmp(name, "solid") == 0) {
         for (size_t c = 0; c < mac_ncell(g); c++)
-            self->raster[c] = self->solid_n[c];
+            self->raster[c] = self->solid_n[c] != 0;
         units = NULL;
     } else {
         seam_logf(self->host, SEAM_LOG_ERROR,
@@ -1344,7 +1526,7 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
             for (int i = 0; i < g->nx; i++) {
                 size_t c = mac_c(g, i, j, k);
                 cell_velocity(self, k, j, i, vel + dim * c);
-                solid[c] = self->solid_n[c];
+                solid[c] = self->solid_n[c] != 0;
             }
     seam_vtk_field fields[] = {{"pressure", 1, 1, self->p_n}, {"speed", 1, 1, speed},
                                {"velocity", 3, g->dim, vel},  {"divergence", 1, 1, div},

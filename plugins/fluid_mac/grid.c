@@ -262,7 +262,8 @@ face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, 
     return FACE_DIRICHLET;
 }
 
-/* Interior faces with a solid cell on at least one side or a shell across. */
+/* Interior faces with a body cell on at least one side or a shell across;
+ * a face touching an obstacle is a static wall, not part of the interface. */
 static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
 {
     size_t cap = 64, n = 0;
@@ -278,7 +279,7 @@ static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
                     size_t hc = mac_c(g, i, j, k);
                     int lo = geo->solid[hc - mac_stride(g, axis)], hi = geo->solid[hc];
                     int shell = geo->shell[axis][mac_fi(g, axis, i, j, k)];
-                    if (!lo && !hi && !shell)
+                    if ((!lo && !hi && !shell) || lo == MAC_OBSTACLE || hi == MAC_OBSTACLE)
                         continue;
                     if (n == cap)
                         f = realloc(f, (cap *= 2) * sizeof *f);
@@ -344,7 +345,8 @@ static void alloc_shells(mac_geometry *geo, const mac_grid *g)
 }
 
 seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_interface *iface,
-                               const double *X, double r, const double *phi, const seam_host *host)
+                               const double *X, double r, const double *phi, const uint8_t *obstacle,
+                               const seam_host *host)
 {
     memset(geo, 0, sizeof *geo);
     size_t nc = mac_ncell(g);
@@ -358,6 +360,9 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
         mark_solid_cells_3d(g, iface, X, geo->solid);
         mark_shell_faces_3d(geo, g, iface, X);
     }
+    for (size_t c = 0; obstacle && c < nc; c++)
+        if (obstacle[c])
+            geo->solid[c] = MAC_OBSTACLE;
     if (phi) {
         geo->phi = phi;
         geo->air = malloc(nc);

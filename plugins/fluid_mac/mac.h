@@ -96,8 +96,12 @@ typedef struct solid_face {
 } solid_face;
 
 /* The solid geometry of one set of interface positions. */
+/* What mac_geometry.solid holds per cell. */
+enum { MAC_BODY = 1, MAC_OBSTACLE = 2 };
+
 typedef struct mac_geometry {
-    uint8_t *solid;          /* per cell: 1 inside a volumetric body */
+    uint8_t *solid;          /* per cell: MAC_BODY inside a volumetric body, MAC_OBSTACLE in a static
+                                obstacle (a wall, no interface), 0 otherwise */
     uint8_t *air;            /* per cell: 1 outside the liquid (free-surface mode), NULL otherwise */
     const double *phi;       /* liquid level set at cell centres (borrowed), NULL otherwise */
     uint8_t *shell[3];       /* per face of each axis: 1 where a thin shell crosses it (NULL beyond dim) */
@@ -109,11 +113,14 @@ typedef struct mac_geometry {
     uint8_t *region_open;    /* per region: touches an open side */
 } mac_geometry;
 
-/* Mark solid cells (and air cells where phi >= 0 when phi is given), collect
- * solid faces, build W with kernel radius r and label fluid regions. Returns
- * SEAM_ERROR (logged) when a fluid-solid face has no interface point within r. */
+/* Mark solid cells (and air cells where phi >= 0 when phi is given), the
+ * static obstacle cells (per cell, NULL: none; they win over bodies), collect
+ * the faces of bodies and shells (not those of obstacles), build W with kernel
+ * radius r and label fluid regions. Returns SEAM_ERROR (logged) when a
+ * fluid-solid face has no interface point within r. */
 seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_interface *iface,
-                               const double *X, double r, const double *phi, const seam_host *host);
+                               const double *X, double r, const double *phi, const uint8_t *obstacle,
+                               const seam_host *host);
 void mac_geometry_free(mac_geometry *geo);
 /* Cells and regions only (no solid faces, no W): the solid cells and shells
  * of `from`, air where phi >= 0. */
@@ -205,6 +212,20 @@ seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry
                         double rho, double dt, double tol, int max_iter, double *const vel[3], double *p,
                         const seam_host *host);
 void mac_projection_free(mac_projection *P);
+
+/* Implicit viscosity: (I - nu dt Lap) w = u - e, u <- w + e, for each
+ * component over the faces the projection owns (fluid on both sides, or an
+ * open side or free surface face), e = keep[axis] (an increment left out of
+ * the diffusion, the body forces'; keep[axis] may be NULL), IC(0)-PCG to the
+ * relative tolerance tol. Walls, bodies and inflows (FACE_FIXED neighbours, at
+ * their present values in vel) and a wall side across (no slip, ghost -u)
+ * are Dirichlet; a shell between two faces is a wall at dx/2 moving with U
+ * (dim per geo face, the interface velocity W V); faces outside the liquid
+ * and open sides are zero-gradient. Adds the PCG iterations to *iterations;
+ * SEAM_UNSTABLE (logged) when PCG fails. */
+seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double *U, double *const keep[3],
+                        double nu_dt, double tol, int max_iter, double *const vel[3], int *iterations,
+                        const seam_host *host);
 
 /* The displacement field d = -grad q (per face, m) with div d = e per fluid
  * cell (walls and solids let nothing through, p = 0 at Dirichlet faces):

@@ -13,13 +13,27 @@
 
 /* ---- mesh generators ---------------------------------------------------- */
 
-static void mesh_alloc(fem_mesh *m, int d, size_t nodes, size_t cells, int per_cell)
+/* Nodes a generated mesh may have: beyond what one process can solve, well
+ * inside int32 indices, and refused before anything is allocated. */
+#define FEM_MAX_NODES 4000000
+
+static int mesh_alloc(seam_cfg *c, fem_mesh *m, int d, size_t nodes, size_t cells, int per_cell)
 {
     memset(m, 0, sizeof *m);
     m->d = d;
     m->nodes_per_cell = per_cell;
+    if (nodes > FEM_MAX_NODES || cells > 6 * (size_t)FEM_MAX_NODES) {
+        seam_cfg_error(c, NULL, "the generated mesh would have %zu nodes and %zu cells (at most %d nodes): "
+                       "use fewer cells", nodes, cells, FEM_MAX_NODES);
+        return -1;
+    }
     m->X = calloc(nodes * (size_t)d + 1, sizeof *m->X);
     m->cells = calloc(cells * (size_t)per_cell + 1, sizeof *m->cells);
+    if (!m->X || !m->cells) {
+        seam_cfg_error(c, NULL, "out of memory for a mesh of %zu nodes and %zu cells", nodes, cells);
+        return -1;
+    }
+    return 0;
 }
 
 static void push_cell(fem_mesh *m, int32_t a, int32_t b, int32_t c, int32_t e)
@@ -81,7 +95,9 @@ static int gen_rectangle(seam_cfg *c, fem_mesh *m)
         seam_cfg_error(c, "max", "must exceed min in every component");
         return -1;
     }
-    mesh_alloc(m, 2, (size_t)((n[0] + 1) * (n[1] + 1)), (size_t)(2 * n[0] * n[1]), 3);
+    if (mesh_alloc(c, m, 2, (size_t)((n[0] + 1) * (n[1] + 1)), (size_t)(2 * n[0] * n[1]), 3) != 0)
+
+        return -1;
     for (long j = 0; j <= n[1]; j++)
         for (long i = 0; i <= n[0]; i++) {
             m->X[2 * m->n_nodes] = lo[0] + (hi[0] - lo[0]) * (double)i / (double)n[0];
@@ -121,7 +137,9 @@ static int gen_disc(seam_cfg *c, fem_mesh *m)
     if (seam_cfg_error_count(c))
         return -1;
     size_t nodes = 1 + (size_t)(3 * rings * (rings + 1));
-    mesh_alloc(m, 2, nodes, (size_t)(6 * rings * rings), 3);
+    if (mesh_alloc(c, m, 2, nodes, (size_t)(6 * rings * rings), 3) != 0)
+
+        return -1;
     m->X[0] = ctr[0];
     m->X[1] = ctr[1];
     m->n_nodes = 1;
@@ -157,7 +175,9 @@ static int gen_ring_volume(seam_cfg *c, fem_mesh *m)
         seam_cfg_error(c, "outer_radius", "must exceed inner_radius");
         return -1;
     }
-    mesh_alloc(m, 2, (size_t)(ns * (nl + 1)), (size_t)(2 * ns * nl), 3);
+    if (mesh_alloc(c, m, 2, (size_t)(ns * (nl + 1)), (size_t)(2 * ns * nl), 3) != 0)
+
+        return -1;
     for (long l = 0; l <= nl; l++)
         for (long i = 0; i < ns; i++) {
             double a = 2.0 * PI * (double)i / (double)ns, r = r0 + (r1 - r0) * (double)l / (double)nl;
@@ -189,7 +209,9 @@ static int gen_box(seam_cfg *c, fem_mesh *m)
         seam_cfg_error(c, "max", "must exceed min in every component");
         return -1;
     }
-    mesh_alloc(m, 3, (size_t)((n[0] + 1) * (n[1] + 1) * (n[2] + 1)), (size_t)(6 * n[0] * n[1] * n[2]), 4);
+    if (mesh_alloc(c, m, 3, (size_t)((n[0] + 1) * (n[1] + 1) * (n[2] + 1)), (size_t)(6 * n[0] * n[1] * n[2]), 4) != 0)
+
+        return -1;
     for (long k = 0; k <= n[2]; k++)
         for (long j = 0; j <= n[1]; j++)
             for (long i = 0; i <= n[0]; i++) {
@@ -227,7 +249,9 @@ static int gen_ring_shell(seam_cfg *c, fem_mesh *m)
     long ns = seam_cfg_int(c, "segments", 32, 3, 10000000, SEAM_CFG_REQUIRED);
     if (seam_cfg_error_count(c))
         return -1;
-    mesh_alloc(m, 2, (size_t)ns, (size_t)ns, 2);
+    if (mesh_alloc(c, m, 2, (size_t)ns, (size_t)ns, 2) != 0)
+
+        return -1;
     m->closed = 1;
     for (long i = 0; i < ns; i++) {
         double a = 2.0 * PI * (double)i / (double)ns;
@@ -255,7 +279,9 @@ static int gen_chain(seam_cfg *c, fem_mesh *m)
         seam_cfg_error(c, "length", "must be at least the distance from start to end (%g m)", chord);
         return -1;
     }
-    mesh_alloc(m, 2, (size_t)ns + 1, (size_t)ns, 2);
+    if (mesh_alloc(c, m, 2, (size_t)ns + 1, (size_t)ns, 2) != 0)
+
+        return -1;
     double t[2] = {(b[0] - a[0]) / chord, (b[1] - a[1]) / chord}, nrm[2] = {t[1], -t[0]};
     /* Half angle phi of the arc: sin(phi)/phi = chord/L, by bisection. */
     double lo = 0.0, hi = PI, ratio = chord / L;
@@ -301,7 +327,9 @@ static int gen_cloth(seam_cfg *c, fem_mesh *m)
         seam_cfg_error(c, "v", "must not be parallel to u");
         return -1;
     }
-    mesh_alloc(m, 3, (size_t)((n[0] + 1) * (n[1] + 1)), (size_t)(2 * n[0] * n[1]), 3);
+    if (mesh_alloc(c, m, 3, (size_t)((n[0] + 1) * (n[1] + 1)), (size_t)(2 * n[0] * n[1]), 3) != 0)
+
+        return -1;
     for (long j = 0; j <= n[1]; j++)
         for (long i = 0; i <= n[0]; i++) {
             double s = (double)i / (double)n[0], t = (double)j / (double)n[1];
@@ -354,7 +382,9 @@ static int gen_spherical_shell(seam_cfg *c, fem_mesh *m)
         nodes += faces * 3 / 2;
         faces *= 4;
     }
-    mesh_alloc(m, 3, nodes, faces, 3);
+    if (mesh_alloc(c, m, 3, nodes, faces, 3) != 0)
+
+        return -1;
     double p = (1.0 + sqrt(5.0)) / 2.0;
     double ico[12][3] = {{-1, p, 0}, {1, p, 0}, {-1, -p, 0}, {1, -p, 0}, {0, -1, p}, {0, 1, p},
                          {0, -1, -p}, {0, 1, -p}, {p, 0, -1}, {p, 0, 1}, {-p, 0, -1}, {-p, 0, 1}};

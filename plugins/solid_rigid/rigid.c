@@ -373,7 +373,11 @@ static int parse_walls(rigid_solver *rs, seam_cfg *w)
 
 /* ---- the interface ----------------------------------------------------- */
 
-static void build_interface(rigid_solver *rs)
+/* Points a rigid solver samples in all (RIGID_MAX_POINTS): far beyond any
+ * fluid grid's resolution of a surface, far below what would exhaust memory. */
+#define RIGID_MAX_POINTS 4e6
+
+static int build_interface(rigid_solver *rs)
 {
     size_t np = 0, ne = 0;
     int32_t **el = calloc(rs->n_bodies, sizeof *el);
@@ -394,6 +398,17 @@ static void build_interface(rigid_solver *rs)
     rs->body_id = malloc(np * sizeof *rs->body_id);
     rs->elems = malloc(ne * (size_t)npe * sizeof *rs->elems);
     rs->two_sided = calloc(ne ? ne : 1, 1);
+    bool ok = rs->X && rs->Xs && rs->mass && rs->body_id && rs->elems && rs->two_sided;
+    for (size_t i = 0; i < rs->n_bodies; i++)
+        ok = ok && rs->bodies[i].r && el[i];
+    if (!ok) {
+        for (size_t i = 0; i < rs->n_bodies; i++)
+            free(el[i]);
+        free(el);
+        free(nel);
+        seam_logf(rs->host, SEAM_LOG_ERROR, "out of memory for %zu interface points", np);
+        return -1;
+    }
     size_t e = 0;
     for (size_t i = 0; i < rs->n_bodies; i++) {
         rigid_body *b = &rs->bodies[i];
@@ -408,6 +423,7 @@ static void build_interface(rigid_solver *rs)
     }
     free(el);
     free(nel);
+    return 0;
 }
 
 /* World positions (and velocities when V is not NULL) of all samples in state S. */
@@ -504,7 +520,20 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     seam_cfg_destroy(&cfg);
     rs->world.bodies = rs->bodies;
     rs->world.n_bodies = rs->n_bodies;
-    build_interface(rs);
+    double estimate = 0.0;
+    for (size_t i = 0; i < rs->n_bodies; i++)
+        estimate += rigid_shape_sample_estimate(&rs->bodies[i].shape, rs->spacing);
+    if (estimate > RIGID_MAX_POINTS) {
+        seam_logf(host, SEAM_LOG_ERROR, "spacing %g m would sample the %zu bodies with about %.3g interface points "
+                  "(at most %.0e): raise spacing, or the scene's fluid cell size it defaults to", rs->spacing,
+                  rs->n_bodies, estimate, RIGID_MAX_POINTS);
+        rigid_destroy(rs);
+        return NULL;
+    }
+    if (build_interface(rs) != 0) {
+        rigid_destroy(rs);
+        return NULL;
+    }
     sample_points(rs, rs->S, rs->X, NULL);
     seam_logf(host, SEAM_LOG_INFO, "%zu bodies, %zu interface points, %zu elements", rs->n_bodies, rs->n_pts,
               rs->n_elems);

@@ -506,6 +506,41 @@ static void sample_box(const double *half, double spacing, growable *g, int32_t 
     free(id);
 }
 
+double rigid_shape_sample_estimate(const rigid_shape *s, double spacing)
+{
+    if (s->dim == 2) {
+        if (s->kind == RIGID_ROUND)
+            return fmax(8.0, ceil(2.0 * M_PI * s->radius / spacing));
+        double n = 0.0;
+        for (size_t i = 0; i < s->n_verts; i++) {
+            const double *a = s->verts + 3 * i, *b = s->verts + 3 * ((i + 1) % s->n_verts);
+            double d[3];
+            v3_sub(d, b, a);
+            n += fmax(1.0, ceil(v3_norm(d) / spacing));
+        }
+        return n;
+    }
+    if (s->kind == RIGID_BOX) {   /* the lattice sample_box indexes, not only its surface */
+        double n = 1.0;
+        for (int k = 0; k < 3; k++)
+            n *= fmax(1.0, ceil(2.0 * s->half[k] / spacing)) + 1.0;
+        return n;
+    }
+    /* spheres and meshes: triangles split until no edge exceeds spacing,
+     * about 4 points per spacing^2 of surface, and never past 2^22 triangles */
+    double area = 0.0;
+    if (s->kind == RIGID_ROUND)
+        area = 4.0 * M_PI * s->radius * s->radius;
+    for (size_t t = 0; s->kind != RIGID_ROUND && t < s->n_tris; t++) {
+        double u[3], v[3], c[3];
+        v3_sub(u, s->verts + 3 * s->tris[3 * t + 1], s->verts + 3 * s->tris[3 * t]);
+        v3_sub(v, s->verts + 3 * s->tris[3 * t + 2], s->verts + 3 * s->tris[3 * t]);
+        v3_cross(c, u, v);
+        area += 0.5 * v3_norm(c);
+    }
+    return (double)s->n_verts + fmin(4.0 * area / (spacing * spacing), (double)((size_t)1 << 21));
+}
+
 void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
                         int32_t **elems, size_t *n_elems)
 {

@@ -52,6 +52,10 @@ void rigid_shape_free(rigid_shape *s);
 /* Surface samples about `spacing` apart, in the body frame: *pts (3 per point),
  * *elems (2 per segment in 2D, counter-clockwise; 3 per triangle in 3D,
  * outward). malloc'ed, the caller frees. */
+/* About how many values sampling at `spacing` stores (points, or the lattice
+ * a box is sampled on), before anything is allocated: 1e9 points must be
+ * refused, not attempted. */
+double rigid_shape_sample_estimate(const rigid_shape *s, double spacing);
 void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
                         int32_t **elems, size_t *n_elems);
 

@@ -1,13 +1,18 @@
 /* The `seam` command as a user runs it: exit codes, messages, outputs. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "seam/csv.h"
 #include "test_host.h"
 
 static const char *seam_exe;
@@ -62,6 +67,11 @@ static void test_validate_reports_precisely(void **state)
     expect("--set coupling.relaxation: coupling.relaxation: expected a number in (0, 1], got 2");
     assert_int_equal(seam("validate examples/piston.json --set coupling.scheme=relax"), 1);
     expect("(did you mean \"relaxation\"?)");
+    /* Names become output folders: none may leave the output directory. */
+    assert_int_equal(seam("validate examples/piston.json --set solids.0.name=../../x"), 1);
+    expect("solids[0].name: a participant name must not start with '.' (it names a directory)");
+    assert_int_equal(seam("validate examples/piston.json --set solids.0.name=a/b"), 1);
+    expect("solids[0].name: a participant name is made of A-Z a-z 0-9 _ - . (it names a directory)");
     assert_int_equal(seam("validate examples/nope.json"), 1);
     expect("examples/nope.json: cannot open");
 }
@@ -70,7 +80,7 @@ static void test_run_writes_stats(void **state)
 {
     (void)state;
     const char *dir = test_tmpdir("cli_run");
-    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 7", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 7", dir), 0);
     expect("steps: 7 to t = 0.07 s");
     expect("iterations per step: mean");
     expect("piston_fluid");
@@ -87,16 +97,271 @@ static void test_run_writes_stats(void **state)
     fclose(f);
     assert_int_equal(rows, 7);
 
-    assert_int_equal(seam("run examples/piston.json --out '%s' --end 0.05 --quiet", dir), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --end 0.05 --quiet", dir), 0);
     assert_string_equal(output, "");   /* --quiet and no terminal: nothing */
 
     /* A diverging run exits nonzero and says where. */
-    assert_int_equal(seam("run examples/piston.json --out '%s' --set coupling.scheme=explicit --set fluid.added_mass=10", dir), 1);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --set coupling.scheme=explicit --set fluid.added_mass=10", dir), 4);
     expect("error: scheme explicit diverged at step");
-    assert_int_equal(seam("run examples/piston.json --out '%s' --set solids.3.mass=1", dir), 1);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --set solids.3.mass=1", dir), 1);
     expect("--set solids.3.mass=1: solids has no item 3");
+    /* An output directory holding an earlier run is refused; --force empties it. */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 2 --quiet", dir), 1);
+    expect("error: the output directory");
+    expect("holds an earlier run (its stats.csv): --force empties it first, --out names another");
+    char stale[4200];
+    snprintf(stale, sizeof stale, "%s/frame_0999.png", dir);
+    FILE *sf = fopen(stale, "w");
+    assert_non_null(sf);
+    fclose(sf);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 2 --quiet", dir), 0);
+    sf = fopen(stale, "r");
+    assert_null(sf);   /* the earlier run's frame is gone */
+    /* A frame interval far below dt: a frame each step, no endless loop. */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 3 --set time.frame=1e-300", dir), 0);
+    expect("steps: 3");
     assert_int_equal(seam("run examples/piston.json --steps -2"), 2);
     expect("--steps: expected a positive integer");
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[8400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+/* The whole of DIR/index.html into buf. */
+static void read_page(const char *dir, char *buf, size_t n)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("%s was not written", path);
+    size_t len = fread(buf, 1, n - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+}
+
+/* Every image the page shows exists; returns how many there are. */
+static int check_images(const char *dir, const char *page)
+{
+    int n = 0;
+    for (const char *p = strstr(page, "src=\""); p; p = strstr(p + 1, "src=\"")) {
+        char name[512];
+        const char *end = strchr(p + 5, '"');
+        assert_non_null(end);
+        snprintf(name, sizeof name, "%.*s", (int)(end - p - 5), p + 5);
+        assert_null(strchr(name, ':'));   /* relative: no scheme, no network */
+        if (!exists(dir, name))
+            fail_msg("index.html shows %s, which %s lacks", name, dir);
+        n++;
+    }
+    return n;
+}
+
+/* The number in the summary cell with this id. */
+static double cell(const char *page, const char *id)
+{
+    char key[128];
+    snprintf(key, sizeof key, "id=\"%s\">", id);
+    const char *p = strstr(page, key);
+    if (!p)
+        fail_msg("no cell %s in the report", id);
+    return strtod(p + strlen(key), NULL);
+}
+
+static void test_report(void **state)
+{
+    (void)state;
+    static char page[1 << 16];
+    char dir[4096], path[8400];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_report"));
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 12 --set coupling.max_iterations=6 --set coupling.on_nonconvergence=warn", dir), 3);   /* committed unconverged steps: exit 3 */
+    expect("wrote ");
+    read_page(dir, page, sizeof page);
+    assert_int_equal(check_images(dir, page), 3);
+    assert_non_null(strstr(page, "src=\"iterations.png\""));
+    assert_non_null(strstr(page, "src=\"residuals.png\""));
+    assert_non_null(strstr(page, "src=\"times.png\""));
+    assert_null(strstr(page, "<script"));
+    /* The summary says what stats.csv says (6 iterations allowed: every step unconverged). */
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    char err[512];
+    seam_csv *stats = seam_csv_read(path, err, sizeof err);
+    assert_non_null(stats);
+    size_t n = seam_csv_rows(stats);
+    const double *it = seam_csv_named(stats, "iterations"), *conv = seam_csv_named(stats, "converged"),
+                 *t = seam_csv_named(stats, "t");
+    double sum = 0, max = 0, bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += it[i];
+        max = it[i] > max ? it[i] : max;
+        bad += conv[i] == 0.0;
+    }
+    assert_int_equal(n, 12);
+    assert_float_equal(cell(page, "steps"), (double)n, 0.0);
+    assert_float_equal(cell(page, "time"), t[n - 1], 1e-6 * t[n - 1]);
+    assert_float_equal(cell(page, "iterations_mean"), sum / (double)n, 0.005);
+    assert_float_equal(cell(page, "iterations_max"), max, 0.0);
+    assert_float_equal(cell(page, "unconverged"), bad, 0.0);
+    assert_true(bad > 0);
+    assert_true(cell(page, "wall") > 0.0);
+    assert_non_null(strstr(page, "<th>piston</th><td>solid</td><td>piston_solid</td>"));
+    seam_csv_destroy(&stats);
+
+    /* An old run's directory gains the regions' plots and its frames from `seam report`. */
+    snprintf(path, sizeof path, "%s/regions.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("step,time,region,p0,delta_p0,volume_error\n", f);
+    for (int s = 0; s < 10; s++)
+        fprintf(f, "%d,%g,0,%g,0,%g\n%d,%g,3,%g,0,%g\n", s, 0.01 * (s + 1), 100.0 + s, s ? 1e-3 / s : 0.0, s,
+                0.01 * (s + 1), 50.0, -1e-9 * (s + 1));
+    fclose(f);
+    snprintf(path, sizeof path, "%s/frames", dir);
+    mkdir(path, 0777);
+    for (int i = 0; i < 5; i++) {   /* any PNG will do: the report only links them */
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "cp '%s/iterations.png' '%s/frames/frame_%04d.png'", dir, dir, i);
+        assert_int_equal(system(cmd), 0);
+    }
+    assert_int_equal(seam("report '%s'", dir), 0);
+    expect("index.html");
+    read_page(dir, page, sizeof page);
+    assert_int_equal(check_images(dir, page), 3 + 2 + 3);
+    assert_non_null(strstr(page, "src=\"regions_p0.png\""));
+    assert_non_null(strstr(page, "src=\"regions_volume_error.png\""));
+    assert_non_null(strstr(page, "src=\"frames/frame_0000.png\""));
+    assert_non_null(strstr(page, "src=\"frames/frame_0002.png\""));
+    assert_non_null(strstr(page, "src=\"frames/frame_0004.png\""));
+    assert_null(strstr(page, "frame_0001.png"));
+
+    /* --no-report (and output.report = false): no page. */
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_no_report"));
+    assert_int_equal(seam("run examples/piston.json --out '%s' --steps 3 --no-report", dir), 0);
+    assert_true(exists(dir, "stats.csv") && exists(dir, "summary.csv"));
+    assert_false(exists(dir, "index.html") || exists(dir, "iterations.png"));
+    /* A directory without a run is refused with the reason. */
+    assert_int_equal(seam("report '%s/nothing'", dir), 1);
+    expect("stats.csv: cannot open");
+}
+
+/* The exit-status table of docs/scenes.md: converged 0, error 1, committed
+ * unconverged 3, diverged 4, interrupted 128 + signal. */
+static void test_exit_status_table(void **state)
+{
+    (void)state;
+    const char *dir = test_tmpdir("cli_exit");
+    const char *warn = "--set coupling.on_nonconvergence=warn --set coupling.max_iterations=50";
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 20 --quiet", dir), 0);
+    /* relaxation below its bound 2 / (1 + m_a / m_s) = 2/3, too slow for 50 iterations: it runs to the end */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 30 --quiet --set coupling.relaxation=0.65 %s",
+                          dir, warn), 3);
+    expect("finished, but 30 steps were committed unconverged (exit status 3)");
+    expect("outcome: finished with unconverged steps");
+    expect("unconverged steps committed: 30");
+    /* the README's explicit piston: each step "converges", the run blows up across steps */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.scheme=explicit", dir), 4);
+    expect("error: scheme explicit diverged across steps: the interface sped up more than 1.5x in each of the last 20 steps");
+    expect("outcome: diverged");
+    /* relaxation just past its bound, with the default warn */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.67 %s", dir, warn), 4);
+    expect("diverged across steps");
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.8 %s", dir, warn), 4);
+    expect("outcome: diverged");
+    /* a participant's failure */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set 'fluid.fault={\"kind\": \"error\", "
+                          "\"step\": 3}'", dir), 1);
+    expect("[fluid] error: injected failure at step 3");
+    expect("outcome: failed");
+    /* a stable step below time.dt_min stops the run at once, the participant named */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set 'fluid.fault={\"kind\": \"tiny_dt\", "
+                          "\"step\": 4}'", dir), 1);
+    expect("[fluid] error: its stable step fell to 1e-77 s at step 4 (t = 0.04 s), below time.dt_min = 1e-08 s");
+    expect("steps: 4 to t = 0.04 s");
+    /* SIGINT between steps: the step's rows are whole, the summary printed, 130 */
+    char cmd[8192], path[4200];
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --force --quiet --end 1e6 "
+             "--set time.frame=1e9 >'%s.txt' 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir, dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    usleep(500000);
+    kill(pid, SIGINT);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 130);
+    snprintf(path, sizeof path, "%s.txt", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(output, 1, sizeof output - 1, f);
+    output[n] = '\0';
+    fclose(f);
+    expect("outcome: interrupted");
+    long steps = -1;
+    const char *at = strstr(output, "steps: ");
+    assert_non_null(at);
+    steps = strtol(at + 7, NULL, 10);
+    assert_true(steps > 0);
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    long rows = -1;
+    int last = '\n', c;
+    while ((c = fgetc(f)) != EOF) {
+        rows += c == '\n';
+        last = c;
+    }
+    fclose(f);
+    assert_int_equal(last, '\n');   /* no row cut in half */
+    assert_int_equal(rows, steps);
+
+    /* SIGKILL: every completed step's row is on disk already, whole */
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --force --quiet --end 1e6 "
+             ">/dev/null 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    usleep(500000);
+    kill(pid, SIGKILL);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    rows = -1;
+    last = '\n';
+    while ((c = fgetc(f)) != EOF) {
+        rows += c == '\n';
+        last = c;
+    }
+    fclose(f);
+    assert_int_equal(last, '\n');
+    assert_true(rows > 10);   /* block-buffered, it held 0 bytes or a cut row */
+    /* frames go through a temporary name: none is left after a whole run */
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --force --quiet --steps 2 --set time.frame=0.01", dir), 0);
+    snprintf(cmd, sizeof cmd, "find '%s' -name '*.tmp' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    int tmps = -1;
+    assert_int_equal(fscanf(p, "%d", &tmps), 1);
+    pclose(p);
+    assert_int_equal(tmps, 0);
+    snprintf(path, sizeof path, "%s/frames/frame_0002.png", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    fclose(f);
 }
 
 static void test_plugins_and_info(void **state)
@@ -130,7 +395,9 @@ int main(int argc, char **argv)
     seam_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_reports_precisely),
+        cmocka_unit_test(test_exit_status_table),
         cmocka_unit_test(test_run_writes_stats),
+        cmocka_unit_test(test_report),
         cmocka_unit_test(test_plugins_and_info),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 
 #include "seam/config.h"
 #include "test_host.h"
+#include "seam/picture.h"
 #include "test_scene.h"
 
 /* Run the disc scene with overrides; the disc centre (mean of its interface
@@ -115,8 +116,8 @@ static void test_pictures(void **state)
         snprintf(path, sizeof path, "%s/frames/frame_%04d.png", r->out, frame);
         cairo_surface_t *img = cairo_image_surface_create_from_png(path);
         assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
-        /* 32 x 48 cells at 10 pixels a cell, y up. */
-        assert_int_equal(cairo_image_surface_get_width(img), 320);
+        /* 32 x 48 cells at 10 pixels a cell, y up, and the colour bar's panel. */
+        assert_int_equal(cairo_image_surface_get_width(img), 320 + SEAM_PICTURE_BAR_WIDTH);
         assert_int_equal(cairo_image_surface_get_height(img), 480);
         cairo_surface_destroy(img);
     }

@@ -286,6 +286,13 @@ static void test_bad_input(void **state)
     expect_refused("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"file\": \"x.msh\"}, "
                    "\"material\": {\"kind\": \"shell\", \"k_stretch\": 1, \"density\": 1}}]}",
                    ".obj");
+    /* a mesh too large to allocate is refused before anything is allocated */
+    expect_refused("{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"rectangle\", \"max\": [1, 1], "
+                   "\"cells\": [100000, 100000]}, \"material\": {\"E\": 1e5, \"density\": 3000}}]}",
+                   "10000200001 nodes and 20000000000 cells (at most 4000000 nodes)");
+    expect_refused("{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"box\", \"max\": [1, 1, 1], "
+                   "\"cells\": [1000, 1000, 1000]}, \"material\": {\"E\": 1e5, \"density\": 3000}}]}",
+                   "use fewer cells");
     char json[5000];
     const char *p = write_file("fem_bad1", MSH_HEAD "$Elements\n1 2 1 2\n2 1 2 2\n7 1 2 3\n8 1 4 3\n$EndElements\n");
     snprintf(json, sizeof json, "{\"dim\": 2, \"bodies\": [{\"mesh\": {\"file\": \"%s\"}, \"material\": {\"E\": 1, "

@@ -112,6 +112,12 @@ static void test_config_errors(void **state)
     assert_true(test_host_saw(&th, "loads"));
     assert_null(P->create(P, "{\"cells\": [8, 8], \"dx\": 0.1, \"boundary\": {\"top\": \"free\"}}", &th.host));
     assert_true(test_host_saw(&th, "boundary.top"));
+    /* Refused cells leave no grid for a source to be laid over (this hung on 24 x 24 x 1e9). */
+    assert_null(P->create(P, "{\"cells\": [24, 24, 1e9], \"dx\": 0.1, \"gravity\": [0, 0, 0], \"sources\": [{\"side\": "
+                             "\"left\", \"range\": [0.3, 0.6, 0.3, 0.6], \"speed\": 1}]}", &th.host));
+    assert_true(test_host_saw(&th, "got 1e+09"));
+    assert_null(P->create(P, "{\"cells\": [20000, 20000], \"dx\": 0.1}", &th.host));
+    assert_true(test_host_saw(&th, "400000000 cells are more than the 134217728"));
     /* An element naming a missing point is refused at bind with the element named. */
     void *fl = fluid_make(P, &th, "{\"cells\": [8, 8], \"dx\": 0.1}");
     box b;

@@ -136,7 +136,7 @@ static void test_projection_3d(void **state)
     mac_grid g = {3, 12, 10, 8, 0.1, {0.0, 0.0, 0.0}, {BC_WALL, BC_WALL, BC_WALL, BC_OPEN, BC_WALL, BC_WALL}};
     size_t nc = mac_ncell(&g);
     mac_geometry geo = {0};
-    assert_int_equal(mac_geometry_build(&geo, &g, NULL, NULL, 0.2, NULL, NULL), SEAM_OK);
+    assert_int_equal(mac_geometry_build(&geo, &g, NULL, NULL, 0.2, NULL, NULL, NULL), SEAM_OK);
     assert_int_equal(geo.n_regions, 1);
     assert_int_equal(geo.region_open[0], 1);
     double *vel[3], *p = calloc(nc, sizeof *p);
@@ -196,7 +196,7 @@ static void projection_with(mac_precond pc, int dim, double *p_out, int *iterati
                   {BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
     size_t nc = mac_ncell(&g);
     mac_geometry from = {0}, geo = {0};
-    assert_int_equal(mac_geometry_build(&from, &g, NULL, NULL, 0.2, NULL, NULL), SEAM_OK);
+    assert_int_equal(mac_geometry_build(&from, &g, NULL, NULL, 0.2, NULL, NULL, NULL), SEAM_OK);
     double *phi = malloc(nc * sizeof *phi);
     int lo = n / 4, hi = n / 4 + n / 3;   /* the ring's outer cells along x and y */
     for (int k = 0; k < g.nz; k++)

@@ -5,8 +5,9 @@
  * The column starts at rest (V^0 = 0).
  *
  * For the coupler's own tests it can misbehave on purpose ("fault"): return
- * NaN loads or fail from a given step on, or report SEAM_UNSTABLE whenever
- * dt exceeds a limit. */
+ * NaN loads or fail from a given step on, have its stable step collapse to
+ * 1e-77 s from a given step on ("tiny_dt", as a fluid blowing up does), or
+ * report SEAM_UNSTABLE whenever dt exceeds a limit. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -23,10 +24,11 @@ typedef struct {
     int fault;               /* FAULT_* */
     long fault_step;
     double unstable_dt;
+    long commits;
 } piston_fluid;
 
-enum { FAULT_NONE, FAULT_NAN, FAULT_ERROR };
-static const char *const fault_names[] = {"none", "nan", "error", NULL};
+enum { FAULT_NONE, FAULT_NAN, FAULT_ERROR, FAULT_TINY_DT };
+static const char *const fault_names[] = {"none", "nan", "error", "tiny_dt", NULL};
 
 static void *pf_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
@@ -65,8 +67,8 @@ static void pf_destroy(void *self)
 
 static seam_status pf_max_dt(void *self, double *dt)
 {
-    (void)self;
-    *dt = INFINITY;
+    piston_fluid *f = self;
+    *dt = f->fault == FAULT_TINY_DT && f->commits >= f->fault_step ? 1e-77 : INFINITY;
     return SEAM_OK;
 }
 
@@ -108,6 +110,7 @@ static seam_status pf_commit(void *self)
 {
     piston_fluid *f = self;
     memcpy(f->V, f->V_new, f->n * sizeof *f->V);
+    f->commits++;
     return SEAM_OK;
 }
 

@@ -346,11 +346,14 @@ static pid_t start_seam_run(const char *out_dir, const char *log_path, const cha
     argv[a++] = (char *)seam_exe;
     argv[a++] = "run";
     argv[a++] = (char *)test_source_path("examples/piston.json");
+    char out[1200];   /* beside the sockets and logs, which --force would remove */
+    snprintf(out, sizeof out, "%s/out", out_dir);
     argv[a++] = "--out";
-    argv[a++] = (char *)out_dir;
+    argv[a++] = out;
     argv[a++] = "--end";
     argv[a++] = "100000";
     argv[a++] = "--quiet";
+    argv[a++] = "--force";
     for (int i = 0; sets[i] && a < 30; i++) {
         argv[a++] = "--set";
         argv[a++] = (char *)sets[i];
@@ -407,7 +410,7 @@ static void expect_in_file(const char *path, const char *needle)
 static void expect_partial_stats(const char *dir)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    snprintf(path, sizeof path, "%s/out/stats.csv", dir);
     char *text = slurp(path);
     assert_non_null(text);
     int rows = 0;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "seam/loader.h"
+#include "serve.h"
 #include "session.h"
 #include "test_host.h"
 #include "wire.h"
@@ -685,7 +686,7 @@ static void hello_version(fixture *f, unsigned version)
 
 static void solve_request(seam_wbuf *w, uint64_t id, size_t n, const double *V)
 {
-    request(w, "solve", id, 5);
+    request(w, "solve", id, 6);
     w->oob_min = SEAM_WIRE_OOB_MIN;
     seam_w_str(w, "step");
     seam_w_map(w, 4);
@@ -697,6 +698,12 @@ static void solve_request(seam_wbuf *w, uint64_t id, size_t n, const double *V)
     seam_w_str(w, "dim"); seam_w_uint(w, 1);
     seam_w_str(w, "V"); seam_w_f64s(w, V, n);
     seam_w_str(w, "out"); seam_w_array(w, 1); seam_w_str(w, "F");
+    /* X, which a fluid reads, inline (after V, so V's frames are the only ones) */
+    double *X = calloc(n, sizeof *X);
+    w->oob_min = SIZE_MAX;
+    seam_w_str(w, "X"); seam_w_f64s(w, X, n);
+    w->oob_min = SEAM_WIRE_OOB_MIN;
+    free(X);
 }
 
 
@@ -846,6 +853,292 @@ static void test_server_defaults_fill_in_what_the_coupler_leaves_out(void **stat
     solve_matches_backward_euler(f, 3);
 }
 
+/* ---- holes a peer could use (issue 12) ------------------------------------ */
+
+/* Whether bytes are valid UTF-8 (what a MessagePack str must hold). */
+static bool is_utf8(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 && c >= 0xc2 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (!len || i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++)
+            if ((p[i + k] & 0xc0) != 0x80)
+                return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Every string in the reply (top level, and the log's texts) is UTF-8. */
+static void reply_is_utf8(fixture *f)
+{
+    const char *text;
+    size_t len;
+    if (seam_msg_has(&f->m, "error")) {
+        assert_true(seam_msg_str(&f->m, "error", true, &text, &len));
+        if (!is_utf8((const uint8_t *)text, len))
+            fail_msg("the error is not UTF-8: %.*s", (int)len, text);
+    }
+    seam_mp items;
+    size_t n = 0;
+    assert_true(seam_msg_array(&f->m, "log", true, &items, &n));
+    for (size_t i = 0; i < n; i++) {
+        seam_mp_value head, level, t;
+        assert_true(seam_mp_next(&items, &head) && seam_mp_next(&items, &level) && seam_mp_next(&items, &t));
+        assert_true(is_utf8(t.data, t.len));
+    }
+}
+
+/* A busy reply is written into a buffer the server never initialized: it must
+ * not free what that garbage points to. */
+static void test_busy_reply_into_an_uninitialized_buffer(void **state)
+{
+    (void)state;
+    seam_wbuf w;
+    memset(&w, 0xa5, sizeof w);   /* what the stack may hold */
+    seam_reply_error(&w, 7, "busy: plugin \"%s\" is serving another coupler", "x");
+    seam_msg m;
+    assert_true(seam_msg_parse(&m, w.sb.data, w.sb.size));
+    char error[128];
+    assert_true(seam_msg_strcpy(&m, "error", true, error, sizeof error));
+    assert_string_equal(error, "busy: plugin \"x\" is serving another coupler");
+    assert_int_equal(w.n_att, 0);
+    seam_wbuf_free(&w);
+}
+
+/* Bytes that are not UTF-8 (an op name, a plugin message quoting the
+ * configuration) leave the server as U+FFFD, never inside a str. */
+static void test_error_replies_are_utf8(void **state)
+{
+    fixture *f = *state;
+    seam_wbuf w;
+    request(&w, "\xff\xfe\xc3", 1, 0);
+    send_wbuf(f, &w);
+    expect_error(f, "unknown op \"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+    reply_is_utf8(f);
+    say_hello(f);
+    request(&w, "create", 2, 2);
+    seam_w_str(&w, "config"); seam_w_str(&w, "{\"mass\": 1, \"stiffness\": 1, \"\xc3\x28\": 2}");
+    seam_w_str(&w, "name"); seam_w_str(&w, "piston");
+    send_wbuf(f, &w);
+    reply_is_utf8(f);
+}
+
+/* solve without `out`, or without the inputs the role reads: the plugin must
+ * never get NULL where the contract promises an array. */
+static void test_solve_without_out_or_inputs(void **state)
+{
+    fixture *f = *state;
+    hello_and_create(f);
+    seam_wbuf w;
+    request(&w, "describe", 3, 0);
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    double F = 1.0;
+    for (int variant = 0; variant < 2; variant++) {
+        request(&w, "solve", 4, variant == 0 ? 4 : 3);
+        seam_w_str(&w, "step");
+        seam_w_map(&w, 4);
+        seam_w_str(&w, "index"); seam_w_int(&w, 0);
+        seam_w_str(&w, "t"); seam_w_f64(&w, 0.0);
+        seam_w_str(&w, "dt"); seam_w_f64(&w, 0.01);
+        seam_w_str(&w, "iteration"); seam_w_int(&w, 0);
+        seam_w_str(&w, "n"); seam_w_uint(&w, 1);
+        seam_w_str(&w, "dim"); seam_w_uint(&w, 1);
+        if (variant == 0) {   /* F but no out: the plugin writes X and V into the server's arrays */
+            seam_w_str(&w, "F"); seam_w_f64s(&w, &F, 1);
+        }
+        send_wbuf(f, &w);
+        if (variant == 0) {
+            assert_true(reply_ok(f));
+            uint64_t st = 9;
+            assert_true(seam_msg_uint(&f->m, "status", true, &st));
+            assert_int_equal(st, SEAM_OK);
+            assert_false(seam_msg_has(&f->m, "X"));
+        } else
+            expect_error(f, "solve: field \"F\" is missing (a solid reads F)");
+    }
+    solve_matches_backward_euler(f, 10);
+}
+
+/* A 2D fluid_mac with a square of 4 segments bound. */
+static void bind_square(fixture *f, uint64_t id, double half, int bad_element)
+{
+    double X[8] = {0.5 - half, 0.5 - half, 0.5 + half, 0.5 - half, 0.5 + half, 0.5 + half, 0.5 - half, 0.5 + half};
+    int32_t elems[8] = {0, 1, 1, 2, 2, 3, 3, 0};
+    if (bad_element)
+        elems[5] = 1000;   /* names a point that does not exist */
+    seam_wbuf w;
+    request(&w, "bind", id, 7);
+    seam_w_str(&w, "dim"); seam_w_int(&w, 2);
+    seam_w_str(&w, "n_points"); seam_w_uint(&w, 4);
+    seam_w_str(&w, "X"); seam_w_f64s(&w, X, 8);
+    seam_w_str(&w, "nodes_per_elem"); seam_w_int(&w, 2);
+    seam_w_str(&w, "n_elems"); seam_w_uint(&w, 4);
+    seam_w_str(&w, "elems"); seam_w_i32s(&w, elems, 8);
+    seam_w_str(&w, "n_bodies"); seam_w_uint(&w, 1);
+    send_wbuf(f, &w);
+}
+
+/* One fluid solve of the square at rest; the loads into F (8 values). */
+static void solve_square(fixture *f, uint64_t id, double half, double *F)
+{
+    double X[8] = {0.5 - half, 0.5 - half, 0.5 + half, 0.5 - half, 0.5 + half, 0.5 + half, 0.5 - half, 0.5 + half};
+    double V[8] = {0};
+    seam_wbuf w;
+    request(&w, "solve", id, 6);
+    seam_w_str(&w, "step");
+    seam_w_map(&w, 4);
+    seam_w_str(&w, "index"); seam_w_int(&w, 0);
+    seam_w_str(&w, "t"); seam_w_f64(&w, 0.0);
+    seam_w_str(&w, "dt"); seam_w_f64(&w, 0.01);
+    seam_w_str(&w, "iteration"); seam_w_int(&w, 0);
+    seam_w_str(&w, "n"); seam_w_uint(&w, 4);
+    seam_w_str(&w, "dim"); seam_w_uint(&w, 2);
+    seam_w_str(&w, "X"); seam_w_f64s(&w, X, 8);
+    seam_w_str(&w, "V"); seam_w_f64s(&w, V, 8);
+    seam_w_str(&w, "out"); seam_w_array(&w, 1); seam_w_str(&w, "F");
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    uint64_t st = 9;
+    assert_true(seam_msg_uint(&f->m, "status", true, &st));
+    assert_int_equal(st, SEAM_OK);
+    assert_true(seam_msg_f64s(&f->m, "F", true, F, 8));
+}
+
+/* hello, create, bind, a bind with a bad element, solve: the bad bind is
+ * refused before the old arrays (which the plugin points into) are freed. */
+static void test_refused_bind_keeps_the_bound_interface(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    char err[1024];
+    f->lib = seam_library_open("fluid_mac", err, sizeof err);
+    assert_non_null(f->lib);
+    f->s = seam_session_new(seam_library_plugin(f->lib));
+    seam_wbuf_init(&f->reply, 0);
+    say_hello(f);
+    create_with(f, "{\"cells\": [10, 10], \"dx\": 0.1}", "fluid");
+    bind_square(f, 3, 0.2, 0);
+    assert_true(reply_ok(f));
+    double F0[8], F1[8];
+    solve_square(f, 4, 0.2, F0);
+    bind_square(f, 5, 0.2, 1);
+    expect_error(f, "bind: field \"elems\": element 2 names point 1000 of 4");
+    solve_square(f, 6, 0.2, F1);
+    for (int i = 0; i < 8; i++)
+        assert_true(F0[i] == F1[i]);
+    /* a bind of the wrong X length is refused the same way */
+    seam_wbuf w;
+    request(&w, "bind", 7, 5);
+    seam_w_str(&w, "dim"); seam_w_int(&w, 2);
+    seam_w_str(&w, "n_points"); seam_w_uint(&w, 4);
+    seam_w_str(&w, "X"); seam_w_f64s(&w, F0, 3);
+    seam_w_str(&w, "nodes_per_elem"); seam_w_int(&w, 2);
+    seam_w_str(&w, "n_elems"); seam_w_uint(&w, 0);
+    send_wbuf(f, &w);
+    expect_error(f, "bind: field \"X\"");
+    solve_square(f, 8, 0.2, F1);
+    for (int i = 0; i < 8; i++)
+        assert_true(F0[i] == F1[i]);
+    teardown((void **)&f);
+}
+
+/* The cloth of smoke_cloth sends 42 located keys: more than the 32 fields of
+ * a message, which `locations` may exceed. */
+static void test_create_with_many_locations(void **state)
+{
+    fixture *f = *state;
+    say_hello(f);
+    seam_wbuf w;
+    request(&w, "create", 2, 3);
+    seam_w_str(&w, "config"); seam_w_str(&w, "{\"mass\": 1, \"stifness\": 3}");
+    seam_w_str(&w, "name"); seam_w_str(&w, "piston");
+    seam_w_str(&w, "locations");
+    seam_w_map(&w, 100);
+    for (int i = 0; i < 99; i++) {
+        char key[32], where[32];
+        snprintf(key, sizeof key, "key%d", i);
+        snprintf(where, sizeof where, "scene.json:%d:1", i + 10);
+        seam_w_str(&w, key);
+        seam_w_str(&w, where);
+    }
+    seam_w_str(&w, "stifness"); seam_w_str(&w, "scene.json:7:3");
+    send_wbuf(f, &w);
+    assert_true(reply_ok(f));
+    seam_mp items;
+    size_t n = 0;
+    assert_true(seam_msg_array(&f->m, "log", true, &items, &n));
+    assert_true(n >= 1);
+    seam_mp_value head, level, text;
+    assert_true(seam_mp_next(&items, &head) && seam_mp_next(&items, &level) && seam_mp_next(&items, &text));
+    char msg[512];
+    snprintf(msg, sizeof msg, "%.*s", (int)text.len, (const char *)text.data);
+    if (!strstr(msg, "scene.json:7:3:"))
+        fail_msg("the message is not located: %s", msg);
+}
+
+/* Participant names become directory names: "../../x" must not. */
+static void test_names_that_are_not_directory_names(void **state)
+{
+    fixture *f = *state;
+    say_hello(f);
+    const char *bad[] = {"../../x", "a/b", "..", ".hidden", "", "x y"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        seam_wbuf w;
+        request(&w, "create", 2, 3);
+        seam_w_str(&w, "config"); seam_w_str(&w, "{\"mass\": 1, \"stiffness\": 1}");
+        seam_w_str(&w, "name"); seam_w_str(&w, bad[i]);
+        seam_w_str(&w, "output_dir"); seam_w_str(&w, "/tmp/out");
+        send_wbuf(f, &w);
+        expect_error(f, "create: field \"name\": a participant name");
+    }
+    create_with(f, "{\"mass\": 2.0, \"stiffness\": 50.0, \"position\": 0.1}", "piston-2.b_c");
+}
+
+/* Which endpoints count as loopback, and that those documented as allowed bind. */
+static void ready_stop(void *ctx, const char *endpoint)
+{
+    (void)endpoint;
+    *(volatile sig_atomic_t *)ctx = 1;
+}
+
+static void test_bind_endpoints(void **state)
+{
+    (void)state;
+    assert_true(seam_endpoint_is_local("tcp://127.0.0.1:5555"));
+    assert_true(seam_endpoint_is_local("tcp://127.3.2.1:*"));
+    assert_true(seam_endpoint_is_local("tcp://localhost:5555"));
+    assert_true(seam_endpoint_is_local("tcp://[::1]:5555"));
+    assert_true(seam_endpoint_is_local("ipc:///tmp/x.sock"));
+    assert_false(seam_endpoint_is_local("tcp://127.0.0.1:1;0.0.0.0:45679"));
+    assert_false(seam_endpoint_is_local("tcp://127.0.0.1.nip.io:5555"));
+    assert_false(seam_endpoint_is_local("tcp://0.0.0.0:5555"));
+    assert_false(seam_endpoint_is_local("tcp://*:5555"));
+    assert_false(seam_endpoint_is_local("tcp://localhost.example.com:5555"));
+    char err[1024];
+    seam_library *lib = seam_library_open("piston_solid", err, sizeof err);
+    assert_non_null(lib);
+    const seam_plugin *P = seam_library_plugin(lib);
+    volatile sig_atomic_t stop = 0;
+    seam_serve_options o = {.heartbeat_s = 0, .stop = &stop, .on_ready = ready_stop, .ready_ctx = (void *)&stop};
+    o.bind = "tcp://127.0.0.1:1;0.0.0.0:*";
+    assert_int_equal(seam_serve(P, &o, err, sizeof err), -1);
+    assert_non_null(strstr(err, "source;destination"));
+    const char *good[] = {"tcp://localhost:*", "tcp://[::1]:*", "tcp://127.0.0.1:*"};
+    for (size_t i = 0; i < 3; i++) {
+        stop = 0;
+        o.bind = good[i];
+        if (seam_serve(P, &o, err, sizeof err) != 0)
+            fail_msg("%s: %s", good[i], err);
+        assert_true(stop);
+    }
+    seam_library_close(&lib);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -862,6 +1155,13 @@ int main(void)
         cmocka_unit_test(test_out_of_band_arrays_in_any_split),
         cmocka_unit_test(test_protocol_1_clients_get_arrays_inline),
         cmocka_unit_test_setup_teardown(test_server_defaults_fill_in_what_the_coupler_leaves_out, setup, teardown),
+        cmocka_unit_test(test_busy_reply_into_an_uninitialized_buffer),
+        cmocka_unit_test_setup_teardown(test_error_replies_are_utf8, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_solve_without_out_or_inputs, setup, teardown),
+        cmocka_unit_test(test_refused_bind_keeps_the_bound_interface),
+        cmocka_unit_test_setup_teardown(test_create_with_many_locations, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_names_that_are_not_directory_names, setup, teardown),
+        cmocka_unit_test(test_bind_endpoints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,7 +65,8 @@ test_run *test_run_scene(const char *name, const char *json_text, const char *sc
                               : seam_doc_load(test_source_path(scene_path), err, sizeof err);
     if (!doc)
         fail_msg("%s", err);
-    if (seam_doc_set(doc, "output.interface=true", err, sizeof err) != 0)
+    if (seam_doc_set(doc, "output.interface=true", err, sizeof err) != 0 ||
+        seam_doc_set(doc, "output.report=false", err, sizeof err) != 0)   /* many runs: plots only where tested */
         fail_msg("%s", err);
     for (int i = 0; sets && sets[i]; i++)
         if (seam_doc_set(doc, sets[i], err, sizeof err) != 0)

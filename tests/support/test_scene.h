@@ -26,7 +26,7 @@ typedef struct test_run {
 /* Run scene `name` from json_text (or the file scene_path when json_text is
  * NULL, relative to the source tree), with the NULL-terminated overrides
  * `sets`; output goes to a fresh build/tmp/<name>. interface.csv is written
- * by forcing output.interface. Fails the test when the scene does not load. */
+ * by forcing output.interface; output.report is turned off. Fails the test when the scene does not load. */
 test_run *test_run_scene(const char *name, const char *json_text, const char *scene_path, const char *const *sets);
 void test_run_free(test_run *r);
 

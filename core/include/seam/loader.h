@@ -13,6 +13,12 @@ extern "C" {
 
 typedef struct seam_library seam_library;
 
+/* Participant names become directory names (DIR/<name>/) and prefixes of
+ * messages: 1 to 64 of A-Z a-z 0-9 _ - ., not starting with '.'. 0, or -1
+ * with the reason in why. */
+#define SEAM_NAME_MAX 64
+int seam_participant_name_check(const char *name, char *why, size_t whylen);
+
 /* Open a plugin by name ("fluid_mac": searched in the build tree, the
  * install prefix, then each directory of SEAM_PLUGIN_PATH) or by path
  * (anything containing '/' or ending in ".so"). Checks the entry symbol, the

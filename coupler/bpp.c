@@ -1,0 +1,539 @@
+/* The boundary pressure projection (bpp.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "bpp.h"
+
+/* A set of enclosed regions: rows c_r (m x n), sources q_r, and per region
+ * its id, p0, last increment and volume error. */
+typedef struct {
+    size_t m, cap;
+    double *C, *q, *p0, *dp0, *err;
+    long *id;
+} region_set;
+
+struct seam_bpp {
+    bpp_options o;
+    bpp_host h;
+    size_t n;
+    int dim;
+    region_set work, next, committed;   /* this iterate's, the one being matched in, the last step's */
+    double *MC;              /* m x n: M^-1 c_r, the velocity pattern a unit p0 impulse on region r causes */
+    double *A;               /* m x m: C M^-1 C^T */
+    unsigned char *active;   /* regions with a wall that can move */
+    size_t cap_mc;
+    bool known;              /* regions asked for this step */
+    long next_id;
+    double *V, *Fs, *Minv;   /* n each */
+    double *S, *rhs, *x;          /* small scratch of solve_regions: m x m, m, m */
+    double *rate, *scale, *lambda, *norms;   /* small scratch: m each (norms: 2m) */
+    size_t cap_small;
+    double max_dp0;          /* of the last solid call */
+};
+
+static const char *const form_names[] = {"solid", "fluid", NULL};
+static const char *const positions_names[] = {"resolved", "solver", NULL};
+
+void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options *o)
+{
+    *o = (bpp_options){BPP_FORM_SOLID, true, 0.0};
+    *on = on_default;
+    json_t *j = coupling ? seam_cfg_json(coupling, "bpp") : NULL;
+    if (!j)
+        return;
+    if (json_is_boolean(j)) {
+        *on = seam_cfg_bool(coupling, "bpp", on_default, 0);
+        return;
+    }
+    seam_cfg *b = seam_cfg_child(coupling, "bpp", 0);
+    if (!b)
+        return;
+    *on = seam_cfg_bool(b, "enabled", true, 0);
+    o->form = (bpp_form)seam_cfg_enum(b, "form", form_names, BPP_FORM_SOLID, 0);
+    int pos = seam_cfg_enum(b, "positions", positions_names, o->form == BPP_FORM_SOLID ? 0 : 1, 0);
+    if (pos == 0 && o->form == BPP_FORM_FLUID && seam_cfg_has(b, "positions"))
+        seam_cfg_error(b, "positions", "\"resolved\" works with form \"solid\" only (the fluid form's increments "
+                                        "do not make the solids' velocities admissible)");
+    o->resolve = pos == 0 && o->form == BPP_FORM_SOLID;
+    o->p0_tolerance = seam_cfg_num(b, "p0_tolerance", 0.0, 0.0, INFINITY, 0);
+}
+
+static void set_free(region_set *s)
+{
+    free(s->C);
+    free(s->q);
+    free(s->id);
+    *s = (region_set){0};
+}
+
+/* Room for m regions of n values; false when out of memory. */
+static bool set_reserve(region_set *s, size_t m, size_t n)
+{
+    if (m <= s->cap)
+        return true;
+    double *C = realloc(s->C, m * (n ? n : 1) * sizeof *C);
+    if (!C)
+        return false;
+    s->C = C;
+    double *q = realloc(s->q, 4 * m * sizeof *q);
+    if (!q)
+        return false;
+    long *id = realloc(s->id, m * sizeof *id);
+    if (!id) {
+        s->q = q;
+        return false;
+    }
+    /* q, p0, dp0, err share one block; move the old values to their new places */
+    if (s->cap) {
+        memmove(q + 3 * m, q + 3 * s->cap, s->m * sizeof *q);
+        memmove(q + 2 * m, q + 2 * s->cap, s->m * sizeof *q);
+        memmove(q + m, q + s->cap, s->m * sizeof *q);
+    }
+    s->q = q;
+    s->p0 = q + m;
+    s->dp0 = q + 2 * m;
+    s->err = q + 3 * m;
+    s->id = id;
+    s->cap = m;
+    return true;
+}
+
+static bool set_copy(region_set *dst, const region_set *src, size_t n)
+{
+    if (!set_reserve(dst, src->m, n))
+        return false;
+    dst->m = src->m;
+    memcpy(dst->C, src->C, src->m * n * sizeof *dst->C);
+    memcpy(dst->q, src->q, src->m * sizeof *dst->q);
+    memcpy(dst->p0, src->p0, src->m * sizeof *dst->p0);
+    memcpy(dst->dp0, src->dp0, src->m * sizeof *dst->dp0);
+    memcpy(dst->err, src->err, src->m * sizeof *dst->err);
+    memcpy(dst->id, src->id, src->m * sizeof *dst->id);
+    return true;
+}
+
+seam_bpp *bpp_new(const bpp_options *o, size_t n, int dim, const bpp_host *host)
+{
+    seam_bpp *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->o = *o;
+    b->h = *host;
+    b->n = n;
+    b->dim = dim;
+    b->V = calloc(3 * (n ? n : 1), sizeof *b->V);
+    if (!b->V) {
+        free(b);
+        return NULL;
+    }
+    b->Fs = b->V + n;
+    b->Minv = b->Fs + n;
+    return b;
+}
+
+void bpp_destroy(seam_bpp **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    seam_bpp *b = *self_p;
+    set_free(&b->work);
+    set_free(&b->next);
+    set_free(&b->committed);
+    free(b->MC);
+    free(b->A);
+    free(b->active);
+    free(b->V);
+    free(b->S);
+    free(b);
+    *self_p = NULL;
+}
+
+static void say(seam_bpp *b, const seam_coupling *c, seam_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(seam_bpp *b, const seam_coupling *c, seam_log_level level, const char *fmt, ...)
+{
+    if (!b->h.log)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    b->h.log(b->h.ctx, c, level, msg);
+}
+
+static const char *rate_unit(int dim) { return dim == 3 ? "m^3/s" : "m^2/s"; }
+
+/* Room for the per-iterate matrices of m regions. */
+static bool reserve_work(seam_bpp *b, size_t m)
+{
+    if (m <= b->cap_mc)
+        return true;
+    double *MC = realloc(b->MC, m * (b->n ? b->n : 1) * sizeof *MC);
+    if (!MC)
+        return false;
+    b->MC = MC;
+    double *A = realloc(b->A, m * m * sizeof *A);
+    if (!A)
+        return false;
+    b->A = A;
+    unsigned char *active = realloc(b->active, m);
+    if (!active)
+        return false;
+    b->active = active;
+    double *S = realloc(b->S, (m * m + 7 * m) * sizeof *S);
+    if (!S)
+        return false;
+    b->S = S;
+    b->rhs = S + m * m;
+    b->x = b->rhs + m;
+    b->rate = b->x + m;
+    b->scale = b->rate + m;
+    b->lambda = b->scale + m;
+    b->norms = b->lambda + m;
+    b->cap_mc = m;
+    return true;
+}
+
+/* How much two regions' walls agree: sum_j max(0, a_j b_j) / (|a| |b|),
+ * 1 for the same walls; the two sides of a shell (opposite normals) give 0. */
+static double overlap(const double *a, const double *bb, size_t n, double na, double nb)
+{
+    double s = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        double p = a[j] * bb[j];
+        if (p > 0.0)
+            s += p;
+    }
+    return s / (na * nb);
+}
+
+/* Give each region of `next` an id and a p0 from `work` (the regions one
+ * iterate or one step earlier): the region whose walls it shares most keeps
+ * its id; p0 is the overlap-weighted mean of every region it shares at least
+ * 30% with (a merge averages); a region sharing none appears with p0 = 0.
+ * Regions without movable walls (zero rows) are matched among themselves
+ * in order. */
+static void match_regions(seam_bpp *b)
+{
+    const region_set *old = &b->work;
+    region_set *neu = &b->next;
+    size_t n = b->n;
+    double *norm_old = b->norms, *norm_new = b->norms + old->m;   /* room for both: see refresh_regions */
+    for (size_t o = 0; o < old->m; o++)
+        norm_old[o] = cblas_dnrm2((int)n, old->C + o * n, 1);
+    for (size_t r = 0; r < neu->m; r++)
+        norm_new[r] = cblas_dnrm2((int)n, neu->C + r * n, 1);
+    size_t zero_seen = 0;
+    for (size_t r = 0; r < neu->m; r++) {
+        const double *cr = neu->C + r * n;
+        double nr = norm_new[r];
+        long id = -1;
+        double p0 = 0.0;
+        if (nr == 0.0) {
+            size_t z = 0;
+            for (size_t o = 0; o < old->m && id < 0; o++) {
+                double no = norm_old[o];
+                if (no == 0.0 && z++ == zero_seen)
+                    id = old->id[o], p0 = old->p0[o];
+            }
+            zero_seen++;
+        } else {
+            double best = 0.3, wsum = 0.0, psum = 0.0;
+            for (size_t o = 0; o < old->m; o++) {
+                double no = norm_old[o];
+                if (no == 0.0)
+                    continue;
+                double s = overlap(cr, old->C + o * n, n, nr, no);
+                if (s < 0.3)
+                    continue;
+                wsum += s;
+                psum += s * old->p0[o];
+                if (s >= best) {
+                    best = s;
+                    id = old->id[o];
+                }
+            }
+            if (wsum > 0.0)
+                p0 = psum / wsum;
+        }
+        for (size_t e = 0; e < r && id >= 0; e++)   /* a split: the second part is a new region */
+            if (neu->id[e] == id)
+                id = -1;
+        neu->id[r] = id >= 0 ? id : b->next_id++;
+        neu->p0[r] = p0;
+        neu->dp0[r] = 0.0;
+        neu->err[r] = 0.0;
+    }
+}
+
+/* Ask the fluid for the regions at X, match them, and form M^-1 c_r and A. */
+static seam_status refresh_regions(seam_bpp *b, const seam_coupling *c, const double *X)
+{
+    size_t n = b->n;
+    seam_regions R = {0};
+    seam_status st = b->h.regions(b->h.ctx, c, X, &R);
+    if (st != SEAM_OK)
+        return st;
+    if (R.count && (R.n != n || !R.C || !R.q)) {
+        say(b, c, SEAM_LOG_ERROR, "the fluid's regions have rows of %zu values (the interface has %zu) or no C/q", R.n, n);
+        return SEAM_ERROR;
+    }
+    if (R.count > 4096) {
+        say(b, c, SEAM_LOG_ERROR, "the fluid reports %zu enclosed regions; at most 4096 are handled", R.count);
+        return SEAM_ERROR;
+    }
+    size_t m = R.count;
+    if (!set_reserve(&b->next, m, n) || !reserve_work(b, m > b->work.m ? m : b->work.m)) {
+        say(b, c, SEAM_LOG_ERROR, "out of memory for %zu enclosed regions", m);
+        return SEAM_ERROR;
+    }
+    b->next.m = m;
+    if (m) {
+        memcpy(b->next.C, R.C, m * n * sizeof *R.C);
+        memcpy(b->next.q, R.q, m * sizeof *R.q);
+    }
+    match_regions(b);
+    region_set t = b->work;
+    b->work = b->next;
+    b->next = t;
+
+    if (b->o.form == BPP_FORM_FLUID && m) {   /* M^-1: the fluid mass behind each value, over all regions */
+        if (!R.M) {
+            say(b, c, SEAM_LOG_ERROR, "bpp.form \"fluid\" needs the fluid's masses with its regions, and the fluid gives none");
+            return SEAM_ERROR;
+        }
+        memset(b->Minv, 0, n * sizeof *b->Minv);
+        for (size_t r = 0; r < m; r++)
+            cblas_daxpy((int)n, 1.0, R.M + r * n, 1, b->Minv, 1);
+        for (size_t j = 0; j < n; j++)
+            b->Minv[j] = b->Minv[j] > 0.0 ? 1.0 / b->Minv[j] : 0.0;
+    }
+    double max_diag = 0.0;
+    for (size_t r = 0; r < m; r++) {
+        const double *cr = b->work.C + r * n;
+        double *mc = b->MC + r * n;
+        if (b->o.form == BPP_FORM_FLUID)
+            for (size_t j = 0; j < n; j++)
+                mc[j] = b->Minv[j] * cr[j];
+        else if ((st = b->h.mobility(b->h.ctx, c, cr, mc)) != SEAM_OK)
+            return st;
+    }
+    for (size_t r = 0; r < m; r++)   /* A = C M^-1 C^T, symmetrized against rounding */
+        for (size_t s = 0; s <= r; s++) {
+            double a = 0.5 * (cblas_ddot((int)n, b->work.C + r * n, 1, b->MC + s * n, 1) +
+                              cblas_ddot((int)n, b->work.C + s * n, 1, b->MC + r * n, 1));
+            b->A[r * m + s] = b->A[s * m + r] = a;
+            if (r == s)
+                max_diag = fmax(max_diag, a);
+        }
+    for (size_t r = 0; r < m; r++)
+        b->active[r] = max_diag > 0.0 && b->A[r * m + r] > 1e-12 * max_diag;
+    b->known = true;
+    return SEAM_OK;
+}
+
+/* x = A^-1 rhs over the regions with a movable wall; the others get 0 and,
+ * when strict, an error if their rhs (a volume rate, scale[r] its size) is
+ * not zero: no wall can give way to it. */
+static seam_status solve_regions(seam_bpp *b, const seam_coupling *c, const double *rhs, const double *scale,
+                                 double *x, bool strict)
+{
+    size_t m = b->work.m, k = 0;
+    for (size_t r = 0; r < m; r++) {
+        x[r] = 0.0;
+        if (b->active[r])
+            b->x[k++] = rhs[r];
+        else if (strict && fabs(rhs[r]) > 1e-9 * scale[r] && fabs(rhs[r]) > 0.0) {
+            say(b, c, SEAM_LOG_ERROR,
+                "enclosed region %ld: no wall around it can move (c M^-1 c^T = 0), but its volume must change at %.3g %s "
+                "(its sources and prescribed walls): an incompressible fluid cannot fit",
+                b->work.id[r], rhs[r], rate_unit(b->dim));
+            return SEAM_ERROR;
+        }
+    }
+    if (!k)
+        return SEAM_OK;
+    double *S = b->S;
+    for (size_t r = 0, i = 0; r < m; r++) {
+        if (!b->active[r])
+            continue;
+        for (size_t s = 0, j = 0; s < m; s++)
+            if (b->active[s])
+                S[i * k + j++] = b->A[r * m + s];
+        i++;
+    }
+    memcpy(b->rhs, b->x, k * sizeof *b->x);
+    lapack_int info = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)k, 1, S, (lapack_int)k, b->x, 1);
+    if (info != 0) {   /* dependent walls (two regions sharing every movable wall): the least-norm solution */
+        for (size_t r = 0, i = 0; r < m; r++) {
+            if (!b->active[r])
+                continue;
+            for (size_t s = 0, j = 0; s < m; s++)
+                if (b->active[s])
+                    S[i * k + j++] = b->A[r * m + s];
+            i++;
+        }
+        memcpy(b->x, b->rhs, k * sizeof *b->x);
+        lapack_int rank;
+        double *sv = malloc(k * sizeof *sv);
+        if (!sv) {
+            say(b, c, SEAM_LOG_ERROR, "out of memory");
+            return SEAM_ERROR;
+        }
+        info = LAPACKE_dgelss(LAPACK_ROW_MAJOR, (lapack_int)k, (lapack_int)k, 1, S, (lapack_int)k, b->x, 1, sv, 1e-10,
+                              &rank);
+        free(sv);
+        double resid = 0.0, size = 0.0;
+        for (size_t r = 0, i = 0; r < m && info == 0; r++) {
+            if (!b->active[r])
+                continue;
+            double ax = 0.0;
+            for (size_t s = 0, j = 0; s < m; s++)
+                if (b->active[s])
+                    ax += b->A[r * m + s] * b->x[j++];
+            resid = fmax(resid, fabs(ax - b->rhs[i]));
+            size = fmax(size, fabs(b->rhs[i]));
+            i++;
+        }
+        if (info != 0 || resid > 1e-8 * size) {
+            say(b, c, SEAM_LOG_ERROR,
+                "the enclosed regions' constraints contradict each other (regions sharing all their movable walls "
+                "ask for different volume rates; residual %.3g of %.3g)", resid, size);
+            return SEAM_ERROR;
+        }
+    }
+    for (size_t r = 0, i = 0; r < m; r++)
+        if (b->active[r])
+            x[r] = b->x[i++];
+    return SEAM_OK;
+}
+
+seam_status bpp_begin(seam_bpp *b)
+{
+    b->known = false;
+    b->max_dp0 = 0.0;
+    return set_copy(&b->work, &b->committed, b->n) ? SEAM_OK : SEAM_ERROR;
+}
+
+/* The volume rates c_r . V - q_r, and their sizes |q_r| + sum_j |c_rj V_j|. */
+static void volume_rates(const seam_bpp *b, const double *V, double *rate, double *scale)
+{
+    size_t n = b->n;
+    for (size_t r = 0; r < b->work.m; r++) {
+        const double *cr = b->work.C + r * n;
+        double s = 0.0, a = fabs(b->work.q[r]);
+        for (size_t j = 0; j < n; j++) {
+            s += cr[j] * V[j];
+            a += fabs(cr[j] * V[j]);
+        }
+        rate[r] = s - b->work.q[r];
+        scale[r] = a;
+    }
+}
+
+seam_status bpp_fluid(seam_bpp *b, const seam_coupling *c, const double *X, double *F)
+{
+    size_t n = b->n, m;
+    seam_status st = refresh_regions(b, c, X);
+    if (st != SEAM_OK)
+        return st;
+    m = b->work.m;
+    double inv_dt = 1.0 / c->dt;
+    for (size_t j = 0; j < n; j++)
+        b->V[j] = (X[j] - c->Xn[j]) * inv_dt;
+    if (m) {   /* V' = V - M^-1 C^T lambda, (C M^-1 C^T) lambda = C V - q (Akbay sec. 4.2.5) */
+        volume_rates(b, b->V, b->rate, b->scale);
+        if ((st = solve_regions(b, c, b->rate, b->scale, b->lambda, true)) != SEAM_OK)
+            return st;
+        for (size_t r = 0; r < m; r++)
+            if (b->lambda[r] != 0.0)
+                cblas_daxpy((int)n, -b->lambda[r], b->MC + r * n, 1, b->V, 1);
+    }
+    return b->h.fluid(b->h.ctx, c, X, b->V, F);
+}
+
+seam_status bpp_solid(seam_bpp *b, const seam_coupling *c, const double *F, double *X, double *V)
+{
+    size_t n = b->n;
+    seam_status st;
+    if (!b->known && (st = refresh_regions(b, c, c->Xn)) != SEAM_OK)
+        return st;
+    size_t m = b->work.m;
+    memcpy(b->Fs, F, n * sizeof *F);
+    for (size_t r = 0; r < m; r++)   /* the constant-mode force sum_r p0_r c_r (Akbay sec. 4.2.4) */
+        if (b->work.p0[r] != 0.0)
+            cblas_daxpy((int)n, b->work.p0[r], b->work.C + r * n, 1, b->Fs, 1);
+    if ((st = b->h.solid(b->h.ctx, c, b->Fs, X, V)) != SEAM_OK)
+        return st;
+    b->max_dp0 = 0.0;
+    if (!m)
+        return SEAM_OK;
+    volume_rates(b, V, b->work.err, b->scale);
+    for (size_t r = 0; r < m; r++)   /* eq. 4.9 with ch. 2's source term: dt C M^-1 C^T dp0 = -(C V - q) */
+        b->rate[r] = -b->work.err[r] / c->dt;
+    if ((st = solve_regions(b, c, b->rate, b->scale, b->work.dp0, false)) != SEAM_OK)
+        return st;
+    for (size_t r = 0; r < m; r++) {
+        b->work.p0[r] += b->work.dp0[r];
+        b->max_dp0 = fmax(b->max_dp0, fabs(b->work.dp0[r]));
+    }
+    if (!b->o.resolve || b->max_dp0 == 0.0)
+        return SEAM_OK;
+    /* Solve again with the new p0: what the solids return (and will commit)
+     * is then admissible, exactly so for solids linear in their loads. */
+    for (size_t r = 0; r < m; r++)
+        if (b->work.dp0[r] != 0.0)
+            cblas_daxpy((int)n, b->work.dp0[r], b->work.C + r * n, 1, b->Fs, 1);
+    if ((st = b->h.solid(b->h.ctx, c, b->Fs, X, V)) != SEAM_OK)
+        return st;
+    volume_rates(b, V, b->work.err, b->scale);
+    return SEAM_OK;
+}
+
+bool bpp_settled(const seam_bpp *b)
+{
+    return !(b->o.p0_tolerance > 0.0) || b->max_dp0 <= b->o.p0_tolerance;
+}
+
+seam_status bpp_accept(seam_bpp *b, const seam_coupling *c)
+{
+    const region_set *w = &b->work, *old = &b->committed;
+    for (size_t r = 0; r < w->m; r++) {
+        bool seen = false;
+        for (size_t o = 0; o < old->m && !seen; o++)
+            seen = old->id[o] == w->id[r];
+        if (!seen)
+            say(b, c, SEAM_LOG_INFO, "enclosed region %ld appeared (p0 = %.6g Pa after the step)", w->id[r], w->p0[r]);
+    }
+    for (size_t o = 0; o < old->m; o++) {
+        bool kept = false;
+        for (size_t r = 0; r < w->m && !kept; r++)
+            kept = old->id[o] == w->id[r];
+        if (!kept)
+            say(b, c, SEAM_LOG_INFO, "enclosed region %ld is gone (merged into another or opened; its p0 was %.6g Pa)",
+                old->id[o], old->p0[o]);
+    }
+    if (!set_copy(&b->committed, &b->work, b->n)) {
+        say(b, c, SEAM_LOG_ERROR, "out of memory keeping %zu regions", b->work.m);
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+size_t bpp_region_count(const seam_bpp *b) { return b->committed.m; }
+
+void bpp_region(const seam_bpp *b, size_t r, long *id, double *p0, double *dp0, double *volume_error)
+{
+    const region_set *s = &b->committed;
+    *id = s->id[r];
+    *p0 = s->p0[r];
+    *dp0 = s->dp0[r];
+    *volume_error = s->err[r];
+}

@@ -1,0 +1,479 @@
+/* The run report (report.h): plots from the run's CSV files, and index.html. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "seam/csv.h"
+#include "seam/plot.h"
+
+typedef struct report {
+    const char *dir;
+    seam_sim_log log;
+    void *log_ctx;
+    FILE *html;
+    int errors;
+} report;
+
+static void say(report *r, seam_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(report *r, seam_log_level level, const char *fmt, ...)
+{
+    char msg[2048], full[2200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (level >= SEAM_LOG_ERROR)
+        r->errors++;
+    snprintf(full, sizeof full, "%s%s", level == SEAM_LOG_ERROR ? "error: " : level == SEAM_LOG_WARN ? "warning: " : "",
+             msg);
+    if (r->log)
+        r->log(r->log_ctx, level, "report", full);
+}
+
+static void path_of(const report *r, const char *name, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%s", r->dir, name);
+}
+
+/* A table from the run's directory, NULL (and no message) when the file is absent. */
+static seam_csv *read_table(report *r, const char *name)
+{
+    char path[4200], err[4400];
+    path_of(r, name, path, sizeof path);
+    FILE *probe = fopen(path, "r");
+    if (!probe)
+        return NULL;
+    fclose(probe);
+    seam_csv *t = seam_csv_read(path, err, sizeof err);
+    if (!t)
+        say(r, SEAM_LOG_WARN, "%s", err);
+    return t;
+}
+
+static void html_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+/* Draw plot into DIR/name and show it in the page with a heading; when there
+ * is nothing to draw, the page says so and no stale image is left behind. */
+static void figure(report *r, const char *heading, const char *name, const seam_plot *plot, const char *alt)
+{
+    char path[4200], err[4400];
+    path_of(r, name, path, sizeof path);
+    fprintf(r->html, "<h2>");
+    html_text(r->html, heading);
+    fprintf(r->html, "</h2>\n");
+    seam_plot_result res = seam_plot_write_png(path, plot, err, sizeof err);
+    if (res == SEAM_PLOT_OK) {
+        seam_plot_frame f;
+        seam_plot_layout(plot, &f);
+        fprintf(r->html, "<p><img src=\"%s\" width=\"%d\" height=\"%d\" alt=\"", name, f.width, f.height);
+        html_text(r->html, alt);
+        fprintf(r->html, "\"></p>\n");
+        return;
+    }
+    remove(path);
+    if (res == SEAM_PLOT_ERROR)
+        say(r, SEAM_LOG_ERROR, "%s", err);
+    fprintf(r->html, "<p class=\"none\">Nothing to plot: ");
+    html_text(r->html, err + strlen(path) + 2);   /* the reason, without the path */
+    fprintf(r->html, ".</p>\n");
+}
+
+/* A section without a plot; an image of that name from an earlier run is removed. */
+static void missing(report *r, const char *heading, const char *image, const char *what)
+{
+    char path[4200];
+    if (image) {
+        path_of(r, image, path, sizeof path);
+        remove(path);
+    }
+    fprintf(r->html, "<h2>%s</h2>\n<p class=\"none\">%s</p>\n", heading, what);
+}
+
+/* ---- summary --------------------------------------------------------------- */
+
+static double column_sum(const double *v, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            s += v[i];
+    return s;
+}
+
+static bool is_time_column(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 2 && strcmp(name + n - 2, "_s") == 0;
+}
+
+static void summary_row(report *r, const char *id, const char *label, const char *fmt, double v)
+{
+    fprintf(r->html, "<tr><th>%s</th><td id=\"%s\">", label, id);
+    fprintf(r->html, fmt, v);
+    fprintf(r->html, "</td></tr>\n");
+}
+
+static void write_summary(report *r, const seam_csv *stats, const seam_csv *summary)
+{
+    size_t n = seam_csv_rows(stats);
+    const double *t = seam_csv_named(stats, "t"), *it = seam_csv_named(stats, "iterations"),
+                 *conv = seam_csv_named(stats, "converged");
+    fprintf(r->html, "<h2>Summary</h2>\n<table id=\"summary\">\n");
+    summary_row(r, "steps", "steps", "%.0f", (double)n);
+    if (t && n)
+        summary_row(r, "time", "simulated time reached (s)", "%.6g", t[n - 1]);
+    if (it && n) {
+        double max = 0.0;
+        for (size_t i = 0; i < n; i++)
+            max = fmax(max, it[i]);
+        summary_row(r, "iterations_mean", "coupling iterations per step, mean", "%.2f", column_sum(it, n) / (double)n);
+        summary_row(r, "iterations_max", "coupling iterations per step, max", "%.0f", max);
+    }
+    if (conv) {
+        long bad = 0;
+        for (size_t i = 0; i < n; i++)
+            bad += conv[i] == 0.0;
+        summary_row(r, "unconverged", "steps committed unconverged", "%.0f", (double)bad);
+    }
+    /* Wall time: the run's own record when it left one, else the steps' times added. */
+    int sec = summary ? seam_csv_column(summary, "seconds") : -1, name = summary ? seam_csv_column(summary, "name") : -1;
+    double wall = NAN;
+    for (size_t i = 0; sec >= 0 && name >= 0 && i < seam_csv_rows(summary); i++) {
+        const char *nm = seam_csv_text(summary, i, (size_t)name);
+        if (nm && strcmp(nm, "wall") == 0)
+            wall = seam_csv_values(summary, (size_t)sec)[i];
+    }
+    if (isfinite(wall))
+        summary_row(r, "wall", "wall time (s)", "%.4g", wall);
+    else {
+        double steps_s = 0.0;
+        for (size_t j = 0; j < seam_csv_cols(stats); j++)
+            if (is_time_column(seam_csv_name(stats, j)))
+                steps_s += column_sum(seam_csv_values(stats, j), n);
+        summary_row(r, "wall", "wall time of the steps (s)", "%.4g", steps_s);
+    }
+    fprintf(r->html, "</table>\n");
+
+    /* Where the time went: per participant from summary.csv, else per stats.csv column. */
+    fprintf(r->html, "<h3>Time per participant</h3>\n<table id=\"participants\">\n");
+    int role = summary ? seam_csv_column(summary, "role") : -1, plugin = summary ? seam_csv_column(summary, "plugin") : -1,
+        solves = summary ? seam_csv_column(summary, "solves") : -1;
+    if (sec >= 0 && name >= 0 && role >= 0) {
+        fprintf(r->html, "<tr><th>name</th><th>role</th><th>plugin</th><th>seconds</th><th>share of wall</th><th>solves</th></tr>\n");
+        for (size_t i = 0; i < seam_csv_rows(summary); i++) {
+            const char *nm = seam_csv_text(summary, i, (size_t)name), *rl = seam_csv_text(summary, i, (size_t)role);
+            const char *pl = plugin >= 0 ? seam_csv_text(summary, i, (size_t)plugin) : NULL;
+            double s = seam_csv_values(summary, (size_t)sec)[i];
+            double k = solves >= 0 ? seam_csv_values(summary, (size_t)solves)[i] : NAN;
+            if (!nm || (rl && strcmp(rl, "wall") == 0))
+                continue;
+            fprintf(r->html, "<tr><th>");
+            html_text(r->html, nm);
+            fprintf(r->html, "</th><td>");
+            html_text(r->html, rl ? rl : "");
+            fprintf(r->html, "</td><td>");
+            html_text(r->html, pl ? pl : "");
+            fprintf(r->html, "</td><td>%.4g</td><td>", s);
+            if (isfinite(wall) && wall > 0)
+                fprintf(r->html, "%.1f%%", 100.0 * s / wall);
+            fprintf(r->html, "</td><td>");
+            if (isfinite(k))
+                fprintf(r->html, "%.0f", k);
+            fprintf(r->html, "</td></tr>\n");
+        }
+    } else {
+        fprintf(r->html, "<tr><th>phase (stats.csv column)</th><th>seconds, all steps</th></tr>\n");
+        for (size_t j = 0; j < seam_csv_cols(stats); j++)
+            if (is_time_column(seam_csv_name(stats, j))) {
+                fprintf(r->html, "<tr><th>");
+                html_text(r->html, seam_csv_name(stats, j));
+                fprintf(r->html, "</th><td>%.4g</td></tr>\n", column_sum(seam_csv_values(stats, j), n));
+            }
+    }
+    fprintf(r->html, "</table>\n");
+}
+
+/* ---- plots ----------------------------------------------------------------- */
+
+static void plot_iterations(report *r, const seam_csv *stats)
+{
+    size_t n = seam_csv_rows(stats);
+    const double *step = seam_csv_named(stats, "step"), *it = seam_csv_named(stats, "iterations"),
+                 *conv = seam_csv_named(stats, "converged");
+    if (!step || !it) {
+        missing(r, "Coupling iterations per step", "iterations.png", "stats.csv has no step or iterations column.");
+        return;
+    }
+    /* The unconverged steps again, as dots on the line. */
+    double *bad = malloc((n ? n : 1) * sizeof *bad);
+    size_t n_bad = 0;
+    for (size_t i = 0; bad && conv && i < n; i++)
+        bad[i] = conv[i] == 0.0 ? (n_bad++, it[i]) : NAN;
+    seam_plot_series s[2] = {{"iterations", step, it, n, SEAM_PLOT_STEPS},
+                             {"unconverged step", step, bad, n, SEAM_PLOT_POINTS}};
+    seam_plot p = {.title = "Coupling iterations per step", .x_label = "step", .y_label = "iterations",
+                   .series = s, .n_series = n_bad ? 2 : 1, .y_from_zero = true};
+    figure(r, "Coupling iterations per step", "iterations.png", &p, "iterations per step");
+    free(bad);
+}
+
+static void plot_times(report *r, const seam_csv *stats)
+{
+    size_t n = seam_csv_rows(stats), cols = seam_csv_cols(stats), k = 0;
+    const double *step = seam_csv_named(stats, "step");
+    seam_plot_series *s = calloc(cols + 1, sizeof *s);
+    char (*labels)[64] = calloc(cols + 1, sizeof *labels);
+    double *total = calloc(n ? n : 1, sizeof *total);
+    if (!s || !labels || !total || !step) {
+        if (step)
+            say(r, SEAM_LOG_ERROR, "out of memory");
+        free(s), free(labels), free(total);
+        return;
+    }
+    for (size_t j = 0; j < cols; j++) {
+        const char *name = seam_csv_name(stats, j);
+        if (!is_time_column(name))
+            continue;
+        snprintf(labels[k], sizeof labels[k], "%.*s", (int)(strlen(name) - 2), name);
+        const double *v = seam_csv_values(stats, j);
+        for (size_t i = 0; i < n; i++)
+            total[i] += isfinite(v[i]) ? v[i] : 0.0;
+        s[k] = (seam_plot_series){labels[k], step, v, n, SEAM_PLOT_LINES};
+        k++;
+    }
+    if (k > 1)
+        s[k++] = (seam_plot_series){"total", step, total, n, SEAM_PLOT_LINES};
+    seam_plot p = {.title = "Wall time per step (log scale)", .x_label = "step", .y_label = "time (s)", .log_y = true,
+                   .series = s, .n_series = k};
+    figure(r, "Wall time per step", "times.png", &p, "wall time per step by phase");
+    free(s), free(labels), free(total);
+}
+
+/* The residual of every iteration, each step's iterations spread over [step, step + 1). */
+static void plot_residuals(report *r, const seam_csv *res)
+{
+    size_t n = res ? seam_csv_rows(res) : 0;
+    const double *step = res ? seam_csv_named(res, "step") : NULL, *val = res ? seam_csv_named(res, "residual") : NULL;
+    if (!n || !step || !val) {
+        missing(r, "Interface residual, every iteration", "residuals.png", "No residuals.csv rows in this directory.");
+        return;
+    }
+    double *x = malloc(2 * n * sizeof *x), *y = malloc(2 * n * sizeof *y);
+    size_t m = 0;
+    for (size_t i = 0; x && y && i < n;) {
+        size_t end = i;
+        while (end < n && step[end] == step[i])
+            end++;
+        for (size_t k = i; k < end; k++, m++) {
+            x[m] = step[i] + (double)(k - i) / (double)(end - i);
+            y[m] = val[k];
+        }
+        x[m] = y[m] = NAN;   /* a break between steps */
+        m++;
+        i = end;
+    }
+    if (!x || !y)
+        say(r, SEAM_LOG_ERROR, "out of memory");
+    else {
+        seam_plot_series s = {"position residual", x, y, m, SEAM_PLOT_LINES};
+        seam_plot p = {.title = "Interface residual at every iteration (log scale)",
+                       .x_label = "step (its iterations in order)", .y_label = "residual (m)", .log_y = true,
+                       .series = &s, .n_series = 1};
+        figure(r, "Interface residual, every iteration", "residuals.png", &p, "residual history");
+    }
+    free(x), free(y);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* p0 and |volume error| of each enclosed region over time (BPP, regions.csv). */
+static void plot_regions(report *r, const seam_csv *reg)
+{
+    size_t n = reg ? seam_csv_rows(reg) : 0;
+    const double *t = reg ? seam_csv_named(reg, "time") : NULL, *id = reg ? seam_csv_named(reg, "region") : NULL,
+                 *p0 = reg ? seam_csv_named(reg, "p0") : NULL, *ve = reg ? seam_csv_named(reg, "volume_error") : NULL;
+    if (!n || !t || !id || !p0 || !ve) {   /* no enclosed regions in this run: no section */
+        char path[4200];
+        path_of(r, "regions_p0.png", path, sizeof path);
+        remove(path);
+        path_of(r, "regions_volume_error.png", path, sizeof path);
+        remove(path);
+        return;
+    }
+    double *ids = malloc(n * sizeof *ids), *xs = malloc(n * sizeof *xs), *ps = malloc(n * sizeof *ps),
+           *es = malloc(n * sizeof *es);
+    seam_plot_series *sp = calloc(n, sizeof *sp), *se = calloc(n, sizeof *se);
+    char (*labels)[32] = calloc(n, sizeof *labels);
+    if (!ids || !xs || !ps || !es || !sp || !se || !labels) {
+        say(r, SEAM_LOG_ERROR, "out of memory");
+        goto done;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(id[i]))
+            ids[m++] = id[i];
+    qsort(ids, m, sizeof *ids, compare_doubles);
+    size_t n_regions = 0, used = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (i > 0 && ids[i] == ids[i - 1])
+            continue;
+        size_t first = used;
+        for (size_t k = 0; k < n; k++)   /* rows of this region, in file order (time order) */
+            if (id[k] == ids[i]) {
+                xs[used] = t[k];
+                ps[used] = p0[k];
+                es[used] = fabs(ve[k]);
+                used++;
+            }
+        snprintf(labels[n_regions], sizeof labels[n_regions], "region %.0f", ids[i]);
+        sp[n_regions] = (seam_plot_series){labels[n_regions], xs + first, ps + first, used - first, SEAM_PLOT_LINES};
+        se[n_regions] = sp[n_regions];
+        se[n_regions].y = es + first;
+        n_regions++;
+    }
+    seam_plot pp = {.title = "Pressure constant p0 per enclosed region", .x_label = "time (s)", .y_label = "p0 (Pa)",
+                    .series = sp, .n_series = n_regions};
+    figure(r, "p0 per enclosed region", "regions_p0.png", &pp, "p0 per region over time");
+    seam_plot pe = {.title = "|volume error| per enclosed region (log scale)", .x_label = "time (s)",
+                    .y_label = "|volume error| (m³/s; m²/s in 2D)", .log_y = true, .series = se, .n_series = n_regions};
+    figure(r, "Volume error per enclosed region", "regions_volume_error.png", &pe,
+           "log10 of the volume error per region over time");
+done:
+    free(ids), free(xs), free(ps), free(es), free(sp), free(se), free(labels);
+}
+
+/* ---- frames ---------------------------------------------------------------- */
+
+typedef struct frame_file {
+    long number;             /* the digits before .png, -1 when none */
+    char name[256];
+} frame_file;
+
+static int compare_frames(const void *a, const void *b)
+{
+    const frame_file *x = a, *y = b;
+    if (x->number != y->number)
+        return (x->number > y->number) - (x->number < y->number);
+    return strcmp(x->name, y->name);
+}
+
+static void show_frames(report *r)
+{
+    char path[4200];
+    path_of(r, "frames", path, sizeof path);
+    DIR *d = opendir(path);
+    frame_file *files = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || len >= sizeof files->name || strcmp(e->d_name + len - 4, ".png") != 0)
+            continue;
+        if (n == cap) {
+            frame_file *more = realloc(files, (cap = cap ? 2 * cap : 64) * sizeof *more);
+            if (!more)
+                break;
+            files = more;
+        }
+        frame_file *f = &files[n++];
+        snprintf(f->name, sizeof f->name, "%s", e->d_name);
+        size_t k = len - 4;
+        while (k > 0 && f->name[k - 1] >= '0' && f->name[k - 1] <= '9')
+            k--;
+        f->number = k < len - 4 ? strtol(f->name + k, NULL, 10) : -1;
+    }
+    if (d)
+        closedir(d);
+    if (n == 0) {
+        missing(r, "Frames", NULL, "This run wrote no PNG frames (frames/*.png).");
+        free(files);
+        return;
+    }
+    qsort(files, n, sizeof *files, compare_frames);
+    size_t pick[3] = {0, n / 2, n - 1};
+    const char *what[3] = {"first", "middle", "last"};
+    fprintf(r->html, "<h2>Frames</h2>\n<p>%zu frames in frames/; the first, middle and last:</p>\n<div class=\"frames\">\n", n);
+    for (int i = 0; i < 3; i++) {
+        if (i > 0 && pick[i] == pick[i - 1])
+            continue;
+        fprintf(r->html, "<figure><img src=\"frames/");
+        html_text(r->html, files[pick[i]].name);
+        fprintf(r->html, "\" alt=\"%s frame\"><figcaption>%s: ", what[i], what[i]);
+        html_text(r->html, files[pick[i]].name);
+        fprintf(r->html, "</figcaption></figure>\n");
+    }
+    fprintf(r->html, "</div>\n");
+    free(files);
+}
+
+/* ---- the page -------------------------------------------------------------- */
+
+static const char *const STYLE =
+    "body{font-family:sans-serif;max-width:880px;margin:2em auto;padding:0 1em;color:#222}"
+    "table{border-collapse:collapse;margin:0.5em 0}th,td{border:1px solid #ccc;padding:3px 10px}"
+    "td{text-align:right}th{text-align:left;font-weight:normal;background:#f4f4f4}"
+    "img{max-width:100%;height:auto}.none{color:#777}"
+    ".frames{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}figcaption{color:#555}";
+
+seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
+{
+    report r = {.dir = dir, .log = log, .log_ctx = log_ctx};
+    char path[4200], err[4400];
+    path_of(&r, "stats.csv", path, sizeof path);
+    seam_csv *stats = seam_csv_read(path, err, sizeof err);
+    if (!stats) {
+        say(&r, SEAM_LOG_ERROR, "%s (a report needs the run's stats.csv)", err);
+        return SEAM_ERROR;
+    }
+    path_of(&r, "index.html", path, sizeof path);
+    if (!(r.html = fopen(path, "w"))) {
+        say(&r, SEAM_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
+        seam_csv_destroy(&stats);
+        return SEAM_ERROR;
+    }
+    seam_csv *summary = read_table(&r, "summary.csv"), *residuals = read_table(&r, "residuals.csv"),
+             *regions = read_table(&r, "regions.csv");
+    const char *base = strrchr(dir, '/') && strrchr(dir, '/')[1] ? strrchr(dir, '/') + 1 : dir;
+    fprintf(r.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>seam run ");
+    html_text(r.html, base);
+    fprintf(r.html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>seam run: ", STYLE);
+    html_text(r.html, base);
+    fprintf(r.html, "</h1>\n<p>Drawn from the files in this directory: stats.csv%s%s%s.</p>\n",
+            summary ? ", summary.csv" : "", residuals ? ", residuals.csv" : "", regions ? ", regions.csv" : "");
+    write_summary(&r, stats, summary);
+    plot_iterations(&r, stats);
+    plot_residuals(&r, residuals);
+    plot_times(&r, stats);
+    plot_regions(&r, regions);
+    show_frames(&r);
+    fprintf(r.html, "</body>\n</html>\n");
+    if (fclose(r.html) != 0)
+        say(&r, SEAM_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
+    seam_csv_destroy(&stats);
+    seam_csv_destroy(&summary);
+    seam_csv_destroy(&residuals);
+    seam_csv_destroy(&regions);
+    if (r.errors)
+        return SEAM_ERROR;
+    say(&r, SEAM_LOG_INFO, "wrote %s", path);
+    return SEAM_OK;
+}
