@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "seam/plugin.h"
 #include "seam/sparse.h"
 
 #ifdef __cplusplus
@@ -45,6 +46,35 @@ void seam_mapping_interpolate(const seam_mapping *self, int ncomp, const double 
 /* F = W^T f: ncomp values per sample -> ncomp values per point (overwritten).
  * The sum over points equals the sum over covered samples. */
 void seam_mapping_distribute(const seam_mapping *self, int ncomp, const double *f, double *F);
+
+/* ---- surface samples ------------------------------------------------------
+ * Points on the interface's elements about `spacing` apart, for particle
+ * fluids whose boundary needs samples denser than the solid's points (Akbay
+ * 3.3: boundary particles on the solid surface). Each sample is a fixed
+ * barycentric combination of its element's points (rows of S sum to one), so
+ * it moves with them: x_s = S X, v_s = S V, and F = S^T f hands sample forces
+ * to the points keeping their sum and, the weights being barycentric, their
+ * moment about any point. */
+typedef struct seam_samples seam_samples;
+
+/* The samples of iface's elements at positions X (n_points * iface->dim;
+ * iface->X when NULL): every interface point; in 2D the points splitting
+ * each segment into ceil(L / spacing) equal parts; in 3D the same on every
+ * edge (an edge two triangles share is sampled once) and, inside each
+ * triangle, the off-edge nodes of its barycentric lattice of order
+ * ceil(longest edge / spacing). An interface without elements gets its
+ * points only. NULL for invalid arguments (dim not 2 or 3 with elements of
+ * dim nodes, spacing not a positive number, an element naming a point that
+ * does not exist) or when out of memory. */
+seam_samples *seam_samples_new(const seam_interface *iface, const double *X, double spacing);
+void seam_samples_destroy(seam_samples **self_p);
+size_t seam_samples_count(const seam_samples *self);
+/* S (borrowed; rows = samples, columns = interface points). */
+const seam_csr *seam_samples_weights(const seam_samples *self);
+/* u = S v: ncomp values per point -> per sample. */
+void seam_samples_interpolate(const seam_samples *self, int ncomp, const double *v, double *u);
+/* F = S^T f: ncomp values per sample -> per point (overwritten). */
+void seam_samples_distribute(const seam_samples *self, int ncomp, const double *f, double *F);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,52 @@
+/* fluid_sph: the plugin's instance, for fluid_sph.c and the tests that look
+ * inside it. Private to plugins/fluid_sph. */
+#ifndef FLUID_SPH_FLUID_SPH_H
+#define FLUID_SPH_FLUID_SPH_H
+
+#include "seam/mapping.h"
+#include "seam/plugin.h"
+#include "sph.h"
+
+enum { WALL_LAYERS = 3 };            /* particle layers behind each domain side: full support at the wall */
+#define SAMPLE_SPACING 0.5           /* surface samples per particle spacing */
+
+typedef struct fluid_sph {
+    const seam_host *host;
+    sph_fluid f;
+    int dim;
+    double lo[3], hi[3];     /* the domain, walled on every side */
+    double s;                /* particle spacing (m) */
+    double V0;               /* volume of a particle of the rest lattice: 1 / sum_j W_ij */
+    double gravity[3];
+    double cfl, xsph, eta_rho, eta_div;
+    int max_iter;
+    double *fill;            /* boxes lo then hi, dim numbers each */
+    size_t n_fill;
+    double *xw;              /* wall particles (nw * dim) */
+    size_t nw;
+    double offset;           /* samples sit this far inside a volume's surface (m), see surface_offset */
+    /* particles: committed state and the last solve */
+    size_t n;
+    double *x_n, *v_n, *k_n, *kv_n, *p_n;
+    double *x, *v, *k, *kv, *p;
+    double *work;            /* n */
+    sph_geometry geo[2];     /* start and end of the step; commit swaps them */
+    int start;               /* index of the start geometry */
+    int start_valid;         /* geo[start] holds the committed configuration */
+    /* the interface */
+    seam_interface iface;
+    int bound;
+    seam_samples *samples;
+    size_t ns;
+    double *Xi_n, *Xi;       /* interface positions: committed, and of the last solve */
+    double *xb, *psi, *vb;   /* boundary particles of one configuration: walls then samples */
+    double *nrm;             /* per interface point, then per sample: outward normals */
+    double *fb;              /* forces on the boundary particles */
+    int solved;
+    sph_solve_stats last_rho, last_div;
+    size_t clamped;          /* particles held at the domain's sides in the last solve */
+    double *raster;
+    unsigned char *saved;
+} fluid_sph;
+
+#endif

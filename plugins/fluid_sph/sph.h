@@ -1,0 +1,131 @@
+/* fluid_sph internals: the cubic spline kernel, neighbour lists of one
+ * particle configuration, and the two solvers of divergence-free SPH
+ * (Bender and Koschier 2015, 2017). Private to plugins/fluid_sph. */
+#ifndef FLUID_SPH_SPH_H
+#define FLUID_SPH_SPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A boundary particle b takes the pressure of the fluid particle i it acts
+ * on (Akinci et al. 2012). In the symmetric pressure force, p_i / rho_i^2 +
+ * p_b / rho_b^2, that counts twice (Akbay eq. 3.11 prints it once): a wall
+ * of lattice layers is then the fluid at rest continued, and a uniform
+ * pressure exerts no net force next to it (once, the wall pushes half as
+ * hard as the fluid it replaces and particles crowd against it). The
+ * solvers' density rate counts the boundary the same way, so pressure
+ * gradient and divergence stay adjoint: the solve is a projection that
+ * takes no energy from the walls (counted twice in the force only, a closed
+ * box of water at rest blows up). */
+#define SPH_MIRROR 2.0
+
+/* Cubic spline kernel (Monaghan 1992) of support radius h (W = 0 beyond h),
+ * normalised in 2D (per unit depth) or 3D. */
+typedef struct sph_kernel {
+    int dim;
+    double h;
+    double k;        /* 40 / (7 pi h^2) in 2D, 8 / (pi h^3) in 3D */
+} sph_kernel;
+
+void sph_kernel_init(sph_kernel *K, int dim, double h);
+double sph_W(const sph_kernel *K, double r);
+/* dW/dr at distance r (<= 0). */
+double sph_dW(const sph_kernel *K, double r);
+
+/* Neighbour lists of the fluid particles with their kernel values: row i
+ * holds the pairs (i, j) with |x_i - x_j| < h, each with a weight w (W_ij, or
+ * Psi_j W_ij for boundary neighbours) and its gradient with respect to x_i
+ * (dim numbers). */
+typedef struct sph_pairs {
+    size_t rows;
+    size_t *start;           /* rows + 1 */
+    uint32_t *j;
+    double *w;
+    double *gw;
+    size_t cap;              /* pairs the arrays have room for */
+} sph_pairs;
+
+void sph_pairs_free(sph_pairs *P);
+
+/* One configuration: fluid particles at x, boundary particles at xb (the
+ * domain walls first, then the samples of the solids' surfaces) with
+ * pseudo-masses psi (Akinci et al. 2012; Akbay eq. 3.9), and what DFSPH
+ * needs of it: densities (eq. 3.10) and the factor alpha of each particle. */
+typedef struct sph_geometry {
+    size_t n, nb;
+    double *xi;              /* n * dim: the fluid positions */
+    double *xb;              /* nb * dim */
+    double *psi;             /* nb */
+    sph_pairs ff, fb;        /* fluid-fluid (self included) and fluid-boundary */
+    double *rho;             /* n */
+    double *alpha;           /* n: 1 / (|sum_j m grad W_ij + sum_b psi_b grad W_ib|^2 + sum_j |m grad W_ij|^2) */
+    size_t nb_cap, n_cap;
+} sph_geometry;
+
+void sph_geometry_free(sph_geometry *G);
+
+/* What the solvers share: the kernel, the particle mass, the rest density. */
+typedef struct sph_fluid {
+    sph_kernel K;
+    int dim;
+    double m;                /* mass of every fluid particle (kg, kg/m in 2D) */
+    double rho0;
+} sph_fluid;
+
+/* Fill G for fluid positions x (n) and boundary positions xb (nb, copied;
+ * psi copied too). Returns 0, or -1 when out of memory. */
+int sph_geometry_build(sph_geometry *G, const sph_fluid *f, size_t n, const double *x, size_t nb,
+                       const double *xb, const double *psi);
+
+/* Akinci pseudo-masses of ns boundary samples at xs: psi_b = rho0 / sum_k W_bk
+ * over the samples k (Akbay eq. 3.9). Returns 0, or -1 when out of memory. */
+int sph_akinci_psi(const sph_fluid *f, size_t ns, const double *xs, double *psi);
+
+/* XSPH velocity smoothing: v_out_i = v_i + eps sum_j (2 m / (rho_i + rho_j)) (v_j - v_i) W_ij. */
+void sph_xsph(const sph_fluid *f, const sph_geometry *G, double eps, const double *v, double *v_out);
+
+/* The result of one solver run. */
+typedef struct sph_solve_stats {
+    int iterations;
+    double error;            /* the average error it stopped at (relative to rho0) */
+} sph_solve_stats;
+
+/* Constant-density solve (Bender and Koschier 2017, Algorithm 3, as a
+ * projected Jacobi on the pressure): finds k_i = p_i / rho_i^2 >= 0 so that
+ * the density predicted from the corrected velocities v is rho0 where the
+ * fluid is compressed. k holds the warm start on entry (applied first) and
+ * the total on return; vb are the boundary velocities. Stops when the
+ * average density error is at most eta (relative) or after max_iter. The
+ * density error already there, rho_i - rho0, is removed at the pace of a
+ * step dt_ref (a share dt / dt_ref of it in a shorter step): removed within
+ * any step at all, a short step (the last before a frame, a retry) would
+ * kick the particles apart with (rho_i - rho0) / rho0 * spacing / dt. */
+sph_solve_stats sph_density_solve(const sph_fluid *f, const sph_geometry *G, double dt, double dt_ref,
+                                  const double *vb, double eta, int max_iter, double *v, double *k, double *work);
+
+/* Divergence-free solve (Bender and Koschier 2017, Algorithm 2): the same
+ * iteration on D rho / D t, so dt * (D rho / D t) / rho0 is at most eta on
+ * average. */
+sph_solve_stats sph_divergence_solve(const sph_fluid *f, const sph_geometry *G, double dt, const double *vb,
+                                     double eta, int max_iter, double *v, double *k, double *work);
+
+/* Forces on the boundary particles (nb * dim, added to fb) from the
+ * pressures k of the fluid particles: the reflection of the boundary terms
+ * of the pressure acceleration, SPH_MIRROR m k_i psi_b grad_i W_ib (Akbay 3.11 and the
+ * text after it), so their sum is minus the fluid's momentum change from
+ * the boundary per unit time. */
+void sph_boundary_forces(const sph_fluid *f, const sph_geometry *G, const double *k, double *fb);
+
+/* The boundary's own pressure in the symmetric pair term, extrapolated from
+ * the fluid's committed pressure with the hydrostatic gradient (Adami et al.
+ * 2012): p_b = max(0, p_i + rho_i g . (x_b - x_i)), i.e. k_b = max(0, k_i +
+ * g . (x_b - x_i) / rho_i) for the pair (i, b), for the particles in
+ * contact (k_i > 0). Applies v_i -= dt sum_b psi_b k_b grad W_ib and adds its
+ * reflection to the boundary forces fb. With it a wall holds the fluid next
+ * to it as the fluid it replaces would: without it the pressure gradient
+ * next to a wall misses the wall's half of the kernel, and the fluid along
+ * the wall sinks while the middle rises. */
+void sph_boundary_pressure(const sph_fluid *f, const sph_geometry *G, const double *g, const double *k, double dt,
+                           double *v, double *fb);
+
+#endif

@@ -1,0 +1,74 @@
+/* Helpers of the fluid_sph tests. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sph_test.h"
+
+fluid_sph *sph_make(test_host *th, const char *json, const seam_interface *iface)
+{
+    const seam_plugin *P = seam_plugin_v1();
+    test_host_init(th, "fluid", "fluid");
+    fluid_sph *fl = P->create(P, json, &th->host);
+    assert_non_null(fl);
+    static const seam_interface none2 = {2, 0, NULL, NULL, NULL, 2, 0, NULL, NULL, 0};
+    static const seam_interface none3 = {3, 0, NULL, NULL, NULL, 3, 0, NULL, NULL, 0};
+    if (!iface)
+        iface = fl->dim == 3 ? &none3 : &none2;
+    assert_int_equal(P->bind(fl, iface), SEAM_OK);
+    return fl;
+}
+
+double sph_run(fluid_sph *fl, double t, double t_end, double dt_cap, const double *X, double *F)
+{
+    const seam_plugin *P = seam_plugin_v1();
+    size_t np = fl->iface.n_points, d = (size_t)fl->dim;
+    double *V = calloc(d * np + 1, sizeof *V), *Fo = calloc(d * np + 1, sizeof *Fo);
+    for (int64_t step = 0; t < t_end - 1e-12; step++) {
+        double dt;
+        assert_int_equal(P->max_dt(fl, &dt), SEAM_OK);
+        dt = fmin(dt, dt_cap);
+        dt = (t_end - t) / ceil((t_end - t) / dt - 1e-9);   /* no sliver of a step at the end */
+        seam_step s = {step, t, dt, 0};
+        seam_input in = {np, fl->dim, X, V, NULL};
+        seam_output out = {np, fl->dim, NULL, NULL, Fo};
+        seam_status st = P->solve(fl, &s, &in, &out);
+        if (st != SEAM_OK)
+            fail_msg("step %lld at t = %g: %s", (long long)step, t, ((const test_host *)fl->host->ctx)->last);
+        assert_int_equal(P->commit(fl), SEAM_OK);
+        t += dt;
+    }
+    if (F)
+        memcpy(F, Fo, d * np * sizeof *F);
+    free(V);
+    free(Fo);
+    return t;
+}
+
+double sph_max_speed(const fluid_sph *fl)
+{
+    size_t d = (size_t)fl->dim;
+    double vmax = 0.0;
+    for (size_t i = 0; i < fl->n; i++) {
+        double s2 = 0.0;
+        for (size_t c = 0; c < d; c++)
+            s2 += fl->v_n[d * i + c] * fl->v_n[d * i + c];
+        vmax = fmax(vmax, sqrt(s2));
+    }
+    return vmax;
+}
+
+double sph_density_error(const fluid_sph *fl)
+{
+    const sph_geometry *G = &fl->geo[fl->start];
+    assert_true(fl->start_valid);
+    double e = 0.0;
+    for (size_t i = 0; i < fl->n; i++)
+        e += fmax(G->rho[i] - fl->f.rho0, 0.0) / fl->f.rho0;
+    return fl->n ? e / (double)fl->n : 0.0;
+}
