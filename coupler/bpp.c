@@ -339,6 +339,20 @@ static seam_status refresh_regions(seam_bpp *b, const seam_coupling *c, const do
     return SEAM_OK;
 }
 
+/* S (k x k, row-major) = the rows and columns of A of the k active regions. */
+static void active_block(const seam_bpp *b, double *S, size_t k)
+{
+    size_t m = b->work.m;
+    for (size_t r = 0, i = 0; r < m; r++) {
+        if (!b->active[r])
+            continue;
+        for (size_t s = 0, j = 0; s < m; s++)
+            if (b->active[s])
+                S[i * k + j++] = b->A[r * m + s];
+        i++;
+    }
+}
+
 /* x = A^-1 rhs over the regions with a movable wall; the others get 0 and,
  * when strict, an error if their rhs (a volume rate, scale[r] its size) is
  * not zero: no wall can give way to it. */
@@ -361,25 +375,11 @@ static seam_status solve_regions(seam_bpp *b, const seam_coupling *c, const doub
     if (!k)
         return SEAM_OK;
     double *S = b->S;
-    for (size_t r = 0, i = 0; r < m; r++) {
-        if (!b->active[r])
-            continue;
-        for (size_t s = 0, j = 0; s < m; s++)
-            if (b->active[s])
-                S[i * k + j++] = b->A[r * m + s];
-        i++;
-    }
+    active_block(b, S, k);
     memcpy(b->rhs, b->x, k * sizeof *b->x);
     lapack_int info = LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (lapack_int)k, 1, S, (lapack_int)k, b->x, 1);
     if (info != 0) {   /* dependent walls (two regions sharing every movable wall): the least-norm solution */
-        for (size_t r = 0, i = 0; r < m; r++) {
-            if (!b->active[r])
-                continue;
-            for (size_t s = 0, j = 0; s < m; s++)
-                if (b->active[s])
-                    S[i * k + j++] = b->A[r * m + s];
-            i++;
-        }
+        active_block(b, S, k);   /* dposv overwrote it */
         memcpy(b->x, b->rhs, k * sizeof *b->x);
         lapack_int rank;
         double *sv = malloc(k * sizeof *sv);
