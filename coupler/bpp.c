@@ -245,7 +245,7 @@ static void match_regions(seam_bpp *b)
             }
             zero_seen++;
         } else {
-            double best = 0.3, wsum = 0.0, psum = 0.0;
+            double best = 0.0, wsum = 0.0, psum = 0.0;
             for (size_t o = 0; o < old->m; o++) {
                 double no = norm_old[o];
                 if (no == 0.0)
@@ -255,7 +255,10 @@ static void match_regions(seam_bpp *b)
                     continue;
                 wsum += s;
                 psum += s * old->p0[o];
-                if (s >= best) {
+                bool taken = false;   /* by an earlier region of this call: prefer another */
+                for (size_t e = 0; e < r && !taken; e++)
+                    taken = neu->id[e] == old->id[o];
+                if (!taken && s > best) {
                     best = s;
                     id = old->id[o];
                 }

@@ -410,6 +410,33 @@ static void test_projection(void **state)
     bpp_destroy(&r.b);
 }
 
+/* Two regions whose only movable wall is the same piston (C M^-1 C^T
+ * singular): solved in the least-norm sense when they ask the same of it,
+ * refused when they contradict each other. */
+static void test_dependent_regions(void **state)
+{
+    (void)state;
+    world w = {.nb = 1, .nr = 2, .mass = {10.0}, .g = 9.8, .q = {0.1, 0.1}};
+    wall(&w, 0, 0, 2, 0, 1.0, 1.0, 1.0);
+    memcpy(w.C[1], w.C[0], sizeof w.C[0]);
+    run r;
+    run_init(&r, &w, BPP_FORM_SOLID, true);
+    assert_int_equal(run_step(&r, &w, 20), SEAM_OK);
+    assert_float_equal(w.vn[0][1], 0.1, 1e-10);
+    /* least norm: the two share the weight and the push equally */
+    assert_float_equal(region_p0(&r, 0), region_p0(&r, 1), 1e-9);
+    bpp_destroy(&r.b);
+    world z = w;
+    z.q[1] = 0.3;
+    z.log[0] = '\0';
+    z.errors = 0;
+    memset(z.vn, 0, sizeof z.vn);
+    run_init(&r, &z, BPP_FORM_SOLID, true);
+    assert_int_equal(run_step(&r, &z, 20), SEAM_ERROR);
+    assert_non_null(strstr(z.log, "contradict each other"));
+    bpp_destroy(&r.b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_matching),
         cmocka_unit_test(test_kinematic_region_refused),
         cmocka_unit_test(test_projection),
+        cmocka_unit_test(test_dependent_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
