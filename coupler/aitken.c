@@ -117,6 +117,21 @@ static seam_status aitken_step(void *self, seam_coupling *c, const double *X_pre
     return st;
 }
 
+/* Only the factor and whether a step has run cross steps; the vectors are refilled each step. */
+static void aitken_save(const void *self, seam_ckpt_writer *w)
+{
+    const aitken *a = self;
+    seam_ckpt_put_f64(w, a->omega);
+    seam_ckpt_put_u64(w, a->started);
+}
+
+static void aitken_load(void *self, seam_ckpt_reader *r)
+{
+    aitken *a = self;
+    a->omega = seam_ckpt_get_f64(r);
+    a->started = seam_ckpt_get_u64(r) != 0;
+}
+
 const seam_scheme_ops seam_scheme_aitken = {
     .name = "aitken",
     .summary = "Gauss-Seidel with Aitken's dynamic relaxation",
@@ -124,4 +139,6 @@ const seam_scheme_ops seam_scheme_aitken = {
     .create = aitken_create,
     .destroy = aitken_destroy,
     .step = aitken_step,
+    .save = aitken_save,
+    .load = aitken_load,
 };

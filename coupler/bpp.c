@@ -540,3 +540,38 @@ void bpp_region(const seam_bpp *b, size_t r, long *id, double *p0, double *dp0, 
     *dp0 = s->dp0[r];
     *volume_error = s->err[r];
 }
+
+void bpp_save(const seam_bpp *b, seam_ckpt_writer *w)
+{
+    const region_set *s = &b->committed;
+    seam_ckpt_put_i64(w, b->next_id);
+    seam_ckpt_put_u64(w, s->m);
+    seam_ckpt_put_f64s(w, s->C, s->m * b->n);
+    seam_ckpt_put_f64s(w, s->q, s->m);
+    seam_ckpt_put_f64s(w, s->p0, s->m);
+    seam_ckpt_put_f64s(w, s->dp0, s->m);
+    seam_ckpt_put_f64s(w, s->err, s->m);
+    for (size_t r = 0; r < s->m; r++)
+        seam_ckpt_put_i64(w, s->id[r]);
+}
+
+void bpp_load(seam_bpp *b, seam_ckpt_reader *r)
+{
+    region_set *s = &b->committed;
+    b->next_id = (long)seam_ckpt_get_i64(r);
+    size_t m = (size_t)seam_ckpt_get_u64(r);
+    if (!seam_ckpt_ok(r, false))
+        return;
+    if (m > 1000000 || !set_reserve(s, m, b->n)) {
+        seam_ckpt_fail(r, "no room for %zu enclosed regions", m);
+        return;
+    }
+    s->m = m;
+    seam_ckpt_get_f64s(r, s->C, m * b->n);
+    seam_ckpt_get_f64s(r, s->q, m);
+    seam_ckpt_get_f64s(r, s->p0, m);
+    seam_ckpt_get_f64s(r, s->dp0, m);
+    seam_ckpt_get_f64s(r, s->err, m);
+    for (size_t k = 0; k < m; k++)
+        s->id[k] = (long)seam_ckpt_get_i64(r);
+}

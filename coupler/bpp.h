@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "scheme.h"
+#include "seam/checkpoint.h"
 #include "seam/config.h"
 #include "seam/log.h"
 
@@ -84,5 +85,10 @@ seam_status bpp_accept(seam_bpp *b, const seam_coupling *c);
  * c_r . V - q_r (m^3/s, m^2/s in 2D). */
 size_t bpp_region_count(const seam_bpp *b);
 void bpp_region(const seam_bpp *b, size_t r, long *id, double *p0, double *dp0, double *volume_error);
+
+/* What crosses steps, the committed regions (rows, sources, ids, p0) and the
+ * next region id, as values of a checkpoint's open section, and back. */
+void bpp_save(const seam_bpp *b, seam_ckpt_writer *w);
+void bpp_load(seam_bpp *b, seam_ckpt_reader *r);
 
 #endif

@@ -5,6 +5,7 @@
  * kept from the last q steps; the QR of V is updated column by column, and
  * near-dependent older columns are filtered out (seam_qr, seam/lsq.h). */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +154,27 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
     return st;
 }
 
+/* The secant columns kept for reuse cross steps; the vectors are refilled each step. */
+static void iqn_save(const void *self, seam_ckpt_writer *w)
+{
+    const iqn_ils *q = self;
+    seam_ckpt_put_u64(w, q->X ? q->n : UINT64_MAX);   /* UINT64_MAX: no step has run */
+    if (q->X)
+        seam_qr_save(q->VW, w);
+}
+
+static void iqn_load(void *self, seam_ckpt_reader *r)
+{
+    iqn_ils *q = self;
+    uint64_t n = seam_ckpt_get_u64(r);
+    if (n == UINT64_MAX || !seam_ckpt_ok(r, false))
+        return;
+    if (n > ((uint64_t)1 << 40) || !iqn_reserve(q, (size_t)n))
+        seam_ckpt_fail(r, "no room for %llu interface values", (unsigned long long)n);
+    else
+        seam_qr_load(q->VW, r);
+}
+
 const seam_scheme_ops seam_scheme_iqn_ils = {
     .name = "iqn-ils",
     .summary = "interface quasi-Newton, inverse Jacobian by least squares (IQN-ILS)",
@@ -160,4 +182,6 @@ const seam_scheme_ops seam_scheme_iqn_ils = {
     .create = iqn_create,
     .destroy = iqn_destroy,
     .step = iqn_step,
+    .save = iqn_save,
+    .load = iqn_load,
 };

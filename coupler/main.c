@@ -32,6 +32,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--no-report] [--force]\n"
+            "       seam run --resume DIR [--quiet]\n"
             "       seam report DIR\n"
             "       seam validate SCENE [--set KEY=VALUE]...\n"
             "       seam plugins\n"
@@ -47,7 +48,8 @@ static void usage(FILE *out)
             "  keygen    write a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub\n"
             "\n"
             "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n"
-            "  --force   empty an output directory that holds an earlier run (refused without it)\n");
+            "  --force   empty an output directory that holds an earlier run (refused without it)\n"
+            "  --resume  continue the run whose checkpoint (output.checkpoint) is in DIR, with its scene and options\n");
 }
 
 typedef struct {
@@ -57,6 +59,7 @@ typedef struct {
     long steps;
     bool quiet;
     bool force;
+    const char *resume;
     const char **sets;
     int n_sets;
 } run_args;
@@ -98,6 +101,9 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             a->sets[a->n_sets++] = "output.report=false";   /* the scene key, so both say the same */
         } else if (allow_run_flags && strcmp(arg, "--force") == 0) {
             a->force = true;
+        } else if (allow_run_flags && strcmp(arg, "--resume") == 0 && val) {
+            a->resume = val;
+            i++;
         } else if (arg[0] == '-') {
             fprintf(stderr, "seam: unknown or incomplete option %s\n", arg);
             return -1;
@@ -107,6 +113,13 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             fprintf(stderr, "seam: unexpected argument %s\n", arg);
             return -1;
         }
+    }
+    if (a->resume) {   /* the checkpoint holds the scene and the options the run was started with */
+        if (a->scene || a->out || a->end > 0 || a->steps > 0 || a->force || a->n_sets > 0) {
+            fprintf(stderr, "seam: --resume takes the scene and its options from the checkpoint: only --quiet goes with it\n");
+            return -1;
+        }
+        return 0;
     }
     if (!a->scene) {
         fprintf(stderr, "seam: missing SCENE\n");
@@ -166,6 +179,26 @@ static seam_doc *load_scene(const run_args *a)
     return doc;
 }
 
+/* --resume DIR: the scene and options the checkpoint in DIR was written with. */
+static seam_doc *resume_scene(run_args *a, seam_resume_info *info)
+{
+    char err[2048];
+    if (seam_resume_info_read(a->resume, info, err, sizeof err) != 0) {
+        fprintf(stderr, "seam: error: cannot resume: %s\n", err);
+        return NULL;
+    }
+    seam_doc *doc = seam_doc_parse(info->scene, info->origin, err, sizeof err);
+    if (!doc) {
+        fprintf(stderr, "seam: error: cannot resume: the scene kept in %s/checkpoint.seam: %s\n", a->resume, err);
+        return NULL;
+    }
+    a->scene = info->origin;
+    a->out = a->resume;
+    a->end = info->end;
+    a->steps = info->max_steps;
+    return doc;
+}
+
 static int cmd_run(int argc, char **argv, bool validate_only)
 {
     run_args a;
@@ -174,15 +207,20 @@ static int cmd_run(int argc, char **argv, bool validate_only)
         usage(stderr);
         return 2;
     }
-    seam_doc *doc = load_scene(&a);
+    seam_resume_info info = {0};
+    seam_doc *doc = a.resume ? resume_scene(&a, &info) : load_scene(&a);
     free(a.sets);
-    if (!doc)
+    if (!doc) {
+        seam_resume_info_free(&info);
         return 1;
+    }
     double last_drawn = -1.0;
     seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
                              .log_ctx = &a.quiet,
                              .stop = &stop_requested,
-                             .stale_output = a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE};
+                             .stale_output = a.resume ? SEAM_OUTPUT_OVERWRITE
+                                           : a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE,
+                             .resume = a.resume != NULL};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;
@@ -191,6 +229,7 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     if (!sim) {
         fprintf(stderr, "seam: %s: not valid\n", a.scene);
         seam_doc_destroy(&doc);
+        seam_resume_info_free(&info);
         return 1;
     }
     int rc = 0;
@@ -217,6 +256,7 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     }
     seam_sim_destroy(&sim);
     seam_doc_destroy(&doc);
+    seam_resume_info_free(&info);
     return rc;
 }
 

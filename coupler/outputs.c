@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <ftw.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -296,4 +297,173 @@ void outputs_close(sim_outputs *o)
     free(o->dir);
     free(o->picture_field);
     o->dir = o->picture_field = NULL;
+}
+
+/* ---- checkpoints and resuming ---- */
+
+static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv"};
+
+static FILE **csv_slot(sim_outputs *o, int i)
+{
+    FILE **slots[SIM_CSV_COUNT] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv};
+    return slots[i];
+}
+
+/* Whether this run writes CSV file i (as outputs_open decides). */
+static bool csv_wanted(const seam_sim *sim, int i)
+{
+    const sim_outputs *o = &sim->out;
+    switch (i) {
+    case SIM_CSV_STATS:
+    case SIM_CSV_RESIDUALS: return o->stats;
+    case SIM_CSV_INTERFACE: return o->interface && !sim->coupled;
+    default: return o->stats && sim->bpp;
+    }
+}
+
+void outputs_positions(seam_sim *sim, int64_t pos[SIM_CSV_COUNT])
+{
+    for (int i = 0; i < SIM_CSV_COUNT; i++) {
+        FILE *f = *csv_slot(&sim->out, i);
+        pos[i] = f ? (int64_t)ftello(f) : -1;
+    }
+}
+
+/* Files the checkpoint handles itself: the CSV files (cut back) and the checkpoint. */
+static bool managed(const char *rel)
+{
+    if (strcmp(rel, SIM_CHECKPOINT_FILE) == 0 || strcmp(rel, SIM_CHECKPOINT_FILE ".tmp") == 0)
+        return true;
+    for (int i = 0; i < SIM_CSV_COUNT; i++)
+        if (strcmp(rel, csv_names[i]) == 0)
+            return true;
+    return false;
+}
+
+typedef struct {
+    char **names;
+    size_t n, cap;
+    bool failed;
+} name_list;
+
+/* Every regular file under dir/rel, its path relative to dir added to list. */
+static void walk(const char *dir, const char *rel, name_list *list)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[4200], full[8500];
+        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        snprintf(full, sizeof full, "%s/%s", dir, sub);
+        struct stat st;
+        if (lstat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            walk(dir, sub, list);
+        else if (S_ISREG(st.st_mode) && !managed(sub)) {
+            if (list->n == list->cap) {
+                size_t cap = list->cap ? 2 * list->cap : 64;
+                char **names = realloc(list->names, cap * sizeof *names);
+                if (!names) {
+                    list->failed = true;
+                    break;
+                }
+                list->names = names, list->cap = cap;
+            }
+            if (!(list->names[list->n] = strdup(sub)))
+                list->failed = true;
+            else
+                list->n++;
+        }
+    }
+    closedir(d);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void outputs_manifest_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+char **outputs_manifest(seam_sim *sim, size_t *n)
+{
+    name_list list = {0};
+    walk(sim->out.dir, "", &list);
+    if (list.failed) {
+        outputs_manifest_free(list.names, list.n);
+        *n = 0;
+        return NULL;
+    }
+    if (list.n)
+        qsort(list.names, list.n, sizeof *list.names, compare_names);
+    *n = list.n;
+    return list.names;
+}
+
+seam_status outputs_resume(seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char *const *manifest, size_t n)
+{
+    sim_outputs *o = &sim->out;
+    for (int i = 0; i < SIM_CSV_COUNT; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", o->dir, csv_names[i]);
+        if (csv_wanted(sim, i) != (pos[i] >= 0)) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s/" SIM_CHECKPOINT_FILE ": the checkpoint's run %s %s, this one %s",
+                    o->dir, pos[i] >= 0 ? "wrote" : "did not write", csv_names[i], pos[i] >= 0 ? "does not" : "does");
+            return SEAM_ERROR;
+        }
+        if (pos[i] < 0)
+            continue;
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: %s: %s", path, strerror(errno));
+            return SEAM_ERROR;
+        }
+        if ((int64_t)st.st_size < pos[i]) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: %s holds %lld bytes, fewer than the %lld it held at "
+                    "the checkpoint", path, (long long)st.st_size, (long long)pos[i]);
+            return SEAM_ERROR;
+        }
+        /* the rows of steps after the checkpoint go: the resumed run writes them again */
+        if (truncate(path, (off_t)pos[i]) != 0 || !(*csv_slot(o, i) = fopen(path, "a"))) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: %s: %s", path, strerror(errno));
+            return SEAM_ERROR;
+        }
+    }
+    name_list now = {0};
+    walk(o->dir, "", &now);
+    size_t removed = 0;
+    for (size_t i = 0; i < now.n; i++) {
+        if (n && bsearch(&now.names[i], manifest, n, sizeof *manifest, compare_names))
+            continue;
+        char path[8500];
+        snprintf(path, sizeof path, "%s/%s", o->dir, now.names[i]);
+        if (remove(path) != 0) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: cannot remove %s, written after the checkpoint: %s",
+                    path, strerror(errno));
+            outputs_manifest_free(now.names, now.n);
+            return SEAM_ERROR;
+        }
+        removed++;
+    }
+    bool failed = now.failed;
+    outputs_manifest_free(now.names, now.n);
+    if (failed) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: out of memory listing %s", o->dir);
+        return SEAM_ERROR;
+    }
+    if (removed)
+        sim_log(sim, SEAM_LOG_INFO, NULL, "resuming: removed %zu files written after the checkpoint", removed);
+    return SEAM_OK;
 }

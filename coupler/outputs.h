@@ -5,6 +5,7 @@
 #define SEAM_COUPLER_OUTPUTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "seam/picture.h"
@@ -24,7 +25,16 @@ typedef struct sim_outputs {
     FILE *stats_csv, *residuals_csv, *interface_csv, *regions_csv;
     int frame;
     double next_frame;
+    /* output.checkpoint: every this many steps (0: not by steps), every
+     * this many seconds of wall time (0: not by time) */
+    long checkpoint_steps;
+    double checkpoint_seconds;
 } sim_outputs;
+
+/* The CSV files, in the order of outputs_positions. */
+enum { SIM_CSV_STATS, SIM_CSV_RESIDUALS, SIM_CSV_INTERFACE, SIM_CSV_REGIONS, SIM_CSV_COUNT };
+/* The checkpoint's file in the output directory. */
+#define SIM_CHECKPOINT_FILE "checkpoint.seam"
 
 /* One committed step, as the observer records it. */
 typedef struct sim_step_record {
@@ -44,6 +54,17 @@ seam_status outputs_open(struct seam_sim *sim);
 void outputs_residual(struct seam_sim *sim, long step, int iteration, double residual, double loads);
 /* The observer: the step's rows, and a frame when one is due. */
 seam_status outputs_step(struct seam_sim *sim, const sim_step_record *rec);
+/* Where each CSV file ends now (-1: not written by this run), for a checkpoint. */
+void outputs_positions(struct seam_sim *sim, int64_t pos[SIM_CSV_COUNT]);
+/* The files of the output directory (paths relative to it, sorted) other
+ * than the CSV files and the checkpoint; NULL with *n = 0 when there are
+ * none. Free with outputs_manifest_free. */
+char **outputs_manifest(struct seam_sim *sim, size_t *n);
+void outputs_manifest_free(char **names, size_t n);
+/* Take up the outputs of a run at a checkpoint: the CSV files cut back to
+ * pos and opened to append, every file not in the (sorted) manifest
+ * removed, as written after the checkpoint. */
+seam_status outputs_resume(struct seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char *const *manifest, size_t n);
 /* At the end of a run (wall time known): summary.csv, then the report. */
 void outputs_finish(struct seam_sim *sim);
 void outputs_close(sim_outputs *out);

@@ -8,6 +8,7 @@
  * (a k x k system) or matrix-free by GMRES, never with an n x n matrix. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -439,6 +440,90 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     return st;
 }
 
+/* ---- checkpoints: the pairs kept for reuse and their cross products ---- */
+
+static void cross_save(const rmi_cross *x, seam_ckpt_writer *w)
+{
+    seam_ckpt_put_u64(w, x->rows);
+    seam_ckpt_put_u64(w, x->cols);
+    seam_ckpt_put_u64(w, x->epoch);
+    int64_t *ids = malloc((x->cols ? x->cols : 1) * sizeof *ids);
+    size_t size = x->rows * x->cols;
+    double *C = malloc((size ? size : 1) * sizeof *C);
+    for (size_t j = 0; ids && C && j < x->cols; j++) {
+        ids[j] = (int64_t)x->ids[j];
+        memcpy(C + j * x->rows, x->C + j * x->ldc, x->rows * sizeof *C);
+    }
+    seam_ckpt_put_i64s(w, ids, ids && C ? x->cols : 0);
+    seam_ckpt_put_f64s(w, C, ids && C ? x->rows * x->cols : 0);
+    free(ids);
+    free(C);
+}
+
+static void cross_load(rmi_cross *x, seam_ckpt_reader *r)
+{
+    cross_free(x);
+    size_t rows = (size_t)seam_ckpt_get_u64(r), cols = (size_t)seam_ckpt_get_u64(r);
+    unsigned long epoch = (unsigned long)seam_ckpt_get_u64(r);
+    if (!seam_ckpt_ok(r, false))
+        return;
+    if (rows > 100000 || cols > 100000) {
+        seam_ckpt_fail(r, "implausible cross product of %zu x %zu", rows, cols);
+        return;
+    }
+    size_t ldc = 2 * rows + 8, capc = 2 * cols + 8;
+    int64_t *ids = malloc(capc * sizeof *ids);
+    x->C = calloc(ldc * capc, sizeof *x->C);
+    x->ids = malloc(capc * sizeof *x->ids);
+    size_t size = rows * cols;
+    double *C = malloc((size ? size : 1) * sizeof *C);
+    if (!ids || !x->C || !x->ids || !C) {
+        free(ids), free(C);
+        seam_ckpt_fail(r, "out of memory");
+        return;
+    }
+    x->ldc = ldc, x->capc = capc;
+    seam_ckpt_get_i64s(r, ids, cols);
+    seam_ckpt_get_f64s(r, C, rows * cols);
+    if (seam_ckpt_ok(r, false)) {
+        for (size_t j = 0; j < cols; j++) {
+            x->ids[j] = (unsigned long)ids[j];
+            memcpy(x->C + j * ldc, C + j * rows, rows * sizeof *C);
+        }
+        x->rows = rows, x->cols = cols, x->epoch = epoch;
+    }
+    free(ids);
+    free(C);
+}
+
+static void rmi_save(const void *self, seam_ckpt_writer *w)
+{
+    const rmi *r = self;
+    seam_ckpt_put_u64(w, r->Xf ? r->n : UINT64_MAX);   /* UINT64_MAX: no step has run */
+    if (!r->Xf)
+        return;
+    seam_qr_save(r->lsq_f, w);
+    seam_qr_save(r->lsq_s, w);
+    cross_save(&r->fs, w);
+    cross_save(&r->sf, w);
+}
+
+static void rmi_load(void *self, seam_ckpt_reader *rd)
+{
+    rmi *r = self;
+    uint64_t n = seam_ckpt_get_u64(rd);
+    if (n == UINT64_MAX || !seam_ckpt_ok(rd, false))
+        return;
+    if (n > ((uint64_t)1 << 40) || !rmi_reserve(r, (size_t)n)) {
+        seam_ckpt_fail(rd, "no room for %llu interface values", (unsigned long long)n);
+        return;
+    }
+    seam_qr_load(r->lsq_f, rd);
+    seam_qr_load(r->lsq_s, rd);
+    cross_load(&r->fs, rd);
+    cross_load(&r->sf, rd);
+}
+
 const seam_scheme_ops seam_scheme_rmi = {
     .name = "rmi",
     .summary = "reduced model interface: low-rank Jacobians of both solvers (Akbay Algorithm 1)",
@@ -446,6 +531,8 @@ const seam_scheme_ops seam_scheme_rmi = {
     .create = rmi_create,
     .destroy = rmi_destroy,
     .step = rmi_step,
+    .save = rmi_save,
+    .load = rmi_load,
 };
 
 /* The extended partitioned method (Akbay 2.6): the RMI above with the
@@ -459,4 +546,6 @@ const seam_scheme_ops seam_scheme_xpm = {
     .create = xpm_create,
     .destroy = rmi_destroy,
     .step = rmi_step,
+    .save = rmi_save,
+    .load = rmi_load,
 };

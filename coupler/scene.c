@@ -1,5 +1,6 @@
 /* Reading a scene: time, gravity, coupling, participants, output. The
  * participants' own objects are read by their plugins' create. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,13 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
         } else if (seam_cfg_has(out, "picture") && json_is_false(seam_cfg_json(out, "picture")))
             picture = NULL;
+        seam_cfg *ck = seam_cfg_child(out, "checkpoint", 0);
+        if (ck) {
+            o->checkpoint_steps = seam_cfg_int(ck, "every_steps", 0, 1, LONG_MAX, 0);
+            o->checkpoint_seconds = seam_cfg_num(ck, "every_seconds", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+            if (!seam_cfg_has(ck, "every_steps") && !seam_cfg_has(ck, "every_seconds"))
+                seam_cfg_error(out, "checkpoint", "expected every_steps, every_seconds or both");
+        }
     }
     char buf[4096];
     if (sim->opts.out_dir)

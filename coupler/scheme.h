@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "seam/checkpoint.h"
 #include "seam/config.h"
 #include "seam/plugin.h"
 
@@ -115,6 +116,12 @@ typedef struct seam_scheme_ops {
      * Returns the first non-OK status of a black box, else SEAM_OK. */
     seam_status (*step)(void *self, seam_coupling *c, const double *X_pred, double *X_out,
                         seam_verdict *verdict);
+    /* What the scheme carries from one step to the next (reused secant
+     * columns, a relaxation factor), as values of the checkpoint's open
+     * section, and back, so a resumed run computes the same bits; NULL when
+     * it carries nothing. load reports problems through the reader. */
+    void (*save)(const void *self, seam_ckpt_writer *w);
+    void (*load)(void *self, seam_ckpt_reader *r);
 } seam_scheme_ops;
 
 /* Registry of all schemes. */

@@ -92,7 +92,7 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     bool ok = sim->errors == 0;
     if (ok && !sim->coupled)
         ok = interface_build(sim) && interface_bind(sim) && sim_coupling_init(sim) == SEAM_OK;
-    ok = ok && outputs_check_picture(sim) && check_step_limit(sim);
+    ok = ok && outputs_check_picture(sim) && check_step_limit(sim) && sim_checkpoint_check(sim);
     if (ok && !(sim->pstats = calloc(sim->n_parts, sizeof *sim->pstats))) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
         ok = false;
@@ -266,10 +266,16 @@ static void progress(seam_sim *sim, double t, int iterations, double t_start, bo
 
 seam_status seam_sim_run(seam_sim *sim)
 {
-    double t_start = sim_now(), t = 0.0;
+    double t_start = sim_now(), t = 0.0, wall_before = 0.0;   /* wall time of the run before it was resumed */
     sim->summary.outcome = SEAM_RUN_ERROR;
-    if (outputs_open(sim) != SEAM_OK)
+    if (sim->opts.resume ? sim_checkpoint_restore(sim, &t, &wall_before) != SEAM_OK : outputs_open(sim) != SEAM_OK) {
+        for (size_t i = 0; i < sim->n_parts; i++)   /* for the summary of the run that did not start */
+            sim->pstats[i] = sim->parts[i].stats;
         return SEAM_ERROR;
+    }
+    long checkpoint_step = sim->summary.steps;
+    double checkpoint_time = t_start;
+    bool checkpoints = sim->out.checkpoint_steps > 0 || sim->out.checkpoint_seconds > 0;
     seam_status result = SEAM_OK;
     bool interrupted = false;
     while (t < sim->t_end * (1.0 - 1e-12) && (sim->opts.max_steps <= 0 || sim->summary.steps < sim->opts.max_steps)) {
@@ -327,8 +333,20 @@ seam_status seam_sim_run(seam_sim *sim)
             break;
         }
         sim->last_iterations = iterations;
+        if (checkpoints && sim_checkpoint_due(sim, checkpoint_step, checkpoint_time)) {
+            if (sim_checkpoint_write(sim, t, wall_before + sim_now() - t_start) != SEAM_OK) {
+                result = SEAM_ERROR;
+                break;
+            }
+            checkpoint_step = sim->summary.steps;
+            checkpoint_time = sim_now();
+        }
         progress(sim, t, iterations, t_start, false);
     }
+    /* a run stopped by a signal can be taken up where it stopped */
+    if (interrupted && checkpoints && result == SEAM_OK && checkpoint_step != sim->summary.steps &&
+        sim_checkpoint_write(sim, t, wall_before + sim_now() - t_start) != SEAM_OK)
+        result = SEAM_ERROR;
     progress(sim, t, sim->last_iterations, t_start, true);
     /* a stop asked for while a step failed (a separate server that got the
      * same SIGINT) is an interruption, not the server's failure */
@@ -339,7 +357,7 @@ seam_status seam_sim_run(seam_sim *sim)
                          : sim->summary.not_converged ? SEAM_RUN_UNCONVERGED : SEAM_RUN_CONVERGED;
     if (interrupted)
         result = SEAM_ERROR;
-    sim->summary.wall_s = sim_now() - t_start;
+    sim->summary.wall_s = wall_before + sim_now() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;
     FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv};

@@ -47,6 +47,10 @@ typedef struct seam_run_options {
      * (SEAM_OUTPUT_REFUSE_STALE, `seam run`), or emptied first
      * (SEAM_OUTPUT_CLEAN_STALE, `seam run --force`). */
     int stale_output;
+    /* Take up the run whose checkpoint (output.checkpoint) is in the output
+     * directory: state restored, outputs of later steps removed, the run
+     * continued to its end (docs/scenes.md, "Checkpoint and resume"). */
+    bool resume;
 } seam_run_options;
 
 enum { SEAM_OUTPUT_OVERWRITE, SEAM_OUTPUT_REFUSE_STALE, SEAM_OUTPUT_CLEAN_STALE };
@@ -96,6 +100,20 @@ const char *seam_sim_output_dir(const seam_sim *self);
 const char *seam_sim_description(const seam_sim *self);
 /* A one-line description: participants and scheme, for `seam validate`. */
 void seam_sim_describe(const seam_sim *self, char *buf, size_t n);
+
+/* What a run was started with, as its checkpoint in dir keeps it: the
+ * scene's text (every --set applied), the absolute path of its file (for
+ * relative paths and messages), and the end time and step limit given on
+ * the command line (0: none). */
+typedef struct seam_resume_info {
+    char *scene;
+    char *origin;
+    double end;
+    long max_steps;
+} seam_resume_info;
+/* 0, or -1 with err naming the file and the cause. */
+int seam_resume_info_read(const char *dir, seam_resume_info *info, char *err, size_t errlen);
+void seam_resume_info_free(seam_resume_info *info);
 
 /* Committed interface positions (points x dim) and their count, for tests. */
 const double *seam_sim_interface(const seam_sim *self, size_t *n, int *dim);

@@ -1,5 +1,6 @@
 /* Least squares on a column history by an updated QR factorization (BLAS only). */
 #include "seam/lsq.h"
+#include "seam/checkpoint.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -404,4 +405,108 @@ void seam_qr_explicit(const seam_qr *q, double *Q, double *Rm)
     for (size_t j = 0; j < k; j++)
         for (size_t i = 0; i < k; i++)
             Rm[j * k + i] = i <= j ? q->R[j * q->cap + i] : 0.0;
+}
+
+/* ---- checkpoints ---- */
+
+void seam_qr_save(const seam_qr *q, seam_ckpt_writer *w)
+{
+    size_t ldg = qr_ldg(q);
+    seam_ckpt_put_u64(w, q->n);
+    seam_ckpt_put_u64(w, q->max_cols);
+    seam_ckpt_put_f64(w, q->rcond);
+    seam_ckpt_put_u64(w, q->k);
+    seam_ckpt_put_u64(w, q->m);
+    seam_ckpt_put_u64(w, q->cap);
+    seam_ckpt_put_u64(w, q->serial);
+    seam_ckpt_put_u64(w, q->epoch);
+    seam_ckpt_put_u64(w, q->tracking);
+    /* the arrays whole as laid out (capacities decide when Qb is compacted) */
+    seam_ckpt_put_f64s(w, q->Qb, q->n * q->m);
+    seam_ckpt_put_f64s(w, q->G, ldg * q->k);
+    seam_ckpt_put_f64s(w, q->R, q->cap * q->k);
+    seam_ckpt_put_f64s(w, q->norm, q->k);
+    seam_ckpt_put_f64s(w, q->B ? q->B + q->b0 * q->n : NULL, q->n * q->k);
+    seam_ckpt_put_f64s(w, q->y, q->tracking ? q->m : 0);
+    int64_t *tags = malloc((q->k ? q->k : 1) * sizeof *tags), *ids = malloc((q->k ? q->k : 1) * sizeof *ids);
+    for (size_t j = 0; tags && ids && j < q->k; j++)
+        tags[j] = q->tag[q->b0 + j], ids[j] = (int64_t)q->id[q->b0 + j];
+    seam_ckpt_put_i64s(w, tags, tags && ids ? q->k : 0);
+    seam_ckpt_put_i64s(w, ids, tags && ids ? q->k : 0);
+    free(tags);
+    free(ids);
+}
+
+void seam_qr_load(seam_qr *q, seam_ckpt_reader *r)
+{
+    size_t n = (size_t)seam_ckpt_get_u64(r), max_cols = (size_t)seam_ckpt_get_u64(r);
+    double rcond = seam_ckpt_get_f64(r);
+    size_t k = (size_t)seam_ckpt_get_u64(r), m = (size_t)seam_ckpt_get_u64(r), cap = (size_t)seam_ckpt_get_u64(r);
+    unsigned long serial = (unsigned long)seam_ckpt_get_u64(r), epoch = (unsigned long)seam_ckpt_get_u64(r);
+    bool tracking = seam_ckpt_get_u64(r) != 0;
+    if (!seam_ckpt_ok(r, false))
+        return;
+    if (n != q->n || max_cols != q->max_cols || rcond != q->rcond) {
+        seam_ckpt_fail(r, "a column history of %zu values, at most %zu columns, filter %g; this run has %zu, %zu, %g",
+                       n, max_cols, rcond, q->n, q->max_cols, q->rcond);
+        return;
+    }
+    if (k > cap || k > max_cols || m > 2 * cap || (cap && cap < QR_DEAD_MIN) || cap > 2 * max_cols + QR_DEAD_MIN) {
+        seam_ckpt_fail(r, "an inconsistent column history (%zu columns, %zu basis vectors, capacity %zu)", k, m, cap);
+        return;
+    }
+    /* empty and sized like the history that was saved */
+    seam_qr fresh = {.n = n, .max_cols = max_cols, .rcond = rcond};
+    seam_qr *old = malloc(sizeof *old);
+    if (!old) {
+        seam_ckpt_fail(r, "out of memory");
+        return;
+    }
+    *old = *q;
+    seam_qr_destroy(&old);
+    *q = fresh;
+    size_t ldg = 2 * cap, cap_b = 2 * (k + 1) + 8, nn = n ? n : 1;
+    if (cap) {
+        q->G = calloc(ldg * cap, sizeof *q->G);
+        q->R = calloc(cap * cap, sizeof *q->R);
+        q->norm = calloc(cap, sizeof *q->norm);
+        q->Qb = calloc(nn * ldg, sizeof *q->Qb);
+        q->Qb_spare = calloc(nn * ldg, sizeof *q->Qb);
+        q->y = calloc(ldg + 1, sizeof *q->y);
+        q->s = calloc(ldg + 1, sizeof *q->s);
+        q->z = calloc(ldg + 1, sizeof *q->z);
+        q->t = calloc(ldg + 1, sizeof *q->t);
+        q->u = calloc(ldg + 1, sizeof *q->u);
+        q->B = calloc(cap_b * nn, sizeof *q->B);
+        q->tag = calloc(cap_b, sizeof *q->tag);
+        q->id = calloc(cap_b, sizeof *q->id);
+        if (!q->G || !q->R || !q->norm || !q->Qb || !q->Qb_spare || !q->y || !q->s || !q->z || !q->t || !q->u ||
+            !q->B || !q->tag || !q->id) {
+            seam_ckpt_fail(r, "out of memory");
+            return;
+        }
+        q->cap = cap;
+        q->cap_b = cap_b;
+    } else if (k || m) {
+        seam_ckpt_fail(r, "columns without capacity");
+        return;
+    }
+    q->k = k, q->m = m, q->serial = serial, q->epoch = epoch, q->tracking = tracking;
+    double dummy;
+    seam_ckpt_get_f64s(r, cap ? q->Qb : &dummy, n * m);
+    seam_ckpt_get_f64s(r, cap ? q->G : &dummy, ldg * k);
+    seam_ckpt_get_f64s(r, cap ? q->R : &dummy, cap * k);
+    seam_ckpt_get_f64s(r, cap ? q->norm : &dummy, k);
+    seam_ckpt_get_f64s(r, cap ? q->B : &dummy, n * k);
+    seam_ckpt_get_f64s(r, cap ? q->y : &dummy, tracking ? m : 0);
+    int64_t *v = malloc(2 * (k ? k : 1) * sizeof *v);
+    if (!v) {
+        seam_ckpt_fail(r, "out of memory");
+        return;
+    }
+    seam_ckpt_get_i64s(r, v, k);
+    seam_ckpt_get_i64s(r, v + k, k);
+    for (size_t j = 0; j < k && seam_ckpt_ok(r, false); j++)
+        q->tag[j] = (long)v[j], q->id[j] = (unsigned long)v[k + j];
+    free(v);
 }

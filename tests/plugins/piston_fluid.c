@@ -7,11 +7,13 @@
  * For the coupler's own tests it can misbehave on purpose ("fault"): return
  * NaN loads or fail from a given step on, have its stable step collapse to
  * 1e-77 s from a given step on ("tiny_dt", as a fluid blowing up does), or
- * report SEAM_UNSTABLE whenever dt exceeds a limit. */
+ * report SEAM_UNSTABLE whenever dt exceeds a limit. "delay" (s) sleeps in
+ * every solve, so a test can kill a run part way. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "seam/config.h"
 #include "seam/log.h"
@@ -24,7 +26,9 @@ typedef struct {
     int fault;               /* FAULT_* */
     long fault_step;
     double unstable_dt;
+    double delay;
     long commits;
+    unsigned char *saved;    /* save's bytes: V, then commits */
 } piston_fluid;
 
 enum { FAULT_NONE, FAULT_NAN, FAULT_ERROR, FAULT_TINY_DT };
@@ -39,6 +43,7 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
     piston_fluid *f = calloc(1, sizeof *f);
     f->host = host;
     f->m_a = seam_cfg_num(c, "added_mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED);
+    f->delay = seam_cfg_num(c, "delay", 0.0, 0.0, 1.0, 0);
     seam_cfg *fault = seam_cfg_child(c, "fault", 0);
     f->unstable_dt = INFINITY;
     if (fault) {
@@ -62,6 +67,7 @@ static void pf_destroy(void *self)
         return;
     free(f->V);
     free(f->V_new);
+    free(f->saved);
     free(f);
 }
 
@@ -93,6 +99,10 @@ static seam_status pf_solve(void *self, const seam_step *step, const seam_input 
     }
     if (step->dt > f->unstable_dt)
         return SEAM_UNSTABLE;
+    if (f->delay > 0) {
+        struct timespec ts = {(time_t)f->delay, (long)(1e9 * (f->delay - floor(f->delay)))};
+        nanosleep(&ts, NULL);
+    }
     if (f->fault == FAULT_ERROR && step->index >= f->fault_step) {
         seam_logf(f->host, SEAM_LOG_ERROR, "injected failure at step %ld", (long)step->index);
         return SEAM_ERROR;
@@ -118,7 +128,34 @@ static seam_status pf_commit(void *self)
 static uint32_t pf_capabilities(void *self)
 {
     (void)self;
-    return SEAM_CAP_LOADS_IMPULSE;
+    return SEAM_CAP_LOADS_IMPULSE | SEAM_CAP_SAVE;
+}
+
+static seam_status pf_save(void *self, seam_buffer *out)
+{
+    piston_fluid *f = self;
+    size_t size = f->n * sizeof *f->V + sizeof f->commits;
+    unsigned char *b = realloc(f->saved, size);
+    if (!b)
+        return SEAM_ERROR;
+    f->saved = b;
+    memcpy(b, f->V, f->n * sizeof *f->V);
+    memcpy(b + f->n * sizeof *f->V, &f->commits, sizeof f->commits);
+    *out = (seam_buffer){b, size};
+    return SEAM_OK;
+}
+
+static seam_status pf_load(void *self, const void *bytes, size_t n)
+{
+    piston_fluid *f = self;
+    size_t want = f->n * sizeof *f->V + sizeof f->commits;
+    if (n != want) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "load: expected %zu bytes, got %zu", want, n);
+        return SEAM_ERROR;
+    }
+    memcpy(f->V, bytes, f->n * sizeof *f->V);
+    memcpy(&f->commits, (const unsigned char *)bytes + f->n * sizeof *f->V, sizeof f->commits);
+    return SEAM_OK;
 }
 
 static const seam_plugin plugin = {
@@ -132,6 +169,8 @@ static const seam_plugin plugin = {
     .solve = pf_solve,
     .commit = pf_commit,
     .bind = pf_bind,
+    .save = pf_save,
+    .load = pf_load,
     .capabilities = pf_capabilities,
 };
 

@@ -61,6 +61,14 @@ const unsigned long *seam_qr_ids(const seam_qr *self);
 /* Alpha (cols x nrhs, oldest first) = argmin ||C alpha - b|| for right-hand
  * sides given by their coordinates W = Qb^T b (m x nrhs, ld ldw). */
 void seam_qr_solve_coords(seam_qr *self, size_t nrhs, const double *W, size_t ldw, double *Alpha, size_t ldalpha);
+/* The whole state to a checkpoint, in one value list of the open section,
+ * and back into a history made by seam_qr_new with the same n, max_cols
+ * and rcond (else an error on the reader): restored, it computes the same
+ * bits as the history that was saved. */
+struct seam_ckpt_writer;
+struct seam_ckpt_reader;
+void seam_qr_save(const seam_qr *self, struct seam_ckpt_writer *w);
+void seam_qr_load(seam_qr *self, struct seam_ckpt_reader *r);
 /* For tests: Q = Qb G (n x cols) and the upper triangular R (cols x cols),
  * column-major, newest column first, so C (newest first) = Q R. */
 void seam_qr_explicit(const seam_qr *self, double *Q, double *Rm);

@@ -1,0 +1,337 @@
+/* Checkpoint and resume: a run killed with SIGKILL at a random step and
+ * taken up with `seam run --resume` leaves the same files, byte for byte,
+ * as the run that was never interrupted (wall-time measurements excepted:
+ * docs/scenes.md, "Checkpoint and resume"). In-process, and with the solid
+ * in a separate seam-serve process. Set SEAM_TEST_SEED to replay a kill. */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "test_host.h"
+
+static const char *seam_exe;
+static char base[4096];
+static unsigned seed;
+
+enum { STEPS = 200, EVERY = 10, MAX_ARGS = 40 };
+
+/* argv of `seam run` for the piston scene into dir, with the case's settings
+ * (the report's plots are compared too when report is set). */
+static void run_argv(const char **argv, const char *dir, const char *const *sets, bool report)
+{
+    int n = 0;
+    argv[n++] = seam_exe;
+    argv[n++] = "run";
+    argv[n++] = test_source_path("examples/piston.json");
+    argv[n++] = "--out";
+    argv[n++] = dir;
+    argv[n++] = "--quiet";
+    if (!report)
+        argv[n++] = "--no-report";
+    for (const char *const *s = sets; *s && n < MAX_ARGS - 3; s++) {
+        argv[n++] = "--set";
+        argv[n++] = *s;
+    }
+    argv[n] = NULL;
+}
+
+static pid_t start(const char **argv)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, STDOUT_FILENO);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* The exit status, or -signal. */
+static int finish(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        assert_int_equal(errno, EINTR);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1000;
+}
+
+static long count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    long n = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)len + 1);
+    *n = fread(b, 1, (size_t)len, f);
+    b[*n] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* Files under dir (relative paths), sorted, into names; returns the count. */
+static size_t list(const char *dir, const char *rel, char names[][256], size_t n, size_t cap)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char sub[256], full[4700];
+        int k = snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        assert_true(k > 0 && (size_t)k < sizeof sub);
+        snprintf(full, sizeof full, "%s/%s", dir, sub);
+        struct stat st;
+        assert_int_equal(stat(full, &st), 0);
+        if (S_ISDIR(st.st_mode))
+            n = list(dir, sub, names, n, cap);
+        else {
+            assert_true(n < cap);
+            snprintf(names[n++], 256, "%s", sub);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(a, b); }
+
+/* Lines of a and b equal but for the comma-separated fields in skip (a mask). */
+static void compare_csv(const char *name, const char *a, const char *b, unsigned skip)
+{
+    const char *pa = a, *pb = b;
+    int line = 1;
+    while (*pa && *pb) {
+        const char *ea = strchr(pa, '\n'), *eb = strchr(pb, '\n');
+        assert_non_null(ea);
+        assert_non_null(eb);
+        int field = 0;
+        const char *fa = pa, *fb = pb;
+        while (fa <= ea && fb <= eb) {
+            size_t la = strcspn(fa, ",\n"), lb = strcspn(fb, ",\n");
+            if (!(skip & (1u << field)) && (la != lb || memcmp(fa, fb, la) != 0))
+                fail_msg("%s line %d field %d differs: %.*s vs %.*s (seed %u)", name, line, field, (int)la, fa,
+                         (int)lb, fb, seed);
+            fa += la + 1, fb += lb + 1, field++;
+            if (fa > ea || fb > eb) {
+                if ((fa > ea) != (fb > eb))
+                    fail_msg("%s line %d: field counts differ (seed %u)", name, line, seed);
+                break;
+            }
+        }
+        pa = ea + 1, pb = eb + 1, line++;
+    }
+    if (*pa || *pb)
+        fail_msg("%s: line counts differ (seed %u)", name, seed);
+}
+
+/* Every file of a in b and no other, the same bytes; measured wall times
+ * are no output of the simulation: stats.csv's fluid_s, solid_s and
+ * coupler_s columns, summary.csv's seconds, the report's page and its
+ * times.png, and the checkpoint (which holds them). */
+static void compare_trees(const char *a, const char *b)
+{
+    static char na[512][256], nb[512][256];
+    size_t n = list(a, "", na, 0, 512), m = list(b, "", nb, 0, 512);
+    qsort(na, n, sizeof na[0], by_name);
+    qsort(nb, m, sizeof nb[0], by_name);
+    for (size_t i = 0; i < n || i < m; i++)
+        if (i >= n || i >= m || strcmp(na[i], nb[i]) != 0)
+            fail_msg("the file lists differ at %s vs %s (seed %u)", i < n ? na[i] : "(end)", i < m ? nb[i] : "(end)",
+                     seed);
+    for (size_t i = 0; i < n; i++) {
+        const char *f = na[i];
+        if (strcmp(f, "checkpoint.seam") == 0 || strcmp(f, "index.html") == 0 || strcmp(f, "times.png") == 0)
+            continue;
+        char pa[4400], pb[4400];
+        snprintf(pa, sizeof pa, "%s/%s", a, f);
+        snprintf(pb, sizeof pb, "%s/%s", b, f);
+        size_t la, lb;
+        char *ca = slurp(pa, &la), *cb = slurp(pb, &lb);
+        if (strcmp(f, "stats.csv") == 0)
+            compare_csv(f, ca, cb, 7u << 6);   /* fluid_s, solid_s, coupler_s */
+        else if (strcmp(f, "summary.csv") == 0)
+            compare_csv(f, ca, cb, 1u << 3);   /* seconds */
+        else if (la != lb || memcmp(ca, cb, la) != 0)
+            fail_msg("%s differs after resuming (%zu vs %zu bytes; seed %u)", f, la, lb, seed);
+        free(ca);
+        free(cb);
+    }
+}
+
+/* Run to the end into A; run again into B, SIGKILL it at a random step
+ * after its first checkpoint, resume B; A and B must agree. */
+static void kill_and_resume(const char *name, const char *const *sets, bool report)
+{
+    char a[4200], b[4200], stats[4300], ckpt[4300];
+    snprintf(a, sizeof a, "%s/%s_whole", base, name);
+    snprintf(b, sizeof b, "%s/%s_resumed", base, name);
+    snprintf(stats, sizeof stats, "%s/stats.csv", a);
+    const char *argv[MAX_ARGS];
+    run_argv(argv, a, sets, report);
+    assert_int_equal(finish(start(argv)), 0);
+    assert_int_equal(count_lines(stats), STEPS + 1);
+    snprintf(stats, sizeof stats, "%s/stats.csv", b);
+    snprintf(ckpt, sizeof ckpt, "%s/checkpoint.seam", b);
+
+    /* kill after a step in (EVERY, 0.7 STEPS]: at least one checkpoint, rows beyond it */
+    long target = EVERY + 1 + (long)(rand() % (int)(0.7 * STEPS - EVERY));
+    run_argv(argv, b, sets, report);
+    pid_t pid = start(argv);
+    long rows = 0;
+    for (;;) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            fail_msg("%s: the run ended before it could be killed at step %ld (seed %u)", name, target, seed);
+        rows = count_lines(stats) - 1;
+        if (rows >= target && access(ckpt, F_OK) == 0)
+            break;
+        usleep(200);
+    }
+    kill(pid, SIGKILL);
+    assert_int_equal(finish(pid), -SIGKILL);
+    rows = count_lines(stats) - 1;
+    print_message("%s: killed after %ld of %d steps (seed %u)\n", name, rows, STEPS, seed);
+    assert_true(rows < STEPS);
+
+    const char *resume[] = {seam_exe, "run", "--resume", b, "--quiet", NULL};
+    assert_int_equal(finish(start(resume)), 0);
+    assert_int_equal(count_lines(stats), STEPS + 1);
+    compare_trees(a, b);
+}
+
+/* IQN-ILS reusing the columns of the last 4 steps: its state changes the
+ * iterates, so a resume that lost it would differ. */
+static void test_resume_in_process(void **state)
+{
+    (void)state;
+    const char *sets[] = {"coupling.scheme=iqn-ils", "coupling.reuse=4", "output.checkpoint={\"every_steps\": 10}",
+                          "fluid.delay=0.001", NULL};
+    kill_and_resume("inline", sets, true);
+}
+
+/* The solid in its own seam-serve process (dies with the coupler), Aitken
+ * carrying its factor across steps. */
+static void test_resume_separate_process(void **state)
+{
+    (void)state;
+    const char *sets[] = {"coupling.scheme=aitken", "coupling.aitken_first_max=1",
+                          "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001",
+                          "solids.0.process=separate", NULL};
+    kill_and_resume("separate", sets, false);
+}
+
+static int run_capture(const char *cmd, char *out, size_t n)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Checkpoints of another format version, damaged ones, and options that do
+ * not go with --resume are refused, each with its reason. */
+static void test_resume_refusals(void **state)
+{
+    (void)state;
+    char dir[4200], cmd[9000], out[8192], path[4300];
+    snprintf(dir, sizeof dir, "%s/refusals", base);
+    const char *sets[] = {"output.checkpoint={\"every_steps\": 10}", NULL};
+    const char *argv[MAX_ARGS];
+    run_argv(argv, dir, sets, false);
+    assert_int_equal(finish(start(argv)), 0);
+    snprintf(path, sizeof path, "%s/checkpoint.seam", dir);
+    size_t n;
+    char *bytes = slurp(path, &n);
+
+    snprintf(cmd, sizeof cmd, "'%s' run --resume '%s' --set coupling.relaxation=0.5 2>&1", seam_exe, dir);
+    assert_int_equal(run_capture(cmd, out, sizeof out), 2);
+    assert_non_null(strstr(out, "--resume takes the scene and its options from the checkpoint"));
+
+    snprintf(cmd, sizeof cmd, "'%s' run --resume '%s/none' 2>&1", seam_exe, base);
+    assert_int_equal(run_capture(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "none/checkpoint.seam: cannot open"));
+
+    FILE *f = fopen(path, "wb");   /* version 2, little-endian at byte 8 */
+    bytes[8] = 2;
+    fwrite(bytes, 1, n, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s' run --resume '%s' 2>&1", seam_exe, dir);
+    assert_int_equal(run_capture(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "checkpoint format version 2; this seam reads version 1 only"));
+
+    f = fopen(path, "wb");   /* one bit of a value flipped */
+    bytes[8] = 1;
+    bytes[n / 2] ^= 0x10;
+    fwrite(bytes, 1, n, f);
+    fclose(f);
+    assert_int_equal(run_capture(cmd, out, sizeof out), 1);
+    assert_non_null(strstr(out, "damaged (CRC mismatch)"));
+    free(bytes);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s SEAM\n", argv[0]);
+        return 2;
+    }
+    seam_exe = argv[1];
+    const char *s = getenv("SEAM_TEST_SEED");
+    seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
+    srand(seed);
+    snprintf(base, sizeof base, "%s/seam-resume-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(base)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resume_in_process),
+        cmocka_unit_test(test_resume_separate_process),
+        cmocka_unit_test(test_resume_refusals),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    if (rc == 0) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+        if (system(cmd) != 0)
+            rc = 1;
+    }
+    return rc;
+}
