@@ -27,22 +27,30 @@ static const char *seam_exe;
 static char base[4096];
 static unsigned seed;
 
-enum { STEPS = 200, EVERY = 10, MAX_ARGS = 40 };
+enum { MAX_ARGS = 40 };
 
-/* argv of `seam run` for the piston scene into dir, with the case's settings
- * (the report's plots are compared too when report is set). */
-static void run_argv(const char **argv, const char *dir, const char *const *sets, bool report)
+/* One run to kill and resume: a scene with its settings, its step count and
+ * checkpoint interval (output.checkpoint.every_steps among the settings). */
+typedef struct {
+    const char *name, *scene;
+    long steps, every;
+    bool report;             /* the report's plots are compared too */
+    const char *sets[12];
+} resume_case;
+
+/* argv of `seam run` for the case's scene into dir, with its settings. */
+static void run_argv(const char **argv, const char *dir, const resume_case *c)
 {
     int n = 0;
     argv[n++] = seam_exe;
     argv[n++] = "run";
-    argv[n++] = test_source_path("examples/piston.json");
+    argv[n++] = test_source_path(c->scene);
     argv[n++] = "--out";
     argv[n++] = dir;
     argv[n++] = "--quiet";
-    if (!report)
+    if (!c->report)
         argv[n++] = "--no-report";
-    for (const char *const *s = sets; *s && n < MAX_ARGS - 3; s++) {
+    for (const char *const *s = c->sets; *s && n < MAX_ARGS - 3; s++) {
         argv[n++] = "--set";
         argv[n++] = *s;
     }
@@ -195,28 +203,28 @@ static void compare_trees(const char *a, const char *b)
 
 /* Run to the end into A; run again into B, SIGKILL it at a random step
  * after its first checkpoint, resume B; A and B must agree. */
-static void kill_and_resume(const char *name, const char *const *sets, bool report)
+static void kill_and_resume(const resume_case *c)
 {
     char a[4200], b[4200], stats[4300], ckpt[4300];
-    snprintf(a, sizeof a, "%s/%s_whole", base, name);
-    snprintf(b, sizeof b, "%s/%s_resumed", base, name);
+    snprintf(a, sizeof a, "%s/%s_whole", base, c->name);
+    snprintf(b, sizeof b, "%s/%s_resumed", base, c->name);
     snprintf(stats, sizeof stats, "%s/stats.csv", a);
     const char *argv[MAX_ARGS];
-    run_argv(argv, a, sets, report);
+    run_argv(argv, a, c);
     assert_int_equal(finish(start(argv)), 0);
-    assert_int_equal(count_lines(stats), STEPS + 1);
+    assert_int_equal(count_lines(stats), c->steps + 1);
     snprintf(stats, sizeof stats, "%s/stats.csv", b);
     snprintf(ckpt, sizeof ckpt, "%s/checkpoint.seam", b);
 
-    /* kill after a step in (EVERY, 0.7 STEPS]: at least one checkpoint, rows beyond it */
-    long target = EVERY + 1 + (long)(rand() % (int)(0.7 * STEPS - EVERY));
-    run_argv(argv, b, sets, report);
+    /* kill after a step in (every, 0.7 steps]: at least one checkpoint, mostly rows beyond it */
+    long target = c->every + 1 + (long)(rand() % (int)(0.7 * (double)c->steps - (double)c->every));
+    run_argv(argv, b, c);
     pid_t pid = start(argv);
     long rows = 0;
     for (;;) {
         int st;
         if (waitpid(pid, &st, WNOHANG) == pid)
-            fail_msg("%s: the run ended before it could be killed at step %ld (seed %u)", name, target, seed);
+            fail_msg("%s: the run ended before it could be killed at step %ld (seed %u)", c->name, target, seed);
         rows = count_lines(stats) - 1;
         if (rows >= target && access(ckpt, F_OK) == 0)
             break;
@@ -225,12 +233,19 @@ static void kill_and_resume(const char *name, const char *const *sets, bool repo
     kill(pid, SIGKILL);
     assert_int_equal(finish(pid), -SIGKILL);
     rows = count_lines(stats) - 1;
-    print_message("%s: killed after %ld of %d steps (seed %u)\n", name, rows, STEPS, seed);
-    assert_true(rows < STEPS);
+    print_message("%s: killed after %ld of %ld steps (seed %u)\n", c->name, rows, c->steps, seed);
+    assert_true(rows < c->steps);
+
+    /* a file the killed run would have written later (a frame past the checkpoint's): resuming removes it */
+    char stray[4400];
+    snprintf(stray, sizeof stray, "%s/stats.csv.later", b);
+    FILE *f = fopen(stray, "w");
+    assert_non_null(f);
+    fclose(f);
 
     const char *resume[] = {seam_exe, "run", "--resume", b, "--quiet", NULL};
     assert_int_equal(finish(start(resume)), 0);
-    assert_int_equal(count_lines(stats), STEPS + 1);
+    assert_int_equal(count_lines(stats), c->steps + 1);
     compare_trees(a, b);
 }
 
@@ -239,20 +254,34 @@ static void kill_and_resume(const char *name, const char *const *sets, bool repo
 static void test_resume_in_process(void **state)
 {
     (void)state;
-    const char *sets[] = {"coupling.scheme=iqn-ils", "coupling.reuse=4", "output.checkpoint={\"every_steps\": 10}",
-                          "fluid.delay=0.001", NULL};
-    kill_and_resume("inline", sets, true);
+    static const resume_case c = {"inline", "examples/piston.json", 200, 10, true,
+                                  {"coupling.scheme=iqn-ils", "coupling.reuse=4",
+                                   "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001", NULL}};
+    kill_and_resume(&c);
 }
 
-/* The solid in its own seam-serve process (dies with the coupler), Aitken
+/* The solid in its own seam-serve process (it dies with the coupler), Aitken
  * carrying its factor across steps. */
 static void test_resume_separate_process(void **state)
 {
     (void)state;
-    const char *sets[] = {"coupling.scheme=aitken", "coupling.aitken_first_max=1",
-                          "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001",
-                          "solids.0.process=separate", NULL};
-    kill_and_resume("separate", sets, false);
+    static const resume_case c = {"separate", "examples/piston.json", 200, 10, false,
+                                  {"coupling.scheme=aitken", "coupling.aitken_first_max=1",
+                                   "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001",
+                                   "solids.0.process=separate", NULL}};
+    kill_and_resume(&c);
+}
+
+/* Real solvers with frames: fluid_mac and solid_rigid write VTK files and
+ * the coupler PNG pictures every 5 steps, checkpoints every 7, so frames
+ * written after the checkpoint must go; IQN-ILS reuses 2 steps. */
+static void test_resume_frames(void **state)
+{
+    (void)state;
+    static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false,
+                                  {"time.end=0.6", "coupling.reuse=2", "output.checkpoint={\"every_steps\": 7}",
+                                   NULL}};
+    kill_and_resume(&c);
 }
 
 static int run_capture(const char *cmd, char *out, size_t n)
@@ -272,9 +301,10 @@ static void test_resume_refusals(void **state)
     (void)state;
     char dir[4200], cmd[9000], out[8192], path[4300];
     snprintf(dir, sizeof dir, "%s/refusals", base);
-    const char *sets[] = {"output.checkpoint={\"every_steps\": 10}", NULL};
+    static const resume_case c = {"refusals", "examples/piston.json", 200, 10, false,
+                                  {"output.checkpoint={\"every_steps\": 10}", NULL}};
     const char *argv[MAX_ARGS];
-    run_argv(argv, dir, sets, false);
+    run_argv(argv, dir, &c);
     assert_int_equal(finish(start(argv)), 0);
     snprintf(path, sizeof path, "%s/checkpoint.seam", dir);
     size_t n;
@@ -324,6 +354,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resume_in_process),
         cmocka_unit_test(test_resume_separate_process),
+        cmocka_unit_test(test_resume_frames),
         cmocka_unit_test(test_resume_refusals),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
