@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "seam/checkpoint.h"
 #include "test_host.h"
 
 static const char *seam_exe;
@@ -35,6 +36,7 @@ typedef struct {
     const char *name, *scene;
     long steps, every;
     bool report;             /* the report's plots are compared too */
+    int signal;              /* what stops the run: SIGKILL, or SIGINT (which checkpoints where it stops) */
     const char *sets[12];
 } resume_case;
 
@@ -201,8 +203,8 @@ static void compare_trees(const char *a, const char *b)
     }
 }
 
-/* Run to the end into A; run again into B, SIGKILL it at a random step
- * after its first checkpoint, resume B; A and B must agree. */
+/* Run to the end into A; run again into B, stop it at a random step after
+ * its first checkpoint, resume B; A and B must agree. */
 static void kill_and_resume(const resume_case *c)
 {
     char a[4200], b[4200], stats[4300], ckpt[4300];
@@ -230,11 +232,21 @@ static void kill_and_resume(const resume_case *c)
             break;
         usleep(200);
     }
-    kill(pid, SIGKILL);
-    assert_int_equal(finish(pid), -SIGKILL);
+    kill(pid, c->signal);
+    assert_int_equal(finish(pid), c->signal == SIGKILL ? -SIGKILL : 128 + c->signal);
     rows = count_lines(stats) - 1;
     print_message("%s: killed after %ld of %ld steps (seed %u)\n", c->name, rows, c->steps, seed);
     assert_true(rows < c->steps);
+    if (c->signal != SIGKILL) {   /* the checkpoint is of the step the run stopped after */
+        char err[1024];
+        seam_ckpt_reader *r = seam_ckpt_reader_open(ckpt, err, sizeof err);
+        if (!r)
+            fail_msg("%s", err);
+        assert_true(seam_ckpt_need(r, "coupler"));
+        assert_int_equal(seam_ckpt_get_i64(r), rows);
+        assert_true(seam_ckpt_ok(r, false));
+        seam_ckpt_reader_destroy(&r);
+    }
 
     /* a file the killed run would have written later (a frame past the checkpoint's): resuming removes it */
     char stray[4400];
@@ -254,20 +266,20 @@ static void kill_and_resume(const resume_case *c)
 static void test_resume_in_process(void **state)
 {
     (void)state;
-    static const resume_case c = {"inline", "examples/piston.json", 200, 10, true,
+    static const resume_case c = {"inline", "examples/piston.json", 200, 10, true, SIGKILL,
                                   {"coupling.scheme=iqn-ils", "coupling.reuse=4",
                                    "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001", NULL}};
     kill_and_resume(&c);
 }
 
 /* The solid in its own seam-serve process (it dies with the coupler), Aitken
- * carrying its factor across steps. */
+ * carrying its factor across steps; checkpoints by wall time. */
 static void test_resume_separate_process(void **state)
 {
     (void)state;
-    static const resume_case c = {"separate", "examples/piston.json", 200, 10, false,
+    static const resume_case c = {"separate", "examples/piston.json", 200, 10, false, SIGKILL,
                                   {"coupling.scheme=aitken", "coupling.aitken_first_max=1",
-                                   "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001",
+                                   "output.checkpoint={\"every_seconds\": 0.05}", "fluid.delay=0.001",
                                    "solids.0.process=separate", NULL}};
     kill_and_resume(&c);
 }
@@ -278,9 +290,22 @@ static void test_resume_separate_process(void **state)
 static void test_resume_frames(void **state)
 {
     (void)state;
-    static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false,
+    static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false, SIGKILL,
                                   {"time.end=0.6", "coupling.reuse=2", "output.checkpoint={\"every_steps\": 7}",
                                    NULL}};
+    kill_and_resume(&c);
+}
+
+/* Fluid enclosed by solids: the pressure projection carries each region's
+ * p0 (regions.csv) and the RMI its reused pairs across steps. Stopped by
+ * SIGINT: the run checkpoints the step it stopped after (and its
+ * summary.csv, written on the way out, goes on resuming). */
+static void test_resume_projection(void **state)
+{
+    (void)state;
+    static const resume_case c = {"bpp", "examples/hydraulic_piston.json", 40, 5, false, SIGINT,
+                                  {"time.end=0.4", "coupling.scheme=rmi", "coupling.reuse=2",
+                                   "output.checkpoint={\"every_steps\": 5}", NULL}};
     kill_and_resume(&c);
 }
 
@@ -301,7 +326,7 @@ static void test_resume_refusals(void **state)
     (void)state;
     char dir[4200], cmd[9000], out[8192], path[4300];
     snprintf(dir, sizeof dir, "%s/refusals", base);
-    static const resume_case c = {"refusals", "examples/piston.json", 200, 10, false,
+    static const resume_case c = {"refusals", "examples/piston.json", 200, 10, false, 0,
                                   {"output.checkpoint={\"every_steps\": 10}", NULL}};
     const char *argv[MAX_ARGS];
     run_argv(argv, dir, &c);
@@ -355,6 +380,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_resume_in_process),
         cmocka_unit_test(test_resume_separate_process),
         cmocka_unit_test(test_resume_frames),
+        cmocka_unit_test(test_resume_projection),
         cmocka_unit_test(test_resume_refusals),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
