@@ -436,7 +436,10 @@ seam_status outputs_resume(seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char
             return SEAM_ERROR;
         }
         /* the rows of steps after the checkpoint go: the resumed run writes them again */
-        if (truncate(path, (off_t)pos[i]) != 0 || !(*csv_slot(o, i) = fopen(path, "a"))) {
+        /* (positioned at the end explicitly: where an append stream starts is the C library's choice, and a
+         * checkpoint before its first write reads it) */
+        if (truncate(path, (off_t)pos[i]) != 0 || !(*csv_slot(o, i) = fopen(path, "a")) ||
+            fseeko(*csv_slot(o, i), 0, SEEK_END) != 0) {
             sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: %s: %s", path, strerror(errno));
             return SEAM_ERROR;
         }

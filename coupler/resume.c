@@ -40,13 +40,12 @@ bool sim_checkpoint_check(seam_sim *sim)
     return ok;
 }
 
-bool sim_checkpoint_due(const seam_sim *sim, long last_step, double last_time)
+bool sim_checkpoint_due(const seam_sim *sim, double last_time)
 {
     const sim_outputs *o = &sim->out;
     if (o->checkpoint_steps > 0 && sim->summary.steps % o->checkpoint_steps == 0)
         return true;
-    return o->checkpoint_seconds > 0 && sim_now() - last_time >= o->checkpoint_seconds &&
-           sim->summary.steps > last_step;
+    return o->checkpoint_seconds > 0 && sim_now() - last_time >= o->checkpoint_seconds;
 }
 
 static void write_run(seam_sim *sim, seam_ckpt_writer *w)

@@ -134,9 +134,9 @@ seam_status sim_coupling_init(seam_sim *sim);
 /* resume.c: checkpoints (output.checkpoint) and resuming from them */
 /* Every participant can save and load, when the run checkpoints or resumes. */
 bool sim_checkpoint_check(seam_sim *sim);
-/* Whether a checkpoint is due after the step just done (the last one was
- * written after last_step, at wall time last_time). */
-bool sim_checkpoint_due(const seam_sim *sim, long last_step, double last_time);
+/* Whether a checkpoint is due after the step just done (the last one, or
+ * the run's start, was at wall time last_time). */
+bool sim_checkpoint_due(const seam_sim *sim, double last_time);
 /* The state after the step just done, at time t, wall_s seconds of wall
  * time into the run, to the output directory's checkpoint. */
 seam_status sim_checkpoint_write(seam_sim *sim, double t, double wall_s);

@@ -333,7 +333,7 @@ seam_status seam_sim_run(seam_sim *sim)
             break;
         }
         sim->last_iterations = iterations;
-        if (checkpoints && sim_checkpoint_due(sim, checkpoint_step, checkpoint_time)) {
+        if (checkpoints && sim_checkpoint_due(sim, checkpoint_time)) {
             if (sim_checkpoint_write(sim, t, wall_before + sim_now() - t_start) != SEAM_OK) {
                 result = SEAM_ERROR;
                 break;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 uint32_t seam_crc32(uint32_t crc, const void *data, size_t n)
@@ -184,7 +185,7 @@ int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size
     le_store(w->buf + 8, SEAM_CKPT_VERSION, 4);
     le_store(w->buf + 12, w->len - HEADER - 4, 8);
     le_store(w->buf + w->len - 4, seam_crc32(0, w->buf, w->len - 4), 4);
-    w->len -= 4;   /* the writer can go on: the CRC is added again by the next save */
+    w->failed = true;   /* spent: nothing more can be put */
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -192,7 +193,7 @@ int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
         return -1;
     }
-    if (write_all(fd, w->buf, w->len + 4) != 0 || fsync(fd) != 0) {
+    if (write_all(fd, w->buf, w->len) != 0 || fsync(fd) != 0) {
         snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
@@ -276,22 +277,33 @@ seam_ckpt_reader *seam_ckpt_reader_open(const char *path, char *err, size_t errl
         return NULL;
     }
     uint64_t len = le_load(head + 12, 8);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+        fclose(f);
+        return NULL;
+    }
+    if (len > (uint64_t)st.st_size || (uint64_t)st.st_size != HEADER + len + 4) {
+        snprintf(err, errlen, "%s: %s (%lld bytes, its header says %llu)", path,
+                 len > (uint64_t)st.st_size || (uint64_t)st.st_size < HEADER + len + 4 ? "truncated"
+                                                                        : "longer than its header says",
+                 (long long)st.st_size, (unsigned long long)(HEADER + len + 4));
+        fclose(f);
+        return NULL;
+    }
     seam_ckpt_reader *r = calloc(1, sizeof *r);
-    unsigned char *buf = len < ((uint64_t)1 << 40) ? malloc(HEADER + (size_t)len + 4) : NULL;
+    unsigned char *buf = malloc(HEADER + (size_t)len + 4);
     if (!r || !buf || !(r->path = strdup(path))) {
-        snprintf(err, errlen, "%s: %s", path, buf ? "out of memory" : "implausible length");
+        snprintf(err, errlen, "%s: out of memory", path);
         free(r), free(buf);
         fclose(f);
         return NULL;
     }
     memcpy(buf, head, HEADER);
     got = fread(buf + HEADER, 1, (size_t)len + 4, f);
-    int extra = fgetc(f);
     fclose(f);
-    if (got != (size_t)len + 4 || extra != EOF) {
-        snprintf(err, errlen, "%s: %s (%zu bytes after the header, %llu expected)", path,
-                 got < (size_t)len + 4 ? "truncated" : "longer than its header says", got,
-                 (unsigned long long)len + 4);
+    if (got != (size_t)len + 4) {
+        snprintf(err, errlen, "%s: read error", path);
         free(buf), free(r->path), free(r);
         return NULL;
     }

@@ -46,7 +46,8 @@ void seam_ckpt_put_str(seam_ckpt_writer *w, const char *s);   /* NULL is written
 void seam_ckpt_put_f64s(seam_ckpt_writer *w, const double *v, size_t n);
 void seam_ckpt_put_i64s(seam_ckpt_writer *w, const int64_t *v, size_t n);
 /* Write the file: path.tmp, flushed to the disk, renamed to path (and the
- * directory flushed). 0, or -1 with err naming the file and the cause. */
+ * directory flushed). 0, or -1 with err naming the file and the cause.
+ * The writer is spent after it: destroy it. */
 int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen);
 
 /* ---- reading ---- */
