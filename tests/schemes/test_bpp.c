@@ -143,7 +143,7 @@ static void run_init(run *r, world *w, bpp_form form, bool resolve)
 {
     for (size_t k = 0; k < MAXR; k++)
         w->order[k] = (int)k;
-    bpp_options o = {form, resolve, 0.0};
+    bpp_options o = {form, resolve, 0.0, 1e-6, 6};
     bpp_host h = {w, w_regions, w_mobility, w_fluid, w_solid, w_log};
     memset(r, 0, sizeof *r);
     r->b = bpp_new(&o, 2 * w->np, 2, &h);
