@@ -37,6 +37,7 @@ typedef struct {
     long steps, every;
     bool report;             /* the report's plots are compared too */
     int signal;              /* what stops the run: SIGKILL, or SIGINT (which checkpoints where it stops) */
+    bool twice;              /* kill the resumed run too, and resume again */
     const char *sets[12];
 } resume_case;
 
@@ -269,17 +270,34 @@ static void kill_and_resume(const resume_case *c)
     fclose(f);
 
     const char *resume[] = {seam_exe, "run", "--resume", b, "--quiet", NULL};
+    if (c->twice) {   /* the resumed run killed too, after a checkpoint of its own; resumed again */
+        long again = rows + c->every + 1;
+        pid = start(resume);
+        for (;;) {
+            int st;
+            if (waitpid(pid, &st, WNOHANG) == pid)
+                fail_msg("%s: the resumed run ended before it could be killed at step %ld (seed %u)", c->name, again,
+                         seed);
+            if (count_lines(stats) - 1 >= again)
+                break;
+            usleep(200);
+        }
+        kill(pid, SIGKILL);
+        assert_int_equal(finish(pid), -SIGKILL);
+        print_message("%s: resumed, killed again after %ld steps\n", c->name, count_lines(stats) - 1);
+    }
     assert_int_equal(finish(start(resume)), 0);
     assert_int_equal(count_lines(stats), c->steps + 1);
     compare_trees(a, b);
 }
 
 /* IQN-ILS reusing the columns of the last 4 steps: its state changes the
- * iterates, so a resume that lost it would differ. */
+ * iterates, so a resume that lost it would differ. Killed twice: the
+ * resumed run's own checkpoints and appended rows are taken up as well. */
 static void test_resume_in_process(void **state)
 {
     (void)state;
-    static const resume_case c = {"inline", "examples/piston.json", 200, 10, true, SIGKILL,
+    static const resume_case c = {"inline", "examples/piston.json", 200, 10, true, SIGKILL, true,
                                   {"coupling.scheme=iqn-ils", "coupling.reuse=4",
                                    "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001", NULL}};
     kill_and_resume(&c);
@@ -290,7 +308,7 @@ static void test_resume_in_process(void **state)
 static void test_resume_separate_process(void **state)
 {
     (void)state;
-    static const resume_case c = {"separate", "examples/piston.json", 200, 10, false, SIGKILL,
+    static const resume_case c = {"separate", "examples/piston.json", 200, 10, false, SIGKILL, false,
                                   {"coupling.scheme=aitken", "coupling.aitken_first_max=1",
                                    "output.checkpoint={\"every_seconds\": 0.05}", "fluid.delay=0.001",
                                    "solids.0.process=separate", NULL}};
@@ -303,7 +321,7 @@ static void test_resume_separate_process(void **state)
 static void test_resume_frames(void **state)
 {
     (void)state;
-    static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false, SIGKILL,
+    static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false, SIGKILL, false,
                                   {"time.end=0.6", "coupling.reuse=2", "output.checkpoint={\"every_steps\": 7}",
                                    NULL}};
     kill_and_resume(&c);
@@ -316,7 +334,7 @@ static void test_resume_frames(void **state)
 static void test_resume_projection(void **state)
 {
     (void)state;
-    static const resume_case c = {"bpp", "examples/hydraulic_piston.json", 40, 5, false, SIGINT,
+    static const resume_case c = {"bpp", "examples/hydraulic_piston.json", 40, 5, false, SIGINT, false,
                                   {"time.end=0.4", "coupling.scheme=rmi", "coupling.reuse=2",
                                    "output.checkpoint={\"every_steps\": 5}", NULL}};
     kill_and_resume(&c);
@@ -339,7 +357,7 @@ static void test_resume_refusals(void **state)
     (void)state;
     char dir[4200], cmd[9000], out[8192], path[4300];
     snprintf(dir, sizeof dir, "%s/refusals", base);
-    static const resume_case c = {"refusals", "examples/piston.json", 200, 10, false, 0,
+    static const resume_case c = {"refusals", "examples/piston.json", 200, 10, false, 0, false,
                                   {"output.checkpoint={\"every_steps\": 10}", NULL}};
     const char *argv[MAX_ARGS];
     run_argv(argv, dir, &c);
