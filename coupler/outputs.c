@@ -13,6 +13,9 @@
 #include "report.h"
 #include "sim_internal.h"
 
+/* The CSV files' names, by SIM_CSV_*. */
+static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv"};
+
 static int mkdir_p(const char *path)
 {
     char buf[4096];
@@ -200,15 +203,17 @@ seam_status outputs_open(seam_sim *sim)
         return SEAM_ERROR;
     }
     if (o->stats) {
-        o->stats_csv = open_csv(sim, "stats.csv", "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s\n");
-        o->residuals_csv = open_csv(sim, "residuals.csv", "step,iteration,residual,load_change\n");
+        o->stats_csv = open_csv(sim, csv_names[SIM_CSV_STATS],
+                                "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s\n");
+        o->residuals_csv = open_csv(sim, csv_names[SIM_CSV_RESIDUALS], "step,iteration,residual,load_change\n");
         if (!o->stats_csv || !o->residuals_csv)
             return SEAM_ERROR;
-        if (sim->bpp && !(o->regions_csv = open_csv(sim, "regions.csv", "step,time,region,p0,delta_p0,volume_error\n")))
+        if (sim->bpp && !(o->regions_csv = open_csv(sim, csv_names[SIM_CSV_REGIONS],
+                                                    "step,time,region,p0,delta_p0,volume_error\n")))
             return SEAM_ERROR;
     }
     if (o->interface && !sim->coupled) {
-        if (!(o->interface_csv = open_csv(sim, "interface.csv", "step,t")))
+        if (!(o->interface_csv = open_csv(sim, csv_names[SIM_CSV_INTERFACE], "step,t")))
             return SEAM_ERROR;
         for (size_t i = 0; i < sim->in.n_points; i++)
             for (int k = 0; k < sim->in.dim; k++)
@@ -300,8 +305,6 @@ void outputs_close(sim_outputs *o)
 }
 
 /* ---- checkpoints and resuming ---- */
-
-static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv"};
 
 static FILE **csv_slot(sim_outputs *o, int i)
 {

@@ -396,7 +396,8 @@ static void test_resume_refusals(void **state)
     snprintf(cmd, sizeof cmd, "SEAM_PLUGIN_PATH='%s/docs' '%s' validate '%s/docs/drag.json' "
              "--set 'output.checkpoint={\"every_steps\": 1}' 2>&1", build, seam_exe, build);
     assert_int_equal(run_capture(cmd, out, sizeof out), 1);
-    assert_non_null(strstr(out, "output.checkpoint needs every participant's save and load; fluid (drag_fluid) has none"));
+    assert_non_null(
+        strstr(out, "output.checkpoint needs every participant's save and load; fluid (drag_fluid) has none"));
     snprintf(cmd, sizeof cmd, "'%s' validate '%s' --set 'output.checkpoint={}' 2>&1", seam_exe,
              test_source_path("examples/piston.json"));
     assert_int_equal(run_capture(cmd, out, sizeof out), 1);
