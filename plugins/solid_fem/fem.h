@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "seam/config.h"
 #include "seam/plugin.h"
 #include "seam/sparse.h"
 
@@ -90,7 +91,16 @@ typedef struct fem_newton_log {
     int factorizations;      /* numeric Cholesky factorizations (CHOLMOD) */
     int fallbacks;           /* linear solves that needed another method after a breakdown */
     double linear_seconds;   /* wall time in the linear solves (factorizations included) */
+    int contacts;            /* node coordinates held on a wall at the end of the step */
+    double wall_force[3];    /* total force of the walls on the nodes at the end of the step (N, N/m in 2D) */
 } fem_newton_log;
+
+/* Axis-aligned walls (the box solid_rigid's `walls` describes): frictionless,
+ * inelastic unilateral constraints x_k >= min_k, x_k <= max_k on every free node. */
+typedef struct fem_walls {
+    int on;
+    double min[3], max[3];
+} fem_walls;
 
 typedef struct fem_direct fem_direct;
 
@@ -112,6 +122,8 @@ struct fem {
     fem_lin_method lin_active;   /* what the solves use: lin_method, or auto's choice at the first solve */
     fem_direct *direct;      /* CHOLMOD state: symbolic factorization of K's pattern, kept */
     double cfl, dt_limit;
+    fem_walls walls;
+    uint8_t *contact;        /* n*d, during a solve: 0 free, 1 held on walls.min, 2 on walls.max */
 
     size_t n_bodies;
     fem_body *bodies;
@@ -189,6 +201,23 @@ void fem_commit(fem *self);
 double fem_max_dt(fem *self);
 /* Kinetic + elastic + gravity potential energy of the committed state. */
 double fem_energy(const fem *self);
+
+/* ---- walls (walls.c) ---------------------------------------------------- */
+
+/* Read the `walls` object (min, max). Returns 0, or -1 after reporting through w. */
+int fem_walls_read(fem *self, seam_cfg *w);
+/* Refuse (through w) a node whose rest position lies outside the walls. */
+int fem_walls_check(const fem *self, seam_cfg *w);
+/* Hold on its wall every free coordinate of x = x^n + dt v that lies beyond
+ * it (by more than `slack`): v is set so that x lands on the wall. Returns
+ * the number newly held. */
+size_t fem_walls_hold(const fem *self, double dt, double slack, double *v, uint8_t *contact);
+/* Release the held coordinates whose wall would have to pull (the reaction
+ * -s g, from the force residual g without the walls, is negative); zero g on
+ * those still held. Returns the number released. */
+size_t fem_walls_release(const fem *self, double *g, uint8_t *contact);
+/* Count of held coordinates and the walls' total force -g over them. */
+int fem_walls_force(const fem *self, const double *g, const uint8_t *contact, double *force);
 
 /* ---- 3D cloth (cloth.c) ------------------------------------------------ */
 

@@ -1,0 +1,166 @@
+/* solid_fem against the walls of a box (issue 12: a dense FEM block fell
+ * through the tank floor to y = -59 m and the run exited 0). Blocks dropped
+ * on the floor come to rest on it, carried by a wall force equal to their
+ * weight; a block thrown at a side wall comes back; nothing ever lies beyond
+ * a wall. */
+#include "fem_test.h"
+
+static double total_mass(const fem *f)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < f->n; i++)
+        m += f->mass[i];
+    return m;
+}
+
+/* Smallest (or largest, sign -1) coordinate k over the nodes. */
+static double extreme(const fem *f, int k, double sign)
+{
+    double e = INFINITY;
+    for (size_t i = 0; i < f->n; i++)
+        e = fmin(e, sign * f->x[i * (size_t)f->d + (size_t)k]);
+    return sign * e;
+}
+
+static double mean_velocity(const fem *f, int k)
+{
+    double p = 0.0;
+    for (size_t i = 0; i < f->n; i++)
+        p += f->mass[i] * f->v[i * (size_t)f->d + (size_t)k];
+    return p / total_mass(f);
+}
+
+static double max_speed(const fem *f)
+{
+    double s = 0.0;
+    for (size_t r = 0; r < f->n * (size_t)f->d; r++)
+        s = fmax(s, fabs(f->v[r]));
+    return s;
+}
+
+/* A block of density 3000 dropped from `drop` m above the floor y = 0 (2D) or
+ * z = 0 (3D): it lands, settles and rests on the floor. */
+static void drop_on_floor(int d, const char *mesh, const char *linear_solver)
+{
+    char json[1536];
+    snprintf(json, sizeof json,
+             "{\"dim\": %d, \"gravity\": %s, \"linear_solver\": {\"method\": \"%s\"}, \"walls\": {\"min\": %s, "
+             "\"max\": %s}, \"bodies\": [{\"mesh\": %s, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, "
+             "\"nu\": 0.3, \"density\": 3000}}]}",
+             d, d == 2 ? "[0, -9.81]" : "[0, 0, -9.81]", linear_solver, d == 2 ? "[-1, 0]" : "[-1, -1, 0]",
+             d == 2 ? "[2, 2]" : "[2, 2, 2]", mesh);
+    test_host th;
+    fem *f = fem_make(&th, json);
+    int up = d - 1;
+    double dt = 0.01, worst = 0.0;
+    for (int s = 0; s < 150; s++) {
+        fem_run(f, dt, 1);
+        worst = fmin(worst, extreme(f, up, 1.0));
+    }
+    double weight = total_mass(f) * 9.81;
+    printf("%dD %s: deepest node %.3e m, max speed %.3e m/s, %d coordinates on the floor, wall force %.6f N "
+           "(weight %.6f N)\n",
+           d, linear_solver, worst, max_speed(f), f->newton.contacts, f->newton.wall_force[up], weight);
+    assert_true(worst >= -1e-12);               /* never below the floor */
+    assert_true(extreme(f, up, 1.0) < 1e-6);    /* on it, not hovering */
+    assert_true(max_speed(f) < 1e-3);           /* at rest */
+    assert_true(f->newton.contacts > 0);
+    assert_float_equal(f->newton.wall_force[up], weight, 1e-3 * weight);   /* the floor carries the weight */
+    for (int k = 0; k < up; k++)
+        assert_true(fabs(f->newton.wall_force[k]) < 1e-9 * weight);      /* frictionless: no tangential force */
+    /* And stays there. */
+    double y_rest = extreme(f, up, -1.0);
+    for (int s = 0; s < 50; s++) {
+        fem_run(f, dt, 1);
+        assert_true(extreme(f, up, 1.0) >= -1e-12);
+    }
+    assert_float_equal(extreme(f, up, -1.0), y_rest, 1e-5);
+    fem_destroy(&f);
+}
+
+static void test_block_rests_on_floor_2d(void **state)
+{
+    (void)state;
+    const char *mesh = "{\"generate\": \"rectangle\", \"min\": [0, 0.3], \"max\": [0.4, 0.5], \"cells\": [8, 4]}";
+    drop_on_floor(2, mesh, "cholmod");
+    drop_on_floor(2, mesh, "cg");
+}
+
+static void test_block_rests_on_floor_3d(void **state)
+{
+    (void)state;
+    drop_on_floor(3, "{\"generate\": \"box\", \"min\": [0, 0, 0.3], \"max\": [0.4, 0.4, 0.5], \"cells\": [2, 2, 1]}",
+                  "auto");
+}
+
+/* A block thrown at the right wall at 2 m/s, no gravity: it stops at the wall
+ * and its own elasticity throws it back; it never crosses the wall and
+ * gains no energy. */
+static void test_block_bounces_off_side_wall(void **state)
+{
+    (void)state;
+    for (int d = 2; d <= 3; d++) {
+        test_host th;
+        fem *f = fem_make(&th, d == 2 ? "{\"dim\": 2, \"walls\": {\"min\": [-1, -1], \"max\": [1, 1]}, \"bodies\": "
+                                        "[{\"mesh\": {\"generate\": \"rectangle\", \"min\": [0, -0.1], \"max\": "
+                                        "[0.4, 0.1], \"cells\": [8, 4]}, \"material\": {\"E\": 1e6, \"nu\": 0.3, "
+                                        "\"density\": 3000}, \"velocity\": [2, 0]}]}"
+                                      : "{\"dim\": 3, \"walls\": {\"min\": [-1, -1, -1], \"max\": [1, 1, 1]}, "
+                                        "\"bodies\": [{\"mesh\": {\"generate\": \"box\", \"min\": [0, -0.1, -0.1], "
+                                        "\"max\": [0.4, 0.1, 0.1], \"cells\": [4, 2, 2]}, \"material\": {\"E\": 1e6, "
+                                        "\"nu\": 0.3, \"density\": 3000}, \"velocity\": [2, 0, 0]}]}");
+        double ke0 = 0.5 * total_mass(f) * 4.0, worst = -INFINITY;
+        int touched = 0;
+        for (int s = 0; s < 100; s++) {   /* 1 s: the block reaches the wall after 0.3 s */
+            fem_run(f, 0.005, 1);
+            worst = fmax(worst, extreme(f, 0, -1.0));
+            touched |= f->newton.contacts > 0;
+        }
+        double vx = mean_velocity(f, 0), ke = 0.0;
+        for (size_t r = 0; r < f->n * (size_t)d; r++)
+            ke += 0.5 * f->mass[r / (size_t)d] * f->v[r] * f->v[r];
+        printf("%dD: farthest node %.6f m (wall at 1), mean x velocity %.4f m/s (thrown at 2), kinetic energy %.4f "
+               "of %.4f J\n", d, worst, vx, ke, ke0);
+        assert_true(touched);
+        assert_true(worst <= 1.0 + 1e-12);
+        assert_true(vx < -0.1);          /* on its way back */
+        assert_true(ke < ke0);
+        assert_true(extreme(f, 0, -1.0) < 1.0 - 1e-3);   /* off the wall again */
+        fem_destroy(&f);
+    }
+}
+
+/* Bad walls are refused, naming the key and the body. */
+static void test_bad_walls_are_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        {"{\"dim\": 2, \"walls\": {\"min\": [0, 0], \"max\": [1, 0]}, ", "must exceed"},
+        {"{\"dim\": 2, \"walls\": {\"min\": [0, 0.35], \"max\": [1, 1]}, ", "node 0 of body 'slab' starts outside"},
+        {"{\"dim\": 2, \"walls\": {\"max\": [1, 1]}, ", "min"},
+        {"{\"dim\": 2, \"walls\": {\"min\": [0, 0], \"max\": [1, 1], \"restitution\": 0.5}, ", "restitution"},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; c++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "%s\"bodies\": [{\"name\": \"slab\", \"mesh\": {\"generate\": \"rectangle\", \"min\": [0.1, 0.3], "
+                 "\"max\": [0.5, 0.5], \"cells\": [2, 2]}, \"material\": {\"E\": 1e6, \"density\": 1000}}]}",
+                 bad[c][0]);
+        test_host th;
+        test_host_init(&th, "solid", "solids[0]");
+        fem *f = fem_new(json, &th.host);
+        if (f || !test_host_saw(&th, bad[c][1]) || !test_host_saw(&th, "walls"))
+            fail_msg("case %zu: expected a refusal naming '%s', got: %s", c, bad[c][1], th.all);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_block_rests_on_floor_2d),
+        cmocka_unit_test(test_block_rests_on_floor_3d),
+        cmocka_unit_test(test_block_bounces_off_side_wall),
+        cmocka_unit_test(test_bad_walls_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
