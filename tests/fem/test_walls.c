@@ -4,6 +4,7 @@
  * weight; a block thrown at a side wall comes back; nothing ever lies beyond
  * a wall. */
 #include "fem_test.h"
+#include "test_scene.h"
 
 static double total_mass(const fem *f)
 {
@@ -154,6 +155,51 @@ static void test_bad_walls_are_refused(void **state)
     }
 }
 
+/* Issue 12's scene: a 0.3 x 0.1 m block of density 3000 in a 1 x 1 m closed
+ * tank of water (fluid_mac), the solid's walls those of the tank. It sinks,
+ * lands on the floor and stays there. */
+static void test_dense_block_in_water_rests_on_tank_floor(void **state)
+{
+    (void)state;
+    static const char scene[] =
+        "{\"cell_size\": 0.03125, \"time\": {\"end\": 1.2, \"dt\": 0.01}, \"coupling\": {\"scheme\": \"iqn-ils\", "
+        "\"convergence\": \"cells\", \"tolerance\": 0.02, \"max_iterations\": 30}, \"fluid\": {\"plugin\": "
+        "\"fluid_mac\", \"cells\": [32, 32], \"density\": 1000, \"loads\": \"impulse\"}, \"solids\": [{\"name\": "
+        "\"block\", \"plugin\": \"solid_fem\", \"dim\": 2, \"walls\": {\"min\": [0, 0], \"max\": [1, 1]}, "
+        "\"bodies\": [{\"mesh\": {\"generate\": \"rectangle\", \"min\": [0.35, 0.5], \"max\": [0.65, 0.6], "
+        "\"cells\": [6, 2]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e6, \"nu\": 0.3, "
+        "\"density\": 3000}}]}]}";
+    const char *const sets[] = {"output.frames=false", NULL};
+    test_run *r = test_run_scene("fem_block_in_water", scene, NULL, sets);
+    assert_int_equal(r->status, SEAM_OK);
+    assert_true(r->rows > 100);
+    size_t points = r->n / 2, landed = 0;
+    double deepest = INFINITY, mean_y[512];
+    assert_true(r->rows <= 512);
+    for (size_t i = 0; i < r->rows; i++) {
+        double lo = INFINITY, sum = 0.0;
+        for (size_t k = 0; k < points; k++) {
+            double y = r->X[i * r->n + 2 * k + 1];
+            lo = fmin(lo, y);
+            sum += y;
+        }
+        deepest = fmin(deepest, lo);
+        mean_y[i] = sum / (double)points;
+        if (!landed && lo < 1e-9)
+            landed = i;
+    }
+    size_t last = r->rows - 1;
+    printf("block in water: lands at t = %.3f s, deepest interface point %.3e m, mean height %.6f m at the end "
+           "(%.6f m 0.3 s earlier)\n", landed ? r->t[landed] : -1.0, deepest, mean_y[last], mean_y[last - 30]);
+    assert_true(landed > 0 && r->t[landed] < 0.9);   /* it sank to the floor */
+    assert_true(deepest >= -1e-9);                   /* and never through it */
+    /* Resting on the floor: its centre half its height up (less the squeeze
+     * of its own weight), the same over the last 0.3 s. */
+    assert_float_equal(mean_y[last], 0.05, 1e-3);
+    assert_float_equal(mean_y[last], mean_y[last - 30], 1e-4);
+    test_run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_block_rests_on_floor_3d),
         cmocka_unit_test(test_block_bounces_off_side_wall),
         cmocka_unit_test(test_bad_walls_are_refused),
+        cmocka_unit_test(test_dense_block_in_water_rests_on_tank_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
