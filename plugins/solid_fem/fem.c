@@ -1013,7 +1013,7 @@ void fem_destroy(fem **self_p)
     free(s->save_buf);
     seam_csr_destroy(&s->K);
     seam_csr_destroy(&s->D);
-    fem_direct_destroy(&s->direct);
+    seam_cholesky_destroy(&s->direct);
     free(s);
     *self_p = NULL;
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "seam/cholesky.h"
 #include "seam/config.h"
 #include "seam/plugin.h"
 #include "seam/sparse.h"
@@ -102,8 +103,6 @@ typedef struct fem_walls {
     double min[3], max[3];
 } fem_walls;
 
-typedef struct fem_direct fem_direct;
-
 typedef struct fem fem;
 typedef struct fem_mesh fem_mesh;
 
@@ -120,7 +119,7 @@ struct fem {
     fem_precond precond;
     fem_lin_method lin_method;   /* as configured */
     fem_lin_method lin_active;   /* what the solves use: lin_method, or auto's choice at the first solve */
-    fem_direct *direct;      /* CHOLMOD state: symbolic factorization of K's pattern, kept */
+    seam_cholesky *direct;   /* CHOLMOD: symbolic factorization of K's pattern, kept */
     double cfl, dt_limit;
     fem_walls walls;
     uint8_t *contact;        /* n*d, during a solve: 0 free, 1 held on walls.min, 2 on walls.max */
@@ -192,7 +191,6 @@ void fem_damping_matrix(const fem *self, const double *x, seam_csr *D);
  * safe method and is counted in self->newton.fallbacks; when that fails too
  * it returns SEAM_UNSTABLE (logged), never a silent zero. */
 seam_status fem_linear_solve(fem *self, const double *b, double *x);
-void fem_direct_destroy(fem_direct **self_p);
 
 /* One step from the committed state with nodal loads f_load (n*d, may be
  * NULL) into x_new, v_new. */

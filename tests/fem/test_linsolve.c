@@ -3,6 +3,7 @@
  * down on light cloth, reported success with zero iterations, and the cloth
  * froze). */
 #include "fem_test.h"
+#include "seam/cholesky.h"
 
 /* A 24 x 24 cloth pinned along one edge, 0.2 kg/m^2: light enough that IC(0)
  * of its Newton systems is not positive definite. */
@@ -128,7 +129,7 @@ static void test_symbolic_analysis_is_kept(void **state)
     fem *f = light_cloth(&th, "\"method\": \"cholmod\"");
     assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
     fem_commit(f);
-    const fem_direct *first = f->direct;
+    const seam_cholesky *first = f->direct;
     assert_non_null(first);
     assert_true(f->newton.factorizations >= 1 && f->newton.factorizations <= f->newton.iterations);
     assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
@@ -158,6 +159,62 @@ static void test_auto_choice(void **state)
     fem_destroy(&f);
 }
 
+/* core's CHOLMOD wrapper: the tridiagonal s I + L (L the 1D Laplacian) solved
+ * to round-off for two shifts with one analysis; a negative pivot at a known
+ * column is reported there and leaves nothing to solve with. */
+static seam_csr *shifted_laplacian(size_t n, double s, size_t negative_at)
+{
+    seam_triplets *t = seam_triplets_new(n, n, 3 * n);
+    for (size_t i = 0; i < n; i++) {
+        seam_triplets_add(t, i, i, i == negative_at ? -1.0 : 2.0 + s);
+        if (i > 0)
+            seam_triplets_add(t, i, i - 1, -1.0);
+        if (i + 1 < n)
+            seam_triplets_add(t, i, i + 1, -1.0);
+    }
+    seam_csr *A = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    return A;
+}
+
+static void test_core_cholesky(void **state)
+{
+    (void)state;
+    size_t n = 200;
+    double *xt = malloc(n * sizeof *xt), *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        xt[i] = sin(0.1 * (double)i) + 0.01 * (double)i;
+    seam_csr *A = shifted_laplacian(n, 1e-3, n);
+    seam_cholesky *C = seam_cholesky_new(A);
+    assert_non_null(C);
+    assert_true(seam_cholesky_factor_nnz(C) >= (double)(2 * n - 1));
+    for (int k = 0; k < 2; k++) {
+        if (k == 1)   /* new values, same pattern: numeric refactorization only */
+            for (size_t r = 0; r < n; r++)
+                *seam_csr_at(A, r, r) = 3.0;
+        seam_csr_mul(A, xt, b);
+        assert_int_equal(seam_cholesky_factor(C, A), 0);
+        assert_int_equal(seam_cholesky_solve(C, b, x), 0);
+        for (size_t i = 0; i < n; i++)
+            assert_float_equal(x[i], xt[i], 1e-9);   /* cond(A) <= 4e3 at s = 1e-3 */
+    }
+    seam_csr *B = shifted_laplacian(n, 1.0, 57);
+    assert_true(seam_cholesky_fits(C, B));
+    assert_int_equal(seam_cholesky_factor(C, B), 1);
+    assert_int_equal(seam_cholesky_minor(C), 57);   /* every leading block without it is positive definite */
+    assert_int_equal(seam_cholesky_solve(C, b, x), -1);
+    seam_csr *D = shifted_laplacian(n + 1, 1.0, n + 1);
+    assert_false(seam_cholesky_fits(C, D));
+    assert_int_equal(seam_cholesky_factor(C, D), -1);
+    seam_csr_destroy(&A);
+    seam_csr_destroy(&B);
+    seam_csr_destroy(&D);
+    seam_cholesky_destroy(&C);
+    free(xt);
+    free(b);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_indefinite_system_is_reported),
         cmocka_unit_test(test_symbolic_analysis_is_kept),
         cmocka_unit_test(test_auto_choice),
+        cmocka_unit_test(test_core_cholesky),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
