@@ -96,12 +96,15 @@ typedef struct fem_newton_log {
     double wall_force[3];    /* total force of the walls on the nodes at the end of the step (N, N/m in 2D) */
 } fem_newton_log;
 
-/* Axis-aligned walls (the box solid_rigid's `walls` describes): frictionless,
- * inelastic unilateral constraints x_k >= min_k, x_k <= max_k on every free node. */
+/* Axis-aligned walls (the box solid_rigid's `walls` describes): inelastic
+ * unilateral constraints x_k >= min_k, x_k <= max_k on every free node, with
+ * Coulomb friction. */
 typedef struct fem_walls {
     int on;
     double min[3], max[3];
+    double friction;         /* Coulomb coefficient mu */
 } fem_walls;
+
 
 typedef struct fem fem;
 typedef struct fem_mesh fem_mesh;
@@ -122,7 +125,7 @@ struct fem {
     seam_cholesky *direct;   /* CHOLMOD: symbolic factorization of K's pattern, kept */
     double cfl, dt_limit;
     fem_walls walls;
-    uint8_t *contact;        /* n*d, during a solve: 0 free, 1 held on walls.min, 2 on walls.max */
+    uint8_t *contact;        /* n*d, with walls, during a solve: 0 free, 1 held on walls.min, 2 on walls.max */
 
     size_t n_bodies;
     fem_body *bodies;
@@ -207,15 +210,19 @@ int fem_walls_read(fem *self, seam_cfg *w);
 /* Refuse (through w) a node whose rest position lies outside the walls. */
 int fem_walls_check(const fem *self, seam_cfg *w);
 /* Hold on its wall every free coordinate of x = x^n + dt v that lies beyond
- * it (by more than `slack`): v is set so that x lands on the wall. Returns
- * the number newly held. */
+ * it (or within `slack` of it): v is set so that x lands on the wall.
+ * Returns the number newly held. */
 size_t fem_walls_hold(const fem *self, double dt, double slack, double *v, uint8_t *contact);
 /* Release the held coordinates whose wall would have to pull (the reaction
  * -s g, from the force residual g without the walls, is negative); zero g on
  * those still held. Returns the number released. */
 size_t fem_walls_release(const fem *self, double *g, uint8_t *contact);
-/* Count of held coordinates and the walls' total force -g over them. */
-int fem_walls_force(const fem *self, const double *g, const uint8_t *contact, double *force);
+/* After the solve, with g the residual without the walls: friction on the
+ * tangential velocity of every node on a wall (Irving 3.2). Returns the
+ * number of held coordinates; force gets the walls' total force (normal
+ * reactions and friction, N or N/m in 2D). */
+int fem_walls_friction(const fem *self, double dt, const double *g, const uint8_t *contact, double *v,
+                       double *force);
 
 /* ---- 3D cloth (cloth.c) ------------------------------------------------ */
 

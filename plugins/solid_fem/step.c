@@ -400,17 +400,18 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
     }
     for (size_t r = 0; r < nd; r++)
         x[r] = self->x[r] + dt * v[r];
-    if (log->iterations < 64) {
-        fem_elastic(self, x, fe, NULL);
-        residual(self, dt, v, fe, f_ext, damped, g);
-        if (contact) {
-            log->contacts = fem_walls_force(self, g, contact, log->wall_force);
-            for (size_t r = 0; r < nd; r++)
-                if (contact[r])
-                    g[r] = 0.0;
-        }
-        log->residual[log->iterations] = seam_norm2(nd, g);
+    fem_elastic(self, x, fe, NULL);
+    residual(self, dt, v, fe, f_ext, damped, g);
+    if (contact && status == SEAM_OK) {
+        /* Friction from the reactions of the converged active set, on v and so on x. */
+        log->contacts = fem_walls_friction(self, dt, g, contact, v, log->wall_force);
+        for (size_t r = 0; r < nd; r++)
+            x[r] = self->x[r] + dt * v[r];
     }
+    for (size_t r = 0; contact && r < nd; r++)
+        if (contact[r])
+            g[r] = 0.0;
+    log->residual[log->iterations] = seam_norm2(nd, g);   /* iterations <= newton_max <= 63 */
     if (status == SEAM_OK) {
         memcpy(self->x_new, x, nd * sizeof *x);
         memcpy(self->v_new, v, nd * sizeof *v);
@@ -441,9 +442,14 @@ static seam_status explicit_step(fem *self, double dt, const double *f_ext)
         self->v_new[r] = is_fixed(self, r) ? self->v_fixed[r] : self->v[r] + dt * (fe[r] + f_ext[r] - Dv[r]) / m;
         ok &= isfinite(self->v_new[r]);
     }
-    if (self->contact) {   /* the same inelastic projection onto the walls */
+    if (self->contact) {   /* the same inelastic projection onto the walls, then friction */
         memset(self->contact, 0, nd);
-        self->newton.contacts = (int)fem_walls_hold(self, dt, 0.0, self->v_new, self->contact);
+        memcpy(fe, self->v_new, nd * sizeof *fe);
+        fem_walls_hold(self, dt, 0.0, self->v_new, self->contact);
+        for (size_t r = 0; r < nd; r++)   /* minus the walls' force: m dv / dt of the projection */
+            Dv[r] = -self->mass[r / (size_t)d] * (self->v_new[r] - fe[r]) / dt;
+        self->newton.contacts =
+            fem_walls_friction(self, dt, Dv, self->contact, self->v_new, self->newton.wall_force);
     }
     for (size_t r = 0; r < nd; r++)
         self->x_new[r] = self->x[r] + dt * self->v_new[r];
