@@ -95,6 +95,46 @@ static void test_block_rests_on_floor_3d(void **state)
                   "auto");
 }
 
+/* A light cloth (the one whose IC(0) broke down) dropped flat from 5 cm lies
+ * on the floor, carried by it; and a 2D shell ring (a balloon skin) dropped
+ * on the floor rests on it. */
+static void test_shells_rest_on_floor(void **state)
+{
+    (void)state;
+    test_host th;
+    fem *f = fem_make(&th, "{\"dim\": 3, \"gravity\": [0, 0, -9.81], \"walls\": {\"min\": [-1, -1, 0], \"max\": "
+                           "[2, 2, 1]}, \"bodies\": [{\"mesh\": {\"generate\": \"cloth\", \"origin\": [0, 0, 0.05], "
+                           "\"u\": [1, 0, 0], \"v\": [0, 1, 0], \"cells\": [8, 8]}, \"material\": {\"kind\": \"shell\", "
+                           "\"k_stretch\": 5000, \"b_stretch\": 50, \"k_bend\": 1e-3, \"b_bend\": 1e-3, "
+                           "\"density\": 0.2}}]}");
+    for (int s = 0; s < 30; s++) {
+        fem_run(f, 0.01, 1);
+        assert_true(extreme(f, 2, 1.0) >= -1e-12);
+    }
+    double weight = total_mass(f) * 9.81;
+    printf("cloth: highest node %.3e m, %d nodes on the floor of %zu, wall force %.6f N (weight %.6f N)\n",
+           extreme(f, 2, -1.0), f->newton.contacts, f->n, f->newton.wall_force[2], weight);
+    assert_true(extreme(f, 2, -1.0) < 1e-9);   /* flat on the floor */
+    assert_int_equal(f->newton.contacts, (int)f->n);
+    assert_float_equal(f->newton.wall_force[2], weight, 1e-6 * weight);
+    fem_destroy(&f);
+    f = fem_make(&th, "{\"dim\": 2, \"gravity\": [0, -9.81], \"walls\": {\"min\": [-1, 0], \"max\": [1, 2]}, "
+                      "\"bodies\": [{\"mesh\": {\"generate\": \"ring\", \"center\": [0, 0.3], \"radius\": 0.2, "
+                      "\"segments\": 40}, \"material\": {\"kind\": \"shell\", \"k_stretch\": 5e4, \"b_stretch\": "
+                      "1500, \"k_bend\": 50, \"b_bend\": 10, \"density\": 200}}]}");
+    for (int s = 0; s < 150; s++) {
+        fem_run(f, 0.01, 1);
+        assert_true(extreme(f, 1, 1.0) >= -1e-12);
+    }
+    weight = total_mass(f) * 9.81;
+    printf("ring: lowest node %.3e m, max speed %.3e m/s, wall force %.4f N/m (weight %.4f N/m)\n",
+           extreme(f, 1, 1.0), max_speed(f), f->newton.wall_force[1], weight);
+    assert_true(extreme(f, 1, 1.0) < 1e-9);
+    assert_true(max_speed(f) < 1e-3);
+    assert_float_equal(f->newton.wall_force[1], weight, 1e-3 * weight);
+    fem_destroy(&f);
+}
+
 /* A block thrown at the right wall at 2 m/s, no gravity: it stops at the wall
  * and its own elasticity throws it back; it never crosses the wall and
  * gains no energy. */
@@ -280,6 +320,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_block_rests_on_floor_2d),
         cmocka_unit_test(test_block_rests_on_floor_3d),
+        cmocka_unit_test(test_shells_rest_on_floor),
         cmocka_unit_test(test_block_bounces_off_side_wall),
         cmocka_unit_test(test_block_slides_to_rest_with_friction),
         cmocka_unit_test(test_bad_walls_are_refused),
