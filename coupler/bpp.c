@@ -45,7 +45,7 @@ static const char *const positions_names[] = {"resolved", "solver", NULL};
 
 void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options *o)
 {
-    *o = (bpp_options){BPP_FORM_SOLID, true, 0.0, 1e-6, 6};
+    *o = (bpp_options){BPP_FORM_SOLID, true, 0.0, 1e-3, 6};
     *on = on_default;
     json_t *j = coupling ? seam_cfg_json(coupling, "bpp") : NULL;
     if (!j)
@@ -65,7 +65,7 @@ void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options
                                         "do not make the solids' velocities admissible)");
     o->resolve = pos == 0 && o->form == BPP_FORM_SOLID;
     o->p0_tolerance = seam_cfg_num(b, "p0_tolerance", 0.0, 0.0, INFINITY, 0);
-    o->volume_tolerance = seam_cfg_num(b, "volume_tolerance", 1e-6, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    o->volume_tolerance = seam_cfg_num(b, "volume_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     o->max_solves = (int)seam_cfg_int(b, "max_solves", 6, 2, 100, 0);
     if (!o->resolve && (seam_cfg_has(b, "volume_tolerance") || seam_cfg_has(b, "max_solves")))
         seam_cfg_error(b, seam_cfg_has(b, "max_solves") ? "max_solves" : "volume_tolerance",
