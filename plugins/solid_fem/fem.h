@@ -105,7 +105,6 @@ typedef struct fem_walls {
     double friction;         /* Coulomb coefficient mu */
 } fem_walls;
 
-
 typedef struct fem fem;
 typedef struct fem_mesh fem_mesh;
 
@@ -205,7 +204,7 @@ double fem_energy(const fem *self);
 
 /* ---- walls (walls.c) ---------------------------------------------------- */
 
-/* Read the `walls` object (min, max). Returns 0, or -1 after reporting through w. */
+/* Read the `walls` object (min, max, friction). Returns 0, or -1 after reporting through w. */
 int fem_walls_read(fem *self, seam_cfg *w);
 /* Refuse (through w) a node whose rest position lies outside the walls. */
 int fem_walls_check(const fem *self, seam_cfg *w);
