@@ -919,6 +919,9 @@ fem *fem_new(const char *config_json, const seam_host *host)
     self->lin_active = self->lin_method;
     self->cfl = seam_cfg_num(cfg, "cfl", 0.5, 0, 1, SEAM_CFG_LO_OPEN);
     self->dt_limit = seam_cfg_num(cfg, "max_dt", INFINITY, 0, INFINITY, SEAM_CFG_LO_OPEN);
+    seam_cfg *walls = seam_cfg_child(cfg, "walls", 0);
+    if (walls)
+        fem_walls_read(self, walls);
     size_t nb = seam_cfg_count(cfg, "bodies", SEAM_CFG_REQUIRED);
     if (nb == 0 && !seam_cfg_error_count(cfg))
         seam_cfg_error(cfg, "bodies", "needs at least one body");
@@ -952,6 +955,10 @@ fem *fem_new(const char *config_json, const seam_host *host)
         for (size_t bi = 0; bi < nb && !failed; bi++)
             failed = read_constraints(self, items[bi], bi) != 0;
         memcpy(self->v_new, self->v, nd * sizeof(double));
+        if (!failed && self->walls.on) {
+            failed = fem_walls_check(self, walls) != 0;
+            self->contact = calloc(nd + 1, 1);
+        }
     }
     free(items);
     if (seam_cfg_finish(cfg) != SEAM_OK)
@@ -1010,10 +1017,11 @@ void fem_destroy(fem **self_p)
     free(s->iface_elems);
     free(s->iface_two_sided);
     free(s->f_ext);
+    free(s->contact);
     free(s->save_buf);
     seam_csr_destroy(&s->K);
     seam_csr_destroy(&s->D);
-    fem_direct_destroy(&s->direct);
+    seam_cholesky_destroy(&s->direct);
     free(s);
     *self_p = NULL;
 }
