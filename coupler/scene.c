@@ -186,8 +186,12 @@ static void read_output(seam_sim *sim, seam_cfg *root)
         o->interface = seam_cfg_bool(out, "interface", false, 0);
         o->frames = seam_cfg_bool(out, "frames", true, 0);
         o->report = seam_cfg_bool(out, "report", true, 0);
-        seam_cfg *pic = seam_cfg_child(out, "picture", 0);
-        if (pic) {
+        bool no_picture = json_is_false(json_object_get(seam_cfg_json(root, "output"), "picture"));
+        seam_cfg *pic = no_picture ? NULL : seam_cfg_child(out, "picture", 0);
+        if (no_picture) {
+            seam_cfg_skip(out, "picture");
+            picture = NULL;
+        } else if (pic) {
             picture = seam_cfg_str(pic, "field", "speed", 0);
             o->picture_explicit = true;
             double range[2] = {0.0, 0.0};
@@ -197,8 +201,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             o->picture_opts.range[1] = range[1];
             o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
             o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
-        } else if (seam_cfg_has(out, "picture") && json_is_false(seam_cfg_json(out, "picture")))
-            picture = NULL;
+        }
     }
     char buf[4096];
     if (sim->opts.out_dir)

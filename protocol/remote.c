@@ -392,6 +392,22 @@ static seam_status remote_max_dt(void *self, double *dt)
     return st;
 }
 
+static seam_status remote_domain(void *self, double lo[3], double hi[3])
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "domain", 0, 0);
+    if (!call(r, "domain", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "domain", &m);
+    if (st == SEAM_OK && (!seam_msg_f64s(&m, "lo", true, lo, 3) || !seam_msg_f64s(&m, "hi", true, hi, 3))) {
+        report(r, "domain: bad reply from %s: %s", r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    return st;
+}
+
 static seam_status remote_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     seam_remote *r = self;
@@ -741,7 +757,7 @@ static uint32_t remote_capabilities(void *self)
 static const seam_plugin proxy_entries = {
     .describe = remote_describe, .bind = remote_bind, .regions = remote_regions, .mobility = remote_mobility,
     .save = remote_save, .load = remote_load, .field = remote_field, .write_output = remote_write_output,
-    .capabilities = remote_capabilities,
+    .capabilities = remote_capabilities, .domain = remote_domain,
 };
 
 /* hello: versions, the plugin's name, role and optional functions. */

@@ -839,6 +839,19 @@ static void op_capabilities(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf
     kv_uint(w, "capabilities", s->p->capabilities(s->self));
 }
 
+static void op_domain(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    (void)m;
+    double lo[3] = {0.0, 0.0, 0.0}, hi[3] = {0.0, 0.0, 0.0};
+    seam_status st = s->p->domain(s->self, lo, hi);
+    begin_ok(w, s, id, 3, 0);
+    kv_status(w, st);
+    seam_w_str(w, "lo");
+    seam_w_f64s(w, lo, 3);
+    seam_w_str(w, "hi");
+    seam_w_f64s(w, hi, 3);
+}
+
 static void op_describe_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_describe(s, id, w); }
 static void op_save_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_save(s, id, w); }
 
@@ -849,7 +862,7 @@ static const struct { const char *op; op_handler fn; } handlers[] = {
     {"max_dt", op_max_dt}, {"solve", op_solve}, {"commit", op_commit}, {"describe", op_describe_m},
     {"bind", op_bind}, {"regions", op_regions}, {"mobility", op_mobility}, {"save", op_save_m},
     {"load", op_load}, {"field", op_field}, {"write_output", op_write_output},
-    {"capabilities", op_capabilities},
+    {"capabilities", op_capabilities}, {"domain", op_domain},
 };
 
 bool seam_session_serves(const char *entry)

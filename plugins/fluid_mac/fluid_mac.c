@@ -1564,6 +1564,18 @@ static uint32_t fluid_capabilities(void *p)
            SEAM_CAP_SAVE;
 }
 
+/* The grid's box: interface points beyond it are out of the fluid's reach. */
+static seam_status fluid_domain(void *p, double lo[3], double hi[3])
+{
+    const fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    for (int d = 0; d < 3; d++) {
+        lo[d] = d < g->dim ? g->origin[d] : 0.0;
+        hi[d] = d < g->dim ? g->origin[d] + mac_n(g, d) * g->dx : 0.0;
+    }
+    return SEAM_OK;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "fluid_mac",
@@ -1583,6 +1595,7 @@ static const seam_plugin plugin = {
     .field = fluid_field,
     .write_output = fluid_write_output,
     .capabilities = fluid_capabilities,
+    .domain = fluid_domain,
 };
 
 /* The one exported symbol; everything else in the module is hidden. */

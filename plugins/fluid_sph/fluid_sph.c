@@ -890,6 +890,17 @@ static uint32_t fluid_capabilities(void *p)
     return SEAM_CAP_LOADS_PRESSURE | SEAM_CAP_SAVE;
 }
 
+/* The walled box: interface points beyond it are out of the fluid's reach. */
+static seam_status fluid_domain(void *p, double lo[3], double hi[3])
+{
+    const fluid_sph *self = p;
+    for (int d = 0; d < 3; d++) {
+        lo[d] = d < self->dim ? self->lo[d] : 0.0;
+        hi[d] = d < self->dim ? self->hi[d] : 0.0;
+    }
+    return SEAM_OK;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "fluid_sph",
@@ -906,6 +917,7 @@ static const seam_plugin plugin = {
     .field = fluid_field,
     .write_output = fluid_write_output,
     .capabilities = fluid_capabilities,
+    .domain = fluid_domain,
 };
 
 /* The one exported symbol; everything else in the module is hidden. */

@@ -14,6 +14,7 @@ it like any plugin, through "connect" in the scene:
         def solve(self, step, io, out): ...; return seam.OK  # io.X, io.V in; fill out.F
         def commit(self): return seam.OK
         def capabilities(self): return seam.CAP_LOADS_PRESSURE   # optional (ABI 3)
+        def domain(self): return (x0, y0, 0.0), (x1, y1, 0.0)    # optional (ABI 4): the box it covers
 
     seam.serve(Fluid, "tcp://127.0.0.1:5555")
 
@@ -448,6 +449,10 @@ class Session:
 
     def op_write_output(self, req):
         return {"status": _status(self.instance.write_output(_text(req, "dir", True), _int(req, "frame")))}
+
+    def op_domain(self, req):
+        lo, hi = self.instance.domain()
+        return {"status": OK, "lo": to_bin(array.array("d", lo)), "hi": to_bin(array.array("d", hi))}
 
 
 def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
