@@ -127,6 +127,32 @@ bool interface_build(seam_sim *sim)
     return ok;
 }
 
+/* An absolute position tolerance wider than the fluid's domain lets every
+ * iterate pass: a unit slip (mm for m) or a misplaced key. */
+static bool check_tolerances(seam_sim *sim)
+{
+    double across = 0.0;
+    for (int d = 0; d < sim->in.dim; d++)
+        across = fmax(across, sim->domain_hi[d] - sim->domain_lo[d]);
+    bool listed = json_object_get(json_object_get(seam_doc_root(sim->doc), "coupling"), "measures") != NULL;
+    bool ok = true;
+    for (size_t i = 0; i < sim->conv.count; i++) {
+        const seam_measure *m = &sim->conv.measures[i];
+        if (m->quantity != SEAM_QTY_POSITIONS || m->relative || !(m->tolerance > across))
+            continue;
+        char key[64];
+        if (listed)
+            snprintf(key, sizeof key, "coupling.measures[%zu].tolerance", i);
+        else
+            snprintf(key, sizeof key, "coupling.tolerance");
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: a position tolerance of %g m is wider than the domain of fluid "
+                "\"%s\" (%g m across): every iterate would pass as converged", seam_doc_locate(sim->doc, key), key,
+                m->tolerance, sim->fluid->name, across);
+        ok = false;
+    }
+    return ok;
+}
+
 bool interface_bind(seam_sim *sim)
 {
     const sim_interface *in = &sim->in;
@@ -153,7 +179,8 @@ bool interface_bind(seam_sim *sim)
                 return false;
             }
         sim->has_domain = true;
-        return interface_check_domain(sim, in->X0, -1, 0.0);
+        bool tolerances_ok = check_tolerances(sim);
+        return interface_check_domain(sim, in->X0, -1, 0.0) && tolerances_ok;
     }
     return true;
 }

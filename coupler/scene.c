@@ -9,6 +9,11 @@
 static const char *const unconverged_names[] = {"warn", "fail", NULL};
 static const char *const predictor_names[] = {"none", "linear", "velocity", NULL};
 
+/* Bounds on what a scene may ask for: beyond them it is a typo or a unit
+ * slip, not a simulation (docs/scenes.md, "Limits"). */
+#define MAX_FRAMES 1e6          /* frames a run writes */
+#define MAX_GRAVITY 1e4         /* m/s^2: about 1000 times the Earth's */
+
 static const char *locate_key(seam_sim *sim, const char *object, const char *key)
 {
     char path[512];
@@ -56,6 +61,10 @@ static void read_time(seam_sim *sim, seam_cfg *root)
         sim->t_end = sim->opts.end;
     if (!(sim->frame_dt > 0))
         sim->frame_dt = sim->t_end / 100.0;
+    else if (sim->t_end / sim->frame_dt > MAX_FRAMES)
+        seam_cfg_error(time, "frame", "%g s would write %.3g frames over the run's %g s, more than %g: a frame "
+                       "interval this small is a typo or a unit slip", sim->frame_dt, sim->t_end / sim->frame_dt,
+                       sim->t_end, MAX_FRAMES);
     if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
         sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
 }
@@ -74,7 +83,13 @@ static void read_gravity(seam_sim *sim, seam_cfg *root)
         return;
     }
     double v[3] = {0.0, 0.0, 0.0};
-    if (seam_cfg_vec(root, "gravity", v, n, 0))
+    if (!seam_cfg_vec(root, "gravity", v, n, 0))
+        return;
+    double size = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (size > MAX_GRAVITY)
+        seam_cfg_error(root, "gravity", "|g| = %g m/s^2 is more than %g m/s^2 (1000 times the Earth's 9.81): a "
+                       "typo or a unit slip", size, MAX_GRAVITY);
+    else
         memcpy(sim->gravity, v, sizeof v);
 }
 

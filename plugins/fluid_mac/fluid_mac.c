@@ -319,6 +319,7 @@ static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
 /* Cells a grid may have, in 2D or 3D: some 20 arrays of doubles per cell
  * must fit in memory, and the loops over cells must end in seconds. */
 #define MAC_MAX_CELLS (1 << 27)
+#define MAC_MIN_CELLS 4   /* along each axis: W's kernel reaches 2 cells each way */
 
 /* 0, or -1 when `cells` is refused: the grid is then left at one cell so that
  * nothing read after it (sources, the liquid) lays anything out over it. */
@@ -335,7 +336,12 @@ static int read_grid(fluid_mac *self, seam_cfg *cfg)
         self->g.dim = (int)n;
         for (size_t d = 0; d < n && ok; d++)
             if (cells[d] != floor(cells[d]) || cells[d] < 1 || cells[d] > 1 << 15) {
-                seam_cfg_error(cfg, "cells", "expected whole numbers in [1, 32768], got %g", cells[d]);
+                seam_cfg_error(cfg, "cells", "expected whole numbers in [4, 32768], got %g", cells[d]);
+                ok = 0;
+            } else if (cells[d] < MAC_MIN_CELLS) {
+                seam_cfg_error(cfg, "cells", "%g cells along %c are too few to hold anything: a solid's kernel (W, "
+                               "kernel_radius) reaches 2 cells each way, so at least %d are needed along every axis",
+                               cells[d], "xyz"[d], MAC_MIN_CELLS);
                 ok = 0;
             }
         double total = n == 3 ? cells[0] * cells[1] * cells[2] : cells[0] * cells[1];
@@ -414,7 +420,7 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     if (read_grid(self, cfg) != 0) {   /* what lies on the grid cannot be checked without one */
         return -1;
     }
-    self->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    self->rho = seam_cfg_density(cfg, "density", 1000.0, self->g.dim == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", 0);
     self->cfl = seam_cfg_num(cfg, "cfl", 1.0, 0.0, 10.0, SEAM_CFG_LO_OPEN);
     self->tol = seam_cfg_num(cfg, "pressure_tolerance", 1e-8, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->max_iter = (int)seam_cfg_int(cfg, "pressure_max_iterations", 1000, 1, 100000000, 0);

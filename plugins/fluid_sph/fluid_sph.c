@@ -50,7 +50,7 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
                 seam_cfg_error(cfg, "fill", "box %zu is empty: need %c0 < %c1", b, "xyz"[d], "xyz"[d]);
                 break;
             }
-    self->f.rho0 = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    self->f.rho0 = seam_cfg_density(cfg, "density", 1000.0, self->dim == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", 0);
     static const double g_default[3] = {0.0, -9.81, 0.0};
     seam_cfg_gravity(cfg, self->host, self->dim, g_default, self->gravity);
     self->cfl = seam_cfg_num(cfg, "cfl", 0.2, 0.0, 1.0, SEAM_CFG_LO_OPEN);
