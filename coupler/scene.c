@@ -61,10 +61,7 @@ static void read_time(seam_sim *sim, seam_cfg *root)
         sim->t_end = sim->opts.end;
     if (!(sim->frame_dt > 0))
         sim->frame_dt = sim->t_end / 100.0;
-    else if (sim->t_end / sim->frame_dt > MAX_FRAMES)
-        seam_cfg_error(time, "frame", "%g s would write %.3g frames over the run's %g s, more than %g: a frame "
-                       "interval this small is a typo or a unit slip", sim->frame_dt, sim->t_end / sim->frame_dt,
-                       sim->t_end, MAX_FRAMES);
+
     if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
         sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
 }
@@ -240,6 +237,21 @@ static void read_output(seam_sim *sim, seam_cfg *root)
         seam_cfg_error(root, "output", "out of memory");
 }
 
+/* Frames land at most once a step, so a run writes at least
+ * min(end / frame, end / dt) of them: past MAX_FRAMES that is no output
+ * anyone asked for. */
+static void check_frames(seam_sim *sim, seam_cfg *root)
+{
+    if (!sim->out.frames)
+        return;
+    double at_least = sim->t_end / fmax(sim->frame_dt, isfinite(sim->dt_max) ? sim->dt_max : 0.0);
+    if (at_least > MAX_FRAMES)
+        seam_cfg_error(seam_cfg_child(root, "time", 0), "frame", "%g s would write at least %.3g frames over the "
+                       "run's %g s (a frame each step of at most %g s), more than %g: a frame interval this small is "
+                       "a typo or a unit slip (or set output.frames to false)", sim->frame_dt, at_least, sim->t_end,
+                       sim->dt_max, MAX_FRAMES);
+}
+
 void sim_read_scene(seam_sim *sim, seam_cfg *root)
 {
     const char *description = seam_cfg_str(root, "description", NULL, 0);
@@ -252,5 +264,6 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root)
     read_coupling(sim, root, has_coupled);
     read_participants(sim, root, has_coupled);
     read_output(sim, root);
+    check_frames(sim, root);
     sim->stepper = has_coupled ? &sim_stepper_coupled : &sim_stepper_partitioned;
 }

@@ -67,8 +67,9 @@ static const struct {
     {"examples/rising_disc.json", {"coupling.convergence=absolute", "coupling.tolerance=2"},
      "--set coupling.tolerance: coupling.tolerance: a position tolerance of 2 m is wider than the domain of fluid "
      "\"fluid\" (1.5 m across): every iterate would pass as converged"},
-    {"examples/rising_disc.json", {"time.frame=1e-9"},
-     "--set time.frame: time.frame: 1e-09 s would write 1.5e+09 frames over the run's 1.5 s, more than 1e+06"},
+    {"examples/rising_disc.json", {"time.frame=1e-9", "time.end=2e4"},
+     "--set time.frame: time.frame: 1e-09 s would write at least 2e+06 frames over the run's 20000 s (a frame each "
+     "step of at most 0.01 s), more than 1e+06"},
     {"examples/rising_disc.json", {"gravity=[0, -98100]"},
      "--set gravity: gravity: |g| = 98100 m/s^2 is more than 10000 m/s^2 (1000 times the Earth's 9.81)"},
     {"examples/rising_disc.json", {"fluid.density=1e7"},
