@@ -38,6 +38,7 @@ struct seam_session {
     log_entry log[MAX_LOG];
     size_t n_log, dropped;
     size_t n_iface;          /* values per interface array (points x dim); 0 until described/bound */
+    bool stepped;            /* the last instance was asked to solve (a run, not a validation) */
     /* bind: the coupler's interface, kept while the plugin may point into it
      * (the contract); a bind the plugin refused may have left it holding the
      * refused arrays as well as the accepted ones, so those are kept too */
@@ -157,6 +158,7 @@ void seam_session_destroy(seam_session **self_p)
 }
 
 bool seam_session_open(const seam_session *s) { return s->greeted; }
+bool seam_session_stepped(const seam_session *s) { return s->stepped; }
 
 int seam_session_set_defaults(seam_session *s, const char *json_object, char *err, size_t errlen)
 {
@@ -387,6 +389,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
     if (s->self)
         { fail(w, s, id, "create: an instance exists already (one per session; bye ends it)"); return; }
+    s->stepped = false;
     char why[256];
     char *config = dup_field(m, "config", true);
     s->name = dup_field(m, "name", true);
@@ -610,6 +613,7 @@ static void no_memory(seam_msg *m, seam_session *s)
 
 static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
+    s->stepped = true;
     seam_step step = {0};
     uint64_t n = 0, dim = 0;
     read_step(m, &step);

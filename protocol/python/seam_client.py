@@ -275,6 +275,7 @@ class Session:
         self.host = None
         self.n_iface = 0
         self.iface = None
+        self.stepped = False   # the last instance was asked to solve (a run, not a validation)
 
     def functions(self):
         return [f for f in OPTIONAL if callable(getattr(self.cls, f, None))]
@@ -330,6 +331,7 @@ class Session:
             self.reset()
             return {}, True
         if op == "create":
+            self.stepped = False
             return self.create(req), False
         if self.instance is None:
             raise ProtocolError("%s: no instance (send create first)" % op)
@@ -367,6 +369,7 @@ class Session:
         return {"status": _status(self.instance.commit())}
 
     def op_solve(self, req):
+        self.stepped = True
         step = Step(req.get("step"))
         n, dim = _int(req, "n"), _int(req, "dim")
         coupled = self.cls.role == "coupled"
@@ -456,8 +459,8 @@ class Session:
 
 
 def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
-    """Serve cls on endpoint (loopback/ipc; no CURVE here) until bye with once,
-    or for ever. `ready(endpoint)` is called once bound (default: print the
+    """Serve cls on endpoint (loopback/ipc; no CURVE here) until the bye of
+    the first coupler that solved with once, or for ever. `ready(endpoint)` is called once bound (default: print the
     same line as seam-serve)."""
     ctx = zmq.Context()
     sock = ctx.socket(zmq.ROUTER)
@@ -508,7 +511,7 @@ def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
                 sock.send_multipart(env + encode(reply, session.protocol >= 2), copy=False)
             except zmq.ZMQError:
                 pass  # the peer left
-            if ended and once:
+            if ended and once and session.stepped:   # a validation leaves the server for the run
                 break
     finally:
         sock.close()
