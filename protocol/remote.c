@@ -1071,7 +1071,7 @@ static void close_remote(seam_remote **self_p, bool relay)
         zmq_close(r->sock);
     if (r->ctx)
         zmq_ctx_term(r->ctx);
-    if (r->child > 0 && r->lost)
+    if (r->child > 0)   /* ours; after a bye without a step (validate) --once would keep it */
         kill(r->child, SIGTERM);
     stop_child(r);
     if (r->tmpdir[0]) {
