@@ -62,6 +62,8 @@ static const struct {
     {"examples/rising_disc.json", {"solids.0.bodies.0.position=[0.95, 0.5]"},
      "solids[0]: 13 of its 31 interface points start outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m), the "
      "first, point 0, at (1.1, 0.5) m (above x = 1 m)"},
+    {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]", "fluid.process=separate"},   /* domain over the wire */
+     "solids[0]: the solid lies entirely outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m)"},
     {"examples/sph_ball.json", {"solids.0.bodies.0.position=[-1, 0.3]", "solids.0.walls.min=[-2, 0]"},
      "the solid lies entirely outside the domain of fluid \"fluid\" ([0, 0.8] x [0, 0.5] m)"},
     {"examples/rising_disc.json", {"coupling.convergence=absolute", "coupling.tolerance=2"},
