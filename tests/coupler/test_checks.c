@@ -136,10 +136,29 @@ static void test_a_measure_wider_than_the_domain_is_refused(void **state)
                    "\"fluid\" (1 m across)");
 }
 
+/* A dense disc (5000 kg/m^2 in water) sinking through the open floor of
+ * the rising-disc tank (its solver's walls moved out of the way): it
+ * starts 0.15 m above the floor and falls at about g (5000 - 1000) /
+ * (5000 + 1000), so it crosses y = 0 after some 0.21 s. */
+static void test_dense_body_sinking_out_stops_the_run(void **state)
+{
+    (void)state;
+    const char *const sets[] = {"solids.0.bodies.0.density=5000", "fluid.boundary={\"bottom\": \"open\"}",
+                                "solids.0.walls.min=[0, -10]", "cell_size=0.0625", "fluid.cells=[16, 24]",
+                                "output.frames=false", NULL};
+    test_run *r = test_run_scene("sinking_out", NULL, "examples/rising_disc.json", sets);
+    assert_int_equal(r->status, SEAM_ERROR);
+    expect_in(r->log, "[disc] error: left the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m) at step 21 (t = 0.22 s)");
+    expect_in(r->log, "(below y = 0 m); the fluid cannot follow it there");
+    assert_int_equal(r->summary.steps, 21);
+    test_run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_solid_leaving_the_domain_stops_the_run),
+        cmocka_unit_test(test_dense_body_sinking_out_stops_the_run),
         cmocka_unit_test(test_absurd_scenes_are_refused),
         cmocka_unit_test(test_a_measure_wider_than_the_domain_is_refused),
     };
