@@ -498,7 +498,7 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
         b->b_stretch = seam_cfg_num(c, "b_stretch", 0, 0, INFINITY, 0);
         b->k_bend = seam_cfg_num(c, "k_bend", 0, 0, INFINITY, 0);
         b->b_bend = seam_cfg_num(c, "b_bend", 0, 0, INFINITY, 0);
-        b->density = seam_cfg_num(c, "density", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+        b->density = seam_cfg_density(c, "density", 1, d == 3 ? "kg/m^2" : "kg/m (per unit depth)", SEAM_CFG_REQUIRED);
         if (d == 3)
             b->nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
         return 0;
@@ -507,7 +507,7 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
     b->mat.model = (fem_model)seam_cfg_enum(c, "model", models, FEM_COROTATED, 0);
     double E = seam_cfg_num(c, "E", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     double nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    b->density = seam_cfg_num(c, "density", 1000, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+    b->density = seam_cfg_density(c, "density", 1000, d == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", SEAM_CFG_REQUIRED);
     /* Corotated is linear in the singular values and needs no extension. */
     if (b->mat.model != FEM_COROTATED)
         b->mat.compression_limit = seam_cfg_num(c, "compression_limit", b->mat.model == FEM_STVK ? 0.6 : 0.3, 0, 1,
