@@ -9,11 +9,14 @@
  * A_0 = a_0, A_N = a_{N-1}; face fluxes Q_f = A_f u_f. Equations:
  *   continuity, cell j:   dx (a_j - a_j^n)/dt + Q_{j+1} - Q_j = 0
  *   momentum, face f<N:   dx (A_f u_f - A_f^n u_f^n)/dt + M_f - M_{f-1} + A_f/rho (p_f - p_{f-1}) = 0
- *   momentum, face N:     dx/2 (A_N u_N - ...)/dt + Q_N u_N - M_{N-1} + A_N/rho (p_out - p_{N-1}) = 0
+ *   momentum, face N:     dx/2 (A_N u_N - ...)/dt + Q_N u_N - M_{N-1} + A_N/rho (p_L - p_{N-1}) = 0
  * with the upwind momentum flux at cell centres M_j = q_j u_up, q_j = (Q_j + Q_{j+1})/2.
  *   wall law, cell j:     a_j = a0 ((p0/(2 rho) - c^2) / (p_j/(2 rho) - c^2))^2
  * whose small-amplitude wave speed is c (Moens-Korteweg).
- * Inflow u_0(t) = u0 (1 + A sin^2(pi t / T)); fixed pressure p_out at x = L. */
+ * Inflow u_0(t) = u0 (1 + A sin^2(pi t / T)) ("sin2"), or u0 (1 + A sin(2 pi t / T))
+ * ("sine", preCICE's elastic-tube-1d). Outlet pressure p_L at x = L: fixed p_out,
+ * or non-reflecting (Degroote, Bruggeman, Haelterman, Vierendeels 2008, eq. 15):
+ *   p_L = 2 rho (c^2 - (sqrt(c^2 - p_L^n/(2 rho)) - (u_N - u_N^n)/4)^2). */
 #ifndef TUBE_H
 #define TUBE_H
 
@@ -28,7 +31,9 @@ typedef struct tube_params {
     double u0;           /* mean inflow velocity (m/s) */
     double amplitude;    /* pulse amplitude, fraction of u0 */
     double period;       /* pulse period (s) */
-    double p_out;        /* outlet pressure (Pa) */
+    double p_out;        /* outlet pressure (Pa), and the start's for a non-reflecting outlet */
+    int sine;            /* inflow u0 (1 + A sin(2 pi t/T)) instead of u0 (1 + A sin^2(pi t/T)) */
+    int non_reflecting;  /* outlet by eq. 15 of Degroote et al. 2008 instead of p_out */
     double a0;           /* cross-section at the reference pressure (m^2) */
     double c;            /* wave speed (m/s) */
     double p0;           /* reference pressure of the wall law (Pa) */
@@ -38,18 +43,23 @@ typedef struct tube_params {
 void tube_params_read(tube_params *tp, seam_cfg *cfg, int fluid, int wall);
 
 double tube_inflow(const tube_params *tp, double t);
+/* The outlet pressure p_L for the outlet velocity u_N, from the committed
+ * p_L^n and u_N^n: p_out, or eq. 15 (NAN past the wall law's pole). */
+double tube_outlet_pressure(const tube_params *tp, double pL_n, double u_N, double u_N_n);
 /* The wall law a(p); NAN where p is past the law's pole p = 2 rho c^2. */
 double tube_wall_area(const tube_params *tp, double p);
 
 /* Fluid for given end-of-step areas a: continuity gives u face by face from
- * the inlet, momentum gives p cell by cell from the outlet. u has N + 1
- * entries, p N. Returns 0, or -1 with *bad the face whose area is not positive. */
+ * the inlet, momentum gives p cell by cell from the outlet, whose pressure
+ * *pL follows from u_N and the committed pL_n. u has N + 1 entries, p N.
+ * Returns 0, -1 with *bad the face whose area is not positive, or -2 when
+ * the non-reflecting outlet has no real pressure (pL_n past the pole). */
 int tube_fluid_solve(const tube_params *tp, double t_new, double dt, const double *a_n, const double *u_n,
-                     const double *a, double *u, double *p, size_t *bad);
+                     double pL_n, const double *a, double *u, double *p, double *pL, size_t *bad);
 
 /* Residuals of the discrete equations: continuity Rc (N, m^3/s) and momentum Rm (N, m^4/s^2). */
 void tube_residual(const tube_params *tp, double t_new, double dt, const double *a_n, const double *u_n,
-                   const double *a, const double *u, const double *p, double *Rc, double *Rm);
+                   double pL_n, const double *a, const double *u, const double *p, double *Rc, double *Rm);
 
 /* The monolithic reference: Newton on all equations with a = a(p) substituted,
  * unknowns (p_j, u_{j+1}) interleaved, banded Jacobian by coloured differences. */

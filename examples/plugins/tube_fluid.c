@@ -14,6 +14,7 @@ typedef struct {
     tube_params tp;
     double *a_n, *u_n, *p;           /* committed */
     double *a, *u, *p_new;           /* last solve */
+    double pL_n, pL;                 /* outlet pressure, committed and last solve */
 } tube_fluid;
 
 static void *tf_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
@@ -42,6 +43,7 @@ static void *tf_create(const seam_plugin *plugin, const char *config_json, const
         f->p[j] = f->tp.p_out;
     for (size_t j = 0; j <= N; j++)
         f->u_n[j] = f->tp.u0;   /* uniform flow: steady for a uniform tube at p_out */
+    f->pL_n = f->pL = f->tp.p_out;
     return f;
 }
 
@@ -81,9 +83,16 @@ static seam_status tf_solve(void *self, const seam_step *step, const seam_input 
     tube_fluid *f = self;
     size_t bad;
     memcpy(f->a, in->X, f->tp.N * sizeof *f->a);
-    if (tube_fluid_solve(&f->tp, step->t + step->dt, step->dt, f->a_n, f->u_n, f->a, f->u, f->p_new, &bad) != 0) {
+    int rc = tube_fluid_solve(&f->tp, step->t + step->dt, step->dt, f->a_n, f->u_n, f->pL_n, f->a, f->u, f->p_new,
+                              &f->pL, &bad);
+    if (rc == -1) {
         seam_logf(f->host, SEAM_LOG_ERROR, "cross-section at face %zu is not positive at step %ld", bad,
                   (long)step->index);
+        return SEAM_ERROR;
+    }
+    if (rc == -2) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "non-reflecting outlet at step %ld: the committed outlet pressure %.6g Pa "
+                  "is past 2 rho c^2 = %.6g Pa", (long)step->index, f->pL_n, 2.0 * f->tp.rho * f->tp.c * f->tp.c);
         return SEAM_ERROR;
     }
     memcpy(out->F, f->p_new, f->tp.N * sizeof *out->F);
@@ -96,6 +105,7 @@ static seam_status tf_commit(void *self)
     memcpy(f->a_n, f->a, f->tp.N * sizeof *f->a);
     memcpy(f->u_n, f->u, (f->tp.N + 1) * sizeof *f->u);
     memcpy(f->p, f->p_new, f->tp.N * sizeof *f->p);
+    f->pL_n = f->pL;
     return SEAM_OK;
 }
 
