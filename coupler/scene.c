@@ -7,7 +7,7 @@
 #include "sim_internal.h"
 
 static const char *const unconverged_names[] = {"warn", "fail", NULL};
-static const char *const predictor_names[] = {"none", "linear", "velocity", NULL};
+static const char *const predictor_names[] = {"none", "linear", "velocity", "quadratic", NULL};
 
 static const char *locate_key(seam_sim *sim, const char *object, const char *key)
 {
