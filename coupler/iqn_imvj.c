@@ -174,6 +174,10 @@ static void apply_jprev(imvj *q, const double *x, double *y)
         cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, q->J, n, x, 1, 0.0, y, 1);
         return;
     }
+    if (q->m == 0) {   /* BLAS returns at once for no columns, leaving y as it was */
+        memset(y, 0, q->n * sizeof *y);
+        return;
+    }
     cblas_dgemv(CblasColMajor, CblasTrans, n, (int)q->m, 1.0, q->Phi, n, x, 1, 0.0, q->coef, 1);
     cblas_dgemv(CblasColMajor, CblasNoTrans, n, (int)q->m, 1.0, q->Psi, n, q->coef, 1, 0.0, y, 1);
 }
