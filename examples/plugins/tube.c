@@ -11,6 +11,7 @@
 
 static const char *const pulse_names[] = {"sin2", "sine", NULL};
 static const char *const outlet_names[] = {"pressure", "non_reflecting", NULL};
+static const char *const discretization_names[] = {"staggered", "collocated", NULL};
 
 void tube_params_read(tube_params *tp, seam_cfg *cfg, int fluid, int wall)
 {
@@ -24,6 +25,9 @@ void tube_params_read(tube_params *tp, seam_cfg *cfg, int fluid, int wall)
         tp->p_out = seam_cfg_num(cfg, "outlet_pressure", 0.0, -INFINITY, INFINITY, 0);
         tp->sine = seam_cfg_enum(cfg, "pulse", pulse_names, 0, 0);
         tp->non_reflecting = seam_cfg_enum(cfg, "outlet", outlet_names, 0, 0);
+        tp->collocated = seam_cfg_enum(cfg, "discretization", discretization_names, 0, 0);
+        if (tp->collocated && wall)
+            seam_cfg_error(cfg, "discretization", "the monolithic reference is staggered only");
         if (tp->non_reflecting && !wall)   /* eq. 15 needs the wall's wave speed */
             tp->c = seam_cfg_num(cfg, "wave_speed", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_REQUIRED);
     }
@@ -325,7 +329,10 @@ int tube_write_csv(const tube_params *tp, const char *dir, const char *name, int
         return -1;
     double dx = tp->L / (double)tp->N;
     fprintf(f, "x,a,u,p\n");
-    for (size_t j = 0; j < tp->N; j++)
+    if (tp->collocated)   /* values on the nodes */
+        for (size_t i = 0; i <= tp->N; i++)
+            fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", (double)i * dx, a ? a[i] : NAN, u ? u[i] : NAN, p ? p[i] : NAN);
+    for (size_t j = 0; j < tp->N && !tp->collocated; j++)
         fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", (j + 0.5) * dx, a ? a[j] : NAN, u ? 0.5 * (u[j] + u[j + 1]) : NAN,
                 p ? p[j] : NAN);
     return fclose(f) == 0 ? 0 : -1;

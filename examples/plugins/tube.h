@@ -34,6 +34,7 @@ typedef struct tube_params {
     double p_out;        /* outlet pressure (Pa), and the start's for a non-reflecting outlet */
     int sine;            /* inflow u0 (1 + A sin(2 pi t/T)) instead of u0 (1 + A sin^2(pi t/T)) */
     int non_reflecting;  /* outlet by eq. 15 of Degroote et al. 2008 instead of p_out */
+    int collocated;      /* fluid: preCICE's elastic-tube-1d discretization (N + 1 nodes), not the staggered one */
     double a0;           /* cross-section at the reference pressure (m^2) */
     double c;            /* wave speed (m/s) */
     double p0;           /* reference pressure of the wall law (Pa) */
@@ -61,6 +62,25 @@ int tube_fluid_solve(const tube_params *tp, double t_new, double dt, const doubl
 void tube_residual(const tube_params *tp, double t_new, double dt, const double *a_n, const double *u_n,
                    double pL_n, const double *a, const double *u, const double *p, double *Rc, double *Rm);
 
+/* preCICE's elastic-tube-1d discretization (tube_colloc.c): u and p on the
+ * N + 1 nodes x_i = i dx (dx = L/N), node areas a_i, backward Euler, central
+ * fluxes (Degroote et al. 2008 eqs. 13a, 13b with theta = 1):
+ *   momentum, node 0<i<N:   (u_i^n a_i^n - u_i a_i) dx/dt - [convective fluxes]
+ *                           + (1/4 rho) ((a_{i-1} + a_i) p_{i-1} + (a_{i+1} - a_{i-1}) p_i - (a_i + a_{i+1}) p_{i+1}) = 0
+ *   continuity, node 0<i<N: (a_i^n - a_i) dx/dt + 1/4 ((a_{i-1} + a_i) u_{i-1} + (a_{i-1} - a_{i+1}) u_i
+ *                           - (a_i + a_{i+1}) u_{i+1}) = 0
+ * (the convective terms are written out in tube_colloc.c), u_0 the inflow,
+ * p_0 - 2 p_1 + p_2 = 0 (eq. 14a), u_N - 2 u_{N-1} + u_{N-2} = 0 (eq. 14b),
+ * p_N by the outlet (tube_outlet_pressure with p_N^n, u_N, u_N^n).
+ * R has 2 (N + 1) rows: momentum (or the u condition) of node i in 2i,
+ * continuity (or the p condition) in 2i + 1. */
+void tube_colloc_residual(const tube_params *tp, double t_new, double dt, const double *a_n, const double *u_n,
+                          const double *p_n, const double *a, const double *u, const double *p, double *R);
+/* Newton from (u_n, p_n) until the update is below tol (scaled by u0 and
+ * rho u0 c); returns its iterations, or -1 (no convergence, singular). */
+int tube_colloc_solve(const tube_params *tp, double t_new, double dt, const double *a_n, const double *u_n,
+                      const double *p_n, const double *a, double *u, double *p, double tol, int max_iterations);
+
 /* The monolithic reference: Newton on all equations with a = a(p) substituted,
  * unknowns (p_j, u_{j+1}) interleaved, banded Jacobian by coloured differences. */
 typedef struct tube_mono tube_mono;
@@ -74,7 +94,8 @@ const double *tube_mono_a(const tube_mono *m);
 const double *tube_mono_u(const tube_mono *m);
 const double *tube_mono_p(const tube_mono *m);
 
-/* Write x, a, u (cell-centred average), p as CSV to dir/name_FRAME.csv. Returns 0 or -1. */
+/* Write x, a, u (cell-centred average), p as CSV to dir/name_FRAME.csv (for
+ * tp->collocated the N + 1 nodes' values). Returns 0 or -1. */
 int tube_write_csv(const tube_params *tp, const char *dir, const char *name, int frame, const double *a,
                    const double *u, const double *p);
 
