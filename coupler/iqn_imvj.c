@@ -38,7 +38,8 @@ typedef struct {
     double omega;        /* relaxation of the first iteration when nothing is known */
     double filter;       /* rcond of the QR filter */
     double truncation;   /* rs-svd: modes below this times the largest are dropped */
-    long max_columns;    /* cap on this step's secant columns */
+    long max_columns;    /* cap on the secant columns in the least squares */
+    long reuse;          /* steps whose columns stay in the least squares besides the current one */
     long chunk;          /* steps between restarts */
     long restart_reuse;  /* rs-ls: steps whose columns start J_prev again */
     int restart;
@@ -49,6 +50,7 @@ typedef struct {
     double *Psi, *Phi;   /* otherwise J_prev = Psi Phi^T, n x m each, room for cap columns */
     size_t m, cap;
     long folded;         /* steps folded into J_prev since its last restart */
+    long last_folded;    /* the last step folded in (-1: none) */
     long total_columns;  /* restart none: columns folded in, for the rank bound */
     unsigned long restarts, truncated;
     double *X, *r, *r_old, *Xt_old, *F, *y, *alpha;
@@ -65,10 +67,12 @@ static void *imvj_create(seam_cfg *coupling)
     q->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     q->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     q->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
+    q->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
     q->restart = seam_cfg_enum(coupling, "restart", restart_names, RESTART_SVD, 0);
     q->chunk = seam_cfg_int(coupling, "chunk", 8, 1, 100000, 0);
     q->restart_reuse = seam_cfg_int(coupling, "restart_reuse", 8, 1, 1000, 0);
     q->truncation = seam_cfg_num(coupling, "truncation", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    q->last_folded = -1;
     return q;
 }
 
@@ -85,6 +89,7 @@ static void imvj_free_vectors(imvj *q)
     q->J = q->Psi = q->Phi = q->X = q->Q = q->coef = NULL;
     q->m = q->cap = q->cap_k = 0;
     q->folded = q->total_columns = 0;
+    q->last_folded = -1;
 }
 
 static void imvj_destroy(void *self)
@@ -356,15 +361,17 @@ static seam_status imvj_step(void *self, seam_coupling *c, const double *X_pred,
         return SEAM_ERROR;
     }
     long step = seam_coupling_step_index(c);
-    /* columns of a committed step go into J_prev; those of a failed attempt at this step are dropped */
-    seam_qr_keep(q->VW, step - 1, step - 1);
-    if (seam_qr_cols(q->VW) > 0) {
+    /* the columns of the committed steps go into J_prev (those of the last one
+     * are new to it; the reused ones it meets already); a failed attempt's are dropped */
+    seam_qr_keep(q->VW, step - 1 - q->reuse, step - 1);
+    if (q->last_folded < step - 1 && seam_qr_cols(q->VW) > 0) {
         if (!fold(q)) {
             seam_coupling_warn(c, "out of memory for the carried Jacobian (%zu values)", n);
             return SEAM_ERROR;
         }
+        q->last_folded = step - 1;
     }
-    seam_qr_keep(q->VW, step, step - 1);   /* empty */
+    seam_qr_keep(q->VW, step - q->reuse, step - 1);   /* the reused steps' columns stay in the least squares */
     if (q->LS)
         seam_qr_keep(q->LS, step - q->restart_reuse, step - 1);
     memcpy(q->X, X_pred, n * sizeof *q->X);
@@ -427,8 +434,8 @@ static void imvj_report(void *self, seam_scheme_report *out)
 const seam_scheme_ops seam_scheme_iqn_imvj = {
     .name = "iqn-imvj",
     .summary = "interface quasi-Newton, multi-vector Jacobian carried across steps, with restarts (IQN-IMVJ)",
-    .keys = (const char *const[]){"relaxation", "filter", "max_columns", "restart", "chunk", "restart_reuse",
-                                  "truncation", NULL},
+    .keys = (const char *const[]){"relaxation", "filter", "max_columns", "reuse", "restart", "chunk",
+                                  "restart_reuse", "truncation", NULL},
     .create = imvj_create,
     .destroy = imvj_destroy,
     .step = imvj_step,

@@ -98,6 +98,55 @@ static void test_monolithic_steady_state(void **state)
     tube_mono_destroy(&m);
 }
 
+/* preCICE's discretization (collocated, Newton). Rigid walls (a = a^n = 1):
+ * continuity makes u uniform, the inflow's, and momentum a pressure falling
+ * linearly by rho du/dt, so p_0 - p_N = rho L du/dt exactly, with either
+ * outlet. Flexible walls: the node fluxes Phi_{i+1/2} = (a_i + a_{i+1})
+ * (u_i + u_{i+1})/4 balance the volume stored between nodes 1 and N-1. */
+static void test_collocated_fluid(void **state)
+{
+    (void)state;
+    enum { NN = 50 };
+    tube_params tp = {.N = NN, .L = 10.0, .rho = 1.0, .u0 = 10.0, .amplitude = 0.3, .period = 0.2, .p_out = 0.0,
+                      .a0 = 1.0, .c = 94.0, .sine = 1, .collocated = 1};
+    double a_n[NN + 1], a[NN + 1], u_n[NN + 1], p_n[NN + 1], u[NN + 1], p[NN + 1], R[2 * NN + 2];
+    double dt = 0.01, t_new = 0.03, dx = tp.L / NN;
+    for (int outlet = 0; outlet < 2; outlet++) {
+        tp.non_reflecting = outlet;
+        for (size_t i = 0; i <= NN; i++) {
+            a_n[i] = a[i] = 1.0;
+            u_n[i] = tube_inflow(&tp, t_new - dt);
+            p_n[i] = 50.0 * (1.0 - (double)i / NN);
+        }
+        int it = tube_colloc_solve(&tp, t_new, dt, a_n, u_n, p_n, a, u, p, 1e-13, 30);
+        assert_true(it >= 1 && it <= 5);
+        double dudt = (tube_inflow(&tp, t_new) - u_n[0]) / dt, peak = fabs(tp.rho * tp.L * dudt);
+        assert_true(peak > 100.0);
+        for (size_t i = 0; i <= NN; i++) {
+            assert_close(u[i], tube_inflow(&tp, t_new), 1e-12);
+            assert_close(p[i] - p[NN], tp.rho * (tp.L - (double)i * dx) * dudt, 1e-9 * peak);
+        }
+        double pN = outlet ? tube_outlet_pressure(&tp, p_n[NN], u[NN], u_n[NN]) : 0.0;
+        assert_close(p[NN], pN, 1e-9 * peak);
+    }
+    /* flexible: a given wall motion */
+    for (size_t i = 0; i <= NN; i++) {
+        a_n[i] = 1.0 + 1e-3 * sin(0.3 * (double)i);
+        a[i] = a_n[i] + 2e-4 * cos(0.7 * (double)i);
+        u_n[i] = 10.0 + 0.1 * sin(0.2 * (double)i);
+        p_n[i] = 20.0 * cos(0.1 * (double)i);
+    }
+    assert_true(tube_colloc_solve(&tp, t_new, dt, a_n, u_n, p_n, a, u, p, 1e-13, 30) >= 1);
+    tube_colloc_residual(&tp, t_new, dt, a_n, u_n, p_n, a, u, p, R);
+    for (size_t r = 0; r < 2 * NN + 2; r++)
+        assert_true(fabs(R[r]) < 1e-9);
+    double stored = 0.0;
+    for (size_t i = 1; i < NN; i++)
+        stored += dx * (a[i] - a_n[i]) / dt;
+    double in = 0.25 * (a[0] + a[1]) * (u[0] + u[1]), out = 0.25 * (a[NN - 1] + a[NN]) * (u[NN - 1] + u[NN]);
+    assert_close(stored, in - out, 1e-10 * fabs(in));
+}
+
 static void test_rigid_limit_column_inertia(void **state)
 {
     (void)state;
@@ -266,6 +315,51 @@ static void test_schemes_match_monolithic_kappa_10(void **state)
     schemes_match_monolithic(1.0);
 }
 
+/* stats.csv per step: what the scheme keeps. preCICE's tube variant
+ * (examples/tube_precice.json) for 12 steps: iqn-imvj restarts its carried
+ * Jacobian every chunk = 4 steps (at the starts of steps 4 and 8, when the
+ * fourth and eighth committed steps are folded in) and carries modes from
+ * step 1 on; iqn-ils's filter removes columns, and its reuse keeps at most
+ * max_columns = 50. Also: window 1 from relaxation 0.01 takes 20 iterations,
+ * as preCICE 3.4.1's does. */
+static void test_scheme_counts_in_stats(void **state)
+{
+    (void)state;
+    enum { C_IT = 3, C_COLUMNS = 9, C_FILTERED = 10, C_MODES = 11, C_RESTARTS = 12 };
+    const char *imvj[] = {"time.end=0.12", "coupling.scheme=iqn-imvj", "coupling.chunk=4", "coupling.reuse=0", NULL};
+    const char *ils[] = {"time.end=0.12", NULL};
+    for (int s = 0; s < 2; s++) {
+        test_run *r = test_run_scene(s ? "tube_precice_ils" : "tube_precice_imvj", NULL, "examples/tube_precice.json",
+                                     s ? ils : imvj);
+        if (r->status != SEAM_OK)
+            fail_msg("%s", r->log);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/stats.csv", r->out);
+        size_t rows, cols;
+        double *st = test_read_csv(path, 0, &rows, &cols);
+        assert_non_null(st);
+        assert_int_equal(rows, 12);
+        assert_int_equal(cols, 14);
+        assert_int_equal((int)st[C_IT], 20);
+        double filtered = 0.0;
+        for (size_t k = 0; k < rows; k++) {
+            const double *row = st + k * cols;
+            assert_true(row[C_COLUMNS] >= 1.0 && row[C_COLUMNS] <= 50.0);
+            filtered += row[C_FILTERED];
+            if (s == 0) {
+                assert_int_equal((int)row[C_RESTARTS], k == 4 || k == 8 ? 1 : 0);
+                assert_true(k == 0 ? row[C_MODES] == 0.0 : row[C_MODES] >= 1.0);
+            } else
+                assert_true(row[C_MODES] == 0.0 && row[C_RESTARTS] == 0.0);
+        }
+        print_message("%s: %g columns filtered in 12 steps\n", s ? "iqn-ils reuse 8" : "iqn-imvj rs-svd", filtered);
+        if (s)
+            assert_true(filtered >= 1.0);
+        free(st);
+        test_run_free(r);
+    }
+}
+
 /* The fluid refuses a wall with another number of cells, naming the key. */
 static void test_mismatched_cells_are_refused(void **state)
 {
@@ -287,10 +381,12 @@ int main(void)
         cmocka_unit_test(test_wall_law),
         cmocka_unit_test(test_monolithic_steady_state),
         cmocka_unit_test(test_rigid_limit_column_inertia),
+        cmocka_unit_test(test_collocated_fluid),
         cmocka_unit_test(test_joukowsky_wave),
         cmocka_unit_test(test_non_reflecting_outlet),
         cmocka_unit_test(test_schemes_match_monolithic_kappa_100),
         cmocka_unit_test(test_schemes_match_monolithic_kappa_10),
+        cmocka_unit_test(test_scheme_counts_in_stats),
         cmocka_unit_test(test_mismatched_cells_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
