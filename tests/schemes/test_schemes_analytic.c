@@ -444,6 +444,42 @@ static void test_measures_from_the_scene(void **state)
     assert_true(test_host_saw(&th, "not both"));
 }
 
+/* relative_value (preCICE's relative measure) divides the position change
+ * by the positions themselves, relative by the displacement over the step:
+ * positions near 10 m that moved 1.4 mm in the step and 10 um in the last
+ * iteration hold 1e-5 relative to their value (goal 141 um), not relative
+ * to the displacement (goal 14 nm). */
+static void test_relative_value(void **state)
+{
+    (void)state;
+    const char *kinds[] = {"relative_value", "relative"};
+    for (int k = 0; k < 2; k++) {
+        test_host th;
+        test_host_init(&th, "coupling", "coupling");
+        char json[256];
+        snprintf(json, sizeof json, "{\"measures\": [{\"quantity\": \"positions\", \"kind\": \"%s\", \"norm\": \"2\","
+                 " \"tolerance\": 1e-5}]}", kinds[k]);
+        seam_cfg *cfg = seam_cfg_from_host(json, &th.host);
+        seam_convergence cv;
+        seam_convergence_read(&cv, cfg, 0.0);
+        assert_int_equal(seam_cfg_finish(cfg), SEAM_OK);
+        seam_cfg_destroy(&cfg);
+        assert_true(cv.measures[0].relative);
+        assert_int_equal(cv.measures[0].of_value, k == 0);
+        cv.reference = 10.0;
+        cv.scale = 10.0;
+        seam_coupling c;
+        assert_int_equal(seam_coupling_init(&c, &ops, NULL, 2, 1), SEAM_OK);
+        double Xn[2] = {10.0, 10.0}, X_new[2] = {10.001, 10.001}, X_old[2] = {10.001 - 1e-5, 10.001};
+        seam_coupling_begin(&c, Xn, 0.0, 0.01, 0);
+        c.judged = 2;
+        seam_iterate it = {X_new, X_old, NULL, NULL};
+        assert_int_equal(seam_convergence_judge(&cv, &c, &it), k == 0 ? SEAM_CONVERGED : SEAM_ITERATE);
+        assert_float_equal(cv.goal[0], k == 0 ? 1e-5 * sqrt(2.0) * 10.001 : 1e-5 * sqrt(2.0) * 1e-3, 1e-12);
+        seam_coupling_fini(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_imvj_carries_the_jacobian),
         cmocka_unit_test(test_loads_must_agree_too),
         cmocka_unit_test(test_measures_from_the_scene),
+        cmocka_unit_test(test_relative_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
