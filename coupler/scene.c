@@ -97,13 +97,14 @@ static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
     int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);
     sim->scheme = seam_scheme_at((size_t)s);
     bool xpm = sim->scheme == &seam_scheme_xpm;
-    /* xpm: the thesis's defaults, 30 iterations and 0.05 cell sizes (Akbay 2.6) */
-    seam_convergence_defaults defaults = {xpm ? 30 : 50, xpm ? 0.05 : 1e-6, xpm};
+    /* xpm: the thesis's defaults, 30 iterations and 0.05 cell sizes on the
+     * positions alone (Akbay 2.6); the projection holds the volumes. */
+    seam_convergence_defaults defaults = {xpm ? 30 : 50, xpm ? 0.05 : 1e-6, xpm, xpm};
     if (xpm && !(sim->cell_size > 0) && !seam_cfg_has(coupling, "tolerance") && !seam_cfg_has(coupling, "measures")) {
         seam_cfg_error(coupling, "scheme",
                        "xpm measures convergence in cells (0.05 cell sizes, Akbay 2.6): give the scene's top-level "
                        "\"cell_size\", or coupling.tolerance");
-        defaults = (seam_convergence_defaults){30, 1e-6, false};
+        defaults = (seam_convergence_defaults){30, 1e-6, false, true};
     }
     seam_convergence_read_defaults(&sim->conv, coupling, sim->cell_size, &defaults);
     bpp_read_options(coupling, xpm, &sim->bpp_on, &sim->bpp_opts);
