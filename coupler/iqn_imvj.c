@@ -5,7 +5,8 @@
  *
  * J approximates the inverse Jacobian as the map from residual changes to
  * solid output changes (J V = W, with V and W the differences of r and of
- * X~ = S(F(X)) between the iterations of this step). IQN-ILS takes the
+ * X~ = S(F(X)) between the iterations of this step, and with `reuse` of the
+ * last q steps: preCICE's time-windows-reused). IQN-ILS takes the
  * least-norm J = W Z, Z = (V^T V)^-1 V^T; IMVJ takes the J closest to the
  * last step's J_prev that meets the secant equations:
  *     J = J_prev + (W - J_prev V) Z                       (Lindner eq. 12)
