@@ -72,7 +72,7 @@ static void *imvj_create(seam_cfg *coupling)
     q->restart = seam_cfg_enum(coupling, "restart", restart_names, RESTART_SVD, 0);
     q->chunk = seam_cfg_int(coupling, "chunk", 8, 1, 100000, 0);
     q->restart_reuse = seam_cfg_int(coupling, "restart_reuse", 8, 1, 1000, 0);
-    q->truncation = seam_cfg_num(coupling, "truncation", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    q->truncation = seam_cfg_num(coupling, "truncation", 1e-4, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     q->last_folded = -1;
     return q;
 }
