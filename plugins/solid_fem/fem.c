@@ -160,11 +160,18 @@ static int gen_disc(seam_cfg *c, fem_mesh *m)
     return 0;
 }
 
-/* Annulus: layers+1 rings of `segments` nodes, each quad split in two. */
+/* Annulus: layers+1 rings of `segments` nodes, each quad split in two; with
+ * `angles` [a0, a1] (degrees, a0 < a1 <= a0 + 360) the arc between them,
+ * segments + 1 nodes a ring (a band: Akbay 4.3.2's volumetric balloon). */
 static int gen_ring_volume(seam_cfg *c, fem_mesh *m)
 {
-    double ctr[2] = {0, 0};
+    double ctr[2] = {0, 0}, ang[2] = {0, 360};
     seam_cfg_vec(c, "center", ctr, 2, 0);
+    bool arc = seam_cfg_has(c, "angles");
+    if (arc && seam_cfg_vec(c, "angles", ang, 2, 0) && !(ang[1] > ang[0] && ang[1] - ang[0] < 360)) {
+        seam_cfg_error(c, "angles", "[from, to] in degrees with from < to < from + 360 (the whole ring: leave it out)");
+        return -1;
+    }
     double r0 = seam_cfg_num(c, "inner_radius", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     double r1 = seam_cfg_num(c, "outer_radius", 2, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     long ns = seam_cfg_int(c, "segments", 32, 3, 10000000, SEAM_CFG_REQUIRED);
@@ -175,20 +182,21 @@ static int gen_ring_volume(seam_cfg *c, fem_mesh *m)
         seam_cfg_error(c, "outer_radius", "must exceed inner_radius");
         return -1;
     }
-    if (mesh_alloc(c, m, 2, (size_t)(ns * (nl + 1)), (size_t)(2 * ns * nl), 3) != 0)
-
+    long per = arc ? ns + 1 : ns;   /* nodes a ring */
+    if (mesh_alloc(c, m, 2, (size_t)(per * (nl + 1)), (size_t)(2 * ns * nl), 3) != 0)
         return -1;
     for (long l = 0; l <= nl; l++)
-        for (long i = 0; i < ns; i++) {
-            double a = 2.0 * PI * (double)i / (double)ns, r = r0 + (r1 - r0) * (double)l / (double)nl;
+        for (long i = 0; i < per; i++) {
+            double a = (ang[0] + (ang[1] - ang[0]) * (double)i / (double)ns) * PI / 180.0;
+            double r = r0 + (r1 - r0) * (double)l / (double)nl;
             m->X[2 * m->n_nodes] = ctr[0] + r * cos(a);
             m->X[2 * m->n_nodes + 1] = ctr[1] + r * sin(a);
             m->n_nodes++;
         }
     for (long l = 0; l < nl; l++)
         for (long i = 0; i < ns; i++) {
-            int32_t a = (int32_t)(l * ns + i), b = (int32_t)(l * ns + (i + 1) % ns);
-            int32_t e = a + (int32_t)ns, f = b + (int32_t)ns;
+            int32_t a = (int32_t)(l * per + i), b = (int32_t)(l * per + (i + 1) % per);
+            int32_t e = a + (int32_t)per, f = b + (int32_t)per;
             push_cell(m, a, f, b, 0);   /* (angle, radius) is left-handed */
             push_cell(m, a, e, f, 0);
         }
