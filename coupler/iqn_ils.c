@@ -15,6 +15,8 @@
 #include "seam/lsq.h"
 #include "lanes.h"
 
+#define REUSE_MISLED 10.0
+
 typedef struct {
     double omega;        /* relaxation of the first iteration when no columns exist */
     double filter;       /* rcond of the QR filter */
@@ -125,6 +127,7 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
     /* Keep the last q steps' columns; drop any left by a failed attempt at this step. */
     seam_qr_keep(q->VW, step - q->reuse, step - 1);
     memcpy(q->X, X_pred, n * sizeof *q->X);
+    bool own_only = q->reuse == 0;
     seam_status st = seam_coupling_fluid(c, q->X, q->F);
     for (int k = 0; st == SEAM_OK; k++) {
         st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
@@ -142,6 +145,20 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         *verdict = seam_coupling_judge(c, X_out, q->X);
         if (*verdict != SEAM_ITERATE)
             break;
+        /* Columns kept from past steps describe past Jacobians: when an
+         * update built on them sends the residual past REUSE_MISLED times
+         * the step's first, they misled it, and the step goes on with its
+         * own columns only (a cloth's iterate torn by stale secants). */
+        size_t cols = seam_qr_cols(q->VW);
+        if (!own_only && k > 0 && c->residual > REUSE_MISLED * c->first_residual) {
+            own_only = true;
+            seam_qr_keep(q->VW, step, step);
+            seam_qr_track(q->VW, q->r);   /* r^k's coordinates in what is left */
+            if (seam_qr_cols(q->VW) < cols)
+                seam_coupling_warn(c, "the columns reused from past steps sent the residual from %.3g m to %.3g m: "
+                                   "dropped %zu of them, the step goes on with its own", c->first_residual,
+                                   c->residual, cols - seam_qr_cols(q->VW));
+        }
         double *t = q->r_old;
         q->r_old = q->r, q->r = t;
         if (seam_qr_cols(q->VW) == 0)
@@ -152,6 +169,16 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         st = seam_coupling_fluid(c, q->X, q->F);
     }
     return st;
+}
+
+static void iqn_report(void *self, seam_scheme_report *out)
+{
+    iqn_ils *q = self;
+    *out = (seam_scheme_report){0};
+    if (q->VW) {
+        out->columns = (long)seam_qr_cols(q->VW);
+        out->filtered = seam_qr_filtered(q->VW);
+    }
 }
 
 /* The secant columns kept for reuse cross steps; the vectors are refilled each step. */
@@ -184,4 +211,5 @@ const seam_scheme_ops seam_scheme_iqn_ils = {
     .step = iqn_step,
     .save = iqn_save,
     .load = iqn_load,
+    .report = iqn_report,
 };

@@ -34,7 +34,7 @@ static void usage(FILE *out)
             "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--no-report] [--force]\n"
             "       seam run --resume DIR [--quiet]\n"
             "       seam report DIR\n"
-            "       seam validate SCENE [--set KEY=VALUE]...\n"
+            "       seam validate SCENE [--set KEY=VALUE]... [--allow-any-plugin]\n"
             "       seam plugins\n"
             "       seam info PLUGIN\n"
             "       seam keygen NAME\n"
@@ -49,7 +49,8 @@ static void usage(FILE *out)
             "\n"
             "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n"
             "  --force   empty an output directory that holds an earlier run (refused without it)\n"
-            "  --resume  continue the run whose checkpoint (output.checkpoint) is in DIR, with its scene and options\n");
+            "  --resume  continue the run whose checkpoint (output.checkpoint) is in DIR, with its scene and options\n"
+            "  --allow-any-plugin   validate: also load plugins outside the search path (runs their code)\n");
 }
 
 typedef struct {
@@ -60,6 +61,7 @@ typedef struct {
     bool quiet;
     bool force;
     const char *resume;
+    bool allow_any_plugin;
     const char **sets;
     int n_sets;
 } run_args;
@@ -104,6 +106,8 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
         } else if (allow_run_flags && strcmp(arg, "--resume") == 0 && val) {
             a->resume = val;
             i++;
+        } else if (!allow_run_flags && strcmp(arg, "--allow-any-plugin") == 0) {
+            a->allow_any_plugin = true;
         } else if (arg[0] == '-') {
             fprintf(stderr, "seam: unknown or incomplete option %s\n", arg);
             return -1;
@@ -220,7 +224,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
                              .stop = &stop_requested,
                              .stale_output = a.resume ? SEAM_OUTPUT_OVERWRITE
                                            : a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE,
-                             .resume = a.resume != NULL};
+                             .resume = a.resume != NULL,
+                             .plugins_on_path_only = validate_only && !a.allow_any_plugin};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;

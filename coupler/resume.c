@@ -2,9 +2,9 @@
  * carries from one step to the next, in the core's checkpoint format
  * (seam/checkpoint.h), one section per part:
  *   run          the scene (every --set applied), its file, --end, --steps
- *   coupler      step, time, the last dt, the summary's counters, the
+ *   coupler      step, time, the last two dt, the summary's counters, the
  *                divergence watch
- *   interface    X^n, X^{n-1}, V^n and the last step's loads
+ *   interface    X^n, X^{n-1}, X^{n-2}, V^n and the last step's loads
  *   scheme       its name and what it carries across steps
  *   bpp          the projection's committed regions and p0
  *   participant/NAME  its plugin's name, its statistics, its save bytes
@@ -68,6 +68,7 @@ static void write_coupler(seam_sim *sim, seam_ckpt_writer *w, double t, double w
     seam_ckpt_put_i64(w, s->steps);
     seam_ckpt_put_f64(w, t);
     seam_ckpt_put_f64(w, sim->dt_prev);
+    seam_ckpt_put_f64(w, sim->dt_prev2);
     seam_ckpt_put_i64(w, s->iterations);
     seam_ckpt_put_i64(w, s->max_iterations);
     seam_ckpt_put_i64(w, s->not_converged);
@@ -88,6 +89,7 @@ static void write_interface(seam_sim *sim, seam_ckpt_writer *w)
     seam_ckpt_section(w, "interface");
     seam_ckpt_put_f64s(w, in->Xn, n);
     seam_ckpt_put_f64s(w, in->Xnm1, n);
+    seam_ckpt_put_f64s(w, in->Xnm2, n);
     seam_ckpt_put_f64s(w, in->Vn, n);
     seam_ckpt_put_f64s(w, sim->coupling.F_n, n);
     seam_ckpt_section(w, "scheme");
@@ -205,6 +207,7 @@ static void read_coupler(seam_sim *sim, seam_ckpt_reader *r, double *t, double *
     *t = seam_ckpt_get_f64(r);
     s->t = *t;
     sim->dt_prev = seam_ckpt_get_f64(r);
+    sim->dt_prev2 = seam_ckpt_get_f64(r);
     s->iterations = (long)seam_ckpt_get_i64(r);
     s->max_iterations = (int)seam_ckpt_get_i64(r);
     s->not_converged = (long)seam_ckpt_get_i64(r);
@@ -226,6 +229,7 @@ static void read_interface(seam_sim *sim, seam_ckpt_reader *r)
     if (seam_ckpt_need(r, "interface")) {
         seam_ckpt_get_f64s(r, in->Xn, n);
         seam_ckpt_get_f64s(r, in->Xnm1, n);
+        seam_ckpt_get_f64s(r, in->Xnm2, n);
         seam_ckpt_get_f64s(r, in->Vn, n);
         seam_ckpt_get_f64s(r, sim->coupling.F_n, n);
         memcpy(sim->coupling.F_last, sim->coupling.F_n, n * sizeof *sim->coupling.F_n);
@@ -238,7 +242,9 @@ static void read_interface(seam_sim *sim, seam_ckpt_reader *r)
         free(name);
         if (sim->scheme->load)
             sim->scheme->load(sim->scheme_self, r);
-        seam_ckpt_ok(r, true);
+        /* the totals stats.csv's per-step counts are taken from: those of the restored state */
+        if (seam_ckpt_ok(r, true) && sim->scheme->report)
+            sim->scheme->report(sim->scheme_self, &sim->scheme_totals);
     }
     if (sim->bpp && seam_ckpt_need(r, "bpp")) {
         bpp_load(sim->bpp, r);

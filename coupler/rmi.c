@@ -440,6 +440,17 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     return st;
 }
 
+/* columns: the fluid model's pairs (the solid's have the same count or one less) */
+static void rmi_report(void *self, seam_scheme_report *out)
+{
+    rmi *r = self;
+    *out = (seam_scheme_report){0};
+    if (r->lsq_f && r->lsq_s) {
+        out->columns = (long)seam_qr_cols(r->lsq_f);
+        out->filtered = seam_qr_filtered(r->lsq_f) + seam_qr_filtered(r->lsq_s);
+    }
+}
+
 /* ---- checkpoints: the pairs kept for reuse and their cross products ---- */
 
 static void cross_save(const rmi_cross *x, seam_ckpt_writer *w)
@@ -533,6 +544,7 @@ const seam_scheme_ops seam_scheme_rmi = {
     .step = rmi_step,
     .save = rmi_save,
     .load = rmi_load,
+    .report = rmi_report,
 };
 
 /* The extended partitioned method (Akbay 2.6): the RMI above with the
@@ -548,4 +560,5 @@ const seam_scheme_ops seam_scheme_xpm = {
     .step = rmi_step,
     .save = rmi_save,
     .load = rmi_load,
+    .report = rmi_report,
 };

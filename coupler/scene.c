@@ -8,7 +8,12 @@
 #include "sim_internal.h"
 
 static const char *const unconverged_names[] = {"warn", "fail", NULL};
-static const char *const predictor_names[] = {"none", "linear", "velocity", NULL};
+static const char *const predictor_names[] = {"none", "linear", "velocity", "quadratic", NULL};
+
+/* Bounds on what a scene may ask for: beyond them it is a typo or a unit
+ * slip, not a simulation (docs/scenes.md, "Limits"). */
+#define MAX_FRAMES 1e6          /* frames a run writes */
+#define MAX_GRAVITY 1e4         /* m/s^2: about 1000 times the Earth's */
 
 static const char *locate_key(seam_sim *sim, const char *object, const char *key)
 {
@@ -57,6 +62,7 @@ static void read_time(seam_sim *sim, seam_cfg *root)
         sim->t_end = sim->opts.end;
     if (!(sim->frame_dt > 0))
         sim->frame_dt = sim->t_end / 100.0;
+
     if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
         sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
 }
@@ -75,7 +81,13 @@ static void read_gravity(seam_sim *sim, seam_cfg *root)
         return;
     }
     double v[3] = {0.0, 0.0, 0.0};
-    if (seam_cfg_vec(root, "gravity", v, n, 0))
+    if (!seam_cfg_vec(root, "gravity", v, n, 0))
+        return;
+    double size = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (size > MAX_GRAVITY)
+        seam_cfg_error(root, "gravity", "|g| = %g m/s^2 is more than %g m/s^2 (1000 times the Earth's 9.81): a "
+                       "typo or a unit slip", size, MAX_GRAVITY);
+    else
         memcpy(sim->gravity, v, sizeof v);
 }
 
@@ -188,8 +200,12 @@ static void read_output(seam_sim *sim, seam_cfg *root)
         o->interface = seam_cfg_bool(out, "interface", false, 0);
         o->frames = seam_cfg_bool(out, "frames", true, 0);
         o->report = seam_cfg_bool(out, "report", true, 0);
-        seam_cfg *pic = seam_cfg_child(out, "picture", 0);
-        if (pic) {
+        bool no_picture = json_is_false(json_object_get(seam_cfg_json(root, "output"), "picture"));
+        seam_cfg *pic = no_picture ? NULL : seam_cfg_child(out, "picture", 0);
+        if (no_picture) {
+            seam_cfg_skip(out, "picture");
+            picture = NULL;
+        } else if (pic) {
             picture = seam_cfg_str(pic, "field", "speed", 0);
             o->picture_explicit = true;
             double range[2] = {0.0, 0.0};
@@ -199,8 +215,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             o->picture_opts.range[1] = range[1];
             o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
             o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
-        } else if (seam_cfg_has(out, "picture") && json_is_false(seam_cfg_json(out, "picture")))
-            picture = NULL;
+        }
         seam_cfg *ck = seam_cfg_child(out, "checkpoint", 0);
         if (ck) {
             o->checkpoint_steps = seam_cfg_int(ck, "every_steps", 0, 1, LONG_MAX, 0);
@@ -231,6 +246,21 @@ static void read_output(seam_sim *sim, seam_cfg *root)
         seam_cfg_error(root, "output", "out of memory");
 }
 
+/* Frames land at most once a step, so a run writes at least
+ * min(end / frame, end / dt) of them: past MAX_FRAMES that is no output
+ * anyone asked for. */
+static void check_frames(seam_sim *sim, seam_cfg *root)
+{
+    if (!sim->out.frames)
+        return;
+    double at_least = sim->t_end / fmax(sim->frame_dt, isfinite(sim->dt_max) ? sim->dt_max : 0.0);
+    if (at_least > MAX_FRAMES)
+        seam_cfg_error(seam_cfg_child(root, "time", 0), "frame", "%g s would write at least %.3g frames over the "
+                       "run's %g s (a frame each step of at most %g s), more than %g: a frame interval this small is "
+                       "a typo or a unit slip (or set output.frames to false)", sim->frame_dt, at_least, sim->t_end,
+                       sim->dt_max, MAX_FRAMES);
+}
+
 void sim_read_scene(seam_sim *sim, seam_cfg *root)
 {
     const char *description = seam_cfg_str(root, "description", NULL, 0);
@@ -243,5 +273,6 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root)
     read_coupling(sim, root, has_coupled);
     read_participants(sim, root, has_coupled);
     read_output(sim, root);
+    check_frames(sim, root);
     sim->stepper = has_coupled ? &sim_stepper_coupled : &sim_stepper_partitioned;
 }

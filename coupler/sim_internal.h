@@ -46,6 +46,7 @@ typedef struct sim_interface {
     int32_t *body, *elems;
     uint8_t *two_sided;
     double *Xn, *Xnm1, *X_pred, *X_out;   /* committed, previous, predicted, the step's result */
+    double *Xnm2;            /* two steps back (the quadratic predictor) */
     double *V;               /* effective velocities handed to the fluid */
     double *V_solid, *Vn;    /* velocities the solids returned: last solve, committed */
     double *block;           /* the one allocation behind the vectors above */
@@ -59,7 +60,7 @@ typedef struct sim_stepper {
     seam_status (*accept)(seam_sim *sim);   /* after every participant committed */
 } sim_stepper;
 
-enum { PREDICT_NONE, PREDICT_LINEAR, PREDICT_VELOCITY };
+enum { PREDICT_NONE, PREDICT_LINEAR, PREDICT_VELOCITY, PREDICT_QUADRATIC };
 
 struct seam_sim {
     seam_doc *doc;
@@ -69,10 +70,13 @@ struct seam_sim {
     /* time */
     double t_end, dt_max, dt_min, frame_dt;
     double cell_size;        /* the fluid cell size the scene names, 0: none */
+    bool has_domain;         /* the fluid told its box (its domain entry) */
+    double domain_lo[3], domain_hi[3];
     double gravity[3];       /* the scene's, handed to every participant */
     /* coupling */
     const seam_scheme_ops *scheme;
     void *scheme_self;
+    seam_scheme_report scheme_totals;   /* the scheme's running totals after the last committed step */
     bool bpp_on;             /* the boundary pressure projection between the scheme and the participants */
     bpp_options bpp_opts;
     seam_bpp *bpp;
@@ -86,7 +90,7 @@ struct seam_sim {
     participant *fluid, *coupled;
     size_t first_solid;
     sim_interface in;
-    double dt_prev;
+    double dt_prev, dt_prev2;   /* the last two committed step sizes */
     seam_coupling coupling;
     /* output */
     sim_outputs out;
@@ -125,6 +129,10 @@ bool interface_build(seam_sim *sim);
 bool interface_bind(seam_sim *sim);
 void interface_free(sim_interface *in);
 double interface_extent(const double *X, size_t n_points, int dim);
+/* Whether every point of X (the concatenated interface) lies in the fluid's
+ * domain; else an error naming the solid, its point, where and the step
+ * (step < 0: the scene as described, before the first step). */
+bool interface_check_domain(seam_sim *sim, const double *X, long step, double t);
 
 /* stepper.c */
 extern const sim_stepper sim_stepper_partitioned;

@@ -51,6 +51,10 @@ typedef struct seam_run_options {
      * directory: state restored, outputs of later steps removed, the run
      * continued to its end (docs/scenes.md, "Checkpoint and resume"). */
     bool resume;
+    /* Load only plugins from the search path (a plain name, or a path into
+     * one of its directories): `seam validate` of a scene it does not trust
+     * (docs/security.md); another library is refused unloaded. */
+    bool plugins_on_path_only;
 } seam_run_options;
 
 enum { SEAM_OUTPUT_OVERWRITE, SEAM_OUTPUT_REFUSE_STALE, SEAM_OUTPUT_CLEAN_STALE };

@@ -219,13 +219,21 @@ seam_status sim_coupling_init(seam_sim *sim)
     return SEAM_OK;
 }
 
-/* The first iterate: X^n, extrapolated from X^n and X^{n-1}, or moved by
- * the solids' committed end-of-step velocities. */
+/* The first iterate: X^n, extrapolated from X^n and X^{n-1} (and X^{n-2}),
+ * or moved by the solids' committed end-of-step velocities. */
 static void predict(seam_sim *sim, double dt)
 {
     sim_interface *in = &sim->in;
     size_t n = in->n_points * (size_t)in->dim;
-    if (sim->predictor == PREDICT_LINEAR && sim->summary.steps > 0) {
+    if (sim->predictor == PREDICT_QUADRATIC && sim->summary.steps > 1) {
+        /* the parabola through (t_{n-2}, X^{n-2}), (t_{n-1}, X^{n-1}), (t_n, X^n) at t_n + dt (Lagrange) */
+        double h1 = sim->dt_prev, h2 = sim->dt_prev2;
+        double l0 = (dt + h1) * (dt + h1 + h2) / (h1 * (h1 + h2));
+        double l1 = -dt * (dt + h1 + h2) / (h1 * h2);
+        double l2 = dt * (dt + h1) / (h2 * (h1 + h2));
+        for (size_t i = 0; i < n; i++)
+            in->X_pred[i] = l0 * in->Xn[i] + l1 * in->Xnm1[i] + l2 * in->Xnm2[i];
+    } else if ((sim->predictor == PREDICT_LINEAR || sim->predictor == PREDICT_QUADRATIC) && sim->summary.steps > 0) {
         double ratio = dt / sim->dt_prev;
         for (size_t i = 0; i < n; i++)
             in->X_pred[i] = in->Xn[i] + ratio * (in->Xn[i] - in->Xnm1[i]);
@@ -254,7 +262,10 @@ static int partitioned_iterations(const seam_sim *sim) { return sim->coupling.ju
 static seam_status partitioned_accept(seam_sim *sim)
 {
     sim_interface *in = &sim->in;
-    double *recycled = in->Xnm1;   /* X^{n-1} <- X^n <- X_out by pointers, not copies */
+    if (!interface_check_domain(sim, in->X_out, sim->summary.steps, sim->coupling.t + sim->coupling.dt))
+        return SEAM_ERROR;
+    double *recycled = in->Xnm2;   /* X^{n-2} <- X^{n-1} <- X^n <- X_out by pointers, not copies */
+    in->Xnm2 = in->Xnm1;
     in->Xnm1 = in->Xn;
     in->Xn = in->X_out;
     in->X_out = recycled;

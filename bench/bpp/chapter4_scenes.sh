@@ -86,7 +86,7 @@ PY
 }
 echo "Akbay chapter 4 scenes, to t = $end s (release: 12 s at dx = 0.1)"
 run thin thin_shell_balloon --set time.end="$end"; analyse thin
-run volumetric volumetric_balloon --set time.end="$end"; analyse volumetric
+run volumetric volumetric_balloon --set time.end=3; analyse volumetric   # past 3 s its outer surface thins out below the kernel
 run two two_balloons --set time.end="$end"; analyse two
 run two_asym two_balloons --set time.end="$end" --set 'fluid.sources[1].speed=0.5'; analyse two_asym
 run release hydraulic_piston_release --set cell_size=0.1 --set 'fluid.cells=[70,50]'; analyse release

@@ -31,6 +31,7 @@ struct seam_qr {
     unsigned long *id;     /* serial number of each pair, oldest first from slot b0 */
     unsigned long serial;  /* pairs pushed so far */
     unsigned long epoch;   /* times Qb was rewritten (not just appended to) */
+    unsigned long filtered; /* columns the filter removed so far */
     size_t b0, cap_b;
     double *y;             /* Qb^T t for the tracked t */
     bool tracking;
@@ -231,8 +232,10 @@ static void qr_filter(seam_qr *q)
     for (size_t j = 1; j < q->k;) {
         if (fabs(q->R[j * q->cap + j]) > q->rcond * q->norm[j])
             j++;
-        else
+        else {
             qr_delete(q, j);
+            q->filtered++;
+        }
     }
 }
 
@@ -338,6 +341,8 @@ void seam_qr_remove(seam_qr *q, size_t j)
         qr_delete(q, q->k - 1 - j);
 }
 
+unsigned long seam_qr_filtered(const seam_qr *q) { return q->filtered; }
+
 size_t seam_qr_cols(const seam_qr *q) { return q->k; }
 const double *seam_qr_B(const seam_qr *q) { return q->B ? q->B + q->b0 * q->n : NULL; }
 
@@ -421,6 +426,7 @@ void seam_qr_save(const seam_qr *q, seam_ckpt_writer *w)
     seam_ckpt_put_u64(w, q->serial);
     seam_ckpt_put_u64(w, q->epoch);
     seam_ckpt_put_u64(w, q->tracking);
+    seam_ckpt_put_u64(w, q->filtered);
     /* the arrays whole as laid out (capacities decide when Qb is compacted) */
     seam_ckpt_put_f64s(w, q->Qb, q->n * q->m);
     seam_ckpt_put_f64s(w, q->G, ldg * q->k);
@@ -444,6 +450,7 @@ void seam_qr_load(seam_qr *q, seam_ckpt_reader *r)
     size_t k = (size_t)seam_ckpt_get_u64(r), m = (size_t)seam_ckpt_get_u64(r), cap = (size_t)seam_ckpt_get_u64(r);
     unsigned long serial = (unsigned long)seam_ckpt_get_u64(r), epoch = (unsigned long)seam_ckpt_get_u64(r);
     bool tracking = seam_ckpt_get_u64(r) != 0;
+    unsigned long filtered = (unsigned long)seam_ckpt_get_u64(r);
     if (!seam_ckpt_ok(r, false))
         return;
     if (n != q->n || max_cols != q->max_cols || rcond != q->rcond) {
@@ -491,7 +498,7 @@ void seam_qr_load(seam_qr *q, seam_ckpt_reader *r)
         seam_ckpt_fail(r, "columns without capacity");
         return;
     }
-    q->k = k, q->m = m, q->serial = serial, q->epoch = epoch, q->tracking = tracking;
+    q->k = k, q->m = m, q->serial = serial, q->epoch = epoch, q->tracking = tracking, q->filtered = filtered;
     double dummy;
     seam_ckpt_get_f64s(r, cap ? q->Qb : &dummy, n * m);
     seam_ckpt_get_f64s(r, cap ? q->G : &dummy, ldg * k);

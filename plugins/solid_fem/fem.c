@@ -498,7 +498,7 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
         b->b_stretch = seam_cfg_num(c, "b_stretch", 0, 0, INFINITY, 0);
         b->k_bend = seam_cfg_num(c, "k_bend", 0, 0, INFINITY, 0);
         b->b_bend = seam_cfg_num(c, "b_bend", 0, 0, INFINITY, 0);
-        b->density = seam_cfg_num(c, "density", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+        b->density = seam_cfg_density(c, "density", 1, d == 3 ? "kg/m^2" : "kg/m (per unit depth)", SEAM_CFG_REQUIRED);
         if (d == 3)
             b->nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
         return 0;
@@ -507,7 +507,7 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
     b->mat.model = (fem_model)seam_cfg_enum(c, "model", models, FEM_COROTATED, 0);
     double E = seam_cfg_num(c, "E", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     double nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    b->density = seam_cfg_num(c, "density", 1000, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+    b->density = seam_cfg_density(c, "density", 1000, d == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", SEAM_CFG_REQUIRED);
     /* Corotated is linear in the singular values and needs no extension. */
     if (b->mat.model != FEM_COROTATED)
         b->mat.compression_limit = seam_cfg_num(c, "compression_limit", b->mat.model == FEM_STVK ? 0.6 : 0.3, 0, 1,
@@ -919,6 +919,9 @@ fem *fem_new(const char *config_json, const seam_host *host)
     self->lin_active = self->lin_method;
     self->cfl = seam_cfg_num(cfg, "cfl", 0.5, 0, 1, SEAM_CFG_LO_OPEN);
     self->dt_limit = seam_cfg_num(cfg, "max_dt", INFINITY, 0, INFINITY, SEAM_CFG_LO_OPEN);
+    seam_cfg *walls = seam_cfg_child(cfg, "walls", 0);
+    if (walls)
+        fem_walls_read(self, walls);
     size_t nb = seam_cfg_count(cfg, "bodies", SEAM_CFG_REQUIRED);
     if (nb == 0 && !seam_cfg_error_count(cfg))
         seam_cfg_error(cfg, "bodies", "needs at least one body");
@@ -952,6 +955,10 @@ fem *fem_new(const char *config_json, const seam_host *host)
         for (size_t bi = 0; bi < nb && !failed; bi++)
             failed = read_constraints(self, items[bi], bi) != 0;
         memcpy(self->v_new, self->v, nd * sizeof(double));
+        if (!failed && self->walls.on) {
+            failed = fem_walls_check(self, walls) != 0;
+            self->contact = calloc(nd + 1, 1);
+        }
     }
     free(items);
     if (seam_cfg_finish(cfg) != SEAM_OK)
@@ -1010,10 +1017,11 @@ void fem_destroy(fem **self_p)
     free(s->iface_elems);
     free(s->iface_two_sided);
     free(s->f_ext);
+    free(s->contact);
     free(s->save_buf);
     seam_csr_destroy(&s->K);
     seam_csr_destroy(&s->D);
-    fem_direct_destroy(&s->direct);
+    seam_cholesky_destroy(&s->direct);
     free(s);
     *self_p = NULL;
 }
