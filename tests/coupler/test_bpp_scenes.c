@@ -384,8 +384,9 @@ static void test_two_balloons(void **state)
 /* Akbay 4.3.2 (examples/volumetric_balloon.json at dx = 0.1, the band's
  * mesh halved: 47 segments, 4 layers): the region under the band's inner
  * surface (its interface points on the circle of radius 0.5 m at the start,
- * closed across the tube's mouth) grows by the inflow's volume. Measured
- * -0.7% here and -2.0% at dx = 0.05; the test allows 2.5%. */
+ * closed across the tube's mouth) grows by the inflow's volume within 1%:
+ * +0.01% with the walls' own rows (-0.7% here and -2.0% at dx = 0.05 with
+ * the fluid's, `bpp.rows: "fluid"`). */
 static void test_volumetric_balloon(void **state)
 {
     (void)state;
@@ -417,7 +418,7 @@ static void test_volumetric_balloon(void **state)
     size_t last = r->rows - 1;
     double grown = fabs(polygon_area(r, last, inner, k)) - fabs(polygon_area(r, 0, inner, k));
     double want = q * (r->t[last] - 0.5);
-    if (fabs(grown - want) > 0.025 * want)
+    if (fabs(grown - want) > 0.01 * want)
         fail_msg("the band's inside grew by %.5f m^2, its source brought in %.5f m^2", grown, want);
     free(inner);
     free(angle);
