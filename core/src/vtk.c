@@ -171,41 +171,48 @@ static uint64_t blob_array(blob *a, const void *data, size_t nbytes)
     return offset;
 }
 
-/* One field as n x n_comp doubles (2D vectors padded with 0). */
-static uint64_t blob_field(blob *a, size_t n, const seam_vtk_field *fd)
+/* One field as n x n_comp doubles, or floats when f32 (2D vectors padded with 0). */
+static uint64_t blob_field(blob *a, size_t n, const seam_vtk_field *fd, bool f32)
 {
     int dd = fd->data_dim > 0 ? fd->data_dim : fd->n_comp;
     size_t nc = (size_t)fd->n_comp;
-    if (dd == fd->n_comp)
+    if (dd == fd->n_comp && !f32)
         return blob_array(a, fd->data, n * nc * sizeof(double));
-    double *v = malloc((n * nc + 1) * sizeof *v);
+    size_t width = f32 ? sizeof(float) : sizeof(double);
+    unsigned char *v = malloc((n * nc + 1) * width);
     if (!v) {
         a->failed = true;
         return a->n;
     }
     for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < nc; c++)
-            v[i * nc + c] = (int)c < dd ? fd->data[i * (size_t)dd + c] : 0.0;
-    uint64_t off = blob_array(a, v, n * nc * sizeof(double));
+        for (size_t c = 0; c < nc; c++) {
+            double x = (int)c < dd ? fd->data[i * (size_t)dd + c] : 0.0;
+            if (f32)
+                ((float *)v)[i * nc + c] = (float)x;
+            else
+                ((double *)v)[i * nc + c] = x;
+        }
+    uint64_t off = blob_array(a, v, n * nc * width);
     free(v);
     return off;
 }
 
-static uint64_t blob_points(blob *a, int dim, size_t n, const double *X)
+static uint64_t blob_points(blob *a, int dim, size_t n, const double *X, bool f32)
 {
     seam_vtk_field f = {"Points", 3, dim, X};
-    return blob_field(a, n, &f);
+    return blob_field(a, n, &f, f32);
 }
 
-static void xml_fields(FILE *f, blob *a, const char *tag, size_t n, const seam_vtk_field *fields, size_t n_fields)
+static void xml_fields(FILE *f, blob *a, const char *tag, size_t n, const seam_vtk_field *fields, size_t n_fields,
+                       bool f32)
 {
     if (!n_fields)
         return;
     fprintf(f, "      <%s>\n", tag);
     for (size_t i = 0; i < n_fields; i++) {
-        uint64_t off = blob_field(a, n, &fields[i]);
-        fprintf(f, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" "
-                   "offset=\"%" PRIu64 "\"/>\n", fields[i].name, fields[i].n_comp, off);
+        uint64_t off = blob_field(a, n, &fields[i], f32);
+        fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" "
+                   "offset=\"%" PRIu64 "\"/>\n", f32 ? "Float32" : "Float64", fields[i].name, fields[i].n_comp, off);
     }
     fprintf(f, "      </%s>\n", tag);
 }
@@ -247,7 +254,7 @@ static seam_status xml_close(FILE *f, blob *a, const char *path, const char *tmp
 
 seam_status seam_vtk_xml_image(const char *path, const seam_host *host,
                                int nx, int ny, int nz, const double origin[3], double dx,
-                               const seam_vtk_field *fields, size_t n_fields)
+                               const seam_vtk_field *fields, size_t n_fields, bool f32)
 {
     char tmp[4200];
     FILE *f = xml_open(path, tmp, sizeof tmp, host, "ImageData");
@@ -257,7 +264,7 @@ seam_status seam_vtk_xml_image(const char *path, const seam_host *host,
     fprintf(f, "  <ImageData WholeExtent=\"0 %d 0 %d 0 %d\" Origin=\"%.17g %.17g %.17g\" Spacing=\"%.17g %.17g %.17g\">\n"
                "    <Piece Extent=\"0 %d 0 %d 0 %d\">\n",
             nx, ny, nz, origin[0], origin[1], origin[2], dx, dx, dx, nx, ny, nz);
-    xml_fields(f, &a, "CellData", (size_t)nx * (size_t)ny * (size_t)nz, fields, n_fields);
+    xml_fields(f, &a, "CellData", (size_t)nx * (size_t)ny * (size_t)nz, fields, n_fields, f32);
     fputs("    </Piece>\n", f);
     return xml_close(f, &a, path, tmp, host, "ImageData");
 }
@@ -287,7 +294,7 @@ seam_status seam_vtk_xml_cells(const char *path, const seam_host *host,
                                int dim, size_t n_points, const double *X,
                                int cell_type, int nodes_per_cell, size_t n_cells, const int32_t *cells,
                                const seam_vtk_field *point_fields, size_t n_point_fields,
-                               const seam_vtk_field *cell_fields, size_t n_cell_fields)
+                               const seam_vtk_field *cell_fields, size_t n_cell_fields, bool f32)
 {
     char tmp[4200];
     FILE *f = xml_open(path, tmp, sizeof tmp, host, "UnstructuredGrid");
@@ -295,10 +302,11 @@ seam_status seam_vtk_xml_cells(const char *path, const seam_host *host,
         return SEAM_ERROR;
     blob a = {0};
     fprintf(f, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%zu\" NumberOfCells=\"%zu\">\n", n_points, n_cells);
-    xml_fields(f, &a, "PointData", n_points, point_fields, n_point_fields);
-    xml_fields(f, &a, "CellData", n_cells, cell_fields, n_cell_fields);
-    fprintf(f, "      <Points>\n        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"appended\" "
-               "offset=\"%" PRIu64 "\"/>\n      </Points>\n      <Cells>\n", blob_points(&a, dim, n_points, X));
+    xml_fields(f, &a, "PointData", n_points, point_fields, n_point_fields, f32);
+    xml_fields(f, &a, "CellData", n_cells, cell_fields, n_cell_fields, f32);
+    fprintf(f, "      <Points>\n        <DataArray type=\"%s\" NumberOfComponents=\"3\" format=\"appended\" "
+               "offset=\"%" PRIu64 "\"/>\n      </Points>\n      <Cells>\n", f32 ? "Float32" : "Float64",
+            blob_points(&a, dim, n_points, X, f32));
     xml_topology(f, &a, nodes_per_cell, n_cells, cells);
     uint8_t *types = malloc(n_cells + 1);
     if (types)
@@ -312,7 +320,7 @@ seam_status seam_vtk_xml_cells(const char *path, const seam_host *host,
 }
 
 seam_status seam_vtk_xml_points(const char *path, const seam_host *host, int dim, size_t n_points,
-                                const double *X, const seam_vtk_field *fields, size_t n_fields)
+                                const double *X, const seam_vtk_field *fields, size_t n_fields, bool f32)
 {
     char tmp[4200];
     FILE *f = xml_open(path, tmp, sizeof tmp, host, "PolyData");
@@ -321,9 +329,10 @@ seam_status seam_vtk_xml_points(const char *path, const seam_host *host, int dim
     blob a = {0};
     fprintf(f, "  <PolyData>\n    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"%zu\" NumberOfLines=\"0\" "
                "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n", n_points, n_points);
-    xml_fields(f, &a, "PointData", n_points, fields, n_fields);
-    fprintf(f, "      <Points>\n        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"appended\" "
-               "offset=\"%" PRIu64 "\"/>\n      </Points>\n      <Verts>\n", blob_points(&a, dim, n_points, X));
+    xml_fields(f, &a, "PointData", n_points, fields, n_fields, f32);
+    fprintf(f, "      <Points>\n        <DataArray type=\"%s\" NumberOfComponents=\"3\" format=\"appended\" "
+               "offset=\"%" PRIu64 "\"/>\n      </Points>\n      <Verts>\n", f32 ? "Float32" : "Float64",
+            blob_points(&a, dim, n_points, X, f32));
     xml_topology(f, &a, 1, n_points, NULL);
     fputs("      </Verts>\n    </Piece>\n", f);
     return xml_close(f, &a, path, tmp, host, "PolyData");
@@ -331,7 +340,7 @@ seam_status seam_vtk_xml_points(const char *path, const seam_host *host, int dim
 
 /* ---- frames and the .pvd collection ---------------------------------------- */
 
-const char *const seam_vtk_format_names[] = {"xml", "legacy", NULL};
+const char *const seam_vtk_format_names[] = {"xml", "legacy", "xml_float32", NULL};
 
 void seam_vtk_series_free(seam_vtk_series *s)
 {
@@ -378,7 +387,8 @@ seam_status seam_vtk_frame_image(seam_vtk_series *s, const seam_host *host, cons
         return SEAM_ERROR;
     if (s->format == SEAM_VTK_LEGACY)
         return seam_vtk_write_image(path, host, stem, nx, ny, nz, origin, dx, fields, n_fields);
-    return seam_vtk_xml_image(path, host, nx, ny, nz, origin, dx, fields, n_fields);
+    return seam_vtk_xml_image(path, host, nx, ny, nz, origin, dx, fields, n_fields,
+                              s->format == SEAM_VTK_XML_FLOAT32);
 }
 
 seam_status seam_vtk_frame_cells(seam_vtk_series *s, const seam_host *host, const char *dir, const char *stem,
@@ -393,7 +403,7 @@ seam_status seam_vtk_frame_cells(seam_vtk_series *s, const seam_host *host, cons
         return seam_vtk_write_cells(path, host, stem, dim, n_points, X, cell_type, nodes_per_cell, n_cells, cells,
                                     point_fields, n_point_fields, NULL, 0);
     return seam_vtk_xml_cells(path, host, dim, n_points, X, cell_type, nodes_per_cell, n_cells, cells,
-                              point_fields, n_point_fields, NULL, 0);
+                              point_fields, n_point_fields, NULL, 0, s->format == SEAM_VTK_XML_FLOAT32);
 }
 
 seam_status seam_vtk_frame_points(seam_vtk_series *s, const seam_host *host, const char *dir, const char *stem,
@@ -403,8 +413,9 @@ seam_status seam_vtk_frame_points(seam_vtk_series *s, const seam_host *host, con
     char path[4200];
     if (frame_path(s, host, dir, stem, "vtp", path, sizeof path) != SEAM_OK)
         return SEAM_ERROR;
-    if (s->format == SEAM_VTK_XML)
-        return seam_vtk_xml_points(path, host, dim, n_points, X, fields, n_fields);
+    if (s->format != SEAM_VTK_LEGACY)
+        return seam_vtk_xml_points(path, host, dim, n_points, X, fields, n_fields,
+                                   s->format == SEAM_VTK_XML_FLOAT32);
     int32_t *cells = malloc((n_points + 1) * sizeof *cells);
     if (!cells) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: out of memory for %zu points", path, n_points);

@@ -72,7 +72,7 @@ static void check_image(const char *dir, int nx, int ny, int nz)
     const double origin[3] = {-0.25, 1.0 / 3.0, 0.0};
     char path[4300];
     snprintf(path, sizeof path, "%s/grid_%d.vti", dir, nz);
-    assert_int_equal(seam_vtk_xml_image(path, &th.host, nx, ny, nz, origin, 0.1, f, 2), SEAM_OK);
+    assert_int_equal(seam_vtk_xml_image(path, &th.host, nx, ny, nz, origin, 0.1, f, 2, false), SEAM_OK);
     expect_array(path, "s", s, n, 1);
     double *vp = padded(v, n, dim);
     expect_array(path, "v", vp, 3 * n, 3);
@@ -110,7 +110,7 @@ static void check_cells(const char *path, int dim, size_t np, const double *X, i
     test_host_init(&th, "mesh", NULL);
     double *pf = values(np, 2.0), *cf = values(nc, 3.0), *vel = values((size_t)dim * np, 4.0);
     seam_vtk_field pfs[] = {{"p", 1, 1, pf}, {"velocity", 3, dim, vel}}, cfs[] = {{"c", 1, 1, cf}};
-    assert_int_equal(seam_vtk_xml_cells(path, &th.host, dim, np, X, type, per, nc, cells, pfs, 2, cfs, 1), SEAM_OK);
+    assert_int_equal(seam_vtk_xml_cells(path, &th.host, dim, np, X, type, per, nc, cells, pfs, 2, cfs, 1, false), SEAM_OK);
     double *Xp = padded(X, np, dim), *vp = padded(vel, np, dim);
     expect_array(path, "Points", Xp, 3 * np, 3);
     expect_array(path, "p", pf, np, 1);
@@ -162,7 +162,7 @@ static void check_points(const char *path, int dim, size_t n)
     test_host_init(&th, "points", NULL);
     double *X = values((size_t)dim * n, 5.0), *v = values((size_t)dim * n, 6.0), *p = values(n, 7.0);
     seam_vtk_field f[] = {{"velocity", 3, dim, v}, {"pressure", 1, 1, p}};
-    assert_int_equal(seam_vtk_xml_points(path, &th.host, dim, n, X, f, 2), SEAM_OK);
+    assert_int_equal(seam_vtk_xml_points(path, &th.host, dim, n, X, f, 2, false), SEAM_OK);
     double *Xp = padded(X, n, dim), *vp = padded(v, n, dim);
     expect_array(path, "Points", Xp, 3 * n, 3);
     expect_array(path, "velocity", vp, 3 * n, 3);
@@ -198,6 +198,37 @@ static void test_points(void **state)
     check_points(path, 3, 5000);
     snprintf(path, sizeof path, "%s/p0.vtp", dir);
     check_points(path, 3, 0);
+}
+
+/* "xml_float32": every value the float nearest the double given, typed Float32. */
+static void test_float32(void **state)
+{
+    (void)state;
+    test_host th;
+    test_host_init(&th, "f32", NULL);
+    const char *dir = test_tmpdir("vtk_float32");
+    size_t n = 40 * 30 * 20;
+    double *s = values(n, 0.1), *X = values(3 * 500, 0.2), *r = malloc(n * sizeof *r);
+    seam_vtk_field f = {"s", 1, 1, s};
+    const double origin[3] = {0, 0, 0};
+    char path[4300];
+    snprintf(path, sizeof path, "%s/g.vti", dir);
+    assert_int_equal(seam_vtk_xml_image(path, &th.host, 40, 30, 20, origin, 0.1, &f, 1, true), SEAM_OK);
+    for (size_t i = 0; i < n; i++)
+        r[i] = (float)s[i];
+    expect_array(path, "s", r, n, 1);
+    assert_non_null(strstr(slurp_text(path), "<DataArray type=\"Float32\" Name=\"s\""));
+    snprintf(path, sizeof path, "%s/p.vtp", dir);
+    assert_int_equal(seam_vtk_xml_points(path, &th.host, 3, 500, X, &f, 1, true), SEAM_OK);
+    for (size_t i = 0; i < 3 * 500; i++)
+        r[i] = (float)X[i];
+    expect_array(path, "Points", r, 3 * 500, 3);
+    for (size_t i = 0; i < 500; i++)
+        r[i] = (float)s[i];
+    expect_array(path, "s", r, 500, 1);
+    free(s);
+    free(X);
+    free(r);
 }
 
 /* The (time, part, file) entries of a .pvd, in order. */
@@ -323,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_images),
         cmocka_unit_test(test_meshes),
         cmocka_unit_test(test_points),
+        cmocka_unit_test(test_float32),
         cmocka_unit_test(test_series),
         cmocka_unit_test(test_coupled_run),
     };

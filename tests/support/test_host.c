@@ -199,7 +199,10 @@ double *test_read_vtk_xml(const char *path, const char *name, size_t *n)
     if (!attribute(tag, "type", type, sizeof type) || !attribute(tag, "offset", offs, sizeof offs) ||
         !attribute(tag, "format", fmt, sizeof fmt) || strcmp(fmt, "appended") != 0)
         fail_msg("%s: array %s lacks type, offset or format=\"appended\"", path, name);
-    size_t width = strcmp(type, "Float64") == 0 || strcmp(type, "Int64") == 0 ? 8 : strcmp(type, "UInt8") == 0 ? 1 : 0;
+    size_t width = strcmp(type, "Float64") == 0 || strcmp(type, "Int64") == 0 ? 8
+                   : strcmp(type, "Float32") == 0                            ? 4
+                   : strcmp(type, "UInt8") == 0                              ? 1
+                                                                             : 0;
     if (!width)
         fail_msg("%s: array %s has type %s", path, name, type);
     size_t avail = len - (size_t)(base - (const unsigned char *)b);
@@ -232,6 +235,11 @@ double *test_read_vtk_xml(const char *path, const char *name, size_t *n)
     for (size_t i = 0; i < *n; i++) {
         if (width == 1)
             v[i] = raw[i];
+        else if (width == 4) {
+            float x;
+            memcpy(&x, raw + 4 * i, 4);
+            v[i] = x;
+        }
         else if (strcmp(type, "Int64") == 0) {
             int64_t x;
             memcpy(&x, raw + 8 * i, 8);

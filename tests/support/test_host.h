@@ -47,7 +47,7 @@ double *test_read_vtk_points(const char *path, size_t *n);
 /* One array of a VTK XML file with appended raw zlib-compressed data and
  * UInt64 headers, read without VTK: the DataArray named `name` ("Points": the
  * one inside <Points>), every block inflated and checked against the block
- * header, Float64 values copied bit for bit and Int64 / UInt8 ones converted.
+ * header, Float64 values copied bit for bit and Float32 / Int64 / UInt8 ones converted.
  * malloc'ed; the number of values (components included) in *n. Fails the
  * test on any inconsistency; NULL when the file has no such array. */
 double *test_read_vtk_xml(const char *path, const char *name, size_t *n);

@@ -47,13 +47,14 @@ seam_status seam_vtk_write_image(const char *path, const seam_host *host, const 
  * array [number of blocks, block size, size of the last partial block (0
  * when the last block is full), compressed size of each block], then the
  * compressed blocks. Points and fields are Float64 (bit for bit the
- * doubles given), connectivity and offsets Int64, cell types UInt8. */
+ * doubles given), or Float32 (each double rounded to the nearest float)
+ * when f32; connectivity and offsets Int64, cell types UInt8. */
 
 /* Cell-centred fields on a regular grid as ImageData (.vti), cell (i,j,k)
  * centred at origin + (i+0.5, j+0.5, k+0.5) dx (nz = 1 in 2D). */
 seam_status seam_vtk_xml_image(const char *path, const seam_host *host,
                                int nx, int ny, int nz, const double origin[3], double dx,
-                               const seam_vtk_field *fields, size_t n_fields);
+                               const seam_vtk_field *fields, size_t n_fields, bool f32);
 
 /* Points and cells of one type as UnstructuredGrid (.vtu); arguments as for
  * seam_vtk_write_cells. */
@@ -61,15 +62,16 @@ seam_status seam_vtk_xml_cells(const char *path, const seam_host *host,
                                int dim, size_t n_points, const double *X,
                                int cell_type, int nodes_per_cell, size_t n_cells, const int32_t *cells,
                                const seam_vtk_field *point_fields, size_t n_point_fields,
-                               const seam_vtk_field *cell_fields, size_t n_cell_fields);
+                               const seam_vtk_field *cell_fields, size_t n_cell_fields, bool f32);
 
 /* Points with point fields as PolyData (.vtp), one vertex cell per point. */
 seam_status seam_vtk_xml_points(const char *path, const seam_host *host, int dim, size_t n_points,
-                                const double *X, const seam_vtk_field *fields, size_t n_fields);
+                                const double *X, const seam_vtk_field *fields, size_t n_fields, bool f32);
 
-/* Which files write_output makes: the participant key "vtk". */
-typedef enum seam_vtk_format { SEAM_VTK_XML = 0, SEAM_VTK_LEGACY = 1 } seam_vtk_format;
-extern const char *const seam_vtk_format_names[];   /* {"xml", "legacy", NULL} */
+/* Which files write_output makes: the participant key "vtk". XML with
+ * Float64 values (lossless), legacy ASCII, or XML with Float32 values. */
+typedef enum seam_vtk_format { SEAM_VTK_XML = 0, SEAM_VTK_LEGACY = 1, SEAM_VTK_XML_FLOAT32 = 2 } seam_vtk_format;
+extern const char *const seam_vtk_format_names[];   /* {"xml", "legacy", "xml_float32", NULL} */
 
 /* The frames one participant writes, as a ParaView collection. */
 typedef struct seam_vtk_entry {
@@ -89,7 +91,8 @@ typedef struct seam_vtk_series {
 
 void seam_vtk_series_free(seam_vtk_series *s);
 
-/* One file of a frame, DIR/STEM plus ".vti" (XML) or ".vtk" (legacy). */
+/* One file of a frame, DIR/STEM plus ".vti" (XML, Float32 for
+ * SEAM_VTK_XML_FLOAT32) or ".vtk" (legacy). */
 seam_status seam_vtk_frame_image(seam_vtk_series *s, const seam_host *host, const char *dir, const char *stem,
                                  int nx, int ny, int nz, const double origin[3], double dx,
                                  const seam_vtk_field *fields, size_t n_fields);
