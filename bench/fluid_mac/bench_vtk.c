@@ -1,15 +1,16 @@
 /* Output size and write time per frame of fluid_mac's write_output, legacy
  * ASCII VTK ("vtk": "legacy") against VTK XML with zlib-compressed binary
- * data ("vtk": "xml", the default), on a 3D water (dam break: grid plus
- * particles) or smoke (hot jet: grid only) run. One instance steps; after
- * every few steps its state is saved and loaded into a second instance, and
- * both write the same frame, in alternating order. Not part of the tests.
+ * data, Float64 ("vtk": "xml", the default) and Float32 ("xml_float32"), on
+ * a 3D water (dam break: grid plus particles) or smoke (hot jet: grid only)
+ * run. One instance steps; after every few steps its state is saved and
+ * loaded into the other two, and all three write the same frame, in rotating
+ * order. Not part of the tests.
  *
  *     ninja -C build bench/fluid_mac/bench_vtk
  *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_vtk [water3d|smoke3d] [N [frames [steps]]]
  *
  * Defaults: water3d, N = 20, 4 frames, 2 steps between frames. Files go to
- * $TMPDIR (or /tmp)/seam_bench_vtk/{legacy,xml}.
+ * $TMPDIR (or /tmp)/seam_bench_vtk/{legacy,xml,xml_float32}.
  */
 #include <dirent.h>
 #include <math.h>
@@ -60,9 +61,10 @@ int main(int argc, char **argv)
     int N = argc > 2 ? atoi(argv[2]) : 20, frames = argc > 3 ? atoi(argv[3]) : 4, steps = argc > 4 ? atoi(argv[4]) : 2;
     const seam_plugin *P = seam_plugin_v1();
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "fluid", .config_path = "fluid", .log = bench_log};
-    char json[2][1024];
-    for (int k = 0; k < 2; k++) {
-        const char *fmt = k ? "xml" : "legacy";
+    static const char *const fmts[3] = {"legacy", "xml", "xml_float32"};
+    char json[3][1024];
+    for (int k = 0; k < 3; k++) {
+        const char *fmt = fmts[k];
         if (water)   /* a 1 m cube, the left 40% filled 60% high across its depth, collapsing */
             snprintf(json[k], sizeof json[k],
                      "{\"vtk\": \"%s\", \"cells\": [%d, %d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
@@ -77,21 +79,20 @@ int main(int argc, char **argv)
                      " \"profile\": \"parabolic\", \"temperature\": 50, \"ramp_time\": 0.1}]}",
                      fmt, N, N, N, 1.0 / N);
     }
-    void *fl[2] = {P->create(P, json[0], &host), P->create(P, json[1], &host)};
-    if (!fl[0] || !fl[1])
-        return 1;
+    void *fl[3];
     seam_interface none = {3, 0, NULL, NULL, NULL, 3, 0, NULL, NULL, 0};
-    P->bind(fl[0], &none);
-    P->bind(fl[1], &none);
+    for (int k = 0; k < 3; k++)
+        if (!(fl[k] = P->create(P, json[k], &host)) || P->bind(fl[k], &none) != SEAM_OK)
+            return 1;
     const char *root = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    char dir[2][4096], cmd[8400];
-    for (int k = 0; k < 2; k++) {
-        snprintf(dir[k], sizeof dir[k], "%s/seam_bench_vtk/%s", root, k ? "xml" : "legacy");
-        snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir[k], dir[k]);
+    char dir[3][4096], cmd[8300];
+    for (int k = 0; k < 3; k++) {
+        snprintf(dir[k], sizeof dir[k], "%.3000s/seam_bench_vtk/%s", root, fmts[k]);
+        snprintf(cmd, sizeof cmd, "rm -rf '%.4000s' && mkdir -p '%.4000s'", dir[k], dir[k]);
         if (system(cmd) != 0)
             return 1;
     }
-    double t_sim = 0.0, secs[2] = {0, 0};
+    double t_sim = 0.0, secs[3] = {0, 0, 0};
     for (int f = 0; f < frames; f++) {
         for (int n = 0; n < steps && f > 0; n++) {
             double dt = NAN;
@@ -105,22 +106,26 @@ int main(int argc, char **argv)
             t_sim += st.dt;
         }
         seam_buffer b;
-        if (P->save(fl[0], &b) != SEAM_OK || P->load(fl[1], b.data, b.size) != SEAM_OK)
+        if (P->save(fl[0], &b) != SEAM_OK || P->load(fl[1], b.data, b.size) != SEAM_OK ||
+            P->load(fl[2], b.data, b.size) != SEAM_OK)
             return 1;
-        for (int r = 0; r < 2; r++) {
-            int k = (f + r) % 2;   /* alternate which format writes first */
+        for (int r = 0; r < 3; r++) {
+            int k = (f + r) % 3;   /* rotate which format writes first */
             double t0 = now();
             if (P->write_output(fl[k], dir[k], f) != SEAM_OK)
                 return 1;
             secs[k] += now() - t0;
         }
     }
-    double bytes[2] = {dir_bytes(dir[0]), dir_bytes(dir[1])};
-    printf("%s %d^3, %d frames (t = %.3f s): legacy %.3f MB/frame %.1f ms/frame, xml %.3f MB/frame %.1f ms/frame;"
-           " legacy/xml: size %.2f, time %.2f\n",
-           water ? "water3d" : "smoke3d", N, frames, t_sim, bytes[0] / frames / 1e6, 1e3 * secs[0] / frames,
-           bytes[1] / frames / 1e6, 1e3 * secs[1] / frames, bytes[0] / bytes[1], secs[0] / secs[1]);
-    P->destroy(fl[0]);
-    P->destroy(fl[1]);
+    printf("%s %d^3, %d frames (t = %.3f s):", water ? "water3d" : "smoke3d", N, frames, t_sim);
+    double bytes[3];
+    for (int k = 0; k < 3; k++) {
+        bytes[k] = dir_bytes(dir[k]);
+        printf(" %s %.3f MB/frame %.1f ms/frame;", fmts[k], bytes[k] / frames / 1e6, 1e3 * secs[k] / frames);
+    }
+    printf(" legacy/xml size %.2f time %.2f, legacy/xml_float32 size %.2f time %.2f\n", bytes[0] / bytes[1],
+           secs[0] / secs[1], bytes[0] / bytes[2], secs[0] / secs[2]);
+    for (int k = 0; k < 3; k++)
+        P->destroy(fl[k]);
     return 0;
 }
