@@ -39,28 +39,10 @@ static double last_p0(const test_run *r, long id)
     return p0;
 }
 
-/* One cell array of a legacy ASCII VTK file (STRUCTURED_POINTS, CELL_DATA). */
+/* One cell array of the fluid's ImageData frame. */
 static double *vtk_cells(const char *path, const char *name, size_t *n)
 {
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[256], want[128];
-    snprintf(want, sizeof want, "SCALARS %s ", name);
-    double *v = NULL;
-    *n = 0;
-    while (fgets(line, sizeof line, f)) {
-        size_t cells;
-        if (sscanf(line, "CELL_DATA %zu", &cells) == 1)
-            *n = cells;
-        if (strncmp(line, want, strlen(want)) == 0) {
-            assert_non_null(fgets(line, sizeof line, f));   /* LOOKUP_TABLE */
-            v = malloc(*n * sizeof *v);
-            for (size_t i = 0; i < *n; i++)
-                assert_int_equal(fscanf(f, "%lf", &v[i]), 1);
-            break;
-        }
-    }
-    fclose(f);
+    double *v = test_read_vtk_xml(path, name, n);
     assert_non_null(v);
     return v;
 }
@@ -86,7 +68,7 @@ static void test_supported_body(void **state)
     double p0 = last_p0(r, 0);
     assert_float_equal(p0, M * g / A + rho * g * H / 2, 1e-4 * p0);
     char path[1200];
-    snprintf(path, sizeof path, "%s/fluid/fluid_mac_00001.vtk", r->out);
+    snprintf(path, sizeof path, "%s/fluid/fluid_mac_00001.vti", r->out);
     size_t n;
     double *p = vtk_cells(path, "pressure", &n), *solid = vtk_cells(path, "solid", &n);
     assert_int_equal(n, 48 * 80);
