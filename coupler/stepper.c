@@ -198,7 +198,8 @@ static bool bpp_setup(seam_sim *sim)
     if (!ok)
         return false;
     bpp_host host = {sim, bpp_regions_cb, bpp_mobility_cb, bpp_fluid_cb, bpp_solid_cb, bpp_log_cb};
-    if (!(sim->bpp = bpp_new(&sim->bpp_opts, sim->in.n_points * (size_t)sim->in.dim, sim->in.dim, &host))) {
+    bpp_mesh mesh = {sim->in.nodes_per_elem, sim->in.n_elems, sim->in.elems};
+    if (!(sim->bpp = bpp_new(&sim->bpp_opts, sim->in.n_points * (size_t)sim->in.dim, sim->in.dim, &host, &mesh))) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
         return false;
     }
