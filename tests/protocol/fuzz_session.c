@@ -24,6 +24,7 @@
  *     bench/protocol/fuzz_session.sh SECONDS      (builds with clang, runs)
  * The committed corpus (tests/protocol/fuzz_session/) also runs in the
  * normal suite through fuzz_replay.c, without libFuzzer. */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zmq.h>
@@ -158,12 +160,26 @@ typedef struct {
     size_t n, cap;
 } message;
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
 /* Receive one whole message on sock within wait_ms (0: only if one is
- * there); false when none came. */
+ * there); false when none came. A signal (libFuzzer's SIGALRM, which checks
+ * its -timeout) only interrupts the wait. */
 static bool receive(void *sock, message *msg, int wait_ms)
 {
     zmq_pollitem_t it = {sock, 0, ZMQ_POLLIN, 0};
-    if (zmq_poll(&it, 1, wait_ms) <= 0)
+    double deadline = now_ms() + wait_ms;
+    int ready;
+    while ((ready = zmq_poll(&it, 1, wait_ms)) < 0 && zmq_errno() == EINTR)
+        wait_ms = deadline > now_ms() ? (int)(deadline - now_ms()) : 0;
+    if (ready < 0)
+        die("waiting for a reply failed: %s", zmq_strerror(zmq_errno()));
+    if (ready == 0)
         return false;
     *msg = (message){0};
     for (int more = 1; more;) {
@@ -174,7 +190,10 @@ static bool receive(void *sock, message *msg, int wait_ms)
         }
         zmq_msg_t *f = &msg->frame[msg->n];
         zmq_msg_init(f);
-        if (zmq_msg_recv(f, sock, 0) < 0)
+        int rc;
+        while ((rc = zmq_msg_recv(f, sock, 0)) < 0 && zmq_errno() == EINTR)
+            continue;
+        if (rc < 0)
             die("receiving a reply failed after %zu frames: %s", msg->n, zmq_strerror(zmq_errno()));
         more = zmq_msg_more(f);
         msg->n++;
