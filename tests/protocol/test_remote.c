@@ -420,10 +420,11 @@ static void expect_partial_stats(const char *dir)
     assert_true(rows > 10);
 }
 
-/* Wait (up to 20 s) until the run in dir has committed a step: the session
- * is up, so what follows (a freeze) meets it stepping, not saying hello
- * (under AddressSanitizer on a loaded machine, starting takes a while). */
-static void wait_for_a_step(const char *dir)
+/* Wait (up to 20 s) until the run in dir has committed `steps` steps: the
+ * session is up, so what follows (a kill, a freeze) meets it stepping, not
+ * saying hello (under AddressSanitizer or on a loaded machine, starting
+ * takes a while). */
+static void wait_for_steps(const char *dir, int steps)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/out/stats.csv", dir);
@@ -433,10 +434,10 @@ static void wait_for_a_step(const char *dir)
         for (char *p = text; p && *p; p++)
             rows += *p == '\n';
         free(text);
-        if (rows >= 2)   /* the header and a step */
+        if (rows > steps)   /* the header and the steps */
             return;
     }
-    fail_msg("no step in %s after 20 s", path);
+    fail_msg("fewer than %d steps in %s after 20 s", steps, path);
 }
 
 static void test_killed_server_is_named_with_its_step(void **state)
@@ -451,7 +452,7 @@ static void test_killed_server_is_named_with_its_step(void **state)
     snprintf(connect, sizeof connect, "solids.0.connect=%s", s.endpoint);
     const char *sets[] = {connect, NULL};
     pid_t run = start_seam_run(dir, log, sets);
-    usleep(400000);
+    wait_for_steps(dir, 11);   /* expect_partial_stats below wants more than 10 */
     kill(s.pid, SIGKILL);
     double t_kill = now_s(), took = 0;
     int rc = wait_exit(run, 10.0, &took);
@@ -495,7 +496,7 @@ static void test_killed_spawned_server_is_named_with_its_step(void **state)
     pid_t run = start_seam_run(dir, log, sets);
     pid_t child = child_of(run);
     assert_true(child > 0);
-    usleep(400000);
+    wait_for_steps(dir, 11);
     kill(child, SIGKILL);
     double took = 0;
     int rc = wait_exit(run, 10.0, &took);
@@ -519,7 +520,7 @@ static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void 
     snprintf(connect, sizeof connect, "solids.0.connect=%s", s.endpoint);
     const char *hb[] = {connect, "solids.0.heartbeat=0.1", NULL};
     pid_t run = start_seam_run(dir, log, hb);
-    wait_for_a_step(dir);
+    wait_for_steps(dir, 1);
     kill(s.pid, SIGSTOP);
     double took = 0;
     int rc = wait_exit(run, 10.0, &took);
@@ -537,7 +538,7 @@ static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void 
     snprintf(stats, sizeof stats, "%s/out/stats.csv", dir);
     unlink(stats);   /* the first run's steps are not this one's */
     run = start_seam_run(dir, log, to);
-    wait_for_a_step(dir);
+    wait_for_steps(dir, 1);
     kill(s.pid, SIGSTOP);
     rc = wait_exit(run, 10.0, &took);
     stop_server(&s);
