@@ -33,8 +33,11 @@ struct seam_bpp {
     double *V, *Fs, *Minv;   /* n each */
     double *S, *rhs, *x;          /* small scratch of solve_regions: m x m, m, m */
     double *rate, *scale, *lambda, *norms;   /* small scratch: m each (norms: 2m) */
+    double *B;               /* scratch of resolve(): 2 m^2 + 2 m */
+    lapack_int *piv;         /* m */
     size_t cap_small;
     double max_dp0;          /* of the last solid call */
+    bool volume_ok;          /* the last solid call's velocities keep the volumes (resolved positions) */
 };
 
 static const char *const form_names[] = {"solid", "fluid", NULL};
@@ -42,7 +45,7 @@ static const char *const positions_names[] = {"resolved", "solver", NULL};
 
 void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options *o)
 {
-    *o = (bpp_options){BPP_FORM_SOLID, true, 0.0};
+    *o = (bpp_options){BPP_FORM_SOLID, true, 0.0, 1e-3, 6};
     *on = on_default;
     json_t *j = coupling ? seam_cfg_json(coupling, "bpp") : NULL;
     if (!j)
@@ -62,6 +65,11 @@ void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options
                                         "do not make the solids' velocities admissible)");
     o->resolve = pos == 0 && o->form == BPP_FORM_SOLID;
     o->p0_tolerance = seam_cfg_num(b, "p0_tolerance", 0.0, 0.0, INFINITY, 0);
+    o->volume_tolerance = seam_cfg_num(b, "volume_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    o->max_solves = (int)seam_cfg_int(b, "max_solves", 6, 2, 100, 0);
+    if (!o->resolve && (seam_cfg_has(b, "volume_tolerance") || seam_cfg_has(b, "max_solves")))
+        seam_cfg_error(b, seam_cfg_has(b, "max_solves") ? "max_solves" : "volume_tolerance",
+                       "applies to positions \"resolved\" (form \"solid\") only");
 }
 
 static void set_free(region_set *s)
@@ -152,6 +160,8 @@ void bpp_destroy(seam_bpp **self_p)
     free(b->active);
     free(b->V);
     free(b->S);
+    free(b->B);
+    free(b->piv);
     free(b);
     *self_p = NULL;
 }
@@ -199,6 +209,14 @@ static bool reserve_work(seam_bpp *b, size_t m)
     b->scale = b->rate + m;
     b->lambda = b->scale + m;
     b->norms = b->lambda + m;
+    double *B = realloc(b->B, (2 * m * m + 2 * m) * sizeof *B);
+    if (!B)
+        return false;
+    b->B = B;
+    lapack_int *piv = realloc(b->piv, m * sizeof *piv);
+    if (!piv)
+        return false;
+    b->piv = piv;
     b->cap_mc = m;
     return true;
 }
@@ -464,6 +482,87 @@ seam_status bpp_fluid(seam_bpp *b, const seam_coupling *c, const double *X, doub
     return b->h.fluid(b->h.ctx, c, X, b->V, F);
 }
 
+/* Whether every region with a movable wall keeps its volume to the
+ * tolerance: |c_r . V - q_r| <= tol (|q_r| + sum_j |c_rj V_j|), or below
+ * the floor of a wall displacement of 1e-9 of its size over the step. */
+static bool volumes_kept(const seam_bpp *b, const seam_coupling *c)
+{
+    size_t n = b->n;
+    for (size_t r = 0; r < b->work.m; r++) {
+        if (!b->active[r])
+            continue;
+        double L = cblas_dasum((int)n, b->work.C + r * n, 1);
+        double floor = 1e-9 * L * L / c->dt;
+        if (fabs(b->work.err[r]) > fmax(b->o.volume_tolerance * b->scale[r], floor))
+            return false;
+    }
+    return true;
+}
+
+/* The solids again with the new p0, until what they return (and will
+ * commit) keeps every region's volume. The model dt C M^-1 C^T knows the
+ * solids' masses only: their stiffness and damping within the step make the
+ * walls give way less than it predicts. So each further solve corrects the
+ * model on the regions with a movable wall by Broyden's update from the
+ * observed response, B += (de - B dp) dp^T / (dp . dp) with de the change
+ * of the volume rates c_r . V - q_r that the increment dp of p0 caused, and
+ * takes dp = -B^-1 e. For solids linear in their loads and one region the
+ * second correction is exact. */
+static seam_status resolve(seam_bpp *b, const seam_coupling *c, double *X, double *V)
+{
+    size_t n = b->n, m = b->work.m, k = 0;
+    for (size_t r = 0; r < m; r++)
+        k += b->active[r];
+    double *B = b->B, *e0 = B + k * k, *dp = e0 + k, *LU = dp + k;
+    lapack_int *piv = b->piv;
+    active_block(b, B, k);
+    for (size_t i = 0; i < k * k; i++)
+        B[i] *= c->dt;
+    for (size_t r = 0, i = 0; r < m; r++)
+        if (b->active[r]) {
+            e0[i] = b->work.err[r];
+            dp[i++] = b->work.dp0[r];
+        }
+    for (int solve = 1;; solve++) {
+        for (size_t r = 0, i = 0; r < m; r++)
+            if (b->active[r] && dp[i++] != 0.0)
+                cblas_daxpy((int)n, dp[i - 1], b->work.C + r * n, 1, b->Fs, 1);
+        seam_status st = b->h.solid(b->h.ctx, c, b->Fs, X, V);
+        if (st != SEAM_OK)
+            return st;
+        volume_rates(b, V, b->work.err, b->scale);
+        b->volume_ok = volumes_kept(b, c);
+        if (b->volume_ok || solve >= b->o.max_solves - 1 || !k)
+            return SEAM_OK;
+        double dd = cblas_ddot((int)k, dp, 1, dp, 1);
+        if (!(dd > 0.0))
+            return SEAM_OK;
+        /* de - B dp, into e0 (e0 is the previous rates, replaced by the new ones below) */
+        for (size_t i = 0, r = 0; r < m; r++) {
+            if (!b->active[r])
+                continue;
+            double bdp = cblas_ddot((int)k, B + i * k, 1, dp, 1);
+            double e1 = b->work.err[r];
+            LU[i] = (e1 - e0[i]) - bdp;
+            e0[i] = e1;
+            i++;
+        }
+        cblas_dger(CblasRowMajor, (int)k, (int)k, 1.0 / dd, LU, 1, dp, 1, B, (int)k);
+        memcpy(LU, B, k * k * sizeof *LU);
+        for (size_t i = 0; i < k; i++)
+            dp[i] = -e0[i];
+        if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)k, 1, LU, (lapack_int)k, piv, dp, 1) != 0)
+            return SEAM_OK;   /* a singular update: keep this solve, not settled */
+        for (size_t r = 0, i = 0; r < m; r++)
+            if (b->active[r]) {
+                b->work.p0[r] += dp[i];
+                b->work.dp0[r] += dp[i];
+                b->max_dp0 = fmax(b->max_dp0, fabs(b->work.dp0[r]));
+                i++;
+            }
+    }
+}
+
 seam_status bpp_solid(seam_bpp *b, const seam_coupling *c, const double *F, double *X, double *V)
 {
     size_t n = b->n;
@@ -478,9 +577,14 @@ seam_status bpp_solid(seam_bpp *b, const seam_coupling *c, const double *F, doub
     if ((st = b->h.solid(b->h.ctx, c, b->Fs, X, V)) != SEAM_OK)
         return st;
     b->max_dp0 = 0.0;
+    b->volume_ok = true;
     if (!m)
         return SEAM_OK;
     volume_rates(b, V, b->work.err, b->scale);
+    if (b->o.resolve && volumes_kept(b, c)) {   /* nothing to correct: these X, V are admissible */
+        memset(b->work.dp0, 0, m * sizeof *b->work.dp0);
+        return SEAM_OK;
+    }
     for (size_t r = 0; r < m; r++)   /* eq. 4.9 with ch. 2's source term: dt C M^-1 C^T dp0 = -(C V - q) */
         b->rate[r] = -b->work.err[r] / c->dt;
     if ((st = solve_regions(b, c, b->rate, b->scale, b->work.dp0, false)) != SEAM_OK)
@@ -489,22 +593,15 @@ seam_status bpp_solid(seam_bpp *b, const seam_coupling *c, const double *F, doub
         b->work.p0[r] += b->work.dp0[r];
         b->max_dp0 = fmax(b->max_dp0, fabs(b->work.dp0[r]));
     }
-    if (!b->o.resolve || b->max_dp0 == 0.0)
+    b->volume_ok = !b->o.resolve;
+    if (!b->o.resolve)
         return SEAM_OK;
-    /* Solve again with the new p0: what the solids return (and will commit)
-     * is then admissible, exactly so for solids linear in their loads. */
-    for (size_t r = 0; r < m; r++)
-        if (b->work.dp0[r] != 0.0)
-            cblas_daxpy((int)n, b->work.dp0[r], b->work.C + r * n, 1, b->Fs, 1);
-    if ((st = b->h.solid(b->h.ctx, c, b->Fs, X, V)) != SEAM_OK)
-        return st;
-    volume_rates(b, V, b->work.err, b->scale);
-    return SEAM_OK;
+    return resolve(b, c, X, V);
 }
 
 bool bpp_settled(const seam_bpp *b)
 {
-    return !(b->o.p0_tolerance > 0.0) || b->max_dp0 <= b->o.p0_tolerance;
+    return b->volume_ok && (!(b->o.p0_tolerance > 0.0) || b->max_dp0 <= b->o.p0_tolerance);
 }
 
 seam_status bpp_accept(seam_bpp *b, const seam_coupling *c)

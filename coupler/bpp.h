@@ -37,6 +37,8 @@ typedef struct bpp_options {
     bpp_form form;           /* whose mass weights the projection: the solids' (ch. 4) or the fluid's (ch. 2) */
     bool resolve;            /* solve the solids again with p0 + dp0 (solid form only) */
     double p0_tolerance;     /* a step is converged only when every |dp0| <= this (Pa); 0: no test */
+    double volume_tolerance; /* resolve: |c_r . V - q_r| <= this times |q_r| + sum_j |c_rj V_j| */
+    int max_solves;          /* resolve: solid solves per solid call, at most */
 } bpp_options;
 
 /* What the layer calls. Vectors are over the whole interface (n values). */

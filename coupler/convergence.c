@@ -33,7 +33,7 @@ static void read_kind(seam_cfg *obj, const char *kind_key, const char *tol_key, 
 
 void seam_convergence_read(seam_convergence *cv, seam_cfg *coupling, double cell_size)
 {
-    static const seam_convergence_defaults d = {50, 1e-6, false};
+    static const seam_convergence_defaults d = {50, 1e-6, false, false};
     seam_convergence_read_defaults(cv, coupling, cell_size, &d);
 }
 
@@ -42,6 +42,8 @@ void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, do
 {
     bool cells = d->cells && cell_size > 0;
     *cv = (seam_convergence){.max_iterations = d->max_iterations, .divergence = 1e8, .count = 2};
+    if (d->positions_only)
+        cv->count = 1;
     cv->measures[0] = (seam_measure){SEAM_QTY_POSITIONS, false, SEAM_NORM_MAX, d->tolerance * (cells ? cell_size : 1.0)};
     cv->measures[1] = (seam_measure){SEAM_QTY_LOADS, true, SEAM_NORM_2, 1e-3};
     if (!coupling)
@@ -52,6 +54,8 @@ void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, do
     if (n == 0) {   /* the shorthand: one position and one load measure */
         read_kind(coupling, "convergence", "tolerance", d->tolerance, cells, cell_size, &cv->measures[0]);
         cv->measures[1].tolerance = seam_cfg_num(coupling, "load_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+        if (d->positions_only && !seam_cfg_has(coupling, "load_tolerance"))
+            cv->count = 1;
         return;
     }
     static const char *const shorthand[] = {"tolerance", "convergence", "load_tolerance", NULL};

@@ -55,6 +55,7 @@ typedef struct seam_convergence_defaults {
     int max_iterations;
     double tolerance;
     bool cells;
+    bool positions_only;   /* the shorthand's load measure only when load_tolerance is given (xpm) */
 } seam_convergence_defaults;
 void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, double cell_size,
                                     const seam_convergence_defaults *d);

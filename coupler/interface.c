@@ -127,6 +127,32 @@ bool interface_build(seam_sim *sim)
     return ok;
 }
 
+/* An absolute position tolerance wider than the fluid's domain lets every
+ * iterate pass: a unit slip (mm for m) or a misplaced key. */
+static bool check_tolerances(seam_sim *sim)
+{
+    double across = 0.0;
+    for (int d = 0; d < sim->in.dim; d++)
+        across = fmax(across, sim->domain_hi[d] - sim->domain_lo[d]);
+    bool listed = json_object_get(json_object_get(seam_doc_root(sim->doc), "coupling"), "measures") != NULL;
+    bool ok = true;
+    for (size_t i = 0; i < sim->conv.count; i++) {
+        const seam_measure *m = &sim->conv.measures[i];
+        if (m->quantity != SEAM_QTY_POSITIONS || m->relative || !(m->tolerance > across))
+            continue;
+        char key[64];
+        if (listed)
+            snprintf(key, sizeof key, "coupling.measures[%zu].tolerance", i);
+        else
+            snprintf(key, sizeof key, "coupling.tolerance");
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: a position tolerance of %g m is wider than the domain of fluid "
+                "\"%s\" (%g m across): every iterate would pass as converged", seam_doc_locate(sim->doc, key), key,
+                m->tolerance, sim->fluid->name, across);
+        ok = false;
+    }
+    return ok;
+}
+
 bool interface_bind(seam_sim *sim)
 {
     const sim_interface *in = &sim->in;
@@ -140,7 +166,105 @@ bool interface_bind(seam_sim *sim)
                 in->n_points, in->dim);
         return false;
     }
+    participant *fl = sim->fluid;
+    if (fl->p->domain && in->dim >= 2) {
+        if (fl->p->domain(fl->self, sim->domain_lo, sim->domain_hi) != SEAM_OK) {
+            sim_log(sim, SEAM_LOG_ERROR, fl->name, "domain failed");
+            return false;
+        }
+        for (int d = 0; d < in->dim; d++)
+            if (!(sim->domain_lo[d] < sim->domain_hi[d]) || !isfinite(sim->domain_lo[d]) || !isfinite(sim->domain_hi[d])) {
+                sim_log(sim, SEAM_LOG_ERROR, fl->name, "domain returned an empty or non-finite box along %c: [%g, %g]",
+                        "xyz"[d], sim->domain_lo[d], sim->domain_hi[d]);
+                return false;
+            }
+        sim->has_domain = true;
+        bool tolerances_ok = check_tolerances(sim);
+        return interface_check_domain(sim, in->X0, -1, 0.0) && tolerances_ok;
+    }
     return true;
+}
+
+/* "[0, 1] x [0, 2] m" */
+static const char *box_text(const seam_sim *sim, const double *lo, const double *hi, char *buf, size_t n)
+{
+    int len = 0;
+    for (int d = 0; d < sim->in.dim && len >= 0 && (size_t)len < n; d++)
+        len += snprintf(buf + len, n - (size_t)len, "%s[%.6g, %.6g]", d ? " x " : "", lo[d], hi[d]);
+    if (len >= 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, " m");
+    return buf;
+}
+
+/* How far point x lies outside the box (0 inside) and the side it crossed
+ * ("below y = 0"). Round-off of the box's size counts as inside. */
+static double outside_by(const seam_sim *sim, const double *x, char *side, size_t n)
+{
+    double worst = 0.0, extent = 0.0;
+    for (int d = 0; d < sim->in.dim; d++)
+        extent = fmax(extent, sim->domain_hi[d] - sim->domain_lo[d]);
+    for (int d = 0; d < sim->in.dim; d++) {
+        double below = sim->domain_lo[d] - x[d], above = x[d] - sim->domain_hi[d];
+        if (below > worst) {
+            worst = below;
+            snprintf(side, n, "below %c = %.6g m", "xyz"[d], sim->domain_lo[d]);
+        }
+        if (above > worst) {
+            worst = above;
+            snprintf(side, n, "above %c = %.6g m", "xyz"[d], sim->domain_hi[d]);
+        }
+        if (!(x[d] == x[d]))   /* NaN is no position inside */
+            return INFINITY;
+    }
+    return worst > 1e-9 * extent ? worst : 0.0;
+}
+
+bool interface_check_domain(seam_sim *sim, const double *X, long step, double t)
+{
+    if (!sim->has_domain)
+        return true;
+    const sim_interface *in = &sim->in;
+    size_t dim = (size_t)in->dim;
+    bool ok = true;
+    for (size_t s = sim->first_solid; s < sim->n_parts; s++) {
+        participant *pt = &sim->parts[s];
+        size_t out = 0, first = 0;
+        char side[64] = "", first_side[64] = "";
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (size_t i = pt->offset; i < pt->offset + pt->n_points; i++) {
+            const double *x = X + i * dim;
+            for (size_t d = 0; d < dim; d++) {
+                lo[d] = fmin(lo[d], x[d]);
+                hi[d] = fmax(hi[d], x[d]);
+            }
+            if (outside_by(sim, x, side, sizeof side) > 0.0 && out++ == 0) {
+                first = i;
+                snprintf(first_side, sizeof first_side, "%s", side);
+            }
+        }
+        if (out == 0)
+            continue;
+        ok = false;
+        char box[160], span[160], at[160];
+        box_text(sim, sim->domain_lo, sim->domain_hi, box, sizeof box);
+        const double *x = X + first * dim;
+        snprintf(at, sizeof at, dim == 3 ? "(%.6g, %.6g, %.6g)" : "(%.6g, %.6g)", x[0], x[1], dim == 3 ? x[2] : 0.0);
+        if (step < 0 && out == pt->n_points)
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "%s: %s: the solid lies entirely outside the domain of fluid \"%s\" "
+                    "(%s): its interface spans %s", seam_doc_locate(sim->doc, pt->config_path), pt->config_path,
+                    sim->fluid->name, box, box_text(sim, lo, hi, span, sizeof span));
+        else if (step < 0)
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "%s: %s: %zu of its %zu interface points start outside the domain "
+                    "of fluid \"%s\" (%s), the first, point %zu, at %s m (%s)",
+                    seam_doc_locate(sim->doc, pt->config_path), pt->config_path, out, pt->n_points, sim->fluid->name,
+                    box, first - pt->offset, at, first_side);
+        else
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "left the domain of fluid \"%s\" (%s) at step %ld (t = %.9g s): "
+                    "%zu of its %zu interface points are outside, the first, point %zu, at %s m (%s); the fluid "
+                    "cannot follow it there", sim->fluid->name, box, step, t, out, pt->n_points, first - pt->offset,
+                    at, first_side);
+    }
+    return ok;
 }
 
 void interface_free(sim_interface *in)

@@ -14,6 +14,8 @@
 #include "seam/lsq.h"
 #include "lanes.h"
 
+#define REUSE_MISLED 10.0
+
 typedef struct {
     double omega;        /* relaxation of the first iteration when no columns exist */
     double filter;       /* rcond of the QR filter */
@@ -124,6 +126,7 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
     /* Keep the last q steps' columns; drop any left by a failed attempt at this step. */
     seam_qr_keep(q->VW, step - q->reuse, step - 1);
     memcpy(q->X, X_pred, n * sizeof *q->X);
+    bool own_only = q->reuse == 0;
     seam_status st = seam_coupling_fluid(c, q->X, q->F);
     for (int k = 0; st == SEAM_OK; k++) {
         st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
@@ -141,6 +144,20 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         *verdict = seam_coupling_judge(c, X_out, q->X);
         if (*verdict != SEAM_ITERATE)
             break;
+        /* Columns kept from past steps describe past Jacobians: when an
+         * update built on them sends the residual past REUSE_MISLED times
+         * the step's first, they misled it, and the step goes on with its
+         * own columns only (a cloth's iterate torn by stale secants). */
+        size_t cols = seam_qr_cols(q->VW);
+        if (!own_only && k > 0 && c->residual > REUSE_MISLED * c->first_residual) {
+            own_only = true;
+            seam_qr_keep(q->VW, step, step);
+            seam_qr_track(q->VW, q->r);   /* r^k's coordinates in what is left */
+            if (seam_qr_cols(q->VW) < cols)
+                seam_coupling_warn(c, "the columns reused from past steps sent the residual from %.3g m to %.3g m: "
+                                   "dropped %zu of them, the step goes on with its own", c->first_residual,
+                                   c->residual, cols - seam_qr_cols(q->VW));
+        }
         double *t = q->r_old;
         q->r_old = q->r, q->r = t;
         if (seam_qr_cols(q->VW) == 0)

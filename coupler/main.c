@@ -33,7 +33,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--no-report] [--force]\n"
             "       seam report DIR\n"
-            "       seam validate SCENE [--set KEY=VALUE]...\n"
+            "       seam validate SCENE [--set KEY=VALUE]... [--allow-any-plugin]\n"
             "       seam plugins\n"
             "       seam info PLUGIN\n"
             "       seam keygen NAME\n"
@@ -47,7 +47,8 @@ static void usage(FILE *out)
             "  keygen    write a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub\n"
             "\n"
             "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n"
-            "  --force   empty an output directory that holds an earlier run (refused without it)\n");
+            "  --force   empty an output directory that holds an earlier run (refused without it)\n"
+            "  --allow-any-plugin   validate: also load plugins outside the search path (runs their code)\n");
 }
 
 typedef struct {
@@ -57,6 +58,7 @@ typedef struct {
     long steps;
     bool quiet;
     bool force;
+    bool allow_any_plugin;
     const char **sets;
     int n_sets;
 } run_args;
@@ -98,6 +100,8 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             a->sets[a->n_sets++] = "output.report=false";   /* the scene key, so both say the same */
         } else if (allow_run_flags && strcmp(arg, "--force") == 0) {
             a->force = true;
+        } else if (!allow_run_flags && strcmp(arg, "--allow-any-plugin") == 0) {
+            a->allow_any_plugin = true;
         } else if (arg[0] == '-') {
             fprintf(stderr, "seam: unknown or incomplete option %s\n", arg);
             return -1;
@@ -182,7 +186,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
                              .log_ctx = &a.quiet,
                              .stop = &stop_requested,
-                             .stale_output = a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE};
+                             .stale_output = a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE,
+                             .plugins_on_path_only = validate_only && !a.allow_any_plugin};
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;

@@ -62,6 +62,20 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
         open_name = path;
     }
     char err[2048];
+    if (plugin && !connect && sim->opts.plugins_on_path_only && !seam_plugin_on_search_path(open_name)) {
+        /* loading it would run its constructors: an untrusted scene's code */
+        const char **dirs;
+        size_t n = seam_plugin_search_path(&dirs);
+        char list[2048] = "";
+        for (size_t i = 0, len = 0; i < n && len < sizeof list; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? " " : "", dirs[i]);
+        seam_cfg_error(obj, "plugin", "\"%s\" is a library outside the plugin search path (%s): not loaded, since "
+                       "loading a library runs its code; --allow-any-plugin loads it (docs/security.md)", plugin, list);
+        const char *key;
+        json_t *v;
+        json_object_foreach(participant_json(sim, pt), key, v) seam_cfg_skip(obj, key);
+        return;
+    }
     seam_remote *remote = NULL;
     int remote_rc = seam_remote_from_config(obj, open_name, pt->name, sim->scene_dir, &remote, err, sizeof err);
     /* The rest of the object is the plugin's, checked by its create. */

@@ -9,6 +9,11 @@
 static const char *const unconverged_names[] = {"warn", "fail", NULL};
 static const char *const predictor_names[] = {"none", "linear", "velocity", NULL};
 
+/* Bounds on what a scene may ask for: beyond them it is a typo or a unit
+ * slip, not a simulation (docs/scenes.md, "Limits"). */
+#define MAX_FRAMES 1e6          /* frames a run writes */
+#define MAX_GRAVITY 1e4         /* m/s^2: about 1000 times the Earth's */
+
 static const char *locate_key(seam_sim *sim, const char *object, const char *key)
 {
     char path[512];
@@ -56,6 +61,7 @@ static void read_time(seam_sim *sim, seam_cfg *root)
         sim->t_end = sim->opts.end;
     if (!(sim->frame_dt > 0))
         sim->frame_dt = sim->t_end / 100.0;
+
     if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
         sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
 }
@@ -74,7 +80,13 @@ static void read_gravity(seam_sim *sim, seam_cfg *root)
         return;
     }
     double v[3] = {0.0, 0.0, 0.0};
-    if (seam_cfg_vec(root, "gravity", v, n, 0))
+    if (!seam_cfg_vec(root, "gravity", v, n, 0))
+        return;
+    double size = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (size > MAX_GRAVITY)
+        seam_cfg_error(root, "gravity", "|g| = %g m/s^2 is more than %g m/s^2 (1000 times the Earth's 9.81): a "
+                       "typo or a unit slip", size, MAX_GRAVITY);
+    else
         memcpy(sim->gravity, v, sizeof v);
 }
 
@@ -97,13 +109,14 @@ static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
     int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);
     sim->scheme = seam_scheme_at((size_t)s);
     bool xpm = sim->scheme == &seam_scheme_xpm;
-    /* xpm: the thesis's defaults, 30 iterations and 0.05 cell sizes (Akbay 2.6) */
-    seam_convergence_defaults defaults = {xpm ? 30 : 50, xpm ? 0.05 : 1e-6, xpm};
+    /* xpm: the thesis's defaults, 30 iterations and 0.05 cell sizes on the
+     * positions alone (Akbay 2.6); the projection holds the volumes. */
+    seam_convergence_defaults defaults = {xpm ? 30 : 50, xpm ? 0.05 : 1e-6, xpm, xpm};
     if (xpm && !(sim->cell_size > 0) && !seam_cfg_has(coupling, "tolerance") && !seam_cfg_has(coupling, "measures")) {
         seam_cfg_error(coupling, "scheme",
                        "xpm measures convergence in cells (0.05 cell sizes, Akbay 2.6): give the scene's top-level "
                        "\"cell_size\", or coupling.tolerance");
-        defaults = (seam_convergence_defaults){30, 1e-6, false};
+        defaults = (seam_convergence_defaults){30, 1e-6, false, true};
     }
     seam_convergence_read_defaults(&sim->conv, coupling, sim->cell_size, &defaults);
     bpp_read_options(coupling, xpm, &sim->bpp_on, &sim->bpp_opts);
@@ -186,8 +199,12 @@ static void read_output(seam_sim *sim, seam_cfg *root)
         o->interface = seam_cfg_bool(out, "interface", false, 0);
         o->frames = seam_cfg_bool(out, "frames", true, 0);
         o->report = seam_cfg_bool(out, "report", true, 0);
-        seam_cfg *pic = seam_cfg_child(out, "picture", 0);
-        if (pic) {
+        bool no_picture = json_is_false(json_object_get(seam_cfg_json(root, "output"), "picture"));
+        seam_cfg *pic = no_picture ? NULL : seam_cfg_child(out, "picture", 0);
+        if (no_picture) {
+            seam_cfg_skip(out, "picture");
+            picture = NULL;
+        } else if (pic) {
             picture = seam_cfg_str(pic, "field", "speed", 0);
             o->picture_explicit = true;
             double range[2] = {0.0, 0.0};
@@ -197,8 +214,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             o->picture_opts.range[1] = range[1];
             o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
             o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
-        } else if (seam_cfg_has(out, "picture") && json_is_false(seam_cfg_json(out, "picture")))
-            picture = NULL;
+        }
     }
     char buf[4096];
     if (sim->opts.out_dir)
@@ -222,6 +238,21 @@ static void read_output(seam_sim *sim, seam_cfg *root)
         seam_cfg_error(root, "output", "out of memory");
 }
 
+/* Frames land at most once a step, so a run writes at least
+ * min(end / frame, end / dt) of them: past MAX_FRAMES that is no output
+ * anyone asked for. */
+static void check_frames(seam_sim *sim, seam_cfg *root)
+{
+    if (!sim->out.frames)
+        return;
+    double at_least = sim->t_end / fmax(sim->frame_dt, isfinite(sim->dt_max) ? sim->dt_max : 0.0);
+    if (at_least > MAX_FRAMES)
+        seam_cfg_error(seam_cfg_child(root, "time", 0), "frame", "%g s would write at least %.3g frames over the "
+                       "run's %g s (a frame each step of at most %g s), more than %g: a frame interval this small is "
+                       "a typo or a unit slip (or set output.frames to false)", sim->frame_dt, at_least, sim->t_end,
+                       sim->dt_max, MAX_FRAMES);
+}
+
 void sim_read_scene(seam_sim *sim, seam_cfg *root)
 {
     const char *description = seam_cfg_str(root, "description", NULL, 0);
@@ -234,5 +265,6 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root)
     read_coupling(sim, root, has_coupled);
     read_participants(sim, root, has_coupled);
     read_output(sim, root);
+    check_frames(sim, root);
     sim->stepper = has_coupled ? &sim_stepper_coupled : &sim_stepper_partitioned;
 }

@@ -69,6 +69,8 @@ struct seam_sim {
     /* time */
     double t_end, dt_max, dt_min, frame_dt;
     double cell_size;        /* the fluid cell size the scene names, 0: none */
+    bool has_domain;         /* the fluid told its box (its domain entry) */
+    double domain_lo[3], domain_hi[3];
     double gravity[3];       /* the scene's, handed to every participant */
     /* coupling */
     const seam_scheme_ops *scheme;
@@ -125,6 +127,10 @@ bool interface_build(seam_sim *sim);
 bool interface_bind(seam_sim *sim);
 void interface_free(sim_interface *in);
 double interface_extent(const double *X, size_t n_points, int dim);
+/* Whether every point of X (the concatenated interface) lies in the fluid's
+ * domain; else an error naming the solid, its point, where and the step
+ * (step < 0: the scene as described, before the first step). */
+bool interface_check_domain(seam_sim *sim, const double *X, long step, double t);
 
 /* stepper.c */
 extern const sim_stepper sim_stepper_partitioned;

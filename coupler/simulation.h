@@ -47,6 +47,10 @@ typedef struct seam_run_options {
      * (SEAM_OUTPUT_REFUSE_STALE, `seam run`), or emptied first
      * (SEAM_OUTPUT_CLEAN_STALE, `seam run --force`). */
     int stale_output;
+    /* Load only plugins from the search path (a plain name, or a path into
+     * one of its directories): `seam validate` of a scene it does not trust
+     * (docs/security.md); another library is refused unloaded. */
+    bool plugins_on_path_only;
 } seam_run_options;
 
 enum { SEAM_OUTPUT_OVERWRITE, SEAM_OUTPUT_REFUSE_STALE, SEAM_OUTPUT_CLEAN_STALE };

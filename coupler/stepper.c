@@ -254,6 +254,8 @@ static int partitioned_iterations(const seam_sim *sim) { return sim->coupling.ju
 static seam_status partitioned_accept(seam_sim *sim)
 {
     sim_interface *in = &sim->in;
+    if (!interface_check_domain(sim, in->X_out, sim->summary.steps, sim->coupling.t + sim->coupling.dt))
+        return SEAM_ERROR;
     double *recycled = in->Xnm1;   /* X^{n-1} <- X^n <- X_out by pointers, not copies */
     in->Xnm1 = in->Xn;
     in->Xn = in->X_out;

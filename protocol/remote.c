@@ -46,6 +46,8 @@ struct seam_remote {
     char *errbuf;            /* before create: where messages go */
     size_t errlen;
     int64_t step;            /* the step in progress, for messages */
+    double longest_solve;    /* s, the longest solve reply so far (o.adaptive) */
+    char limit_why[192];     /* what set the wait of the call in progress, for its message; "" : timeout */
     double t;
     seam_frames reply;       /* the last reply; parsed messages point into it */
     unsigned proto;          /* the protocol version the server agreed to (0 before hello) */
@@ -278,9 +280,13 @@ static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w,
         double left = deadline - now_s();
         if (left <= 0) {
             bool first = strcmp(op, "hello") == 0;
-            report(r, "%s%s: no reply from %s within %g s (the participant's `%s`%s)", op,
-                   where(r, at, sizeof at), r->endpoint, limit, first ? "start_timeout" : "timeout",
-                   first && !r->handshaken ? "; is a server listening there?" : "");
+            if (r->limit_why[0])
+                report(r, "%s%s: no reply from %s within %.3g s (%s)", op, where(r, at, sizeof at), r->endpoint,
+                       limit, r->limit_why);
+            else
+                report(r, "%s%s: no reply from %s within %g s (the participant's `%s`%s)", op,
+                       where(r, at, sizeof at), r->endpoint, limit, first ? "start_timeout" : "timeout",
+                       first && !r->handshaken ? "; is a server listening there?" : "");
             r->lost = true;   /* a late reply would answer the wrong request */
             return false;
         }
@@ -392,6 +398,22 @@ static seam_status remote_max_dt(void *self, double *dt)
     return st;
 }
 
+static seam_status remote_domain(void *self, double lo[3], double hi[3])
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "domain", 0, 0);
+    if (!call(r, "domain", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "domain", &m);
+    if (st == SEAM_OK && (!seam_msg_f64s(&m, "lo", true, lo, 3) || !seam_msg_f64s(&m, "hi", true, hi, 3))) {
+        report(r, "domain: bad reply from %s: %s", r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    return st;
+}
+
 static seam_status remote_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     seam_remote *r = self;
@@ -424,8 +446,20 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
     for (int k = 0; k < 3; k++)
         if (outs[k])
             seam_w_str(&w, names[k]);
-    if (!call(r, "solve", id, &w, r->o.timeout_s, &m))
+    /* a hung solve is caught within some multiple of the longest one yet */
+    double limit = r->o.timeout_s;
+    if (r->o.adaptive && r->longest_solve > 0.0) {
+        limit = fmax(SEAM_REMOTE_SOLVE_MIN_S, SEAM_REMOTE_SOLVE_FACTOR * r->longest_solve);
+        snprintf(r->limit_why, sizeof r->limit_why, "%g times its longest solve so far, %.3g s, and at least %g s; "
+                 "the participant's `timeout` sets a fixed limit", SEAM_REMOTE_SOLVE_FACTOR, r->longest_solve,
+                 SEAM_REMOTE_SOLVE_MIN_S);
+    }
+    double t0 = now_s();
+    bool replied = call(r, "solve", id, &w, limit, &m);
+    r->limit_why[0] = '\0';
+    if (!replied)
         return SEAM_ERROR;
+    r->longest_solve = fmax(r->longest_solve, now_s() - t0);
     seam_status st = reply_status(r, "solve", &m);   /* the reply came: the request's frames are written */
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         if (outs[k] && !seam_msg_f64s(&m, names[k], true, outs[k], n)) {
@@ -741,7 +775,7 @@ static uint32_t remote_capabilities(void *self)
 static const seam_plugin proxy_entries = {
     .describe = remote_describe, .bind = remote_bind, .regions = remote_regions, .mobility = remote_mobility,
     .save = remote_save, .load = remote_load, .field = remote_field, .write_output = remote_write_output,
-    .capabilities = remote_capabilities,
+    .capabilities = remote_capabilities, .domain = remote_domain,
 };
 
 /* hello: versions, the plugin's name, role and optional functions. */
@@ -1011,7 +1045,10 @@ static void stop_child(seam_remote *r)
     r->child = 0;
 }
 
-void seam_remote_close(seam_remote **self_p)
+/* End the session (the server destroys its instance) and free everything.
+ * With relay, the plugin's messages from its destroy reach the host, which
+ * must still be valid (the instance's destroy); without, they are dropped. */
+static void close_remote(seam_remote **self_p, bool relay)
 {
     if (!self_p || !*self_p)
         return;
@@ -1019,7 +1056,8 @@ void seam_remote_close(seam_remote **self_p)
     if (r->sock && !r->lost && r->handshaken) {   /* end the session so the server frees it now */
         seam_wbuf w;
         seam_msg m;
-        r->host = NULL;   /* the coupler's host may be going away; nothing to say at bye */
+        if (!relay)
+            r->host = NULL;   /* the coupler's host may be going away; nothing to say at bye */
         r->errbuf = NULL;
         uint64_t id = begin_request(r, &w, "bye", 0, 0);
         call(r, "bye", id, &w, r->o.timeout_s > 0 && r->o.timeout_s < 5.0 ? r->o.timeout_s : 5.0, &m);
@@ -1033,7 +1071,7 @@ void seam_remote_close(seam_remote **self_p)
         zmq_close(r->sock);
     if (r->ctx)
         zmq_ctx_term(r->ctx);
-    if (r->child > 0 && r->lost)
+    if (r->child > 0)   /* ours; after a bye without a step (validate) --once would keep it */
         kill(r->child, SIGTERM);
     stop_child(r);
     if (r->tmpdir[0]) {
@@ -1048,10 +1086,14 @@ void seam_remote_close(seam_remote **self_p)
     *self_p = NULL;
 }
 
+void seam_remote_close(seam_remote **self_p) { close_remote(self_p, false); }
+
+/* The coupler's host lives until this returns: what the plugin says while
+ * it is destroyed comes back with the bye reply and is passed on. */
 static void remote_destroy(void *self)
 {
     seam_remote *r = self;
-    seam_remote_close(&r);
+    close_remote(&r, true);
 }
 
 /* ---- scene keys --------------------------------------------------------- */
@@ -1090,6 +1132,7 @@ int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *parti
     seam_remote_options o = {
         .name = participant,
         .timeout_s = seam_cfg_num(obj, "timeout", SEAM_REMOTE_TIMEOUT_S, 0.0, INFINITY, 0),
+        .adaptive = !seam_cfg_has(obj, "timeout"),
         .heartbeat_s = seam_cfg_num(obj, "heartbeat", SEAM_REMOTE_HEARTBEAT_S, 0.0, 3600.0, 0),
         .start_timeout_s = seam_cfg_num(obj, "start_timeout", SEAM_REMOTE_START_TIMEOUT_S, 0.0, INFINITY,
                                         SEAM_CFG_LO_OPEN),

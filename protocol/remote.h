@@ -17,6 +17,11 @@
 #include "seam/plugin.h"
 
 #define SEAM_REMOTE_TIMEOUT_S 600.0       /* default per-operation limit */
+/* Without an explicit timeout, a solve is given this many times the longest
+ * solve the participant has taken so far, and at least SEAM_REMOTE_SOLVE_MIN_S
+ * (the first solve, with nothing to go by, SEAM_REMOTE_TIMEOUT_S). */
+#define SEAM_REMOTE_SOLVE_FACTOR 10.0
+#define SEAM_REMOTE_SOLVE_MIN_S 5.0
 #define SEAM_REMOTE_HEARTBEAT_S 1.0       /* default heartbeat interval; dead after 3 missed */
 #define SEAM_REMOTE_START_TIMEOUT_S 10.0  /* default wait for the first answer (hello) */
 
@@ -25,6 +30,7 @@ typedef struct seam_remote seam_remote;
 typedef struct seam_remote_options {
     const char *name;            /* the participant, for messages */
     double timeout_s;            /* per operation; <= 0: wait for ever (heartbeats still watch) */
+    bool adaptive;               /* no explicit timeout: solves get SEAM_REMOTE_SOLVE_FACTOR x the longest so far */
     double heartbeat_s;          /* <= 0: no heartbeats */
     double start_timeout_s;      /* hello */
     const char *server_key;      /* Z85 public key of a CURVE server; NULL: plain */

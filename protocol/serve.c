@@ -295,8 +295,13 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
                              (long long)SEAM_WIRE_MAX_MESSAGE);
         else if (got == 3)
             seam_reply_error(&w, id, "request too large: the server has no memory for its arrays");
-        else
+        else {
+            if (o->busy)
+                *o->busy = 1;
             seam_session_handle_parts(s, req, len, payload.part + 1, payload.n - 1, &w, &ended);
+            if (o->busy)
+                *o->busy = 0;
+        }
         if (!has_owner && n_env > 0 && seam_session_open(s)) {
             zmq_msg_close(&owner);
             zmq_msg_init(&owner);
@@ -305,7 +310,7 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
         }
         if (ended) {
             has_owner = false;
-            done = o->once;
+            done = o->once && seam_session_stepped(s);   /* a validation does not use up a --once server */
         }
         send_reply(sock, env, n_env, &w);
         for (int i = 0; i < n_env; i++)

@@ -13,9 +13,13 @@ typedef struct seam_serve_options {
     const char *curve_secret;    /* server's Z85 secret key: enables CURVE; NULL: none */
     const char *const *allow;    /* Z85 public keys of the couplers let in (CURVE) */
     size_t n_allow;
-    bool once;                   /* exit after the first session's bye */
+    bool once;                   /* exit after the bye of the first session that solved */
     double heartbeat_s;          /* ZeroMQ heartbeat interval; dead peer after 3 */
     volatile sig_atomic_t *stop; /* set (by a signal handler) to end the loop */
+    /* Set to 1 while the plugin handles a request, 0 between requests (NULL:
+     * not kept): a signal handler that finds it 1 knows the loop may never
+     * look at `stop` again (a plugin stuck in solve) and ends the process. */
+    volatile sig_atomic_t *busy;
     void *zmq_ctx;               /* NULL: a context of its own */
     const char *defaults;        /* JSON object of configuration keys the coupler may override; NULL: none */
     /* Called once bound, with the endpoint actually bound (a port given as

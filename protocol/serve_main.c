@@ -11,11 +11,18 @@
 #include "seam/log.h"
 #include "serve.h"
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, in_plugin;
 
+/* SIGINT, SIGTERM: between requests, end the loop cleanly; while the plugin
+ * works on one (it may be stuck in an endless solve and never return to the
+ * loop), or at a second signal, die of the signal at once. */
 static void on_signal(int sig)
 {
-    (void)sig;
+    if (in_plugin || stop_requested) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     stop_requested = 1;
 }
 
@@ -38,7 +45,8 @@ static void usage(FILE *out)
             "                    loopback unless --curve. Prints \"seam-serve: serving NAME (ROLE) on ENDPOINT\"\n"
             "  --config JSON     configuration keys for every create, as a JSON object or a\n"
             "                    file holding one; the coupler's keys win where both set one\n"
-            "  --once            exit when the first coupler says bye\n"
+            "  --once            exit when the first coupler that ran steps says bye\n"
+            "                    (not after a `seam validate`, which only creates the instance)\n"
             "  --heartbeat S     ZeroMQ heartbeat interval in seconds (default 1; 0 turns it off)\n"
             "  --curve FILE      the server's key pair (`seam keygen NAME` writes NAME.key):\n"
             "                    encrypt and authenticate; required for non-loopback endpoints\n"
@@ -50,7 +58,7 @@ int main(int argc, char **argv)
     const char *plugin = NULL, *bind = NULL, *curve = NULL, *config = NULL;
     const char **allow_files = calloc((size_t)argc, sizeof *allow_files);
     size_t n_allow = 0;
-    seam_serve_options o = {.heartbeat_s = 1.0, .stop = &stop_requested};
+    seam_serve_options o = {.heartbeat_s = 1.0, .stop = &stop_requested, .busy = &in_plugin};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--plugin") == 0 && v)

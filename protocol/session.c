@@ -39,6 +39,7 @@ struct seam_session {
     log_entry log[MAX_LOG];
     size_t n_log, dropped;
     size_t n_iface;          /* values per interface array (points x dim); 0 until described/bound */
+    bool stepped;            /* the last instance was asked to solve (a run, not a validation) */
     /* bind: the coupler's interface, kept while the plugin may point into it
      * (the contract); a bind the plugin refused may have left it holding the
      * refused arrays as well as the accepted ones, so those are kept too */
@@ -158,6 +159,7 @@ void seam_session_destroy(seam_session **self_p)
 }
 
 bool seam_session_open(const seam_session *s) { return s->greeted; }
+bool seam_session_stepped(const seam_session *s) { return s->stepped; }
 
 int seam_session_set_defaults(seam_session *s, const char *json_object, char *err, size_t errlen)
 {
@@ -388,6 +390,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
     if (s->self)
         { fail(w, s, id, "create: an instance exists already (one per session; bye ends it)"); return; }
+    s->stepped = false;
     char why[256];
     char *config = dup_field(m, "config", true);
     s->name = dup_field(m, "name", true);
@@ -611,6 +614,7 @@ static void no_memory(seam_msg *m, seam_session *s)
 
 static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
+    s->stepped = true;
     seam_step step = {0};
     uint64_t n = 0, dim = 0;
     read_step(m, &step);
@@ -840,6 +844,19 @@ static void op_capabilities(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf
     kv_uint(w, "capabilities", s->p->capabilities(s->self));
 }
 
+static void op_domain(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    (void)m;
+    double lo[3] = {0.0, 0.0, 0.0}, hi[3] = {0.0, 0.0, 0.0};
+    seam_status st = s->p->domain(s->self, lo, hi);
+    begin_ok(w, s, id, 3, 0);
+    kv_status(w, st);
+    seam_w_str(w, "lo");
+    seam_w_f64s(w, lo, 3);
+    seam_w_str(w, "hi");
+    seam_w_f64s(w, hi, 3);
+}
+
 static void op_describe_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_describe(s, id, w); }
 static void op_save_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_save(s, id, w); }
 
@@ -850,7 +867,7 @@ static const struct { const char *op; op_handler fn; } handlers[] = {
     {"max_dt", op_max_dt}, {"solve", op_solve}, {"commit", op_commit}, {"describe", op_describe_m},
     {"bind", op_bind}, {"regions", op_regions}, {"mobility", op_mobility}, {"save", op_save_m},
     {"load", op_load}, {"field", op_field}, {"write_output", op_write_output},
-    {"capabilities", op_capabilities},
+    {"capabilities", op_capabilities}, {"domain", op_domain},
 };
 
 bool seam_session_serves(const char *entry)

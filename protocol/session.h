@@ -31,6 +31,9 @@ void seam_session_handle_parts(seam_session *s, const void *req, size_t len, con
                                size_t n_parts, seam_wbuf *w, bool *ended);
 /* Whether a coupler has said hello and not yet bye. */
 bool seam_session_open(const seam_session *s);
+/* Whether the last instance was asked to solve: its coupler ran steps,
+ * rather than only creating it to check a scene (`seam validate`). */
+bool seam_session_stepped(const seam_session *s);
 /* Forget the coupler: destroy the instance (its coupler vanished). */
 void seam_session_reset(seam_session *s);
 

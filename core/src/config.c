@@ -594,6 +594,23 @@ double seam_cfg_num(seam_cfg *self, const char *key, double def, double lo, doub
     return x;
 }
 
+double seam_cfg_density(seam_cfg *self, const char *key, double def, const char *units, unsigned flags)
+{
+    json_t *v = get(self, key, flags);
+    if (!v)
+        return def;
+    char got[128];
+    describe_value(v, got, sizeof got);
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!(x > 0.0 && x <= SEAM_DENSITY_MAX)) {
+        report_f(self, key, "expected a density in (0, %g] %s, got %s%s", SEAM_DENSITY_MAX, units, got,
+                 x > SEAM_DENSITY_MAX ? " (denser than any material: osmium, the densest, is 22590 kg/m^3; "
+                                        "a unit slip?)" : "");
+        return def;
+    }
+    return x;
+}
+
 long seam_cfg_int(seam_cfg *self, const char *key, long def, long lo, long hi, unsigned flags)
 {
     json_t *v = get(self, key, flags);

@@ -66,6 +66,28 @@ size_t seam_plugin_search_path(const char ***dirs)
     return n_search_dirs;
 }
 
+bool seam_plugin_on_search_path(const char *name_or_path)
+{
+    if (!is_path(name_or_path))
+        return true;
+    char *file = realpath(name_or_path, NULL);
+    if (!file)
+        return false;
+    char *slash = strrchr(file, '/');
+    *slash = '\0';
+    const char *parent = slash == file ? "/" : file;
+    const char **dirs;
+    size_t n = seam_plugin_search_path(&dirs);
+    bool found = false;
+    for (size_t i = 0; i < n && !found; i++) {
+        char *dir = realpath(dirs[i], NULL);
+        found = dir && strcmp(dir, parent) == 0;
+        free(dir);
+    }
+    free(file);
+    return found;
+}
+
 static const seam_entry_info entries[] = {
 #define SEAM_ENTRY_INFO(fn, version, needed) {#fn, version, needed, offsetof(seam_plugin, fn)},
     SEAM_PLUGIN_ENTRIES(SEAM_ENTRY_INFO)

@@ -225,8 +225,43 @@ struct seam_ichol {
     double *val;
     double *diag;             /* L(i,i) */
     double *tmp;
-    size_t shifted;
+    size_t shifted;           /* restarts with a larger shift */
+    double alpha;             /* the shift: L L^T ~ A + alpha diag(A) */
 };
+
+/* IC(0) of A + alpha diag(A) into L, from A's strictly lower values a_low.
+ * Returns 0, or -1 at the first pivot below tau times its diagonal: a small
+ * pivot makes the later rows of L grow without bound (on the Newton systems
+ * of light cloth they overflow to inf and NaN). */
+static int ichol_factor(seam_ichol *L, const double *a_low, const double *adiag, double alpha)
+{
+    const double tau = 1e-6;
+    memcpy(L->val, a_low, (size_t)L->row_ptr[L->n] * sizeof *L->val);
+    /* Row-oriented (left-looking) IC(0): L(i,k) = (A(i,k) - L(i,:k).L(k,:k)) / L(k,k). */
+    for (size_t i = 0; i < L->n; i++) {
+        for (int64_t a = L->row_ptr[i]; a < L->row_ptr[i + 1]; a++) {
+            size_t k = (size_t)L->col[a];
+            double s = L->val[a];
+            int64_t p = L->row_ptr[i], q = L->row_ptr[k];
+            while (p < a && q < L->row_ptr[k + 1]) {   /* sparse dot over the common pattern */
+                if (L->col[p] == L->col[q])
+                    s -= L->val[p++] * L->val[q++];
+                else if (L->col[p] < L->col[q])
+                    p++;
+                else
+                    q++;
+            }
+            L->val[a] = s / L->diag[k];
+        }
+        double scale = adiag[i] > 0 ? adiag[i] : 1.0, d = adiag[i] + alpha * scale;
+        for (int64_t a = L->row_ptr[i]; a < L->row_ptr[i + 1]; a++)
+            d -= L->val[a] * L->val[a];
+        if (!(d > tau * scale) || !isfinite(d))
+            return -1;
+        L->diag[i] = sqrt(d);
+    }
+    return 0;
+}
 
 seam_ichol *seam_ichol_new(const seam_csr *A)
 {
@@ -245,47 +280,39 @@ seam_ichol *seam_ichol_new(const seam_csr *A)
     L->val = malloc((nnz ? nnz : 1) * sizeof *L->val);
     L->diag = malloc((n ? n : 1) * sizeof *L->diag);
     L->tmp = malloc((n ? n : 1) * sizeof *L->tmp);
-    double *adiag = malloc((n ? n : 1) * sizeof *adiag);
+    double *adiag = malloc((n ? n : 1) * sizeof *adiag), *a_low = malloc((nnz ? nnz : 1) * sizeof *a_low);
     seam_csr_diagonal(A, adiag);
     for (size_t r = 0; r < n; r++) {
         int64_t at = L->row_ptr[r];
         for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
             if (A->col[k] < (int64_t)r) {
                 L->col[at] = A->col[k];
-                L->val[at] = A->val[k];
+                a_low[at] = A->val[k];
                 at++;
             }
     }
-    /* Row-oriented (left-looking) IC(0): L(i,k) = (A(i,k) - L(i,:k).L(k,:k)) / L(k,k). */
-    for (size_t i = 0; i < n; i++) {
-        for (int64_t a = L->row_ptr[i]; a < L->row_ptr[i + 1]; a++) {
-            size_t k = (size_t)L->col[a];
-            double s = L->val[a];
-            int64_t p = L->row_ptr[i], q = L->row_ptr[k];
-            while (p < a && q < L->row_ptr[k + 1]) {   /* sparse dot over the common pattern */
-                if (L->col[p] == L->col[q])
-                    s -= L->val[p++] * L->val[q++];
-                else if (L->col[p] < L->col[q])
-                    p++;
-                else
-                    q++;
-            }
-            L->val[a] = s / L->diag[k];
+    /* A breakdown restarts on A + alpha diag(A) with a doubling shift
+     * (Manteuffel's shifted incomplete Cholesky, as in Lin and More's ICFS);
+     * a large enough shift makes the matrix diagonally dominant, and past
+     * alpha = 2^40 the factor is the diagonal alone (Jacobi). */
+    while (ichol_factor(L, a_low, adiag, L->alpha) != 0) {
+        L->shifted++;
+        L->alpha = L->alpha > 0 ? 2.0 * L->alpha : 1e-3;
+        if (L->alpha > 0x1p40) {
+            memset(L->val, 0, nnz * sizeof *L->val);
+            for (size_t i = 0; i < n; i++)
+                L->diag[i] = sqrt(adiag[i] > 0 ? adiag[i] : 1.0);
+            break;
         }
-        double d = adiag[i];
-        for (int64_t a = L->row_ptr[i]; a < L->row_ptr[i + 1]; a++)
-            d -= L->val[a] * L->val[a];
-        if (!(d > 1e-12 * fabs(adiag[i]))) {
-            d = adiag[i] > 0 ? adiag[i] : 1.0;
-            L->shifted++;
-        }
-        L->diag[i] = sqrt(d);
     }
+    free(a_low);
     free(adiag);
     return L;
 }
 
 size_t seam_ichol_shifted(const seam_ichol *self) { return self->shifted; }
+
+double seam_ichol_shift(const seam_ichol *self) { return self->alpha; }
 
 void seam_ichol_destroy(seam_ichol **self_p)
 {

@@ -319,6 +319,7 @@ static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
 /* Cells a grid may have, in 2D or 3D: some 20 arrays of doubles per cell
  * must fit in memory, and the loops over cells must end in seconds. */
 #define MAC_MAX_CELLS (1 << 27)
+#define MAC_MIN_CELLS 4   /* along each axis: W's kernel reaches 2 cells each way */
 
 /* 0, or -1 when `cells` is refused: the grid is then left at one cell so that
  * nothing read after it (sources, the liquid) lays anything out over it. */
@@ -335,7 +336,12 @@ static int read_grid(fluid_mac *self, seam_cfg *cfg)
         self->g.dim = (int)n;
         for (size_t d = 0; d < n && ok; d++)
             if (cells[d] != floor(cells[d]) || cells[d] < 1 || cells[d] > 1 << 15) {
-                seam_cfg_error(cfg, "cells", "expected whole numbers in [1, 32768], got %g", cells[d]);
+                seam_cfg_error(cfg, "cells", "expected whole numbers in [4, 32768], got %g", cells[d]);
+                ok = 0;
+            } else if (cells[d] < MAC_MIN_CELLS) {
+                seam_cfg_error(cfg, "cells", "%g cells along %c are too few to hold anything: a solid's kernel (W, "
+                               "kernel_radius) reaches 2 cells each way, so at least %d are needed along every axis",
+                               cells[d], "xyz"[d], MAC_MIN_CELLS);
                 ok = 0;
             }
         double total = n == 3 ? cells[0] * cells[1] * cells[2] : cells[0] * cells[1];
@@ -414,7 +420,7 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     if (read_grid(self, cfg) != 0) {   /* what lies on the grid cannot be checked without one */
         return -1;
     }
-    self->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    self->rho = seam_cfg_density(cfg, "density", 1000.0, self->g.dim == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", 0);
     self->cfl = seam_cfg_num(cfg, "cfl", 1.0, 0.0, 10.0, SEAM_CFG_LO_OPEN);
     self->tol = seam_cfg_num(cfg, "pressure_tolerance", 1e-8, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->max_iter = (int)seam_cfg_int(cfg, "pressure_max_iterations", 1000, 1, 100000000, 0);
@@ -1564,6 +1570,18 @@ static uint32_t fluid_capabilities(void *p)
            SEAM_CAP_SAVE;
 }
 
+/* The grid's box: interface points beyond it are out of the fluid's reach. */
+static seam_status fluid_domain(void *p, double lo[3], double hi[3])
+{
+    const fluid_mac *self = p;
+    const mac_grid *g = &self->g;
+    for (int d = 0; d < 3; d++) {
+        lo[d] = d < g->dim ? g->origin[d] : 0.0;
+        hi[d] = d < g->dim ? g->origin[d] + mac_n(g, d) * g->dx : 0.0;
+    }
+    return SEAM_OK;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "fluid_mac",
@@ -1583,6 +1601,7 @@ static const seam_plugin plugin = {
     .field = fluid_field,
     .write_output = fluid_write_output,
     .capabilities = fluid_capabilities,
+    .domain = fluid_domain,
 };
 
 /* The one exported symbol; everything else in the module is hidden. */

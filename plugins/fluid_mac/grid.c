@@ -1,5 +1,6 @@
 /* fluid_mac: geometry, advection and pressure projection on a 2D or 3D MAC grid. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,6 +339,45 @@ static void label_regions(mac_geometry *geo, const mac_grid *g)
     free(stack);
 }
 
+/* The longest element edge of the interface at positions X, and its ends. */
+static double longest_edge(const seam_interface *iface, const double *X, size_t *a, size_t *b)
+{
+    double longest = 0.0;
+    size_t npe = (size_t)iface->nodes_per_elem, dim = (size_t)iface->dim;
+    for (size_t e = 0; npe >= 2 && e < iface->n_elems; e++)
+        for (size_t k = 0; k < npe; k++) {
+            size_t p = (size_t)iface->elems[e * npe + k], q = (size_t)iface->elems[e * npe + (k + 1) % npe];
+            double d2 = 0.0;
+            for (size_t d = 0; d < dim; d++)
+                d2 += (X[p * dim + d] - X[q * dim + d]) * (X[p * dim + d] - X[q * dim + d]);
+            if (sqrt(d2) > longest) {
+                longest = sqrt(d2);
+                *a = p, *b = q;
+            }
+        }
+    return longest;
+}
+
+/* Why a solid face has no interface point within the kernel radius r: the
+ * interface handed in is stretched far past the shape the solid described
+ * (a coupling iterate far off, or a torn solid), or the solid samples its
+ * surface more coarsely than the kernel reaches. */
+static void explain_uncovered(const seam_interface *iface, const double *X, double r, const mac_grid *g, char *buf,
+                              size_t n)
+{
+    size_t a = 0, b = 0, a0 = 0, b0 = 0;
+    double L = longest_edge(iface, X, &a, &b), L0 = longest_edge(iface, iface->X, &a0, &b0);
+    if (L > r && L > 1.5 * L0)
+        snprintf(buf, n, "the interface handed in is stretched: its edge from point %zu to point %zu is %.3g m "
+                 "(%.1f cells) long, %.1f times the longest the solid described (%.3g m). The solid's surface is "
+                 "torn in these positions: a coupling iterate far from any shape the solid takes (see "
+                 "residuals.csv; a smaller time.dt, or less reuse of past steps by the scheme), or a solid that "
+                 "tore. Denser sampling or a larger kernel_radius would not help", a, b, L, L / g->dx, L / L0, L0);
+    else
+        snprintf(buf, n, "the solid samples its surface up to %.3g m apart (points %zu and %zu), more than the "
+                 "kernel reaches: sample the interface more densely or raise kernel_radius", L, a, b);
+}
+
 static void alloc_shells(mac_geometry *geo, const mac_grid *g)
 {
     for (int axis = 0; axis < g->dim; axis++)
@@ -385,11 +425,12 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
     seam_status st = SEAM_OK;
     for (size_t f = 0; f < geo->n_faces && st == SEAM_OK; f++)
         if (geo->faces[f].s != 0 && !seam_mapping_covered(geo->W, f)) {
-            seam_logf(host, SEAM_LOG_ERROR,
-                      "the %s face at (%g, %g%s%.6g) has no interface point within the kernel "
-                      "radius %g m: sample the interface more densely or raise kernel_radius",
-                      geo->faces[f].s == SHELL ? "shell" : "fluid-solid", S[dim * f], S[dim * f + 1],
-                      dim == 3 ? ", " : "", dim == 3 ? S[dim * f + 2] : 0.0, r);
+            const char *what = geo->faces[f].s == SHELL ? "shell" : "fluid-solid";
+            char why[768];
+            explain_uncovered(iface, X, r, g, why, sizeof why);
+            seam_logf(host, SEAM_LOG_ERROR, "the %s face at (%g, %g%s%.6g) has no interface point within the kernel "
+                      "radius %g m: %s", what, S[dim * f], S[dim * f + 1], dim == 3 ? ", " : "",
+                      dim == 3 ? S[dim * f + 2] : 0.0, r, why);
             st = SEAM_ERROR;
         }
     free(S);

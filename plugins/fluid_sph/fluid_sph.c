@@ -50,7 +50,7 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
                 seam_cfg_error(cfg, "fill", "box %zu is empty: need %c0 < %c1", b, "xyz"[d], "xyz"[d]);
                 break;
             }
-    self->f.rho0 = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    self->f.rho0 = seam_cfg_density(cfg, "density", 1000.0, self->dim == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", 0);
     static const double g_default[3] = {0.0, -9.81, 0.0};
     seam_cfg_gravity(cfg, self->host, self->dim, g_default, self->gravity);
     self->cfl = seam_cfg_num(cfg, "cfl", 0.2, 0.0, 1.0, SEAM_CFG_LO_OPEN);
@@ -891,6 +891,17 @@ static uint32_t fluid_capabilities(void *p)
     return SEAM_CAP_LOADS_PRESSURE | SEAM_CAP_SAVE;
 }
 
+/* The walled box: interface points beyond it are out of the fluid's reach. */
+static seam_status fluid_domain(void *p, double lo[3], double hi[3])
+{
+    const fluid_sph *self = p;
+    for (int d = 0; d < 3; d++) {
+        lo[d] = d < self->dim ? self->lo[d] : 0.0;
+        hi[d] = d < self->dim ? self->hi[d] : 0.0;
+    }
+    return SEAM_OK;
+}
+
 static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "fluid_sph",
@@ -907,6 +918,7 @@ static const seam_plugin plugin = {
     .field = fluid_field,
     .write_output = fluid_write_output,
     .capabilities = fluid_capabilities,
+    .domain = fluid_domain,
 };
 
 /* The one exported symbol; everything else in the module is hidden. */

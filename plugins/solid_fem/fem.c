@@ -160,11 +160,18 @@ static int gen_disc(seam_cfg *c, fem_mesh *m)
     return 0;
 }
 
-/* Annulus: layers+1 rings of `segments` nodes, each quad split in two. */
+/* Annulus: layers+1 rings of `segments` nodes, each quad split in two; with
+ * `angles` [a0, a1] (degrees, a0 < a1 <= a0 + 360) the arc between them,
+ * segments + 1 nodes a ring (a band: Akbay 4.3.2's volumetric balloon). */
 static int gen_ring_volume(seam_cfg *c, fem_mesh *m)
 {
-    double ctr[2] = {0, 0};
+    double ctr[2] = {0, 0}, ang[2] = {0, 360};
     seam_cfg_vec(c, "center", ctr, 2, 0);
+    bool arc = seam_cfg_has(c, "angles");
+    if (arc && seam_cfg_vec(c, "angles", ang, 2, 0) && !(ang[1] > ang[0] && ang[1] - ang[0] < 360)) {
+        seam_cfg_error(c, "angles", "[from, to] in degrees with from < to < from + 360 (the whole ring: leave it out)");
+        return -1;
+    }
     double r0 = seam_cfg_num(c, "inner_radius", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     double r1 = seam_cfg_num(c, "outer_radius", 2, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     long ns = seam_cfg_int(c, "segments", 32, 3, 10000000, SEAM_CFG_REQUIRED);
@@ -175,20 +182,21 @@ static int gen_ring_volume(seam_cfg *c, fem_mesh *m)
         seam_cfg_error(c, "outer_radius", "must exceed inner_radius");
         return -1;
     }
-    if (mesh_alloc(c, m, 2, (size_t)(ns * (nl + 1)), (size_t)(2 * ns * nl), 3) != 0)
-
+    long per = arc ? ns + 1 : ns;   /* nodes a ring */
+    if (mesh_alloc(c, m, 2, (size_t)(per * (nl + 1)), (size_t)(2 * ns * nl), 3) != 0)
         return -1;
     for (long l = 0; l <= nl; l++)
-        for (long i = 0; i < ns; i++) {
-            double a = 2.0 * PI * (double)i / (double)ns, r = r0 + (r1 - r0) * (double)l / (double)nl;
+        for (long i = 0; i < per; i++) {
+            double a = (ang[0] + (ang[1] - ang[0]) * (double)i / (double)ns) * PI / 180.0;
+            double r = r0 + (r1 - r0) * (double)l / (double)nl;
             m->X[2 * m->n_nodes] = ctr[0] + r * cos(a);
             m->X[2 * m->n_nodes + 1] = ctr[1] + r * sin(a);
             m->n_nodes++;
         }
     for (long l = 0; l < nl; l++)
         for (long i = 0; i < ns; i++) {
-            int32_t a = (int32_t)(l * ns + i), b = (int32_t)(l * ns + (i + 1) % ns);
-            int32_t e = a + (int32_t)ns, f = b + (int32_t)ns;
+            int32_t a = (int32_t)(l * per + i), b = (int32_t)(l * per + (i + 1) % per);
+            int32_t e = a + (int32_t)per, f = b + (int32_t)per;
             push_cell(m, a, f, b, 0);   /* (angle, radius) is left-handed */
             push_cell(m, a, e, f, 0);
         }
@@ -490,7 +498,7 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
         b->b_stretch = seam_cfg_num(c, "b_stretch", 0, 0, INFINITY, 0);
         b->k_bend = seam_cfg_num(c, "k_bend", 0, 0, INFINITY, 0);
         b->b_bend = seam_cfg_num(c, "b_bend", 0, 0, INFINITY, 0);
-        b->density = seam_cfg_num(c, "density", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+        b->density = seam_cfg_density(c, "density", 1, d == 3 ? "kg/m^2" : "kg/m (per unit depth)", SEAM_CFG_REQUIRED);
         if (d == 3)
             b->nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
         return 0;
@@ -499,7 +507,7 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
     b->mat.model = (fem_model)seam_cfg_enum(c, "model", models, FEM_COROTATED, 0);
     double E = seam_cfg_num(c, "E", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
     double nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    b->density = seam_cfg_num(c, "density", 1000, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+    b->density = seam_cfg_density(c, "density", 1000, d == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", SEAM_CFG_REQUIRED);
     /* Corotated is linear in the singular values and needs no extension. */
     if (b->mat.model != FEM_COROTATED)
         b->mat.compression_limit = seam_cfg_num(c, "compression_limit", b->mat.model == FEM_STVK ? 0.6 : 0.3, 0, 1,
@@ -911,6 +919,9 @@ fem *fem_new(const char *config_json, const seam_host *host)
     self->lin_active = self->lin_method;
     self->cfl = seam_cfg_num(cfg, "cfl", 0.5, 0, 1, SEAM_CFG_LO_OPEN);
     self->dt_limit = seam_cfg_num(cfg, "max_dt", INFINITY, 0, INFINITY, SEAM_CFG_LO_OPEN);
+    seam_cfg *walls = seam_cfg_child(cfg, "walls", 0);
+    if (walls)
+        fem_walls_read(self, walls);
     size_t nb = seam_cfg_count(cfg, "bodies", SEAM_CFG_REQUIRED);
     if (nb == 0 && !seam_cfg_error_count(cfg))
         seam_cfg_error(cfg, "bodies", "needs at least one body");
@@ -944,6 +955,10 @@ fem *fem_new(const char *config_json, const seam_host *host)
         for (size_t bi = 0; bi < nb && !failed; bi++)
             failed = read_constraints(self, items[bi], bi) != 0;
         memcpy(self->v_new, self->v, nd * sizeof(double));
+        if (!failed && self->walls.on) {
+            failed = fem_walls_check(self, walls) != 0;
+            self->contact = calloc(nd + 1, 1);
+        }
     }
     free(items);
     if (seam_cfg_finish(cfg) != SEAM_OK)
@@ -1002,10 +1017,11 @@ void fem_destroy(fem **self_p)
     free(s->iface_elems);
     free(s->iface_two_sided);
     free(s->f_ext);
+    free(s->contact);
     free(s->save_buf);
     seam_csr_destroy(&s->K);
     seam_csr_destroy(&s->D);
-    fem_direct_destroy(&s->direct);
+    seam_cholesky_destroy(&s->direct);
     free(s);
     *self_p = NULL;
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "seam/cholesky.h"
+#include "seam/config.h"
 #include "seam/plugin.h"
 #include "seam/sparse.h"
 
@@ -90,9 +92,18 @@ typedef struct fem_newton_log {
     int factorizations;      /* numeric Cholesky factorizations (CHOLMOD) */
     int fallbacks;           /* linear solves that needed another method after a breakdown */
     double linear_seconds;   /* wall time in the linear solves (factorizations included) */
+    int contacts;            /* node coordinates held on a wall at the end of the step */
+    double wall_force[3];    /* total force of the walls on the nodes at the end of the step (N, N/m in 2D) */
 } fem_newton_log;
 
-typedef struct fem_direct fem_direct;
+/* Axis-aligned walls (the box solid_rigid's `walls` describes): inelastic
+ * unilateral constraints x_k >= min_k, x_k <= max_k on every free node, with
+ * Coulomb friction. */
+typedef struct fem_walls {
+    int on;
+    double min[3], max[3];
+    double friction;         /* Coulomb coefficient mu */
+} fem_walls;
 
 typedef struct fem fem;
 typedef struct fem_mesh fem_mesh;
@@ -110,8 +121,10 @@ struct fem {
     fem_precond precond;
     fem_lin_method lin_method;   /* as configured */
     fem_lin_method lin_active;   /* what the solves use: lin_method, or auto's choice at the first solve */
-    fem_direct *direct;      /* CHOLMOD state: symbolic factorization of K's pattern, kept */
+    seam_cholesky *direct;   /* CHOLMOD: symbolic factorization of K's pattern, kept */
     double cfl, dt_limit;
+    fem_walls walls;
+    uint8_t *contact;        /* n*d, with walls, during a solve: 0 free, 1 held on walls.min, 2 on walls.max */
 
     size_t n_bodies;
     fem_body *bodies;
@@ -180,7 +193,6 @@ void fem_damping_matrix(const fem *self, const double *x, seam_csr *D);
  * safe method and is counted in self->newton.fallbacks; when that fails too
  * it returns SEAM_UNSTABLE (logged), never a silent zero. */
 seam_status fem_linear_solve(fem *self, const double *b, double *x);
-void fem_direct_destroy(fem_direct **self_p);
 
 /* One step from the committed state with nodal loads f_load (n*d, may be
  * NULL) into x_new, v_new. */
@@ -189,6 +201,27 @@ void fem_commit(fem *self);
 double fem_max_dt(fem *self);
 /* Kinetic + elastic + gravity potential energy of the committed state. */
 double fem_energy(const fem *self);
+
+/* ---- walls (walls.c) ---------------------------------------------------- */
+
+/* Read the `walls` object (min, max, friction). Returns 0, or -1 after reporting through w. */
+int fem_walls_read(fem *self, seam_cfg *w);
+/* Refuse (through w) a node whose rest position lies outside the walls. */
+int fem_walls_check(const fem *self, seam_cfg *w);
+/* Hold on its wall every free coordinate of x = x^n + dt v that lies beyond
+ * it (or within `slack` of it): v is set so that x lands on the wall.
+ * Returns the number newly held. */
+size_t fem_walls_hold(const fem *self, double dt, double slack, double *v, uint8_t *contact);
+/* Release the held coordinates whose wall would have to pull (the reaction
+ * -s g, from the force residual g without the walls, is negative); zero g on
+ * those still held. Returns the number released. */
+size_t fem_walls_release(const fem *self, double *g, uint8_t *contact);
+/* After the solve, with g the residual without the walls: friction on the
+ * tangential velocity of every node on a wall (Irving 3.2). Returns the
+ * number of held coordinates; force gets the walls' total force (normal
+ * reactions and friction, N or N/m in 2D). */
+int fem_walls_friction(const fem *self, double dt, const double *g, const uint8_t *contact, double *v,
+                       double *force);
 
 /* ---- 3D cloth (cloth.c) ------------------------------------------------ */
 

@@ -264,6 +264,11 @@ static void external_forces(const fem *self, const double *f_load, double *f_ext
 }
 
 static int is_fixed(const fem *self, size_t dof) { return self->fixed[dof / (size_t)self->d] != 0; }
+/* Pinned, prescribed, or held on a wall during this solve. */
+static int is_held(const fem *self, size_t dof)
+{
+    return self->fixed[dof / (size_t)self->d] != 0 || (self->contact && self->contact[dof]);
+}
 
 /* Incremental potential of backward Euler in the velocity v (Zarifi eq. 3.19,
  * discrete): its gradient is -dt times the force residual g. */
@@ -286,7 +291,8 @@ static double incremental_potential(const fem *self, double dt, const double *v,
 }
 
 /* g = f_e(x) + f_ext - D v - M (v - v^n)/dt: the backward Euler residual
- * (Zarifi eq. 3.51 in residual form); zero on fixed DOFs. */
+ * (Zarifi eq. 3.51 in residual form); zero on fixed DOFs (not on those held
+ * by walls: fem_walls_release reads their reactions there first). */
 static void residual(const fem *self, double dt, const double *v, const double *fe, const double *f_ext,
                      int damped, double *g)
 {
@@ -301,7 +307,8 @@ static void residual(const fem *self, double dt, const double *v, const double *
     }
 }
 
-/* Overwrite K with S = M + dt D + dt^2 K, identity rows and columns on fixed DOFs. */
+/* Overwrite K with S = M + dt D + dt^2 K, identity rows and columns on fixed
+ * DOFs and on those held by walls. */
 static void system_matrix(fem *self, double dt, int damped)
 {
     seam_csr *K = self->K;
@@ -311,7 +318,7 @@ static void system_matrix(fem *self, double dt, int damped)
             double s = dt * dt * K->val[p] + (damped ? dt * self->D->val[p] : 0.0);
             if (i == j)
                 s += self->mass[i / (size_t)self->d];
-            if (is_fixed(self, i) || is_fixed(self, j))
+            if (is_held(self, i) || is_held(self, j))
                 s = i == j ? 1.0 : 0.0;
             K->val[p] = s;
         }
@@ -330,6 +337,12 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
         v[r] = is_fixed(self, r) ? self->v_fixed[r] : self->v[r];
     fem_newton_log *log = &self->newton;
     memset(log, 0, sizeof *log);
+    uint8_t *contact = self->contact;
+    if (contact) {
+        memset(contact, 0, nd);
+        /* Start with the coordinates resting on a wall held (lift-off releases them). */
+        fem_walls_hold(self, dt, 1e-9 * self->length, v, contact);
+    }
     seam_status status = SEAM_UNSTABLE;
     double step_tol = self->newton_tol * self->length;
     for (int it = 0; it < self->newton_max; it++) {
@@ -337,13 +350,14 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
             x[r] = self->x[r] + dt * v[r];
         fem_elastic(self, x, fe, self->K);
         residual(self, dt, v, fe, f_ext, damped, g);
+        size_t released = contact ? fem_walls_release(self, g, contact) : 0;
         double rn = seam_norm2(nd, g);
         log->residual[it] = rn;
         log->iterations = it + 1;
         seam_logf(self->host, SEAM_LOG_DEBUG, "newton %d: |g| = %.6e", it, rn);
         if (!isfinite(rn))
             break;
-        if (it > 0 && rn <= self->newton_tol * log->residual[0]) {   /* relative residual reached */
+        if (it > 0 && !released && rn <= self->newton_tol * log->residual[0]) {   /* relative residual reached */
             log->converged = 1;
             status = SEAM_OK;
             break;
@@ -376,7 +390,9 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
         }
         if (!isfinite(step))
             break;
-        if (step <= step_tol) {
+        /* Coordinates that went beyond a wall are held on it: the active set changed. */
+        size_t held = contact ? fem_walls_hold(self, dt, 0.0, v, contact) : 0;
+        if (step <= step_tol && !released && !held) {
             log->converged = 1;
             status = SEAM_OK;
             break;
@@ -384,11 +400,18 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
     }
     for (size_t r = 0; r < nd; r++)
         x[r] = self->x[r] + dt * v[r];
-    if (log->iterations < 64) {
-        fem_elastic(self, x, fe, NULL);
-        residual(self, dt, v, fe, f_ext, damped, g);
-        log->residual[log->iterations] = seam_norm2(nd, g);
+    fem_elastic(self, x, fe, NULL);
+    residual(self, dt, v, fe, f_ext, damped, g);
+    if (contact && status == SEAM_OK) {
+        /* Friction from the reactions of the converged active set, on v and so on x. */
+        log->contacts = fem_walls_friction(self, dt, g, contact, v, log->wall_force);
+        for (size_t r = 0; r < nd; r++)
+            x[r] = self->x[r] + dt * v[r];
     }
+    for (size_t r = 0; contact && r < nd; r++)
+        if (contact[r])
+            g[r] = 0.0;
+    log->residual[log->iterations] = seam_norm2(nd, g);   /* iterations <= newton_max <= 63 */
     if (status == SEAM_OK) {
         memcpy(self->x_new, x, nd * sizeof *x);
         memcpy(self->v_new, v, nd * sizeof *v);
@@ -417,9 +440,19 @@ static seam_status explicit_step(fem *self, double dt, const double *f_ext)
     for (size_t r = 0; r < nd; r++) {
         double m = self->mass[r / (size_t)d];
         self->v_new[r] = is_fixed(self, r) ? self->v_fixed[r] : self->v[r] + dt * (fe[r] + f_ext[r] - Dv[r]) / m;
-        self->x_new[r] = self->x[r] + dt * self->v_new[r];
-        ok &= isfinite(self->x_new[r]);
+        ok &= isfinite(self->v_new[r]);
     }
+    if (self->contact) {   /* the same inelastic projection onto the walls, then friction */
+        memset(self->contact, 0, nd);
+        memcpy(fe, self->v_new, nd * sizeof *fe);
+        fem_walls_hold(self, dt, 0.0, self->v_new, self->contact);
+        for (size_t r = 0; r < nd; r++)   /* minus the walls' force: m dv / dt of the projection */
+            Dv[r] = -self->mass[r / (size_t)d] * (self->v_new[r] - fe[r]) / dt;
+        self->newton.contacts =
+            fem_walls_friction(self, dt, Dv, self->contact, self->v_new, self->newton.wall_force);
+    }
+    for (size_t r = 0; r < nd; r++)
+        self->x_new[r] = self->x[r] + dt * self->v_new[r];
     free(fe);
     if (!ok)
         seam_logf(self->host, SEAM_LOG_WARN, "explicit step produced non-finite positions (dt %g too large?)", dt);

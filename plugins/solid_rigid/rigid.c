@@ -153,6 +153,11 @@ static int parse_mass(seam_cfg *item, const char *name, rigid_body *b, bool kine
         seam_cfg_error(item, "density", "body \"%s\": density must be positive, got %g", name, d);
         return -1;
     }
+    if (has_d && d > SEAM_DENSITY_MAX) {
+        seam_cfg_error(item, "density", "body \"%s\": density %g kg/m^%d is above %g, denser than any material "
+                       "(osmium, the densest, is 22590 kg/m^3): a unit slip?", name, d, b->shape.dim, SEAM_DENSITY_MAX);
+        return -1;
+    }
     if (has_m && !(m > 0 && isfinite(m))) {
         seam_cfg_error(item, "mass", "body \"%s\": mass must be positive, got %g", name, m);
         return -1;

@@ -14,6 +14,7 @@ it like any plugin, through "connect" in the scene:
         def solve(self, step, io, out): ...; return seam.OK  # io.X, io.V in; fill out.F
         def commit(self): return seam.OK
         def capabilities(self): return seam.CAP_LOADS_PRESSURE   # optional (ABI 3)
+        def domain(self): return (x0, y0, 0.0), (x1, y1, 0.0)    # optional (ABI 4): the box it covers
 
     seam.serve(Fluid, "tcp://127.0.0.1:5555")
 
@@ -274,6 +275,7 @@ class Session:
         self.host = None
         self.n_iface = 0
         self.iface = None
+        self.stepped = False   # the last instance was asked to solve (a run, not a validation)
 
     def functions(self):
         return [f for f in OPTIONAL if callable(getattr(self.cls, f, None))]
@@ -329,6 +331,7 @@ class Session:
             self.reset()
             return {}, True
         if op == "create":
+            self.stepped = False
             return self.create(req), False
         if self.instance is None:
             raise ProtocolError("%s: no instance (send create first)" % op)
@@ -366,6 +369,7 @@ class Session:
         return {"status": _status(self.instance.commit())}
 
     def op_solve(self, req):
+        self.stepped = True
         step = Step(req.get("step"))
         n, dim = _int(req, "n"), _int(req, "dim")
         coupled = self.cls.role == "coupled"
@@ -449,10 +453,14 @@ class Session:
     def op_write_output(self, req):
         return {"status": _status(self.instance.write_output(_text(req, "dir", True), _int(req, "frame")))}
 
+    def op_domain(self, req):
+        lo, hi = self.instance.domain()
+        return {"status": OK, "lo": to_bin(array.array("d", lo)), "hi": to_bin(array.array("d", hi))}
+
 
 def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
-    """Serve cls on endpoint (loopback/ipc; no CURVE here) until bye with once,
-    or for ever. `ready(endpoint)` is called once bound (default: print the
+    """Serve cls on endpoint (loopback/ipc; no CURVE here) until the bye of
+    the first coupler that solved with once, or for ever. `ready(endpoint)` is called once bound (default: print the
     same line as seam-serve)."""
     ctx = zmq.Context()
     sock = ctx.socket(zmq.ROUTER)
@@ -503,7 +511,7 @@ def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
                 sock.send_multipart(env + encode(reply, session.protocol >= 2), copy=False)
             except zmq.ZMQError:
                 pass  # the peer left
-            if ended and once:
+            if ended and once and session.stepped:   # a validation leaves the server for the run
                 break
     finally:
         sock.close()

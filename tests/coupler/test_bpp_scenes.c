@@ -144,6 +144,38 @@ static void test_hydraulic_piston(void **state)
     test_run_free(r);
 }
 
+/* Akbay 4.3.5, test 2 (examples/hydraulic_piston_release.json at dx = 0.1),
+ * its first second: water below the pistons only, the left piston 0.1 m
+ * low and the right 0.3 m high, held there by f_max = rho g 0.4 m 3 m.
+ * Pascal's law with the water's zero-mean pressure (mean height y_m =
+ * 19.56 / 15 m) gives p0 = m g / A + rho g (3.3 - y_m) = 117.5608 Pa on the
+ * right piston and (m g + f_max) / A + rho g (2.9 - y_m), the same, on the
+ * left: nothing moves (1 mm) and the water keeps its volume. The release
+ * that follows (the thesis's test 2) is in bench/bpp/chapter4_scenes.sh. */
+static void test_hydraulic_piston_held_out_of_level(void **state)
+{
+    (void)state;
+    const char *const sets[] = {"cell_size=0.1", "fluid.cells=[70, 50]", "time.end=1", "output.frames=false", NULL};
+    test_run *r = test_run_scene("bpp_hydraulic_release", NULL, "examples/hydraulic_piston_release.json", sets);
+    assert_int_equal(r->status, SEAM_OK);
+    assert_int_equal(r->n, 2 * 100);   /* 70 points on the left piston's outline, 30 on the right's */
+    size_t last = r->rows - 1;
+    double yl = 0.0, yr = 0.0;
+    for (size_t k = 0; k < 100; k++) {
+        double dy = r->X[last * r->n + 2 * k + 1] - r->X[2 * k + 1];
+        if (k < 70)
+            yl += dy / 70.0;
+        else
+            yr += dy / 30.0;
+    }
+    if (fabs(yl) > 1e-3 || fabs(yr) > 1e-3)
+        fail_msg("held pistons moved by %.3g (left) and %.3g m (right) in 1 s", yl, yr);
+    assert_true(fabs(3.0 * yl + yr) < 1e-4);
+    double p0 = 98.0 + 9.8 * (3.3 - 19.56 / 15.0);
+    assert_float_equal(last_p0(r, 0), p0, 1e-3 * p0);
+    test_run_free(r);
+}
+
 /* All rows of regions.csv: ids in column 2, p0 in 3, volume error in 5. */
 static double *regions_table(const test_run *r, size_t *rows)
 {
@@ -241,13 +273,168 @@ static void test_nested_balloons(void **state)
     test_run_free(r);
 }
 
+
+/* Akbay 4.3.4 (examples/thin_shell_balloon.json at dx = 0.1): a shell on a
+ * tube whose floor lets in a parabolic 1 m/s over 10 faces, q = (2/3 +
+ * 1/300) m^2/s after a cosine ramp over 1 s that brings in half a second's
+ * worth. The balloon's area (the shell's nodes closed across the tube's
+ * mouth) grows by that volume within 1%, with xpm and with underrelaxation
+ * and the projection (P-BPP); underrelaxation alone (P) lets the fluid
+ * drop the inflow to stay compatible, and the balloon does not inflate
+ * (Akbay Figs. 2.6, 2.12). */
+static void test_thin_shell_balloon(void **state)
+{
+    (void)state;
+    const double q = 2.0 / 3.0 + 1.0 / 300.0;
+    const char *const xpm[] = {"cell_size=0.1", "fluid.cells=[40, 40]", "time.end=2", "output.frames=false", NULL};
+    test_run *r = test_run_scene("bpp_thin_shell_balloon", NULL, "examples/thin_shell_balloon.json", xpm);
+    assert_int_equal(r->status, SEAM_OK);
+    assert_int_equal(r->n, 2 * 95);
+    size_t last = r->rows - 1;
+    double grown = ring_area(r, last, 0, 95) - ring_area(r, 0, 0, 95), want = q * (r->t[last] - 0.5);
+    assert_float_equal(r->t[last], 2.0, 1e-9);
+    if (fabs(grown - want) > 0.01 * want)
+        fail_msg("xpm: the balloon grew by %.5f m^2, its source brought in %.5f m^2", grown, want);
+    size_t rows;
+    double *v = regions_table(r, &rows);
+    assert_int_equal(rows, last);
+    for (size_t i = 0; i < rows; i++)
+        assert_true(fabs(v[i * 6 + 5]) < 1e-4 * q);
+    free(v);
+    test_run_free(r);
+
+    for (int bpp = 0; bpp <= 1; bpp++) {
+        const char *const p[] = {"cell_size=0.1", "fluid.cells=[40, 40]", "time.end=1.2", "output.frames=false",
+                                 "coupling.scheme=relaxation", "coupling.relaxation=0.2", "fluid.loads=pressure",
+                                 "coupling.measures=[{\"quantity\": \"positions\", \"kind\": \"cells\", \"tolerance\": 0.05}]",
+                                 bpp ? "coupling.bpp=true" : "coupling.bpp=false", NULL};
+        r = test_run_scene(bpp ? "bpp_thin_shell_balloon_p_bpp" : "bpp_thin_shell_balloon_p", NULL,
+                           "examples/thin_shell_balloon.json", p);
+        assert_int_equal(r->status, SEAM_OK);
+        last = r->rows - 1;
+        grown = ring_area(r, last, 0, 95) - ring_area(r, 0, 0, 95);
+        want = q * (r->t[last] - 0.5);
+        if (bpp ? fabs(grown - want) > 0.01 * want : fabs(grown) > 0.01 * want)
+            fail_msg("%s: the balloon grew by %.5f m^2, its source brought in %.5f m^2", bpp ? "P-BPP" : "P", grown, want);
+        test_run_free(r);
+    }
+}
+
+
+/* Signed area of the polygon through the points of row i listed in idx. */
+static double polygon_area(const test_run *r, size_t i, const size_t *idx, size_t k)
+{
+    const double *X = r->X + i * r->n;
+    double a = 0.0;
+    for (size_t j = 0; j < k; j++) {
+        size_t p = idx[j], q = idx[(j + 1) % k];
+        a += X[2 * p] * X[2 * q + 1] - X[2 * q] * X[2 * p + 1];
+    }
+    return 0.5 * a;
+}
+
+/* Akbay 4.3.6 (examples/two_balloons.json at dx = 0.1): two balloons share
+ * a shell on x = 3 m (points 0..103, bottom to top; then the left balloon's
+ * outer shell, 158 points from the post down, and the right's, 158 points
+ * up to the post). Fed alike, the centre line stays within 1e-3 of the
+ * 6 m width and each region grows by its source's volume; with the right
+ * source at half speed the line bows right by far more than that, and
+ * each region still takes exactly its own source's volume (within 1%). */
+static void test_two_balloons(void **state)
+{
+    (void)state;
+    const double q = 2.0 / 3.0 + 1.0 / 300.0;
+    static size_t left[104 + 158], right[158 + 104];
+    for (size_t j = 0; j < 104; j++) {
+        left[j] = j;
+        right[158 + j] = 103 - j;
+    }
+    for (size_t j = 0; j < 158; j++) {
+        left[104 + j] = 104 + j;
+        right[j] = 262 + j;
+    }
+    for (int asym = 0; asym <= 1; asym++) {
+        const char *const sets[] = {"cell_size=0.1", "fluid.cells=[60, 40]", "time.end=2", "output.frames=false",
+                                    asym ? "fluid.sources[1].speed=0.5" : NULL, NULL};
+        test_run *r = test_run_scene(asym ? "bpp_two_balloons_asym" : "bpp_two_balloons", NULL,
+                                     "examples/two_balloons.json", sets);
+        assert_int_equal(r->status, SEAM_OK);
+        assert_int_equal(r->n, 2 * (104 + 158 + 158));
+        size_t last = r->rows - 1;
+        double shift = 0.0, worst = 0.0;
+        for (size_t j = 0; j < 104; j++) {
+            double dx = r->X[last * r->n + 2 * j] - 3.0;
+            shift += dx / 104.0;
+            worst = fmax(worst, fabs(dx));
+        }
+        double t = r->t[last] - 0.5;
+        double gl = fabs(polygon_area(r, last, left, 262)) - fabs(polygon_area(r, 0, left, 262));
+        double gr = fabs(polygon_area(r, last, right, 262)) - fabs(polygon_area(r, 0, right, 262));
+        double wl = q * t, wr = (asym ? 0.5 : 1.0) * q * t;
+        if (fabs(gl - wl) > 0.01 * wl || fabs(gr - wr) > 0.01 * wr)
+            fail_msg("the balloons grew by %.5f and %.5f m^2, their sources brought in %.5f and %.5f", gl, gr, wl, wr);
+        if (asym ? !(shift > 10 * 6e-3) : worst > 6e-3)
+            fail_msg("%s: the centre line moved by %.3g m on average, %.3g m at most", asym ? "asymmetric" : "symmetric",
+                     shift, worst);
+        test_run_free(r);
+    }
+}
+
+
+/* Akbay 4.3.2 (examples/volumetric_balloon.json at dx = 0.1, the band's
+ * mesh halved: 47 segments, 4 layers): the region under the band's inner
+ * surface (its interface points on the circle of radius 0.5 m at the start,
+ * closed across the tube's mouth) grows by the inflow's volume. Measured
+ * -0.7% here and -2.0% at dx = 0.05; the test allows 2.5%. */
+static void test_volumetric_balloon(void **state)
+{
+    (void)state;
+    const double q = 2.0 / 3.0 + 1.0 / 300.0;
+    const char *const sets[] = {"cell_size=0.1", "fluid.cells=[40, 40]", "time.end=2", "output.frames=false",
+                                "solids.0.bodies.0.mesh.segments=47", "solids.0.bodies.0.mesh.layers=4", NULL};
+    test_run *r = test_run_scene("bpp_volumetric_balloon", NULL, "examples/volumetric_balloon.json", sets);
+    assert_int_equal(r->status, SEAM_OK);
+    size_t np = r->n / 2, k = 0;
+    size_t *inner = malloc(np * sizeof *inner);
+    double *angle = malloc(np * sizeof *angle);
+    for (size_t i = 0; i < np; i++) {
+        double dx = r->X[2 * i] - 2.0, dy = r->X[2 * i + 1] - 1.0;
+        if (fabs(hypot(dx, dy) - 0.5) < 1e-9) {
+            inner[k] = i;
+            angle[k++] = atan2(dy, dx);
+        }
+    }
+    assert_int_equal(k, 48);
+    for (size_t a = 1; a < k; a++)   /* by angle: the inner arc from the right end to the left */
+        for (size_t b = a; b > 0 && angle[b - 1] > angle[b]; b--) {
+            double t = angle[b];
+            angle[b] = angle[b - 1];
+            angle[b - 1] = t;
+            size_t u = inner[b];
+            inner[b] = inner[b - 1];
+            inner[b - 1] = u;
+        }
+    size_t last = r->rows - 1;
+    double grown = fabs(polygon_area(r, last, inner, k)) - fabs(polygon_area(r, 0, inner, k));
+    double want = q * (r->t[last] - 0.5);
+    if (fabs(grown - want) > 0.025 * want)
+        fail_msg("the band's inside grew by %.5f m^2, its source brought in %.5f m^2", grown, want);
+    free(inner);
+    free(angle);
+    test_run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_supported_body),
         cmocka_unit_test(test_hydraulic_piston),
+        cmocka_unit_test(test_hydraulic_piston_held_out_of_level),
         cmocka_unit_test(test_multi_section_piston),
         cmocka_unit_test(test_nested_balloons),
+        cmocka_unit_test(test_thin_shell_balloon),
+        cmocka_unit_test(test_two_balloons),
+        cmocka_unit_test(test_volumetric_balloon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -364,21 +364,57 @@ static void test_exit_status_table(void **state)
     fclose(f);
 }
 
+/* A scene naming a library outside the plugin search path: validate reads
+ * it without loading the library (its constructor would run), and says
+ * why; --allow-any-plugin loads it. Both the inline and the separate form. */
+static void test_validate_loads_no_library_off_the_search_path(void **state)
+{
+    (void)state;
+    char dir[4096], scene[4200], mark[4200], lib[4200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_untrusted"));
+    snprintf(scene, sizeof scene, "%s/scene.json", dir);
+    snprintf(mark, sizeof mark, "%s/constructor_ran", dir);
+    snprintf(lib, sizeof lib, "%s/tests/coupler/ctor_marker.so", getenv("SEAM_BUILD_ROOT"));
+    setenv("SEAM_TEST_CTOR_MARK", mark, 1);
+    for (int separate = 0; separate < 2; separate++) {
+        FILE *f = fopen(scene, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"time\": {\"end\": 0.1, \"dt\": 0.01}, \"coupling\": {\"scheme\": \"relaxation\"},\n"
+                   " \"fluid\": {\"plugin\": \"piston_fluid\", \"added_mass\": 1.0},\n"
+                   " \"solids\": [{\"plugin\": \"%s\"%s, \"mass\": 1.0}]}\n",
+                lib, separate ? ", \"process\": \"separate\"" : "");
+        fclose(f);
+        remove(mark);
+        assert_int_equal(seam("validate '%s'", scene), 1);
+        expect("solids[0].plugin: \"");
+        expect("ctor_marker.so\" is a library outside the plugin search path (");
+        expect("): not loaded, since loading a library runs its code; --allow-any-plugin loads it");
+        assert_int_equal(access(mark, F_OK), -1);   /* its code did not run */
+        assert_int_equal(seam("validate '%s' --allow-any-plugin", scene), 1);   /* no plugin in it, but loaded */
+        if (access(mark, F_OK) != 0)
+            fail_msg("separate %d: --allow-any-plugin did not load %s:\n%s", separate, lib, output);
+    }
+    unsetenv("SEAM_TEST_CTOR_MARK");
+    /* a plugin named by a path into the search path is loaded as before */
+    assert_int_equal(seam("validate examples/piston.json --set solids.0.plugin='%s/tests/plugins/piston_solid.so'",
+                          getenv("SEAM_BUILD_ROOT")), 0);
+}
+
 static void test_plugins_and_info(void **state)
 {
     (void)state;
     assert_int_equal(seam("plugins"), 0);
-    expect("piston_fluid       fluid    abi 3");
-    expect("piston_solid       solid    abi 3");
+    expect("piston_fluid       fluid    abi 4");
+    expect("piston_solid       solid    abi 4");
     assert_int_equal(seam("info piston_solid"), 0);
     expect("role:     solid");
     expect("required: create destroy max_dt solve commit\n");
     expect("optional: describe mobility save load capabilities\n");
-    expect("absent:   bind regions field write_output\n");
+    expect("absent:   bind regions field write_output domain\n");
     /* a plugin built against the ABI 2 header: no capabilities entry, its flags from its entries */
     assert_int_equal(seam("info '%s/tests/abi/piston_solid_abi2.so'", getenv("SEAM_BUILD_ROOT")), 0);
     expect("abi:      2\n");
-    expect("absent:   bind regions field write_output capabilities (abi 3)\n");
+    expect("absent:   bind regions field write_output capabilities (abi 3) domain (abi 4)\n");
     expect("capabilities: mobility, save (from its entries)\n");
     assert_int_equal(seam("info nothing_here"), 1);
     expect("plugin \"nothing_here\" not found");
@@ -399,6 +435,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_run_writes_stats),
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_plugins_and_info),
+        cmocka_unit_test(test_validate_loads_no_library_off_the_search_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -345,6 +345,48 @@ static void check_shell_piston_3d(const char *mode)
     P->destroy(fl);
 }
 
+/* A shell face without an interface point within the kernel radius: the
+ * message says why. Handed a plate whose middle point was pulled 6 cells
+ * out of it (a torn iterate), the fluid names the stretched edge and does
+ * not ask for denser sampling; a plate described 4 cells per quad is a
+ * sampling problem, and says so. */
+static void test_uncovered_shell_face_names_its_cause(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    test_host th;
+    const char *json = "{\"cells\": [16, 16, 16], \"dx\": 0.05, \"gravity\": [0, 0, 0]}";
+    void *fl = fluid_make(P, &th, json);
+    mesh m;
+    plate_mesh(&m, 0.4, 0.2, 0.6, 16);
+    double *X0 = malloc(3 * m.n * sizeof *X0);   /* the coupler keeps the described shape apart */
+    memcpy(X0, m.X, 3 * m.n * sizeof *X0);
+    m.iface.X = X0;
+    assert_int_equal(P->bind(fl, &m.iface), SEAM_OK);
+    for (size_t k = 0; k < m.n; k++)   /* the upper half (y > 0.4) pulled 6 cells along x: a torn ribbon between */
+        if (k % 17 > 8)
+            m.X[3 * k] += 0.3;
+    assert_int_equal(step_mesh(P, fl, &m, 0, 0.01), SEAM_ERROR);
+    if (!test_host_saw(&th, "has no interface point within the kernel radius 0.1 m: the interface handed in is "
+                            "stretched: its edge from point ") ||
+        !test_host_saw(&th, " is 0.302 m (6.0 cells) long, 8.5 times the longest the solid described (0.0354 m)") ||
+        !test_host_saw(&th, "Denser sampling or a larger kernel_radius would not help") ||
+        test_host_saw(&th, "raise kernel_radius"))
+        fail_msg("unexpected messages:\n%s", th.all);
+    P->destroy(fl);
+    mesh_free(&m);
+    free(X0);
+
+    fl = fluid_make(P, &th, json);
+    plate_mesh(&m, 0.4, 0.2, 0.6, 2);
+    assert_int_equal(P->bind(fl, &m.iface), SEAM_ERROR);
+    if (!test_host_saw(&th, "the solid samples its surface up to 0.283 m apart (points ") ||
+        !test_host_saw(&th, "more than the kernel reaches: sample the interface more densely or raise kernel_radius"))
+        fail_msg("unexpected messages:\n%s", th.all);
+    P->destroy(fl);
+    mesh_free(&m);
+}
+
 static void test_shell_piston_impulse_3d(void **state) { (void)state; check_shell_piston_3d("impulse"); }
 static void test_shell_piston_pressure_3d(void **state) { (void)state; check_shell_piston_3d("pressure"); }
 
@@ -826,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_box_buoyancy_pressure_3d), cmocka_unit_test(test_sphere_buoyancy_3d),
         cmocka_unit_test(test_regions_box_3d),      cmocka_unit_test(test_shell_piston_impulse_3d),
         cmocka_unit_test(test_shell_piston_pressure_3d), cmocka_unit_test(test_liquid_held_by_shell_3d),
+        cmocka_unit_test(test_uncovered_shell_face_names_its_cause),
         cmocka_unit_test(test_inflow_rectangle_3d), cmocka_unit_test(test_smoke_mass_balance_3d),
         cmocka_unit_test(test_volume_source_3d),    cmocka_unit_test(test_sources_config_3d),
         cmocka_unit_test(test_inflow_disc_3d),

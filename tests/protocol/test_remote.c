@@ -272,6 +272,53 @@ static void test_same_bits_in_and_out_of_process(void **state)
     free_run(local);
 }
 
+/* DIR/regions.csv, whole. */
+static char *regions_csv(const char *dir)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/regions.csv", dir);
+    return slurp(path);
+}
+
+/* The pressure projection across the wire: examples/two_balloons.json (two
+ * enclosed regions sharing a shell, fluid_mac with solid_fem) asks the fluid
+ * for `regions` and the solids for `mobility` every iteration. With either
+ * participant in its own process the interface trajectory and regions.csv
+ * (p0, its increments, the volume errors) are the in-process run's bits. */
+static void test_pressure_projection_same_bits_out_of_process(void **state)
+{
+    (void)state;
+    const char *const base[] = {"cell_size=0.1", "fluid.cells=[60, 40]", "time.end=0.4", "output.frames=false",
+                                "fluid.sources[1].speed=0.5", NULL};
+    const char *const fluid[] = {"cell_size=0.1", "fluid.cells=[60, 40]", "time.end=0.4", "output.frames=false",
+                                 "fluid.sources[1].speed=0.5", "fluid.process=separate", NULL};
+    const char *const solid[] = {"cell_size=0.1", "fluid.cells=[60, 40]", "time.end=0.4", "output.frames=false",
+                                 "fluid.sources[1].speed=0.5", "solids.0.process=separate", NULL};
+    test_run *local = test_run_scene("remote_bpp_local", NULL, "examples/two_balloons.json", base);
+    assert_int_equal(local->status, SEAM_OK);
+    assert_int_equal(local->rows, 21);
+    char *regions = regions_csv(local->out);
+    assert_non_null(regions);
+    assert_true(strlen(regions) > 40 * 20);   /* a header and two rows a step */
+    const char *const *variants[] = {fluid, solid};
+    for (int i = 0; i < 2; i++) {
+        test_run *r = test_run_scene(i ? "remote_bpp_solid" : "remote_bpp_fluid", NULL, "examples/two_balloons.json",
+                                     variants[i]);
+        if (r->status != SEAM_OK)
+            fail_msg("%s", r->log);
+        assert_int_equal(r->rows, local->rows);
+        assert_int_equal(r->n, local->n);
+        assert_memory_equal(r->X, local->X, local->rows * local->n * sizeof(double));
+        char *other = regions_csv(r->out);
+        assert_non_null(other);
+        assert_string_equal(other, regions);
+        free(other);
+        test_run_free(r);
+    }
+    free(regions);
+    test_run_free(local);
+}
+
 /* Real solvers (fluid_mac with solid_rigid, examples/rising_disc.json) give
  * every bit of their interface trajectory out of process too; the fluid's
  * grid comes from the scene's cell_size, which must cross the wire. */
@@ -1147,6 +1194,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_timeout_mid_transfer_releases_the_callers_arrays, reap_all),
         cmocka_unit_test_teardown(test_a_protocol_1_server_is_spoken_to_in_its_version, reap_all),
         cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, reap_all),
+        cmocka_unit_test_teardown(test_pressure_projection_same_bits_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),
         cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, reap_all),

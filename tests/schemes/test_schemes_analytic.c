@@ -224,6 +224,60 @@ static void test_column_cap(void **state)
     }
 }
 
+/* iqn-ils reusing a step's columns at the next step, when the Jacobian has
+ * changed under them: rank 3, c s_i = -0.95, -0.9, -0.85 at step 0 (the
+ * residual's slopes along u_i, -(1 + c s_i), are -0.05, -0.1, -0.15) and
+ * 6, 8, 10 at step 1 (-7, -9, -11). The first update of step 1, built on
+ * step 0's slopes, overshoots along u_i by 7/0.05, 9/0.1, 11/0.15: the
+ * residual grows some 100 times. The scheme drops the old columns then
+ * (once, with a warning) and needs 7 iterations; keeping them, 9. */
+static void test_reused_columns_that_mislead_are_dropped(void **state)
+{
+    (void)state;
+    const seam_scheme_ops *sc = seam_scheme_find("iqn-ils");
+    test_host th;
+    test_host_init(&th, "coupling", "coupling");
+    seam_cfg *cfg = seam_cfg_from_host("{\"reuse\": 1, \"relaxation\": 0.5}", &th.host);
+    void *self = sc->create(cfg);
+    assert_int_equal(seam_cfg_finish(cfg), SEAM_OK);
+    seam_cfg_destroy(&cfg);
+    maps m;
+    make_linear(&m, 3, 1.0, 1.0);
+    seam_convergence_read(&m.cv, NULL, 0.0);
+    m.cv.measures[0].tolerance = 1e-12;
+    m.cv.measures[1].tolerance = 1e-9;
+    m.cv.max_iterations = 50;
+    m.cv.reference = 1.0;
+    seam_coupling c;
+    assert_int_equal(seam_coupling_init(&c, &ops, &m, N, 1), SEAM_OK);
+    double Xn[N], Xout[N], Xs[N], ratio[2] = {0, 0};
+    int iterations[2];
+    for (size_t j = 0; j < N; j++)
+        Xn[j] = 0.1 * (double)j;
+    for (int step = 0; step < 2; step++) {
+        for (int i = 0; i < 3; i++)
+            m.s[i] = step == 0 ? -0.95 + 0.05 * i : 6.0 + 2.0 * i;   /* c = 1 */
+        m.warnings = 0;
+        seam_coupling_begin(&c, Xn, 0.01 * step, 0.01, step);
+        seam_verdict v;
+        assert_int_equal(sc->step(self, &c, Xn, Xout, &v), SEAM_OK);
+        assert_int_equal(v, SEAM_CONVERGED);
+        linear_solution(&m, Xn, Xs);
+        for (size_t j = 0; j < N; j++)
+            assert_true(fabs(Xout[j] - Xs[j]) < 1e-10);
+        iterations[step] = seam_coupling_iterations(&c);
+        ratio[step] = m.warnings;
+        memcpy(Xn, Xout, sizeof Xn);
+    }
+    print_message("reused columns from a changed Jacobian: %d iterations at step 1 (step 0: %d), %g warning\n",
+                  iterations[1], iterations[0], ratio[1]);
+    assert_int_equal(ratio[0], 0);
+    assert_int_equal(ratio[1], 1);         /* the old columns were dropped, once */
+    assert_true(iterations[1] <= 7);       /* 9 with the misleading columns kept */
+    seam_coupling_fini(&c);
+    sc->destroy(self);
+}
+
 static void test_relaxation_bound(void **state)
 {
     (void)state;
@@ -352,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_nonlinear_fixed_point),
         cmocka_unit_test(test_loads_must_agree_too),
         cmocka_unit_test(test_measures_from_the_scene),
+        cmocka_unit_test(test_reused_columns_that_mislead_are_dropped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

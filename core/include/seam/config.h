@@ -74,6 +74,14 @@ enum {
  * seam_cfg_child return for a value that is not an object, after reporting
  * it) and then returns its default, so a bad item cannot crash a plugin. */
 double seam_cfg_num(seam_cfg *self, const char *key, double def, double lo, double hi, unsigned flags);
+/* The densest material there is (osmium) is 22590 kg/m^3: a density above
+ * this in a scene is a typo or a unit slip (g/m^3, kg/mm^3). The same bound
+ * holds for a 2D scene's per-unit-depth densities (kg/m^2: a 1 m deep slab)
+ * and for shells' areal densities (kg/m^2, kg/m in 2D: a sheet 1 m thick). */
+#define SEAM_DENSITY_MAX 1e6
+/* A density in (0, SEAM_DENSITY_MAX]; units ("kg/m^3", "kg/m^2 per unit
+ * depth") go into the message of a value out of range. */
+double seam_cfg_density(seam_cfg *self, const char *key, double def, const char *units, unsigned flags);
 long seam_cfg_int(seam_cfg *self, const char *key, long def, long lo, long hi, unsigned flags);
 bool seam_cfg_bool(seam_cfg *self, const char *key, bool def, unsigned flags);
 /* The string is owned by the document; valid while it lives. */

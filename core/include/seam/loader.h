@@ -2,6 +2,7 @@
 #ifndef SEAM_LOADER_H
 #define SEAM_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,6 +70,10 @@ void seam_caps_describe(uint32_t caps, char *buf, size_t n);
 /* The directories searched, in order (build tree, prefix, SEAM_PLUGIN_PATH).
  * Returns the count; dirs[i] are valid until the next call. */
 size_t seam_plugin_search_path(const char ***dirs);
+/* Whether seam_library_open(name_or_path) would load a file from a directory
+ * of the search path: always for a plain name; for a path, when the file
+ * (symbolic links resolved) lies directly in one of those directories. */
+bool seam_plugin_on_search_path(const char *name_or_path);
 
 /* Call fn for every loadable plugin found on the search path (first of each
  * name wins), and for every file that failed to load with its reason. */

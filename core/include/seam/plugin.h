@@ -49,7 +49,7 @@
 extern "C" {
 #endif
 
-#define SEAM_ABI_VERSION 3u   /* this header */
+#define SEAM_ABI_VERSION 4u   /* this header */
 #define SEAM_ABI_OLDEST 2u    /* the oldest version a host accepts */
 
 /* Put before the entry function so it is exported even when the plugin is
@@ -240,7 +240,8 @@ enum { SEAM_NEED_NONE = 0, SEAM_NEED_ALL = 1, SEAM_NEED_SOLID = 2, SEAM_NEED_FLU
     X(load, 2, SEAM_NEED_NONE)               \
     X(field, 2, SEAM_NEED_NONE)              \
     X(write_output, 2, SEAM_NEED_NONE)       \
-    X(capabilities, 3, SEAM_NEED_NONE)
+    X(capabilities, 3, SEAM_NEED_NONE)       \
+    X(domain, 4, SEAM_NEED_NONE)
 
 typedef struct seam_plugin {
     uint32_t abi;            /* SEAM_ABI_VERSION of the header it was built against */
@@ -303,6 +304,14 @@ typedef struct seam_plugin {
     /* SEAM_CAP_* flags of this instance (they may depend on its
      * configuration, e.g. a fluid's load mode). */
     uint32_t (*capabilities)(void *self);
+
+    /* ABI 4. Optional. -------------------------------------------------- */
+
+    /* Fluid: the box it covers, lo and hi (m; x y z, z 0 in 2D). Interface
+     * points outside it are beyond the fluid's reach: the coupler refuses a
+     * scene whose solids start outside it and stops a run, naming the solid,
+     * when one leaves it. */
+    seam_status (*domain)(void *self, double lo[3], double hi[3]);
 } seam_plugin;
 
 /* The one symbol a plugin exports, and its type. */

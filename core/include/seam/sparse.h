@@ -52,13 +52,17 @@ void seam_jacobi_destroy(seam_jacobi **self_p);
 seam_linop seam_jacobi_linop(seam_jacobi *self);
 
 /* Incomplete Cholesky IC(0) of a symmetric positive definite CSR matrix on
- * the pattern of its lower triangle. A pivot that turns non-positive is
- * replaced by the matrix diagonal (counted in shifted()), so the result is
- * always a usable SPD preconditioner. Structured solvers with a better
- * factorization of their own (MIC(0) on a grid) plug theirs in as a linop. */
+ * the pattern of its lower triangle. When a pivot falls below 1e-6 of its
+ * diagonal (IC(0) of an SPD matrix that is not an M-matrix can break down,
+ * or its factor grow without bound) the factorization restarts on
+ * A + alpha diag(A), alpha = 1e-3 doubling until it succeeds: shifted() is
+ * the number of restarts (0: plain IC(0)), shift() the final alpha. The
+ * result is always a finite SPD preconditioner. Structured solvers with a
+ * better factorization of their own (MIC(0) on a grid) plug theirs in as a linop. */
 typedef struct seam_ichol seam_ichol;
 seam_ichol *seam_ichol_new(const seam_csr *A);
 size_t seam_ichol_shifted(const seam_ichol *self);
+double seam_ichol_shift(const seam_ichol *self);
 void seam_ichol_destroy(seam_ichol **self_p);
 seam_linop seam_ichol_linop(seam_ichol *self);
 

@@ -1,0 +1,122 @@
+/* Sparse Cholesky on CHOLMOD's long-integer interface, seeing seam_csr's
+ * int64_t arrays in place. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <suitesparse/cholmod.h>
+
+#include "seam/cholesky.h"
+
+_Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse_long must be 64-bit");
+
+struct seam_cholesky {
+    cholmod_common c;
+    cholmod_factor *L;       /* symbolic analysis of the pattern, refactored numerically */
+    cholmod_dense *B, *X, *Y, *E;   /* kept between solves (cholmod_solve2 reuses them) */
+    size_t n, nnz;           /* the pattern L was analysed for */
+    int factored;
+};
+
+/* A (CSR, symmetric) seen as CHOLMOD's compressed columns without a copy:
+ * row i of a symmetric matrix is its column i; only the upper part is read. */
+static cholmod_sparse csr_view(const seam_csr *A)
+{
+    cholmod_sparse S;
+    memset(&S, 0, sizeof S);
+    S.nrow = S.ncol = A->rows;
+    S.nzmax = A->nnz;
+    S.p = A->row_ptr;
+    S.i = A->col;
+    S.x = A->val;
+    S.stype = 1;
+    S.itype = CHOLMOD_LONG;
+    S.xtype = CHOLMOD_REAL;
+    S.dtype = CHOLMOD_DOUBLE;
+    S.sorted = 1;
+    S.packed = 1;
+    return S;
+}
+
+seam_cholesky *seam_cholesky_new(const seam_csr *A)
+{
+    seam_cholesky *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    cholmod_l_start(&s->c);
+    s->c.print = 0;          /* library code never prints; failures are read from the status */
+    s->c.supernodal = CHOLMOD_SUPERNODAL;
+    cholmod_sparse S = csr_view(A);
+    s->L = cholmod_l_analyze(&S, &s->c);
+    s->B = cholmod_l_allocate_dense(A->rows, 1, A->rows, CHOLMOD_REAL, &s->c);
+    if (!s->L || !s->B) {
+        seam_cholesky_destroy(&s);
+        return NULL;
+    }
+    s->n = A->rows;
+    s->nnz = A->nnz;
+    return s;
+}
+
+void seam_cholesky_destroy(seam_cholesky **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    seam_cholesky *s = *self_p;
+    cholmod_l_free_factor(&s->L, &s->c);
+    cholmod_l_free_dense(&s->B, &s->c);
+    cholmod_l_free_dense(&s->X, &s->c);
+    cholmod_l_free_dense(&s->Y, &s->c);
+    cholmod_l_free_dense(&s->E, &s->c);
+    cholmod_l_finish(&s->c);
+    free(s);
+    *self_p = NULL;
+}
+
+int seam_cholesky_fits(const seam_cholesky *self, const seam_csr *A)
+{
+    return self->n == A->rows && self->nnz == A->nnz;
+}
+
+int seam_cholesky_factor(seam_cholesky *self, const seam_csr *A)
+{
+    self->factored = 0;
+    if (!seam_cholesky_fits(self, A))
+        return -1;
+    cholmod_sparse S = csr_view(A);
+    int ok = cholmod_l_factorize(&S, self->L, &self->c);
+    /* CHOLMOD stops at a non-positive pivot with a warning status and L->minor < n. */
+    if (self->c.status == CHOLMOD_NOT_POSDEF || (ok && self->L->minor < self->L->n))
+        return 1;
+    if (!ok || self->c.status != CHOLMOD_OK)
+        return -1;
+    self->factored = 1;
+    return 0;
+}
+
+int seam_cholesky_solve(seam_cholesky *self, const double *b, double *x)
+{
+    if (!self->factored)
+        return -1;
+    memcpy(self->B->x, b, self->n * sizeof *b);
+    if (!cholmod_l_solve2(CHOLMOD_A, self->L, self->B, NULL, &self->X, NULL, &self->Y, &self->E, &self->c))
+        return -1;
+    memcpy(x, self->X->x, self->n * sizeof *x);
+    for (size_t r = 0; r < self->n; r++)
+        if (!isfinite(x[r]))
+            return -1;
+    return 0;
+}
+
+size_t seam_cholesky_minor(const seam_cholesky *self)
+{
+    size_t k = self->L->minor;   /* a column of the permuted matrix */
+    return k < self->n && self->L->Perm ? (size_t)((const SuiteSparse_long *)self->L->Perm)[k] : k;
+}
+int seam_cholesky_status(const seam_cholesky *self) { return self->c.status; }
+double seam_cholesky_factor_nnz(const seam_cholesky *self) { return self->c.lnz; }
+
+int seam_cholesky_ordering(const seam_cholesky *self)
+{
+    return self->c.selected >= 0 ? self->c.method[self->c.selected].ordering : -1;
+}

@@ -1,0 +1,166 @@
+/* What the coupler and the plugins refuse before a run, and what stops a
+ * run that has gone where no answer can be right: a solid leaving its
+ * fluid's domain; scenes whose keys ask for absurd or impossible things. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "test_scene.h"
+
+/* A kinematic disc (radius 0.15 m, centre (0.5, 0.5)) carried at 2 m/s
+ * towards the open right side of a 1 m x 1 m smoke box: its rightmost
+ * point, at x = 0.65 + 2 t, crosses x = 1 between t = 0.17 and 0.18 s. */
+static const char *const leaving_scene =
+    "{\"time\": {\"end\": 0.5, \"dt\": 0.01},"
+    " \"cell_size\": 0.0625,"
+    " \"coupling\": {\"scheme\": \"explicit\"},"
+    " \"fluid\": {\"plugin\": \"fluid_mac\", \"cells\": [16, 16], \"loads\": \"pressure\","
+    "            \"boundary\": {\"right\": \"open\"}},"
+    " \"solids\": [{\"name\": \"disc\", \"plugin\": \"solid_rigid\", \"dim\": 2, \"bodies\": ["
+    "   {\"name\": \"disc\", \"shape\": \"circle\", \"radius\": 0.15, \"position\": [0.5, 0.5],"
+    "    \"kinematic\": {\"velocity\": [2, 0]}}]}],"
+    " \"output\": {\"frames\": false, \"picture\": false}}";
+
+static void expect_in(const char *log, const char *needle)
+{
+    if (!strstr(log, needle))
+        fail_msg("expected \"%s\" in:\n%s", needle, log);
+}
+
+/* The run stops at the step whose end leaves the disc outside the box,
+ * naming the solid, the step and the side, and commits nothing past it. */
+static void test_solid_leaving_the_domain_stops_the_run(void **state)
+{
+    (void)state;
+    test_run *r = test_run_scene("leaving_domain", leaving_scene, NULL, NULL);
+    assert_int_equal(r->status, SEAM_ERROR);
+    assert_int_equal(r->summary.outcome, SEAM_RUN_ERROR);
+    expect_in(r->log, "[disc] error: left the domain of fluid \"fluid\" ([0, 1] x [0, 1] m) at step 17 (t = 0.18 s)");
+    expect_in(r->log, "(above x = 1 m); the fluid cannot follow it there");
+    assert_int_equal(r->summary.steps, 17);   /* steps 0..16 committed, 17 refused */
+    /* every committed position lies in the box */
+    for (size_t i = 0; i < r->rows * r->n; i += 2)
+        assert_true(r->X[i] <= 1.0);
+    test_run_free(r);
+}
+
+/* Mutations of the example scenes that must be refused before a step, each
+ * with the piece of its message that names the key, the value and the
+ * reason. The coupler's own checks (domain, tolerance, frames, gravity)
+ * and the plugins' (densities, cells, point counts). */
+static const struct {
+    const char *scene;
+    const char *set[3];
+    const char *message;
+} refusals[] = {
+    {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]"},
+     "solids[0]: the solid lies entirely outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m): its interface spans"},
+    {"examples/rising_disc.json", {"solids.0.bodies.0.position=[0.95, 0.5]"},
+     "solids[0]: 13 of its 31 interface points start outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m), the "
+     "first, point 0, at (1.1, 0.5) m (above x = 1 m)"},
+    {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]", "fluid.process=separate"},   /* domain over the wire */
+     "solids[0]: the solid lies entirely outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m)"},
+    {"examples/sph_ball.json", {"solids.0.bodies.0.position=[-1, 0.3]", "solids.0.walls.min=[-2, 0]"},
+     "the solid lies entirely outside the domain of fluid \"fluid\" ([0, 0.8] x [0, 0.5] m)"},
+    {"examples/rising_disc.json", {"coupling.convergence=absolute", "coupling.tolerance=2"},
+     "--set coupling.tolerance: coupling.tolerance: a position tolerance of 2 m is wider than the domain of fluid "
+     "\"fluid\" (1.5 m across): every iterate would pass as converged"},
+    {"examples/rising_disc.json", {"time.frame=1e-9", "time.end=2e4"},
+     "--set time.frame: time.frame: 1e-09 s would write at least 2e+06 frames over the run's 20000 s (a frame each "
+     "step of at most 0.01 s), more than 1e+06"},
+    {"examples/rising_disc.json", {"gravity=[0, -98100]"},
+     "--set gravity: gravity: |g| = 98100 m/s^2 is more than 10000 m/s^2 (1000 times the Earth's 9.81)"},
+    {"examples/rising_disc.json", {"fluid.density=1e7"},
+     "--set fluid.density: fluid.density: expected a density in (0, 1e+06] kg/m^2 (per unit depth), got 10000000 "
+     "(denser than any material"},
+    {"examples/rising_disc.json", {"fluid.density=0"},
+     "fluid.density: expected a density in (0, 1e+06] kg/m^2 (per unit depth), got 0"},
+    {"examples/rising_disc.json", {"solids.0.bodies.0.density=2e6"},
+     "solids[0].bodies[0].density: body \"disc\": density 2e+06 kg/m^2 is above 1e+06, denser than any material"},
+    {"examples/rising_disc.json", {"solids.0.bodies.0.density=-600"},
+     "solids[0].bodies[0].density: body \"disc\": density must be positive, got -600"},
+    {"examples/sph_ball.json", {"fluid.density=1e9"},
+     "fluid.density: expected a density in (0, 1e+06] kg/m^2 (per unit depth), got 1000000000"},
+    {"examples/smoke_cloth.json", {"fluid.density=-1.2"},
+     "fluid.density: expected a density in (0, 1e+06] kg/m^3, got -1.2"},
+    {"examples/smoke_cloth.json", {"solids.0.bodies.0.material.density=4e6"},
+     "solids[0].bodies[0].material.density: expected a density in (0, 1e+06] kg/m^2, got 4000000"},
+    {"examples/rising_disc.json", {"fluid.cells=[1, 2]"},
+     "--set fluid.cells: fluid.cells: 1 cells along x are too few to hold anything"},
+    {"examples/rising_disc.json", {"fluid.cells=[32, 3]"},
+     "3 cells along y are too few to hold anything"},
+    {"examples/rising_disc.json", {"cell_size=1e-9"},
+     "spacing 1e-09 m would sample the 1 bodies with about"},
+    {"examples/sph_ball.json", {"cell_size=1e-6"},
+     "lattice sites in the domain"},
+    {"examples/rising_disc.json", {"time.end=1e999"},
+     "--set time.end: time.end: expected a number > 0, got \"1e999\""},
+};
+
+static void test_absurd_scenes_are_refused(void **state)
+{
+    (void)state;
+    static char log[65536];
+    int wrong = 0;   /* every row is tried, each failure printed */
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        if (!test_scene_refused(NULL, refusals[i].scene, refusals[i].set, log, sizeof log)) {
+            print_error("row %zu: %s with --set %s was accepted\n", i, refusals[i].scene, refusals[i].set[0]);
+            wrong++;
+        } else if (!strstr(log, refusals[i].message)) {
+            print_error("row %zu: expected \"%s\" in:\n%s\n", i, refusals[i].message, log);
+            wrong++;
+        }
+    }
+    assert_int_equal(wrong, 0);
+}
+
+/* The measures' form of the tolerance check names the measure's own key. */
+static void test_a_measure_wider_than_the_domain_is_refused(void **state)
+{
+    (void)state;
+    static char log[65536];
+    const char *const sets[] = {"coupling.scheme=relaxation", NULL};
+    const char *scene =
+        "{\"time\": {\"end\": 0.1, \"dt\": 0.01}, \"cell_size\": 0.0625,"
+        " \"coupling\": {\"scheme\": \"relaxation\", \"measures\": [{\"quantity\": \"loads\", \"tolerance\": 1e-3},"
+        "   {\"quantity\": \"positions\", \"tolerance\": 3}]},"
+        " \"fluid\": {\"plugin\": \"fluid_mac\", \"cells\": [16, 16]},"
+        " \"solids\": [{\"name\": \"disc\", \"plugin\": \"solid_rigid\", \"dim\": 2, \"bodies\": ["
+        "   {\"shape\": \"circle\", \"radius\": 0.15, \"position\": [0.5, 0.5], \"density\": 500}]}]}";
+    assert_int_equal(test_scene_refused(scene, NULL, sets, log, sizeof log), 1);
+    expect_in(log, "coupling.measures[1].tolerance: a position tolerance of 3 m is wider than the domain of fluid "
+                   "\"fluid\" (1 m across)");
+}
+
+/* A dense disc (5000 kg/m^2 in water) sinking through the open floor of
+ * the rising-disc tank (its solver's walls moved out of the way): it
+ * starts 0.15 m above the floor and falls at about g (5000 - 1000) /
+ * (5000 + 1000), so it crosses y = 0 after some 0.21 s. */
+static void test_dense_body_sinking_out_stops_the_run(void **state)
+{
+    (void)state;
+    const char *const sets[] = {"solids.0.bodies.0.density=5000", "fluid.boundary={\"bottom\": \"open\"}",
+                                "solids.0.walls.min=[0, -10]", "cell_size=0.0625", "fluid.cells=[16, 24]",
+                                "output.frames=false", NULL};
+    test_run *r = test_run_scene("sinking_out", NULL, "examples/rising_disc.json", sets);
+    assert_int_equal(r->status, SEAM_ERROR);
+    expect_in(r->log, "[disc] error: left the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m) at step 21 (t = 0.22 s)");
+    expect_in(r->log, "(below y = 0 m); the fluid cannot follow it there");
+    assert_int_equal(r->summary.steps, 21);
+    test_run_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_solid_leaving_the_domain_stops_the_run),
+        cmocka_unit_test(test_dense_body_sinking_out_stops_the_run),
+        cmocka_unit_test(test_absurd_scenes_are_refused),
+        cmocka_unit_test(test_a_measure_wider_than_the_domain_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,93 @@
+/* A test solid for liveness: one fixed interface point of dimension 1
+ * (X = position, V = 0 whatever the load), which can be told to hang in its
+ * solve at a given step ("hang_at_step": the step index; it then sleeps for
+ * ever, as a solver caught in an endless loop would), and which says
+ * "destroyed after N commits" through its host when destroyed, so tests can
+ * see that a message from destroy reaches the coupler across processes. */
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "seam/config.h"
+#include "seam/log.h"
+
+typedef struct {
+    const seam_host *host;
+    double x, mass;
+    long hang_at;            /* -1: never */
+    long commits;
+} probe_solid;
+
+static void *pr_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
+{
+    (void)plugin;
+    seam_cfg *c = seam_cfg_from_host(config_json, host);
+    if (!c)
+        return NULL;
+    probe_solid *s = calloc(1, sizeof *s);
+    s->host = host;
+    s->x = seam_cfg_num(c, "position", 0.0, -INFINITY, INFINITY, 0);
+    s->mass = seam_cfg_num(c, "mass", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    s->hang_at = seam_cfg_int(c, "hang_at_step", -1, -1, 1000000000, 0);
+    seam_status st = seam_cfg_finish(c);
+    seam_cfg_destroy(&c);
+    if (st != SEAM_OK) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void pr_destroy(void *self)
+{
+    probe_solid *s = self;
+    if (s)
+        seam_logf(s->host, SEAM_LOG_INFO, "destroyed after %ld commits", s->commits);
+    free(s);
+}
+
+static seam_status pr_max_dt(void *self, double *dt)
+{
+    (void)self;
+    *dt = INFINITY;
+    return SEAM_OK;
+}
+
+static seam_status pr_describe(void *self, seam_interface *iface)
+{
+    probe_solid *s = self;
+    *iface = (seam_interface){.dim = 1, .n_points = 1, .X = &s->x, .mass = &s->mass, .n_bodies = 1};
+    return SEAM_OK;
+}
+
+static seam_status pr_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
+{
+    probe_solid *s = self;
+    (void)in;
+    while (step->index == s->hang_at)
+        pause();   /* a signal handled by the host returns here: still stuck */
+    out->X[0] = s->x;
+    out->V[0] = 0.0;
+    return SEAM_OK;
+}
+
+static seam_status pr_commit(void *self)
+{
+    ((probe_solid *)self)->commits++;
+    return SEAM_OK;
+}
+
+static const seam_plugin plugin = {
+    .abi = SEAM_ABI_VERSION,
+    .name = "probe_solid",
+    .role = SEAM_SOLID,
+    .summary = "liveness test: a fixed point that can hang in solve at a step, and speaks from destroy",
+    .create = pr_create,
+    .destroy = pr_destroy,
+    .max_dt = pr_max_dt,
+    .solve = pr_solve,
+    .commit = pr_commit,
+    .describe = pr_describe,
+};
+
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }

@@ -1,0 +1,277 @@
+/* Solvers in other processes that hang, are told to stop, or speak last:
+ * a solve stuck for ever is reported within some multiple of the longest
+ * solve so far (not after the 600 s fixed timeout); SIGTERM ends a
+ * seam-serve whose plugin is stuck; what a plugin logs from destroy reaches
+ * the coupler; `seam validate` does not use up a `--once` server. The
+ * solid is tests/plugins/probe_solid.c. */
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "test_host.h"
+
+static const char *seam_exe, *serve_exe;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static pid_t children[8];
+
+static int reap_all(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 8; i++)
+        if (children[i] > 0) {
+            kill(children[i], SIGKILL);
+            waitpid(children[i], NULL, 0);
+            children[i] = 0;
+        }
+    return 0;
+}
+
+static pid_t spawn(char *const argv[], const char *log_path, int ready_fd[2])
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, STDERR_FILENO);
+        dup2(ready_fd ? ready_fd[1] : fd, STDOUT_FILENO);
+        if (ready_fd)
+            close(ready_fd[0]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    for (int i = 0; i < 8; i++)
+        if (children[i] <= 0) {
+            children[i] = pid;
+            break;
+        }
+    return pid;
+}
+
+/* The exit status (or 128 + the signal) of pid, waiting at most limit s;
+ * -1 after killing it when it did not end. */
+static int wait_exit(pid_t pid, double limit, double *took)
+{
+    double t0 = now_s();
+    int st;
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (now_s() - t0 > limit) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            st = -1;
+            break;
+        }
+        usleep(5000);
+    }
+    *took = now_s() - t0;
+    for (int i = 0; i < 8; i++)
+        if (children[i] == pid)
+            children[i] = 0;
+    return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* seam-serve --plugin probe_solid on a private ipc socket; its endpoint. */
+static pid_t start_probe_server(const char *dir, bool once, char *endpoint, size_t n)
+{
+    char bind[1200], log[1200];
+    snprintf(bind, sizeof bind, "ipc://%s/probe.sock", dir);
+    snprintf(log, sizeof log, "%s/serve.log", dir);
+    char *argv[] = {(char *)serve_exe, "--plugin", "probe_solid", "--bind", bind, "--heartbeat", "0.2",
+                    once ? "--once" : NULL, NULL};
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = spawn(argv, log, fds);
+    close(fds[1]);
+    char line[2048] = "";
+    size_t len = 0;
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    while (len < sizeof line - 1 && !memchr(line, '\n', len) && poll(&pfd, 1, 10000) > 0) {
+        ssize_t got = read(fds[0], line + len, sizeof line - 1 - len);
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+        line[len] = '\0';
+    }
+    close(fds[0]);
+    const char *on = strstr(line, " on ");
+    if (!on)
+        fail_msg("seam-serve did not say it was serving: \"%s\"", line);
+    snprintf(endpoint, n, "%s", on + 4);
+    endpoint[strcspn(endpoint, "\n")] = '\0';
+    return pid;
+}
+
+/* `seam CMD examples/piston.json` with the piston replaced by a probe (its
+ * object's extra keys in `probe`), more --set arguments, output in dir. */
+static pid_t start_seam(const char *cmd, const char *dir, const char *probe, const char *extra, const char *log)
+{
+    static char solid[2048], out[1200], scene[1200];
+    snprintf(solid, sizeof solid, "solids.0={\"name\": \"piston\", \"plugin\": \"probe_solid\", \"position\": 0.1%s}",
+             probe);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(scene, sizeof scene, "%s", test_source_path("examples/piston.json"));
+    char *argv[16];
+    int a = 0;
+    argv[a++] = (char *)seam_exe;
+    argv[a++] = (char *)cmd;
+    argv[a++] = scene;
+    argv[a++] = "--set";
+    argv[a++] = solid;
+    argv[a++] = "--set";
+    argv[a++] = "coupling.on_nonconvergence=warn";
+    if (strcmp(cmd, "run") == 0) {
+        argv[a++] = "--out";
+        argv[a++] = out;
+        argv[a++] = "--force";
+    }
+    if (extra) {
+        argv[a++] = "--set";
+        argv[a++] = (char *)extra;
+    }
+    argv[a] = NULL;
+    return spawn(argv, log, NULL);
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[1 << 16];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void expect_in_file(const char *path, const char *needle)
+{
+    char *text = slurp(path);
+    if (!strstr(text, needle))
+        fail_msg("expected \"%s\" in %s:\n%s", needle, path, text);
+}
+
+/* A spawned solid that never returns from its solve at step 5: without a
+ * `timeout` key the run ends within max(5 s, 10 x the longest solve)
+ * (solves of microseconds here: 5 s), not 600 s; with one, after it. */
+static void test_hung_solve_is_reported_within_a_multiple_of_the_longest(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("liveness_hang"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    double took;
+    pid_t run = start_seam("run", dir, ", \"process\": \"separate\", \"hang_at_step\": 5", NULL, log);
+    int rc = wait_exit(run, 60.0, &took);
+    assert_int_equal(rc, 1);
+    expect_in_file(log, "[piston] error: solve at step 5 (t = 0.05 s): no reply from ipc://");
+    expect_in_file(log, "within 5 s (10 times its longest solve so far, ");
+    expect_in_file(log, "and at least 5 s; the participant's `timeout` sets a fixed limit)");
+    print_message("hung solve reported after %.2f s\n", took);
+    assert_true(took > 4.9 && took < 20.0);
+
+    /* an explicit timeout wins */
+    run = start_seam("run", dir, ", \"process\": \"separate\", \"hang_at_step\": 5, \"timeout\": 1", NULL, log);
+    rc = wait_exit(run, 60.0, &took);
+    assert_int_equal(rc, 1);
+    expect_in_file(log, "[piston] error: solve at step 5 (t = 0.05 s): no reply from ipc://");
+    expect_in_file(log, "within 1 s (the participant's `timeout`)");
+    assert_true(took < 4.9);
+}
+
+/* SIGTERM to a seam-serve stuck in its plugin's solve ends it at once (by
+ * the signal); the coupler, which would have waited for ever (timeout 0,
+ * no heartbeats), then reports the lost connection. */
+static void test_sigterm_ends_a_stuck_server(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200], endpoint[1024], connect[1200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("liveness_sigterm"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    pid_t server = start_probe_server(dir, false, endpoint, sizeof endpoint);
+    snprintf(connect, sizeof connect, ", \"connect\": \"%s\", \"timeout\": 0, \"heartbeat\": 0, \"hang_at_step\": 3",
+             endpoint);
+    pid_t run = start_seam("run", dir, connect, NULL, log);
+    usleep(1500000);   /* the run is stuck at step 3 */
+    double took;
+    assert_int_equal(waitpid(run, NULL, WNOHANG), 0);
+    kill(server, SIGTERM);
+    int rc = wait_exit(server, 5.0, &took);
+    assert_int_equal(rc, 128 + SIGTERM);
+    assert_true(took < 2.0);
+    rc = wait_exit(run, 10.0, &took);
+    assert_int_equal(rc, 1);
+    expect_in_file(log, "[piston] error: solve at step 3 (t = 0.03 s): ");
+}
+
+/* The plugin's last words, logged from destroy in seam-serve, come back
+ * with the bye reply. */
+static void test_messages_from_destroy_reach_the_coupler(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("liveness_destroy"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    double took;
+    pid_t run = start_seam("run", dir, ", \"process\": \"separate\"", "time.end=0.03", log);
+    assert_int_equal(wait_exit(run, 30.0, &took), 0);
+    expect_in_file(log, "seam: [piston] destroyed after 3 commits");
+}
+
+/* `seam validate` of a scene that connects to a --once server creates the
+ * instance and says bye without a step: the server stays for the run,
+ * which uses it up. */
+static void test_validate_leaves_a_once_server_for_the_run(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200], endpoint[1024], connect[1200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("liveness_once"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    pid_t server = start_probe_server(dir, true, endpoint, sizeof endpoint);
+    snprintf(connect, sizeof connect, ", \"connect\": \"%s\"", endpoint);
+    double took;
+    for (int i = 0; i < 2; i++) {
+        pid_t check = start_seam("validate", dir, connect, NULL, log);
+        assert_int_equal(wait_exit(check, 30.0, &took), 0);
+        expect_in_file(log, ": ok: fluid fluid (piston_fluid), solid piston (probe_solid)");
+    }
+    usleep(300000);
+    assert_int_equal(waitpid(server, NULL, WNOHANG), 0);   /* still serving */
+    pid_t run = start_seam("run", dir, connect, "time.end=0.02", log);
+    assert_int_equal(wait_exit(run, 30.0, &took), 0);
+    assert_int_equal(wait_exit(server, 5.0, &took), 0);   /* used up by the run */
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_liveness PATH_TO_SEAM PATH_TO_SEAM_SERVE\n");
+        return 2;
+    }
+    seam_exe = argv[1];
+    serve_exe = argv[2];
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_messages_from_destroy_reach_the_coupler, reap_all),
+        cmocka_unit_test_teardown(test_validate_leaves_a_once_server_for_the_run, reap_all),
+        cmocka_unit_test_teardown(test_sigterm_ends_a_stuck_server, reap_all),
+        cmocka_unit_test_teardown(test_hung_solve_is_reported_within_a_multiple_of_the_longest, reap_all),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
