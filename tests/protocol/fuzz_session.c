@@ -121,7 +121,8 @@ static void start_all(void)
     atexit(stop_all);
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid:
+ * the checker's own, not session.c's, so a bug there is not its own oracle. */
 static size_t utf8_len(const uint8_t *s, size_t n)
 {
     unsigned c = s[0];
