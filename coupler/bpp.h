@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scheme.h"
 #include "seam/config.h"
@@ -37,6 +38,7 @@ typedef struct bpp_options {
     bpp_form form;           /* whose mass weights the projection: the solids' (ch. 4) or the fluid's (ch. 2) */
     bool resolve;            /* solve the solids again with p0 + dp0 (solid form only) */
     double p0_tolerance;     /* a step is converged only when every |dp0| <= this (Pa); 0: no test */
+    bool geometric;          /* rows from the interface's elements (the fluid's rows choose them) */
     double volume_tolerance; /* resolve: |c_r . V - q_r| <= this times |q_r| + sum_j |c_rj V_j| */
     int max_solves;          /* resolve: solid solves per solid call, at most */
 } bpp_options;
@@ -60,8 +62,18 @@ typedef struct bpp_host {
  * object {form, positions, p0_tolerance}. on_default: the scheme's default. */
 void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options *o);
 
-/* A layer for interface vectors of n values (dim per point); NULL when out of memory. */
-seam_bpp *bpp_new(const bpp_options *o, size_t n, int dim, const bpp_host *host);
+/* The interface's elements (seam_interface): segments in 2D, triangles in
+ * 3D, as point indices; the arrays must outlive the layer. */
+typedef struct bpp_mesh {
+    int nodes_per_elem;
+    size_t n_elems;
+    const int32_t *elems;
+} bpp_mesh;
+
+/* A layer for interface vectors of n values (dim per point); NULL when out
+ * of memory. mesh may be NULL (or hold no elements of the interface's
+ * dimension): the fluid's rows are then used as they are. */
+seam_bpp *bpp_new(const bpp_options *o, size_t n, int dim, const bpp_host *host, const bpp_mesh *mesh);
 void bpp_destroy(seam_bpp **self_p);
 
 /* Start a step: p0 and the regions go back to the committed ones (a retried

@@ -6,8 +6,8 @@
 #include "convergence.h"
 
 static const char *const quantity_names[] = {"positions", "loads", NULL};
-static const char *const kind_names[] = {"absolute", "relative", "cells", NULL};
-enum { KIND_ABSOLUTE, KIND_RELATIVE, KIND_CELLS };
+static const char *const kind_names[] = {"absolute", "relative", "cells", "relative_value", NULL};
+enum { KIND_ABSOLUTE, KIND_RELATIVE, KIND_CELLS, KIND_RELATIVE_VALUE };
 static const char *const norm_names[] = {"max", "2", NULL};
 
 /* One measure's kind and tolerance; "cells" is absolute in units of the
@@ -18,7 +18,8 @@ static void read_kind(seam_cfg *obj, const char *kind_key, const char *tol_key, 
     m->tolerance = seam_cfg_num(obj, tol_key, tol_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     int kind = seam_cfg_enum(obj, kind_key, kind_names,
                              cells_default ? KIND_CELLS : m->relative ? KIND_RELATIVE : KIND_ABSOLUTE, 0);
-    m->relative = kind == KIND_RELATIVE;
+    m->relative = kind == KIND_RELATIVE || kind == KIND_RELATIVE_VALUE;
+    m->of_value = kind == KIND_RELATIVE_VALUE;
     if (kind == KIND_CELLS) {
         if (m->quantity != SEAM_QTY_POSITIONS)
             seam_cfg_error(obj, kind_key, "\"cells\" measures positions only");
@@ -44,8 +45,8 @@ void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, do
     *cv = (seam_convergence){.max_iterations = d->max_iterations, .divergence = 1e8, .count = 2};
     if (d->positions_only)
         cv->count = 1;
-    cv->measures[0] = (seam_measure){SEAM_QTY_POSITIONS, false, SEAM_NORM_MAX, d->tolerance * (cells ? cell_size : 1.0)};
-    cv->measures[1] = (seam_measure){SEAM_QTY_LOADS, true, SEAM_NORM_2, 1e-3};
+    cv->measures[0] = (seam_measure){SEAM_QTY_POSITIONS, false, SEAM_NORM_MAX, d->tolerance * (cells ? cell_size : 1.0), false};
+    cv->measures[1] = (seam_measure){SEAM_QTY_LOADS, true, SEAM_NORM_2, 1e-3, false};
     if (!coupling)
         return;
     cv->max_iterations = (int)seam_cfg_int(coupling, "max_iterations", d->max_iterations, 1, 100000, 0);
@@ -74,7 +75,7 @@ void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, do
         seam_measure *ms = &cv->measures[cv->count++];
         ms->quantity = (seam_quantity)seam_cfg_enum(m, "quantity", quantity_names, 0, SEAM_CFG_REQUIRED);
         ms->norm = (seam_norm)seam_cfg_enum(m, "norm", norm_names, 0, 0);
-        ms->relative = false;
+        ms->relative = ms->of_value = false;
         read_kind(m, "kind", "tolerance", 1e-6, false, cell_size, ms);
     }
 }
@@ -142,7 +143,7 @@ seam_verdict seam_convergence_judge(seam_convergence *cv, seam_coupling *c, cons
         double d, v, floor;
         if (m->quantity == SEAM_QTY_POSITIONS) {
             d = measure_norm(m->norm, it->X_new, it->X_old, c->n, c->dim);
-            v = m->relative ? measure_norm(m->norm, it->X_new, c->Xn, c->n, c->dim) : 0.0;
+            v = m->relative ? measure_norm(m->norm, it->X_new, m->of_value ? NULL : c->Xn, c->n, c->dim) : 0.0;
             floor = 1e-14 * cv->scale;   /* round-off of the positions themselves */
         } else {
             if (!it->F) {   /* no fluid call yet: nothing to say about loads */
@@ -180,7 +181,7 @@ void seam_convergence_describe(const seam_convergence *cv, char *buf, size_t n)
     for (size_t i = 0; i < cv->count && len < n; i++) {
         const seam_measure *m = &cv->measures[i];
         int w = snprintf(buf + len, n - len, "%s%s %s %s-norm <= %g%s", i ? ", " : "", quantity_names[m->quantity],
-                         m->relative ? "relative" : "absolute", norm_names[m->norm], m->tolerance,
+                         m->of_value ? "relative_value" : m->relative ? "relative" : "absolute", norm_names[m->norm], m->tolerance,
                          m->relative ? "" : m->quantity == SEAM_QTY_POSITIONS ? " m" : " N");
         if (w < 0)
             break;

@@ -7,7 +7,9 @@
  *     relative:  ||d|| <= tol ||v||
  * with d = X_new - X_old and v = X_new - X^n (the displacement over the step;
  * positions themselves depend on where the origin is) for positions, and
- * d = F^k - F^{k-1} and v = F^k for loads. Norms: "max", the largest
+ * d = F^k - F^{k-1} and v = F^k for loads; relative_value: v = X_new for
+ * positions (preCICE's relative measure, for values with a meaningful
+ * origin such as the tube's cross-sections), as relative for loads. Norms: "max", the largest
  * Euclidean length of one point's vector, or "2", the Euclidean norm of the
  * whole vector. Every measure must hold (all-must-hold). Both norms are
  * computed so they cannot overflow on finite data. */
@@ -30,6 +32,7 @@ typedef struct seam_measure {
     bool relative;
     seam_norm norm;
     double tolerance;        /* m or N (absolute), or a fraction (relative) */
+    bool of_value;           /* relative to the new value itself, not to the displacement */
 } seam_measure;
 
 typedef struct seam_convergence {

@@ -46,7 +46,7 @@ static bool allocate(sim_interface *in)
     in->body = calloc(in->n_points + 1, sizeof *in->body);
     in->elems = calloc(in->n_elems * (size_t)(in->nodes_per_elem ? in->nodes_per_elem : 1) + 1, sizeof *in->elems);
     in->two_sided = calloc(in->n_elems + 1, 1);
-    in->block = in->Xn = calloc(7 * m, sizeof *in->Xn);   /* Xn, Xnm1, X_pred, X_out, V, V_solid, Vn */
+    in->block = in->Xn = calloc(8 * m, sizeof *in->Xn);   /* Xn, Xnm1, X_pred, X_out, V, V_solid, Vn, Xnm2 */
     if (!in->X0 || !in->mass || !in->body || !in->elems || !in->two_sided || !in->block)
         return false;
     in->Xnm1 = in->Xn + m;
@@ -55,6 +55,7 @@ static bool allocate(sim_interface *in)
     in->V = in->X_out + m;
     in->V_solid = in->V + m;
     in->Vn = in->V_solid + m;
+    in->Xnm2 = in->Vn + m;
     return true;
 }
 
@@ -122,6 +123,7 @@ bool interface_build(seam_sim *sim)
         size_t n = in->n_points * (size_t)in->dim;
         memcpy(in->Xn, in->X0, n * sizeof *in->Xn);
         memcpy(in->Xnm1, in->X0, n * sizeof *in->Xnm1);
+        memcpy(in->Xnm2, in->X0, n * sizeof *in->Xnm2);
     }
     free(ifs);
     return ok;

@@ -170,6 +170,16 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
     return st;
 }
 
+static void iqn_report(void *self, seam_scheme_report *out)
+{
+    iqn_ils *q = self;
+    *out = (seam_scheme_report){0};
+    if (q->VW) {
+        out->columns = (long)seam_qr_cols(q->VW);
+        out->filtered = seam_qr_filtered(q->VW);
+    }
+}
+
 const seam_scheme_ops seam_scheme_iqn_ils = {
     .name = "iqn-ils",
     .summary = "interface quasi-Newton, inverse Jacobian by least squares (IQN-ILS)",
@@ -177,4 +187,5 @@ const seam_scheme_ops seam_scheme_iqn_ils = {
     .create = iqn_create,
     .destroy = iqn_destroy,
     .step = iqn_step,
+    .report = iqn_report,
 };

@@ -199,7 +199,8 @@ seam_status outputs_open(seam_sim *sim)
         return SEAM_ERROR;
     }
     if (o->stats) {
-        o->stats_csv = open_csv(sim, "stats.csv", "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s\n");
+        o->stats_csv = open_csv(sim, "stats.csv", "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s,"
+                                                  "columns,filtered,modes,restarts,truncated\n");
         o->residuals_csv = open_csv(sim, "residuals.csv", "step,iteration,residual,load_change\n");
         if (!o->stats_csv || !o->residuals_csv)
             return SEAM_ERROR;
@@ -231,8 +232,9 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
 {
     sim_outputs *o = &sim->out;
     if (o->stats_csv)
-        fprintf(o->stats_csv, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e\n", r->step, r->t, r->dt, r->iterations,
-                r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s);
+        fprintf(o->stats_csv, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e,%ld,%lu,%ld,%lu,%lu\n", r->step, r->t, r->dt,
+                r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s, r->scheme.columns,
+                r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated);
     write_interface_row(sim, r->step + 1, r->t);
     for (size_t k = 0; o->regions_csv && k < bpp_region_count(sim->bpp); k++) {
         long id;

@@ -9,6 +9,7 @@
 
 #include "seam/picture.h"
 #include "seam/plugin.h"
+#include "scheme.h"
 
 struct seam_sim;
 
@@ -34,6 +35,7 @@ typedef struct sim_step_record {
     double residual;         /* the last position residual (m); 0 for a coupled plugin */
     bool converged;
     double fluid_s, solid_s, coupler_s;
+    seam_scheme_report scheme;   /* columns and modes now; filtered, restarts, truncated: this step's */
 } sim_step_record;
 
 /* Check the picture can be drawn (2D, a fluid with that field). */

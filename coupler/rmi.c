@@ -439,6 +439,17 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     return st;
 }
 
+/* columns: the fluid model's pairs (the solid's have the same count or one less) */
+static void rmi_report(void *self, seam_scheme_report *out)
+{
+    rmi *r = self;
+    *out = (seam_scheme_report){0};
+    if (r->lsq_f && r->lsq_s) {
+        out->columns = (long)seam_qr_cols(r->lsq_f);
+        out->filtered = seam_qr_filtered(r->lsq_f) + seam_qr_filtered(r->lsq_s);
+    }
+}
+
 const seam_scheme_ops seam_scheme_rmi = {
     .name = "rmi",
     .summary = "reduced model interface: low-rank Jacobians of both solvers (Akbay Algorithm 1)",
@@ -446,6 +457,7 @@ const seam_scheme_ops seam_scheme_rmi = {
     .create = rmi_create,
     .destroy = rmi_destroy,
     .step = rmi_step,
+    .report = rmi_report,
 };
 
 /* The extended partitioned method (Akbay 2.6): the RMI above with the
@@ -459,4 +471,5 @@ const seam_scheme_ops seam_scheme_xpm = {
     .create = xpm_create,
     .destroy = rmi_destroy,
     .step = rmi_step,
+    .report = rmi_report,
 };

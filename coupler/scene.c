@@ -7,7 +7,7 @@
 #include "sim_internal.h"
 
 static const char *const unconverged_names[] = {"warn", "fail", NULL};
-static const char *const predictor_names[] = {"none", "linear", "velocity", NULL};
+static const char *const predictor_names[] = {"none", "linear", "velocity", "quadratic", NULL};
 
 /* Bounds on what a scene may ask for: beyond them it is a typo or a unit
  * slip, not a simulation (docs/scenes.md, "Limits"). */

@@ -101,6 +101,16 @@ int seam_coupling_iterations(const seam_coupling *c);
  * had to fall back from its model says so instead of degrading silently. */
 void seam_coupling_warn(seam_coupling *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* What a scheme keeps besides the iterates, for stats.csv: the current
+ * counts, and running totals (the coupler writes each step's increase). */
+typedef struct seam_scheme_report {
+    long columns;             /* secant columns (pairs) in its least squares now */
+    long modes;               /* rank of the Jacobian it carries into the next step (iqn-imvj) */
+    unsigned long filtered;   /* total: columns its QR filter removed */
+    unsigned long restarts;   /* total: restarts of the carried Jacobian */
+    unsigned long truncated;  /* total: modes dropped by truncation */
+} seam_scheme_report;
+
 /* A scheme: parameters read from the scene's `coupling` object at create
  * (each reads only its own keys), then one call of step per time step. */
 typedef struct seam_scheme_ops {
@@ -115,6 +125,8 @@ typedef struct seam_scheme_ops {
      * Returns the first non-OK status of a black box, else SEAM_OK. */
     seam_status (*step)(void *self, seam_coupling *c, const double *X_pred, double *X_out,
                         seam_verdict *verdict);
+    /* Optional (NULL: all zero): what it keeps, see seam_scheme_report. */
+    void (*report)(void *self, seam_scheme_report *out);
 } seam_scheme_ops;
 
 /* Registry of all schemes. */
@@ -126,6 +138,7 @@ extern const seam_scheme_ops seam_scheme_explicit;
 extern const seam_scheme_ops seam_scheme_relaxation;
 extern const seam_scheme_ops seam_scheme_aitken;
 extern const seam_scheme_ops seam_scheme_iqn_ils;
+extern const seam_scheme_ops seam_scheme_iqn_imvj;
 extern const seam_scheme_ops seam_scheme_rmi;
 extern const seam_scheme_ops seam_scheme_xpm;
 

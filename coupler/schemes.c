@@ -8,6 +8,7 @@ static const seam_scheme_ops *const all[] = {
     &seam_scheme_relaxation,
     &seam_scheme_aitken,
     &seam_scheme_iqn_ils,
+    &seam_scheme_iqn_imvj,
     &seam_scheme_rmi,
     &seam_scheme_xpm,
 };

@@ -46,6 +46,7 @@ typedef struct sim_interface {
     int32_t *body, *elems;
     uint8_t *two_sided;
     double *Xn, *Xnm1, *X_pred, *X_out;   /* committed, previous, predicted, the step's result */
+    double *Xnm2;            /* two steps back (the quadratic predictor) */
     double *V;               /* effective velocities handed to the fluid */
     double *V_solid, *Vn;    /* velocities the solids returned: last solve, committed */
     double *block;           /* the one allocation behind the vectors above */
@@ -59,7 +60,7 @@ typedef struct sim_stepper {
     seam_status (*accept)(seam_sim *sim);   /* after every participant committed */
 } sim_stepper;
 
-enum { PREDICT_NONE, PREDICT_LINEAR, PREDICT_VELOCITY };
+enum { PREDICT_NONE, PREDICT_LINEAR, PREDICT_VELOCITY, PREDICT_QUADRATIC };
 
 struct seam_sim {
     seam_doc *doc;
@@ -75,6 +76,7 @@ struct seam_sim {
     /* coupling */
     const seam_scheme_ops *scheme;
     void *scheme_self;
+    seam_scheme_report scheme_totals;   /* the scheme's running totals after the last committed step */
     bool bpp_on;             /* the boundary pressure projection between the scheme and the participants */
     bpp_options bpp_opts;
     seam_bpp *bpp;
@@ -88,7 +90,7 @@ struct seam_sim {
     participant *fluid, *coupled;
     size_t first_solid;
     sim_interface in;
-    double dt_prev;
+    double dt_prev, dt_prev2;   /* the last two committed step sizes */
     seam_coupling coupling;
     /* output */
     sim_outputs out;

@@ -256,6 +256,24 @@ static double solver_seconds(const seam_sim *sim)
     return s;
 }
 
+/* What the scheme keeps after this step: its counts, and how much its
+ * running totals grew during the step (a scheme rebuilt for another
+ * interface size starts its totals again). */
+static void scheme_report(seam_sim *sim, seam_scheme_report *rec)
+{
+    *rec = (seam_scheme_report){0};
+    if (sim->coupled || !sim->scheme || !sim->scheme->report)
+        return;
+    seam_scheme_report now;
+    sim->scheme->report(sim->scheme_self, &now);
+    seam_scheme_report *was = &sim->scheme_totals;
+    *rec = now;
+    rec->filtered = now.filtered >= was->filtered ? now.filtered - was->filtered : now.filtered;
+    rec->restarts = now.restarts >= was->restarts ? now.restarts - was->restarts : now.restarts;
+    rec->truncated = now.truncated >= was->truncated ? now.truncated - was->truncated : now.truncated;
+    *was = now;
+}
+
 static void progress(seam_sim *sim, double t, int iterations, double t_start, bool final)
 {
     if (!sim->opts.progress)
@@ -304,13 +322,15 @@ seam_status seam_sim_run(seam_sim *sim)
             break;
         if ((result = sim->stepper->accept(sim)) != SEAM_OK)
             break;
+        sim->dt_prev2 = sim->dt_prev;
         sim->dt_prev = dt;
         t += dt;
         double all_solvers = solver_seconds(sim) - solvers0;
         double fluid_s = sim->fluid ? sim->fluid->stats.seconds - fluid0 : all_solvers;
         double coupler_s = fmax(0.0, sim_now() - step_t0 - all_solvers);
         sim_step_record rec = {sim->summary.steps, t, dt, iterations, sim->coupled ? 0.0 : sim->coupling.residual,
-                               verdict == SEAM_CONVERGED, fluid_s, all_solvers - fluid_s, coupler_s};
+                               verdict == SEAM_CONVERGED, fluid_s, all_solvers - fluid_s, coupler_s, {0}};
+        scheme_report(sim, &rec.scheme);
         sim->summary.steps++;
         sim->summary.t = t;
         sim->summary.iterations += iterations;

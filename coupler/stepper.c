@@ -198,7 +198,8 @@ static bool bpp_setup(seam_sim *sim)
     if (!ok)
         return false;
     bpp_host host = {sim, bpp_regions_cb, bpp_mobility_cb, bpp_fluid_cb, bpp_solid_cb, bpp_log_cb};
-    if (!(sim->bpp = bpp_new(&sim->bpp_opts, sim->in.n_points * (size_t)sim->in.dim, sim->in.dim, &host))) {
+    bpp_mesh mesh = {sim->in.nodes_per_elem, sim->in.n_elems, sim->in.elems};
+    if (!(sim->bpp = bpp_new(&sim->bpp_opts, sim->in.n_points * (size_t)sim->in.dim, sim->in.dim, &host, &mesh))) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
         return false;
     }
@@ -219,13 +220,21 @@ seam_status sim_coupling_init(seam_sim *sim)
     return SEAM_OK;
 }
 
-/* The first iterate: X^n, extrapolated from X^n and X^{n-1}, or moved by
- * the solids' committed end-of-step velocities. */
+/* The first iterate: X^n, extrapolated from X^n and X^{n-1} (and X^{n-2}),
+ * or moved by the solids' committed end-of-step velocities. */
 static void predict(seam_sim *sim, double dt)
 {
     sim_interface *in = &sim->in;
     size_t n = in->n_points * (size_t)in->dim;
-    if (sim->predictor == PREDICT_LINEAR && sim->summary.steps > 0) {
+    if (sim->predictor == PREDICT_QUADRATIC && sim->summary.steps > 1) {
+        /* the parabola through (t_{n-2}, X^{n-2}), (t_{n-1}, X^{n-1}), (t_n, X^n) at t_n + dt (Lagrange) */
+        double h1 = sim->dt_prev, h2 = sim->dt_prev2;
+        double l0 = (dt + h1) * (dt + h1 + h2) / (h1 * (h1 + h2));
+        double l1 = -dt * (dt + h1 + h2) / (h1 * h2);
+        double l2 = dt * (dt + h1) / (h2 * (h1 + h2));
+        for (size_t i = 0; i < n; i++)
+            in->X_pred[i] = l0 * in->Xn[i] + l1 * in->Xnm1[i] + l2 * in->Xnm2[i];
+    } else if ((sim->predictor == PREDICT_LINEAR || sim->predictor == PREDICT_QUADRATIC) && sim->summary.steps > 0) {
         double ratio = dt / sim->dt_prev;
         for (size_t i = 0; i < n; i++)
             in->X_pred[i] = in->Xn[i] + ratio * (in->Xn[i] - in->Xnm1[i]);
@@ -256,7 +265,8 @@ static seam_status partitioned_accept(seam_sim *sim)
     sim_interface *in = &sim->in;
     if (!interface_check_domain(sim, in->X_out, sim->summary.steps, sim->coupling.t + sim->coupling.dt))
         return SEAM_ERROR;
-    double *recycled = in->Xnm1;   /* X^{n-1} <- X^n <- X_out by pointers, not copies */
+    double *recycled = in->Xnm2;   /* X^{n-2} <- X^{n-1} <- X^n <- X_out by pointers, not copies */
+    in->Xnm2 = in->Xnm1;
     in->Xnm1 = in->Xn;
     in->Xn = in->X_out;
     in->X_out = recycled;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Akbay's chapter-4 balloon and piston scenes at the examples' resolution
-# (dx = 0.04 m for the balloons; the released hydraulic piston at 0.1 m),
+# (dx = 0.05 m for the balloons; the released hydraulic piston at 0.1 m),
 # each figure next to its expected value:
 #  - thin-shell (4.3.4) and volumetric (4.3.2) balloons: area grown against
 #    the inflow's volume, (2/3 + 1/(3 n^2)) u_max w (t - 0.5);
@@ -40,7 +40,7 @@ def area(X, idx):
         p, q = idx[j], idx[(j + 1) % len(idx)]
         a += X[2 * p] * X[2 * q + 1] - X[2 * q] * X[2 * p + 1]
     return abs(a) / 2
-q = 2 / 3 + 1 / (3 * 25 ** 2)   # 25 faces across the 1 m inflow at dx = 0.04
+q = 2 / 3 + 1 / (3 * 20 ** 2)   # 20 faces across the 1 m inflow at dx = 0.05
 if what in ("thin", "volumetric"):
     R = rows(what)
     X0 = R[0][2:]

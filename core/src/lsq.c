@@ -30,6 +30,7 @@ struct seam_qr {
     unsigned long *id;     /* serial number of each pair, oldest first from slot b0 */
     unsigned long serial;  /* pairs pushed so far */
     unsigned long epoch;   /* times Qb was rewritten (not just appended to) */
+    unsigned long filtered; /* columns the filter removed so far */
     size_t b0, cap_b;
     double *y;             /* Qb^T t for the tracked t */
     bool tracking;
@@ -230,8 +231,10 @@ static void qr_filter(seam_qr *q)
     for (size_t j = 1; j < q->k;) {
         if (fabs(q->R[j * q->cap + j]) > q->rcond * q->norm[j])
             j++;
-        else
+        else {
             qr_delete(q, j);
+            q->filtered++;
+        }
     }
 }
 
@@ -336,6 +339,8 @@ void seam_qr_remove(seam_qr *q, size_t j)
     if (j < q->k)
         qr_delete(q, q->k - 1 - j);
 }
+
+unsigned long seam_qr_filtered(const seam_qr *q) { return q->filtered; }
 
 size_t seam_qr_cols(const seam_qr *q) { return q->k; }
 const double *seam_qr_B(const seam_qr *q) { return q->B ? q->B + q->b0 * q->n : NULL; }

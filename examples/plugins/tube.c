@@ -9,6 +9,10 @@
 
 #include <lapacke.h>
 
+static const char *const pulse_names[] = {"sin2", "sine", NULL};
+static const char *const outlet_names[] = {"pressure", "non_reflecting", NULL};
+static const char *const discretization_names[] = {"staggered", "collocated", NULL};
+
 void tube_params_read(tube_params *tp, seam_cfg *cfg, int fluid, int wall)
 {
     tp->N = (size_t)seam_cfg_int(cfg, "cells", 100, 2, 10000000, 0);
@@ -19,6 +23,13 @@ void tube_params_read(tube_params *tp, seam_cfg *cfg, int fluid, int wall)
         tp->amplitude = seam_cfg_num(cfg, "pulse_amplitude", 0.1, 0.0, INFINITY, 0);
         tp->period = seam_cfg_num(cfg, "pulse_period", 10.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
         tp->p_out = seam_cfg_num(cfg, "outlet_pressure", 0.0, -INFINITY, INFINITY, 0);
+        tp->sine = seam_cfg_enum(cfg, "pulse", pulse_names, 0, 0);
+        tp->non_reflecting = seam_cfg_enum(cfg, "outlet", outlet_names, 0, 0);
+        tp->collocated = seam_cfg_enum(cfg, "discretization", discretization_names, 0, 0);
+        if (tp->collocated && wall)
+            seam_cfg_error(cfg, "discretization", "the monolithic reference is staggered only");
+        if (tp->non_reflecting && !wall)   /* eq. 15 needs the wall's wave speed */
+            tp->c = seam_cfg_num(cfg, "wave_speed", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_REQUIRED);
     }
     if (wall) {
         tp->a0 = seam_cfg_num(cfg, "area", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
@@ -29,8 +40,22 @@ void tube_params_read(tube_params *tp, seam_cfg *cfg, int fluid, int wall)
 
 double tube_inflow(const tube_params *tp, double t)
 {
+    if (tp->sine)
+        return tp->u0 * (1.0 + tp->amplitude * sin(2.0 * M_PI * t / tp->period));
     double s = sin(M_PI * t / tp->period);
     return tp->u0 * (1.0 + tp->amplitude * s * s);
+}
+
+double tube_outlet_pressure(const tube_params *tp, double pL_n, double u_N, double u_N_n)
+{
+    if (!tp->non_reflecting)
+        return tp->p_out;
+    double c2 = tp->c * tp->c, rho = tp->rho;
+    double rest = c2 - pL_n / (2.0 * rho);
+    if (!(rest >= 0.0))
+        return NAN;
+    double w = sqrt(rest) - 0.25 * (u_N - u_N_n);   /* Degroote et al. 2008, eq. 15 */
+    return 2.0 * rho * (c2 - w * w);
 }
 
 double tube_wall_area(const tube_params *tp, double p)
@@ -79,7 +104,7 @@ static double momentum_flux(const double *Q, const double *u, size_t j)
 }
 
 int tube_fluid_solve(const tube_params *tp, double t_new, double dt, const double *a_n, const double *u_n,
-                     const double *a, double *u, double *p, size_t *bad)
+                     double pL_n, const double *a, double *u, double *p, double *pL, size_t *bad)
 {
     size_t N = tp->N;
     double dx = tp->L / (double)N, rho = tp->rho;
@@ -99,8 +124,13 @@ int tube_fluid_solve(const tube_params *tp, double t_new, double dt, const doubl
     }
     for (size_t j = 0; j < N; j++)
         M[j] = momentum_flux(Q, u, j);
+    *pL = tube_outlet_pressure(tp, pL_n, u[N], u_n[N]);
+    if (isnan(*pL)) {
+        free(A);
+        return -2;
+    }
     /* momentum at the outlet face, then face by face towards the inlet */
-    p[N - 1] = tp->p_out + rho / A[N] * (0.5 * dx * (A[N] * u[N] - An[N] * u_n[N]) / dt + Q[N] * u[N] - M[N - 1]);
+    p[N - 1] = *pL + rho / A[N] * (0.5 * dx * (A[N] * u[N] - An[N] * u_n[N]) / dt + Q[N] * u[N] - M[N - 1]);
     for (size_t f = N - 1; f >= 1; f--)
         p[f - 1] = p[f] + rho / A[f] * (dx * (A[f] * u[f] - An[f] * u_n[f]) / dt + M[f] - M[f - 1]);
     free(A);
@@ -108,7 +138,7 @@ int tube_fluid_solve(const tube_params *tp, double t_new, double dt, const doubl
 }
 
 void tube_residual(const tube_params *tp, double t_new, double dt, const double *a_n, const double *u_n,
-                   const double *a, const double *u, const double *p, double *Rc, double *Rm)
+                   double pL_n, const double *a, const double *u, const double *p, double *Rc, double *Rm)
 {
     size_t N = tp->N;
     double dx = tp->L / (double)N, rho = tp->rho;
@@ -127,7 +157,7 @@ void tube_residual(const tube_params *tp, double t_new, double dt, const double 
     for (size_t f = 1; f < N; f++)
         Rm[f - 1] = dx * (A[f] * uu[f] - An[f] * u_n[f]) / dt + M[f] - M[f - 1] + A[f] / rho * (p[f] - p[f - 1]);
     Rm[N - 1] = 0.5 * dx * (A[N] * uu[N] - An[N] * u_n[N]) / dt + Q[N] * uu[N] - M[N - 1] +
-                A[N] / rho * (tp->p_out - p[N - 1]);
+                A[N] / rho * (tube_outlet_pressure(tp, pL_n, uu[N], u_n[N]) - p[N - 1]);
     free(uu);
     free(A);
 }
@@ -143,6 +173,7 @@ struct tube_mono {
     size_t n;                        /* 2N unknowns */
     double *a_n, *u_n, *p_n;         /* committed */
     double *a, *u, *p;               /* last solve */
+    double pL_n, pL;                 /* outlet pressure, committed and last solve */
     double *z, *zp, *F, *F1, *AB, *dz, *Rc, *Rm;
     lapack_int *ipiv;
 };
@@ -175,6 +206,7 @@ tube_mono *tube_mono_new(const tube_params *tp, double tol, int max_iterations)
         m->p_n[j] = tp->p_out;
         m->a_n[j] = tube_wall_area(tp, tp->p_out);
     }
+    m->pL_n = m->pL = tp->p_out;
     for (size_t f = 0; f <= N; f++)
         m->u_n[f] = tp->u0;
     memcpy(m->a, m->a_n, N * sizeof *m->a);
@@ -207,7 +239,8 @@ static int mono_residual(tube_mono *m, double t_new, double dt, const double *z,
             return -1;
     }
     m->u[0] = tube_inflow(&m->tp, t_new);
-    tube_residual(&m->tp, t_new, dt, m->a_n, m->u_n, m->a, m->u, m->p, m->Rc, m->Rm);
+    tube_residual(&m->tp, t_new, dt, m->a_n, m->u_n, m->pL_n, m->a, m->u, m->p, m->Rc, m->Rm);
+    m->pL = tube_outlet_pressure(&m->tp, m->pL_n, m->u[N], m->u_n[N]);
     for (size_t j = 0; j < N; j++) {
         F[2 * j] = m->Rc[j];
         F[2 * j + 1] = m->Rm[j];
@@ -278,6 +311,7 @@ void tube_mono_commit(tube_mono *m)
     size_t N = m->tp.N;
     memcpy(m->a_n, m->a, N * sizeof *m->a);
     memcpy(m->p_n, m->p, N * sizeof *m->p);
+    m->pL_n = m->pL;
     memcpy(m->u_n, m->u, (N + 1) * sizeof *m->u);
 }
 
@@ -295,7 +329,10 @@ int tube_write_csv(const tube_params *tp, const char *dir, const char *name, int
         return -1;
     double dx = tp->L / (double)tp->N;
     fprintf(f, "x,a,u,p\n");
-    for (size_t j = 0; j < tp->N; j++)
+    if (tp->collocated)   /* values on the nodes */
+        for (size_t i = 0; i <= tp->N; i++)
+            fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", (double)i * dx, a ? a[i] : NAN, u ? u[i] : NAN, p ? p[i] : NAN);
+    for (size_t j = 0; j < tp->N && !tp->collocated; j++)
         fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", (j + 0.5) * dx, a ? a[j] : NAN, u ? 0.5 * (u[j] + u[j + 1]) : NAN,
                 p ? p[j] : NAN);
     return fclose(f) == 0 ? 0 : -1;

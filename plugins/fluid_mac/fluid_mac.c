@@ -97,6 +97,9 @@ typedef struct fluid_mac {
     double *C, *q, *M;
     unsigned char *saved;
     double *raster;
+    /* output: the frames written, and the time of the trial and committed states (s) */
+    seam_vtk_series vtk;
+    double t_trial, t_n;
 } fluid_mac;
 
 /* ---- configuration ------------------------------------------------------- */
@@ -433,6 +436,7 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
     static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
     self->advection = seam_cfg_enum(cfg, "advection", advection_names, ADVECT_SL, 0);
+    self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
     seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
     self->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
@@ -454,6 +458,7 @@ static void fluid_destroy(void *p)
     fluid_mac *self = p;
     if (!self)
         return;
+    seam_vtk_series_free(&self->vtk);
     free(self->sources);
     free(self->fill);
     free(self->obstacle);
@@ -1147,6 +1152,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     const mac_grid *g = &self->g;
     double dt = step->dt;
     self->solved = 0;
+    self->t_trial = step->t + dt;
     seam_status io = check_io(self, in);
     if (io != SEAM_OK)
         return io;
@@ -1232,6 +1238,7 @@ static seam_status fluid_commit(void *p)
         return SEAM_ERROR;
     }
     const mac_grid *g = &self->g;
+    self->t_n = self->t_trial;
     for (int a = 0; a < g->dim; a++)
         memcpy(self->vel_n[a], self->vel[a], mac_nf(g, a) * sizeof(double));
     memcpy(self->p_n, self->p, mac_ncell(g) * sizeof(double));
@@ -1541,20 +1548,18 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
     size_t nfield = sizeof fields / sizeof fields[0];
     if (self->liquid)   /* the level set replaces the (unused) smoke temperature */
         fields[nfield - 1] = (seam_vtk_field){"level_set", 1, 1, self->phi_n};
-    char path[4096];
-    snprintf(path, sizeof path, "%s/fluid_mac_%05d.vtk", dir, frame);
-    seam_status st = seam_vtk_write_image(path, self->host, "fluid_mac", g->nx, g->ny, g->nz, g->origin, g->dx,
+    char stem[64];
+    snprintf(stem, sizeof stem, "fluid_mac_%05d", frame);
+    seam_status st = seam_vtk_frame_image(&self->vtk, self->host, dir, stem, g->nx, g->ny, g->nz, g->origin, g->dx,
                                           fields, nfield);
     if (st == SEAM_OK && self->liquid) {
-        snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtk", dir, frame);
-        int32_t *cells = malloc((self->np_n + 1) * sizeof *cells);
-        for (size_t q = 0; q < self->np_n; q++)
-            cells[q] = (int32_t)q;
+        snprintf(stem, sizeof stem, "fluid_mac_particles_%05d", frame);
         seam_vtk_field pv = {"velocity", 3, g->dim, self->vp_n};
-        st = seam_vtk_write_cells(path, self->host, "fluid_mac particles", g->dim, self->np_n, self->xp_n,
-                                  SEAM_VTK_VERTEX, 1, self->np_n, cells, &pv, 1, NULL, 0);
-        free(cells);
+        st = seam_vtk_frame_points(&self->vtk, self->host, dir, stem, g->dim, self->np_n, self->xp_n, &pv, 1);
     }
+    if (st == SEAM_OK)
+        st = seam_vtk_frame_done(&self->vtk, self->host, dir, self->host && self->host->name ? self->host->name : "fluid_mac",
+                                 self->t_n);
     free(speed);
     free(vel);
     free(div);

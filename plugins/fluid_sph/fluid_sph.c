@@ -55,6 +55,7 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
     seam_cfg_gravity(cfg, self->host, self->dim, g_default, self->gravity);
     self->cfl = seam_cfg_num(cfg, "cfl", 0.2, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     self->xsph = seam_cfg_num(cfg, "xsph", 0.05, 0.0, 1.0, 0);
+    self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
     self->eta_rho = seam_cfg_num(cfg, "density_tolerance", 5e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
     self->eta_div = seam_cfg_num(cfg, "divergence_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     self->max_iter = (int)seam_cfg_int(cfg, "max_iterations", 100, 1, 100000, 0);
@@ -254,6 +255,7 @@ static void fluid_destroy(void *p)
     fluid_sph *self = p;
     if (!self)
         return;
+    seam_vtk_series_free(&self->vtk);
     free(self->fill);
     free(self->xw);
     double *arrays[] = {self->x_n, self->v_n, self->k_n, self->kv_n, self->p_n, self->x,
@@ -594,6 +596,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     size_t d = (size_t)self->dim, n = self->n, np = self->iface.n_points;
     double dt = step->dt;
     self->solved = 0;
+    self->t_trial = step->t + dt;
     if (!self->bound) {
         seam_logf(self->host, SEAM_LOG_ERROR, "solve before bind: the fluid needs the interface first");
         return SEAM_ERROR;
@@ -681,6 +684,7 @@ static seam_status fluid_commit(void *p)
         seam_logf(self->host, SEAM_LOG_ERROR, "commit without a successful solve");
         return SEAM_ERROR;
     }
+    self->t_n = self->t_trial;
     size_t d = (size_t)self->dim, n = self->n;
     memcpy(self->x_n, self->x, d * n * sizeof *self->x);
     memcpy(self->v_n, self->v, d * n * sizeof *self->v);
@@ -861,25 +865,21 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
 {
     fluid_sph *self = p;
     size_t n = self->n;
-    int32_t *cells = malloc((n + 1) * sizeof *cells);
     double *rho = malloc((n + 1) * sizeof *rho);
-    if (!cells || !rho) {
-        free(cells);
-        free(rho);
+    if (!rho) {
         seam_logf(self->host, SEAM_LOG_ERROR, "write_output: out of memory for %zu particles", n);
         return SEAM_ERROR;
     }
-    for (size_t i = 0; i < n; i++) {
-        cells[i] = (int32_t)i;
+    for (size_t i = 0; i < n; i++)
         rho[i] = self->start_valid ? self->geo[self->start].rho[i] : self->f.rho0;
-    }
     seam_vtk_field fields[] = {{"velocity", 3, self->dim, self->v_n}, {"pressure", 1, 1, self->p_n},
                                {"density", 1, 1, rho}};
-    char path[4096];
-    snprintf(path, sizeof path, "%s/fluid_sph_%05d.vtk", dir, frame);
-    seam_status st = seam_vtk_write_cells(path, self->host, "fluid_sph particles", self->dim, n, self->x_n,
-                                          SEAM_VTK_VERTEX, 1, n, cells, fields, 3, NULL, 0);
-    free(cells);
+    char stem[64];
+    snprintf(stem, sizeof stem, "fluid_sph_%05d", frame);
+    seam_status st = seam_vtk_frame_points(&self->vtk, self->host, dir, stem, self->dim, n, self->x_n, fields, 3);
+    if (st == SEAM_OK)
+        st = seam_vtk_frame_done(&self->vtk, self->host, dir, self->host && self->host->name ? self->host->name : "fluid_sph",
+                                 self->t_n);
     free(rho);
     return st;
 }

@@ -5,6 +5,7 @@
 
 #include "seam/mapping.h"
 #include "seam/plugin.h"
+#include "seam/vtk.h"
 #include "sph.h"
 
 enum { WALL_LAYERS = 3 };            /* particle layers behind each domain side: full support at the wall */
@@ -47,6 +48,9 @@ typedef struct fluid_sph {
     size_t clamped;          /* particles held at the domain's sides in the last solve */
     double *raster;
     unsigned char *saved;
+    /* output: the frames written, and the time of the trial and committed states (s) */
+    seam_vtk_series vtk;
+    double t_trial, t_n;
 } fluid_sph;
 
 #endif

@@ -895,6 +895,7 @@ fem *fem_new(const char *config_json, const seam_host *host)
     seam_cfg_gravity(cfg, host, d, NULL, self->gravity);
     static const char *const integrators[] = {"backward_euler", "explicit", NULL};
     self->integrator = (fem_integrator)seam_cfg_enum(cfg, "integrator", integrators, FEM_BACKWARD_EULER, 0);
+    self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
     self->newton_tol = 1e-6;
     self->newton_max = 50;
     self->line_search = 1;
@@ -996,6 +997,7 @@ void fem_destroy(fem **self_p)
     if (!self_p || !*self_p)
         return;
     fem *s = *self_p;
+    seam_vtk_series_free(&s->vtk);
     free(s->bodies);
     free(s->X0);
     free(s->x);

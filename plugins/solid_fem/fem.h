@@ -9,6 +9,7 @@
 #include "seam/config.h"
 #include "seam/plugin.h"
 #include "seam/sparse.h"
+#include "seam/vtk.h"
 
 /* ---- constitutive models (material.c) --------------------------------- */
 
@@ -110,6 +111,9 @@ typedef struct fem_mesh fem_mesh;
 
 struct fem {
     const seam_host *host;
+    /* output: the frames written, and the time of the trial and committed states (s) */
+    seam_vtk_series vtk;
+    double t_trial, t_n;
     int d;
     double gravity[3];
     fem_integrator integrator;

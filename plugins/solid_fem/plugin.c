@@ -57,6 +57,7 @@ static seam_status p_solve(void *self, const seam_step *step, const seam_input *
             for (int k = 0; k < d; k++)
                 load[(size_t)f->iface_node[p] * (size_t)d + (size_t)k] = in->F[p * (size_t)d + (size_t)k];
     }
+    f->t_trial = step->t + step->dt;
     seam_status s = fem_step(f, step->dt, load);
     free(load);
     if (s != SEAM_OK)
@@ -80,6 +81,7 @@ static seam_status p_commit(void *self)
         return SEAM_ERROR;
     }
     fem_commit(f);
+    f->t_n = f->t_trial;
     return SEAM_OK;
 }
 
@@ -192,17 +194,17 @@ static seam_status p_write_output(void *self, const char *dir, int frame)
                     count++;
                 }
         }
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s_%s_%06d.vtk", dir, who, b->name, frame);
+        char stem[4096];
+        snprintf(stem, sizeof stem, "%s_%s_%06d", who, b->name, frame);
         seam_vtk_field vel = {"velocity", 3, d, f->v + b->node0 * (size_t)d};
         int type = per == 2 ? SEAM_VTK_LINE : per == 3 ? SEAM_VTK_TRIANGLE : SEAM_VTK_TETRA;
-        seam_status s = seam_vtk_write_cells(path, f->host, b->name, d, b->n_nodes, f->x + b->node0 * (size_t)d,
-                                             type, per, count, cells, &vel, 1, NULL, 0);
+        seam_status s = seam_vtk_frame_cells(&f->vtk, f->host, dir, stem, d, b->n_nodes,
+                                             f->x + b->node0 * (size_t)d, type, per, count, cells, &vel, 1);
         free(cells);
         if (s != SEAM_OK)
             return s;
     }
-    return SEAM_OK;
+    return seam_vtk_frame_done(&f->vtk, f->host, dir, who, f->t_n);
 }
 
 /* Deformable: mobility (lumped mass) and save, never rigid. */

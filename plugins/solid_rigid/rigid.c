@@ -20,6 +20,9 @@
 
 struct rigid_solver {
     const seam_host *host;
+    /* output: the frames written, and the time of the trial and committed states (s) */
+    seam_vtk_series vtk;
+    double t_trial, t_n;
     int dim;
     double gravity[3];
     double spacing;
@@ -456,6 +459,7 @@ void rigid_destroy(void *self)
     rigid_solver *rs = self;
     if (!rs)
         return;
+    seam_vtk_series_free(&rs->vtk);
     for (size_t i = 0; i < rs->n_bodies; i++) {
         free(rs->bodies[i].name);
         free(rs->bodies[i].loads);
@@ -491,6 +495,7 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     /* Samples about one fluid cell apart (Akbay 2.3.4) when the scene names its cell size. */
     double spacing_default = host && host->cell_size > 0 ? host->cell_size : 0.05;
     rs->spacing = seam_cfg_num(cfg, "spacing", spacing_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    rs->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
     rs->world.dim = rs->dim;
     rs->world.iterations = (int)seam_cfg_int(cfg, "contact_iterations", 30, 1, 100000, 0);
     rs->world.tolerance = seam_cfg_num(cfg, "contact_tolerance", 1e-9, 0.0, INFINITY, 0);
@@ -632,6 +637,7 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in,
         }
     }
     double dt = step->dt, t_end = step->t + step->dt;
+    rs->t_trial = t_end;
     bool ok = true;
     /* kick and a provisional drift: where the bodies would go without contact */
     for (size_t i = 0; i < rs->n_bodies; i++) {
@@ -693,6 +699,7 @@ seam_status rigid_commit(void *self)
     }
     memcpy(rs->S, rs->T, rs->n_bodies * sizeof *rs->S);
     rs->have_trial = false;
+    rs->t_n = rs->t_trial;
     return SEAM_OK;
 }
 
@@ -780,11 +787,14 @@ seam_status rigid_write_output(void *self, const char *dir, int frame)
     for (size_t k = 0; k < rs->n_pts; k++)
         id[k] = rs->body_id[k];
     seam_vtk_field fields[2] = {{"velocity", 3, rs->dim, V}, {"body", 1, 1, id}};
-    char path[4096];
-    snprintf(path, sizeof path, "%s/bodies_%04d.vtk", dir, frame);
-    seam_status st = seam_vtk_write_cells(path, rs->host, "seam solid_rigid bodies", rs->dim, rs->n_pts, X,
+    char stem[64];
+    snprintf(stem, sizeof stem, "bodies_%04d", frame);
+    seam_status st = seam_vtk_frame_cells(&rs->vtk, rs->host, dir, stem, rs->dim, rs->n_pts, X,
                                           rs->dim == 2 ? SEAM_VTK_LINE : SEAM_VTK_TRIANGLE, rs->dim, rs->n_elems,
-                                          rs->elems, fields, 2, NULL, 0);
+                                          rs->elems, fields, 2);
+    if (st == SEAM_OK)
+        st = seam_vtk_frame_done(&rs->vtk, rs->host, dir,
+                                 rs->host && rs->host->name ? rs->host->name : "solid_rigid", rs->t_n);
     free(X);
     free(V);
     free(id);

@@ -90,7 +90,8 @@ static void test_run_writes_stats(void **state)
     assert_non_null(f);
     char line[1024];
     assert_non_null(fgets(line, sizeof line, f));
-    assert_string_equal(line, "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s\n");
+    assert_string_equal(line, "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s,"
+                              "columns,filtered,modes,restarts,truncated\n");
     int rows = 0;
     while (fgets(line, sizeof line, f))
         rows++;

@@ -137,6 +137,48 @@ static double observed_contraction(const test_run *r, int at)
     return q;
 }
 
+/* Mean first-iteration residual per step (residuals.csv) of the oscillating
+ * piston (w = 3.65 rad/s, dt = 0.01: w dt = 0.037) under a predictor. */
+static double first_residual(const char *predictor)
+{
+    char name[64], scene[4096];
+    snprintf(name, sizeof name, "piston_predictor_%s", predictor);
+    snprintf(scene, sizeof scene, "%s", piston_scene("iqn-ils", 1.0, 2.0, 40.0, 0.01, 1.0, 1e-12, 50, 0.0));
+    char set[64];
+    snprintf(set, sizeof set, "coupling.predictor=%s", predictor);
+    const char *sets[] = {set, NULL};
+    test_run *r = test_run_scene(name, scene, NULL, sets);
+    assert_int_equal(r->status, SEAM_OK);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/residuals.csv", r->out);
+    size_t rows, cols;
+    double *res = test_read_csv(path, 0, &rows, &cols);   /* step, iteration, residual, load_change */
+    assert_non_null(res);
+    double sum = 0.0;
+    int n = 0;
+    for (size_t i = 0; i < rows; i++)
+        if (res[i * cols + 1] == 1.0 && res[i * cols] >= 3.0) {   /* every predictor has its history from step 3 */
+            sum += res[i * cols + 2];
+            n++;
+        }
+    free(res);
+    test_run_free(r);
+    assert_true(n > 90);
+    return sum / n;
+}
+
+/* The predictors' orders: extrapolating X^n, X^{n-1} errs by O(dt^2 x''),
+ * the parabola through X^{n-2}, X^{n-1}, X^n by O(dt^3 x^(3)), about w dt
+ * times less; starting from X^n errs by O(dt x'). */
+static void test_predictor_orders(void **state)
+{
+    (void)state;
+    double none = first_residual("none"), linear = first_residual("linear"), quadratic = first_residual("quadratic");
+    print_message("first-iteration residual: none %.3g, linear %.3g, quadratic %.3g m\n", none, linear, quadratic);
+    assert_true(linear < 0.1 * none);
+    assert_true(quadratic < 0.1 * linear);
+}
+
 static void test_relaxation_limit(void **state)
 {
     (void)state;
@@ -243,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_strong_coupling_matches_monolithic_and_period),
         cmocka_unit_test(test_explicit_added_mass_instability),
         cmocka_unit_test(test_relaxation_limit),
+        cmocka_unit_test(test_predictor_orders),
         cmocka_unit_test(test_two_solids_concatenate),
         cmocka_unit_test(test_nan_is_reported),
         cmocka_unit_test(test_solver_error_is_reported),

@@ -222,18 +222,16 @@ static void test_write_output(void **state)
     assert_non_null(dir);
     assert_int_equal(P()->write_output(s, dir, 3), SEAM_OK);
     char path[4200];
-    snprintf(path, sizeof path, "%s/solid_block_000003.vtk", dir);
-    FILE *fp = fopen(path, "r");
-    assert_non_null(fp);
-    char line[256], all[65536];
-    size_t len = fread(all, 1, sizeof all - 1, fp);
-    all[len] = '\0';
-    rewind(fp);
-    assert_non_null(fgets(line, sizeof line, fp));
-    fclose(fp);
-    assert_true(strncmp(line, "# vtk", 5) == 0);
-    assert_non_null(strstr(all, "POINTS 19"));     /* 1 + 6 + 12 nodes */
-    assert_non_null(strstr(all, "CELLS 24"));      /* 6 * 2^2 triangles */
+    snprintf(path, sizeof path, "%s/solid_block_000003.vtu", dir);
+    size_t n;
+    double *x = test_read_vtk_points(path, &n);
+    assert_int_equal(n, 19);     /* 1 + 6 + 12 nodes */
+    free(x);
+    x = test_read_vtk_xml(path, "types", &n);
+    assert_int_equal(n, 24);     /* 6 * 2^2 triangles */
+    for (size_t e = 0; e < n; e++)
+        assert_true(x[e] == SEAM_VTK_TRIANGLE);
+    free(x);
     P()->destroy(s);
 }
 

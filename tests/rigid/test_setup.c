@@ -278,33 +278,27 @@ static void test_output_and_table(void **state)
     assert_non_null(f->rs);
     const char *dir = test_tmpdir("rigid_output");
     assert_int_equal(rigid_write_output(f->rs, dir, 7), SEAM_OK);
-    char path[4200], line[256];
-    snprintf(path, sizeof path, "%s/bodies_0007.vtk", dir);
-    FILE *fp = fopen(path, "r");
-    assert_non_null(fp);
-    bool points = false, lines = false;
-    char want_points[64], want_cells[64];
-    snprintf(want_points, sizeof want_points, "POINTS %zu", f->iface.n_points);
-    snprintf(want_cells, sizeof want_cells, "CELLS %zu", f->iface.n_elems);
-    while (fgets(line, sizeof line, fp)) {
-        points = points || strncmp(line, want_points, strlen(want_points)) == 0;
-        lines = lines || strncmp(line, want_cells, strlen(want_cells)) == 0;
-    }
-    fclose(fp);
-    assert_true(points && lines);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/bodies_0007.vtu", dir);
+    size_t n;
+    double *v = test_read_vtk_points(path, &n);
+    assert_int_equal(n, f->iface.n_points);
+    free(v);
+    v = test_read_vtk_xml(path, "connectivity", &n);
+    assert_int_equal(n, 2 * f->iface.n_elems);   /* segments */
+    free(v);
     fixture_destroy(f);
     /* 3D: triangle cells */
     f = fixture_new("{\"dim\": 3, \"spacing\": 0.2, \"bodies\": ["
                     "{\"name\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.2, \"density\": 10}]}");
     assert_non_null(f->rs);
     assert_int_equal(rigid_write_output(f->rs, dir, 8), SEAM_OK);
-    snprintf(path, sizeof path, "%s/bodies_0008.vtk", dir);
-    fp = fopen(path, "r");
-    assert_non_null(fp);
+    snprintf(path, sizeof path, "%s/bodies_0008.vtu", dir);
+    v = test_read_vtk_xml(path, "types", &n);
     size_t triangles = 0;
-    while (fgets(line, sizeof line, fp))
-        triangles += strcmp(line, "5\n") == 0;   /* VTK_TRIANGLE cell types */
-    fclose(fp);
+    for (size_t e = 0; e < n; e++)
+        triangles += v[e] == 5;   /* VTK_TRIANGLE cell types */
+    free(v);
     assert_int_equal(triangles, f->iface.n_elems);
     const seam_plugin *p = seam_plugin_v1();
     assert_int_equal(p->abi, SEAM_ABI_VERSION);

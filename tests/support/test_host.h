@@ -40,8 +40,18 @@ int test_host_saw(const test_host *th, const char *needle);
 const char *test_source_path(const char *relative);
 /* A fresh empty directory under the build tree's tmp/, static buffer. */
 const char *test_tmpdir(const char *name);
-/* The POINTS of a legacy ASCII VTK file: malloc'ed n x 3, their number in
- * *n; fails the test when the file cannot be read. */
+/* The points of a VTK file, legacy ASCII (a path ending in .vtk: its POINTS)
+ * or XML (test_read_vtk_xml "Points"): malloc'ed n x 3, their number in *n;
+ * fails the test when the file cannot be read. */
 double *test_read_vtk_points(const char *path, size_t *n);
+/* One array of a VTK XML file with appended raw zlib-compressed data and
+ * UInt64 headers, read without VTK: the DataArray named `name` ("Points": the
+ * one inside <Points>), every block inflated and checked against the block
+ * header, Float64 values copied bit for bit and Float32 / Int64 / UInt8 ones converted.
+ * malloc'ed; the number of values (components included) in *n. Fails the
+ * test on any inconsistency; NULL when the file has no such array. */
+double *test_read_vtk_xml(const char *path, const char *name, size_t *n);
+/* The same array's NumberOfComponents attribute (1 when absent), -1 when the array is absent. */
+int test_vtk_xml_components(const char *path, const char *name);
 
 #endif

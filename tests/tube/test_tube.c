@@ -28,34 +28,45 @@ static tube_params params(size_t N, double c)
                          .p_out = 0.0, .a0 = 1.0, .c = c, .p0 = 0.0};
 }
 
+/* Both outlets: the fixed pressure, and the non-reflecting one (eq. 15) from
+ * a committed outlet pressure pL_n of 300 Pa; both inflows. */
 static void test_fluid_sweep_solves_the_equations(void **state)
 {
     (void)state;
-    tube_params tp = params(40, 10.0);
-    size_t N = tp.N;
-    double a_n[40], a[40], u_n[41], u[41], p[40], Rc[40], Rm[40];
-    for (size_t j = 0; j < N; j++) {
-        a_n[j] = 1.0 + 1e-3 * sin(0.3 * (double)j);
-        a[j] = a_n[j] + 2e-4 * cos(0.7 * (double)j);
+    for (int variant = 0; variant < 2; variant++) {
+        tube_params tp = params(40, 10.0);
+        tp.non_reflecting = tp.sine = variant;
+        size_t N = tp.N;
+        double a_n[40], a[40], u_n[41], u[41], p[40], Rc[40], Rm[40], pL, pL_n = variant ? 300.0 : 0.0;
+        for (size_t j = 0; j < N; j++) {
+            a_n[j] = 1.0 + 1e-3 * sin(0.3 * (double)j);
+            a[j] = a_n[j] + 2e-4 * cos(0.7 * (double)j);
+        }
+        for (size_t f = 0; f <= N; f++)
+            u_n[f] = 0.1 + 0.01 * sin(0.2 * (double)f);
+        double dt = 0.5, t_new = 3.0;
+        size_t bad;
+        assert_int_equal(tube_fluid_solve(&tp, t_new, dt, a_n, u_n, pL_n, a, u, p, &pL, &bad), 0);
+        tube_residual(&tp, t_new, dt, a_n, u_n, pL_n, a, u, p, Rc, Rm);
+        double dx = tp.L / (double)N, storage = 0.0;
+        for (size_t j = 0; j < N; j++) {
+            assert_true(fabs(Rc[j]) < 1e-15);
+            assert_true(fabs(Rm[j]) < 1e-13);
+            storage += dx * (a[j] - a_n[j]) / dt;
+        }
+        /* volume balance over the tube: inflow - outflow = storage in the walls */
+        assert_close(storage, a[0] * tube_inflow(&tp, t_new) - a[N - 1] * u[N], 1e-14);
+        if (variant) {   /* eq. 15 by hand */
+            double w = sqrt(tp.c * tp.c - pL_n / (2.0 * tp.rho)) - 0.25 * (u[N] - u_n[N]);
+            assert_close(pL, 2.0 * tp.rho * (tp.c * tp.c - w * w), 1e-9);
+            assert_true(fabs(pL - pL_n) > 1.0);
+        } else
+            assert_true(pL == tp.p_out);
+        /* A collapsed cell is refused with its face. */
+        a[7] = -2.0;
+        assert_int_equal(tube_fluid_solve(&tp, t_new, dt, a_n, u_n, pL_n, a, u, p, &pL, &bad), -1);
+        assert_int_equal(bad, 7);
     }
-    for (size_t f = 0; f <= N; f++)
-        u_n[f] = 0.1 + 0.01 * sin(0.2 * (double)f);
-    double dt = 0.5, t_new = 3.0;
-    size_t bad;
-    assert_int_equal(tube_fluid_solve(&tp, t_new, dt, a_n, u_n, a, u, p, &bad), 0);
-    tube_residual(&tp, t_new, dt, a_n, u_n, a, u, p, Rc, Rm);
-    double dx = tp.L / (double)N, storage = 0.0;
-    for (size_t j = 0; j < N; j++) {
-        assert_true(fabs(Rc[j]) < 1e-15);
-        assert_true(fabs(Rm[j]) < 1e-13);
-        storage += dx * (a[j] - a_n[j]) / dt;
-    }
-    /* volume balance over the tube: inflow - outflow = storage in the walls */
-    assert_close(storage, a[0] * tube_inflow(&tp, t_new) - a[N - 1] * u[N], 1e-14);
-    /* A collapsed cell is refused with its face. */
-    a[7] = -2.0;
-    assert_int_equal(tube_fluid_solve(&tp, t_new, dt, a_n, u_n, a, u, p, &bad), -1);
-    assert_int_equal(bad, 7);
 }
 
 static void test_wall_law(void **state)
@@ -87,6 +98,55 @@ static void test_monolithic_steady_state(void **state)
     tube_mono_destroy(&m);
 }
 
+/* preCICE's discretization (collocated, Newton). Rigid walls (a = a^n = 1):
+ * continuity makes u uniform, the inflow's, and momentum a pressure falling
+ * linearly by rho du/dt, so p_0 - p_N = rho L du/dt exactly, with either
+ * outlet. Flexible walls: the node fluxes Phi_{i+1/2} = (a_i + a_{i+1})
+ * (u_i + u_{i+1})/4 balance the volume stored between nodes 1 and N-1. */
+static void test_collocated_fluid(void **state)
+{
+    (void)state;
+    enum { NN = 50 };
+    tube_params tp = {.N = NN, .L = 10.0, .rho = 1.0, .u0 = 10.0, .amplitude = 0.3, .period = 0.2, .p_out = 0.0,
+                      .a0 = 1.0, .c = 94.0, .sine = 1, .collocated = 1};
+    double a_n[NN + 1], a[NN + 1], u_n[NN + 1], p_n[NN + 1], u[NN + 1], p[NN + 1], R[2 * NN + 2];
+    double dt = 0.01, t_new = 0.03, dx = tp.L / NN;
+    for (int outlet = 0; outlet < 2; outlet++) {
+        tp.non_reflecting = outlet;
+        for (size_t i = 0; i <= NN; i++) {
+            a_n[i] = a[i] = 1.0;
+            u_n[i] = tube_inflow(&tp, t_new - dt);
+            p_n[i] = 50.0 * (1.0 - (double)i / NN);
+        }
+        int it = tube_colloc_solve(&tp, t_new, dt, a_n, u_n, p_n, a, u, p, 1e-13, 30);
+        assert_true(it >= 1 && it <= 5);
+        double dudt = (tube_inflow(&tp, t_new) - u_n[0]) / dt, peak = fabs(tp.rho * tp.L * dudt);
+        assert_true(peak > 100.0);
+        for (size_t i = 0; i <= NN; i++) {
+            assert_close(u[i], tube_inflow(&tp, t_new), 1e-12);
+            assert_close(p[i] - p[NN], tp.rho * (tp.L - (double)i * dx) * dudt, 1e-9 * peak);
+        }
+        double pN = outlet ? tube_outlet_pressure(&tp, p_n[NN], u[NN], u_n[NN]) : 0.0;
+        assert_close(p[NN], pN, 1e-9 * peak);
+    }
+    /* flexible: a given wall motion */
+    for (size_t i = 0; i <= NN; i++) {
+        a_n[i] = 1.0 + 1e-3 * sin(0.3 * (double)i);
+        a[i] = a_n[i] + 2e-4 * cos(0.7 * (double)i);
+        u_n[i] = 10.0 + 0.1 * sin(0.2 * (double)i);
+        p_n[i] = 20.0 * cos(0.1 * (double)i);
+    }
+    assert_true(tube_colloc_solve(&tp, t_new, dt, a_n, u_n, p_n, a, u, p, 1e-13, 30) >= 1);
+    tube_colloc_residual(&tp, t_new, dt, a_n, u_n, p_n, a, u, p, R);
+    for (size_t r = 0; r < 2 * NN + 2; r++)
+        assert_true(fabs(R[r]) < 1e-9);
+    double stored = 0.0;
+    for (size_t i = 1; i < NN; i++)
+        stored += dx * (a[i] - a_n[i]) / dt;
+    double in = 0.25 * (a[0] + a[1]) * (u[0] + u[1]), out = 0.25 * (a[NN - 1] + a[NN]) * (u[NN - 1] + u[NN]);
+    assert_close(stored, in - out, 1e-10 * fabs(in));
+}
+
 static void test_rigid_limit_column_inertia(void **state)
 {
     (void)state;
@@ -107,6 +167,32 @@ static void test_rigid_limit_column_inertia(void **state)
     tube_mono_destroy(&m);
 }
 
+/* Largest deviation of the inlet pressure from Joukowsky's p' = rho c u'
+ * over t in [t0, t1], and its peak, for a tube of `cells` cells at kappa =
+ * 100 with a period of 0.5 s (wavelength c T = 5 m), dt = dx / c. */
+static double joukowsky_deviation(size_t cells, int non_reflecting, double t0, double t1, double *peak)
+{
+    tube_params tp = params(cells, 10.0);
+    tp.period = 0.5;
+    tp.non_reflecting = non_reflecting;
+    double dx = tp.L / (double)tp.N, dt = dx / tp.c;
+    tube_mono *m = tube_mono_new(&tp, 1e-12, 30);
+    double worst = 0.0;
+    *peak = 0.0;
+    for (int s = 0; (s + 1) * dt < t1; s++) {
+        double t = (s + 1) * dt;
+        assert_true(tube_mono_step(m, t - dt, dt) >= 1);
+        tube_mono_commit(m);
+        double du = tube_inflow(&tp, t - 0.5 * dx / tp.c) - tp.u0;   /* at the first cell centre */
+        double expected = tp.rho * tp.c * du;
+        if (t >= t0)
+            worst = fmax(worst, fabs(tube_mono_p(m)[0] - tp.p_out - expected));
+        *peak = fmax(*peak, expected);
+    }
+    tube_mono_destroy(&m);
+    return worst;
+}
+
 /* Flexible tube, linear acoustics: before the outlet's reflection returns
  * (t < 2L/c), the wave leaving the inlet is a simple right-running wave, so
  * the pressure follows the inflow by Joukowsky's relation p' = rho c u'
@@ -114,24 +200,24 @@ static void test_rigid_limit_column_inertia(void **state)
 static void test_joukowsky_wave(void **state)
 {
     (void)state;
-    tube_params tp = params(400, 10.0);
-    tp.period = 0.5;   /* wavelength c T = 5 m = 200 cells */
-    double dt = 0.0025, dx = tp.L / (double)tp.N;
-    tube_mono *m = tube_mono_new(&tp, 1e-12, 30);
-    double worst = 0.0, peak = 0.0;
-    for (int s = 0; (s + 1) * dt < 1.6; s++) {
-        double t = (s + 1) * dt;
-        assert_true(tube_mono_step(m, t - dt, dt) >= 1);
-        tube_mono_commit(m);
-        double du = tube_inflow(&tp, t - 0.5 * dx / tp.c) - tp.u0;   /* at the first cell centre */
-        double expected = tp.rho * tp.c * du;
-        worst = fmax(worst, fabs(tube_mono_p(m)[0] - tp.p_out - expected));
-        peak = fmax(peak, expected);
-    }
+    double peak, worst = joukowsky_deviation(400, 0, 0.0, 1.6, &peak);
     print_message("Joukowsky: peak %.4g Pa, largest deviation %.3g Pa\n", peak, worst);
     assert_true(peak > 90.0);            /* rho c u0 A = 100 Pa */
     assert_true(worst < 0.005 * peak);
-    tube_mono_destroy(&m);
+}
+
+/* The non-reflecting outlet (Degroote et al. 2008, eq. 15): after the first
+ * wave's reflection would have returned (2L/c = 2 s) the inlet still sees
+ * Joukowsky's pressure; the fixed-pressure outlet sends the wave back. */
+static void test_non_reflecting_outlet(void **state)
+{
+    (void)state;
+    double peak, fixed = joukowsky_deviation(200, 0, 2.2, 3.2, &peak);
+    double open = joukowsky_deviation(200, 1, 2.2, 3.2, &peak);
+    print_message("after 2L/c: deviation from Joukowsky %.3g Pa (non-reflecting), %.3g Pa (fixed), peak %.4g Pa\n",
+                  open, fixed, peak);
+    assert_true(fixed > 0.5 * peak);
+    assert_true(open < 0.02 * peak);
 }
 
 /* ---- partitioned against monolithic -------------------------------------- */
@@ -185,8 +271,10 @@ static void schemes_match_monolithic(double c)
         {"rmi", ""},
         {"rmi", ", \"reuse\": 4"},
         {"rmi", ", \"rmi_solver\": \"gmres\""},
+        {"iqn-imvj", ""},
+        {"iqn-imvj", ", \"restart\": \"none\", \"reuse\": 2"},
     };
-    double mean[7];
+    double mean[9];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[64];
         snprintf(name, sizeof name, "tube_%g_%zu", c, i);
@@ -203,7 +291,7 @@ static void schemes_match_monolithic(double c)
         test_run_free(r);
     }
     /* The quasi-Newton schemes need several times fewer iterations than relaxation. */
-    for (size_t i = 2; i < 7; i++)
+    for (size_t i = 2; i < 9; i++)
         assert_true(mean[i] * 3.0 < mean[0]);
     assert_true(mean[1] < mean[0]);
     /* Columns of past steps carry the Jacobian over: fewer iterations. */
@@ -229,6 +317,51 @@ static void test_schemes_match_monolithic_kappa_10(void **state)
     schemes_match_monolithic(1.0);
 }
 
+/* stats.csv per step: what the scheme keeps. preCICE's tube variant
+ * (examples/tube_precice.json) for 12 steps: iqn-imvj restarts its carried
+ * Jacobian every chunk = 4 steps (at the starts of steps 4 and 8, when the
+ * fourth and eighth committed steps are folded in) and carries modes from
+ * step 1 on; iqn-ils's filter removes columns, and its reuse keeps at most
+ * max_columns = 50. Also: window 1 from relaxation 0.01 takes 20 iterations,
+ * as preCICE 3.4.1's does. */
+static void test_scheme_counts_in_stats(void **state)
+{
+    (void)state;
+    enum { C_IT = 3, C_COLUMNS = 9, C_FILTERED = 10, C_MODES = 11, C_RESTARTS = 12 };
+    const char *imvj[] = {"time.end=0.12", "coupling.scheme=iqn-imvj", "coupling.chunk=4", "coupling.reuse=0", NULL};
+    const char *ils[] = {"time.end=0.12", NULL};
+    for (int s = 0; s < 2; s++) {
+        test_run *r = test_run_scene(s ? "tube_precice_ils" : "tube_precice_imvj", NULL, "examples/tube_precice.json",
+                                     s ? ils : imvj);
+        if (r->status != SEAM_OK)
+            fail_msg("%s", r->log);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/stats.csv", r->out);
+        size_t rows, cols;
+        double *st = test_read_csv(path, 0, &rows, &cols);
+        assert_non_null(st);
+        assert_int_equal(rows, 12);
+        assert_int_equal(cols, 14);
+        assert_int_equal((int)st[C_IT], 20);
+        double filtered = 0.0;
+        for (size_t k = 0; k < rows; k++) {
+            const double *row = st + k * cols;
+            assert_true(row[C_COLUMNS] >= 1.0 && row[C_COLUMNS] <= 50.0);
+            filtered += row[C_FILTERED];
+            if (s == 0) {
+                assert_int_equal((int)row[C_RESTARTS], k == 4 || k == 8 ? 1 : 0);
+                assert_true(k == 0 ? row[C_MODES] == 0.0 : row[C_MODES] >= 1.0);
+            } else
+                assert_true(row[C_MODES] == 0.0 && row[C_RESTARTS] == 0.0);
+        }
+        print_message("%s: %g columns filtered in 12 steps\n", s ? "iqn-ils reuse 8" : "iqn-imvj rs-svd", filtered);
+        if (s)
+            assert_true(filtered >= 1.0);
+        free(st);
+        test_run_free(r);
+    }
+}
+
 /* The fluid refuses a wall with another number of cells, naming the key. */
 static void test_mismatched_cells_are_refused(void **state)
 {
@@ -250,9 +383,12 @@ int main(void)
         cmocka_unit_test(test_wall_law),
         cmocka_unit_test(test_monolithic_steady_state),
         cmocka_unit_test(test_rigid_limit_column_inertia),
+        cmocka_unit_test(test_collocated_fluid),
         cmocka_unit_test(test_joukowsky_wave),
+        cmocka_unit_test(test_non_reflecting_outlet),
         cmocka_unit_test(test_schemes_match_monolithic_kappa_100),
         cmocka_unit_test(test_schemes_match_monolithic_kappa_10),
+        cmocka_unit_test(test_scheme_counts_in_stats),
         cmocka_unit_test(test_mismatched_cells_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,9 @@ void seam_qr_keep(seam_qr *self, long lo, long hi);
 /* Remove column j (physical order, oldest first). */
 void seam_qr_remove(seam_qr *self, size_t j);
 size_t seam_qr_cols(const seam_qr *self);
+/* Columns the filter has removed since seam_qr_new (not counting those
+ * dropped by max_cols, keep or remove). */
+unsigned long seam_qr_filtered(const seam_qr *self);
 /* The paired columns, oldest first, n x cols contiguous (leading dim n). */
 const double *seam_qr_B(const seam_qr *self);
 /* alpha (cols, oldest first) = argmin ||C alpha - t|| for the tracked t, or for a given b. */

@@ -1,0 +1,444 @@
+/* Interface quasi-Newton with a multi-vector Jacobian update (IQN-IMVJ,
+ * Lindner, Mehl, Scheufele, Uekermann 2015), with the restarts of Scheufele
+ * and Mehl 2017 (RS-0, RS-LS, RS-SVD), on the fixed-point residual
+ * r(X) = S(F(X)) - X.
+ *
+ * J approximates the inverse Jacobian as the map from residual changes to
+ * solid output changes (J V = W, with V and W the differences of r and of
+ * X~ = S(F(X)) between the iterations of this step, and with `reuse` of the
+ * last q steps: preCICE's time-windows-reused). IQN-ILS takes the
+ * least-norm J = W Z, Z = (V^T V)^-1 V^T; IMVJ takes the J closest to the
+ * last step's J_prev that meets the secant equations:
+ *     J = J_prev + (W - J_prev V) Z                       (Lindner eq. 12)
+ * and X^{k+1} = X~^k - J r^k. With alpha = Z r^k = argmin ||V alpha - r^k||:
+ *     J r^k = W alpha + J_prev (r^k - V alpha)
+ * so one product with J_prev per iteration; at a step's first iteration
+ * (no columns yet) X^1 = X~^0 - J_prev r^0. With V = Q R (this step's QR),
+ * W - J_prev V times Z is (W R^-1 - J_prev Q) Q^T, so a step hands on
+ *     J_prev <- J_prev + Psi_s Q^T,   Psi_s = W R^-1 - J_prev Q   (rank k).
+ * restart "none" keeps J_prev as a dense n x n matrix (Lindner's form);
+ * the others keep J_prev = Psi Phi^T (n x m each) and, every `chunk` steps,
+ * restart it: rs-0 from zero, rs-ls from the least-squares J = W R^-1 Q^T of
+ * the columns of the last `restart_reuse` steps, rs-svd by a truncated SVD
+ * of Psi Phi^T (modes below `truncation` times the largest dropped). */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "scheme.h"
+#include "seam/lsq.h"
+
+enum { RESTART_NONE, RESTART_ZERO, RESTART_LS, RESTART_SVD };
+static const char *const restart_names[] = {"none", "rs-0", "rs-ls", "rs-svd", NULL};
+
+typedef struct {
+    double omega;        /* relaxation of the first iteration when nothing is known */
+    double filter;       /* rcond of the QR filter */
+    double truncation;   /* rs-svd: modes below this times the largest are dropped */
+    long max_columns;    /* cap on the secant columns in the least squares */
+    long reuse;          /* steps whose columns stay in the least squares besides the current one */
+    long chunk;          /* steps between restarts */
+    long restart_reuse;  /* rs-ls: steps whose columns start J_prev again */
+    int restart;
+    size_t n;
+    seam_qr *VW;         /* this step's columns: C = V, B = W */
+    seam_qr *LS;         /* rs-ls: the columns of the last restart_reuse steps */
+    double *J;           /* restart none: J_prev, n x n column-major (NULL until a step was folded) */
+    double *Psi, *Phi;   /* otherwise J_prev = Psi Phi^T, n x m each, room for cap columns */
+    size_t m, cap;
+    long folded;         /* steps folded into J_prev since its last restart */
+    long last_folded;    /* the last step folded in (-1: none) */
+    long total_columns;  /* restart none: columns folded in, for the rank bound */
+    unsigned long restarts, truncated;
+    double *X, *r, *r_old, *Xt_old, *F, *y, *alpha;
+    double *coef;        /* Phi^T x, room for cap values */
+    double *Q, *R, *Wn;  /* explicit factors (n x k, k x k, n x k), grown */
+    size_t cap_k;
+} imvj;
+
+static void *imvj_create(seam_cfg *coupling)
+{
+    imvj *q = calloc(1, sizeof *q);
+    if (!q)
+        return NULL;
+    q->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
+    q->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    q->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
+    q->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
+    q->restart = seam_cfg_enum(coupling, "restart", restart_names, RESTART_SVD, 0);
+    q->chunk = seam_cfg_int(coupling, "chunk", 8, 1, 100000, 0);
+    q->restart_reuse = seam_cfg_int(coupling, "restart_reuse", 8, 1, 1000, 0);
+    q->truncation = seam_cfg_num(coupling, "truncation", 1e-4, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    q->last_folded = -1;
+    return q;
+}
+
+static void imvj_free_vectors(imvj *q)
+{
+    seam_qr_destroy(&q->VW);
+    seam_qr_destroy(&q->LS);
+    free(q->J);
+    free(q->Psi);
+    free(q->Phi);
+    free(q->X);
+    free(q->Q);
+    free(q->coef);
+    q->J = q->Psi = q->Phi = q->X = q->Q = q->coef = NULL;
+    q->m = q->cap = q->cap_k = 0;
+    q->folded = q->total_columns = 0;
+    q->last_folded = -1;
+}
+
+static void imvj_destroy(void *self)
+{
+    imvj *q = self;
+    if (!q)
+        return;
+    imvj_free_vectors(q);
+    free(q);
+}
+
+static size_t cap_of(const imvj *q, long cols) { return (size_t)cols < q->n ? (size_t)cols : q->n; }
+
+/* Vectors are sized when the interface is first seen (and if it changes). */
+static bool imvj_reserve(imvj *q, size_t n)
+{
+    if (q->X && q->n == n)
+        return true;
+    imvj_free_vectors(q);
+    q->n = n;
+    size_t m = n ? n : 1;
+    q->VW = seam_qr_new(n, cap_of(q, q->max_columns), q->filter);
+    if (q->restart == RESTART_LS)
+        q->LS = seam_qr_new(n, cap_of(q, q->max_columns * q->restart_reuse), q->filter);
+    q->X = malloc((6 * m + m + 1) * sizeof *q->X);
+    if (!q->X || !q->VW || (q->restart == RESTART_LS && !q->LS)) {
+        imvj_free_vectors(q);
+        return false;
+    }
+    q->r = q->X + m;
+    q->r_old = q->r + m;
+    q->Xt_old = q->r_old + m;
+    q->F = q->Xt_old + m;
+    q->y = q->F + m;
+    q->alpha = q->y + m;
+    return true;
+}
+
+/* Room for k explicit columns of Q, R and W. */
+static bool reserve_k(imvj *q, size_t k)
+{
+    if (k <= q->cap_k)
+        return true;
+    free(q->Q);
+    q->Q = malloc((2 * q->n * k + k * k) * sizeof *q->Q);
+    if (!q->Q) {
+        q->cap_k = 0;
+        return false;
+    }
+    q->Wn = q->Q + q->n * k;
+    q->R = q->Wn + q->n * k;
+    q->cap_k = k;
+    return true;
+}
+
+/* Room for m columns of Psi and Phi (contents kept). */
+static bool reserve_m(imvj *q, size_t m)
+{
+    if (m <= q->cap)
+        return true;
+    size_t cap = q->cap ? q->cap : 16;
+    while (cap < m)
+        cap *= 2;
+    double *psi = realloc(q->Psi, q->n * cap * sizeof *psi);
+    if (!psi)
+        return false;
+    q->Psi = psi;
+    double *phi = realloc(q->Phi, q->n * cap * sizeof *phi);
+    if (!phi)
+        return false;
+    q->Phi = phi;
+    double *coef = realloc(q->coef, cap * sizeof *coef);
+    if (!coef)
+        return false;
+    q->coef = coef;
+    q->cap = cap;
+    return true;
+}
+
+static bool have_jprev(const imvj *q) { return q->restart == RESTART_NONE ? q->J != NULL : q->m > 0; }
+
+/* y = J_prev x */
+static void apply_jprev(imvj *q, const double *x, double *y)
+{
+    int n = (int)q->n;
+    if (q->restart == RESTART_NONE) {
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, q->J, n, x, 1, 0.0, y, 1);
+        return;
+    }
+    if (q->m == 0) {   /* BLAS returns at once for no columns, leaving y as it was */
+        memset(y, 0, q->n * sizeof *y);
+        return;
+    }
+    cblas_dgemv(CblasColMajor, CblasTrans, n, (int)q->m, 1.0, q->Phi, n, x, 1, 0.0, q->coef, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, (int)q->m, 1.0, q->Psi, n, q->coef, 1, 0.0, y, 1);
+}
+
+/* Q (n x k), R (k x k) and W (n x k) of a QR's columns, newest first, so
+ * V = Q R and W pair column by column. */
+static bool explicit_factors(imvj *q, seam_qr *qr, size_t k)
+{
+    if (!reserve_k(q, k))
+        return false;
+    seam_qr_explicit(qr, q->Q, q->R);
+    const double *B = seam_qr_B(qr);   /* oldest first */
+    for (size_t j = 0; j < k; j++)
+        memcpy(q->Wn + j * q->n, B + (k - 1 - j) * q->n, q->n * sizeof *q->Wn);
+    return true;
+}
+
+/* Psi_s = W R^-1 (in q->Wn), the least-squares J = Psi_s Q^T. */
+static void w_rinv(imvj *q, size_t k)
+{
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, (int)q->n, (int)k, 1.0, q->R,
+                (int)k, q->Wn, (int)q->n);
+}
+
+/* Truncated SVD of J_prev = Psi Phi^T (Scheufele and Mehl 2017, RS-SVD):
+ * Psi = Qa Ra, Phi = Qb Rb, Ra Rb^T = U S V^T, keep S_i > truncation S_0:
+ * Psi <- Qa U S, Phi <- Qb V. */
+static bool svd_truncate(imvj *q)
+{
+    size_t n = q->n, m = q->m, p = m < n ? m : n;
+    int ok = 1;
+    double *tau = malloc((2 * p + 3 * p * p + m * m) * sizeof *tau);
+    if (!tau)
+        return false;
+    double *tau_b = tau + p, *M = tau_b + p, *U = M + p * p, *Vt = U + p * p, *Rb = Vt + p * p;
+    ok &= LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)m, q->Psi, (lapack_int)n, tau) == 0;
+    ok &= LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)m, q->Phi, (lapack_int)n, tau_b) == 0;
+    if (!ok) {
+        free(tau);
+        return false;
+    }
+    /* M = Ra Rb^T (p x p): Ra, Rb are the upper p x m parts */
+    for (size_t j = 0; j < m; j++)
+        for (size_t i = 0; i < p; i++)
+            Rb[i + j * p] = i <= j ? q->Phi[i + j * n] : 0.0;
+    for (size_t i = 0; i < p; i++)
+        for (size_t l = 0; l < p; l++) {
+            double s = 0.0;
+            for (size_t j = i; j < m; j++)   /* Ra[i, j] is zero below the diagonal */
+                s += q->Psi[i + j * n] * Rb[l + j * p];
+            M[i + l * p] = s;
+        }
+    double *S = q->alpha, *superb = q->y;   /* p <= n values each */
+    ok &= LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', (lapack_int)p, (lapack_int)p, M, (lapack_int)p, S, U,
+                         (lapack_int)p, Vt, (lapack_int)p, superb) == 0;
+    ok &= LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)p, (lapack_int)p, q->Psi, (lapack_int)n, tau) == 0;
+    ok &= LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)p, (lapack_int)p, q->Phi, (lapack_int)n, tau_b) == 0;
+    if (!ok) {
+        free(tau);
+        return false;
+    }
+    size_t keep = 0;
+    while (keep < p && S[keep] > q->truncation * S[0] && S[keep] > 0.0)
+        keep++;
+    /* Psi <- Qa (U S) and Phi <- Qb V, the first keep columns; through scratch of n x keep */
+    double *tmp = malloc(n * (keep ? keep : 1) * sizeof *tmp);
+    if (!tmp) {
+        free(tau);
+        return false;
+    }
+    for (size_t j = 0; j < keep; j++)
+        cblas_dscal((int)p, S[j], U + j * p, 1);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)keep, (int)p, 1.0, q->Psi, (int)n, U,
+                (int)p, 0.0, tmp, (int)n);
+    memcpy(q->Psi, tmp, n * keep * sizeof *tmp);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)keep, (int)p, 1.0, q->Phi, (int)n, Vt,
+                (int)p, 0.0, tmp, (int)n);
+    memcpy(q->Phi, tmp, n * keep * sizeof *tmp);
+    q->truncated += (unsigned long)(m - keep);
+    q->m = keep;
+    free(tmp);
+    free(tau);
+    return true;
+}
+
+/* Every chunk steps: start J_prev again. */
+static bool restart(imvj *q)
+{
+    q->restarts++;
+    q->folded = 0;
+    if (q->restart == RESTART_ZERO) {
+        q->m = 0;
+        return true;
+    }
+    if (q->restart == RESTART_SVD)
+        return svd_truncate(q);
+    size_t k = seam_qr_cols(q->LS);   /* rs-ls */
+    q->m = 0;
+    if (k == 0)
+        return true;
+    if (!explicit_factors(q, q->LS, k) || !reserve_m(q, k))
+        return false;
+    w_rinv(q, k);
+    memcpy(q->Psi, q->Wn, q->n * k * sizeof *q->Psi);
+    memcpy(q->Phi, q->Q, q->n * k * sizeof *q->Phi);
+    q->m = k;
+    return true;
+}
+
+/* The committed step's columns into J_prev (Lindner eq. 12 in the factored
+ * form above), then a restart when chunk steps have been folded. */
+static bool fold(imvj *q)
+{
+    size_t n = q->n, k = seam_qr_cols(q->VW);
+    if (k == 0)
+        return true;
+    if (!explicit_factors(q, q->VW, k))
+        return false;
+    w_rinv(q, k);   /* Wn <- W R^-1 */
+    if (q->restart == RESTART_NONE) {
+        if (!q->J && !(q->J = calloc(n * n, sizeof *q->J)))
+            return false;
+        for (size_t j = 0; j < k; j++) {   /* Psi_s = W R^-1 - J_prev Q */
+            apply_jprev(q, q->Q + j * n, q->y);
+            cblas_daxpy((int)n, -1.0, q->y, 1, q->Wn + j * n, 1);
+        }
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)k, 1.0, q->Wn, (int)n, q->Q,
+                    (int)n, 1.0, q->J, (int)n);
+        q->total_columns += (long)k;
+        return true;
+    }
+    if (!reserve_m(q, q->m + k))
+        return false;
+    for (size_t j = 0; j < k; j++) {
+        apply_jprev(q, q->Q + j * n, q->y);
+        cblas_daxpy((int)n, -1.0, q->y, 1, q->Wn + j * n, 1);
+    }
+    memcpy(q->Psi + q->m * n, q->Wn, n * k * sizeof *q->Psi);
+    memcpy(q->Phi + q->m * n, q->Q, n * k * sizeof *q->Phi);
+    q->m += k;
+    return ++q->folded < q->chunk ? true : restart(q);
+}
+
+/* X^{k+1} = X~^k - J r^k, J r^k = W alpha + J_prev (r^k - V alpha). */
+static bool imvj_update(imvj *q, const double *Xt, const double *r)
+{
+    size_t n = q->n, k = seam_qr_cols(q->VW);
+    memcpy(q->X, Xt, n * sizeof *q->X);
+    if (k > 0) {
+        seam_qr_solve_tracked(q->VW, q->alpha);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)k, -1.0, seam_qr_B(q->VW), (int)n, q->alpha, 1, 1.0,
+                    q->X, 1);
+    }
+    if (!have_jprev(q))
+        return true;
+    double *rp = q->y;   /* r - V alpha = r - Q Q^T r */
+    memcpy(rp, r, n * sizeof *rp);
+    if (k > 0) {
+        if (!explicit_factors(q, q->VW, k))
+            return false;
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)k, 1.0, q->Q, (int)n, r, 1, 0.0, q->alpha, 1);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)k, -1.0, q->Q, (int)n, q->alpha, 1, 1.0, rp, 1);
+    }
+    double *Jr = q->F;   /* free until the next fluid call fills it */
+    apply_jprev(q, rp, Jr);
+    cblas_daxpy((int)n, -1.0, Jr, 1, q->X, 1);
+    return true;
+}
+
+static seam_status imvj_step(void *self, seam_coupling *c, const double *X_pred, double *X_out, seam_verdict *verdict)
+{
+    imvj *q = self;
+    size_t n = seam_coupling_size(c);
+    if (!imvj_reserve(q, n)) {
+        seam_coupling_warn(c, "out of memory for %zu interface values", n);
+        return SEAM_ERROR;
+    }
+    long step = seam_coupling_step_index(c);
+    /* the columns of the committed steps go into J_prev (those of the last one
+     * are new to it; the reused ones it meets already); a failed attempt's are dropped */
+    seam_qr_keep(q->VW, step - 1 - q->reuse, step - 1);
+    if (q->last_folded < step - 1 && seam_qr_cols(q->VW) > 0) {
+        if (!fold(q)) {
+            seam_coupling_warn(c, "out of memory for the carried Jacobian (%zu values)", n);
+            return SEAM_ERROR;
+        }
+        q->last_folded = step - 1;
+    }
+    seam_qr_keep(q->VW, step - q->reuse, step - 1);   /* the reused steps' columns stay in the least squares */
+    if (q->LS)
+        seam_qr_keep(q->LS, step - q->restart_reuse, step - 1);
+    memcpy(q->X, X_pred, n * sizeof *q->X);
+    seam_status st = seam_coupling_fluid(c, q->X, q->F);
+    for (int k = 0; st == SEAM_OK; k++) {
+        st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
+        if (st != SEAM_OK)
+            break;
+        if (k == 0) {
+            for (size_t i = 0; i < n; i++) {
+                q->r[i] = X_out[i] - q->X[i];
+                q->Xt_old[i] = X_out[i];
+            }
+            seam_qr_track(q->VW, q->r);
+        } else {
+            double *dr, *dXt;
+            seam_qr_slots(q->VW, &dr, &dXt);
+            for (size_t i = 0; i < n; i++) {
+                double ri = X_out[i] - q->X[i];
+                dr[i] = ri - q->r_old[i];
+                dXt[i] = X_out[i] - q->Xt_old[i];
+                q->r[i] = ri;
+                q->Xt_old[i] = X_out[i];
+            }
+            if (q->LS)   /* first: the push below works on dr in place */
+                seam_qr_push(q->LS, dr, dXt, step, NULL);
+            seam_qr_push(q->VW, dr, dXt, step, q->r);
+        }
+        *verdict = seam_coupling_judge(c, X_out, q->X);
+        if (*verdict != SEAM_ITERATE)
+            break;
+        double *t = q->r_old;
+        q->r_old = q->r, q->r = t;
+        if (seam_qr_cols(q->VW) == 0 && !have_jprev(q))
+            for (size_t i = 0; i < n; i++)                       /* constant relaxation to start */
+                q->X[i] += q->omega * q->r_old[i];
+        else if (!imvj_update(q, X_out, q->r_old)) {
+            seam_coupling_warn(c, "out of memory for the update");
+            return SEAM_ERROR;
+        }
+        st = seam_coupling_fluid(c, q->X, q->F);
+    }
+    return st;
+}
+
+static void imvj_report(void *self, seam_scheme_report *out)
+{
+    imvj *q = self;
+    *out = (seam_scheme_report){0};
+    if (!q->VW)
+        return;
+    out->columns = (long)seam_qr_cols(q->VW);
+    out->filtered = seam_qr_filtered(q->VW);
+    out->modes = q->restart == RESTART_NONE ? (q->total_columns < (long)q->n ? q->total_columns : (long)q->n)
+                                            : (long)q->m;
+    out->restarts = q->restarts;
+    out->truncated = q->truncated;
+}
+
+const seam_scheme_ops seam_scheme_iqn_imvj = {
+    .name = "iqn-imvj",
+    .summary = "interface quasi-Newton, multi-vector Jacobian carried across steps, with restarts (IQN-IMVJ)",
+    .keys = (const char *const[]){"relaxation", "filter", "max_columns", "reuse", "restart", "chunk",
+                                  "restart_reuse", "truncation", NULL},
+    .create = imvj_create,
+    .destroy = imvj_destroy,
+    .step = imvj_step,
+    .report = imvj_report,
+};
