@@ -50,6 +50,8 @@ void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, do
     if (!coupling)
         return;
     cv->max_iterations = (int)seam_cfg_int(coupling, "max_iterations", d->max_iterations, 1, 100000, 0);
+    static const char *const count_names[] = {"seam", "thesis", NULL};
+    cv->thesis = seam_cfg_enum(coupling, "count", count_names, 0, 0) == 1;
     cv->divergence = seam_cfg_num(coupling, "divergence", 1e8, 1.0, INFINITY, SEAM_CFG_LO_OPEN);
     size_t n = seam_cfg_count(coupling, "measures", 0);
     if (n == 0) {   /* the shorthand: one position and one load measure */
@@ -187,4 +189,6 @@ void seam_convergence_describe(const seam_convergence *cv, char *buf, size_t n)
             break;
         len += (size_t)w;
     }
+    if (len < n)
+        snprintf(buf + len, n - len, cv->thesis ? " (counted as the thesis does)" : " (counted as seam does)");
 }

@@ -40,6 +40,7 @@ typedef struct seam_convergence {
     size_t count;
     int max_iterations;
     double divergence;       /* a position residual this many times the first one is divergence */
+    bool thesis;             /* coupling.count "thesis": residuals as Akbay counts them (the schemes read it) */
     double scale;            /* the interface's extent now (m), for the round-off floor */
     double reference;        /* its extent at the start, at least 1 m: a position residual past divergence times it diverged */
     /* what the last judgement found, per measure: ||d|| and its goal */

@@ -398,6 +398,20 @@ static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p, dou
     return SEAM_OK;
 }
 
+/* The verdict on the solid's output X_out. seam counts the residual
+ * against the positions the fluid was handed (X^f: at the first iteration
+ * the prediction, so a good prediction ends the step after one call of
+ * each solver); with coupling.count "thesis", between successive solid
+ * outputs, as Algorithm 1 does, so no step ends before its second solid
+ * output (the first is judged against X^f, for the record only). */
+static seam_verdict rmi_judge(rmi *r, seam_coupling *c, const double *X_out, bool first)
+{
+    if (!c->count_thesis)
+        return seam_coupling_judge(c, X_out, r->Xf);
+    seam_verdict v = seam_coupling_judge(c, X_out, first ? r->Xf : r->Xs_old);
+    return first && v == SEAM_CONVERGED ? SEAM_ITERATE : v;
+}
+
 static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, double *X_out, seam_verdict *verdict)
 {
     rmi *r = self;
@@ -414,7 +428,7 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     if (st == SEAM_OK)
         st = rmi_call_solid(r, c, p, X_out, true, step);                       /* line 3 */
     if (st == SEAM_OK)
-        *verdict = seam_coupling_judge(c, X_out, r->Xf);
+        *verdict = rmi_judge(r, c, X_out, true);
     while (st == SEAM_OK && *verdict == SEAM_ITERATE) {
         if (seam_qr_cols(r->lsq_f) && seam_qr_cols(r->lsq_s))
             rmi_solve_X(r, X_out, X);                                          /* line 11: eq. 2.6 */
@@ -430,7 +444,7 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
         st = rmi_call_solid(r, c, p, X_out, false, step);                      /* line 15 */
         if (st != SEAM_OK)
             break;
-        *verdict = seam_coupling_judge(c, X_out, r->Xf);                      /* line 16 */
+        *verdict = rmi_judge(r, c, X_out, false);                              /* line 16 */
     }
     if (r->fallbacks)
         seam_coupling_warn(c, "the reduced system was singular %d times; those updates fell back to plain "

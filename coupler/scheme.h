@@ -63,6 +63,8 @@ struct seam_coupling {
     double t, dt;
     long step;
     int fluid_calls, solid_calls, judged;
+    bool count_thesis;       /* residuals as Akbay counts them: rmi between successive solid outputs
+                                (two at least, Algorithm 1), relaxation after relaxing (Algorithm 3) */
     double residual, first_residual;   /* the judge's position residual (m), for messages */
     double *F_last, *F_prev, *F_n;     /* the fluid's last two loads, and those of the last step */
     double *F_store;                   /* the one allocation behind them */

@@ -217,6 +217,7 @@ seam_status sim_coupling_init(seam_sim *sim)
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
         return SEAM_ERROR;
     }
+    sim->coupling.count_thesis = sim->conv.thesis;
     return SEAM_OK;
 }
 

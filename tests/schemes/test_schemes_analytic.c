@@ -139,7 +139,10 @@ typedef struct {
     seam_verdict verdict;
     int iterations;
     double error;            /* largest |X - X*| */
+    double residual;         /* the last position residual judged */
 } outcome;
+
+static bool count_thesis;    /* coupling.count "thesis" for the next run_scheme */
 
 static outcome run_scheme(maps *m, const char *scheme_name, const char *config, int max_iterations,
                           const double *Xexact)
@@ -161,6 +164,7 @@ static outcome run_scheme(maps *m, const char *scheme_name, const char *config, 
     m->cv.reference = 1.0;
     seam_coupling c;
     assert_int_equal(seam_coupling_init(&c, &ops, m, N, 1), SEAM_OK);
+    c.count_thesis = count_thesis;
     double Xn[N] = {0}, Xpred[N], Xout[N];
     for (size_t j = 0; j < N; j++)
         Xn[j] = 0.1 * (double)j;
@@ -171,9 +175,10 @@ static outcome run_scheme(maps *m, const char *scheme_name, const char *config, 
     else
         linear_solution(m, Xn, Xs);
     seam_coupling_begin(&c, Xn, 0.0, 0.01, 0);
-    outcome o = {SEAM_ITERATE, 0, 0.0};
+    outcome o = {SEAM_ITERATE, 0, 0.0, 0.0};
     assert_int_equal(sc->step(self, &c, Xpred, Xout, &o.verdict), SEAM_OK);
     o.iterations = seam_coupling_iterations(&c);
+    o.residual = seam_coupling_residual(&c);
     for (size_t j = 0; j < N; j++)
         o.error = fmax(o.error, fabs(Xout[j] - Xs[j]));
     seam_coupling_fini(&c);
@@ -534,6 +539,35 @@ static void test_relative_value(void **state)
     }
 }
 
+/* coupling.count "thesis": rmi judges successive solid outputs, so even a
+ * step whose prediction is already the answer takes two iterations
+ * (Algorithm 1), where seam's count stops after one; relaxation judges the
+ * relaxed change, w times seam's residual (Algorithm 3). */
+static void test_thesis_counting(void **state)
+{
+    (void)state;
+    int its[2];
+    double res[2];
+    for (int t = 0; t <= 1; t++) {
+        count_thesis = t;
+        maps m;
+        make_linear(&m, 2, 2.0, 1.0);
+        memset(m.d, 0, sizeof m.d);   /* X^n is the fixed point, and the prediction */
+        outcome o = run_scheme(&m, "rmi", "{\"scheme\": \"x\", \"relaxation\": 1}", 50, NULL);
+        assert_int_equal(o.verdict, SEAM_CONVERGED);
+        its[t] = o.iterations;
+        make_linear(&m, 2, 2.0, 1.0);
+        o = run_scheme(&m, "relaxation", "{\"scheme\": \"x\", \"relaxation\": 0.25}", 1, NULL);
+        assert_int_equal(o.verdict, SEAM_EXHAUSTED);
+        res[t] = o.residual;
+    }
+    count_thesis = false;
+    assert_int_equal(its[0], 1);
+    assert_int_equal(its[1], 2);
+    assert_true(res[0] > 0.0);
+    assert_float_equal(res[1], 0.25 * res[0], 1e-15 * res[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -547,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_measures_from_the_scene),
         cmocka_unit_test(test_reused_columns_that_mislead_are_dropped),
         cmocka_unit_test(test_relative_value),
+        cmocka_unit_test(test_thesis_counting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

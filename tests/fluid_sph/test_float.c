@@ -1,0 +1,119 @@
+/* fluid_sph with solid_rigid through the coupler: a disc floating in a tank
+ * settles where Archimedes puts it. At rest the disc's weight rho_s pi R^2 g
+ * is the weight of the fluid it displaces, so its submerged fraction (the
+ * part of its area below the free surface) is rho_s / rho_f.
+ *
+ * The free surface is taken from the fluid's volume, not from its top
+ * particles: n particles of volume V0 = m / rho0 (the fluid stays at rest
+ * density within 1e-4) and the disc's submerged area fill the tank's width W
+ * up to H, W H = n V0 + A(H). The top particles of a stirred surface sink
+ * between each other: the mean of the column tops plus s/2 lies about s/5
+ * below H, which alone reads a half-submerged disc of R = 5 s as 0.46. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sph_test.h"
+#include "test_scene.h"
+
+static const double W = 0.4, R = 0.05, S = 0.01;
+
+/* Area of the disc of radius R below a line at height h above its lowest point. */
+static double segment(double h)
+{
+    if (h <= 0.0)
+        return 0.0;
+    if (h >= 2.0 * R)
+        return M_PI * R * R;
+    double d = R - h;
+    return R * R * acos(d / R) - d * sqrt(R * R - d * d);
+}
+
+/* The level H with W H = volume + segment(H - bottom), by bisection. */
+static double level(double volume, double bottom)
+{
+    double lo = 0.0, hi = 1.0;
+    for (int it = 0; it < 60; it++) {
+        double H = 0.5 * (lo + hi);
+        if (W * H - segment(H - bottom) < volume)
+            lo = H;
+        else
+            hi = H;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Mean submerged fraction over [0.5 s, 1.5 s] of a disc of density rho_s
+ * started with its centre at cy (the heave oscillation is averaged out). */
+static double mean_fraction(double rho_s, double cy, double V0)
+{
+    char json[1024], name[64];
+    snprintf(json, sizeof json,
+             "{\"cell_size\": %g, \"time\": {\"end\": 1.5, \"dt\": 0.01},"
+             " \"coupling\": {\"scheme\": \"iqn-ils\", \"convergence\": \"cells\", \"tolerance\": 0.05, \"max_iterations\": 20},"
+             " \"fluid\": {\"plugin\": \"fluid_sph\", \"domain\": [0, 0, %g, 0.3], \"fill\": [0, 0, %g, 0.2]},"
+             " \"solids\": [{\"name\": \"disc\", \"plugin\": \"solid_rigid\", \"dim\": 2,"
+             " \"walls\": {\"min\": [0, 0], \"max\": [%g, 0.3]}, \"bodies\": [{\"name\": \"disc\", \"shape\": \"circle\","
+             " \"radius\": %g, \"density\": %g, \"position\": [%g, %g]}]}],"
+             " \"output\": {\"picture\": false, \"frames\": false}}",
+             S, W, W, W, R, rho_s, 0.5 * W, cy);
+    snprintf(name, sizeof name, "sph_float_%g", rho_s);
+    test_run *r = test_run_scene(name, json, NULL, NULL);
+    assert_int_equal(r->status, SEAM_OK);
+    const char *bound = strstr(r->log, "surface samples, ");
+    assert_non_null(bound);
+    size_t n = strtoul(bound + strlen("surface samples, "), NULL, 10);
+    assert_true(n > 500);
+    double sum = 0.0, lo = 1.0, hi = 0.0;
+    int count = 0;
+    size_t points = r->n / 2;
+    for (size_t i = 0; i < r->rows; i++) {
+        if (r->t[i] < 0.5 - 1e-9)
+            continue;
+        double y = 0.0;
+        for (size_t k = 0; k < points; k++)
+            y += r->X[i * r->n + 2 * k + 1];
+        y /= (double)points;
+        double bottom = y - R, f = segment(level((double)n * V0, bottom) - bottom) / (M_PI * R * R);
+        sum += f;
+        lo = fmin(lo, f);
+        hi = fmax(hi, f);
+        count++;
+    }
+    test_run_free(r);
+    assert_true(count >= 90);
+    printf("rho_s / rho_f %.2f: submerged fraction %.4f on average over %d steps (%.4f .. %.4f)\n", rho_s / 1000.0,
+           sum / count, count, lo, hi);
+    return sum / count;
+}
+
+static void test_archimedes(void **state)
+{
+    (void)state;
+    test_host th;
+    /* V0 = m / rho0 of this fluid, from an instance of the same spacing */
+    fluid_sph *fl = sph_make(&th, "{\"domain\": [0, 0, 0.4, 0.3], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2]}", NULL);
+    double V0 = fl->V0;
+    seam_plugin_v1()->destroy(fl);
+    /* centres: half submerged, and 0.1 of the area below the fill level 0.2 (a segment 0.3129 R deep) */
+    struct { double rho_s, cy; } cases[] = {{500.0, 0.2}, {100.0, 0.2 + R - 0.3129 * R}};
+    for (size_t c = 0; c < 2; c++) {
+        double want = cases[c].rho_s / 1000.0, got = mean_fraction(cases[c].rho_s, cases[c].cy, V0);
+        if (!(fabs(got - want) <= 0.05 * want))
+            fail_msg("rho_s %g: mean submerged fraction %.4f, Archimedes %.4f", cases[c].rho_s, got, want);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_archimedes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
