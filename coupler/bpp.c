@@ -124,6 +124,8 @@ static bool set_copy(region_set *dst, const region_set *src, size_t n)
     if (!set_reserve(dst, src->m, n))
         return false;
     dst->m = src->m;
+    if (!src->m)   /* a set that never held a region has no arrays to copy from */
+        return true;
     memcpy(dst->C, src->C, src->m * n * sizeof *dst->C);
     memcpy(dst->q, src->q, src->m * sizeof *dst->q);
     memcpy(dst->p0, src->p0, src->m * sizeof *dst->p0);

@@ -1,4 +1,5 @@
 /* One plugin instance served over the wire: request in, reply out. */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -890,7 +891,10 @@ void seam_session_handle_parts(seam_session *s, const void *req, size_t len, con
 {
     uint64_t id = 0;
     handle(s, req, len, parts, n_parts, w, ended, &id);
-    if (w->failed)   /* the reply's arrays did not fit in memory: say so rather than send half of it */
+    if (w->failed == EMSGSIZE)   /* say so rather than send half of it */
+        fail(w, s, id, "the reply holds an array of more than %lld bytes, which no peer takes",
+             (long long)SEAM_WIRE_MAX_MESSAGE);
+    else if (w->failed)
         fail(w, s, id, "out of memory for the reply");
 }
 

@@ -29,6 +29,8 @@ struct seam_shared {
 
 seam_shared *seam_shared_new(size_t size)
 {
+    if (size > SIZE_MAX - sizeof(seam_shared))
+        return NULL;
     seam_shared *sh = calloc(1, sizeof *sh + (size ? size : 1));
     if (!sh)
         return NULL;
@@ -54,7 +56,7 @@ void seam_wbuf_init(seam_wbuf *w, size_t reserve)
     w->oob_min = SIZE_MAX;
     w->att = NULL;
     w->n_att = w->cap_att = 0;
-    w->failed = false;
+    w->failed = 0;
     msgpack_sbuffer_init(&w->sb);
     if (reserve) {   /* one allocation for a large array instead of log2(size) reallocs */
         w->sb.data = malloc(reserve);
@@ -89,8 +91,8 @@ char *seam_wbuf_release(seam_wbuf *w, size_t *size)
 /* msgpack-c's packers return the sbuffer's -1 when its realloc failed. */
 static void check(seam_wbuf *w, int rc)
 {
-    if (rc != 0)
-        w->failed = true;
+    if (rc != 0 && !w->failed)
+        w->failed = ENOMEM;
 }
 
 void seam_w_map(seam_wbuf *w, size_t n) { check(w, msgpack_pack_map(&w->pk, n)); }
@@ -110,8 +112,22 @@ void seam_w_str(seam_wbuf *w, const char *s)
 
 static void attach_words(seam_wbuf *w, const void *x, size_t n, size_t width, seam_shared *owner, bool copy);
 
+/* Whether an array of n words of `width` bytes can travel: no peer takes
+ * more than SEAM_WIRE_MAX_MESSAGE bytes, so a larger one fails the message
+ * (EMSGSIZE) before anything is allocated for it. */
+static bool fits_wire(seam_wbuf *w, size_t n, size_t width)
+{
+    if (n <= (size_t)SEAM_WIRE_MAX_MESSAGE / width)
+        return true;
+    if (!w->failed)
+        w->failed = EMSGSIZE;
+    return false;
+}
+
 void seam_w_bin(seam_wbuf *w, const void *data, size_t size)
 {
+    if (!fits_wire(w, size, 1))
+        return;
     if (size >= w->oob_min) {
         attach_words(w, data, size, 1, NULL, true);
         return;
@@ -163,7 +179,7 @@ static void attach(seam_wbuf *w, const void *data, size_t size, seam_shared *own
         seam_attach *att = realloc(w->att, cap * sizeof *att);
         if (!att) {
             seam_shared_unref(owner);
-            w->failed = true;
+            w->failed = ENOMEM;
             return;
         }
         w->att = att;
@@ -185,7 +201,7 @@ static void attach_words(seam_wbuf *w, const void *x, size_t n, size_t width, se
     }
     seam_shared *sh = seam_shared_new(n * width);
     if (!sh) {
-        w->failed = true;
+        w->failed = ENOMEM;
         return;
     }
     if (host_is_le())
@@ -199,6 +215,8 @@ void seam_w_f64s(seam_wbuf *w, const double *x, size_t n)
 {
     if (!x)
         seam_w_nil(w);
+    else if (!fits_wire(w, n, sizeof *x))
+        return;
     else if (n * sizeof *x >= w->oob_min)
         attach_words(w, x, n, sizeof *x, NULL, true);
     else
@@ -209,6 +227,8 @@ void seam_w_f64s_ref(seam_wbuf *w, const double *x, size_t n, seam_shared *owner
 {
     if (!x)
         seam_w_nil(w);
+    else if (!fits_wire(w, n, sizeof *x))
+        return;
     else if (n * sizeof *x >= w->oob_min)
         attach_words(w, x, n, sizeof *x, owner, false);
     else
@@ -219,6 +239,8 @@ void seam_w_i32s(seam_wbuf *w, const int32_t *x, size_t n)
 {
     if (!x)
         seam_w_nil(w);
+    else if (!fits_wire(w, n, sizeof *x))
+        return;
     else if (n * sizeof *x >= w->oob_min)
         attach_words(w, x, n, sizeof *x, NULL, true);
     else
@@ -264,8 +286,9 @@ static void release_borrowed(void *data, void *hint)
 int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed)
 {
     if (w->failed) {   /* an incomplete message would be read as a different one */
+        int e = w->failed;
         seam_wbuf_free(w);
-        errno = ENOMEM;
+        errno = e;
         return -1;
     }
     size_t size;

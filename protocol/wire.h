@@ -67,7 +67,8 @@ typedef struct seam_wbuf {
     size_t oob_min;          /* bins this large go out of band; SIZE_MAX: never (the default) */
     seam_attach *att;        /* the out-of-band arrays, in the order of their markers */
     size_t n_att, cap_att;
-    bool failed;             /* an allocation failed: the message is incomplete (seam_wire_send refuses it) */
+    int failed;              /* 0, or why the message is incomplete (seam_wire_send refuses it): ENOMEM (an
+                              * allocation failed), EMSGSIZE (an array over SEAM_WIRE_MAX_MESSAGE bytes) */
 } seam_wbuf;
 
 /* An empty buffer with room for `reserve` bytes (0: msgpack's default);
@@ -112,7 +113,7 @@ typedef struct seam_part {
  * (borrowed NULL: those are copied).
  * Returns 0, or -1 with errno from the first frame and w untouched (try
  * again); w is freed once sent. A w whose writing failed is not sent: -1
- * with errno ENOMEM, and w is freed. */
+ * with errno w->failed (ENOMEM or EMSGSIZE), and w is freed. */
 int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed);
 
 /* ZeroMQ allocates a buffer for every frame it receives; with glibc's

@@ -1,11 +1,18 @@
 #!/bin/sh
 # Installs the Debian packages seam needs, only those missing; silent when
 # everything is present. Run as root (or with sudo available).
+# `scripts/deps.sh fuzz` adds clang and its libFuzzer runtime, which only
+# bench/protocol/fuzz_session.sh needs.
 set -eu
 
 packages="meson ninja-build pkg-config gcc libc6-dev
 libzmq3-dev libmsgpack-dev libopenblas-dev liblapacke-dev libjansson-dev
 libcairo2-dev libcmocka-dev zlib1g-dev libsuitesparse-dev python3 python3-zmq python3-msgpack"
+case "${1:-}" in
+    "") ;;
+    fuzz) packages="$packages clang libclang-rt-dev" ;;
+    *) echo "usage: scripts/deps.sh [fuzz]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $packages; do

@@ -491,7 +491,8 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     memcpy(self->xb, self->xw, d * self->nw * sizeof *self->xb);
     for (size_t b = 0; b < self->nw; b++)
         self->psi[b] = self->f.rho0 * self->V0;
-    memcpy(self->Xi_n, iface->X, d * np * sizeof *self->Xi_n);
+    if (np)   /* an interface without points may come without X */
+        memcpy(self->Xi_n, iface->X, d * np * sizeof *self->Xi_n);
     /* The fluid cannot start inside a body or within half a spacing of its surface. */
     size_t kept = 0;
     double *xs = self->xb + d * self->nw;   /* the samples on the surface itself, for now */

@@ -119,7 +119,8 @@ static seam_status pf_solve(void *self, const seam_step *step, const seam_input 
 static seam_status pf_commit(void *self)
 {
     piston_fluid *f = self;
-    memcpy(f->V, f->V_new, f->n * sizeof *f->V);
+    if (f->n)   /* before a bind there is nothing to keep (and no arrays) */
+        memcpy(f->V, f->V_new, f->n * sizeof *f->V);
     f->commits++;
     return SEAM_OK;
 }
