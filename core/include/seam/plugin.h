@@ -179,7 +179,12 @@ typedef struct seam_output {
  * dual cells of the region's wall faces mapped to the points with W^T, for
  * the fluid-momentum form of the projection (Akbay eqs. 2.10-2.13). The
  * host zeroes the struct before the call, so a plugin built before M
- * existed leaves it NULL. Owned by the plugin. */
+ * existed leaves it NULL. With the coupler's default `bpp.rows`
+ * "geometric" (docs/coupling.md), C decides which interface elements bound
+ * which region, and with which orientation (an element is taken when the
+ * row at its points, along its normal, carries at least half of the area
+ * its points stand for); the elements' own area vectors then replace the
+ * row, so solids should describe their elements. Owned by the plugin. */
 typedef struct seam_regions {
     size_t count;
     size_t n;                /* n_points*dim, the row length */
