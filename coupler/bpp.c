@@ -385,6 +385,11 @@ static void geometric_rows(seam_bpp *b, const double *Xend, const double *Xn, do
                 for (size_t j = 0; j < d; j++)
                     row[(size_t)v[k] * d + j] += sign * a[j] / (double)npe;
         }
+        /* No element matched a wall the fluid sees (walls sampled without
+         * elements there): keep the fluid's row rather than call the
+         * region's walls immovable. */
+        if (cblas_dasum((int)n, row, 1) == 0.0)
+            memcpy(row, b->crow, n * sizeof *row);
     }
 }
 
