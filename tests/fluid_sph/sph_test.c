@@ -72,3 +72,34 @@ double sph_density_error(const fluid_sph *fl)
         e += fmax(G->rho[i] - fl->f.rho0, 0.0) / fl->f.rho0;
     return fl->n ? e / (double)fl->n : 0.0;
 }
+
+/* Area of the disc of radius R below a line at height h above its lowest point. */
+static double disc_segment(double R, double h)
+{
+    if (h <= 0.0)
+        return 0.0;
+    if (h >= 2.0 * R)
+        return M_PI * R * R;
+    double d = R - h;
+    return R * R * acos(d / R) - d * sqrt(R * R - d * d);
+}
+
+double sph_disc_fraction(double W, double R, double volume, double cy)
+{
+    double bottom = cy - R, lo = 0.0, hi = (volume + M_PI * R * R) / W;   /* H <= hi: the segment is at most the disc */
+    for (int it = 0; it < 60; it++) {   /* W H - segment(H - bottom) grows with H: bisection */
+        double H = 0.5 * (lo + hi);
+        if (W * H - disc_segment(R, H - bottom) < volume)
+            lo = H;
+        else
+            hi = H;
+    }
+    return disc_segment(R, 0.5 * (lo + hi) - bottom) / (M_PI * R * R);
+}
+
+size_t sph_bound_particles(const char *log)
+{
+    const char *key = "surface samples, ", *at = strstr(log, key);
+    assert_non_null(at);
+    return strtoul(at + strlen(key), NULL, 10);
+}

@@ -17,4 +17,14 @@ double sph_max_speed(const fluid_sph *fl);
 /* Mean of max(rho - rho0, 0) / rho0 over the committed particles. */
 double sph_density_error(const fluid_sph *fl);
 
+/* Submerged fraction of a disc of radius R, centre height cy, floating in a
+ * tank of width W that holds `volume` of fluid (area per unit depth): the
+ * free surface H is where W H = volume + the disc's area below H, so it is
+ * measured from the fluid's volume, not from its top particles (on a
+ * stirred surface they sink between each other, s/5 to s/2 below it). */
+double sph_disc_fraction(double W, double R, double volume, double cy);
+/* The fluid particles left after bind, from fluid_sph's "bound to ..." line
+ * in a captured log; fails the test when the line is missing. */
+size_t sph_bound_particles(const char *log);
+
 #endif

@@ -3,12 +3,13 @@
  * is the weight of the fluid it displaces, so its submerged fraction (the
  * part of its area below the free surface) is rho_s / rho_f.
  *
- * The free surface is taken from the fluid's volume, not from its top
- * particles: n particles of volume V0 = m / rho0 (the fluid stays at rest
- * density within 1e-4) and the disc's submerged area fill the tank's width W
- * up to H, W H = n V0 + A(H). The top particles of a stirred surface sink
- * between each other: the mean of the column tops plus s/2 lies about s/5
- * below H, which alone reads a half-submerged disc of R = 5 s as 0.46. */
+ * The free surface is taken from the fluid's volume (sph_disc_fraction), not
+ * from its top particles: n particles of volume V0 = m / rho0 (the fluid
+ * stays at rest density within 1e-4) and the disc's submerged area fill the
+ * tank's width W up to H, W H = n V0 + A(H). The top particles of a stirred
+ * surface sink between each other: the mean of the column tops plus s/2 lies
+ * about s/5 below H, which alone reads a half-submerged disc of R = 5 s as
+ * 0.46. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,31 +24,6 @@
 #include "test_scene.h"
 
 static const double W = 0.4, R = 0.05, S = 0.01;
-
-/* Area of the disc of radius R below a line at height h above its lowest point. */
-static double segment(double h)
-{
-    if (h <= 0.0)
-        return 0.0;
-    if (h >= 2.0 * R)
-        return M_PI * R * R;
-    double d = R - h;
-    return R * R * acos(d / R) - d * sqrt(R * R - d * d);
-}
-
-/* The level H with W H = volume + segment(H - bottom), by bisection. */
-static double level(double volume, double bottom)
-{
-    double lo = 0.0, hi = 1.0;
-    for (int it = 0; it < 60; it++) {
-        double H = 0.5 * (lo + hi);
-        if (W * H - segment(H - bottom) < volume)
-            lo = H;
-        else
-            hi = H;
-    }
-    return 0.5 * (lo + hi);
-}
 
 /* Mean submerged fraction over [0.5 s, 1.5 s] of a disc of density rho_s
  * started with its centre at cy (the heave oscillation is averaged out). */
@@ -66,9 +42,7 @@ static double mean_fraction(double rho_s, double cy, double V0)
     snprintf(name, sizeof name, "sph_float_%g", rho_s);
     test_run *r = test_run_scene(name, json, NULL, NULL);
     assert_int_equal(r->status, SEAM_OK);
-    const char *bound = strstr(r->log, "surface samples, ");
-    assert_non_null(bound);
-    size_t n = strtoul(bound + strlen("surface samples, "), NULL, 10);
+    size_t n = sph_bound_particles(r->log);
     assert_true(n > 500);
     double sum = 0.0, lo = 1.0, hi = 0.0;
     int count = 0;
@@ -80,7 +54,7 @@ static double mean_fraction(double rho_s, double cy, double V0)
         for (size_t k = 0; k < points; k++)
             y += r->X[i * r->n + 2 * k + 1];
         y /= (double)points;
-        double bottom = y - R, f = segment(level((double)n * V0, bottom) - bottom) / (M_PI * R * R);
+        double f = sph_disc_fraction(W, R, (double)n * V0, y);
         sum += f;
         lo = fmin(lo, f);
         hi = fmax(hi, f);
