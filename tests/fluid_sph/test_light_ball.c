@@ -108,7 +108,9 @@ static void test_strong_coupling_floats(void **state)
 
 /* Iterations per step during the rise at 1% of the particle radius (0.005
  * cells, Akbay's strong tolerance): Gauss-Seidel at omega = 0.05 converges
- * but needs more than the RMI (measured to 0.5 s: 2.87 against 1.55). */
+ * but needs more than the RMI (measured to 0.5 s: 2.87 against 1.55; with
+ * the RMI's reduced Jacobians switched off, plain unrelaxed iterations,
+ * 1.86). */
 static void test_iterations(void **state)
 {
     (void)state;
@@ -125,7 +127,7 @@ static void test_iterations(void **state)
     assert_int_equal(b->summary.not_converged, 0);
     printf("to t = 0.5 s at 0.005 cells: rmi %.2f iterations per step (max %d), relaxation omega 0.05 %.2f (max %d)\n",
            mean_iterations(a), a->summary.max_iterations, mean_iterations(b), b->summary.max_iterations);
-    assert_true(mean_iterations(b) >= 1.5 * mean_iterations(a));
+    assert_true(mean_iterations(b) >= 1.7 * mean_iterations(a));   /* 1.85; 1.54 with rmi's Jacobians off */
     test_run_free(a);
     test_run_free(b);
 }
