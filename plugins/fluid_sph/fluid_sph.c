@@ -59,6 +59,8 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
     self->eta_rho = seam_cfg_num(cfg, "density_tolerance", 5e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
     self->eta_div = seam_cfg_num(cfg, "divergence_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     self->max_iter = (int)seam_cfg_int(cfg, "max_iterations", 100, 1, 100000, 0);
+    self->mu = seam_cfg_num(cfg, "viscosity", 0.0, 0.0, 1e9, 0);
+    self->eta_visc = seam_cfg_num(cfg, "viscosity_tolerance", 1e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
     return seam_cfg_finish(cfg) == SEAM_OK ? 0 : -1;
 }
 
@@ -629,12 +631,18 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     /* Boundary velocities over the step: walls at rest, samples S V. */
     if (self->ns)
         seam_samples_interpolate(self->samples, self->dim, V, self->vb + d * self->nw);
-    /* Non-pressure forces: XSPH viscosity and gravity. */
+    /* Non-pressure forces: XSPH viscosity and gravity, then the implicit viscosity (Takahashi Algorithm 3). */
     sph_xsph(&self->f, G0, self->xsph, self->v_n, self->v);
     for (size_t i = 0; i < n; i++)
         for (size_t c = 0; c < d; c++)
             self->v[d * i + c] += dt * self->gravity[c];
     memset(self->fb, 0, d * (self->nw + self->ns) * sizeof *self->fb);
+    self->last_visc = (sph_solve_stats){0, 0.0};
+    if (self->mu > 0.0 && sph_viscosity_solve(&self->f, G0, self->mu, dt, self->vb, self->eta_visc, self->max_iter,
+                                              self->v, self->fb, &self->last_visc) < 0) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the viscosity solve of %zu particles", n);
+        return SEAM_ERROR;
+    }
     sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v, self->fb);
     /* Constant density (warm start: the committed pressures). */
     memcpy(self->k, self->k_n, n * sizeof *self->k);
@@ -670,8 +678,9 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     if (np)
         seam_samples_distribute(self->samples, self->dim, self->fb + d * self->nw, out->F);
     seam_logf(self->host, SEAM_LOG_DEBUG,
-              "step %lld iteration %d: density solve %d iterations (error %.2e), divergence solve %d (%.2e), "
-              "%zu held at the sides", (long long)step->index, step->iteration, self->last_rho.iterations,
+              "step %lld iteration %d: viscosity CG %d iterations (residual %.2e), density solve %d iterations "
+              "(error %.2e), divergence solve %d (%.2e), %zu held at the sides", (long long)step->index,
+              step->iteration, self->last_visc.iterations, self->last_visc.error, self->last_rho.iterations,
               self->last_rho.error, self->last_div.iterations, self->last_div.error, self->clamped);
     self->solved = 1;
     return SEAM_OK;

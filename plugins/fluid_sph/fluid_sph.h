@@ -20,6 +20,7 @@ typedef struct fluid_sph {
     double V0;               /* volume of a particle of the rest lattice: 1 / sum_j W_ij */
     double gravity[3];
     double cfl, xsph, eta_rho, eta_div;
+    double mu, eta_visc;     /* implicit viscosity (Takahashi ch. 4): dynamic viscosity, CG tolerance */
     int max_iter;
     double *fill;            /* boxes lo then hi, dim numbers each */
     size_t n_fill;
@@ -44,7 +45,7 @@ typedef struct fluid_sph {
     double *nrm;             /* per interface point, then per sample: outward normals */
     double *fb;              /* forces on the boundary particles */
     int solved;
-    sph_solve_stats last_rho, last_div;
+    sph_solve_stats last_rho, last_div, last_visc;
     size_t clamped;          /* particles held at the domain's sides in the last solve */
     double *raster;
     unsigned char *saved;

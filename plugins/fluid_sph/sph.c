@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/krylov.h"
 #include "seam/neighbours.h"
 #include "sph.h"
 
@@ -402,4 +403,135 @@ void sph_boundary_pressure(const sph_fluid *f, const sph_geometry *G, const doub
                 fb[d * G->fb.j[p] + q] += f->m * c * G->fb.gw[d * p + q];
         }
     }
+}
+
+/* Strain rates s (n * dim * dim, row-major) of velocities u (NULL: zero) with
+ * the boundary moving at vb (NULL: at rest), Takahashi eq. 4.6. */
+static void viscous_strain(const sph_fluid *f, const sph_geometry *G, double mu, const double *u, const double *vb,
+                           double *s)
+{
+    size_t d = (size_t)f->dim;
+#pragma omp parallel for schedule(static) if (G->n >= SPH_OMP_MIN)
+    for (size_t i = 0; i < G->n; i++) {
+        double D[9] = {0.0};
+        const double zero[3] = {0.0, 0.0, 0.0}, *ui = u ? u + d * i : zero;
+        for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1] && u; p++) {
+            const double *uj = u + d * G->ff.j[p], *gw = G->ff.gw + d * p;
+            for (size_t a = 0; a < d; a++)
+                for (size_t c = 0; c < d; c++)
+                    D[d * a + c] += f->m * (uj[a] - ui[a]) * gw[c];
+        }
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
+            const double *ub = vb ? vb + d * G->fb.j[p] : zero, *gw = G->fb.gw + d * p;
+            for (size_t a = 0; a < d; a++)
+                for (size_t c = 0; c < d; c++)
+                    D[d * a + c] += SPH_MIRROR * (ub[a] - ui[a]) * gw[c];
+        }
+        double *si = s + d * d * i;
+        for (size_t a = 0; a < d; a++)
+            for (size_t c = 0; c < d; c++)
+                si[d * a + c] = mu / G->rho[i] * (D[d * a + c] + D[d * c + a]);
+    }
+}
+
+/* L(u) of Takahashi eq. 4.5 from the strain rates s into out (n * dim). */
+static void viscous_divergence(const sph_fluid *f, const sph_geometry *G, const double *s, double *out)
+{
+    size_t d = (size_t)f->dim;
+#pragma omp parallel for schedule(static) if (G->n >= SPH_OMP_MIN)
+    for (size_t i = 0; i < G->n; i++) {
+        double acc[3] = {0.0, 0.0, 0.0}, ri2 = 1.0 / (G->rho[i] * G->rho[i]);
+        const double *si = s + d * d * i;
+        for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1]; p++) {
+            size_t j = G->ff.j[p];
+            const double *sj = s + d * d * j, *gw = G->ff.gw + d * p;
+            double rj2 = 1.0 / (G->rho[j] * G->rho[j]);
+            for (size_t a = 0; a < d; a++)
+                for (size_t c = 0; c < d; c++)
+                    acc[a] += f->m * (si[d * a + c] * ri2 + sj[d * a + c] * rj2) * gw[c];
+        }
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
+            const double *gw = G->fb.gw + d * p;
+            for (size_t a = 0; a < d; a++)
+                for (size_t c = 0; c < d; c++)
+                    acc[a] += SPH_MIRROR * si[d * a + c] * ri2 * gw[c];
+        }
+        for (size_t a = 0; a < d; a++)
+            out[d * i + a] = acc[a];
+    }
+}
+
+typedef struct viscosity_op {
+    const sph_fluid *f;
+    const sph_geometry *G;
+    double mu, dt;
+    double *s;               /* n * dim * dim */
+} viscosity_op;
+
+/* y = x - dt L_0(x) (eq. 4.7 divided by m). */
+static void viscosity_apply_op(void *ctx, const double *x, double *y)
+{
+    const viscosity_op *op = ctx;
+    size_t nd = (size_t)op->f->dim * op->G->n;
+    viscous_strain(op->f, op->G, op->mu, x, NULL, op->s);
+    viscous_divergence(op->f, op->G, op->s, y);
+    for (size_t k = 0; k < nd; k++)
+        y[k] = x[k] - op->dt * y[k];
+}
+
+void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y)
+{
+    size_t d = (size_t)f->dim;
+    viscosity_op op = {f, G, mu, dt, malloc((d * d * G->n + 1) * sizeof(double))};
+    if (!op.s)
+        return;
+    viscosity_apply_op(&op, x, y);
+    free(op.s);
+}
+
+int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,
+                        int max_iter, double *v, double *fb, sph_solve_stats *st)
+{
+    size_t d = (size_t)f->dim, n = G->n, nd = d * n;
+    *st = (sph_solve_stats){0, 0.0};
+    if (!n)
+        return 0;
+    viscosity_op op = {f, G, mu, dt, malloc((d * nd + 1) * sizeof(double))};
+    double *b = malloc((nd + 1) * sizeof *b), *u = malloc((nd + 1) * sizeof *u);
+    if (!op.s || !b || !u) {
+        free(op.s);
+        free(b);
+        free(u);
+        return -1;
+    }
+    /* b = u* + dt L_b: the boundary's velocities are known (no-slip), their part goes to the right side */
+    viscous_strain(f, G, mu, NULL, vb, op.s);
+    viscous_divergence(f, G, op.s, b);
+    for (size_t k = 0; k < nd; k++)
+        b[k] = v[k] + dt * b[k];
+    memcpy(u, v, nd * sizeof *u);   /* warm start: u* */
+    seam_linop A = {nd, viscosity_apply_op, &op};
+    seam_krylov_opts o = {tol, 0.0, max_iter, 0};
+    seam_krylov_stats ks;
+    int rc = seam_pcg(&A, NULL, b, u, &o, &ks) == 0 ? 0 : 1;
+    double bn = seam_norm2(nd, b);
+    st->iterations = ks.iterations;
+    st->error = bn > 0.0 ? ks.residual / bn : 0.0;
+    /* v = u* + dt L(u): the fluid's momentum changes by exactly what the boundary terms give */
+    viscous_strain(f, G, mu, u, vb, op.s);
+    viscous_divergence(f, G, op.s, b);
+    for (size_t k = 0; k < nd; k++)
+        v[k] += dt * b[k];
+    for (size_t i = 0; i < n; i++) {
+        const double *si = op.s + d * d * i;
+        double ri2 = 1.0 / (G->rho[i] * G->rho[i]);
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++)
+            for (size_t a = 0; a < d; a++)
+                for (size_t c = 0; c < d; c++)
+                    fb[d * G->fb.j[p] + a] -= SPH_MIRROR * f->m * si[d * a + c] * ri2 * G->fb.gw[d * p + c];
+    }
+    free(op.s);
+    free(b);
+    free(u);
+    return rc;
 }

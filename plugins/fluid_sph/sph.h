@@ -87,8 +87,31 @@ void sph_xsph(const sph_fluid *f, const sph_geometry *G, double eps, const doubl
 /* The result of one solver run. */
 typedef struct sph_solve_stats {
     int iterations;
-    double error;            /* the average error it stopped at (relative to rho0) */
+    double error;            /* the average error it stopped at (relative to rho0); viscosity: CG's relative residual */
 } sph_solve_stats;
+
+/* Implicit full-form viscosity (Takahashi 2015, ch. 4 of his thesis): the
+ * strain rate of particle i, eq. 4.6,
+ *   s_i = mu (D_i + D_i^T),  D_i = sum_j m/rho_i (u_j - u_i) grad W_ij^T + sum_b psi_b/rho_i (u_b - u_i) grad W_ib^T
+ * (V_j = m / rho_i, equal to m / rho_j at rest density: with it the operator
+ * below is exactly symmetric), its divergence, eq. 4.5,
+ *   L(u)_i = sum_j m (s_i / rho_i^2 + s_j / rho_j^2) grad W_ij + sum_b psi_b (s_i / rho_i^2) grad W_ib,
+ * and the backward-Euler step u - dt L(u) = u* (eqs. 4.7-4.12, solved
+ * matrix-free). The boundary particles (walls, solids' samples) move with
+ * the velocities vb: no-slip. */
+
+/* y = x - dt L_0(x), L_0 with the boundary at rest: the symmetric positive
+ * definite operator of the step (scale m: it is C / m of eq. 4.7). */
+void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y);
+
+/* One implicit viscosity step: v (the velocities u* on entry) becomes
+ * u* + dt L(u) for the u that CG (core seam_pcg, warm-started with u*)
+ * finds to relative residual tol within max_iter; so the momentum the
+ * boundary gave is exactly the reflection added to fb (nb * dim):
+ * fb_b -= m (s_i / rho_i^2) psi_b grad W_ib. Returns -1 when out of memory,
+ * 1 when CG did not converge (or broke down), 0 otherwise. */
+int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,
+                        int max_iter, double *v, double *fb, sph_solve_stats *st);
 
 /* Constant-density solve (Bender and Koschier 2017, Algorithm 3, as a
  * projected Jacobi on the pressure): finds k_i = p_i / rho_i^2 >= 0 so that
