@@ -1,0 +1,129 @@
+/* fluid_sph cost on a 3D dam break: time per step, particle-steps per second
+ * and the DFSPH solvers' iterations per step at several particle counts,
+ * each on 1 thread and on every core present (OpenMP; the particle loops run
+ * in parallel from 20000 particles on, the neighbour lists are built
+ * serially). Prints one line per run and the speed-up; not a test.
+ *
+ *     ninja -C build bench/fluid_sph/bench_sph
+ *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_sph/bench_sph [N ...]
+ *
+ * N: the particle counts aimed at (default 10000 30000 100000); the spacing
+ * s = (0.096 / N)^(1/3) fills the box [0, 0.4] x [0, 0.6] x [0, 0.4] of the
+ * domain [0, 1] x [0, 1] x [0, 0.4], which collapses under gravity. Takes 2
+ * warm-up and 5 timed steps (BENCH_STEPS=W,T overrides them).
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "seam/plugin.h"
+
+typedef struct tally {
+    long density, divergence;
+    int solves;
+    long particles;          /* from the line bind logs */
+} tally;
+
+/* fluid_sph reports both solvers' iterations in its debug line per solve. */
+static void bench_log(void *ctx, seam_log_level level, const char *message)
+{
+    tally *t = ctx;
+    const char *a = strstr(message, "density solve "), *b = strstr(message, "divergence solve ");
+    const char *bound = strstr(message, "surface samples, ");
+    if (bound)
+        t->particles = strtol(bound + strlen("surface samples, "), NULL, 10);
+    if (a && b) {
+        t->density += strtol(a + strlen("density solve "), NULL, 10);
+        t->divergence += strtol(b + strlen("divergence solve "), NULL, 10);
+        t->solves++;
+    } else if (level >= SEAM_LOG_WARN) {
+        fprintf(stderr, "fluid_sph: %s\n", message);
+    }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ms per timed step, or a negative number when the run failed. */
+static double run(long target, int threads, int warmup, int steps)
+{
+    omp_set_num_threads(threads);
+    const seam_plugin *P = seam_plugin_v1();
+    tally t = {0, 0, 0, 0};
+    seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .config_path = "fluid", .ctx = &t, .log = bench_log};
+    double s = cbrt(0.096 / (double)target);
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"domain\": [0, 0, 0, 1, 1, 0.4], \"spacing\": %.17g, \"fill\": [0, 0, 0, 0.4, 0.6, 0.4]}", s);
+    void *fl = P->create(P, json, &host);
+    if (!fl)
+        return -1.0;
+    seam_interface none = {3, 0, NULL, NULL, NULL, 3, 0, NULL, NULL, 0};
+    if (P->bind(fl, &none) != SEAM_OK) {
+        P->destroy(fl);
+        return -1.0;
+    }
+    double t_sim = 0.0, elapsed = 0.0;
+    for (int n = 0; n < warmup + steps; n++) {
+        double dt = NAN;
+        if (n == warmup) {
+            t = (tally){0, 0, 0, t.particles};
+            elapsed = -now();
+        }
+        seam_step st = {n, t_sim, 0.0, 0};
+        seam_input in = {0, 3, NULL, NULL, NULL};
+        seam_output out = {0, 3, NULL, NULL, NULL};
+        if (P->max_dt(fl, &dt) != SEAM_OK || (st.dt = dt, P->solve(fl, &st, &in, &out)) != SEAM_OK ||
+            P->commit(fl) != SEAM_OK) {
+            fprintf(stderr, "step %d failed\n", n);
+            P->destroy(fl);
+            return -1.0;
+        }
+        t_sim += dt;
+    }
+    elapsed += now();
+    long particles = t.particles;
+    double ms = 1e3 * elapsed / steps;
+    printf("%8ld particles (s = %.4f m)  %2d thread%s  %9.1f ms/step  %9.0f particle-steps/s  "
+           "density %5.1f  divergence %5.1f iterations/step  (t = %.3f s)\n",
+           particles, s, threads, threads == 1 ? " " : "s", ms, (double)particles / (ms * 1e-3),
+           (double)t.density / t.solves, (double)t.divergence / t.solves, t_sim);
+    fflush(stdout);
+    P->destroy(fl);
+    return ms;
+}
+
+int main(int argc, char **argv)
+{
+    long sizes[16] = {10000, 30000, 100000};
+    int count = 3, warmup = 2, steps = 5, cores = omp_get_num_procs();
+    if (argc > 1) {
+        count = 0;
+        for (int k = 1; k < argc && count < 16; k++)
+            sizes[count++] = strtol(argv[k], NULL, 10);
+    }
+    const char *env = getenv("BENCH_STEPS");
+    if (env && sscanf(env, "%d,%d", &warmup, &steps) != 2) {
+        fprintf(stderr, "BENCH_STEPS: expected W,T\n");
+        return 2;
+    }
+    if (steps < 1 || warmup < 0) {
+        fprintf(stderr, "BENCH_STEPS: need W >= 0 and T >= 1\n");
+        return 2;
+    }
+    for (int k = 0; k < count; k++) {
+        double one = run(sizes[k], 1, warmup, steps), all = cores > 1 ? run(sizes[k], cores, warmup, steps) : one;
+        if (one < 0.0 || all < 0.0)
+            return 1;
+        if (cores > 1)
+            printf("%8ld: speed-up on %d threads %.2f\n", sizes[k], cores, one / all);
+    }
+    return 0;
+}
