@@ -17,9 +17,9 @@
  *
  *   [ B     G  ] [p]   [ E u*  ]        B  = (dt/rho) cut-cell Laplacian (4.39)
  *   [ G^T  -S  ] [v] = [ -r    ]        S  = M/dt + D + dt K  (3.55)
- *                                       r  = M v*/dt - K x* + b + f
+ *                                       r  = M v~ / dt - K x~ + b + f  (v~, x~: v*, x* of 3.55)
  *
- * with G = G_nodes T for the solids' unknowns v. */
+ * with G = G_nodes T for the solids' unknowns v (v~ and x~ are Zarifi's v* and x*). */
 #ifndef MONOLITHIC_MONO_H
 #define MONOLITHIC_MONO_H
 
@@ -106,7 +106,7 @@ typedef struct mono_block {
     size_t m;                /* unknowns: dim per free node (FEM), 3 (2D) or 6 (3D) per rigid body */
     seam_csr *S;             /* m x m, SPD: M/dt + D + dt K (3.55); M~/dt for a rigid body (5.32) */
     double *Zdiag;           /* m: Z1 of (5.31) when diagonal (FEM: sigma (1/dt + tau_M) M), else NULL */
-    double *r;               /* m: M v*/dt - K x* + b + f (3.55) */
+    double *r;               /* m: M v~ / dt - K x~ + b + f (3.55; v~, x~ are its v*, x*) */
     seam_csr *T;             /* (dim n_nodes) x m: the boundary nodes' velocities from the unknowns
                                 (rows of nodes not on this solid, and of fixed nodes, are empty) */
 } mono_block;

@@ -1,0 +1,520 @@
+/* monolithic: the built-in coupled solver (role SEAM_COUPLED). It takes a
+ * scene's fluid (fluid_mac, liquid) and solids (solid_fem volumes) and
+ * advances them as one system with Zarifi's coupled pressure projection
+ * (Zarifi 2017, Algorithm 4; docs/monolithic.md):
+ *
+ *   1. the solids' positions are the committed ones (x^n);
+ *   2. the liquid's particle velocities go to the grid, gravity is added (u*);
+ *   3. the solids' boundaries are cut against the grid (sec. 5.1.1, 4.6);
+ *   4. (5.17) is assembled and solved through its SPD form (5.25-5.31);
+ *   5. u = u* - dt/rho grad p (5.4), the velocities are extrapolated (4.6),
+ *      the particles take the change and move (fluid_mac, as its own solve
+ *      does), the solids take x^{n+1} = x^n + dt v (5.2).
+ *
+ * The fluid and the solids are the plugins' own objects (plugins/fluid_mac
+ * fluid.h, plugins/solid_fem fem.h), created from the scene's objects with
+ * the same configuration reader, so every key means what it means in a
+ * partitioned run, and the outputs are theirs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seam/config.h"
+#include "seam/log.h"
+#include "fluid.h"
+#include "mono.h"
+
+/* A participant run inside this plugin: its own host, whose messages and
+ * key locations go through the outer one with its name and key path. */
+typedef struct sub_host {
+    seam_host host;
+    const seam_host *outer;
+    char name[64];
+    char path[64];           /* "fluid", "solids[1]" */
+} sub_host;
+
+typedef struct mono {
+    const seam_host *host;
+    sub_host fh;
+    fluid_mac *fl;
+    size_t ns;
+    sub_host *sh;
+    fem **sol;
+    size_t *first;           /* per solid: its first boundary node */
+    /* the solids' surfaces, concatenated (the fluid is bound to them) */
+    int dim;
+    size_t n_nodes, n_elems, n_bodies;
+    double *X, *mass;
+    int32_t *body, *elems;
+    uint8_t *two_sided;
+    mono_solve_opts opts;
+    /* the last solve */
+    mono_cut cut;
+    mono_fluid F;
+    mono_block *blk;
+    double *p, *v;
+    size_t m;                /* solid unknowns of the last solve */
+    mono_solve_stats stats;
+    int solved;
+    /* save */
+    unsigned char *saved;
+} mono;
+
+static void sub_log(void *ctx, seam_log_level level, const char *message)
+{
+    sub_host *s = ctx;
+    if (!s->outer || !s->outer->log)
+        return;
+    char line[2048];
+    snprintf(line, sizeof line, "%s: %s", s->name, message);
+    s->outer->log(s->outer->ctx, level, line);
+}
+
+static const char *sub_locate(void *ctx, const char *key_path)
+{
+    sub_host *s = ctx;
+    if (!s->outer || !s->outer->locate)
+        return NULL;
+    char full[1024];
+    snprintf(full, sizeof full, "%s%s%s", s->path, *key_path && *key_path != '[' ? "." : "", key_path);
+    return s->outer->locate(s->outer->ctx, full);
+}
+
+static void sub_init(sub_host *s, const seam_host *outer, const char *name, const char *path)
+{
+    s->outer = outer;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    s->host = *outer;
+    s->host.name = s->name;
+    s->host.config_path = s->path;
+    s->host.ctx = s;
+    s->host.log = sub_log;
+    s->host.locate = sub_locate;
+}
+
+/* The keys of a participant object that belong to the coupler, not the plugin. */
+static const char *const coupler_keys[] = {"plugin", "name", "process", NULL};
+
+/* The participant object as its plugin's create takes it (NULL: out of memory). */
+static char *plugin_json(json_t *obj)
+{
+    json_t *copy = json_deep_copy(obj);
+    if (!copy)
+        return NULL;
+    for (const char *const *k = coupler_keys; *k; k++)
+        json_object_del(copy, *k);
+    char *text = json_dumps(copy, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(copy);
+    return text;
+}
+
+/* The plugin the object names must be `want`; its name (or `def`) into name. */
+static int participant_plugin(seam_cfg *obj, const char *want, const char *def, char *name, size_t n)
+{
+    const char *plugin = seam_cfg_str(obj, "plugin", NULL, SEAM_CFG_REQUIRED);
+    snprintf(name, n, "%s", seam_cfg_str(obj, "name", def, 0));
+    const char *process = seam_cfg_str(obj, "process", "inline", 0);
+    if (process && strcmp(process, "inline") != 0)
+        seam_cfg_error(obj, "process", "the monolithic solver runs its fluid and solids inside itself: \"%s\" is not "
+                       "possible", process);
+    if (!plugin)
+        return -1;
+    const char *base = strrchr(plugin, '/') ? strrchr(plugin, '/') + 1 : plugin;
+    size_t len = strcspn(base, ".");
+    if (strlen(want) != len || strncmp(base, want, len) != 0) {
+        seam_cfg_error(obj, "plugin", "scheme \"monolithic\" couples fluid_mac's liquid with solid_fem's volumetric "
+                       "solids: \"%s\" is not %s", plugin, want);
+        return -1;
+    }
+    return 0;
+}
+
+static void p_destroy(void *p)
+{
+    mono *self = p;
+    if (!self)
+        return;
+    mono_cut_free(&self->cut);
+    mono_fluid_free(&self->F);
+    for (size_t s = 0; self->blk && s < self->ns; s++)
+        mono_block_free(&self->blk[s]);
+    free(self->blk);
+    if (self->fl)
+        fluid_mac_table()->destroy(self->fl);
+    for (size_t s = 0; self->sol && s < self->ns; s++)
+        fem_destroy(&self->sol[s]);
+    free(self->sol);
+    free(self->sh);
+    free(self->first);
+    free(self->X);
+    free(self->mass);
+    free(self->body);
+    free(self->elems);
+    free(self->two_sided);
+    free(self->p);
+    free(self->v);
+    free(self->saved);
+    free(self);
+}
+
+/* The solids' surfaces at their committed positions, concatenated. */
+static void gather_positions(mono *self)
+{
+    size_t d = (size_t)self->dim;
+    for (size_t s = 0; s < self->ns; s++) {
+        const fem *f = self->sol[s];
+        for (size_t q = 0; q < f->n_iface; q++)
+            memcpy(self->X + (self->first[s] + q) * d, f->x + (size_t)f->iface_node[q] * d, d * sizeof(double));
+    }
+}
+
+/* Concatenate the solids' surfaces (volumes only) and bind the fluid to them. */
+static int build_surface(mono *self)
+{
+    int d = self->fl->g.dim;
+    self->dim = d;
+    self->first = calloc(self->ns + 1, sizeof *self->first);
+    if (!self->first)
+        return -1;
+    for (size_t s = 0; s < self->ns; s++) {
+        const fem *f = self->sol[s];
+        if (f->d != d) {
+            seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "is %dD and the fluid %dD", f->d, d);
+            return -1;
+        }
+        for (size_t b = 0; b < f->n_bodies; b++)
+            if (f->bodies[b].kind != FEM_VOLUME) {
+                seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "body \"%s\" is a shell or cloth: scheme \"monolithic\" "
+                          "couples volumetric solids only (Zarifi's cut cells need a closed surface)", f->bodies[b].name);
+                return -1;
+            }
+        self->first[s] = self->n_nodes;
+        self->n_nodes += f->n_iface;
+        self->n_elems += f->n_iface_elems;
+    }
+    size_t n = self->n_nodes, ne = self->n_elems;
+    self->X = calloc(n * (size_t)d + 1, sizeof *self->X);
+    self->mass = calloc(n + 1, sizeof *self->mass);
+    self->body = calloc(n + 1, sizeof *self->body);
+    self->elems = calloc(ne * (size_t)d + 1, sizeof *self->elems);
+    self->two_sided = calloc(ne + 1, 1);
+    if (!self->X || !self->mass || !self->body || !self->elems || !self->two_sided)
+        return -1;
+    size_t e_at = 0;
+    int32_t body_base = 0;
+    for (size_t s = 0; s < self->ns; s++) {
+        const fem *f = self->sol[s];
+        for (size_t q = 0; q < f->n_iface; q++) {
+            self->mass[self->first[s] + q] = f->iface_mass[q];
+            self->body[self->first[s] + q] = body_base + f->iface_body[q];
+        }
+        for (size_t e = 0; e < f->n_iface_elems; e++, e_at++)
+            for (int k = 0; k < d; k++)
+                self->elems[e_at * (size_t)d + (size_t)k] =
+                    (int32_t)self->first[s] + f->iface_elems[e * (size_t)d + (size_t)k];
+        body_base += (int32_t)f->n_bodies;
+    }
+    self->n_bodies = (size_t)body_base;
+    gather_positions(self);
+    seam_interface iface = {.dim = d, .n_points = n, .X = self->X, .mass = self->mass, .body = self->body,
+                            .nodes_per_elem = d, .n_elems = ne, .elems = self->elems,
+                            .two_sided = self->two_sided, .n_bodies = self->n_bodies};
+    return fluid_mac_table()->bind(self->fl, &iface) == SEAM_OK ? 0 : -1;
+}
+
+static void *p_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
+{
+    (void)plugin;
+    seam_cfg *cfg = seam_cfg_from_host(config_json, host);
+    if (!cfg)
+        return NULL;
+    mono *self = calloc(1, sizeof *self);
+    if (!self) {
+        seam_cfg_destroy(&cfg);
+        return NULL;
+    }
+    self->host = host;
+    /* Zarifi's choices (sec. 5.2, 6): sigma 0.9, alpha 1e-3, CG to 1e-10. */
+    self->opts = (mono_solve_opts){0.9, 1e-3, 1e-10, 10000};
+    seam_cfg *c = seam_cfg_child(cfg, "coupling", 0);
+    if (c) {
+        self->opts.sigma = seam_cfg_num(c, "sigma", 0.9, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+        self->opts.alpha = seam_cfg_num(c, "row_scaling", 1e-3, 0.0, INFINITY, 0);
+        self->opts.tol = seam_cfg_num(c, "pcg_tolerance", 1e-10, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+        self->opts.max_iter = (int)seam_cfg_int(c, "pcg_max_iterations", 10000, 1, 100000000, 0);
+    }
+    seam_cfg *fo = seam_cfg_child(cfg, "fluid", SEAM_CFG_REQUIRED);
+    size_t ns = seam_cfg_count(cfg, "solids", SEAM_CFG_REQUIRED);
+    int ok = fo && ns > 0;
+    char name[64];
+    char *text = NULL;
+    if (fo && participant_plugin(fo, "fluid_mac", "fluid", name, sizeof name) == 0) {
+        sub_init(&self->fh, host, name, "fluid");
+        text = plugin_json(seam_cfg_json(cfg, "fluid"));
+    } else {
+        ok = 0;
+    }
+    self->ns = ns;
+    self->sh = calloc(ns + 1, sizeof *self->sh);
+    self->sol = calloc(ns + 1, sizeof *self->sol);
+    char **solid_text = calloc(ns + 1, sizeof *solid_text);
+    if (!self->sh || !self->sol || !solid_text)
+        ok = 0;
+    for (size_t s = 0; ok && s < ns; s++) {
+        seam_cfg *so = seam_cfg_item(cfg, "solids", s);
+        char def[32], path[32];
+        snprintf(def, sizeof def, ns == 1 ? "solid" : "solid%zu", s);
+        snprintf(path, sizeof path, "solids[%zu]", s);
+        if (!so || participant_plugin(so, "solid_fem", def, name, sizeof name) != 0) {
+            ok = 0;
+            continue;
+        }
+        sub_init(&self->sh[s], host, name, path);
+        solid_text[s] = plugin_json(json_array_get(seam_cfg_json(cfg, "solids"), s));
+    }
+    /* The objects' other keys are their plugins'; those check them. */
+    const char *key;
+    json_t *v;
+    if (fo)
+        json_object_foreach(seam_cfg_json(cfg, "fluid"), key, v) seam_cfg_skip(fo, key);
+    for (size_t s = 0; s < ns; s++) {
+        seam_cfg *so = seam_cfg_item(cfg, "solids", s);
+        json_object_foreach(json_array_get(seam_cfg_json(cfg, "solids"), s), key, v) seam_cfg_skip(so, key);
+    }
+    if (seam_cfg_finish(cfg) != SEAM_OK)
+        ok = 0;
+    seam_cfg_destroy(&cfg);
+    if (ok && !(self->fl = fluid_mac_table()->create(fluid_mac_table(), text, &self->fh.host)))
+        ok = 0;
+    for (size_t s = 0; ok && s < ns; s++)
+        if (!(self->sol[s] = fem_new(solid_text[s], &self->sh[s].host)))
+            ok = 0;
+    free(text);
+    for (size_t s = 0; solid_text && s < ns; s++)
+        free(solid_text[s]);
+    free(solid_text);
+    if (ok && !self->fl->liquid) {
+        seam_logf(&self->fh.host, SEAM_LOG_ERROR, "scheme \"monolithic\" needs a liquid (the key \"liquid\"): "
+                  "Zarifi's projection needs a free surface, which smoke does not have");
+        ok = 0;
+    }
+    if (ok && build_surface(self) != 0)
+        ok = 0;
+    if (ok && !(self->blk = calloc(ns, sizeof *self->blk)))
+        ok = 0;
+    if (!ok) {
+        p_destroy(self);
+        return NULL;
+    }
+    return self;
+}
+
+static seam_status p_max_dt(void *p, double *dt)
+{
+    mono *self = p;
+    seam_status st = fluid_mac_table()->max_dt(self->fl, dt);
+    for (size_t s = 0; st == SEAM_OK && s < self->ns; s++) {
+        double ds = fem_max_dt(self->sol[s]);
+        if (isnan(ds)) {
+            seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "max_dt: the committed state is not finite");
+            return SEAM_ERROR;
+        }
+        *dt = fmin(*dt, ds);
+    }
+    return st;
+}
+
+static seam_status p_solve(void *p, const seam_step *step, const seam_input *in, seam_output *out)
+{
+    (void)in, (void)out;
+    mono *self = p;
+    double dt = step->dt;
+    self->solved = 0;
+    if (!(dt > 0.0) || !isfinite(dt)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "solve: step size %g is not a positive number", dt);
+        return SEAM_ERROR;
+    }
+    fluid_mac *fl = self->fl;
+    const mac_grid *g = &fl->g;
+    gather_positions(self);
+    seam_status st = fluid_mac_liquid_begin(fl, self->X, step->t, dt);
+    if (st != SEAM_OK)
+        return st;
+    mono_boundary b = {self->dim, self->n_nodes, self->X, self->n_elems, self->elems};
+    mono_cut_free(&self->cut);
+    mono_fluid_free(&self->F);
+    st = mono_cut_build(&self->cut, g, &b, self->host);
+    if (st == SEAM_OK)
+        st = mono_fluid_build(&self->F, g, &self->cut, &b, fl->phi_n, fl->vel, fl->rho, dt, self->host);
+    size_t m = 0;
+    for (size_t s = 0; st == SEAM_OK && s < self->ns; s++) {
+        mono_block_free(&self->blk[s]);
+        st = mono_fem_block(&self->blk[s], self->sol[s], dt, self->opts.sigma, NULL, self->first[s], self->n_nodes,
+                            &self->sh[s].host);
+        m += self->blk[s].m;
+    }
+    if (st != SEAM_OK)
+        return st;
+    free(self->p);
+    free(self->v);
+    self->p = calloc(self->F.n + 1, sizeof *self->p);
+    self->v = calloc(m + 1, sizeof *self->v);
+    self->m = m;
+    if (!self->p || !self->v) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for %zu pressures and %zu solid velocities", self->F.n, m);
+        return SEAM_ERROR;
+    }
+    st = mono_solve(&self->F, self->blk, self->ns, dt, &self->opts, self->p, self->v, &self->stats, self->host);
+    if (st != SEAM_OK)
+        return st;
+    size_t nc = mac_ncell(g);
+    for (size_t c = 0; c < nc; c++)
+        fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
+    mono_fluid_update(&self->F, g, &self->cut, fl->phi_n, self->p, fl->rho, dt, fl->vel);
+    mono_extrapolate(g, &self->cut, fl->phi_n, 2, fl->vel);
+    for (size_t s = 0, at = 0; s < self->ns; at += self->blk[s].m, s++)
+        mono_fem_advance(self->sol[s], &self->blk[s], self->v + at, dt);
+    st = fluid_mac_liquid_end(fl, dt);
+    if (st != SEAM_OK)
+        return st;
+    seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld: %zu pressures, %zu solid velocities, PCG %d iterations, "
+              "residual %.3g", (long long)step->index, self->F.n, m, self->stats.iterations, self->stats.residual);
+    self->solved = 1;
+    return SEAM_OK;
+}
+
+static seam_status p_commit(void *p)
+{
+    mono *self = p;
+    if (!self->solved) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "commit without a successful solve");
+        return SEAM_ERROR;
+    }
+    seam_status st = fluid_mac_table()->commit(self->fl);
+    for (size_t s = 0; st == SEAM_OK && s < self->ns; s++)
+        st = solid_fem_table()->commit(self->sol[s]);
+    self->solved = 0;
+    return st;
+}
+
+/* The solids' surfaces in the committed state: interface.csv and the
+ * pictures' outlines, as a partitioned run has them. */
+static seam_status p_describe(void *p, seam_interface *iface)
+{
+    mono *self = p;
+    gather_positions(self);
+    *iface = (seam_interface){.dim = self->dim, .n_points = self->n_nodes, .X = self->X, .mass = self->mass,
+                              .body = self->body, .nodes_per_elem = self->dim, .n_elems = self->n_elems,
+                              .elems = self->elems, .two_sided = self->two_sided, .n_bodies = self->n_bodies};
+    return SEAM_OK;
+}
+
+static seam_status p_field(void *p, const char *name, seam_raster *out)
+{
+    mono *self = p;
+    return fluid_mac_table()->field(self->fl, name, out);
+}
+
+/* The fluid's and the solids' own frames, side by side (their names differ). */
+static seam_status p_write_output(void *p, const char *dir, int frame)
+{
+    mono *self = p;
+    seam_status st = fluid_mac_table()->write_output(self->fl, dir, frame);
+    for (size_t s = 0; st == SEAM_OK && s < self->ns; s++)
+        st = solid_fem_table()->write_output(self->sol[s], dir, frame);
+    return st;
+}
+
+/* Saved state: a count, then each part's size and bytes (fluid, then solids). */
+static seam_status p_save(void *p, seam_buffer *out)
+{
+    mono *self = p;
+    size_t parts = self->ns + 1;
+    seam_buffer *b = calloc(parts, sizeof *b);
+    if (!b)
+        return SEAM_ERROR;
+    seam_status st = fluid_mac_table()->save(self->fl, &b[0]);
+    for (size_t s = 0; st == SEAM_OK && s < self->ns; s++)
+        st = solid_fem_table()->save(self->sol[s], &b[1 + s]);
+    size_t size = sizeof(uint64_t);
+    for (size_t i = 0; st == SEAM_OK && i < parts; i++)
+        size += sizeof(uint64_t) + b[i].size;
+    unsigned char *buf = st == SEAM_OK ? malloc(size) : NULL;
+    if (buf) {
+        uint64_t count = parts;
+        unsigned char *at = buf;
+        memcpy(at, &count, sizeof count);
+        at += sizeof count;
+        for (size_t i = 0; i < parts; i++) {
+            uint64_t len = b[i].size;
+            memcpy(at, &len, sizeof len);
+            memcpy(at + sizeof len, b[i].data, b[i].size);
+            at += sizeof len + b[i].size;
+        }
+        free(self->saved);
+        self->saved = buf;
+        out->data = buf;
+        out->size = size;
+    }
+    free(b);
+    if (st == SEAM_OK && !buf) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "save: out of memory for %zu bytes", size);
+        return SEAM_ERROR;
+    }
+    return st;
+}
+
+static seam_status p_load(void *p, const void *bytes, size_t n)
+{
+    mono *self = p;
+    const unsigned char *at = bytes, *end = at + n;
+    uint64_t count;
+    if (n < sizeof count || (memcpy(&count, at, sizeof count), count != self->ns + 1)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "load: not the state of a fluid and %zu solids", self->ns);
+        return SEAM_ERROR;
+    }
+    at += sizeof count;
+    for (size_t i = 0; i <= self->ns; i++) {
+        uint64_t len;
+        if ((size_t)(end - at) < sizeof len || (memcpy(&len, at, sizeof len), len > (uint64_t)(end - at - sizeof len))) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "load: the state is cut short in part %zu", i);
+            return SEAM_ERROR;
+        }
+        at += sizeof len;
+        seam_status st = i == 0 ? fluid_mac_table()->load(self->fl, at, len)
+                                : solid_fem_table()->load(self->sol[i - 1], at, len);
+        if (st != SEAM_OK)
+            return st;
+        at += len;
+    }
+    self->solved = 0;
+    return SEAM_OK;
+}
+
+static uint32_t p_capabilities(void *p)
+{
+    (void)p;
+    return SEAM_CAP_SAVE;
+}
+
+static const seam_plugin table = {
+    .abi = SEAM_ABI_VERSION,
+    .name = "monolithic",
+    .role = SEAM_COUPLED,
+    .summary = "built-in monolithic solver: fluid_mac's liquid and solid_fem's solids in one coupled projection (Zarifi 2017)",
+    .create = p_create,
+    .destroy = p_destroy,
+    .max_dt = p_max_dt,
+    .solve = p_solve,
+    .commit = p_commit,
+    .describe = p_describe,
+    .save = p_save,
+    .load = p_load,
+    .field = p_field,
+    .write_output = p_write_output,
+    .capabilities = p_capabilities,
+};
+
+SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &table; }
