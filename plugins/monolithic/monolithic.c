@@ -1,15 +1,18 @@
 /* monolithic: the built-in coupled solver (role SEAM_COUPLED). It takes a
- * scene's fluid (fluid_mac, liquid) and solids (solid_fem volumes) and
+ * scene's fluid (fluid_mac: a liquid, or smoke filling the domain, without
+ * sources or viscosity) and solids (solid_fem volumes) and
  * advances them as one system with Zarifi's coupled pressure projection
  * (Zarifi 2017, Algorithm 4; docs/monolithic.md):
  *
  *   1. the solids' positions are the committed ones (x^n);
- *   2. the liquid's particle velocities go to the grid, gravity is added (u*);
+ *   2. the liquid's particle velocities go to the grid (smoke: its velocities
+ *      are advected), gravity is added (u*);
  *   3. the solids' boundaries are cut against the grid (sec. 5.1.1, 4.6);
  *   4. (5.17) is assembled and solved through its SPD form (5.25-5.31);
  *   5. u = u* - dt/rho grad p (5.4), the velocities are extrapolated (4.6),
- *      the particles take the change and move (fluid_mac, as its own solve
- *      does), the solids take x^{n+1} = x^n + dt v (5.2).
+ *      the particles take the change and move (smoke: its scalars are
+ *      transported), as fluid_mac's own solve does; the solids take
+ *      x^{n+1} = x^n + dt v (5.2).
  *
  * The fluid and the solids are the plugins' own objects (plugins/fluid_mac
  * fluid.h, plugins/solid_fem fem.h), created from the scene's objects with
@@ -54,6 +57,7 @@ typedef struct mono {
     mono_fluid F;
     mono_block *blk;
     double *p, *v;
+    double *all_fluid;       /* smoke: the level set of a domain full of fluid (-dx per cell) */
     size_t m;                /* solid unknowns of the last solve */
     mono_solve_stats stats;
     int solved;
@@ -156,6 +160,7 @@ static void p_destroy(void *p)
     free(self->p);
     free(self->v);
     free(self->saved);
+    free(self->all_fluid);
     free(self);
 }
 
@@ -295,10 +300,23 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     for (size_t s = 0; solid_text && s < ns; s++)
         free(solid_text[s]);
     free(solid_text);
-    if (ok && !self->fl->liquid) {
-        seam_logf(&self->fh.host, SEAM_LOG_ERROR, "scheme \"monolithic\" needs a liquid (the key \"liquid\"): "
-                  "Zarifi's projection needs a free surface, which smoke does not have");
+    if (ok && self->fl->n_sources) {
+        seam_logf(&self->fh.host, SEAM_LOG_ERROR, "%s: sources: the monolithic projection has no volume or inflow "
+                  "sources (run the scene partitioned)", host->locate ? host->locate(host->ctx, "fluid.sources") : "fluid");
         ok = 0;
+    }
+    if (ok && self->fl->viscosity > 0.0) {
+        seam_logf(&self->fh.host, SEAM_LOG_ERROR, "%s: viscosity: the monolithic projection is inviscid (Zarifi ch. 4-5; "
+                  "run the scene partitioned)", host->locate ? host->locate(host->ctx, "fluid.viscosity") : "fluid");
+        ok = 0;
+    }
+    /* Smoke fills the domain: its level set is "liquid everywhere". */
+    if (ok && !self->fl->liquid) {
+        size_t nc = mac_ncell(&self->fl->g);
+        if (!(self->all_fluid = malloc(nc * sizeof *self->all_fluid)))
+            ok = 0;
+        for (size_t c = 0; ok && c < nc; c++)
+            self->all_fluid[c] = -self->fl->g.dx;
     }
     if (ok && build_surface(self) != 0)
         ok = 0;
@@ -339,15 +357,16 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     fluid_mac *fl = self->fl;
     const mac_grid *g = &fl->g;
     gather_positions(self);
-    seam_status st = fluid_mac_liquid_begin(fl, self->X, step->t, dt);
+    seam_status st = fluid_mac_begin(fl, self->X, step->t, dt);
     if (st != SEAM_OK)
         return st;
+    const double *phi = fl->liquid ? fl->phi_n : self->all_fluid;
     mono_boundary b = {self->dim, self->n_nodes, self->X, self->n_elems, self->elems};
     mono_cut_free(&self->cut);
     mono_fluid_free(&self->F);
     st = mono_cut_build(&self->cut, g, &b, self->host);
     if (st == SEAM_OK)
-        st = mono_fluid_build(&self->F, g, &self->cut, &b, fl->phi_n, fl->vel, fl->rho, dt, self->host);
+        st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->rho, dt, self->host);
     size_t m = 0;
     for (size_t s = 0; st == SEAM_OK && s < self->ns; s++) {
         mono_block_free(&self->blk[s]);
@@ -372,11 +391,11 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     size_t nc = mac_ncell(g);
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
-    mono_fluid_update(&self->F, g, &self->cut, fl->phi_n, self->p, fl->rho, dt, fl->vel);
-    mono_extrapolate(g, &self->cut, fl->phi_n, 2, fl->vel);
+    mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->rho, dt, fl->vel);
+    mono_extrapolate(g, &self->cut, phi, 2, fl->vel);
     for (size_t s = 0, at = 0; s < self->ns; at += self->blk[s].m, s++)
         mono_fem_advance(self->sol[s], &self->blk[s], self->v + at, dt);
-    st = fluid_mac_liquid_end(fl, dt);
+    st = fluid_mac_end(fl, dt);
     if (st != SEAM_OK)
         return st;
     seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld: %zu pressures, %zu solid velocities, PCG %d iterations, "
