@@ -124,6 +124,21 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
 /* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2). */
 void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt);
 
+/* ---------------------------------------------------------------- rigid.c */
+
+/* The block of a rigid solid reached through its plugin table P (solid_rigid:
+ * mobility and solve): n_pts interface points of dimension dim, the boundary
+ * nodes first .. first + n_pts - 1 of n_nodes, at most max_rank independent
+ * motions (3 per body in 2D, 6 in 3D). The part of its free velocities that
+ * no motion of the block reaches (prescribed motion) is added to v_perp
+ * (dim per boundary node): the caller moves its flux, G v_perp, to the right-hand side. */
+seam_status mono_rigid_block(mono_block *blk, const seam_plugin *P, void *solid, const seam_step *step,
+                             size_t n_pts, int dim, int max_rank, size_t first, size_t n_nodes, double *v_perp,
+                             const seam_host *host);
+/* Its step under the pressure loads F (dim per point, N or N/m): its own solve. */
+seam_status mono_rigid_advance(const seam_plugin *P, void *solid, const seam_step *step, size_t n_pts, int dim,
+                               const double *F);
+
 /* ---------------------------------------------------------------- system.c */
 
 typedef struct mono_solve_opts {

@@ -27,6 +27,7 @@
 #include "seam/log.h"
 #include "fluid.h"
 #include "mono.h"
+#include "rigid.h"
 
 /* A participant run inside this plugin: its own host, whose messages and
  * key locations go through the outer one with its name and key path. */
@@ -37,14 +38,23 @@ typedef struct sub_host {
     char path[64];           /* "fluid", "solids[1]" */
 } sub_host;
 
+/* A solid: solid_fem (its block from the corotated linear model) or
+ * solid_rigid (its block from its mobility), both driven through their tables. */
+typedef struct solid {
+    const seam_plugin *P;
+    void *self;
+    int rigid;
+    size_t first, n_pts;     /* its boundary nodes */
+    size_t n_bodies;
+} solid;
+
 typedef struct mono {
     const seam_host *host;
     sub_host fh;
     fluid_mac *fl;
     size_t ns;
     sub_host *sh;
-    fem **sol;
-    size_t *first;           /* per solid: its first boundary node */
+    solid *sol;
     /* the solids' surfaces, concatenated (the fluid is bound to them) */
     int dim;
     size_t n_nodes, n_elems, n_bodies;
@@ -57,6 +67,7 @@ typedef struct mono {
     mono_fluid F;
     mono_block *blk;
     double *p, *v;
+    double *v_perp, *Fn;     /* dim per boundary node: prescribed velocities, pressure loads */
     double *all_fluid;       /* smoke: the level set of a domain full of fluid (-dx per cell) */
     size_t m;                /* solid unknowns of the last solve */
     mono_solve_stats stats;
@@ -114,8 +125,9 @@ static char *plugin_json(json_t *obj)
     return text;
 }
 
-/* The plugin the object names must be `want`; its name (or `def`) into name. */
-static int participant_plugin(seam_cfg *obj, const char *want, const char *def, char *name, size_t n)
+/* The plugin the object names must be one of `want` (NULL-terminated);
+ * returns its index, its name (or `def`) into name; -1 otherwise. */
+static int participant_plugin(seam_cfg *obj, const char *const *want, const char *def, char *name, size_t n)
 {
     const char *plugin = seam_cfg_str(obj, "plugin", NULL, SEAM_CFG_REQUIRED);
     snprintf(name, n, "%s", seam_cfg_str(obj, "name", def, 0));
@@ -127,12 +139,12 @@ static int participant_plugin(seam_cfg *obj, const char *want, const char *def, 
         return -1;
     const char *base = strrchr(plugin, '/') ? strrchr(plugin, '/') + 1 : plugin;
     size_t len = strcspn(base, ".");
-    if (strlen(want) != len || strncmp(base, want, len) != 0) {
-        seam_cfg_error(obj, "plugin", "scheme \"monolithic\" couples fluid_mac's liquid with solid_fem's volumetric "
-                       "solids: \"%s\" is not %s", plugin, want);
-        return -1;
-    }
-    return 0;
+    for (int i = 0; want[i]; i++)
+        if (strlen(want[i]) == len && strncmp(base, want[i], len) == 0)
+            return i;
+    seam_cfg_error(obj, "plugin", "scheme \"monolithic\" couples fluid_mac with solid_fem's volumetric solids and "
+                   "solid_rigid's bodies: \"%s\" is none of them", plugin);
+    return -1;
 }
 
 static void p_destroy(void *p)
@@ -148,10 +160,12 @@ static void p_destroy(void *p)
     if (self->fl)
         fluid_mac_table()->destroy(self->fl);
     for (size_t s = 0; self->sol && s < self->ns; s++)
-        fem_destroy(&self->sol[s]);
+        if (self->sol[s].self)
+            self->sol[s].P->destroy(self->sol[s].self);
     free(self->sol);
     free(self->sh);
-    free(self->first);
+    free(self->v_perp);
+    free(self->Fn);
     free(self->X);
     free(self->mass);
     free(self->body);
@@ -165,14 +179,18 @@ static void p_destroy(void *p)
 }
 
 /* The solids' surfaces at their committed positions, concatenated. */
-static void gather_positions(mono *self)
+static seam_status gather_positions(mono *self)
 {
     size_t d = (size_t)self->dim;
     for (size_t s = 0; s < self->ns; s++) {
-        const fem *f = self->sol[s];
-        for (size_t q = 0; q < f->n_iface; q++)
-            memcpy(self->X + (self->first[s] + q) * d, f->x + (size_t)f->iface_node[q] * d, d * sizeof(double));
+        seam_interface f;
+        if (self->sol[s].P->describe(self->sol[s].self, &f) != SEAM_OK || f.n_points != self->sol[s].n_pts) {
+            seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "describe failed or changed its number of points");
+            return SEAM_ERROR;
+        }
+        memcpy(self->X + self->sol[s].first * d, f.X, f.n_points * d * sizeof(double));
     }
+    return SEAM_OK;
 }
 
 /* Concatenate the solids' surfaces (volumes only) and bind the fluid to them. */
@@ -180,49 +198,62 @@ static int build_surface(mono *self)
 {
     int d = self->fl->g.dim;
     self->dim = d;
-    self->first = calloc(self->ns + 1, sizeof *self->first);
-    if (!self->first)
+    seam_interface *f = calloc(self->ns + 1, sizeof *f);
+    if (!f)
         return -1;
-    for (size_t s = 0; s < self->ns; s++) {
-        const fem *f = self->sol[s];
-        if (f->d != d) {
-            seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "is %dD and the fluid %dD", f->d, d);
-            return -1;
+    int ok = 1;
+    for (size_t s = 0; ok && s < self->ns; s++) {
+        solid *so = &self->sol[s];
+        if (so->P->describe(so->self, &f[s]) != SEAM_OK) {
+            ok = 0;
+            break;
         }
-        for (size_t b = 0; b < f->n_bodies; b++)
-            if (f->bodies[b].kind != FEM_VOLUME) {
-                seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "body \"%s\" is a shell or cloth: scheme \"monolithic\" "
-                          "couples volumetric solids only (Zarifi's cut cells need a closed surface)", f->bodies[b].name);
-                return -1;
+        if (f[s].dim != d || f[s].nodes_per_elem != d) {
+            seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "is %dD and the fluid %dD", f[s].dim, d);
+            ok = 0;
+        }
+        for (size_t e = 0; ok && e < f[s].n_elems; e++)
+            if (f[s].two_sided && f[s].two_sided[e]) {
+                seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "interface element %zu is a shell: scheme \"monolithic\" "
+                          "couples volumetric solids only (Zarifi's cut cells need a closed surface)", e);
+                ok = 0;
             }
-        self->first[s] = self->n_nodes;
-        self->n_nodes += f->n_iface;
-        self->n_elems += f->n_iface_elems;
+        so->first = self->n_nodes;
+        so->n_pts = f[s].n_points;
+        so->n_bodies = f[s].n_bodies ? f[s].n_bodies : 1;
+        self->n_nodes += f[s].n_points;
+        self->n_elems += f[s].n_elems;
     }
     size_t n = self->n_nodes, ne = self->n_elems;
-    self->X = calloc(n * (size_t)d + 1, sizeof *self->X);
-    self->mass = calloc(n + 1, sizeof *self->mass);
-    self->body = calloc(n + 1, sizeof *self->body);
-    self->elems = calloc(ne * (size_t)d + 1, sizeof *self->elems);
-    self->two_sided = calloc(ne + 1, 1);
-    if (!self->X || !self->mass || !self->body || !self->elems || !self->two_sided)
-        return -1;
+    if (ok) {
+        self->X = calloc(n * (size_t)d + 1, sizeof *self->X);
+        self->mass = calloc(n + 1, sizeof *self->mass);
+        self->body = calloc(n + 1, sizeof *self->body);
+        self->elems = calloc(ne * (size_t)d + 1, sizeof *self->elems);
+        self->two_sided = calloc(ne + 1, 1);
+        self->v_perp = calloc(n * (size_t)d + 1, sizeof *self->v_perp);
+        self->Fn = calloc(n * (size_t)d + 1, sizeof *self->Fn);
+        ok = self->X && self->mass && self->body && self->elems && self->two_sided && self->v_perp && self->Fn;
+    }
     size_t e_at = 0;
     int32_t body_base = 0;
-    for (size_t s = 0; s < self->ns; s++) {
-        const fem *f = self->sol[s];
-        for (size_t q = 0; q < f->n_iface; q++) {
-            self->mass[self->first[s] + q] = f->iface_mass[q];
-            self->body[self->first[s] + q] = body_base + f->iface_body[q];
+    for (size_t s = 0; ok && s < self->ns; s++) {
+        size_t first = self->sol[s].first;
+        for (size_t q = 0; q < f[s].n_points; q++) {
+            self->mass[first + q] = f[s].mass ? f[s].mass[q] : 0.0;
+            self->body[first + q] = body_base + (f[s].body ? f[s].body[q] : 0);
         }
-        for (size_t e = 0; e < f->n_iface_elems; e++, e_at++)
+        for (size_t e = 0; e < f[s].n_elems; e++, e_at++)
             for (int k = 0; k < d; k++)
-                self->elems[e_at * (size_t)d + (size_t)k] =
-                    (int32_t)self->first[s] + f->iface_elems[e * (size_t)d + (size_t)k];
-        body_base += (int32_t)f->n_bodies;
+                self->elems[e_at * (size_t)d + (size_t)k] = (int32_t)first + f[s].elems[e * (size_t)d + (size_t)k];
+        body_base += (int32_t)self->sol[s].n_bodies;
     }
+    free(f);
+    if (!ok)
+        return -1;
     self->n_bodies = (size_t)body_base;
-    gather_positions(self);
+    if (gather_positions(self) != SEAM_OK)
+        return -1;
     seam_interface iface = {.dim = d, .n_points = n, .X = self->X, .mass = self->mass, .body = self->body,
                             .nodes_per_elem = d, .n_elems = ne, .elems = self->elems,
                             .two_sided = self->two_sided, .n_bodies = self->n_bodies};
@@ -255,7 +286,8 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     int ok = fo && ns > 0;
     char name[64];
     char *text = NULL;
-    if (fo && participant_plugin(fo, "fluid_mac", "fluid", name, sizeof name) == 0) {
+    static const char *const fluids[] = {"fluid_mac", NULL}, *const solids[] = {"solid_fem", "solid_rigid", NULL};
+    if (fo && participant_plugin(fo, fluids, "fluid", name, sizeof name) == 0) {
         sub_init(&self->fh, host, name, "fluid");
         text = plugin_json(seam_cfg_json(cfg, "fluid"));
     } else {
@@ -272,10 +304,13 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
         char def[32], path[32];
         snprintf(def, sizeof def, ns == 1 ? "solid" : "solid%zu", s);
         snprintf(path, sizeof path, "solids[%zu]", s);
-        if (!so || participant_plugin(so, "solid_fem", def, name, sizeof name) != 0) {
+        int which = so ? participant_plugin(so, solids, def, name, sizeof name) : -1;
+        if (which < 0) {
             ok = 0;
             continue;
         }
+        self->sol[s].rigid = which == 1;
+        self->sol[s].P = which == 1 ? solid_rigid_table() : solid_fem_table();
         sub_init(&self->sh[s], host, name, path);
         solid_text[s] = plugin_json(json_array_get(seam_cfg_json(cfg, "solids"), s));
     }
@@ -294,7 +329,7 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     if (ok && !(self->fl = fluid_mac_table()->create(fluid_mac_table(), text, &self->fh.host)))
         ok = 0;
     for (size_t s = 0; ok && s < ns; s++)
-        if (!(self->sol[s] = fem_new(solid_text[s], &self->sh[s].host)))
+        if (!(self->sol[s].self = self->sol[s].P->create(self->sol[s].P, solid_text[s], &self->sh[s].host)))
             ok = 0;
     free(text);
     for (size_t s = 0; solid_text && s < ns; s++)
@@ -334,11 +369,8 @@ static seam_status p_max_dt(void *p, double *dt)
     mono *self = p;
     seam_status st = fluid_mac_table()->max_dt(self->fl, dt);
     for (size_t s = 0; st == SEAM_OK && s < self->ns; s++) {
-        double ds = fem_max_dt(self->sol[s]);
-        if (isnan(ds)) {
-            seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "max_dt: the committed state is not finite");
-            return SEAM_ERROR;
-        }
+        double ds;
+        st = self->sol[s].P->max_dt(self->sol[s].self, &ds);
         *dt = fmin(*dt, ds);
     }
     return st;
@@ -356,8 +388,9 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     }
     fluid_mac *fl = self->fl;
     const mac_grid *g = &fl->g;
-    gather_positions(self);
-    seam_status st = fluid_mac_begin(fl, self->X, step->t, dt);
+    seam_status st = gather_positions(self);
+    if (st == SEAM_OK)
+        st = fluid_mac_begin(fl, self->X, step->t, dt);
     if (st != SEAM_OK)
         return st;
     const double *phi = fl->liquid ? fl->phi_n : self->all_fluid;
@@ -367,15 +400,39 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     st = mono_cut_build(&self->cut, g, &b, self->host);
     if (st == SEAM_OK)
         st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->rho, dt, self->host);
-    size_t m = 0;
+    size_t m = 0, d = (size_t)self->dim, nd = self->n_nodes * d;
+    memset(self->v_perp, 0, nd * sizeof *self->v_perp);
     for (size_t s = 0; st == SEAM_OK && s < self->ns; s++) {
+        solid *so = &self->sol[s];
         mono_block_free(&self->blk[s]);
-        st = mono_fem_block(&self->blk[s], self->sol[s], dt, self->opts.sigma, NULL, self->first[s], self->n_nodes,
-                            &self->sh[s].host);
+        if (so->rigid) {
+            int rank = (self->dim == 2 ? 3 : 6) * (int)so->n_bodies;
+            st = mono_rigid_block(&self->blk[s], so->P, so->self, step, so->n_pts, self->dim, rank, so->first,
+                                  self->n_nodes, self->v_perp, &self->sh[s].host);
+        } else {
+            const fem *f = so->self;
+            st = mono_fem_block(&self->blk[s], f, dt, self->opts.sigma, NULL, so->first, self->n_nodes,
+                                &self->sh[s].host);
+            for (size_t q = 0; q < so->n_pts; q++) {   /* prescribed nodes: their flux is known */
+                size_t node = (size_t)f->iface_node[q];
+                if (f->fixed[node] == 2)
+                    memcpy(self->v_perp + (so->first + q) * d, f->v_fixed + node * d, d * sizeof(double));
+            }
+        }
         m += self->blk[s].m;
     }
     if (st != SEAM_OK)
         return st;
+    /* B p + G T w = E u* - G v_perp */
+    double *Gv = calloc(self->F.n + 1, sizeof *Gv);
+    if (!Gv) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for %zu pressures", self->F.n);
+        return SEAM_ERROR;
+    }
+    seam_csr_mul(self->F.G, self->v_perp, Gv);
+    for (size_t r = 0; r < self->F.n; r++)
+        self->F.Eu[r] -= Gv[r];
+    free(Gv);
     free(self->p);
     free(self->v);
     self->p = calloc(self->F.n + 1, sizeof *self->p);
@@ -393,9 +450,18 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
     mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->rho, dt, fl->vel);
     mono_extrapolate(g, &self->cut, phi, 2, fl->vel);
-    for (size_t s = 0, at = 0; s < self->ns; at += self->blk[s].m, s++)
-        mono_fem_advance(self->sol[s], &self->blk[s], self->v + at, dt);
-    st = fluid_mac_end(fl, dt);
+    /* the solids' steps: FEM with the solved velocities (5.2), rigid bodies by
+     * their own integrator under the pressure loads G^T p (5.13) */
+    seam_csr_mul_t(self->F.G, self->p, self->Fn);
+    for (size_t s = 0, at = 0; st == SEAM_OK && s < self->ns; at += self->blk[s].m, s++) {
+        solid *so = &self->sol[s];
+        if (so->rigid)
+            st = mono_rigid_advance(so->P, so->self, step, so->n_pts, self->dim, self->Fn + so->first * d);
+        else
+            mono_fem_advance(so->self, &self->blk[s], self->v + at, dt);
+    }
+    if (st == SEAM_OK)
+        st = fluid_mac_end(fl, dt);
     if (st != SEAM_OK)
         return st;
     seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld: %zu pressures, %zu solid velocities, PCG %d iterations, "
@@ -413,7 +479,7 @@ static seam_status p_commit(void *p)
     }
     seam_status st = fluid_mac_table()->commit(self->fl);
     for (size_t s = 0; st == SEAM_OK && s < self->ns; s++)
-        st = solid_fem_table()->commit(self->sol[s]);
+        st = self->sol[s].P->commit(self->sol[s].self);
     self->solved = 0;
     return st;
 }
@@ -423,7 +489,8 @@ static seam_status p_commit(void *p)
 static seam_status p_describe(void *p, seam_interface *iface)
 {
     mono *self = p;
-    gather_positions(self);
+    if (gather_positions(self) != SEAM_OK)
+        return SEAM_ERROR;
     *iface = (seam_interface){.dim = self->dim, .n_points = self->n_nodes, .X = self->X, .mass = self->mass,
                               .body = self->body, .nodes_per_elem = self->dim, .n_elems = self->n_elems,
                               .elems = self->elems, .two_sided = self->two_sided, .n_bodies = self->n_bodies};
@@ -442,7 +509,7 @@ static seam_status p_write_output(void *p, const char *dir, int frame)
     mono *self = p;
     seam_status st = fluid_mac_table()->write_output(self->fl, dir, frame);
     for (size_t s = 0; st == SEAM_OK && s < self->ns; s++)
-        st = solid_fem_table()->write_output(self->sol[s], dir, frame);
+        st = self->sol[s].P->write_output(self->sol[s].self, dir, frame);
     return st;
 }
 
@@ -456,7 +523,7 @@ static seam_status p_save(void *p, seam_buffer *out)
         return SEAM_ERROR;
     seam_status st = fluid_mac_table()->save(self->fl, &b[0]);
     for (size_t s = 0; st == SEAM_OK && s < self->ns; s++)
-        st = solid_fem_table()->save(self->sol[s], &b[1 + s]);
+        st = self->sol[s].P->save(self->sol[s].self, &b[1 + s]);
     size_t size = sizeof(uint64_t);
     for (size_t i = 0; st == SEAM_OK && i < parts; i++)
         size += sizeof(uint64_t) + b[i].size;
@@ -503,7 +570,7 @@ static seam_status p_load(void *p, const void *bytes, size_t n)
         }
         at += sizeof len;
         seam_status st = i == 0 ? fluid_mac_table()->load(self->fl, at, len)
-                                : solid_fem_table()->load(self->sol[i - 1], at, len);
+                                : self->sol[i - 1].P->load(self->sol[i - 1].self, at, len);
         if (st != SEAM_OK)
             return st;
         at += len;
