@@ -479,14 +479,15 @@ static void viscosity_apply_op(void *ctx, const double *x, double *y)
         y[k] = x[k] - op->dt * y[k];
 }
 
-void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y)
+int sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y)
 {
     size_t d = (size_t)f->dim;
     viscosity_op op = {f, G, mu, dt, malloc((d * d * G->n + 1) * sizeof(double))};
     if (!op.s)
-        return;
+        return -1;
     viscosity_apply_op(&op, x, y);
     free(op.s);
+    return 0;
 }
 
 int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,

@@ -101,8 +101,9 @@ typedef struct sph_solve_stats {
  * the velocities vb: no-slip. */
 
 /* y = x - dt L_0(x), L_0 with the boundary at rest: the symmetric positive
- * definite operator of the step (scale m: it is C / m of eq. 4.7). */
-void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y);
+ * definite operator of the step (scale m: it is C / m of eq. 4.7). Returns
+ * 0, or -1 when out of memory. */
+int sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y);
 
 /* One implicit viscosity step: v (the velocities u* on entry) becomes
  * u* + dt L(u) for the u that CG (core seam_pcg, warm-started with u*)
