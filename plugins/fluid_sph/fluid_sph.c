@@ -266,6 +266,9 @@ static void fluid_destroy(void *p)
         free(arrays[m]);
     sph_geometry_free(&self->geo[0]);
     sph_geometry_free(&self->geo[1]);
+    sph_geometry_free(&self->geo_regions);
+    free(self->region_C);
+    free(self->region_q);
     seam_samples_destroy(&self->samples);
     free(self->Xi_n);
     free(self->Xi);
@@ -710,6 +713,266 @@ static seam_status fluid_commit(void *p)
     return SEAM_OK;
 }
 
+
+/* ---- enclosed regions (Akbay eq. 4.9) ------------------------------------------ */
+
+/* A fluid particle is at a free surface when a point SURFACE_PROBE s away
+ * from it in one of the lattice directions lies in the domain and farther
+ * than SURFACE_EMPTY s from every particle and every surface sample: empty
+ * space beside it. Inside the fluid and along walls and bodies (samples s/2
+ * apart, fluid kept at least s/2 from them) no such point exists; above a
+ * top row the nearest particles are sqrt(1 + 1.2^2) = 1.56 s away. */
+#define SURFACE_PROBE 1.2
+#define SURFACE_EMPTY 0.9
+/* Fluid particles this close (in spacings) belong to the same region ... */
+#define REGION_LINK 1.5
+/* ... unless a surface sample lies within this distance (in spacings) of the
+ * segment between them: samples are s/2 apart along segments and s/2 apart
+ * in triangles, so a segment through a shell passes within 0.35 s of one,
+ * while fluid rests 0.6 s from a surface. */
+#define REGION_CUT 0.4
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+typedef struct cut_ctx {
+    const double *xs, *a, *b;
+    size_t d;
+    double r2;
+    int cut;
+} cut_ctx;
+
+/* Whether sample k lies within the cut distance of segment a-b. */
+static void cut_one(void *p, size_t k, double d2)
+{
+    (void)d2;
+    cut_ctx *c = p;
+    if (c->cut)
+        return;
+    const double *x = c->xs + c->d * k;
+    double ab2 = 0.0, t = 0.0, dist2 = 0.0;
+    for (size_t q = 0; q < c->d; q++) {
+        ab2 += (c->b[q] - c->a[q]) * (c->b[q] - c->a[q]);
+        t += (x[q] - c->a[q]) * (c->b[q] - c->a[q]);
+    }
+    t = ab2 > 0.0 ? fmin(1.0, fmax(0.0, t / ab2)) : 0.0;
+    for (size_t q = 0; q < c->d; q++) {
+        double e = x[q] - c->a[q] - t * (c->b[q] - c->a[q]);
+        dist2 += e * e;
+    }
+    c->cut = dist2 <= c->r2;
+}
+
+static int at_free_surface(const fluid_sph *self, size_t i, const seam_neighbours *P, const seam_neighbours *B)
+{
+    size_t d = (size_t)self->dim;
+    double r = SURFACE_EMPTY * self->s;
+    for (int a = -1; a <= 1; a++)
+        for (int b = -1; b <= 1; b++)
+            for (int c = d == 3 ? -1 : 0; c <= (d == 3 ? 1 : 0); c++) {
+                double dir[3] = {a, b, c}, len = sqrt((double)(a * a + b * b + c * c)), x[3] = {0.0, 0.0, 0.0};
+                if (len == 0.0)
+                    continue;
+                int inside = 1;
+                for (size_t q = 0; q < d; q++) {
+                    x[q] = self->x_n[d * i + q] + SURFACE_PROBE * self->s * dir[q] / len;
+                    inside &= x[q] > self->lo[q] && x[q] < self->hi[q];
+                }
+                if (inside && seam_neighbours_find(P, x, r, NULL, NULL, 0) == 0 &&
+                    seam_neighbours_find(B, x, r, NULL, NULL, 0) == 0)
+                    return 1;
+            }
+    return 0;
+}
+
+typedef struct side_ctx {
+    const double *x, *c, *nrm;
+    size_t d;
+    double side, best;
+    long found;
+} side_ctx;
+
+/* The particle nearest to the probe c on the given side of the normal. */
+static void side_one(void *p, size_t i, double d2)
+{
+    side_ctx *k = p;
+    double dot = 0.0;
+    for (size_t q = 0; q < k->d; q++)
+        dot += (k->x[k->d * i + q] - k->c[q]) * k->nrm[q];
+    if (k->side * dot > 0.0 && d2 < k->best) {
+        k->best = d2;
+        k->found = (long)i;
+    }
+}
+
+/* Adds to the rows C (one per enclosed part, slot[] of each particle's
+ * root) each interface element's area vector, out of the region on each of
+ * its fluid sides: the element is cut into pieces about s across (k per edge,
+ * k^(dim-1) pieces), each piece goes to the region of the particle nearest to
+ * its centre on that side within the kernel's reach, and its share is split
+ * over the element's points with the centre's barycentric weights (equal
+ * over a whole element). */
+static void element_rows(fluid_sph *self, const double *X, const seam_neighbours *P, size_t *parent, const long *slot,
+                         double *C, size_t row)
+{
+    const seam_interface *I = &self->iface;
+    size_t d = (size_t)self->dim;
+    for (size_t e = 0; e < I->n_elems; e++) {
+        const int32_t *v = I->elems + d * e;
+        const double *p0 = X + d * (size_t)v[0], *p1 = X + d * (size_t)v[1], *p2 = d == 3 ? X + 3 * (size_t)v[2] : NULL;
+        double area[3] = {0.0, 0.0, 0.0}, len = 0.0;   /* area times outward normal */
+        if (d == 2) {
+            area[0] = p1[1] - p0[1];
+            area[1] = -(p1[0] - p0[0]);
+            len = hypot(area[0], area[1]);
+        } else {
+            double u[3], w[3], l2 = 0.0;
+            for (int q = 0; q < 3; q++) {
+                u[q] = p1[q] - p0[q];
+                w[q] = p2[q] - p0[q];
+            }
+            area[0] = 0.5 * (u[1] * w[2] - u[2] * w[1]);
+            area[1] = 0.5 * (u[2] * w[0] - u[0] * w[2]);
+            area[2] = 0.5 * (u[0] * w[1] - u[1] * w[0]);
+            for (int q = 0; q < 3; q++)
+                l2 = fmax(l2, fmax(u[q] * u[q] + w[q] * w[q], (u[q] - w[q]) * (u[q] - w[q])));
+            len = sqrt(l2);
+        }
+        double mag = sqrt(area[0] * area[0] + area[1] * area[1] + area[2] * area[2]);
+        if (!(mag > 0.0))
+            continue;
+        double nrm[3] = {area[0] / mag, area[1] / mag, area[2] / mag};
+        long k = lround(fmax(1.0, ceil(len / self->s)));
+        long pieces = d == 2 ? k : 2 * k * k;   /* 3D: up and down triangles, both counted below */
+        for (long i = 0; i < k; i++)
+            for (long j = 0; j < (d == 2 ? 1 : k); j++)
+                for (int down = 0; down < (d == 2 ? 1 : 2); down++) {
+                    double bu, bv, share;
+                    if (d == 2) {
+                        bu = (i + 0.5) / (double)k;
+                        bv = 0.0;
+                        share = 1.0 / (double)pieces;
+                    } else {
+                        if (i + j + down > k - 1)
+                            continue;
+                        bu = (i + (down ? 2.0 : 1.0) / 3.0) / (double)k;
+                        bv = (j + (down ? 2.0 : 1.0) / 3.0) / (double)k;
+                        share = 1.0 / (double)(k * k);
+                    }
+                    double wgt[3] = {1.0 - bu - bv, bu, bv}, c[3] = {0.0, 0.0, 0.0};
+                    for (size_t q = 0; q < d; q++)
+                        c[q] = wgt[0] * p0[q] + wgt[1] * p1[q] + (p2 ? wgt[2] * p2[q] : 0.0);
+                    int two = I->two_sided && I->two_sided[e];
+                    for (int side = 1; side >= (two ? -1 : 1); side -= 2) {
+                        side_ctx sc = {self->x_n, c, nrm, d, (double)side, INFINITY, -1};
+                        seam_neighbours_visit(P, c, self->f.K.h, side_one, &sc);
+                        long r = sc.found < 0 ? -1 : slot[uf_find(parent, (size_t)sc.found)];
+                        if (r < 0)
+                            continue;
+                        /* out of the region: -n on the + side (the fluid the normal points into), +n on the - side */
+                        for (size_t m = 0; m < d; m++)
+                            for (size_t q = 0; q < d; q++)
+                                C[(size_t)r * row + d * (size_t)v[m] + q] -= side * share * wgt[m] * area[q];
+                    }
+                }
+    }
+}
+
+/* Regions for interface positions X: the committed particles, grouped into
+ * connected parts (links between particles closer than REGION_LINK s that no
+ * surface crosses); a part none of whose particles is at a free surface is
+ * enclosed (the domain's walls are fixed). Its row (Akbay eq. 4.9): the area
+ * vectors of the interface elements it touches, out of it (element_rows),
+ * so that c_r . V is the rate at which the walls' motion changes its
+ * volume; no sources, so q = 0. */
+static seam_status fluid_regions(void *p, const seam_step *step, const double *X, seam_regions *out)
+{
+    (void)step;
+    fluid_sph *self = p;
+    if (!self->bound) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "regions before bind");
+        return SEAM_ERROR;
+    }
+    size_t d = (size_t)self->dim, n = self->n, np = self->iface.n_points, row = d * np;
+    *out = (seam_regions){0, row, NULL, NULL, NULL};
+    if (!np || !self->ns || !n || !self->iface.n_elems)
+        return SEAM_OK;   /* no solid surface: nothing the projection could move */
+    if (!finite_array(X, d * np)) {
+        seam_logf(self->host, SEAM_LOG_WARN, "regions: the interface has non-finite positions");
+        return SEAM_UNSTABLE;
+    }
+    sph_geometry *G = &self->geo_regions;
+    if (boundary_at(self, X, NULL) != 0 ||
+        sph_geometry_build(G, &self->f, n, self->x_n, self->nw + self->ns, self->xb, self->psi) != 0) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "regions: out of memory for %zu particles", n);
+        return SEAM_ERROR;
+    }
+    const double *xs = G->xb + d * self->nw;
+    size_t *parent = malloc(n * sizeof *parent);
+    int *open = calloc(n, sizeof *open);
+    long *slot = malloc(n * sizeof *slot);
+    seam_neighbours *B = seam_neighbours_new(self->dim, self->ns, xs, REGION_LINK * self->s);
+    seam_neighbours *P = seam_neighbours_new(self->dim, n, self->x_n, self->f.K.h);
+    seam_status st = SEAM_OK;
+    if (!parent || !open || !slot || !B || !P) {
+        st = SEAM_ERROR;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        parent[i] = i;
+    double link2 = REGION_LINK * REGION_LINK * self->s * self->s;
+    for (size_t i = 0; i < n; i++)
+        for (size_t q = G->ff.start[i]; q < G->ff.start[i + 1]; q++) {
+            size_t j = G->ff.j[q];
+            if (j <= i)
+                continue;
+            const double *a = self->x_n + d * i, *b = self->x_n + d * j;
+            double r2 = 0.0, mid[3] = {0.0, 0.0, 0.0};
+            for (size_t c = 0; c < d; c++) {
+                r2 += (a[c] - b[c]) * (a[c] - b[c]);
+                mid[c] = 0.5 * (a[c] + b[c]);
+            }
+            if (r2 > link2 || uf_find(parent, i) == uf_find(parent, j))
+                continue;
+            cut_ctx cc = {xs, a, b, d, REGION_CUT * REGION_CUT * self->s * self->s, 0};
+            seam_neighbours_visit(B, mid, 0.5 * sqrt(r2) + REGION_CUT * self->s, cut_one, &cc);
+            if (!cc.cut)
+                parent[uf_find(parent, i)] = uf_find(parent, j);
+        }
+    for (size_t i = 0; i < n; i++)
+        if (!open[uf_find(parent, i)] && at_free_surface(self, i, P, B))
+            open[uf_find(parent, i)] = 1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        slot[i] = parent[i] == i && !open[i] ? (long)m++ : -1;
+    free(self->region_C);
+    free(self->region_q);
+    self->region_C = calloc(m * row + 1, sizeof *self->region_C);
+    self->region_q = calloc(m + 1, sizeof *self->region_q);
+    if (!self->region_C || !self->region_q) {
+        st = SEAM_ERROR;
+        goto done;
+    }
+    if (m)
+        element_rows(self, X, P, parent, slot, self->region_C, row);
+    *out = (seam_regions){m, row, self->region_C, self->region_q, NULL};
+done:
+    if (st != SEAM_OK)
+        seam_logf(self->host, SEAM_LOG_ERROR, "regions: out of memory for %zu particles", n);
+    free(parent);
+    free(open);
+    free(slot);
+    seam_neighbours_destroy(&B);
+    seam_neighbours_destroy(&P);
+    return st;
+}
+
 /* ---- state, fields, output ------------------------------------------------- */
 
 #define SAVE_MAGIC 0x31505346u   /* "FSP1" */
@@ -893,11 +1156,15 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
     return st;
 }
 
-/* Loads are the pressure forces of the fluid on the surface samples. */
+/* Loads are the pressure (and viscous) forces of the fluid on the surface
+ * samples, reflected: the momentum the fluid exchanged with them over the
+ * step divided by dt (fluid_sph_coupling: to 1e-9), so both a pressure load
+ * and a conservative impulse (Akbay ch. 3: the Akinci coupling already
+ * conserves momentum); regions for the projection. */
 static uint32_t fluid_capabilities(void *p)
 {
     (void)p;
-    return SEAM_CAP_LOADS_PRESSURE | SEAM_CAP_SAVE;
+    return SEAM_CAP_LOADS_PRESSURE | SEAM_CAP_LOADS_IMPULSE | SEAM_CAP_REGIONS | SEAM_CAP_SAVE;
 }
 
 /* The walled box: interface points beyond it are out of the fluid's reach. */
@@ -922,6 +1189,7 @@ static const seam_plugin plugin = {
     .solve = fluid_solve,
     .commit = fluid_commit,
     .bind = fluid_bind,
+    .regions = fluid_regions,
     .save = fluid_save,
     .load = fluid_load,
     .field = fluid_field,

@@ -47,6 +47,9 @@ typedef struct fluid_sph {
     int solved;
     sph_solve_stats last_rho, last_div, last_visc;
     size_t clamped;          /* particles held at the domain's sides in the last solve */
+    /* enclosed regions (Akbay eq. 4.9): the geometry at the asked positions, rows and fluxes */
+    sph_geometry geo_regions;
+    double *region_C, *region_q;
     double *raster;
     unsigned char *saved;
     /* output: the frames written, and the time of the trial and committed states (s) */

@@ -1,9 +1,9 @@
 /* fluid_sph with solid_rigid through the coupler, Akbay 3.5: a light disc
  * (rho_s / rho_f = 0.05, examples/sph_light_ball.json) released under water
  * rises and floats. Fully submerged its added mass is 20 times its own, so
- * weak coupling must fail; strong coupling with reduced Jacobians (Akbay's
- * XPM on SPH, ch. 3: the RMI on the Akinci loads, no impulse correction and
- * no projection, which is seam's `rmi` with the first update unrelaxed) is
+ * weak coupling must fail; `xpm` (reduced Jacobians with the first update
+ * unrelaxed, the Akinci loads, which are conservative impulses already, and
+ * the projection, idle here: a free surface leaves no enclosed region) is
  * stable and floats the disc where Archimedes puts it, and underrelaxed
  * Gauss-Seidel at omega = 0.05 gets there with more iterations (Fig. 3.5). */
 #include <math.h>
@@ -47,7 +47,8 @@ static double excursion(const test_run *r, double t_end)
 static double mean_iterations(const test_run *r) { return (double)r->summary.iterations / (double)r->summary.steps; }
 
 /* Weak coupling: within 0.05 s the disc shoots 10 cm sideways (measured 0.107 m,
- * with the stable step down to 1e-5 s); Gauss-Seidel at omega = 0.5 fails outright. */
+ * with the stable step down to 1e-5 s); Gauss-Seidel at omega = 0.5, at xpm's
+ * tolerance and iteration limit, fails outright (at step 9). */
 static void test_weak_coupling_fails(void **state)
 {
     (void)state;
@@ -58,7 +59,8 @@ static void test_weak_coupling_fails(void **state)
     assert_true(r->status != SEAM_OK || off > 0.02);
     test_run_free(r);
     const char *relaxed[] = {"coupling.scheme=relaxation", "coupling.relaxation=0.5", "time.end=0.05",
-                             "output.picture=false", NULL};
+                             "coupling.measures=[{\"quantity\": \"positions\", \"kind\": \"cells\", \"tolerance\": 0.05}]",
+                             "coupling.max_iterations=30", "output.picture=false", NULL};
     r = test_run_scene("sph_light_relax_05", NULL, SCENE, relaxed);
     printf("relaxation omega 0.5: %s after %ld steps (t = %.4f s)\n", r->status == SEAM_OK ? "ran" : "failed",
            r->summary.steps, r->summary.t);
@@ -66,7 +68,7 @@ static void test_weak_coupling_fails(void **state)
     test_run_free(r);
 }
 
-/* Strong coupling (the example as it is: rmi, first update unrelaxed, 0.05
+/* Strong coupling (the example as it is: xpm, first update unrelaxed, 0.05
  * cells = 10% of the particle radius, positions only): every step converges,
  * the rise is straight, and the disc floats at rho_s / rho_f. The heave
  * oscillation has not died out by 3 s: the fraction is averaged over [1.5, 3]
@@ -81,7 +83,7 @@ static void test_strong_coupling_floats(void **state)
     double V0 = fl->V0;   /* particle volume m / rho0 at this spacing */
     seam_plugin_v1()->destroy(fl);
     const char *sets[] = {"output.picture=false", NULL};
-    test_run *r = test_run_scene("sph_light_rmi", NULL, SCENE, sets);
+    test_run *r = test_run_scene("sph_light_xpm", NULL, SCENE, sets);
     assert_int_equal(r->status, SEAM_OK);
     assert_int_equal(r->summary.not_converged, 0);
     double volume = (double)sph_bound_particles(r->log) * V0, sum = 0.0, lo = 1.0, hi = 0.0, c[2];
@@ -97,7 +99,7 @@ static void test_strong_coupling_floats(void **state)
         count++;
     }
     double off = excursion(r, 0.2), mean = sum / count;   /* submerged until 0.2 s */
-    printf("rmi: %ld steps, %.2f iterations per step (max %d); sideways %.4f m in the rise (to 0.2 s); submerged fraction "
+    printf("xpm: %ld steps, %.2f iterations per step (max %d); sideways %.4f m in the rise (to 0.2 s); submerged fraction "
            "%.4f over [1.5, 3] s (%.4f .. %.4f), Archimedes %.2f\n", r->summary.steps, mean_iterations(r),
            r->summary.max_iterations, off, mean, lo, hi, RATIO);
     assert_true(count >= 100);
@@ -108,26 +110,25 @@ static void test_strong_coupling_floats(void **state)
 
 /* Iterations per step during the rise at 1% of the particle radius (0.005
  * cells, Akbay's strong tolerance): Gauss-Seidel at omega = 0.05 converges
- * but needs more than the RMI (measured to 0.5 s: 2.87 against 1.55; with
- * the RMI's reduced Jacobians switched off, plain unrelaxed iterations,
- * 1.86). */
+ * but needs more than xpm (measured to 0.5 s: 2.87 against 1.55; with the
+ * reduced Jacobians switched off, plain unrelaxed iterations, 1.86). */
 static void test_iterations(void **state)
 {
     (void)state;
     const char *tol = "coupling.measures=[{\"quantity\": \"positions\", \"kind\": \"cells\", \"norm\": \"max\", "
                       "\"tolerance\": 0.005}]";
-    const char *rmi[] = {tol, "time.end=0.5", "output.picture=false", NULL};
+    const char *xpm[] = {tol, "time.end=0.5", "output.picture=false", NULL};
     const char *relaxed[] = {tol, "time.end=0.5", "output.picture=false", "coupling.scheme=relaxation",
                              "coupling.relaxation=0.05", "coupling.max_iterations=200", NULL};
-    test_run *a = test_run_scene("sph_light_rmi_tight", NULL, SCENE, rmi);
+    test_run *a = test_run_scene("sph_light_xpm_tight", NULL, SCENE, xpm);
     test_run *b = test_run_scene("sph_light_relax_005", NULL, SCENE, relaxed);
     assert_int_equal(a->status, SEAM_OK);
     assert_int_equal(b->status, SEAM_OK);
     assert_int_equal(a->summary.not_converged, 0);
     assert_int_equal(b->summary.not_converged, 0);
-    printf("to t = 0.5 s at 0.005 cells: rmi %.2f iterations per step (max %d), relaxation omega 0.05 %.2f (max %d)\n",
+    printf("to t = 0.5 s at 0.005 cells: xpm %.2f iterations per step (max %d), relaxation omega 0.05 %.2f (max %d)\n",
            mean_iterations(a), a->summary.max_iterations, mean_iterations(b), b->summary.max_iterations);
-    assert_true(mean_iterations(b) >= 1.7 * mean_iterations(a));   /* 1.85; 1.54 with rmi's Jacobians off */
+    assert_true(mean_iterations(b) >= 1.7 * mean_iterations(a));   /* 1.85; 1.54 with the Jacobians off */
     test_run_free(a);
     test_run_free(b);
 }
