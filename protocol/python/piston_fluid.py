@@ -35,8 +35,9 @@ class PistonFluid(seam.Plugin):
         if unknown:
             raise seam.CreateError("%d unknown key(s)" % len(unknown))
         m_a = config.get("added_mass")
-        if isinstance(m_a, bool) or not isinstance(m_a, (int, float)) or not m_a >= 0:
-            raise seam.CreateError("added_mass: expected a number >= 0 (kg), got %r" % (m_a,))
+        if isinstance(m_a, bool) or not isinstance(m_a, (int, float)) or not 0 <= m_a < math.inf:
+            host.config_error("added_mass", "expected a finite number >= 0 (kg), got %r" % (m_a,))
+            raise seam.CreateError("the configuration has errors (above)")
         self.m_a = float(m_a)
         self.V = self.V_new = None
 

@@ -4,6 +4,7 @@ fluid computes F = -m_a (V - V^n) / dt bit for bit; statuses and log levels
 are distinct; a solver's destroy runs at bye and its messages go back."""
 import array
 import os
+import re
 import struct
 import sys
 import unittest
@@ -164,6 +165,21 @@ class SessionTest(unittest.TestCase):
         texts = [m[1] for m in reply["log"]]
         self.assertIn("s.json:3:5: solids[0].mass: expected a finite number > 0, got 0", texts)
         self.assertIn("solids[0].stifness: unknown key (known: mass, stiffness, position, velocity, count)", texts)
+
+
+class ReadmeTest(unittest.TestCase):
+    def test_excerpts_are_the_files(self):
+        """Each code block of protocol/python/README.md marked as an excerpt is
+        a verbatim piece of the file it names, so the guide shows the code
+        that runs."""
+        here = os.path.join(os.environ.get("SEAM_SOURCE_ROOT", "."), "protocol", "python")
+        with open(os.path.join(here, "README.md")) as f:
+            text = f.read()
+        excerpts = re.findall(r"<!-- excerpt: ([\w.]+) -->\n```python\n(.*?)```", text, re.S)
+        self.assertEqual(len(excerpts), 4)
+        for name, code in excerpts:
+            with open(os.path.join(here, name)) as f:
+                self.assertIn(code, f.read(), "README.md's excerpt of %s is not in it" % name)
 
 
 if __name__ == "__main__":
