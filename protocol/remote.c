@@ -1220,7 +1220,10 @@ int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *parti
     }
     json_t *cmd = seam_cfg_json(obj, "command");
     const char **command = NULL;
-    if (cmd) {   /* only with "separate" (checked above) */
+    if (cmd && connect)
+        seam_cfg_error(obj, "command", "with \"connect\" the server runs already; a command is started by "
+                       "\"process\": \"separate\"");
+    else if (cmd) {   /* with "separate": without either, refused above */
         size_t n = json_is_array(cmd) ? json_array_size(cmd) : 0;
         command = calloc(n + 1, sizeof *command);
         for (size_t i = 0; i < n && command; i++)

@@ -452,6 +452,10 @@ static void test_python_participants_started_by_the_scene(void **state)
     log = refusal("examples/piston_python.json", not_text, false);
     expect_in(log, "solids[0].command: item 1: expected a non-empty string");
     free(log);
+    const char *const both[] = {"fluid.connect=ipc:///nonexistent/x.sock", "fluid.process=inline", NULL};
+    log = refusal("examples/piston_python.json", both, false);
+    expect_in(log, "fluid.command: with \"connect\" the server runs already");
+    free(log);
     const char *const inline_cmd[] = {"fluid.command=[\"python3\"]", NULL};
     log = refusal("examples/piston.json", inline_cmd, false);
     expect_in(log, "fluid.command: only for a participant in another process");
