@@ -169,7 +169,6 @@ class Run:
     residuals = property(lambda self: self.tables.get("residuals"), doc="residuals.csv: one row per iteration")
     summary = property(lambda self: self.tables.get("summary"), doc="summary.csv: one row per participant")
     regions = property(lambda self: self.tables.get("regions"), doc="regions.csv: enclosed regions, when written")
-    probes = property(lambda self: self.tables.get("probes"), doc="probes.csv, when written")
 
     @property
     def interface(self):
