@@ -52,8 +52,9 @@ or None when the coupler names none.
 
 The plugin ABI (its version, entries, capability flags, statuses and log
 levels) comes from seam_abi.py, which the build generates from
-core/include/seam/plugin.h into build/protocol/ (installed next to this
-module): put that folder on PYTHONPATH next to this one.
+core/include/seam/plugin.h into build/protocol/python/, next to a copy of
+this module and the seam package: put that folder on PYTHONPATH (after
+`meson install`, all three are where Debian's python3 looks).
 
 Arrays are array.array('d') (or 'i' for int32) in host order; on the wire
 they are little-endian bin, so numbers arrive bit for bit; from protocol 2
@@ -77,9 +78,9 @@ OOB_MIN = 64 * 1024        # bins this large go out of band in replies to protoc
 CHUNK = 256 * 1024         # bytes per frame of an out-of-band value
 MAX_PARTS = 16384          # frames after the map
 MAX_MESSAGE = 1 << 31      # bytes in them
-# The plugin ABI (version, entries, capability flags) comes from seam_abi.py,
-# which the build writes from core/include/seam/plugin.h
-# (build/protocol/seam_abi.py: put that folder on PYTHONPATH).
+# The plugin ABI (version, entries, capability flags, statuses, log levels)
+# comes from seam_abi.py, which the build writes from core/include/seam/plugin.h
+# (build/protocol/python/seam_abi.py: put that folder on PYTHONPATH).
 from seam_abi import ABI_VERSION, ABI_OLDEST, ENTRIES, NEED_ALL  # noqa: E402
 from seam_abi import CAP_LOADS_PRESSURE, CAP_LOADS_IMPULSE, CAP_RIGID, CAP_REGIONS, CAP_MOBILITY, CAP_SAVE  # noqa: E402,F401
 import seam_abi  # noqa: E402
