@@ -1110,6 +1110,7 @@ static seam_status spread_particles(fluid_mac *self)
         return SEAM_ERROR;
     }
     double n0 = (double)particles_per_cell(self);
+#pragma omp parallel for collapse(2) schedule(static) if (nc >= MAC_OMP_MIN)
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
@@ -1147,9 +1148,12 @@ static seam_status update_particles(fluid_mac *self, double dt)
     double t0 = cpu_ms();
     mac_extrapolate(g, &self->geo, 3, self->vel);
     /* The change on the grid over this step, extended like the velocities. */
-    for (int a = 0; a < g->dim; a++)
+    for (int a = 0; a < g->dim; a++) {
+        double *dv = self->dvel[a], *v = self->vel[a];
+#pragma omp parallel for schedule(static) if (mac_nf(g, a) >= MAC_OMP_MIN)
         for (size_t f = 0; f < mac_nf(g, a); f++)
-            self->dvel[a][f] = self->vel[a][f] - self->dvel[a][f];
+            dv[f] = v[f] - dv[f];
+    }
     mac_extrapolate(g, &self->geo, 3, self->dvel);
     phase_end(self, PH_EXTRAPOLATE, &t0);
     size_t n = self->np_n;
@@ -1157,8 +1161,10 @@ static seam_status update_particles(fluid_mac *self, double dt)
     double *pic = self->pic, *delta = self->delta;
     mac_grid_to_particles(g, n, self->xp, self->vel, pic, self->reference_kernels);
     mac_grid_to_particles(g, n, self->xp, self->dvel, delta, self->reference_kernels);
+    double flip = self->flip, *vp = self->vp, *vp_n = self->vp_n;
+#pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN)
     for (size_t k = 0; k < dim * n; k++)
-        self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
+        vp[k] = flip * (vp_n[k] + delta[k]) + (1.0 - flip) * pic[k];
     phase_end(self, PH_TO_PARTICLES, &t0);
     mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1, self->shell_elem};
     self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells, self->reference_kernels);

@@ -993,6 +993,8 @@ static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int l
     for (int layer = 0; layer < layers; layer++) {
         memcpy(next, valid, total);
         memcpy(val, a, total * sizeof *val);
+        /* each face from the last layer's values only: the same result with any number of threads */
+#pragma omp parallel for collapse(2) schedule(static) if (total >= MAC_OMP_MIN)
         for (int k = 0; k < n[2]; k++)
             for (int j = 0; j < n[1]; j++)
                 for (int i = 0; i < n[0]; i++) {
@@ -1032,6 +1034,7 @@ void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, dou
     for (int axis = 0; axis < g->dim; axis++) {
         const int n[3] = {g->nx + (axis == 0), g->ny + (axis == 1), g->nz + (axis == 2)};
         uint8_t *valid = malloc(mac_nf(g, axis));
+#pragma omp parallel for collapse(2) schedule(static) if (mac_nf(g, axis) >= MAC_OMP_MIN)
         for (int k = 0; k < n[2]; k++)
             for (int j = 0; j < n[1]; j++)
                 for (int i = 0; i < n[0]; i++)
