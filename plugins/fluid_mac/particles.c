@@ -326,14 +326,27 @@ static void to_grid_slab(void *ctx, size_t first, size_t end)
     const transfer *T = ctx;
     const mac_grid *g = T->g;
     size_t dim = (size_t)g->dim;
+    const double zero[3] = {0.0, 0.0, 0.0}, half[3] = {0.5, 0.5, 0.5};
     for (size_t o = T->b->start[first]; o < T->b->start[end]; o++) {
         size_t p = T->b->order[o];
+        const double *xp = T->x + dim * p;
+        /* the weights of both staggerings once: faces along their normal, cell centres across it */
+        int c0[3], c1[3], f0[3], f1[3];
+        double wc[3][2], wf[3][2];
+        const int nc[3] = {g->nx, g->ny, g->nz}, nf[3] = {g->nx + 1, g->ny + 1, g->nz + 1};
+        cic_weights(g, nc, half, xp, 0, c0, wc, c1);
+        cic_weights(g, nf, zero, xp, 0, f0, wf, f1);
         for (size_t a = 0; a < dim; a++) {
             const int n[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
-            const double shift[3] = {a == 0 ? 0.0 : 0.5, a == 1 ? 0.0 : 0.5, a == 2 ? 0.0 : 0.5};
             int i0[3], i1[3];
             double w[3][2];
-            cic_weights(g, n, shift, T->x + dim * p, 0, i0, w, i1);
+            for (int d = 0; d < 3; d++) {
+                int face = (size_t)d == a;
+                i0[d] = face ? f0[d] : c0[d];
+                i1[d] = face ? f1[d] : c1[d];
+                w[d][0] = face ? wf[d][0] : wc[d][0];
+                w[d][1] = face ? wf[d][1] : wc[d][1];
+            }
             cic_add(n, i0, i1, w, T->vp[dim * p + a], T->acc[a], T->wsum[a]);
         }
     }
