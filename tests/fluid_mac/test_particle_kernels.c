@@ -19,6 +19,8 @@
 #include "mac.h"
 #include "test_host.h"
 
+const seam_plugin *fluid_mac_table(void);   /* the static library's table (plugins/fluid_mac/export.c) */
+
 /* ---- the kernels against the reference loops --------------------------------- */
 
 static double uniform(unsigned *seed)
@@ -147,7 +149,7 @@ typedef struct scene_case {
  * squares, and the values of cells nc/3 and nc/2 + 7, after `steps` steps of dt. */
 static void digest(const scene_case *sc, double *out, unsigned char **state, size_t *state_n)
 {
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     test_host_init(&th, "fluid", "fluid");
     void *fl = P->create(P, sc->json, &th.host);
