@@ -85,6 +85,21 @@ void iqn_next(iqn_secant *s)
     s->r = t;
 }
 
+bool iqn_reject(iqn_secant *s, seam_coupling *c, long step, int k, int *rejected)
+{
+    if (*rejected >= IQN_MAX_REJECTED)
+        return false;
+    (*rejected)++;
+    size_t cols = seam_qr_cols(s->VW);
+    seam_qr_keep(s->VW, 1, 0);   /* none */
+    seam_qr_track(s->VW, s->r_old);
+    for (size_t i = 0; i < s->n; i++)   /* X^k = X~^k - r^k, then relaxation */
+        s->X[i] = s->Xt_old[i] - (1.0 - s->omega) * s->r_old[i];
+    seam_coupling_warn(c, "step %ld: the fluid refused iterate %d (see its message): rejected, %zu secant columns "
+                       "dropped, relaxation %g from iterate %d instead", step, k + 1, cols, s->omega, k);
+    return true;
+}
+
 void iqn_relax(iqn_secant *s)
 {
     for (size_t i = 0; i < s->n; i++)

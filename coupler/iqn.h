@@ -42,4 +42,14 @@ void iqn_next(iqn_secant *s);
 /* X^{k+1} = X^k + omega r^k (no secant information yet). */
 void iqn_relax(iqn_secant *s);
 
+/* The fluid refused the iterate an update made (SEAM_UNSTABLE: the
+ * interface it was handed is no shape of the solid, e.g. torn). Up to
+ * IQN_MAX_REJECTED times a step the iterate is rejected: the step's secant
+ * columns go (they made it), and X^{k+1} = X^k + omega r^k, from the last
+ * iterate the solvers took, with a warning. False when the step has rejected
+ * that many already (the failure then stands: the coupler retries the step
+ * with half the step size). */
+#define IQN_MAX_REJECTED 3
+bool iqn_reject(iqn_secant *s, seam_coupling *c, long step, int k, int *rejected);
+
 #endif

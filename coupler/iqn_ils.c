@@ -62,6 +62,7 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
     seam_qr_keep(q->VW, step - q->reuse, step - 1);
     memcpy(q->X, X_pred, n * sizeof *q->X);
     bool own_only = q->reuse == 0;
+    int rejected = 0;
     seam_status st = seam_coupling_fluid(c, q->X, q->F);
     for (int k = 0; st == SEAM_OK; k++) {
         st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
@@ -91,6 +92,10 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         else
             iqn_quasi_newton(q, X_out);
         st = seam_coupling_fluid(c, q->X, q->F);
+        if (st == SEAM_UNSTABLE && iqn_reject(q, c, step, k, &rejected)) {
+            own_only = true;
+            st = seam_coupling_fluid(c, q->X, q->F);
+        }
     }
     return st;
 }

@@ -52,6 +52,7 @@ typedef struct {
     double *coef;        /* Phi^T x, room for cap values */
     double *Q, *R, *Wn;  /* explicit factors (n x k, k x k, n x k), grown */
     size_t cap_k;
+    bool jprev_off;      /* this step rejected an iterate: J_prev is not used again in it */
 } imvj;
 
 static void *imvj_create(seam_cfg *coupling)
@@ -150,7 +151,10 @@ static bool reserve_m(imvj *q, size_t m)
     return true;
 }
 
-static bool have_jprev(const imvj *q) { return q->restart == RESTART_NONE ? q->J != NULL : q->m > 0; }
+static bool have_jprev(const imvj *q)
+{
+    return !q->jprev_off && (q->restart == RESTART_NONE ? q->J != NULL : q->m > 0);
+}
 
 /* y = J_prev x */
 static void apply_jprev(imvj *q, const double *x, double *y)
@@ -342,6 +346,7 @@ static seam_status imvj_step(void *self, seam_coupling *c, const double *X_pred,
         return SEAM_ERROR;
     }
     long step = seam_coupling_step_index(c);
+    q->jprev_off = false;
     /* the columns of the committed steps go into J_prev (those of the last one
      * are new to it; the reused ones it meets already); a failed attempt's are dropped */
     seam_qr_keep(q->s.VW, step - 1 - q->s.reuse, step - 1);
@@ -356,6 +361,7 @@ static seam_status imvj_step(void *self, seam_coupling *c, const double *X_pred,
     if (q->LS)
         seam_qr_keep(q->LS, step - q->restart_reuse, step - 1);
     memcpy(q->s.X, X_pred, n * sizeof *q->s.X);
+    int rejected = 0;
     seam_status st = seam_coupling_fluid(c, q->s.X, q->s.F);
     for (int k = 0; st == SEAM_OK; k++) {
         st = seam_coupling_solid(c, q->s.F, X_out);                /* X~^k = S(F(X^k)) */
@@ -373,6 +379,10 @@ static seam_status imvj_step(void *self, seam_coupling *c, const double *X_pred,
             return SEAM_ERROR;
         }
         st = seam_coupling_fluid(c, q->s.X, q->s.F);
+        if (st == SEAM_UNSTABLE && iqn_reject(&q->s, c, step, k, &rejected)) {
+            q->jprev_off = true;   /* the carried Jacobian may have made it too */
+            st = seam_coupling_fluid(c, q->s.X, q->s.F);
+        }
     }
     return st;
 }
