@@ -439,17 +439,6 @@ static void fluid_destroy(void *p)
     free(self);
 }
 
-/* Cell (i, j, k) holding point x, clamped to the grid. */
-static size_t cell_of(const mac_grid *g, const double *x)
-{
-    int ijk[3] = {0, 0, 0};
-    for (int d = 0; d < g->dim; d++) {
-        double f = floor((x[d] - g->origin[d]) / g->dx);
-        ijk[d] = f < 0 ? 0 : f >= mac_n(g, d) ? mac_n(g, d) - 1 : (int)f;
-    }
-    return mac_c(g, ijk[0], ijk[1], ijk[2]);
-}
-
 /* The level set of particles x into phi, by the configured kernels; 0 when out of memory. */
 static int level_set(fluid_mac *self, size_t n, const double *x, const uint8_t *solid, double *phi)
 {
@@ -540,7 +529,7 @@ static int remove_particles_in(fluid_mac *self, const uint8_t *solid)
     size_t kept = 0, dim = (size_t)self->g.dim;
     for (size_t p = 0; p < self->np_n; p++) {
         const double *x = self->xp_n + dim * p;
-        if (solid[cell_of(&self->g, x)])
+        if (solid[mac_cell_of(&self->g, x)])
             continue;
         memmove(self->xp_n + dim * kept, x, dim * sizeof(double));
         memmove(self->vp_n + dim * kept, self->vp_n + dim * p, dim * sizeof(double));

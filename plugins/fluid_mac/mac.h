@@ -63,6 +63,17 @@ static inline size_t mac_ncell(const mac_grid *g) { return (size_t)g->nx * (size
 static inline double mac_face_area(const mac_grid *g) { return g->dim == 3 ? g->dx * g->dx : g->dx; }
 static inline double mac_cell_volume(const mac_grid *g) { return g->dim == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx; }
 
+/* Cell (i, j, k) holding point x, clamped to the grid. */
+static inline size_t mac_cell_of(const mac_grid *g, const double *x)
+{
+    int ijk[3] = {0, 0, 0};
+    for (int d = 0; d < g->dim; d++) {
+        double f = floor((x[d] - g->origin[d]) / g->dx);
+        ijk[d] = f < 0.0 ? 0 : f >= mac_n(g, d) ? mac_n(g, d) - 1 : (int)f;
+    }
+    return mac_c(g, ijk[0], ijk[1], ijk[2]);
+}
+
 /* Points of a regular sub-grid of per_axis along each axis in a cell: how
  * many, and point q (0 .. count - 1) of cell ijk into x. */
 static inline size_t mac_subgrid_count(const mac_grid *g, int per_axis)

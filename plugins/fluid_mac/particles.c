@@ -8,17 +8,6 @@
 
 /* ---- particles binned by cell ----------------------------------------------- */
 
-/* Cell holding point x (clamped to the grid). */
-static size_t cell_of(const mac_grid *g, const double *x)
-{
-    int ijk[3] = {0, 0, 0};
-    for (int d = 0; d < g->dim; d++) {
-        double f = floor((x[d] - g->origin[d]) / g->dx);
-        ijk[d] = f < 0.0 ? 0 : f >= mac_n(g, d) ? mac_n(g, d) - 1 : (int)f;
-    }
-    return mac_c(g, ijk[0], ijk[1], ijk[2]);
-}
-
 seam_status mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double *x)
 {
     size_t nc = mac_ncell(g), dim = (size_t)g->dim;
@@ -41,7 +30,7 @@ seam_status mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double
     b->n = n;
 #pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN)
     for (size_t p = 0; p < n; p++)
-        b->cell[p] = (uint32_t)cell_of(g, x + dim * p);
+        b->cell[p] = (uint32_t)mac_cell_of(g, x + dim * p);
     /* counting sort: particles keep their storage order within a cell */
     memset(b->start, 0, (nc + 1) * sizeof *b->start);
     for (size_t p = 0; p < n; p++)
