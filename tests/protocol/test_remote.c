@@ -1,6 +1,7 @@
 /* Solvers in other processes, end to end: the same piston scene in-process,
- * with the solid, the fluid or both in seam-serve, and with the fluid in
- * Python gives the same bits; a killed, frozen or silent server is reported
+ * with the solid, the fluid or both in seam-serve, and with the fluid or
+ * both in Python (connected, or started by the scene's command) gives the
+ * same bits; a killed, frozen or silent server is reported
  * with the participant and the step; one coupler at a time; CURVE lets the
  * right key in and keeps the others out. */
 #include <errno.h>
@@ -184,11 +185,11 @@ static void keep_columns(char *text, int cols)
     *out = '\0';
 }
 
-static run_result *run_piston(const char *name, const char **sets)
+static run_result *run_piston_scene(const char *name, const char *scene, const char **sets)
 {
     run_result *r = calloc(1, sizeof *r);
     char err[2048];
-    seam_doc *doc = seam_doc_load(test_source_path("examples/piston.json"), err, sizeof err);
+    seam_doc *doc = seam_doc_load(test_source_path(scene), err, sizeof err);
     assert_non_null(doc);
     assert_int_equal(seam_doc_set(doc, "output.frames=false", err, sizeof err), 0);
     for (int i = 0; sets && sets[i]; i++)
@@ -220,6 +221,11 @@ static run_result *run_piston(const char *name, const char **sets)
     snprintf(r->interface_csv, sizeof r->interface_csv, "%s", iface);
     free(iface);
     return r;
+}
+
+static run_result *run_piston(const char *name, const char **sets)
+{
+    return run_piston_scene(name, "examples/piston.json", sets);
 }
 
 static void free_run(run_result *r)
@@ -380,6 +386,84 @@ static void test_python_fluid_gives_the_same_bits(void **state)
     free(fail);
     free_run(local);
     stop_server(&py);
+}
+
+/* The scene `examples/piston_python.json` or piston.json with sets, refused:
+ * the messages of the refusal. validate: as `seam validate` (no command
+ * started). */
+static char *refusal(const char *scene, const char *const *sets, bool validate)
+{
+    run_result *r = calloc(1, sizeof *r);
+    char err[1024];
+    seam_doc *doc = seam_doc_load(test_source_path(scene), err, sizeof err);
+    assert_non_null(doc);
+    for (int i = 0; sets && sets[i]; i++)
+        if (seam_doc_set(doc, sets[i], err, sizeof err) != 0)
+            fail_msg("%s: %s", sets[i], err);
+    seam_run_options opts = {.out_dir = test_tmpdir("remote_command_bad"), .log = capture_log, .log_ctx = r,
+                             .plugins_on_path_only = validate};
+    seam_sim *sim = seam_sim_new(doc, &opts);
+    assert_null(sim);
+    seam_doc_destroy(&doc);
+    char *log = strdup(r->log);
+    free(r);
+    return log;
+}
+
+static void expect_in(const char *log, const char *what)
+{
+    if (!strstr(log, what))
+        fail_msg("expected \"%s\" in:\n%s", what, log);
+}
+
+/* Both participants in Python, started by the scene's "command" (seam
+ * appends --bind and --once): the same bits as the C plugins in-process.
+ * A command that cannot start, a wrong plugin name, a command without a
+ * separate process and a validation are refused, naming the participant. */
+static void test_python_participants_started_by_the_scene(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/python3", X_OK) != 0)
+        skip();
+    run_result *local = run_piston("remote_cmd_local", NULL);
+    run_result *py = run_piston_scene("remote_cmd_python", "examples/piston_python.json", NULL);
+    if (py->status != SEAM_OK)
+        fail_msg("%s", py->log);
+    assert_same_run(local, py);
+    expect_in(py->log, "[piston] piston_solid_py: destroyed after 200 commits");   /* its destroy, at bye */
+    free_run(py);
+    free_run(local);
+
+    const char *const missing[] = {"fluid.command=[\"/nonexistent/solver\", \"x.py\"]", NULL};
+    char *log = refusal("examples/piston_python.json", missing, false);
+    expect_in(log, "fluid: hello: /nonexistent/solver x.py (pid ");
+    expect_in(log, ") exited with status 127");
+    free(log);
+    const char *const wrong[] = {"solids.0.plugin=piston_solid", NULL};
+    log = refusal("examples/piston_python.json", wrong, false);
+    expect_in(log, "solids[0]: python3 ../protocol/python/piston_solid.py serves plugin \"piston_solid_py\", "
+                   "but the scene asks for \"piston_solid\"");
+    free(log);
+    const char *const empty[] = {"fluid.command=[]", NULL};
+    log = refusal("examples/piston_python.json", empty, false);
+    expect_in(log, "fluid.command: expected a non-empty array of strings");
+    free(log);
+    const char *const not_text[] = {"solids.0.command=[\"python3\", 7]", NULL};
+    log = refusal("examples/piston_python.json", not_text, false);
+    expect_in(log, "solids[0].command: item 1: expected a non-empty string");
+    free(log);
+    const char *const both[] = {"fluid.connect=ipc:///nonexistent/x.sock", "fluid.process=inline", NULL};
+    log = refusal("examples/piston_python.json", both, false);
+    expect_in(log, "fluid.command: with \"connect\" the server runs already");
+    free(log);
+    const char *const inline_cmd[] = {"fluid.command=[\"python3\"]", NULL};
+    log = refusal("examples/piston.json", inline_cmd, false);
+    expect_in(log, "fluid.command: only for a participant in another process");
+    free(log);
+    log = refusal("examples/piston_python.json", NULL, true);
+    expect_in(log, "fluid.command: not started: a command runs a program the scene names");
+    expect_in(log, "solids[0].command: not started");
+    free(log);
 }
 
 /* ---- dead and silent servers -------------------------------------------- */
@@ -1197,6 +1281,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_pressure_projection_same_bits_out_of_process, reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
+        cmocka_unit_test_teardown(test_python_participants_started_by_the_scene, reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),
         cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, reap_all),
         cmocka_unit_test_teardown(test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout, reap_all),
