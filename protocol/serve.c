@@ -1,9 +1,16 @@
-/* The server loop: ROUTER socket, ZAP authentication, one coupler at a time. */
+/* The server loop: ROUTER socket, ZAP authentication, one coupler at a time.
+ * The loop owns the sockets and never calls the plugin: the session, and so
+ * every plugin call, lives on a worker thread, so a plugin deep in a long
+ * solve does not keep the loop from answering other clients "busy". */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <zmq.h>
 
@@ -11,6 +18,9 @@
 #include "session.h"
 
 #define MAX_ENVELOPE 2       /* routing id, optional empty delimiter (REQ peers) */
+#define MAX_WAITING 8        /* requests held while the worker is busy; more are answered "busy" */
+#define N_SLOTS (MAX_WAITING + 2)   /* the held ones, the worker's, the one being read */
+#define KEEP_BUFFER ((size_t)1 << 20)   /* a slot keeps a larger frame buffer only if its request was served */
 
 /* The host of a tcp:// endpoint (without the port) into buf; false when
  * the endpoint is not "tcp://HOST:PORT" in one piece (ZeroMQ's
@@ -61,7 +71,7 @@ static void zap_answer(void *zap, const seam_serve_options *o)
     int n = 0, more = 1;
     while (more && n < 7) {
         zmq_msg_init(&part[n]);
-        if (zmq_msg_recv(&part[n], zap, 0) < 0)
+        if ((n == 0 ? zmq_msg_recv(&part[n], zap, 0) : seam_wire_recv_more(&part[n], zap)) < 0)
             break;
         more = zmq_msg_more(&part[n]);
         n++;
@@ -88,7 +98,7 @@ static void zap_answer(void *zap, const seam_serve_options *o)
     while (more) {   /* drain a malformed request so the REP socket can answer the next */
         zmq_msg_t rest;
         zmq_msg_init(&rest);
-        more = zmq_msg_recv(&rest, zap, 0) >= 0 && zmq_msg_more(&rest);
+        more = seam_wire_recv_more(&rest, zap) >= 0 && zmq_msg_more(&rest);
         zmq_msg_close(&rest);
     }
 }
@@ -139,13 +149,26 @@ static bool same_peer(zmq_msg_t *a, zmq_msg_t *b)
     return zmq_msg_size(a) == zmq_msg_size(b) && memcmp(zmq_msg_data(a), zmq_msg_data(b), zmq_msg_size(a)) == 0;
 }
 
-/* Receive one request: the envelope (routing id, and the empty delimiter of
- * a REQ peer) and the payload frames (the map, then out-of-band arrays).
- * 0: a request; -1: interrupted; 1: no payload (nothing to answer); 2: over
- * the limits, 3: out of memory for its frames (answer an error). */
-static int recv_request(void *sock, zmq_msg_t *env, int *n_env, seam_frames *payload)
+/* One request as read off the socket. */
+typedef struct {
+    zmq_msg_t env[MAX_ENVELOPE];
+    int n_env;
+    seam_frames payload;
+    int got;                 /* 0: a request; 2: over the limits; 3: no memory for its frames */
+    char op[32];             /* its op and id, when its map says (seam_request_peek) */
+    uint64_t id;
+    bool in_use;
+} request;
+
+/* Receive one request into r: the envelope (routing id, and the empty
+ * delimiter of a REQ peer) and the payload frames (the map, then
+ * out-of-band arrays). Only the first read may be interrupted and left for
+ * the next poll; once a frame is in, the rest of the message is read (see
+ * seam_wire_recv_more). 0: a request (r->got says which); -1: interrupted
+ * or failed; 1: no payload (nothing to answer). */
+static int recv_request(void *sock, request *r)
 {
-    *n_env = 0;
+    r->n_env = 0;
     zmq_msg_t f;
     zmq_msg_init(&f);
     if (zmq_msg_recv(&f, sock, 0) < 0) {
@@ -153,33 +176,282 @@ static int recv_request(void *sock, zmq_msg_t *env, int *n_env, seam_frames *pay
         return -1;
     }
     bool more = zmq_msg_more(&f);
-    env[(*n_env)++] = f;
+    r->env[r->n_env++] = f;
     if (!more)
         goto drop;
     zmq_msg_init(&f);
-    if (zmq_msg_recv(&f, sock, 0) < 0)
+    if (seam_wire_recv_more(&f, sock) < 0)
         goto fail;
     if (zmq_msg_size(&f) == 0 && zmq_msg_more(&f)) {   /* a REQ peer's delimiter */
-        env[(*n_env)++] = f;
+        r->env[r->n_env++] = f;
         zmq_msg_init(&f);
-        if (zmq_msg_recv(&f, sock, 0) < 0)
+        if (seam_wire_recv_more(&f, sock) < 0)
             goto fail;
     }
-    int rc = seam_frames_recv(payload, sock, &f);
+    int rc = seam_frames_recv(&r->payload, sock, &f);
     if (rc < 0)
         goto drop;
-    return rc == 0 ? 0 : rc == SEAM_FRAMES_OVER ? 2 : 3;
+    r->got = rc == 0 ? 0 : rc == SEAM_FRAMES_OVER ? 2 : 3;
+    r->op[0] = '\0';
+    r->id = 0;
+    seam_request_peek(r->payload.part[0].data, r->payload.part[0].len, r->op, sizeof r->op, &r->id);
+    return 0;
 fail:
     zmq_msg_close(&f);
-    for (int i = 0; i < *n_env; i++)
-        zmq_msg_close(&env[i]);
-    *n_env = 0;
+    for (int i = 0; i < r->n_env; i++)
+        zmq_msg_close(&r->env[i]);
+    r->n_env = 0;
     return -1;
 drop:
-    for (int i = 0; i < *n_env; i++)
-        zmq_msg_close(&env[i]);
-    *n_env = 0;
+    for (int i = 0; i < r->n_env; i++)
+        zmq_msg_close(&r->env[i]);
+    r->n_env = 0;
     return 1;
+}
+
+/* ---- the worker: the only thread that touches the session ---------------- */
+
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int done_pipe[2];        /* a byte written per finished job; the loop polls [0] */
+    seam_session *s;
+    const seam_plugin *p;
+    /* the job, set by the loop under lock */
+    request *job;
+    bool go, reset, quit;
+    /* its result, read by the loop once the byte came */
+    bool done, ended, open, stepped;
+    seam_wbuf w;
+} worker;
+
+static void work(worker *k, request *r, bool reset, seam_wbuf *w, bool *ended)
+{
+    *ended = false;
+    if (reset)
+        seam_session_reset(k->s);   /* the last coupler vanished without bye */
+    if (r->got == 2)
+        seam_reply_error(w, r->id, "malformed request: more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
+                         (long long)SEAM_WIRE_MAX_MESSAGE);
+    else if (r->got == 3)
+        seam_reply_error(w, r->id, "request too large: the server has no memory for its arrays");
+    else
+        seam_session_handle_parts(k->s, r->payload.part[0].data, r->payload.part[0].len, r->payload.part + 1,
+                                  r->payload.n - 1, w, ended);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *k = arg;
+    pthread_mutex_lock(&k->lock);
+    for (;;) {
+        while (!k->go && !k->quit)
+            pthread_cond_wait(&k->wake, &k->lock);
+        if (!k->go)
+            break;
+        k->go = false;
+        request *r = k->job;
+        bool reset = k->reset;
+        pthread_mutex_unlock(&k->lock);
+        seam_wbuf w;
+        bool ended;
+        work(k, r, reset, &w, &ended);
+        bool open = seam_session_open(k->s), stepped = seam_session_stepped(k->s);
+        pthread_mutex_lock(&k->lock);
+        k->w = w;
+        k->ended = ended;
+        k->open = open;
+        k->stepped = stepped;
+        k->done = true;
+        while (write(k->done_pipe[1], "", 1) < 0 && errno == EINTR)
+            continue;
+    }
+    pthread_mutex_unlock(&k->lock);
+    seam_session_destroy(&k->s);   /* the instance goes on the thread that made it */
+    return NULL;
+}
+
+/* Start the worker for session s (taken over). Asynchronous signals stay
+ * with the loop's thread (its poll wakes for them); faults are the worker's
+ * own. The worker gets glibc's default stack, RLIMIT_STACK, as the main
+ * thread has. 0, or -1 with errno. */
+static int worker_start(worker *k, seam_session *s, const seam_plugin *p)
+{
+    *k = (worker){.s = s, .p = p, .done_pipe = {-1, -1}};
+    if (pipe(k->done_pipe) != 0)
+        return -1;
+    fcntl(k->done_pipe[0], F_SETFD, FD_CLOEXEC);   /* a plugin that starts a process does not hand it on */
+    fcntl(k->done_pipe[1], F_SETFD, FD_CLOEXEC);
+    pthread_mutex_init(&k->lock, NULL);
+    pthread_cond_init(&k->wake, NULL);
+    sigset_t all, old;
+    sigfillset(&all);
+    const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        sigdelset(&all, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&k->thread, NULL, worker_main, k);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(k->done_pipe[0]);
+        close(k->done_pipe[1]);
+        errno = rc;
+        return -1;
+    }
+    return 0;
+}
+
+/* Let the worker finish its job, if any, then destroy the session and end. */
+static void worker_stop(worker *k)
+{
+    pthread_mutex_lock(&k->lock);
+    k->quit = true;
+    pthread_cond_signal(&k->wake);
+    pthread_mutex_unlock(&k->lock);
+    pthread_join(k->thread, NULL);
+    if (k->done)
+        seam_wbuf_free(&k->w);
+    close(k->done_pipe[0]);
+    close(k->done_pipe[1]);
+    pthread_mutex_destroy(&k->lock);
+    pthread_cond_destroy(&k->wake);
+}
+
+/* ---- the loop's side ------------------------------------------------------ */
+
+typedef struct {
+    void *sock;
+    const seam_plugin *p;
+    const seam_serve_options *o;
+    worker k;
+    request slot[N_SLOTS];
+    request *waiting[MAX_WAITING];   /* held in arrival order */
+    int n_waiting;
+    request *job;                    /* the one with the worker; NULL: idle */
+    zmq_msg_t owner;
+    bool has_owner, done;
+} server;
+
+static request *free_slot(server *v)
+{
+    for (int i = 0; i < N_SLOTS; i++)
+        if (!v->slot[i].in_use)
+            return &v->slot[i];
+    return NULL;
+}
+
+/* Send r's reply (w, freed) and free the slot; a slot whose request went
+ * unserved drops a large frame buffer rather than keep it. */
+static void answer(server *v, request *r, seam_wbuf *w, bool served)
+{
+    send_reply(v->sock, r->env, r->n_env, w);
+    for (int i = 0; i < r->n_env; i++)
+        zmq_msg_close(&r->env[i]);
+    r->n_env = 0;
+    if (!served && r->payload.buf_cap > KEEP_BUFFER)
+        seam_frames_free(&r->payload);
+    else
+        seam_frames_clear(&r->payload);
+    r->in_use = false;
+}
+
+static void answer_busy(server *v, request *r, const char *why)
+{
+    seam_wbuf w;
+    if (why)
+        seam_reply_error(&w, r->id, "busy: %s", why);
+    else
+        seam_reply_error(&w, r->id, "busy: plugin \"%s\" is serving another coupler", v->p->name);
+    answer(v, r, &w, false);
+}
+
+static void hold(server *v, request *r)
+{
+    if (v->n_waiting == MAX_WAITING) {
+        char why[160];
+        snprintf(why, sizeof why, "%d requests already wait for plugin \"%s\"", MAX_WAITING, v->p->name);
+        answer_busy(v, r, why);
+        return;
+    }
+    v->waiting[v->n_waiting++] = r;
+}
+
+static void dispatch(server *v, request *r, bool reset)
+{
+    if (v->o->busy)
+        *v->o->busy = 1;
+    v->job = r;
+    pthread_mutex_lock(&v->k.lock);
+    v->k.job = r;
+    v->k.reset = reset;
+    v->k.go = true;
+    pthread_cond_signal(&v->k.wake);
+    pthread_mutex_unlock(&v->k.lock);
+}
+
+/* Answer r now ("busy"), hand it to the worker, or hold it for when the
+ * worker is free: requests are served one at a time in arrival order, as
+ * if the loop waited for each, except that another client's are answered
+ * "busy" at once while a coupler owns the server (PROTOCOL.md, Sessions). */
+static void take(server *v, request *r)
+{
+    bool mine = v->has_owner && r->n_env > 0 && same_peer(&r->env[0], &v->owner);
+    bool reset = false;
+    if (v->has_owner && !mine) {
+        if (v->job && strcmp(v->job->op, "bye") == 0) {   /* the owner is leaving: served after its bye */
+            hold(v, r);
+            return;
+        }
+        if (strcmp(r->op, "hello") != 0 || peer_alive(v->sock, &v->owner)) {
+            answer_busy(v, r, NULL);
+            return;
+        }
+        if (!v->job) {   /* the owner vanished without bye, and nothing of its runs now */
+            reset = true;
+            v->has_owner = false;
+        }
+    }
+    if (v->job)
+        hold(v, r);
+    else
+        dispatch(v, r, reset);
+}
+
+/* The worker is done: send its reply, note the owner, serve what waits. */
+static void finish(server *v)
+{
+    char byte;
+    while (read(v->k.done_pipe[0], &byte, 1) < 0 && errno == EINTR)
+        continue;
+    pthread_mutex_lock(&v->k.lock);
+    bool done = v->k.done;
+    seam_wbuf w = v->k.w;
+    bool ended = v->k.ended, open = v->k.open, stepped = v->k.stepped;
+    v->k.done = false;
+    pthread_mutex_unlock(&v->k.lock);
+    if (!done)
+        return;
+    request *r = v->job;
+    v->job = NULL;
+    if (v->o->busy)
+        *v->o->busy = 0;
+    if (!v->has_owner && r->n_env > 0 && open) {
+        zmq_msg_close(&v->owner);
+        zmq_msg_init(&v->owner);
+        zmq_msg_copy(&v->owner, &r->env[0]);
+        v->has_owner = true;
+    }
+    if (ended) {
+        v->has_owner = false;
+        v->done = v->o->once && stepped;   /* a validation does not use up a --once server */
+    }
+    answer(v, r, &w, true);
+    while (!v->job && v->n_waiting > 0 && !v->done) {
+        request *next = v->waiting[0];
+        memmove(v->waiting, v->waiting + 1, (size_t)(--v->n_waiting) * sizeof *v->waiting);
+        take(v, next);
+    }
 }
 
 static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
@@ -252,14 +524,25 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             snprintf(bound, sizeof bound, "%s", o->bind);
         o->on_ready(o->ready_ctx, bound);
     }
-    zmq_msg_t owner;
-    zmq_msg_init(&owner);
-    seam_frames payload;
-    seam_frames_init(&payload);
-    bool has_owner = false, done = false;
-    while (rc == 0 && !done && !(o->stop && *o->stop)) {
-        zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {zap, 0, ZMQ_POLLIN, 0}};
-        int ready = zmq_poll(items, zap ? 2 : 1, 200);
+    server v = {.sock = sock, .p = p, .o = o};
+    zmq_msg_init(&v.owner);
+    for (int i = 0; i < N_SLOTS; i++)
+        seam_frames_init(&v.slot[i].payload);
+    bool started = false;
+    if (rc == 0) {
+        if (worker_start(&v.k, s, p) != 0) {
+            snprintf(err, errlen, "cannot start the worker thread: %s", strerror(errno));
+            rc = -1;
+        } else {
+            started = true;
+            s = NULL;   /* the worker's now */
+        }
+    }
+    /* A stop waits for the request the worker has, so that it is answered. */
+    while (rc == 0 && !v.done && !(o->stop && *o->stop && !v.job)) {
+        zmq_pollitem_t items[3] = {{sock, 0, ZMQ_POLLIN, 0}, {NULL, v.k.done_pipe[0], ZMQ_POLLIN, 0},
+                                   {zap, 0, ZMQ_POLLIN, 0}};
+        int ready = zmq_poll(items, zap ? 3 : 2, 200);
         if (ready < 0) {
             if (errno == EINTR)
                 continue;
@@ -267,58 +550,29 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             rc = -1;
             break;
         }
-        if (zap && (items[1].revents & ZMQ_POLLIN))
+        if (items[1].revents & ZMQ_POLLIN)
+            finish(&v);
+        if (zap && (items[2].revents & ZMQ_POLLIN))
             zap_answer(zap, o);
-        if (!(items[0].revents & ZMQ_POLLIN))
+        if (v.done || !(items[0].revents & ZMQ_POLLIN))
             continue;
-        zmq_msg_t env[MAX_ENVELOPE];
-        int n_env = 0;
-        int got = recv_request(sock, env, &n_env, &payload);
-        if (got == -1 || got == 1)
+        request *r = free_slot(&v);   /* there always is one: N_SLOTS counts every holder */
+        int got = recv_request(sock, r);
+        if (got == -1 || got == 1) {
+            seam_frames_clear(&r->payload);
             continue;   /* interrupted, or nothing to route an answer back to */
-        seam_wbuf w;
-        const void *req = payload.part[0].data;
-        size_t len = payload.part[0].len;
-        char op[32] = "";
-        uint64_t id = 0;
-        bool is_hello = seam_request_peek(req, len, op, sizeof op, &id) && strcmp(op, "hello") == 0;
-        bool mine = has_owner && n_env > 0 && same_peer(&env[0], &owner);
-        if (has_owner && !mine && is_hello && !peer_alive(sock, &owner)) {
-            seam_session_reset(s);   /* the last coupler vanished without bye */
-            has_owner = false;
         }
-        bool ended = false;
-        if (has_owner && !mine)
-            seam_reply_error(&w, id, "busy: plugin \"%s\" is serving another coupler", p->name);
-        else if (got == 2)
-            seam_reply_error(&w, id, "malformed request: more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
-                             (long long)SEAM_WIRE_MAX_MESSAGE);
-        else if (got == 3)
-            seam_reply_error(&w, id, "request too large: the server has no memory for its arrays");
-        else {
-            if (o->busy)
-                *o->busy = 1;
-            seam_session_handle_parts(s, req, len, payload.part + 1, payload.n - 1, &w, &ended);
-            if (o->busy)
-                *o->busy = 0;
-        }
-        if (!has_owner && n_env > 0 && seam_session_open(s)) {
-            zmq_msg_close(&owner);
-            zmq_msg_init(&owner);
-            zmq_msg_copy(&owner, &env[0]);
-            has_owner = true;
-        }
-        if (ended) {
-            has_owner = false;
-            done = o->once && seam_session_stepped(s);   /* a validation does not use up a --once server */
-        }
-        send_reply(sock, env, n_env, &w);
-        for (int i = 0; i < n_env; i++)
-            zmq_msg_close(&env[i]);
-        seam_frames_clear(&payload);
+        r->in_use = true;
+        take(&v, r);
     }
-    seam_frames_free(&payload);
-    zmq_msg_close(&owner);
+    if (started)
+        worker_stop(&v.k);   /* waits for a request in progress (a stuck plugin: for ever) */
+    for (int i = 0; i < N_SLOTS; i++) {
+        for (int e = 0; v.slot[i].in_use && e < v.slot[i].n_env; e++)
+            zmq_msg_close(&v.slot[i].env[e]);
+        seam_frames_free(&v.slot[i].payload);
+    }
+    zmq_msg_close(&v.owner);
     seam_session_destroy(&s);
     zmq_close(sock);
     if (zap)
