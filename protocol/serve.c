@@ -1,7 +1,8 @@
 /* The server loop: ROUTER socket, ZAP authentication, one coupler at a time.
- * The loop owns the sockets and never calls the plugin: the session, and so
- * every plugin call, lives on a worker thread, so a plugin deep in a long
- * solve does not keep the loop from answering other clients "busy". */
+ * The loop's thread reads a request, calls the plugin, replies. When a call
+ * into the plugin runs past a tick, a stand-in thread takes the sockets
+ * over until it returns, so a plugin deep in a long solve does not keep the
+ * server from answering other clients "busy". */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +19,9 @@
 #include "session.h"
 
 #define MAX_ENVELOPE 2       /* routing id, optional empty delimiter (REQ peers) */
-#define MAX_WAITING 8        /* requests held while the worker is busy; more are answered "busy" */
-#define N_SLOTS (MAX_WAITING + 2)   /* the held ones, the worker's, the one being read */
+#define MAX_WAITING 8        /* requests held while the plugin works; more are answered "busy" */
+#define N_SLOTS (MAX_WAITING + 2)   /* the held ones, the one in the plugin, the one being read */
+#define TICK_MS 50           /* a plugin call still running at two ticks in a row is a long one */
 #define KEEP_BUFFER ((size_t)1 << 20)   /* a slot keeps a larger frame buffer only if its request was served */
 
 /* The host of a tcp:// endpoint (without the port) into buf; false when
@@ -209,126 +211,34 @@ drop:
     return 1;
 }
 
-/* ---- the worker: the only thread that touches the session ---------------- */
+/* ---- the loop and its stand-in ------------------------------------------- */
 
+/* The stand-in's half: it looks at the loop's thread every tick and, when
+ * that thread is in one plugin call at two ticks in a row, takes the
+ * sockets until the call returns. Handing them over under the mutex is the
+ * full memory barrier ZeroMQ asks for when a socket changes threads. */
 typedef struct {
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int done_pipe[2];        /* a byte written per finished job; the loop polls [0] */
-    seam_session *s;
-    const seam_plugin *p;
-    /* the job, set by the loop under lock */
-    request *job;
-    bool go, reset, quit;
-    /* its result, read by the loop once the byte came */
-    bool done, ended, open, stepped;
-    seam_wbuf w;
-} worker;
-
-static void work(worker *k, request *r, bool reset, seam_wbuf *w, bool *ended)
-{
-    *ended = false;
-    if (reset)
-        seam_session_reset(k->s);   /* the last coupler vanished without bye */
-    if (r->got == 2)
-        seam_reply_error(w, r->id, "malformed request: more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
-                         (long long)SEAM_WIRE_MAX_MESSAGE);
-    else if (r->got == 3)
-        seam_reply_error(w, r->id, "request too large: the server has no memory for its arrays");
-    else
-        seam_session_handle_parts(k->s, r->payload.part[0].data, r->payload.part[0].len, r->payload.part + 1,
-                                  r->payload.n - 1, w, ended);
-}
-
-static void *worker_main(void *arg)
-{
-    worker *k = arg;
-    pthread_mutex_lock(&k->lock);
-    for (;;) {
-        while (!k->go && !k->quit)
-            pthread_cond_wait(&k->wake, &k->lock);
-        if (!k->go)
-            break;
-        k->go = false;
-        request *r = k->job;
-        bool reset = k->reset;
-        pthread_mutex_unlock(&k->lock);
-        seam_wbuf w;
-        bool ended;
-        work(k, r, reset, &w, &ended);
-        bool open = seam_session_open(k->s), stepped = seam_session_stepped(k->s);
-        pthread_mutex_lock(&k->lock);
-        k->w = w;
-        k->ended = ended;
-        k->open = open;
-        k->stepped = stepped;
-        k->done = true;
-        while (write(k->done_pipe[1], "", 1) < 0 && errno == EINTR)
-            continue;
-    }
-    pthread_mutex_unlock(&k->lock);
-    seam_session_destroy(&k->s);   /* the instance goes on the thread that made it */
-    return NULL;
-}
-
-/* Start the worker for session s (taken over). Asynchronous signals stay
- * with the loop's thread (its poll wakes for them); faults are the worker's
- * own. The worker gets glibc's default stack, RLIMIT_STACK, as the main
- * thread has. 0, or -1 with errno. */
-static int worker_start(worker *k, seam_session *s, const seam_plugin *p)
-{
-    *k = (worker){.s = s, .p = p, .done_pipe = {-1, -1}};
-    if (pipe(k->done_pipe) != 0)
-        return -1;
-    fcntl(k->done_pipe[0], F_SETFD, FD_CLOEXEC);   /* a plugin that starts a process does not hand it on */
-    fcntl(k->done_pipe[1], F_SETFD, FD_CLOEXEC);
-    pthread_mutex_init(&k->lock, NULL);
-    pthread_cond_init(&k->wake, NULL);
-    sigset_t all, old;
-    sigfillset(&all);
-    const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
-    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
-        sigdelset(&all, faults[i]);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&k->thread, NULL, worker_main, k);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        close(k->done_pipe[0]);
-        close(k->done_pipe[1]);
-        errno = rc;
-        return -1;
-    }
-    return 0;
-}
-
-/* Let the worker finish its job, if any, then destroy the session and end. */
-static void worker_stop(worker *k)
-{
-    pthread_mutex_lock(&k->lock);
-    k->quit = true;
-    pthread_cond_signal(&k->wake);
-    pthread_mutex_unlock(&k->lock);
-    pthread_join(k->thread, NULL);
-    if (k->done)
-        seam_wbuf_free(&k->w);
-    close(k->done_pipe[0]);
-    close(k->done_pipe[1]);
-    pthread_mutex_destroy(&k->lock);
-    pthread_cond_destroy(&k->wake);
-}
-
-/* ---- the loop's side ------------------------------------------------------ */
+    pthread_cond_t tick;     /* the stand-in waits on it (signalled to quit) */
+    pthread_cond_t back;     /* the loop waits on it for its sockets */
+    int wake[2];             /* a byte: the loop wants its sockets back */
+    uint64_t call;           /* plugin calls begun */
+    bool in_call;            /* the loop's thread is in the plugin */
+    bool has_sockets;        /* the stand-in polls them */
+    bool quit;
+} standin;
 
 typedef struct {
-    void *sock;
+    void *sock, *zap;
     const seam_plugin *p;
     const seam_serve_options *o;
-    worker k;
+    seam_session *s;
+    standin sb;
     request slot[N_SLOTS];
-    request *waiting[MAX_WAITING];   /* held in arrival order */
+    request *waiting[MAX_WAITING];   /* held, in arrival order, for the loop */
     int n_waiting;
-    request *job;                    /* the one with the worker; NULL: idle */
+    request *current;                /* the one the plugin works on */
     zmq_msg_t owner;
     bool has_owner, done;
 } server;
@@ -366,8 +276,18 @@ static void answer_busy(server *v, request *r, const char *why)
     answer(v, r, &w, false);
 }
 
-static void hold(server *v, request *r)
+/* A request that comes while the plugin works: "busy" for another client
+ * while a coupler owns the server (unless the owner is leaving, or has
+ * vanished and a newcomer says hello: those wait); the rest wait their turn
+ * (PROTOCOL.md, Sessions). */
+static void take_while_busy(server *v, request *r)
 {
+    bool mine = v->has_owner && r->n_env > 0 && same_peer(&r->env[0], &v->owner);
+    bool leaving = strcmp(v->current->op, "bye") == 0;
+    if (v->has_owner && !mine && !leaving && (strcmp(r->op, "hello") != 0 || peer_alive(v->sock, &v->owner))) {
+        answer_busy(v, r, NULL);
+        return;
+    }
     if (v->n_waiting == MAX_WAITING) {
         char why[160];
         snprintf(why, sizeof why, "%d requests already wait for plugin \"%s\"", MAX_WAITING, v->p->name);
@@ -377,66 +297,178 @@ static void hold(server *v, request *r)
     v->waiting[v->n_waiting++] = r;
 }
 
-static void dispatch(server *v, request *r, bool reset)
+/* The stand-in with the sockets: until the loop wants them back. */
+static void stand_in(server *v)
+{
+    char byte;
+    for (;;) {
+        zmq_pollitem_t items[3] = {{NULL, v->sb.wake[0], ZMQ_POLLIN, 0}, {v->sock, 0, ZMQ_POLLIN, 0},
+                                   {v->zap, 0, ZMQ_POLLIN, 0}};
+        if (zmq_poll(items, v->zap ? 3 : 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;   /* the loop will find the failure itself: wait for it */
+        }
+        if (items[0].revents & ZMQ_POLLIN)
+            break;
+        if (v->zap && (items[2].revents & ZMQ_POLLIN))
+            zap_answer(v->zap, v->o);
+        if (!(items[1].revents & ZMQ_POLLIN))
+            continue;
+        request *r = free_slot(v);   /* there always is one: N_SLOTS counts every holder */
+        if (recv_request(v->sock, r) != 0) {
+            seam_frames_clear(&r->payload);
+            continue;
+        }
+        r->in_use = true;
+        take_while_busy(v, r);
+    }
+    while (read(v->sb.wake[0], &byte, 1) < 0 && errno == EINTR)
+        continue;
+}
+
+static void *standin_main(void *arg)
+{
+    server *v = arg;
+    standin *sb = &v->sb;
+    uint64_t seen = 0;   /* the call in progress at the last tick; 0: none */
+    pthread_mutex_lock(&sb->lock);
+    while (!sb->quit) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += TICK_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&sb->tick, &sb->lock, &until);
+        if (sb->quit)
+            break;
+        if (!sb->in_call || sb->call != seen) {
+            seen = sb->in_call ? sb->call : 0;
+            continue;
+        }
+        sb->has_sockets = true;
+        pthread_mutex_unlock(&sb->lock);
+        stand_in(v);
+        pthread_mutex_lock(&sb->lock);
+        sb->has_sockets = false;
+        seen = 0;
+        pthread_cond_signal(&sb->back);
+    }
+    pthread_mutex_unlock(&sb->lock);
+    return NULL;
+}
+
+/* Start the stand-in. It runs with the asynchronous signals blocked, so
+ * they keep reaching the loop's thread. 0, or -1 with errno. */
+static int standin_start(server *v)
+{
+    standin *sb = &v->sb;
+    if (pipe(sb->wake) != 0)
+        return -1;
+    fcntl(sb->wake[0], F_SETFD, FD_CLOEXEC);   /* a plugin that starts a process does not hand them on */
+    fcntl(sb->wake[1], F_SETFD, FD_CLOEXEC);
+    pthread_mutex_init(&sb->lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&sb->tick, &attr);
+    pthread_condattr_destroy(&attr);
+    pthread_cond_init(&sb->back, NULL);
+    sigset_t all, old;
+    sigfillset(&all);
+    const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};   /* its own, if any */
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        sigdelset(&all, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&sb->thread, NULL, standin_main, v);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_mutex_destroy(&sb->lock);
+        pthread_cond_destroy(&sb->tick);
+        pthread_cond_destroy(&sb->back);
+        close(sb->wake[0]);
+        close(sb->wake[1]);
+        errno = rc;
+        return -1;
+    }
+    return 0;
+}
+
+static void standin_stop(server *v)
+{
+    standin *sb = &v->sb;
+    pthread_mutex_lock(&sb->lock);
+    sb->quit = true;
+    pthread_cond_signal(&sb->tick);
+    pthread_mutex_unlock(&sb->lock);
+    pthread_join(sb->thread, NULL);
+    pthread_mutex_destroy(&sb->lock);
+    pthread_cond_destroy(&sb->tick);
+    pthread_cond_destroy(&sb->back);
+    close(sb->wake[0]);
+    close(sb->wake[1]);
+}
+
+/* The loop's thread goes into the plugin for request r: the stand-in may
+ * take the sockets while it is there. */
+static void plugin_enter(server *v, request *r)
 {
     if (v->o->busy)
         *v->o->busy = 1;
-    v->job = r;
-    pthread_mutex_lock(&v->k.lock);
-    v->k.job = r;
-    v->k.reset = reset;
-    v->k.go = true;
-    pthread_cond_signal(&v->k.wake);
-    pthread_mutex_unlock(&v->k.lock);
+    v->current = r;
+    pthread_mutex_lock(&v->sb.lock);
+    v->sb.call++;
+    v->sb.in_call = true;
+    pthread_mutex_unlock(&v->sb.lock);
 }
 
-/* Answer r now ("busy"), hand it to the worker, or hold it for when the
- * worker is free: requests are served one at a time in arrival order, as
- * if the loop waited for each, except that another client's are answered
- * "busy" at once while a coupler owns the server (PROTOCOL.md, Sessions). */
-static void take(server *v, request *r)
+/* Back from the plugin: the sockets back from the stand-in, if it has them. */
+static void plugin_leave(server *v)
 {
-    bool mine = v->has_owner && r->n_env > 0 && same_peer(&r->env[0], &v->owner);
-    bool reset = false;
-    if (v->has_owner && !mine) {
-        if (v->job && strcmp(v->job->op, "bye") == 0) {   /* the owner is leaving: served after its bye */
-            hold(v, r);
-            return;
-        }
-        if (strcmp(r->op, "hello") != 0 || peer_alive(v->sock, &v->owner)) {
-            answer_busy(v, r, NULL);
-            return;
-        }
-        if (!v->job) {   /* the owner vanished without bye, and nothing of its runs now */
-            reset = true;
-            v->has_owner = false;
-        }
+    pthread_mutex_lock(&v->sb.lock);
+    v->sb.in_call = false;
+    if (v->sb.has_sockets) {
+        while (write(v->sb.wake[1], "", 1) < 0 && errno == EINTR)
+            continue;
+        while (v->sb.has_sockets)
+            pthread_cond_wait(&v->sb.back, &v->sb.lock);
     }
-    if (v->job)
-        hold(v, r);
-    else
-        dispatch(v, r, reset);
-}
-
-/* The worker is done: send its reply, note the owner, serve what waits. */
-static void finish(server *v)
-{
-    char byte;
-    while (read(v->k.done_pipe[0], &byte, 1) < 0 && errno == EINTR)
-        continue;
-    pthread_mutex_lock(&v->k.lock);
-    bool done = v->k.done;
-    seam_wbuf w = v->k.w;
-    bool ended = v->k.ended, open = v->k.open, stepped = v->k.stepped;
-    v->k.done = false;
-    pthread_mutex_unlock(&v->k.lock);
-    if (!done)
-        return;
-    request *r = v->job;
-    v->job = NULL;
+    pthread_mutex_unlock(&v->sb.lock);
     if (v->o->busy)
         *v->o->busy = 0;
-    if (!v->has_owner && r->n_env > 0 && open) {
+}
+
+/* Serve one request (read now or held by the stand-in) and answer it. */
+static void serve_request(server *v, request *r)
+{
+    bool is_hello = strcmp(r->op, "hello") == 0;
+    bool mine = v->has_owner && r->n_env > 0 && same_peer(&r->env[0], &v->owner);
+    if (v->has_owner && !mine && is_hello && !peer_alive(v->sock, &v->owner)) {
+        v->has_owner = false;   /* the last coupler vanished without bye */
+        plugin_enter(v, r);
+        seam_session_reset(v->s);
+        plugin_leave(v);
+    }
+    seam_wbuf w;
+    bool ended = false;
+    if (v->has_owner && !mine) {
+        answer_busy(v, r, NULL);
+        return;
+    }
+    if (r->got == 2)
+        seam_reply_error(&w, r->id, "malformed request: more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
+                         (long long)SEAM_WIRE_MAX_MESSAGE);
+    else if (r->got == 3)
+        seam_reply_error(&w, r->id, "request too large: the server has no memory for its arrays");
+    else {
+        plugin_enter(v, r);
+        seam_session_handle_parts(v->s, r->payload.part[0].data, r->payload.part[0].len, r->payload.part + 1,
+                                  r->payload.n - 1, &w, &ended);
+        plugin_leave(v);
+    }
+    if (!v->has_owner && r->n_env > 0 && seam_session_open(v->s)) {
         zmq_msg_close(&v->owner);
         zmq_msg_init(&v->owner);
         zmq_msg_copy(&v->owner, &r->env[0]);
@@ -444,14 +476,9 @@ static void finish(server *v)
     }
     if (ended) {
         v->has_owner = false;
-        v->done = v->o->once && stepped;   /* a validation does not use up a --once server */
+        v->done = v->o->once && seam_session_stepped(v->s);   /* a validation does not use up a --once server */
     }
     answer(v, r, &w, true);
-    while (!v->job && v->n_waiting > 0 && !v->done) {
-        request *next = v->waiting[0];
-        memmove(v->waiting, v->waiting + 1, (size_t)(--v->n_waiting) * sizeof *v->waiting);
-        take(v, next);
-    }
 }
 
 static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
@@ -524,25 +551,28 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             snprintf(bound, sizeof bound, "%s", o->bind);
         o->on_ready(o->ready_ctx, bound);
     }
-    server v = {.sock = sock, .p = p, .o = o};
+    server v = {.sock = sock, .zap = zap, .p = p, .o = o, .s = s};
     zmq_msg_init(&v.owner);
     for (int i = 0; i < N_SLOTS; i++)
         seam_frames_init(&v.slot[i].payload);
     bool started = false;
     if (rc == 0) {
-        if (worker_start(&v.k, s, p) != 0) {
-            snprintf(err, errlen, "cannot start the worker thread: %s", strerror(errno));
+        if (standin_start(&v) != 0) {
+            snprintf(err, errlen, "cannot start the thread that answers while the plugin works: %s",
+                     strerror(errno));
             rc = -1;
-        } else {
+        } else
             started = true;
-            s = NULL;   /* the worker's now */
-        }
     }
-    /* A stop waits for the request the worker has, so that it is answered. */
-    while (rc == 0 && !v.done && !(o->stop && *o->stop && !v.job)) {
-        zmq_pollitem_t items[3] = {{sock, 0, ZMQ_POLLIN, 0}, {NULL, v.k.done_pipe[0], ZMQ_POLLIN, 0},
-                                   {zap, 0, ZMQ_POLLIN, 0}};
-        int ready = zmq_poll(items, zap ? 3 : 2, 200);
+    while (rc == 0 && !v.done && !(o->stop && *o->stop)) {
+        if (v.n_waiting > 0) {   /* what came while the plugin worked, in order */
+            request *r = v.waiting[0];
+            memmove(v.waiting, v.waiting + 1, (size_t)(--v.n_waiting) * sizeof *v.waiting);
+            serve_request(&v, r);
+            continue;
+        }
+        zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {zap, 0, ZMQ_POLLIN, 0}};
+        int ready = zmq_poll(items, zap ? 2 : 1, 200);
         if (ready < 0) {
             if (errno == EINTR)
                 continue;
@@ -550,23 +580,20 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             rc = -1;
             break;
         }
-        if (items[1].revents & ZMQ_POLLIN)
-            finish(&v);
-        if (zap && (items[2].revents & ZMQ_POLLIN))
+        if (zap && (items[1].revents & ZMQ_POLLIN))
             zap_answer(zap, o);
-        if (v.done || !(items[0].revents & ZMQ_POLLIN))
+        if (!(items[0].revents & ZMQ_POLLIN))
             continue;
-        request *r = free_slot(&v);   /* there always is one: N_SLOTS counts every holder */
-        int got = recv_request(sock, r);
-        if (got == -1 || got == 1) {
+        request *r = free_slot(&v);
+        if (recv_request(sock, r) != 0) {
             seam_frames_clear(&r->payload);
             continue;   /* interrupted, or nothing to route an answer back to */
         }
         r->in_use = true;
-        take(&v, r);
+        serve_request(&v, r);
     }
     if (started)
-        worker_stop(&v.k);   /* waits for a request in progress (a stuck plugin: for ever) */
+        standin_stop(&v);
     for (int i = 0; i < N_SLOTS; i++) {
         for (int e = 0; v.slot[i].in_use && e < v.slot[i].n_env; e++)
             zmq_msg_close(&v.slot[i].env[e]);

@@ -15,14 +15,10 @@ typedef struct seam_serve_options {
     size_t n_allow;
     bool once;                   /* exit after the bye of the first session that solved */
     double heartbeat_s;          /* ZeroMQ heartbeat interval; dead peer after 3 */
-    /* Set (by a signal handler) to end the loop; a request the plugin is
-     * working on is answered first (the loop waits for it, for ever if the
-     * plugin never returns). */
-    volatile sig_atomic_t *stop;
-    /* Set to 1 while a request is with the plugin (on the worker thread that
-     * owns the session), 0 when none is (NULL: not kept): a signal handler
-     * that finds it 1 knows the loop may wait for ever (a plugin stuck in
-     * solve) and ends the process. */
+    volatile sig_atomic_t *stop; /* set (by a signal handler) to end the loop */
+    /* Set to 1 while the plugin handles a request, 0 between requests (NULL:
+     * not kept): a signal handler that finds it 1 knows the loop may never
+     * look at `stop` again (a plugin stuck in solve) and ends the process. */
     volatile sig_atomic_t *busy;
     void *zmq_ctx;               /* NULL: a context of its own */
     const char *defaults;        /* JSON object of configuration keys the coupler may override; NULL: none */
@@ -37,9 +33,9 @@ typedef struct seam_serve_options {
 bool seam_endpoint_is_local(const char *endpoint);
 
 /* Serve p until stopped (or the session ends with once). The calling
- * thread runs the socket loop; a worker thread it starts holds the session
- * and makes every plugin call (create to destroy), with the asynchronous
- * signals blocked, so the loop answers other clients while the plugin works.
+ * thread reads the requests and calls the plugin; while a call runs longer
+ * than a tick (50-100 ms), a second thread it starts (asynchronous signals
+ * blocked) answers the socket in its place (PROTOCOL.md, Sessions).
  * 0, or -1 with a message in err (bad endpoint, CURVE rules, bind failure,
  * no thread). */
 int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, size_t errlen);

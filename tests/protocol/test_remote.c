@@ -702,6 +702,41 @@ static void test_busy_while_the_plugin_solves(void **state)
     stop_server(&s);
 }
 
+/* A coupler killed while its plugin sleeps 3 s in a solve: a newcomer's
+ * hello is not answered "busy" (the owner is gone) but waits for the solve
+ * to end, then gets the server (the old instance destroyed). */
+static void test_newcomer_waits_for_a_vanished_owners_solve(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200], solid[1400];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("remote_vanished_owner"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    server s;
+    start_seam_serve(&s, "probe_solid", "tcp://127.0.0.1:*", "0.2");
+    snprintf(solid, sizeof solid,
+             "solids.0={\"name\": \"piston\", \"plugin\": \"probe_solid\", \"connect\": \"%s\","
+             " \"position\": 0.1, \"hang_at_step\": 3, \"hang_s\": 3}", s.endpoint);
+    const char *sets[] = {solid, "coupling.on_nonconvergence=warn", NULL};
+    pid_t run = start_seam_run(dir, log, sets);
+    wait_for_steps(dir, 3);   /* steps 0-2 done: step 3's solve sleeps */
+    double killed = test_now_s();
+    kill(run, SIGKILL);
+    double took;
+    test_proc_wait(run, 5.0, &took);
+    usleep(300000);   /* the server's ZeroMQ has seen the connection close */
+    client b;
+    client_open(&b, s.endpoint);
+    client_request(&b, "hello", 1);
+    double answered = test_now_s();
+    assert_true(client_ok(&b, NULL));
+    print_message("newcomer served %.2f s after the owner was killed\n", answered - killed);
+    assert_true(answered - killed > 1.0);   /* after the 3 s solve, not at once */
+    client_request(&b, "bye", 2);
+    assert_true(client_ok(&b, NULL));
+    client_close(&b);
+    stop_server(&s);
+}
+
 /* ---- the optional functions through the proxy --------------------------- */
 
 static void test_mobility_save_and_load_through_the_proxy(void **state)
@@ -1142,6 +1177,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_garbage_on_the_wire_then_a_valid_request, test_proc_reap_all),
         cmocka_unit_test_teardown(test_one_coupler_at_a_time, test_proc_reap_all),
         cmocka_unit_test_teardown(test_busy_while_the_plugin_solves, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_newcomer_waits_for_a_vanished_owners_solve, test_proc_reap_all),
         cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_capabilities_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, test_proc_reap_all),
