@@ -138,7 +138,7 @@ static int read_event(void *mon)
             ev = id;
         }
         if (zmq_msg_more(&head))
-            zmq_msg_recv(&addr, mon, 0);
+            seam_wire_recv_more(&addr, mon);
     }
     zmq_msg_close(&head);
     zmq_msg_close(&addr);
