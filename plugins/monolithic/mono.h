@@ -17,7 +17,7 @@
  *
  *   [ B     G  ] [p]   [ E u*  ]        B  = (dt/rho) cut-cell Laplacian (4.39)
  *   [ G^T  -S  ] [v] = [ -r    ]        S  = M/dt + D + dt K  (3.55)
- *                                       r  = M v*/dt - K x* + b + f
+ *                                       r  = M v* / dt - K x* + b + f
  *
  * with G = G_nodes T for the solids' unknowns v. */
 #ifndef MONOLITHIC_MONO_H
@@ -35,7 +35,13 @@
 
 /* The solids' boundaries as closed outlines: segments (2D) oriented so the
  * solid is on the left (counter-clockwise around a body), triangles (3D)
- * oriented outward (right-hand rule). Nodes are numbered 0..n_nodes-1 over
+ * oriented outward (right-hand rule). This is solid_fem's order: its
+ * elements have positive area (fem.c refuses inverted ones) and its
+ * interface elements are their free edges (0,1), (1,2), (2,0) in the
+ * element's own order (fem.c build_interface), so a body's iface_elems run
+ * counter-clockwise; its springs and cloth (two_sided) are not outlines.
+ * mono_cut_build refuses an outline that is not closed or that leaves a
+ * solid it never entered (clockwise). Overlapping bodies count as their union. Nodes are numbered 0..n_nodes-1 over
  * all solids; node_fixed (may be NULL) marks nodes whose velocity is
  * prescribed (v_fixed, dim per node, may be NULL for zero) rather than an
  * unknown: their flux goes to the right-hand side. */
@@ -47,7 +53,8 @@ typedef struct mono_boundary {
     const int32_t *elem;     /* dim node indices per element */
 } mono_boundary;
 
-/* One piece of a boundary element inside one grid cell (Zarifi sec. 5.1.1). */
+/* One piece of a boundary element inside one grid cell (Zarifi sec. 5.1.1).
+ * Pieces outside the grid are left out (no liquid there). */
 typedef struct mono_patch {
     size_t cell;             /* the cell it lies in */
     double area;             /* its length (2D, m) or area (3D, m^2) */
@@ -59,21 +66,33 @@ typedef struct mono_patch {
 /* The cut-cell geometry of one step (Zarifi sec. 4.6, 5.1.1). */
 typedef struct mono_cut {
     double *open[3];         /* per face of each axis (NULL beyond dim): the fraction of the face outside
-                                every solid, set to 0 below 0.01 and to 1 above 0.99 (sec. 4.6) */
+                                every solid, by exact clipping of the face against the outlines (not
+                                the thesis's nodal-SDF rule), set to 0 below 0.01 and to 1 above 0.99
+                                (sec. 4.6). Before the thresholds, each cell's faces and patches close:
+                                sum_f s_f open_f A e_axis + sum_patches area n = 0 */
     uint8_t *inside;         /* per cell: its centre lies inside a solid */
     size_t n_patches;
     mono_patch *patches;
 } mono_cut;
 
+/* SEAM_ERROR (logged) for a 3D grid (not implemented yet), a boundary of
+ * another dimension than the grid, a node index out of range or an outline
+ * that is not closed or runs clockwise; cut is then empty. */
 seam_status mono_cut_build(mono_cut *cut, const mac_grid *g, const mono_boundary *b, const seam_host *host);
 void mono_cut_free(mono_cut *cut);
 
 /* The fluid block of (5.17) for one step. phi is the liquid level set at cell
  * centres (negative inside the liquid, extended into the solids), u_star the
  * face velocities after advection and gravity. Active cells hold some liquid
- * and have their centre in the liquid or in a solid (sec. 4.6); faces to air
- * cells are ghost-fluid Dirichlet faces (4.40-4.44), open sides p = 0, walls
- * closed. */
+ * and have their centre in the liquid or in a solid (sec. 4.6): here, phi < 0
+ * at the centre and at least one face with an open fraction (a cell whose
+ * faces are all closed has no fluid that can move). Faces to air cells are
+ * ghost-fluid Dirichlet faces (4.40-4.44, fluid_mac's mac_face theta), open
+ * sides p = 0 half a cell out, domain walls closed (their u* is not read: no
+ * flux). B is SPD when every connected liquid region has a Dirichlet face;
+ * a region enclosed by walls and solids leaves B only semi-definite. Patches
+ * in inactive cells (air) are left out of G. 2D only for now (SEAM_ERROR,
+ * logged, in 3D). */
 typedef struct mono_fluid {
     size_t n;                /* active cells: pressure unknowns */
     int32_t *index;          /* per cell: its row, or -1 */
@@ -89,14 +108,19 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
 void mono_fluid_free(mono_fluid *F);
 
 /* u = u* - (dt/rho) grad p on every face with an open fraction and liquid on
- * at least one side (ghost-fluid theta at the free surface) (5.4); closed faces
- * keep u* and are left to mono_extrapolate. */
+ * at least one side (ghost-fluid theta at the free surface) (5.4); domain wall
+ * faces get 0; closed faces keep u* and are left to mono_extrapolate. */
 void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *cut, const double *phi,
                        const double *p, double rho, double dt, double *const u[3]);
 
 /* Sec. 4.6's extrapolation: each invalid face next to valid ones gets the
  * average of its valid neighbours (not in place), `layers` times; values
- * inside solids then lose their component along the solid's normal. */
+ * inside solids then lose their component along the solid's normal. Valid
+ * faces: domain walls and the faces mono_fluid_update set. Faces still
+ * invalid after the layers get 0. "Inside a solid": an extrapolated face with
+ * open fraction 0; its vector is its own component and the mean of the four
+ * faces of the other axis around it, the normal the area-weighted patch
+ * normals of the nearest ring of cells that has patches (up to layers + 1). */
 void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3]);
 
 /* ---------------------------------------------------------------- solid.c */
@@ -106,7 +130,7 @@ typedef struct mono_block {
     size_t m;                /* unknowns: dim per free node (FEM), 3 (2D) or 6 (3D) per rigid body */
     seam_csr *S;             /* m x m, SPD: M/dt + D + dt K (3.55); M~/dt for a rigid body (5.32) */
     double *Zdiag;           /* m: Z1 of (5.31) when diagonal (FEM: sigma (1/dt + tau_M) M), else NULL */
-    double *r;               /* m: M v*/dt - K x* + b + f (3.55) */
+    double *r;               /* m: M v* / dt - K x* + b + f (3.55) */
     seam_csr *T;             /* (dim n_nodes) x m: the boundary nodes' velocities from the unknowns
                                 (rows of nodes not on this solid, and of fixed nodes, are empty) */
 } mono_block;
