@@ -41,7 +41,10 @@
  * element's own order (fem.c build_interface), so a body's iface_elems run
  * counter-clockwise; its springs and cloth (two_sided) are not outlines.
  * mono_cut_build refuses an outline that is not closed or that leaves a
- * solid it never entered (clockwise). Overlapping bodies count as their union. Nodes are numbered 0..n_nodes-1 over
+ * solid it never entered (clockwise, or triangles oriented inward: checked
+ * on every grid line and plane it cuts). Overlapping bodies count as their
+ * union. A point on a grid line or plane counts as on its high side, so a
+ * boundary piece lying in a grid plane belongs to the cell above it. Nodes are numbered 0..n_nodes-1 over
  * all solids; node_fixed (may be NULL) marks nodes whose velocity is
  * prescribed (v_fixed, dim per node, may be NULL for zero) rather than an
  * unknown: their flux goes to the right-hand side. */
@@ -68,16 +71,20 @@ typedef struct mono_cut {
     double *open[3];         /* per face of each axis (NULL beyond dim): the fraction of the face outside
                                 every solid, by exact clipping of the face against the outlines (not
                                 the thesis's nodal-SDF rule), set to 0 below 0.01 and to 1 above 0.99
-                                (sec. 4.6). Before the thresholds, each cell's faces and patches close:
-                                sum_f s_f open_f A e_axis + sum_patches area n = 0 */
+                                (sec. 4.6). 3D: the solid area of a face is the 2D cut of the
+                                solids' cross-section in its grid plane (divergence theorem on the
+                                plane's cells). Before the thresholds, each cell's faces and
+                                patches close: sum_f s_f open_f A e_axis + sum_patches area n = 0 */
     uint8_t *inside;         /* per cell: its centre lies inside a solid */
     size_t n_patches;
     mono_patch *patches;
 } mono_cut;
 
-/* SEAM_ERROR (logged) for a 3D grid (not implemented yet), a boundary of
- * another dimension than the grid, a node index out of range or an outline
- * that is not closed or runs clockwise; cut is then empty. */
+/* 2D: segments cut at the grid lines; 3D: triangles clipped against each
+ * cell (Sutherland-Hodgman), a patch's centroid and area from a fan.
+ * SEAM_ERROR (logged) for a boundary of another dimension than the grid, a
+ * node index out of range or an outline that is not closed or runs the wrong
+ * way; cut is then empty. */
 seam_status mono_cut_build(mono_cut *cut, const mac_grid *g, const mono_boundary *b, const seam_host *host);
 void mono_cut_free(mono_cut *cut);
 
@@ -91,8 +98,10 @@ void mono_cut_free(mono_cut *cut);
  * sides p = 0 half a cell out, domain walls closed (their u* is not read: no
  * flux). B is SPD when every connected liquid region has a Dirichlet face;
  * a region enclosed by walls and solids leaves B only semi-definite. Patches
- * in inactive cells (air) are left out of G. 2D only for now (SEAM_ERROR,
- * logged, in 3D). */
+ * in air cells are left out of G; a patch in a liquid cell whose faces the
+ * thresholds all closed (a sliver) goes to the row of the active cell of the
+ * 3 x 3 (x 3) block around it whose centre is nearest the patch's centroid,
+ * so the flux of a body in the liquid is kept whole. */
 typedef struct mono_fluid {
     size_t n;                /* active cells: pressure unknowns */
     int32_t *index;          /* per cell: its row, or -1 */

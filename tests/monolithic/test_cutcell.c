@@ -521,15 +521,14 @@ static void test_refusals(void **state)
     }
     mono_cut cut;
     assert_int_equal(mono_cut_build(&cut, &g, &P.b, &th.host), SEAM_ERROR);
-    assert_true(test_host_saw(&th, "solid on their left"));
+    assert_true(test_host_saw(&th, "solid on its left"));
     poly_rect(&P, c, 0.2, 0.2, 0.3);
     P.b.n_elems = 3;   /* open */
     assert_int_equal(mono_cut_build(&cut, &g, &P.b, &th.host), SEAM_ERROR);
     assert_true(test_host_saw(&th, "not closed at node"));
     mac_grid g3 = {3, 4, 4, 4, 0.25, {0, 0, 0}, {BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
-    mono_boundary b3 = {3, 0, NULL, 0, NULL};
-    assert_int_equal(mono_cut_build(&cut, &g3, &b3, &th.host), SEAM_ERROR);
-    assert_true(test_host_saw(&th, "only 2D grids"));
+    assert_int_equal(mono_cut_build(&cut, &g3, &P.b, &th.host), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "boundary is 2D but the grid is 3D"));
 }
 
 int main(void)
