@@ -31,6 +31,13 @@ typedef struct xing {
     int s;
 } xing;
 
+/* floor(v) limited to lo .. hi (v finite), as an int without overflow. */
+static int floor_in(double v, int lo, int hi)
+{
+    double f = floor(v);
+    return f < lo ? lo : f > hi ? hi : (int)f;
+}
+
 static int xing_cmp(const void *pa, const void *pb)
 {
     const xing *a = pa, *b = pb;
@@ -98,7 +105,7 @@ static int line_solid(const double *seg, size_t n_seg, const plane_grid *pg, int
         solid[j] = 0.0;
     for (long q = 0; q < ni; q++) {
         double lo = (iv[2 * q] - pg->origin[t]) / dx, hi = (iv[2 * q + 1] - pg->origin[t]) / dx;
-        int j0 = (int)fmax(0.0, floor(lo)), j1 = (int)fmin(nt - 1.0, floor(hi));
+        int j0 = floor_in(lo, 0, nt - 1), j1 = floor_in(hi, 0, nt - 1);
         for (int j = j0; j <= j1; j++)
             solid[j] += fmax(0.0, fmin(hi, j + 1.0) - fmax(lo, (double)j));
     }
@@ -168,8 +175,9 @@ static int clip_pieces(const double *seg, size_t n_seg, const plane_grid *pg, pi
         size_t nt = 0, need = 2;
         double lo[2], hi[2];
         for (int a = 0; a < 2; a++) {
-            lo[a] = (fmin(p[a], q[a]) - pg->origin[a]) / dx;
-            hi[a] = (fmax(p[a], q[a]) - pg->origin[a]) / dx;
+            /* grid lines beyond the grid make no pieces inside it */
+            lo[a] = fmax(-1.0, (fmin(p[a], q[a]) - pg->origin[a]) / dx);
+            hi[a] = fmin(pg->n[a] + 1.0, (fmax(p[a], q[a]) - pg->origin[a]) / dx);
             need += (size_t)(fmax(0.0, floor(hi[a]) - ceil(lo[a])) + 1.0);
         }
         if (need > P->tcap) {
@@ -197,8 +205,8 @@ static int clip_pieces(const double *seg, size_t n_seg, const plane_grid *pg, pi
             int c[2], outside = 0;
             for (int a = 0; a < 2; a++) {
                 double f = floor((p[a] + sm * ev[a] - pg->origin[a]) / dx);
-                outside |= f < 0.0 || f >= pg->n[a];
-                c[a] = (int)f;
+                outside |= !(f >= 0.0 && f < pg->n[a]);
+                c[a] = outside ? 0 : (int)f;
             }
             if (outside)
                 continue;
@@ -263,6 +271,12 @@ static seam_status check_boundary(const mac_grid *g, const mono_boundary *b, con
                           "but there are %zu nodes", e, (int)v, b->n_nodes);
                 return SEAM_ERROR;
             }
+        }
+    for (size_t v = 0; v < b->n_nodes * (size_t)b->dim; v++)
+        if (!isfinite(b->x[v])) {
+            seam_logf(host, SEAM_LOG_ERROR, "monolithic: cut cells: boundary node %zu has a non-finite position "
+                      "(component %zu is %g)", v / (size_t)b->dim, v % (size_t)b->dim, b->x[v]);
+            return SEAM_ERROR;
         }
     if (g->dim == 3)
         return SEAM_OK;   /* closed and outward: checked on every section (windings) */
@@ -538,8 +552,8 @@ static int patches_3d(mono_cut *cut, const mac_grid *g, const mono_boundary *b)
         int lo[3], hi[3];
         for (int d = 0; d < 3; d++) {
             double mn = fmin(x[0][d], fmin(x[1][d], x[2][d])), mx = fmax(x[0][d], fmax(x[1][d], x[2][d]));
-            lo[d] = (int)fmax(0.0, floor((mn - g->origin[d]) / dx));
-            hi[d] = (int)fmin(mac_n(g, d) - 1.0, floor((mx - g->origin[d]) / dx));
+            lo[d] = floor_in((mn - g->origin[d]) / dx, 0, mac_n(g, d) - 1);
+            hi[d] = floor_in((mx - g->origin[d]) / dx, 0, mac_n(g, d) - 1);
         }
         for (int k = lo[2]; k <= hi[2]; k++)
             for (int j = lo[1]; j <= hi[1]; j++)

@@ -526,6 +526,10 @@ static void test_refusals(void **state)
     P.b.n_elems = 3;   /* open */
     assert_int_equal(mono_cut_build(&cut, &g, &P.b, &th.host), SEAM_ERROR);
     assert_true(test_host_saw(&th, "not closed at node"));
+    poly_rect(&P, c, 0.2, 0.2, 0.3);
+    P.x[5] = NAN;
+    assert_int_equal(mono_cut_build(&cut, &g, &P.b, &th.host), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "boundary node 2 has a non-finite position (component 1"));
     mac_grid g3 = {3, 4, 4, 4, 0.25, {0, 0, 0}, {BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
     assert_int_equal(mono_cut_build(&cut, &g3, &P.b, &th.host), SEAM_ERROR);
     assert_true(test_host_saw(&th, "boundary is 2D but the grid is 3D"));
