@@ -38,10 +38,13 @@ static int floor_in(double v, int lo, int hi)
     return f < lo ? lo : f > hi ? hi : (int)f;
 }
 
+/* Along the line; at one point, entries first: an outline touching the line
+ * at a vertex (both its segments cross there) then makes an empty interval,
+ * not a negative winding. */
 static int xing_cmp(const void *pa, const void *pb)
 {
     const xing *a = pa, *b = pb;
-    return a->c < b->c ? -1 : a->c > b->c ? 1 : a->s - b->s;
+    return a->c < b->c ? -1 : a->c > b->c ? 1 : b->s - a->s;
 }
 
 /* The crossings of the segments with the line x_a = L (sorted along the other
@@ -693,6 +696,12 @@ static face_ref face_at(const mac_grid *g, int axis, int i, int j, int k)
     return r;
 }
 
+/* A face on a side of the domain that is a wall. */
+static int is_wall(const mac_grid *g, int axis, const face_ref *r)
+{
+    return (r->lo < 0 || r->hi < 0) && g->bc[2 * axis + (r->hi < 0)] == BC_WALL;
+}
+
 /* Iterate over every face of every axis. */
 #define FOR_FACES(g, axis, i, j, k)                                          \
     for (int axis = 0; axis < (g)->dim; axis++)                              \
@@ -736,6 +745,76 @@ static long patch_row(const mono_fluid *F, const mac_grid *g, const mono_boundar
     return best;
 }
 
+/* B (4.38-4.44) row by row, straight into CSR (a (2 dim + 1)-point stencil
+ * per row), and E u* (4.39) with it. Per face f of the row's cell, with
+ * A_f = open_f x the face area: an active face adds (dt/rho) A_f/dx to the
+ * diagonal and takes it from the neighbour's column; a ghost-fluid face adds
+ * (dt/rho) A_f/(theta dx) to the diagonal; E u* gets - s_f A_f u*_f. */
+static seam_csr *assemble_B(mono_fluid *F, const mac_grid *g, const mono_cut *cut, const liquid_view *lv,
+                            double *const u_star[3], double coef)
+{
+    int dim = g->dim;
+    size_t per = 2 * (size_t)dim + 1, n = F->n;
+    seam_csr *B = calloc(1, sizeof *B);
+    if (!B)
+        return NULL;
+    B->rows = B->cols = n;
+    B->row_ptr = malloc((n + 1) * sizeof *B->row_ptr);
+    B->col = malloc((per * n + 1) * sizeof *B->col);
+    B->val = malloc((per * n + 1) * sizeof *B->val);
+    if (!B->row_ptr || !B->col || !B->val) {
+        seam_csr_destroy(&B);
+        return NULL;
+    }
+    double area = mac_face_area(g);
+    size_t nnz = 0;
+    for (size_t r = 0; r < n; r++) {
+        size_t c = (size_t)F->cell[r];
+        int ijk[3] = {(int)(c % (size_t)g->nx), (int)(c / (size_t)g->nx % (size_t)g->ny),
+                      (int)(c / ((size_t)g->nx * (size_t)g->ny))};
+        int64_t col[7];
+        double val[7];
+        int m = 1;
+        col[0] = (int64_t)r;
+        val[0] = 0.0;
+        for (int axis = 0; axis < dim; axis++)
+            for (int side = 0; side < 2; side++) {
+                int f3[3] = {ijk[0], ijk[1], ijk[2]};
+                f3[axis] += side;
+                face_ref fr = face_at(g, axis, f3[0], f3[1], f3[2]);
+                double A = area * cut->open[axis][fr.f], theta;
+                if (!(A > 0.0))
+                    continue;
+                face_kind fk = mac_face(g, &lv->geo, axis, f3[0], f3[1], f3[2], &theta);
+                if (fk != FACE_ACTIVE && fk != FACE_DIRICHLET)
+                    continue;   /* walls carry nothing */
+                F->Eu[r] += (side ? -1.0 : 1.0) * A * u_star[axis][fr.f];
+                if (fk == FACE_DIRICHLET) {
+                    val[0] += coef * A / theta;
+                    continue;
+                }
+                long nb = F->index[side ? fr.hi : fr.lo];   /* liquid across an open face: active */
+                val[0] += coef * A;
+                col[m] = nb;
+                val[m++] = -coef * A;
+            }
+        for (int a = 1; a < m; a++)   /* sort the row by column */
+            for (int q = a; q > 0 && col[q - 1] > col[q]; q--) {
+                int64_t tc = col[q];
+                double tv = val[q];
+                col[q] = col[q - 1], val[q] = val[q - 1];
+                col[q - 1] = tc, val[q - 1] = tv;
+            }
+        B->row_ptr[r] = (int64_t)nnz;
+        memcpy(B->col + nnz, col, (size_t)m * sizeof *col);
+        memcpy(B->val + nnz, val, (size_t)m * sizeof *val);
+        nnz += (size_t)m;
+    }
+    B->row_ptr[n] = (int64_t)nnz;
+    B->nnz = nnz;
+    return B;
+}
+
 seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *cut, const mono_boundary *b,
                              const double *phi, double *const u_star[3], double rho, double dt,
                              const seam_host *host)
@@ -755,7 +834,8 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
         return SEAM_ERROR;
     }
     /* Active cells (sec. 4.6): liquid by phi (extended into the solids) with
-     * an open face: some fluid that can exchange with its neighbours. */
+     * an open face that is not a domain wall: some fluid that can exchange
+     * with its neighbours (and a row of B with a positive diagonal). */
     uint8_t *open_face = calloc(nc, 1);
     if (!open_face) {
         liquid_view_free(&lv);
@@ -764,7 +844,7 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
     }
     FOR_FACES(g, axis, i, j, k) {
         face_ref r = face_at(g, axis, i, j, k);
-        if (cut->open[axis][r.f] > 0.0) {
+        if (cut->open[axis][r.f] > 0.0 && !is_wall(g, axis, &r)) {
             if (r.lo >= 0)
                 open_face[r.lo] = 1;
             if (r.hi >= 0)
@@ -780,44 +860,13 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
     }
     free(open_face);
     F->Eu = calloc(F->n ? F->n : 1, sizeof *F->Eu);
-    seam_triplets *tb = seam_triplets_new(F->n, F->n, 5 * F->n + 1);
     seam_triplets *tg = seam_triplets_new(F->n, (size_t)g->dim * b->n_nodes, 4 * cut->n_patches + 1);
-    if (!F->Eu || !tb || !tg) {
-        seam_triplets_destroy(&tb);
+    F->B = F->Eu && tg ? assemble_B(F, g, cut, &lv, u_star, dt / rho / g->dx) : NULL;
+    if (!F->B) {
         seam_triplets_destroy(&tg);
         liquid_view_free(&lv);
         mono_fluid_free(F);
         return SEAM_ERROR;
-    }
-    double area = mac_face_area(g), coef = dt / rho / g->dx;
-    FOR_FACES(g, axis, i, j, k) {
-        face_ref r = face_at(g, axis, i, j, k);
-        double A = area * cut->open[axis][r.f];
-        if (!(A > 0.0))
-            continue;
-        double theta;
-        face_kind fk = mac_face(g, &lv.geo, axis, i, j, k, &theta);
-        if (fk != FACE_ACTIVE && fk != FACE_DIRICHLET)
-            continue;   /* walls carry nothing; faces between air cells are not the projection's */
-        long rlo = r.lo >= 0 ? F->index[r.lo] : -1, rhi = r.hi >= 0 ? F->index[r.hi] : -1;
-        double u = u_star[axis][r.f];
-        /* E u* = - sum_f s_f A_f u*_f (4.36-4.39): + face of lo, - face of hi. */
-        if (rlo >= 0)
-            F->Eu[rlo] -= A * u;
-        if (rhi >= 0)
-            F->Eu[rhi] += A * u;
-        if (fk == FACE_ACTIVE) {
-            /* (dt/rho) A_f (p_i - p_nbr) / dx (4.38). */
-            double c = coef * A;
-            seam_triplets_add(tb, (size_t)rlo, (size_t)rlo, c);
-            seam_triplets_add(tb, (size_t)rhi, (size_t)rhi, c);
-            seam_triplets_add(tb, (size_t)rlo, (size_t)rhi, -c);
-            seam_triplets_add(tb, (size_t)rhi, (size_t)rlo, -c);
-        } else {
-            /* Ghost fluid: p = 0 at theta dx from the liquid centre (4.40-4.44). */
-            long row = rlo >= 0 ? rlo : rhi;
-            seam_triplets_add(tb, (size_t)row, (size_t)row, coef * A / theta);
-        }
     }
     liquid_view_free(&lv);
     /* N^T C (5.7-5.10): each patch's area-weighted normal spread on its element's nodes. */
@@ -832,11 +881,9 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
                 seam_triplets_add(tg, (size_t)row, node * (size_t)b->dim + (size_t)d, pa->area * pa->w[k] * pa->n[d]);
         }
     }
-    F->B = seam_csr_from_triplets(tb);
     F->G = seam_csr_from_triplets(tg);
-    seam_triplets_destroy(&tb);
     seam_triplets_destroy(&tg);
-    if (!F->B || !F->G) {
+    if (!F->G) {
         mono_fluid_free(F);
         return SEAM_ERROR;
     }
@@ -863,11 +910,9 @@ void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *c
         face_ref r = face_at(g, axis, i, j, k);
         double theta;
         face_kind fk = mac_face(g, &lv.geo, axis, i, j, k, &theta);
-        if (r.lo < 0 || r.hi < 0) {
-            if (g->bc[2 * axis + (r.hi < 0)] == BC_WALL) {
-                u[axis][r.f] = 0.0;   /* a closed domain wall */
-                continue;
-            }
+        if (is_wall(g, axis, &r)) {
+            u[axis][r.f] = 0.0;   /* a closed domain wall */
+            continue;
         }
         if (!(cut->open[axis][r.f] > 0.0) || (fk != FACE_ACTIVE && fk != FACE_DIRICHLET))
             continue;
@@ -889,7 +934,7 @@ void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *c
 static int face_valid(const mac_grid *g, const mono_cut *cut, const double *phi, int axis, int i, int j, int k)
 {
     face_ref r = face_at(g, axis, i, j, k);
-    if ((r.lo < 0 || r.hi < 0) && g->bc[2 * axis + (r.hi < 0)] == BC_WALL)
+    if (is_wall(g, axis, &r))
         return 1;
     if (!(cut->open[axis][r.f] > 0.0))
         return 0;

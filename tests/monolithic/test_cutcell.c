@@ -172,7 +172,7 @@ static void check_fractions(const mac_grid *g, const poly *P, int *n_cut)
     for (int j = 0; j < g->ny; j++)
         for (int i = 0; i < g->nx; i++) {
             double c[2] = {(i + 0.5) * g->dx, (j + 0.5) * g->dx}, a[2] = {c[0] - 1e-9, c[1]}, b[2] = {c[0] + 1e-9, c[1]};
-            assert_int_equal(cut.inside[mac_c(g, i, j, 0)], convex_chord(P, a, b) > 1e-9);
+            assert_int_equal(cut.inside[mac_c(g, i, j, 0)], convex_chord(P, a, b) > 1.5e-9);   /* strictly inside */
         }
     mono_cut_free(&cut);
 }
@@ -191,6 +191,21 @@ static void test_rectangle_fractions(void **state)
     poly_rect(&P, c, 0.27, 0.16, M_PI / 6);
     check_fractions(&g, &P, &n_cut);
     assert_true(n_cut >= 16);
+    /* A diamond with its corners on grid lines: each touches a line it does not cross. */
+    mac_grid g8 = grid2(8, 8, 0.125, BC_WALL);
+    static const double d[4][2] = {{0.5, 0.25}, {0.75, 0.5}, {0.5, 0.75}, {0.25, 0.5}};
+    P.n = 4;
+    memcpy(P.x, d, sizeof d);
+    poly_close(&P);
+    n_cut = 0;
+    check_fractions(&g8, &P, &n_cut);
+    assert_int_equal(n_cut, 0);   /* its edges run through grid nodes: each face is in or out */
+    int n_closed = 0;
+    for (int axis = 0; axis < 2; axis++)
+        for (int j = 0; j < 8 + (axis == 1); j++)
+            for (int i = 0; i < 8 + (axis == 0); i++)
+                n_closed += exact_open(&g8, &P, axis, i, j, 1) == 0.0;
+    assert_int_equal(n_closed, 16);
 }
 
 /* The fluid volume of each cell from its faces and patches alone, by the
@@ -349,6 +364,14 @@ static void test_free_slip(void **state)
         n_cut_rows += F.G->row_ptr[r + 1] > F.G->row_ptr[r];
     }
     assert_true(n_cut_rows >= 16);   /* the wall runs through the active cells */
+    for (size_t r = 0; r < F.n; r++)   /* B is symmetric with a positive diagonal */
+        for (int64_t q = F.B->row_ptr[r]; q < F.B->row_ptr[r + 1]; q++) {
+            double *t = seam_csr_at(F.B, (size_t)F.B->col[q], r);
+            assert_non_null(t);
+            assert_float_equal(*t, F.B->val[q], 0.0);
+            if ((size_t)F.B->col[q] == r)
+                assert_true(F.B->val[q] > 0.0);
+        }
     double *p = malloc(F.n * sizeof *p);
     solve_pressure(&F, p);
     double p_scale = 1000.0 * U * g.dx / 0.01;   /* what an unbalanced flux of U dx would drive */
@@ -430,6 +453,42 @@ static void test_moving_body_flux(void **state)
     free(Gv);
     free(u);
     free(v);
+    free(phi);
+    mono_fluid_free(&F);
+    mono_cut_free(&cut);
+}
+
+/* A pocket of liquid whose only open face is a domain wall has nothing to
+ * exchange: it is not a pressure unknown (its row of B would be empty). */
+static void test_wall_pocket(void **state)
+{
+    (void)state;
+    test_host th;
+    test_host_init(&th, "monolithic", NULL);
+    mac_grid g = grid2(8, 8, 0.125, BC_WALL);
+    poly P;   /* everything, less a notch from the left, inside cell (0, 3) and across its wall face */
+    double y0 = 3 * 0.125 + 0.03, y1 = 3 * 0.125 + 0.09;
+    double v[8][2] = {{-0.5, -0.5}, {1.5, -0.5}, {1.5, 1.5}, {-0.5, 1.5},
+                      {-0.5, y1}, {0.06, y1}, {0.06, y0}, {-0.5, y0}};
+    P.n = 8;
+    memcpy(P.x, v, sizeof v);
+    poly_close(&P);
+    mono_cut cut;
+    assert_int_equal(mono_cut_build(&cut, &g, &P.b, &th.host), SEAM_OK);
+    assert_float_equal(cut.open[0][mac_fi(&g, 0, 0, 3, 0)], 0.48, 1e-12);
+    assert_float_equal(cut.open[1][mac_fi(&g, 1, 0, 4, 0)], 0.0, 0.0);
+    size_t nc = mac_ncell(&g);
+    double *phi = malloc(nc * sizeof *phi);
+    for (size_t c = 0; c < nc; c++)
+        phi[c] = -1.0;
+    double *u = calloc(mac_nf(&g, 0), sizeof *u), *w = calloc(mac_nf(&g, 1), sizeof *w);
+    double *const vel[3] = {u, w, NULL};
+    mono_fluid F;
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, 1.0, 0.01, &th.host), SEAM_OK);
+    assert_int_equal(F.n, 0);
+    assert_int_equal(F.index[mac_c(&g, 0, 3, 0)], -1);
+    free(u);
+    free(w);
     free(phi);
     mono_fluid_free(&F);
     mono_cut_free(&cut);
@@ -544,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_hydrostatic),
         cmocka_unit_test(test_free_slip),
         cmocka_unit_test(test_moving_body_flux),
+        cmocka_unit_test(test_wall_pocket),
         cmocka_unit_test(test_extrapolate),
         cmocka_unit_test(test_refusals),
     };
