@@ -860,7 +860,8 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
     }
     free(open_face);
     F->Eu = calloc(F->n ? F->n : 1, sizeof *F->Eu);
-    seam_triplets *tg = seam_triplets_new(F->n, (size_t)g->dim * b->n_nodes, 4 * cut->n_patches + 1);
+    seam_triplets *tg = seam_triplets_new(F->n, (size_t)g->dim * b->n_nodes,
+                                         (size_t)(g->dim * g->dim) * cut->n_patches + 1);
     F->B = F->Eu && tg ? assemble_B(F, g, cut, &lv, u_star, dt / rho / g->dx) : NULL;
     if (!F->B) {
         seam_triplets_destroy(&tg);

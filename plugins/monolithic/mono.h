@@ -92,8 +92,9 @@ void mono_cut_free(mono_cut *cut);
  * centres (negative inside the liquid, extended into the solids), u_star the
  * face velocities after advection and gravity. Active cells hold some liquid
  * and have their centre in the liquid or in a solid (sec. 4.6): here, phi < 0
- * at the centre and at least one face with an open fraction (a cell whose
- * faces are all closed has no fluid that can move). Faces to air cells are
+ * at the centre and at least one face with an open fraction that is not a
+ * domain wall (a cell whose faces are all closed, or open only to a wall,
+ * has no fluid that can move). Faces to air cells are
  * ghost-fluid Dirichlet faces (4.40-4.44, fluid_mac's mac_face theta), open
  * sides p = 0 half a cell out, domain walls closed (their u* is not read: no
  * flux). B is SPD when every connected liquid region has a Dirichlet face;
