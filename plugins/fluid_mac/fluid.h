@@ -100,15 +100,19 @@ typedef struct fluid_mac {
 /* The plugin table (export.c exports it as seam_plugin_v1). */
 const seam_plugin *fluid_mac_table(void);
 
-/* The liquid's step for a caller that projects itself (plugins/monolithic):
- * begin builds the voxel geometry of the bound interface at positions X (the
- * particles' walls and the level set's mirror cells), moves the committed
- * particle velocities to the faces (vel, and its copy dvel) and adds the body
- * forces (vel_star keeps the result); the caller then writes the projected
- * velocities into vel and the pressure into p; end extends the velocities,
- * updates, moves and spreads the particles and rebuilds the level set, as a
- * solve of the plugin does, and makes the result the one commit takes. */
-seam_status fluid_mac_liquid_begin(fluid_mac *self, const double *X, double t, double dt);
-seam_status fluid_mac_liquid_end(fluid_mac *self, double dt);
+/* One step for a caller that projects itself (plugins/monolithic). begin
+ * builds the voxel geometry of the bound interface at positions X (a liquid's
+ * particle walls and level-set mirror cells, the cells smoke's scalars do not
+ * enter), transports the velocities as a solve does (a liquid: the committed
+ * particle velocities to the faces, kept in dvel too; smoke: the configured
+ * advection of the committed velocities) and adds the body forces (vel_star
+ * keeps the result). The caller writes the projected velocities into vel and
+ * the pressure into p. end checks them, then, as a solve does, extends the
+ * velocities and updates, moves and spreads a liquid's particles and rebuilds
+ * its level set, or transports smoke's density and temperature, and makes the
+ * result the one commit takes. Volume and inflow sources are not applied:
+ * the caller refuses a fluid with sources. */
+seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double dt);
+seam_status fluid_mac_end(fluid_mac *self, double dt);
 
 #endif

@@ -1141,16 +1141,11 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     return SEAM_OK;
 }
 
-seam_status fluid_mac_liquid_begin(fluid_mac *self, const double *X, double t, double dt)
+seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double dt)
 {
     const mac_grid *g = &self->g;
     self->solved = 0;
     self->t_trial = t + dt;
-    if (!self->liquid) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "the coupled projection needs a liquid (the key \"liquid\"): "
-                  "smoke fills the domain and has no free surface");
-        return SEAM_ERROR;
-    }
     if (!self->bound) {
         seam_logf(self->host, SEAM_LOG_ERROR, "solve before bind: the fluid needs the interface first");
         return SEAM_ERROR;
@@ -1165,16 +1160,25 @@ seam_status fluid_mac_liquid_begin(fluid_mac *self, const double *X, double t, d
         self->shell_X1 = X;
         memcpy(self->shell_X0, X, (size_t)g->dim * n * sizeof(double));
     }
-    mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
-    for (int a = 0; a < g->dim; a++)
-        memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    if (self->liquid) {
+        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
+        for (int a = 0; a < g->dim; a++)
+            memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    } else if (self->advection == ADVECT_MACCORMACK) {
+        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
+    } else if (self->advection == ADVECT_BFECC) {
+        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
+    } else {
+        mac_advect(g, self->vel_n, dt, self->vel);
+    }
     add_forces(self, dt);
     for (int a = 0; a < g->dim; a++)
         memcpy(self->vel_star[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    self->has_src = 0;
     return SEAM_OK;
 }
 
-seam_status fluid_mac_liquid_end(fluid_mac *self, double dt)
+seam_status fluid_mac_end(fluid_mac *self, double dt)
 {
     const mac_grid *g = &self->g;
     int finite = all_finite(self->p, mac_ncell(g));
@@ -1184,7 +1188,7 @@ seam_status fluid_mac_liquid_end(fluid_mac *self, double dt)
         seam_logf(self->host, SEAM_LOG_WARN, "non-finite velocity or pressure after the coupled projection");
         return SEAM_UNSTABLE;
     }
-    if (update_particles(self, dt) != SEAM_OK)
+    if (self->liquid ? update_particles(self, dt) != SEAM_OK : transport_scalars(self, dt) != SEAM_OK)
         return SEAM_UNSTABLE;
     self->solved = 1;
     return SEAM_OK;

@@ -17,9 +17,9 @@
  *
  *   [ B     G  ] [p]   [ E u*  ]        B  = (dt/rho) cut-cell Laplacian (4.39)
  *   [ G^T  -S  ] [v] = [ -r    ]        S  = M/dt + D + dt K  (3.55)
- *                                       r  = M v* / dt - K x* + b + f
+ *                                       r  = M v~ / dt - K x~ + b + f  (v~, x~: v*, x* of 3.55)
  *
- * with G = G_nodes T for the solids' unknowns v. */
+ * with G = G_nodes T for the solids' unknowns v (v~ and x~ are Zarifi's v* and x*). */
 #ifndef MONOLITHIC_MONO_H
 #define MONOLITHIC_MONO_H
 
@@ -44,10 +44,10 @@
  * solid it never entered (clockwise, or triangles oriented inward: checked
  * on every grid line and plane it cuts). Overlapping bodies count as their
  * union. A point on a grid line or plane counts as on its high side, so a
- * boundary piece lying in a grid plane belongs to the cell above it. Nodes are numbered 0..n_nodes-1 over
- * all solids; node_fixed (may be NULL) marks nodes whose velocity is
- * prescribed (v_fixed, dim per node, may be NULL for zero) rather than an
- * unknown: their flux goes to the right-hand side. */
+ * boundary piece lying in a grid plane belongs to the cell above it. Nodes
+ * are numbered 0..n_nodes-1 over all solids; G has a column per node and
+ * axis, so the flux of prescribed node velocities is the caller's to move to
+ * the right-hand side (G v_perp, as rigid.c's mono_rigid_block says). */
 typedef struct mono_boundary {
     int dim;
     size_t n_nodes;
@@ -140,7 +140,7 @@ typedef struct mono_block {
     size_t m;                /* unknowns: dim per free node (FEM), 3 (2D) or 6 (3D) per rigid body */
     seam_csr *S;             /* m x m, SPD: M/dt + D + dt K (3.55); M~/dt for a rigid body (5.32) */
     double *Zdiag;           /* m: Z1 of (5.31) when diagonal (FEM: sigma (1/dt + tau_M) M), else NULL */
-    double *r;               /* m: M v* / dt - K x* + b + f (3.55) */
+    double *r;               /* m: M v~ / dt - K x~ + b + f (3.55; v~, x~ are its v*, x*) */
     seam_csr *T;             /* (dim n_nodes) x m: the boundary nodes' velocities from the unknowns
                                 (rows of nodes not on this solid, and of fixed nodes, are empty) */
 } mono_block;
@@ -157,6 +157,21 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
                            size_t offset, size_t n_nodes, const seam_host *host);
 /* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2). */
 void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt);
+
+/* ---------------------------------------------------------------- rigid.c */
+
+/* The block of a rigid solid reached through its plugin table P (solid_rigid:
+ * mobility and solve): n_pts interface points of dimension dim, the boundary
+ * nodes first .. first + n_pts - 1 of n_nodes, at most max_rank independent
+ * motions (3 per body in 2D, 6 in 3D). The part of its free velocities that
+ * no motion of the block reaches (prescribed motion) is added to v_perp
+ * (dim per boundary node): the caller moves its flux, G v_perp, to the right-hand side. */
+seam_status mono_rigid_block(mono_block *blk, const seam_plugin *P, void *solid, const seam_step *step,
+                             size_t n_pts, int dim, int max_rank, size_t first, size_t n_nodes, double *v_perp,
+                             const seam_host *host);
+/* Its step under the pressure loads F (dim per point, N or N/m): its own solve. */
+seam_status mono_rigid_advance(const seam_plugin *P, void *solid, const seam_step *step, size_t n_pts, int dim,
+                               const double *F);
 
 /* ---------------------------------------------------------------- system.c */
 
