@@ -154,6 +154,39 @@ static void test_patches_close(void **state)
     mono_cut_free(&cut);
 }
 
+/* A rectangle whose edges lie on grid lines: each edge piece is counted once
+ * (in the cell above or right of its line) and every cell's faces and
+ * patches close. */
+static void test_rect_on_grid_lines(void **state)
+{
+    (void)state;
+    test_host th;
+    test_host_init(&th, "monolithic", NULL);
+    mac_grid g = grid2(8, 8, 0.125, BC_WALL);
+    poly P;
+    const double c[2] = {0.5, 0.4375};
+    poly_rect(&P, c, 0.25, 0.1875, 0.0);   /* [0.25, 0.75] x [0.25, 0.625] */
+    mono_cut cut;
+    assert_int_equal(mono_cut_build(&cut, &g, &P.b, &th.host), SEAM_OK);
+    double len = 0.0, *cl = calloc(2 * mac_ncell(&g), sizeof *cl);
+    for (size_t q = 0; q < cut.n_patches; q++) {
+        len += cut.patches[q].area;
+        for (int d = 0; d < 2; d++)
+            cl[2 * cut.patches[q].cell + (size_t)d] += cut.patches[q].area * cut.patches[q].n[d];
+    }
+    assert_float_equal(len, 2.0 * (0.5 + 0.375), 1e-15);
+    for (int j = 0; j < g.ny; j++)
+        for (int i = 0; i < g.nx; i++) {
+            size_t cc = mac_c(&g, i, j, 0);
+            cl[2 * cc] += g.dx * (cut.open[0][mac_fi(&g, 0, i + 1, j, 0)] - cut.open[0][mac_fi(&g, 0, i, j, 0)]);
+            cl[2 * cc + 1] += g.dx * (cut.open[1][mac_fi(&g, 1, i, j + 1, 0)] - cut.open[1][mac_fi(&g, 1, i, j, 0)]);
+            assert_float_equal(cl[2 * cc], 0.0, 1e-15);
+            assert_float_equal(cl[2 * cc + 1], 0.0, 1e-15);
+        }
+    free(cl);
+    mono_cut_free(&cut);
+}
+
 /* Each face's open fraction against independent exact clipping, for a
  * rectangle aligned with the grid and one turned by 30 degrees. */
 static void check_fractions(const mac_grid *g, const poly *P, int *n_cut)
@@ -598,6 +631,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_patches_close),
+        cmocka_unit_test(test_rect_on_grid_lines),
         cmocka_unit_test(test_rectangle_fractions),
         cmocka_unit_test(test_volume_from_fractions),
         cmocka_unit_test(test_hydrostatic),
