@@ -177,6 +177,88 @@ void seam_csr_diagonal(const seam_csr *A, double *diag)
     }
 }
 
+seam_csr *seam_csr_transpose(const seam_csr *A)
+{
+    seam_csr *T = calloc(1, sizeof *T);
+    T->rows = A->cols;
+    T->cols = A->rows;
+    T->nnz = A->nnz;
+    T->row_ptr = calloc(A->cols + 1, sizeof *T->row_ptr);
+    T->col = malloc((A->nnz ? A->nnz : 1) * sizeof *T->col);
+    T->val = malloc((A->nnz ? A->nnz : 1) * sizeof *T->val);
+    for (size_t k = 0; k < A->nnz; k++)
+        T->row_ptr[A->col[k] + 1]++;
+    for (size_t c = 0; c < A->cols; c++)
+        T->row_ptr[c + 1] += T->row_ptr[c];
+    int64_t *fill = malloc((A->cols + 1) * sizeof *fill);
+    memcpy(fill, T->row_ptr, (A->cols + 1) * sizeof *fill);
+    /* Rows of A in increasing order: each row of T comes out sorted. */
+    for (size_t r = 0; r < A->rows; r++)
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
+            int64_t at = fill[A->col[k]]++;
+            T->col[at] = (int64_t)r;
+            T->val[at] = A->val[k];
+        }
+    free(fill);
+    return T;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+seam_csr *seam_csr_matmul(const seam_csr *A, const double *d, const seam_csr *B)
+{
+    /* Gustavson's row-by-row product with a dense accumulator over B's columns. */
+    size_t nc = B->cols;
+    double *acc = calloc(nc ? nc : 1, sizeof *acc);
+    int64_t *mark = malloc((nc ? nc : 1) * sizeof *mark), *cols = malloc((nc ? nc : 1) * sizeof *cols);
+    for (size_t c = 0; c < nc; c++)
+        mark[c] = -1;
+    seam_csr *C = calloc(1, sizeof *C);
+    C->rows = A->rows;
+    C->cols = nc;
+    C->row_ptr = calloc(A->rows + 1, sizeof *C->row_ptr);
+    size_t cap = A->nnz + B->nnz + 1, nnz = 0;
+    C->col = malloc(cap * sizeof *C->col);
+    C->val = malloc(cap * sizeof *C->val);
+    for (size_t r = 0; r < A->rows; r++) {
+        size_t n_row = 0;
+        for (int64_t ka = A->row_ptr[r]; ka < A->row_ptr[r + 1]; ka++) {
+            int64_t j = A->col[ka];
+            double a = A->val[ka] * (d ? d[j] : 1.0);
+            for (int64_t kb = B->row_ptr[j]; kb < B->row_ptr[j + 1]; kb++) {
+                int64_t c = B->col[kb];
+                if (mark[c] != (int64_t)r) {
+                    mark[c] = (int64_t)r;
+                    acc[c] = 0.0;
+                    cols[n_row++] = c;
+                }
+                acc[c] += a * B->val[kb];
+            }
+        }
+        qsort(cols, n_row, sizeof *cols, cmp_i64);
+        if (nnz + n_row > cap) {
+            while (nnz + n_row > cap)
+                cap *= 2;
+            C->col = realloc(C->col, cap * sizeof *C->col);
+            C->val = realloc(C->val, cap * sizeof *C->val);
+        }
+        for (size_t k = 0; k < n_row; k++) {
+            C->col[nnz] = cols[k];
+            C->val[nnz++] = acc[cols[k]];
+        }
+        C->row_ptr[r + 1] = (int64_t)nnz;
+    }
+    C->nnz = nnz;
+    free(acc);
+    free(mark);
+    free(cols);
+    return C;
+}
+
 static void csr_apply(void *ctx, const double *x, double *y) { seam_csr_mul(ctx, x, y); }
 
 seam_linop seam_csr_linop(const seam_csr *A) { return (seam_linop){A->rows, csr_apply, (void *)A}; }

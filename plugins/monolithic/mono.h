@@ -17,7 +17,7 @@
  *
  *   [ B     G  ] [p]   [ E u*  ]        B  = (dt/rho) cut-cell Laplacian (4.39)
  *   [ G^T  -S  ] [v] = [ -r    ]        S  = M/dt + D + dt K  (3.55)
- *                                       r  = M v*/dt - K x* + b + f
+ *                                       r  = M v* / dt - K x* + b + f
  *
  * with G = G_nodes T for the solids' unknowns v. */
 #ifndef MONOLITHIC_MONO_H
@@ -106,12 +106,25 @@ typedef struct mono_block {
     size_t m;                /* unknowns: dim per free node (FEM), 3 (2D) or 6 (3D) per rigid body */
     seam_csr *S;             /* m x m, SPD: M/dt + D + dt K (3.55); M~/dt for a rigid body (5.32) */
     double *Zdiag;           /* m: Z1 of (5.31) when diagonal (FEM: sigma (1/dt + tau_M) M), else NULL */
-    double *r;               /* m: M v*/dt - K x* + b + f (3.55) */
+    double *r;               /* m: M v* / dt - K x* + b + f (3.55) */
     seam_csr *T;             /* (dim n_nodes) x m: the boundary nodes' velocities from the unknowns
                                 (rows of nodes not on this solid, and of fixed nodes, are empty) */
+    double *u_fixed;         /* dim n_nodes: the prescribed velocities of this solid's fixed boundary
+                                nodes (0 elsewhere), so the boundary velocities are T v + u_fixed; NULL
+                                when none moves. mono_solve moves G_nodes u_fixed to the fluid's side. */
+    double sigma;            /* the sigma Zdiag was built with (0 when Zdiag is NULL) */
+    size_t n_fem_nodes;      /* FEM: the solid's nodes; 0 for rigid bodies */
+    int32_t *unknown;        /* FEM, per node: its first unknown (dim in a row), or -1 when fixed */
 } mono_block;
 
 void mono_block_free(mono_block *blk);
+
+/* The corotated stiffness of every node of f at positions x with the
+ * rotations of x (3.53; R = U V^T of the sign-corrected SVD of each
+ * element's F), as a new (n d) x (n d) matrix, and b = sum R K_t X0 (3.54)
+ * into b (n d): the elastic forces at x are b - K x. Volumetric corotated
+ * bodies only (mono_fem_block refuses the rest). */
+seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b);
 
 /* The block of one solid_fem solid (volumetric bodies only: shells and cloth
  * are refused by name). Its interface points are the boundary nodes
@@ -121,8 +134,31 @@ void mono_block_free(mono_block *blk);
  * x* = the committed positions; pinned nodes are not unknowns. */
 seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigma, const double *f_ext,
                            size_t offset, size_t n_nodes, const seam_host *host);
-/* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2). */
+/* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2);
+ * fixed nodes take their prescribed velocity. */
 void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt);
+
+/* A rigid body (Zarifi 5.32): unknowns (V, omega), 2 + 1 in 2D (omega about
+ * z), 3 + 3 in 3D. inertia is about the centre of mass in the world frame
+ * (2D: one value, kg m^2 per unit depth; 3D: 3 x 3 row-major, symmetric
+ * positive definite). force and torque are the external loads (may be NULL).
+ * v* = V + dt (g + force / mass), omega* = omega + dt I^-1 (torque - omega x
+ * I omega) (the gyroscopic term explicit); S = M~/dt with M~ = diag(mass,
+ * inertia), r = M~ (V*, omega*)/dt, Zdiag = NULL (the Schur form of 5.32).
+ * Its boundary nodes are offset .. offset + n_bnd - 1 of n_nodes, at x_bnd
+ * (dim each); T = J: v_node = V + omega x (x_node - centre). */
+typedef struct mono_rigid {
+    int dim;
+    double mass;             /* kg (kg per unit depth in 2D) */
+    double inertia[9];
+    double centre[3];        /* of mass, world frame (m) */
+    double V[3], omega[3];   /* committed velocity and angular velocity (omega[0] in 2D) */
+    double force[3], torque[3];   /* external loads (torque[0] in 2D) */
+    double gravity[3];       /* m/s^2 */
+} mono_rigid;
+
+seam_status mono_rigid_block(mono_block *blk, const mono_rigid *body, double dt, size_t n_bnd, const double *x_bnd,
+                             size_t offset, size_t n_nodes, const seam_host *host);
 
 /* ---------------------------------------------------------------- system.c */
 
@@ -139,9 +175,35 @@ typedef struct mono_solve_stats {
     size_t nnz;              /* of the SPD matrix */
 } mono_solve_stats;
 
+/* The SPD form of (5.17) (5.25-5.31) scaled by alpha (5.36), in the unknowns
+ * y = [p; v_FEM / alpha]. A block with Zdiag takes Z1 = diag(Zdiag), Z2 =
+ * S - Z1 and keeps its unknowns; a block without (a rigid body) takes Z1 = S,
+ * Z2 = 0: its unknowns are eliminated, adding G S^-1 G^T to A11 (the Schur
+ * form of 5.32). mono_solve is build, IC(0)-PCG, recover; tests read A. */
+typedef struct mono_spd {
+    size_t n;                /* pressures: the first n unknowns */
+    size_t size;             /* n + the kept blocks' unknowns */
+    seam_csr *A;             /* size x size, SPD */
+    double *c;               /* size: [c1; alpha c2] (5.25, 5.36) */
+    double alpha;            /* the row scaling used: opts->alpha, or |c1| / |c2| (1 when either is 0) */
+    size_t n_blocks;
+    size_t *at;              /* per block: its first unknown in y, or SIZE_MAX when eliminated */
+    seam_csr **G;            /* per block: G_nodes T (n x m) */
+    double **S_inv;          /* per eliminated block: S^-1 (m x m, row-major), else NULL */
+} mono_spd;
+
+/* SEAM_ERROR (logged) when the blocks do not fit F or the sigmas differ. */
+seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
+                           const mono_solve_opts *opts, const seam_host *host);
+/* p (n) and v (the blocks' unknowns, concatenated) from the SPD solution y. */
+void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const double *y, double *p, double *v);
+void mono_spd_free(mono_spd *spd);
+
 /* Solve (5.17) for p (F->n) and v (the blocks' unknowns, concatenated)
- * through the SPD form (5.25-5.31) with IC(0)-PCG. SEAM_UNSTABLE (logged)
- * when PCG does not converge. */
+ * through the SPD form (5.25-5.31) with IC(0)-PCG. F may be NULL or have
+ * n = 0: then it is the solids' own step S v = r (3.55). opts->sigma must be
+ * the sigma the FEM blocks were built with (SEAM_ERROR otherwise). SEAM_UNSTABLE
+ * (logged) when PCG breaks down or does not converge to opts->tol. */
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
                        const seam_host *host);

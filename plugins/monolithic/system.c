@@ -1,0 +1,294 @@
+/* The coupled pressure projection's linear solve (Zarifi 2017, sec. 5.2;
+ * ../shared/specs/monolithic-sph-fem.md 1.3-1.5): (5.17) turned SPD by the
+ * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by IC(0)-PCG. */
+#include <lapacke.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mono.h"
+#include "seam/krylov.h"
+#include "seam/log.h"
+
+void mono_spd_free(mono_spd *spd)
+{
+    if (!spd)
+        return;
+    seam_csr_destroy(&spd->A);
+    for (size_t b = 0; b < spd->n_blocks; b++) {
+        if (spd->G)
+            seam_csr_destroy(&spd->G[b]);
+        if (spd->S_inv)
+            free(spd->S_inv[b]);
+    }
+    free(spd->G);
+    free(spd->S_inv);
+    free(spd->at);
+    free(spd->c);
+    memset(spd, 0, sizeof *spd);
+}
+
+/* Add alpha X into t at (r0, c0). */
+static void add_scaled(seam_triplets *t, const seam_csr *X, double alpha, size_t r0, size_t c0)
+{
+    for (size_t i = 0; i < X->rows; i++)
+        for (int64_t k = X->row_ptr[i]; k < X->row_ptr[i + 1]; k++)
+            seam_triplets_add(t, r0 + i, c0 + (size_t)X->col[k], alpha * X->val[k]);
+}
+
+static seam_csr *empty(size_t rows, size_t cols)
+{
+    seam_triplets *t = seam_triplets_new(rows, cols, 1);
+    seam_csr *X = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    return X;
+}
+
+/* S^-1 of a small SPD block by dense Cholesky; -1 when S is not positive definite. */
+static int dense_spd_inverse(const seam_csr *S, double *inv)
+{
+    size_t m = S->rows;
+    memset(inv, 0, m * m * sizeof *inv);
+    for (size_t i = 0; i < m; i++)
+        for (int64_t k = S->row_ptr[i]; k < S->row_ptr[i + 1]; k++)
+            inv[i * m + (size_t)S->col[k]] = S->val[k];
+    lapack_int n = (lapack_int)m;
+    if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', n, inv, n) != 0 || LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', n, inv, n) != 0)
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = i + 1; j < m; j++)
+            inv[i * m + j] = inv[j * m + i];
+    return 0;
+}
+
+static seam_csr *dense_to_csr(size_t m, const double *X)
+{
+    seam_triplets *t = seam_triplets_new(m, m, m * m);
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < m; j++)
+            seam_triplets_add(t, i, j, X[i * m + j]);
+    seam_csr *C = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    return C;
+}
+
+seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
+                           const mono_solve_opts *opts, const seam_host *host)
+{
+    memset(spd, 0, sizeof *spd);
+    size_t n = F ? F->n : 0;
+    spd->n = n;
+    spd->n_blocks = n_blocks;
+    spd->at = malloc((n_blocks ? n_blocks : 1) * sizeof *spd->at);
+    spd->G = calloc(n_blocks ? n_blocks : 1, sizeof *spd->G);
+    spd->S_inv = calloc(n_blocks ? n_blocks : 1, sizeof *spd->S_inv);
+    size_t size = n;
+    for (size_t b = 0; b < n_blocks; b++) {
+        const mono_block *blk = &blocks[b];
+        if (blk->Zdiag && blk->sigma != opts->sigma) {
+            seam_logf(host, SEAM_LOG_ERROR,
+                      "monolithic: solid block %zu was built with sigma %g but the solve asks for sigma %g (5.31)", b,
+                      blk->sigma, opts->sigma);
+            mono_spd_free(spd);
+            return SEAM_ERROR;
+        }
+        if (n > 0 && F->G->cols != blk->T->rows) {
+            seam_logf(host, SEAM_LOG_ERROR,
+                      "monolithic: solid block %zu maps %zu boundary velocities but the fluid's G has %zu columns", b,
+                      blk->T->rows, F->G->cols);
+            mono_spd_free(spd);
+            return SEAM_ERROR;
+        }
+        spd->at[b] = blk->Zdiag ? size : SIZE_MAX;
+        size += blk->Zdiag ? blk->m : 0;
+    }
+    spd->size = size;
+    /* c1 = E u* - G_nodes u_fixed + G Z1^-1 w with w = -r (5.25-5.26). */
+    double *c = calloc(size ? size : 1, sizeof *c);
+    if (n > 0) {
+        memcpy(c, F->Eu, n * sizeof *c);
+        for (size_t b = 0; b < n_blocks; b++)
+            if (blocks[b].u_fixed) {
+                double *Gu = malloc(n * sizeof *Gu);
+                seam_csr_mul(F->G, blocks[b].u_fixed, Gu);
+                seam_axpy(n, -1.0, Gu, c);
+                free(Gu);
+            }
+    }
+    seam_triplets *t = seam_triplets_new(size, size, (n > 0 ? F->B->nnz : 0) + 16 * size);
+    if (n > 0)
+        add_scaled(t, F->B, 1.0, 0, 0);
+    /* The kept blocks' parts, unscaled: A12 and A21 (5.28-5.29), A22 (5.30), c2. */
+    seam_csr **A12 = calloc(n_blocks ? n_blocks : 1, sizeof *A12), **A21 = calloc(n_blocks ? n_blocks : 1, sizeof *A21),
+             **A22 = calloc(n_blocks ? n_blocks : 1, sizeof *A22);
+    seam_status st = SEAM_OK;
+    for (size_t b = 0; b < n_blocks && st == SEAM_OK; b++) {
+        const mono_block *blk = &blocks[b];
+        size_t m = blk->m;
+        spd->G[b] = n > 0 ? seam_csr_matmul(F->G, NULL, blk->T) : empty(0, m);
+        seam_csr *G = spd->G[b], *Gt = seam_csr_transpose(G);
+        double *Z1r = malloc((m ? m : 1) * sizeof *Z1r), *tmp = malloc((m ? m : 1) * sizeof *tmp);
+        if (blk->Zdiag) {
+            for (size_t i = 0; i < m; i++)
+                Z1r[i] = 1.0 / blk->Zdiag[i];
+            seam_csr *Z2 = seam_csr_transpose(blk->S);   /* S is symmetric: a copy */
+            for (size_t i = 0; i < m; i++) {
+                double *s = seam_csr_at(Z2, i, i);
+                if (s)
+                    *s -= blk->Zdiag[i];   /* Z2 = S - Z1 (5.31) */
+            }
+            seam_csr *GZG = seam_csr_matmul(G, Z1r, Gt);   /* A11 = B + G Z1^-1 G^T (5.27) */
+            add_scaled(t, GZG, 1.0, 0, 0);
+            seam_csr_destroy(&GZG);
+            seam_csr *X = seam_csr_matmul(G, Z1r, Z2);
+            A12[b] = X;
+            for (size_t k = 0; k < X->nnz; k++)
+                X->val[k] = -X->val[k];
+            X = seam_csr_matmul(Z2, Z1r, Gt);
+            A21[b] = X;
+            for (size_t k = 0; k < X->nnz; k++)
+                X->val[k] = -X->val[k];
+            A22[b] = seam_csr_matmul(Z2, Z1r, Z2);   /* + Z2 below */
+            seam_csr *Z2c = Z2;
+            for (size_t i = 0; i < m; i++)
+                tmp[i] = Z1r[i] * blk->r[i];
+            if (n > 0) {
+                double *Gz = malloc(n * sizeof *Gz);
+                seam_csr_mul(G, tmp, Gz);
+                seam_axpy(n, -1.0, Gz, c);
+                free(Gz);
+            }
+            seam_csr_mul(Z2c, tmp, c + spd->at[b]);   /* c2 = -Z2 Z1^-1 w */
+            /* A22 = Z2 + Z2 Z1^-1 Z2: fold Z2 in through its triplets later. */
+            seam_triplets *tz = seam_triplets_new(m, m, A22[b]->nnz + Z2c->nnz);
+            add_scaled(tz, A22[b], 1.0, 0, 0);
+            add_scaled(tz, Z2c, 1.0, 0, 0);
+            seam_csr_destroy(&A22[b]);
+            A22[b] = seam_csr_from_triplets(tz);
+            seam_triplets_destroy(&tz);
+            seam_csr_destroy(&Z2c);
+        } else {
+            /* Z1 = S, Z2 = 0: A11 += G S^-1 G^T, c1 -= G S^-1 r (5.32). */
+            spd->S_inv[b] = malloc((m ? m * m : 1) * sizeof *spd->S_inv[b]);
+            if (dense_spd_inverse(blk->S, spd->S_inv[b]) != 0) {
+                seam_logf(host, SEAM_LOG_ERROR, "monolithic: the mass matrix of rigid block %zu is not positive definite",
+                          b);
+                st = SEAM_ERROR;
+            } else if (n > 0) {
+                seam_csr *Si = dense_to_csr(m, spd->S_inv[b]);
+                seam_csr *GS = seam_csr_matmul(G, NULL, Si), *GSG = seam_csr_matmul(GS, NULL, Gt);
+                add_scaled(t, GSG, 1.0, 0, 0);
+                double *Gz = malloc(n * sizeof *Gz);
+                seam_csr_mul(GS, blk->r, Gz);
+                seam_axpy(n, -1.0, Gz, c);
+                free(Gz);
+                seam_csr_destroy(&Si);
+                seam_csr_destroy(&GS);
+                seam_csr_destroy(&GSG);
+            }
+        }
+        free(Z1r);
+        free(tmp);
+        seam_csr_destroy(&Gt);
+    }
+    if (st == SEAM_OK) {
+        /* alpha (5.36): given, or |c1| / |c2|. */
+        double n1 = seam_norm2(n, c), n2 = seam_norm2(size - n, c + n);
+        spd->alpha = opts->alpha > 0.0 ? opts->alpha : (n1 > 0.0 && n2 > 0.0 ? n1 / n2 : 1.0);
+        for (size_t i = n; i < size; i++)
+            c[i] *= spd->alpha;
+        for (size_t b = 0; b < n_blocks; b++)
+            if (A22[b]) {
+                add_scaled(t, A12[b], spd->alpha, 0, spd->at[b]);
+                add_scaled(t, A21[b], spd->alpha, spd->at[b], 0);
+                add_scaled(t, A22[b], spd->alpha * spd->alpha, spd->at[b], spd->at[b]);
+            }
+        spd->A = seam_csr_from_triplets(t);
+        spd->c = c;
+    } else {
+        free(c);
+    }
+    for (size_t b = 0; b < n_blocks; b++) {
+        seam_csr_destroy(&A12[b]);
+        seam_csr_destroy(&A21[b]);
+        seam_csr_destroy(&A22[b]);
+    }
+    free(A12);
+    free(A21);
+    free(A22);
+    seam_triplets_destroy(&t);
+    if (st != SEAM_OK)
+        mono_spd_free(spd);
+    return st;
+}
+
+void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const double *y, double *p, double *v)
+{
+    size_t n = spd->n, off = 0;
+    if (n > 0)
+        memcpy(p, y, n * sizeof *p);
+    for (size_t b = 0; b < spd->n_blocks; b++) {
+        const mono_block *blk = &blocks[b];
+        size_t m = blk->m;
+        if (spd->at[b] != SIZE_MAX) {
+            for (size_t i = 0; i < m; i++)
+                v[off + i] = spd->alpha * y[spd->at[b] + i];
+        } else {
+            /* v = S^-1 (G^T p + r) from the second row of (5.17). */
+            double *g = malloc((m ? m : 1) * sizeof *g);
+            if (n > 0)
+                seam_csr_mul_t(spd->G[b], p, g);
+            else
+                memset(g, 0, m * sizeof *g);
+            for (size_t i = 0; i < m; i++)
+                g[i] += blk->r[i];
+            for (size_t i = 0; i < m; i++) {
+                double s = 0.0;
+                for (size_t j = 0; j < m; j++)
+                    s += spd->S_inv[b][i * m + j] * g[j];
+                v[off + i] = s;
+            }
+            free(g);
+        }
+        off += m;
+    }
+}
+
+seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
+                       const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
+                       const seam_host *host)
+{
+    mono_spd spd;
+    seam_status st = mono_spd_build(&spd, F, blocks, n_blocks, opts, host);
+    if (st != SEAM_OK)
+        return st;
+    double *y = calloc(spd.size ? spd.size : 1, sizeof *y);
+    double cn = seam_norm2(spd.size, spd.c);
+    mono_solve_stats s = {0, 0.0, spd.A->nnz};
+    if (spd.size > 0 && cn > 0.0) {
+        seam_ichol *L = seam_ichol_new(spd.A);
+        seam_linop Aop = seam_csr_linop(spd.A), Mop = seam_ichol_linop(L);
+        seam_krylov_opts ko = {opts->tol, 0.0, opts->max_iter > 0 ? opts->max_iter : (int)spd.size + 100, 0};
+        seam_krylov_stats ks = {0};
+        seam_pcg(&Aop, &Mop, spd.c, y, &ko, &ks);
+        seam_ichol_destroy(&L);
+        s.iterations = ks.iterations;
+        s.residual = ks.residual / cn;
+        if (ks.breakdown || !ks.converged) {
+            seam_logf(host, SEAM_LOG_ERROR,
+                      "monolithic: coupled pressure solve (dt %g, %zu pressures, %zu unknowns): IC(0)-PCG %s after %d "
+                      "iterations, relative residual %.3e > tol %.1e",
+                      dt, spd.n, spd.size, ks.breakdown ? "broke down" : "did not converge", ks.iterations, s.residual,
+                      opts->tol);
+            st = SEAM_UNSTABLE;
+        }
+    }
+    if (st == SEAM_OK)
+        mono_spd_recover(&spd, blocks, y, p, v);
+    if (stats)
+        *stats = s;
+    free(y);
+    mono_spd_free(&spd);
+    return st;
+}
