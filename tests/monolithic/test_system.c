@@ -192,14 +192,95 @@ static void check_force_matches_fem(int d)
 static void test_force_matches_fem_2d(void **s) { (void)s; check_force_matches_fem(2); }
 static void test_force_matches_fem_3d(void **s) { (void)s; check_force_matches_fem(3); }
 
-/* ---- M1: the SPD form against a dense LU solve of (5.17) ------------------- */
-
 static void csr_to_dense(const seam_csr *X, double *D, size_t ld, size_t r0, size_t c0, double scale)
 {
     for (size_t i = 0; i < X->rows; i++)
         for (int64_t k = X->row_ptr[i]; k < X->row_ptr[i + 1]; k++)
             D[(r0 + i) * ld + c0 + (size_t)X->col[k]] += scale * X->val[k];
 }
+
+/* The block's terms from the whole-mesh K and b: S = M/dt + alpha M + (dt +
+ * beta) K on the free rows and columns (3.50, 3.55), r = M v/dt + M g + f_ext
+ * + b - K x - S_free,fixed v_fixed, Zdiag = sigma (1/dt + alpha) M (5.31),
+ * T picking the free interface nodes. */
+static void check_block_terms(int d)
+{
+    test_host th;
+    fem *f = small_body(&th, d, d == 2 ? "[0, -9.81]" : "[0, 0, -9.81]", ", \"damping\": {\"alpha\": 0.7, \"beta\": 0.03}",
+                        d == 2 ? ", \"velocity\": [0.3, -0.1], \"prescribed\": {\"velocity\": [0.2, 0.4], \"box\": "
+                                 "{\"min\": [-1, -1], \"max\": [0.01, 1]}}"
+                               : ", \"velocity\": [0.3, -0.1, 0.2], \"prescribed\": {\"velocity\": [0.2, 0.4, -0.3], "
+                                 "\"box\": {\"min\": [-1, -1, -1], \"max\": [0.01, 1, 1]}}");
+    size_t n = f->n, nd = n * (size_t)d;
+    for (size_t r = 0; r < nd; r++)
+        f->x[r] = 1.2 * f->X0[r] + 0.03 * rnd();
+    double *f_ext = malloc(nd * sizeof *f_ext), *b = malloc(nd * sizeof *b), *Kx = malloc(nd * sizeof *Kx);
+    for (size_t r = 0; r < nd; r++)
+        f_ext[r] = rnd();
+    double dt = 0.02, sigma = 0.8, alpha = 0.7, beta = 0.03;
+    mono_block blk;
+    assert_int_equal(mono_fem_block(&blk, f, dt, sigma, f_ext, 2, f->n_iface + 3, &th.host), SEAM_OK);
+    seam_csr *K = mono_fem_corotated(f, f->x, b);
+    seam_csr_mul(K, f->x, Kx);
+    double *S = calloc(blk.m * blk.m, sizeof *S);
+    csr_to_dense(blk.S, S, blk.m, 0, 0, 1.0);
+    double kmax = 0.0;
+    for (size_t k = 0; k < K->nnz; k++)
+        kmax = fmax(kmax, fabs(K->val[k]));
+    for (size_t i = 0; i < n; i++) {
+        int32_t ui = blk.unknown[i];
+        assert_int_equal(ui < 0, f->fixed[i] != 0);
+        if (ui < 0)
+            continue;
+        for (int k = 0; k < d; k++) {
+            size_t row = i * (size_t)d + (size_t)k, u = (size_t)ui + (size_t)k;
+            double m = f->mass[i], r = m * f->v[row] / dt + m * f->gravity[k] + f_ext[row] + b[row] - Kx[row];
+            assert_float_equal(blk.Zdiag[u], sigma * (1.0 / dt + alpha) * m, 1e-14 * m / dt);
+            for (size_t j = 0; j < n; j++)
+                for (int l = 0; l < d; l++) {
+                    size_t col = j * (size_t)d + (size_t)l;
+                    double *kp = seam_csr_at(K, row, col), kv = kp ? *kp : 0.0;
+                    double want = (dt + beta) * kv + (row == col ? (1.0 / dt + alpha) * m : 0.0);
+                    if (blk.unknown[j] >= 0)
+                        assert_float_equal(S[u * blk.m + (size_t)blk.unknown[j] + (size_t)l], want, 1e-12 * kmax);
+                    else
+                        r -= want * f->v_fixed[col];
+                }
+            assert_float_equal(blk.r[u], r, 1e-10 * (1.0 + fabs(r)));
+        }
+    }
+    /* T: interface point p is boundary node 2 + p; fixed ones carry u_fixed. */
+    assert_int_equal(blk.T->rows, (f->n_iface + 3) * (size_t)d);
+    assert_non_null(blk.u_fixed);
+    double *vv = malloc(blk.m * sizeof *vv), *u = malloc(blk.T->rows * sizeof *u);
+    for (size_t i = 0; i < blk.m; i++)
+        vv[i] = rnd();
+    seam_csr_mul(blk.T, vv, u);
+    for (size_t p = 0; p < f->n_iface + 3; p++)
+        for (int k = 0; k < d; k++) {
+            size_t row = p * (size_t)d + (size_t)k;
+            int32_t node = p >= 2 && p < 2 + f->n_iface ? f->iface_node[p - 2] : -1;
+            double want = node < 0 ? 0.0 : blk.unknown[node] >= 0 ? vv[blk.unknown[node] + k] : 0.0;
+            double want_fixed = node >= 0 && blk.unknown[node] < 0 ? f->v_fixed[node * d + k] : 0.0;
+            assert_float_equal(u[row], want, 0.0);
+            assert_float_equal(blk.u_fixed[row], want_fixed, 0.0);
+        }
+    free(vv);
+    free(u);
+    free(S);
+    free(f_ext);
+    free(b);
+    free(Kx);
+    seam_csr_destroy(&K);
+    mono_block_free(&blk);
+    fem_destroy(&f);
+}
+
+static void test_block_terms_2d(void **s) { (void)s; check_block_terms(2); }
+static void test_block_terms_3d(void **s) { (void)s; check_block_terms(3); }
+
+/* ---- M1: the SPD form against a dense LU solve of (5.17) ------------------- */
+
 
 /* A random SPD n x n matrix with a sparse pattern (a weighted graph Laplacian plus a positive diagonal). */
 static seam_csr *random_spd(size_t n)
@@ -422,6 +503,10 @@ static void check_algebra(int d)
             free(S);
             free(x);
         }
+        /* PCG stopped short is an error, never a success. */
+        mono_solve_opts short_run = {sigmas[si], -1.0, 1e-13, 2};
+        assert_int_equal(mono_solve(&F, blocks, 2, dt, &short_run, p, v, NULL, &th.host), SEAM_UNSTABLE);
+        assert_true(test_host_saw(&th, "IC(0)-PCG did not converge after 2 iterations"));
         /* A solve with another sigma than the blocks' is refused by name. */
         o.sigma = 0.3;
         assert_int_equal(mono_solve(&F, blocks, 2, dt, &o, p, v, NULL, &th.host), SEAM_ERROR);
@@ -583,6 +668,28 @@ static void check_rigid_fall(int d)
             assert_float_equal(u[p * d + k], want[k], 1e-15);
     }
     mono_block_free(&blk);
+    /* Euler's equations, I domega/dt = torque - omega x I omega, for a spin off the principal axes. */
+    if (d == 3) {
+        double In[9] = {0.4, 0.05, 0.0, 0.05, 0.5, 0.02, 0.0, 0.02, 0.6}, w[3] = {0.7, -1.1, 0.4}, Iw[3], r[3];
+        memcpy(rb.inertia, In, sizeof In);
+        memcpy(rb.omega, w, sizeof w);
+        rb.torque[0] = 0.3;
+        for (int i = 0; i < 3; i++)
+            Iw[i] = In[i * 3] * w[0] + In[i * 3 + 1] * w[1] + In[i * 3 + 2] * w[2];
+        r[0] = 0.3 - (w[1] * Iw[2] - w[2] * Iw[1]);
+        r[1] = -(w[2] * Iw[0] - w[0] * Iw[2]);
+        r[2] = -(w[0] * Iw[1] - w[1] * Iw[0]);
+        assert_int_equal(mono_rigid_block(&blk, &rb, dt, 2, x_bnd, 0, 2, &th.host), SEAM_OK);
+        assert_int_equal(mono_solve(&none, &blk, 1, dt, &o, NULL, v, NULL, &th.host), SEAM_OK);
+        for (int i = 0; i < 3; i++) {   /* I (omega_new - omega) / dt = r */
+            double s = 0.0;
+            for (int j = 0; j < 3; j++)
+                s += In[i * 3 + j] * (v[3 + j] - w[j]) / dt;
+            assert_float_equal(s, r[i], 1e-12);
+        }
+        mono_block_free(&blk);
+        rb.torque[0] = 0.0;
+    }
     /* A body without mass is refused. */
     rb.mass = 0.0;
     assert_int_equal(mono_rigid_block(&blk, &rb, dt, 2, x_bnd, 0, 2, &th.host), SEAM_ERROR);
@@ -617,6 +724,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rigid_motions_2d),  cmocka_unit_test(test_rigid_motions_3d),
         cmocka_unit_test(test_force_matches_fem_2d), cmocka_unit_test(test_force_matches_fem_3d),
+        cmocka_unit_test(test_block_terms_2d),    cmocka_unit_test(test_block_terms_3d),
         cmocka_unit_test(test_algebra_2d),        cmocka_unit_test(test_algebra_3d),
         cmocka_unit_test(test_free_fall_2d),      cmocka_unit_test(test_free_fall_3d),
         cmocka_unit_test(test_recovery_2d),       cmocka_unit_test(test_recovery_3d),
