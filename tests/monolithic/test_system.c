@@ -351,6 +351,11 @@ static void dense_solve(const mono_fluid *F, const mono_block *blocks, size_t nb
         free(T);
         off += blk->m;
     }
+    /* (5.17) is indefinite: its Cholesky meets a negative pivot (spec 1.7 M1). */
+    double *Ac = malloc(N * N * sizeof *Ac);
+    memcpy(Ac, A, N * N * sizeof *Ac);
+    assert_true(LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)N, Ac, (lapack_int)N) > 0);
+    free(Ac);
     lapack_int *piv = malloc(N * sizeof *piv);
     assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)N, 1, A, (lapack_int)N, piv, x, 1), 0);
     memcpy(p, x, n * sizeof *p);
@@ -716,6 +721,17 @@ static void test_refusals(void **state)
                       "\"density\": 1}}]}");
     assert_int_equal(mono_fem_block(&blk, f, 0.01, 0.9, NULL, 0, f->n_iface, &th.host), SEAM_ERROR);
     assert_true(test_host_saw(&th, "solid body \"jelly\": material.model must be \"corotated\""));
+    fem_destroy(&f);
+    f = make_fem(&th, "{\"dim\": 2, \"walls\": {\"min\": [-1, -1], \"max\": [2, 2]}, \"bodies\": [{\"mesh\": "
+                      "{\"generate\": \"rectangle\", \"max\": [1, 1], \"cells\": [1, 1]}, \"material\": {\"E\": 10, "
+                      "\"density\": 1}}]}");
+    assert_int_equal(mono_fem_block(&blk, f, 0.01, 0.9, NULL, 0, f->n_iface, &th.host), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "solid walls are not part of the coupled solve"));
+    fem_destroy(&f);
+    f = make_fem(&th, "{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"rectangle\", \"max\": [1, 1], "
+                      "\"cells\": [1, 1]}, \"material\": {\"E\": 10, \"density\": 1}}]}");
+    assert_int_equal(mono_fem_block(&blk, f, 0.01, 0.9, NULL, 1, f->n_iface, &th.host), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "boundary nodes at offset 1 overrun"));
     fem_destroy(&f);
 }
 
