@@ -172,18 +172,21 @@ typedef struct mono_solve_opts {
 typedef struct mono_solve_stats {
     int iterations;
     double residual;         /* relative, of the SPD system */
-    size_t nnz;              /* of the SPD matrix */
+    size_t nnz;              /* of the SPD matrix A (the rigid bodies' products not counted) */
 } mono_solve_stats;
 
 /* The SPD form of (5.17) (5.25-5.31) scaled by alpha (5.36), in the unknowns
  * y = [p; v_FEM / alpha]. A block with Zdiag takes Z1 = diag(Zdiag), Z2 =
  * S - Z1 and keeps its unknowns; a block without (a rigid body) takes Z1 = S,
  * Z2 = 0: its unknowns are eliminated, adding G S^-1 G^T to A11 (the Schur
- * form of 5.32). mono_solve is build, IC(0)-PCG, recover; tests read A. */
+ * form of 5.32). That term is dense over the cells the body touches and of
+ * rank m, so it stays a product (mono_spd_apply) instead of entering A; PCG
+ * runs on the sum, preconditioned by IC(0) of A. mono_solve is build, PCG,
+ * recover; tests read A and apply the operator. */
 typedef struct mono_spd {
     size_t n;                /* pressures: the first n unknowns */
     size_t size;             /* n + the kept blocks' unknowns */
-    seam_csr *A;             /* size x size, SPD */
+    seam_csr *A;             /* size x size, SPD: all but the eliminated blocks' G S^-1 G^T */
     double *c;               /* size: [c1; alpha c2] (5.25, 5.36) */
     double alpha;            /* the row scaling used: opts->alpha, or |c1| / |c2| (1 when either is 0) */
     size_t n_blocks;
@@ -195,6 +198,8 @@ typedef struct mono_spd {
 /* SEAM_ERROR (logged) when the blocks do not fit F or the sigmas differ. */
 seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
                            const mono_solve_opts *opts, const seam_host *host);
+/* y = (A + sum over eliminated blocks of G S^-1 G^T on the pressures) x: the SPD operator. */
+void mono_spd_apply(const mono_spd *spd, const double *x, double *y);
 /* p (n) and v (the blocks' unknowns, concatenated) from the SPD solution y. */
 void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const double *y, double *p, double *v);
 void mono_spd_free(mono_spd *spd);

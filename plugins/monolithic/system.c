@@ -62,15 +62,15 @@ static int dense_spd_inverse(const seam_csr *S, double *inv)
     return 0;
 }
 
-static seam_csr *dense_to_csr(size_t m, const double *X)
+/* y = X x for a dense m x m X. */
+static void dense_mul(size_t m, const double *X, const double *x, double *y)
 {
-    seam_triplets *t = seam_triplets_new(m, m, m * m);
-    for (size_t i = 0; i < m; i++)
+    for (size_t i = 0; i < m; i++) {
+        double s = 0.0;
         for (size_t j = 0; j < m; j++)
-            seam_triplets_add(t, i, j, X[i * m + j]);
-    seam_csr *C = seam_csr_from_triplets(t);
-    seam_triplets_destroy(&t);
-    return C;
+            s += X[i * m + j] * x[j];
+        y[i] = s;
+    }
 }
 
 seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
@@ -176,16 +176,12 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
                           b);
                 st = SEAM_ERROR;
             } else if (n > 0) {
-                seam_csr *Si = dense_to_csr(m, spd->S_inv[b]);
-                seam_csr *GS = seam_csr_matmul(G, NULL, Si), *GSG = seam_csr_matmul(GS, NULL, Gt);
-                add_scaled(t, GSG, 1.0, 0, 0);
-                double *Gz = malloc(n * sizeof *Gz);
-                seam_csr_mul(GS, blk->r, Gz);
+                double *Sr = malloc(m * sizeof *Sr), *Gz = malloc(n * sizeof *Gz);
+                dense_mul(m, spd->S_inv[b], blk->r, Sr);
+                seam_csr_mul(G, Sr, Gz);
                 seam_axpy(n, -1.0, Gz, c);
+                free(Sr);
                 free(Gz);
-                seam_csr_destroy(&Si);
-                seam_csr_destroy(&GS);
-                seam_csr_destroy(&GSG);
             }
         }
         free(Z1r);
@@ -223,6 +219,29 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
     return st;
 }
 
+void mono_spd_apply(const mono_spd *spd, const double *x, double *y)
+{
+    seam_csr_mul(spd->A, x, y);
+    if (spd->n == 0)
+        return;
+    for (size_t b = 0; b < spd->n_blocks; b++) {
+        if (!spd->S_inv[b])
+            continue;
+        /* y_p += G S^-1 G^T x_p */
+        const seam_csr *G = spd->G[b];
+        size_t m = G->cols;
+        double *g = malloc(2 * m * sizeof *g), *h = g + m;
+        seam_csr_mul_t(G, x, g);
+        dense_mul(m, spd->S_inv[b], g, h);
+        for (size_t i = 0; i < G->rows; i++)
+            for (int64_t k = G->row_ptr[i]; k < G->row_ptr[i + 1]; k++)
+                y[i] += G->val[k] * h[G->col[k]];
+        free(g);
+    }
+}
+
+static void spd_apply(void *ctx, const double *x, double *y) { mono_spd_apply(ctx, x, y); }
+
 void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const double *y, double *p, double *v)
 {
     size_t n = spd->n, off = 0;
@@ -243,12 +262,7 @@ void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const doubl
                 memset(g, 0, m * sizeof *g);
             for (size_t i = 0; i < m; i++)
                 g[i] += blk->r[i];
-            for (size_t i = 0; i < m; i++) {
-                double s = 0.0;
-                for (size_t j = 0; j < m; j++)
-                    s += spd->S_inv[b][i * m + j] * g[j];
-                v[off + i] = s;
-            }
+            dense_mul(m, spd->S_inv[b], g, v + off);
             free(g);
         }
         off += m;
@@ -268,7 +282,7 @@ seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_b
     mono_solve_stats s = {0, 0.0, spd.A->nnz};
     if (spd.size > 0 && cn > 0.0) {
         seam_ichol *L = seam_ichol_new(spd.A);
-        seam_linop Aop = seam_csr_linop(spd.A), Mop = seam_ichol_linop(L);
+        seam_linop Aop = {spd.size, spd_apply, &spd}, Mop = seam_ichol_linop(L);
         seam_krylov_opts ko = {opts->tol, 0.0, opts->max_iter > 0 ? opts->max_iter : (int)spd.size + 100, 0};
         seam_krylov_stats ks = {0};
         seam_pcg(&Aop, &Mop, spd.c, y, &ko, &ks);

@@ -472,6 +472,30 @@ static void check_algebra(int d)
                     assert_true(fabs(*aji - spd.A->val[k]) <= 1e-13 * amax);
                 }
             assert_int_equal(dense_cholesky(spd.A, spd.size), 0);
+            /* The whole operator, the rigid body's G S^-1 G^T included: symmetric positive definite. */
+            size_t N = spd.size;
+            double *Op = malloc(N * N * sizeof *Op), *e = calloc(N, sizeof *e), *col = malloc(N * sizeof *col);
+            for (size_t j = 0; j < N; j++) {
+                e[j] = 1.0;
+                mono_spd_apply(&spd, e, col);
+                e[j] = 0.0;
+                for (size_t i = 0; i < N; i++)
+                    Op[i * N + j] = col[i];
+            }
+            double *Ad = calloc(N * N, sizeof *Ad);
+            csr_to_dense(spd.A, Ad, N, 0, 0, 1.0);
+            double rigid = 0.0;
+            for (size_t i = 0; i < N; i++)
+                for (size_t j = 0; j < N; j++) {
+                    assert_true(fabs(Op[i * N + j] - Op[j * N + i]) <= 1e-13 * amax);
+                    rigid = fmax(rigid, fabs(Op[i * N + j] - Ad[i * N + j]));
+                }
+            assert_true(rigid > 1e-6 * amax);   /* the rigid body does take part */
+            assert_int_equal(LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)N, Op, (lapack_int)N), 0);
+            free(Op);
+            free(Ad);
+            free(e);
+            free(col);
             if (alphas[ai] > 0)
                 assert_float_equal(spd.alpha, 1e-3, 0.0);
             else
