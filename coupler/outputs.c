@@ -35,6 +35,12 @@ static void silent(void *ctx, seam_log_level level, const char *who, const char 
     (void)ctx, (void)level, (void)who, (void)message;
 }
 
+/* Who draws the pictures: the fluid, or a coupled plugin (its fluid's fields). */
+static participant *field_source(seam_sim *sim)
+{
+    return sim->fluid ? sim->fluid : sim->coupled;
+}
+
 /* Whether the fluid offers a 2D level set (a liquid's); asked without a message when it does not. */
 static bool fluid_has_level_set(seam_sim *sim)
 {
@@ -42,7 +48,8 @@ static bool fluid_has_level_set(seam_sim *sim)
     int errors = sim->errors;
     sim->opts.log = silent;
     seam_raster r;
-    bool has = sim->fluid->p->field(sim->fluid->self, "level_set", &r) == SEAM_OK && r.nz == 1 && r.data;
+    participant *fl = field_source(sim);
+    bool has = fl->p->field(fl->self, "level_set", &r) == SEAM_OK && r.nz == 1 && r.data;
     sim->opts.log = log;
     sim->errors = errors;
     return has;
@@ -56,11 +63,12 @@ bool outputs_check_picture(seam_sim *sim)
         return true;
     const char *why = NULL;
     seam_raster r;
-    if (!sim->fluid || !sim->fluid->p->field)
+    participant *fl = field_source(sim);
+    if (!fl || !fl->p->field)
         why = "the fluid plugin offers no fields";
     else if (sim->in.dim != 2)
         why = "pictures are drawn for 2D interfaces only";
-    else if (sim->fluid->p->field(sim->fluid->self, o->picture_field, &r) != SEAM_OK || r.nz != 1)
+    else if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK || r.nz != 1)
         why = "the fluid has no 2D field of that name";
     if (!why) {
         o->has_surface = o->picture_surface && fluid_has_level_set(sim);
@@ -101,7 +109,7 @@ static void write_interface_row(seam_sim *sim, long step, double t)
 
 static seam_status write_picture(seam_sim *sim, double t)
 {
-    participant *fl = sim->fluid;
+    participant *fl = field_source(sim);
     sim_outputs *o = &sim->out;
     seam_raster r, phi;
     if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK) {
@@ -213,7 +221,7 @@ seam_status outputs_open(seam_sim *sim)
                                                     "step,time,region,p0,delta_p0,volume_error\n")))
             return SEAM_ERROR;
     }
-    if (o->interface && !sim->coupled) {
+    if (o->interface && sim->in.n_points) {
         if (!(o->interface_csv = open_csv(sim, csv_names[SIM_CSV_INTERFACE], "step,t")))
             return SEAM_ERROR;
         for (size_t i = 0; i < sim->in.n_points; i++)
@@ -321,7 +329,7 @@ static bool csv_wanted(const seam_sim *sim, int i)
     switch (i) {
     case SIM_CSV_STATS:
     case SIM_CSV_RESIDUALS: return o->stats;
-    case SIM_CSV_INTERFACE: return o->interface && !sim->coupled;
+    case SIM_CSV_INTERFACE: return o->interface && sim->in.n_points;
     default: return o->stats && sim->bpp;
     }
 }

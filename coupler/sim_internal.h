@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "bpp.h"
 #include "convergence.h"
 #include "outputs.h"
@@ -34,6 +36,8 @@ typedef struct participant {
     char *output_dir;
     size_t offset, n_points; /* its slice of the concatenated interface (solids) */
     seam_participant_stats stats;
+    json_t *config;          /* the object handed to create when the coupler built it (scheme
+                                "monolithic": the scene's fluid and solids), NULL: the scene's own */
 } participant;
 
 /* The concatenated interface of all solids, and its history. */
@@ -84,6 +88,7 @@ struct seam_sim {
     bool fail_unconverged;
     int predictor;
     const sim_stepper *stepper;
+    bool monolithic;         /* scheme "monolithic": the fluid and solids run as one coupled plugin */
     /* participants: fluid (or coupled) first, then the solids */
     participant *parts;
     size_t n_parts;
@@ -117,6 +122,10 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root);
 /* participant.c */
 void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, seam_role role, participant *pt);
 bool participant_create(seam_sim *sim, participant *pt);
+/* Scheme "monolithic": the scene's fluid and solids (and coupling's keys
+ * monolithic_keys) as one participant of the built-in plugin "monolithic". */
+void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt);
+extern const char *const monolithic_keys[];
 void participant_free(participant *pt);
 seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out);
 /* Log the failure of a call (what: "solve", "regions", ...) with the

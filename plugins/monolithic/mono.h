@@ -17,9 +17,9 @@
  *
  *   [ B     G  ] [p]   [ E u*  ]        B  = (dt/rho) cut-cell Laplacian (4.39)
  *   [ G^T  -S  ] [v] = [ -r    ]        S  = M/dt + D + dt K  (3.55)
- *                                       r  = M v* / dt - K x* + b + f
+ *                                       r  = M v~ / dt - K x~ + b + f  (v~, x~: v*, x* of 3.55)
  *
- * with G = G_nodes T for the solids' unknowns v. */
+ * with G = G_nodes T for the solids' unknowns v (v~ and x~ are Zarifi's v* and x*). */
 #ifndef MONOLITHIC_MONO_H
 #define MONOLITHIC_MONO_H
 
@@ -106,12 +106,9 @@ typedef struct mono_block {
     size_t m;                /* unknowns: dim per free node (FEM), 3 (2D) or 6 (3D) per rigid body */
     seam_csr *S;             /* m x m, SPD: M/dt + D + dt K (3.55); M~/dt for a rigid body (5.32) */
     double *Zdiag;           /* m: Z1 of (5.31) when diagonal (FEM: sigma (1/dt + tau_M) M), else NULL */
-    double *r;               /* m: M v* / dt - K x* + b + f (3.55) */
+    double *r;               /* m: M v~ / dt - K x~ + b + f (3.55; v~, x~ are its v*, x*) */
     seam_csr *T;             /* (dim n_nodes) x m: the boundary nodes' velocities from the unknowns
                                 (rows of nodes not on this solid, and of fixed nodes, are empty) */
-    double *u_fixed;         /* dim n_nodes: the prescribed velocities of this solid's fixed boundary
-                                nodes (0 elsewhere), so the boundary velocities are T v + u_fixed; NULL
-                                when none moves. mono_solve moves G_nodes u_fixed to the fluid's side. */
     double sigma;            /* the sigma Zdiag was built with (0 when Zdiag is NULL) */
     size_t n_fem_nodes;      /* FEM: the solid's nodes; 0 for rigid bodies */
     int32_t *unknown;        /* FEM, per node: its first unknown (dim in a row), or -1 when fixed */
@@ -138,27 +135,20 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
  * fixed nodes take their prescribed velocity. */
 void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt);
 
-/* A rigid body (Zarifi 5.32): unknowns (V, omega), 2 + 1 in 2D (omega about
- * z), 3 + 3 in 3D. inertia is about the centre of mass in the world frame
- * (2D: one value, kg m^2 per unit depth; 3D: 3 x 3 row-major, symmetric
- * positive definite). force and torque are the external loads (may be NULL).
- * v* = V + dt (g + force / mass), omega* = omega + dt I^-1 (torque - omega x
- * I omega) (the gyroscopic term explicit); S = M~/dt with M~ = diag(mass,
- * inertia), r = M~ (V*, omega*)/dt, Zdiag = NULL (the Schur form of 5.32).
- * Its boundary nodes are offset .. offset + n_bnd - 1 of n_nodes, at x_bnd
- * (dim each); T = J: v_node = V + omega x (x_node - centre). */
-typedef struct mono_rigid {
-    int dim;
-    double mass;             /* kg (kg per unit depth in 2D) */
-    double inertia[9];
-    double centre[3];        /* of mass, world frame (m) */
-    double V[3], omega[3];   /* committed velocity and angular velocity (omega[0] in 2D) */
-    double force[3], torque[3];   /* external loads (torque[0] in 2D) */
-    double gravity[3];       /* m/s^2 */
-} mono_rigid;
+/* ---------------------------------------------------------------- rigid.c */
 
-seam_status mono_rigid_block(mono_block *blk, const mono_rigid *body, double dt, size_t n_bnd, const double *x_bnd,
-                             size_t offset, size_t n_nodes, const seam_host *host);
+/* The block of a rigid solid reached through its plugin table P (solid_rigid:
+ * mobility and solve): n_pts interface points of dimension dim, the boundary
+ * nodes first .. first + n_pts - 1 of n_nodes, at most max_rank independent
+ * motions (3 per body in 2D, 6 in 3D). The part of its free velocities that
+ * no motion of the block reaches (prescribed motion) is added to v_perp
+ * (dim per boundary node): the caller moves its flux, G v_perp, to the right-hand side. */
+seam_status mono_rigid_block(mono_block *blk, const seam_plugin *P, void *solid, const seam_step *step,
+                             size_t n_pts, int dim, int max_rank, size_t first, size_t n_nodes, double *v_perp,
+                             const seam_host *host);
+/* Its step under the pressure loads F (dim per point, N or N/m): its own solve. */
+seam_status mono_rigid_advance(const seam_plugin *P, void *solid, const seam_step *step, size_t n_pts, int dim,
+                               const double *F);
 
 /* ---------------------------------------------------------------- system.c */
 

@@ -1,6 +1,6 @@
-/* The solid blocks of Zarifi's coupled projection (Zarifi 2017, ch. 3 and
- * 5.2.3; ../shared/specs/monolithic-sph-fem.md 1.1, 1.5): corotated linear
- * FEM with the rotations held over the step, and rigid bodies. */
+/* The FEM blocks of Zarifi's coupled projection (Zarifi 2017, ch. 3;
+ * ../shared/specs/monolithic-sph-fem.md 1.1): corotated linear elasticity
+ * with the rotations held over the step. Rigid blocks are in rigid.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,6 @@ void mono_block_free(mono_block *blk)
     seam_csr_destroy(&blk->T);
     free(blk->Zdiag);
     free(blk->r);
-    free(blk->u_fixed);
     free(blk->unknown);
     memset(blk, 0, sizeof *blk);
 }
@@ -249,19 +248,9 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
     for (size_t p = 0; p < f->n_iface; p++) {
         int32_t node = f->iface_node[p], u = blk->unknown[node];
         size_t row = (offset + p) * (size_t)d;
-        if (u >= 0) {
+        if (u >= 0)   /* fixed nodes' rows stay empty: the caller knows their flux */
             for (int k = 0; k < d; k++)
                 seam_triplets_add(tt, row + (size_t)k, (size_t)u + (size_t)k, 1.0);
-            continue;
-        }
-        for (int k = 0; k < d; k++) {
-            double vf = f->v_fixed[node * d + k];
-            if (vf == 0.0)
-                continue;
-            if (!blk->u_fixed)
-                blk->u_fixed = calloc(n_nodes * (size_t)d, sizeof *blk->u_fixed);
-            blk->u_fixed[row + (size_t)k] = vf;
-        }
     }
     blk->T = seam_csr_from_triplets(tt);
     seam_triplets_destroy(&tt);
@@ -284,90 +273,4 @@ void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt)
     memcpy(f->v_new, f->v, nd * sizeof *f->v);
     f->steps++;
     f->have_solve = 0;
-}
-
-/* ---- rigid bodies (5.32) --------------------------------------------------- */
-
-seam_status mono_rigid_block(mono_block *blk, const mono_rigid *body, double dt, size_t n_bnd, const double *x_bnd,
-                             size_t offset, size_t n_nodes, const seam_host *host)
-{
-    memset(blk, 0, sizeof *blk);
-    int d = body->dim;
-    if (d != 2 && d != 3) {
-        seam_logf(host, SEAM_LOG_ERROR, "monolithic: rigid body with dim %d (2 or 3)", d);
-        return SEAM_ERROR;
-    }
-    size_t m = d == 2 ? 3 : 6, na = d == 2 ? 1 : 3;
-    double I[9] = {0}, eig[3], Q[9];
-    if (d == 2)
-        I[0] = body->inertia[0];
-    else
-        memcpy(I, body->inertia, sizeof I);
-    int spd = 1;
-    for (size_t i = 0; i < na; i++)
-        for (size_t j = 0; j < i; j++)
-            spd &= fabs(I[i * na + j] - I[j * na + i]) <= 1e-12 * (fabs(I[i * na + i]) + fabs(I[j * na + j]));
-    spd = spd && seam_sym_eig((int)na, I, eig, Q) == 0 && eig[na - 1] > 0.0;
-    if (!(body->mass > 0.0) || !spd || !(dt > 0.0)) {
-        seam_logf(host, SEAM_LOG_ERROR,
-                  "monolithic: rigid body needs mass > 0, a symmetric positive definite inertia and dt > 0 "
-                  "(mass %g, dt %g)",
-                  body->mass, dt);
-        return SEAM_ERROR;
-    }
-    if (offset + n_bnd > n_nodes) {
-        seam_logf(host, SEAM_LOG_ERROR,
-                  "monolithic: the rigid body's %zu boundary nodes at offset %zu overrun the %zu boundary nodes", n_bnd,
-                  offset, n_nodes);
-        return SEAM_ERROR;
-    }
-    blk->m = m;
-    blk->r = calloc(m, sizeof *blk->r);
-    seam_triplets *t = seam_triplets_new(m, m, m * m);
-    /* S = M~/dt, r = M~ (V*, omega*)/dt (5.32). */
-    for (int k = 0; k < d; k++) {
-        seam_triplets_add(t, (size_t)k, (size_t)k, body->mass / dt);
-        blk->r[k] = body->mass * body->V[k] / dt + body->mass * body->gravity[k] + body->force[k];
-    }
-    double Iw[3] = {0, 0, 0}, gyro[3] = {0, 0, 0};
-    for (size_t i = 0; i < na; i++)
-        for (size_t j = 0; j < na; j++)
-            Iw[i] += I[i * na + j] * body->omega[j];
-    if (d == 3) {
-        const double *w = body->omega;
-        gyro[0] = w[1] * Iw[2] - w[2] * Iw[1];
-        gyro[1] = w[2] * Iw[0] - w[0] * Iw[2];
-        gyro[2] = w[0] * Iw[1] - w[1] * Iw[0];
-    }
-    for (size_t i = 0; i < na; i++) {
-        for (size_t j = 0; j < na; j++)
-            seam_triplets_add(t, (size_t)d + i, (size_t)d + j, I[i * na + j] / dt);
-        blk->r[(size_t)d + i] = Iw[i] / dt + body->torque[i] - gyro[i];
-    }
-    blk->S = seam_csr_from_triplets(t);
-    seam_triplets_destroy(&t);
-    /* T = J: v_node = V + omega x (x_node - c). */
-    seam_triplets *tt = seam_triplets_new(n_nodes * (size_t)d, m, n_bnd * (size_t)d * 4);
-    for (size_t p = 0; p < n_bnd; p++) {
-        size_t row = (offset + p) * (size_t)d;
-        double rr[3] = {0, 0, 0};
-        for (int k = 0; k < d; k++) {
-            rr[k] = x_bnd[p * (size_t)d + (size_t)k] - body->centre[k];
-            seam_triplets_add(tt, row + (size_t)k, (size_t)k, 1.0);
-        }
-        if (d == 2) {
-            seam_triplets_add(tt, row, 2, -rr[1]);
-            seam_triplets_add(tt, row + 1, 2, rr[0]);
-        } else {
-            seam_triplets_add(tt, row, 4, rr[2]);
-            seam_triplets_add(tt, row, 5, -rr[1]);
-            seam_triplets_add(tt, row + 1, 3, -rr[2]);
-            seam_triplets_add(tt, row + 1, 5, rr[0]);
-            seam_triplets_add(tt, row + 2, 3, rr[1]);
-            seam_triplets_add(tt, row + 2, 4, -rr[0]);
-        }
-    }
-    blk->T = seam_csr_from_triplets(tt);
-    seam_triplets_destroy(&tt);
-    return SEAM_OK;
 }

@@ -104,18 +104,10 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
         size += blk->Zdiag ? blk->m : 0;
     }
     spd->size = size;
-    /* c1 = E u* - G_nodes u_fixed + G Z1^-1 w with w = -r (5.25-5.26). */
+    /* c1 = E u* + G Z1^-1 w with w = -r (5.25-5.26). */
     double *c = calloc(size ? size : 1, sizeof *c);
-    if (n > 0) {
+    if (n > 0)
         memcpy(c, F->Eu, n * sizeof *c);
-        for (size_t b = 0; b < n_blocks; b++)
-            if (blocks[b].u_fixed) {
-                double *Gu = malloc(n * sizeof *Gu);
-                seam_csr_mul(F->G, blocks[b].u_fixed, Gu);
-                seam_axpy(n, -1.0, Gu, c);
-                free(Gu);
-            }
-    }
     seam_triplets *t = seam_triplets_new(size, size, (n > 0 ? F->B->nnz : 0) + 16 * size);
     if (n > 0)
         add_scaled(t, F->B, 1.0, 0, 0);
