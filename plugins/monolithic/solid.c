@@ -134,6 +134,45 @@ seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b)
 
 /* ---- the FEM block ------------------------------------------------------- */
 
+/* S's pattern, zeroed: solid_fem's stiffness pattern (every pair of nodes
+ * sharing an element, diagonal included) on the free nodes' unknowns, whose
+ * order follows the nodes' so each row stays sorted. */
+static seam_csr *free_pattern(const fem *f, const int32_t *unknown, size_t m)
+{
+    int d = f->d;
+    const seam_csr *K = f->K;
+    seam_csr *S = calloc(1, sizeof *S);
+    S->rows = S->cols = m;
+    S->row_ptr = calloc(m + 1, sizeof *S->row_ptr);
+    size_t nnz = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        nnz = 0;
+        for (size_t r = 0; r < K->rows; r++) {
+            int32_t ur = unknown[r / (size_t)d];
+            if (ur < 0)
+                continue;
+            size_t row = (size_t)ur + r % (size_t)d;
+            for (int64_t k = K->row_ptr[r]; k < K->row_ptr[r + 1]; k++) {
+                int32_t uc = unknown[K->col[k] / d];
+                if (uc < 0)
+                    continue;
+                if (pass == 1) {
+                    S->col[nnz] = uc + K->col[k] % d;
+                    S->val[nnz] = 0.0;
+                }
+                nnz++;
+            }
+            S->row_ptr[row + 1] = (int64_t)nnz;
+        }
+        if (pass == 0) {
+            S->col = malloc((nnz ? nnz : 1) * sizeof *S->col);
+            S->val = malloc((nnz ? nnz : 1) * sizeof *S->val);
+        }
+    }
+    S->nnz = nnz;
+    return S;
+}
+
 /* Refuse what the block cannot represent, naming the body. */
 static int fem_supported(const fem *f, const seam_host *host)
 {
@@ -197,7 +236,7 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
     /* Elastic forces b - K x* at the committed state, and S = M/dt + D + dt K
      * with D = alpha M + beta K (3.50, 3.55); fixed nodes' velocities move to r. */
     double *fe = calloc(nd ? nd : 1, sizeof *fe), Ke[144], be[12];
-    seam_triplets *t = seam_triplets_new(m, m, f->n_elems * (size_t)(m_e * m_e) + m);
+    blk->S = free_pattern(f, blk->unknown, m);
     for (size_t q = 0; q < f->n_elems; q++) {
         const fem_elem *e = &f->elems[q];
         double kscale = dt + f->bodies[e->body].beta;
@@ -218,7 +257,7 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
                     for (int k = 0; k < d; k++) {
                         double S_ac = kscale * Ke[(a * d + i) * m_e + c * d + k];
                         if (uc >= 0)
-                            seam_triplets_add(t, (size_t)ua + (size_t)i, (size_t)uc + (size_t)k, S_ac);
+                            *seam_csr_at(blk->S, (size_t)ua + (size_t)i, (size_t)uc + (size_t)k) += S_ac;
                         else
                             blk->r[ua + i] -= S_ac * f->v_fixed[e->n[c] * d + k];
                     }
@@ -234,13 +273,11 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
         double mass = f->mass[i], rate = 1.0 / dt + b->alpha;
         for (int k = 0; k < d; k++) {
             size_t dof = i * (size_t)d + (size_t)k;
-            seam_triplets_add(t, (size_t)u + (size_t)k, (size_t)u + (size_t)k, rate * mass);
+            *seam_csr_at(blk->S, (size_t)u + (size_t)k, (size_t)u + (size_t)k) += rate * mass;
             blk->r[u + k] += mass * f->v[dof] / dt + mass * f->gravity[k] + (f_ext ? f_ext[dof] : 0.0) + fe[dof];
             blk->Zdiag[u + k] = sigma * rate * mass;   /* Z1 (5.31) */
         }
     }
-    blk->S = seam_csr_from_triplets(t);
-    seam_triplets_destroy(&t);
     free(fe);
     free(body_of);
     /* T: interface point p is boundary node offset + p. */

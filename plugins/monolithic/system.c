@@ -29,14 +29,6 @@ void mono_spd_free(mono_spd *spd)
     memset(spd, 0, sizeof *spd);
 }
 
-/* Add alpha X into t at (r0, c0). */
-static void add_scaled(seam_triplets *t, const seam_csr *X, double alpha, size_t r0, size_t c0)
-{
-    for (size_t i = 0; i < X->rows; i++)
-        for (int64_t k = X->row_ptr[i]; k < X->row_ptr[i + 1]; k++)
-            seam_triplets_add(t, r0 + i, c0 + (size_t)X->col[k], alpha * X->val[k]);
-}
-
 static seam_csr *empty(size_t rows, size_t cols)
 {
     seam_triplets *t = seam_triplets_new(rows, cols, 1);
@@ -71,6 +63,75 @@ static void dense_mul(size_t m, const double *X, const double *x, double *y)
             s += X[i * m + j] * x[j];
         y[i] = s;
     }
+}
+
+/* One term of the SPD matrix: scale X placed at rows r0.., columns c0... */
+typedef struct piece {
+    seam_csr *X;
+    double scale;
+    size_t r0, c0;
+    int alpha_pow;           /* the power of alpha (5.36) that scales it: 0, 1 or 2 */
+} piece;
+
+/* The sum of the pieces as one size x size matrix, row by row (a dense
+ * accumulator per row, sorted columns): no triplet list of every product term. */
+static seam_csr *assemble(size_t size, const piece *pc, size_t np)
+{
+    seam_csr *A = calloc(1, sizeof *A);
+    A->rows = A->cols = size;
+    A->row_ptr = calloc(size + 1, sizeof *A->row_ptr);
+    size_t cap = 1, nnz = 0;
+    for (size_t q = 0; q < np; q++)
+        cap += pc[q].X->nnz;
+    A->col = malloc(cap * sizeof *A->col);
+    A->val = malloc(cap * sizeof *A->val);
+    int64_t *slot = malloc((size ? size : 1) * sizeof *slot);
+    for (size_t c = 0; c < size; c++)
+        slot[c] = -1;
+    for (size_t i = 0; i < size; i++) {
+        size_t first = nnz;
+        for (size_t q = 0; q < np; q++) {
+            const seam_csr *X = pc[q].X;
+            if (i < pc[q].r0 || i >= pc[q].r0 + X->rows)
+                continue;
+            size_t xr = i - pc[q].r0;
+            for (int64_t k = X->row_ptr[xr]; k < X->row_ptr[xr + 1]; k++) {
+                size_t c = pc[q].c0 + (size_t)X->col[k];
+                double v = pc[q].scale * X->val[k];
+                if (slot[c] >= 0) {
+                    A->val[slot[c]] += v;
+                } else {
+                    slot[c] = (int64_t)nnz;
+                    A->col[nnz] = (int64_t)c;
+                    A->val[nnz++] = v;
+                }
+            }
+        }
+        for (size_t k = first; k < nnz; k++)
+            slot[A->col[k]] = -1;
+        for (size_t a = first + 1; a < nnz; a++) {   /* rows are a few hundred entries at most */
+            int64_t c = A->col[a];
+            double v = A->val[a];
+            size_t b = a;
+            while (b > first && A->col[b - 1] > c) {
+                A->col[b] = A->col[b - 1];
+                A->val[b] = A->val[b - 1];
+                b--;
+            }
+            A->col[b] = c;
+            A->val[b] = v;
+        }
+        A->row_ptr[i + 1] = (int64_t)nnz;
+    }
+    A->nnz = nnz;
+    free(slot);
+    return A;
+}
+
+static void negate(seam_csr *X)
+{
+    for (size_t k = 0; k < X->nnz; k++)
+        X->val[k] = -X->val[k];
 }
 
 seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
@@ -108,41 +169,38 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
     double *c = calloc(size ? size : 1, sizeof *c);
     if (n > 0)
         memcpy(c, F->Eu, n * sizeof *c);
-    seam_triplets *t = seam_triplets_new(size, size, (n > 0 ? F->B->nnz : 0) + 16 * size);
+    /* The pieces: B; per kept block G Z1^-1 G^T (5.27), A12, A21 (5.28-5.29),
+     * Z2 and Z2 Z1^-1 Z2 (5.30); scales set once alpha is known. */
+    piece *pc = calloc(1 + 5 * n_blocks, sizeof *pc);
+    size_t np = 0;
     if (n > 0)
-        add_scaled(t, F->B, 1.0, 0, 0);
-    /* The kept blocks' parts, unscaled: A12 and A21 (5.28-5.29), A22 (5.30), c2. */
-    seam_csr **A12 = calloc(n_blocks ? n_blocks : 1, sizeof *A12), **A21 = calloc(n_blocks ? n_blocks : 1, sizeof *A21),
-             **A22 = calloc(n_blocks ? n_blocks : 1, sizeof *A22);
+        pc[np++] = (piece){F->B, 1.0, 0, 0, 0};
+    size_t owned_from = np;
     seam_status st = SEAM_OK;
     for (size_t b = 0; b < n_blocks && st == SEAM_OK; b++) {
         const mono_block *blk = &blocks[b];
         size_t m = blk->m;
         spd->G[b] = n > 0 ? seam_csr_matmul(F->G, NULL, blk->T) : empty(0, m);
-        seam_csr *G = spd->G[b], *Gt = seam_csr_transpose(G);
-        double *Z1r = malloc((m ? m : 1) * sizeof *Z1r), *tmp = malloc((m ? m : 1) * sizeof *tmp);
+        seam_csr *G = spd->G[b];
         if (blk->Zdiag) {
+            size_t at = spd->at[b];
+            double *Z1r = malloc((m ? m : 1) * sizeof *Z1r), *tmp = malloc((m ? m : 1) * sizeof *tmp);
             for (size_t i = 0; i < m; i++)
                 Z1r[i] = 1.0 / blk->Zdiag[i];
-            seam_csr *Z2 = seam_csr_transpose(blk->S);   /* S is symmetric: a copy */
+            seam_csr *Z2 = seam_csr_transpose(blk->S), *Gt = seam_csr_transpose(G);   /* S symmetric: a copy */
             for (size_t i = 0; i < m; i++) {
                 double *s = seam_csr_at(Z2, i, i);
                 if (s)
                     *s -= blk->Zdiag[i];   /* Z2 = S - Z1 (5.31) */
             }
-            seam_csr *GZG = seam_csr_matmul(G, Z1r, Gt);   /* A11 = B + G Z1^-1 G^T (5.27) */
-            add_scaled(t, GZG, 1.0, 0, 0);
-            seam_csr_destroy(&GZG);
-            seam_csr *X = seam_csr_matmul(G, Z1r, Z2);
-            A12[b] = X;
-            for (size_t k = 0; k < X->nnz; k++)
-                X->val[k] = -X->val[k];
-            X = seam_csr_matmul(Z2, Z1r, Gt);
-            A21[b] = X;
-            for (size_t k = 0; k < X->nnz; k++)
-                X->val[k] = -X->val[k];
-            A22[b] = seam_csr_matmul(Z2, Z1r, Z2);   /* + Z2 below */
-            seam_csr *Z2c = Z2;
+            seam_csr *A12 = seam_csr_matmul(G, Z1r, Z2), *A21 = seam_csr_matmul(Z2, Z1r, Gt);
+            negate(A12);
+            negate(A21);
+            pc[np++] = (piece){seam_csr_matmul(G, Z1r, Gt), 1.0, 0, 0, 0};
+            pc[np++] = (piece){A12, 1.0, 0, at, 1};
+            pc[np++] = (piece){A21, 1.0, at, 0, 1};
+            pc[np++] = (piece){seam_csr_matmul(Z2, Z1r, Z2), 1.0, at, at, 2};
+            pc[np++] = (piece){Z2, 1.0, at, at, 2};
             for (size_t i = 0; i < m; i++)
                 tmp[i] = Z1r[i] * blk->r[i];
             if (n > 0) {
@@ -151,17 +209,12 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
                 seam_axpy(n, -1.0, Gz, c);
                 free(Gz);
             }
-            seam_csr_mul(Z2c, tmp, c + spd->at[b]);   /* c2 = -Z2 Z1^-1 w */
-            /* A22 = Z2 + Z2 Z1^-1 Z2: fold Z2 in through its triplets later. */
-            seam_triplets *tz = seam_triplets_new(m, m, A22[b]->nnz + Z2c->nnz);
-            add_scaled(tz, A22[b], 1.0, 0, 0);
-            add_scaled(tz, Z2c, 1.0, 0, 0);
-            seam_csr_destroy(&A22[b]);
-            A22[b] = seam_csr_from_triplets(tz);
-            seam_triplets_destroy(&tz);
-            seam_csr_destroy(&Z2c);
+            seam_csr_mul(Z2, tmp, c + at);   /* c2 = -Z2 Z1^-1 w */
+            seam_csr_destroy(&Gt);
+            free(Z1r);
+            free(tmp);
         } else {
-            /* Z1 = S, Z2 = 0: A11 += G S^-1 G^T, c1 -= G S^-1 r (5.32). */
+            /* Z1 = S, Z2 = 0: A11 += G S^-1 G^T (applied as a product), c1 -= G S^-1 r (5.32). */
             spd->S_inv[b] = malloc((m ? m * m : 1) * sizeof *spd->S_inv[b]);
             if (dense_spd_inverse(blk->S, spd->S_inv[b]) != 0) {
                 seam_logf(host, SEAM_LOG_ERROR, "monolithic: the mass matrix of rigid block %zu is not positive definite",
@@ -176,36 +229,23 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
                 free(Gz);
             }
         }
-        free(Z1r);
-        free(tmp);
-        seam_csr_destroy(&Gt);
     }
     if (st == SEAM_OK) {
-        /* alpha (5.36): given, or |c1| / |c2|. */
+        /* alpha (5.36): given, or |c1| / |c2|; y = [p; v / alpha]. */
         double n1 = seam_norm2(n, c), n2 = seam_norm2(size - n, c + n);
         spd->alpha = opts->alpha > 0.0 ? opts->alpha : (n1 > 0.0 && n2 > 0.0 ? n1 / n2 : 1.0);
         for (size_t i = n; i < size; i++)
             c[i] *= spd->alpha;
-        for (size_t b = 0; b < n_blocks; b++)
-            if (A22[b]) {
-                add_scaled(t, A12[b], spd->alpha, 0, spd->at[b]);
-                add_scaled(t, A21[b], spd->alpha, spd->at[b], 0);
-                add_scaled(t, A22[b], spd->alpha * spd->alpha, spd->at[b], spd->at[b]);
-            }
-        spd->A = seam_csr_from_triplets(t);
+        for (size_t q = owned_from; q < np; q++)
+            pc[q].scale = pc[q].alpha_pow == 0 ? 1.0 : pc[q].alpha_pow == 1 ? spd->alpha : spd->alpha * spd->alpha;
+        spd->A = assemble(size, pc, np);
         spd->c = c;
     } else {
         free(c);
     }
-    for (size_t b = 0; b < n_blocks; b++) {
-        seam_csr_destroy(&A12[b]);
-        seam_csr_destroy(&A21[b]);
-        seam_csr_destroy(&A22[b]);
-    }
-    free(A12);
-    free(A21);
-    free(A22);
-    seam_triplets_destroy(&t);
+    for (size_t q = owned_from; q < np; q++)
+        seam_csr_destroy(&pc[q].X);
+    free(pc);
     if (st != SEAM_OK)
         mono_spd_free(spd);
     return st;
