@@ -65,6 +65,36 @@ static seam_csr *random_sparse(size_t rows, size_t cols, unsigned *seed, double 
     return A;
 }
 
+/* Long rows (sorted by qsort, not insertion) with many duplicates per entry,
+ * in scrambled order: summed, sorted, explicit zeros kept. */
+static void test_triplets_long_rows(void **state)
+{
+    (void)state;
+    enum { R = 3, C = 200 };
+    double want[R][C] = {{0}};
+    seam_triplets *t = seam_triplets_new(R, C, 8);   /* grows */
+    for (int rep = 0; rep < 5; rep++)
+        for (int k = 0; k < C; k++) {
+            int c = (k * 37 + rep * 11) % C;   /* a permutation of the columns */
+            for (int r = 0; r < R; r++) {
+                double v = r == 1 && c % 4 == 0 ? 0.0 : (double)(rep + 1) * (c + 1) * (r + 1);
+                seam_triplets_add(t, (size_t)r, (size_t)c, v);
+                want[r][c] += v;
+            }
+        }
+    seam_csr *A = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    assert_int_equal(A->nnz, R * C);
+    for (size_t r = 0; r < R; r++) {
+        assert_int_equal(A->row_ptr[r + 1] - A->row_ptr[r], C);
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
+            assert_int_equal(A->col[k], k - A->row_ptr[r]);
+            assert_float_equal(A->val[k], want[r][A->col[k]], 0.0);
+        }
+    }
+    seam_csr_destroy(&A);
+}
+
 /* Transpose and C = A diag(d) B against the dense products. */
 static void test_csr_products(void **state)
 {
@@ -217,6 +247,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csr_assembly),
         cmocka_unit_test(test_csr_products),
+        cmocka_unit_test(test_triplets_long_rows),
         cmocka_unit_test(test_cg_plain),
         cmocka_unit_test(test_cg_jacobi),
         cmocka_unit_test(test_cg_ichol),
