@@ -135,6 +135,10 @@ seam_status participant_commit(participant *pt, long step);
 
 /* interface.c */
 bool interface_build(seam_sim *sim);
+/* A coupled plugin's described surfaces in the committed state into in->Xn
+ * (shift: the older positions move back one step first); nothing when it
+ * describes none. */
+seam_status interface_from_coupled(seam_sim *sim, bool shift);
 bool interface_bind(seam_sim *sim);
 void interface_free(sim_interface *in);
 double interface_extent(const double *X, size_t n_points, int dim);

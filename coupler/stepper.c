@@ -296,30 +296,7 @@ static int coupled_iterations(const seam_sim *sim)
  * after each commit: the committed positions, as a partitioned run keeps them. */
 static seam_status coupled_accept(seam_sim *sim)
 {
-    participant *pt = sim->coupled;
-    sim_interface *in = &sim->in;
-    if (!pt->p->describe || !in->n_points)
-        return SEAM_OK;
-    seam_interface now;
-    if (pt->p->describe(pt->self, &now) != SEAM_OK) {
-        sim_log(sim, SEAM_LOG_ERROR, pt->name, "describe failed after step %ld", sim->summary.steps);
-        return SEAM_ERROR;
-    }
-    if (now.n_points != in->n_points || now.dim != in->dim || !now.X) {
-        sim_log(sim, SEAM_LOG_ERROR, pt->name, "describe changed its interface from %zu points of dimension %d to %zu of "
-                "dimension %d after step %ld", in->n_points, in->dim, now.n_points, now.dim, sim->summary.steps);
-        return SEAM_ERROR;
-    }
-    size_t n = in->n_points * (size_t)in->dim, bad;
-    if (!all_finite(now.X, n, &bad)) {
-        sim_log(sim, SEAM_LOG_ERROR, pt->name, "describe returned a non-finite position on interface point %zu after "
-                "step %ld", bad / (size_t)in->dim, sim->summary.steps);
-        return SEAM_ERROR;
-    }
-    memcpy(in->Xnm2, in->Xnm1, n * sizeof *in->Xnm2);
-    memcpy(in->Xnm1, in->Xn, n * sizeof *in->Xnm1);
-    memcpy(in->Xn, now.X, n * sizeof *in->Xn);
-    return SEAM_OK;
+    return interface_from_coupled(sim, true);
 }
 
 const sim_stepper sim_stepper_coupled = {"coupled", coupled_attempt, coupled_iterations, coupled_accept};
