@@ -123,12 +123,15 @@ void mono_block_free(mono_block *blk);
  * bodies only (mono_fem_block refuses the rest). */
 seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b);
 
-/* The block of one solid_fem solid (volumetric bodies only: shells and cloth
- * are refused by name). Its interface points are the boundary nodes
- * offset .. offset + n_iface - 1 of n_nodes. K and b are rebuilt from the
- * rotations of the committed state (3.53-3.54, R by seam_svd_rotation), D is
- * the bodies' Rayleigh damping (3.50), v* = v + dt (g + f_ext / m),
- * x* = the committed positions; pinned nodes are not unknowns. */
+/* The block of one solid_fem solid (volumetric corotated bodies only:
+ * shells, cloth, other material models and `walls` are refused by name).
+ * Its interface points are the boundary nodes offset .. offset + n_iface - 1
+ * of n_nodes. K and b are rebuilt from the rotations of the committed state
+ * (3.53-3.54, R by seam_svd_rotation), D is the bodies' Rayleigh damping
+ * (3.50), v* = v + dt (g + f_ext / m) (f_ext: n d nodal loads, may be NULL),
+ * x* = the committed positions. Pinned and prescribed nodes are not
+ * unknowns: their known velocities enter r through S's coupling, and their
+ * rows of T are empty (the caller moves their flux to the fluid's side). */
 seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigma, const double *f_ext,
                            size_t offset, size_t n_nodes, const seam_host *host);
 /* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2);

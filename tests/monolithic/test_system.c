@@ -453,7 +453,8 @@ static void check_algebra(int d)
     for (size_t r = 0; r < nd; r++)
         f_ext[r] = 0.1 * rnd();
     /* Boundary nodes: a rigid body's 3 first, then the FEM body's interface. */
-    size_t n_rig = 3, n_nodes = n_rig + f->n_iface;
+    /* Boundary nodes: a rigid body's 3, then the FEM body's interface twice (two copies of it, two blocks). */
+    size_t n_rig = 3, n_nodes = n_rig + 2 * f->n_iface;
     double dt = 0.01;
     double x_rig[9];
     for (size_t i = 0; i < 3 * (size_t)d; i++)
@@ -468,31 +469,33 @@ static void check_algebra(int d)
         F.Eu[i] = rnd();
     double sigmas[3] = {0.5, 0.9, 0.99};
     for (int si = 0; si < 3; si++) {
-        mono_block blocks[2];
-        rigid_block(&blocks[0], d, dt, n_rig, x_rig, n_nodes);
-        assert_int_equal(mono_fem_block(&blocks[1], f, dt, sigmas[si], f_ext, n_rig, n_nodes, &th.host), SEAM_OK);
-        size_t m = blocks[0].m + blocks[1].m;
+        mono_block blocks[3];   /* FEM, rigid (eliminated), FEM: the kept blocks' offsets skip the rigid one */
+        assert_int_equal(mono_fem_block(&blocks[0], f, dt, sigmas[si], f_ext, n_rig, n_nodes, &th.host), SEAM_OK);
+        rigid_block(&blocks[1], d, dt, n_rig, x_rig, n_nodes);
+        assert_int_equal(mono_fem_block(&blocks[2], f, dt, sigmas[si], f_ext, n_rig + f->n_iface, n_nodes, &th.host),
+                         SEAM_OK);
+        size_t m = blocks[0].m + blocks[1].m + blocks[2].m;
         size_t n_fixed = 0;
         for (size_t i = 0; i < f->n; i++)
             n_fixed += f->fixed[i] != 0;
         assert_true(n_fixed >= 2);
-        assert_int_equal(blocks[1].m, (f->n - n_fixed) * (size_t)d);   /* fixed nodes are not unknowns */
+        assert_int_equal(blocks[0].m, (f->n - n_fixed) * (size_t)d);   /* fixed nodes are not unknowns */
         /* Z2 = S - Z1 is SPD (5.31), and so is S. */
-        seam_csr *Z2 = seam_csr_transpose(blocks[1].S);
-        for (size_t i = 0; i < blocks[1].m; i++)
-            *seam_csr_at(Z2, i, i) -= blocks[1].Zdiag[i];
-        assert_int_equal(dense_cholesky(Z2, blocks[1].m), 0);
+        seam_csr *Z2 = seam_csr_transpose(blocks[0].S);
+        for (size_t i = 0; i < blocks[0].m; i++)
+            *seam_csr_at(Z2, i, i) -= blocks[0].Zdiag[i];
+        assert_int_equal(dense_cholesky(Z2, blocks[0].m), 0);
         seam_csr_destroy(&Z2);
         double *p_ref = malloc(F.n * sizeof *p_ref), *v_ref = malloc(m * sizeof *v_ref);
         double *p = malloc(F.n * sizeof *p), *v = malloc(m * sizeof *v), *p0 = malloc(F.n * sizeof *p0),
                *v0 = malloc(m * sizeof *v0);
-        dense_solve(&F, blocks, 2, p_ref, v_ref);
+        dense_solve(&F, blocks, 3, p_ref, v_ref);
         double alphas[2] = {1e-3, -1.0};
         for (int ai = 0; ai < 2; ai++) {
             mono_solve_opts o = {sigmas[si], alphas[ai], 1e-13, 0};
             mono_spd spd;
-            assert_int_equal(mono_spd_build(&spd, &F, blocks, 2, &o, &th.host), SEAM_OK);
-            assert_int_equal(spd.size, F.n + blocks[1].m);   /* the rigid body is eliminated */
+            assert_int_equal(mono_spd_build(&spd, &F, blocks, 3, &o, &th.host), SEAM_OK);
+            assert_int_equal(spd.size, F.n + blocks[0].m + blocks[2].m);   /* the rigid body is eliminated */
             /* A21 = A12^T and the rest of A symmetric, to round-off; A SPD, (5.17) not. */
             double amax = 0.0;
             for (size_t k = 0; k < spd.A->nnz; k++)
@@ -536,7 +539,7 @@ static void check_algebra(int d)
                                    1e-12 * spd.alpha);
             mono_spd_free(&spd);
             mono_solve_stats st;
-            assert_int_equal(mono_solve(&F, blocks, 2, dt, &o, p, v, &st, &th.host), SEAM_OK);
+            assert_int_equal(mono_solve(&F, blocks, 3, dt, &o, p, v, &st, &th.host), SEAM_OK);
             assert_true(st.residual <= 1e-13 && st.iterations > 0);
             assert_true(rel_diff(F.n, p, p_ref) < 1e-8);
             assert_true(rel_diff(m, v, v_ref) < 1e-8);
@@ -551,8 +554,8 @@ static void check_algebra(int d)
         /* Without fluid rows: the solids' own step S v = r (3.55), whatever alpha. */
         mono_fluid none = {0};
         mono_solve_opts o = {sigmas[si], si == 1 ? -1.0 : 1e-3, 1e-13, 0};
-        assert_int_equal(mono_solve(&none, blocks, 2, dt, &o, p, v, NULL, &th.host), SEAM_OK);
-        for (size_t b = 0, off = 0; b < 2; off += blocks[b].m, b++) {
+        assert_int_equal(mono_solve(&none, blocks, 3, dt, &o, p, v, NULL, &th.host), SEAM_OK);
+        for (size_t b = 0, off = 0; b < 3; off += blocks[b].m, b++) {
             size_t mb = blocks[b].m;
             double *S = calloc(mb * mb, sizeof *S), *x = malloc(mb * sizeof *x);
             csr_to_dense(blocks[b].S, S, mb, 0, 0, 1.0);
@@ -566,20 +569,20 @@ static void check_algebra(int d)
         }
         /* PCG stopped short is an error, never a success. */
         mono_solve_opts short_run = {sigmas[si], -1.0, 1e-13, 2};
-        assert_int_equal(mono_solve(&F, blocks, 2, dt, &short_run, p, v, NULL, &th.host), SEAM_UNSTABLE);
+        assert_int_equal(mono_solve(&F, blocks, 3, dt, &short_run, p, v, NULL, &th.host), SEAM_UNSTABLE);
         assert_true(test_host_saw(&th, "IC(0)-PCG did not converge after 2 iterations"));
         /* A solve with another sigma than the blocks' is refused by name. */
         o.sigma = 0.3;
-        assert_int_equal(mono_solve(&F, blocks, 2, dt, &o, p, v, NULL, &th.host), SEAM_ERROR);
-        assert_true(test_host_saw(&th, "solid block 1 was built with sigma"));
+        assert_int_equal(mono_solve(&F, blocks, 3, dt, &o, p, v, NULL, &th.host), SEAM_ERROR);
+        assert_true(test_host_saw(&th, "solid block 0 was built with sigma"));
         free(p_ref);
         free(v_ref);
         free(p);
         free(v);
         free(p0);
         free(v0);
-        mono_block_free(&blocks[0]);
-        mono_block_free(&blocks[1]);
+        for (int b = 0; b < 3; b++)
+            mono_block_free(&blocks[b]);
     }
     seam_csr_destroy(&F.B);
     seam_csr_destroy(&F.G);
