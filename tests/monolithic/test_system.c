@@ -147,7 +147,7 @@ static void test_rigid_motions_3d(void **s) { (void)s; check_rigid_motions(3); }
 
 /* Spec 1.1 "Derived": R K_t (R^T x - X0) is solid_fem's corotated force
  * 2mu (F - R) + lambda tr(R^T F - I) R, here for a rotated, stretched and
- * randomly perturbed state. */
+ * randomly perturbed state, and with inverted elements. */
 static void check_force_matches_fem(int d)
 {
     test_host th;
@@ -174,14 +174,30 @@ static void check_force_matches_fem(int d)
             x[i * (size_t)d + (size_t)k] = s;
         }
     }
-    seam_csr *K = mono_fem_corotated(f, x, b);
-    seam_csr_mul(K, x, Kx);
-    fem_elastic(f, x, fe, NULL);
-    double scale = max_abs(nd, fe);
-    assert_true(scale > 0.1);   /* the state is loaded: E 50 times strains of 0.2-0.3 on faces of 0.01-0.1 */
-    for (size_t r = 0; r < nd; r++)
-        assert_true(fabs(b[r] - Kx[r] - fe[r]) <= 1e-10 * scale);
-    seam_csr_destroy(&K);
+    /* Then node 0 pushed through its elements: some invert, and R = U V^T of
+     * the sign-corrected SVD still gives the same forces. */
+    for (int inverted = 0; inverted < 2; inverted++) {
+        if (inverted)
+            for (int k = 0; k < d; k++)
+                x[k] += 1.5 * (x[(n - 1) * (size_t)d + (size_t)k] - x[k]);
+        size_t n_inv = 0;
+        for (size_t q = 0; q < f->n_elems; q++) {
+            double Ds[9];
+            for (int a = 1; a <= d; a++)
+                for (int i = 0; i < d; i++)
+                    Ds[i * d + a - 1] = x[f->elems[q].n[a] * d + i] - x[f->elems[q].n[0] * d + i];
+            n_inv += seam_det(d, Ds) < 0.0;
+        }
+        assert_true(inverted ? n_inv > 0 : n_inv == 0);
+        seam_csr *K = mono_fem_corotated(f, x, b);
+        seam_csr_mul(K, x, Kx);
+        fem_elastic(f, x, fe, NULL);
+        double scale = max_abs(nd, fe);
+        assert_true(scale > 0.1);   /* the state is loaded: E 50 times strains of 0.2-0.3 on faces of 0.01-0.1 */
+        for (size_t r = 0; r < nd; r++)
+            assert_true(fabs(b[r] - Kx[r] - fe[r]) <= 1e-10 * scale);
+        seam_csr_destroy(&K);
+    }
     free(x);
     free(b);
     free(Kx);
