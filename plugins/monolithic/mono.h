@@ -143,19 +143,33 @@ typedef struct mono_block {
     double *r;               /* m: M v~ / dt - K x~ + b + f (3.55; v~, x~ are its v*, x*) */
     seam_csr *T;             /* (dim n_nodes) x m: the boundary nodes' velocities from the unknowns
                                 (rows of nodes not on this solid, and of fixed nodes, are empty) */
+    double sigma;            /* the sigma Zdiag was built with (0 when Zdiag is NULL) */
+    size_t n_fem_nodes;      /* FEM: the solid's nodes; 0 for rigid bodies */
+    int32_t *unknown;        /* FEM, per node: its first unknown (dim in a row), or -1 when fixed */
 } mono_block;
 
 void mono_block_free(mono_block *blk);
 
-/* The block of one solid_fem solid (volumetric bodies only: shells and cloth
- * are refused by name). Its interface points are the boundary nodes
- * offset .. offset + n_iface - 1 of n_nodes. K and b are rebuilt from the
- * rotations of the committed state (3.53-3.54, R by seam_svd_rotation), D is
- * the bodies' Rayleigh damping (3.50), v* = v + dt (g + f_ext / m),
- * x* = the committed positions; pinned nodes are not unknowns. */
+/* The corotated stiffness of every node of f at positions x with the
+ * rotations of x (3.53; R = U V^T of the sign-corrected SVD of each
+ * element's F), as a new (n d) x (n d) matrix, and b = sum R K_t X0 (3.54)
+ * into b (n d): the elastic forces at x are b - K x. Volumetric corotated
+ * bodies only (mono_fem_block refuses the rest). */
+seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b);
+
+/* The block of one solid_fem solid (volumetric corotated bodies only:
+ * shells, cloth, other material models and `walls` are refused by name).
+ * Its interface points are the boundary nodes offset .. offset + n_iface - 1
+ * of n_nodes. K and b are rebuilt from the rotations of the committed state
+ * (3.53-3.54, R by seam_svd_rotation), D is the bodies' Rayleigh damping
+ * (3.50), v* = v + dt (g + f_ext / m) (f_ext: n d nodal loads, may be NULL),
+ * x* = the committed positions. Pinned and prescribed nodes are not
+ * unknowns: their known velocities enter r through S's coupling, and their
+ * rows of T are empty (the caller moves their flux to the fluid's side). */
 seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigma, const double *f_ext,
                            size_t offset, size_t n_nodes, const seam_host *host);
-/* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2). */
+/* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2);
+ * fixed nodes take their prescribed velocity. */
 void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt);
 
 /* ---------------------------------------------------------------- rigid.c */
@@ -185,12 +199,43 @@ typedef struct mono_solve_opts {
 typedef struct mono_solve_stats {
     int iterations;
     double residual;         /* relative, of the SPD system */
-    size_t nnz;              /* of the SPD matrix */
+    size_t nnz;              /* of the SPD matrix A (the rigid bodies' products not counted) */
 } mono_solve_stats;
 
+/* The SPD form of (5.17) (5.25-5.31) scaled by alpha (5.36), in the unknowns
+ * y = [p; v_FEM / alpha]. A block with Zdiag takes Z1 = diag(Zdiag), Z2 =
+ * S - Z1 and keeps its unknowns; a block without (a rigid body) takes Z1 = S,
+ * Z2 = 0: its unknowns are eliminated, adding G S^-1 G^T to A11 (the Schur
+ * form of 5.32). That term is dense over the cells the body touches and of
+ * rank m, so it stays a product (mono_spd_apply) instead of entering A; PCG
+ * runs on the sum, preconditioned by IC(0) of A. mono_solve is build, PCG,
+ * recover; tests read A and apply the operator. */
+typedef struct mono_spd {
+    size_t n;                /* pressures: the first n unknowns */
+    size_t size;             /* n + the kept blocks' unknowns */
+    seam_csr *A;             /* size x size, SPD: all but the eliminated blocks' G S^-1 G^T */
+    double *c;               /* size: [c1; alpha c2] (5.25, 5.36) */
+    double alpha;            /* the row scaling used: opts->alpha, or |c1| / |c2| (1 when either is 0) */
+    size_t n_blocks;
+    size_t *at;              /* per block: its first unknown in y, or SIZE_MAX when eliminated */
+    seam_csr **G;            /* per block: G_nodes T (n x m) */
+    double **S_inv;          /* per eliminated block: S^-1 (m x m, row-major), else NULL */
+} mono_spd;
+
+/* SEAM_ERROR (logged) when the blocks do not fit F or the sigmas differ. */
+seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
+                           const mono_solve_opts *opts, const seam_host *host);
+/* y = (A + sum over eliminated blocks of G S^-1 G^T on the pressures) x: the SPD operator. */
+void mono_spd_apply(const mono_spd *spd, const double *x, double *y);
+/* p (n) and v (the blocks' unknowns, concatenated) from the SPD solution y. */
+void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const double *y, double *p, double *v);
+void mono_spd_free(mono_spd *spd);
+
 /* Solve (5.17) for p (F->n) and v (the blocks' unknowns, concatenated)
- * through the SPD form (5.25-5.31) with IC(0)-PCG. SEAM_UNSTABLE (logged)
- * when PCG does not converge. */
+ * through the SPD form (5.25-5.31) with IC(0)-PCG. F may be NULL or have
+ * n = 0: then it is the solids' own step S v = r (3.55). opts->sigma must be
+ * the sigma the FEM blocks were built with (SEAM_ERROR otherwise). SEAM_UNSTABLE
+ * (logged) when PCG breaks down or does not converge to opts->tol. */
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
                        const seam_host *host);
