@@ -168,8 +168,10 @@ seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b);
  * rows of T are empty (the caller moves their flux to the fluid's side). */
 seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigma, const double *f_ext,
                            size_t offset, size_t n_nodes, const seam_host *host);
-/* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2);
- * fixed nodes take their prescribed velocity. */
+/* The step's result from the solved velocities v (blk->m) as f's trial
+ * state, which fem_commit (solid_fem's commit) makes the committed one:
+ * x_new = x + dt v, v_new = v (5.2); fixed nodes take their prescribed
+ * velocity. The committed state is left as it is (solve stays pure). */
 void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt);
 
 /* ---------------------------------------------------------------- rigid.c */

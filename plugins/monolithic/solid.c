@@ -301,13 +301,9 @@ void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt)
         int32_t u = blk->unknown[i];
         for (int k = 0; k < d; k++) {
             size_t dof = i * (size_t)d + (size_t)k;
-            f->v[dof] = u >= 0 ? v[u + k] : f->v_fixed[dof];
-            f->x[dof] += dt * f->v[dof];   /* (5.2) */
+            f->v_new[dof] = u >= 0 ? v[u + k] : f->v_fixed[dof];
+            f->x_new[dof] = f->x[dof] + dt * f->v_new[dof];   /* (5.2) */
         }
     }
-    size_t nd = f->n * (size_t)d;
-    memcpy(f->x_new, f->x, nd * sizeof *f->x);
-    memcpy(f->v_new, f->v, nd * sizeof *f->v);
-    f->steps++;
-    f->have_solve = 0;
+    f->have_solve = 1;
 }

@@ -40,8 +40,12 @@ static double mean_bottom(const test_run *r, double t0, double t1)
  * half submerged. With the water's volume kept, its bottom y_b and the
  * submerged fraction f are tied by y_b = 0.6 - 0.16 f (the scene's
  * description), so f = (0.6 - y_b) / 0.16, averaged over the last second
- * (the block still bobs with a period of about 0.6 s). The partitioned run
- * of the same file must agree: print their distance over time. */
+ * (the block still bobs with a period of about 0.6 s). Zarifi's projection
+ * takes one pressure per cell, the cell's, on every patch in it (5.13): the
+ * buoyancy is piecewise constant in the block's depth, so the block floats
+ * within a cell of where Archimedes puts it, |f - 0.5| <= dx / h (h = 0.2 m,
+ * 4 cells here). The partitioned run of the same file must agree within a
+ * cell too: print their distance over time. */
 static void test_archimedes_and_partitioned(void **state)
 {
     (void)state;
@@ -70,7 +74,8 @@ static void test_archimedes_and_partitioned(void **state)
             printf("  %6.3f  %.4f\n", m->t[row], d);
     }
     printf("largest distance %.4f m (%.2f cells)\n", worst, worst / 0.05);
-    assert_true(fabs(f_mono - 0.5) <= 0.025);
+    assert_true(fabs(f_mono - 0.5) <= 0.05 / 0.2);
+    assert_true(fabs(f_part - 0.5) <= 0.05 / 0.2);
     assert_true(worst <= 0.05);   /* one cell */
     test_run_free(m);
     test_run_free(p);
@@ -84,8 +89,13 @@ static void test_archimedes_and_partitioned(void **state)
 static void test_supported_body(void **state)
 {
     (void)state;
+    /* Kept from sliding sideways: it fits the tank exactly, and a free body
+     * that drifts (the pressure's round-off pushes it, nothing holds it)
+     * opens a gap at one wall, which the cut cells see and the fluid
+     * escapes through, as it would. */
     const char *sets[] = {"coupling.scheme=monolithic", "cell_size=0.0125", "fluid.cells=[48,80]", "time.end=0.2",
-                          "time.dt=0.01", "output.frames=false", NULL};
+                          "time.dt=0.01", "output.frames=false",
+                          "solids[0].bodies[0].constraint={\"translate_along\": [0, 1]}", NULL};
     test_run *m = test_run_scene("monolithic_supported", NULL, "examples/supported_body.json", sets);
     assert_int_equal(m->status, SEAM_OK);
     double worst = 0.0;
@@ -94,7 +104,26 @@ static void test_supported_body(void **state)
             worst = fmax(worst, fabs(m->X[row * m->n + k] - m->X[k]));
     printf("supported body: largest displacement of its outline over %zu steps %.3g m (the body would fall %.3g m "
            "freely)\n", m->rows - 1, worst, 0.5 * 9.8 * 0.2 * 0.2);
-    assert_true(worst <= 1e-6);
+    assert_true(worst <= 1e-9);
+    test_run_free(m);
+}
+
+/* The same block at twice the resolution (dx 0.025 m, 8 cells across its
+ * height) in a narrower tank (1 x 0.8 m, water to 0.4 m: the level rises by
+ * 0.08 f, so y_b = 0.4 - 0.12 f): the bound of a cell halves. */
+static void test_archimedes_finer(void **state)
+{
+    (void)state;
+    const char *sets[] = {"coupling.scheme=monolithic", "cell_size=0.025", "fluid.cells=[40,32]",
+                          "fluid.liquid.fill=[0, 0, 1, 0.4]",
+                          "solids[0].bodies[0].mesh.min=[0.3, 0.35]", "solids[0].bodies[0].mesh.max=[0.7, 0.55]",
+                          "solids[0].bodies[0].mesh.cells=[16, 8]", "time.end=1.5", "output.frames=false", NULL};
+    test_run *m = test_run_scene("monolithic_float_fine", NULL, "examples/floating_block.json", sets);
+    assert_int_equal(m->status, SEAM_OK);
+    double f = (0.4 - mean_bottom(m, 0.75, 1.5)) / (0.2 - 0.08);
+    printf("dx 0.025 m: submerged fraction over t in [0.75, 1.5] s: %.4f (Archimedes 0.5, bound %.3f)\n", f,
+           0.025 / 0.2);
+    assert_true(fabs(f - 0.5) <= 0.025 / 0.2);
     test_run_free(m);
 }
 
@@ -127,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_supported_body),
         cmocka_unit_test(test_archimedes_and_partitioned),
+        cmocka_unit_test(test_archimedes_finer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -630,6 +630,7 @@ static void check_free_fall(int d)
         double *v = malloc(blk.m * sizeof *v);
         assert_int_equal(mono_solve(&none, &blk, 1, dt, &o, NULL, v, NULL, &th.host), SEAM_OK);
         mono_fem_advance(f, &blk, v, dt);
+        fem_commit(f);
         free(v);
         mono_block_free(&blk);
     }
@@ -685,6 +686,7 @@ static void check_recovery(int d)
         double *v = malloc(blk.m * sizeof *v);
         assert_int_equal(mono_solve(&none, &blk, 1, dt, &o, NULL, v, NULL, &th.host), SEAM_OK);
         mono_fem_advance(f, &blk, v, dt);
+        fem_commit(f);
         free(v);
         mono_block_free(&blk);
     }
