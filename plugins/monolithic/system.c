@@ -257,11 +257,11 @@ void mono_spd_apply(const mono_spd *spd, const double *x, double *y)
     if (spd->n == 0)
         return;
     for (size_t b = 0; b < spd->n_blocks; b++) {
-        if (!spd->S_inv[b])
-            continue;
-        /* y_p += G S^-1 G^T x_p */
         const seam_csr *G = spd->G[b];
         size_t m = G->cols;
+        if (!spd->S_inv[b] || m == 0)   /* kept, or a body with no free motion */
+            continue;
+        /* y_p += G S^-1 G^T x_p */
         double *g = malloc(2 * m * sizeof *g), *h = g + m;
         seam_csr_mul_t(G, x, g);
         dense_mul(m, spd->S_inv[b], g, h);
