@@ -438,7 +438,7 @@ static int fractions_3d(mono_cut *cut, const mac_grid *g, const mono_boundary *b
                 for (int i2 = 0; i2 < pg.n[1] && !bad; i2++)
                     area[(size_t)(i1 - 1) + (size_t)pg.n[0] * (size_t)i2] += w->solid[i2] * dx * dx;
             }
-            if (bad || line_solid(w->seg, ns, &pg, 1, 0, w->xs, w->iv, w->solid) < 0) {
+            if (bad) {
                 winding_error(b, a, L, host);
                 free(area);
                 return -1;
