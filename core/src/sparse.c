@@ -51,6 +51,17 @@ void seam_triplets_add(seam_triplets *t, size_t i, size_t j, double v)
 
 void seam_triplets_clear(seam_triplets *t) { t->n = 0; }
 
+typedef struct csr_entry {
+    int64_t col;
+    double val;
+} csr_entry;
+
+static int entry_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const csr_entry *)a)->col, y = ((const csr_entry *)b)->col;
+    return (x > y) - (x < y);
+}
+
 seam_csr *seam_csr_from_triplets(const seam_triplets *t)
 {
     seam_csr *A = calloc(1, sizeof *A);
@@ -71,35 +82,64 @@ seam_csr *seam_csr_from_triplets(const seam_triplets *t)
         val[at] = t->v[k];
     }
     free(fill);
-    /* Sort each row by column (insertion sort: rows are short) and sum duplicates. */
-    size_t out = 0;
+    /* Sum duplicates in insertion order (slot: where a column of the current
+     * row went), then sort each row's distinct columns: linear in the
+     * triplets however many land on one entry (a finite element row gets
+     * dozens of contributions per entry). */
+    int64_t *slot = malloc((t->cols ? t->cols : 1) * sizeof *slot);
+    for (size_t c = 0; c < t->cols; c++)
+        slot[c] = -1;
+    csr_entry *buf = NULL;
+    size_t buf_cap = 0, out = 0;
     int64_t start = 0;
     for (size_t r = 0; r < t->rows; r++) {
         int64_t end = A->row_ptr[r + 1];
-        for (int64_t a = start + 1; a < end; a++) {
+        size_t first = out;
+        for (int64_t a = start; a < end; a++) {   /* out <= a: compaction in place */
             int64_t c = col[a];
-            double v = val[a];
-            int64_t b = a - 1;
-            while (b >= start && col[b] > c) {
-                col[b + 1] = col[b];
-                val[b + 1] = val[b];
-                b--;
-            }
-            col[b + 1] = c;
-            val[b + 1] = v;
-        }
-        A->row_ptr[r] = (int64_t)out;
-        for (int64_t a = start; a < end; a++) {
-            if (out > (size_t)A->row_ptr[r] && col[out - 1] == col[a])
-                val[out - 1] += val[a];
-            else {
-                col[out] = col[a];
+            if (slot[c] >= 0) {
+                val[slot[c]] += val[a];
+            } else {
+                slot[c] = (int64_t)out;
+                col[out] = c;
                 val[out] = val[a];
                 out++;
             }
         }
+        for (size_t k = first; k < out; k++)
+            slot[col[k]] = -1;
+        size_t len = out - first;
+        if (len <= 32) {
+            for (size_t a = first + 1; a < out; a++) {
+                int64_t c = col[a];
+                double v = val[a];
+                size_t b = a;
+                while (b > first && col[b - 1] > c) {
+                    col[b] = col[b - 1];
+                    val[b] = val[b - 1];
+                    b--;
+                }
+                col[b] = c;
+                val[b] = v;
+            }
+        } else {
+            if (len > buf_cap) {
+                buf_cap = len;
+                buf = realloc(buf, buf_cap * sizeof *buf);
+            }
+            for (size_t k = 0; k < len; k++)
+                buf[k] = (csr_entry){col[first + k], val[first + k]};
+            qsort(buf, len, sizeof *buf, entry_cmp);
+            for (size_t k = 0; k < len; k++) {
+                col[first + k] = buf[k].col;
+                val[first + k] = buf[k].val;
+            }
+        }
+        A->row_ptr[r] = (int64_t)first;
         start = end;
     }
+    free(slot);
+    free(buf);
     A->row_ptr[t->rows] = (int64_t)out;
     A->nnz = out;
     A->col = realloc(col, (out ? out : 1) * sizeof *col);
@@ -175,6 +215,88 @@ void seam_csr_diagonal(const seam_csr *A, double *diag)
             if (A->col[k] == (int64_t)r)
                 diag[r] = A->val[k];
     }
+}
+
+seam_csr *seam_csr_transpose(const seam_csr *A)
+{
+    seam_csr *T = calloc(1, sizeof *T);
+    T->rows = A->cols;
+    T->cols = A->rows;
+    T->nnz = A->nnz;
+    T->row_ptr = calloc(A->cols + 1, sizeof *T->row_ptr);
+    T->col = malloc((A->nnz ? A->nnz : 1) * sizeof *T->col);
+    T->val = malloc((A->nnz ? A->nnz : 1) * sizeof *T->val);
+    for (size_t k = 0; k < A->nnz; k++)
+        T->row_ptr[A->col[k] + 1]++;
+    for (size_t c = 0; c < A->cols; c++)
+        T->row_ptr[c + 1] += T->row_ptr[c];
+    int64_t *fill = malloc((A->cols + 1) * sizeof *fill);
+    memcpy(fill, T->row_ptr, (A->cols + 1) * sizeof *fill);
+    /* Rows of A in increasing order: each row of T comes out sorted. */
+    for (size_t r = 0; r < A->rows; r++)
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
+            int64_t at = fill[A->col[k]]++;
+            T->col[at] = (int64_t)r;
+            T->val[at] = A->val[k];
+        }
+    free(fill);
+    return T;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+seam_csr *seam_csr_matmul(const seam_csr *A, const double *d, const seam_csr *B)
+{
+    /* Gustavson's row-by-row product with a dense accumulator over B's columns. */
+    size_t nc = B->cols;
+    double *acc = calloc(nc ? nc : 1, sizeof *acc);
+    int64_t *mark = malloc((nc ? nc : 1) * sizeof *mark), *cols = malloc((nc ? nc : 1) * sizeof *cols);
+    for (size_t c = 0; c < nc; c++)
+        mark[c] = -1;
+    seam_csr *C = calloc(1, sizeof *C);
+    C->rows = A->rows;
+    C->cols = nc;
+    C->row_ptr = calloc(A->rows + 1, sizeof *C->row_ptr);
+    size_t cap = A->nnz + B->nnz + 1, nnz = 0;
+    C->col = malloc(cap * sizeof *C->col);
+    C->val = malloc(cap * sizeof *C->val);
+    for (size_t r = 0; r < A->rows; r++) {
+        size_t n_row = 0;
+        for (int64_t ka = A->row_ptr[r]; ka < A->row_ptr[r + 1]; ka++) {
+            int64_t j = A->col[ka];
+            double a = A->val[ka] * (d ? d[j] : 1.0);
+            for (int64_t kb = B->row_ptr[j]; kb < B->row_ptr[j + 1]; kb++) {
+                int64_t c = B->col[kb];
+                if (mark[c] != (int64_t)r) {
+                    mark[c] = (int64_t)r;
+                    acc[c] = 0.0;
+                    cols[n_row++] = c;
+                }
+                acc[c] += a * B->val[kb];
+            }
+        }
+        qsort(cols, n_row, sizeof *cols, cmp_i64);
+        if (nnz + n_row > cap) {
+            while (nnz + n_row > cap)
+                cap *= 2;
+            C->col = realloc(C->col, cap * sizeof *C->col);
+            C->val = realloc(C->val, cap * sizeof *C->val);
+        }
+        for (size_t k = 0; k < n_row; k++) {
+            C->col[nnz] = cols[k];
+            C->val[nnz++] = acc[cols[k]];
+        }
+        C->row_ptr[r + 1] = (int64_t)nnz;
+    }
+    C->nnz = nnz;
+    free(acc);
+    free(mark);
+    free(cols);
+    return C;
 }
 
 static void csr_apply(void *ctx, const double *x, double *y) { seam_csr_mul(ctx, x, y); }

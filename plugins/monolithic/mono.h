@@ -35,10 +35,19 @@
 
 /* The solids' boundaries as closed outlines: segments (2D) oriented so the
  * solid is on the left (counter-clockwise around a body), triangles (3D)
- * oriented outward (right-hand rule). Nodes are numbered 0..n_nodes-1 over
- * all solids; node_fixed (may be NULL) marks nodes whose velocity is
- * prescribed (v_fixed, dim per node, may be NULL for zero) rather than an
- * unknown: their flux goes to the right-hand side. */
+ * oriented outward (right-hand rule). This is solid_fem's order: its
+ * elements have positive area (fem.c refuses inverted ones) and its
+ * interface elements are their free edges (0,1), (1,2), (2,0) in the
+ * element's own order (fem.c build_interface), so a body's iface_elems run
+ * counter-clockwise; its springs and cloth (two_sided) are not outlines.
+ * mono_cut_build refuses an outline that is not closed or that leaves a
+ * solid it never entered (clockwise, or triangles oriented inward: checked
+ * on every grid line and plane it cuts). Overlapping bodies count as their
+ * union. A point on a grid line or plane counts as on its high side, so a
+ * boundary piece lying in a grid plane belongs to the cell above it. Nodes
+ * are numbered 0..n_nodes-1 over all solids; G has a column per node and
+ * axis, so the flux of prescribed node velocities is the caller's to move to
+ * the right-hand side (G v_perp, as rigid.c's mono_rigid_block says). */
 typedef struct mono_boundary {
     int dim;
     size_t n_nodes;
@@ -47,7 +56,8 @@ typedef struct mono_boundary {
     const int32_t *elem;     /* dim node indices per element */
 } mono_boundary;
 
-/* One piece of a boundary element inside one grid cell (Zarifi sec. 5.1.1). */
+/* One piece of a boundary element inside one grid cell (Zarifi sec. 5.1.1).
+ * Pieces outside the grid are left out (no liquid there). */
 typedef struct mono_patch {
     size_t cell;             /* the cell it lies in */
     double area;             /* its length (2D, m) or area (3D, m^2) */
@@ -59,21 +69,40 @@ typedef struct mono_patch {
 /* The cut-cell geometry of one step (Zarifi sec. 4.6, 5.1.1). */
 typedef struct mono_cut {
     double *open[3];         /* per face of each axis (NULL beyond dim): the fraction of the face outside
-                                every solid, set to 0 below 0.01 and to 1 above 0.99 (sec. 4.6) */
+                                every solid, by exact clipping of the face against the outlines (not
+                                the thesis's nodal-SDF rule), set to 0 below 0.01 and to 1 above 0.99
+                                (sec. 4.6). 3D: the solid area of a face is the 2D cut of the
+                                solids' cross-section in its grid plane (divergence theorem on the
+                                plane's cells). Before the thresholds, each cell's faces and
+                                patches close: sum_f s_f open_f A e_axis + sum_patches area n = 0 */
     uint8_t *inside;         /* per cell: its centre lies inside a solid */
     size_t n_patches;
     mono_patch *patches;
 } mono_cut;
 
+/* 2D: segments cut at the grid lines; 3D: triangles clipped against each
+ * cell (Sutherland-Hodgman), a patch's centroid and area from a fan.
+ * SEAM_ERROR (logged) for a boundary of another dimension than the grid, a
+ * node index out of range or an outline that is not closed or runs the wrong
+ * way; cut is then empty. */
 seam_status mono_cut_build(mono_cut *cut, const mac_grid *g, const mono_boundary *b, const seam_host *host);
 void mono_cut_free(mono_cut *cut);
 
 /* The fluid block of (5.17) for one step. phi is the liquid level set at cell
  * centres (negative inside the liquid, extended into the solids), u_star the
  * face velocities after advection and gravity. Active cells hold some liquid
- * and have their centre in the liquid or in a solid (sec. 4.6); faces to air
- * cells are ghost-fluid Dirichlet faces (4.40-4.44), open sides p = 0, walls
- * closed. */
+ * and have their centre in the liquid or in a solid (sec. 4.6): here, phi < 0
+ * at the centre and at least one face with an open fraction that is not a
+ * domain wall (a cell whose faces are all closed, or open only to a wall,
+ * has no fluid that can move). Faces to air cells are
+ * ghost-fluid Dirichlet faces (4.40-4.44, fluid_mac's mac_face theta), open
+ * sides p = 0 half a cell out, domain walls closed (their u* is not read: no
+ * flux). B is SPD when every connected liquid region has a Dirichlet face;
+ * a region enclosed by walls and solids leaves B only semi-definite. Patches
+ * in air cells are left out of G; a patch in a liquid cell whose faces the
+ * thresholds all closed (a sliver) goes to the row of the active cell of the
+ * 3 x 3 (x 3) block around it whose centre is nearest the patch's centroid,
+ * so the flux of a body in the liquid is kept whole. */
 typedef struct mono_fluid {
     size_t n;                /* active cells: pressure unknowns */
     int32_t *index;          /* per cell: its row, or -1 */
@@ -89,14 +118,19 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
 void mono_fluid_free(mono_fluid *F);
 
 /* u = u* - (dt/rho) grad p on every face with an open fraction and liquid on
- * at least one side (ghost-fluid theta at the free surface) (5.4); closed faces
- * keep u* and are left to mono_extrapolate. */
+ * at least one side (ghost-fluid theta at the free surface) (5.4); domain wall
+ * faces get 0; closed faces keep u* and are left to mono_extrapolate. */
 void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *cut, const double *phi,
                        const double *p, double rho, double dt, double *const u[3]);
 
 /* Sec. 4.6's extrapolation: each invalid face next to valid ones gets the
  * average of its valid neighbours (not in place), `layers` times; values
- * inside solids then lose their component along the solid's normal. */
+ * inside solids then lose their component along the solid's normal. Valid
+ * faces: domain walls and the faces mono_fluid_update set. Faces still
+ * invalid after the layers get 0. "Inside a solid": an extrapolated face with
+ * open fraction 0; its vector is its own component and the mean of the four
+ * faces of the other axis around it, the normal the area-weighted patch
+ * normals of the nearest ring of cells that has patches (up to layers + 1). */
 void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3]);
 
 /* ---------------------------------------------------------------- solid.c */
@@ -109,19 +143,35 @@ typedef struct mono_block {
     double *r;               /* m: M v~ / dt - K x~ + b + f (3.55; v~, x~ are its v*, x*) */
     seam_csr *T;             /* (dim n_nodes) x m: the boundary nodes' velocities from the unknowns
                                 (rows of nodes not on this solid, and of fixed nodes, are empty) */
+    double sigma;            /* the sigma Zdiag was built with (0 when Zdiag is NULL) */
+    size_t n_fem_nodes;      /* FEM: the solid's nodes; 0 for rigid bodies */
+    int32_t *unknown;        /* FEM, per node: its first unknown (dim in a row), or -1 when fixed */
 } mono_block;
 
 void mono_block_free(mono_block *blk);
 
-/* The block of one solid_fem solid (volumetric bodies only: shells and cloth
- * are refused by name). Its interface points are the boundary nodes
- * offset .. offset + n_iface - 1 of n_nodes. K and b are rebuilt from the
- * rotations of the committed state (3.53-3.54, R by seam_svd_rotation), D is
- * the bodies' Rayleigh damping (3.50), v* = v + dt (g + f_ext / m),
- * x* = the committed positions; pinned nodes are not unknowns. */
+/* The corotated stiffness of every node of f at positions x with the
+ * rotations of x (3.53; R = U V^T of the sign-corrected SVD of each
+ * element's F), as a new (n d) x (n d) matrix, and b = sum R K_t X0 (3.54)
+ * into b (n d): the elastic forces at x are b - K x. Volumetric corotated
+ * bodies only (mono_fem_block refuses the rest). */
+seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b);
+
+/* The block of one solid_fem solid (volumetric corotated bodies only:
+ * shells, cloth, other material models and `walls` are refused by name).
+ * Its interface points are the boundary nodes offset .. offset + n_iface - 1
+ * of n_nodes. K and b are rebuilt from the rotations of the committed state
+ * (3.53-3.54, R by seam_svd_rotation), D is the bodies' Rayleigh damping
+ * (3.50), v* = v + dt (g + f_ext / m) (f_ext: n d nodal loads, may be NULL),
+ * x* = the committed positions. Pinned and prescribed nodes are not
+ * unknowns: their known velocities enter r through S's coupling, and their
+ * rows of T are empty (the caller moves their flux to the fluid's side). */
 seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigma, const double *f_ext,
                            size_t offset, size_t n_nodes, const seam_host *host);
-/* Commit the solved velocities v (blk->m): x <- x + dt v, v <- v (5.2). */
+/* The step's result from the solved velocities v (blk->m) as f's trial
+ * state, which fem_commit (solid_fem's commit) makes the committed one:
+ * x_new = x + dt v, v_new = v (5.2); fixed nodes take their prescribed
+ * velocity. The committed state is left as it is (solve stays pure). */
 void mono_fem_advance(fem *f, const mono_block *blk, const double *v, double dt);
 
 /* ---------------------------------------------------------------- rigid.c */
@@ -151,12 +201,43 @@ typedef struct mono_solve_opts {
 typedef struct mono_solve_stats {
     int iterations;
     double residual;         /* relative, of the SPD system */
-    size_t nnz;              /* of the SPD matrix */
+    size_t nnz;              /* of the SPD matrix A (the rigid bodies' products not counted) */
 } mono_solve_stats;
 
+/* The SPD form of (5.17) (5.25-5.31) scaled by alpha (5.36), in the unknowns
+ * y = [p; v_FEM / alpha]. A block with Zdiag takes Z1 = diag(Zdiag), Z2 =
+ * S - Z1 and keeps its unknowns; a block without (a rigid body) takes Z1 = S,
+ * Z2 = 0: its unknowns are eliminated, adding G S^-1 G^T to A11 (the Schur
+ * form of 5.32). That term is dense over the cells the body touches and of
+ * rank m, so it stays a product (mono_spd_apply) instead of entering A; PCG
+ * runs on the sum, preconditioned by IC(0) of A. mono_solve is build, PCG,
+ * recover; tests read A and apply the operator. */
+typedef struct mono_spd {
+    size_t n;                /* pressures: the first n unknowns */
+    size_t size;             /* n + the kept blocks' unknowns */
+    seam_csr *A;             /* size x size, SPD: all but the eliminated blocks' G S^-1 G^T */
+    double *c;               /* size: [c1; alpha c2] (5.25, 5.36) */
+    double alpha;            /* the row scaling used: opts->alpha, or |c1| / |c2| (1 when either is 0) */
+    size_t n_blocks;
+    size_t *at;              /* per block: its first unknown in y, or SIZE_MAX when eliminated */
+    seam_csr **G;            /* per block: G_nodes T (n x m) */
+    double **S_inv;          /* per eliminated block: S^-1 (m x m, row-major), else NULL */
+} mono_spd;
+
+/* SEAM_ERROR (logged) when the blocks do not fit F or the sigmas differ. */
+seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
+                           const mono_solve_opts *opts, const seam_host *host);
+/* y = (A + sum over eliminated blocks of G S^-1 G^T on the pressures) x: the SPD operator. */
+void mono_spd_apply(const mono_spd *spd, const double *x, double *y);
+/* p (n) and v (the blocks' unknowns, concatenated) from the SPD solution y. */
+void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const double *y, double *p, double *v);
+void mono_spd_free(mono_spd *spd);
+
 /* Solve (5.17) for p (F->n) and v (the blocks' unknowns, concatenated)
- * through the SPD form (5.25-5.31) with IC(0)-PCG. SEAM_UNSTABLE (logged)
- * when PCG does not converge. */
+ * through the SPD form (5.25-5.31) with IC(0)-PCG. F may be NULL or have
+ * n = 0: then it is the solids' own step S v = r (3.55). opts->sigma must be
+ * the sigma the FEM blocks were built with (SEAM_ERROR otherwise). SEAM_UNSTABLE
+ * (logged) when PCG breaks down or does not converge to opts->tol. */
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
                        const seam_host *host);

@@ -297,10 +297,13 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     self->sh = calloc(ns + 1, sizeof *self->sh);
     self->sol = calloc(ns + 1, sizeof *self->sol);
     char **solid_text = calloc(ns + 1, sizeof *solid_text);
-    if (!self->sh || !self->sol || !solid_text)
+    seam_cfg **solid_cfg = calloc(ns + 1, sizeof *solid_cfg);
+    if (!self->sh || !self->sol || !solid_text || !solid_cfg)
         ok = 0;
+    for (size_t s = 0; solid_cfg && s < ns; s++)
+        solid_cfg[s] = seam_cfg_item(cfg, "solids", s);
     for (size_t s = 0; ok && s < ns; s++) {
-        seam_cfg *so = seam_cfg_item(cfg, "solids", s);
+        seam_cfg *so = solid_cfg[s];
         char def[32], path[32];
         snprintf(def, sizeof def, ns == 1 ? "solid" : "solid%zu", s);
         snprintf(path, sizeof path, "solids[%zu]", s);
@@ -319,10 +322,9 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     json_t *v;
     if (fo)
         json_object_foreach(seam_cfg_json(cfg, "fluid"), key, v) seam_cfg_skip(fo, key);
-    for (size_t s = 0; s < ns; s++) {
-        seam_cfg *so = seam_cfg_item(cfg, "solids", s);
-        json_object_foreach(json_array_get(seam_cfg_json(cfg, "solids"), s), key, v) seam_cfg_skip(so, key);
-    }
+    for (size_t s = 0; solid_cfg && s < ns; s++)
+        json_object_foreach(json_array_get(seam_cfg_json(cfg, "solids"), s), key, v) seam_cfg_skip(solid_cfg[s], key);
+    free(solid_cfg);
     if (seam_cfg_finish(cfg) != SEAM_OK)
         ok = 0;
     seam_cfg_destroy(&cfg);
@@ -457,8 +459,10 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
         solid *so = &self->sol[s];
         if (so->rigid)
             st = mono_rigid_advance(so->P, so->self, step, so->n_pts, self->dim, self->Fn + so->first * d);
-        else
+        else {
+            ((fem *)so->self)->t_trial = step->t + dt;   /* what solid_fem's commit takes as the new time */
             mono_fem_advance(so->self, &self->blk[s], self->v + at, dt);
+        }
     }
     if (st == SEAM_OK)
         st = fluid_mac_end(fl, dt);

@@ -46,6 +46,107 @@ static void test_csr_assembly(void **state)
     assert_null(A);
 }
 
+/* A random sparse rows x cols matrix (about a third of the entries stored,
+ * some explicit zeros among them) and its dense copy. */
+static seam_csr *random_sparse(size_t rows, size_t cols, unsigned *seed, double *dense)
+{
+    seam_triplets *t = seam_triplets_new(rows, cols, rows * cols);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++) {
+            *seed = *seed * 1103515245u + 12345u;
+            unsigned r = (*seed >> 16) % 6;
+            double v = r < 2 ? ((double)((*seed >> 4) % 1000) - 500.0) / 250.0 : 0.0;
+            dense[i * cols + j] = v;
+            if (r < 2 || r == 5)
+                seam_triplets_add(t, i, j, v);
+        }
+    seam_csr *A = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    return A;
+}
+
+/* Long rows (sorted by qsort, not insertion) with many duplicates per entry,
+ * in scrambled order: summed, sorted, explicit zeros kept. */
+static void test_triplets_long_rows(void **state)
+{
+    (void)state;
+    enum { R = 3, C = 200 };
+    double want[R][C] = {{0}};
+    seam_triplets *t = seam_triplets_new(R, C, 8);   /* grows */
+    for (int rep = 0; rep < 5; rep++)
+        for (int k = 0; k < C; k++) {
+            int c = (k * 37 + rep * 11) % C;   /* a permutation of the columns */
+            for (int r = 0; r < R; r++) {
+                double v = r == 1 && c % 4 == 0 ? 0.0 : (double)(rep + 1) * (c + 1) * (r + 1);
+                seam_triplets_add(t, (size_t)r, (size_t)c, v);
+                want[r][c] += v;
+            }
+        }
+    seam_csr *A = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    assert_int_equal(A->nnz, R * C);
+    for (size_t r = 0; r < R; r++) {
+        assert_int_equal(A->row_ptr[r + 1] - A->row_ptr[r], C);
+        for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++) {
+            assert_int_equal(A->col[k], k - A->row_ptr[r]);
+            assert_float_equal(A->val[k], want[r][A->col[k]], 0.0);
+        }
+    }
+    seam_csr_destroy(&A);
+}
+
+/* Transpose and C = A diag(d) B against the dense products. */
+static void test_csr_products(void **state)
+{
+    (void)state;
+    enum { R = 6, K = 9, C = 5 };
+    unsigned seed = 7;
+    double Ad[R * K], Bd[K * C], d[K];
+    seam_csr *A = random_sparse(R, K, &seed, Ad), *B = random_sparse(K, C, &seed, Bd);
+    for (int k = 0; k < K; k++)
+        d[k] = 0.5 + k;
+    seam_csr *At = seam_csr_transpose(A);
+    assert_int_equal(At->rows, K);
+    assert_int_equal(At->cols, R);
+    assert_int_equal(At->nnz, A->nnz);
+    for (size_t i = 0; i < K; i++)
+        for (int64_t p = At->row_ptr[i]; p < At->row_ptr[i + 1]; p++) {
+            if (p > At->row_ptr[i])
+                assert_true(At->col[p] > At->col[p - 1]);
+            assert_float_equal(At->val[p], Ad[At->col[p] * K + (int64_t)i], 0.0);
+        }
+    for (int scaled = 0; scaled < 2; scaled++) {
+        seam_csr *P = seam_csr_matmul(A, scaled ? d : NULL, B);
+        assert_int_equal(P->rows, R);
+        assert_int_equal(P->cols, C);
+        for (size_t i = 0; i < R; i++) {
+            for (int64_t p = P->row_ptr[i] + 1; p < P->row_ptr[i + 1]; p++)
+                assert_true(P->col[p] > P->col[p - 1]);
+            for (size_t j = 0; j < C; j++) {
+                double want = 0.0;
+                for (int k = 0; k < K; k++)
+                    want += Ad[i * K + (size_t)k] * (scaled ? d[k] : 1.0) * Bd[(size_t)k * C + j];
+                double *got = seam_csr_at(P, i, j);
+                assert_float_equal(got ? *got : 0.0, want, 1e-12);
+            }
+        }
+        seam_csr_destroy(&P);
+    }
+    /* A A^T is symmetric with the squared row norms on its diagonal. */
+    seam_csr *AAt = seam_csr_matmul(A, NULL, At);
+    for (size_t i = 0; i < R; i++) {
+        double nrm = 0.0;
+        for (int k = 0; k < K; k++)
+            nrm += Ad[i * K + (size_t)k] * Ad[i * K + (size_t)k];
+        double *g = seam_csr_at(AAt, i, i);
+        assert_float_equal(g ? *g : 0.0, nrm, 1e-12);
+    }
+    seam_csr_destroy(&AAt);
+    seam_csr_destroy(&At);
+    seam_csr_destroy(&A);
+    seam_csr_destroy(&B);
+}
+
 /* Solve A x = A x_true for a smooth x_true with each preconditioner. */
 static void check_solver(int use_gmres, int precond)
 {
@@ -145,6 +246,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csr_assembly),
+        cmocka_unit_test(test_csr_products),
+        cmocka_unit_test(test_triplets_long_rows),
         cmocka_unit_test(test_cg_plain),
         cmocka_unit_test(test_cg_jacobi),
         cmocka_unit_test(test_cg_ichol),

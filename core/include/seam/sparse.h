@@ -42,6 +42,12 @@ double *seam_csr_at(seam_csr *A, size_t i, size_t j);
 void seam_csr_add_block(seam_csr *A, int d, int nn, const int32_t *nodes, const double *Ke);
 /* diag[i] = A(i,i) (0 when not stored). */
 void seam_csr_diagonal(const seam_csr *A, double *diag);
+/* A^T as a new matrix (sorted columns). */
+seam_csr *seam_csr_transpose(const seam_csr *A);
+/* The product C = A diag(d) B as a new matrix (sorted columns, only the
+ * entries some product term reaches are stored); d has A->cols entries, or
+ * is NULL for the identity. A->cols must equal B->rows. */
+seam_csr *seam_csr_matmul(const seam_csr *A, const double *d, const seam_csr *B);
 /* A as a linear operator (borrowed: A must outlive it). */
 seam_linop seam_csr_linop(const seam_csr *A);
 

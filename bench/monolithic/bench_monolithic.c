@@ -1,0 +1,159 @@
+/* The monolithic projection's cost against resolution (issue 16, item 5):
+ * examples/floating_block.json's geometry (a 2 x 1.2 m tank, water to 0.6 m,
+ * a 0.4 x 0.2 m corotated block of 500 kg/m^2 half submerged) at rest, one
+ * coupled projection (Zarifi 5.17 through its SPD form) per resolution, the
+ * solid meshed at the grid's spacing. Prints, per dx: cells, pressures,
+ * solid unknowns, nonzeros of the SPD matrix, PCG iterations (to 1e-10),
+ * and the CPU time of the cut cells, the fluid block, the solid block and
+ * the solve (median of `repeats`), with growth exponents against the
+ * unknowns. Usage: bench_monolithic [repeats [row_scaling [levels]]]
+ * (row_scaling 0: |c1|/|c2| each solve; levels 2-4 of dx 0.05 ... 0.00625). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mono.h"
+
+static void quiet(void *ctx, seam_log_level level, const char *message)
+{
+    (void)ctx;
+    if (level >= SEAM_LOG_WARN)
+        fprintf(stderr, "%s\n", message);
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct row {
+    double dx;
+    size_t cells, pressures, unknowns, nnz;
+    int iterations;
+    double t[4];             /* cut, fluid, solid, solve (s) */
+} row;
+
+static double alpha_opt = 1e-3;   /* the row scaling of (5.36): argv[2], 0 for |c1|/|c2| */
+static int levels_opt = 4;         /* resolutions run: argv[3] */
+
+static row run(double dx, int repeats, const seam_host *host)
+{
+    row r = {dx, 0, 0, 0, 0, 0, {0, 0, 0, 0}};
+    int nb = (int)lround(0.4 / dx), hb = (int)lround(0.2 / dx);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"dim\": 2, \"gravity\": [0, -9.8], \"bodies\": [{\"name\": \"block\", \"mesh\": {\"generate\": "
+             "\"rectangle\", \"min\": [0.8, 0.5], \"max\": [1.2, 0.7], \"cells\": [%d, %d]}, \"material\": "
+             "{\"model\": \"corotated\", \"E\": 1e6, \"nu\": 0.3, \"density\": 500}}]}", nb, hb);
+    fem *f = fem_new(json, host);
+    if (!f)
+        exit(1);
+    mac_grid g = {.dim = 2, .nx = (int)lround(2.0 / dx), .ny = (int)lround(1.2 / dx), .nz = 1, .dx = dx};
+    size_t nc = mac_ncell(&g);
+    r.cells = nc;
+    double *phi = malloc(nc * sizeof *phi);
+    for (int j = 0; j < g.ny; j++)
+        for (int i = 0; i < g.nx; i++)
+            phi[mac_c(&g, i, j, 0)] = (j + 0.5) * dx - 0.6;
+    double *u[3] = {calloc(mac_nf(&g, 0), sizeof(double)), calloc(mac_nf(&g, 1), sizeof(double)), NULL};
+    double dt = 0.005;
+    for (size_t q = 0; q < mac_nf(&g, 1); q++)
+        u[1][q] = -9.8 * dt;
+    double *X = malloc(2 * f->n_iface * sizeof *X);
+    for (size_t q = 0; q < f->n_iface; q++)
+        memcpy(X + 2 * q, f->x + 2 * (size_t)f->iface_node[q], 2 * sizeof(double));
+    mono_boundary b = {2, f->n_iface, X, f->n_iface_elems, f->iface_elems};
+    double *times[4];
+    for (int k = 0; k < 4; k++)
+        times[k] = malloc((size_t)repeats * sizeof(double));
+    mono_solve_opts opts = {0.9, alpha_opt, 1e-10, 100000};
+    for (int rep = 0; rep < repeats; rep++) {
+        mono_cut cut = {0};
+        mono_fluid F = {0};
+        mono_block blk = {0};
+        double t0 = cpu_now();
+        if (mono_cut_build(&cut, &g, &b, host) != SEAM_OK)
+            exit(1);
+        double t1 = cpu_now();
+        if (mono_fluid_build(&F, &g, &cut, &b, phi, u, 1000.0, dt, host) != SEAM_OK)
+            exit(1);
+        double t2 = cpu_now();
+        if (mono_fem_block(&blk, f, dt, opts.sigma, NULL, 0, f->n_iface, host) != SEAM_OK)
+            exit(1);
+        double t3 = cpu_now();
+        double *p = calloc(F.n + 1, sizeof *p), *v = calloc(blk.m + 1, sizeof *v);
+        mono_solve_stats st;
+        if (mono_solve(&F, &blk, 1, dt, &opts, p, v, &st, host) != SEAM_OK)
+            exit(1);
+        double t4 = cpu_now();
+        times[0][rep] = t1 - t0;
+        times[1][rep] = t2 - t1;
+        times[2][rep] = t3 - t2;
+        times[3][rep] = t4 - t3;
+        r.pressures = F.n;
+        r.unknowns = blk.m;
+        r.nnz = st.nnz;
+        r.iterations = st.iterations;
+        free(p);
+        free(v);
+        mono_block_free(&blk);
+        mono_fluid_free(&F);
+        mono_cut_free(&cut);
+    }
+    for (int k = 0; k < 4; k++) {
+        qsort(times[k], (size_t)repeats, sizeof(double), cmp);
+        r.t[k] = times[k][repeats / 2];
+        free(times[k]);
+    }
+    free(X);
+    free(u[0]);
+    free(u[1]);
+    free(phi);
+    fem_destroy(&f);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    int repeats = argc > 1 ? atoi(argv[1]) : 3;
+    if (repeats < 1)
+        repeats = 1;
+    if (argc > 2)
+        alpha_opt = atof(argv[2]);
+    if (argc > 3)
+        levels_opt = atoi(argv[3]) < 2 ? 2 : atoi(argv[3]) > 4 ? 4 : atoi(argv[3]);
+    seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .log = quiet};
+    static const double dxs[] = {0.05, 0.025, 0.0125, 0.00625};
+    row rows[4];
+    printf("monolithic projection, floating block at rest (2 x 1.2 m tank), row scaling %g%s, CPU s, median of %d\n",
+           alpha_opt, alpha_opt > 0 ? "" : " (|c1|/|c2|)", repeats);
+    printf("| dx | cells | pressures | solid unknowns | nnz (SPD) | PCG iterations | cut | fluid block | solid block | "
+           "solve | solve per unknown (us) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int k = 0; k < levels_opt; k++) {
+        rows[k] = run(dxs[k], repeats, &host);
+        const row *r = &rows[k];
+        size_t n = r->pressures + r->unknowns;
+        printf("| %g | %zu | %zu | %zu | %zu | %d | %.4f | %.4f | %.4f | %.4f | %.2f |\n", r->dx, r->cells,
+               r->pressures, r->unknowns, r->nnz, r->iterations, r->t[0], r->t[1], r->t[2], r->t[3],
+               1e6 * r->t[3] / (double)n);
+        fflush(stdout);
+    }
+    int L = levels_opt - 1;
+    double n0 = (double)(rows[0].pressures + rows[0].unknowns), n3 = (double)(rows[L].pressures + rows[L].unknowns);
+    printf("growth with the unknowns n (%.0f -> %.0f): PCG iterations n^%.2f, solve time n^%.2f, whole projection "
+           "n^%.2f\n", n0, n3, log((double)rows[L].iterations / rows[0].iterations) / log(n3 / n0),
+           log(rows[L].t[3] / rows[0].t[3]) / log(n3 / n0),
+           log((rows[L].t[0] + rows[L].t[1] + rows[L].t[2] + rows[L].t[3]) /
+               (rows[0].t[0] + rows[0].t[1] + rows[0].t[2] + rows[0].t[3])) / log(n3 / n0));
+    return 0;
+}
