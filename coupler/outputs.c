@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "seam/frame.h"
 #include "sim_internal.h"
 
 /* The CSV files' names, by SIM_CSV_*. */
@@ -131,7 +132,7 @@ static seam_status write_picture(seam_sim *sim, double t)
         free(data);
         return SEAM_ERROR;
     }
-    snprintf(path, sizeof path, "%s/frame_%04d.png", dir, o->frame);
+    snprintf(path, sizeof path, "%s/frame_" SEAM_FRAME_FORMAT ".png", dir, o->frame);
     const sim_interface *in = &sim->in;
     seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn, .body = in->body,
                             .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems,

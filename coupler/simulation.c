@@ -274,12 +274,19 @@ static void scheme_report(seam_sim *sim, seam_scheme_report *rec)
     *was = now;
 }
 
-static void progress(seam_sim *sim, double t, int iterations, double t_start, bool final)
+static void progress(seam_sim *sim, double t, double t_begin, int iterations, double t_start, bool final)
 {
     if (!sim->opts.progress)
         return;
-    seam_progress p = {t, sim->t_end, sim->summary.steps, iterations, sim_now() - t_start, final};
+    seam_progress p = {t, sim->t_end, sim->summary.steps, iterations, sim_now() - t_start, final, sim->dt_prev,
+                       t_begin};
     sim->opts.progress(sim->opts.progress_ctx, &p);
+}
+
+double seam_progress_eta(const seam_progress *p)
+{
+    double done = p->t - p->t_begin;
+    return done > 0.0 ? p->elapsed_s * fmax(0.0, p->t_end - p->t) / done : NAN;
 }
 
 seam_status seam_sim_run(seam_sim *sim)
@@ -291,6 +298,7 @@ seam_status seam_sim_run(seam_sim *sim)
             sim->pstats[i] = sim->parts[i].stats;
         return SEAM_ERROR;
     }
+    const double t_begin = t;
     long checkpoint_step = sim->summary.steps;
     double checkpoint_time = t_start;
     bool checkpoints = sim->out.checkpoint_steps > 0 || sim->out.checkpoint_seconds > 0;
@@ -361,13 +369,13 @@ seam_status seam_sim_run(seam_sim *sim)
             checkpoint_step = sim->summary.steps;
             checkpoint_time = sim_now();
         }
-        progress(sim, t, iterations, t_start, false);
+        progress(sim, t, t_begin, iterations, t_start, false);
     }
     /* a run stopped by a signal can be taken up where it stopped */
     if (interrupted && checkpoints && result == SEAM_OK && checkpoint_step != sim->summary.steps &&
         sim_checkpoint_write(sim, t, wall_before + sim_now() - t_start) != SEAM_OK)
         result = SEAM_ERROR;
-    progress(sim, t, sim->last_iterations, t_start, true);
+    progress(sim, t, t_begin, sim->last_iterations, t_start, true);
     /* a stop asked for while a step failed (a separate server that got the
      * same SIGINT) is an interruption, not the server's failure */
     if (sim->opts.stop && *sim->opts.stop)

@@ -113,7 +113,7 @@ static void test_pictures(void **state)
     assert_int_equal(r->status, SEAM_OK);
     for (int frame = 0; frame < 3; frame++) {
         char path[4200];
-        snprintf(path, sizeof path, "%s/frames/frame_%04d.png", r->out, frame);
+        snprintf(path, sizeof path, "%s/frames/frame_%06d.png", r->out, frame);
         cairo_surface_t *img = cairo_image_surface_create_from_png(path);
         assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
         /* 32 x 48 cells at 10 pixels a cell, y up, and the colour bar's panel. */
