@@ -15,7 +15,8 @@
 #include "sim_internal.h"
 
 /* The CSV files' names, by SIM_CSV_*. */
-static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv"};
+static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv",
+                                                       "probes.csv"};
 
 static int mkdir_p(const char *path)
 {
@@ -222,6 +223,11 @@ seam_status outputs_open(seam_sim *sim)
                 fprintf(o->interface_csv, ",p%zu_%c", i, "xyz"[k]);
         fputc('\n', o->interface_csv);
     }
+    if (o->probes.n) {
+        if (!(o->probes_csv = open_csv(sim, csv_names[SIM_CSV_PROBES], NULL)))
+            return SEAM_ERROR;
+        probes_header(sim, &o->probes, o->probes_csv);
+    }
     write_interface_row(sim, 0, 0.0);
     if (write_frame(sim, 0.0) != SEAM_OK)
         return SEAM_ERROR;
@@ -243,6 +249,8 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
                 r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s, r->scheme.columns,
                 r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated);
     write_interface_row(sim, r->step + 1, r->t);
+    if (o->probes_csv && probes_row(sim, &o->probes, o->probes_csv, r->step, r->t) != SEAM_OK)
+        return SEAM_ERROR;
     for (size_t k = 0; o->regions_csv && k < bpp_region_count(sim->bpp); k++) {
         long id;
         double p0, dp0, err;
@@ -251,7 +259,7 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
     }
     /* the step's rows reach the disk before the next step starts: a killed
      * run's CSV files end on the same whole step */
-    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv, o->regions_csv};
+    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv, o->regions_csv, o->probes_csv};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (files[i] && fflush(files[i]) != 0) {
             sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write the outputs of step %ld in %s: %s", r->step, o->dir,
@@ -296,12 +304,13 @@ void outputs_finish(seam_sim *sim)
 
 void outputs_close(sim_outputs *o)
 {
-    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv};
-    for (size_t i = 0; i < 4; i++)
+    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv, &o->probes_csv};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (*files[i]) {
             fclose(*files[i]);
             *files[i] = NULL;
         }
+    probes_free(&o->probes);
     free(o->dir);
     free(o->picture_field);
     o->dir = o->picture_field = NULL;
@@ -311,7 +320,8 @@ void outputs_close(sim_outputs *o)
 
 static FILE **csv_slot(sim_outputs *o, int i)
 {
-    FILE **slots[SIM_CSV_COUNT] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv};
+    FILE **slots[SIM_CSV_COUNT] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv,
+                                   &o->probes_csv};
     return slots[i];
 }
 
@@ -323,6 +333,7 @@ static bool csv_wanted(const seam_sim *sim, int i)
     case SIM_CSV_STATS:
     case SIM_CSV_RESIDUALS: return o->stats;
     case SIM_CSV_INTERFACE: return o->interface && !sim->coupled;
+    case SIM_CSV_PROBES: return o->probes.n > 0;
     default: return o->stats && sim->bpp;
     }
 }

@@ -216,6 +216,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
             o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
         }
+        probes_read(sim, out, &o->probes);
         seam_cfg *ck = seam_cfg_child(out, "checkpoint", 0);
         if (ck) {
             o->checkpoint_steps = seam_cfg_int(ck, "every_steps", 0, 1, LONG_MAX, 0);

@@ -33,6 +33,8 @@ typedef struct participant {
     seam_host host;
     char *output_dir;
     size_t offset, n_points; /* its slice of the concatenated interface (solids) */
+    int32_t body_base;       /* its body ids in the concatenated interface: body_base + its own */
+    size_t n_bodies;
     seam_participant_stats stats;
 } participant;
 
@@ -47,6 +49,7 @@ typedef struct sim_interface {
     uint8_t *two_sided;
     double *Xn, *Xnm1, *X_pred, *X_out;   /* committed, previous, predicted, the step's result */
     double *Xnm2;            /* two steps back (the quadratic predictor) */
+    double *F_solid;         /* the loads each solid received in its last solve (the committed ones after a step) */
     double *V;               /* effective velocities handed to the fluid */
     double *V_solid, *Vn;    /* velocities the solids returned: last solve, committed */
     double *block;           /* the one allocation behind the vectors above */

@@ -92,7 +92,8 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     bool ok = sim->errors == 0;
     if (ok && !sim->coupled)
         ok = interface_build(sim) && interface_bind(sim) && sim_coupling_init(sim) == SEAM_OK;
-    ok = ok && outputs_check_picture(sim) && check_step_limit(sim) && sim_checkpoint_check(sim);
+    ok = ok && outputs_check_picture(sim) && probes_check(sim, &sim->out.probes) && check_step_limit(sim) &&
+         sim_checkpoint_check(sim);
     if (ok && !(sim->pstats = calloc(sim->n_parts, sizeof *sim->pstats))) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
         ok = false;
@@ -388,8 +389,9 @@ seam_status seam_sim_run(seam_sim *sim)
     sim->summary.wall_s = wall_before + sim_now() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;
-    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv};
-    for (size_t i = 0; i < 4; i++)
+    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv,
+                     sim->out.probes_csv};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (files[i])
             fflush(files[i]);
     outputs_finish(sim);
