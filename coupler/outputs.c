@@ -12,6 +12,7 @@
 
 #include "report.h"
 #include "seam/frame.h"
+#include "seam/raster.h"
 #include "sim_internal.h"
 
 /* The CSV files' names, by SIM_CSV_*. */
@@ -44,13 +45,14 @@ static bool fluid_has_level_set(seam_sim *sim)
     int errors = sim->errors;
     sim->opts.log = silent;
     seam_raster r;
-    bool has = sim->fluid->p->field(sim->fluid->self, "level_set", &r) == SEAM_OK && r.nz == 1 && r.data;
+    bool has = sim->fluid->p->field(sim->fluid->self, "level_set", &r) == SEAM_OK && r.data;
     sim->opts.log = log;
     sim->errors = errors;
     return has;
 }
 
-/* PNG frames need a 2D interface and a fluid that rasterizes the field. */
+/* PNG frames need a fluid that rasterizes the field, 2D with a 2D
+ * interface, or 3D with a 3D one (a plane through it is drawn). */
 bool outputs_check_picture(seam_sim *sim)
 {
     sim_outputs *o = &sim->out;
@@ -60,10 +62,29 @@ bool outputs_check_picture(seam_sim *sim)
     seam_raster r;
     if (!sim->fluid || !sim->fluid->p->field)
         why = "the fluid plugin offers no fields";
-    else if (sim->in.dim != 2)
-        why = "pictures are drawn for 2D interfaces only";
-    else if (sim->fluid->p->field(sim->fluid->self, o->picture_field, &r) != SEAM_OK || r.nz != 1)
-        why = "the fluid has no 2D field of that name";
+    else if (sim->fluid->p->field(sim->fluid->self, o->picture_field, &r) != SEAM_OK || !r.data)
+        why = "the fluid has no field of that name";
+    else if (sim->in.dim != (r.nz > 1 ? 3 : 2))
+        why = r.nz > 1 ? "a slice of a 3D field is drawn with a 3D interface only"
+                       : "pictures of a 2D field are drawn with a 2D interface only";
+    if (!why && r.nz == 1 && o->slice_given) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice: the fluid's field \"%s\" is 2D: it is drawn "
+                "whole, there is no plane to choose", seam_doc_locate(sim->doc, "output.picture.slice"),
+                o->picture_field);
+        return false;
+    }
+    if (!why && r.nz > 1) {
+        int n[3] = {r.nx, r.ny, r.nz};
+        double lo = r.origin[o->slice_axis], hi = lo + n[o->slice_axis] * r.dx;
+        if (!o->slice_given)
+            o->slice_at = 0.5 * (lo + hi);
+        else if (!(o->slice_at >= lo && o->slice_at <= hi)) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice.at: %g lies outside the fluid's field, "
+                    "which covers [%g, %g] along %c", seam_doc_locate(sim->doc, "output.picture.slice.at"),
+                    o->slice_at, lo, hi, "xyz"[o->slice_axis]);
+            return false;
+        }
+    }
     if (!why) {
         o->has_surface = o->picture_surface && fluid_has_level_set(sim);
         return true;
@@ -118,6 +139,27 @@ static seam_status write_picture(seam_sim *sim, double t)
         r.data = data;
     }
     bool surface = data && fl->p->field(fl->self, "level_set", &phi) == SEAM_OK;
+    /* 3D: the scene's plane through the field and the level set, and where it cuts the interface */
+    const sim_interface *in = &sim->in;
+    seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn, .body = in->body,
+                            .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems,
+                            .elems = in->elems, .two_sided = in->two_sided, .n_bodies = in->n_bodies};
+    seam_picture_cut cut = {0};
+    double *plane = NULL, *phi_plane = NULL;
+    if (r.nz > 1) {
+        plane = malloc((size_t)r.nx * (size_t)r.ny * (size_t)r.nz * sizeof *plane);
+        phi_plane = surface ? malloc((size_t)phi.nx * (size_t)phi.ny * (size_t)phi.nz * sizeof *phi_plane) : NULL;
+        if (!plane || (surface && !phi_plane) ||
+            seam_picture_cut_plane(&iface, in->Xn, o->slice_axis, o->slice_at, &cut, &fl->host) != SEAM_OK) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot draw frame %d: out of memory", o->frame);
+            free(plane), free(phi_plane), free(data);
+            return SEAM_ERROR;
+        }
+        seam_raster_slice(&r, o->slice_axis, o->slice_at, plane, &r);
+        if (surface)
+            seam_raster_slice(&phi, o->slice_axis, o->slice_at, phi_plane, &phi);
+        iface = cut.iface;
+    }
     seam_picture_opts opts = o->picture_opts;
     seam_picture_fix_range(&o->picture_opts, &r);   /* kept for the frames to come */
     opts.colour_bar = true;
@@ -128,18 +170,16 @@ static seam_status write_picture(seam_sim *sim, double t)
     opts.surface = surface ? &phi : NULL;
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/frames", o->dir);
+    seam_status st = SEAM_OK;
     if (mkdir_p(dir) != 0) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create %s: %s", dir, strerror(errno));
-        free(data);
-        return SEAM_ERROR;
+        st = SEAM_ERROR;
+    } else {
+        snprintf(path, sizeof path, "%s/frame_" SEAM_FRAME_FORMAT ".png", dir, o->frame);
+        st = seam_picture_write_png(path, &r, &iface, iface.X, &opts, &fl->host);
     }
-    snprintf(path, sizeof path, "%s/frame_" SEAM_FRAME_FORMAT ".png", dir, o->frame);
-    const sim_interface *in = &sim->in;
-    seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn, .body = in->body,
-                            .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems,
-                            .elems = in->elems, .two_sided = in->two_sided, .n_bodies = in->n_bodies};
-    seam_status st = seam_picture_write_png(path, &r, &iface, in->Xn, &opts, &fl->host);
-    free(data);
+    seam_picture_cut_free(&cut);
+    free(plane), free(phi_plane), free(data);
     return st;
 }
 

@@ -24,6 +24,10 @@ typedef struct sim_outputs {
     seam_picture_opts picture_opts;   /* range fixed by the scene or from the first non-uniform frame */
     bool picture_surface;    /* the scene lets the free surface be drawn (output.picture.surface) */
     bool has_surface;        /* ... and the fluid has a level_set field to draw it from */
+    /* 3D: the plane drawn (output.picture.slice), normal to slice_axis (0 x, 1 y, 2 z) at slice_at */
+    int slice_axis;
+    double slice_at;
+    bool slice_given;        /* named in the scene, else z through the middle of the field */
     FILE *stats_csv, *residuals_csv, *interface_csv, *regions_csv, *probes_csv;
     sim_probes probes;       /* output.probes; probes.csv when there are any */
     int frame;
