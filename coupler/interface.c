@@ -132,6 +132,37 @@ bool interface_build(seam_sim *sim)
     return ok;
 }
 
+seam_status interface_from_coupled(seam_sim *sim, bool shift)
+{
+    participant *pt = sim->coupled;
+    sim_interface *in = &sim->in;
+    if (!pt || !pt->p->describe || !in->n_points)
+        return SEAM_OK;
+    seam_interface now;
+    if (pt->p->describe(pt->self, &now) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "describe failed after step %ld", sim->summary.steps - 1);
+        return SEAM_ERROR;
+    }
+    if (now.n_points != in->n_points || now.dim != in->dim || !now.X) {
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "describe changed its interface from %zu points of dimension %d to %zu of "
+                "dimension %d after step %ld", in->n_points, in->dim, now.n_points, now.dim, sim->summary.steps - 1);
+        return SEAM_ERROR;
+    }
+    size_t n = in->n_points * (size_t)in->dim;
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(now.X[k])) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "describe returned a non-finite position on interface point %zu "
+                    "after step %ld", k / (size_t)in->dim, sim->summary.steps - 1);
+            return SEAM_ERROR;
+        }
+    if (shift) {
+        memcpy(in->Xnm2, in->Xnm1, n * sizeof *in->Xnm2);
+        memcpy(in->Xnm1, in->Xn, n * sizeof *in->Xnm1);
+    }
+    memcpy(in->Xn, now.X, n * sizeof *in->Xn);
+    return SEAM_OK;
+}
+
 /* An absolute position tolerance wider than the fluid's domain lets every
  * iterate pass: a unit slip (mm for m) or a misplaced key. */
 static bool check_tolerances(seam_sim *sim)

@@ -11,20 +11,12 @@
 
 #include <cblas.h>
 
-#include "scheme.h"
-#include "seam/lsq.h"
-#include "lanes.h"
+#include "iqn.h"
 
 #define REUSE_MISLED 10.0
 
 typedef struct {
-    double omega;        /* relaxation of the first iteration when no columns exist */
-    double filter;       /* rcond of the QR filter */
-    long reuse;          /* q: steps whose columns are kept besides the current one */
-    long max_columns;    /* cap on the secant columns kept (the oldest go first) */
-    size_t n;
-    seam_qr *VW;         /* C = V (residual differences), B = W (output differences), updated QR of V */
-    double *X, *r, *r_old, *Xt_old, *alpha, *F;
+    iqn_secant s;        /* keys, columns and vectors (iqn.h) */
 } iqn_ils;
 
 static void *iqn_create(seam_cfg *coupling)
@@ -32,18 +24,8 @@ static void *iqn_create(seam_cfg *coupling)
     iqn_ils *q = calloc(1, sizeof *q);
     if (!q)
         return NULL;
-    q->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    q->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
-    q->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
-    q->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
+    iqn_read(&q->s, coupling);
     return q;
-}
-
-static void iqn_free_vectors(iqn_ils *q)
-{
-    seam_qr_destroy(&q->VW);
-    free(q->X);
-    q->X = NULL;
 }
 
 static void iqn_destroy(void *self)
@@ -51,61 +33,13 @@ static void iqn_destroy(void *self)
     iqn_ils *q = self;
     if (!q)
         return;
-    iqn_free_vectors(q);
+    iqn_free(&q->s);
     free(q);
-}
-
-/* Vectors are sized when the interface is first seen (and if it changes). */
-static bool iqn_reserve(iqn_ils *q, size_t n)
-{
-    if (q->X && q->n == n)
-        return true;
-    iqn_free_vectors(q);
-    q->n = n;
-    size_t m = n ? n : 1;
-    q->VW = seam_qr_new(n, (size_t)q->max_columns < n ? (size_t)q->max_columns : n, q->filter);   /* at most n columns: alpha fits in m + 1 */
-    q->X = malloc(5 * m * sizeof *q->X + (m + 1) * sizeof *q->alpha);
-    if (!q->X || !q->VW) {
-        iqn_free_vectors(q);
-        return false;
-    }
-    q->r = q->X + m;
-    q->r_old = q->r + m;
-    q->Xt_old = q->r_old + m;
-    q->F = q->Xt_old + m;
-    q->alpha = q->F + m;
-    return true;
-}
-
-/* r^k = X~^k - X^k and the new columns V: r^k - r^{k-1}, W: X~^k - X~^{k-1}
- * in one pass, four lanes wide (GCC vectorizes that at -O2; restrict
- * parameters tell it the vectors are distinct). */
-static void iqn_differences(size_t n, const double *restrict Xt, const double *restrict X,
-                            const double *restrict r_old, double *restrict r, double *restrict dr,
-                            double *restrict dXt, double *restrict Xt_old)
-{
-    SEAM_LANES(j, l, n, {
-        double rj = Xt[j] - X[j];
-        dr[j] = rj - r_old[j];
-        dXt[j] = Xt[j] - Xt_old[j];
-        r[j] = rj;
-        Xt_old[j] = Xt[j];
-    });
-}
-
-/* The first iteration of a step: r^0 and X~^0 only. */
-static void iqn_first_residual(size_t n, const double *restrict Xt, const double *restrict X, double *restrict r,
-                               double *restrict Xt_old)
-{
-    for (size_t i = 0; i < n; i++) {
-        r[i] = Xt[i] - X[i];
-        Xt_old[i] = Xt[i];
-    }
 }
 
 /* X^{k+1} = X~^k + W alpha with alpha = argmin ||V alpha + r^k|| (the IQN-ILS update),
  * Q^T r^k carried over from the last iteration by the QR update. */
-static void iqn_quasi_newton(iqn_ils *q, const double *Xt)
+static void iqn_quasi_newton(iqn_secant *q, const double *Xt)
 {
     size_t n = q->n, k = seam_qr_cols(q->VW);
     seam_qr_solve_tracked(q->VW, q->alpha);
@@ -117,9 +51,9 @@ static void iqn_quasi_newton(iqn_ils *q, const double *Xt)
 static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,
                             seam_verdict *verdict)
 {
-    iqn_ils *q = self;
+    iqn_secant *q = &((iqn_ils *)self)->s;
     size_t n = seam_coupling_size(c);
-    if (!iqn_reserve(q, n)) {
+    if (!iqn_reserve(q, n, 0)) {
         seam_coupling_warn(c, "out of memory for %zu interface values", n);
         return SEAM_ERROR;
     }
@@ -128,20 +62,13 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
     seam_qr_keep(q->VW, step - q->reuse, step - 1);
     memcpy(q->X, X_pred, n * sizeof *q->X);
     bool own_only = q->reuse == 0;
+    int rejected = 0;
     seam_status st = seam_coupling_fluid(c, q->X, q->F);
     for (int k = 0; st == SEAM_OK; k++) {
         st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
         if (st != SEAM_OK)
             break;
-        if (k == 0) {
-            iqn_first_residual(n, X_out, q->X, q->r, q->Xt_old);
-            seam_qr_track(q->VW, q->r);
-        } else {   /* the new columns are formed where the QR keeps them; kept even when this iterate converges */
-            double *dr, *dXt;
-            seam_qr_slots(q->VW, &dr, &dXt);
-            iqn_differences(n, X_out, q->X, q->r_old, q->r, dr, dXt, q->Xt_old);
-            seam_qr_push(q->VW, dr, dXt, step, q->r);
-        }
+        iqn_record(q, k, X_out, step, NULL);
         *verdict = seam_coupling_judge(c, X_out, q->X);
         if (*verdict != SEAM_ITERATE)
             break;
@@ -159,21 +86,23 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
                                    "dropped %zu of them, the step goes on with its own", c->first_residual,
                                    c->residual, cols - seam_qr_cols(q->VW));
         }
-        double *t = q->r_old;
-        q->r_old = q->r, q->r = t;
+        iqn_next(q);
         if (seam_qr_cols(q->VW) == 0)
-            for (size_t i = 0; i < n; i++)                       /* constant relaxation to start */
-                q->X[i] += q->omega * q->r_old[i];
+            iqn_relax(q);                                        /* constant relaxation to start */
         else
             iqn_quasi_newton(q, X_out);
         st = seam_coupling_fluid(c, q->X, q->F);
+        if (st == SEAM_UNSTABLE && iqn_reject(q, c, step, k, &rejected)) {
+            own_only = true;
+            st = seam_coupling_fluid(c, q->X, q->F);
+        }
     }
     return st;
 }
 
 static void iqn_report(void *self, seam_scheme_report *out)
 {
-    iqn_ils *q = self;
+    const iqn_secant *q = &((iqn_ils *)self)->s;
     *out = (seam_scheme_report){0};
     if (q->VW) {
         out->columns = (long)seam_qr_cols(q->VW);
@@ -184,7 +113,7 @@ static void iqn_report(void *self, seam_scheme_report *out)
 /* The secant columns kept for reuse cross steps; the vectors are refilled each step. */
 static void iqn_save(const void *self, seam_ckpt_writer *w)
 {
-    const iqn_ils *q = self;
+    const iqn_secant *q = &((const iqn_ils *)self)->s;
     seam_ckpt_put_u64(w, q->X ? q->n : UINT64_MAX);   /* UINT64_MAX: no step has run */
     if (q->X)
         seam_qr_save(q->VW, w);
@@ -192,11 +121,11 @@ static void iqn_save(const void *self, seam_ckpt_writer *w)
 
 static void iqn_load(void *self, seam_ckpt_reader *r)
 {
-    iqn_ils *q = self;
+    iqn_secant *q = &((iqn_ils *)self)->s;
     uint64_t n = seam_ckpt_get_u64(r);
     if (n == UINT64_MAX || !seam_ckpt_ok(r, false))
         return;
-    if (n > ((uint64_t)1 << 40) || !iqn_reserve(q, (size_t)n))
+    if (n > ((uint64_t)1 << 40) || !iqn_reserve(q, (size_t)n, 0))
         seam_ckpt_fail(r, "no room for %llu interface values", (unsigned long long)n);
     else
         seam_qr_load(q->VW, r);

@@ -30,23 +30,17 @@
 #include <cblas.h>
 #include <lapacke.h>
 
-#include "scheme.h"
-#include "seam/lsq.h"
+#include "iqn.h"
 
 enum { RESTART_NONE, RESTART_ZERO, RESTART_LS, RESTART_SVD };
 static const char *const restart_names[] = {"none", "rs-0", "rs-ls", "rs-svd", NULL};
 
 typedef struct {
-    double omega;        /* relaxation of the first iteration when nothing is known */
-    double filter;       /* rcond of the QR filter */
+    iqn_secant s;        /* keys, this step's columns (C = V, B = W) and vectors (iqn.h); its extra vector is y */
     double truncation;   /* rs-svd: modes below this times the largest are dropped */
-    long max_columns;    /* cap on the secant columns in the least squares */
-    long reuse;          /* steps whose columns stay in the least squares besides the current one */
     long chunk;          /* steps between restarts */
     long restart_reuse;  /* rs-ls: steps whose columns start J_prev again */
     int restart;
-    size_t n;
-    seam_qr *VW;         /* this step's columns: C = V, B = W */
     seam_qr *LS;         /* rs-ls: the columns of the last restart_reuse steps */
     double *J;           /* restart none: J_prev, n x n column-major (NULL until a step was folded) */
     double *Psi, *Phi;   /* otherwise J_prev = Psi Phi^T, n x m each, room for cap columns */
@@ -55,10 +49,10 @@ typedef struct {
     long last_folded;    /* the last step folded in (-1: none) */
     long total_columns;  /* restart none: columns folded in, for the rank bound */
     unsigned long restarts, truncated;
-    double *X, *r, *r_old, *Xt_old, *F, *y, *alpha;
     double *coef;        /* Phi^T x, room for cap values */
     double *Q, *R, *Wn;  /* explicit factors (n x k, k x k, n x k), grown */
     size_t cap_k;
+    bool jprev_off;      /* this step rejected an iterate: J_prev is not used again in it */
 } imvj;
 
 static void *imvj_create(seam_cfg *coupling)
@@ -66,10 +60,7 @@ static void *imvj_create(seam_cfg *coupling)
     imvj *q = calloc(1, sizeof *q);
     if (!q)
         return NULL;
-    q->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    q->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
-    q->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
-    q->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
+    iqn_read(&q->s, coupling);
     q->restart = seam_cfg_enum(coupling, "restart", restart_names, RESTART_SVD, 0);
     q->chunk = seam_cfg_int(coupling, "chunk", 8, 1, 100000, 0);
     q->restart_reuse = seam_cfg_int(coupling, "restart_reuse", 8, 1, 1000, 0);
@@ -80,15 +71,14 @@ static void *imvj_create(seam_cfg *coupling)
 
 static void imvj_free_vectors(imvj *q)
 {
-    seam_qr_destroy(&q->VW);
+    iqn_free(&q->s);
     seam_qr_destroy(&q->LS);
     free(q->J);
     free(q->Psi);
     free(q->Phi);
-    free(q->X);
     free(q->Q);
     free(q->coef);
-    q->J = q->Psi = q->Phi = q->X = q->Q = q->coef = NULL;
+    q->J = q->Psi = q->Phi = q->Q = q->coef = NULL;
     q->m = q->cap = q->cap_k = 0;
     q->folded = q->total_columns = 0;
     q->last_folded = -1;
@@ -103,30 +93,20 @@ static void imvj_destroy(void *self)
     free(q);
 }
 
-static size_t cap_of(const imvj *q, long cols) { return (size_t)cols < q->n ? (size_t)cols : q->n; }
+static size_t cap_of(const imvj *q, long cols) { return (size_t)cols < q->s.n ? (size_t)cols : q->s.n; }
 
 /* Vectors are sized when the interface is first seen (and if it changes). */
 static bool imvj_reserve(imvj *q, size_t n)
 {
-    if (q->X && q->n == n)
+    if (q->s.X && q->s.n == n)
         return true;
     imvj_free_vectors(q);
-    q->n = n;
-    size_t m = n ? n : 1;
-    q->VW = seam_qr_new(n, cap_of(q, q->max_columns), q->filter);
-    if (q->restart == RESTART_LS)
-        q->LS = seam_qr_new(n, cap_of(q, q->max_columns * q->restart_reuse), q->filter);
-    q->X = malloc((6 * m + m + 1) * sizeof *q->X);
-    if (!q->X || !q->VW || (q->restart == RESTART_LS && !q->LS)) {
+    if (!iqn_reserve(&q->s, n, 1))
+        return false;
+    if (q->restart == RESTART_LS && !(q->LS = seam_qr_new(n, cap_of(q, q->s.max_columns * q->restart_reuse), q->s.filter))) {
         imvj_free_vectors(q);
         return false;
     }
-    q->r = q->X + m;
-    q->r_old = q->r + m;
-    q->Xt_old = q->r_old + m;
-    q->F = q->Xt_old + m;
-    q->y = q->F + m;
-    q->alpha = q->y + m;
     return true;
 }
 
@@ -136,13 +116,13 @@ static bool reserve_k(imvj *q, size_t k)
     if (k <= q->cap_k)
         return true;
     free(q->Q);
-    q->Q = malloc((2 * q->n * k + k * k) * sizeof *q->Q);
+    q->Q = malloc((2 * q->s.n * k + k * k) * sizeof *q->Q);
     if (!q->Q) {
         q->cap_k = 0;
         return false;
     }
-    q->Wn = q->Q + q->n * k;
-    q->R = q->Wn + q->n * k;
+    q->Wn = q->Q + q->s.n * k;
+    q->R = q->Wn + q->s.n * k;
     q->cap_k = k;
     return true;
 }
@@ -155,11 +135,11 @@ static bool reserve_m(imvj *q, size_t m)
     size_t cap = q->cap ? q->cap : 16;
     while (cap < m)
         cap *= 2;
-    double *psi = realloc(q->Psi, q->n * cap * sizeof *psi);
+    double *psi = realloc(q->Psi, q->s.n * cap * sizeof *psi);
     if (!psi)
         return false;
     q->Psi = psi;
-    double *phi = realloc(q->Phi, q->n * cap * sizeof *phi);
+    double *phi = realloc(q->Phi, q->s.n * cap * sizeof *phi);
     if (!phi)
         return false;
     q->Phi = phi;
@@ -171,18 +151,21 @@ static bool reserve_m(imvj *q, size_t m)
     return true;
 }
 
-static bool have_jprev(const imvj *q) { return q->restart == RESTART_NONE ? q->J != NULL : q->m > 0; }
+static bool have_jprev(const imvj *q)
+{
+    return !q->jprev_off && (q->restart == RESTART_NONE ? q->J != NULL : q->m > 0);
+}
 
 /* y = J_prev x */
 static void apply_jprev(imvj *q, const double *x, double *y)
 {
-    int n = (int)q->n;
+    int n = (int)q->s.n;
     if (q->restart == RESTART_NONE) {
         cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, q->J, n, x, 1, 0.0, y, 1);
         return;
     }
     if (q->m == 0) {   /* BLAS returns at once for no columns, leaving y as it was */
-        memset(y, 0, q->n * sizeof *y);
+        memset(y, 0, q->s.n * sizeof *y);
         return;
     }
     cblas_dgemv(CblasColMajor, CblasTrans, n, (int)q->m, 1.0, q->Phi, n, x, 1, 0.0, q->coef, 1);
@@ -198,15 +181,15 @@ static bool explicit_factors(imvj *q, seam_qr *qr, size_t k)
     seam_qr_explicit(qr, q->Q, q->R);
     const double *B = seam_qr_B(qr);   /* oldest first */
     for (size_t j = 0; j < k; j++)
-        memcpy(q->Wn + j * q->n, B + (k - 1 - j) * q->n, q->n * sizeof *q->Wn);
+        memcpy(q->Wn + j * q->s.n, B + (k - 1 - j) * q->s.n, q->s.n * sizeof *q->Wn);
     return true;
 }
 
 /* Psi_s = W R^-1 (in q->Wn), the least-squares J = Psi_s Q^T. */
 static void w_rinv(imvj *q, size_t k)
 {
-    cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, (int)q->n, (int)k, 1.0, q->R,
-                (int)k, q->Wn, (int)q->n);
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, (int)q->s.n, (int)k, 1.0, q->R,
+                (int)k, q->Wn, (int)q->s.n);
 }
 
 /* Truncated SVD of J_prev = Psi Phi^T (Scheufele and Mehl 2017, RS-SVD):
@@ -214,7 +197,7 @@ static void w_rinv(imvj *q, size_t k)
  * Psi <- Qa U S, Phi <- Qb V. */
 static bool svd_truncate(imvj *q)
 {
-    size_t n = q->n, m = q->m, p = m < n ? m : n;
+    size_t n = q->s.n, m = q->m, p = m < n ? m : n;
     int ok = 1;
     double *tau = malloc((2 * p + 3 * p * p + m * m) * sizeof *tau);
     if (!tau)
@@ -237,7 +220,7 @@ static bool svd_truncate(imvj *q)
                 s += q->Psi[i + j * n] * Rb[l + j * p];
             M[i + l * p] = s;
         }
-    double *S = q->alpha, *superb = q->y;   /* p <= n values each */
+    double *S = q->s.alpha, *superb = q->s.extra;   /* p <= n values each */
     ok &= LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', (lapack_int)p, (lapack_int)p, M, (lapack_int)p, S, U,
                          (lapack_int)p, Vt, (lapack_int)p, superb) == 0;
     ok &= LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)p, (lapack_int)p, q->Psi, (lapack_int)n, tau) == 0;
@@ -288,8 +271,8 @@ static bool restart(imvj *q)
     if (!explicit_factors(q, q->LS, k) || !reserve_m(q, k))
         return false;
     w_rinv(q, k);
-    memcpy(q->Psi, q->Wn, q->n * k * sizeof *q->Psi);
-    memcpy(q->Phi, q->Q, q->n * k * sizeof *q->Phi);
+    memcpy(q->Psi, q->Wn, q->s.n * k * sizeof *q->Psi);
+    memcpy(q->Phi, q->Q, q->s.n * k * sizeof *q->Phi);
     q->m = k;
     return true;
 }
@@ -298,18 +281,18 @@ static bool restart(imvj *q)
  * form above), then a restart when chunk steps have been folded. */
 static bool fold(imvj *q)
 {
-    size_t n = q->n, k = seam_qr_cols(q->VW);
+    size_t n = q->s.n, k = seam_qr_cols(q->s.VW);
     if (k == 0)
         return true;
-    if (!explicit_factors(q, q->VW, k))
+    if (!explicit_factors(q, q->s.VW, k))
         return false;
     w_rinv(q, k);   /* Wn <- W R^-1 */
     if (q->restart == RESTART_NONE) {
         if (!q->J && !(q->J = calloc(n * n, sizeof *q->J)))
             return false;
         for (size_t j = 0; j < k; j++) {   /* Psi_s = W R^-1 - J_prev Q */
-            apply_jprev(q, q->Q + j * n, q->y);
-            cblas_daxpy((int)n, -1.0, q->y, 1, q->Wn + j * n, 1);
+            apply_jprev(q, q->Q + j * n, q->s.extra);
+            cblas_daxpy((int)n, -1.0, q->s.extra, 1, q->Wn + j * n, 1);
         }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)k, 1.0, q->Wn, (int)n, q->Q,
                     (int)n, 1.0, q->J, (int)n);
@@ -319,8 +302,8 @@ static bool fold(imvj *q)
     if (!reserve_m(q, q->m + k))
         return false;
     for (size_t j = 0; j < k; j++) {
-        apply_jprev(q, q->Q + j * n, q->y);
-        cblas_daxpy((int)n, -1.0, q->y, 1, q->Wn + j * n, 1);
+        apply_jprev(q, q->Q + j * n, q->s.extra);
+        cblas_daxpy((int)n, -1.0, q->s.extra, 1, q->Wn + j * n, 1);
     }
     memcpy(q->Psi + q->m * n, q->Wn, n * k * sizeof *q->Psi);
     memcpy(q->Phi + q->m * n, q->Q, n * k * sizeof *q->Phi);
@@ -331,26 +314,26 @@ static bool fold(imvj *q)
 /* X^{k+1} = X~^k - J r^k, J r^k = W alpha + J_prev (r^k - V alpha). */
 static bool imvj_update(imvj *q, const double *Xt, const double *r)
 {
-    size_t n = q->n, k = seam_qr_cols(q->VW);
-    memcpy(q->X, Xt, n * sizeof *q->X);
+    size_t n = q->s.n, k = seam_qr_cols(q->s.VW);
+    memcpy(q->s.X, Xt, n * sizeof *q->s.X);
     if (k > 0) {
-        seam_qr_solve_tracked(q->VW, q->alpha);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)k, -1.0, seam_qr_B(q->VW), (int)n, q->alpha, 1, 1.0,
-                    q->X, 1);
+        seam_qr_solve_tracked(q->s.VW, q->s.alpha);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)k, -1.0, seam_qr_B(q->s.VW), (int)n, q->s.alpha, 1, 1.0,
+                    q->s.X, 1);
     }
     if (!have_jprev(q))
         return true;
-    double *rp = q->y;   /* r - V alpha = r - Q Q^T r */
+    double *rp = q->s.extra;   /* r - V alpha = r - Q Q^T r */
     memcpy(rp, r, n * sizeof *rp);
     if (k > 0) {
-        if (!explicit_factors(q, q->VW, k))
+        if (!explicit_factors(q, q->s.VW, k))
             return false;
-        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)k, 1.0, q->Q, (int)n, r, 1, 0.0, q->alpha, 1);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)k, -1.0, q->Q, (int)n, q->alpha, 1, 1.0, rp, 1);
+        cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)k, 1.0, q->Q, (int)n, r, 1, 0.0, q->s.alpha, 1);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)k, -1.0, q->Q, (int)n, q->s.alpha, 1, 1.0, rp, 1);
     }
-    double *Jr = q->F;   /* free until the next fluid call fills it */
+    double *Jr = q->s.F;   /* free until the next fluid call fills it */
     apply_jprev(q, rp, Jr);
-    cblas_daxpy((int)n, -1.0, Jr, 1, q->X, 1);
+    cblas_daxpy((int)n, -1.0, Jr, 1, q->s.X, 1);
     return true;
 }
 
@@ -363,58 +346,43 @@ static seam_status imvj_step(void *self, seam_coupling *c, const double *X_pred,
         return SEAM_ERROR;
     }
     long step = seam_coupling_step_index(c);
+    q->jprev_off = false;
     /* the columns of the committed steps go into J_prev (those of the last one
      * are new to it; the reused ones it meets already); a failed attempt's are dropped */
-    seam_qr_keep(q->VW, step - 1 - q->reuse, step - 1);
-    if (q->last_folded < step - 1 && seam_qr_cols(q->VW) > 0) {
+    seam_qr_keep(q->s.VW, step - 1 - q->s.reuse, step - 1);
+    if (q->last_folded < step - 1 && seam_qr_cols(q->s.VW) > 0) {
         if (!fold(q)) {
             seam_coupling_warn(c, "out of memory for the carried Jacobian (%zu values)", n);
             return SEAM_ERROR;
         }
         q->last_folded = step - 1;
     }
-    seam_qr_keep(q->VW, step - q->reuse, step - 1);   /* the reused steps' columns stay in the least squares */
+    seam_qr_keep(q->s.VW, step - q->s.reuse, step - 1);   /* the reused steps' columns stay in the least squares */
     if (q->LS)
         seam_qr_keep(q->LS, step - q->restart_reuse, step - 1);
-    memcpy(q->X, X_pred, n * sizeof *q->X);
-    seam_status st = seam_coupling_fluid(c, q->X, q->F);
+    memcpy(q->s.X, X_pred, n * sizeof *q->s.X);
+    int rejected = 0;
+    seam_status st = seam_coupling_fluid(c, q->s.X, q->s.F);
     for (int k = 0; st == SEAM_OK; k++) {
-        st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
+        st = seam_coupling_solid(c, q->s.F, X_out);                /* X~^k = S(F(X^k)) */
         if (st != SEAM_OK)
             break;
-        if (k == 0) {
-            for (size_t i = 0; i < n; i++) {
-                q->r[i] = X_out[i] - q->X[i];
-                q->Xt_old[i] = X_out[i];
-            }
-            seam_qr_track(q->VW, q->r);
-        } else {
-            double *dr, *dXt;
-            seam_qr_slots(q->VW, &dr, &dXt);
-            for (size_t i = 0; i < n; i++) {
-                double ri = X_out[i] - q->X[i];
-                dr[i] = ri - q->r_old[i];
-                dXt[i] = X_out[i] - q->Xt_old[i];
-                q->r[i] = ri;
-                q->Xt_old[i] = X_out[i];
-            }
-            if (q->LS)   /* first: the push below works on dr in place */
-                seam_qr_push(q->LS, dr, dXt, step, NULL);
-            seam_qr_push(q->VW, dr, dXt, step, q->r);
-        }
-        *verdict = seam_coupling_judge(c, X_out, q->X);
+        iqn_record(&q->s, k, X_out, step, q->LS);
+        *verdict = seam_coupling_judge(c, X_out, q->s.X);
         if (*verdict != SEAM_ITERATE)
             break;
-        double *t = q->r_old;
-        q->r_old = q->r, q->r = t;
-        if (seam_qr_cols(q->VW) == 0 && !have_jprev(q))
-            for (size_t i = 0; i < n; i++)                       /* constant relaxation to start */
-                q->X[i] += q->omega * q->r_old[i];
-        else if (!imvj_update(q, X_out, q->r_old)) {
+        iqn_next(&q->s);
+        if (seam_qr_cols(q->s.VW) == 0 && !have_jprev(q))
+            iqn_relax(&q->s);                                    /* constant relaxation to start */
+        else if (!imvj_update(q, X_out, q->s.r_old)) {
             seam_coupling_warn(c, "out of memory for the update");
             return SEAM_ERROR;
         }
-        st = seam_coupling_fluid(c, q->X, q->F);
+        st = seam_coupling_fluid(c, q->s.X, q->s.F);
+        if (st == SEAM_UNSTABLE && iqn_reject(&q->s, c, step, k, &rejected)) {
+            q->jprev_off = true;   /* the carried Jacobian may have made it too */
+            st = seam_coupling_fluid(c, q->s.X, q->s.F);
+        }
     }
     return st;
 }
@@ -423,11 +391,11 @@ static void imvj_report(void *self, seam_scheme_report *out)
 {
     imvj *q = self;
     *out = (seam_scheme_report){0};
-    if (!q->VW)
+    if (!q->s.VW)
         return;
-    out->columns = (long)seam_qr_cols(q->VW);
-    out->filtered = seam_qr_filtered(q->VW);
-    out->modes = q->restart == RESTART_NONE ? (q->total_columns < (long)q->n ? q->total_columns : (long)q->n)
+    out->columns = (long)seam_qr_cols(q->s.VW);
+    out->filtered = seam_qr_filtered(q->s.VW);
+    out->modes = q->restart == RESTART_NONE ? (q->total_columns < (long)q->s.n ? q->total_columns : (long)q->s.n)
                                             : (long)q->m;
     out->restarts = q->restarts;
     out->truncated = q->truncated;
@@ -438,16 +406,16 @@ static void imvj_report(void *self, seam_scheme_report *out)
 static void imvj_save(const void *self, seam_ckpt_writer *w)
 {
     const imvj *q = self;
-    seam_ckpt_put_u64(w, q->X ? q->n : UINT64_MAX);   /* UINT64_MAX: no step has run */
-    if (!q->X)
+    seam_ckpt_put_u64(w, q->s.X ? q->s.n : UINT64_MAX);   /* UINT64_MAX: no step has run */
+    if (!q->s.X)
         return;
-    seam_qr_save(q->VW, w);
+    seam_qr_save(q->s.VW, w);
     if (q->LS)
         seam_qr_save(q->LS, w);
     seam_ckpt_put_u64(w, q->J != NULL);
-    seam_ckpt_put_f64s(w, q->J, q->J ? q->n * q->n : 0);
-    seam_ckpt_put_f64s(w, q->Psi, q->m * q->n);
-    seam_ckpt_put_f64s(w, q->Phi, q->m * q->n);
+    seam_ckpt_put_f64s(w, q->J, q->J ? q->s.n * q->s.n : 0);
+    seam_ckpt_put_f64s(w, q->Psi, q->m * q->s.n);
+    seam_ckpt_put_f64s(w, q->Phi, q->m * q->s.n);
     seam_ckpt_put_i64(w, q->folded);
     seam_ckpt_put_i64(w, q->last_folded);
     seam_ckpt_put_i64(w, q->total_columns);
@@ -465,22 +433,22 @@ static void imvj_load(void *self, seam_ckpt_reader *r)
         seam_ckpt_fail(r, "no room for %llu interface values", (unsigned long long)n);
         return;
     }
-    seam_qr_load(q->VW, r);
+    seam_qr_load(q->s.VW, r);
     if (q->LS)
         seam_qr_load(q->LS, r);
     bool has_j = seam_ckpt_get_u64(r) != 0;
-    if (has_j && !(q->J = malloc((q->n ? q->n * q->n : 1) * sizeof *q->J))) {
+    if (has_j && !(q->J = malloc((q->s.n ? q->s.n * q->s.n : 1) * sizeof *q->J))) {
         seam_ckpt_fail(r, "out of memory");
         return;
     }
-    seam_ckpt_get_f64s(r, q->J, has_j ? q->n * q->n : 0);
-    size_t m = seam_ckpt_peek_count(r) / (q->n ? q->n : 1);
+    seam_ckpt_get_f64s(r, q->J, has_j ? q->s.n * q->s.n : 0);
+    size_t m = seam_ckpt_peek_count(r) / (q->s.n ? q->s.n : 1);
     if (!seam_ckpt_ok(r, false) || !reserve_m(q, m)) {
         seam_ckpt_fail(r, "no room for %zu carried modes", m);
         return;
     }
-    seam_ckpt_get_f64s(r, q->Psi, m * q->n);
-    seam_ckpt_get_f64s(r, q->Phi, m * q->n);
+    seam_ckpt_get_f64s(r, q->Psi, m * q->s.n);
+    seam_ckpt_get_f64s(r, q->Phi, m * q->s.n);
     q->m = m;
     q->folded = (long)seam_ckpt_get_i64(r);
     q->last_folded = (long)seam_ckpt_get_i64(r);

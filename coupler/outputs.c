@@ -38,6 +38,12 @@ static void silent(void *ctx, seam_log_level level, const char *who, const char 
     (void)ctx, (void)level, (void)who, (void)message;
 }
 
+/* Who draws the pictures: the fluid, or a coupled plugin (its fluid's fields). */
+participant *sim_field_source(seam_sim *sim)
+{
+    return sim->fluid ? sim->fluid : sim->coupled;
+}
+
 /* Whether the fluid offers a 2D level set (a liquid's); asked without a message when it does not. */
 static bool fluid_has_level_set(seam_sim *sim)
 {
@@ -45,7 +51,8 @@ static bool fluid_has_level_set(seam_sim *sim)
     int errors = sim->errors;
     sim->opts.log = silent;
     seam_raster r;
-    bool has = sim->fluid->p->field(sim->fluid->self, "level_set", &r) == SEAM_OK && r.data;
+    participant *fl = sim_field_source(sim);
+    bool has = fl->p->field(fl->self, "level_set", &r) == SEAM_OK && r.data;
     sim->opts.log = log;
     sim->errors = errors;
     return has;
@@ -60,9 +67,10 @@ bool outputs_check_picture(seam_sim *sim)
         return true;
     const char *why = NULL;
     seam_raster r;
-    if (!sim->fluid || !sim->fluid->p->field)
+    participant *fl = sim_field_source(sim);
+    if (!fl || !fl->p->field)
         why = "the fluid plugin offers no fields";
-    else if (sim->fluid->p->field(sim->fluid->self, o->picture_field, &r) != SEAM_OK || !r.data)
+    else if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK || !r.data)
         why = "the fluid has no field of that name";
     else if (sim->in.dim != (r.nz > 1 ? 3 : 2))
         why = r.nz > 1 ? "a slice of a 3D field is drawn with a 3D interface only"
@@ -124,7 +132,7 @@ static void write_interface_row(seam_sim *sim, long step, double t)
 
 static seam_status write_picture(seam_sim *sim, double t)
 {
-    participant *fl = sim->fluid;
+    participant *fl = sim_field_source(sim);
     sim_outputs *o = &sim->out;
     seam_raster r, phi;
     if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK) {
@@ -255,7 +263,7 @@ seam_status outputs_open(seam_sim *sim)
                                                     "step,time,region,p0,delta_p0,volume_error\n")))
             return SEAM_ERROR;
     }
-    if (o->interface && !sim->coupled) {
+    if (o->interface && sim->in.n_points) {
         if (!(o->interface_csv = open_csv(sim, csv_names[SIM_CSV_INTERFACE], "step,t")))
             return SEAM_ERROR;
         for (size_t i = 0; i < sim->in.n_points; i++)
@@ -372,7 +380,7 @@ static bool csv_wanted(const seam_sim *sim, int i)
     switch (i) {
     case SIM_CSV_STATS:
     case SIM_CSV_RESIDUALS: return o->stats;
-    case SIM_CSV_INTERFACE: return o->interface && !sim->coupled;
+    case SIM_CSV_INTERFACE: return o->interface && sim->in.n_points;
     case SIM_CSV_PROBES: return o->probes.n > 0;
     default: return o->stats && sim->bpp;
     }

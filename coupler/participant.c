@@ -16,13 +16,16 @@ static const char *host_locate(void *ctx, const char *key_path)
 {
     participant *pt = ctx;
     char full[1024];
-    snprintf(full, sizeof full, "%s%s%s", pt->config_path, *key_path && *key_path != '[' ? "." : "", key_path);
+    bool dot = *pt->config_path && *key_path && *key_path != '[';   /* "" is the scene itself (monolithic) */
+    snprintf(full, sizeof full, "%s%s%s", pt->config_path, dot ? "." : "", key_path);
     return seam_doc_locate(pt->sim->doc, full);
 }
 
 /* The participant's object in the scene document ("fluid", "solids[2]"). */
 static json_t *participant_json(seam_sim *sim, const participant *pt)
 {
+    if (pt->config)
+        return pt->config;
     json_t *root = seam_doc_root(sim->doc);
     if (strncmp(pt->config_path, "solids[", 7) == 0)
         return json_array_get(json_object_get(root, "solids"), strtoul(pt->config_path + 7, NULL, 10));
@@ -112,6 +115,76 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
     }
 }
 
+/* Keys of `coupling` that scheme "monolithic" reads: handed to the plugin
+ * inside its object's "coupling". */
+const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations", NULL};
+
+/* A participant's objects as one coupled solver sees them: one in-process
+ * library each (the plugin creates them itself). */
+static void refuse_remote(seam_cfg *obj)
+{
+    static const char *const remote_keys[] = {"connect", "timeout", "heartbeat", "start_timeout", "server_key",
+                                              "client_key", NULL};
+    for (const char *const *k = remote_keys; *k; k++)
+        if (seam_cfg_has(obj, *k))
+            seam_cfg_error(obj, *k, "scheme \"monolithic\" runs every solver inside its own plugin, in this process: "
+                           "a remote participant cannot take part");
+    const char *process = seam_cfg_str(obj, "process", "inline", 0);
+    if (process && strcmp(process, "inline") != 0)
+        seam_cfg_error(obj, "process", "scheme \"monolithic\" runs every solver inside its own plugin, in this process "
+                       "(\"%s\" is not possible)", process);
+}
+
+void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt)
+{
+    pt->sim = sim;
+    pt->role = SEAM_COUPLED;
+    pt->config_path = xstrdup(sim, "");
+    pt->name = xstrdup(sim, "monolithic");
+    pt->plugin_name = xstrdup(sim, "monolithic");
+    json_t *scene = seam_doc_root(sim->doc);
+    pt->config = json_object();
+    json_t *mine = json_object();
+    json_t *coupling = json_object_get(scene, "coupling");
+    for (const char *const *k = monolithic_keys; *k; k++)
+        if (json_object_get(coupling, *k))
+            json_object_set(mine, *k, json_object_get(coupling, *k));
+    if (!pt->config || !mine || json_object_set(pt->config, "fluid", json_object_get(scene, "fluid")) ||
+        json_object_set(pt->config, "solids", json_object_get(scene, "solids")) ||
+        json_object_set_new(pt->config, "coupling", mine)) {
+        seam_cfg_error(root, "coupling", "out of memory");
+        return;
+    }
+    seam_cfg *f = seam_cfg_child(root, "fluid", 0);
+    if (f) {
+        refuse_remote(f);
+        const char *key;
+        json_t *v;
+        json_object_foreach(json_object_get(scene, "fluid"), key, v) seam_cfg_skip(f, key);
+    }
+    for (size_t i = 0; i < seam_cfg_count(root, "solids", 0); i++) {
+        seam_cfg *s = seam_cfg_item(root, "solids", i);
+        if (!s)
+            continue;
+        refuse_remote(s);
+        const char *key;
+        json_t *v;
+        json_object_foreach(json_array_get(json_object_get(scene, "solids"), i), key, v) seam_cfg_skip(s, key);
+    }
+    char err[2048];
+    pt->lib = seam_library_open("monolithic", err, sizeof err);
+    if (!pt->lib) {
+        seam_cfg_error(root, "coupling", "scheme \"monolithic\": %s", err);
+        return;
+    }
+    pt->p = seam_library_plugin(pt->lib);
+    if (seam_plugin_check_role(pt->p, seam_library_path(pt->lib), SEAM_COUPLED, "monolithic", err, sizeof err) != 0) {
+        seam_cfg_error(root, "coupling", "scheme \"monolithic\": %s", err);
+        seam_library_close(&pt->lib);
+        pt->p = NULL;
+    }
+}
+
 static char *config_without(json_t *obj, const char *const *drop)
 {
     json_t *copy = json_deep_copy(obj);
@@ -177,6 +250,7 @@ void participant_free(participant *pt)
     free(pt->plugin_name);
     free(pt->config_path);
     free(pt->output_dir);
+    json_decref(pt->config);
 }
 
 seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out)

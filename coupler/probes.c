@@ -68,15 +68,16 @@ void probes_read(seam_sim *sim, seam_cfg *out, sim_probes *pr)
                     p->part = k;
                     found = true;
                 }
-            if (solid && !found)
+            if (solid && sim->coupled)
+                seam_cfg_error(c, "solid", "a scene with a \"coupled\" participant hands the coupler no loads: "
+                               "only point probes");
+            else if (solid && !found)
                 seam_cfg_error(c, "solid", "no solid of this scene is named \"%s\"", solid);
         }
         p->name = name ? strdup(name) : NULL;
         if (!p->name || (has_point && !p->field) || (has_solid && !p->solid))
             seam_cfg_error(c, NULL, "out of memory");
     }
-    if (sim->coupled)
-        seam_cfg_error(out, "probes", "a scene with a \"coupled\" participant has no fluid or solids to probe");
 }
 
 static size_t columns(const seam_sim *sim, const sim_probe *p)
@@ -102,13 +103,13 @@ bool probes_check(seam_sim *sim, sim_probes *pr)
             p->body_global = pt->body_base + (int32_t)(p->body >= 0 ? p->body : 0);
             continue;
         }
-        participant *fl = sim->fluid;
+        participant *fl = sim_field_source(sim);
         seam_raster r;
         const char *why = NULL;
         char field_at[64];
         snprintf(field_at, sizeof field_at, "%s.field", p->where);
         if (!fl->p->field)
-            why = "the fluid offers no fields";
+            why = sim->coupled ? "the coupled plugin offers no fields" : "the fluid offers no fields";
         else if (fl->p->field(fl->self, p->field, &r) != SEAM_OK || !r.data)
             why = "the fluid has no field of that name (see its message)";
         if (why) {
@@ -195,7 +196,7 @@ seam_status probes_row(seam_sim *sim, sim_probes *pr, FILE *f, long step, double
         col += columns(sim, p);
     }
     /* point probes: one field call per field, every probe of it read from that raster */
-    participant *fl = sim->fluid;
+    participant *fl = sim_field_source(sim);
     for (size_t i = 0, col_i = 0; i < pr->n; col_i += columns(sim, &pr->p[i]), i++) {
         sim_probe *p = &pr->p[i];
         bool first = p->field != NULL;

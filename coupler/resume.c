@@ -322,6 +322,8 @@ seam_status sim_checkpoint_restore(seam_sim *sim, double *t, double *wall_s)
         read_interface(sim, r);
     if (seam_ckpt_ok(r, false))
         read_participants(sim, r);
+    if (seam_ckpt_ok(r, false) && sim->coupled && interface_from_coupled(sim, false) != SEAM_OK)
+        seam_ckpt_fail(r, "the coupled participant could not describe its restored surfaces");
     if (seam_ckpt_ok(r, false))   /* last: the outputs change only once the state is restored */
         read_outputs(sim, r);
     seam_status st = SEAM_OK;

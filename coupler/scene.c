@@ -30,6 +30,12 @@ static void skip_other_scheme_keys(seam_sim *sim, seam_cfg *coupling, json_t *ob
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v) {
+        for (const char *const *k = monolithic_keys; *k; k++)
+            if (strcmp(*k, key) == 0) {
+                seam_cfg_skip(coupling, key);
+                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme "
+                        "\"monolithic\" does)", locate_key(sim, "coupling", key), key, sim->scheme->name);
+            }
         for (size_t i = 0; i < seam_scheme_count(); i++) {
             const seam_scheme_ops *s = seam_scheme_at(i);
             if (s == sim->scheme)
@@ -91,14 +97,42 @@ static void read_gravity(seam_sim *sim, seam_cfg *root)
         memcpy(sim->gravity, v, sizeof v);
 }
 
+/* Scheme "monolithic": its own keys go to the plugin (which checks them);
+ * the partitioned schemes' keys do nothing. */
+static void read_monolithic(seam_sim *sim, seam_cfg *root, seam_cfg *coupling, bool has_coupled)
+{
+    sim->monolithic = !has_coupled;
+    sim->scheme = &seam_scheme_explicit;   /* never stepped: the coupled stepper advances the run */
+    seam_convergence_read(&sim->conv, NULL, sim->cell_size);
+    const char *key;
+    json_t *v;
+    json_object_foreach(seam_cfg_json(root, "coupling"), key, v) {
+        if (strcmp(key, "scheme") == 0)
+            continue;
+        seam_cfg_skip(coupling, key);
+        bool mine = false;
+        for (const char *const *k = monolithic_keys; *k; k++)
+            mine |= strcmp(*k, key) == 0;
+        if (!mine || has_coupled)
+            sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: %s", locate_key(sim, "coupling", key),
+                    key, has_coupled ? "the \"coupled\" participant advances fluid and solid itself"
+                                     : "scheme \"monolithic\" solves fluid and solids as one system, without iterations");
+    }
+    if (has_coupled)
+        sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
+                seam_doc_locate(sim->doc, "coupling"));
+}
+
 static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
 {
     seam_cfg *coupling = seam_cfg_child(root, "coupling", 0);
     static const char *scheme_names[16];
     size_t ns = seam_scheme_count();
-    for (size_t i = 0; i < ns && i < 15; i++)
+    ns = ns < 14 ? ns : 14;
+    for (size_t i = 0; i < ns; i++)
         scheme_names[i] = seam_scheme_at(i)->name;
-    scheme_names[ns < 15 ? ns : 15] = NULL;
+    scheme_names[ns] = "monolithic";   /* not a partitioned scheme: the coupled stepper */
+    scheme_names[ns + 1] = NULL;
     sim->scheme = &seam_scheme_relaxation;
     sim->predictor = PREDICT_LINEAR;
     if (!coupling) {
@@ -108,6 +142,10 @@ static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
         return;
     }
     int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);
+    if ((size_t)s == ns) {
+        read_monolithic(sim, root, coupling, has_coupled);
+        return;
+    }
     sim->scheme = seam_scheme_at((size_t)s);
     bool xpm = sim->scheme == &seam_scheme_xpm;
     /* xpm: the thesis's defaults, 30 iterations and 0.05 cell sizes on the
@@ -156,7 +194,7 @@ static void read_participants(seam_sim *sim, seam_cfg *root, bool has_coupled)
                        "required key is missing (a scene needs \"fluid\" and at least one entry in \"solids\", or \"coupled\")");
         return;
     }
-    sim->n_parts = has_coupled ? 1 : 1 + n_solids;
+    sim->n_parts = has_coupled || sim->monolithic ? 1 : 1 + n_solids;
     sim->parts = calloc(sim->n_parts, sizeof *sim->parts);
     if (!sim->parts) {
         sim->n_parts = 0;
@@ -164,11 +202,18 @@ static void read_participants(seam_sim *sim, seam_cfg *root, bool has_coupled)
         return;
     }
     sim->first_solid = 1;
+    if (sim->monolithic) {
+        participant_read_monolithic(sim, root, &sim->parts[0]);
+        sim->coupled = &sim->parts[0];
+        sim->first_solid = 0;   /* it describes the solids' surfaces (docs/plugins.md, "Coupled plugins") */
+        return;
+    }
     if (has_coupled) {
         seam_cfg *c = seam_cfg_child(root, "coupled", 0);
         if (c)
             participant_read(sim, c, "coupled", SEAM_COUPLED, &sim->parts[0]);
         sim->coupled = &sim->parts[0];
+        sim->first_solid = 0;
         return;
     }
     seam_cfg *f = seam_cfg_child(root, "fluid", 0);
@@ -283,5 +328,5 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root)
     read_participants(sim, root, has_coupled);
     read_output(sim, root);
     check_frames(sim, root);
-    sim->stepper = has_coupled ? &sim_stepper_coupled : &sim_stepper_partitioned;
+    sim->stepper = has_coupled || sim->monolithic ? &sim_stepper_coupled : &sim_stepper_partitioned;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "bpp.h"
 #include "convergence.h"
 #include "outputs.h"
@@ -36,6 +38,8 @@ typedef struct participant {
     int32_t body_base;       /* its body ids in the concatenated interface: body_base + its own */
     size_t n_bodies;
     seam_participant_stats stats;
+    json_t *config;          /* the object handed to create when the coupler built it (scheme
+                                "monolithic": the scene's fluid and solids), NULL: the scene's own */
 } participant;
 
 /* The concatenated interface of all solids, and its history. */
@@ -87,6 +91,7 @@ struct seam_sim {
     bool fail_unconverged;
     int predictor;
     const sim_stepper *stepper;
+    bool monolithic;         /* scheme "monolithic": the fluid and solids run as one coupled plugin */
     /* participants: fluid (or coupled) first, then the solids */
     participant *parts;
     size_t n_parts;
@@ -120,6 +125,10 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root);
 /* participant.c */
 void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, seam_role role, participant *pt);
 bool participant_create(seam_sim *sim, participant *pt);
+/* Scheme "monolithic": the scene's fluid and solids (and coupling's keys
+ * monolithic_keys) as one participant of the built-in plugin "monolithic". */
+void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt);
+extern const char *const monolithic_keys[];
 void participant_free(participant *pt);
 seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out);
 /* Log the failure of a call (what: "solve", "regions", ...) with the
@@ -129,6 +138,10 @@ seam_status participant_commit(participant *pt, long step);
 
 /* interface.c */
 bool interface_build(seam_sim *sim);
+/* A coupled plugin's described surfaces in the committed state into in->Xn
+ * (shift: the older positions move back one step first); nothing when it
+ * describes none. */
+seam_status interface_from_coupled(seam_sim *sim, bool shift);
 bool interface_bind(seam_sim *sim);
 void interface_free(sim_interface *in);
 double interface_extent(const double *X, size_t n_points, int dim);
@@ -136,6 +149,9 @@ double interface_extent(const double *X, size_t n_points, int dim);
  * domain; else an error naming the solid, its point, where and the step
  * (step < 0: the scene as described, before the first step). */
 bool interface_check_domain(seam_sim *sim, const double *X, long step, double t);
+
+/* outputs.c: who draws the fields (pictures, probes): the fluid, or a coupled plugin */
+participant *sim_field_source(seam_sim *sim);
 
 /* stepper.c */
 extern const sim_stepper sim_stepper_partitioned;

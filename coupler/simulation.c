@@ -92,6 +92,8 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     bool ok = sim->errors == 0;
     if (ok && !sim->coupled)
         ok = interface_build(sim) && interface_bind(sim) && sim_coupling_init(sim) == SEAM_OK;
+    else if (ok && sim->coupled->p->describe)   /* the surfaces it moves, for interface.csv and pictures */
+        ok = interface_build(sim);
     ok = ok && outputs_check_picture(sim) && probes_check(sim, &sim->out.probes) && check_step_limit(sim) &&
          sim_checkpoint_check(sim);
     if (ok && !(sim->pstats = calloc(sim->n_parts, sizeof *sim->pstats))) {

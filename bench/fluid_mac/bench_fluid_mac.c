@@ -18,6 +18,8 @@
 
 #include "seam/plugin.h"
 
+const seam_plugin *fluid_mac_table(void);   /* the static library's table (plugins/fluid_mac/fluid.h) */
+
 
 typedef struct tally {
     long iterations;
@@ -55,7 +57,7 @@ static const char *const scene_names[] = {"smoke", "water", "water3d", "smoke3d"
 
 static int run(scene sc, int N, int warmup, int steps, result *res)
 {
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     tally t = {0, 0};
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .config_path = "fluid", .ctx = &t, .log = bench_log};
     char json[1024], tail[128];

@@ -22,6 +22,8 @@
 
 #include "seam/plugin.h"
 
+const seam_plugin *fluid_mac_table(void);   /* the static library's table (plugins/fluid_mac/fluid.h) */
+
 static void bench_log(void *ctx, seam_log_level level, const char *message)
 {
     (void)ctx;
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 {
     int water = !(argc > 1 && strcmp(argv[1], "smoke3d") == 0);
     int N = argc > 2 ? atoi(argv[2]) : 20, frames = argc > 3 ? atoi(argv[3]) : 4, steps = argc > 4 ? atoi(argv[4]) : 2;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "fluid", .config_path = "fluid", .log = bench_log};
     static const char *const fmts[3] = {"legacy", "xml", "xml_float32"};
     char json[3][1024];

@@ -7,101 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mac.h"
+#include "fluid.h"
 #include "seam/config.h"
 #include "seam/frame.h"
 #include "seam/log.h"
 #include "seam/vtk.h"
 
-typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
-/* Velocity advection: plain semi-Lagrangian or with a clamped higher-order correction. */
-enum { ADVECT_SL = 0, ADVECT_MACCORMACK = 1, ADVECT_BFECC = 2 };
-
-/* How a source starts: 3x^2 - 2x^3 or 0.5 (1 - cos(pi x)), x = t / ramp_time. */
-enum { RAMP_SMOOTH = 0, RAMP_COSINE = 1 };
-
-/* Inflow through part of a wall side, or a volume source in a box of cells or
- * in a circle (a sphere in 3D), carrying smoke density and temperature. */
-typedef struct inflow {
-    int interior;            /* 1: volume source in `box` or the circle, 0: through a side */
-    double box[6];           /* low corner then high corner, dim numbers each (m), interior sources */
-    double rate;             /* volume per time (m^3/s; per unit depth, m^2/s, in 2D), interior sources */
-    int circle;              /* 1: the cells in the circle (sphere) of `center` and `radius` */
-    double center[3], radius;   /* m, circle sources; rate = speed times the circle's perimeter (sphere's area) */
-    int side;                /* SIDE_*, side sources */
-    double range[4];         /* [from, to] along each tangential axis of the side, in x, y, z order (m) */
-    double speed;            /* peak inward normal speed (m/s) */
-    int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends (border) */
-    int disc;                /* 3D: 1 for the disc (ellipse) inscribed in the range rectangle */
-    double ramp_time;        /* s; smooth start from 0 (0: at once) */
-    int ramp;                /* RAMP_SMOOTH or RAMP_COSINE */
-    double density, temperature;
-} inflow;
-
-typedef struct fluid_mac {
-    const seam_host *host;
-    mac_grid g;
-    double rho;              /* kg/m^3 */
-    double gravity[3];       /* m/s^2 */
-    double cfl;
-    double tol;
-    int max_iter;
-    double kernel_radius;    /* in cells */
-    double viscosity;        /* kinematic, m^2/s; 0: inviscid */
-    uint8_t *obstacle;       /* per cell: 1 inside a static obstacle box, NULL when there are none */
-    load_mode loads;
-    int advection;           /* velocity advection: ADVECT_* */
-    double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
-    double d_init, T_init;   /* uniform smoke density and temperature at the start */
-    inflow *sources;
-    size_t n_sources;
-    /* committed state: velocities, pressure, smoke density d and temperature T per cell */
-    double *vel_n[3], *p_n, *d_n, *T_n;   /* vel: one array per axis (u, v, w) */
-    uint8_t *solid_n;
-    /* the last solve */
-    double *vel[3], *p, *vel_star[3], *d, *T;
-    /* outside values of d and T at boundary faces (inflow), per face of each axis */
-    double *d_b[3], *T_b[3];
-    /* volume sources of the last solve per cell: rate (1/s), density and temperature brought */
-    double *src_s, *src_d, *src_T;
-    int has_src;
-    double *U;               /* dim per solid face of the last solve: the interface velocity W V there */
-    double *fvel[3];         /* with viscosity: the body forces' velocity increment of the last solve, per face */
-    mac_geometry geo;
-    int solved;
-    mac_projection proj;
-    mac_work work;           /* scratch of every solve */
-    /* free-surface liquid: FLIP/PIC marker particles and their level set */
-    int liquid;
-    double flip;             /* FLIP share of the particle velocity update (0: PIC) */
-    double particle_radius;  /* m */
-    size_t np_n, np;         /* particles committed / after the last solve */
-    size_t np_cap;           /* particles the arrays below have room for */
-    double *xp_n, *vp_n, *xp, *vp;   /* dim per particle */
-    double *pic, *delta;     /* dim per particle: grid velocity and its change at each particle */
-    double *phi_n, *phi;     /* level set per cell */
-    double *dvel[3];         /* FLIP velocity change per face of each axis */
-    double *fill;            /* boxes (x0 y0 [z0] x1 y1 [z1]) the liquid starts in */
-    size_t n_fill;
-    int per_axis;            /* particles per cell along each axis at the start */
-    /* the interface from bind (the coupler's arrays) */
-    seam_interface iface;
-    int bound;
-    /* thin shells that stop the liquid's particles: their elements, and the
-     * shell positions at the start and end of the current solve */
-    int32_t *shell_seg;
-    size_t n_shell;
-    double *shell_X0;
-    const double *shell_X1;
-    mac_shell_elem *shell_elem;   /* per shell element: what the particle moves need, made by each move */
-    /* buffers handed out */
-    double *C, *q, *M;
-    unsigned char *saved;
-    double *raster;
-    /* output: the frames written, and the time of the trial and committed states (s) */
-    seam_vtk_series vtk;
-    double t_trial, t_n;
-} fluid_mac;
 
 /* ---- configuration ------------------------------------------------------- */
 
@@ -1231,6 +1142,59 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     return SEAM_OK;
 }
 
+seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double dt)
+{
+    const mac_grid *g = &self->g;
+    self->solved = 0;
+    self->t_trial = t + dt;
+    if (!self->bound) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "solve before bind: the fluid needs the interface first");
+        return SEAM_ERROR;
+    }
+    size_t n = self->iface.n_points;
+    mac_geometry_free(&self->geo);
+    seam_status st = mac_geometry_build(&self->geo, g, &self->iface, n ? X : NULL, self->kernel_radius * g->dx,
+                                        self->phi_n, self->obstacle, self->host);
+    if (st != SEAM_OK)
+        return st;
+    if (self->n_shell) {   /* the shells stand still over the step's particle moves */
+        self->shell_X1 = X;
+        memcpy(self->shell_X0, X, (size_t)g->dim * n * sizeof(double));
+    }
+    if (self->liquid) {
+        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
+        for (int a = 0; a < g->dim; a++)
+            memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    } else if (self->advection == ADVECT_MACCORMACK) {
+        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
+    } else if (self->advection == ADVECT_BFECC) {
+        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
+    } else {
+        mac_advect(g, self->vel_n, dt, self->vel);
+    }
+    add_forces(self, dt);
+    for (int a = 0; a < g->dim; a++)
+        memcpy(self->vel_star[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    self->has_src = 0;
+    return SEAM_OK;
+}
+
+seam_status fluid_mac_end(fluid_mac *self, double dt)
+{
+    const mac_grid *g = &self->g;
+    int finite = all_finite(self->p, mac_ncell(g));
+    for (int a = 0; a < g->dim; a++)
+        finite &= all_finite(self->vel[a], mac_nf(g, a));
+    if (!finite) {
+        seam_logf(self->host, SEAM_LOG_WARN, "non-finite velocity or pressure after the coupled projection");
+        return SEAM_UNSTABLE;
+    }
+    if (self->liquid ? update_particles(self, dt) != SEAM_OK : transport_scalars(self, dt) != SEAM_OK)
+        return SEAM_UNSTABLE;
+    self->solved = 1;
+    return SEAM_OK;
+}
+
 static seam_status fluid_commit(void *p)
 {
     fluid_mac *self = p;
@@ -1610,5 +1574,5 @@ static const seam_plugin plugin = {
     .domain = fluid_domain,
 };
 
-/* The one exported symbol; everything else in the module is hidden. */
-SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+/* The table; export.c makes it the module's one exported symbol. */
+const seam_plugin *fluid_mac_table(void) { return &plugin; }

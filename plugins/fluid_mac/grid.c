@@ -360,9 +360,10 @@ static double longest_edge(const seam_interface *iface, const double *X, size_t 
 
 /* Why a solid face has no interface point within the kernel radius r: the
  * interface handed in is stretched far past the shape the solid described
- * (a coupling iterate far off, or a torn solid), or the solid samples its
- * surface more coarsely than the kernel reaches. */
-static void explain_uncovered(const seam_interface *iface, const double *X, double r, const mac_grid *g, char *buf,
+ * (a coupling iterate far off, or a torn solid: returns 1, these positions
+ * are refused, SEAM_UNSTABLE), or the solid samples its surface more
+ * coarsely than the kernel reaches (returns 0: an error of the scene). */
+static int explain_uncovered(const seam_interface *iface, const double *X, double r, const mac_grid *g, char *buf,
                               size_t n)
 {
     size_t a = 0, b = 0, a0 = 0, b0 = 0;
@@ -376,6 +377,7 @@ static void explain_uncovered(const seam_interface *iface, const double *X, doub
     else
         snprintf(buf, n, "the solid samples its surface up to %.3g m apart (points %zu and %zu), more than the "
                  "kernel reaches: sample the interface more densely or raise kernel_radius", L, a, b);
+    return L > r && L > 1.5 * L0;
 }
 
 static void alloc_shells(mac_geometry *geo, const mac_grid *g)
@@ -427,11 +429,11 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
         if (geo->faces[f].s != 0 && !seam_mapping_covered(geo->W, f)) {
             const char *what = geo->faces[f].s == SHELL ? "shell" : "fluid-solid";
             char why[768];
-            explain_uncovered(iface, X, r, g, why, sizeof why);
-            seam_logf(host, SEAM_LOG_ERROR, "the %s face at (%g, %g%s%.6g) has no interface point within the kernel "
-                      "radius %g m: %s", what, S[dim * f], S[dim * f + 1], dim == 3 ? ", " : "",
-                      dim == 3 ? S[dim * f + 2] : 0.0, r, why);
-            st = SEAM_ERROR;
+            int stretched = explain_uncovered(iface, X, r, g, why, sizeof why);
+            seam_logf(host, stretched ? SEAM_LOG_WARN : SEAM_LOG_ERROR, "the %s face at (%g, %g%s%.6g) has no "
+                      "interface point within the kernel radius %g m: %s", what, S[dim * f], S[dim * f + 1],
+                      dim == 3 ? ", " : "", dim == 3 ? S[dim * f + 2] : 0.0, r, why);
+            st = stretched ? SEAM_UNSTABLE : SEAM_ERROR;
         }
     free(S);
     return st;

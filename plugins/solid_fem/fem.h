@@ -174,6 +174,9 @@ struct fem {
     size_t save_size;
 };
 
+/* The plugin table (export.c exports it as seam_plugin_v1). */
+const seam_plugin *solid_fem_table(void);
+
 /* Build from configuration JSON; NULL after logging. */
 fem *fem_new(const char *config_json, const seam_host *host);
 void fem_destroy(fem **self_p);

@@ -233,4 +233,5 @@ static const seam_plugin table = {
     .capabilities = p_capabilities,
 };
 
-SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &table; }
+/* The table; export.c makes it the module's one exported symbol. */
+const seam_plugin *solid_fem_table(void) { return &table; }

@@ -836,4 +836,5 @@ static const seam_plugin plugin = {
     .capabilities = rigid_capabilities,
 };
 
-SEAM_PLUGIN_EXPORT const seam_plugin *seam_plugin_v1(void) { return &plugin; }
+/* The table; export.c makes it the module's one exported symbol. */
+const seam_plugin *solid_rigid_table(void) { return &plugin; }

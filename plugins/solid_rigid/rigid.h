@@ -10,6 +10,9 @@
 
 typedef struct rigid_solver rigid_solver;
 
+/* The plugin table (export.c exports it as seam_plugin_v1). */
+const seam_plugin *solid_rigid_table(void);
+
 void *rigid_create(const seam_plugin *plugin, const char *config_json, const seam_host *host);
 void rigid_destroy(void *self);
 seam_status rigid_max_dt(void *self, double *dt);

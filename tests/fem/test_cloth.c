@@ -105,7 +105,7 @@ static void test_spherical_shell(void **state)
     fem *f = fem_make(&th, "{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"spherical_shell\", \"radius\": 2, "
                            "\"subdivisions\": 3}, \"material\": {\"kind\": \"shell\", \"k_stretch\": 1e4, "
                            "\"density\": 1}}]}");
-    const seam_plugin *p = seam_plugin_v1();
+    const seam_plugin *p = solid_fem_table();
     seam_interface in;
     assert_int_equal(p->describe(f, &in), SEAM_OK);
     assert_int_equal(in.n_elems, 20 * 64);

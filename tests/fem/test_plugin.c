@@ -5,7 +5,7 @@
 
 #include "fem_test.h"
 
-static const seam_plugin *P(void) { return seam_plugin_v1(); }
+static const seam_plugin *P(void) { return solid_fem_table(); }
 
 static void *create(test_host *th, const char *json)
 {

@@ -6,6 +6,9 @@
 #include "seam/plugin.h"
 #include "test_host.h"
 
+/* fluid_mac's table, from the static library the tests link (plugins/fluid_mac/export.c
+ * exports it from the module). */
+const seam_plugin *fluid_mac_table(void);
 
 /* A fluid_mac instance from json, its messages in th; fails the test when create does. */
 void *fluid_make(const seam_plugin *P, test_host *th, const char *json);

@@ -96,7 +96,7 @@ static seam_status step_with(const seam_plugin *P, void *fl, box *b, int64_t n, 
 static void test_config_errors(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     assert_int_equal(P->abi, SEAM_ABI_VERSION);
     assert_string_equal(P->name, "fluid_mac");
     assert_int_equal(P->role, SEAM_FLUID);
@@ -132,7 +132,7 @@ static void test_config_errors(void **state)
 static void test_still_tank(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
                             " \"pressure_tolerance\": 1e-10}");
@@ -163,7 +163,7 @@ static void test_still_tank(void **state)
 static void test_closed_box_hydrostatic(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [10, 12], \"dx\": 0.1, \"pressure_tolerance\": 1e-10}");
     assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
@@ -189,7 +189,7 @@ static void test_closed_box_hydrostatic(void **state)
  * the fluid column of length L needs the force rho a L h (per unit depth). */
 static void check_piston(const char *mode, double rel_tol)
 {
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     char json[512];
     snprintf(json, sizeof json,
@@ -222,7 +222,7 @@ static void test_piston_pressure(void **state) { (void)state; check_piston("pres
 /* A block held still in an open tank receives rho g V upward. */
 static void check_buoyancy(const char *mode)
 {
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     char json[512];
     snprintf(json, sizeof json,
@@ -271,7 +271,7 @@ static double max_abs_divergence(const seam_plugin *P, void *fl)
 static void test_projection_divergence(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     for (int pass = 0; pass < 2; pass++) {
         double tol = pass ? 1e-10 : 1e-5;
         test_host th;
@@ -308,7 +308,7 @@ static void test_projection_divergence(void **state)
 static void test_regions_plank(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05}");
     box b;
@@ -344,7 +344,7 @@ static void test_regions_plank(void **state)
 static void test_regions_box(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"pressure_tolerance\": 1e-10}");
     box b;
@@ -391,7 +391,7 @@ static void test_regions_box(void **state)
 static void test_contract(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}");
     box b;
@@ -492,7 +492,7 @@ static void test_contract(void **state)
 static void test_smoke_jet_conservation(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [32, 64], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
                             " \"boundary\": {\"top\": \"open\"},"
@@ -519,7 +519,7 @@ static void test_smoke_jet_conservation(void **state)
 static void test_smoke_mass_balance(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [64, 16], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
                             " \"boundary\": {\"right\": \"open\"},"
@@ -549,7 +549,7 @@ static void test_smoke_mass_balance(void **state)
 static void test_smoke_parabolic_ramp(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [32, 64], \"dx\": 0.03125, \"density\": 1.2, \"gravity\": [0, 0],"
                             " \"boundary\": {\"top\": \"open\"},"
@@ -570,7 +570,7 @@ static void test_smoke_parabolic_ramp(void **state)
 static void test_regions_source_flux(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"gravity\": [0, 0],"
                             " \"sources\": [{\"side\": \"left\", \"range\": [0.25, 0.5], \"speed\": 2.0}]}");
@@ -605,7 +605,7 @@ static void test_regions_source_flux(void **state)
 static void test_buoyancy_force(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [8, 10], \"dx\": 0.1, \"density\": 1.2, \"pressure_tolerance\": 1e-12,"
                             " \"buoyancy\": {\"density\": 0.5, \"temperature\": 0.02},"
@@ -648,7 +648,7 @@ static double pressure_step_per_row(const seam_plugin *P, void *fl)
 static void test_gravity_from_the_host(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     const char *cfg = "{\"cells\": [6, 8], \"dx\": 0.1, \"density\": 1.2, \"pressure_tolerance\": 1e-12}";
     test_host th;
     test_host_init(&th, "fluid", "fluid");
@@ -685,7 +685,7 @@ static void test_gravity_from_the_host(void **state)
 static void test_capabilities_follow_the_load_mode(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     assert_non_null(P->capabilities);
     const char *modes[3] = {"\"loads\": \"impulse\", ", "\"loads\": \"pressure\", ", ""};
     const uint32_t want[3] = {SEAM_CAP_LOADS_IMPULSE, SEAM_CAP_LOADS_PRESSURE, SEAM_CAP_LOADS_IMPULSE};
@@ -713,7 +713,7 @@ static double max_speed(const seam_plugin *P, void *fl)
 static void test_liquid_still_tank(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
                             " \"liquid\": {\"fill\": [0, 0, 0.8, 0.6]}}");
@@ -739,7 +739,7 @@ static void test_liquid_still_tank(void **state)
 static void test_liquid_sloshing(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [32, 24], \"dx\": 0.03125,"
                             " \"liquid\": {\"fill\": [0, 0, 0.5, 0.4, 0.5, 0, 1, 0.3]}}");
@@ -762,7 +762,7 @@ static void test_liquid_sloshing(void **state)
 static void test_liquid_buoyancy(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [20, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10,"
                             " \"liquid\": {\"fill\": [0, 0, 1.0, 0.9]}}");
@@ -788,7 +788,7 @@ static void test_liquid_buoyancy(void **state)
 static void test_liquid_drains(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [8, 16], \"dx\": 0.05, \"boundary\": {\"bottom\": \"open\"},"
                             " \"liquid\": {\"fill\": [0, 0.2, 0.4, 0.6]}}");
@@ -838,7 +838,7 @@ static void shell_move(box *b, double dxs, double dt)
  * the column ahead and pulls the one behind, rho a L h in all. */
 static void check_shell_piston(const char *mode)
 {
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     char json[512];
     snprintf(json, sizeof json,
@@ -870,7 +870,7 @@ static void test_shell_piston_pressure(void **state) { (void)state; check_shell_
 static void test_shell_regions(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0], \"boundary\": {\"right\": \"open\"},"
                             " \"sources\": [{\"side\": \"left\", \"range\": [0.4, 0.6], \"speed\": 2.0}]}");
@@ -926,7 +926,7 @@ static double liquid_volume_outside(const seam_plugin *P, void *fl)
 static void test_liquid_displaced(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [24, 24], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 1.2, 0.6]}}");
     box b;
@@ -955,7 +955,7 @@ static void test_liquid_displaced(void **state)
 static void test_liquid_held_by_shell(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [32, 20], \"dx\": 0.03125,"
                             " \"liquid\": {\"fill\": [0, 0, 0.35, 0.45]}}");
@@ -1006,7 +1006,7 @@ static void test_liquid_held_by_shell(void **state)
 static void test_advection_choice(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     static const char *const names[3] = {"semi_lagrangian", "maccormack", "bfecc"};
     double speed_sum[3] = {0, 0, 0};
     for (int mc = 0; mc < 3; mc++) {
@@ -1051,7 +1051,7 @@ static void test_advection_choice(void **state)
 static void test_preconditioner_choice(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     static const char *const names[2] = {"mic0", "multigrid"};
     for (int scene = 0; scene < 2; scene++) {
         double *field[2][2] = {{NULL, NULL}, {NULL, NULL}};
@@ -1117,7 +1117,7 @@ static void test_preconditioner_choice(void **state)
 static void test_buoyancy_disc(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [32, 32], \"dx\": 0.03125, \"boundary\": {\"top\": \"open\"},"
                             " \"pressure_tolerance\": 1e-12}");
@@ -1157,7 +1157,7 @@ static void test_buoyancy_disc(void **state)
 static void test_volume_source(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [16, 16], \"dx\": 0.0625, \"density\": 1.2, \"gravity\": [0, 0],"
                             " \"pressure_tolerance\": 1e-10, \"boundary\": {\"top\": \"open\"},"
@@ -1196,7 +1196,7 @@ static void test_volume_source(void **state)
 static void test_balloon_region(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0], \"boundary\": {\"top\": \"open\"},"
                             " \"sources\": [{\"box\": [0.45, 0.45, 0.55, 0.55], \"rate\": 0.02, \"ramp_time\": 0.1}]}");
@@ -1226,7 +1226,7 @@ static void test_balloon_region(void **state)
 static void test_liquid_save_load(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [16, 12], \"dx\": 0.0625, \"liquid\": {\"fill\": [0, 0, 0.5, 0.5]}}");
     assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
@@ -1259,7 +1259,7 @@ static void test_liquid_save_load(void **state)
 static void test_liquid_load_grows(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th_full, th_small;
     void *full = fluid_make(P, &th_full, "{\"cells\": [16, 12], \"dx\": 0.05,"
                                          " \"liquid\": {\"fill\": [0, 0, 0.8, 0.4]}}");

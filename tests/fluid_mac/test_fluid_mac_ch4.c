@@ -76,7 +76,7 @@ static double shear_amplitude(const seam_plugin *P, void *fl, int nx, int ny, in
  * grid gives exactly (1 + nu dt lambda)^-n, lambda = (4/dx^2) sin^2(k dx / 2). */
 static void check_shear_decay(int dim)
 {
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     int nx = 4, ny = dim == 3 ? 16 : 32, nz = dim == 3 ? 4 : 1, steps = dim == 3 ? 50 : 100;
     double dx = 1.0 / ny, nu = 0.05, dt = dim == 3 ? 0.04 : 0.02, k = M_PI;
@@ -138,7 +138,7 @@ static double kinetic(const seam_plugin *P, void *fl, int nx, int ny)
 static void test_viscous_large_stable(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th, th0;
     int nx = 16, ny = 16;
     double dx = 1.0 / 16;
@@ -178,7 +178,7 @@ static void test_viscous_large_stable(void **state)
 static void test_viscous_couette_shell(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     int nx = 4, ny = 16;
     double dx = 1.0 / ny, U0 = 0.2, dt = 0.05;
@@ -230,7 +230,7 @@ static void test_viscous_couette_shell(void **state)
 static void test_viscous_liquid_still(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10, \"viscosity\": 0.5,"
                                   " \"obstacles\": [{\"box\": [[0.3, 0.1], [0.5, 0.3]]}],"
@@ -263,7 +263,7 @@ static void test_viscous_liquid_still(void **state)
 static void test_viscosity_zero_is_inviscid(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     const char *base = "{\"cells\": [16, 24], \"dx\": 0.0625, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
                        " \"buoyancy\": {\"temperature\": 0.05},"
@@ -305,7 +305,7 @@ static double ramped_q(const seam_plugin *P, void *fl, double t)
 static void test_cosine_ramp(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     const char *fmt = "{\"cells\": [16, 16], \"dx\": 0.0625, \"gravity\": [0, 0],"
                       " \"sources\": [{\"side\": \"left\", \"range\": [0.25, 0.5], \"speed\": 2.0,"
@@ -354,7 +354,7 @@ static void test_cosine_ramp(void **state)
 static void test_circle_source(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     const char *fmt = "{\"cells\": [64, 64], \"dx\": 0.02, \"gravity\": [0, 0], \"pressure_tolerance\": 1e-12,%s"
                       " \"sources\": [{\"shape\": \"circle\", \"center\": [0.64, 0.64], \"radius\": 0.45,"
@@ -420,7 +420,7 @@ static void test_circle_source(void **state)
 static void test_obstacle_regions(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [20, 20], \"dx\": 0.05, \"gravity\": [0, 0],"
                                   " \"obstacles\": [{\"box\": [[0, 0.45], [1, 0.55]]}],"
@@ -470,7 +470,7 @@ static void test_obstacle_regions(void **state)
 static void test_obstacle_hydrostatic(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     void *fl = fluid_make(P, &th, "{\"cells\": [16, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
                                   " \"pressure_tolerance\": 1e-10, \"viscosity\": 0.1,"
@@ -531,7 +531,7 @@ static size_t ring(double x0, double y0, double x1, double y1, double h, double 
 static void test_region_masses(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     test_host th;
     static double X[2048];
     static int32_t elems[2048];

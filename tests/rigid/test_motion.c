@@ -51,7 +51,7 @@ static void test_gravity_from_the_host(void **state)
     assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
     assert_close(fixture_state(f, 0)->v[1], -9.81e-3, 1e-15);
     assert_close(fixture_state(f, 0)->v[0], 0.0, 1e-15);
-    assert_int_equal(seam_plugin_v1()->capabilities(f->rs), SEAM_CAP_RIGID | SEAM_CAP_MOBILITY | SEAM_CAP_SAVE);
+    assert_int_equal(solid_rigid_table()->capabilities(f->rs), SEAM_CAP_RIGID | SEAM_CAP_MOBILITY | SEAM_CAP_SAVE);
     fixture_destroy(f);
 }
 
@@ -474,11 +474,11 @@ static void test_max_dt_rotation(void **state)
     assert_non_null(f->rs);
     double wn = sqrt(1 + 4 + 0.25), q0[4];
     memcpy(q0, fixture_state(f, 0)->q, sizeof q0);
-    assert_close(test_max_dt(seam_plugin_v1(), f->rs), 0.5 / wn, 1e-15);
+    assert_close(test_max_dt(solid_rigid_table(), f->rs), 0.5 / wn, 1e-15);
     assert_int_equal(fixture_solve(f, 1.0, NULL), SEAM_UNSTABLE);
     assert_int_equal(rigid_commit(f->rs), SEAM_ERROR);
     assert_memory_equal(fixture_state(f, 0)->q, q0, sizeof q0);
-    assert_int_equal(fixture_step(f, test_max_dt(seam_plugin_v1(), f->rs), NULL), SEAM_OK);
+    assert_int_equal(fixture_step(f, test_max_dt(solid_rigid_table(), f->rs), NULL), SEAM_OK);
     fixture_destroy(f);
 }
 

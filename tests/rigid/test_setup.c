@@ -233,7 +233,7 @@ static void test_solve_commit(void **state)
     seam_interface I;
     rigid_describe(f->rs, &I);
     assert_memory_equal(I.X, X1, nd * sizeof *X1);
-    assert_true(isinf(test_max_dt(seam_plugin_v1(), f->rs)));
+    assert_true(isinf(test_max_dt(solid_rigid_table(), f->rs)));
     free(F);
     free(X1);
     fixture_destroy(f);
@@ -300,7 +300,7 @@ static void test_output_and_table(void **state)
         triangles += v[e] == 5;   /* VTK_TRIANGLE cell types */
     free(v);
     assert_int_equal(triangles, f->iface.n_elems);
-    const seam_plugin *p = seam_plugin_v1();
+    const seam_plugin *p = solid_rigid_table();
     assert_int_equal(p->abi, SEAM_ABI_VERSION);
     assert_string_equal(p->name, "solid_rigid");
     assert_int_equal(p->role, SEAM_SOLID);

@@ -30,6 +30,7 @@ typedef struct {
     double a, b, Xstar[N];        /* nonlinear maps */
     seam_convergence cv;
     int fluid_calls, solid_calls, warnings;
+    int refuse_call;              /* > 0: the fluid refuses its call of this number (SEAM_UNSTABLE), once */
 } maps;
 
 static void linear_fluid(const maps *m, const double *X, const double *Xn, double *F)
@@ -56,6 +57,8 @@ static seam_status fluid(void *ctx, const seam_coupling *c, const double *X, dou
 {
     maps *m = ctx;
     m->fluid_calls++;
+    if (m->fluid_calls == m->refuse_call)
+        return SEAM_UNSTABLE;   /* as fluid_mac does for an interface that is no shape of the solid */
     (m->nonlinear ? nonlinear_fluid : linear_fluid)(m, X, c->Xn, F);
     return SEAM_OK;
 }
@@ -281,6 +284,28 @@ static void test_reused_columns_that_mislead_are_dropped(void **state)
     assert_true(iterations[1] <= 7);       /* 9 with the misleading columns kept */
     seam_coupling_fini(&c);
     sc->destroy(self);
+}
+
+/* A solver that refuses an iterate an update made (fluid_mac, handed a torn
+ * interface, returns SEAM_UNSTABLE): the quasi-Newton schemes reject it,
+ * drop the step's columns, relax from the last iterate the solvers took
+ * (one warning) and still find the fixed point. The fluid refuses its third
+ * call, the first secant update's iterate. */
+static void test_refused_iterate_is_rejected(void **state)
+{
+    (void)state;
+    const char *schemes[] = {"iqn-ils", "iqn-imvj"};
+    for (int s = 0; s < 2; s++) {
+        maps m;
+        make_linear(&m, 3, 2.0, 1.0);
+        m.refuse_call = 3;
+        outcome o = run_scheme(&m, schemes[s], "{\"scheme\": \"x\", \"relaxation\": 0.1}", 50, NULL);
+        print_message("%-8s with its first secant iterate refused: %d iterations, error %.2e, %d warning\n",
+                      schemes[s], o.iterations, o.error, m.warnings);
+        assert_int_equal(o.verdict, SEAM_CONVERGED);
+        assert_true(o.error < 1e-10);
+        assert_int_equal(m.warnings, 1);
+    }
 }
 
 static void test_relaxation_bound(void **state)
@@ -574,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_secant_schemes_exact_after_rank_plus_one),
         cmocka_unit_test(test_column_cap),
         cmocka_unit_test(test_relaxation_bound),
+        cmocka_unit_test(test_refused_iterate_is_rejected),
         cmocka_unit_test(test_explicit_takes_one_of_each),
         cmocka_unit_test(test_nonlinear_fixed_point),
         cmocka_unit_test(test_imvj_carries_the_jacobian),
