@@ -147,6 +147,11 @@ static void test_refusals(void **state)
     refused(disc, "[{\"name\": \"a\", \"point\": [0.5, 0.5, 0.5]}]", "output.probes[0].point: the fluid's field "
             "\"pressure\" is 2D: expected 2 coordinates, got 3");
     refused(piston, "[{\"name\": \"a\", \"point\": [0.5, 0.5]}]", "the fluid offers no fields");
+    /* a coupled plugin: its fields for points, no loads for solids */
+    const char *mono = "examples/tube_monolithic.json";
+    refused(mono, "[{\"name\": \"a\", \"point\": [0.5, 0.5]}]", "the coupled plugin offers no fields");
+    refused(mono, "[{\"name\": \"a\", \"solid\": \"tube\"}]", "output.probes[0].solid: a scene with a "
+            "\"coupled\" participant hands the coupler no loads: only point probes");
 }
 
 int main(void)
