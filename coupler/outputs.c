@@ -84,7 +84,7 @@ bool outputs_check_picture(seam_sim *sim)
     if (!why && r.nz > 1) {
         int n[3] = {r.nx, r.ny, r.nz};
         double lo = r.origin[o->slice_axis], hi = lo + n[o->slice_axis] * r.dx;
-        if (!o->slice_given)
+        if (!o->slice_at_given)
             o->slice_at = 0.5 * (lo + hi);
         else if (!(o->slice_at >= lo && o->slice_at <= hi)) {
             sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice.at: %g lies outside the fluid's field, "

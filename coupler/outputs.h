@@ -27,7 +27,8 @@ typedef struct sim_outputs {
     /* 3D: the plane drawn (output.picture.slice), normal to slice_axis (0 x, 1 y, 2 z) at slice_at */
     int slice_axis;
     double slice_at;
-    bool slice_given;        /* named in the scene, else z through the middle of the field */
+    bool slice_given;        /* output.picture.slice in the scene (else z) */
+    bool slice_at_given;     /* ... with its "at" (else through the middle of the field) */
     FILE *stats_csv, *residuals_csv, *interface_csv, *regions_csv, *probes_csv;
     sim_probes probes;       /* output.probes; probes.csv when there are any */
     int frame;

@@ -265,7 +265,8 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             if (slice) {
                 static const char *const axes[] = {"x", "y", "z", NULL};
                 o->slice_axis = seam_cfg_enum(slice, "axis", axes, 2, 0);
-                o->slice_at = seam_cfg_num(slice, "at", 0.0, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+                o->slice_at_given = seam_cfg_has(slice, "at");
+                o->slice_at = seam_cfg_num(slice, "at", 0.0, -INFINITY, INFINITY, 0);
                 o->slice_given = true;
             }
         }
