@@ -186,7 +186,8 @@ static void draw_progress(void *ctx, const seam_progress *p)
         return;
     *last = p->elapsed_s;
     double frac = p->t_end > 0 ? fmin(1.0, p->t / p->t_end) : 1.0;
-    double left = frac > 0 ? p->elapsed_s * (1.0 - frac) / frac : 0.0;
+    double left = seam_progress_eta(p);   /* from this process's pace: right for a resumed run too */
+    left = isfinite(left) ? left : 0.0;
     enum { WIDTH = 30 };
     char bar[WIDTH + 1];
     for (int i = 0; i < WIDTH; i++)
