@@ -117,6 +117,40 @@ static void test_tank(void **state)
     test_run_free(r);
 }
 
+static char *slurp(const test_run *r, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", r->out, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[2][1 << 16];
+    static int which;
+    char *b = buf[which++ % 2];
+    b[fread(b, 1, sizeof buf[0] - 1, f)] = '\0';
+    fclose(f);
+    return b;
+}
+
+/* The fluid in its own process: its fields come over the protocol, and the
+ * probes read the same doubles. */
+static void test_remote_fluid(void **state)
+{
+    (void)state;
+    const char *const inline_sets[] = {"time.end=0.03", "output.frames=false", NULL};
+    const char *const remote_sets[] = {"time.end=0.03", "output.frames=false", "fluid.process=separate", NULL};
+    test_run *a = test_run_scene("probes_inline", NULL, "examples/rising_disc.json", inline_sets);
+    test_run *b = test_run_scene("probes_remote", NULL, "examples/rising_disc.json", remote_sets);
+    assert_int_equal(a->status, SEAM_OK);
+    assert_int_equal(b->status, SEAM_OK);
+    const char *pa = slurp(a, "probes.csv"), *pb = slurp(b, "probes.csv");
+    const char *head = "step,t,disc.x,disc.y,disc.fx,disc.fy,floor.pressure\n0,0.01,";
+    assert_true(strncmp(pa, head, strlen(head)) == 0);
+    assert_non_null(strstr(pa, "\n2,0.029999999999999999,"));   /* the example's probes, three steps */
+    assert_string_equal(pa, pb);
+    test_run_free(a);
+    test_run_free(b);
+}
+
 static void refused(const char *scene, const char *probes, const char *needle)
 {
     char set[1024], log[65536];
@@ -159,6 +193,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_piston_load),
         cmocka_unit_test(test_tank),
+        cmocka_unit_test(test_remote_fluid),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
