@@ -48,7 +48,8 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
     pt->role = role;
     pt->config_path = xstrdup(sim, seam_cfg_path(obj));
     bool connect = seam_cfg_has(obj, "connect");   /* the server names its plugin itself */
-    const char *plugin = seam_cfg_str(obj, "plugin", NULL, connect ? 0 : SEAM_CFG_REQUIRED);
+    bool command = seam_cfg_has(obj, "command");   /* so does a program the coupler starts */
+    const char *plugin = seam_cfg_str(obj, "plugin", NULL, connect || command ? 0 : SEAM_CFG_REQUIRED);
     pt->name = xstrdup(sim, seam_cfg_str(obj, "name", default_name, 0));
     if (!pt->config_path || !pt->name)
         return;
@@ -65,7 +66,15 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
         open_name = path;
     }
     char err[2048];
-    if (plugin && !connect && sim->opts.plugins_on_path_only && !seam_plugin_on_search_path(open_name)) {
+    if (command && sim->opts.plugins_on_path_only) {   /* starting it would run the scene's program */
+        seam_cfg_error(obj, "command", "not started: a command runs a program the scene names, which seam validate "
+                       "does not do; --allow-any-plugin starts it (docs/security.md)");
+        const char *key;
+        json_t *v;
+        json_object_foreach(participant_json(sim, pt), key, v) seam_cfg_skip(obj, key);
+        return;
+    }
+    if (plugin && !connect && !command && sim->opts.plugins_on_path_only && !seam_plugin_on_search_path(open_name)) {
         /* loading it would run its constructors: an untrusted scene's code */
         const char **dirs;
         size_t n = seam_plugin_search_path(&dirs);
@@ -197,7 +206,7 @@ static char *config_without(json_t *obj, const char *const *drop)
     return text;
 }
 
-static const char *const coupler_keys[] = {"plugin", "name", "connect", "process", "timeout", "heartbeat",
+static const char *const coupler_keys[] = {"plugin", "name", "connect", "process", "command", "timeout", "heartbeat",
                                            "start_timeout", "server_key", "client_key", NULL};
 
 bool participant_create(seam_sim *sim, participant *pt)

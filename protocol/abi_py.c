@@ -1,5 +1,5 @@
 /* Writes seam_abi.py, the Python client's view of the plugin ABI, from
- * plugin.h's entry list, so the Python side cannot fall out of step. */
+ * plugin.h's entry list, statuses and log levels, so the Python side cannot fall out of step. */
 #include <stdio.h>
 
 #include "seam/plugin.h"
@@ -27,5 +27,8 @@ int main(int argc, char **argv)
                "CAP_MOBILITY = %u\nCAP_SAVE = %u\n",
             SEAM_CAP_LOADS_PRESSURE, SEAM_CAP_LOADS_IMPULSE, SEAM_CAP_RIGID, SEAM_CAP_REGIONS, SEAM_CAP_MOBILITY,
             SEAM_CAP_SAVE);
+    fprintf(f, "STATUS_OK, STATUS_ERROR, STATUS_UNSTABLE = %d, %d, %d\n", SEAM_OK, SEAM_ERROR, SEAM_UNSTABLE);
+    fprintf(f, "LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR = %d, %d, %d, %d\n", SEAM_LOG_DEBUG, SEAM_LOG_INFO,
+            SEAM_LOG_WARN, SEAM_LOG_ERROR);
     return fclose(f) == 0 ? 0 : 1;
 }

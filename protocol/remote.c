@@ -41,6 +41,8 @@ struct seam_remote {
     uint64_t next_id;
     bool handshaken, lost;
     pid_t child;
+    char program[256];       /* the spawned server, for messages: "seam-serve", "python3 solver.py" */
+    bool moved;              /* the spawned server runs in another directory: send it absolute paths */
     char tmpdir[4096];
     const seam_host *host;   /* after create */
     char *errbuf;            /* before create: where messages go */
@@ -114,10 +116,10 @@ static const char *child_fate(seam_remote *r, char *buf, size_t n, double wait_s
     if (got != r->child)
         return buf;
     if (WIFSIGNALED(st))
-        snprintf(buf, n, "seam-serve (pid %d) was killed by signal %d (%s)", (int)r->child, WTERMSIG(st),
+        snprintf(buf, n, "%.200s (pid %d) was killed by signal %d (%s)", r->program, (int)r->child, WTERMSIG(st),
                  strsignal(WTERMSIG(st)));
     else
-        snprintf(buf, n, "seam-serve (pid %d) exited with status %d", (int)r->child, WEXITSTATUS(st));
+        snprintf(buf, n, "%.200s (pid %d) exited with status %d", r->program, (int)r->child, WEXITSTATUS(st));
     r->child = 0;
     return buf;
 }
@@ -136,7 +138,7 @@ static int read_event(void *mon)
             ev = id;
         }
         if (zmq_msg_more(&head))
-            zmq_msg_recv(&addr, mon, 0);
+            seam_wire_recv_more(&addr, mon);
     }
     zmq_msg_close(&head);
     zmq_msg_close(&addr);
@@ -881,14 +883,13 @@ static bool find_serve(char *path, size_t n)
     return false;
 }
 
-seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen)
+/* Start argv[0] (searched on PATH when it has no slash) in `cwd` (NULL:
+ * this directory) with `--bind ENDPOINT --once` appended, the endpoint an
+ * ipc socket in a private directory, and say hello. `label` names it in
+ * messages. */
+static seam_remote *launch(const char *const *argv, const char *cwd, const char *label, const seam_remote_options *o,
+                           char *err, size_t errlen)
 {
-    char serve[4096];
-    if (!find_serve(serve, sizeof serve)) {
-        snprintf(err, errlen, "cannot find the seam-serve program (looked at $SEAM_SERVE, %s, %s and next to this "
-                 "program)", SEAM_SERVE_BUILD_PATH, SEAM_SERVE_INSTALL_PATH);
-        return NULL;
-    }
     const char *tmp = getenv("TMPDIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/seam-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
@@ -897,14 +898,26 @@ seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o,
                  tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
         return NULL;
     }
-    char endpoint[4200], heartbeat[32];
+    char endpoint[4200];
     snprintf(endpoint, sizeof endpoint, "ipc://%s/serve.sock", dir);
-    snprintf(heartbeat, sizeof heartbeat, "%.17g", o->heartbeat_s > 0 ? o->heartbeat_s : 0.0);
-    char *argv[] = {serve, "--plugin", (char *)plugin, "--bind", endpoint, "--once", "--heartbeat", heartbeat, NULL};
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    char **args = calloc(argc + 4, sizeof *args);
+    if (!args) {
+        snprintf(err, errlen, "out of memory");
+        rmdir(dir);
+        return NULL;
+    }
+    memcpy(args, argv, argc * sizeof *args);
+    args[argc] = "--bind";
+    args[argc + 1] = endpoint;
+    args[argc + 2] = "--once";
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "cannot start %s: %s", serve, strerror(errno));
+        snprintf(err, errlen, "cannot start %s: %s", label, strerror(errno));
+        free(args);
         rmdir(dir);
         return NULL;
     }
@@ -915,10 +928,15 @@ seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o,
         int null = open("/dev/null", O_WRONLY);   /* the ready line is for people, not for `seam run`'s output */
         if (null >= 0)
             dup2(null, STDOUT_FILENO);
-        execv(serve, argv);
-        dprintf(STDERR_FILENO, "seam: cannot run %s: %s\n", serve, strerror(errno));
+        if (cwd && chdir(cwd) != 0) {
+            dprintf(STDERR_FILENO, "seam: cannot enter %s to run %s: %s\n", cwd, label, strerror(errno));
+            _exit(127);
+        }
+        execvp(args[0], args);
+        dprintf(STDERR_FILENO, "seam: cannot run %s: %s\n", args[0], strerror(errno));
         _exit(127);
     }
+    free(args);
     seam_remote *r = open_remote(endpoint, o, err, errlen);
     if (!r) {
         kill(pid, SIGKILL);
@@ -927,12 +945,40 @@ seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o,
         return NULL;
     }
     r->child = pid;
+    r->moved = cwd != NULL;
+    snprintf(r->program, sizeof r->program, "%s", label);
     snprintf(r->tmpdir, sizeof r->tmpdir, "%s", dir);
     if (!hello(r))
         seam_remote_close(&r);
     if (r)
         r->errbuf = NULL;
     return r;
+}
+
+seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen)
+{
+    char serve[4096];
+    if (!find_serve(serve, sizeof serve)) {
+        snprintf(err, errlen, "cannot find the seam-serve program (looked at $SEAM_SERVE, %s, %s and next to this "
+                 "program)", SEAM_SERVE_BUILD_PATH, SEAM_SERVE_INSTALL_PATH);
+        return NULL;
+    }
+    char heartbeat[32];
+    snprintf(heartbeat, sizeof heartbeat, "%.17g", o->heartbeat_s > 0 ? o->heartbeat_s : 0.0);
+    const char *argv[] = {serve, "--plugin", plugin, "--heartbeat", heartbeat, NULL};
+    return launch(argv, NULL, "seam-serve", o, err, errlen);
+}
+
+seam_remote *seam_remote_launch(const char *const *command, const char *cwd, const seam_remote_options *o,
+                                char *err, size_t errlen)
+{
+    if (!command || !command[0] || !command[0][0]) {
+        snprintf(err, errlen, "an empty command");
+        return NULL;
+    }
+    char label[256];   /* the program and its first argument: "python3 solver.py" */
+    snprintf(label, sizeof label, "%s%s%s", command[0], command[1] ? " " : "", command[1] ? command[1] : "");
+    return launch(command, cwd, label, o, err, errlen);
 }
 
 const seam_plugin *seam_remote_plugin(const seam_remote *r) { return &r->table; }
@@ -988,6 +1034,13 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
     seam_w_str(&w, host->name ? host->name : r->who);
     const char *strs[3][2] = {{"config_path", host->config_path}, {"output_dir", host->output_dir},
                               {"scene_dir", host->scene_dir}};
+    char here[4096], abs_path[2][8300];
+    if (r->moved && getcwd(here, sizeof here))   /* a server in the scene's directory: paths from ours */
+        for (int i = 1; i < 3; i++)
+            if (strs[i][1] && strs[i][1][0] != '/') {
+                snprintf(abs_path[i - 1], sizeof abs_path[i - 1], "%s/%s", here, strs[i][1]);
+                strs[i][1] = abs_path[i - 1];
+            }
     for (int i = 0; i < 3; i++) {
         seam_w_str(&w, strs[i][0]);
         if (strs[i][1])
@@ -1098,7 +1151,7 @@ static void remote_destroy(void *self)
 
 /* ---- scene keys --------------------------------------------------------- */
 
-const char *const seam_remote_keys[] = {"connect", "process", "timeout", "heartbeat", "start_timeout",
+const char *const seam_remote_keys[] = {"connect", "process", "command", "timeout", "heartbeat", "start_timeout",
                                         "server_key", "client_key", NULL};
 
 /* A key file named in the scene: relative to the scene's directory. */
@@ -1165,15 +1218,42 @@ int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *parti
         o.client_public = client_pub;
         o.client_secret = client_sec;
     }
-    if (seam_cfg_error_count(obj) > errors)
+    json_t *cmd = seam_cfg_json(obj, "command");
+    const char **command = NULL;
+    if (cmd && connect)
+        seam_cfg_error(obj, "command", "with \"connect\" the server runs already; a command is started by "
+                       "\"process\": \"separate\"");
+    else if (cmd) {   /* with "separate": without either, refused above */
+        size_t n = json_is_array(cmd) ? json_array_size(cmd) : 0;
+        command = calloc(n + 1, sizeof *command);
+        for (size_t i = 0; i < n && command; i++)
+            command[i] = json_string_value(json_array_get(cmd, i));
+        size_t bad = 0;
+        while (bad < n && command && command[bad] && command[bad][0])
+            bad++;
+        if (!command)
+            seam_cfg_error(obj, "command", "out of memory");
+        else if (n == 0)
+            seam_cfg_error(obj, "command", "expected a non-empty array of strings: the program, then its arguments "
+                           "([\"python3\", \"solver.py\"])");
+        else if (bad < n)
+            seam_cfg_error(obj, "command", "item %zu: expected a non-empty string", bad);
+    }
+    if (seam_cfg_error_count(obj) > errors) {
+        free(command);
         return -1;
-    *out = connect ? seam_remote_connect(connect, &o, err, errlen) : seam_remote_spawn(plugin, &o, err, errlen);
+    }
+    if (command)
+        *out = seam_remote_launch(command, scene_dir, &o, err, errlen);
+    else
+        *out = connect ? seam_remote_connect(connect, &o, err, errlen) : seam_remote_spawn(plugin, &o, err, errlen);
+    free(command);
     if (!*out)
         return -1;
-    if (connect && plugin && strcmp(plugin, (*out)->plugin_name) != 0 &&
+    if ((connect || cmd) && plugin && strcmp(plugin, (*out)->plugin_name) != 0 &&
         !(strchr(plugin, '/') && strstr(plugin, (*out)->plugin_name))) {
-        snprintf(err, errlen, "%s serves plugin \"%s\", but the scene asks for \"%s\"", connect,
-                 (*out)->plugin_name, plugin);
+        snprintf(err, errlen, "%s serves plugin \"%s\", but the scene asks for \"%s\"",
+                 connect ? connect : (*out)->program, (*out)->plugin_name, plugin);
         seam_remote_close(out);
         return -1;
     }

@@ -43,6 +43,12 @@ seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options
 /* Start seam-serve for `plugin` (name or path) on an ipc endpoint in a
  * private temporary directory, and say hello. */
 seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen);
+/* Start the program command[0] (NULL-terminated; searched on PATH when it
+ * has no slash) in the directory `cwd` (NULL: this one) with its arguments
+ * and `--bind ENDPOINT --once`, the endpoint an ipc socket in a private
+ * temporary directory, and say hello: a server written in any language. */
+seam_remote *seam_remote_launch(const char *const *command, const char *cwd, const seam_remote_options *o,
+                                char *err, size_t errlen);
 /* The table the coupler calls, every entry the server's plugin provides
  * (see above). Owned by r. */
 const seam_plugin *seam_remote_plugin(const seam_remote *r);
@@ -52,11 +58,13 @@ void seam_remote_close(seam_remote **self_p);
 
 /* The participant keys the coupler consumes (they never reach the plugin). */
 extern const char *const seam_remote_keys[];
-/* Read connect / process / timeout / heartbeat / start_timeout / server_key /
- * client_key from a participant object and, when they ask for another
- * process, connect or spawn. `plugin` is the plugin's name or resolved path
- * (may be NULL with connect). Returns 1 with *out set, 0 for an in-process
- * participant, -1 after reporting (through the reader, or in err). */
+/* Read connect / process / command / timeout / heartbeat / start_timeout /
+ * server_key / client_key from a participant object and, when they ask for
+ * another process, connect, spawn seam-serve or launch the command (in
+ * scene_dir). `plugin` is the plugin's name or resolved path (may be NULL
+ * with connect or command; when given, the server must host that plugin).
+ * Returns 1 with *out set, 0 for an in-process participant, -1 after
+ * reporting (through the reader, or in err). */
 int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *participant, const char *scene_dir,
                             seam_remote **out, char *err, size_t errlen);
 

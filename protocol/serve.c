@@ -1,9 +1,17 @@
-/* The server loop: ROUTER socket, ZAP authentication, one coupler at a time. */
+/* The server loop: ROUTER socket, ZAP authentication, one coupler at a time.
+ * The loop's thread reads a request, calls the plugin, replies. When a call
+ * into the plugin runs past a tick, a stand-in thread takes the sockets
+ * over until it returns, so a plugin deep in a long solve does not keep the
+ * server from answering other clients "busy". */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <zmq.h>
 
@@ -11,6 +19,10 @@
 #include "session.h"
 
 #define MAX_ENVELOPE 2       /* routing id, optional empty delimiter (REQ peers) */
+#define MAX_WAITING 8        /* requests held while the plugin works; more are answered "busy" */
+#define N_SLOTS (MAX_WAITING + 2)   /* the held ones, the one in the plugin, the one being read */
+#define TICK_MS 50           /* a plugin call still running at two ticks in a row is a long one */
+#define KEEP_BUFFER ((size_t)1 << 20)   /* a slot keeps a larger frame buffer only if its request was served */
 
 /* The host of a tcp:// endpoint (without the port) into buf; false when
  * the endpoint is not "tcp://HOST:PORT" in one piece (ZeroMQ's
@@ -61,7 +73,7 @@ static void zap_answer(void *zap, const seam_serve_options *o)
     int n = 0, more = 1;
     while (more && n < 7) {
         zmq_msg_init(&part[n]);
-        if (zmq_msg_recv(&part[n], zap, 0) < 0)
+        if ((n == 0 ? zmq_msg_recv(&part[n], zap, 0) : seam_wire_recv_more(&part[n], zap)) < 0)
             break;
         more = zmq_msg_more(&part[n]);
         n++;
@@ -88,7 +100,7 @@ static void zap_answer(void *zap, const seam_serve_options *o)
     while (more) {   /* drain a malformed request so the REP socket can answer the next */
         zmq_msg_t rest;
         zmq_msg_init(&rest);
-        more = zmq_msg_recv(&rest, zap, 0) >= 0 && zmq_msg_more(&rest);
+        more = seam_wire_recv_more(&rest, zap) >= 0 && zmq_msg_more(&rest);
         zmq_msg_close(&rest);
     }
 }
@@ -139,13 +151,26 @@ static bool same_peer(zmq_msg_t *a, zmq_msg_t *b)
     return zmq_msg_size(a) == zmq_msg_size(b) && memcmp(zmq_msg_data(a), zmq_msg_data(b), zmq_msg_size(a)) == 0;
 }
 
-/* Receive one request: the envelope (routing id, and the empty delimiter of
- * a REQ peer) and the payload frames (the map, then out-of-band arrays).
- * 0: a request; -1: interrupted; 1: no payload (nothing to answer); 2: over
- * the limits, 3: out of memory for its frames (answer an error). */
-static int recv_request(void *sock, zmq_msg_t *env, int *n_env, seam_frames *payload)
+/* One request as read off the socket. */
+typedef struct {
+    zmq_msg_t env[MAX_ENVELOPE];
+    int n_env;
+    seam_frames payload;
+    int got;                 /* 0: a request; 2: over the limits; 3: no memory for its frames */
+    char op[32];             /* its op and id, when its map says (seam_request_peek) */
+    uint64_t id;
+    bool in_use;
+} request;
+
+/* Receive one request into r: the envelope (routing id, and the empty
+ * delimiter of a REQ peer) and the payload frames (the map, then
+ * out-of-band arrays). Only the first read may be interrupted and left for
+ * the next poll; once a frame is in, the rest of the message is read (see
+ * seam_wire_recv_more). 0: a request (r->got says which); -1: interrupted
+ * or failed; 1: no payload (nothing to answer). */
+static int recv_request(void *sock, request *r)
 {
-    *n_env = 0;
+    r->n_env = 0;
     zmq_msg_t f;
     zmq_msg_init(&f);
     if (zmq_msg_recv(&f, sock, 0) < 0) {
@@ -153,33 +178,307 @@ static int recv_request(void *sock, zmq_msg_t *env, int *n_env, seam_frames *pay
         return -1;
     }
     bool more = zmq_msg_more(&f);
-    env[(*n_env)++] = f;
+    r->env[r->n_env++] = f;
     if (!more)
         goto drop;
     zmq_msg_init(&f);
-    if (zmq_msg_recv(&f, sock, 0) < 0)
+    if (seam_wire_recv_more(&f, sock) < 0)
         goto fail;
     if (zmq_msg_size(&f) == 0 && zmq_msg_more(&f)) {   /* a REQ peer's delimiter */
-        env[(*n_env)++] = f;
+        r->env[r->n_env++] = f;
         zmq_msg_init(&f);
-        if (zmq_msg_recv(&f, sock, 0) < 0)
+        if (seam_wire_recv_more(&f, sock) < 0)
             goto fail;
     }
-    int rc = seam_frames_recv(payload, sock, &f);
+    int rc = seam_frames_recv(&r->payload, sock, &f);
     if (rc < 0)
         goto drop;
-    return rc == 0 ? 0 : rc == SEAM_FRAMES_OVER ? 2 : 3;
+    r->got = rc == 0 ? 0 : rc == SEAM_FRAMES_OVER ? 2 : 3;
+    r->op[0] = '\0';
+    r->id = 0;
+    seam_request_peek(r->payload.part[0].data, r->payload.part[0].len, r->op, sizeof r->op, &r->id);
+    return 0;
 fail:
     zmq_msg_close(&f);
-    for (int i = 0; i < *n_env; i++)
-        zmq_msg_close(&env[i]);
-    *n_env = 0;
+    for (int i = 0; i < r->n_env; i++)
+        zmq_msg_close(&r->env[i]);
+    r->n_env = 0;
     return -1;
 drop:
-    for (int i = 0; i < *n_env; i++)
-        zmq_msg_close(&env[i]);
-    *n_env = 0;
+    for (int i = 0; i < r->n_env; i++)
+        zmq_msg_close(&r->env[i]);
+    r->n_env = 0;
     return 1;
+}
+
+/* ---- the loop and its stand-in ------------------------------------------- */
+
+/* The stand-in's half: it looks at the loop's thread every tick and, when
+ * that thread is in one plugin call at two ticks in a row, takes the
+ * sockets until the call returns. Handing them over under the mutex is the
+ * full memory barrier ZeroMQ asks for when a socket changes threads. */
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t tick;     /* the stand-in waits on it (signalled to quit) */
+    pthread_cond_t back;     /* the loop waits on it for its sockets */
+    int wake[2];             /* a byte: the loop wants its sockets back */
+    uint64_t call;           /* plugin calls begun */
+    bool in_call;            /* the loop's thread is in the plugin */
+    bool has_sockets;        /* the stand-in polls them */
+    bool quit;
+} standin;
+
+typedef struct {
+    void *sock, *zap;
+    const seam_plugin *p;
+    const seam_serve_options *o;
+    seam_session *s;
+    standin sb;
+    request slot[N_SLOTS];
+    request *waiting[MAX_WAITING];   /* held, in arrival order, for the loop */
+    int n_waiting;
+    request *current;                /* the one the plugin works on */
+    zmq_msg_t owner;
+    bool has_owner, done;
+} server;
+
+static request *free_slot(server *v)
+{
+    for (int i = 0; i < N_SLOTS; i++)
+        if (!v->slot[i].in_use)
+            return &v->slot[i];
+    return NULL;
+}
+
+/* Send r's reply (w, freed) and free the slot; a slot whose request went
+ * unserved drops a large frame buffer rather than keep it. */
+static void answer(server *v, request *r, seam_wbuf *w, bool served)
+{
+    send_reply(v->sock, r->env, r->n_env, w);
+    for (int i = 0; i < r->n_env; i++)
+        zmq_msg_close(&r->env[i]);
+    r->n_env = 0;
+    if (!served && r->payload.buf_cap > KEEP_BUFFER)
+        seam_frames_free(&r->payload);
+    else
+        seam_frames_clear(&r->payload);
+    r->in_use = false;
+}
+
+static void answer_busy(server *v, request *r, const char *why)
+{
+    seam_wbuf w;
+    if (why)
+        seam_reply_error(&w, r->id, "busy: %s", why);
+    else
+        seam_reply_error(&w, r->id, "busy: plugin \"%s\" is serving another coupler", v->p->name);
+    answer(v, r, &w, false);
+}
+
+/* A request that comes while the plugin works: "busy" for another client
+ * while a coupler owns the server (unless the owner is leaving, or has
+ * vanished and a newcomer says hello: those wait); the rest wait their turn
+ * (PROTOCOL.md, Sessions). */
+static void take_while_busy(server *v, request *r)
+{
+    bool mine = v->has_owner && r->n_env > 0 && same_peer(&r->env[0], &v->owner);
+    bool leaving = strcmp(v->current->op, "bye") == 0;
+    if (v->has_owner && !mine && !leaving && (strcmp(r->op, "hello") != 0 || peer_alive(v->sock, &v->owner))) {
+        answer_busy(v, r, NULL);
+        return;
+    }
+    if (v->n_waiting == MAX_WAITING) {
+        char why[160];
+        snprintf(why, sizeof why, "%d requests already wait for plugin \"%s\"", MAX_WAITING, v->p->name);
+        answer_busy(v, r, why);
+        return;
+    }
+    v->waiting[v->n_waiting++] = r;
+}
+
+/* The stand-in with the sockets: until the loop wants them back. */
+static void stand_in(server *v)
+{
+    char byte;
+    for (;;) {
+        zmq_pollitem_t items[3] = {{NULL, v->sb.wake[0], ZMQ_POLLIN, 0}, {v->sock, 0, ZMQ_POLLIN, 0},
+                                   {v->zap, 0, ZMQ_POLLIN, 0}};
+        if (zmq_poll(items, v->zap ? 3 : 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;   /* the loop will find the failure itself: wait for it */
+        }
+        if (items[0].revents & ZMQ_POLLIN)
+            break;
+        if (v->zap && (items[2].revents & ZMQ_POLLIN))
+            zap_answer(v->zap, v->o);
+        if (!(items[1].revents & ZMQ_POLLIN))
+            continue;
+        request *r = free_slot(v);   /* there always is one: N_SLOTS counts every holder */
+        if (recv_request(v->sock, r) != 0) {
+            seam_frames_clear(&r->payload);
+            continue;
+        }
+        r->in_use = true;
+        take_while_busy(v, r);
+    }
+    while (read(v->sb.wake[0], &byte, 1) < 0 && errno == EINTR)
+        continue;
+}
+
+static void *standin_main(void *arg)
+{
+    server *v = arg;
+    standin *sb = &v->sb;
+    uint64_t seen = 0;   /* the call in progress at the last tick; 0: none */
+    pthread_mutex_lock(&sb->lock);
+    while (!sb->quit) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += TICK_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&sb->tick, &sb->lock, &until);
+        if (sb->quit)
+            break;
+        if (!sb->in_call || sb->call != seen) {
+            seen = sb->in_call ? sb->call : 0;
+            continue;
+        }
+        sb->has_sockets = true;
+        pthread_mutex_unlock(&sb->lock);
+        stand_in(v);
+        pthread_mutex_lock(&sb->lock);
+        sb->has_sockets = false;
+        seen = 0;
+        pthread_cond_signal(&sb->back);
+    }
+    pthread_mutex_unlock(&sb->lock);
+    return NULL;
+}
+
+/* Start the stand-in. It runs with the asynchronous signals blocked, so
+ * they keep reaching the loop's thread. 0, or -1 with errno. */
+static int standin_start(server *v)
+{
+    standin *sb = &v->sb;
+    if (pipe(sb->wake) != 0)
+        return -1;
+    fcntl(sb->wake[0], F_SETFD, FD_CLOEXEC);   /* a plugin that starts a process does not hand them on */
+    fcntl(sb->wake[1], F_SETFD, FD_CLOEXEC);
+    pthread_mutex_init(&sb->lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&sb->tick, &attr);
+    pthread_condattr_destroy(&attr);
+    pthread_cond_init(&sb->back, NULL);
+    sigset_t all, old;
+    sigfillset(&all);
+    const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};   /* its own, if any */
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        sigdelset(&all, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&sb->thread, NULL, standin_main, v);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_mutex_destroy(&sb->lock);
+        pthread_cond_destroy(&sb->tick);
+        pthread_cond_destroy(&sb->back);
+        close(sb->wake[0]);
+        close(sb->wake[1]);
+        errno = rc;
+        return -1;
+    }
+    return 0;
+}
+
+static void standin_stop(server *v)
+{
+    standin *sb = &v->sb;
+    pthread_mutex_lock(&sb->lock);
+    sb->quit = true;
+    pthread_cond_signal(&sb->tick);
+    pthread_mutex_unlock(&sb->lock);
+    pthread_join(sb->thread, NULL);
+    pthread_mutex_destroy(&sb->lock);
+    pthread_cond_destroy(&sb->tick);
+    pthread_cond_destroy(&sb->back);
+    close(sb->wake[0]);
+    close(sb->wake[1]);
+}
+
+/* The loop's thread goes into the plugin for request r: the stand-in may
+ * take the sockets while it is there. */
+static void plugin_enter(server *v, request *r)
+{
+    if (v->o->busy)
+        *v->o->busy = 1;
+    v->current = r;
+    pthread_mutex_lock(&v->sb.lock);
+    v->sb.call++;
+    v->sb.in_call = true;
+    pthread_mutex_unlock(&v->sb.lock);
+}
+
+/* Back from the plugin: the sockets back from the stand-in, if it has them. */
+static void plugin_leave(server *v)
+{
+    pthread_mutex_lock(&v->sb.lock);
+    v->sb.in_call = false;
+    if (v->sb.has_sockets) {
+        while (write(v->sb.wake[1], "", 1) < 0 && errno == EINTR)
+            continue;
+        while (v->sb.has_sockets)
+            pthread_cond_wait(&v->sb.back, &v->sb.lock);
+    }
+    pthread_mutex_unlock(&v->sb.lock);
+    if (v->o->busy)
+        *v->o->busy = 0;
+}
+
+/* Serve one request (read now or held by the stand-in) and answer it. */
+static void serve_request(server *v, request *r)
+{
+    bool is_hello = strcmp(r->op, "hello") == 0;
+    bool mine = v->has_owner && r->n_env > 0 && same_peer(&r->env[0], &v->owner);
+    if (v->has_owner && !mine && is_hello && !peer_alive(v->sock, &v->owner)) {
+        v->has_owner = false;   /* the last coupler vanished without bye */
+        plugin_enter(v, r);
+        seam_session_reset(v->s);
+        plugin_leave(v);
+    }
+    seam_wbuf w;
+    bool ended = false;
+    if (v->has_owner && !mine) {
+        answer_busy(v, r, NULL);
+        return;
+    }
+    if (r->got == 2)
+        seam_reply_error(&w, r->id, "malformed request: more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
+                         (long long)SEAM_WIRE_MAX_MESSAGE);
+    else if (r->got == 3)
+        seam_reply_error(&w, r->id, "request too large: the server has no memory for its arrays");
+    else {
+        plugin_enter(v, r);
+        seam_session_handle_parts(v->s, r->payload.part[0].data, r->payload.part[0].len, r->payload.part + 1,
+                                  r->payload.n - 1, &w, &ended);
+        plugin_leave(v);
+    }
+    if (!v->has_owner && r->n_env > 0 && seam_session_open(v->s)) {
+        zmq_msg_close(&v->owner);
+        zmq_msg_init(&v->owner);
+        zmq_msg_copy(&v->owner, &r->env[0]);
+        v->has_owner = true;
+    }
+    if (ended) {
+        v->has_owner = false;
+        v->done = v->o->once && seam_session_stepped(v->s);   /* a validation does not use up a --once server */
+    }
+    answer(v, r, &w, true);
 }
 
 static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
@@ -252,12 +551,26 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             snprintf(bound, sizeof bound, "%s", o->bind);
         o->on_ready(o->ready_ctx, bound);
     }
-    zmq_msg_t owner;
-    zmq_msg_init(&owner);
-    seam_frames payload;
-    seam_frames_init(&payload);
-    bool has_owner = false, done = false;
-    while (rc == 0 && !done && !(o->stop && *o->stop)) {
+    server v = {.sock = sock, .zap = zap, .p = p, .o = o, .s = s};
+    zmq_msg_init(&v.owner);
+    for (int i = 0; i < N_SLOTS; i++)
+        seam_frames_init(&v.slot[i].payload);
+    bool started = false;
+    if (rc == 0) {
+        if (standin_start(&v) != 0) {
+            snprintf(err, errlen, "cannot start the thread that answers while the plugin works: %s",
+                     strerror(errno));
+            rc = -1;
+        } else
+            started = true;
+    }
+    while (rc == 0 && !v.done && !(o->stop && *o->stop)) {
+        if (v.n_waiting > 0) {   /* what came while the plugin worked, in order */
+            request *r = v.waiting[0];
+            memmove(v.waiting, v.waiting + 1, (size_t)(--v.n_waiting) * sizeof *v.waiting);
+            serve_request(&v, r);
+            continue;
+        }
         zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {zap, 0, ZMQ_POLLIN, 0}};
         int ready = zmq_poll(items, zap ? 2 : 1, 200);
         if (ready < 0) {
@@ -271,54 +584,22 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             zap_answer(zap, o);
         if (!(items[0].revents & ZMQ_POLLIN))
             continue;
-        zmq_msg_t env[MAX_ENVELOPE];
-        int n_env = 0;
-        int got = recv_request(sock, env, &n_env, &payload);
-        if (got == -1 || got == 1)
+        request *r = free_slot(&v);
+        if (recv_request(sock, r) != 0) {
+            seam_frames_clear(&r->payload);
             continue;   /* interrupted, or nothing to route an answer back to */
-        seam_wbuf w;
-        const void *req = payload.part[0].data;
-        size_t len = payload.part[0].len;
-        char op[32] = "";
-        uint64_t id = 0;
-        bool is_hello = seam_request_peek(req, len, op, sizeof op, &id) && strcmp(op, "hello") == 0;
-        bool mine = has_owner && n_env > 0 && same_peer(&env[0], &owner);
-        if (has_owner && !mine && is_hello && !peer_alive(sock, &owner)) {
-            seam_session_reset(s);   /* the last coupler vanished without bye */
-            has_owner = false;
         }
-        bool ended = false;
-        if (has_owner && !mine)
-            seam_reply_error(&w, id, "busy: plugin \"%s\" is serving another coupler", p->name);
-        else if (got == 2)
-            seam_reply_error(&w, id, "malformed request: more than %d frames or %lld bytes", SEAM_WIRE_MAX_PARTS,
-                             (long long)SEAM_WIRE_MAX_MESSAGE);
-        else if (got == 3)
-            seam_reply_error(&w, id, "request too large: the server has no memory for its arrays");
-        else {
-            if (o->busy)
-                *o->busy = 1;
-            seam_session_handle_parts(s, req, len, payload.part + 1, payload.n - 1, &w, &ended);
-            if (o->busy)
-                *o->busy = 0;
-        }
-        if (!has_owner && n_env > 0 && seam_session_open(s)) {
-            zmq_msg_close(&owner);
-            zmq_msg_init(&owner);
-            zmq_msg_copy(&owner, &env[0]);
-            has_owner = true;
-        }
-        if (ended) {
-            has_owner = false;
-            done = o->once && seam_session_stepped(s);   /* a validation does not use up a --once server */
-        }
-        send_reply(sock, env, n_env, &w);
-        for (int i = 0; i < n_env; i++)
-            zmq_msg_close(&env[i]);
-        seam_frames_clear(&payload);
+        r->in_use = true;
+        serve_request(&v, r);
     }
-    seam_frames_free(&payload);
-    zmq_msg_close(&owner);
+    if (started)
+        standin_stop(&v);
+    for (int i = 0; i < N_SLOTS; i++) {
+        for (int e = 0; v.slot[i].in_use && e < v.slot[i].n_env; e++)
+            zmq_msg_close(&v.slot[i].env[e]);
+        seam_frames_free(&v.slot[i].payload);
+    }
+    zmq_msg_close(&v.owner);
     seam_session_destroy(&s);
     zmq_close(sock);
     if (zap)

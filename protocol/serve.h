@@ -32,8 +32,12 @@ typedef struct seam_serve_options {
  * address). */
 bool seam_endpoint_is_local(const char *endpoint);
 
-/* Serve p until stopped (or the session ends with once). 0, or -1 with a
- * message in err (bad endpoint, CURVE rules, bind failure). */
+/* Serve p until stopped (or the session ends with once). The calling
+ * thread reads the requests and calls the plugin; while a call runs longer
+ * than a tick (50-100 ms), a second thread it starts (asynchronous signals
+ * blocked) answers the socket in its place (PROTOCOL.md, Sessions).
+ * 0, or -1 with a message in err (bad endpoint, CURVE rules, bind failure,
+ * no thread). */
 int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, size_t errlen);
 
 #endif

@@ -385,6 +385,14 @@ static bool frames_grow(seam_frames *f, size_t len)
     return true;
 }
 
+int seam_wire_recv_more(zmq_msg_t *m, void *sock)
+{
+    int rc;
+    while ((rc = zmq_msg_recv(m, sock, 0)) < 0 && errno == EINTR)
+        continue;
+    return rc;
+}
+
 int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
 {
     seam_frames_clear(f);
@@ -395,7 +403,7 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
         while (more) {
             zmq_msg_t m;
             zmq_msg_init(&m);
-            more = zmq_msg_recv(&m, sock, 0) >= 0 && zmq_msg_more(&m);
+            more = seam_wire_recv_more(&m, sock) >= 0 && zmq_msg_more(&m);
             zmq_msg_close(&m);
         }
         return -1;
@@ -406,7 +414,7 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
     while (more) {
         zmq_msg_t m;
         zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, sock, 0) < 0) {
+        if (seam_wire_recv_more(&m, sock) < 0) {
             zmq_msg_close(&m);
             return -1;
         }

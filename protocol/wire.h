@@ -143,6 +143,13 @@ void seam_frames_init(seam_frames *f);
 /* Forget the message (the buffer stays for the next). */
 void seam_frames_clear(seam_frames *f);
 void seam_frames_free(seam_frames *f);
+/* The next frame of a message whose first frame was read. ZeroMQ hands a
+ * message's frames over together, yet a read can still fail with EINTR
+ * (a signal caught while libzmq checks its command mailbox, every 100th
+ * read): it is retried, so the rest of the message is never taken for a new
+ * one. Returns zmq_msg_recv's value. */
+int seam_wire_recv_more(zmq_msg_t *m, void *sock);
+
 /* Receive the rest of a message whose first frame `first` (a zmq_msg_t,
  * taken over) came. Returns 0; -1 when a frame could not be read (or not
  * even the map could be indexed: the message is dropped);

@@ -7,7 +7,7 @@ set -eu
 
 packages="meson ninja-build pkg-config gcc libc6-dev
 libzmq3-dev libmsgpack-dev libopenblas-dev liblapacke-dev libjansson-dev
-libcairo2-dev libcmocka-dev zlib1g-dev libsuitesparse-dev python3 python3-zmq python3-msgpack"
+libcairo2-dev libcmocka-dev zlib1g-dev libsuitesparse-dev python3 python3-zmq python3-msgpack python3-numpy"
 case "${1:-}" in
     "") ;;
     fuzz) packages="$packages clang libclang-rt-dev" ;;

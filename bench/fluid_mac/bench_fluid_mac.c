@@ -4,9 +4,15 @@
  *
  *     ninja -C build bench/fluid_mac/bench_fluid_mac
  *     OPENBLAS_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac [smoke|water|water3d|smoke3d] [mg|mic0|both] [N ...]
+ *     OMP_NUM_THREADS=1 ./build/bench/fluid_mac/bench_fluid_mac water3d kernels [mg|mic0] [N ...]
  *
  * The pressure preconditioner is multigrid (mg, the default), MIC(0) (mic0),
  * or both: each size run with both, alternately, then their ratios.
+ * `kernels` (water, water3d) runs each size with the particle transfers of
+ * before issue 18 (`particle_kernels: "reference"`) and then the binned ones,
+ * and prints each phase's CPU time per step, its share and their ratio.
+ * Every run prints the CPU time of each phase of the step (the plugin's
+ * "phases" debug line).
  * 2D runs take 20 warm-up and 20 timed steps, 3D runs 3 and 5 (a 64^3 step
  * takes seconds here); BENCH_STEPS=W,T overrides both.
  */
@@ -21,23 +27,44 @@
 const seam_plugin *fluid_mac_table(void);   /* the static library's table (plugins/fluid_mac/fluid.h) */
 
 
+enum { MAX_PHASES = 16 };
+
 typedef struct tally {
     long iterations;
     int solves;
+    int n_phases;
+    char phase_names[MAX_PHASES][24];
+    double phase_ms[MAX_PHASES];   /* summed over the timed steps */
 } tally;
 
 typedef struct result {
     double ms_wall, ms_cpu, iterations;
+    int n_phases;
+    char phase_names[MAX_PHASES][24];
+    double phase_ms[MAX_PHASES];   /* per step */
 } result;
 
 static const char *precond = "multigrid";
+static const char *kernels = NULL;   /* liquids: the particle_kernels key, NULL: the default */
 
 /* The plugin reports PCG iterations in a debug line per solve. */
 static void bench_log(void *ctx, seam_log_level level, const char *message)
 {
     tally *t = ctx;
     const char *k = strstr(message, "PCG ");
-    if (k) {
+    const char *ph = strstr(message, "phases (ms)");
+    if (ph) {   /* " name ms" pairs, in the plugin's order */
+        ph += strlen("phases (ms)");
+        char name[24];
+        double ms;
+        int used, n = 0;
+        while (n < MAX_PHASES && sscanf(ph, " %23s %lf%n", name, &ms, &used) == 2) {
+            snprintf(t->phase_names[n], sizeof t->phase_names[n], "%s", name);
+            t->phase_ms[n++] += ms;
+            ph += used;
+        }
+        t->n_phases = n;
+    } else if (k) {
         t->iterations += strtol(k + 4, NULL, 10);
         t->solves++;
     } else if (level >= SEAM_LOG_WARN) {
@@ -58,7 +85,7 @@ static const char *const scene_names[] = {"smoke", "water", "water3d", "smoke3d"
 static int run(scene sc, int N, int warmup, int steps, result *res)
 {
     const seam_plugin *P = fluid_mac_table();
-    tally t = {0, 0};
+    tally t = {0};
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .config_path = "fluid", .ctx = &t, .log = bench_log};
     char json[1024], tail[128];
     double dx = 1.0 / N;
@@ -73,11 +100,13 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
     else if (sc == WATER3D)   /* a 1 m cube, the left 40% filled 60% high across its depth, collapsing */
         snprintf(json, sizeof json,
                  "{\"cells\": [%d, %d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
-                 " \"gravity\": [0, -9.81, 0], \"liquid\": {\"fill\": [0, 0, 0, 0.4, 0.6, 1]}}", N, N, N, dx);
+                 " \"gravity\": [0, -9.81, 0], \"liquid\": {\"fill\": [0, 0, 0, 0.4, 0.6, 1]%s%s%s}}", N, N, N, dx,
+                 kernels ? ", \"particle_kernels\": \"" : "", kernels ? kernels : "", kernels ? "\"" : "");
     else if (sc == WATER2D)   /* a 1 m box, the left 40% filled 60% high, collapsing */
         snprintf(json, sizeof json,
                  "{\"cells\": [%d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
-                 " \"liquid\": {\"fill\": [0, 0, 0.4, 0.6]}}", N, N, dx);
+                 " \"liquid\": {\"fill\": [0, 0, 0.4, 0.6]%s%s%s}}", N, N, dx,
+                 kernels ? ", \"particle_kernels\": \"" : "", kernels ? kernels : "", kernels ? "\"" : "");
     else
         snprintf(json, sizeof json,
                  "{\"cells\": [%d, %d], \"dx\": %.17g, \"density\": 1.2, \"boundary\": {\"top\": \"open\"},"
@@ -104,8 +133,7 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
         seam_input in = {0, dim, NULL, NULL, NULL};
         seam_output out = {0, dim, NULL, NULL, NULL};
         if (n == warmup) {
-            t.iterations = 0;
-            t.solves = 0;
+            t = (tally){0};
             elapsed = -now();
             cpu = clock();
         }
@@ -123,12 +151,48 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
     res->ms_wall = 1e3 * elapsed / steps;
     res->ms_cpu = 1e3 * cpu_s / steps;
     res->iterations = (double)t.iterations / t.solves;
-    printf("%s %4d^%d cells %8ld %-9s %9.2f ms/step wall  %9.2f ms/step cpu  PCG %6.1f iterations/solve"
+    res->n_phases = t.n_phases;
+    for (int k = 0; k < t.n_phases; k++) {
+        memcpy(res->phase_names[k], t.phase_names[k], sizeof res->phase_names[k]);
+        res->phase_ms[k] = t.phase_ms[k] / steps;
+    }
+    printf("%s %4d^%d cells %8ld %-9s %s%9.2f ms/step wall  %9.2f ms/step cpu  PCG %6.1f iterations/solve"
            "  (%d steps, t = %.3f s)\n", name, N, dim,
-           cells, precond, res->ms_wall, res->ms_cpu, res->iterations, steps, t_sim);
+           cells, precond, kernels ? kernels : "", res->ms_wall, res->ms_cpu, res->iterations, steps, t_sim);
+    printf("    phases, CPU ms/step (share of the step's CPU time):");
+    double rest = res->ms_cpu;
+    for (int k = 0; k < res->n_phases; k++)
+        if (res->phase_ms[k] > 0.0) {
+            printf(" %s %.2f (%.1f%%)", res->phase_names[k], res->phase_ms[k], 100.0 * res->phase_ms[k] / res->ms_cpu);
+            rest -= res->phase_ms[k];
+        }
+    printf(" rest %.2f (%.1f%%)\n", rest, 100.0 * rest / res->ms_cpu);
     fflush(stdout);
     P->destroy(fl);
     return 0;
+}
+
+/* Per size: each phase's CPU ms per step and share, reference against binned, and their ratio. */
+static void print_kernel_table(const int *sizes, int n, const result *ref, const result *bin)
+{
+    printf("\n| N | phase | reference ms/step | share | binned ms/step | share | reference/binned |\n"
+           "|---|---|---|---|---|---|---|\n");
+    for (int k = 0; k < n; k++) {
+        double rest_r = ref[k].ms_cpu, rest_b = bin[k].ms_cpu;
+        for (int q = 0; q < ref[k].n_phases && q < bin[k].n_phases; q++) {
+            double r = ref[k].phase_ms[q], b = bin[k].phase_ms[q];
+            rest_r -= r;
+            rest_b -= b;
+            if (r <= 0.0 && b <= 0.0)
+                continue;
+            printf("| %d | %s | %.2f | %.1f%% | %.2f | %.1f%% | %.2f |\n", sizes[k], ref[k].phase_names[q], r,
+                   100.0 * r / ref[k].ms_cpu, b, 100.0 * b / bin[k].ms_cpu, b > 0.0 ? r / b : 0.0);
+        }
+        printf("| %d | rest | %.2f | %.1f%% | %.2f | %.1f%% | %.2f |\n", sizes[k], rest_r, 100.0 * rest_r / ref[k].ms_cpu,
+               rest_b, 100.0 * rest_b / bin[k].ms_cpu, rest_r / rest_b);
+        printf("| %d | **step** | %.2f | 100%% | %.2f | 100%% | **%.2f** |\n", sizes[k], ref[k].ms_cpu, bin[k].ms_cpu,
+               ref[k].ms_cpu / bin[k].ms_cpu);
+    }
 }
 
 int main(int argc, char **argv)
@@ -141,6 +205,11 @@ int main(int argc, char **argv)
             first++;
             break;
         }
+    int compare_kernels = 0;
+    if ((sc == WATER2D || sc == WATER3D) && argc > first && strcmp(argv[first], "kernels") == 0) {
+        compare_kernels = 1;   /* the reference particle kernels against the binned ones */
+        first++;
+    }
     if (argc > first && (strcmp(argv[first], "mg") == 0 || strcmp(argv[first], "mic0") == 0 ||
                          strcmp(argv[first], "both") == 0)) {
         both = strcmp(argv[first], "both") == 0;
@@ -164,6 +233,19 @@ int main(int argc, char **argv)
         return 1;
     }
     result mg[8], mic[8];
+    if (compare_kernels) {
+        result ref[8], bin[8];
+        for (int k = 0; k < n; k++) {
+            kernels = "reference";
+            if (run(sc, sizes[k], warmup, steps, &ref[k]) != 0)
+                return 1;
+            kernels = "binned";
+            if (run(sc, sizes[k], warmup, steps, &bin[k]) != 0)
+                return 1;
+        }
+        print_kernel_table(sizes, n, ref, bin);
+        return 0;
+    }
     for (int k = 0; k < n; k++) {
         if (both)
             precond = "mic0";

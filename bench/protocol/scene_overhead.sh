@@ -4,10 +4,12 @@
 # or in its own seam-serve. Every placement runs to END and to 2 END; the
 # difference is the cost of END's worth of steps without start-up, so the
 # table gives the one-off start-up cost of the separate processes and the
-# per-step overhead of the transport. Usage: scene_overhead.sh [BUILD] [END]
+# per-step overhead of the transport. Usage: scene_overhead.sh [BUILD] [END] [SCALES]
+# SCALES: grid multiples of 32x48 to run (default "1 2 4").
 set -euo pipefail
 build=${1:-build}
 end=${2:-0.1}
+scales=${3:-1 2 4}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seam="$root/$build/coupler/seam"
 [ -x "$seam" ] || { echo "build first: make" >&2; exit 1; }
@@ -20,7 +22,7 @@ run() {   # best wall time of 3 runs to time $1
     python3 - "$seam" "$root/examples/rising_disc.json" "$tmp/o" "$t_end" "$@" <<'PY'
 import subprocess, sys, time
 seam, scene, out, end, *sets = sys.argv[1:]
-cmd = [seam, "run", scene, "--quiet", "--out", out, "--end", end, "--set", "output.frames=false"]
+cmd = [seam, "run", scene, "--quiet", "--force", "--no-report", "--out", out, "--end", end, "--set", "output.frames=false"]
 for s in sets:
     cmd += ["--set", s]
 best = None
@@ -35,7 +37,7 @@ PY
 end2=$(python3 -c "print(2 * $end)")
 printf "%9s %6s %10s | %-30s | %-30s | %-30s\n" grid "steps" "inline" "solid separate" "fluid separate" "both separate"
 printf "%9s %6s %10s | %-30s | %-30s | %-30s\n" "" "" "ms/step" "start-up s, ms/step (overhead)" "start-up s, ms/step (overhead)" "start-up s, ms/step (overhead)"
-for n in 1 2 4; do
+for n in $scales; do
     nx=$((32 * n)); ny=$((48 * n))
     cell=$(python3 -c "print(0.03125 / $n)")
     grid=("cell_size=$cell" "fluid.cells=[$nx, $ny]")

@@ -5,7 +5,8 @@
  * cloth (0.2 kg/m^2) of 24^2, 48^2 and 96^2 cells pinned along one edge. Prints one
  * row per size and method, then per dimension the ratio of each CG variant to
  * CHOLMOD and where they cross (interpolated, or extrapolated from the two
- * largest sizes in log-log when they do not cross in the measured range). */
+ * largest sizes in log-log when they do not cross in the measured range).
+ * BENCH_SIZES=2 runs only the two smaller sizes of each case. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,24 +95,25 @@ static double run(int d, const int cells[3], int steps, const char *method, size
 }
 
 enum { N_SIZES = 3, MAX_METHODS = 3 };
+static int n_sizes = N_SIZES;   /* the smallest sizes run: BENCH_SIZES (2 or 3; bench/run --quick: 2) */
 
 /* Elements where CG (t_cg) and CHOLMOD (t_ch) cost the same, by log-log
  * interpolation of their ratio over the sizes. */
 static void crossover(int d, const char *method, const double *n, const double *t_cg, const double *t_ch)
 {
     double r[N_SIZES];
-    for (int i = 0; i < N_SIZES; i++)
+    for (int i = 0; i < n_sizes; i++)
         r[i] = log(t_cg[i] / t_ch[i]);
     printf("%-5s %-7s/cholmod time ratio:", case_name(d), method);
-    for (int i = 0; i < N_SIZES; i++)
+    for (int i = 0; i < n_sizes; i++)
         printf(" %.2f", exp(r[i]));
-    for (int i = 0; i + 1 < N_SIZES; i++)
+    for (int i = 0; i + 1 < n_sizes; i++)
         if ((r[i] > 0) != (r[i + 1] > 0)) {
             double s = r[i] / (r[i] - r[i + 1]);
             printf("; crossover at about %.3g elements\n", exp(log(n[i]) + s * (log(n[i + 1]) - log(n[i]))));
             return;
         }
-    int a = N_SIZES - 2, b = N_SIZES - 1;
+    int a = n_sizes - 2, b = n_sizes - 1;
     double slope = (r[b] - r[a]) / (log(n[b]) - log(n[a]));
     if ((r[b] > 0 && slope < 0) || (r[b] < 0 && slope > 0))
         printf("; no crossover measured, extrapolated at about %.3g elements\n", exp(log(n[b]) - r[b] / slope));
@@ -122,6 +124,12 @@ static void crossover(int d, const char *method, const double *n, const double *
 int main(int argc, char **argv)
 {
     int steps = argc > 1 ? atoi(argv[1]) : 3;
+    const char *sizes = getenv("BENCH_SIZES");
+    if (sizes && (atoi(sizes) < 2 || atoi(sizes) > N_SIZES)) {
+        fprintf(stderr, "BENCH_SIZES must be 2 or 3 (the smallest sizes of each case)\n");
+        return 1;
+    }
+    n_sizes = sizes ? atoi(sizes) : N_SIZES;
     const char *methods[MAX_METHODS] = {"cholmod", "jacobi", "ic0"};
     int n_methods = 3;
     if (argc > 2) {
@@ -138,7 +146,7 @@ int main(int argc, char **argv)
                                       {{24, 24, 0}, {48, 48, 0}, {96, 96, 0}}};
     double t[3][MAX_METHODS][N_SIZES], n[3][N_SIZES];
     for (int d = 2; d <= 4; d++)
-        for (int i = 0; i < N_SIZES; i++)
+        for (int i = 0; i < n_sizes; i++)
             for (int m = 0; m < n_methods; m++) {
                 size_t e = 0;
                 t[d - 2][m][i] = run(d, cells[d - 2][i], steps, methods[m], &e);

@@ -32,6 +32,10 @@ typedef struct inflow {
     double density, temperature;
 } inflow;
 
+/* Phases of a solve whose CPU times the debug line "phases (ms)" reports (bench/fluid_mac). */
+enum { PH_GEOMETRY, PH_TO_GRID, PH_FORCES, PH_PRESSURE, PH_EXTRAPOLATE, PH_TO_PARTICLES, PH_ADVECT, PH_LEVEL_SET,
+       PH_SPREAD, PH_TRANSPORT, PH_LOADS, PHASES };
+
 typedef struct fluid_mac {
     const seam_host *host;
     mac_grid g;
@@ -78,6 +82,8 @@ typedef struct fluid_mac {
     double *fill;            /* boxes (x0 y0 [z0] x1 y1 [z1]) the liquid starts in */
     size_t n_fill;
     int per_axis;            /* particles per cell along each axis at the start */
+    int reference_kernels;   /* 1: the pre-issue-18 per-particle transfers (particles_reference.c) */
+    mac_bins bins;           /* the particles sorted by cell, re-sorted by each transfer */
     /* the interface from bind (the coupler's arrays) */
     seam_interface iface;
     int bound;
@@ -95,6 +101,7 @@ typedef struct fluid_mac {
     /* output: the frames written, and the time of the trial and committed states (s) */
     seam_vtk_series vtk;
     double t_trial, t_n;
+    double phase_ms[PHASES]; /* CPU time per phase of the last solve */
 } fluid_mac;
 
 /* The plugin table (export.c exports it as seam_plugin_v1). */

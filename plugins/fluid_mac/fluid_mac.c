@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fluid.h"
 #include "seam/config.h"
@@ -13,6 +14,26 @@
 #include "seam/log.h"
 #include "seam/vtk.h"
 
+/* Names of the phases (fluid.h) in the debug line "phases (ms)". */
+static const char *const phase_names[PHASES] = {"geometry", "to_grid", "forces", "pressure", "extrapolate",
+                                                "to_particles", "advect", "level_set", "spread", "transport",
+                                                "loads"};
+
+/* CPU time of the process (all threads), so the shares hold on a loaded machine. */
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+/* Adds the time since *t0 to phase ph and restarts the clock. */
+static void phase_end(fluid_mac *self, int ph, double *t0)
+{
+    double t = cpu_ms();
+    self->phase_ms[ph] += t - *t0;
+    *t0 = t;
+}
 
 /* ---- configuration ------------------------------------------------------- */
 
@@ -220,6 +241,8 @@ static void read_liquid(fluid_mac *self, seam_cfg *cfg, seam_cfg *liq)
             }
     self->per_axis = (int)seam_cfg_int(liq, "particles_per_axis", 2, 1, 8, 0);
     self->flip = seam_cfg_num(liq, "flip", 0.95, 0.0, 1.0, 0);
+    static const char *const kernel_names[] = {"binned", "reference", NULL};
+    self->reference_kernels = seam_cfg_enum(liq, "particle_kernels", kernel_names, 0, 0);
     /* The radius that puts a flat surface seeded 2 particles per axis at its fill height (the
      * mean of |x - xbar| at the centres just above and below it): 0.5625 cells in 2D, 0.5417 in 3D. */
     double r_flat = self->g.dim == 3 ? 0.5417 : 0.5625;
@@ -382,6 +405,7 @@ static void fluid_destroy(void *p)
     free(self->pic);
     free(self->delta);
     mac_work_free(&self->work);
+    mac_bins_free(&self->bins);
     free(self->phi_n);
     free(self->phi);
     for (int a = 0; a < 3; a++) {
@@ -416,15 +440,15 @@ static void fluid_destroy(void *p)
     free(self);
 }
 
-/* Cell (i, j, k) holding point x, clamped to the grid. */
-static size_t cell_of(const mac_grid *g, const double *x)
+/* The level set of particles x into phi, by the configured kernels; 0 when out of memory. */
+static int level_set(fluid_mac *self, size_t n, const double *x, const uint8_t *solid, double *phi)
 {
-    int ijk[3] = {0, 0, 0};
-    for (int d = 0; d < g->dim; d++) {
-        double f = floor((x[d] - g->origin[d]) / g->dx);
-        ijk[d] = f < 0 ? 0 : f >= mac_n(g, d) ? mac_n(g, d) - 1 : (int)f;
-    }
-    return mac_c(g, ijk[0], ijk[1], ijk[2]);
+    const mac_grid *g = &self->g;
+    if (!self->reference_kernels)
+        return mac_level_set(g, n, x, self->particle_radius, solid, self->per_axis, &self->work, &self->bins, phi) ==
+               SEAM_OK;
+    mac_ref_level_set(g, n, x, self->particle_radius, solid, self->per_axis, &self->work, phi);
+    return 1;
 }
 
 /* Particles per cell at the start: per_axis along each axis. */
@@ -497,24 +521,23 @@ static int seed_particles(fluid_mac *self)
                     mac_subgrid_point(g, ijk, pa, q, self->xp_n + dim * n);
             }
     self->np_n = n;
-    mac_level_set(g, n, self->xp_n, self->particle_radius, NULL, pa, &self->work, self->phi_n);
-    return 1;
+    return level_set(self, n, self->xp_n, NULL, self->phi_n);
 }
 
 /* Drop the particles that start inside solid cells (the liquid cannot be there). */
-static void remove_particles_in(fluid_mac *self, const uint8_t *solid)
+static int remove_particles_in(fluid_mac *self, const uint8_t *solid)
 {
     size_t kept = 0, dim = (size_t)self->g.dim;
     for (size_t p = 0; p < self->np_n; p++) {
         const double *x = self->xp_n + dim * p;
-        if (solid[cell_of(&self->g, x)])
+        if (solid[mac_cell_of(&self->g, x)])
             continue;
         memmove(self->xp_n + dim * kept, x, dim * sizeof(double));
         memmove(self->vp_n + dim * kept, self->vp_n + dim * p, dim * sizeof(double));
         kept++;
     }
     self->np_n = kept;
-    mac_level_set(&self->g, kept, self->xp_n, self->particle_radius, solid, self->per_axis, &self->work, self->phi_n);
+    return level_set(self, kept, self->xp_n, solid, self->phi_n);
 }
 
 static void *fluid_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
@@ -627,8 +650,10 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
                                         NULL, self->obstacle, self->host);
     if (st == SEAM_OK)
         memcpy(self->solid_n, geo.solid, mac_ncell(&self->g));
-    if (st == SEAM_OK && self->liquid)
-        remove_particles_in(self, geo.solid);
+    if (st == SEAM_OK && self->liquid && !remove_particles_in(self, geo.solid)) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "bind: out of memory sorting %zu particles", self->np_n);
+        st = SEAM_ERROR;
+    }
     mac_geometry_free(&geo);
     return st;
 }
@@ -968,11 +993,19 @@ static seam_status spread_particles(fluid_mac *self)
 {
     const mac_grid *g = &self->g;
     size_t nc = mac_ncell(g);
+    double t0 = cpu_ms();
     mac_geometry geo;
     mac_geometry_liquid(&geo, g, &self->geo, self->phi);
     double *e = malloc(nc * sizeof *e);
-    mac_particle_density(g, self->np, self->xp, e);
+    if (!e || (self->reference_kernels ? (mac_ref_particle_density(g, self->np, self->xp, e), SEAM_OK)
+                                       : mac_particle_density(g, self->np, self->xp, &self->bins, e)) != SEAM_OK) {
+        free(e);
+        mac_geometry_free(&geo);
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory counting %zu particles", self->np);
+        return SEAM_ERROR;
+    }
     double n0 = (double)particles_per_cell(self);
+#pragma omp parallel for collapse(2) schedule(static) if (nc >= MAC_OMP_MIN)
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
@@ -986,14 +1019,19 @@ static seam_status spread_particles(fluid_mac *self)
     seam_status st = mac_spread(&self->proj, g, &geo, e, 1e-4, self->max_iter, self->dvel, self->host);
     free(e);
     mac_geometry_free(&geo);
+    phase_end(self, PH_SPREAD, &t0);
     if (st != SEAM_OK)
         return st;
     /* the shells hold still here */
     mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X1, self->shell_X1, self->shell_elem};
-    self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0, &shells);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work,
-                  self->phi);
-    return SEAM_OK;
+    self->np = mac_advect_particles(g, self->np, self->xp, self->vp, self->dvel, 1.0, &shells,
+                                    self->reference_kernels);
+    phase_end(self, PH_ADVECT, &t0);
+    int ok = level_set(self, self->np, self->xp, self->geo.solid, self->phi);
+    phase_end(self, PH_LEVEL_SET, &t0);
+    if (!ok)
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory sorting %zu particles", self->np);
+    return ok ? SEAM_OK : SEAM_ERROR;
 }
 
 /* After the projection: extend the velocities into the air, blend FLIP and
@@ -1002,24 +1040,54 @@ static seam_status update_particles(fluid_mac *self, double dt)
 {
     const mac_grid *g = &self->g;
     size_t dim = (size_t)g->dim;
+    double t0 = cpu_ms();
     mac_extrapolate(g, &self->geo, 3, self->vel);
     /* The change on the grid over this step, extended like the velocities. */
-    for (int a = 0; a < g->dim; a++)
+    for (int a = 0; a < g->dim; a++) {
+        double *dv = self->dvel[a], *v = self->vel[a];
+#pragma omp parallel for schedule(static) if (mac_nf(g, a) >= MAC_OMP_MIN)
         for (size_t f = 0; f < mac_nf(g, a); f++)
-            self->dvel[a][f] = self->vel[a][f] - self->dvel[a][f];
+            dv[f] = v[f] - dv[f];
+    }
     mac_extrapolate(g, &self->geo, 3, self->dvel);
+    phase_end(self, PH_EXTRAPOLATE, &t0);
     size_t n = self->np_n;
     memcpy(self->xp, self->xp_n, dim * n * sizeof(double));
     double *pic = self->pic, *delta = self->delta;
-    mac_grid_to_particles(g, n, self->xp, self->vel, pic);
-    mac_grid_to_particles(g, n, self->xp, self->dvel, delta);
+    mac_grid_to_particles(g, n, self->xp, self->vel, pic, self->reference_kernels);
+    mac_grid_to_particles(g, n, self->xp, self->dvel, delta, self->reference_kernels);
+    double flip = self->flip, *vp = self->vp, *vp_n = self->vp_n;
+#pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN)
     for (size_t k = 0; k < dim * n; k++)
-        self->vp[k] = self->flip * (self->vp_n[k] + delta[k]) + (1.0 - self->flip) * pic[k];
+        vp[k] = flip * (vp_n[k] + delta[k]) + (1.0 - flip) * pic[k];
+    phase_end(self, PH_TO_PARTICLES, &t0);
     mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1, self->shell_elem};
-    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells);
-    mac_level_set(g, self->np, self->xp, self->particle_radius, self->geo.solid, self->per_axis, &self->work,
-                  self->phi);
+    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells, self->reference_kernels);
+    phase_end(self, PH_ADVECT, &t0);
+    int ok = level_set(self, self->np, self->xp, self->geo.solid, self->phi);
+    phase_end(self, PH_LEVEL_SET, &t0);
+    if (!ok) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory sorting %zu particles", self->np);
+        return SEAM_ERROR;
+    }
     return spread_particles(self);
+}
+
+/* The committed particles' velocities to the faces (kept in dvel too, for
+ * FLIP). 0 when out of memory (logged). */
+static int particles_to_faces(fluid_mac *self)
+{
+    const mac_grid *g = &self->g;
+    if (self->reference_kernels)
+        mac_ref_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
+    else if (mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, &self->bins, self->vel) !=
+             SEAM_OK) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory sorting %zu particles", self->np_n);
+        return 0;
+    }
+    for (int a = 0; a < g->dim; a++)
+        memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    return 1;
 }
 
 static int all_finite(const double *a, size_t n)
@@ -1073,9 +1141,12 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
         return SEAM_ERROR;
     }
     size_t n = self->iface.n_points;
+    memset(self->phase_ms, 0, sizeof self->phase_ms);
+    double t0 = cpu_ms();
     mac_geometry_free(&self->geo);
     seam_status st = mac_geometry_build(&self->geo, g, &self->iface, n ? in->X : NULL, self->kernel_radius * g->dx,
                                         self->liquid ? self->phi_n : NULL, self->obstacle, self->host);
+    phase_end(self, PH_GEOMETRY, &t0);
     if (st != SEAM_OK)
         return st;
     if (self->liquid && self->n_shell) {   /* the shells' positions over this step: X^n = X - dt V */
@@ -1084,9 +1155,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
             self->shell_X0[k] = in->X[k] - dt * in->V[k];
     }
     if (self->liquid) {   /* the particles carry the momentum (FLIP/PIC) */
-        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
-        for (int a = 0; a < g->dim; a++)
-            memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+        if (!particles_to_faces(self))
+            return SEAM_ERROR;
     } else if (self->advection == ADVECT_MACCORMACK) {
         mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
     } else if (self->advection == ADVECT_BFECC) {
@@ -1094,6 +1164,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     } else {
         mac_advect(g, self->vel_n, dt, self->vel);
     }
+    phase_end(self, self->liquid ? PH_TO_GRID : PH_ADVECT, &t0);
     add_forces(self, dt);
     for (int a = 0; a < g->dim; a++)
         memcpy(self->vel_star[a], self->vel[a], mac_nf(g, a) * sizeof(double));
@@ -1111,9 +1182,11 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
             return st;
     }
     memcpy(self->p, self->p_n, mac_ncell(g) * sizeof(double));
+    phase_end(self, PH_FORCES, &t0);
     self->has_src = volume_sources(self, &self->geo, step->t + 0.5 * dt, self->src_s, self->src_d, self->src_T);
     st = mac_project(&self->proj, g, &self->geo, self->has_src ? self->src_s : NULL, self->rho, dt, self->tol,
                      self->max_iter, self->vel, self->p, self->host);
+    phase_end(self, PH_PRESSURE, &t0);
     if (st != SEAM_OK)
         return st;
     int pcg_iterations = self->proj.iterations;
@@ -1126,10 +1199,16 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
                   (long long)step->index);
         return SEAM_UNSTABLE;
     }
-    if (self->liquid ? update_particles(self, dt) != SEAM_OK : transport_scalars(self, dt) != SEAM_OK)
-        return SEAM_UNSTABLE;
+    t0 = cpu_ms();
+    st = self->liquid ? update_particles(self, dt) : transport_scalars(self, dt);
+    if (st != SEAM_OK)
+        return st == SEAM_ERROR ? SEAM_ERROR : SEAM_UNSTABLE;   /* out of memory, or a solver that failed */
+    if (!self->liquid)
+        phase_end(self, PH_TRANSPORT, &t0);
+    t0 = cpu_ms();
     if (n && out && out->F)
         compute_loads(self, dt, out->F);
+    phase_end(self, PH_LOADS, &t0);
     seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: pressure PCG %d iterations, residual %.3g",
               (long long)step->index, step->iteration, pcg_iterations, pcg_residual);
     if (self->viscosity > 0.0)
@@ -1138,6 +1217,12 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     if (self->liquid)
         seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: particle spreading %d iterations",
                   (long long)step->index, step->iteration, self->proj.iterations);
+    char line[512];
+    int used = snprintf(line, sizeof line, "step %lld iteration %d: phases (ms)", (long long)step->index,
+                        step->iteration);
+    for (int ph = 0; ph < PHASES && used > 0 && (size_t)used < sizeof line; ph++)
+        used += snprintf(line + used, sizeof line - (size_t)used, " %s %.3f", phase_names[ph], self->phase_ms[ph]);
+    seam_logf(self->host, SEAM_LOG_DEBUG, "%s", line);
     self->solved = 1;
     return SEAM_OK;
 }
@@ -1152,6 +1237,7 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double d
         return SEAM_ERROR;
     }
     size_t n = self->iface.n_points;
+    memset(self->phase_ms, 0, sizeof self->phase_ms);
     mac_geometry_free(&self->geo);
     seam_status st = mac_geometry_build(&self->geo, g, &self->iface, n ? X : NULL, self->kernel_radius * g->dx,
                                         self->phi_n, self->obstacle, self->host);
@@ -1162,9 +1248,8 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double d
         memcpy(self->shell_X0, X, (size_t)g->dim * n * sizeof(double));
     }
     if (self->liquid) {
-        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
-        for (int a = 0; a < g->dim; a++)
-            memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+        if (!particles_to_faces(self))
+            return SEAM_ERROR;
     } else if (self->advection == ADVECT_MACCORMACK) {
         mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
     } else if (self->advection == ADVECT_BFECC) {
@@ -1189,8 +1274,9 @@ seam_status fluid_mac_end(fluid_mac *self, double dt)
         seam_logf(self->host, SEAM_LOG_WARN, "non-finite velocity or pressure after the coupled projection");
         return SEAM_UNSTABLE;
     }
-    if (self->liquid ? update_particles(self, dt) != SEAM_OK : transport_scalars(self, dt) != SEAM_OK)
-        return SEAM_UNSTABLE;
+    seam_status st = self->liquid ? update_particles(self, dt) : transport_scalars(self, dt);
+    if (st != SEAM_OK)
+        return st == SEAM_ERROR ? SEAM_ERROR : SEAM_UNSTABLE;   /* out of memory, or a solver that failed */
     self->solved = 1;
     return SEAM_OK;
 }

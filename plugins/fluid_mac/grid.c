@@ -475,60 +475,6 @@ void mac_geometry_free(mac_geometry *geo)
 
 static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
-/* Cell of a clamped fractional index f in [0, n-1] and its weight s towards the next. */
-static int lerp_index(double f, int n, double *s)
-{
-    f = clampd(f, 0.0, n - 1);
-    int i = (int)f;
-    if (i > n - 2)
-        i = n - 2 < 0 ? 0 : n - 2;
-    *s = f - i;
-    return i;
-}
-
-/* Bilinear interpolation in slice k of an (ni x nj x nk) array at fractional
- * index (fx, fy); lo and hi (may be NULL) widen to the four values. */
-static double bilinear_slice(const double *a, int ni, int nj, int k, double fx, double fy, double *lo, double *hi)
-{
-    double s, t;
-    int i = lerp_index(fx, ni, &s), j = lerp_index(fy, nj, &t);
-    int i1 = i + 1 < ni ? i + 1 : i, j1 = j + 1 < nj ? j + 1 : j;
-    const double *sl = a + (size_t)k * (size_t)ni * (size_t)nj;
-    double a00 = sl[(size_t)j * (size_t)ni + (size_t)i], a10 = sl[(size_t)j * (size_t)ni + (size_t)i1];
-    double a01 = sl[(size_t)j1 * (size_t)ni + (size_t)i], a11 = sl[(size_t)j1 * (size_t)ni + (size_t)i1];
-    if (lo)
-        *lo = fmin(*lo, fmin(fmin(a00, a10), fmin(a01, a11)));
-    if (hi)
-        *hi = fmax(*hi, fmax(fmax(a00, a10), fmax(a01, a11)));
-    return (1 - s) * (1 - t) * a00 + s * (1 - t) * a10 + (1 - s) * t * a01 + s * t * a11;
-}
-
-/* Multilinear sample of face component `axis` at point x; lo and hi (may be
- * NULL) get the smallest and largest of the grid values it used. */
-static double sample_range(const mac_grid *g, int axis, const double *q, const double *x, double *lo, double *hi)
-{
-    int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
-    double f[3];
-    for (int d = 0; d < g->dim; d++)   /* faces sit half a cell off the cell corners across their normal */
-        f[d] = (x[d] - g->origin[d]) / g->dx - (d == axis ? 0.0 : 0.5);
-    if (lo)
-        *lo = INFINITY;
-    if (hi)
-        *hi = -INFINITY;
-    if (g->dim == 2)
-        return bilinear_slice(q, ni, nj, 0, f[0], f[1], lo, hi);
-    double r;
-    int k = lerp_index(f[2], nk, &r), k1 = k + 1 < nk ? k + 1 : k;
-    double b0 = bilinear_slice(q, ni, nj, k, f[0], f[1], lo, hi);
-    double b1 = bilinear_slice(q, ni, nj, k1, f[0], f[1], lo, hi);
-    return (1 - r) * b0 + r * b1;
-}
-
-double mac_sample(const mac_grid *g, int axis, const double *q, const double *x)
-{
-    return sample_range(g, axis, q, x, NULL, NULL);
-}
-
 /* RK2 (midpoint) backtrace of the point x over dt (Zarifi eqs. 4.29-4.30). */
 static void backtrace(const mac_grid *g, double *const vel0[3], double dt, double *x)
 {
@@ -548,6 +494,8 @@ static void advect_by(const mac_grid *g, double *const vel0[3], double dt, doubl
 {
     for (int axis = 0; axis < g->dim; axis++) {
         int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
+        /* every face on its own: the same values with any number of threads */
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)ni * (size_t)nj * (size_t)nk >= MAC_OMP_MIN)
         for (int k = 0; k < nk; k++)
             for (int j = 0; j < nj; j++)
                 for (int i = 0; i < ni; i++) {
@@ -557,7 +505,7 @@ static void advect_by(const mac_grid *g, double *const vel0[3], double dt, doubl
                         x[d] = g->origin[d] + (ijk[d] + (d == axis ? 0.0 : 0.5)) * g->dx;
                     backtrace(g, vel0, dt, x);
                     size_t f = mac_fi(g, axis, i, j, k);
-                    out[axis][f] = sample_range(g, axis, q[axis], x, lo ? lo[axis] + f : NULL, hi ? hi[axis] + f : NULL);
+                    out[axis][f] = mac_sample_range(g, axis, q[axis], x, lo ? lo[axis] + f : NULL, hi ? hi[axis] + f : NULL);
                 }
     }
 }
@@ -1047,6 +995,8 @@ static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int l
     for (int layer = 0; layer < layers; layer++) {
         memcpy(next, valid, total);
         memcpy(val, a, total * sizeof *val);
+        /* each face from the last layer's values only: the same result with any number of threads */
+#pragma omp parallel for collapse(2) schedule(static) if (total >= MAC_OMP_MIN)
         for (int k = 0; k < n[2]; k++)
             for (int j = 0; j < n[1]; j++)
                 for (int i = 0; i < n[0]; i++) {
@@ -1086,6 +1036,7 @@ void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, dou
     for (int axis = 0; axis < g->dim; axis++) {
         const int n[3] = {g->nx + (axis == 0), g->ny + (axis == 1), g->nz + (axis == 2)};
         uint8_t *valid = malloc(mac_nf(g, axis));
+#pragma omp parallel for collapse(2) schedule(static) if (mac_nf(g, axis) >= MAC_OMP_MIN)
         for (int k = 0; k < n[2]; k++)
             for (int j = 0; j < n[1]; j++)
                 for (int i = 0; i < n[0]; i++)

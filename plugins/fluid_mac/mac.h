@@ -3,12 +3,17 @@
 #ifndef FLUID_MAC_MAC_H
 #define FLUID_MAC_MAC_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "seam/krylov.h"
 #include "seam/mapping.h"
 #include "seam/plugin.h"
+
+/* Loops over at least this many cells, faces or particles run on OpenMP threads
+ * (below it the threads cost more than they save). */
+enum { MAC_OMP_MIN = 16384 };
 
 /* Domain sides, in this order in mac_grid.bc: side 2 axis + (0: low, 1: high). */
 enum { SIDE_LEFT = 0, SIDE_RIGHT = 1, SIDE_BOTTOM = 2, SIDE_TOP = 3, SIDE_BACK = 4, SIDE_FRONT = 5 };
@@ -57,6 +62,17 @@ static inline size_t mac_ncell(const mac_grid *g) { return (size_t)g->nx * (size
 /* Area of a face (per unit depth in 2D: dx) and volume of a cell (dx^2 per unit depth in 2D). */
 static inline double mac_face_area(const mac_grid *g) { return g->dim == 3 ? g->dx * g->dx : g->dx; }
 static inline double mac_cell_volume(const mac_grid *g) { return g->dim == 3 ? g->dx * g->dx * g->dx : g->dx * g->dx; }
+
+/* Cell (i, j, k) holding point x, clamped to the grid. */
+static inline size_t mac_cell_of(const mac_grid *g, const double *x)
+{
+    int ijk[3] = {0, 0, 0};
+    for (int d = 0; d < g->dim; d++) {
+        double f = floor((x[d] - g->origin[d]) / g->dx);
+        ijk[d] = f < 0.0 ? 0 : f >= mac_n(g, d) ? mac_n(g, d) - 1 : (int)f;
+    }
+    return mac_c(g, ijk[0], ijk[1], ijk[2]);
+}
 
 /* Points of a regular sub-grid of per_axis along each axis in a cell: how
  * many, and point q (0 .. count - 1) of cell ijk into x. */
@@ -153,8 +169,100 @@ typedef struct mac_work {
 seam_status mac_work_init(mac_work *w, const mac_grid *g);
 void mac_work_free(mac_work *w);
 
+/* Cell of a clamped fractional index f in [0, n-1] and its weight s towards the next. */
+static inline int mac_lerp_index(double f, int n, double *s)
+{
+    f = f < 0.0 ? 0.0 : f > n - 1 ? n - 1 : f;   /* as clampd(f, 0, n - 1) */
+    int i = (int)f;
+    if (i > n - 2)
+        i = n - 2 < 0 ? 0 : n - 2;
+    *s = f - i;
+    return i;
+}
+
+/* Bilinear interpolation in slice k of an (ni x nj x nk) array at fractional
+ * index (fx, fy); lo and hi (may be NULL) widen to the four values. */
+static inline double mac_bilinear_slice(const double *a, int ni, int nj, int k, double fx, double fy, double *lo,
+                                        double *hi)
+{
+    double s, t;
+    int i = mac_lerp_index(fx, ni, &s), j = mac_lerp_index(fy, nj, &t);
+    int i1 = i + 1 < ni ? i + 1 : i, j1 = j + 1 < nj ? j + 1 : j;
+    const double *sl = a + (size_t)k * (size_t)ni * (size_t)nj;
+    double a00 = sl[(size_t)j * (size_t)ni + (size_t)i], a10 = sl[(size_t)j * (size_t)ni + (size_t)i1];
+    double a01 = sl[(size_t)j1 * (size_t)ni + (size_t)i], a11 = sl[(size_t)j1 * (size_t)ni + (size_t)i1];
+    if (lo)
+        *lo = fmin(*lo, fmin(fmin(a00, a10), fmin(a01, a11)));
+    if (hi)
+        *hi = fmax(*hi, fmax(fmax(a00, a10), fmax(a01, a11)));
+    return (1 - s) * (1 - t) * a00 + s * (1 - t) * a10 + (1 - s) * t * a01 + s * t * a11;
+}
+
+/* Multilinear sample of face component `axis` at point x (clamped to the
+ * grid); lo and hi (may be NULL) get the smallest and largest of the grid
+ * values it used. Inline: the particle and advection loops call it millions of times a step. */
+static inline double mac_sample_range(const mac_grid *g, int axis, const double *q, const double *x, double *lo,
+                                      double *hi)
+{
+    int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
+    double f[3];
+    for (int d = 0; d < g->dim; d++)   /* faces sit half a cell off the cell corners across their normal */
+        f[d] = (x[d] - g->origin[d]) / g->dx - (d == axis ? 0.0 : 0.5);
+    if (lo)
+        *lo = INFINITY;
+    if (hi)
+        *hi = -INFINITY;
+    if (g->dim == 2)
+        return mac_bilinear_slice(q, ni, nj, 0, f[0], f[1], lo, hi);
+    double r;
+    int k = mac_lerp_index(f[2], nk, &r), k1 = k + 1 < nk ? k + 1 : k;
+    double b0 = mac_bilinear_slice(q, ni, nj, k, f[0], f[1], lo, hi);
+    double b1 = mac_bilinear_slice(q, ni, nj, k1, f[0], f[1], lo, hi);
+    return (1 - r) * b0 + r * b1;
+}
+
 /* Multilinear (bi- or trilinear) sample of the face component `axis` at a point x (clamped to the grid). */
-double mac_sample(const mac_grid *g, int axis, const double *q, const double *x);
+static inline double mac_sample(const mac_grid *g, int axis, const double *q, const double *x)
+{
+    return mac_sample_range(g, axis, q, x, NULL, NULL);
+}
+
+/* All dim components of the face velocities vel at point x into u: the same
+ * numbers as mac_sample per component, with the clamped indices and weights
+ * of each axis worked out once for the two staggerings (faces along their
+ * normal, cell centres across it). */
+static inline void mac_sample_velocity(const mac_grid *g, double *const vel[3], const double *x, double *u)
+{
+    int idx[3][2] = {{0, 0}, {0, 0}, {0, 0}};    /* [axis][0: centres, 1: faces] */
+    double w[3][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
+    const int n[3] = {g->nx, g->ny, g->nz};
+    for (int d = 0; d < g->dim; d++) {
+        double f = (x[d] - g->origin[d]) / g->dx;
+        idx[d][0] = mac_lerp_index(f - 0.5, n[d], &w[d][0]);
+        idx[d][1] = mac_lerp_index(f - 0.0, n[d] + 1, &w[d][1]);
+    }
+    for (int a = 0; a < g->dim; a++) {
+        int ni = n[0] + (a == 0), nj = n[1] + (a == 1), nk = n[2] + (a == 2);
+        int i = idx[0][a == 0], j = idx[1][a == 1];
+        double s = w[0][a == 0], t = w[1][a == 1];
+        int i1 = i + 1 < ni ? i + 1 : i, j1 = j + 1 < nj ? j + 1 : j;
+        const double *q = vel[a];
+        size_t r0 = (size_t)j * (size_t)ni, r1 = (size_t)j1 * (size_t)ni;
+        if (g->dim == 2) {
+            u[a] = (1 - s) * (1 - t) * q[r0 + (size_t)i] + s * (1 - t) * q[r0 + (size_t)i1] +
+                   (1 - s) * t * q[r1 + (size_t)i] + s * t * q[r1 + (size_t)i1];
+            continue;
+        }
+        int k = idx[2][a == 2], k1 = k + 1 < nk ? k + 1 : k;
+        double r = w[2][a == 2];
+        const double *q0 = q + (size_t)k * (size_t)ni * (size_t)nj, *q1 = q + (size_t)k1 * (size_t)ni * (size_t)nj;
+        double b0 = (1 - s) * (1 - t) * q0[r0 + (size_t)i] + s * (1 - t) * q0[r0 + (size_t)i1] +
+                    (1 - s) * t * q0[r1 + (size_t)i] + s * t * q0[r1 + (size_t)i1];
+        double b1 = (1 - s) * (1 - t) * q1[r0 + (size_t)i] + s * (1 - t) * q1[r0 + (size_t)i1] +
+                    (1 - s) * t * q1[r1 + (size_t)i] + s * t * q1[r1 + (size_t)i1];
+        u[a] = (1 - r) * b0 + r * b1;
+    }
+}
 
 /* Semi-Lagrangian advection of vel0 by itself over dt with an RK2
  * (midpoint) backtrace, into vel. */
@@ -248,26 +356,55 @@ double mac_divergence(const mac_grid *g, double *const vel[3], int i, int j, int
 
 /* ---- marker particles of the liquid (particles.c); positions interleaved by dim ---- */
 
+/* Particles sorted by the cell holding them (counting sort, storage order
+ * kept within a cell): the particles of cell c are order[start[c] ..
+ * start[c + 1]). The transfers below sort into it and then go through the
+ * grid in slabs of cell layers, two apart at once on threads, so every sum
+ * is taken in the same order with any number of threads. */
+typedef struct mac_bins {
+    size_t *start;           /* ncell + 1 */
+    size_t *order;           /* n */
+    uint32_t *cell;          /* per particle: its cell */
+    size_t n, cap, ncell;
+} mac_bins;
+
+/* (Re)sort particles x into b (grown as needed); SEAM_ERROR when out of memory. */
+seam_status mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double *x);
+void mac_bins_free(mac_bins *b);
+
 /* Level set of the liquid at cell centres from particles x (n, interleaved):
  * phi = |x - xbar| - r with xbar the kernel-weighted mean of the particles
  * within 2 dx (Zhu and Bridson's smoothed union of spheres), particles
  * mirrored across walls and solid cells (solid may be NULL) filled with
  * per_axis^dim points like the liquid; cells with no point that close get +2 dx.
- * Its kernel sums go in w->cell. */
-void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
-                   const mac_work *w, double *phi);
+ * Its kernel sums go in w->cell, the particles' order in bins. SEAM_ERROR when out of memory. */
+seam_status mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid,
+                          int per_axis, const mac_work *w, mac_bins *bins, double *phi);
 
 /* Particle velocities to faces with multilinear weights (faces with no weight
- * get 0); the weights go in w->face[0]. */
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
-                           double *const vel[3]);
+ * get 0); the weights go in w->face[0]. SEAM_ERROR when out of memory. */
+seam_status mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                                  mac_bins *bins, double *const vel[3]);
 
-/* Multilinear samples of vel at each particle into out (n*dim). */
-void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out);
+/* Multilinear samples of vel at each particle into out (n*dim); reference:
+ * one component at a time through mac_ref_sample, on one thread (the same numbers). */
+void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,
+                           int reference);
 
 /* Particles per cell, counted with multilinear (cloud-in-cell) weights at the
- * cell centres; weight beyond the outer centres folds back into the grid. */
-void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count);
+ * cell centres; weight beyond the outer centres folds back into the grid.
+ * SEAM_ERROR when out of memory. */
+seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, double *count);
+
+/* The same three as they were before issue 18 (particles_reference.c): one
+ * particle at a time in storage order on one thread, summed in that order. */
+void mac_ref_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
+                       const mac_work *w, double *phi);
+void mac_ref_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                               double *const vel[3]);
+void mac_ref_particle_density(const mac_grid *g, size_t n, const double *x, double *count);
+/* mac_sample as a call, not inlined: how the particle loops sampled before issue 18. */
+double mac_ref_sample(const mac_grid *g, int axis, const double *q, const double *x);
 
 /* What the particle tests need of one shell element, worked out once per
  * move instead of once per particle. */
@@ -293,8 +430,11 @@ typedef struct mac_shells {
  * those that cross an open side are dropped (x and vp compacted); a particle
  * whose path crosses a shell (relative to the shell's own motion) stops on
  * its side of it, 1e-3 dx away, and loses the velocity it had into the
- * shell (relative to the shell). shells may be NULL. Returns the number kept. */
+ * shell (relative to the shell). shells may be NULL. Returns the number kept.
+ * Particles move on threads, each on its own (the same result with any
+ * number); reference: one thread, each velocity component sampled through
+ * mac_ref_sample (the same numbers, as before issue 18). */
 size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
-                            const mac_shells *shells);
+                            const mac_shells *shells, int reference);
 
 #endif

@@ -6,189 +6,399 @@
 
 #include "mac.h"
 
-/* Image m (0 .. 3^dim - 1: none / lower / upper side, per axis) of particle x
- * across the walls, so the liquid meets a wall at a right angle instead of
- * rounding off there. Returns 0 when that side is not a wall. */
-static int mirror(const mac_grid *g, const double *x, int m, double *out)
-{
-    for (int d = 0; d < g->dim; d++, m /= 3) {
-        int pick = m % 3;
-        out[d] = x[d];
-        if (pick == 0)
-            continue;
-        if (g->bc[2 * d + pick - 1] != BC_WALL)
-            return 0;
-        double wall = g->origin[d] + (pick == 1 ? 0.0 : mac_n(g, d) * g->dx);
-        out[d] = 2.0 * wall - x[d];
-    }
-    return 1;
-}
+/* ---- particles binned by cell ----------------------------------------------- */
 
-/* Add the kernel-weighted position of point xp to the sums of every cell
- * centre within R of it (sx holds dim sums per cell). Squared distances are
- * taken per axis once; a row whose (y, z) part alone reaches R is skipped
- * (floating-point sums are monotone, so no cell of it would count). */
-static void scatter(const mac_grid *g, const double *xp, double R, double *sw, double *sx)
-{
-    enum { MAXW = 16 };
-    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    double r2[3][MAXW] = {{0.0}};
-    for (int d = 0; d < g->dim; d++) {
-        lo[d] = (int)floor((xp[d] - R - g->origin[d]) / g->dx - 0.5);
-        hi[d] = (int)ceil((xp[d] + R - g->origin[d]) / g->dx - 0.5);
-        lo[d] = lo[d] < 0 ? 0 : lo[d];
-        hi[d] = hi[d] > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : hi[d];
-        if (hi[d] - lo[d] >= MAXW)
-            hi[d] = lo[d] + MAXW - 1;   /* R = 2 dx spans at most 6 centres */
-        for (int c = lo[d]; c <= hi[d]; c++) {
-            double r = xp[d] - (g->origin[d] + (c + 0.5) * g->dx);
-            r2[d][c - lo[d]] = r * r;
-        }
-    }
-    size_t dim = (size_t)g->dim;
-    double RR = R * R;
-    for (int k = lo[2]; k <= hi[2]; k++)
-        for (int j = lo[1]; j <= hi[1]; j++) {
-            double yz = dim == 3 ? r2[1][j - lo[1]] + r2[2][k - lo[2]] : r2[1][j - lo[1]];
-            if (yz / RR >= 1.0)
-                continue;
-            for (int i = lo[0]; i <= hi[0]; i++) {
-                double d2 = 0.0 + r2[0][i - lo[0]] + r2[1][j - lo[1]];
-                if (dim == 3)
-                    d2 = d2 + r2[2][k - lo[2]];
-                d2 /= RR;
-                if (d2 >= 1.0)
-                    continue;
-                double w = (1.0 - d2) * (1.0 - d2) * (1.0 - d2);
-                size_t c = mac_c(g, i, j, k);
-                sw[c] += w;
-                for (size_t d = 0; d < dim; d++)
-                    sx[dim * c + d] += w * xp[d];
-            }
-        }
-}
-
-void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
-                   const mac_work *w, double *phi)
+seam_status mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double *x)
 {
     size_t nc = mac_ncell(g), dim = (size_t)g->dim;
-    double R = 2.0 * g->dx;
-    double *sw = w->cell, *sx = w->cell + nc;
-    memset(sw, 0, (dim + 1) * nc * sizeof *sw);
-    int images = dim == 3 ? 27 : 9;
-    for (size_t p = 0; p < n; p++) {
-        const double *xp = x + dim * p;
-        int near_wall = 0;
-        for (size_t d = 0; d < dim; d++)
-            near_wall |= xp[d] < g->origin[d] + R || xp[d] > g->origin[d] + mac_n(g, (int)d) * g->dx - R;
-        for (int m = 0; m < (near_wall ? images : 1); m++) {   /* images only matter within R of a side */
-            double im[3];
-            if (mirror(g, xp, m, im))
-                scatter(g, im, R, sw, sx);
-        }
+    if (!b->start || b->ncell != nc) {
+        free(b->start);
+        b->ncell = nc;
+        if (!(b->start = malloc((nc + 1) * sizeof *b->start)))
+            return SEAM_ERROR;
     }
-    /* Solid cells count as filled, so the liquid meets a body without a gap. */
-    size_t fill = mac_subgrid_count(g, per_axis);
-    for (int k = 0; solid && k < g->nz; k++)
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++)
-                for (size_t q = 0; solid[mac_c(g, i, j, k)] && q < fill; q++) {
-                    double xp[3];
-                    mac_subgrid_point(g, (const int[3]){i, j, k}, per_axis, q, xp);
-                    scatter(g, xp, R, sw, sx);
-                }
-    for (int k = 0; k < g->nz; k++)
-        for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++) {
-                size_t c = mac_c(g, i, j, k);
-                const int ijk[3] = {i, j, k};
-                double e[3] = {0.0, 0.0, 0.0};
-                for (size_t d = 0; sw[c] > 0.0 && d < dim; d++)
-                    e[d] = g->origin[d] + (ijk[d] + 0.5) * g->dx - sx[dim * c + d] / sw[c];
-                double dist = dim == 3 ? sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) : hypot(e[0], e[1]);
-                phi[c] = sw[c] > 0.0 ? dist - r : R;
-            }
+    if (n > b->cap || !b->order) {
+        size_t *order = realloc(b->order, (n + 1) * sizeof *order);
+        uint32_t *cell = order ? realloc(b->cell, (n + 1) * sizeof *cell) : NULL;
+        if (order)
+            b->order = order;
+        if (!cell)
+            return SEAM_ERROR;
+        b->cell = cell;
+        b->cap = n;
+    }
+    b->n = n;
+#pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN)
+    for (size_t p = 0; p < n; p++)
+        b->cell[p] = (uint32_t)mac_cell_of(g, x + dim * p);
+    /* counting sort: particles keep their storage order within a cell */
+    memset(b->start, 0, (nc + 1) * sizeof *b->start);
+    for (size_t p = 0; p < n; p++)
+        b->start[b->cell[p] + 1]++;
+    for (size_t c = 0; c < nc; c++)
+        b->start[c + 1] += b->start[c];
+    for (size_t p = 0; p < n; p++)
+        b->order[b->start[b->cell[p]]++] = p;
+    for (size_t c = nc; c > 0; c--)   /* each start was moved to the next cell's */
+        b->start[c] = b->start[c - 1];
+    b->start[0] = 0;
+    return SEAM_OK;
 }
 
-/* Fractional grid index of point x for the array of face component `axis`
- * (axis = -1: cell centres). */
-static void grid_index(const mac_grid *g, int axis, const double *x, double *f)
+void mac_bins_free(mac_bins *b)
 {
+    free(b->start);
+    free(b->order);
+    free(b->cell);
+    *b = (mac_bins){0};
+}
+
+/* Cell layers along the slowest axis (y in 2D, z in 3D) per slab. A particle
+ * writes to cells at most 2 from its own, so slabs two apart never write to
+ * the same cell: the even slabs run at once, then the odd ones. Every cell
+ * gets its sums in the same order with any number of threads. */
+enum { SLAB = 4 };
+
+typedef void (*slab_visit)(void *ctx, size_t first_cell, size_t end_cell);
+
+static void for_slabs(const mac_grid *g, size_t n, slab_visit visit, void *ctx)
+{
+    int slow = g->dim - 1, layers = mac_n(g, slow), n_slabs = (layers + SLAB - 1) / SLAB;
+    size_t layer = mac_stride(g, slow);
+    for (int parity = 0; parity < 2; parity++) {
+#pragma omp parallel for schedule(dynamic, 1) if (n >= MAC_OMP_MIN)
+        for (int s = parity; s < n_slabs; s += 2) {
+            int end = (s + 1) * SLAB < layers ? (s + 1) * SLAB : layers;
+            visit(ctx, (size_t)s * SLAB * layer, (size_t)end * layer);
+        }
+    }
+}
+
+/* ---- level set ---------------------------------------------------------------- */
+
+typedef struct level_set_sums {
+    const mac_grid *g;
+    const double *x;
+    const mac_bins *b;
+    const uint8_t *solid;
+    int per_axis;
+    double R, inv_RR;
+    double *sw, *sx[3];      /* kernel weight and weighted position sums per cell */
+} level_set_sums;
+
+enum { WIN = 6 };   /* cells of a row the kernel can reach: 5, in a window of 6 that the loop runs whole */
+
+/* Add the kernel-weighted position of point xp to the sums of every cell
+ * centre within R = 2 dx of it (the cells at most 2 from its own). Along x
+ * a window of WIN cells inside the row, starting at an even cell index, is
+ * summed whole with weight 0 beyond R: the inner loops have no branch, run on
+ * vector lanes, and every particle's vector stores line up with the last
+ * one's (a load overlapping half of a recent store would stall). */
+static void scatter(const level_set_sums *L, const double *xp)
+{
+    const mac_grid *g = L->g;
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    double q[3][WIN + 1] = {{0.0}};   /* squared distance over R^2 per axis */
+    for (int d = 0; d < g->dim; d++) {
+        double f = floor((xp[d] - g->origin[d]) / g->dx);
+        if (f < -3.0 || f > mac_n(g, d) + 2.0)
+            return;
+        int c = (int)f;
+        lo[d] = c - 2 < 0 ? 0 : c - 2;
+        hi[d] = c + 2 > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : c + 2;
+        if (lo[d] > hi[d])
+            return;
+    }
+    int nx = g->nx, whole = lo[0] >= 1 && lo[0] + WIN - 1 <= nx - 1;
+    int first = whole ? lo[0] - 1 : lo[0];   /* q[0] from one cell before lo: the window may start there */
     for (int d = 0; d < g->dim; d++)
-        f[d] = (x[d] - g->origin[d]) / g->dx - (d == axis ? 0.0 : 0.5);
-}
-
-/* Add w * value into the multilinear stencil of a staggered array of
- * n[0] x n[1] x n[2] samples at fractional index f, and w into wsum (may be
- * NULL). Weight beyond the outer samples is dropped, or with fold folded
- * back onto them, as if mirrored by the side. */
-static void splat(double *acc, double *wsum, int dim, const int *n, const double *f, double value, int fold)
-{
-    int i0[3] = {0, 0, 0};
-    double s[3] = {0.0, 0.0, 0.0};
-    for (int d = 0; d < dim; d++) {
-        i0[d] = (int)floor(f[d]);
-        s[d] = f[d] - i0[d];
-    }
-    for (int corner = 0; corner < 1 << dim; corner++) {
-        double w = 1.0;
-        int ijk[3] = {0, 0, 0}, inside = 1;
-        for (int d = 0; d < dim; d++) {
-            int up = corner >> d & 1;
-            w *= up ? s[d] : 1 - s[d];
-            ijk[d] = i0[d] + up;
-            if (fold)
-                ijk[d] = ijk[d] < 0 ? 0 : ijk[d] >= n[d] ? n[d] - 1 : ijk[d];
-            inside &= ijk[d] >= 0 && ijk[d] < n[d];
+        for (int m = d ? lo[d] : first; m <= (d ? hi[d] : first + WIN); m++) {
+            double r = xp[d] - (g->origin[d] + (m + 0.5) * g->dx);
+            q[d][m - (d ? lo[d] : first)] = r * r * L->inv_RR;
         }
-        if (!inside || w <= 0.0)
+    double *restrict sw = L->sw, *restrict s0 = L->sx[0], *restrict s1 = L->sx[1];
+    double *restrict s2 = g->dim == 3 ? L->sx[2] : NULL;
+    double x0 = xp[0], x1 = xp[1], x2 = g->dim == 3 ? xp[2] : 0.0;
+    for (int k = lo[2]; k <= hi[2]; k++)
+        for (int j = lo[1]; j <= hi[1]; j++) {
+            double qyz = q[1][j - lo[1]] + q[2][k - lo[2]];
+            if (qyz >= 1.0)
+                continue;
+            size_t c = mac_c(g, lo[0], j, k);
+            if (!whole) {   /* next to the row's ends */
+                for (int i = 0; i <= hi[0] - lo[0]; i++) {
+                    double t = 1.0 - (q[0][i] + qyz);
+                    if (t <= 0.0)
+                        continue;
+                    double w = t * t * t;   /* (1 - d^2/R^2)^3 */
+                    sw[c + i] += w;
+                    s0[c + i] += w * x0;
+                    s1[c + i] += w * x1;
+                    if (s2)
+                        s2[c + i] += w * x2;
+                }
+                continue;
+            }
+            int odd = (int)(c & 1);   /* start the window at lo - 1 when lo's index is odd */
+            const double *q0 = q[0] + 1 - odd;
+            c -= (size_t)odd;
+            double wr[WIN];
+#pragma omp simd
+            for (int i = 0; i < WIN; i++) {
+                double t = 1.0 - (q0[i] + qyz);
+                t = 0.5 * (t + fabs(t));   /* max(t, 0) without a branch: (1 - d^2/R^2)^3 within R, 0 beyond */
+                wr[i] = t * t * t;
+            }
+#pragma omp simd
+            for (int i = 0; i < WIN; i++) {
+                sw[c + i] += wr[i];
+                s0[c + i] += wr[i] * x0;
+                s1[c + i] += wr[i] * x1;
+            }
+            if (s2) {
+#pragma omp simd
+                for (int i = 0; i < WIN; i++)
+                    s2[c + i] += wr[i] * x2;
+            }
+        }
+}
+
+/* Point xp and its mirror images across the walls within R of it, so the
+ * liquid meets a wall at a right angle instead of rounding off there. */
+static void scatter_with_images(const level_set_sums *L, const double *xp)
+{
+    const mac_grid *g = L->g;
+    double cand[3][3];
+    int nc[3] = {1, 1, 1};
+    for (int d = 0; d < 3; d++)
+        cand[d][0] = d < g->dim ? xp[d] : 0.0;
+    for (int d = 0; d < g->dim; d++) {
+        double lo = g->origin[d], hi = lo + mac_n(g, d) * g->dx;
+        if (g->bc[2 * d] == BC_WALL && xp[d] < lo + L->R)
+            cand[d][nc[d]++] = 2.0 * lo - xp[d];
+        if (g->bc[2 * d + 1] == BC_WALL && xp[d] > hi - L->R)
+            cand[d][nc[d]++] = 2.0 * hi - xp[d];
+    }
+    for (int c = 0; c < nc[2]; c++)
+        for (int b = 0; b < nc[1]; b++)
+            for (int a = 0; a < nc[0]; a++)
+                scatter(L, (const double[3]){cand[0][a], cand[1][b], cand[2][c]});
+}
+
+static void level_set_slab(void *ctx, size_t first, size_t end)
+{
+    const level_set_sums *L = ctx;
+    const mac_grid *g = L->g;
+    size_t dim = (size_t)g->dim;
+    for (size_t o = L->b->start[first]; o < L->b->start[end]; o++)
+        scatter_with_images(L, L->x + dim * L->b->order[o]);
+    /* Solid cells count as filled, so the liquid meets a body without a gap. */
+    size_t fill = mac_subgrid_count(g, L->per_axis);
+    for (size_t c = first; L->solid && c < end; c++)
+        for (size_t q = 0; L->solid[c] && q < fill; q++) {
+            const int ijk[3] = {(int)(c % (size_t)g->nx), (int)(c / (size_t)g->nx % (size_t)g->ny),
+                                (int)(c / ((size_t)g->nx * (size_t)g->ny))};
+            double xp[3];
+            mac_subgrid_point(g, ijk, L->per_axis, q, xp);
+            scatter(L, xp);
+        }
+}
+
+seam_status mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid,
+                          int per_axis, const mac_work *w, mac_bins *bins, double *phi)
+{
+    if (mac_bins_sort(bins, g, n, x) != SEAM_OK)
+        return SEAM_ERROR;
+    size_t nc = mac_ncell(g), dim = (size_t)g->dim;
+    double R = 2.0 * g->dx;
+    level_set_sums L = {g, x, bins, solid, per_axis, R, 1.0 / (R * R), w->cell, {NULL, NULL, NULL}};
+    for (size_t d = 0; d < dim; d++)
+        L.sx[d] = w->cell + (d + 1) * nc;
+    memset(w->cell, 0, (dim + 1) * nc * sizeof *w->cell);
+    for_slabs(g, n + nc, level_set_slab, &L);
+#pragma omp parallel for schedule(static) if (nc >= MAC_OMP_MIN)
+    for (size_t c = 0; c < nc; c++) {
+        double sw = L.sw[c];
+        if (!(sw > 0.0)) {
+            phi[c] = R;
             continue;
-        size_t q = (size_t)ijk[0] + (size_t)n[0] * ((size_t)ijk[1] + (size_t)n[1] * (size_t)ijk[2]);
-        acc[q] += w * value;
-        if (wsum)
-            wsum[q] += w;
+        }
+        const int ijk[3] = {(int)(c % (size_t)g->nx), (int)(c / (size_t)g->nx % (size_t)g->ny),
+                            (int)(c / ((size_t)g->nx * (size_t)g->ny))};
+        double e2 = 0.0;
+        for (size_t d = 0; d < dim; d++) {
+            double e = g->origin[d] + (ijk[d] + 0.5) * g->dx - L.sx[d][c] / sw;
+            e2 += e * e;
+        }
+        phi[c] = sqrt(e2) - r;
+    }
+    return SEAM_OK;
+}
+
+/* ---- particles to grid and back --------------------------------------------- */
+
+/* The velocity at x: all components at once, or (reference) each on its own
+ * through the out-of-line sampler the loops called before issue 18. */
+static void sample_velocity(const mac_grid *g, double *const vel[3], const double *x, double *u, int reference)
+{
+    if (!reference) {
+        mac_sample_velocity(g, vel, x, u);
+        return;
+    }
+    for (int a = 0; a < g->dim; a++)
+        u[a] = mac_ref_sample(g, a, vel[a], x);
+}
+
+/* Multilinear (cloud-in-cell) weights of point x for an array of n[0] x n[1] x
+ * n[2] samples offset by `shift` cells (0.5 across a face's normal and for
+ * cell centres): the lower corner i0 and the weights w[d][0..1] per axis. */
+static void cic_weights(const mac_grid *g, const int *n, const double *shift, const double *x, int fold, int *i0,
+                        double w[3][2], int i1[3])
+{
+    for (int d = 0; d < 3; d++) {
+        if (d >= g->dim) {
+            i0[d] = i1[d] = 0;
+            w[d][0] = 1.0;
+            w[d][1] = 0.0;
+            continue;
+        }
+        double f = (x[d] - g->origin[d]) / g->dx - shift[d];
+        double fl = floor(f), s = f - fl;
+        i0[d] = (int)fl;
+        i1[d] = i0[d] + 1;
+        w[d][0] = 1.0 - s;
+        w[d][1] = s;
+        if (fold) {   /* weight beyond the outer samples goes back onto them */
+            i0[d] = i0[d] < 0 ? 0 : i0[d] >= n[d] ? n[d] - 1 : i0[d];
+            i1[d] = i1[d] < 0 ? 0 : i1[d] >= n[d] ? n[d] - 1 : i1[d];
+        }
     }
 }
 
-void mac_particle_density(const mac_grid *g, size_t n, const double *x, double *count)
+/* Add value times the weights into acc (and the weights into wsum, may be
+ * NULL); samples outside the array are dropped. */
+static void cic_add(const int *n, const int *i0, const int *i1, double w[3][2], double value, double *acc,
+                    double *wsum)
 {
+    for (int c = 0; c < 2; c++) {
+        int k = c ? i1[2] : i0[2];
+        if (k < 0 || k >= n[2] || w[2][c] <= 0.0)
+            continue;
+        for (int b = 0; b < 2; b++) {
+            int j = b ? i1[1] : i0[1];
+            if (j < 0 || j >= n[1] || w[1][b] <= 0.0)
+                continue;
+            double wjk = w[1][b] * w[2][c];
+            size_t row = (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k);
+            for (int a = 0; a < 2; a++) {
+                int i = a ? i1[0] : i0[0];
+                if (i < 0 || i >= n[0] || w[0][a] <= 0.0)
+                    continue;
+                double wq = w[0][a] * wjk;
+                acc[row + (size_t)i] += wq * value;
+                if (wsum)
+                    wsum[row + (size_t)i] += wq;
+            }
+        }
+    }
+}
+
+typedef struct transfer {
+    const mac_grid *g;
+    const double *x, *vp;
+    const mac_bins *b;
+    double *const *acc, *const *wsum;
+} transfer;
+
+static void to_grid_slab(void *ctx, size_t first, size_t end)
+{
+    const transfer *T = ctx;
+    const mac_grid *g = T->g;
+    size_t dim = (size_t)g->dim;
+    const double zero[3] = {0.0, 0.0, 0.0}, half[3] = {0.5, 0.5, 0.5};
+    for (size_t o = T->b->start[first]; o < T->b->start[end]; o++) {
+        size_t p = T->b->order[o];
+        const double *xp = T->x + dim * p;
+        /* the weights of both staggerings once: faces along their normal, cell centres across it */
+        int c0[3], c1[3], f0[3], f1[3];
+        double wc[3][2], wf[3][2];
+        const int nc[3] = {g->nx, g->ny, g->nz}, nf[3] = {g->nx + 1, g->ny + 1, g->nz + 1};
+        cic_weights(g, nc, half, xp, 0, c0, wc, c1);
+        cic_weights(g, nf, zero, xp, 0, f0, wf, f1);
+        for (size_t a = 0; a < dim; a++) {
+            const int n[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
+            int i0[3], i1[3];
+            double w[3][2];
+            for (int d = 0; d < 3; d++) {
+                int face = (size_t)d == a;
+                i0[d] = face ? f0[d] : c0[d];
+                i1[d] = face ? f1[d] : c1[d];
+                w[d][0] = face ? wf[d][0] : wc[d][0];
+                w[d][1] = face ? wf[d][1] : wc[d][1];
+            }
+            cic_add(n, i0, i1, w, T->vp[dim * p + a], T->acc[a], T->wsum[a]);
+        }
+    }
+}
+
+static void density_slab(void *ctx, size_t first, size_t end)
+{
+    const transfer *T = ctx;
+    const mac_grid *g = T->g;
+    const int n[3] = {g->nx, g->ny, g->nz};
+    const double shift[3] = {0.5, 0.5, 0.5};
+    for (size_t o = T->b->start[first]; o < T->b->start[end]; o++) {
+        int i0[3], i1[3];
+        double w[3][2];
+        cic_weights(g, n, shift, T->x + (size_t)g->dim * T->b->order[o], 1, i0, w, i1);
+        cic_add(n, i0, i1, w, 1.0, T->acc[0], NULL);
+    }
+}
+
+seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, double *count)
+{
+    if (mac_bins_sort(bins, g, n, x) != SEAM_OK)
+        return SEAM_ERROR;
     memset(count, 0, mac_ncell(g) * sizeof *count);
-    const int nn[3] = {g->nx, g->ny, g->nz};
-    for (size_t p = 0; p < n; p++) {
-        double f[3];
-        grid_index(g, -1, x + (size_t)g->dim * p, f);
-        splat(count, NULL, g->dim, nn, f, 1.0, 1);
-    }
+    double *acc[3] = {count, NULL, NULL};
+    transfer T = {g, x, NULL, bins, acc, NULL};
+    for_slabs(g, n, density_slab, &T);
+    return SEAM_OK;
 }
 
-void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
-                           double *const vel[3])
+seam_status mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                                  mac_bins *bins, double *const vel[3])
 {
+    if (mac_bins_sort(bins, g, n, x) != SEAM_OK)
+        return SEAM_ERROR;
     size_t dim = (size_t)g->dim;
     double *const *wsum = w->face[0];
     for (size_t a = 0; a < dim; a++) {
         memset(wsum[a], 0, mac_nf(g, (int)a) * sizeof(double));
         memset(vel[a], 0, mac_nf(g, (int)a) * sizeof(double));
     }
-    for (size_t p = 0; p < n; p++)
-        for (size_t a = 0; a < dim; a++) {
-            const int nn[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
-            double f[3];
-            grid_index(g, (int)a, x + dim * p, f);
-            splat(vel[a], wsum[a], g->dim, nn, f, vp[dim * p + a], 0);
-        }
+    transfer T = {g, x, vp, bins, vel, wsum};
+    for_slabs(g, n, to_grid_slab, &T);
     for (size_t a = 0; a < dim; a++) {
-        for (size_t q = 0; q < mac_nf(g, (int)a); q++)
-            vel[a][q] = wsum[a][q] > 0.0 ? vel[a][q] / wsum[a][q] : 0.0;
+        size_t nf = mac_nf(g, (int)a);
+        double *v = vel[a], *ws = wsum[a];
+#pragma omp parallel for schedule(static) if (nf >= MAC_OMP_MIN)
+        for (size_t q = 0; q < nf; q++)
+            v[q] = ws[q] > 0.0 ? v[q] / ws[q] : 0.0;
     }
+    return SEAM_OK;
 }
 
-void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out)
+void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,
+                           int reference)
 {
     size_t dim = (size_t)g->dim;
-    for (size_t p = 0; p < n; p++)
-        for (size_t a = 0; a < dim; a++)
-            out[dim * p + a] = mac_sample(g, (int)a, vel[a], x + dim * p);
+#pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN && !reference)
+    for (size_t p = 0; p < n; p++) {
+        double u[3];
+        sample_velocity(g, vel, x + dim * p, u, reference);
+        memcpy(out + dim * p, u, dim * sizeof *u);
+    }
 }
 
 static void cross3(const double *a, const double *b, double *c)
@@ -348,22 +558,26 @@ static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt
 }
 
 size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
-                            const mac_shells *shells)
+                            const mac_shells *shells, int reference)
 {
     size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
     int check_shells = shells && shells->n;
     for (size_t s = 0; check_shells && shells->elem && s < shells->n; s++)
         shell_elem(g, shells, s, &shells->elem[s]);   /* once per move, not per particle */
-    size_t kept = 0;
+    size_t dropped = 0;
+    /* each particle on its own (a leaving one is marked with a NaN), then the kept ones closed up in order */
+#pragma omp parallel for schedule(static) reduction(+ : dropped) if (n >= MAC_OMP_MIN && !reference)
     for (size_t p = 0; p < n; p++) {
-        double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0};
+        double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0}, u[3];
         memcpy(xp, x + dim * p, dim * sizeof *xp);
+        sample_velocity(g, vel, xp, u, reference);
         for (size_t d = 0; d < dim; d++)
-            xm[d] = xp[d] + 0.5 * dt * mac_sample(g, (int)d, vel[d], xp);
+            xm[d] = xp[d] + 0.5 * dt * u[d];
         double step[3], start[3] = {xp[0], xp[1], xp[2]};
+        sample_velocity(g, vel, xm, u, reference);
         for (size_t d = 0; d < dim; d++)
-            step[d] = dt * mac_sample(g, (int)d, vel[d], xm);
+            step[d] = dt * u[d];
         for (size_t d = 0; d < dim; d++)
             xp[d] += step[d];
         if (check_shells && dim == 3)
@@ -381,9 +595,19 @@ size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, 
                 xp[d] = hi - eps;
             }
         }
-        if (leaves)
+        if (leaves) {
+            xp[0] = NAN;
+            dropped++;
+        }
+        memcpy(x + dim * p, xp, dim * sizeof *xp);
+    }
+    if (!dropped)
+        return n;
+    size_t kept = 0;
+    for (size_t p = 0; p < n; p++) {
+        if (isnan(x[dim * p]))
             continue;
-        memcpy(x + dim * kept, xp, dim * sizeof *xp);
+        memmove(x + dim * kept, x + dim * p, dim * sizeof *x);
         memmove(vp + dim * kept, vp + dim * p, dim * sizeof *vp);
         kept++;
     }

@@ -23,8 +23,10 @@ static void shape_gradients(int d, const double *Dm_inv, double b[4][3])
     }
 }
 
-/* One element: energy, forces into f, stiffness block (scaled) into K. */
-static double element_forces(const fem_elem *e, const fem_material *mat, int d, const double *x, double *f,
+/* One element: energy, its nodal forces' negatives W P b_a (fe, (d + 1) d
+ * numbers: f_a -= fe_a), stiffness block into Ke (may be NULL). Reads only
+ * x: elements run on threads. */
+static double element_forces(const fem_elem *e, const fem_material *mat, int d, const double *x, double *fe,
                              double *Ke)
 {
     double b[4][3], F[9] = {0}, P[9] = {0}, dPdF[81];
@@ -44,7 +46,7 @@ static double element_forces(const fem_elem *e, const fem_material *mat, int d, 
             double s = 0.0;
             for (int j = 0; j < d; j++)
                 s += P[i * d + j] * b[a][j];
-            f[e->n[a] * d + i] -= e->W * s;
+            fe[a * d + i] = e->W * s;
         }
     if (Ke) {
         int m = (d + 1) * d, dd = d * d;
@@ -145,6 +147,34 @@ static double hinge_forces(const fem_hinge *h, double k, const double *x, double
     return 0.5 * k * dth * dth;
 }
 
+/* Elements per chunk: worked out on threads into their own blocks, then
+ * added in element order, so f, K and the energy are the same bits with any
+ * number of threads. */
+enum { FEM_CHUNK = 1024, FEM_OMP_MIN = 2048 };
+
+/* Elements [e0, e0 + m) into f, K (may be NULL) and *energy; psi, fe and Kb
+ * have room for m elements. */
+static void element_chunk(const fem *self, const double *x, size_t e0, size_t m, double *psi, double *fe,
+                          double *Kb, double *f, seam_csr *K, double *energy)
+{
+    int d = self->d, nf = (d + 1) * d;
+#pragma omp parallel for schedule(static) if (self->n_elems >= FEM_OMP_MIN)
+    for (size_t q = 0; q < m; q++) {
+        const fem_elem *el = &self->elems[e0 + q];
+        psi[q] = element_forces(el, &self->bodies[el->body].mat, d, x, fe + (size_t)nf * q,
+                                Kb ? Kb + (size_t)nf * (size_t)nf * q : NULL);
+    }
+    for (size_t q = 0; q < m; q++) {
+        const fem_elem *el = &self->elems[e0 + q];
+        *energy += psi[q];
+        for (int a = 0; a <= d; a++)
+            for (int i = 0; i < d; i++)
+                f[el->n[a] * d + i] -= fe[(size_t)nf * q + (size_t)(a * d + i)];
+        if (K)
+            seam_csr_add_block(K, d, d + 1, el->n, Kb + (size_t)nf * (size_t)nf * q);
+    }
+}
+
 double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K)
 {
     int d = self->d;
@@ -152,12 +182,22 @@ double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K)
     if (K)
         memset(K->val, 0, K->nnz * sizeof *K->val);
     double energy = 0.0, Ke[144];
-    for (size_t e = 0; e < self->n_elems; e++) {
-        const fem_elem *el = &self->elems[e];
-        energy += element_forces(el, &self->bodies[el->body].mat, d, x, f, K ? Ke : NULL);
-        if (K)
-            seam_csr_add_block(K, d, d + 1, el->n, Ke);
+    size_t chunk = self->n_elems < FEM_CHUNK ? self->n_elems : FEM_CHUNK;
+    double *psi = malloc((chunk + 1) * sizeof *psi), *fe = malloc((chunk + 1) * 12 * sizeof *fe);
+    double *Kb = K ? malloc((chunk + 1) * 144 * sizeof *Kb) : NULL;
+    if (!psi || !fe || (K && !Kb))
+        chunk = 1;   /* out of memory for the blocks: one element at a time, on the stack */
+    double psi1, fe1[12];
+    for (size_t e0 = 0; e0 < self->n_elems; e0 += chunk) {
+        size_t m = self->n_elems - e0 < chunk ? self->n_elems - e0 : chunk;
+        if (chunk == 1)
+            element_chunk(self, x, e0, m, &psi1, fe1, K ? Ke : NULL, f, K, &energy);
+        else
+            element_chunk(self, x, e0, m, psi, fe, Kb, f, K, &energy);
     }
+    free(psi);
+    free(fe);
+    free(Kb);
     for (size_t s = 0; s < self->n_springs; s++) {
         const fem_spring *sp = &self->springs[s];
         energy += spring_forces(sp, self->bodies[sp->body].k_stretch, x, f, K ? Ke : NULL);
@@ -186,7 +226,7 @@ void fem_damping_matrix(const fem *self, const double *x, seam_csr *D)
 {
     int d = self->d;
     memset(D->val, 0, D->nnz * sizeof *D->val);
-    double *scratch = calloc(self->n * (size_t)d + 1, sizeof *scratch), Ke[144];
+    double scratch[12], Ke[144];
     /* Rayleigh D = alpha M + beta K (Zarifi eq. 3.50), K at the start of the step. */
     for (size_t e = 0; e < self->n_elems; e++) {
         const fem_elem *el = &self->elems[e];
@@ -239,7 +279,6 @@ void fem_damping_matrix(const fem *self, const double *x, seam_csr *D)
                     *Dii += b->alpha * self->mass[i];
             }
     }
-    free(scratch);
 }
 
 static int has_damping(const fem *self)

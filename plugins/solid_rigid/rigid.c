@@ -32,6 +32,7 @@ struct rigid_solver {
     rigid_world world;
     rigid_state *S;          /* committed */
     rigid_state *T;          /* result of the last solve */
+    rigid_state *A;          /* where the interface loads' arms are taken: T, once a solve converged */
     bool have_trial;
     rigid_contacts contacts;
     /* the interface */
@@ -44,6 +45,11 @@ struct rigid_solver {
     uint8_t *two_sided;
     unsigned char *saved;
 };
+
+/* The interface loads' arms are settled when a sweep moves none by more than
+ * ARM_TOLERANCE times the longest arm; ARM_SWEEPS sweeps at most. */
+#define ARM_TOLERANCE 1e-13
+#define ARM_SWEEPS 60
 
 enum { SHAPE_CIRCLE, SHAPE_RECTANGLE, SHAPE_POLYGON, SHAPE_SPHERE, SHAPE_BOX, SHAPE_MESH };
 static const char *const shape_names[] = {"circle", "rectangle", "polygon", "sphere", "box", "mesh", NULL};
@@ -470,6 +476,7 @@ void rigid_destroy(void *self)
     free(rs->bodies);
     free(rs->S);
     free(rs->T);
+    free(rs->A);
     rigid_contacts_free(&rs->contacts);
     free(rs->X);
     free(rs->Xs);
@@ -509,6 +516,7 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     rs->bodies = calloc(n ? n : 1, sizeof *rs->bodies);
     rs->S = calloc(n ? n : 1, sizeof *rs->S);
     rs->T = calloc(n ? n : 1, sizeof *rs->T);
+    rs->A = calloc(n ? n : 1, sizeof *rs->A);
     rs->n_bodies = n;
     for (size_t i = 0; i < n; i++) {
         seam_cfg *item = seam_cfg_item(cfg, "bodies", i);
@@ -589,8 +597,8 @@ seam_status rigid_max_dt(void *self, double *dt)
 
 /* Step-averaged force and torque about the centre of mass on body i, with
  * the points and load arms placed as in state S. */
-static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, const seam_step *step,
-                       const seam_input *in, double *F, double *tau)
+static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, const rigid_state *A,
+                       const seam_step *step, const seam_input *in, double *F, double *tau)
 {
     const rigid_body *b = &rs->bodies[i];
     v3_scale(F, b->m, rs->gravity);
@@ -612,38 +620,41 @@ static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, c
         double Fi[3] = {0, 0, 0}, p[3], arm[3], t[3];
         for (int d = 0; d < rs->dim; d++)
             Fi[d] = in->F[(b->first + k) * (size_t)rs->dim + (size_t)d];
-        rigid_body_point(S, b->r + 3 * k, p);
-        v3_sub(arm, p, S->x);
+        rigid_body_point(A, b->r + 3 * k, p);
+        v3_sub(arm, p, A->x);
         v3_cross(t, arm, Fi);
         v3_add(F, F, Fi);   /* point loads summed into force and torque (Akbay 2.3.4) */
         v3_add(tau, tau, t);
     }
 }
 
-seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
+/* The largest distance between a sample's arm in state A and in state B. */
+static double arms_moved(const rigid_solver *rs, const rigid_state *A, const rigid_state *B)
 {
-    rigid_solver *rs = self;
-    if (!(step->dt > 0) || !isfinite(step->dt)) {
-        seam_logf(rs->host, SEAM_LOG_ERROR, "step %lld: dt must be positive, got %g", (long long)step->index,
-                  step->dt);
-        return SEAM_ERROR;
-    }
-    const size_t n[2] = {in ? in->n : rs->n_pts, out ? out->n : rs->n_pts};
-    const int dims[2] = {in ? in->dim : rs->dim, out ? out->dim : rs->dim};
-    for (int k = 0; k < 2; k++) {
-        if (n[k] != rs->n_pts || dims[k] != rs->dim) {
-            seam_logf(rs->host, SEAM_LOG_ERROR, "solve: %s has %zu points of dimension %d, expected %zu of %d",
-                      k ? "out" : "in", n[k], dims[k], rs->n_pts, rs->dim);
-            return SEAM_ERROR;
+    double moved = 0.0;
+    for (size_t i = 0; i < rs->n_bodies; i++)
+        for (size_t k = 0; k < rs->bodies[i].n_pts; k++) {
+            double a[3], bb[3], d[3];
+            rigid_body_point(&A[i], rs->bodies[i].r + 3 * k, a);
+            rigid_body_point(&B[i], rs->bodies[i].r + 3 * k, bb);
+            v3_sub(a, a, A[i].x);
+            v3_sub(bb, bb, B[i].x);
+            v3_sub(d, a, bb);
+            moved = fmax(moved, v3_norm(d));
         }
-    }
+    return moved;
+}
+
+/* One pass of the step from S to T with the interface loads' arms taken in
+ * state A; false when the rotation update failed or the state is not finite. */
+static bool step_bodies(rigid_solver *rs, const seam_step *step, const seam_input *in, const rigid_state *A)
+{
     double dt = step->dt, t_end = step->t + step->dt;
-    rs->t_trial = t_end;
     bool ok = true;
     /* kick and a provisional drift: where the bodies would go without contact */
     for (size_t i = 0; i < rs->n_bodies; i++) {
         double F[3], tau[3];
-        body_loads(rs, i, &rs->S[i], step, in, F, tau);
+        body_loads(rs, i, &rs->S[i], &A[i], step, in, F, tau);
         rigid_body_kick(&rs->bodies[i], &rs->S[i], F, tau, dt, &rs->T[i]);
         ok = rigid_body_drift(&rs->bodies[i], &rs->S[i], &rs->T[i], dt, t_end) && ok;
     }
@@ -663,20 +674,68 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in,
     }
     if (touched || rs->contacts.n)
         rigid_contacts_project(&rs->world, rs->T, &rs->contacts);
-    /* Verlet for the plugin's own loads only: interface loads were computed by
-     * the fluid for the configuration it was given, and turning their arms with
-     * the body would add a spurious pressure stiffness */
+    /* Verlet for the plugin's own loads only: the interface loads already
+     * act at the end of the step, where the fluid computed them */
     for (size_t i = 0; i < rs->n_bodies; i++) {
         double F0[3], tau0[3], F1[3], tau1[3];
-        body_loads(rs, i, &rs->S[i], step, NULL, F0, tau0);
-        body_loads(rs, i, &rs->T[i], step, NULL, F1, tau1);
+        body_loads(rs, i, &rs->S[i], &rs->S[i], step, NULL, F0, tau0);
+        body_loads(rs, i, &rs->T[i], &rs->T[i], step, NULL, F1, tau1);
         rigid_body_correct(&rs->bodies[i], &rs->S[i], &rs->T[i], F0, tau0, tau1, dt);
     }
     for (size_t i = 0; i < rs->n_bodies && ok; i++)
         ok = isfinite(v3_norm(rs->T[i].x) + v3_norm(rs->T[i].v) + v3_norm(rs->T[i].w) + rs->T[i].q[0]);
+    return ok;
+}
+
+seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
+{
+    rigid_solver *rs = self;
+    if (!(step->dt > 0) || !isfinite(step->dt)) {
+        seam_logf(rs->host, SEAM_LOG_ERROR, "step %lld: dt must be positive, got %g", (long long)step->index,
+                  step->dt);
+        return SEAM_ERROR;
+    }
+    const size_t n[2] = {in ? in->n : rs->n_pts, out ? out->n : rs->n_pts};
+    const int dims[2] = {in ? in->dim : rs->dim, out ? out->dim : rs->dim};
+    for (int k = 0; k < 2; k++) {
+        if (n[k] != rs->n_pts || dims[k] != rs->dim) {
+            seam_logf(rs->host, SEAM_LOG_ERROR, "solve: %s has %zu points of dimension %d, expected %zu of %d",
+                      k ? "out" : "in", n[k], dims[k], rs->n_pts, rs->dim);
+            return SEAM_ERROR;
+        }
+    }
+    rs->t_trial = step->t + step->dt;
+    /* The fluid computed the interface loads on the samples where this step
+     * ends (the positions it was given), so their torque takes its arms
+     * there: the step is repeated with the arms of its own result until they
+     * stop moving. Arms that lag the body's turn dtheta make a uniform
+     * pressure p0, which pushes on no closed body, exert p0 (2 x area) sin
+     * dtheta: a torque that depends on the pressure's gauge and spins a
+     * body up in a fluid whose pressure is negative around it. The sweeps
+     * contract by about dt^2 |p0| (2 x area) / I. */
+    memcpy(rs->A, rs->S, rs->n_bodies * sizeof *rs->A);
+    double scale = 0.0;   /* the longest arm */
+    for (size_t i = 0; i < rs->n_bodies; i++)
+        for (size_t k = 0; k < rs->bodies[i].n_pts; k++)
+            scale = fmax(scale, v3_norm(rs->bodies[i].r + 3 * k));
+    bool ok = true, settled = !in || !in->F;
+    int sweep = 0;
+    do {
+        ok = step_bodies(rs, step, in, rs->A);
+        double moved = ok ? arms_moved(rs, rs->A, rs->T) : 0.0;
+        memcpy(rs->A, rs->T, rs->n_bodies * sizeof *rs->A);
+        settled = settled || moved <= ARM_TOLERANCE * scale;
+    } while (ok && !settled && ++sweep < ARM_SWEEPS);
     if (!ok) {
         seam_logf(rs->host, SEAM_LOG_WARN, "step %lld: the rotation update did not converge or the state is not "
                   "finite; a smaller dt may help", (long long)step->index);
+        rs->have_trial = false;
+        return SEAM_UNSTABLE;
+    }
+    if (!settled) {
+        seam_logf(rs->host, SEAM_LOG_WARN, "step %lld: the torque of the interface loads, taken at the end of the "
+                  "step, did not settle in %d sweeps (the loads turn the bodies more than the bodies turn the "
+                  "loads' arms at dt = %g s); a smaller dt will help", (long long)step->index, ARM_SWEEPS, step->dt);
         rs->have_trial = false;
         return SEAM_UNSTABLE;
     }

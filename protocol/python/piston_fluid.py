@@ -6,8 +6,11 @@ served over the seam protocol. The arithmetic is the C plugin's, operation
 for operation, so a coupled run is bit-identical to the in-process one.
 
     /usr/bin/python3 piston_fluid.py --bind ipc:///tmp/fluid.sock [--once]
+
+or from a scene, which starts it itself:
+
+    "fluid": {"process": "separate", "command": ["python3", "piston_fluid.py"], "added_mass": 2.0}
 """
-import argparse
 import array
 import math
 import os
@@ -28,14 +31,13 @@ class PistonFluid(seam.Plugin):
             raise seam.CreateError("the configuration must be an object")
         unknown = [k for k in config if k != "added_mass"]
         for k in unknown:
-            where = host.locate(k)
-            path = "%s.%s" % (host.config_path, k) if host.config_path else k
-            host.log(seam.LOG_ERROR, "%s%s: unknown key" % (where + ": " if where else "", path))
+            host.config_error(k, "unknown key")
         if unknown:
             raise seam.CreateError("%d unknown key(s)" % len(unknown))
         m_a = config.get("added_mass")
-        if isinstance(m_a, bool) or not isinstance(m_a, (int, float)) or not m_a >= 0:
-            raise seam.CreateError("added_mass: expected a number >= 0 (kg), got %r" % (m_a,))
+        if isinstance(m_a, bool) or not isinstance(m_a, (int, float)) or not 0 <= m_a < math.inf:
+            host.config_error("added_mass", "expected a finite number >= 0 (kg), got %r" % (m_a,))
+            raise seam.CreateError("the configuration has errors (above)")
         self.m_a = float(m_a)
         self.V = self.V_new = None
 
@@ -63,13 +65,5 @@ class PistonFluid(seam.Plugin):
         return seam.CAP_LOADS_IMPULSE
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bind", required=True, help="endpoint, e.g. ipc:///tmp/fluid.sock or tcp://127.0.0.1:*")
-    ap.add_argument("--once", action="store_true", help="exit when the coupler says bye")
-    args = ap.parse_args()
-    seam.serve(PistonFluid, args.bind, once=args.once)
-
-
 if __name__ == "__main__":
-    main()
+    seam.main(PistonFluid, description=__doc__.splitlines()[0])

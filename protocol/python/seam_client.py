@@ -1,34 +1,69 @@
 """Serve a solver written in Python over the seam protocol (PROTOCOL.md).
 
 A solver is a class: its constructor takes (config, host) like a plugin's
-create, and its methods mirror the plugin contract. seam's coupler then uses
-it like any plugin, through "connect" in the scene:
+create, and its methods mirror the plugin contract (docs/plugins.md). seam's
+coupler then uses it like any plugin, started by the scene
+("process": "separate", "command": ["python3", "my_solver.py"]) or reached
+through "connect" (docs/remote.md). README.md next to this file walks
+through a fluid and a solid.
 
     import seam_client as seam
 
     class Fluid(seam.Plugin):
         name, role, summary = "my_fluid", "fluid", "one line for `seam plugins`"
-        def __init__(self, config, host): ...      # raise seam.CreateError to refuse
+        def __init__(self, config, host): ...       # raise seam.CreateError to refuse
         def max_dt(self): return math.inf
-        def bind(self, iface): ...; return seam.OK  # iface.X, iface.n_points, ...
-        def solve(self, step, io, out): ...; return seam.OK  # io.X, io.V in; fill out.F
+        def bind(self, iface): ...; return seam.OK   # iface.X, iface.n_points, ...
+        def solve(self, step, io, out): ...; return seam.OK   # io.X, io.V in; fill out.F
         def commit(self): return seam.OK
-        def capabilities(self): return seam.CAP_LOADS_PRESSURE   # optional (ABI 3)
-        def domain(self): return (x0, y0, 0.0), (x1, y1, 0.0)    # optional (ABI 4): the box it covers
 
-    seam.serve(Fluid, "tcp://127.0.0.1:5555")
+    seam.serve(Fluid, "tcp://127.0.0.1:5555")      # or seam.main(Fluid): --bind, --once
 
-host.gravity is the scene's gravity (x, y, z), or None when the coupler names
-none. The plugin ABI (its version, entries and capability flags) comes from
-seam_abi.py, which the build generates from core/include/seam/plugin.h into
-build/protocol/: put that folder on PYTHONPATH next to this one.
+The calls the server makes, with what each gets and returns (arrays are
+array.array('d') of n_points * dim values, point after point):
+
+    cls(config, host)           config: the participant's object (a dict)
+    max_dt()                    -> the largest stable step, s (math.inf: none)
+    bind(iface)                 fluid: the solids' surfaces -> status
+    describe()                  solid: -> (status, Interface) of its surface
+    solve(step, io, out)        step.index, .t, .dt, .iteration; a fluid gets
+                                io.X, io.V and fills out.F, a solid gets io.F
+                                and fills out.X, out.V -> status
+    commit()                    accept the last solve of the step -> status
+    destroy()                   optional: the coupler is done with the
+                                instance (after the run, or after
+                                `seam validate`); messages it logs still
+                                reach the coupler
+    capabilities()              optional: CAP_* flags from seam_abi
+    mobility(impulse, dv)       optional: fill dv = M^-1 impulse -> status
+    regions(step, X)            optional: -> (status, C, q[, M])
+    save() / load(data)         optional: -> (status, bytes) / status
+    field(name)                 optional: -> (status, {"nx", "ny", "nz",
+                                "origin", "dx", "data", "units"})
+    write_output(dir, frame)    optional: -> status
+    domain()                    optional: -> ((x0, y0, z0), (x1, y1, z1))
+
+A status is seam.OK, seam.ERROR (give up, after logging why) or
+seam.UNSTABLE (this step failed; a smaller dt may work). Messages go
+through host.log(level, text) with a log level, seam.LOG_DEBUG, LOG_INFO,
+LOG_WARN or LOG_ERROR: statuses and levels are distinct types, and
+host.log refuses a status. host.gravity is the scene's gravity (x, y, z),
+or None when the coupler names none.
+
+The plugin ABI (its version, entries, capability flags, statuses and log
+levels) comes from seam_abi.py, which the build generates from
+core/include/seam/plugin.h into build/protocol/python/, next to a copy of
+this module and the seam package: put that folder on PYTHONPATH (after
+`meson install`, all three are where Debian's python3 looks).
 
 Arrays are array.array('d') (or 'i' for int32) in host order; on the wire
 they are little-endian bin, so numbers arrive bit for bit; from protocol 2
 on, large ones travel in frames of their own after the MessagePack map. Needs pyzmq and
 msgpack (Debian: python3-zmq, python3-msgpack); no numpy.
 """
+import argparse
 import array
+import enum
 import math
 import struct
 import sys
@@ -43,13 +78,31 @@ OOB_MIN = 64 * 1024        # bins this large go out of band in replies to protoc
 CHUNK = 256 * 1024         # bytes per frame of an out-of-band value
 MAX_PARTS = 16384          # frames after the map
 MAX_MESSAGE = 1 << 31      # bytes in them
-# The plugin ABI (version, entries, capability flags) comes from seam_abi.py,
-# which the build writes from core/include/seam/plugin.h
-# (build/protocol/seam_abi.py: put that folder on PYTHONPATH).
+# The plugin ABI (version, entries, capability flags, statuses, log levels)
+# comes from seam_abi.py, which the build writes from core/include/seam/plugin.h
+# (build/protocol/python/seam_abi.py: put that folder on PYTHONPATH).
 from seam_abi import ABI_VERSION, ABI_OLDEST, ENTRIES, NEED_ALL  # noqa: E402
 from seam_abi import CAP_LOADS_PRESSURE, CAP_LOADS_IMPULSE, CAP_RIGID, CAP_REGIONS, CAP_MOBILITY, CAP_SAVE  # noqa: E402,F401
-OK, ERROR, UNSTABLE = 0, 1, 2
-DEBUG, INFO, WARN, LOG_ERROR = 0, 1, 2, 3
+import seam_abi  # noqa: E402
+
+
+class Status(enum.IntEnum):
+    """What each call of the contract returns (seam_status in plugin.h)."""
+    OK = seam_abi.STATUS_OK
+    ERROR = seam_abi.STATUS_ERROR          # give up: the message went through host.log
+    UNSTABLE = seam_abi.STATUS_UNSTABLE    # this step failed; a smaller dt may work
+
+
+class Level(enum.IntEnum):
+    """The level of a message to host.log (seam_log_level in plugin.h)."""
+    DEBUG = seam_abi.LOG_DEBUG
+    INFO = seam_abi.LOG_INFO
+    WARN = seam_abi.LOG_WARN
+    ERROR = seam_abi.LOG_ERROR
+
+
+OK, ERROR, UNSTABLE = Status.OK, Status.ERROR, Status.UNSTABLE
+LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR = Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR
 # Entries a solver may leave out: the optional ones and those one role needs.
 OPTIONAL = tuple(name for name, _, need in ENTRIES if need != NEED_ALL)
 _LITTLE = sys.byteorder == "little"
@@ -202,14 +255,32 @@ class Host:
         self.messages = []
 
     def log(self, level, message):
+        """Send message to the coupler at level (seam.LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR)."""
+        if isinstance(level, Status) or isinstance(level, bool) or not isinstance(level, int) \
+                or level not in set(Level):
+            raise TypeError("host.log: the level must be seam.LOG_DEBUG, LOG_INFO, LOG_WARN or LOG_ERROR, not %s"
+                            % ("seam.%s (a status)" % level.name if isinstance(level, Status) else repr(level)))
         self.messages.append([int(level), str(message)])
 
     def locate(self, key_path):
         """'scene.json:12:7' for a key path of the configuration, or None."""
         return self._locations.get(key_path)
 
+    def config_error(self, key, message):
+        """Log an error about one key of the configuration, located like
+        the coupler's own: 'scene.json:10:42: fluid.added_mass: message'."""
+        where = self.locate(key)
+        path = "%s.%s" % (self.config_path, key) if self.config_path else key
+        self.log(LOG_ERROR, "%s%s: %s" % (where + ": " if where else "", path, message))
+
 
 class Interface:
+    """A coupling surface: n_points points of dimension dim, X their
+    positions (n_points * dim values), mass per point (a solid's, or None),
+    body the rigid body of each point (int32, or None), elems the surface
+    elements (n_elems * nodes_per_elem point indices, or None). bind gets
+    one; describe returns one."""
+
     def __init__(self, dim, n_points, X, mass=None, body=None, nodes_per_elem=0, n_elems=0, elems=None,
                  two_sided=None, n_bodies=1):
         self.dim, self.n_points, self.X, self.mass, self.body = dim, n_points, X, mass, body
@@ -228,7 +299,10 @@ class Step:
 
 
 class IO:
-    """Inputs X, V, F (arrays or None) and outputs of the same names to fill."""
+    """solve's io and out: X, V, F, each an array of n * dim values or None.
+    In io: what the coupler sends (a fluid gets X and V, a solid F). In out:
+    the arrays the coupler asked for, zeroed, to fill in place (a fluid's F,
+    a solid's X and V)."""
 
     def __init__(self, n, dim):
         self.n, self.dim = n, dim
@@ -259,9 +333,9 @@ def _num(req, key):
 
 
 def _status(st):
-    if st not in (OK, ERROR, UNSTABLE):
-        raise ProtocolError("the solver returned status %r" % (st,))
-    return st
+    if isinstance(st, Level) or isinstance(st, bool) or st not in set(Status):
+        raise ProtocolError("the solver returned %r, not a status (seam.OK, seam.ERROR or seam.UNSTABLE)" % (st,))
+    return int(st)
 
 
 class Session:
@@ -284,8 +358,9 @@ class Session:
         """The map's bytes (and the frames after it) in, (reply dict, ended)
         out; never raises."""
         rid = 0
-        if self.host is not None:
-            self.host.messages = []
+        host = self.host   # bye ends it; what its destroy logged still goes back
+        if host is not None:
+            host.messages = []
         try:
             req = unpack(raw)
             if isinstance(req.get("id"), int) and not isinstance(req["id"], bool):
@@ -305,7 +380,8 @@ class Session:
             reply, ended = {"id": rid, "ok": False, "error": str(e)}, False
         except Exception as e:  # a bug in the solver must not take the server down
             reply, ended = {"id": rid, "ok": False, "error": "the solver raised %s: %s" % (type(e).__name__, e)}, False
-        reply["log"] = self.host.messages if self.host is not None else []
+        host = self.host if self.host is not None else host
+        reply["log"] = host.messages if host is not None else []
         return reply, ended
 
     def dispatch(self, op, req):
@@ -340,8 +416,15 @@ class Session:
         return getattr(self, "op_" + op)(req), False
 
     def reset(self):
+        """End the session: the instance's destroy (when it has one) runs first."""
+        instance, self.instance = self.instance, None
         self.greeted = False
-        self.instance = None
+        if instance is not None and callable(getattr(instance, "destroy", None)):
+            try:
+                instance.destroy()
+            except Exception as e:  # the session ends all the same
+                if self.host is not None:
+                    self.host.log(LOG_ERROR, "destroy raised %s: %s" % (type(e).__name__, e))
         self.host = None
         self.n_iface = 0
 
@@ -516,6 +599,20 @@ def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):
     finally:
         sock.close()
         ctx.term()
+
+
+def main(cls, argv=None, description=None):
+    """The command line of a solver program: --bind ENDPOINT (what seam
+    appends when the scene's "command" starts it, with --once), --once,
+    --heartbeat S; then serve(cls) there."""
+    ap = argparse.ArgumentParser(description=description or "%s (%s): %s" % (cls.name, cls.role, cls.summary))
+    ap.add_argument("--bind", required=True, help="endpoint, e.g. ipc:///tmp/fluid.sock or tcp://127.0.0.1:*")
+    ap.add_argument("--once", action="store_true", help="exit after the bye of the first coupler that ran steps")
+    ap.add_argument("--heartbeat", type=float, default=1.0, help="heartbeat interval, s (0: off)")
+    args = ap.parse_args(argv)
+    if not args.heartbeat >= 0:
+        ap.error("--heartbeat: expected a number >= 0, got %r" % args.heartbeat)
+    serve(cls, args.bind, once=args.once, heartbeat_s=args.heartbeat)
 
 
 def _alive(sock, owner):

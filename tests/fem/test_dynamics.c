@@ -4,6 +4,9 @@
  * deflection under refinement, the catenary, free fall, prescribed motion. */
 #include "fem_test.h"
 #include "seam/dense.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static double total_momentum(const fem *f, int k)
 {
@@ -419,6 +422,52 @@ static void test_rayleigh_damping(void **state)
     }
 }
 
+/* A sagging block of 2592 tetrahedra (over the threaded-assembly threshold):
+ * two steps with one thread and with two give the same bits (positions,
+ * velocities, the energy and forces of the end state). */
+static void test_threads_same_bits(void **state)
+{
+    (void)state;
+    const char *json = "{\"dim\": 3, \"bodies\": [{\"mesh\": {\"generate\": \"box\", \"max\": [2, 1, 1], "
+                       "\"cells\": [12, 6, 6]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 1e5, "
+                       "\"nu\": 0.3, \"density\": 100}, \"pin\": {\"box\": {\"min\": [-1, -1, -1], \"max\": [0.01, 2, 2]}}}]}";
+    double *x[2], *v[2], energy[2], *force[2];
+    size_t nd = 0;
+#ifdef _OPENMP
+    int before = omp_get_max_threads();
+#endif
+    for (int run = 0; run < 2; run++) {
+#ifdef _OPENMP
+        omp_set_num_threads(run + 1);
+#endif
+        test_host th;
+        fem *f = fem_make(&th, json);
+        assert_true(f->n_elems >= 2048);
+        fem_run(f, 0.01, 2);
+        nd = f->n * 3;
+        x[run] = malloc(nd * sizeof(double));
+        v[run] = malloc(nd * sizeof(double));
+        force[run] = malloc(nd * sizeof(double));
+        memcpy(x[run], f->x, nd * sizeof(double));
+        memcpy(v[run], f->v, nd * sizeof(double));
+        energy[run] = fem_elastic(f, f->x, force[run], NULL);
+        fem_destroy(&f);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(before);
+#endif
+    assert_true(energy[0] > 0.0);   /* it sagged */
+    assert_memory_equal(x[0], x[1], nd * sizeof(double));
+    assert_memory_equal(v[0], v[1], nd * sizeof(double));
+    assert_memory_equal(force[0], force[1], nd * sizeof(double));
+    assert_memory_equal(&energy[0], &energy[1], sizeof(double));
+    for (int run = 0; run < 2; run++) {
+        free(x[run]);
+        free(v[run]);
+        free(force[run]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_free_fall_and_constraints),
         cmocka_unit_test(test_gravity_from_the_host),
         cmocka_unit_test(test_rayleigh_damping),
+                                       cmocka_unit_test(test_threads_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -362,7 +362,7 @@ static void test_particles_stop_at_shell(void **state)
         vp[2 * p + 1] = 0.25;
     }
     double dt = 0.3;   /* 0.3 m to the right: every path that meets the shell crosses it */
-    assert_int_equal(mac_advect_particles(&g, N, x, vp, vel, dt, &sh), N);
+    assert_int_equal(mac_advect_particles(&g, N, x, vp, vel, dt, &sh, 0), N);
     int stopped = 0, passed = 0;
     for (int p = 0; p < N; p++) {
         const double *q = x + 2 * p;
@@ -384,7 +384,7 @@ static void test_particles_stop_at_shell(void **state)
     assert_true(stopped >= 25 && passed >= 5);
     /* Without the shells the same particles all go through. */
     memcpy(x, x0, sizeof x);
-    mac_advect_particles(&g, N, x, vp, vel, dt, NULL);
+    mac_advect_particles(&g, N, x, vp, vel, dt, NULL, 0);
     for (int p = 0; p < N; p++)
         assert_float_equal(x[2 * p], 0.42 + 0.3, 1e-12);
     /* A vertical shell moving right by 0.1 over particles at rest just ahead of it. */
@@ -396,7 +396,7 @@ static void test_particles_stop_at_shell(void **state)
     for (size_t f = 0; f < mac_nf(&g, 1); f++)
         v[f] = 0.0;
     double xr[4] = {0.33, 0.5, 0.38, 0.6}, vr[4] = {0, 0, 0, 0};
-    mac_advect_particles(&g, 2, xr, vr, vel, 0.1, &moving);
+    mac_advect_particles(&g, 2, xr, vr, vel, 0.1, &moving, 0);
     for (int p = 0; p < 2; p++) {
         assert_float_equal(xr[2 * p], 0.4 + 1e-3 * g.dx, 1e-12);   /* swept along, in front of the shell */
         assert_float_equal(vr[2 * p], 1.0, 1e-12);                   /* at the shell's speed */
@@ -431,7 +431,7 @@ static void test_particles_stop_at_shell_3d(void **state)
         vp[3 * p] = 1.0;
         vp[3 * p + 1] = vp[3 * p + 2] = 0.0;
     }
-    assert_int_equal(mac_advect_particles(&g, N, x, vp, vel, 0.4, &sh), N);
+    assert_int_equal(mac_advect_particles(&g, N, x, vp, vel, 0.4, &sh, 0), N);
     /* Unit normal of the plate towards -x. */
     double n[3] = {-1.0, 0.2, 0.0}, len = sqrt(1.04);
     int stopped = 0;

@@ -1,11 +1,13 @@
 /* A test solid for liveness: one fixed interface point of dimension 1
  * (X = position, V = 0 whatever the load), which can be told to hang in its
  * solve at a given step ("hang_at_step": the step index; it then sleeps for
- * ever, as a solver caught in an endless loop would), and which says
+ * ever, as a solver caught in an endless loop would, or "hang_s" seconds, as
+ * a long solve takes, before it answers), and which says
  * "destroyed after N commits" through its host when destroyed, so tests can
  * see that a message from destroy reaches the coupler across processes. */
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "seam/config.h"
@@ -15,6 +17,7 @@ typedef struct {
     const seam_host *host;
     double x, mass;
     long hang_at;            /* -1: never */
+    double hang_s;           /* how long it hangs there; infinite: for ever */
     long commits;
 } probe_solid;
 
@@ -29,6 +32,7 @@ static void *pr_create(const seam_plugin *plugin, const char *config_json, const
     s->x = seam_cfg_num(c, "position", 0.0, -INFINITY, INFINITY, 0);
     s->mass = seam_cfg_num(c, "mass", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     s->hang_at = seam_cfg_int(c, "hang_at_step", -1, -1, 1000000000, 0);
+    s->hang_s = seam_cfg_num(c, "hang_s", INFINITY, 0.0, 1e6, 0);
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {
@@ -64,8 +68,14 @@ static seam_status pr_solve(void *self, const seam_step *step, const seam_input 
 {
     probe_solid *s = self;
     (void)in;
-    while (step->index == s->hang_at)
-        pause();   /* a signal handled by the host returns here: still stuck */
+    if (step->index == s->hang_at && isinf(s->hang_s))
+        for (;;)
+            pause();   /* a signal handled by the host returns here: still stuck */
+    if (step->index == s->hang_at) {
+        struct timespec left = {(time_t)s->hang_s, (long)((s->hang_s - floor(s->hang_s)) * 1e9)};
+        while (nanosleep(&left, &left) != 0)
+            continue;   /* interrupted: sleep what is left */
+    }
     out->X[0] = s->x;
     out->V[0] = 0.0;
     return SEAM_OK;
@@ -81,7 +91,7 @@ static const seam_plugin plugin = {
     .abi = SEAM_ABI_VERSION,
     .name = "probe_solid",
     .role = SEAM_SOLID,
-    .summary = "liveness test: a fixed point that can hang in solve at a step, and speaks from destroy",
+    .summary = "liveness test: a fixed point that can hang in solve at a step (for ever or hang_s), and speaks from destroy",
     .create = pr_create,
     .destroy = pr_destroy,
     .max_dt = pr_max_dt,

@@ -20,72 +20,9 @@
 #include <cmocka.h>
 
 #include "test_host.h"
+#include "test_proc.h"
 
 static const char *seam_exe, *serve_exe;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static pid_t children[8];
-
-static int reap_all(void **state)
-{
-    (void)state;
-    for (int i = 0; i < 8; i++)
-        if (children[i] > 0) {
-            kill(children[i], SIGKILL);
-            waitpid(children[i], NULL, 0);
-            children[i] = 0;
-        }
-    return 0;
-}
-
-static pid_t spawn(char *const argv[], const char *log_path, int ready_fd[2])
-{
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fd, STDERR_FILENO);
-        dup2(ready_fd ? ready_fd[1] : fd, STDOUT_FILENO);
-        if (ready_fd)
-            close(ready_fd[0]);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    for (int i = 0; i < 8; i++)
-        if (children[i] <= 0) {
-            children[i] = pid;
-            break;
-        }
-    return pid;
-}
-
-/* The exit status (or 128 + the signal) of pid, waiting at most limit s;
- * -1 after killing it when it did not end. */
-static int wait_exit(pid_t pid, double limit, double *took)
-{
-    double t0 = now_s();
-    int st;
-    while (waitpid(pid, &st, WNOHANG) == 0) {
-        if (now_s() - t0 > limit) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            st = -1;
-            break;
-        }
-        usleep(5000);
-    }
-    *took = now_s() - t0;
-    for (int i = 0; i < 8; i++)
-        if (children[i] == pid)
-            children[i] = 0;
-    return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 /* seam-serve --plugin probe_solid on a private ipc socket; its endpoint. */
 static pid_t start_probe_server(const char *dir, bool once, char *endpoint, size_t n)
@@ -95,27 +32,7 @@ static pid_t start_probe_server(const char *dir, bool once, char *endpoint, size
     snprintf(log, sizeof log, "%s/serve.log", dir);
     char *argv[] = {(char *)serve_exe, "--plugin", "probe_solid", "--bind", bind, "--heartbeat", "0.2",
                     once ? "--once" : NULL, NULL};
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t pid = spawn(argv, log, fds);
-    close(fds[1]);
-    char line[2048] = "";
-    size_t len = 0;
-    struct pollfd pfd = {fds[0], POLLIN, 0};
-    while (len < sizeof line - 1 && !memchr(line, '\n', len) && poll(&pfd, 1, 10000) > 0) {
-        ssize_t got = read(fds[0], line + len, sizeof line - 1 - len);
-        if (got <= 0)
-            break;
-        len += (size_t)got;
-        line[len] = '\0';
-    }
-    close(fds[0]);
-    const char *on = strstr(line, " on ");
-    if (!on)
-        fail_msg("seam-serve did not say it was serving: \"%s\"", line);
-    snprintf(endpoint, n, "%s", on + 4);
-    endpoint[strcspn(endpoint, "\n")] = '\0';
-    return pid;
+    return test_proc_start_server(argv, log, endpoint, n);
 }
 
 /* `seam CMD examples/piston.json` with the piston replaced by a probe (its
@@ -146,25 +63,7 @@ static pid_t start_seam(const char *cmd, const char *dir, const char *probe, con
         argv[a++] = (char *)extra;
     }
     argv[a] = NULL;
-    return spawn(argv, log, NULL);
-}
-
-static char *slurp(const char *path)
-{
-    static char buf[1 << 16];
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-static void expect_in_file(const char *path, const char *needle)
-{
-    char *text = slurp(path);
-    if (!strstr(text, needle))
-        fail_msg("expected \"%s\" in %s:\n%s", needle, path, text);
+    return test_proc_spawn(argv, log, -1);
 }
 
 /* A spawned solid that never returns from its solve at step 5: without a
@@ -178,20 +77,20 @@ static void test_hung_solve_is_reported_within_a_multiple_of_the_longest(void **
     snprintf(log, sizeof log, "%s/seam.log", dir);
     double took;
     pid_t run = start_seam("run", dir, ", \"process\": \"separate\", \"hang_at_step\": 5", NULL, log);
-    int rc = wait_exit(run, 60.0, &took);
+    int rc = test_proc_wait(run, 60.0, &took);
     assert_int_equal(rc, 1);
-    expect_in_file(log, "[piston] error: solve at step 5 (t = 0.05 s): no reply from ipc://");
-    expect_in_file(log, "within 5 s (10 times its longest solve so far, ");
-    expect_in_file(log, "and at least 5 s; the participant's `timeout` sets a fixed limit)");
+    test_expect_in_file(log, "[piston] error: solve at step 5 (t = 0.05 s): no reply from ipc://");
+    test_expect_in_file(log, "within 5 s (10 times its longest solve so far, ");
+    test_expect_in_file(log, "and at least 5 s; the participant's `timeout` sets a fixed limit)");
     print_message("hung solve reported after %.2f s\n", took);
     assert_true(took > 4.9 && took < 20.0);
 
     /* an explicit timeout wins */
     run = start_seam("run", dir, ", \"process\": \"separate\", \"hang_at_step\": 5, \"timeout\": 1", NULL, log);
-    rc = wait_exit(run, 60.0, &took);
+    rc = test_proc_wait(run, 60.0, &took);
     assert_int_equal(rc, 1);
-    expect_in_file(log, "[piston] error: solve at step 5 (t = 0.05 s): no reply from ipc://");
-    expect_in_file(log, "within 1 s (the participant's `timeout`)");
+    test_expect_in_file(log, "[piston] error: solve at step 5 (t = 0.05 s): no reply from ipc://");
+    test_expect_in_file(log, "within 1 s (the participant's `timeout`)");
     assert_true(took < 4.9);
 }
 
@@ -212,12 +111,12 @@ static void test_sigterm_ends_a_stuck_server(void **state)
     double took;
     assert_int_equal(waitpid(run, NULL, WNOHANG), 0);
     kill(server, SIGTERM);
-    int rc = wait_exit(server, 5.0, &took);
+    int rc = test_proc_wait(server, 5.0, &took);
     assert_int_equal(rc, 128 + SIGTERM);
     assert_true(took < 2.0);
-    rc = wait_exit(run, 10.0, &took);
+    rc = test_proc_wait(run, 10.0, &took);
     assert_int_equal(rc, 1);
-    expect_in_file(log, "[piston] error: solve at step 3 (t = 0.03 s): ");
+    test_expect_in_file(log, "[piston] error: solve at step 3 (t = 0.03 s): ");
 }
 
 /* The plugin's last words, logged from destroy in seam-serve, come back
@@ -230,8 +129,8 @@ static void test_messages_from_destroy_reach_the_coupler(void **state)
     snprintf(log, sizeof log, "%s/seam.log", dir);
     double took;
     pid_t run = start_seam("run", dir, ", \"process\": \"separate\"", "time.end=0.03", log);
-    assert_int_equal(wait_exit(run, 30.0, &took), 0);
-    expect_in_file(log, "seam: [piston] destroyed after 3 commits");
+    assert_int_equal(test_proc_wait(run, 30.0, &took), 0);
+    test_expect_in_file(log, "seam: [piston] destroyed after 3 commits");
 }
 
 /* `seam validate` of a scene that connects to a --once server creates the
@@ -248,14 +147,14 @@ static void test_validate_leaves_a_once_server_for_the_run(void **state)
     double took;
     for (int i = 0; i < 2; i++) {
         pid_t check = start_seam("validate", dir, connect, NULL, log);
-        assert_int_equal(wait_exit(check, 30.0, &took), 0);
-        expect_in_file(log, ": ok: fluid fluid (piston_fluid), solid piston (probe_solid)");
+        assert_int_equal(test_proc_wait(check, 30.0, &took), 0);
+        test_expect_in_file(log, ": ok: fluid fluid (piston_fluid), solid piston (probe_solid)");
     }
     usleep(300000);
     assert_int_equal(waitpid(server, NULL, WNOHANG), 0);   /* still serving */
     pid_t run = start_seam("run", dir, connect, "time.end=0.02", log);
-    assert_int_equal(wait_exit(run, 30.0, &took), 0);
-    assert_int_equal(wait_exit(server, 5.0, &took), 0);   /* used up by the run */
+    assert_int_equal(test_proc_wait(run, 30.0, &took), 0);
+    assert_int_equal(test_proc_wait(server, 5.0, &took), 0);   /* used up by the run */
 }
 
 int main(int argc, char **argv)
@@ -268,10 +167,10 @@ int main(int argc, char **argv)
     serve_exe = argv[2];
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_messages_from_destroy_reach_the_coupler, reap_all),
-        cmocka_unit_test_teardown(test_validate_leaves_a_once_server_for_the_run, reap_all),
-        cmocka_unit_test_teardown(test_sigterm_ends_a_stuck_server, reap_all),
-        cmocka_unit_test_teardown(test_hung_solve_is_reported_within_a_multiple_of_the_longest, reap_all),
+        cmocka_unit_test_teardown(test_messages_from_destroy_reach_the_coupler, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_validate_leaves_a_once_server_for_the_run, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_sigterm_ends_a_stuck_server, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_hung_solve_is_reported_within_a_multiple_of_the_longest, test_proc_reap_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

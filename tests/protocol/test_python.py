@@ -1,8 +1,10 @@
 """The Python server module (protocol/python/seam_client.py) on bytes:
 hostile input gets an error reply and serving goes on, and the Python piston
-fluid computes F = -m_a (V - V^n) / dt bit for bit."""
+fluid computes F = -m_a (V - V^n) / dt bit for bit; statuses and log levels
+are distinct; a solver's destroy runs at bye and its messages go back."""
 import array
 import os
+import re
 import struct
 import sys
 import unittest
@@ -12,6 +14,7 @@ import msgpack
 sys.path.insert(0, os.path.join(os.environ.get("SEAM_SOURCE_ROOT", "."), "protocol", "python"))
 import seam_client as seam  # noqa: E402
 from piston_fluid import PistonFluid  # noqa: E402
+from piston_solid import PistonSolid  # noqa: E402
 
 
 def pack(obj):
@@ -111,6 +114,72 @@ class SessionTest(unittest.TestCase):
                            "config_path": "fluid", "locations": {"added_mas": "scene.json:4:12"}}))
         self.assertEqual(r["status"], seam.ERROR)
         self.assertIn([seam.LOG_ERROR, "scene.json:4:12: fluid.added_mas: unknown key"], r["log"])
+
+    def test_statuses_and_log_levels_are_distinct(self):
+        """seam.ERROR is a status and seam.LOG_ERROR a level: host.log refuses a
+        status (it would have logged at info), solve refuses a level, and both
+        match plugin.h through seam_abi."""
+        self.assertIsNot(type(seam.ERROR), type(seam.LOG_INFO))
+        self.assertEqual((seam.OK, seam.ERROR, seam.UNSTABLE), (0, 1, 2))
+        self.assertEqual((seam.LOG_DEBUG, seam.LOG_INFO, seam.LOG_WARN, seam.LOG_ERROR), (0, 1, 2, 3))
+        self.assertFalse(hasattr(seam, "INFO"))
+        host = seam.Host({"name": "fluid", "config_path": "fluid"})
+        with self.assertRaisesRegex(TypeError, r"not seam\.ERROR \(a status\)"):
+            host.log(seam.ERROR, "lost")
+        with self.assertRaises(TypeError):
+            host.log(7, "no such level")
+        host.log(seam.LOG_WARN, "kept")
+        host.config_error("added_mass", "too big")
+        self.assertEqual(host.messages, [[2, "kept"], [3, "fluid.added_mass: too big"]])
+        with self.assertRaisesRegex(seam.ProtocolError, "not a status"):
+            seam._status(seam.LOG_ERROR)
+
+    def test_destroy_runs_at_bye_and_its_messages_go_back(self):
+        s = seam.Session(PistonSolid)
+        reply, _ = s.handle(pack({"op": "hello", "id": 1, "protocol": 2, "abi": seam.ABI_VERSION}))
+        self.assertIn("mobility", reply["functions"])
+        reply, _ = s.handle(pack({"op": "create", "id": 2, "name": "piston", "config_path": "solids[0]",
+                                  "config": '{"mass": 2.0, "stiffness": 0.0, "position": 1.0}'}))
+        self.assertEqual(reply["status"], seam.OK, reply)
+        reply, _ = s.handle(pack({"op": "describe", "id": 2}))
+        self.assertEqual((reply["dim"], reply["n_points"], reply["X"]), (1, 1, struct.pack("<d", 1.0)))
+        step = {"index": 0, "t": 0.0, "dt": 0.5, "iteration": 0}
+        for k in range(3):   # F = 4 N on 2 kg from rest, no spring: v' = v + dt F / m_s, x' = x + dt v
+            reply, _ = s.handle(pack({"op": "solve", "id": 3 + k, "step": step, "n": 1, "dim": 1,
+                                      "F": struct.pack("<d", 4.0), "out": ["X", "V"]}))
+            self.assertEqual(reply["status"], seam.OK, reply)
+            s.handle(pack({"op": "commit", "id": 10 + k}))
+        self.assertEqual(struct.unpack("<2d", reply["X"] + reply["V"]), (4.0, 3.0))   # 1 + 0.5 (1 + 2 + 3)
+        reply, ended = s.handle(pack({"op": "bye", "id": 20}))
+        self.assertTrue(ended)
+        self.assertEqual(reply["log"], [[seam.LOG_DEBUG, "piston_solid_py: destroyed after 3 commits"]])
+        self.assertIsNone(s.instance)
+
+    def test_solid_refuses_a_bad_configuration_located(self):
+        s = seam.Session(PistonSolid)
+        s.handle(pack({"op": "hello", "id": 1, "protocol": 2, "abi": seam.ABI_VERSION}))
+        reply, _ = s.handle(pack({"op": "create", "id": 2, "name": "piston", "config_path": "solids[0]",
+                                  "config": '{"mass": 0, "stifness": 1}',
+                                  "locations": {"mass": "s.json:3:5"}}))
+        self.assertEqual(reply["status"], seam.ERROR)
+        texts = [m[1] for m in reply["log"]]
+        self.assertIn("s.json:3:5: solids[0].mass: expected a finite number > 0, got 0", texts)
+        self.assertIn("solids[0].stifness: unknown key (known: mass, stiffness, position, velocity, count)", texts)
+
+
+class ReadmeTest(unittest.TestCase):
+    def test_excerpts_are_the_files(self):
+        """Each code block of protocol/python/README.md marked as an excerpt is
+        a verbatim piece of the file it names, so the guide shows the code
+        that runs."""
+        here = os.path.join(os.environ.get("SEAM_SOURCE_ROOT", "."), "protocol", "python")
+        with open(os.path.join(here, "README.md")) as f:
+            text = f.read()
+        excerpts = re.findall(r"<!-- excerpt: ([\w.]+) -->\n```python\n(.*?)```", text, re.S)
+        self.assertEqual(len(excerpts), 4)
+        for name, code in excerpts:
+            with open(os.path.join(here, name)) as f:
+                self.assertIn(code, f.read(), "README.md's excerpt of %s is not in it" % name)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 /* Solvers in other processes, end to end: the same piston scene in-process,
- * with the solid, the fluid or both in seam-serve, and with the fluid in
- * Python gives the same bits; a killed, frozen or silent server is reported
+ * with the solid, the fluid or both in seam-serve, and with the fluid or
+ * both in Python (connected, or started by the scene's command) gives the
+ * same bits; a killed, frozen or silent server is reported
  * with the participant and the step; one coupler at a time; CURVE lets the
  * right key in and keeps the others out. */
 #include <errno.h>
@@ -29,17 +30,11 @@
 #include "seam/loader.h"
 #include "simulation.h"
 #include "test_host.h"
+#include "test_proc.h"
 #include "test_scene.h"
 #include "wire.h"
 
 static const char *seam_exe, *serve_exe;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- processes ---------------------------------------------------------- */
 
@@ -48,81 +43,16 @@ typedef struct {
     char endpoint[1024];
 } server;
 
-/* Every process a test starts, so a failed test still reaps them. */
-static pid_t started[16];
-
-static void track(pid_t pid)
-{
-    for (int i = 0; i < 16; i++)
-        if (started[i] <= 0) {
-            started[i] = pid;
-            return;
-        }
-}
-
-static int reap_all(void **state)
-{
-    (void)state;
-    for (int i = 0; i < 16; i++)
-        if (started[i] > 0) {
-            kill(started[i], SIGKILL);
-            waitpid(started[i], NULL, 0);
-            started[i] = 0;
-        }
-    return 0;
-}
-
 /* Start argv, wait for its "seam-serve: serving NAME (ROLE) on ENDPOINT" line. */
 static void start_server(server *s, char *const argv[])
 {
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    s->pid = fork();
-    assert_true(s->pid >= 0);
-    if (s->pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    track(s->pid);
-    close(fds[1]);
-    char line[2048];
-    size_t len = 0;
-    struct pollfd pfd = {fds[0], POLLIN, 0};
-    while (len < sizeof line - 1 && !memchr(line, '\n', len) && poll(&pfd, 1, 10000) > 0) {
-        ssize_t got = read(fds[0], line + len, sizeof line - 1 - len);
-        if (got <= 0)
-            break;
-        len += (size_t)got;
-    }
-    close(fds[0]);
-    line[len] = '\0';
-    const char *on = strstr(line, " on ");
-    if (!on)
-        fail_msg("%s did not say it was serving: \"%s\"", argv[0], line);
-    snprintf(s->endpoint, sizeof s->endpoint, "%s", on + 4);
-    s->endpoint[strcspn(s->endpoint, "\n")] = '\0';
+    s->pid = test_proc_start_server(argv, NULL, s->endpoint, sizeof s->endpoint);
 }
 
 /* End and reap a server (it may be gone already). */
 static void stop_server(server *s)
 {
-    if (s->pid <= 0)
-        return;
-    kill(s->pid, SIGCONT);
-    kill(s->pid, SIGTERM);
-    int st;
-    for (int i = 0; i < 300 && waitpid(s->pid, &st, WNOHANG) == 0; i++)
-        usleep(10000);
-    if (kill(s->pid, 0) == 0) {
-        kill(s->pid, SIGKILL);
-        waitpid(s->pid, &st, 0);
-    }
-    for (int i = 0; i < 16; i++)
-        if (started[i] == s->pid)
-            started[i] = 0;
+    test_proc_stop(s->pid);
     s->pid = 0;
 }
 
@@ -152,18 +82,6 @@ static void capture_log(void *ctx, seam_log_level level, const char *who, const 
     snprintf(r->log + len, sizeof r->log - len, "[%s] %s\n", who ? who : "seam", message);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = calloc(1, 1 << 20);
-    size_t n = fread(buf, 1, (1 << 20) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Keep the first `cols` columns of each CSV line (drops the wall-time columns). */
 static void keep_columns(char *text, int cols)
 {
@@ -184,11 +102,11 @@ static void keep_columns(char *text, int cols)
     *out = '\0';
 }
 
-static run_result *run_piston(const char *name, const char **sets)
+static run_result *run_piston_scene(const char *name, const char *scene, const char **sets)
 {
     run_result *r = calloc(1, sizeof *r);
     char err[2048];
-    seam_doc *doc = seam_doc_load(test_source_path("examples/piston.json"), err, sizeof err);
+    seam_doc *doc = seam_doc_load(test_source_path(scene), err, sizeof err);
     assert_non_null(doc);
     assert_int_equal(seam_doc_set(doc, "output.frames=false", err, sizeof err), 0);
     for (int i = 0; sets && sets[i]; i++)
@@ -211,15 +129,20 @@ static run_result *run_piston(const char *name, const char **sets)
     seam_doc_destroy(&doc);
     char path[1200];
     snprintf(path, sizeof path, "%s/stats.csv", out);
-    r->stats = slurp(path);
+    r->stats = test_slurp(path);
     assert_non_null(r->stats);
     keep_columns(r->stats, 6);
     snprintf(path, sizeof path, "%s/interface.csv", out);
-    char *iface = slurp(path);
+    char *iface = test_slurp(path);
     assert_non_null(iface);
     snprintf(r->interface_csv, sizeof r->interface_csv, "%s", iface);
     free(iface);
     return r;
+}
+
+static run_result *run_piston(const char *name, const char **sets)
+{
+    return run_piston_scene(name, "examples/piston.json", sets);
 }
 
 static void free_run(run_result *r)
@@ -277,7 +200,7 @@ static char *regions_csv(const char *dir)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/regions.csv", dir);
-    return slurp(path);
+    return test_slurp(path);
 }
 
 /* The pressure projection across the wire: examples/two_balloons.json (two
@@ -382,6 +305,84 @@ static void test_python_fluid_gives_the_same_bits(void **state)
     stop_server(&py);
 }
 
+/* The scene `examples/piston_python.json` or piston.json with sets, refused:
+ * the messages of the refusal. validate: as `seam validate` (no command
+ * started). */
+static char *refusal(const char *scene, const char *const *sets, bool validate)
+{
+    run_result *r = calloc(1, sizeof *r);
+    char err[1024];
+    seam_doc *doc = seam_doc_load(test_source_path(scene), err, sizeof err);
+    assert_non_null(doc);
+    for (int i = 0; sets && sets[i]; i++)
+        if (seam_doc_set(doc, sets[i], err, sizeof err) != 0)
+            fail_msg("%s: %s", sets[i], err);
+    seam_run_options opts = {.out_dir = test_tmpdir("remote_command_bad"), .log = capture_log, .log_ctx = r,
+                             .plugins_on_path_only = validate};
+    seam_sim *sim = seam_sim_new(doc, &opts);
+    assert_null(sim);
+    seam_doc_destroy(&doc);
+    char *log = strdup(r->log);
+    free(r);
+    return log;
+}
+
+static void expect_in(const char *log, const char *what)
+{
+    if (!strstr(log, what))
+        fail_msg("expected \"%s\" in:\n%s", what, log);
+}
+
+/* Both participants in Python, started by the scene's "command" (seam
+ * appends --bind and --once): the same bits as the C plugins in-process.
+ * A command that cannot start, a wrong plugin name, a command without a
+ * separate process and a validation are refused, naming the participant. */
+static void test_python_participants_started_by_the_scene(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/python3", X_OK) != 0)
+        skip();
+    run_result *local = run_piston("remote_cmd_local", NULL);
+    run_result *py = run_piston_scene("remote_cmd_python", "examples/piston_python.json", NULL);
+    if (py->status != SEAM_OK)
+        fail_msg("%s", py->log);
+    assert_same_run(local, py);
+    expect_in(py->log, "[piston] piston_solid_py: destroyed after 200 commits");   /* its destroy, at bye */
+    free_run(py);
+    free_run(local);
+
+    const char *const missing[] = {"fluid.command=[\"/nonexistent/solver\", \"x.py\"]", NULL};
+    char *log = refusal("examples/piston_python.json", missing, false);
+    expect_in(log, "fluid: hello: /nonexistent/solver x.py (pid ");
+    expect_in(log, ") exited with status 127");
+    free(log);
+    const char *const wrong[] = {"solids.0.plugin=piston_solid", NULL};
+    log = refusal("examples/piston_python.json", wrong, false);
+    expect_in(log, "solids[0]: python3 ../protocol/python/piston_solid.py serves plugin \"piston_solid_py\", "
+                   "but the scene asks for \"piston_solid\"");
+    free(log);
+    const char *const empty[] = {"fluid.command=[]", NULL};
+    log = refusal("examples/piston_python.json", empty, false);
+    expect_in(log, "fluid.command: expected a non-empty array of strings");
+    free(log);
+    const char *const not_text[] = {"solids.0.command=[\"python3\", 7]", NULL};
+    log = refusal("examples/piston_python.json", not_text, false);
+    expect_in(log, "solids[0].command: item 1: expected a non-empty string");
+    free(log);
+    const char *const both[] = {"fluid.connect=ipc:///nonexistent/x.sock", "fluid.process=inline", NULL};
+    log = refusal("examples/piston_python.json", both, false);
+    expect_in(log, "fluid.command: with \"connect\" the server runs already");
+    free(log);
+    const char *const inline_cmd[] = {"fluid.command=[\"python3\"]", NULL};
+    log = refusal("examples/piston.json", inline_cmd, false);
+    expect_in(log, "fluid.command: only for a participant in another process");
+    free(log);
+    log = refusal("examples/piston_python.json", NULL, true);
+    expect_in(log, "fluid.command: not started: a command runs a program the scene names");
+    expect_in(log, "solids[0].command: not started");
+    free(log);
+}
+
 /* ---- dead and silent servers -------------------------------------------- */
 
 /* Start `seam run` on the piston scene for a long time with extra --set
@@ -409,51 +410,7 @@ static pid_t start_seam_run(const char *out_dir, const char *log_path, const cha
         argv[a++] = (char *)sets[i];
     }
     argv[a] = NULL;
-    char *copy[32];
-    for (int i = 0; i <= a; i++)
-        copy[i] = argv[i] ? strdup(argv[i]) : NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-        execv(copy[0], copy);
-        _exit(127);
-    }
-    track(pid);
-    for (int i = 0; i < a; i++)
-        free(copy[i]);
-    return pid;
-}
-
-/* Wait for pid at most `limit` seconds; its exit status, or -1 after killing it. */
-static int wait_exit(pid_t pid, double limit, double *took)
-{
-    double t0 = now_s();
-    int st;
-    while (waitpid(pid, &st, WNOHANG) == 0) {
-        if (now_s() - t0 > limit) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            return -1;
-        }
-        usleep(5000);
-    }
-    *took = now_s() - t0;
-    for (int i = 0; i < 16; i++)
-        if (started[i] == pid)
-            started[i] = 0;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void expect_in_file(const char *path, const char *needle)
-{
-    char *text = slurp(path);
-    assert_non_null(text);
-    if (!strstr(text, needle))
-        fail_msg("expected \"%s\" in %s:\n%s", needle, path, text);
-    free(text);
+    return test_proc_spawn(argv, log_path, -1);
 }
 
 /* The run wrote stats rows for the steps it finished. */
@@ -461,7 +418,7 @@ static void expect_partial_stats(const char *dir)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/out/stats.csv", dir);
-    char *text = slurp(path);
+    char *text = test_slurp(path);
     assert_non_null(text);
     int rows = 0;
     for (char *p = text; *p; p++)
@@ -478,8 +435,8 @@ static void wait_for_steps(const char *dir, int steps)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/out/stats.csv", dir);
-    for (double t0 = now_s(); now_s() - t0 < 20.0; usleep(20000)) {
-        char *text = slurp(path);
+    for (double t0 = test_now_s(); test_now_s() - t0 < 20.0; usleep(20000)) {
+        char *text = test_slurp(path);
         int rows = 0;
         for (char *p = text; p && *p; p++)
             rows += *p == '\n';
@@ -504,15 +461,15 @@ static void test_killed_server_is_named_with_its_step(void **state)
     pid_t run = start_seam_run(dir, log, sets);
     wait_for_steps(dir, 11);   /* expect_partial_stats below wants more than 10 */
     kill(s.pid, SIGKILL);
-    double t_kill = now_s(), took = 0;
-    int rc = wait_exit(run, 10.0, &took);
+    double t_kill = test_now_s(), took = 0;
+    int rc = test_proc_wait(run, 10.0, &took);
     (void)t_kill;
     stop_server(&s);
     assert_int_equal(rc, 1);
     assert_true(took < 10.0);
-    expect_in_file(log, "[piston] error: ");
-    expect_in_file(log, "at step ");
-    expect_in_file(log, "lost the connection to ipc://");
+    test_expect_in_file(log, "[piston] error: ");
+    test_expect_in_file(log, "at step ");
+    test_expect_in_file(log, "lost the connection to ipc://");
     expect_partial_stats(dir);
 }
 
@@ -549,11 +506,11 @@ static void test_killed_spawned_server_is_named_with_its_step(void **state)
     wait_for_steps(dir, 11);
     kill(child, SIGKILL);
     double took = 0;
-    int rc = wait_exit(run, 10.0, &took);
+    int rc = test_proc_wait(run, 10.0, &took);
     assert_int_equal(rc, 1);
-    expect_in_file(log, "[fluid] error: ");
-    expect_in_file(log, "at step ");
-    expect_in_file(log, "was killed by signal 9");
+    test_expect_in_file(log, "[fluid] error: ");
+    test_expect_in_file(log, "at step ");
+    test_expect_in_file(log, "was killed by signal 9");
     expect_partial_stats(dir);
 }
 
@@ -573,12 +530,12 @@ static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void 
     wait_for_steps(dir, 1);
     kill(s.pid, SIGSTOP);
     double took = 0;
-    int rc = wait_exit(run, 10.0, &took);
+    int rc = test_proc_wait(run, 10.0, &took);
     stop_server(&s);
     assert_int_equal(rc, 1);
     assert_true(took < 5.0);   /* 3 missed heartbeats of 0.1 s, plus slack for a loaded machine */
-    expect_in_file(log, "[piston] error: ");
-    expect_in_file(log, "stopped answering heartbeats");
+    test_expect_in_file(log, "[piston] error: ");
+    test_expect_in_file(log, "stopped answering heartbeats");
 
     /* without heartbeats, the per-operation timeout ends the wait */
     start_seam_serve(&s, "piston_solid", bind, "0");
@@ -587,13 +544,13 @@ static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void 
     run = start_seam_run(dir, log, to);
     wait_for_steps(dir, 1);
     kill(s.pid, SIGSTOP);
-    rc = wait_exit(run, 10.0, &took);
+    rc = test_proc_wait(run, 10.0, &took);
     stop_server(&s);
     assert_int_equal(rc, 1);
     assert_true(took < 5.0);
-    expect_in_file(log, "no reply from ipc://");
-    expect_in_file(log, "within 0.5 s");
-    expect_in_file(log, "at step ");
+    test_expect_in_file(log, "no reply from ipc://");
+    test_expect_in_file(log, "within 0.5 s");
+    test_expect_in_file(log, "at step ");
 }
 
 /* ---- talking to seam-serve directly ------------------------------------- */
@@ -749,6 +706,118 @@ static void test_one_coupler_at_a_time(void **state)
     }
     assert_true(in);
     client_close(&a);
+    stop_server(&s);
+}
+
+/* A long solve does not silence the server: while probe_solid sleeps 3 s
+ * in coupler A's solve, coupler B's hello and describe are answered "busy"
+ * within a second, ZeroMQ's heartbeats keep A's connection (3 intervals of
+ * 0.2 s pass many times over), A's solve then returns its answer, and the
+ * server goes on: once A says bye, B gets in. */
+typedef struct {
+    const seam_plugin *p;
+    void *self;
+    seam_status status;
+    double x, done_at;
+} long_solve;
+
+static void *solve_step_1(void *arg)
+{
+    long_solve *ls = arg;
+    seam_step step = {.index = 1, .t = 0.01, .dt = 0.01};
+    double F = 1.0, X = -1.0, V = -1.0;
+    seam_input in = {.n = 1, .dim = 1, .F = &F};
+    seam_output out = {.n = 1, .dim = 1, .X = &X, .V = &V};
+    ls->status = ls->p->solve(ls->self, &step, &in, &out);
+    ls->x = X;
+    ls->done_at = test_now_s();
+    return NULL;
+}
+
+static void test_busy_while_the_plugin_solves(void **state)
+{
+    (void)state;
+    server s;
+    start_seam_serve(&s, "probe_solid", "tcp://127.0.0.1:*", "0.2");
+    char err[2048];
+    seam_remote_options o = {.name = "a", .timeout_s = 30, .heartbeat_s = 0.2, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    long_solve ls = {.p = seam_remote_plugin(r)};
+    test_host th;
+    test_host_init(&th, "a", "solids[0]");
+    ls.self = ls.p->create(ls.p, "{\"position\": 0.25, \"hang_at_step\": 1, \"hang_s\": 3}", &th.host);
+    assert_non_null(ls.self);
+    seam_interface f;
+    assert_int_equal(ls.p->describe(ls.self, &f), SEAM_OK);
+    seam_step step0 = {.index = 0, .dt = 0.01};
+    double F = 0.0, X = 0.0, V = 0.0;
+    seam_input in = {.n = 1, .dim = 1, .F = &F};
+    seam_output out = {.n = 1, .dim = 1, .X = &X, .V = &V};
+    assert_int_equal(ls.p->solve(ls.self, &step0, &in, &out), SEAM_OK);
+    assert_int_equal(ls.p->commit(ls.self), SEAM_OK);
+    double t0 = test_now_s();
+    pthread_t solver;
+    assert_int_equal(pthread_create(&solver, NULL, solve_step_1, &ls), 0);
+    usleep(500000);   /* the plugin is asleep in the solve */
+    client b;
+    client_open(&b, s.endpoint);
+    double asked = test_now_s();
+    client_request(&b, "hello", 1);
+    double answered = test_now_s();
+    assert_false(client_ok(&b, "busy: plugin \"probe_solid\" is serving another coupler"));
+    client_request(&b, "describe", 2);
+    assert_false(client_ok(&b, "busy: plugin \"probe_solid\" is serving another coupler"));
+    print_message("busy reply after %.3f s, during a 3 s solve\n", answered - asked);
+    assert_true(answered - asked < 1.0);
+    pthread_join(solver, NULL);
+    assert_int_equal(ls.status, SEAM_OK);
+    assert_true(ls.x == 0.25);
+    assert_true(ls.done_at - t0 >= 3.0);   /* the plugin did sleep: B was answered while it did */
+    assert_true(answered < ls.done_at);
+    assert_int_equal(ls.p->commit(ls.self), SEAM_OK);
+    ls.p->destroy(ls.self);   /* bye */
+    client_request(&b, "hello", 3);
+    assert_true(client_ok(&b, NULL));
+    client_request(&b, "bye", 4);
+    assert_true(client_ok(&b, NULL));
+    client_close(&b);
+    stop_server(&s);
+}
+
+/* A coupler killed while its plugin sleeps 3 s in a solve: a newcomer's
+ * hello is not answered "busy" (the owner is gone) but waits for the solve
+ * to end, then gets the server (the old instance destroyed). */
+static void test_newcomer_waits_for_a_vanished_owners_solve(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200], solid[1400];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("remote_vanished_owner"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    server s;
+    start_seam_serve(&s, "probe_solid", "tcp://127.0.0.1:*", "0.2");
+    snprintf(solid, sizeof solid,
+             "solids.0={\"name\": \"piston\", \"plugin\": \"probe_solid\", \"connect\": \"%s\","
+             " \"position\": 0.1, \"hang_at_step\": 3, \"hang_s\": 3}", s.endpoint);
+    const char *sets[] = {solid, "coupling.on_nonconvergence=warn", NULL};
+    pid_t run = start_seam_run(dir, log, sets);
+    wait_for_steps(dir, 3);   /* steps 0-2 done: step 3's solve sleeps */
+    double killed = test_now_s();
+    kill(run, SIGKILL);
+    double took;
+    test_proc_wait(run, 5.0, &took);
+    usleep(300000);   /* the server's ZeroMQ has seen the connection close */
+    client b;
+    client_open(&b, s.endpoint);
+    client_request(&b, "hello", 1);
+    double answered = test_now_s();
+    assert_true(client_ok(&b, NULL));
+    print_message("newcomer served %.2f s after the owner was killed\n", answered - killed);
+    assert_true(answered - killed > 1.0);   /* after the 3 s solve, not at once */
+    client_request(&b, "bye", 2);
+    assert_true(client_ok(&b, NULL));
+    client_close(&b);
     stop_server(&s);
 }
 
@@ -928,9 +997,9 @@ static void test_timeout_mid_transfer_releases_the_callers_arrays(void **state)
     seam_step step = {3, 0.03, 0.01, 0};
     seam_input in = {n, 1, X, V, NULL};
     seam_output out = {n, 1, NULL, NULL, F};
-    double t0 = now_s();
+    double t0 = test_now_s();
     assert_int_equal(p->solve(self, &step, &in, &out), SEAM_ERROR);
-    assert_true(now_s() - t0 < 10.0);
+    assert_true(test_now_s() - t0 < 10.0);
     assert_true(test_host_saw(&th, "within 4 s"));
     memset(X, 0xab, n * sizeof *X);   /* the caller reuses and frees its arrays at once */
     memset(V, 0xab, n * sizeof *V);
@@ -1097,15 +1166,10 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
     }
     /* `seam keygen` writes the same files */
     snprintf(name, sizeof name, "%s/cli", dir);
-    pid_t kg = fork();
-    if (kg == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, STDOUT_FILENO);
-        execl(seam_exe, seam_exe, "keygen", name, (char *)NULL);
-        _exit(127);
-    }
+    char *kg_argv[] = {(char *)seam_exe, "keygen", name, NULL};
+    pid_t kg = test_proc_spawn(kg_argv, "/dev/null", -1);
     double kg_took;
-    assert_int_equal(wait_exit(kg, 10.0, &kg_took), 0);
+    assert_int_equal(test_proc_wait(kg, 10.0, &kg_took), 0);
     char cli_pub[SEAM_KEY_Z85], cli_sec[SEAM_KEY_Z85];
     snprintf(name, sizeof name, "%s/cli.key", dir);
     assert_int_equal(seam_key_read(name, cli_pub, cli_sec, err, sizeof err), 0);
@@ -1147,12 +1211,12 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
 
     o.client_public = pub[2];
     o.client_secret = sec[2];
-    double t0 = now_s();
+    double t0 = test_now_s();
     r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
     assert_null(r);
     if (!strstr(err, "refused this coupler's CURVE key"))
         fail_msg("unexpected: %s", err);
-    assert_true(now_s() - t0 < 3.0);
+    assert_true(test_now_s() - t0 < 3.0);
 
     o.server_key = pub[2];   /* the wrong server key: the handshake cannot succeed */
     o.client_public = pub[1];
@@ -1169,15 +1233,9 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
 
     /* off loopback without CURVE: refused before binding */
     char *open_argv[] = {(char *)serve_exe, "--plugin", "piston_solid", "--bind", "tcp://0.0.0.0:*", NULL};
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, STDERR_FILENO);
-        execv(open_argv[0], open_argv);
-        _exit(127);
-    }
+    pid_t pid = test_proc_spawn(open_argv, "/dev/null", -1);
     double took;
-    assert_int_equal(wait_exit(pid, 5.0, &took), 1);
+    assert_int_equal(test_proc_wait(pid, 5.0, &took), 1);
 }
 
 int main(int argc, char **argv)
@@ -1190,21 +1248,24 @@ int main(int argc, char **argv)
     serve_exe = argv[2];
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_same_bits_in_and_out_of_process, reap_all),
-        cmocka_unit_test_teardown(test_large_arrays_cross_processes_bit_for_bit, reap_all),
-        cmocka_unit_test_teardown(test_timeout_mid_transfer_releases_the_callers_arrays, reap_all),
-        cmocka_unit_test_teardown(test_a_protocol_1_server_is_spoken_to_in_its_version, reap_all),
-        cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, reap_all),
-        cmocka_unit_test_teardown(test_pressure_projection_same_bits_out_of_process, reap_all),
-        cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, reap_all),
-        cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, reap_all),
-        cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, reap_all),
-        cmocka_unit_test_teardown(test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout, reap_all),
-        cmocka_unit_test_teardown(test_garbage_on_the_wire_then_a_valid_request, reap_all),
-        cmocka_unit_test_teardown(test_one_coupler_at_a_time, reap_all),
-        cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, reap_all),
-        cmocka_unit_test_teardown(test_capabilities_through_the_proxy, reap_all),
-        cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, reap_all),
+        cmocka_unit_test_teardown(test_same_bits_in_and_out_of_process, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_large_arrays_cross_processes_bit_for_bit, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_timeout_mid_transfer_releases_the_callers_arrays, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_a_protocol_1_server_is_spoken_to_in_its_version, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_pressure_projection_same_bits_out_of_process, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_python_participants_started_by_the_scene, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_garbage_on_the_wire_then_a_valid_request, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_one_coupler_at_a_time, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_busy_while_the_plugin_solves, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_newcomer_waits_for_a_vanished_owners_solve, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_capabilities_through_the_proxy, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, test_proc_reap_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
