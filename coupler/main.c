@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "seam/config.h"
+#include "seam/csv.h"
 #include "seam/loader.h"
 #include "seam/log.h"
 #include "keys.h"
@@ -35,6 +36,7 @@ static void usage(FILE *out)
             "                      [--progress S] [--no-report] [--force]\n"
             "       seam run --resume DIR [--quiet] [--log-level L] [--progress S]\n"
             "       seam report DIR\n"
+            "       seam compare DIR_A DIR_B\n"
             "       seam validate SCENE [--set KEY=VALUE]... [--log-level L] [--allow-any-plugin]\n"
             "       seam plugins\n"
             "       seam info PLUGIN\n"
@@ -43,6 +45,7 @@ static void usage(FILE *out)
             "\n"
             "  run       run a scene; writes stats.csv, frames and the report to the output directory\n"
             "  report    write DIR/index.html and its plots from a run's files (done by run unless --no-report)\n"
+            "  compare   the distance between two runs' interfaces (their interface.csv) over time\n"
             "  validate  check a scene and every participant's configuration without running\n"
             "  plugins   list the plugins found (build tree, install prefix, SEAM_PLUGIN_PATH)\n"
             "  info      describe one plugin, by name or path\n"
@@ -357,6 +360,99 @@ static int cmd_plugins(void)
     return 0;
 }
 
+/* Two runs of the same scene (partitioned and monolithic, two schemes):
+ * their interface.csv files must hold the same points at the same times;
+ * prints, at every time both reached, the largest and the mean distance
+ * between the same point in the two. Exit 0, or 1 when the files cannot be
+ * read or do not match point for point. */
+static int cmd_compare(const char *a_dir, const char *b_dir)
+{
+    char path[2][4200], err[1024];
+    seam_csv *t[2];
+    const char *dirs[2] = {a_dir, b_dir};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path[k], sizeof path[k], "%s/interface.csv", dirs[k]);
+        if (!(t[k] = seam_csv_read(path[k], err, sizeof err))) {
+            fprintf(stderr, "seam: compare: %s (a run writes it with output.interface: true)\n", err);
+            if (k)
+                seam_csv_destroy(&t[0]);
+            return 1;
+        }
+    }
+    int rc = 0;
+    size_t cols = seam_csv_cols(t[0]);
+    if (cols != seam_csv_cols(t[1]) || cols < 3 || strcmp(seam_csv_name(t[0], 0), "step") != 0 ||
+        strcmp(seam_csv_name(t[0], 1), "t") != 0) {
+        fprintf(stderr, "seam: compare: %s has %zu columns and %s %zu: not the same interface\n", path[0], cols,
+                path[1], seam_csv_cols(t[1]));
+        rc = 1;
+    }
+    for (size_t j = 0; rc == 0 && j < cols; j++)
+        if (strcmp(seam_csv_name(t[0], j), seam_csv_name(t[1], j)) != 0) {
+            fprintf(stderr, "seam: compare: column %zu is %s in %s and %s in %s\n", j + 1, seam_csv_name(t[0], j),
+                    path[0], seam_csv_name(t[1], j), path[1]);
+            rc = 1;
+        }
+    /* columns p0_x[, p0_y[, p0_z]], p1_x, ...: point 0's give the dimension */
+    int dim = 0;
+    while (rc == 0 && 2 + (size_t)dim < cols && strncmp(seam_csv_name(t[0], 2 + (size_t)dim), "p0_", 3) == 0)
+        dim++;
+    if (rc == 0 && dim == 0) {
+        fprintf(stderr, "seam: compare: %s: column 3 is %s, not p0_x\n", path[0], seam_csv_name(t[0], 2));
+        rc = 1;
+    }
+    if (rc == 0 && (cols - 2) % (size_t)dim != 0) {
+        fprintf(stderr, "seam: compare: %s: %zu position columns are not points of dimension %d\n", path[0],
+                cols - 2, dim);
+        rc = 1;
+    }
+    if (rc == 0) {
+        size_t points = (cols - 2) / (size_t)dim, rows = 0, ia = 0, ib = 0;
+        const double *ta = seam_csv_values(t[0], 1), *tb = seam_csv_values(t[1], 1);
+        double worst = 0.0, worst_t = 0.0;
+        printf("# %s against %s: %zu points of dimension %d\n# t (s), largest distance (m), mean distance (m)\n",
+               a_dir, b_dir, points, dim);
+        while (ia < seam_csv_rows(t[0]) && ib < seam_csv_rows(t[1])) {
+            double scale = fmax(1.0, fmax(fabs(ta[ia]), fabs(tb[ib])));
+            if (ta[ia] < tb[ib] - 1e-12 * scale) {   /* times one run reached and the other did not */
+                ia++;
+                continue;
+            }
+            if (tb[ib] < ta[ia] - 1e-12 * scale) {
+                ib++;
+                continue;
+            }
+            double largest = 0.0, sum = 0.0;
+            for (size_t p = 0; p < points; p++) {
+                double d2 = 0.0;
+                for (int k = 0; k < dim; k++) {
+                    size_t j = 2 + p * (size_t)dim + (size_t)k;
+                    double d = seam_csv_values(t[0], j)[ia] - seam_csv_values(t[1], j)[ib];
+                    d2 += d * d;
+                }
+                largest = fmax(largest, sqrt(d2));
+                sum += sqrt(d2);
+            }
+            printf("%.9g,%.6e,%.6e\n", ta[ia], largest, sum / (double)points);
+            if (largest > worst || rows == 0) {
+                worst = largest;
+                worst_t = ta[ia];
+            }
+            rows++;
+            ia++;
+            ib++;
+        }
+        if (rows == 0) {
+            fprintf(stderr, "seam: compare: %s and %s share no time\n", path[0], path[1]);
+            rc = 1;
+        } else
+            printf("# %zu common times; largest distance %.6e m at t = %.9g s\n", rows, worst, worst_t);
+    }
+    seam_csv_destroy(&t[0]);
+    seam_csv_destroy(&t[1]);
+    return rc;
+}
+
 static int cmd_info(const char *name)
 {
     char err[2048];
@@ -413,6 +509,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2, true);
     if (strcmp(cmd, "report") == 0 && argc == 3)
         return cmd_report(argv[2]);
+    if (strcmp(cmd, "compare") == 0 && argc == 4)
+        return cmd_compare(argv[2], argv[3]);
     if (strcmp(cmd, "plugins") == 0 && argc == 2)
         return cmd_plugins();
     if (strcmp(cmd, "info") == 0 && argc == 3)

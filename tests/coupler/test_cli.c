@@ -125,6 +125,34 @@ static void test_run_writes_stats(void **state)
     expect("--steps: expected a positive integer");
 }
 
+/* seam compare: the piston solved by two schemes to 1e-10 m lies within
+ * that of itself at every step; against itself the distance is 0; a run
+ * of another interface, or without interface.csv, is refused. */
+static void test_compare(void **state)
+{
+    (void)state;
+    char a[1024], b[1024], c[1024];
+    snprintf(a, sizeof a, "%s", test_tmpdir("cli_compare_a"));
+    snprintf(b, sizeof b, "%s", test_tmpdir("cli_compare_b"));
+    snprintf(c, sizeof c, "%s", test_tmpdir("cli_compare_c"));
+    const char *common = "--set output.interface=true --set coupling.tolerance=1e-10 --steps 20 --quiet --force";
+    assert_int_equal(seam("run examples/piston.json --out '%s' %s --set coupling.scheme=iqn-ils", a, common), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' %s --set coupling.scheme=aitken", b, common), 0);
+    assert_int_equal(seam("compare '%s' '%s'", a, a), 0);
+    expect("# 21 common times; largest distance 0.000000e+00 m");
+    assert_int_equal(seam("compare '%s' '%s'", a, b), 0);
+    expect("# 21 common times; largest distance ");
+    double worst = strtod(strstr(output, "largest distance ") + 17, NULL);
+    print_message("piston, iqn-ils against aitken: largest distance %.3g m\n", worst);
+    assert_true(worst <= 2e-10);
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --set output.interface=true --steps 2 --quiet --force",
+                          c), 0);
+    assert_int_equal(seam("compare '%s' '%s'", a, c), 1);
+    expect("not the same interface");
+    assert_int_equal(seam("compare '%s' /nonexistent", a), 1);
+    expect("/nonexistent/interface.csv");
+}
+
 static bool exists(const char *dir, const char *name)
 {
     char path[8400];
@@ -496,6 +524,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_validate_reports_precisely),
         cmocka_unit_test(test_exit_status_table),
         cmocka_unit_test(test_run_writes_stats),
+        cmocka_unit_test(test_compare),
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_progress_and_log_level),
         cmocka_unit_test(test_plugins_and_info),
