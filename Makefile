@@ -1,11 +1,15 @@
 # The newcomer's door: `make demo` builds everything and runs the default
 # scene; `make test` builds and runs the whole test suite. Both install any
-# missing Debian packages first (scripts/deps.sh).
+# missing Debian packages first (scripts/deps.sh). `make install` puts seam,
+# seam-serve, libseam, the plugins, headers and example scenes under PREFIX
+# (DESTDIR=... stages them under another root).
 BUILD ?= build
 SCENE ?= examples/rising_disc.json
 MESON_SETUP_FLAGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all demo test deps build clean
+.PHONY: all demo test deps build install clean
 
 all: build
 
@@ -23,6 +27,11 @@ demo: build
 
 test: build
 	meson test -C $(BUILD) --print-errorlogs
+
+install: build
+	meson configure $(BUILD) -Dprefix=$(abspath $(PREFIX))
+	ninja -C $(BUILD)
+	meson install -C $(BUILD) --no-rebuild $(if $(DESTDIR),--destdir $(abspath $(DESTDIR)))
 
 clean:
 	rm -rf $(BUILD) out

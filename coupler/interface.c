@@ -46,7 +46,7 @@ static bool allocate(sim_interface *in)
     in->body = calloc(in->n_points + 1, sizeof *in->body);
     in->elems = calloc(in->n_elems * (size_t)(in->nodes_per_elem ? in->nodes_per_elem : 1) + 1, sizeof *in->elems);
     in->two_sided = calloc(in->n_elems + 1, 1);
-    in->block = in->Xn = calloc(8 * m, sizeof *in->Xn);   /* Xn, Xnm1, X_pred, X_out, V, V_solid, Vn, Xnm2 */
+    in->block = in->Xn = calloc(9 * m, sizeof *in->Xn);   /* Xn, Xnm1, X_pred, X_out, V, V_solid, Vn, Xnm2, F_solid */
     if (!in->X0 || !in->mass || !in->body || !in->elems || !in->two_sided || !in->block)
         return false;
     in->Xnm1 = in->Xn + m;
@@ -56,11 +56,12 @@ static bool allocate(sim_interface *in)
     in->V_solid = in->V + m;
     in->Vn = in->V_solid + m;
     in->Xnm2 = in->Vn + m;
+    in->F_solid = in->Xnm2 + m;
     return true;
 }
 
 /* Copy solid s's surface into its slice of the concatenation. */
-static void place(sim_interface *in, const participant *pt, const seam_interface *f, size_t *e_at, int32_t *body_base)
+static void place(sim_interface *in, participant *pt, const seam_interface *f, size_t *e_at, int32_t *body_base)
 {
     memcpy(in->X0 + pt->offset * (size_t)in->dim, f->X, f->n_points * (size_t)f->dim * sizeof(double));
     int32_t max_body = 0;
@@ -76,7 +77,9 @@ static void place(sim_interface *in, const participant *pt, const seam_interface
                 (int32_t)pt->offset + f->elems[e * (size_t)f->nodes_per_elem + (size_t)k];
         in->two_sided[*e_at] = f->two_sided ? f->two_sided[e] : 0;
     }
-    *body_base += (int32_t)(f->n_bodies ? f->n_bodies : (size_t)max_body + 1);
+    pt->body_base = *body_base;
+    pt->n_bodies = f->n_bodies ? f->n_bodies : (size_t)max_body + 1;
+    *body_base += (int32_t)pt->n_bodies;
 }
 
 bool interface_build(seam_sim *sim)

@@ -32,11 +32,12 @@ static void on_stop(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--no-report] [--force]\n"
-            "       seam run --resume DIR [--quiet]\n"
+            "usage: seam run SCENE [--out DIR] [--end T] [--steps N] [--set KEY=VALUE]... [--quiet] [--log-level L]\n"
+            "                      [--progress S] [--no-report] [--force]\n"
+            "       seam run --resume DIR [--quiet] [--log-level L] [--progress S]\n"
             "       seam report DIR\n"
             "       seam compare DIR_A DIR_B\n"
-            "       seam validate SCENE [--set KEY=VALUE]... [--allow-any-plugin]\n"
+            "       seam validate SCENE [--set KEY=VALUE]... [--log-level L] [--allow-any-plugin]\n"
             "       seam plugins\n"
             "       seam info PLUGIN\n"
             "       seam keygen NAME\n"
@@ -52,6 +53,9 @@ static void usage(FILE *out)
             "\n"
             "  --set coupling.scheme=relaxation   override any key of the scene (JSON value or string)\n"
             "  --force   empty an output directory that holds an earlier run (refused without it)\n"
+            "  --quiet   print only warnings and errors (no header, progress or summary of a run that converged)\n"
+            "  --log-level L   the least level of message printed: debug, info (default), warning, error\n"
+            "  --progress S    stdout not a terminal: a progress line every S seconds (default 5; 0: none)\n"
             "  --resume  continue the run whose checkpoint (output.checkpoint) is in DIR, with its scene and options\n"
             "  --allow-any-plugin   validate: also load plugins outside the search path (runs their code)\n");
 }
@@ -62,6 +66,8 @@ typedef struct {
     double end;
     long steps;
     bool quiet;
+    seam_log_level log_level;   /* messages below it are not printed */
+    double progress_s;          /* seconds between progress lines when stdout is no terminal, 0: none */
     bool force;
     const char *resume;
     bool allow_any_plugin;
@@ -72,6 +78,9 @@ typedef struct {
 static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->log_level = SEAM_LOG_INFO;
+    a->progress_s = 5.0;
+    bool level_given = false;
     a->sets = calloc((size_t)argc, sizeof *a->sets);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -102,6 +111,26 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             i++;
         } else if (allow_run_flags && strcmp(arg, "--quiet") == 0) {
             a->quiet = true;
+        } else if (strcmp(arg, "--log-level") == 0 && val) {
+            static const char *const names[] = {"debug", "info", "warning", "error"};
+            int k = 0;
+            while (k < 4 && strcmp(val, names[k]) != 0)
+                k++;
+            if (k == 4) {
+                fprintf(stderr, "seam: --log-level: expected debug, info, warning or error, got \"%s\"\n", val);
+                return -1;
+            }
+            a->log_level = (seam_log_level)k;
+            level_given = true;
+            i++;
+        } else if (allow_run_flags && strcmp(arg, "--progress") == 0 && val) {
+            char *endp;
+            a->progress_s = strtod(val, &endp);
+            if (*endp || !(a->progress_s >= 0) || !isfinite(a->progress_s)) {
+                fprintf(stderr, "seam: --progress: expected seconds >= 0, got \"%s\"\n", val);
+                return -1;
+            }
+            i++;
         } else if (allow_run_flags && strcmp(arg, "--no-report") == 0) {
             a->sets[a->n_sets++] = "output.report=false";   /* the scene key, so both say the same */
         } else if (allow_run_flags && strcmp(arg, "--force") == 0) {
@@ -121,9 +150,12 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
             return -1;
         }
     }
+    if (a->quiet && !level_given)
+        a->log_level = SEAM_LOG_WARN;
     if (a->resume) {   /* the checkpoint holds the scene and the options the run was started with */
         if (a->scene || a->out || a->end > 0 || a->steps > 0 || a->force || a->n_sets > 0) {
-            fprintf(stderr, "seam: --resume takes the scene and its options from the checkpoint: only --quiet goes with it\n");
+            fprintf(stderr, "seam: --resume takes the scene and its options from the checkpoint: only --quiet, "
+                    "--log-level and --progress go with it\n");
             return -1;
         }
         return 0;
@@ -135,11 +167,12 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
     return 0;
 }
 
-/* Messages of the run on stderr: "seam: [participant] text". */
+/* Messages of the run on stderr: "seam: [participant] text", those below
+ * the least level (ctx, --log-level; NULL: info) left out. */
 static void print_log(void *ctx, seam_log_level level, const char *who, const char *message)
 {
-    const bool *quiet = ctx;   /* --quiet: warnings and errors only */
-    if (level == SEAM_LOG_DEBUG || (level == SEAM_LOG_INFO && quiet && *quiet))
+    const seam_log_level *least = ctx;
+    if (level < (least ? *least : SEAM_LOG_INFO))
         return;
     if (who)
         fprintf(stderr, "seam: [%s] %s\n", who, message);
@@ -156,7 +189,8 @@ static void draw_progress(void *ctx, const seam_progress *p)
         return;
     *last = p->elapsed_s;
     double frac = p->t_end > 0 ? fmin(1.0, p->t / p->t_end) : 1.0;
-    double left = frac > 0 ? p->elapsed_s * (1.0 - frac) / frac : 0.0;
+    double left = seam_progress_eta(p);   /* from this process's pace: right for a resumed run too */
+    left = isfinite(left) ? left : 0.0;
     enum { WIDTH = 30 };
     char bar[WIDTH + 1];
     for (int i = 0; i < WIDTH; i++)
@@ -166,6 +200,28 @@ static void draw_progress(void *ctx, const seam_progress *p)
            p->step, p->iterations, p->elapsed_s, left);
     if (p->final)
         putchar('\n');
+    fflush(stdout);
+}
+
+/* Progress when stdout is no terminal (a log file, a pipe): one whole line
+ * every so many seconds of wall time, the first after the first step. */
+typedef struct progress_lines {
+    double every_s, last;
+} progress_lines;
+
+static void print_progress_line(void *ctx, const seam_progress *p)
+{
+    progress_lines *pl = ctx;
+    if (p->final || p->step == 0 || (pl->last >= 0 && p->elapsed_s - pl->last < pl->every_s))
+        return;
+    pl->last = p->elapsed_s;
+    double eta = seam_progress_eta(p);
+    printf("seam: step %ld  t %.6g/%.6g s (%.1f%%)  dt %.3g s  it %d  elapsed %.1f s  ETA ", p->step, p->t, p->t_end,
+           p->t_end > 0 ? 100.0 * fmin(1.0, p->t / p->t_end) : 100.0, p->dt, p->iterations, p->elapsed_s);
+    if (isfinite(eta))
+        printf("%.1f s\n", eta);
+    else
+        printf("unknown\n");
     fflush(stdout);
 }
 
@@ -222,8 +278,9 @@ static int cmd_run(int argc, char **argv, bool validate_only)
         return 1;
     }
     double last_drawn = -1.0;
+    progress_lines lines = {a.progress_s, -1.0};
     seam_run_options opts = {.out_dir = a.out, .end = a.end, .max_steps = a.steps, .log = print_log,
-                             .log_ctx = &a.quiet,
+                             .log_ctx = &a.log_level,
                              .stop = &stop_requested,
                              .stale_output = a.resume ? SEAM_OUTPUT_OVERWRITE
                                            : a.force ? SEAM_OUTPUT_CLEAN_STALE : SEAM_OUTPUT_REFUSE_STALE,
@@ -232,6 +289,9 @@ static int cmd_run(int argc, char **argv, bool validate_only)
     if (!a.quiet && isatty(STDOUT_FILENO)) {
         opts.progress = draw_progress;
         opts.progress_ctx = &last_drawn;
+    } else if (!a.quiet && a.progress_s > 0) {
+        opts.progress = print_progress_line;
+        opts.progress_ctx = &lines;
     }
     seam_sim *sim = seam_sim_new(doc, &opts);
     if (!sim) {

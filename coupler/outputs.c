@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "seam/frame.h"
+#include "seam/raster.h"
 #include "sim_internal.h"
 
 /* The CSV files' names, by SIM_CSV_*. */
-static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv"};
+static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv",
+                                                       "probes.csv"};
 
 static int mkdir_p(const char *path)
 {
@@ -36,7 +39,7 @@ static void silent(void *ctx, seam_log_level level, const char *who, const char 
 }
 
 /* Who draws the pictures: the fluid, or a coupled plugin (its fluid's fields). */
-static participant *field_source(seam_sim *sim)
+participant *sim_field_source(seam_sim *sim)
 {
     return sim->fluid ? sim->fluid : sim->coupled;
 }
@@ -48,14 +51,15 @@ static bool fluid_has_level_set(seam_sim *sim)
     int errors = sim->errors;
     sim->opts.log = silent;
     seam_raster r;
-    participant *fl = field_source(sim);
-    bool has = fl->p->field(fl->self, "level_set", &r) == SEAM_OK && r.nz == 1 && r.data;
+    participant *fl = sim_field_source(sim);
+    bool has = fl->p->field(fl->self, "level_set", &r) == SEAM_OK && r.data;
     sim->opts.log = log;
     sim->errors = errors;
     return has;
 }
 
-/* PNG frames need a 2D interface and a fluid that rasterizes the field. */
+/* PNG frames need a fluid that rasterizes the field, 2D with a 2D
+ * interface, or 3D with a 3D one (a plane through it is drawn). */
 bool outputs_check_picture(seam_sim *sim)
 {
     sim_outputs *o = &sim->out;
@@ -63,13 +67,32 @@ bool outputs_check_picture(seam_sim *sim)
         return true;
     const char *why = NULL;
     seam_raster r;
-    participant *fl = field_source(sim);
+    participant *fl = sim_field_source(sim);
     if (!fl || !fl->p->field)
         why = "the fluid plugin offers no fields";
-    else if (sim->in.dim != 2)
-        why = "pictures are drawn for 2D interfaces only";
-    else if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK || r.nz != 1)
-        why = "the fluid has no 2D field of that name";
+    else if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK || !r.data)
+        why = "the fluid has no field of that name";
+    else if (sim->in.dim != (r.nz > 1 ? 3 : 2))
+        why = r.nz > 1 ? "a slice of a 3D field is drawn with a 3D interface only"
+                       : "pictures of a 2D field are drawn with a 2D interface only";
+    if (!why && r.nz == 1 && o->slice_given) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice: the fluid's field \"%s\" is 2D: it is drawn "
+                "whole, there is no plane to choose", seam_doc_locate(sim->doc, "output.picture.slice"),
+                o->picture_field);
+        return false;
+    }
+    if (!why && r.nz > 1) {
+        int n[3] = {r.nx, r.ny, r.nz};
+        double lo = r.origin[o->slice_axis], hi = lo + n[o->slice_axis] * r.dx;
+        if (!o->slice_at_given)
+            o->slice_at = 0.5 * (lo + hi);
+        else if (!(o->slice_at >= lo && o->slice_at <= hi)) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice.at: %g lies outside the fluid's field, "
+                    "which covers [%g, %g] along %c", seam_doc_locate(sim->doc, "output.picture.slice.at"),
+                    o->slice_at, lo, hi, "xyz"[o->slice_axis]);
+            return false;
+        }
+    }
     if (!why) {
         o->has_surface = o->picture_surface && fluid_has_level_set(sim);
         return true;
@@ -109,7 +132,7 @@ static void write_interface_row(seam_sim *sim, long step, double t)
 
 static seam_status write_picture(seam_sim *sim, double t)
 {
-    participant *fl = field_source(sim);
+    participant *fl = sim_field_source(sim);
     sim_outputs *o = &sim->out;
     seam_raster r, phi;
     if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK) {
@@ -124,6 +147,27 @@ static seam_status write_picture(seam_sim *sim, double t)
         r.data = data;
     }
     bool surface = data && fl->p->field(fl->self, "level_set", &phi) == SEAM_OK;
+    /* 3D: the scene's plane through the field and the level set, and where it cuts the interface */
+    const sim_interface *in = &sim->in;
+    seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn, .body = in->body,
+                            .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems,
+                            .elems = in->elems, .two_sided = in->two_sided, .n_bodies = in->n_bodies};
+    seam_picture_cut cut = {0};
+    double *plane = NULL, *phi_plane = NULL;
+    if (r.nz > 1) {
+        plane = malloc((size_t)r.nx * (size_t)r.ny * (size_t)r.nz * sizeof *plane);
+        phi_plane = surface ? malloc((size_t)phi.nx * (size_t)phi.ny * (size_t)phi.nz * sizeof *phi_plane) : NULL;
+        if (!plane || (surface && !phi_plane) ||
+            seam_picture_cut_plane(&iface, in->Xn, o->slice_axis, o->slice_at, &cut, &fl->host) != SEAM_OK) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot draw frame %d: out of memory", o->frame);
+            free(plane), free(phi_plane), free(data);
+            return SEAM_ERROR;
+        }
+        seam_raster_slice(&r, o->slice_axis, o->slice_at, plane, &r);
+        if (surface)
+            seam_raster_slice(&phi, o->slice_axis, o->slice_at, phi_plane, &phi);
+        iface = cut.iface;
+    }
     seam_picture_opts opts = o->picture_opts;
     seam_picture_fix_range(&o->picture_opts, &r);   /* kept for the frames to come */
     opts.colour_bar = true;
@@ -134,18 +178,16 @@ static seam_status write_picture(seam_sim *sim, double t)
     opts.surface = surface ? &phi : NULL;
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/frames", o->dir);
+    seam_status st = SEAM_OK;
     if (mkdir_p(dir) != 0) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create %s: %s", dir, strerror(errno));
-        free(data);
-        return SEAM_ERROR;
+        st = SEAM_ERROR;
+    } else {
+        snprintf(path, sizeof path, "%s/frame_" SEAM_FRAME_FORMAT ".png", dir, o->frame);
+        st = seam_picture_write_png(path, &r, &iface, iface.X, &opts, &fl->host);
     }
-    snprintf(path, sizeof path, "%s/frame_%04d.png", dir, o->frame);
-    const sim_interface *in = &sim->in;
-    seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn, .body = in->body,
-                            .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems,
-                            .elems = in->elems, .two_sided = in->two_sided, .n_bodies = in->n_bodies};
-    seam_status st = seam_picture_write_png(path, &r, &iface, in->Xn, &opts, &fl->host);
-    free(data);
+    seam_picture_cut_free(&cut);
+    free(plane), free(phi_plane), free(data);
     return st;
 }
 
@@ -229,6 +271,11 @@ seam_status outputs_open(seam_sim *sim)
                 fprintf(o->interface_csv, ",p%zu_%c", i, "xyz"[k]);
         fputc('\n', o->interface_csv);
     }
+    if (o->probes.n) {
+        if (!(o->probes_csv = open_csv(sim, csv_names[SIM_CSV_PROBES], NULL)))
+            return SEAM_ERROR;
+        probes_header(sim, &o->probes, o->probes_csv);
+    }
     write_interface_row(sim, 0, 0.0);
     if (write_frame(sim, 0.0) != SEAM_OK)
         return SEAM_ERROR;
@@ -250,6 +297,8 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
                 r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s, r->scheme.columns,
                 r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated);
     write_interface_row(sim, r->step + 1, r->t);
+    if (o->probes_csv && probes_row(sim, &o->probes, o->probes_csv, r->step, r->t) != SEAM_OK)
+        return SEAM_ERROR;
     for (size_t k = 0; o->regions_csv && k < bpp_region_count(sim->bpp); k++) {
         long id;
         double p0, dp0, err;
@@ -258,7 +307,7 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
     }
     /* the step's rows reach the disk before the next step starts: a killed
      * run's CSV files end on the same whole step */
-    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv, o->regions_csv};
+    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv, o->regions_csv, o->probes_csv};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (files[i] && fflush(files[i]) != 0) {
             sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write the outputs of step %ld in %s: %s", r->step, o->dir,
@@ -303,12 +352,13 @@ void outputs_finish(seam_sim *sim)
 
 void outputs_close(sim_outputs *o)
 {
-    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv};
-    for (size_t i = 0; i < 4; i++)
+    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv, &o->probes_csv};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (*files[i]) {
             fclose(*files[i]);
             *files[i] = NULL;
         }
+    probes_free(&o->probes);
     free(o->dir);
     free(o->picture_field);
     o->dir = o->picture_field = NULL;
@@ -318,7 +368,8 @@ void outputs_close(sim_outputs *o)
 
 static FILE **csv_slot(sim_outputs *o, int i)
 {
-    FILE **slots[SIM_CSV_COUNT] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv};
+    FILE **slots[SIM_CSV_COUNT] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv,
+                                   &o->probes_csv};
     return slots[i];
 }
 
@@ -330,6 +381,7 @@ static bool csv_wanted(const seam_sim *sim, int i)
     case SIM_CSV_STATS:
     case SIM_CSV_RESIDUALS: return o->stats;
     case SIM_CSV_INTERFACE: return o->interface && sim->in.n_points;
+    case SIM_CSV_PROBES: return o->probes.n > 0;
     default: return o->stats && sim->bpp;
     }
 }

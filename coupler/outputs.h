@@ -1,5 +1,5 @@
 /* What a run leaves on disk: one observer called once per committed step
- * (stats.csv, interface.csv, regions.csv with the pressure projection,
+ * (stats.csv, interface.csv, regions.csv with the pressure projection, probes.csv,
  * frames: each participant's write_output and the PNG picture), and the residual of every iteration (residuals.csv). */
 #ifndef SEAM_COUPLER_OUTPUTS_H
 #define SEAM_COUPLER_OUTPUTS_H
@@ -10,6 +10,7 @@
 
 #include "seam/picture.h"
 #include "seam/plugin.h"
+#include "probes.h"
 #include "scheme.h"
 
 struct seam_sim;
@@ -23,7 +24,13 @@ typedef struct sim_outputs {
     seam_picture_opts picture_opts;   /* range fixed by the scene or from the first non-uniform frame */
     bool picture_surface;    /* the scene lets the free surface be drawn (output.picture.surface) */
     bool has_surface;        /* ... and the fluid has a level_set field to draw it from */
-    FILE *stats_csv, *residuals_csv, *interface_csv, *regions_csv;
+    /* 3D: the plane drawn (output.picture.slice), normal to slice_axis (0 x, 1 y, 2 z) at slice_at */
+    int slice_axis;
+    double slice_at;
+    bool slice_given;        /* output.picture.slice in the scene (else z) */
+    bool slice_at_given;     /* ... with its "at" (else through the middle of the field) */
+    FILE *stats_csv, *residuals_csv, *interface_csv, *regions_csv, *probes_csv;
+    sim_probes probes;       /* output.probes; probes.csv when there are any */
     int frame;
     double next_frame;
     /* output.checkpoint: every this many steps (0: not by steps), every
@@ -33,7 +40,7 @@ typedef struct sim_outputs {
 } sim_outputs;
 
 /* The CSV files, in the order of outputs_positions. */
-enum { SIM_CSV_STATS, SIM_CSV_RESIDUALS, SIM_CSV_INTERFACE, SIM_CSV_REGIONS, SIM_CSV_COUNT };
+enum { SIM_CSV_STATS, SIM_CSV_RESIDUALS, SIM_CSV_INTERFACE, SIM_CSV_REGIONS, SIM_CSV_PROBES, SIM_CSV_COUNT };
 /* The checkpoint's file in the output directory. */
 #define SIM_CHECKPOINT_FILE "checkpoint.seam"
 

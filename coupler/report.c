@@ -361,6 +361,89 @@ done:
     free(ids), free(xs), free(ps), free(es), free(sp), free(se), free(labels);
 }
 
+/* ---- probes (probes.csv) --------------------------------------------------- */
+
+/* Column j's probe name and quantity, split at the last '.' ("disc.fy"). */
+static bool probe_column(const seam_csv *pr, size_t j, char *name, size_t n_name, const char **what)
+{
+    const char *col = seam_csv_name(pr, j), *dot = strrchr(col, '.');
+    if (!dot || dot == col || (size_t)(dot - col) >= n_name)
+        return false;
+    snprintf(name, n_name, "%.*s", (int)(dot - col), col);
+    *what = dot + 1;
+    return true;
+}
+
+static bool is_solid_quantity(const char *what)
+{
+    static const char *const q[] = {"x", "y", "z", "fx", "fy", "fz"};
+    for (size_t i = 0; i < 6; i++)
+        if (strcmp(what, q[i]) == 0)
+            return true;
+    return false;
+}
+
+/* One plot per fluid field (every point probe of it), and per solid probe
+ * one of its mean position and one of its load, all over time. */
+static void plot_probes(report *r, const seam_csv *pr)
+{
+    size_t n = pr ? seam_csv_rows(pr) : 0, cols = pr ? seam_csv_cols(pr) : 0;
+    const double *t = pr ? seam_csv_named(pr, "t") : NULL;
+    if (!pr)
+        return;
+    if (!t || !n) {
+        missing(r, "Probes", NULL, "probes.csv has no rows.");
+        return;
+    }
+    seam_plot_series *s = calloc(cols, sizeof *s);
+    char (*labels)[160] = calloc(cols, sizeof *labels);
+    bool *done = calloc(cols, sizeof *done);
+    if (!s || !labels || !done) {
+        say(r, SEAM_LOG_ERROR, "out of memory");
+        free(s), free(labels), free(done);
+        return;
+    }
+    for (size_t j = 0; j < cols; j++) {
+        char name[128], other[128], file[300], heading[300];
+        const char *what, *w2;
+        if (done[j] || !probe_column(pr, j, name, sizeof name, &what))
+            continue;
+        size_t k = 0;
+        if (!is_solid_quantity(what)) {   /* a field: every probe of it */
+            for (size_t i = j; i < cols; i++)
+                if (!done[i] && probe_column(pr, i, other, sizeof other, &w2) && strcmp(w2, what) == 0) {
+                    snprintf(labels[k], sizeof labels[k], "%s", other);
+                    s[k] = (seam_plot_series){labels[k], t, seam_csv_values(pr, i), n, SEAM_PLOT_LINES};
+                    k++;
+                    done[i] = true;
+                }
+            snprintf(file, sizeof file, "probes_%s.png", what);
+            snprintf(heading, sizeof heading, "Probes: %s", what);
+            seam_plot p = {.title = heading, .x_label = "time (s)", .y_label = what, .series = s, .n_series = k};
+            figure(r, heading, file, &p, heading);
+            continue;
+        }
+        for (int force = 0; force < 2; force++) {   /* the solid probe's position, then its load */
+            k = 0;
+            for (size_t i = j; i < cols; i++)
+                if (probe_column(pr, i, other, sizeof other, &w2) && strcmp(other, name) == 0 &&
+                    is_solid_quantity(w2) && (w2[0] == 'f') == force) {
+                    snprintf(labels[k], sizeof labels[k], "%s", w2);
+                    s[k] = (seam_plot_series){labels[k], t, seam_csv_values(pr, i), n, SEAM_PLOT_LINES};
+                    k++;
+                    done[i] = true;
+                }
+            snprintf(file, sizeof file, "probes_%s_%s.png", name, force ? "force" : "position");
+            snprintf(heading, sizeof heading, "Probe %s: %s", name,
+                     force ? "load received, summed over its points" : "mean position of its points");
+            seam_plot p = {.title = heading, .x_label = "time (s)",
+                           .y_label = force ? "force (N; N/m in 2D)" : "position (m)", .series = s, .n_series = k};
+            figure(r, heading, file, &p, heading);
+        }
+    }
+    free(s), free(labels), free(done);
+}
+
 /* ---- frames ---------------------------------------------------------------- */
 
 typedef struct frame_file {
@@ -451,19 +534,21 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
         return SEAM_ERROR;
     }
     seam_csv *summary = read_table(&r, "summary.csv"), *residuals = read_table(&r, "residuals.csv"),
-             *regions = read_table(&r, "regions.csv");
+             *regions = read_table(&r, "regions.csv"), *probes = read_table(&r, "probes.csv");
     const char *base = strrchr(dir, '/') && strrchr(dir, '/')[1] ? strrchr(dir, '/') + 1 : dir;
     fprintf(r.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>seam run ");
     html_text(r.html, base);
     fprintf(r.html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>seam run: ", STYLE);
     html_text(r.html, base);
-    fprintf(r.html, "</h1>\n<p>Drawn from the files in this directory: stats.csv%s%s%s.</p>\n",
-            summary ? ", summary.csv" : "", residuals ? ", residuals.csv" : "", regions ? ", regions.csv" : "");
+    fprintf(r.html, "</h1>\n<p>Drawn from the files in this directory: stats.csv%s%s%s%s.</p>\n",
+            summary ? ", summary.csv" : "", residuals ? ", residuals.csv" : "", regions ? ", regions.csv" : "",
+            probes ? ", probes.csv" : "");
     write_summary(&r, stats, summary);
     plot_iterations(&r, stats);
     plot_residuals(&r, residuals);
     plot_times(&r, stats);
     plot_regions(&r, regions);
+    plot_probes(&r, probes);
     show_frames(&r);
     fprintf(r.html, "</body>\n</html>\n");
     if (fclose(r.html) != 0)
@@ -472,6 +557,7 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
     seam_csv_destroy(&summary);
     seam_csv_destroy(&residuals);
     seam_csv_destroy(&regions);
+    seam_csv_destroy(&probes);
     if (r.errors)
         return SEAM_ERROR;
     say(&r, SEAM_LOG_INFO, "wrote %s", path);

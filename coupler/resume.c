@@ -285,7 +285,10 @@ static void read_outputs(seam_sim *sim, seam_ckpt_reader *r)
     o->next_frame = seam_ckpt_get_f64(r);
     seam_ckpt_get_f64s(r, o->picture_opts.range, 2);
     int64_t pos[SIM_CSV_COUNT];
-    seam_ckpt_get_i64s(r, pos, SIM_CSV_COUNT);
+    /* a checkpoint from before probes.csv existed lists one file fewer */
+    size_t n_pos = seam_ckpt_peek_count(r) == SIM_CSV_PROBES ? SIM_CSV_PROBES : SIM_CSV_COUNT;
+    pos[SIM_CSV_PROBES] = -1;
+    seam_ckpt_get_i64s(r, pos, n_pos);
     size_t n = (size_t)seam_ckpt_get_u64(r);
     if (!seam_ckpt_ok(r, false))
         return;

@@ -238,6 +238,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
     o->frames = true;
     o->report = true;
     o->picture_surface = true;
+    o->slice_axis = 2;   /* 3D: the plane normal to z through the middle of the field, unless the scene names one */
     const char *picture = "speed";
     if (out) {
         dir = seam_cfg_str(out, "dir", NULL, 0);
@@ -260,7 +261,16 @@ static void read_output(seam_sim *sim, seam_cfg *root)
             o->picture_opts.range[1] = range[1];
             o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
             o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
+            seam_cfg *slice = seam_cfg_child(pic, "slice", 0);
+            if (slice) {
+                static const char *const axes[] = {"x", "y", "z", NULL};
+                o->slice_axis = seam_cfg_enum(slice, "axis", axes, 2, 0);
+                o->slice_at_given = seam_cfg_has(slice, "at");
+                o->slice_at = seam_cfg_num(slice, "at", 0.0, -INFINITY, INFINITY, 0);
+                o->slice_given = true;
+            }
         }
+        probes_read(sim, out, &o->probes);
         seam_cfg *ck = seam_cfg_child(out, "checkpoint", 0);
         if (ck) {
             o->checkpoint_steps = seam_cfg_int(ck, "every_steps", 0, 1, LONG_MAX, 0);

@@ -35,6 +35,8 @@ typedef struct participant {
     seam_host host;
     char *output_dir;
     size_t offset, n_points; /* its slice of the concatenated interface (solids) */
+    int32_t body_base;       /* its body ids in the concatenated interface: body_base + its own */
+    size_t n_bodies;
     seam_participant_stats stats;
     json_t *config;          /* the object handed to create when the coupler built it (scheme
                                 "monolithic": the scene's fluid and solids), NULL: the scene's own */
@@ -51,6 +53,7 @@ typedef struct sim_interface {
     uint8_t *two_sided;
     double *Xn, *Xnm1, *X_pred, *X_out;   /* committed, previous, predicted, the step's result */
     double *Xnm2;            /* two steps back (the quadratic predictor) */
+    double *F_solid;         /* the loads each solid received in its last solve (the committed ones after a step) */
     double *V;               /* effective velocities handed to the fluid */
     double *V_solid, *Vn;    /* velocities the solids returned: last solve, committed */
     double *block;           /* the one allocation behind the vectors above */
@@ -146,6 +149,9 @@ double interface_extent(const double *X, size_t n_points, int dim);
  * domain; else an error naming the solid, its point, where and the step
  * (step < 0: the scene as described, before the first step). */
 bool interface_check_domain(seam_sim *sim, const double *X, long step, double t);
+
+/* outputs.c: who draws the fields (pictures, probes): the fluid, or a coupled plugin */
+participant *sim_field_source(seam_sim *sim);
 
 /* stepper.c */
 extern const sim_stepper sim_stepper_partitioned;

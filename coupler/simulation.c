@@ -94,7 +94,8 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
         ok = interface_build(sim) && interface_bind(sim) && sim_coupling_init(sim) == SEAM_OK;
     else if (ok && sim->coupled->p->describe)   /* the surfaces it moves, for interface.csv and pictures */
         ok = interface_build(sim);
-    ok = ok && outputs_check_picture(sim) && check_step_limit(sim) && sim_checkpoint_check(sim);
+    ok = ok && outputs_check_picture(sim) && probes_check(sim, &sim->out.probes) && check_step_limit(sim) &&
+         sim_checkpoint_check(sim);
     if (ok && !(sim->pstats = calloc(sim->n_parts, sizeof *sim->pstats))) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
         ok = false;
@@ -276,12 +277,19 @@ static void scheme_report(seam_sim *sim, seam_scheme_report *rec)
     *was = now;
 }
 
-static void progress(seam_sim *sim, double t, int iterations, double t_start, bool final)
+static void progress(seam_sim *sim, double t, double t_begin, int iterations, double t_start, bool final)
 {
     if (!sim->opts.progress)
         return;
-    seam_progress p = {t, sim->t_end, sim->summary.steps, iterations, sim_now() - t_start, final};
+    seam_progress p = {t, sim->t_end, sim->summary.steps, iterations, sim_now() - t_start, final, sim->dt_prev,
+                       t_begin};
     sim->opts.progress(sim->opts.progress_ctx, &p);
+}
+
+double seam_progress_eta(const seam_progress *p)
+{
+    double done = p->t - p->t_begin;
+    return done > 0.0 ? p->elapsed_s * fmax(0.0, p->t_end - p->t) / done : NAN;
 }
 
 seam_status seam_sim_run(seam_sim *sim)
@@ -293,6 +301,7 @@ seam_status seam_sim_run(seam_sim *sim)
             sim->pstats[i] = sim->parts[i].stats;
         return SEAM_ERROR;
     }
+    const double t_begin = t;
     long checkpoint_step = sim->summary.steps;
     double checkpoint_time = t_start;
     bool checkpoints = sim->out.checkpoint_steps > 0 || sim->out.checkpoint_seconds > 0;
@@ -363,13 +372,13 @@ seam_status seam_sim_run(seam_sim *sim)
             checkpoint_step = sim->summary.steps;
             checkpoint_time = sim_now();
         }
-        progress(sim, t, iterations, t_start, false);
+        progress(sim, t, t_begin, iterations, t_start, false);
     }
     /* a run stopped by a signal can be taken up where it stopped */
     if (interrupted && checkpoints && result == SEAM_OK && checkpoint_step != sim->summary.steps &&
         sim_checkpoint_write(sim, t, wall_before + sim_now() - t_start) != SEAM_OK)
         result = SEAM_ERROR;
-    progress(sim, t, sim->last_iterations, t_start, true);
+    progress(sim, t, t_begin, sim->last_iterations, t_start, true);
     /* a stop asked for while a step failed (a separate server that got the
      * same SIGINT) is an interruption, not the server's failure */
     if (sim->opts.stop && *sim->opts.stop)
@@ -382,8 +391,9 @@ seam_status seam_sim_run(seam_sim *sim)
     sim->summary.wall_s = wall_before + sim_now() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;
-    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv};
-    for (size_t i = 0; i < 4; i++)
+    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv,
+                     sim->out.probes_csv};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if (files[i])
             fflush(files[i]);
     outputs_finish(sim);

@@ -17,9 +17,16 @@ typedef struct seam_progress {
     double t, t_end;         /* simulated time reached, end time (s) */
     long step;               /* steps done */
     int iterations;          /* coupling iterations of the last step */
-    double elapsed_s;        /* wall time since the run started */
+    double elapsed_s;        /* wall time since the run (this process's part of it) started */
     bool final;
+    double dt;               /* the last step's size (s); 0 before the first */
+    double t_begin;          /* simulated time this process started from (0, or a resumed run's checkpoint) */
 } seam_progress;
+
+/* Seconds of wall time left, estimated from the pace so far: elapsed_s
+ * times the simulated time left over the simulated time done by this
+ * process; NAN before anything was done. */
+double seam_progress_eta(const seam_progress *p);
 
 /* How a run ended; `seam run` exits with seam_outcome_exit_status of it
  * (the table is in docs/scenes.md, "Exit status"). */

@@ -67,6 +67,7 @@ static seam_status solid_solve(seam_sim *sim, const seam_coupling *c, const doub
         seam_status st = participant_solve(pt, &step, &in, &out);
         if (st != SEAM_OK)
             return st;
+        memcpy(sim->in.F_solid + off, F + off, len * sizeof *F);   /* for probes: what the solid was given */
         size_t bad;
         if (!all_finite(X + off, len, &bad) || !all_finite(V + off, len, &bad)) {
             sim_log(sim, SEAM_LOG_ERROR, pt->name,

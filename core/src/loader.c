@@ -1,4 +1,5 @@
 /* dlopen-based plugin loading with checks that name the file. */
+#define _GNU_SOURCE   /* dladdr: where this library was loaded from */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -16,6 +17,12 @@
 #endif
 #ifndef SEAM_PLUGIN_INSTALL_DIR
 #define SEAM_PLUGIN_INSTALL_DIR ""
+#endif
+#ifndef SEAM_BUILD_CORE_DIR
+#define SEAM_BUILD_CORE_DIR ""
+#endif
+#ifndef SEAM_PLUGIN_SUBDIR
+#define SEAM_PLUGIN_SUBDIR "seam/plugins"
 #endif
 
 struct seam_library {
@@ -52,13 +59,40 @@ static void add_dirs(const char *list)
     free(copy);
 }
 
+/* The directory this library (libseam) was loaded from, resolved; NULL when unknown. */
+static char *library_dir(void)
+{
+    static const char anchor = 0;
+    Dl_info info;
+    if (!dladdr(&anchor, &info) || !info.dli_fname)
+        return NULL;
+    char *path = realpath(info.dli_fname, NULL);
+    char *slash = path ? strrchr(path, '/') : NULL;
+    if (slash)
+        *slash = '\0';
+    return path;
+}
+
 size_t seam_plugin_search_path(const char ***dirs)
 {
     for (size_t i = 0; i < n_search_dirs; i++)
         free(search_dirs[i]);
     n_search_dirs = 0;
-    add_dirs(SEAM_BUILD_PLUGIN_DIRS);
-    add_dirs(SEAM_PLUGIN_INSTALL_DIR);
+    /* The libseam of the build tree searches the plugins built beside it; an
+     * installed one those installed with it, LIBDIR/seam/plugins next to
+     * LIBDIR/libseam.so wherever the tree was put (a DESTDIR, a moved prefix). */
+    char *lib = library_dir(), *build = realpath(SEAM_BUILD_CORE_DIR, NULL);
+    if (!lib || (build && strcmp(lib, build) == 0))
+        add_dirs(SEAM_BUILD_PLUGIN_DIRS);
+    else {
+        char beside[4096];
+        snprintf(beside, sizeof beside, "%s/%s", lib, SEAM_PLUGIN_SUBDIR);
+        add_dirs(beside);
+    }
+    free(lib);
+    free(build);
+    if (n_search_dirs == 0 || strcmp(search_dirs[n_search_dirs - 1], SEAM_PLUGIN_INSTALL_DIR) != 0)
+        add_dirs(SEAM_PLUGIN_INSTALL_DIR);
     const char *env = getenv("SEAM_PLUGIN_PATH");
     if (env)
         add_dirs(env);

@@ -12,6 +12,7 @@
 #include "seam/log.h"
 #include "seam/picture.h"
 #include "seam/plot.h"
+#include "seam/raster.h"
 
 /* A perceptually ordered map (dark blue - teal - yellow), linear between stops. */
 static void colour_map(double s, double rgb[3])
@@ -411,5 +412,120 @@ seam_status seam_picture_write_png(const char *path, const seam_raster *raster,
         remove(tmp);
         return SEAM_ERROR;
     }
+    return SEAM_OK;
+}
+
+/* ---- the outline where a plane cuts a 3D interface --------------------------- */
+
+void seam_picture_cut_free(seam_picture_cut *cut)
+{
+    free(cut->X);
+    free(cut->elems);
+    free(cut->body);
+    free(cut->two_sided);
+    *cut = (seam_picture_cut){0};
+}
+
+/* The point where edge (a, b) crosses the plane: found in, or added to, an
+ * open-addressing table of edges (keys a < b packed in 64 bits, 0 free). */
+typedef struct edge_table {
+    uint64_t *key;
+    int32_t *point;
+    size_t mask;
+} edge_table;
+
+static int32_t edge_point(edge_table *t, seam_picture_cut *c, const double *X, int axis, double at, int right,
+                          int up, int32_t a, int32_t b)
+{
+    if (a > b) {
+        int32_t s = a;
+        a = b;
+        b = s;
+    }
+    uint64_t key = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) + 1;
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & t->mask;
+    while (t->key[h] && t->key[h] != key)
+        h = (h + 1) & t->mask;
+    if (t->key[h])
+        return t->point[h];
+    const double *pa = X + 3 * (size_t)a, *pb = X + 3 * (size_t)b;
+    double s = (at - pa[axis]) / (pb[axis] - pa[axis]);   /* the two ends lie on either side: no division by 0 */
+    int32_t k = (int32_t)c->iface.n_points++;
+    c->X[2 * (size_t)k] = pa[right] + s * (pb[right] - pa[right]);
+    c->X[2 * (size_t)k + 1] = pa[up] + s * (pb[up] - pa[up]);
+    t->key[h] = key;
+    t->point[h] = k;
+    return k;
+}
+
+seam_status seam_picture_cut_plane(const seam_interface *iface, const double *X, int axis, double at,
+                                   seam_picture_cut *out, const seam_host *host)
+{
+    *out = (seam_picture_cut){0};
+    if (iface->dim != 3 || (iface->n_elems && iface->nodes_per_elem != 3) || axis < 0 || axis > 2) {
+        seam_logf(host, SEAM_LOG_ERROR, "a plane cuts only 3D interfaces of triangles (got dim %d, %d nodes per "
+                  "element)", iface->dim, iface->nodes_per_elem);
+        return SEAM_ERROR;
+    }
+    X = X ? X : iface->X;
+    int right, up;
+    seam_raster_plane_axes(axis, &right, &up);
+    size_t crossing = 0;
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        const int32_t *v = iface->elems + 3 * e;
+        int above = (X[3 * (size_t)v[0] + (size_t)axis] >= at) + (X[3 * (size_t)v[1] + (size_t)axis] >= at) +
+                    (X[3 * (size_t)v[2] + (size_t)axis] >= at);
+        crossing += above == 1 || above == 2;
+    }
+    size_t size = 16;
+    while (size < 4 * crossing)
+        size *= 2;
+    edge_table t = {calloc(size, sizeof *t.key), malloc(size * sizeof *t.point), size - 1};
+    out->X = malloc((2 * crossing + 1) * 2 * sizeof *out->X);
+    out->elems = malloc((crossing + 1) * 2 * sizeof *out->elems);
+    out->body = malloc((2 * crossing + 1) * sizeof *out->body);
+    out->two_sided = malloc(crossing + 1);
+    if (!t.key || !t.point || !out->X || !out->elems || !out->body || !out->two_sided) {
+        free(t.key), free(t.point);
+        seam_picture_cut_free(out);
+        seam_logf(host, SEAM_LOG_ERROR, "out of memory cutting %zu interface elements", crossing);
+        return SEAM_ERROR;
+    }
+    size_t n = 0;
+    for (size_t e = 0; e < iface->n_elems; e++) {
+        const int32_t *v = iface->elems + 3 * e;
+        bool up_side[3];
+        int above = 0;
+        for (int q = 0; q < 3; q++)
+            above += up_side[q] = X[3 * (size_t)v[q] + (size_t)axis] >= at;
+        if (above == 0 || above == 3)
+            continue;
+        /* the lone vertex (alone on its side of the plane) and its neighbours in the triangle's order */
+        int k = up_side[1] == up_side[2] ? 0 : up_side[0] == up_side[2] ? 1 : 2;
+        int32_t lone = v[k], next = v[(k + 1) % 3], prev = v[(k + 2) % 3];
+        int32_t p[2] = {edge_point(&t, out, X, axis, at, right, up, lone, next),
+                        edge_point(&t, out, X, axis, at, right, up, prev, lone)};
+        /* From the edge after the lone vertex to the edge before it, when the lone vertex lies above the plane
+         * and (right, up, normal) are right-handed, the outline's 2D outward normal (dy, -dx) follows the
+         * triangle's (b - a) x (c - a) (worked through on a = (0,0,1), b = (1,0,-1), c = (0,1,-1) cut at z = 0);
+         * decided by the triangle's order, not the points' positions, so segments of zero length (through a
+         * vertex on the plane) still run on round the outline. */
+        bool shell = iface->two_sided && iface->two_sided[e];
+        if (!up_side[k] != (axis == 1)) {   /* lone vertex below, or the left-handed (x, z) plane: reversed */
+            int32_t s = p[0];
+            p[0] = p[1];
+            p[1] = s;
+        }
+        out->elems[2 * n] = p[0];
+        out->elems[2 * n + 1] = p[1];
+        out->two_sided[n] = shell;
+        int32_t body = iface->body ? iface->body[v[0]] : 0;
+        out->body[p[0]] = out->body[p[1]] = body;
+        n++;
+    }
+    free(t.key), free(t.point);
+    out->iface = (seam_interface){.dim = 2, .n_points = out->iface.n_points, .X = out->X, .body = out->body,
+                                  .nodes_per_elem = 2, .n_elems = n, .elems = out->elems,
+                                  .two_sided = out->two_sided, .n_bodies = iface->n_bodies};
     return SEAM_OK;
 }

@@ -9,6 +9,8 @@
 
 #include <lapacke.h>
 
+#include "seam/frame.h"
+
 static const char *const pulse_names[] = {"sin2", "sine", NULL};
 static const char *const outlet_names[] = {"pressure", "non_reflecting", NULL};
 static const char *const discretization_names[] = {"staggered", "collocated", NULL};
@@ -323,7 +325,7 @@ int tube_write_csv(const tube_params *tp, const char *dir, const char *name, int
                    const double *u, const double *p)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s_%04d.csv", dir, name, frame);
+    snprintf(path, sizeof path, "%s/%s_" SEAM_FRAME_FORMAT ".csv", dir, name, frame);
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;

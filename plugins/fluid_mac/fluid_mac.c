@@ -10,6 +10,7 @@
 
 #include "fluid.h"
 #include "seam/config.h"
+#include "seam/frame.h"
 #include "seam/log.h"
 #include "seam/vtk.h"
 
@@ -1599,11 +1600,11 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
     if (self->liquid)   /* the level set replaces the (unused) smoke temperature */
         fields[nfield - 1] = (seam_vtk_field){"level_set", 1, 1, self->phi_n};
     char stem[64];
-    snprintf(stem, sizeof stem, "fluid_mac_%05d", frame);
+    snprintf(stem, sizeof stem, "fluid_mac_" SEAM_FRAME_FORMAT, frame);
     seam_status st = seam_vtk_frame_image(&self->vtk, self->host, dir, stem, g->nx, g->ny, g->nz, g->origin, g->dx,
                                           fields, nfield);
     if (st == SEAM_OK && self->liquid) {
-        snprintf(stem, sizeof stem, "fluid_mac_particles_%05d", frame);
+        snprintf(stem, sizeof stem, "fluid_mac_particles_" SEAM_FRAME_FORMAT, frame);
         seam_vtk_field pv = {"velocity", 3, g->dim, self->vp_n};
         st = seam_vtk_frame_points(&self->vtk, self->host, dir, stem, g->dim, self->np_n, self->xp_n, &pv, 1);
     }

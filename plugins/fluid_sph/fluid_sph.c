@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "seam/config.h"
+#include "seam/frame.h"
 #include "seam/log.h"
 #include "seam/mapping.h"
 #include "seam/neighbours.h"
@@ -1147,7 +1148,7 @@ static seam_status fluid_write_output(void *p, const char *dir, int frame)
     seam_vtk_field fields[] = {{"velocity", 3, self->dim, self->v_n}, {"pressure", 1, 1, self->p_n},
                                {"density", 1, 1, rho}};
     char stem[64];
-    snprintf(stem, sizeof stem, "fluid_sph_%05d", frame);
+    snprintf(stem, sizeof stem, "fluid_sph_" SEAM_FRAME_FORMAT, frame);
     seam_status st = seam_vtk_frame_points(&self->vtk, self->host, dir, stem, self->dim, n, self->x_n, fields, 3);
     if (st == SEAM_OK)
         st = seam_vtk_frame_done(&self->vtk, self->host, dir, self->host && self->host->name ? self->host->name : "fluid_sph",

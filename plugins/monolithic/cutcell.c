@@ -1075,3 +1075,59 @@ done:
         free(next[a]);
     }
 }
+
+/* ---- the liquid's level set inside the solids ------------------------------- */
+
+seam_status mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double *phi, double *out,
+                            const seam_host *host)
+{
+    size_t nc = mac_ncell(g);
+    uint8_t *known = malloc(nc ? nc : 1), *next = malloc(nc ? nc : 1);
+    if (!known || !next) {
+        free(known);
+        free(next);
+        seam_logf(host, SEAM_LOG_ERROR, "monolithic: out of memory for the level set of %zu cells", nc);
+        return SEAM_ERROR;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        out[c] = phi[c];
+        known[c] = !cut->inside[c];
+    }
+    /* Ring by ring from the cells outside the solids, not in place: each cell
+     * next to known ones takes their mean. */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        memcpy(next, known, nc);
+        for (int k = 0; k < g->nz; k++)
+            for (int j = 0; j < g->ny; j++)
+                for (int i = 0; i < g->nx; i++) {
+                    size_t c = mac_c(g, i, j, k);
+                    if (known[c])
+                        continue;
+                    const int ijk[3] = {i, j, k};
+                    double s = 0.0;
+                    int cnt = 0;
+                    for (int axis = 0; axis < g->dim; axis++)
+                        for (int side = -1; side <= 1; side += 2) {
+                            int q[3] = {ijk[0], ijk[1], ijk[2]};
+                            q[axis] += side;
+                            if (q[axis] < 0 || q[axis] >= mac_n(g, axis))
+                                continue;
+                            size_t cq = mac_c(g, q[0], q[1], q[2]);
+                            if (known[cq]) {
+                                s += out[cq];
+                                cnt++;
+                            }
+                        }
+                    if (cnt) {
+                        out[c] = s / cnt;
+                        next[c] = 1;
+                        changed = 1;
+                    }
+                }
+        memcpy(known, next, nc);
+    }
+    free(known);
+    free(next);
+    return SEAM_OK;
+}

@@ -88,6 +88,15 @@ typedef struct mono_cut {
 seam_status mono_cut_build(mono_cut *cut, const mac_grid *g, const mono_boundary *b, const seam_host *host);
 void mono_cut_free(mono_cut *cut);
 
+/* The liquid's level set with the cells whose centre lies inside a solid
+ * (cut->inside) filled from the cells outside, ring by ring (each the mean of
+ * its neighbours already known, not in place), so that the free surface runs
+ * on through a body that pierces it: fluid_mac's level set counts the solids
+ * as filled with liquid, which would make every cut cell above the surface
+ * whose centre lies in a solid an active liquid cell. phi and out: per cell. */
+seam_status mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double *phi, double *out,
+                            const seam_host *host);
+
 /* The fluid block of (5.17) for one step. phi is the liquid level set at cell
  * centres (negative inside the liquid, extended into the solids), u_star the
  * face velocities after advection and gravity. Active cells hold some liquid

@@ -7,7 +7,8 @@
  *   1. the solids' positions are the committed ones (x^n);
  *   2. the liquid's particle velocities go to the grid (smoke: its velocities
  *      are advected), gravity is added (u*);
- *   3. the solids' boundaries are cut against the grid (sec. 5.1.1, 4.6);
+ *   3. the solids' boundaries are cut against the grid (sec. 5.1.1, 4.6) and
+ *      the liquid's level set is continued through them (mono_liquid_phi);
  *   4. (5.17) is assembled and solved through its SPD form (5.25-5.31);
  *   5. u = u* - dt/rho grad p (5.4), the velocities are extrapolated (4.6),
  *      the particles take the change and move (smoke: its scalars are
@@ -69,6 +70,7 @@ typedef struct mono {
     double *p, *v;
     double *v_perp, *Fn;     /* dim per boundary node: prescribed velocities, pressure loads */
     double *all_fluid;       /* smoke: the level set of a domain full of fluid (-dx per cell) */
+    double *phi;             /* the last solve's level set, continued through the solids (mono_liquid_phi) */
     size_t m;                /* solid unknowns of the last solve */
     mono_solve_stats stats;
     int solved;
@@ -175,6 +177,7 @@ static void p_destroy(void *p)
     free(self->v);
     free(self->saved);
     free(self->all_fluid);
+    free(self->phi);
     free(self);
 }
 
@@ -355,6 +358,8 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
         for (size_t c = 0; ok && c < nc; c++)
             self->all_fluid[c] = -self->fl->g.dx;
     }
+    if (ok && !(self->phi = malloc(mac_ncell(&self->fl->g) * sizeof *self->phi)))
+        ok = 0;
     if (ok && build_surface(self) != 0)
         ok = 0;
     if (ok && !(self->blk = calloc(ns, sizeof *self->blk)))
@@ -378,6 +383,7 @@ static seam_status p_max_dt(void *p, double *dt)
     return st;
 }
 
+
 static seam_status p_solve(void *p, const seam_step *step, const seam_input *in, seam_output *out)
 {
     (void)in, (void)out;
@@ -395,11 +401,13 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
         st = fluid_mac_begin(fl, self->X, step->t, dt);
     if (st != SEAM_OK)
         return st;
-    const double *phi = fl->liquid ? fl->phi_n : self->all_fluid;
+    const double *phi = self->phi;
     mono_boundary b = {self->dim, self->n_nodes, self->X, self->n_elems, self->elems};
     mono_cut_free(&self->cut);
     mono_fluid_free(&self->F);
     st = mono_cut_build(&self->cut, g, &b, self->host);
+    if (st == SEAM_OK)
+        st = mono_liquid_phi(g, &self->cut, fl->liquid ? fl->phi_n : self->all_fluid, self->phi, self->host);
     if (st == SEAM_OK)
         st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->rho, dt, self->host);
     size_t m = 0, d = (size_t)self->dim, nd = self->n_nodes * d;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/frame.h"
 #include "seam/log.h"
 #include "seam/vtk.h"
 #include "fem.h"
@@ -195,7 +196,7 @@ static seam_status p_write_output(void *self, const char *dir, int frame)
                 }
         }
         char stem[4096];
-        snprintf(stem, sizeof stem, "%s_%s_%06d", who, b->name, frame);
+        snprintf(stem, sizeof stem, "%s_%s_" SEAM_FRAME_FORMAT, who, b->name, frame);
         seam_vtk_field vel = {"velocity", 3, d, f->v + b->node0 * (size_t)d};
         int type = per == 2 ? SEAM_VTK_LINE : per == 3 ? SEAM_VTK_TRIANGLE : SEAM_VTK_TETRA;
         seam_status s = seam_vtk_frame_cells(&f->vtk, f->host, dir, stem, d, b->n_nodes,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "seam/config.h"
+#include "seam/frame.h"
 #include "seam/log.h"
 #include "seam/vtk.h"
 
@@ -847,7 +848,7 @@ seam_status rigid_write_output(void *self, const char *dir, int frame)
         id[k] = rs->body_id[k];
     seam_vtk_field fields[2] = {{"velocity", 3, rs->dim, V}, {"body", 1, 1, id}};
     char stem[64];
-    snprintf(stem, sizeof stem, "bodies_%04d", frame);
+    snprintf(stem, sizeof stem, "bodies_" SEAM_FRAME_FORMAT, frame);
     seam_status st = seam_vtk_frame_cells(&rs->vtk, rs->host, dir, stem, rs->dim, rs->n_pts, X,
                                           rs->dim == 2 ? SEAM_VTK_LINE : SEAM_VTK_TRIANGLE, rs->dim, rs->n_elems,
                                           rs->elems, fields, 2);

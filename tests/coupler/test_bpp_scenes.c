@@ -68,7 +68,7 @@ static void test_supported_body(void **state)
     double p0 = last_p0(r, 0);
     assert_float_equal(p0, M * g / A + rho * g * H / 2, 1e-4 * p0);
     char path[1200];
-    snprintf(path, sizeof path, "%s/fluid/fluid_mac_00001.vti", r->out);
+    snprintf(path, sizeof path, "%s/fluid/fluid_mac_000001.vti", r->out);
     size_t n;
     double *p = vtk_cells(path, "pressure", &n), *solid = vtk_cells(path, "solid", &n);
     assert_int_equal(n, 48 * 80);

@@ -111,7 +111,7 @@ static void test_run_writes_stats(void **state)
     expect("error: the output directory");
     expect("holds an earlier run (its stats.csv): --force empties it first, --out names another");
     char stale[4200];
-    snprintf(stale, sizeof stale, "%s/frame_0999.png", dir);
+    snprintf(stale, sizeof stale, "%s/frame_000999.png", dir);
     FILE *sf = fopen(stale, "w");
     assert_non_null(sf);
     fclose(sf);
@@ -204,6 +204,68 @@ static double cell(const char *page, const char *id)
     return strtod(p + strlen(key), NULL);
 }
 
+/* Lines of output starting with prefix. */
+static int count_lines(const char *prefix)
+{
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (const char *l = output; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        n += strncmp(l, prefix, len) == 0;
+    return n;
+}
+
+/* Redirected output: a progress line every --progress seconds; --quiet and
+ * --log-level choose the messages. */
+static void test_progress_and_log_level(void **state)
+{
+    (void)state;
+    const char *dir = test_tmpdir("cli_progress");
+    /* every step past the interval: one line per step, in order, with t, dt, iterations and an ETA */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 4 --progress 1e-9", dir), 0);
+    assert_int_equal(count_lines("seam: step "), 4);
+    expect("seam: step 1  t 0.01/2 s (0.5%)  dt 0.01 s  it ");
+    expect("seam: step 4  t 0.04/2 s (2.0%)  dt 0.01 s  it ");
+    const char *line = strstr(output, "seam: step 4 ");
+    const char *eta = strstr(line, "ETA ");
+    assert_non_null(eta);
+    assert_true(eta < strchr(line, '\n'));
+    double left = strtod(eta + 4, NULL);
+    assert_true(left >= 0.0);
+    assert_true(strstr(output, "seam: step 2 ") < strstr(output, "seam: step 3 "));
+    /* the default interval (5 s): the first step's line, then none in a run this short */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 4", dir), 0);
+    assert_int_equal(count_lines("seam: step "), 1);
+    expect("seam: step 1  t 0.01/2 s");
+    expect("seam: [report] wrote ");   /* info messages by default */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 4 --progress 0", dir), 0);
+    assert_int_equal(count_lines("seam: step "), 0);
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 4 --quiet --progress 1e-9", dir), 0);
+    assert_string_equal(output, "");
+    /* warning: no info messages, but the header, progress and summary stay */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 4 --log-level warning", dir), 0);
+    assert_null(strstr(output, "[report] wrote"));
+    expect("outcome: converged");
+    assert_int_equal(count_lines("seam: step "), 1);
+    /* the warnings of unconverged steps go at error level, the errors stay */
+    const char *warn = "--set coupling.on_nonconvergence=warn --set coupling.max_iterations=3";
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 3 --quiet %s", dir, warn), 3);
+    expect("warning: not converged at step 0");
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --steps 3 --quiet --log-level error %s", dir,
+                          warn), 3);
+    assert_null(strstr(output, "warning: not converged"));
+    expect("outcome: finished with unconverged steps");
+    /* debug shows the solvers' own detail (fluid_mac's pressure solves) */
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --force --steps 1 --log-level debug "
+                          "--set output.frames=false", dir), 0);
+    expect("[fluid] step 0 iteration 0: pressure PCG ");
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --force --steps 1 --set output.frames=false", dir), 0);
+    assert_null(strstr(output, "pressure PCG"));
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --log-level loud", dir), 2);
+    expect("--log-level: expected debug, info, warning or error, got \"loud\"");
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --progress -1", dir), 2);
+    expect("--progress: expected seconds >= 0, got \"-1\"");
+}
+
 static void test_report(void **state)
 {
     (void)state;
@@ -256,7 +318,7 @@ static void test_report(void **state)
     mkdir(path, 0777);
     for (int i = 0; i < 5; i++) {   /* any PNG will do: the report only links them */
         char cmd[9000];
-        snprintf(cmd, sizeof cmd, "cp '%s/iterations.png' '%s/frames/frame_%04d.png'", dir, dir, i);
+        snprintf(cmd, sizeof cmd, "cp '%s/iterations.png' '%s/frames/frame_%06d.png'", dir, dir, i);
         assert_int_equal(system(cmd), 0);
     }
     assert_int_equal(seam("report '%s'", dir), 0);
@@ -265,10 +327,10 @@ static void test_report(void **state)
     assert_int_equal(check_images(dir, page), 3 + 2 + 3);
     assert_non_null(strstr(page, "src=\"regions_p0.png\""));
     assert_non_null(strstr(page, "src=\"regions_volume_error.png\""));
-    assert_non_null(strstr(page, "src=\"frames/frame_0000.png\""));
-    assert_non_null(strstr(page, "src=\"frames/frame_0002.png\""));
-    assert_non_null(strstr(page, "src=\"frames/frame_0004.png\""));
-    assert_null(strstr(page, "frame_0001.png"));
+    assert_non_null(strstr(page, "src=\"frames/frame_000000.png\""));
+    assert_non_null(strstr(page, "src=\"frames/frame_000002.png\""));
+    assert_non_null(strstr(page, "src=\"frames/frame_000004.png\""));
+    assert_null(strstr(page, "frame_000001.png"));
 
     /* --no-report (and output.report = false): no page. */
     snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_no_report"));
@@ -387,7 +449,7 @@ static void test_exit_status_table(void **state)
     assert_int_equal(fscanf(p, "%d", &tmps), 1);
     pclose(p);
     assert_int_equal(tmps, 0);
-    snprintf(path, sizeof path, "%s/frames/frame_0002.png", dir);
+    snprintf(path, sizeof path, "%s/frames/frame_000002.png", dir);
     f = fopen(path, "r");
     assert_non_null(f);
     fclose(f);
@@ -464,6 +526,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_run_writes_stats),
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_report),
+        cmocka_unit_test(test_progress_and_log_level),
         cmocka_unit_test(test_plugins_and_info),
         cmocka_unit_test(test_validate_loads_no_library_off_the_search_path),
     };

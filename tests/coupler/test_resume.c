@@ -299,7 +299,8 @@ static void test_resume_in_process(void **state)
     (void)state;
     static const resume_case c = {"inline", "examples/piston.json", 200, 10, true, SIGKILL, true,
                                   {"coupling.scheme=iqn-ils", "coupling.reuse=4",
-                                   "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001", NULL}};
+                                   "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001",
+                                   "output.probes=[{\"name\": \"p\", \"solid\": \"piston\"}]", NULL}};
     kill_and_resume(&c);
 }
 
@@ -325,7 +326,9 @@ static void test_resume_frames(void **state)
     (void)state;
     static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false, SIGKILL, false,
                                   {"time.end=0.6", "coupling.scheme=iqn-imvj", "coupling.chunk=3",
-                                   "coupling.predictor=quadratic", "output.checkpoint={\"every_steps\": 7}", NULL}};
+                                   "coupling.predictor=quadratic", "output.checkpoint={\"every_steps\": 7}",
+                                   "output.probes=[{\"name\": \"p\", \"point\": [0.5, 1]}, {\"name\": \"d\", "
+                                   "\"solid\": \"disc\"}]", NULL}};
     kill_and_resume(&c);
 }
 

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,7 @@ static void test_pictures(void **state)
     assert_int_equal(r->status, SEAM_OK);
     for (int frame = 0; frame < 3; frame++) {
         char path[4200];
-        snprintf(path, sizeof path, "%s/frames/frame_%04d.png", r->out, frame);
+        snprintf(path, sizeof path, "%s/frames/frame_%06d.png", r->out, frame);
         cairo_surface_t *img = cairo_image_surface_create_from_png(path);
         assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
         /* 32 x 48 cells at 10 pixels a cell, y up, and the colour bar's panel. */
@@ -127,7 +128,68 @@ static void test_pictures(void **state)
     char log[8192];
     const char *const bad[] = {"output.picture.field=vorticityy", NULL};
     assert_true(test_scene_refused(NULL, "examples/rising_disc.json", bad, log, sizeof log));
-    assert_non_null(strstr(log, "output.picture.field \"vorticityy\": the fluid has no 2D field of that name"));
+    assert_non_null(strstr(log, "output.picture.field \"vorticityy\": the fluid has no field of that name"));
+}
+
+/* The ARGB pixel of a PNG at (x, y) from the top-left. */
+static uint32_t pixel(const char *path, int x, int y, int *w, int *h)
+{
+    cairo_surface_t *img = cairo_image_surface_create_from_png(path);
+    assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+    *w = cairo_image_surface_get_width(img);
+    *h = cairo_image_surface_get_height(img);
+    cairo_surface_flush(img);
+    const unsigned char *px = cairo_image_surface_get_data(img);
+    uint32_t v = *(const uint32_t *)(px + (size_t)y * (size_t)cairo_image_surface_get_stride(img) + 4 * (size_t)x);
+    cairo_surface_destroy(img);
+    return v & 0xffffffu;
+}
+
+/* 3D runs draw a plane through the field with the solids cut by it, filled. */
+static void test_pictures_3d(void **state)
+{
+    (void)state;
+    const char *scene =
+        "{\"cell_size\": 0.0625, \"time\": {\"end\": 0.02, \"dt\": 0.01, \"frame\": 0.01},"
+        " \"coupling\": {\"scheme\": \"iqn-ils\", \"convergence\": \"cells\", \"tolerance\": 0.02},"
+        " \"fluid\": {\"plugin\": \"fluid_mac\", \"cells\": [16, 16, 16], \"density\": 1000, \"loads\": \"impulse\"},"
+        " \"solids\": [{\"name\": \"ball\", \"plugin\": \"solid_rigid\", \"dim\": 3, \"bodies\": [{\"name\": \"ball\","
+        " \"shape\": \"sphere\", \"radius\": 0.25, \"density\": 1000, \"position\": [0.5, 0.4, 0.5]}]}],"
+        " \"output\": {\"picture\": {\"field\": \"pressure\"}}}";
+    const uint32_t grey = 0xcccccc;   /* a solid's fill, 0.8 */
+    struct { const char *slice; int bx, by; } cases[] = {
+        {NULL, 256, 512 - 205},                                    /* default: z = 0.5, x right, y up */
+        {"output.picture.slice={\"axis\": \"x\"}", 205, 256},   /* through the middle, x = 0.5: y right, z up */
+        {"output.picture.slice={\"axis\": \"y\", \"at\": 0.3}", 256, 256},   /* x right, z up */
+        {"output.picture.slice={\"axis\": \"z\", \"at\": 0.9}", -1, -1},     /* above the ball: no solid */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const char *const sets[] = {cases[c].slice, NULL};
+        test_run *r = test_run_scene("scene_pictures_3d", scene, NULL, sets);
+        assert_int_equal(r->status, SEAM_OK);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/frames/frame_%06d.png", r->out, 2);
+        int w, h;
+        uint32_t far = pixel(path, 40, 470, &w, &h);   /* (0.08, 0.08) in the plane: water */
+        assert_int_equal(w, 16 * 32 + SEAM_PICTURE_BAR_WIDTH);   /* 16 cells at 32 pixels, the colour bar */
+        assert_int_equal(h, 16 * 32);
+        assert_true(far != grey);
+        if (cases[c].bx >= 0)
+            assert_int_equal(pixel(path, cases[c].bx, cases[c].by, &w, &h), grey);
+        else
+            for (int y = 40; y < 512; y += 37)
+                for (int x = 0; x < 512; x += 37)
+                    assert_true(pixel(path, x, y, &w, &h) != grey);
+        test_run_free(r);
+    }
+    char log[8192];
+    const char *const outside[] = {"output.picture.slice={\"axis\": \"y\", \"at\": 1.5}", NULL};
+    assert_true(test_scene_refused(scene, NULL, outside, log, sizeof log));
+    assert_non_null(strstr(log, "output.picture.slice.at: 1.5 lies outside the fluid's field, which covers [0, 1] "
+                                "along y"));
+    const char *const flat[] = {"output.picture.slice={\"axis\": \"z\", \"at\": 0}", NULL};
+    assert_true(test_scene_refused(NULL, "examples/rising_disc.json", flat, log, sizeof log));
+    assert_non_null(strstr(log, "output.picture.slice: the fluid's field \"speed\" is 2D: it is drawn whole"));
 }
 
 /* The scene's cell_size reaches the solids (surface samples one cell apart)
@@ -264,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_buoyancy),
         cmocka_unit_test(test_schemes_agree),
         cmocka_unit_test(test_pictures),
+        cmocka_unit_test(test_pictures_3d),
         cmocka_unit_test(test_cell_size),
         cmocka_unit_test(test_smoke_cloth),
     };

@@ -339,7 +339,7 @@ static void test_coupled_run(void **state)
         }
     }
     char path[2400];
-    snprintf(path, sizeof path, "%s/fluid/fluid_mac_00002.vti", r->out);
+    snprintf(path, sizeof path, "%s/fluid/fluid_mac_000002.vti", r->out);
     size_t n;
     double *p = test_read_vtk_xml(path, "pressure", &n);
     assert_non_null(p);

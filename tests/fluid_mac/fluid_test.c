@@ -53,7 +53,7 @@ double fluid_total_smoke(const seam_plugin *P, void *fl, int dim)
 size_t fluid_particles_right_of(const char *dir, int frame, const double *a, const double *b, size_t *wrong)
 {
     char path[4300];
-    snprintf(path, sizeof path, "%s/fluid_mac_particles_%05d.vtp", dir, frame);
+    snprintf(path, sizeof path, "%s/fluid_mac_particles_%06d.vtp", dir, frame);
     size_t n;
     double *p = test_read_vtk_points(path, &n);
     *wrong = 0;

@@ -462,7 +462,7 @@ static void test_contract(void **state)
     const char *dir = test_tmpdir("fluid_mac_vtk");
     assert_int_equal(P->write_output(fl, dir, 7), SEAM_OK);
     char path[4300];
-    snprintf(path, sizeof path, "%s/fluid_mac_00007.vti", dir);
+    snprintf(path, sizeof path, "%s/fluid_mac_000007.vti", dir);
     size_t nv;
     double *pv = test_read_vtk_xml(path, "pressure", &nv);
     assert_int_equal(P->field(fl, "pressure", &r), SEAM_OK);

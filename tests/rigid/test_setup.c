@@ -279,7 +279,7 @@ static void test_output_and_table(void **state)
     const char *dir = test_tmpdir("rigid_output");
     assert_int_equal(rigid_write_output(f->rs, dir, 7), SEAM_OK);
     char path[4200];
-    snprintf(path, sizeof path, "%s/bodies_0007.vtu", dir);
+    snprintf(path, sizeof path, "%s/bodies_000007.vtu", dir);
     size_t n;
     double *v = test_read_vtk_points(path, &n);
     assert_int_equal(n, f->iface.n_points);
@@ -293,7 +293,7 @@ static void test_output_and_table(void **state)
                     "{\"name\": \"ball\", \"shape\": \"sphere\", \"radius\": 0.2, \"density\": 10}]}");
     assert_non_null(f->rs);
     assert_int_equal(rigid_write_output(f->rs, dir, 8), SEAM_OK);
-    snprintf(path, sizeof path, "%s/bodies_0008.vtu", dir);
+    snprintf(path, sizeof path, "%s/bodies_000008.vtu", dir);
     v = test_read_vtk_xml(path, "types", &n);
     size_t triangles = 0;
     for (size_t e = 0; e < n; e++)

@@ -1,10 +1,13 @@
-/* PNG frames of 2D runs (Cairo): a colour-mapped raster with the interface
- * (its segments and points) drawn on top, so a person can look at a run;
- * optionally a colour bar, the time, filled solids and a free surface. */
+/* PNG frames (Cairo): a colour-mapped 2D raster with the interface (its
+ * segments and points) drawn on top, so a person can look at a run;
+ * optionally a colour bar, the time, filled solids and a free surface.
+ * 3D runs are drawn as a plane through the field (seam_raster_slice) with
+ * the outline where the plane cuts the interface (seam_picture_cut_plane). */
 #ifndef SEAM_PICTURE_H
 #define SEAM_PICTURE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "seam/plugin.h"
 
@@ -23,6 +26,31 @@ typedef struct seam_picture_opts {
     bool fill_solids;    /* volumes (closed one-sided outlines) filled, shells drawn as thick lines */
     const seam_raster *surface; /* its zero contour drawn (a liquid's level set: the free surface); NULL: none */
 } seam_picture_opts;
+
+/* Where a plane cuts a 3D interface (triangles): a 2D interface of segments
+ * in the plane's axes (seam_raster_plane_axes in seam/raster.h: right, up),
+ * to be drawn on a slice of a 3D field. A triangle crossed by the plane
+ * gives one segment between the points where two of its edges cross it;
+ * triangles sharing an edge share that point, so a closed surface cuts
+ * into closed outlines. A one-sided triangle's segment runs so that its 2D
+ * outward normal (dy, -dx) points along the triangle's normal (b - a) x
+ * (c - a) seen in the plane: a volume's outline runs counter-clockwise, as
+ * a 2D interface's does (plugin.h). A vertex on the plane counts as lying
+ * above it. */
+typedef struct seam_picture_cut {
+    seam_interface iface;    /* dim 2, nodes_per_elem 2; its arrays are the ones below */
+    double *X;
+    int32_t *elems, *body;
+    uint8_t *two_sided;
+} seam_picture_cut;
+
+/* Cut iface at positions X (n_points*3, or iface->X when NULL) with the
+ * plane normal to axis (0, 1, 2) at coordinate at. SEAM_ERROR (message
+ * through host, may be NULL) when iface is not of triangles in 3D or
+ * memory runs out. Free with seam_picture_cut_free. */
+seam_status seam_picture_cut_plane(const seam_interface *iface, const double *X, int axis, double at,
+                                   seam_picture_cut *out, const seam_host *host);
+void seam_picture_cut_free(seam_picture_cut *cut);
 
 /* Width in pixels of the colour bar's panel, right of the field. */
 enum { SEAM_PICTURE_BAR_WIDTH = 120 };

@@ -1,0 +1,234 @@
+/* Probes: output.probes read, checked, sampled after every step (probes.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes.h"
+#include "seam/raster.h"
+#include "sim_internal.h"
+
+static const char *const axis_names[] = {"x", "y", "z"};
+
+/* A probe's name becomes part of column names: letters, digits, '_' and '-'. */
+static bool name_ok(const char *s)
+{
+    if (!*s || strlen(s) > SEAM_NAME_MAX)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+              *s == '-'))
+            return false;
+    return true;
+}
+
+void probes_read(seam_sim *sim, seam_cfg *out, sim_probes *pr)
+{
+    size_t n = seam_cfg_count(out, "probes", 0);
+    if (!n)
+        return;
+    if (!(pr->p = calloc(n, sizeof *pr->p))) {
+        seam_cfg_error(out, "probes", "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        seam_cfg *c = seam_cfg_item(out, "probes", i);
+        if (!c)
+            continue;
+        sim_probe *p = &pr->p[pr->n++];
+        snprintf(p->where, sizeof p->where, "output.probes[%zu]", i);
+        p->body = -1;
+        const char *name = seam_cfg_str(c, "name", NULL, SEAM_CFG_REQUIRED);
+        if (name && !name_ok(name))
+            seam_cfg_error(c, "name", "a probe name is 1 to %d of A-Z a-z 0-9 _ - (it names CSV columns), got \"%s\"",
+                           SEAM_NAME_MAX, name);
+        for (size_t k = 0; name && k + 1 < pr->n; k++)
+            if (pr->p[k].name && strcmp(pr->p[k].name, name) == 0)
+                seam_cfg_error(c, "name", "probe name \"%s\" is used twice", name);
+        bool has_point = seam_cfg_has(c, "point"), has_solid = seam_cfg_has(c, "solid");
+        if (has_point == has_solid) {
+            seam_cfg_error(c, NULL, "a probe names either a \"point\" (a fluid field there) or a \"solid\" (its "
+                           "position and load)%s", has_point ? ", not both" : "");
+            continue;
+        }
+        if (has_point) {
+            double *x = seam_cfg_numbers(c, "point", &p->n_coords, 0);
+            if (x && (p->n_coords < 2 || p->n_coords > 3))
+                seam_cfg_error(c, "point", "expected 2 (2D) or 3 (3D) coordinates, got %zu", p->n_coords);
+            for (size_t k = 0; x && k < p->n_coords && k < 3; k++)
+                p->point[k] = x[k];
+            free(x);
+            p->field = strdup(seam_cfg_str(c, "field", "pressure", 0));
+        } else {
+            const char *solid = seam_cfg_str(c, "solid", NULL, 0);
+            p->body = seam_cfg_int(c, "body", -1, 0, INT32_MAX, 0);
+            p->solid = solid ? strdup(solid) : NULL;
+            bool found = false;
+            for (size_t k = sim->first_solid; solid && !sim->coupled && k < sim->n_parts; k++)
+                if (sim->parts[k].name && strcmp(sim->parts[k].name, solid) == 0) {
+                    p->part = k;
+                    found = true;
+                }
+            if (solid && sim->coupled)
+                seam_cfg_error(c, "solid", "a scene with a \"coupled\" participant hands the coupler no loads: "
+                               "only point probes");
+            else if (solid && !found)
+                seam_cfg_error(c, "solid", "no solid of this scene is named \"%s\"", solid);
+        }
+        p->name = name ? strdup(name) : NULL;
+        if (!p->name || (has_point && !p->field) || (has_solid && !p->solid))
+            seam_cfg_error(c, NULL, "out of memory");
+    }
+}
+
+static size_t columns(const seam_sim *sim, const sim_probe *p)
+{
+    return p->field ? 1 : 2 * (size_t)sim->in.dim;
+}
+
+bool probes_check(seam_sim *sim, sim_probes *pr)
+{
+    bool ok = true;
+    size_t total = 0;
+    for (size_t i = 0; i < pr->n; i++) {
+        sim_probe *p = &pr->p[i];
+        total += columns(sim, p);
+        if (!p->field) {
+            participant *pt = &sim->parts[p->part];
+            if (p->body >= (long)pt->n_bodies) {
+                sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s.body: %s has %zu bodies (ids 0 to %zu), not %ld",
+                        seam_doc_locate(sim->doc, p->where), p->where, pt->name, pt->n_bodies, pt->n_bodies - 1,
+                        p->body);
+                ok = false;
+            }
+            p->body_global = pt->body_base + (int32_t)(p->body >= 0 ? p->body : 0);
+            continue;
+        }
+        participant *fl = sim_field_source(sim);
+        seam_raster r;
+        const char *why = NULL;
+        char field_at[64];
+        snprintf(field_at, sizeof field_at, "%s.field", p->where);
+        if (!fl->p->field)
+            why = sim->coupled ? "the coupled plugin offers no fields" : "the fluid offers no fields";
+        else if (fl->p->field(fl->self, p->field, &r) != SEAM_OK || !r.data)
+            why = "the fluid has no field of that name (see its message)";
+        if (why) {
+            sim_log(sim, SEAM_LOG_ERROR, fl->name, "%s: %s \"%s\": %s", seam_doc_locate(sim->doc, field_at), field_at,
+                    p->field, why);
+            ok = false;
+            continue;
+        }
+        size_t want = r.nz > 1 ? 3 : 2;
+        char point_at[64];
+        snprintf(point_at, sizeof point_at, "%s.point", p->where);
+        if (p->n_coords != want) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: the fluid's field \"%s\" is %zuD: expected %zu coordinates, "
+                    "got %zu", seam_doc_locate(sim->doc, point_at), point_at, p->field, want, want, p->n_coords);
+            ok = false;
+        } else if (!seam_raster_contains(&r, p->point)) {
+            char at[128], box[256];
+            int n = snprintf(at, sizeof at, "(%g", p->point[0]), m = snprintf(box, sizeof box, "[%g, %g]",
+                                                                                r.origin[0], r.origin[0] + r.nx * r.dx);
+            for (size_t a = 1; a < want; a++) {
+                int cells = a == 1 ? r.ny : r.nz;
+                n += snprintf(at + n, sizeof at - (size_t)n, ", %g", p->point[a]);
+                m += snprintf(box + m, sizeof box - (size_t)m, " x [%g, %g]", r.origin[a], r.origin[a] + cells * r.dx);
+            }
+            snprintf(at + n, sizeof at - (size_t)n, ")");
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: %s lies outside the fluid's field \"%s\", which covers %s",
+                    seam_doc_locate(sim->doc, point_at), point_at, at, p->field, box);
+            ok = false;
+        }
+    }
+    if (ok && pr->n && !(pr->values = calloc(total, sizeof *pr->values))) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
+        ok = false;
+    }
+    return ok;
+}
+
+void probes_header(seam_sim *sim, const sim_probes *pr, FILE *f)
+{
+    fputs("step,t", f);
+    for (size_t i = 0; i < pr->n; i++) {
+        const sim_probe *p = &pr->p[i];
+        if (p->field) {
+            fprintf(f, ",%s.%s", p->name, p->field);
+            continue;
+        }
+        for (int a = 0; a < sim->in.dim; a++)
+            fprintf(f, ",%s.%s", p->name, axis_names[a]);
+        for (int a = 0; a < sim->in.dim; a++)
+            fprintf(f, ",%s.f%s", p->name, axis_names[a]);
+    }
+    fputc('\n', f);
+}
+
+/* A solid probe: the mean of its points' committed positions, the sum of
+ * the loads they received in the committed solve. */
+static void solid_values(const seam_sim *sim, const sim_probe *p, double *v)
+{
+    const sim_interface *in = &sim->in;
+    const participant *pt = &sim->parts[p->part];
+    size_t d = (size_t)in->dim, count = 0;
+    for (size_t a = 0; a < 2 * d; a++)
+        v[a] = 0.0;
+    for (size_t i = pt->offset; i < pt->offset + pt->n_points; i++) {
+        if (p->body >= 0 && in->body[i] != p->body_global)
+            continue;
+        for (size_t a = 0; a < d; a++) {
+            v[a] += in->Xn[i * d + a];
+            v[d + a] += in->F_solid[i * d + a];
+        }
+        count++;
+    }
+    for (size_t a = 0; a < d; a++)
+        v[a] = count ? v[a] / (double)count : NAN;
+}
+
+seam_status probes_row(seam_sim *sim, sim_probes *pr, FILE *f, long step, double t)
+{
+    size_t col = 0;
+    for (size_t i = 0; i < pr->n; i++) {
+        sim_probe *p = &pr->p[i];
+        if (!p->field)
+            solid_values(sim, p, pr->values + col);
+        col += columns(sim, p);
+    }
+    /* point probes: one field call per field, every probe of it read from that raster */
+    participant *fl = sim_field_source(sim);
+    for (size_t i = 0, col_i = 0; i < pr->n; col_i += columns(sim, &pr->p[i]), i++) {
+        sim_probe *p = &pr->p[i];
+        bool first = p->field != NULL;
+        for (size_t k = 0; first && k < i; k++)
+            first = !(pr->p[k].field && strcmp(pr->p[k].field, p->field) == 0);
+        if (!first)
+            continue;
+        seam_raster r;
+        if (fl->p->field(fl->self, p->field, &r) != SEAM_OK || !r.data) {
+            sim_log(sim, SEAM_LOG_ERROR, fl->name, "field \"%s\" failed for probe %s after step %ld (t = %.9g s)",
+                    p->field, p->name, step, t);
+            return SEAM_ERROR;
+        }
+        for (size_t k = i, col_k = col_i; k < pr->n; col_k += columns(sim, &pr->p[k]), k++)
+            if (pr->p[k].field && strcmp(pr->p[k].field, p->field) == 0)
+                pr->values[col_k] = seam_raster_at(&r, pr->p[k].point);
+    }
+    fprintf(f, "%ld,%.17g", step, t);
+    for (size_t k = 0; k < col; k++)
+        fprintf(f, ",%.17g", pr->values[k]);
+    fputc('\n', f);
+    return SEAM_OK;
+}
+
+void probes_free(sim_probes *pr)
+{
+    for (size_t i = 0; i < pr->n; i++) {
+        free(pr->p[i].name);
+        free(pr->p[i].field);
+        free(pr->p[i].solid);
+    }
+    free(pr->p);
+    free(pr->values);
+    *pr = (sim_probes){0};
+}
