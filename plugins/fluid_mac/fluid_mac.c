@@ -1126,6 +1126,29 @@ static seam_status check_io(fluid_mac *self, const seam_input *in)
     return finite_interface(self, "solve", in->X, in->V);
 }
 
+/* u* of a step: the velocities transported (a liquid: its particles' to the
+ * faces, FLIP/PIC; smoke: the configured advection of the committed ones)
+ * and the body forces added; kept in vel_star too. */
+static seam_status transport_velocities(fluid_mac *self, double dt, double *t0)
+{
+    const mac_grid *g = &self->g;
+    if (self->liquid) {   /* the particles carry the momentum */
+        if (!particles_to_faces(self))
+            return SEAM_ERROR;
+    } else if (self->advection == ADVECT_MACCORMACK) {
+        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
+    } else if (self->advection == ADVECT_BFECC) {
+        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
+    } else {
+        mac_advect(g, self->vel_n, dt, self->vel);
+    }
+    phase_end(self, self->liquid ? PH_TO_GRID : PH_ADVECT, t0);
+    add_forces(self, dt);
+    for (int a = 0; a < g->dim; a++)
+        memcpy(self->vel_star[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    return SEAM_OK;
+}
+
 static seam_status fluid_solve(void *p, const seam_step *step, const seam_input *in, seam_output *out)
 {
     fluid_mac *self = p;
@@ -1154,20 +1177,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
         for (size_t k = 0; k < (size_t)g->dim * n; k++)
             self->shell_X0[k] = in->X[k] - dt * in->V[k];
     }
-    if (self->liquid) {   /* the particles carry the momentum (FLIP/PIC) */
-        if (!particles_to_faces(self))
-            return SEAM_ERROR;
-    } else if (self->advection == ADVECT_MACCORMACK) {
-        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
-    } else if (self->advection == ADVECT_BFECC) {
-        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
-    } else {
-        mac_advect(g, self->vel_n, dt, self->vel);
-    }
-    phase_end(self, self->liquid ? PH_TO_GRID : PH_ADVECT, &t0);
-    add_forces(self, dt);
-    for (int a = 0; a < g->dim; a++)
-        memcpy(self->vel_star[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    if (transport_velocities(self, dt, &t0) != SEAM_OK)
+        return SEAM_ERROR;
     if (!impose_boundary_velocities(self, n ? in->V : NULL, step->t + 0.5 * dt)) {
         seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory for %zu solid faces", self->geo.n_faces);
         return SEAM_ERROR;
@@ -1247,19 +1258,9 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double d
         self->shell_X1 = X;
         memcpy(self->shell_X0, X, (size_t)g->dim * n * sizeof(double));
     }
-    if (self->liquid) {
-        if (!particles_to_faces(self))
-            return SEAM_ERROR;
-    } else if (self->advection == ADVECT_MACCORMACK) {
-        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
-    } else if (self->advection == ADVECT_BFECC) {
-        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
-    } else {
-        mac_advect(g, self->vel_n, dt, self->vel);
-    }
-    add_forces(self, dt);
-    for (int a = 0; a < g->dim; a++)
-        memcpy(self->vel_star[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+    double t0 = cpu_ms();
+    if (transport_velocities(self, dt, &t0) != SEAM_OK)
+        return SEAM_ERROR;
     self->has_src = 0;
     return SEAM_OK;
 }

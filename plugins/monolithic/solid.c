@@ -23,18 +23,6 @@ void mono_block_free(mono_block *blk)
 
 /* ---- corotated linear elements ------------------------------------------ */
 
-/* Shape gradients b_a (rows of D_m^-T; b_0 = -sum of the others). */
-static void shape_gradients(int d, const double *Dm_inv, double b[4][3])
-{
-    for (int j = 0; j < d; j++) {
-        b[0][j] = 0.0;
-        for (int a = 1; a <= d; a++) {
-            b[a][j] = Dm_inv[(a - 1) * d + j];
-            b[0][j] -= b[a][j];
-        }
-    }
-}
-
 /* K_t (3.36-3.44) in the form K_t[(a i),(c k)] = W sum_jl C_ijkl b_a[j] b_c[l]
  * with C_ijkl = mu (d_ik d_jl + d_il d_jk) + lambda d_ij d_kl (3.8), then
  * rotated: Ke = R~ K_t R~^T (3.53), be = R~ K_t X0 (3.54). R = U V^T from the
@@ -44,7 +32,7 @@ static void corotated_element(const fem *f, const fem_elem *e, const double *x, 
     int d = f->d, m = (d + 1) * d;
     const fem_material *mat = &f->bodies[e->body].mat;
     double b[4][3], F[9] = {0}, U[9], sig[3], V[9], R[9], Kt[144];
-    shape_gradients(d, e->Dm_inv, b);
+    fem_shape_gradients(d, e->Dm_inv, b);
     for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++) {
             double s = 0.0;

@@ -174,6 +174,10 @@ struct fem {
     size_t save_size;
 };
 
+/* Shape-function gradients b_a of a linear simplex (Irving 2.4: g_i = P b_i):
+ * b_a = row a-1 of D_m^{-1} for a >= 1, and b_0 = -sum of the others. */
+void fem_shape_gradients(int d, const double *Dm_inv, double b[4][3]);
+
 /* The plugin table (export.c exports it as seam_plugin_v1). */
 const seam_plugin *solid_fem_table(void);
 

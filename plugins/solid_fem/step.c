@@ -10,9 +10,7 @@
 
 #define PI 3.14159265358979323846
 
-/* Shape-function gradients b_a (Irving 2.4: g_i = P b_i): b_a = row a-1 of
- * D_m^{-1} for a >= 1, and b_0 = -sum of the others. */
-static void shape_gradients(int d, const double *Dm_inv, double b[4][3])
+void fem_shape_gradients(int d, const double *Dm_inv, double b[4][3])
 {
     for (int j = 0; j < d; j++) {
         b[0][j] = 0.0;
@@ -30,7 +28,7 @@ static double element_forces(const fem_elem *e, const fem_material *mat, int d, 
                              double *Ke)
 {
     double b[4][3], F[9] = {0}, P[9] = {0}, dPdF[81];
-    shape_gradients(d, e->Dm_inv, b);
+    fem_shape_gradients(d, e->Dm_inv, b);
     /* F = D_s D_m^{-1} (Irving 2.3), written as sum_a x_a b_a^T. */
     for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++) {
