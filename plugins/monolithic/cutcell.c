@@ -944,12 +944,8 @@ static int face_valid(const mac_grid *g, const mono_cut *cut, const double *phi,
 
 /* The solid's normal near face (axis, ijk): the area-weighted patch normals
  * (nsum, dim per cell) of the cells within r cells of the face, for the
- * smallest r up to `reach` that has any, normalised; 0 when none. With vsum
- * (area-weighted patch velocities, dim per cell) and asum (patch areas per
- * cell), vs gets the mean velocity of the solid's surface over the same
- * cells (else 0). */
-static void normal_near(const mac_grid *g, const double *nsum, const double *vsum, const double *asum, int axis,
-                        const int *ijk, int reach, double *n, double *vs)
+ * smallest r up to `reach` that has any, normalised; 0 when none. */
+static void normal_near(const mac_grid *g, const double *nsum, int axis, const int *ijk, int reach, double *n)
 {
     int dim = g->dim;
     n[0] = n[1] = n[2] = 0.0;
@@ -964,25 +960,17 @@ static void normal_near(const mac_grid *g, const double *nsum, const double *vsu
             hi[d] = hi[d] > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : hi[d];
         }
         n[0] = n[1] = n[2] = 0.0;
-        double v[3] = {0.0, 0.0, 0.0}, area = 0.0;
         for (int kk = lo[2]; kk <= hi[2]; kk++)
             for (int jj = lo[1]; jj <= hi[1]; jj++)
                 for (int ii = lo[0]; ii <= hi[0]; ii++) {
                     size_t c = mac_c(g, ii, jj, kk);
-                    for (int d = 0; d < dim; d++) {
+                    for (int d = 0; d < dim; d++)
                         n[d] += nsum[(size_t)dim * c + (size_t)d];
-                        if (vsum)
-                            v[d] += vsum[(size_t)dim * c + (size_t)d];
-                    }
-                    if (asum)
-                        area += asum[c];
                 }
         double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         if (len > 0.0) {
-            for (int d = 0; d < 3; d++) {
+            for (int d = 0; d < 3; d++)
                 n[d] /= len;
-                vs[d] = area > 0.0 ? v[d] / area : 0.0;
-            }
             return;
         }
     }
@@ -1007,17 +995,14 @@ static double other_component(const mac_grid *g, int axis, const int *ijk, int o
     return cnt ? s / cnt : 0.0;
 }
 
-void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, const mono_boundary *b,
-                      const double *v_nodes, int layers, double *const u[3])
+void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3])
 {
     int dim = g->dim;
     size_t nc = mac_ncell(g);
     uint8_t *valid[3] = {NULL, NULL, NULL}, *filled[3] = {NULL, NULL, NULL};
     double *next[3] = {NULL, NULL, NULL};
     double *nsum = calloc((size_t)dim * nc, sizeof *nsum);
-    double *vsum = v_nodes ? calloc((size_t)dim * nc, sizeof *vsum) : NULL;
-    double *asum = v_nodes ? calloc(nc, sizeof *asum) : NULL;
-    int ok = nsum != NULL && (!v_nodes || (vsum && asum && b));
+    int ok = nsum != NULL;
     for (int a = 0; a < dim; a++) {
         valid[a] = malloc(mac_nf(g, a));
         filled[a] = calloc(mac_nf(g, a), 1);
@@ -1064,22 +1049,10 @@ void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi,
         if (!valid[axis][f])
             u[axis][f] = 0.0;   /* beyond the layers' reach */
     }
-    /* Extrapolated values inside solids take the solid's normal velocity
-     * (sec. 4.6 zeroes it: a solid at rest): the patches' velocities at
-     * their centroids, weighted by area like their normals. */
-    for (size_t q = 0; q < cut->n_patches; q++) {
-        const mono_patch *pa = &cut->patches[q];
+    /* Extrapolated values inside solids lose their normal component (sec. 4.6). */
+    for (size_t q = 0; q < cut->n_patches; q++)
         for (int d = 0; d < dim; d++)
-            nsum[(size_t)dim * pa->cell + (size_t)d] += pa->area * pa->n[d];
-        if (!v_nodes)
-            continue;
-        asum[pa->cell] += pa->area;
-        for (int k = 0; k < dim; k++) {
-            const double *vn = v_nodes + (size_t)dim * (size_t)b->elem[(size_t)dim * pa->elem + (size_t)k];
-            for (int d = 0; d < dim; d++)
-                vsum[(size_t)dim * pa->cell + (size_t)d] += pa->area * pa->w[k] * vn[d];
-        }
-    }
+            nsum[(size_t)dim * cut->patches[q].cell + (size_t)d] += cut->patches[q].area * cut->patches[q].n[d];
     for (int a = 0; a < dim; a++)
         memcpy(next[a], u[a], mac_nf(g, a) * sizeof *next[a]);
     double *const un[3] = {next[0], next[1], next[2]};
@@ -1088,17 +1061,14 @@ void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi,
         if (!filled[axis][f] || cut->open[axis][f] > 0.0)
             continue;
         int ijk[3] = {i, j, k};
-        double n[3], vs[3] = {0.0, 0.0, 0.0}, w[3] = {0.0, 0.0, 0.0};
-        normal_near(g, nsum, vsum, asum, axis, ijk, layers + 1, n, vs);
+        double n[3], w[3] = {0.0, 0.0, 0.0};
+        normal_near(g, nsum, axis, ijk, layers + 1, n);
         for (int o = 0; o < dim; o++)
             w[o] = o == axis ? un[axis][f] : other_component(g, axis, ijk, o, un);
-        double wn = w[0] * n[0] + w[1] * n[1] + w[2] * n[2], vn = vs[0] * n[0] + vs[1] * n[1] + vs[2] * n[2];
-        u[axis][f] = w[axis] - (wn - vn) * n[axis];
+        u[axis][f] = w[axis] - (w[0] * n[0] + w[1] * n[1] + w[2] * n[2]) * n[axis];
     }
 done:
     free(nsum);
-    free(vsum);
-    free(asum);
     for (int a = 0; a < 3; a++) {
         free(valid[a]);
         free(filled[a]);

@@ -134,17 +134,13 @@ void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *c
 
 /* Sec. 4.6's extrapolation: each invalid face next to valid ones gets the
  * average of its valid neighbours (not in place), `layers` times; values
- * inside solids then take the solid's velocity along its normal: its
- * boundary nodes' velocities v_nodes (dim per node of b) at the nearby
- * patches' centroids, area-weighted; with v_nodes NULL, 0 (sec. 4.6: the
- * normal component removed, a solid at rest). Valid
+ * inside solids then lose their component along the solid's normal. Valid
  * faces: domain walls and the faces mono_fluid_update set. Faces still
  * invalid after the layers get 0. "Inside a solid": an extrapolated face with
  * open fraction 0; its vector is its own component and the mean of the four
  * faces of the other axis around it, the normal the area-weighted patch
  * normals of the nearest ring of cells that has patches (up to layers + 1). */
-void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, const mono_boundary *b,
-                      const double *v_nodes, int layers, double *const u[3]);
+void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3]);
 
 /* ---------------------------------------------------------------- solid.c */
 

@@ -68,8 +68,7 @@ typedef struct mono {
     mono_fluid F;
     mono_block *blk;
     double *p, *v;
-    double *v_perp, *Fn;     /* dim per boundary node: prescribed velocities (after the solve: every
-                                node's velocity), pressure loads */
+    double *v_perp, *Fn;     /* dim per boundary node: prescribed velocities, pressure loads */
     double *all_fluid;       /* smoke: the level set of a domain full of fluid (-dx per cell) */
     double *phi;             /* the last solve's level set, continued through the solids (mono_liquid_phi) */
     size_t m;                /* solid unknowns of the last solve */
@@ -460,22 +459,7 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
     mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->rho, dt, fl->vel);
-    /* the boundary nodes' velocities, v_perp + T v per block (the flux G
-     * counted), for the velocities extended into the moving solids */
-    double *Tv = malloc((nd + 1) * sizeof *Tv);
-    if (!Tv) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for %zu boundary velocities", nd);
-        return SEAM_ERROR;
-    }
-    for (size_t s = 0, at = 0; s < self->ns; at += self->blk[s].m, s++) {
-        if (!self->blk[s].m)
-            continue;
-        seam_csr_mul(self->blk[s].T, self->v + at, Tv);
-        for (size_t k = 0; k < nd; k++)
-            self->v_perp[k] += Tv[k];
-    }
-    free(Tv);
-    mono_extrapolate(g, &self->cut, phi, &b, self->v_perp, 2, fl->vel);
+    mono_extrapolate(g, &self->cut, phi, 2, fl->vel);
     /* the solids' steps: FEM with the solved velocities (5.2), rigid bodies by
      * their own integrator under the pressure loads G^T p (5.13) */
     seam_csr_mul_t(self->F.G, self->p, self->Fn);

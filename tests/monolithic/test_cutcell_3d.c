@@ -446,7 +446,7 @@ static void test_free_slip_3d(void **state)
                   (m > 0 && phi[mac_c(&g, lo[0], lo[1], lo[2])] < 0);
         u1[axis][f] = wet && cut.open[axis][f] > 0.0 ? V[axis] : 1e3;
     }
-    mono_extrapolate(&g, &cut, phi, NULL, NULL, 30, vel);
+    mono_extrapolate(&g, &cut, phi, 30, vel);
     FOR_FACES3(&g, axis, ijk) {
         size_t f = mac_fi(&g, axis, ijk[0], ijk[1], ijk[2]);
         if (cut.open[axis][f] == 0.0) {
