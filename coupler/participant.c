@@ -238,7 +238,7 @@ bool participant_create(seam_sim *sim, participant *pt)
     free(config);
     if (!pt->self) {
         sim_log(sim, SEAM_LOG_ERROR, pt->name, "could not be created from %s (%s); see the messages above",
-                pt->config_path, from);
+                *pt->config_path ? pt->config_path : "the scene's fluid and solids", from);
         return false;
     }
     pt->remote = NULL;   /* the instance owns it now */
