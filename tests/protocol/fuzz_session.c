@@ -41,6 +41,7 @@
 #include "serve.h"
 #include "session.h"
 #include "wire.h"
+#include "bare_request.h"
 
 #define N_SERVERS 2
 #define MAX_REQUESTS 64
@@ -295,19 +296,7 @@ static reply exchange(int k, int p, bool req_style, const seam_part *frames, siz
 static reply send_op(int k, int p, const char *op, uint64_t id, size_t at)
 {
     seam_wbuf w;
-    seam_wbuf_init(&w, 0);
-    bool hello = strcmp(op, "hello") == 0;
-    seam_w_map(&w, hello ? 4 : 2);
-    seam_w_str(&w, "op");
-    seam_w_str(&w, op);
-    seam_w_str(&w, "id");
-    seam_w_uint(&w, id);
-    if (hello) {
-        seam_w_str(&w, "protocol");
-        seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
-        seam_w_str(&w, "abi");
-        seam_w_uint(&w, SEAM_ABI_VERSION);
-    }
+    bare_request(&w, op, id);
     seam_part f = {(const uint8_t *)w.sb.data, w.sb.size};
     reply r = exchange(k, p, false, &f, 1, at);
     seam_wbuf_free(&w);

@@ -25,6 +25,7 @@
 #include "serve.h"
 #include "test_host.h"
 #include "wire.h"
+#include "bare_request.h"
 
 int __real_zmq_msg_recv(zmq_msg_t *msg, void *socket, int flags);
 int __wrap_zmq_msg_recv(zmq_msg_t *msg, void *socket, int flags);
@@ -137,19 +138,7 @@ static void expect_reply(void *sock, const void *const *frames, const size_t *le
 static size_t request(uint8_t *buf, size_t size, const char *op, uint64_t id)
 {
     seam_wbuf w;
-    seam_wbuf_init(&w, 0);
-    bool hello = strcmp(op, "hello") == 0;
-    seam_w_map(&w, hello ? 4 : 2);
-    seam_w_str(&w, "op");
-    seam_w_str(&w, op);
-    seam_w_str(&w, "id");
-    seam_w_uint(&w, id);
-    if (hello) {
-        seam_w_str(&w, "protocol");
-        seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
-        seam_w_str(&w, "abi");
-        seam_w_uint(&w, SEAM_ABI_VERSION);
-    }
+    bare_request(&w, op, id);
     assert_true(w.sb.size <= size);
     memcpy(buf, w.sb.data, w.sb.size);
     size_t n = w.sb.size;

@@ -33,6 +33,7 @@
 #include "test_proc.h"
 #include "test_scene.h"
 #include "wire.h"
+#include "bare_request.h"
 
 static const char *seam_exe, *serve_exe;
 
@@ -606,19 +607,7 @@ static void client_await(client *c, uint64_t id)
 static void client_request(client *c, const char *op, uint64_t id)
 {
     seam_wbuf w;
-    seam_wbuf_init(&w, 0);
-    bool hello = strcmp(op, "hello") == 0;
-    seam_w_map(&w, hello ? 4 : 2);
-    seam_w_str(&w, "op");
-    seam_w_str(&w, op);
-    seam_w_str(&w, "id");
-    seam_w_uint(&w, id);
-    if (hello) {
-        seam_w_str(&w, "protocol");
-        seam_w_uint(&w, SEAM_PROTOCOL_VERSION);
-        seam_w_str(&w, "abi");
-        seam_w_uint(&w, SEAM_ABI_VERSION);
-    }
+    bare_request(&w, op, id);
     const void *f = w.sb.data;
     size_t len = w.sb.size;
     client_send(c, &f, &len, 1);
