@@ -995,7 +995,7 @@ static double other_component(const mac_grid *g, int axis, const int *ijk, int o
     return cnt ? s / cnt : 0.0;
 }
 
-void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3])
+seam_status mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3])
 {
     int dim = g->dim;
     size_t nc = mac_ncell(g);
@@ -1074,6 +1074,7 @@ done:
         free(filled[a]);
         free(next[a]);
     }
+    return ok ? SEAM_OK : SEAM_ERROR;
 }
 
 /* ---- the liquid's level set inside the solids ------------------------------- */

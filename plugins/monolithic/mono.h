@@ -140,7 +140,8 @@ void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *c
  * open fraction 0; its vector is its own component and the mean of the four
  * faces of the other axis around it, the normal the area-weighted patch
  * normals of the nearest ring of cells that has patches (up to layers + 1). */
-void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3]);
+/* SEAM_ERROR when out of memory (u untouched then). */
+seam_status mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3]);
 
 /* ---------------------------------------------------------------- solid.c */
 

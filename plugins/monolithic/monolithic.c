@@ -459,7 +459,11 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
     mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->rho, dt, fl->vel);
-    mono_extrapolate(g, &self->cut, phi, 2, fl->vel);
+    if (mono_extrapolate(g, &self->cut, phi, 2, fl->vel) != SEAM_OK) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocities of a %zu-cell grid",
+                  mac_ncell(g));
+        return SEAM_ERROR;
+    }
     /* the solids' steps: FEM with the solved velocities (5.2), rigid bodies by
      * their own integrator under the pressure loads G^T p (5.13) */
     seam_csr_mul_t(self->F.G, self->p, self->Fn);
