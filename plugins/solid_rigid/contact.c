@@ -383,14 +383,17 @@ void rigid_contacts_project(const rigid_world *w, rigid_state *S, rigid_contacts
         for (int sweep = 0; sweep < 8; sweep++) {
             for (size_t i = 0; i < cs->n; i++) {
                 rigid_contact *c = &cs->c[i];
-                double g = current_gap(c, S);
-                if (g >= -w->slop)
+                /* Between bodies an overlap of slop is left so resting contacts persist; against a
+                 * wall none: the walls are often the fluid's domain too, and a sample past it
+                 * stops a coupled run (the next step's provisional drift finds the contact again). */
+                double slop = c->b >= 0 ? w->slop : 0.0, g = current_gap(c, S);
+                if (g >= -slop)
                     continue;
                 double k = inv_mass(w, c, S, c->n);
                 if (!(k > 0))
                     continue;
                 double P[3], mP[3];
-                v3_scale(P, (-w->slop - g) / k, c->n);   /* pseudo-impulse closing the overlap */
+                v3_scale(P, (-slop - g) / k, c->n);   /* pseudo-impulse closing the overlap */
                 rigid_body_displace(&w->bodies[c->a], &S[c->a], c->p, P);
                 if (c->b >= 0) {
                     v3_scale(mP, -1.0, P);
