@@ -200,7 +200,7 @@ static void test_water_complex(void **state)
 {
     (void)state;
     const double R = 0.08, dx = 1.0 / 24.0, start[2] = {0.3341, 0.2893};
-    const char *const sets[] = {"cell_size=0.041666666666666664", "fluid.cells=[24, 15, 12]", "time.end=0.4",
+    const char *const sets[] = {"cell_size=0.041666666666666664", "fluid.cells=[24, 15, 12]", "time.end=0.3",
                                 "output.frames=false", "output.picture=false", NULL};
     test_run *r = test_run_scene("chapter2_water_complex", NULL, "examples/water_complex.json", sets);
     if (r->status != SEAM_OK)
