@@ -43,9 +43,10 @@ static void iqn_destroy(void *self)
 
 /* X^{k+1} = X~^k - W alpha with alpha = argmin ||V alpha - r^k|| (the IQN-ILS update),
  * Q^T r^k carried over from the last iteration by the QR update. With
- * mixing beta < 1 (Walker and Ni 2011, eq. 2.2 with the residual's
- * unexplained part damped): X^{k+1} = X~^k - W alpha - (1 - beta)(r^k - V alpha),
- * V alpha being r^k's projection onto the columns' span. */
+ * mixing beta < 1 (Anderson acceleration with a mixing parameter, as
+ * Walker and Ni 2011 write it; IQN-ILS is beta = 1):
+ * X^{k+1} = X~^k - W alpha - (1 - beta)(r^k - V alpha), V alpha being r^k's
+ * projection onto the columns' span. */
 static void iqn_quasi_newton(iqn_secant *q, double mixing, const double *Xt)
 {
     size_t n = q->n, k = seam_qr_cols(q->VW);
