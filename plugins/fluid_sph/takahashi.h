@@ -33,14 +33,13 @@ sph_takahashi *sph_takahashi_new(int dim, const double *lo, const double *hi, do
 void sph_takahashi_destroy(sph_takahashi **self_p);
 
 /* One pressure solve on geometry G with the velocities u* in v (boundary
- * velocities vb) and the previous step's pressures p_prev (the warm start):
- * predicted densities rho*_i = rho_i + dt D rho_i / D t, the classes, the
+ * velocities vb): predicted densities rho*_i = rho_i + dt D rho_i / D t, the classes, the
  * system over the Poisson particles, MGCG, pressures clamped at 0 into p (Pa)
  * and k = p / rho^2, and the velocities v updated by the pressure
  * acceleration (sph_apply_pressure). Returns 0, 1 when CG stopped at max_iter (or broke
  * down) before the density error met eta, -1 when out of memory. */
 int sph_takahashi_solve(sph_takahashi *T, const sph_fluid *f, const sph_geometry *G, double dt, const double *vb,
-                        const double *p_prev, const sph_takahashi_opts *o, double *v, double *p, double *k,
+                        const sph_takahashi_opts *o, double *v, double *p, double *k,
                         sph_solve_stats *st);
 
 /* What the last solve built, for tests: per particle its class, its unknown
