@@ -73,6 +73,9 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
         for (size_t q = 0; q < sizeof only / sizeof only[0]; q++)
             if (seam_cfg_has(cfg, only[q]))
                 seam_cfg_error(cfg, only[q], "applies to \"pressure_solver\": \"takahashi\" only");
+    } else if (seam_cfg_has(cfg, "divergence_tolerance")) {
+        seam_cfg_error(cfg, "divergence_tolerance", "applies to \"pressure_solver\": \"dfsph\" only (the takahashi "
+                       "solver has no divergence solve)");
     }
     self->solver_takahashi = takahashi;
     return seam_cfg_finish(cfg) == SEAM_OK ? 0 : -1;

@@ -151,12 +151,57 @@ static void test_separated(void **state)
     seam_plugin_v1()->destroy(fl);
 }
 
+/* 3D: a tank of 12 x 10 x 12 particles, 0.2 s from its hydrostatic start,
+ * stays near rest (the grid in 7-point form; a fluid this small has one
+ * level). DFSPH's 3D tank (test_coupling.c): 0.08 m/s and 3e-4 at 0.1 s. */
+static void test_tank_3d(void **state)
+{
+    (void)state;
+    test_host th;
+    fluid_sph *fl = sph_make(&th, "{\"domain\": [0, 0, 0, 0.12, 0.15, 0.12], \"spacing\": 0.01, "
+                                  "\"fill\": [0, 0, 0, 0.12, 0.1, 0.12], \"pressure_solver\": \"takahashi\", "
+                                  "\"density_tolerance\": 1e-5, \"max_iterations\": 1000}", NULL);
+    assert_int_equal(fl->n, 1440);
+    double t = sph_run(fl, 0.0, 0.2, 1.0, NULL, NULL);
+    sph_takahashi_system S = sph_takahashi_last(fl->tak);
+    printf("3D: t %.2f, max speed %.4f m/s, density error %.2e, CG %d iterations, %d grid levels\n", t,
+           sph_max_speed(fl), sph_density_error(fl), fl->last_rho.iterations, S.levels);
+    assert_true(sph_max_speed(fl) < 0.2);        /* measured 0.114 */
+    assert_true(sph_density_error(fl) < 2e-3);   /* measured 7.6e-4 */
+    seam_plugin_v1()->destroy(fl);
+}
+
+/* The keys of one solver are refused under the other. */
+static void test_keys(void **state)
+{
+    (void)state;
+    const seam_plugin *P = seam_plugin_v1();
+    const char *bad[] = {
+        "{\"domain\": [0, 0, 0.4, 0.3], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2], \"multigrid\": false}",
+        "{\"domain\": [0, 0, 0.4, 0.3], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2], \"multigrid_lambda\": 1}",
+        "{\"domain\": [0, 0, 0.4, 0.3], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2], "
+        "\"pressure_solver\": \"takahashi\", \"divergence_tolerance\": 1e-3}",
+        "{\"domain\": [0, 0, 0.4, 0.3], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2], \"pressure_solver\": \"iisph\"}",
+    };
+    const char *key[] = {"multigrid", "multigrid_lambda", "divergence_tolerance", "pressure_solver"};
+    for (size_t k = 0; k < 4; k++) {
+        test_host th;
+        test_host_init(&th, "fluid", "fluid");
+        void *fl = P->create(P, bad[k], &th.host);
+        printf("%s\n", th.last);
+        assert_null(fl);
+        assert_non_null(strstr(th.last, key[k]));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tank),
         cmocka_unit_test(test_multigrid),
         cmocka_unit_test(test_separated),
+        cmocka_unit_test(test_tank_3d),
+        cmocka_unit_test(test_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
