@@ -151,7 +151,7 @@ static void test_separated(void **state)
     seam_plugin_v1()->destroy(fl);
 }
 
-/* 3D: a tank of 12 x 10 x 12 particles, 0.2 s from its hydrostatic start,
+/* 3D: a tank of 12 x 10 x 12 particles, 0.5 s from its hydrostatic start,
  * stays near rest (the grid in 7-point form; a fluid this small has one
  * level). DFSPH's 3D tank (test_coupling.c): 0.08 m/s and 3e-4 at 0.1 s. */
 static void test_tank_3d(void **state)
@@ -162,12 +162,12 @@ static void test_tank_3d(void **state)
                                   "\"fill\": [0, 0, 0, 0.12, 0.1, 0.12], \"pressure_solver\": \"takahashi\", "
                                   "\"density_tolerance\": 1e-5, \"max_iterations\": 1000}", NULL);
     assert_int_equal(fl->n, 1440);
-    double t = sph_run(fl, 0.0, 0.2, 1.0, NULL, NULL);
+    double t = sph_run(fl, 0.0, 0.5, 1.0, NULL, NULL);
     sph_takahashi_system S = sph_takahashi_last(fl->tak);
     printf("3D: t %.2f, max speed %.4f m/s, density error %.2e, CG %d iterations, %d grid levels\n", t,
            sph_max_speed(fl), sph_density_error(fl), fl->last_rho.iterations, S.levels);
-    assert_true(sph_max_speed(fl) < 0.2);        /* measured 0.114 */
-    assert_true(sph_density_error(fl) < 2e-3);   /* measured 7.6e-4 */
+    assert_true(sph_max_speed(fl) < 0.1);        /* measured 0.052 */
+    assert_true(sph_density_error(fl) < 6e-4);   /* measured 4.5e-4 (7.9e-4 with the pressure applied at 0.8 dt) */
     seam_plugin_v1()->destroy(fl);
 }
 
