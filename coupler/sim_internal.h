@@ -100,6 +100,7 @@ struct seam_sim {
     sim_interface in;
     double dt_prev, dt_prev2;   /* the last two committed step sizes */
     seam_coupling coupling;
+    struct rigid_dofs *rigid;   /* the solids' rigid bodies (their bodies entries), NULL: none */
     /* output */
     sim_outputs out;
     /* bookkeeping */
@@ -138,6 +139,9 @@ seam_status participant_commit(participant *pt, long step);
 
 /* interface.c */
 bool interface_build(seam_sim *sim);
+/* Ask every solid with a bodies entry for its rigid bodies (plugin.h
+ * seam_bodies), check them and build sim->rigid (NULL when none). */
+bool interface_rigid_bodies(seam_sim *sim);
 /* A coupled plugin's described surfaces in the committed state into in->Xn
  * (shift: the older positions move back one step first); nothing when it
  * describes none. */

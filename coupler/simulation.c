@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rigid_dofs.h"
 #include "sim_internal.h"
 
 double sim_now(void)
@@ -123,6 +124,7 @@ void seam_sim_destroy(seam_sim **self_p)
     bpp_destroy(&sim->bpp);
     interface_free(&sim->in);
     seam_coupling_fini(&sim->coupling);
+    rigid_dofs_free(sim->rigid);
     free(sim->scene_dir);
     free(sim->description);
     free(sim->pstats);

@@ -44,6 +44,8 @@ struct rigid_solver {
     int32_t *elems;
     uint8_t *two_sided;
     unsigned char *saved;
+    double *pose;            /* handed out by bodies: centres (3 per body), rotations (9 per body) */
+    int64_t *ranges;         /* handed out by bodies: first points, then point counts */
 };
 
 /* The interface loads' arms are settled when a sweep moves none by more than
@@ -485,6 +487,8 @@ void rigid_destroy(void *self)
     free(rs->elems);
     free(rs->two_sided);
     free(rs->saved);
+    free(rs->pose);
+    free(rs->ranges);
     free(rs);
 }
 
@@ -861,6 +865,32 @@ seam_status rigid_write_output(void *self, const char *dir, int frame)
     return st;
 }
 
+/* The committed pose of every body and its points' range: the centre of
+ * mass and the rotation from the body frame (in which its samples' r are
+ * fixed) to the world, so sample k of body b sits at x + R r_k. */
+seam_status rigid_bodies(void *self, seam_bodies *out)
+{
+    rigid_solver *rs = self;
+    size_t n = rs->n_bodies;
+    if (!rs->pose) {
+        rs->pose = malloc((12 * n + 1) * sizeof *rs->pose);
+        rs->ranges = malloc((2 * n + 1) * sizeof *rs->ranges);
+        if (!rs->pose || !rs->ranges) {
+            seam_logf(rs->host, SEAM_LOG_ERROR, "bodies: out of memory for %zu bodies", n);
+            return SEAM_ERROR;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        v3_copy(rs->pose + 3 * i, rs->S[i].x);
+        q_to_mat(rs->pose + 3 * n + 9 * i, rs->S[i].q);
+        rs->ranges[i] = (int64_t)rs->bodies[i].first;
+        rs->ranges[n + i] = (int64_t)rs->bodies[i].n_pts;
+    }
+    *out = (seam_bodies){.count = n, .centre = rs->pose, .rotation = rs->pose + 3 * n, .first = rs->ranges,
+                         .points = rs->ranges + n};
+    return SEAM_OK;
+}
+
 /* ---- for tests --------------------------------------------------------- */
 
 size_t rigid_body_count(const rigid_solver *rs) { return rs->n_bodies; }
@@ -893,6 +923,8 @@ static const seam_plugin plugin = {
     .field = NULL,
     .write_output = rigid_write_output,
     .capabilities = rigid_capabilities,
+    .domain = NULL,
+    .bodies = rigid_bodies,
 };
 
 /* The table; export.c makes it the module's one exported symbol. */
