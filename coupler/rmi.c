@@ -15,6 +15,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "iqn.h"
 #include "rigid_dofs.h"
 #include "scheme.h"
 #include "seam/krylov.h"
@@ -484,6 +485,13 @@ static seam_verdict rmi_judge(rmi *r, seam_coupling *c, const double *X_out, boo
     return first && v == SEAM_CONVERGED ? SEAM_ITERATE : v;
 }
 
+/* The model-free update X = X_k^f + w (X_k^s - X_k^f) (Algorithm 1 line 3 with w = 1). */
+static void rmi_relax(const rmi *r, double *X)
+{
+    for (size_t i = 0; i < r->n; i++)
+        X[i] = r->Xf[i] + r->omega * (r->ys[i] - r->Xf[i]);
+}
+
 static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, double *X_out, seam_verdict *verdict)
 {
     rmi *r = self;
@@ -514,14 +522,29 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
         st = rmi_call_solid(r, c, pp, X_out, true, step);                      /* line 3 */
     if (st == SEAM_OK)
         *verdict = rmi_judge(r, c, X_out, true);
+    int rejected = 0;
     while (st == SEAM_OK && *verdict == SEAM_ITERATE) {
-        if (seam_qr_cols(r->lsq_f) && seam_qr_cols(r->lsq_s))
+        bool modelled = seam_qr_cols(r->lsq_f) && seam_qr_cols(r->lsq_s);
+        if (modelled)
             rmi_solve_X(r, r->ys, X);                                          /* line 11: eq. 2.6 */
         else
-            for (size_t i = 0; i < n; i++)                                     /* line 3: X_2^f = X_1^s */
-                X[i] = r->Xf[i] + r->omega * (r->ys[i] - r->Xf[i]);
+            rmi_relax(r, X);                                                   /* line 3: X_2^f = X_1^s */
         from_y(r, X, Xp);   /* on a rigid body: the exp map, an exact rigid motion */
         st = rmi_call_fluid(r, c, Xp, pp, false, step);                        /* line 12 */
+        if (st == SEAM_UNSTABLE && modelled && rejected < IQN_MAX_REJECTED) {
+            /* the fluid refused the model's positions (no shape of the solid): as iqn_reject does,
+             * the pairs that made them go and the step goes on from the model-free update */
+            rejected++;
+            size_t cols = seam_qr_cols(r->lsq_f) + seam_qr_cols(r->lsq_s);
+            seam_qr_keep(r->lsq_f, 1, 0);   /* none */
+            seam_qr_keep(r->lsq_s, 1, 0);
+            seam_coupling_warn(c, "step %ld: the fluid refused iterate %d (see its message): rejected, %zu pairs "
+                               "dropped, relaxation %g from the last iterate instead", step,
+                               seam_coupling_iterations(c) + 1, cols, r->omega);
+            rmi_relax(r, X);
+            from_y(r, X, Xp);
+            st = rmi_call_fluid(r, c, Xp, pp, false, step);
+        }
         if (st != SEAM_OK)
             break;
         /* line 13: the reduced Jacobians were updated by the pushes in rmi_call_fluid/solid */
