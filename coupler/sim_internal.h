@@ -89,6 +89,7 @@ struct seam_sim {
     seam_bpp *bpp;
     seam_convergence conv;
     bool fail_unconverged;
+    bool retry_unconverged;  /* on_nonconvergence "retry": a badly unconverged step is retried with half the dt */
     int predictor;
     const sim_stepper *stepper;
     bool monolithic;         /* scheme "monolithic": the fluid and solids run as one coupled plugin */
