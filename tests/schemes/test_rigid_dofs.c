@@ -167,6 +167,55 @@ static void test_reduce_expand_lift(void **state)
     rigid_dofs_free(rd);
 }
 
+/* 3D: a body of 8 corners and a free point: reduce/expand are inverse on a
+ * rigid motion, expand makes a rigid motion of any y (6 dofs), and the lift
+ * carries exactly the asked force and torque. */
+static void test_reduce_expand_lift_3d(void **state)
+{
+    (void)state;
+    enum { C = 8, NP3 = C + 1, N3 = 3 * NP3 };
+    double X0[N3], X[N3], y[3 + 6], back[N3];
+    for (int i = 0; i < C; i++) {
+        X0[3 * i] = 1.0 + ((i & 1) ? 0.3 : -0.3);
+        X0[3 * i + 1] = 2.0 + ((i & 2) ? 0.2 : -0.2);
+        X0[3 * i + 2] = -1.0 + ((i & 4) ? 0.1 : -0.1);
+    }
+    X0[3 * C] = 5.0, X0[3 * C + 1] = 5.0, X0[3 * C + 2] = 5.0;
+    rigid_dofs_body b = {0, C, {1.1, 2.05, -1.0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};   /* off the corners' centroid */
+    char err[256];
+    rigid_dofs *rd = rigid_dofs_new(3, NP3, X0, &b, 1, err, sizeof err);
+    assert_non_null(rd);
+    assert_int_equal(rigid_dofs_reduced(rd), 9);
+    assert_true(rigid_dofs_begin(rd, X0));
+    double yk[9] = {0.1, 0.2, 0.3, 0.05, -0.02, 0.01, 0.03, -0.04, 0.02};   /* free point, t, r w */
+    rigid_dofs_expand_X(rd, yk, X);
+    double worst = 0.0;
+    for (int i = 0; i < C; i++)
+        for (int j = 0; j < i; j++) {
+            double d = 0.0, d0 = 0.0;
+            for (int a = 0; a < 3; a++) {
+                d += (X[3 * i + a] - X[3 * j + a]) * (X[3 * i + a] - X[3 * j + a]);
+                d0 += (X0[3 * i + a] - X0[3 * j + a]) * (X0[3 * i + a] - X0[3 * j + a]);
+            }
+            worst = fmax(worst, fabs(sqrt(d) - sqrt(d0)));
+        }
+    assert_true(worst < 1e-12);
+    rigid_dofs_reduce_X(rd, X, y);
+    for (int k = 0; k < 9; k++)
+        assert_true(fabs(y[k] - yk[k]) < 1e-13);
+    rigid_dofs_expand_X(rd, y, back);
+    for (int k = 0; k < N3; k++)
+        assert_true(fabs(back[k] - X[k]) < 1e-13);
+    double base[N3], G[9] = {1, 2, 3, 0.5, -0.25, 2.0, 0.1, 0.2, -0.3}, p[N3], Gp[9];
+    for (int k = 0; k < N3; k++)
+        base[k] = cos(0.3 * k);
+    rigid_dofs_lift_F(rd, X, G, base, p);
+    rigid_dofs_reduce_F(rd, X, p, Gp);
+    for (int k = 0; k < 9; k++)
+        assert_true(fabs(Gp[k] - G[k]) < 1e-12);
+    rigid_dofs_free(rd);
+}
+
 /* ---- the rmi on the ring ------------------------------------------------
  * Fluid: p_i = -mu (X_i - X_i^n) at every point (added mass). Solid: the
  * ring's centre moves by alpha F + d_t, it turns by beta tau + d_th (tau
@@ -317,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_rotation_exp_log_known),
         cmocka_unit_test(test_rigid_fit_known_motion),
         cmocka_unit_test(test_reduce_expand_lift),
+        cmocka_unit_test(test_reduce_expand_lift_3d),
         cmocka_unit_test(test_rmi_on_ring_dofs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
