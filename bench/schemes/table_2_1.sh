@@ -8,7 +8,8 @@
 # count as seam does), printed next to the thesis's numbers, then the gains
 # from the conservative impulses (Table 2.2). A run that exits non-zero or
 # leaves a step unconverged (30 iterations) is "-", as the thesis's
-# unstable runs. Some 10 minutes on a 2-core machine.
+# unstable runs; then P and P-C again, counted as seam counts. 126 runs,
+# 43 minutes on a loaded 2-core machine.
 # Usage: bench/schemes/table_2_1.sh [BUILD] [SCENE] [extra --set arguments...]
 set -uo pipefail
 build=${1:-build}
@@ -88,10 +89,10 @@ def measure(cols, tag):
 def cell(v, w=9):
     return f"{'-' if v is None else f'{v:.1f}':>{w}}"
 def table(res, cols):
-    print(f"{'M':>4} {'':>2}" + "".join(f"{n:>10}" for n, _ in cols))
+    print(f"{'M':>4} {'':>2}" + "".join(f"{n:>11}" for n, _ in cols))
     for i, m in enumerate(masses):
-        print(f"{m:>4g} {'s':>2}" + "".join(" " + cell(res[n, m]) for n, _ in cols))
-        print(f"{'':>4} {'t':>2}" + "".join(" " + (cell(thesis[n][i]) if n in thesis else f"{'':>9}")
+        print(f"{m:>4g} {'s':>2}" + "".join(" " + cell(res[n, m], 10) for n, _ in cols))
+        print(f"{'':>4} {'t':>2}" + "".join(" " + (cell(thesis[n][i], 10) if n in thesis else f"{'':>10}")
                                           for n, _ in cols))
 def gain(a, b):
     if a is None and b is None:
