@@ -21,6 +21,7 @@
 #include "lanes.h"
 
 enum { RMI_WOODBURY, RMI_GMRES };
+#define RMI_REUSE_MISLED 10.0   /* residual over the step's first past which reused pairs are dropped */
 static const char *const solver_names[] = {"woodbury", "gmres", NULL};
 
 /* A cross product C = Qb_a^T B_b of one model's orthonormal basis with the
@@ -425,6 +426,7 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     seam_qr_keep(r->lsq_f, step - r->reuse, step - 1);
     seam_qr_keep(r->lsq_s, step - r->reuse, step - 1);
     double *X = r->X_next, *p = r->p_next;   /* next fluid input, next solid input */
+    bool own_only = r->reuse == 0;
     seam_status st = rmi_call_fluid(r, c, X_pred, p, true, step);             /* line 2 */
     if (st == SEAM_OK)
         st = rmi_call_solid(r, c, p, X_out, true, step);                       /* line 3 */
@@ -446,6 +448,22 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
         if (st != SEAM_OK)
             break;
         *verdict = rmi_judge(r, c, X_out, false);                              /* line 16 */
+        /* Pairs kept from past steps model past Jacobians: when the residual
+         * passes RMI_REUSE_MISLED times the step's first they misled the
+         * models, and the step goes on with its own pairs (as iqn-ils does). */
+        if (*verdict == SEAM_ITERATE && !own_only && c->residual > RMI_REUSE_MISLED * c->first_residual) {
+            own_only = true;
+            size_t cols = seam_qr_cols(r->lsq_f) + seam_qr_cols(r->lsq_s);
+            seam_qr_keep(r->lsq_f, step, step);
+            seam_qr_keep(r->lsq_s, step, step);
+            cross_update(&r->fs, r->lsq_f, r->lsq_s, n);
+            cross_update(&r->sf, r->lsq_s, r->lsq_f, n);
+            size_t left = seam_qr_cols(r->lsq_f) + seam_qr_cols(r->lsq_s);
+            if (left < cols)
+                seam_coupling_warn(c, "the pairs reused from past steps sent the residual from %.3g m to %.3g m: "
+                                   "dropped %zu of them, the step goes on with its own", c->first_residual,
+                                   c->residual, cols - left);
+        }
     }
     if (r->fallbacks)
         seam_coupling_warn(c, "the reduced system was singular %d times; those updates fell back to plain "
