@@ -12,9 +12,9 @@
  *   10 steps where P at w = 0.2 needs the most iterations) XPM needs at
  *   least 3 times fewer.
  * - XPM reusing past steps' pairs (seam's `reuse`) on the stretching
- *   balloon: where the reused pairs mislead the models the step drops them
- *   and goes on with its own (before, step 54 was committed unconverged and
- *   the run stopped at step 59 with an interface the fluid refused). */
+ *   balloon runs on past the steps where the reused pairs make iterates the
+ *   fluid refuses (rmi rejects them; before, step 54 was committed
+ *   unconverged and the run stopped at step 59). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
