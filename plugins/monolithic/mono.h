@@ -105,8 +105,9 @@ seam_status mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double
  * domain wall (a cell whose faces are all closed, or open only to a wall,
  * has no fluid that can move). Faces to air cells are
  * ghost-fluid Dirichlet faces (4.40-4.44, fluid_mac's mac_face theta), open
- * sides p = 0 half a cell out, domain walls closed (their u* is not read: no
- * flux). B is SPD when every connected liquid region has a Dirichlet face;
+ * sides p = 0 half a cell out, domain walls closed to the pressure, their
+ * flux prescribed: u_wall's normal velocity on them (a side source's inflow,
+ * fluid_mac_begin sets it; u* there is not read), none when u_wall is NULL. B is SPD when every connected liquid region has a Dirichlet face;
  * a region enclosed by walls and solids leaves B only semi-definite. Patches
  * in air cells are left out of G; a patch in a liquid cell whose faces the
  * thresholds all closed (a sliver) goes to the row of the active cell of the
@@ -122,15 +123,21 @@ typedef struct mono_fluid {
 } mono_fluid;
 
 seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *cut, const mono_boundary *b,
-                             const double *phi, double *const u_star[3], double rho, double dt,
-                             const seam_host *host);
+                             const double *phi, double *const u_star[3], double *const u_wall[3], double rho,
+                             double dt, const seam_host *host);
 void mono_fluid_free(mono_fluid *F);
 
 /* u = u* - (dt/rho) grad p on every face with an open fraction and liquid on
  * at least one side (ghost-fluid theta at the free surface) (5.4); domain wall
- * faces get 0; closed faces keep u* and are left to mono_extrapolate. */
+ * faces get u_wall's value (0 when NULL); closed faces keep u* and are left
+ * to mono_extrapolate. */
 void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *cut, const double *phi,
-                       const double *p, double rho, double dt, double *const u[3]);
+                       const double *p, double *const u_wall[3], double rho, double dt, double *const u[3]);
+
+/* Static obstacles (fluid_mac's `obstacles`, per cell, may be NULL): every
+ * face of an obstacle cell is closed (fraction 0) and the cell counts as
+ * inside, a wall at rest the projection leaves out, as fluid_mac does. */
+void mono_cut_obstacles(mono_cut *cut, const mac_grid *g, const uint8_t *obstacle);
 
 /* Sec. 4.6's extrapolation: each invalid face next to valid ones gets the
  * average of its valid neighbours (not in place), `layers` times; values

@@ -340,11 +340,6 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     for (size_t s = 0; solid_text && s < ns; s++)
         free(solid_text[s]);
     free(solid_text);
-    if (ok && self->fl->n_sources) {
-        seam_logf(&self->fh.host, SEAM_LOG_ERROR, "%s: sources: the monolithic projection has no volume or inflow "
-                  "sources (run the scene partitioned)", host->locate ? host->locate(host->ctx, "fluid.sources") : "fluid");
-        ok = 0;
-    }
     if (ok && self->fl->viscosity > 0.0) {
         seam_logf(&self->fh.host, SEAM_LOG_ERROR, "%s: viscosity: the monolithic projection is inviscid (Zarifi ch. 4-5; "
                   "run the scene partitioned)", host->locate ? host->locate(host->ctx, "fluid.viscosity") : "fluid");
@@ -384,6 +379,8 @@ static seam_status p_max_dt(void *p, double *dt)
 }
 
 
+static int active_cell(const void *ctx, size_t c) { return ((const mono_fluid *)ctx)->index[c] >= 0; }
+
 static seam_status p_solve(void *p, const seam_step *step, const seam_input *in, seam_output *out)
 {
     (void)in, (void)out;
@@ -407,9 +404,15 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     mono_fluid_free(&self->F);
     st = mono_cut_build(&self->cut, g, &b, self->host);
     if (st == SEAM_OK)
+        mono_cut_obstacles(&self->cut, g, fl->obstacle);
+    if (st == SEAM_OK)
         st = mono_liquid_phi(g, &self->cut, fl->liquid ? fl->phi_n : self->all_fluid, self->phi, self->host);
     if (st == SEAM_OK)
-        st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->rho, dt, self->host);
+        st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->vel, fl->rho, dt, self->host);
+    /* Volume sources: their rate over the active cells, a prescribed divergence, so B p + G v = E u* + s V. */
+    if (st == SEAM_OK && fluid_mac_volume_sources(fl, active_cell, &self->F, step->t + 0.5 * dt))
+        for (size_t r = 0; r < self->F.n; r++)
+            self->F.Eu[r] += fl->src_s[self->F.cell[r]] * mac_cell_volume(g);
     size_t m = 0, d = (size_t)self->dim, nd = self->n_nodes * d;
     memset(self->v_perp, 0, nd * sizeof *self->v_perp);
     for (size_t s = 0; st == SEAM_OK && s < self->ns; s++) {
@@ -458,7 +461,7 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     size_t nc = mac_ncell(g);
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
-    mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->rho, dt, fl->vel);
+    mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->vel, fl->rho, dt, fl->vel);
     if (mono_extrapolate(g, &self->cut, phi, 2, fl->vel) != SEAM_OK) {
         seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocities of a %zu-cell grid",
                   mac_ncell(g));
