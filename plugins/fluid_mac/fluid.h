@@ -121,8 +121,13 @@ const seam_plugin *fluid_mac_table(void);
  * rest and the side sources' faces to their inflow at mid-step (t + dt/2, as
  * a solve does; the caller keeps those faces' velocities as the prescribed
  * flux), obstacles' faces to rest, and clears the volume sources, which
- * fluid_mac_volume_sources sets. */
-seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double dt);
+ * fluid_mac_volume_sources sets. With viscosity, begin then does what a
+ * solve does before its projection: the faces at the voxel solids take the
+ * interface velocity W V (V: dim per interface point, the solids' velocities
+ * at X; NULL only when there are no interface points, else SEAM_ERROR; the
+ * walls as the domain's sides have them, through mac_face) and the
+ * velocities are diffused implicitly (mac_diffuse). */
+seam_status fluid_mac_begin(fluid_mac *self, const double *X, const double *V, double t, double dt);
 seam_status fluid_mac_end(fluid_mac *self, double dt);
 /* The volume sources (boxes, circles) at time t as the rate per cell
  * (src_s, 1/s) that the caller's projection must add to the divergence, each

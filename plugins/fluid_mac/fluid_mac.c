@@ -1256,7 +1256,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     return SEAM_OK;
 }
 
-seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double dt)
+seam_status fluid_mac_begin(fluid_mac *self, const double *X, const double *V, double t, double dt)
 {
     const mac_grid *g = &self->g;
     self->solved = 0;
@@ -1279,6 +1279,23 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double d
     double t0 = cpu_ms();
     if (transport_velocities(self, dt, &t0) != SEAM_OK)
         return SEAM_ERROR;
+    self->has_src = 0;
+    if (self->viscosity > 0.0) {
+        /* As a solve: the boundary velocities (the solids' faces at W V), then implicit diffusion. */
+        if (n && !V) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "begin: viscosity needs the velocities of the %zu interface points", n);
+            return SEAM_ERROR;
+        }
+        if (!impose_boundary_velocities(self, n ? V : NULL, t + 0.5 * dt)) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory for %zu solid faces", self->geo.n_faces);
+            return SEAM_ERROR;
+        }
+        int iterations = 0;
+        st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
+                         self->vel, &iterations, self->host);
+        seam_logf(self->host, SEAM_LOG_DEBUG, "viscosity PCG %d iterations", iterations);
+        return st;
+    }
     /* The domain's walls at rest, the sources' faces at their mid-step inflow (as a solve has them). */
     for (int a = 0; a < g->dim; a++)
         for (int k = 0; k < g->nz + (a == 2); k++)
@@ -1289,7 +1306,6 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double d
                         self->vel[a][mac_fi(g, a, i, j, k)] = 0.0;
                 }
     impose_inflows(self, t + 0.5 * dt);
-    self->has_src = 0;
     return SEAM_OK;
 }
 

@@ -1,12 +1,14 @@
 /* monolithic: the built-in coupled solver (role SEAM_COUPLED). It takes a
- * scene's fluid (fluid_mac: a liquid, or smoke filling the domain, without
- * sources or viscosity) and solids (solid_fem volumes) and
+ * scene's fluid (fluid_mac: a liquid, or smoke filling the domain, with its
+ * obstacles, sources and viscosity) and solids (solid_fem volumes,
+ * solid_rigid bodies) and
  * advances them as one system with Zarifi's coupled pressure projection
  * (Zarifi 2017, Algorithm 4; docs/monolithic.md):
  *
  *   1. the solids' positions are the committed ones (x^n);
  *   2. the liquid's particle velocities go to the grid (smoke: its velocities
- *      are advected), gravity is added (u*);
+ *      are advected), gravity is added, walls and sources' faces take their
+ *      velocities, viscosity diffuses them (fluid_mac_begin: u*);
  *   3. the solids' boundaries are cut against the grid (sec. 5.1.1, 4.6) and
  *      the liquid's level set is continued through them (mono_liquid_phi);
  *   4. (5.17) is assembled and solved through its SPD form (5.25-5.31);
@@ -60,6 +62,7 @@ typedef struct mono {
     int dim;
     size_t n_nodes, n_elems, n_bodies;
     double *X, *mass;
+    double *V;               /* dim per boundary node: the solids' committed velocities (the fluid's viscosity) */
     int32_t *body, *elems;
     uint8_t *two_sided;
     mono_solve_opts opts;
@@ -169,6 +172,7 @@ static void p_destroy(void *p)
     free(self->v_perp);
     free(self->Fn);
     free(self->X);
+    free(self->V);
     free(self->mass);
     free(self->body);
     free(self->elems);
@@ -194,6 +198,34 @@ static seam_status gather_positions(mono *self)
         memcpy(self->X + self->sol[s].first * d, f.X, f.n_points * d * sizeof(double));
     }
     return SEAM_OK;
+}
+
+/* The solids' committed velocities at their boundary nodes: solid_fem's
+ * nodal v, solid_rigid's body velocity at each point. */
+static void gather_velocities(mono *self)
+{
+    size_t d = (size_t)self->dim;
+    for (size_t s = 0; s < self->ns; s++) {
+        const solid *so = &self->sol[s];
+        double *V = self->V + so->first * d;
+        if (!so->rigid) {
+            const fem *f = so->self;
+            for (size_t q = 0; q < so->n_pts; q++)
+                memcpy(V + q * d, f->v + (size_t)f->iface_node[q] * d, d * sizeof *V);
+            continue;
+        }
+        const rigid_solver *rs = so->self;
+        for (size_t i = 0; i < rigid_body_count(rs); i++) {
+            const rigid_body *b = rigid_get_body(rs, i);
+            const rigid_state *S = rigid_get_state(rs, i);
+            for (size_t k = 0; k < b->n_pts; k++) {
+                double x[3], v[3];
+                rigid_body_point(S, b->r + 3 * k, x);
+                rigid_body_velocity_at(S, x, v);
+                memcpy(V + (b->first + k) * d, v, d * sizeof *V);
+            }
+        }
+    }
 }
 
 /* Concatenate the solids' surfaces (volumes only) and bind the fluid to them. */
@@ -236,7 +268,9 @@ static int build_surface(mono *self)
         self->two_sided = calloc(ne + 1, 1);
         self->v_perp = calloc(n * (size_t)d + 1, sizeof *self->v_perp);
         self->Fn = calloc(n * (size_t)d + 1, sizeof *self->Fn);
-        ok = self->X && self->mass && self->body && self->elems && self->two_sided && self->v_perp && self->Fn;
+        self->V = calloc(n * (size_t)d + 1, sizeof *self->V);
+        ok = self->X && self->mass && self->body && self->elems && self->two_sided && self->v_perp && self->Fn &&
+             self->V;
     }
     size_t e_at = 0;
     int32_t body_base = 0;
@@ -340,11 +374,6 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     for (size_t s = 0; solid_text && s < ns; s++)
         free(solid_text[s]);
     free(solid_text);
-    if (ok && self->fl->viscosity > 0.0) {
-        seam_logf(&self->fh.host, SEAM_LOG_ERROR, "%s: viscosity: the monolithic projection is inviscid (Zarifi ch. 4-5; "
-                  "run the scene partitioned)", host->locate ? host->locate(host->ctx, "fluid.viscosity") : "fluid");
-        ok = 0;
-    }
     /* Smoke fills the domain: its level set is "liquid everywhere". */
     if (ok && !self->fl->liquid) {
         size_t nc = mac_ncell(&self->fl->g);
@@ -394,8 +423,9 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     fluid_mac *fl = self->fl;
     const mac_grid *g = &fl->g;
     seam_status st = gather_positions(self);
+    gather_velocities(self);
     if (st == SEAM_OK)
-        st = fluid_mac_begin(fl, self->X, step->t, dt);
+        st = fluid_mac_begin(fl, self->X, self->V, step->t, dt);
     if (st != SEAM_OK)
         return st;
     const double *phi = self->phi;
