@@ -408,6 +408,45 @@ static seam_status p_max_dt(void *p, double *dt)
 }
 
 
+/* An active cell that holds both sides of a solid: its patches'
+ * area-weighted normals cancel to under a third of their area (a corner of
+ * 90 degrees keeps 0.71 of it; patches under a tenth of a cell's side are
+ * not counted). One pressure per cell (5.13) would join the fluid on the two
+ * sides, which the solid no longer separates (an enclosed region leaks):
+ * SEAM_ERROR, naming the first such cell. */
+static seam_status thin_solid_cells(mono *self, const mac_grid *g, const seam_step *step)
+{
+    size_t nc = mac_ncell(g), d = (size_t)g->dim;
+    double *acc = calloc(nc * (d + 1), sizeof *acc);
+    if (!acc) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory checking the %zu cut cells", nc);
+        return SEAM_ERROR;
+    }
+    seam_status st = SEAM_OK;
+    for (size_t q = 0; q < self->cut.n_patches; q++) {
+        const mono_patch *pa = &self->cut.patches[q];
+        double *a = acc + pa->cell * (d + 1);
+        for (size_t k = 0; k < d; k++)
+            a[k] += pa->area * pa->n[k];
+        a[d] += pa->area;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        const double *a = acc + c * (d + 1);
+        double len = sqrt(a[0] * a[0] + a[1] * a[1] + (d == 3 ? a[2] * a[2] : 0.0));
+        if (self->F.index[c] < 0 || !(a[d] > 0.1 * (d == 2 ? g->dx : g->dx * g->dx)) || len >= a[d] / 3.0)
+            continue;
+        seam_logf(self->host, SEAM_LOG_ERROR, "step %lld (t = %g s): cell (%zu, %zu, %zu) holds both sides of a solid "
+                  "(its boundary's normals cancel to %.2f of its %s): its one pressure would join the fluid on both "
+                  "sides (Zarifi 5.13); the solid is thinner than about two cells there: refine the grid",
+                  (long long)step->index, step->t, c % (size_t)g->nx, c / (size_t)g->nx % (size_t)g->ny,
+                  c / ((size_t)g->nx * (size_t)g->ny), len / a[d], d == 2 ? "length" : "area");
+        st = SEAM_ERROR;
+        break;
+    }
+    free(acc);
+    return st;
+}
+
 static int active_cell(const void *ctx, size_t c) { return ((const mono_fluid *)ctx)->index[c] >= 0; }
 
 static seam_status p_solve(void *p, const seam_step *step, const seam_input *in, seam_output *out)
@@ -439,6 +478,8 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
         st = mono_liquid_phi(g, &self->cut, fl->liquid ? fl->phi_n : self->all_fluid, self->phi, self->host);
     if (st == SEAM_OK)
         st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->vel, fl->rho, dt, self->host);
+    if (st == SEAM_OK)
+        st = thin_solid_cells(self, g, step);
     /* Volume sources: their rate over the active cells, a prescribed divergence, so B p + G v = E u* + s V. */
     if (st == SEAM_OK && fluid_mac_volume_sources(fl, active_cell, &self->F, step->t + 0.5 * dt))
         for (size_t r = 0; r < self->F.n; r++)
