@@ -6,7 +6,8 @@
  *   cutcell.c  the cut-cell geometry of the solids' boundaries on the grid,
  *              and the fluid block of (5.17): B, E u*, N^T C (node columns);
  *   solid.c    the solid blocks: corotated linear FEM with R held over the
- *              step (3.44-3.55), rigid bodies (5.32), the map T from their
+ *              step (3.44-3.55; other models: solid_fem's tangent at x^n),
+ *              rigid bodies (5.32), the map T from their
  *              unknowns to their boundary nodes' velocities;
  *   system.c   the coupled solve: (5.17) assembled (for tests), its SPD form
  *              (5.25-5.31, sigma, row scaling alpha of 5.36) by IC(0)-PCG.
@@ -170,16 +171,20 @@ void mono_block_free(mono_block *blk);
 /* The corotated stiffness of every node of f at positions x with the
  * rotations of x (3.53; R = U V^T of the sign-corrected SVD of each
  * element's F), as a new (n d) x (n d) matrix, and b = sum R K_t X0 (3.54)
- * into b (n d): the elastic forces at x are b - K x. Volumetric corotated
- * bodies only (mono_fem_block refuses the rest). */
+ * into b (n d): the elastic forces at x are b - K x. Volumetric bodies
+ * (mono_fem_block refuses the rest), read as corotated whatever their model. */
 seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b);
 
-/* The block of one solid_fem solid (volumetric corotated bodies only:
- * shells, cloth, other material models and `walls` are refused by name).
- * Its interface points are the boundary nodes offset .. offset + n_iface - 1
- * of n_nodes. K and b are rebuilt from the rotations of the committed state
- * (3.53-3.54, R by seam_svd_rotation), D is the bodies' Rayleigh damping
- * (3.50), v* = v + dt (g + f_ext / m) (f_ext: n d nodal loads, may be NULL),
+/* The block of one solid_fem solid (volumetric bodies only: shells, cloth
+ * and `walls` are refused by name). Its interface points are the boundary
+ * nodes offset .. offset + n_iface - 1 of n_nodes. When every body is
+ * corotated, K and b are rebuilt from the rotations of the committed state
+ * (3.53-3.54, R by seam_svd_rotation); otherwise (Neo-Hookean, StVK) the
+ * solid is linearly implicit Euler on solid_fem's own model: b - K x* is
+ * its elastic force at the committed state and K its tangent there
+ * (fem_elastic, positive semidefinite per element). D is the bodies'
+ * Rayleigh damping alpha M + beta K (3.50), v* = v + dt (g + f_ext / m)
+ * (f_ext: n d nodal loads, may be NULL),
  * x* = the committed positions. Pinned and prescribed nodes are not
  * unknowns: their known velocities enter r through S's coupling, and their
  * rows of T are empty (the caller moves their flux to the fluid's side). */
