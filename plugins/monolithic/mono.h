@@ -182,7 +182,8 @@ seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b);
  * (3.53-3.54, R by seam_svd_rotation); otherwise (Neo-Hookean, StVK) the
  * solid is linearly implicit Euler on solid_fem's own model: b - K x* is
  * its elastic force at the committed state and K its tangent there
- * (fem_elastic, positive semidefinite per element). D is the bodies'
+ * (fem_elastic; positive semidefinite: solid_fem clamps its material
+ * tangent). D is the bodies'
  * Rayleigh damping alpha M + beta K (3.50), v* = v + dt (g + f_ext / m)
  * (f_ext: n d nodal loads, may be NULL),
  * x* = the committed positions. Pinned and prescribed nodes are not

@@ -223,8 +223,9 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
         corotated &= f->bodies[bi].mat.model == FEM_COROTATED;
     if (!corotated) {
         /* Another model (Neo-Hookean, StVK): linearly implicit Euler on
-         * solid_fem's own forces f(x^n) and tangent K = -df/dx at x^n (made
-         * positive semidefinite per element, as its Newton solve has it):
+         * solid_fem's own forces f(x^n) and tangent K = -df/dx at x^n
+         * (positive semidefinite: solid_fem clamps its material tangent, as
+         * its Newton solve has it):
          * M (v - v^n)/dt = f(x^n) - K dt v - D v + M g + f_ext, i.e. (3.55)
          * with b - K x* replaced by f(x^n) and K by the tangent. */
         seam_csr *K = seam_csr_transpose(f->K);   /* a copy of solid_fem's pattern (symmetric) */
