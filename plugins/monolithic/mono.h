@@ -104,12 +104,13 @@ seam_status mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double
  * and have their centre in the liquid or in a solid (sec. 4.6): here, phi < 0
  * at the centre and at least one face with an open fraction that is not a
  * domain wall (a cell whose faces are all closed, or open only to a wall,
- * has no fluid that can move). Faces to air cells are
- * ghost-fluid Dirichlet faces (4.40-4.44, fluid_mac's mac_face theta), open
- * sides p = 0 half a cell out, domain walls closed to the pressure, their
- * flux prescribed: u_wall's normal velocity on them (a side source's inflow,
- * fluid_mac_begin sets it; u* there is not read), none when u_wall is NULL. B is SPD when every connected liquid region has a Dirichlet face;
- * a region enclosed by walls and solids leaves B only semi-definite. Patches
+ * has no fluid that can move). Faces to air cells are ghost-fluid Dirichlet
+ * faces (4.40-4.44, fluid_mac's mac_face theta), open sides p = 0 half a
+ * cell out, domain walls closed to the pressure, their flux prescribed:
+ * u_wall's normal velocity on them (a side source's inflow, fluid_mac_begin
+ * sets it; u* there is not read), none when u_wall is NULL. B is SPD when
+ * every connected liquid region has a Dirichlet face; a region enclosed by
+ * walls and solids leaves B only semi-definite. Patches
  * in air cells are left out of G; a patch in a liquid cell whose faces the
  * thresholds all closed (a sliver) goes to the row of the active cell of the
  * 3 x 3 (x 3) block around it whose centre is nearest the patch's centroid,
