@@ -410,8 +410,9 @@ static seam_status p_max_dt(void *p, double *dt)
 
 /* An active cell that holds both sides of a solid: its patches'
  * area-weighted normals cancel to under a third of their area (a corner of
- * 90 degrees keeps 0.71 of it; patches under a tenth of a cell's side are
- * not counted). One pressure per cell (5.13) would join the fluid on the two
+ * 90 degrees keeps 0.71 of it; cells with patches of under a tenth of a
+ * cell's side in all, and patches facing an obstacle or the domain's
+ * outside, are not counted). One pressure per cell (5.13) would join the fluid on the two
  * sides, which the solid no longer separates (an enclosed region leaks):
  * SEAM_ERROR, naming the first such cell. */
 static seam_status thin_solid_cells(mono *self, const mac_grid *g, const seam_step *step)
@@ -425,6 +426,20 @@ static seam_status thin_solid_cells(mono *self, const mac_grid *g, const seam_st
     seam_status st = SEAM_OK;
     for (size_t q = 0; q < self->cut.n_patches; q++) {
         const mono_patch *pa = &self->cut.patches[q];
+        /* a patch with no fluid on its side (an obstacle, or the domain's
+         * outside, a hundredth of a cell from its centroid against n) parts nothing */
+        double xc[3] = {0.0, 0.0, 0.0};
+        int ijk[3] = {0, 0, 0}, outside = 0;
+        for (size_t k = 0; k < d; k++)
+            for (size_t e = 0; e < d; e++)
+                xc[e] += pa->w[k] * self->X[(size_t)self->elems[pa->elem * d + k] * d + e];
+        for (size_t e = 0; e < d; e++) {
+            double v = floor((xc[e] - 0.01 * g->dx * pa->n[e] - g->origin[e]) / g->dx);
+            outside |= v < 0.0 || v >= mac_n(g, (int)e);
+            ijk[e] = outside ? 0 : (int)v;
+        }
+        if (outside || (self->fl->obstacle && self->fl->obstacle[mac_c(g, ijk[0], ijk[1], ijk[2])]))
+            continue;
         double *a = acc + pa->cell * (d + 1);
         for (size_t k = 0; k < d; k++)
             a[k] += pa->area * pa->n[k];

@@ -452,6 +452,29 @@ static void test_balloon_partitioned(void **state)
     check_balloon("corotated");
 }
 
+/* A plate thinner than a cell (0.03 m on cells of 0.05 m): in the fluid
+ * (y from 0.31 to 0.34 in the cells from 0.3 to 0.35), a cell holds both its
+ * sides and the step stops with an error naming it; lying on an obstacle
+ * (its bottom at y = 0.1 on the obstacle's top), its bottom faces no fluid
+ * and the run goes on (the plate, weightless, stays put). */
+static void test_thin_plate(void **state)
+{
+    (void)state;
+    const char *floating[] = {"fluid.sources=[]", "time.end=0.04", "solids[0].bodies[0].size=[0.6, 0.03]",
+                              "solids[0].bodies[0].position=[0.5, 0.325]", NULL};
+    test_run *f = test_run_scene("monolithic_thin_plate", inflow_lid, NULL, floating);
+    assert_int_not_equal(f->status, SEAM_OK);
+    assert_non_null(strstr(f->log, "step 0 (t = 0 s): cell (4, 6, 0) holds both sides of a solid"));
+    test_run_free(f);
+    const char *lying[] = {"fluid.sources=[]", "time.end=0.04", "solids[0].bodies[0].size=[0.6, 0.03]",
+                           "solids[0].bodies[0].position=[0.5, 0.115]",
+                           "fluid.obstacles=[{\"box\": [[0, 0], [1, 0.1]]}]", NULL};
+    test_run *l = test_run_scene("monolithic_thin_plate_lying", inflow_lid, NULL, lying);
+    assert_int_equal(l->status, SEAM_OK);
+    assert_true(largest_move(l) <= 1e-9);
+    test_run_free(l);
+}
+
 /* What the monolithic solver cannot take is refused by key, before a step. */
 static void test_refusals(void **state)
 {
@@ -479,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_supported_body),
         cmocka_unit_test(test_inflow_lid),
         cmocka_unit_test(test_obstacle_plug),
+        cmocka_unit_test(test_thin_plate),
         cmocka_unit_test(test_balloon_partitioned),
         cmocka_unit_test(test_press_3d),
         cmocka_unit_test(test_archimedes_and_partitioned),
