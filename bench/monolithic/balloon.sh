@@ -76,8 +76,11 @@ print(open(out + "/compare.txt").read().splitlines()[-1])
 st = list(csv.DictReader(open(out + "/part/stats.csv")))
 its = [int(r["iterations"]) for r in st]
 print(f"xpm: {len(st)} steps, {sum(its)/len(its):.2f} iterations a step (max {max(its)}), {s1 - s0:.1f} s wall")
-pcg = [int(m.group(1)) for m in re.finditer(r"PCG (\d+) iterations", open(out + "/mono.log").read())]
+log = open(out + "/mono.log").read()
+pcg = [int(x) for x in re.findall(r"solid velocities, PCG (\d+) iterations", log)]
+visc = [int(x) for x in re.findall(r"viscosity PCG (\d+) iterations", log)]
 sm = list(csv.DictReader(open(out + "/mono/stats.csv")))
-print(f"monolithic: {len(sm)} steps, PCG {sum(pcg)/max(1,len(pcg)):.0f} iterations a solve (max {max(pcg or [0])}, "
-      f"{len(pcg)} solves), {s2 - s1:.1f} s wall")
+print(f"monolithic: {len(sm)} steps, coupled PCG {sum(pcg)/max(1,len(pcg)):.0f} iterations a solve (first {pcg[0] if pcg else 0}, "
+      f"last {pcg[-1] if pcg else 0}, max {max(pcg or [0])}, {len(pcg)} solves)"
+      + (f", viscosity PCG {sum(visc)/len(visc):.1f}" if visc else "") + f", {s2 - s1:.1f} s wall")
 PY
