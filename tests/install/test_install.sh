@@ -2,7 +2,8 @@
 # `make install`'s tree, put under a temporary DESTDIR: the installed seam,
 # on PATH, finds its libseam, its plugins and its seam-serve in that tree (not
 # in the build tree), and runs an installed example scene from there, in one
-# process and with the fluid in a separate one.
+# process and with the fluid in a separate one; the installed Python package
+# runs the installed seam.
 # Arguments: the build directory, then the configured prefix, bindir, libdir, datadir.
 set -eu
 build=$1 prefix=$2 bindir=$3 libdir=$4 datadir=$5
@@ -47,4 +48,10 @@ grep -q "^seam: \[fluid\] started $bin/seam-serve (pid [0-9]*) on ipc://" "$tmp/
     fail "the separate run did not start $bin/seam-serve: $(grep started "$tmp/sep.txt")"
 cut -d, -f1-6 "$tmp/out/stats.csv" >"$tmp/inline.csv" && cut -d, -f1-6 "$tmp/sep/stats.csv" >"$tmp/separate.csv"
 cmp -s "$tmp/inline.csv" "$tmp/separate.csv" || fail "the separate run's steps (iterations, residuals) differ from the inline run's"
+# The installed Python package runs its own prefix's seam too.
+paths=$(find "$root" -path '*/seam/_paths.py' | head -n 1)
+[ -n "$paths" ] || fail "no seam Python package under $root"
+used=$(in_prefix PYTHONPATH="$(dirname "$(dirname "$paths")")" /usr/bin/python3 -c 'import seam; print(seam.program())') ||
+    fail "the installed seam package cannot be imported"
+[ "$used" = "$bin/seam" ] || fail "the installed seam package runs $used, not $bin/seam"
 echo "installed under $tmp: seam, libseam, plugins and examples work from there"
