@@ -64,8 +64,11 @@ class Browser:
                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9", "about:blank"]
         if os.geteuid() == 0:   # chromium's sandbox refuses to run as root (CI)
             args.insert(2, "--no-sandbox")
-        self.proc = subprocess.Popen(args, pass_fds=(3, 4), preexec_fn=child_fds, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        os.makedirs(profile)
+        self.log = os.path.join(profile, "chromium.log")   # a file: a pipe left unread would fill and stall it
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(args, pass_fds=(3, 4), preexec_fn=child_fds, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=log)
         os.close(to_browser)
         os.close(from_browser)
         self.next_id, self.buf, self.events, self.session = 0, b"", [], None
@@ -74,11 +77,12 @@ class Browser:
         while b"\0" not in self.buf:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.out], [], [], left)[0]:
-                fail("chromium did not answer within %d s" % TIMEOUT_S)
+                with open(self.log, errors="replace") as log:
+                    fail("chromium did not answer within %d s: %s" % (TIMEOUT_S, log.read()[-2000:]))
             chunk = os.read(self.out, 1 << 16)
             if not chunk:
-                fail("chromium closed the DevTools pipe (exit status %s): %s"
-                     % (self.proc.poll(), self.proc.stderr.read().decode(errors="replace")[-2000:]))
+                with open(self.log, errors="replace") as log:
+                    fail("chromium closed the DevTools pipe (exit status %s): %s" % (self.proc.poll(), log.read()[-2000:]))
             self.buf += chunk
         msg, self.buf = self.buf.split(b"\0", 1)
         return json.loads(msg)
@@ -107,10 +111,9 @@ class Browser:
             self.events.append(self._read_message(deadline))
 
     def open_page(self):
-        pages = [t for t in self.call("Target.getTargets")["targetInfos"] if t["type"] == "page"]
-        if not pages:
-            fail("chromium has no page to load the report into")
-        self.session = self.call("Target.attachToTarget", targetId=pages[0]["targetId"], flatten=True)["sessionId"]
+        pages = [t["targetId"] for t in self.call("Target.getTargets")["targetInfos"] if t["type"] == "page"]
+        target = pages[0] if pages else self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         self.call("Page.enable")
 
     def load(self, url, reload=False):
