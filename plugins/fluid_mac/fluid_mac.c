@@ -1368,7 +1368,7 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
     double *a = calloc(dim * geo.n_faces + 1, sizeof *a), *mf = calloc(dim * geo.n_faces + 1, sizeof *mf);
     double area = mac_face_area(g);
     double M_half = self->rho * area * g->dx / 2.0;   /* the fluid half of a face's dual cell, as in compute_loads */
-    for (size_t r = 0; r < m && np; r++) {
+    for (size_t r = 0; r < m && np && geo.W; r++) {   /* no solid faces (W NULL): the rows stay 0 */
         /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid;
          * M_r = W^T of their dual-cell fluid masses along the same components. */
         memset(a, 0, dim * geo.n_faces * sizeof *a);
