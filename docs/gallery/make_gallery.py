@@ -81,6 +81,24 @@ SCENES = {
     "tube_monolithic": (None, "times.png", [],
                         "The same tube solved monolithically by Newton (tube_monolithic: one solve per step, "
                         "no coupling iterations): the report's wall time per step, on the machine that drew it."),
+    "cloth_jet": (1.0, "frame", [],
+                  "A 2D cloth pinned across a smoke jet of 0.5 m/s bulges downstream like a sail (Akbay Fig. "
+                  "2.10, Table 2.1): the speed at 1 s."),
+    "smoke_balloon": (1.0, "frame", [],
+                      "A 2D cloth balloon on a tube filled by a smoke jet (Akbay Fig. 2.11, M = 0.8): the speed "
+                      "at 1 s."),
+    "smoke_plank": (1.0, "frame", ["output.picture.field=speed"],
+                    "A light rigid plank (5 kg/m^2) lifted by a smoke jet of 4 m/s (Akbay Fig. 2.2, in 2D), "
+                    "coupled by xpm: the speed at 1 s."),
+    "water_balloon": (1.0, "frame", [],
+                      "A shell balloon on a tube filled by a stream of water of 2 m/s, under water (Akbay Fig. "
+                      "2.4, in 2D), coupled by xpm: the pressure at 1 s."),
+    "water_balls": (1.0, "frame", [],
+                    "Discs of 0.1, 0.5, 0.9 and 10 times the water's density (Akbay Fig. 2.5, in 2D), coupled "
+                    "by xpm: the floating ones at those submerged fractions, the heavy one on the floor, at 1 s."),
+    "water_complex": (0.3, "frame", [],
+                      "3D: a cloth curtain hanging into water beside spheres of 0.2, 0.6 and 3 times the water's "
+                      "density (Akbay Fig. 2.13), coupled by xpm; the slice z = 0.25 m at 0.3 s."),
     "tube_precice": (None, "iterations.png", [],
                      "preCICE's elastic-tube-1d on the collocated tube: IQN-ILS iterations per step (8.47 on "
                      "average, as preCICE's 8.55)."),
