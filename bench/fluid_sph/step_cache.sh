@@ -6,11 +6,13 @@
 # each step's fluid time against its iteration count (a + b k), the cost of a step's first iteration
 # (a + b) and of each further one (b), which is where the cache saves. The two must write the same
 # interface.csv and iteration counts (checked: the cache changes no result). One thread (OMP_NUM_THREADS=1).
-# Usage: bench/fluid_sph/step_cache.sh [BUILD_DIR] [END_TIME] [REPEATS]
+# TOLERANCE (cells, default the example's 0.05) sets the position tolerance: 0.005 makes more iterations a step.
+# Usage: bench/fluid_sph/step_cache.sh [BUILD_DIR] [END_TIME] [REPEATS] [TOLERANCE]
 set -euo pipefail
 build=${1:-build}
 end=${2:-0.5}
 repeats=${3:-3}
+tol=${4:-0.05}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
@@ -18,7 +20,9 @@ for r in $(seq 1 "$repeats"); do
     for cache in true false; do
         "$build/coupler/seam" run examples/sph_light_ball.json --force --no-report --out "$out/$cache$r" \
             --set output.frames=false --set output.picture=false --set output.interface=true \
-            --set time.end="$end" --set fluid.step_cache=$cache >"$out/$cache$r.log" 2>&1
+            --set time.end="$end" --set fluid.step_cache=$cache \
+            --set "coupling.measures=[{\"quantity\": \"positions\", \"kind\": \"cells\", \"norm\": \"max\", \"tolerance\": $tol}]" \
+            >"$out/$cache$r.log" 2>&1
     done
 done
 python3 - "$out" "$repeats" <<'PY'

@@ -46,7 +46,7 @@ void sph_pairs_free(sph_pairs *P)
 {
     free(P->start);
     free(P->j);
-    free(P->g);
+    free(P->gw);
     memset(P, 0, sizeof *P);
 }
 
@@ -63,7 +63,7 @@ void sph_geometry_free(sph_geometry *G)
 }
 
 /* Room for `pairs` pairs in P (kept when large enough). */
-static int pairs_reserve(sph_pairs *P, size_t pairs)
+static int pairs_reserve(sph_pairs *P, int dim, size_t pairs)
 {
     if (pairs <= P->cap && P->j)
         return 0;
@@ -73,19 +73,19 @@ static int pairs_reserve(sph_pairs *P, size_t pairs)
     uint32_t *j = realloc(P->j, cap * sizeof *j);
     if (j)
         P->j = j;
-    double *g = realloc(P->g, cap * sizeof *g);
-    if (g)
-        P->g = g;
-    if (!j || !g)
+    double *gw = realloc(P->gw, cap * (size_t)dim * sizeof *gw);
+    if (gw)
+        P->gw = gw;
+    if (!j || !gw)
         return -1;
     P->cap = cap;
     return 0;
 }
 
-/* Rows of P for the n query points x against the points of grid B,
+/* Rows of P for the n query points x against the points of grid B at Y,
  * weighted by mass (psi, or 1 when NULL). */
 static int pairs_build(sph_pairs *P, const sph_kernel *K, size_t n, const double *x, const seam_neighbours *B,
-                       const double *psi)
+                       const double *Y, const double *psi)
 {
     int dim = K->dim;
     size_t d = (size_t)dim;
@@ -115,7 +115,7 @@ static int pairs_build(sph_pairs *P, const sph_kernel *K, size_t n, const double
             }
             found = seam_neighbours_find(B, xi, K->h, idx, d2, cap);
         }
-        if (pairs_reserve(P, used + found) != 0) {
+        if (pairs_reserve(P, dim, used + found) != 0) {
             rc = -1;
             break;
         }
@@ -124,8 +124,10 @@ static int pairs_build(sph_pairs *P, const sph_kernel *K, size_t n, const double
                 continue;
             size_t j = idx[q];
             double r = sqrt(d2[q]), mass = psi ? psi[j] : 1.0;
+            double g = r > 0.0 ? mass * sph_dW(K, r) / r : 0.0;
             P->j[used] = (uint32_t)j;
-            P->g[used] = r > 0.0 ? mass * sph_dW(K, r) / r : 0.0;
+            for (size_t c = 0; c < d; c++)
+                P->gw[d * used + c] = g * (xi[c] - Y[d * j + c]);
             used++;
         }
     }
@@ -205,9 +207,9 @@ int sph_geometry_build(sph_geometry *G, const sph_fluid *f, size_t n, const doub
     seam_neighbours *Bb = seam_neighbours_new(f->dim, nb, G->xb, f->K.h);
     int rc = Bf && Bb ? 0 : -1;
     if (rc == 0)
-        rc = pairs_build(&G->ff, &f->K, n, x, Bf, NULL);
+        rc = pairs_build(&G->ff, &f->K, n, x, Bf, x, NULL);
     if (rc == 0)
-        rc = pairs_build(&G->fb, &f->K, n, x, Bb, G->psi);
+        rc = pairs_build(&G->fb, &f->K, n, x, Bb, G->xb, G->psi);
     seam_neighbours_destroy(&Bf);
     seam_neighbours_destroy(&Bb);
     if (rc != 0)
@@ -222,8 +224,7 @@ int sph_geometry_build(sph_geometry *G, const sph_fluid *f, size_t n, const doub
         const double *xi = G->xi + d * i;
         for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1]; p++) {
             rho += m * sph_W(&f->K, sqrt(sph_pair_d2(d, xi, G->xi + d * G->ff.j[p])));
-            double gw[3];
-            sph_pair_grad(&G->ff, d, xi, G->xi, p, gw);
+            const double *gw = G->ff.gw + d * p;
             for (size_t c = 0; c < d; c++) {
                 g[c] += m * gw[c];
                 sq += m * m * gw[c] * gw[c];
@@ -232,10 +233,8 @@ int sph_geometry_build(sph_geometry *G, const sph_fluid *f, size_t n, const doub
         for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
             size_t b = G->fb.j[p];
             rho += G->psi[b] * sph_W(&f->K, sqrt(sph_pair_d2(d, xi, G->xb + d * b)));
-            double gw[3];
-            sph_pair_grad(&G->fb, d, xi, G->xb, p, gw);
             for (size_t c = 0; c < d; c++)
-                gb[c] += gw[c];
+                gb[c] += G->fb.gw[d * p + c];
         }
         /* velocity change -dt k_i (g + SPH_MIRROR gb), density rate change -dt k_i (|that|^2 + sq) */
         double denom = sq;
@@ -271,17 +270,15 @@ void sph_xsph(const sph_fluid *f, const sph_geometry *G, double eps, const doubl
 static double density_rate(const sph_fluid *f, const sph_geometry *G, const double *v, const double *vb, size_t i)
 {
     size_t d = (size_t)f->dim;
-    const double *vi = v + d * i, *xi = G->xi + d * i;
-    double s = 0.0, gw[3];
+    const double *vi = v + d * i;
+    double s = 0.0;
     for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1]; p++) {
-        const double *vj = v + d * G->ff.j[p];
-        sph_pair_grad(&G->ff, d, xi, G->xi, p, gw);
+        const double *vj = v + d * G->ff.j[p], *gw = G->ff.gw + d * p;
         for (size_t c = 0; c < d; c++)
             s += f->m * (vi[c] - vj[c]) * gw[c];
     }
     for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
-        const double *vbj = vb + d * G->fb.j[p];
-        sph_pair_grad(&G->fb, d, xi, G->xb, p, gw);
+        const double *vbj = vb + d * G->fb.j[p], *gw = G->fb.gw + d * p;
         for (size_t c = 0; c < d; c++)
             s += SPH_MIRROR * (vi[c] - vbj[c]) * gw[c];
     }
@@ -296,19 +293,15 @@ static void apply_pressure(const sph_fluid *f, const sph_geometry *G, double dt,
     size_t d = (size_t)f->dim;
 #pragma omp parallel for schedule(static) if (G->n >= SPH_OMP_MIN)
     for (size_t i = 0; i < G->n; i++) {
-        double a[3] = {0.0, 0.0, 0.0}, gw[3];
-        const double *xi = G->xi + d * i;
+        double a[3] = {0.0, 0.0, 0.0};
         for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1]; p++) {
             double c = f->m * (dk[i] + dk[G->ff.j[p]]);
-            sph_pair_grad(&G->ff, d, xi, G->xi, p, gw);
             for (size_t q = 0; q < d; q++)
-                a[q] += c * gw[q];
+                a[q] += c * G->ff.gw[d * p + q];
         }
-        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
-            sph_pair_grad(&G->fb, d, xi, G->xb, p, gw);
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++)
             for (size_t q = 0; q < d; q++)
-                a[q] += SPH_MIRROR * dk[i] * gw[q];
-        }
+                a[q] += SPH_MIRROR * dk[i] * G->fb.gw[d * p + q];
         for (size_t q = 0; q < d; q++)
             v[d * i + q] -= dt * a[q];
     }
@@ -370,12 +363,9 @@ void sph_boundary_forces(const sph_fluid *f, const sph_geometry *G, const double
 {
     size_t d = (size_t)f->dim;
     for (size_t i = 0; i < G->n; i++)
-        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
-            double gw[3];
-            sph_pair_grad(&G->fb, d, G->xi + d * i, G->xb, p, gw);
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++)
             for (size_t c = 0; c < d; c++)
-                fb[d * G->fb.j[p] + c] += SPH_MIRROR * f->m * k[i] * gw[c];
-        }
+                fb[d * G->fb.j[p] + c] += SPH_MIRROR * f->m * k[i] * G->fb.gw[d * p + c];
 }
 
 void sph_boundary_pressure(const sph_fluid *f, const sph_geometry *G, const double *g, const double *k, double dt,
@@ -393,10 +383,8 @@ void sph_boundary_pressure(const sph_fluid *f, const sph_geometry *G, const doub
             for (size_t q = 0; q < d; q++)
                 c += g[q] * (xb[q] - xi[q]);
             c = fmax(c / G->rho[i], -k[i]);   /* k_b - k_i, with p_b >= 0: a wall does not pull */
-            double gw[3];
-            sph_pair_grad(&G->fb, d, xi, G->xb, p, gw);
             for (size_t q = 0; q < d; q++)
-                v[d * i + q] -= dt * c * gw[q];
+                v[d * i + q] -= dt * c * G->fb.gw[d * p + q];
         }
     }
     for (size_t i = 0; i < G->n; i++) {
@@ -409,10 +397,8 @@ void sph_boundary_pressure(const sph_fluid *f, const sph_geometry *G, const doub
             for (size_t q = 0; q < d; q++)
                 c += g[q] * (xb[q] - xi[q]);
             c = fmax(c / G->rho[i], -k[i]);   /* k_b - k_i, with p_b >= 0: a wall does not pull */
-            double gw[3];
-            sph_pair_grad(&G->fb, d, xi, G->xb, p, gw);
             for (size_t q = 0; q < d; q++)
-                fb[d * G->fb.j[p] + q] += f->m * c * gw[q];
+                fb[d * G->fb.j[p] + q] += f->m * c * G->fb.gw[d * p + q];
         }
     }
 }
@@ -426,18 +412,15 @@ static void viscous_strain(const sph_fluid *f, const sph_geometry *G, double mu,
 #pragma omp parallel for schedule(static) if (G->n >= SPH_OMP_MIN)
     for (size_t i = 0; i < G->n; i++) {
         double D[9] = {0.0};
-        const double zero[3] = {0.0, 0.0, 0.0}, *ui = u ? u + d * i : zero, *xi = G->xi + d * i;
-        double gw[3];
+        const double zero[3] = {0.0, 0.0, 0.0}, *ui = u ? u + d * i : zero;
         for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1] && u; p++) {
-            const double *uj = u + d * G->ff.j[p];
-            sph_pair_grad(&G->ff, d, xi, G->xi, p, gw);
+            const double *uj = u + d * G->ff.j[p], *gw = G->ff.gw + d * p;
             for (size_t a = 0; a < d; a++)
                 for (size_t c = 0; c < d; c++)
                     D[d * a + c] += f->m * (uj[a] - ui[a]) * gw[c];
         }
         for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
-            const double *ub = vb ? vb + d * G->fb.j[p] : zero;
-            sph_pair_grad(&G->fb, d, xi, G->xb, p, gw);
+            const double *ub = vb ? vb + d * G->fb.j[p] : zero, *gw = G->fb.gw + d * p;
             for (size_t a = 0; a < d; a++)
                 for (size_t c = 0; c < d; c++)
                     D[d * a + c] += SPH_MIRROR * (ub[a] - ui[a]) * gw[c];
@@ -456,19 +439,17 @@ static void viscous_divergence(const sph_fluid *f, const sph_geometry *G, const 
 #pragma omp parallel for schedule(static) if (G->n >= SPH_OMP_MIN)
     for (size_t i = 0; i < G->n; i++) {
         double acc[3] = {0.0, 0.0, 0.0}, ri2 = 1.0 / (G->rho[i] * G->rho[i]);
-        const double *si = s + d * d * i, *xi = G->xi + d * i;
-        double gw[3];
+        const double *si = s + d * d * i;
         for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1]; p++) {
             size_t j = G->ff.j[p];
-            const double *sj = s + d * d * j;
-            sph_pair_grad(&G->ff, d, xi, G->xi, p, gw);
+            const double *sj = s + d * d * j, *gw = G->ff.gw + d * p;
             double rj2 = 1.0 / (G->rho[j] * G->rho[j]);
             for (size_t a = 0; a < d; a++)
                 for (size_t c = 0; c < d; c++)
                     acc[a] += f->m * (si[d * a + c] * ri2 + sj[d * a + c] * rj2) * gw[c];
         }
         for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
-            sph_pair_grad(&G->fb, d, xi, G->xb, p, gw);
+            const double *gw = G->fb.gw + d * p;
             for (size_t a = 0; a < d; a++)
                 for (size_t c = 0; c < d; c++)
                     acc[a] += SPH_MIRROR * si[d * a + c] * ri2 * gw[c];
@@ -543,13 +524,10 @@ int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, do
     for (size_t i = 0; i < n; i++) {
         const double *si = op.s + d * d * i;
         double ri2 = 1.0 / (G->rho[i] * G->rho[i]);
-        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
-            double gw[3];
-            sph_pair_grad(&G->fb, d, G->xi + d * i, G->xb, p, gw);
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++)
             for (size_t a = 0; a < d; a++)
                 for (size_t c = 0; c < d; c++)
-                    fb[d * G->fb.j[p] + a] -= SPH_MIRROR * f->m * si[d * a + c] * ri2 * gw[c];
-        }
+                    fb[d * G->fb.j[p] + a] -= SPH_MIRROR * f->m * si[d * a + c] * ri2 * G->fb.gw[d * p + c];
     }
     free(op.s);
     free(b);

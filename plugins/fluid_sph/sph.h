@@ -33,17 +33,19 @@ double sph_W(const sph_kernel *K, double r);
 double sph_dW(const sph_kernel *K, double r);
 
 /* Neighbour lists of the fluid particles: row i holds the pairs (i, j) with
- * |x_i - y_j| < h. Only the neighbour and one number per pair are stored,
- * g = mass dW(r)/r (mass m for fluid neighbours, Psi_j for boundary ones):
- * the pair's gradient with respect to x_i is g (x_i - y_j) and its kernel
- * value W(r) is recomputed from the positions (sph_pair_grad, sph_pair_d2),
- * to the bit what storing them gave, at 12 bytes a pair instead of 36 (a 3D
- * particle has 27 fluid neighbours: 1e6 particles held 2 GB of lists). */
+ * |x_i - y_j| < h, each with the gradient of its weight with respect to x_i
+ * (dim numbers): mass grad_i W_ij, mass m for fluid neighbours, Psi_j for
+ * boundary ones. The kernel values W_ij, used once per list (densities,
+ * XSPH), are recomputed from the positions (sph_pair_d2), to the bit what
+ * storing them gave: 28 bytes a pair in 3D instead of 36. (Keeping only the
+ * neighbour and the scalar mass dW/r, 12 bytes, and recomputing the
+ * gradient from the positions as well made a step 1.4 to 1.8 times slower
+ * at 3e4 particles: bench/RESULTS.md.) */
 typedef struct sph_pairs {
     size_t rows;
     size_t *start;           /* rows + 1 */
     uint32_t *j;
-    double *g;               /* mass dW(r) / r */
+    double *gw;
     size_t cap;              /* pairs the arrays have room for */
 } sph_pairs;
 
@@ -57,16 +59,6 @@ static inline double sph_pair_d2(size_t dim, const double *xi, const double *yj)
         d2 += e * e;
     }
     return d2;
-}
-
-/* The gradient of pair p of P (row of the point at xi, neighbours at Y):
- * mass grad_i W_ij = g_p (x_i - y_j), into gw (dim numbers). */
-static inline void sph_pair_grad(const sph_pairs *P, size_t dim, const double *xi, const double *Y, size_t p,
-                                 double *gw)
-{
-    const double *yj = Y + dim * P->j[p];
-    for (size_t c = 0; c < dim; c++)
-        gw[c] = P->g[p] * (xi[c] - yj[c]);
 }
 
 void sph_pairs_free(sph_pairs *P);
