@@ -2,9 +2,7 @@
 # The saving of fluid_sph's step cache (Akbay 3.4's cheap rollback, docs/fluid_sph.md, `step_cache`) on the
 # light ball of examples/sph_light_ball.json (xpm: per coupling iteration one `regions` and one `solve`):
 # the fluid's time (stats.csv fluid_s: solve, regions and commit) per step and per coupling iteration with
-# the cache on and off, runs alternating, and the ratio of the medians; and, from a least-squares fit of
-# each step's fluid time against its iteration count (a + b k), the cost of a step's first iteration
-# (a + b) and of each further one (b), which is where the cache saves. The two must write the same
+# the cache on and off, runs alternating, and the ratio of the medians. The two must write the same
 # interface.csv and iteration counts (checked: the cache changes no result). One thread (OMP_NUM_THREADS=1).
 # TOLERANCE (cells, default the example's 0.05) sets the position tolerance: 0.005 makes more iterations a step.
 # Usage: bench/fluid_sph/step_cache.sh [BUILD_DIR] [END_TIME] [REPEATS] [TOLERANCE]
@@ -33,11 +31,7 @@ def load(tag):
     steps, its = len(rows), sum(int(r["iterations"]) for r in rows)
     fluid = sum(float(r["fluid_s"]) for r in rows)
     key = [(r["step"], r["t"], r["iterations"], r["residual"]) for r in rows]
-    # fluid_s = a + b k over the steps (k their iterations): b is what a further iteration costs
-    xs, ys = [int(r["iterations"]) for r in rows], [float(r["fluid_s"]) for r in rows]
-    mx, my = sum(xs) / steps, sum(ys) / steps
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    return steps, its, fluid, key, open(f"{out}/{tag}/interface.csv").read(), my - b * mx + b, b
+    return steps, its, fluid, key, open(f"{out}/{tag}/interface.csv").read()
 res = {c: [load(f"{c}{r}") for r in range(1, repeats + 1)] for c in ("true", "false")}
 ref = res["true"][0]
 same = all(x[3] == ref[3] and x[4] == ref[4] for c in res for x in res[c])
@@ -47,14 +41,10 @@ med = {}
 for c in ("true", "false"):
     per_step = [1e3 * x[2] / x[0] for x in res[c]]
     per_it = [1e3 * x[2] / x[1] for x in res[c]]
-    first, further = [1e3 * x[5] for x in res[c]], [1e3 * x[6] for x in res[c]]
-    med[c] = [statistics.median(v) for v in (per_step, per_it, first, further)]
+    med[c] = [statistics.median(v) for v in (per_step, per_it)]
     print(f"step_cache {c:5}: fluid ms/step " + " ".join(f"{v:6.2f}" for v in per_step) +
-          "  ms/iteration " + " ".join(f"{v:6.2f}" for v in per_it) +
-          "  fit: first iteration " + " ".join(f"{v:6.2f}" for v in first) +
-          " ms, each further " + " ".join(f"{v:6.2f}" for v in further) + " ms")
-r = [med["false"][k] / med["true"][k] for k in range(4)]
-print(f"without / with (medians): per step {r[0]:.2f}, per iteration {r[1]:.2f}, "
-      f"first iteration {r[2]:.2f}, each further iteration {r[3]:.2f}")
+          "  ms/iteration " + " ".join(f"{v:6.2f}" for v in per_it))
+r = [med["false"][k] / med["true"][k] for k in range(2)]
+print(f"without / with (medians): per step {r[0]:.2f}, per iteration {r[1]:.2f}")
 sys.exit(0 if same else 1)
 PY
