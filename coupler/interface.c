@@ -46,17 +46,17 @@ static bool allocate(sim_interface *in)
     in->body = calloc(in->n_points + 1, sizeof *in->body);
     in->elems = calloc(in->n_elems * (size_t)(in->nodes_per_elem ? in->nodes_per_elem : 1) + 1, sizeof *in->elems);
     in->two_sided = calloc(in->n_elems + 1, 1);
-    in->block = in->Xn = calloc(9 * m, sizeof *in->Xn);   /* Xn, Xnm1, X_pred, X_out, V, V_solid, Vn, Xnm2, F_solid */
+    in->block = in->Xn = calloc((7 + SIM_PAST) * m, sizeof *in->Xn);   /* Xn, X_pred, X_out, V, V_solid, Vn, F_solid, Xpast */
     if (!in->X0 || !in->mass || !in->body || !in->elems || !in->two_sided || !in->block)
         return false;
-    in->Xnm1 = in->Xn + m;
-    in->X_pred = in->Xnm1 + m;
+    in->X_pred = in->Xn + m;
     in->X_out = in->X_pred + m;
     in->V = in->X_out + m;
     in->V_solid = in->V + m;
     in->Vn = in->V_solid + m;
-    in->Xnm2 = in->Vn + m;
-    in->F_solid = in->Xnm2 + m;
+    in->F_solid = in->Vn + m;
+    for (int j = 0; j < SIM_PAST; j++)
+        in->Xpast[j] = in->F_solid + (size_t)(j + 1) * m;
     return true;
 }
 
@@ -125,8 +125,8 @@ bool interface_build(seam_sim *sim)
         in->n_bodies = (size_t)body_base;
         size_t n = in->n_points * (size_t)in->dim;
         memcpy(in->Xn, in->X0, n * sizeof *in->Xn);
-        memcpy(in->Xnm1, in->X0, n * sizeof *in->Xnm1);
-        memcpy(in->Xnm2, in->X0, n * sizeof *in->Xnm2);
+        for (int j = 0; j < SIM_PAST; j++)
+            memcpy(in->Xpast[j], in->X0, n * sizeof *in->Xpast[j]);
     }
     free(ifs);
     return ok;
@@ -156,8 +156,9 @@ seam_status interface_from_coupled(seam_sim *sim, bool shift)
             return SEAM_ERROR;
         }
     if (shift) {
-        memcpy(in->Xnm2, in->Xnm1, n * sizeof *in->Xnm2);
-        memcpy(in->Xnm1, in->Xn, n * sizeof *in->Xnm1);
+        for (int j = SIM_PAST - 1; j > 0; j--)
+            memcpy(in->Xpast[j], in->Xpast[j - 1], n * sizeof *in->Xpast[j]);
+        memcpy(in->Xpast[0], in->Xn, n * sizeof *in->Xpast[0]);
     }
     memcpy(in->Xn, now.X, n * sizeof *in->Xn);
     return SEAM_OK;

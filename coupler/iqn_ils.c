@@ -3,7 +3,9 @@
  * point residual r(X) = S(F(X)) - X. The secant data are the changes of the
  * residual (V) and of the solid's output (W) between iterations, optionally
  * kept from the last q steps; the QR of V is updated column by column, and
- * near-dependent older columns are filtered out (seam_qr, seam/lsq.h). */
+ * near-dependent older columns are filtered out (seam_qr, seam/lsq.h).
+ * With `mixing` beta < 1, the part of r^k the columns do not explain is
+ * damped (Anderson mixing, Walker and Ni 2011). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 
 typedef struct {
     iqn_secant s;        /* keys, columns and vectors (iqn.h) */
+    double mixing;       /* beta: the share of r^k - V alpha the update takes */
 } iqn_ils;
 
 static void *iqn_create(seam_cfg *coupling)
@@ -25,6 +28,7 @@ static void *iqn_create(seam_cfg *coupling)
     if (!q)
         return NULL;
     iqn_read(&q->s, coupling);
+    q->mixing = seam_cfg_num(coupling, "mixing", 1.0, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     return q;
 }
 
@@ -37,21 +41,32 @@ static void iqn_destroy(void *self)
     free(q);
 }
 
-/* X^{k+1} = X~^k + W alpha with alpha = argmin ||V alpha + r^k|| (the IQN-ILS update),
- * Q^T r^k carried over from the last iteration by the QR update. */
-static void iqn_quasi_newton(iqn_secant *q, const double *Xt)
+/* X^{k+1} = X~^k - W alpha with alpha = argmin ||V alpha - r^k|| (the IQN-ILS update),
+ * Q^T r^k carried over from the last iteration by the QR update. With
+ * mixing beta < 1 (Anderson acceleration with a mixing parameter, as
+ * Walker and Ni 2011 write it; IQN-ILS is beta = 1):
+ * X^{k+1} = X~^k - W alpha - (1 - beta)(r^k - V alpha), V alpha being r^k's
+ * projection onto the columns' span. */
+static void iqn_quasi_newton(iqn_secant *q, double mixing, const double *Xt)
 {
     size_t n = q->n, k = seam_qr_cols(q->VW);
     seam_qr_solve_tracked(q->VW, q->alpha);
     memcpy(q->X, Xt, n * sizeof *q->X);
     cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)k, -1.0, seam_qr_B(q->VW), (int)n, q->alpha, 1, 1.0, q->X,
                 1);
+    if (mixing < 1.0) {
+        double *Va = q->F;   /* free until the next fluid call fills it */
+        seam_qr_project_tracked(q->VW, Va);
+        for (size_t i = 0; i < n; i++)
+            q->X[i] -= (1.0 - mixing) * (q->r_old[i] - Va[i]);
+    }
 }
 
 static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,
                             seam_verdict *verdict)
 {
     iqn_secant *q = &((iqn_ils *)self)->s;
+    double mixing = ((iqn_ils *)self)->mixing;
     size_t n = seam_coupling_size(c);
     if (!iqn_reserve(q, n, 0)) {
         seam_coupling_warn(c, "out of memory for %zu interface values", n);
@@ -90,7 +105,7 @@ static seam_status iqn_step(void *self, seam_coupling *c, const double *X_pred, 
         if (seam_qr_cols(q->VW) == 0)
             iqn_relax(q);                                        /* constant relaxation to start */
         else
-            iqn_quasi_newton(q, X_out);
+            iqn_quasi_newton(q, mixing, X_out);
         st = seam_coupling_fluid(c, q->X, q->F);
         if (st == SEAM_UNSTABLE && iqn_reject(q, c, step, k, &rejected)) {
             own_only = true;
@@ -134,7 +149,7 @@ static void iqn_load(void *self, seam_ckpt_reader *r)
 const seam_scheme_ops seam_scheme_iqn_ils = {
     .name = "iqn-ils",
     .summary = "interface quasi-Newton, inverse Jacobian by least squares (IQN-ILS)",
-    .keys = (const char *const[]){"relaxation", "filter", "reuse", "max_columns", NULL},
+    .keys = (const char *const[]){"relaxation", "filter", "reuse", "max_columns", "mixing", NULL},
     .create = iqn_create,
     .destroy = iqn_destroy,
     .step = iqn_step,

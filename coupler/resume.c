@@ -67,8 +67,7 @@ static void write_coupler(seam_sim *sim, seam_ckpt_writer *w, double t, double w
     seam_ckpt_section(w, "coupler");
     seam_ckpt_put_i64(w, s->steps);
     seam_ckpt_put_f64(w, t);
-    seam_ckpt_put_f64(w, sim->dt_prev);
-    seam_ckpt_put_f64(w, sim->dt_prev2);
+    seam_ckpt_put_f64s(w, sim->dt_past, SIM_PAST);
     seam_ckpt_put_i64(w, s->iterations);
     seam_ckpt_put_i64(w, s->max_iterations);
     seam_ckpt_put_i64(w, s->not_converged);
@@ -88,8 +87,8 @@ static void write_interface(seam_sim *sim, seam_ckpt_writer *w)
     size_t n = in->n_points * (size_t)in->dim;
     seam_ckpt_section(w, "interface");
     seam_ckpt_put_f64s(w, in->Xn, n);
-    seam_ckpt_put_f64s(w, in->Xnm1, n);
-    seam_ckpt_put_f64s(w, in->Xnm2, n);
+    for (int j = 0; j < SIM_PAST; j++)
+        seam_ckpt_put_f64s(w, in->Xpast[j], n);
     seam_ckpt_put_f64s(w, in->Vn, n);
     seam_ckpt_put_f64s(w, sim->coupling.F_n, n);
     seam_ckpt_section(w, "scheme");
@@ -206,8 +205,7 @@ static void read_coupler(seam_sim *sim, seam_ckpt_reader *r, double *t, double *
     s->steps = (long)seam_ckpt_get_i64(r);
     *t = seam_ckpt_get_f64(r);
     s->t = *t;
-    sim->dt_prev = seam_ckpt_get_f64(r);
-    sim->dt_prev2 = seam_ckpt_get_f64(r);
+    seam_ckpt_get_f64s(r, sim->dt_past, SIM_PAST);
     s->iterations = (long)seam_ckpt_get_i64(r);
     s->max_iterations = (int)seam_ckpt_get_i64(r);
     s->not_converged = (long)seam_ckpt_get_i64(r);
@@ -228,8 +226,8 @@ static void read_interface(seam_sim *sim, seam_ckpt_reader *r)
     size_t n = in->n_points * (size_t)in->dim;
     if (seam_ckpt_need(r, "interface")) {
         seam_ckpt_get_f64s(r, in->Xn, n);
-        seam_ckpt_get_f64s(r, in->Xnm1, n);
-        seam_ckpt_get_f64s(r, in->Xnm2, n);
+        for (int j = 0; j < SIM_PAST; j++)
+            seam_ckpt_get_f64s(r, in->Xpast[j], n);
         seam_ckpt_get_f64s(r, in->Vn, n);
         seam_ckpt_get_f64s(r, sim->coupling.F_n, n);
         memcpy(sim->coupling.F_last, sim->coupling.F_n, n * sizeof *sim->coupling.F_n);

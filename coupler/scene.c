@@ -8,7 +8,8 @@
 #include "sim_internal.h"
 
 static const char *const unconverged_names[] = {"warn", "fail", NULL};
-static const char *const predictor_names[] = {"none", "linear", "velocity", "quadratic", NULL};
+/* in the order of PREDICT_* (the polynomial ones at their order) */
+static const char *const predictor_names[] = {"none", "linear", "quadratic", "cubic", "quartic", "velocity", NULL};
 
 /* Bounds on what a scene may ask for: beyond them it is a typo or a unit
  * slip, not a simulation (docs/scenes.md, "Limits"). */

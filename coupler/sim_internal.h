@@ -42,6 +42,9 @@ typedef struct participant {
                                 "monolithic": the scene's fluid and solids), NULL: the scene's own */
 } participant;
 
+/* Committed steps the predictors look back beyond X^n (the quartic's four). */
+enum { SIM_PAST = 4 };
+
 /* The concatenated interface of all solids, and its history. */
 typedef struct sim_interface {
     int dim;
@@ -51,8 +54,8 @@ typedef struct sim_interface {
     double *mass;
     int32_t *body, *elems;
     uint8_t *two_sided;
-    double *Xn, *Xnm1, *X_pred, *X_out;   /* committed, previous, predicted, the step's result */
-    double *Xnm2;            /* two steps back (the quadratic predictor) */
+    double *Xn, *X_pred, *X_out;   /* committed, predicted, the step's result */
+    double *Xpast[SIM_PAST]; /* X^{n-1}, ..., X^{n-SIM_PAST}: the predictors' history */
     double *F_solid;         /* the loads each solid received in its last solve (the committed ones after a step) */
     double *V;               /* effective velocities handed to the fluid */
     double *V_solid, *Vn;    /* velocities the solids returned: last solve, committed */
@@ -67,7 +70,8 @@ typedef struct sim_stepper {
     seam_status (*accept)(seam_sim *sim);   /* after every participant committed */
 } sim_stepper;
 
-enum { PREDICT_NONE, PREDICT_LINEAR, PREDICT_VELOCITY, PREDICT_QUADRATIC };
+/* The polynomial predictors are numbered by their order (PREDICT_LINEAR 1 to PREDICT_QUARTIC 4). */
+enum { PREDICT_NONE, PREDICT_LINEAR, PREDICT_QUADRATIC, PREDICT_CUBIC, PREDICT_QUARTIC, PREDICT_VELOCITY };
 
 struct seam_sim {
     seam_doc *doc;
@@ -98,7 +102,7 @@ struct seam_sim {
     participant *fluid, *coupled;
     size_t first_solid;
     sim_interface in;
-    double dt_prev, dt_prev2;   /* the last two committed step sizes */
+    double dt_past[SIM_PAST];   /* the last committed step sizes, newest first (dt_past[0]: the last step's) */
     seam_coupling coupling;
     /* output */
     sim_outputs out;

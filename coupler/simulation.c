@@ -218,7 +218,7 @@ static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool conv
     size_t worst = 0;
     double speed = 0.0;
     for (size_t i = 0; i < in->n_points; i++) {
-        double d = seam_norm_max_point(in->Xn + i * (size_t)in->dim, in->Xnm1 + i * (size_t)in->dim,
+        double d = seam_norm_max_point(in->Xn + i * (size_t)in->dim, in->Xpast[0] + i * (size_t)in->dim,
                                        (size_t)in->dim, in->dim) / dt;
         if (d > speed)
             speed = d, worst = i;
@@ -281,7 +281,7 @@ static void progress(seam_sim *sim, double t, double t_begin, int iterations, do
 {
     if (!sim->opts.progress)
         return;
-    seam_progress p = {t, sim->t_end, sim->summary.steps, iterations, sim_now() - t_start, final, sim->dt_prev,
+    seam_progress p = {t, sim->t_end, sim->summary.steps, iterations, sim_now() - t_start, final, sim->dt_past[0],
                        t_begin};
     sim->opts.progress(sim->opts.progress_ctx, &p);
 }
@@ -339,8 +339,8 @@ seam_status seam_sim_run(seam_sim *sim)
             break;
         if ((result = sim->stepper->accept(sim)) != SEAM_OK)
             break;
-        sim->dt_prev2 = sim->dt_prev;
-        sim->dt_prev = dt;
+        memmove(sim->dt_past + 1, sim->dt_past, (SIM_PAST - 1) * sizeof *sim->dt_past);
+        sim->dt_past[0] = dt;
         t += dt;
         double all_solvers = solver_seconds(sim) - solvers0;
         double fluid_s = sim->fluid ? sim->fluid->stats.seconds - fluid0 : all_solvers;

@@ -222,24 +222,34 @@ seam_status sim_coupling_init(seam_sim *sim)
     return SEAM_OK;
 }
 
-/* The first iterate: X^n, extrapolated from X^n and X^{n-1} (and X^{n-2}),
- * or moved by the solids' committed end-of-step velocities. */
+/* The first iterate: X^n, extrapolated in time by the polynomial through
+ * X^n and the last p committed states (p the predictor's order, fewer
+ * while fewer steps are committed), or moved by the solids' committed
+ * end-of-step velocities. */
 static void predict(seam_sim *sim, double dt)
 {
     sim_interface *in = &sim->in;
     size_t n = in->n_points * (size_t)in->dim;
-    if (sim->predictor == PREDICT_QUADRATIC && sim->summary.steps > 1) {
-        /* the parabola through (t_{n-2}, X^{n-2}), (t_{n-1}, X^{n-1}), (t_n, X^n) at t_n + dt (Lagrange) */
-        double h1 = sim->dt_prev, h2 = sim->dt_prev2;
-        double l0 = (dt + h1) * (dt + h1 + h2) / (h1 * (h1 + h2));
-        double l1 = -dt * (dt + h1 + h2) / (h1 * h2);
-        double l2 = dt * (dt + h1) / (h2 * (h1 + h2));
-        for (size_t i = 0; i < n; i++)
-            in->X_pred[i] = l0 * in->Xn[i] + l1 * in->Xnm1[i] + l2 * in->Xnm2[i];
-    } else if ((sim->predictor == PREDICT_LINEAR || sim->predictor == PREDICT_QUADRATIC) && sim->summary.steps > 0) {
-        double ratio = dt / sim->dt_prev;
-        for (size_t i = 0; i < n; i++)
-            in->X_pred[i] = in->Xn[i] + ratio * (in->Xn[i] - in->Xnm1[i]);
+    int p = sim->predictor >= PREDICT_LINEAR && sim->predictor <= PREDICT_QUARTIC ? sim->predictor : 0;
+    if (p > sim->summary.steps)
+        p = (int)sim->summary.steps;
+    if (p > 0) {
+        /* Lagrange: nodes tau_0 = 0 (X^n), tau_j = -(dt_1 + ... + dt_j) (X^{n-j}), evaluated at tau = dt */
+        double tau[SIM_PAST + 1] = {0.0}, l[SIM_PAST + 1];
+        for (int j = 1; j <= p; j++)
+            tau[j] = tau[j - 1] - sim->dt_past[j - 1];
+        for (int j = 0; j <= p; j++) {
+            l[j] = 1.0;
+            for (int m = 0; m <= p; m++)
+                if (m != j)
+                    l[j] *= (dt - tau[m]) / (tau[j] - tau[m]);
+        }
+        for (size_t i = 0; i < n; i++) {
+            double x = l[0] * in->Xn[i];
+            for (int j = 1; j <= p; j++)
+                x += l[j] * in->Xpast[j - 1][i];
+            in->X_pred[i] = x;
+        }
     } else if (sim->predictor == PREDICT_VELOCITY)
         for (size_t i = 0; i < n; i++)
             in->X_pred[i] = in->Xn[i] + dt * in->Vn[i];
@@ -267,9 +277,10 @@ static seam_status partitioned_accept(seam_sim *sim)
     sim_interface *in = &sim->in;
     if (!interface_check_domain(sim, in->X_out, sim->summary.steps, sim->coupling.t + sim->coupling.dt))
         return SEAM_ERROR;
-    double *recycled = in->Xnm2;   /* X^{n-2} <- X^{n-1} <- X^n <- X_out by pointers, not copies */
-    in->Xnm2 = in->Xnm1;
-    in->Xnm1 = in->Xn;
+    double *recycled = in->Xpast[SIM_PAST - 1];   /* ... <- X^{n-1} <- X^n <- X_out by pointers, not copies */
+    for (int j = SIM_PAST - 1; j > 0; j--)
+        in->Xpast[j] = in->Xpast[j - 1];
+    in->Xpast[0] = in->Xn;
     in->Xn = in->X_out;
     in->X_out = recycled;
     memcpy(in->Vn, in->V_solid, in->n_points * (size_t)in->dim * sizeof *in->Vn);

@@ -996,32 +996,30 @@ bool seam_msg_i32s(seam_msg *m, const char *key, bool required, int32_t *out, si
     return words(m, key, required, out, n, sizeof(int32_t), "int32");
 }
 
-bool seam_msg_array(seam_msg *m, const char *key, bool required, seam_mp *items, size_t *count)
+/* An array or a map at key: items left at its first element, count its length. */
+static bool container(seam_msg *m, const char *key, bool required, seam_mp_kind kind, const char *what, seam_mp *items,
+                      size_t *count)
 {
     const seam_mp *at = find(m, key);
     seam_mp_value v;
     if (!field(m, key, required, &v))
         return false;
-    if (v.kind != SEAM_MP_ARRAY)
-        return wrong(m, key, "an array", &v);
+    if (v.kind != kind)
+        return wrong(m, key, what, &v);
     *items = *at;
     seam_mp_next(items, &v);   /* step past the header */
     *count = v.len;
     return true;
 }
 
+bool seam_msg_array(seam_msg *m, const char *key, bool required, seam_mp *items, size_t *count)
+{
+    return container(m, key, required, SEAM_MP_ARRAY, "an array", items, count);
+}
+
 bool seam_msg_map(seam_msg *m, const char *key, bool required, seam_mp *items, size_t *count)
 {
-    const seam_mp *at = find(m, key);
-    seam_mp_value v;
-    if (!field(m, key, required, &v))
-        return false;
-    if (v.kind != SEAM_MP_MAP)
-        return wrong(m, key, "a map", &v);
-    *items = *at;
-    seam_mp_next(items, &v);   /* step past the header */
-    *count = v.len;
-    return true;
+    return container(m, key, required, SEAM_MP_MAP, "a map", items, count);
 }
 
 static void *words_alloc(seam_msg *m, const char *key, bool required, size_t n, size_t width, const char *what)

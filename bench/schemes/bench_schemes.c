@@ -7,6 +7,7 @@
  *   ninja -C build bench/schemes/bench_schemes && build/bench/schemes/bench_schemes [tube|piston] [quick]
  *   build/bench/schemes/bench_schemes solvers     (RMI: Woodbury against GMRES, reuse of past steps)
  *   build/bench/schemes/bench_schemes share [REPS] (coupling-layer share on the tube, N = 1000, best of REPS)
+ *   ... with KEYS   (KEYS added to every coupling object, e.g. with '"predictor": "quartic"')
  */
 #include <math.h>
 #include <stdio.h>
@@ -94,7 +95,9 @@ static void print_ladder(const char *first)
 
 static const char *coupling_fmt =
     "\"coupling\": {\"scheme\": \"%s\", \"tolerance\": 1e-6, \"convergence\": \"relative\", "
-    "\"max_iterations\": 3000, \"on_nonconvergence\": \"fail\"%s}";
+    "\"max_iterations\": 3000, \"on_nonconvergence\": \"fail\"%s%s}";
+/* `with KEYS`: more keys for every scheme's coupling object (", KEYS"), e.g. '"predictor": "quartic"' */
+static char with_keys[512];
 static const char *output = "\"output\": {\"stats\": false, \"interface\": false, \"frames\": false}";
 
 typedef void (*scene_fn)(char *buf, size_t n, const char *coupling, const double *param);
@@ -136,7 +139,7 @@ static void bench_case(scene_fn make, const char *title, const double *param)
     for (size_t w = 0; w < NOMEGAS; w++) {
         char extra[64];
         snprintf(extra, sizeof extra, ", \"relaxation\": %g", omegas[w]);
-        snprintf(coupling, sizeof coupling, coupling_fmt, "relaxation", extra);
+        snprintf(coupling, sizeof coupling, coupling_fmt, "relaxation", extra, with_keys);
         make(scene, sizeof scene, coupling, param);
         outcome o = run(scene);
         ladder[n_ladder][w] = o;
@@ -146,7 +149,7 @@ static void bench_case(scene_fn make, const char *title, const double *param)
         }
     }
     for (int s = 1; s < NSCHEMES; s++) {
-        snprintf(coupling, sizeof coupling, coupling_fmt, names[s], extras[s]);
+        snprintf(coupling, sizeof coupling, coupling_fmt, names[s], extras[s], with_keys);
         make(scene, sizeof scene, coupling, param);
         res[s] = run(scene);
     }
@@ -203,7 +206,7 @@ static void bench_rmi_solvers(int reps)
             for (int qi = 0; qi < 5; qi++) {
                 char extra[256];
                 snprintf(extra, sizeof extra, "%s, \"reuse\": %d", variants[v][1], qs[qi]);
-                snprintf(coupling, sizeof coupling, coupling_fmt, variants[v][0], extra);
+                snprintf(coupling, sizeof coupling, coupling_fmt, variants[v][0], extra, with_keys);
                 double param[3] = {kappas[k], 1000, 100};
                 tube_scene(scene, sizeof scene, coupling, param);
                 outcome o = best_of(scene, reps);
@@ -235,7 +238,7 @@ static void bench_share(int reps)
     for (int k = 0; k < 3; k++)
         for (int v = 0; v < 4; v++) {
             snprintf(coupling, sizeof coupling, coupling_fmt, schemes[v],
-                     v == 0 ? best_w[k] : v == 1 ? ", \"relaxation\": 0.05" : "");
+                     v == 0 ? best_w[k] : v == 1 ? ", \"relaxation\": 0.05" : "", with_keys);
             double param[3] = {kappas[k], 1000, 100};
             tube_scene(scene, sizeof scene, coupling, param);
             double c_min = INFINITY, s_min = INFINITY;
@@ -282,15 +285,19 @@ int main(int argc, char **argv)
             share = 1, tube = 0, piston = 0;
             if (i + 1 < argc && atoi(argv[i + 1]) > 0)
                 reps = atoi(argv[++i]);
-        } else if (strcmp(argv[i], "tube") == 0)
+        } else if (strcmp(argv[i], "with") == 0 && i + 1 < argc)
+            snprintf(with_keys, sizeof with_keys, ", %s", argv[++i]);
+        else if (strcmp(argv[i], "tube") == 0)
             piston = 0;
         else if (strcmp(argv[i], "piston") == 0)
             tube = 0;
         else {
-            fprintf(stderr, "usage: %s [tube|piston|solvers|share [REPS]] [quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [tube|piston|solvers|share [REPS]] [quick] [with KEYS]\n", argv[0]);
             return 2;
         }
     }
+    if (with_keys[0])
+        printf("every coupling object with%s\n", with_keys + 1);
     printf("mean / max iterations per step; relative tolerance 1e-6; '-' = diverged or not converged in 3000.\n"
            "coupling layer: its share of wall time and microseconds per iteration (scheme, V, judge).\n\n");
     if (solvers)

@@ -400,6 +400,18 @@ void seam_qr_solve(seam_qr *q, const double *b, double *alpha)
     qr_back_substitute(q, q->s, alpha);
 }
 
+void seam_qr_project_tracked(seam_qr *q, double *p)
+{
+    if (q->k == 0) {
+        memset(p, 0, q->n * sizeof *p);
+        return;
+    }
+    /* Q Q^T t with Q = Qb G: s = G^T (Qb^T t), z = G s, p = Qb z */
+    cblas_dgemv(CblasColMajor, CblasTrans, (int)q->m, (int)q->k, 1.0, q->G, (int)qr_ldg(q), q->y, 1, 0.0, q->s, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)q->m, (int)q->k, 1.0, q->G, (int)qr_ldg(q), q->s, 1, 0.0, q->z, 1);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)q->n, (int)q->m, 1.0, q->Qb, (int)q->n, q->z, 1, 0.0, p, 1);
+}
+
 void seam_qr_explicit(const seam_qr *q, double *Q, double *Rm)
 {
     size_t k = q->k;

@@ -157,7 +157,7 @@ static double first_residual(const char *predictor)
     double sum = 0.0;
     int n = 0;
     for (size_t i = 0; i < rows; i++)
-        if (res[i * cols + 1] == 1.0 && res[i * cols] >= 3.0) {   /* every predictor has its history from step 3 */
+        if (res[i * cols + 1] == 1.0 && res[i * cols] >= 5.0) {   /* every predictor has its history from step 5 */
             sum += res[i * cols + 2];
             n++;
         }
@@ -169,14 +169,19 @@ static double first_residual(const char *predictor)
 
 /* The predictors' orders: extrapolating X^n, X^{n-1} errs by O(dt^2 x''),
  * the parabola through X^{n-2}, X^{n-1}, X^n by O(dt^3 x^(3)), about w dt
- * times less; starting from X^n errs by O(dt x'). */
+ * times less, the cubic and the quartic (through four and five states) each
+ * another w dt times less; starting from X^n errs by O(dt x'). */
 static void test_predictor_orders(void **state)
 {
     (void)state;
     double none = first_residual("none"), linear = first_residual("linear"), quadratic = first_residual("quadratic");
-    print_message("first-iteration residual: none %.3g, linear %.3g, quadratic %.3g m\n", none, linear, quadratic);
+    double cubic = first_residual("cubic"), quartic = first_residual("quartic");
+    print_message("first-iteration residual: none %.3g, linear %.3g, quadratic %.3g, cubic %.3g, quartic %.3g m\n",
+                  none, linear, quadratic, cubic, quartic);
     assert_true(linear < 0.1 * none);
     assert_true(quadratic < 0.1 * linear);
+    assert_true(cubic < 0.1 * quadratic);
+    assert_true(quartic < 0.1 * cubic);
 }
 
 static void test_relaxation_limit(void **state)

@@ -319,14 +319,14 @@ static void test_resume_separate_process(void **state)
 /* Real solvers with frames: fluid_mac and solid_rigid write VTK files and
  * the coupler PNG pictures every 5 steps, checkpoints every 7, so frames
  * written after the checkpoint must go; IQN-IMVJ carries its Jacobian
- * across steps, restarted (truncated SVD) every 3, and the quadratic
- * predictor reaches back two steps. */
+ * across steps, restarted (truncated SVD) every 3, and the quartic
+ * predictor reaches back four steps. */
 static void test_resume_frames(void **state)
 {
     (void)state;
     static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false, SIGKILL, false,
                                   {"time.end=0.6", "coupling.scheme=iqn-imvj", "coupling.chunk=3",
-                                   "coupling.predictor=quadratic", "output.checkpoint={\"every_steps\": 7}",
+                                   "coupling.predictor=quartic", "output.checkpoint={\"every_steps\": 7}",
                                    "output.probes=[{\"name\": \"p\", \"point\": [0.5, 1]}, {\"name\": \"d\", "
                                    "\"solid\": \"disc\"}]", NULL}};
     kill_and_resume(&c);

@@ -388,6 +388,25 @@ static void test_updated_qr_tracked_solve_matches_direct_solve(void **state)
         seam_qr_solve_coords(qr, 1, W, m, gamma, k);
         for (size_t j = 0; j < k; j++)
             assert_close(gamma[j], beta[j], 1e-12 * (1.0 + fabs(beta[j])));
+        /* The projection of the tracked r onto the columns' span is C alpha (the
+         * pairs are the columns here), and r minus it is orthogonal to every column. */
+        double p[QN];
+        seam_qr_project_tracked(qr, p);
+        const double *B = seam_qr_B(qr);
+        for (int i = 0; i < QN; i++) {
+            double Ca = 0.0;
+            for (size_t j = 0; j < k; j++)
+                Ca += B[j * QN + (size_t)i] * alpha[j];
+            assert_close(p[i], Ca, 1e-11 * (1.0 + fabs(Ca)));
+        }
+        for (size_t j = 0; j < k; j++) {
+            double dot = 0.0, len = 0.0;
+            for (int i = 0; i < QN; i++) {
+                dot += B[j * QN + (size_t)i] * (r[i] - p[i]);
+                len += B[j * QN + (size_t)i] * B[j * QN + (size_t)i];
+            }
+            assert_close(dot, 0.0, 1e-12 * sqrt(len) * (1.0 + sqrt(len)));
+        }
     }
     seam_qr_destroy(&qr);
 }

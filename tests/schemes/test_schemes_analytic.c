@@ -31,6 +31,7 @@ typedef struct {
     seam_convergence cv;
     int fluid_calls, solid_calls, warnings;
     int refuse_call;              /* > 0: the fluid refuses its call of this number (SEAM_UNSTABLE), once */
+    double X_in[4][N];            /* the positions of the fluid's first four calls */
 } maps;
 
 static void linear_fluid(const maps *m, const double *X, const double *Xn, double *F)
@@ -56,6 +57,8 @@ static void nonlinear_fluid(const maps *m, const double *X, const double *Xn, do
 static seam_status fluid(void *ctx, const seam_coupling *c, const double *X, double *F)
 {
     maps *m = ctx;
+    if (m->fluid_calls < 4)
+        memcpy(m->X_in[m->fluid_calls], X, N * sizeof *X);
     m->fluid_calls++;
     if (m->fluid_calls == m->refuse_call)
         return SEAM_UNSTABLE;   /* as fluid_mac does for an interface that is no shape of the solid */
@@ -284,6 +287,55 @@ static void test_reused_columns_that_mislead_are_dropped(void **state)
     assert_true(iterations[1] <= 7);       /* 9 with the misleading columns kept */
     seam_coupling_fini(&c);
     sc->destroy(self);
+}
+
+/* iqn-ils's mixing beta (Anderson's damping, Walker and Ni 2011): the
+ * first secant update, from one column v = r^1 - r^0, w = X~^1 - X~^0, is
+ * X^2 = X~^1 - w alpha - (1 - beta)(r^1 - v alpha), alpha = v.r^1 / v.v,
+ * computed here from the maps; with beta = 1 it is IQN-ILS's X~^1 - w alpha.
+ * And the damped scheme still finds the fixed point of the rank-3 problem. */
+static void test_ils_mixing(void **state)
+{
+    (void)state;
+    const double betas[] = {1.0, 0.6};
+    for (int b = 0; b < 2; b++) {
+        maps m;
+        make_linear(&m, 3, 2.0, 1.0);
+        char config[128];
+        snprintf(config, sizeof config, "{\"scheme\": \"x\", \"relaxation\": 0.3, \"mixing\": %g}", betas[b]);
+        outcome o = run_scheme(&m, "iqn-ils", config, 3, NULL);   /* X^0, X^1 (relaxed), X^2 */
+        assert_int_equal(o.verdict, SEAM_EXHAUSTED);
+        double Xn[N], F[N], Xt[2][N], r[2][N];
+        for (size_t j = 0; j < N; j++)
+            Xn[j] = 0.1 * (double)j;   /* as run_scheme */
+        for (int k = 0; k < 2; k++) {
+            linear_fluid(&m, m.X_in[k], Xn, F);
+            for (size_t j = 0; j < N; j++) {
+                Xt[k][j] = Xn[j] + m.c * F[j] + m.d[j];
+                r[k][j] = Xt[k][j] - m.X_in[k][j];
+            }
+        }
+        double vr = 0.0, vv = 0.0;
+        for (size_t j = 0; j < N; j++) {
+            double v = r[1][j] - r[0][j];
+            vr += v * r[1][j];
+            vv += v * v;
+        }
+        double alpha = vr / vv, err = 0.0, step = 0.0;
+        for (size_t j = 0; j < N; j++) {
+            double v = r[1][j] - r[0][j], w = Xt[1][j] - Xt[0][j];
+            double X2 = Xt[1][j] - w * alpha - (1.0 - betas[b]) * (r[1][j] - v * alpha);
+            err = fmax(err, fabs(m.X_in[2][j] - X2));
+            step = fmax(step, fabs(X2 - m.X_in[1][j]));
+        }
+        print_message("mixing %g: X^2 off the formula by %.2e (update %.2e)\n", betas[b], err, step);
+        assert_true(err < 1e-13 * step);
+
+        make_linear(&m, 3, 2.0, 1.0);
+        o = run_scheme(&m, "iqn-ils", config, 50, NULL);
+        assert_int_equal(o.verdict, SEAM_CONVERGED);
+        assert_true(o.error < 1e-10);
+    }
 }
 
 /* A solver that refuses an iterate an update made (fluid_mac, handed a torn
@@ -608,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_reused_columns_that_mislead_are_dropped),
         cmocka_unit_test(test_relative_value),
         cmocka_unit_test(test_thesis_counting),
+        cmocka_unit_test(test_ils_mixing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,6 +54,9 @@ const double *seam_qr_B(const seam_qr *self);
 /* alpha (cols, oldest first) = argmin ||C alpha - t|| for the tracked t, or for a given b. */
 void seam_qr_solve_tracked(seam_qr *self, double *alpha);
 void seam_qr_solve(seam_qr *self, const double *b, double *alpha);
+/* p (n) = the tracked t's projection onto the span of the kept columns,
+ * C alpha for alpha = argmin ||C alpha - t|| (zero without columns). */
+void seam_qr_project_tracked(seam_qr *self, double *p);
 /* What products with Qb need to be kept up to date elsewhere (RMI's
  * cross products Qb^T M): Qb (n x m, ld n), an epoch that changes whenever
  * Qb is rewritten rather than appended to, and a serial number for each
