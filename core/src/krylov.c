@@ -35,6 +35,13 @@ static seam_krylov_opts defaults(const seam_krylov_opts *o, size_t n)
 int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *x,
              const seam_krylov_opts *opts, seam_krylov_stats *stats)
 {
+    return seam_pcg_until(A, M, b, x, opts, NULL, NULL, stats);
+}
+
+int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+                   const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
+                   seam_krylov_stats *stats)
+{
     size_t n = A->n;
     seam_krylov_opts o = defaults(opts, n);
     double *r = malloc(4 * n * sizeof *r);
@@ -47,7 +54,7 @@ int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *
     double bnorm = seam_norm2(n, b);
     double goal = fmax(o.tol * bnorm, o.abs_tol);
     double rnorm = seam_norm2(n, r);
-    if (rnorm <= goal) {
+    if (rnorm <= goal || (stop && stop(stop_ctx, x, r))) {
         st.converged = 1;
         goto done;
     }
@@ -66,7 +73,7 @@ int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *
         seam_axpy(n, -alpha, Ap, r);
         st.iterations++;
         rnorm = seam_norm2(n, r);
-        if (rnorm <= goal) {
+        if (rnorm <= goal || (stop && stop(stop_ctx, x, r))) {
             st.converged = 1;
             break;
         }

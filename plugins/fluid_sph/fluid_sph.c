@@ -57,12 +57,28 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
     self->cfl = seam_cfg_num(cfg, "cfl", 0.2, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     self->xsph = seam_cfg_num(cfg, "xsph", 0.05, 0.0, 1.0, 0);
     self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
-    self->eta_rho = seam_cfg_num(cfg, "density_tolerance", 5e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
+    static const char *const solvers[] = {"dfsph", "takahashi", NULL};
+    int takahashi = seam_cfg_enum(cfg, "pressure_solver", solvers, 0, 0) == 1;
+    /* Takahashi's threshold is 0.01% (ch. 3.6) */
+    self->eta_rho = seam_cfg_num(cfg, "density_tolerance", takahashi ? 1e-4 : 5e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
     self->eta_div = seam_cfg_num(cfg, "divergence_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     self->max_iter = (int)seam_cfg_int(cfg, "max_iterations", 100, 1, 100000, 0);
     self->mu = seam_cfg_num(cfg, "viscosity", 0.0, 0.0, 1e9, 0);
     self->eta_visc = seam_cfg_num(cfg, "viscosity_tolerance", 1e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
     self->step_cache = seam_cfg_bool(cfg, "step_cache", 1, 0);
+    self->tak_opts = (sph_takahashi_opts){self->eta_rho, self->max_iter,
+                                          seam_cfg_num(cfg, "multigrid_lambda", 0.5, 0.0, 10.0, SEAM_CFG_LO_OPEN),
+                                          seam_cfg_bool(cfg, "multigrid", true, 0) ? 1 : 0};
+    if (!takahashi) {
+        static const char *const only[] = {"multigrid_lambda", "multigrid"};
+        for (size_t q = 0; q < sizeof only / sizeof only[0]; q++)
+            if (seam_cfg_has(cfg, only[q]))
+                seam_cfg_error(cfg, only[q], "applies to \"pressure_solver\": \"takahashi\" only");
+    } else if (seam_cfg_has(cfg, "divergence_tolerance")) {
+        seam_cfg_error(cfg, "divergence_tolerance", "applies to \"pressure_solver\": \"dfsph\" only (the takahashi "
+                       "solver has no divergence solve)");
+    }
+    self->solver_takahashi = takahashi;
     return seam_cfg_finish(cfg) == SEAM_OK ? 0 : -1;
 }
 
@@ -262,6 +278,7 @@ static void fluid_destroy(void *p)
     seam_vtk_series_free(&self->vtk);
     free(self->fill);
     free(self->xw);
+    sph_takahashi_destroy(&self->tak);
     double *arrays[] = {self->x_n, self->v_n, self->k_n, self->kv_n, self->p_n, self->x,
                         self->v,   self->k,   self->kv,  self->p,    self->work, self->v_pre, self->fb_pre};
     for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++)
@@ -321,6 +338,12 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
     self->V0 = lattice_volume(&self->f.K, self->s);
     self->f.m = self->f.rho0 * self->V0;
     self->offset = surface_offset(&self->f.K, self->s, self->V0);
+    /* Takahashi's grid: cells of the kernel radius over the domain (ch. 3.5.6: dx = h) */
+    if (self->solver_takahashi && !(self->tak = sph_takahashi_new(self->dim, self->lo, self->hi, self->f.K.h))) {
+        seam_logf(host, SEAM_LOG_ERROR, "out of memory for the pressure solver's grid");
+        fluid_destroy(self);
+        return NULL;
+    }
     double cells = 1.0;
     for (int d = 0; d < self->dim; d++)
         cells *= (self->hi[d] - self->lo[d]) / self->s + 2.0 * WALL_LAYERS;
@@ -675,14 +698,23 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
         }
         sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v, self->fb);
     }
-    /* Constant density (warm start: the committed pressures). */
-    memcpy(self->k, self->k_n, n * sizeof *self->k);
-    double dt_cfl;
-    fluid_max_dt(self, &dt_cfl);
-    self->last_rho = sph_density_solve(&self->f, G0, dt, dt_cfl, self->vb, self->eta_rho, self->max_iter, self->v, self->k,
-                                       self->work);
-    for (size_t i = 0; i < n; i++)
-        self->p[i] = self->k[i] * G0->rho[i] * G0->rho[i];
+    if (self->tak) {
+        /* Takahashi ch. 3: the PPE of eq. 3.3 by MGCG (takahashi.c) */
+        if (sph_takahashi_solve(self->tak, &self->f, G0, dt, self->vb, &self->tak_opts, self->v, self->p,
+                                self->k, &self->last_rho) < 0) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the pressure system of %zu particles", n);
+            return SEAM_ERROR;
+        }
+    } else {
+        /* Constant density (warm start: the committed pressures). */
+        memcpy(self->k, self->k_n, n * sizeof *self->k);
+        double dt_cfl;
+        fluid_max_dt(self, &dt_cfl);
+        self->last_rho = sph_density_solve(&self->f, G0, dt, dt_cfl, self->vb, self->eta_rho, self->max_iter, self->v,
+                                           self->k, self->work);
+        for (size_t i = 0; i < n; i++)
+            self->p[i] = self->k[i] * G0->rho[i] * G0->rho[i];
+    }
     sph_boundary_forces(&self->f, G0, self->k, self->fb);
     /* Positions, then the end of the step against the interface at X. */
     for (size_t k = 0; k < d * n; k++)
@@ -692,8 +724,10 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     if (st != SEAM_OK)
         return st;
     memset(self->kv, 0, n * sizeof *self->kv);
-    self->last_div = sph_divergence_solve(&self->f, &self->geo[g1], dt, self->vb, self->eta_div, self->max_iter,
-                                          self->v, self->kv, self->work);
+    self->last_div = (sph_solve_stats){0, 0.0};
+    if (!self->tak)   /* Takahashi's ISPH has the density solve only */
+        self->last_div = sph_divergence_solve(&self->f, &self->geo[g1], dt, self->vb, self->eta_div, self->max_iter,
+                                              self->v, self->kv, self->work);
     sph_boundary_forces(&self->f, &self->geo[g1], self->kv, self->fb);
     if (!finite_array(self->v, d * n) || !finite_array(self->p, n)) {
         seam_logf(self->host, SEAM_LOG_WARN, "step %lld: non-finite particle velocities or pressures",

@@ -8,6 +8,7 @@
 #include "seam/plugin.h"
 #include "seam/vtk.h"
 #include "sph.h"
+#include "takahashi.h"
 
 enum { WALL_LAYERS = 3 };            /* particle layers behind each domain side: full support at the wall */
 #define SAMPLE_SPACING 0.5           /* surface samples per particle spacing */
@@ -23,6 +24,9 @@ typedef struct fluid_sph {
     double cfl, xsph, eta_rho, eta_div;
     double mu, eta_visc;     /* implicit viscosity (Takahashi ch. 4): dynamic viscosity, CG tolerance */
     int max_iter;
+    int solver_takahashi;    /* "pressure_solver": 1 for "takahashi", 0 for "dfsph" */
+    sph_takahashi *tak;      /* its workspace (NULL under DFSPH) */
+    sph_takahashi_opts tak_opts;
     double *fill;            /* boxes lo then hi, dim numbers each */
     size_t n_fill;
     double *xw;              /* wall particles (nw * dim) */

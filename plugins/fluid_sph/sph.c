@@ -8,11 +8,6 @@
 #include "seam/neighbours.h"
 #include "sph.h"
 
-/* Particle loops run in parallel from this many particles on: below, the
- * threads' start and barrier cost more than the loop (a 1000-particle tank
- * took 18 s on one thread and 75 s on two, on a loaded 2-core machine). */
-#define SPH_OMP_MIN 20000
-
 void sph_kernel_init(sph_kernel *K, int dim, double h)
 {
     K->dim = dim;
@@ -533,4 +528,14 @@ int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, do
     free(b);
     free(u);
     return rc;
+}
+
+double sph_density_rate(const sph_fluid *f, const sph_geometry *G, const double *v, const double *vb, size_t i)
+{
+    return density_rate(f, G, v, vb, i);
+}
+
+void sph_apply_pressure(const sph_fluid *f, const sph_geometry *G, double dt, const double *k, double *v)
+{
+    apply_pressure(f, G, dt, k, v);
 }

@@ -1,5 +1,6 @@
 /* Krylov solvers and sparse storage against systems with known solutions. */
 #include <math.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -225,6 +226,63 @@ static void test_gmres_nonsymmetric(void **state)
     free(xt); free(b); free(x); free(r);
 }
 
+/* seam_pcg_until: the caller's test stops CG at the first iterate it accepts
+ * (here max |r_i| <= 1e-2 max |b_i|), long before the relative tolerance. */
+typedef struct stop_ctx {
+    size_t n;
+    double goal;
+    int calls, met;
+    const seam_csr *A;
+    const double *b;
+    double *Ax, mismatch;    /* the largest |r - (b - A x)| seen */
+} stop_ctx;
+
+static int max_residual_below(void *p, const double *x, const double *r)
+{
+    stop_ctx *c = p;
+    double m = 0.0;
+    seam_csr_mul(c->A, x, c->Ax);
+    for (size_t i = 0; i < c->n; i++) {
+        m = fmax(m, fabs(r[i]));
+        c->mismatch = fmax(c->mismatch, fabs(r[i] - (c->b[i] - c->Ax[i])));
+    }
+    c->calls++;
+    c->met = m <= c->goal;
+    return c->met;
+}
+
+static void test_cg_until(void **state)
+{
+    (void)state;
+    size_t n = 400;
+    seam_csr *A = laplacian(n);
+    double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *x_full = calloc(n, sizeof *x_full),
+           *r = malloc(n * sizeof *r), bmax = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        b[i] = sin(3.0 * (double)i / (double)n) + 0.1 * (double)(i % 7);
+        bmax = fmax(bmax, fabs(b[i]));
+    }
+    seam_linop Aop = seam_csr_linop(A);
+    seam_krylov_opts o = {1e-12, 0.0, 4000, 0};
+    seam_krylov_stats st, full;
+    double *Ax = malloc(n * sizeof *Ax);
+    stop_ctx c = {n, 1e-2 * bmax, 0, 0, A, b, Ax, 0.0};
+    assert_int_equal(seam_pcg_until(&Aop, NULL, b, x, &o, max_residual_below, &c, &st), 0);
+    assert_int_equal(seam_pcg(&Aop, NULL, b, x_full, &o, &full), 0);
+    assert_true(st.converged && c.met);
+    assert_true(c.mismatch < 1e-9 * bmax);          /* it is handed x and r = b - A x */
+    assert_int_equal(c.calls, st.iterations + 1);   /* asked at the start and after each iteration */
+    assert_true(st.iterations < full.iterations);
+    seam_csr_mul(A, x, r);
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(b[i] - r[i]));
+    assert_true(m <= 1.001 * c.goal);   /* the true residual, not only CG's recurrence */
+    printf("stopped after %d iterations (full tolerance: %d), max |r| %.3g\n", st.iterations, full.iterations, m);
+    seam_csr_destroy(&A);
+    free(b); free(x); free(x_full); free(r); free(Ax);
+}
+
 /* CG must report breakdown on an indefinite operator instead of returning garbage. */
 static void test_cg_indefinite(void **state)
 {
@@ -255,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_gmres_ichol),
         cmocka_unit_test(test_gmres_nonsymmetric),
         cmocka_unit_test(test_cg_indefinite),
+        cmocka_unit_test(test_cg_until),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

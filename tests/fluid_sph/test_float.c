@@ -26,20 +26,21 @@
 static const double W = 0.4, R = 0.05, S = 0.01;
 
 /* Mean submerged fraction over [0.5 s, 1.5 s] of a disc of density rho_s
- * started with its centre at cy (the heave oscillation is averaged out). */
-static double mean_fraction(double rho_s, double cy, double V0)
+ * started with its centre at cy (the heave oscillation is averaged out);
+ * keys: more keys of the fluid ("" for none), label: their name. */
+static double mean_fraction(double rho_s, double cy, double V0, const char *label, const char *keys)
 {
     char json[1024], name[64];
     snprintf(json, sizeof json,
              "{\"cell_size\": %g, \"time\": {\"end\": 1.5, \"dt\": 0.01},"
              " \"coupling\": {\"scheme\": \"iqn-ils\", \"convergence\": \"cells\", \"tolerance\": 0.05, \"max_iterations\": 20},"
-             " \"fluid\": {\"plugin\": \"fluid_sph\", \"domain\": [0, 0, %g, 0.3], \"fill\": [0, 0, %g, 0.2]},"
+             " \"fluid\": {\"plugin\": \"fluid_sph\", \"domain\": [0, 0, %g, 0.3], \"fill\": [0, 0, %g, 0.2]%s},"
              " \"solids\": [{\"name\": \"disc\", \"plugin\": \"solid_rigid\", \"dim\": 2,"
              " \"walls\": {\"min\": [0, 0], \"max\": [%g, 0.3]}, \"bodies\": [{\"name\": \"disc\", \"shape\": \"circle\","
              " \"radius\": %g, \"density\": %g, \"position\": [%g, %g]}]}],"
              " \"output\": {\"picture\": false, \"frames\": false}}",
-             S, W, W, W, R, rho_s, 0.5 * W, cy);
-    snprintf(name, sizeof name, "sph_float_%g", rho_s);
+             S, W, W, keys, W, R, rho_s, 0.5 * W, cy);
+    snprintf(name, sizeof name, "sph_float_%g%s", rho_s, *keys ? "_keys" : "");
     test_run *r = test_run_scene(name, json, NULL, NULL);
     assert_int_equal(r->status, SEAM_OK);
     size_t n = sph_bound_particles(r->log);
@@ -62,14 +63,14 @@ static double mean_fraction(double rho_s, double cy, double V0)
     }
     test_run_free(r);
     assert_true(count >= 90);
-    printf("rho_s / rho_f %.2f: submerged fraction %.4f on average over %d steps (%.4f .. %.4f)\n", rho_s / 1000.0,
-           sum / count, count, lo, hi);
+    printf("%s rho_s / rho_f %.2f: submerged fraction %.4f on average over %d steps (%.4f .. %.4f)\n",
+           label, rho_s / 1000.0, sum / count, count, lo, hi);
     return sum / count;
 }
 
-static void test_archimedes(void **state)
+/* Both ratios with the fluid's pressure solver named by keys. */
+static void archimedes(const char *label, const char *keys)
 {
-    (void)state;
     test_host th;
     /* V0 = m / rho0 of this fluid, from an instance of the same spacing */
     fluid_sph *fl = sph_make(&th, "{\"domain\": [0, 0, 0.4, 0.3], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2]}", NULL);
@@ -78,16 +79,31 @@ static void test_archimedes(void **state)
     /* centres: half submerged, and 0.1 of the area below the fill level 0.2 (a segment 0.3129 R deep) */
     struct { double rho_s, cy; } cases[] = {{500.0, 0.2}, {100.0, 0.2 + R - 0.3129 * R}};
     for (size_t c = 0; c < 2; c++) {
-        double want = cases[c].rho_s / 1000.0, got = mean_fraction(cases[c].rho_s, cases[c].cy, V0);
+        double want = cases[c].rho_s / 1000.0, got = mean_fraction(cases[c].rho_s, cases[c].cy, V0, label, keys);
         if (!(fabs(got - want) <= 0.05 * want))
-            fail_msg("rho_s %g: mean submerged fraction %.4f, Archimedes %.4f", cases[c].rho_s, got, want);
+            fail_msg("%s rho_s %g: mean submerged fraction %.4f, Archimedes %.4f", label,
+                     cases[c].rho_s, got, want);
     }
+}
+
+static void test_archimedes(void **state)
+{
+    (void)state;
+    archimedes("dfsph", "");
+}
+
+/* The same with Takahashi's pressure solver (takahashi.c) */
+static void test_archimedes_takahashi(void **state)
+{
+    (void)state;
+    archimedes("takahashi", ", \"pressure_solver\": \"takahashi\"");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_archimedes),
+        cmocka_unit_test(test_archimedes_takahashi),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

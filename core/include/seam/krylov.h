@@ -38,6 +38,16 @@ typedef struct seam_krylov_stats {
 int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *x,
              const seam_krylov_opts *opts, seam_krylov_stats *stats);
 
+/* A stopping test of the caller's own: nonzero when the iterate x with
+ * residual r = b - A x (both of length n) is good enough. */
+typedef int (*seam_krylov_stop_fn)(void *ctx, const double *x, const double *r);
+
+/* seam_pcg that also stops (converged) as soon as stop says so, checked
+ * with the tolerance of opts before each iteration; stop NULL: seam_pcg. */
+int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+                   const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
+                   seam_krylov_stats *stats);
+
 /* Restarted GMRES(m) with right preconditioning M (NULL: identity), for
  * general nonsymmetric A. Returns 0 when converged. */
 int seam_gmres(const seam_linop *A, const seam_linop *M, const double *b, double *x,
