@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid_dofs.h"
 #include "sim_internal.h"
 
 /* Check one solid's described surface against the others. */
@@ -328,4 +329,101 @@ double interface_extent(const double *X, size_t n_points, int dim)
         e = fmax(e, fmax(hi - lo, fmax(fabs(lo), fabs(hi))));
     }
     return e;
+}
+
+/* One solid's answer to bodies, checked: ranges inside its points and apart,
+ * each range's body ids those of the body, a finite centre, a rotation. */
+static bool check_bodies(seam_sim *sim, participant *pt, const seam_bodies *b, unsigned char *taken)
+{
+    const sim_interface *in = &sim->in;
+    if (b->count && (!b->centre || !b->rotation || !b->first || !b->points)) {
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "bodies returned %zu bodies without their arrays", b->count);
+        return false;
+    }
+    for (size_t k = 0; k < b->count; k++) {
+        int64_t f = b->first[k], m = b->points[k];
+        if (f < 0 || m < 1 || (uint64_t)f > pt->n_points || (uint64_t)m > pt->n_points - (uint64_t)f) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "bodies: body %zu has points %lld to %lld, outside its %zu "
+                    "interface points", k, (long long)f, (long long)(f + m - 1), pt->n_points);
+            return false;
+        }
+        for (int64_t i = f; i < f + m; i++) {
+            if (taken[pt->offset + (size_t)i]) {
+                sim_log(sim, SEAM_LOG_ERROR, pt->name, "bodies: body %zu claims point %lld, which another body "
+                        "has", k, (long long)i);
+                return false;
+            }
+            taken[pt->offset + (size_t)i] = 1;
+            if (in->body[pt->offset + (size_t)i] - pt->body_base != (int32_t)k) {
+                sim_log(sim, SEAM_LOG_ERROR, pt->name, "bodies: body %zu claims point %lld, whose body id in "
+                        "describe is %d", k, (long long)i, (int)(in->body[pt->offset + (size_t)i] - pt->body_base));
+                return false;
+            }
+        }
+        const double *c = b->centre + 3 * k, *R = b->rotation + 9 * k;
+        double worst = 0.0;   /* |R R^T - I| */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double d = R[3 * i] * R[3 * j] + R[3 * i + 1] * R[3 * j + 1] + R[3 * i + 2] * R[3 * j + 2];
+                worst = fmax(worst, fabs(d - (i == j)));
+            }
+        double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+                     R[2] * (R[3] * R[7] - R[4] * R[6]);
+        if (!isfinite(c[0] + c[1] + c[2]) || !(worst < 1e-9) || !(det > 0)) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "bodies: body %zu has centre (%g, %g, %g) and a rotation off "
+                    "by %g from orthonormal (determinant %g)", k, c[0], c[1], c[2], worst, det);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool interface_rigid_bodies(seam_sim *sim)
+{
+    sim_interface *in = &sim->in;
+    sim->rigid = NULL;
+    if (in->dim < 2)
+        return true;
+    unsigned char *taken = calloc(in->n_points + 1, 1);
+    rigid_dofs_body *list = NULL;
+    size_t count = 0, cap = 0;
+    bool ok = taken != NULL;
+    for (size_t s = sim->first_solid; ok && s < sim->n_parts; s++) {
+        participant *pt = &sim->parts[s];
+        seam_bodies b = {0};
+        if (!pt->p->bodies)
+            continue;
+        if (pt->p->bodies(pt->self, &b) != SEAM_OK) {
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "bodies failed");
+            ok = false;
+            break;
+        }
+        if (!(ok = check_bodies(sim, pt, &b, taken)))
+            break;
+        if (count + b.count > cap) {
+            cap = 2 * (count + b.count) + 4;
+            rigid_dofs_body *grown = realloc(list, cap * sizeof *list);
+            if (!grown) {
+                ok = false;
+                break;
+            }
+            list = grown;
+        }
+        for (size_t k = 0; k < b.count; k++, count++) {
+            list[count].first = pt->offset + (size_t)b.first[k];
+            list[count].count = (size_t)b.points[k];
+            memcpy(list[count].centre, b.centre + 3 * k, sizeof list[count].centre);
+            memcpy(list[count].rotation, b.rotation + 9 * k, sizeof list[count].rotation);
+        }
+    }
+    if (!taken)
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
+    char err[256];
+    if (ok && count && !(sim->rigid = rigid_dofs_new(in->dim, in->n_points, in->X0, list, count, err, sizeof err))) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s", err);
+        ok = false;
+    }
+    free(taken);
+    free(list);
+    return ok;
 }

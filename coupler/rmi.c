@@ -15,6 +15,8 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "iqn.h"
+#include "rigid_dofs.h"
 #include "scheme.h"
 #include "seam/krylov.h"
 #include "seam/lsq.h"
@@ -39,7 +41,15 @@ typedef struct {
     long reuse;          /* steps whose pairs are kept besides the current one */
     long max_columns;    /* cap on the secant columns kept (the oldest go first) */
     int solver;          /* RMI_WOODBURY or RMI_GMRES */
-    size_t n;
+    bool rigid_on;       /* coupling.rigid_dofs: rigid bodies on their own coordinates when the solids tell them */
+    rigid_dofs *rd;      /* this step's, NULL: every vector is the points' own */
+    size_t n;            /* length of the model's vectors (reduced when rd) */
+    size_t nf;           /* length of the points' vectors */
+    double *full;        /* the one allocation behind the points' vectors below */
+    double *Xfull, *pfull;        /* the next fluid input, the fluid's output / the next solid input */
+    double *Xf_full, *pf_full;    /* the fluid's last input and output */
+    double *Xs_old_full;          /* the solid's output before its last */
+    double *yt, *Gt, *ys;         /* the newest call's reduced positions and loads; the solid's reduced output */
     seam_qr *lsq_f;      /* updated QR of V (position differences), paired with P (load differences) */
     seam_qr *lsq_s;      /* updated QR of P' (load differences), paired with V' (position differences) */
     rmi_cross fs, sf;    /* Qb_f^T V' and Qb_s^T P, kept up to date pair by pair */
@@ -74,6 +84,7 @@ static void *rmi_create_with(seam_cfg *coupling, double omega_default)
     r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
     r->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
     r->solver = seam_cfg_enum(coupling, "rmi_solver", solver_names, RMI_WOODBURY, 0);
+    r->rigid_on = seam_cfg_bool(coupling, "rigid_dofs", true, 0);
     return r;
 }
 
@@ -154,6 +165,7 @@ static void rmi_destroy(void *self)
     if (!r)
         return;
     rmi_free_vectors(r);
+    free(r->full);
     free(r);
 }
 
@@ -166,7 +178,7 @@ static bool rmi_reserve(rmi *r, size_t n)
     size_t m = n ? n : 1;
     r->lsq_f = seam_qr_new(n, (size_t)r->max_columns < n ? (size_t)r->max_columns : n, r->filter);
     r->lsq_s = seam_qr_new(n, (size_t)r->max_columns < n ? (size_t)r->max_columns : n, r->filter);
-    r->Xf = malloc((10 * m + 1) * sizeof *r->Xf);
+    r->Xf = malloc((13 * m + 1) * sizeof *r->Xf);
     if (!r->Xf || !r->lsq_f || !r->lsq_s) {
         rmi_free_vectors(r);
         return false;
@@ -179,8 +191,56 @@ static bool rmi_reserve(rmi *r, size_t n)
     r->w = r->g + m;
     r->X_next = r->w + m;
     r->p_next = r->X_next + m;
-    r->coef = r->p_next + m;
+    r->yt = r->p_next + m;
+    r->Gt = r->yt + m;
+    r->ys = r->Gt + m;
+    r->coef = r->ys + m;
     return true;
+}
+
+/* The points' vectors, nf values each. */
+static bool rmi_reserve_full(rmi *r, size_t nf)
+{
+    if (r->full && r->nf == nf)
+        return true;
+    free(r->full);
+    size_t m = nf ? nf : 1;
+    r->nf = nf;
+    if (!(r->full = malloc(5 * m * sizeof *r->full)))
+        return false;
+    r->Xfull = r->full;
+    r->pfull = r->Xfull + m;
+    r->Xf_full = r->pfull + m;
+    r->pf_full = r->Xf_full + m;
+    r->Xs_old_full = r->pf_full + m;
+    return true;
+}
+
+/* Between the points' vectors and the model's: the log and exp maps of each
+ * rigid body (rigid_dofs.h), copies when no body is on its own coordinates. */
+static void to_y(const rmi *r, const double *X, double *y)
+{
+    if (r->rd)
+        rigid_dofs_reduce_X(r->rd, X, y);
+    else
+        memcpy(y, X, r->n * sizeof *y);
+}
+
+static void from_y(const rmi *r, const double *y, double *X)
+{
+    if (r->rd)
+        rigid_dofs_expand_X(r->rd, y, X);
+    else
+        memcpy(X, y, r->n * sizeof *X);
+}
+
+/* loads p acting on the points at X */
+static void to_G(const rmi *r, const double *X, const double *p, double *G)
+{
+    if (r->rd)
+        rigid_dofs_reduce_F(r->rd, X, p, G);
+    else
+        memcpy(G, p, r->n * sizeof *G);
 }
 
 /* Scratch for one reduced solve with k1, k2 columns and bases of m1, m2
@@ -361,11 +421,17 @@ static void rmi_solve_p(rmi *r, const double *Xs, double *p_next)
 }
 
 /* Call the fluid at X and record the pair difference (Algorithm 1 lines 2, 4, 12). */
-static seam_status rmi_call_fluid(rmi *r, seam_coupling *c, const double *X, double *p, bool first, long step)
+static seam_status rmi_call_fluid(rmi *r, seam_coupling *c, const double *X_pts, double *p_pts, bool first,
+                                  long step)
 {
-    seam_status st = seam_coupling_fluid(c, X, p);
+    seam_status st = seam_coupling_fluid(c, X_pts, p_pts);
     if (st != SEAM_OK)
         return st;
+    memcpy(r->Xf_full, X_pts, r->nf * sizeof *r->Xf_full);
+    memcpy(r->pf_full, p_pts, r->nf * sizeof *r->pf_full);
+    const double *X = r->yt, *p = r->Gt;
+    to_y(r, X_pts, r->yt);
+    to_G(r, X_pts, p_pts, r->Gt);   /* the torque with the arms where the fluid had the points */
     if (first) {
         memcpy(r->Xf, X, r->n * sizeof *r->Xf);
         memcpy(r->pf, p, r->n * sizeof *r->pf);
@@ -380,13 +446,19 @@ static seam_status rmi_call_fluid(rmi *r, seam_coupling *c, const double *X, dou
 }
 
 /* Call the solid at p into Xs and record the pair difference (lines 3, 5, 15). */
-static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p, double *Xs, bool first, long step)
+static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p_pts, double *Xs_pts, bool first,
+                                  long step)
 {
-    if (!first)
-        memcpy(r->Xs_old, Xs, r->n * sizeof *Xs);
-    seam_status st = seam_coupling_solid(c, p, Xs);
+    if (!first) {
+        memcpy(r->Xs_old_full, Xs_pts, r->nf * sizeof *Xs_pts);
+        memcpy(r->Xs_old, r->ys, r->n * sizeof *r->ys);
+    }
+    seam_status st = seam_coupling_solid(c, p_pts, Xs_pts);
     if (st != SEAM_OK)
         return st;
+    const double *p = r->Gt, *Xs = r->ys;
+    to_y(r, Xs_pts, r->ys);
+    to_G(r, Xs_pts, p_pts, r->Gt);   /* the torque with the arms where the solid ends (its own, as it sums them) */
     if (first) {
         memcpy(r->ps, p, r->n * sizeof *r->ps);
         return SEAM_OK;
@@ -408,41 +480,82 @@ static seam_status rmi_call_solid(rmi *r, seam_coupling *c, const double *p, dou
 static seam_verdict rmi_judge(rmi *r, seam_coupling *c, const double *X_out, bool first)
 {
     if (!c->count_thesis)
-        return seam_coupling_judge(c, X_out, r->Xf);
-    seam_verdict v = seam_coupling_judge(c, X_out, first ? r->Xf : r->Xs_old);
+        return seam_coupling_judge(c, X_out, r->Xf_full);
+    seam_verdict v = seam_coupling_judge(c, X_out, first ? r->Xf_full : r->Xs_old_full);
     return first && v == SEAM_CONVERGED ? SEAM_ITERATE : v;
+}
+
+/* The model-free update X = X_k^f + w (X_k^s - X_k^f) (Algorithm 1 line 3 with w = 1). */
+static void rmi_relax(const rmi *r, double *X)
+{
+    for (size_t i = 0; i < r->n; i++)
+        X[i] = r->Xf[i] + r->omega * (r->ys[i] - r->Xf[i]);
 }
 
 static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, double *X_out, seam_verdict *verdict)
 {
     rmi *r = self;
-    size_t n = seam_coupling_size(c);
-    if (!rmi_reserve(r, n)) {
-        seam_coupling_warn(c, "out of memory for %zu interface values", n);
+    size_t nf = seam_coupling_size(c);
+    r->rd = r->rigid_on ? c->rigid : NULL;
+    size_t n = r->rd ? rigid_dofs_reduced(r->rd) : nf;
+    if (!rmi_reserve(r, n) || !rmi_reserve_full(r, nf)) {
+        seam_coupling_warn(c, "out of memory for %zu interface values", nf);
+        return SEAM_ERROR;
+    }
+    if (r->rd && !rigid_dofs_begin(r->rd, seam_coupling_Xn(c))) {
+        seam_coupling_warn(c, "the committed points of a rigid body fix no pose");
         return SEAM_ERROR;
     }
     long step = seam_coupling_step_index(c);
     seam_qr_keep(r->lsq_f, step - r->reuse, step - 1);
     seam_qr_keep(r->lsq_s, step - r->reuse, step - 1);
-    double *X = r->X_next, *p = r->p_next;   /* next fluid input, next solid input */
-    seam_status st = rmi_call_fluid(r, c, X_pred, p, true, step);             /* line 2 */
+    double *X = r->X_next, *p = r->p_next;   /* next fluid input, next solid input (the model's) */
+    double *Xp = r->Xfull, *pp = r->pfull;   /* the same on the points */
+    const double *X_first = X_pred;
+    if (r->rd) {   /* the prediction moved as each body: a rigid motion of its points */
+        to_y(r, X_pred, X);
+        from_y(r, X, Xp);
+        X_first = Xp;
+    }
+    seam_status st = rmi_call_fluid(r, c, X_first, pp, true, step);           /* line 2 */
     if (st == SEAM_OK)
-        st = rmi_call_solid(r, c, p, X_out, true, step);                       /* line 3 */
+        st = rmi_call_solid(r, c, pp, X_out, true, step);                      /* line 3 */
     if (st == SEAM_OK)
         *verdict = rmi_judge(r, c, X_out, true);
+    int rejected = 0;
     while (st == SEAM_OK && *verdict == SEAM_ITERATE) {
-        if (seam_qr_cols(r->lsq_f) && seam_qr_cols(r->lsq_s))
-            rmi_solve_X(r, X_out, X);                                          /* line 11: eq. 2.6 */
+        bool modelled = seam_qr_cols(r->lsq_f) && seam_qr_cols(r->lsq_s);
+        if (modelled)
+            rmi_solve_X(r, r->ys, X);                                          /* line 11: eq. 2.6 */
         else
-            for (size_t i = 0; i < n; i++)                                     /* line 3: X_2^f = X_1^s */
-                X[i] = r->Xf[i] + r->omega * (X_out[i] - r->Xf[i]);
-        st = rmi_call_fluid(r, c, X, p, false, step);                          /* line 12 */
+            rmi_relax(r, X);                                                   /* line 3: X_2^f = X_1^s */
+        from_y(r, X, Xp);   /* on a rigid body: the exp map, an exact rigid motion */
+        st = rmi_call_fluid(r, c, Xp, pp, false, step);                        /* line 12 */
+        if (st == SEAM_UNSTABLE && modelled && rejected < IQN_MAX_REJECTED) {
+            /* the fluid refused the model's positions (no shape of the solid): as iqn_reject does,
+             * the pairs that made them go and the step goes on from the model-free update */
+            rejected++;
+            size_t cols = seam_qr_cols(r->lsq_f) + seam_qr_cols(r->lsq_s);
+            seam_qr_keep(r->lsq_f, 1, 0);   /* none */
+            seam_qr_keep(r->lsq_s, 1, 0);
+            seam_coupling_warn(c, "step %ld: the fluid refused iterate %d (see its message): rejected, %zu pairs "
+                               "dropped, relaxation %g from the last iterate instead", step,
+                               seam_coupling_iterations(c) + 1, cols, r->omega);
+            rmi_relax(r, X);
+            from_y(r, X, Xp);
+            st = rmi_call_fluid(r, c, Xp, pp, false, step);
+        }
         if (st != SEAM_OK)
             break;
         /* line 13: the reduced Jacobians were updated by the pushes in rmi_call_fluid/solid */
-        if (seam_qr_cols(r->lsq_s))
-            rmi_solve_p(r, X_out, p);                                          /* line 14: eq. 2.7 */
-        st = rmi_call_solid(r, c, p, X_out, false, step);                      /* line 15 */
+        if (seam_qr_cols(r->lsq_s)) {
+            rmi_solve_p(r, r->ys, p);                                          /* line 14: eq. 2.7 */
+            if (r->rd)   /* the fluid's loads with the wrench the model asks for on each body */
+                rigid_dofs_lift_F(r->rd, r->Xf_full, p, r->pf_full, pp);
+            else
+                memcpy(pp, p, n * sizeof *pp);
+        }
+        st = rmi_call_solid(r, c, pp, X_out, false, step);                     /* line 15 */
         if (st != SEAM_OK)
             break;
         *verdict = rmi_judge(r, c, X_out, false);                              /* line 16 */
@@ -552,7 +665,7 @@ static void rmi_load(void *self, seam_ckpt_reader *rd)
 const seam_scheme_ops seam_scheme_rmi = {
     .name = "rmi",
     .summary = "reduced model interface: low-rank Jacobians of both solvers (Akbay Algorithm 1)",
-    .keys = (const char *const[]){"relaxation", "filter", "reuse", "max_columns", "rmi_solver", NULL},
+    .keys = (const char *const[]){"relaxation", "filter", "reuse", "max_columns", "rmi_solver", "rigid_dofs", NULL},
     .create = rmi_create,
     .destroy = rmi_destroy,
     .step = rmi_step,
@@ -568,7 +681,7 @@ const seam_scheme_ops seam_scheme_rmi = {
 const seam_scheme_ops seam_scheme_xpm = {
     .name = "xpm",
     .summary = "extended partitioned method: rmi + conservative impulse loads + boundary pressure projection (Akbay 2.6)",
-    .keys = (const char *const[]){"relaxation", "filter", "reuse", "max_columns", "rmi_solver", NULL},
+    .keys = (const char *const[]){"relaxation", "filter", "reuse", "max_columns", "rmi_solver", "rigid_dofs", NULL},
     .create = xpm_create,
     .destroy = rmi_destroy,
     .step = rmi_step,

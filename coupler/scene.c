@@ -7,7 +7,7 @@
 
 #include "sim_internal.h"
 
-static const char *const unconverged_names[] = {"warn", "fail", NULL};
+static const char *const unconverged_names[] = {"warn", "fail", "retry", NULL};
 /* in the order of PREDICT_* (the polynomial ones at their order) */
 static const char *const predictor_names[] = {"none", "linear", "quadratic", "cubic", "quartic", "velocity", NULL};
 
@@ -162,7 +162,9 @@ static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
     bpp_read_options(coupling, xpm, &sim->bpp_on, &sim->bpp_opts);
     if (xpm && !sim->bpp_on)
         seam_cfg_error(coupling, "bpp", "xpm includes the boundary pressure projection; for the RMI without it use scheme \"rmi\"");
-    sim->fail_unconverged = seam_cfg_enum(coupling, "on_nonconvergence", unconverged_names, 0, 0) == 1;
+    int unconverged = seam_cfg_enum(coupling, "on_nonconvergence", unconverged_names, 0, 0);
+    sim->fail_unconverged = unconverged == 1;
+    sim->retry_unconverged = unconverged == 2;
     sim->predictor = seam_cfg_enum(coupling, "predictor", predictor_names, PREDICT_LINEAR, 0);
     skip_other_scheme_keys(sim, coupling, seam_cfg_json(root, "coupling"));
     if (sim->scheme == &seam_scheme_explicit) {

@@ -19,6 +19,7 @@
 #include "seam/plugin.h"
 
 typedef struct seam_coupling seam_coupling;
+struct rigid_dofs;
 
 /* What the convergence test says about an iterate. */
 typedef enum seam_verdict {
@@ -66,6 +67,7 @@ struct seam_coupling {
     int fluid_calls, solid_calls, judged;
     bool count_thesis;       /* residuals as Akbay counts them: rmi between successive solid outputs
                                 (two at least, Algorithm 1), relaxation after relaxing (Algorithm 3) */
+    struct rigid_dofs *rigid;          /* the rigid bodies among the points (rigid_dofs.h), NULL: none */
     double residual, first_residual;   /* the judge's position residual (m), for messages */
     double *F_last, *F_prev, *F_n;     /* the fluid's last two loads, and those of the last step */
     double *F_store;                   /* the one allocation behind them */

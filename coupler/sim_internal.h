@@ -93,6 +93,7 @@ struct seam_sim {
     seam_bpp *bpp;
     seam_convergence conv;
     bool fail_unconverged;
+    bool retry_unconverged;  /* on_nonconvergence "retry": a badly unconverged step is retried with half the dt */
     int predictor;
     const sim_stepper *stepper;
     bool monolithic;         /* scheme "monolithic": the fluid and solids run as one coupled plugin */
@@ -104,6 +105,7 @@ struct seam_sim {
     sim_interface in;
     double dt_past[SIM_PAST];   /* the last committed step sizes, newest first (dt_past[0]: the last step's) */
     seam_coupling coupling;
+    struct rigid_dofs *rigid;   /* the solids' rigid bodies (their bodies entries), NULL: none */
     /* output */
     sim_outputs out;
     /* bookkeeping */
@@ -142,6 +144,9 @@ seam_status participant_commit(participant *pt, long step);
 
 /* interface.c */
 bool interface_build(seam_sim *sim);
+/* Ask every solid with a bodies entry for its rigid bodies (plugin.h
+ * seam_bodies), check them and build sim->rigid (NULL when none). */
+bool interface_rigid_bodies(seam_sim *sim);
 /* A coupled plugin's described surfaces in the committed state into in->Xn
  * (shift: the older positions move back one step first); nothing when it
  * describes none. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rigid_dofs.h"
 #include "sim_internal.h"
 
 double sim_now(void)
@@ -123,6 +124,7 @@ void seam_sim_destroy(seam_sim **self_p)
     bpp_destroy(&sim->bpp);
     interface_free(&sim->in);
     seam_coupling_fini(&sim->coupling);
+    rigid_dofs_free(sim->rigid);
     free(sim->scene_dir);
     free(sim->description);
     free(sim->pstats);
@@ -159,11 +161,40 @@ static double choose_dt(seam_sim *sim, double t)
     return dt;
 }
 
-/* One step, retried with half the step while a participant says it is unstable. */
+/* on_nonconvergence "retry": a step that ran out of iterations with a
+ * position measure more than this many times its tolerance is badly
+ * unconverged. (Load measures are left out: a relative load change does
+ * not shrink with the step.) */
+#define RETRY_ABOVE 10.0
+
+/* The worst position measure of the last verdict, in multiples of its tolerance. */
+static double worst_ratio(const seam_convergence *cv)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < cv->count; i++)
+        if (cv->measures[i].quantity == SEAM_QTY_POSITIONS && cv->goal[i] > 0 && isfinite(cv->value[i]))
+            worst = fmax(worst, cv->value[i] / cv->goal[i]);
+    return worst;
+}
+
+/* One step, retried with half the step while a participant says it is
+ * unstable, or (on_nonconvergence "retry") while it ends badly unconverged
+ * and half the step is no less than time.dt_min. */
 static seam_status advance(seam_sim *sim, double t, double *dt, seam_verdict *verdict)
 {
     for (;;) {
         seam_status st = sim->stepper->attempt(sim, t, *dt, verdict);
+        if (st == SEAM_OK && *verdict == SEAM_EXHAUSTED && sim->retry_unconverged && *dt / 2 >= sim->dt_min) {
+            double ratio = worst_ratio(&sim->conv);
+            if (ratio > RETRY_ABOVE) {
+                *dt /= 2;
+                sim->summary.retries++;
+                sim_log(sim, SEAM_LOG_WARN, NULL, "step %ld (t = %.9g s) not converged after %d iterations, %.3g times "
+                        "its tolerance (residual %.3g m): retrying with dt = %.3g s", sim->summary.steps, t,
+                        sim->stepper->iterations(sim), ratio, sim->coupling.residual, *dt);
+                continue;
+            }
+        }
         if (st != SEAM_UNSTABLE)
             return st;
         if (*dt / 2 < sim->dt_min) {

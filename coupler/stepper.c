@@ -219,6 +219,9 @@ seam_status sim_coupling_init(seam_sim *sim)
         return SEAM_ERROR;
     }
     sim->coupling.count_thesis = sim->conv.thesis;
+    if (!interface_rigid_bodies(sim))
+        return SEAM_ERROR;
+    sim->coupling.rigid = sim->rigid;
     return SEAM_OK;
 }
 

@@ -58,6 +58,8 @@ struct seam_remote {
     /* what the plugin side owns in the contract lives here until the next call */
     size_t n_iface;          /* values per interface array, from describe or bind */
     double *X, *mass, *C, *q, *M, *raster;
+    double *centre, *rotation;   /* bodies */
+    int64_t *first, *points;
     int32_t *body, *elems;
     uint8_t *two_sided, *bytes;
     char units[64];
@@ -414,6 +416,54 @@ static seam_status remote_domain(void *self, double lo[3], double hi[3])
         return SEAM_ERROR;
     }
     return st;
+}
+
+/* The point ranges travel as float64 (exact below 2^53) and are checked to be whole. */
+static seam_status remote_bodies(void *self, seam_bodies *out)
+{
+    seam_remote *r = self;
+    seam_wbuf w;
+    seam_msg m;
+    uint64_t id = begin_request(r, &w, "bodies", 0, 0);
+    if (!call(r, "bodies", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "bodies", &m);
+    if (st != SEAM_OK)
+        return st;
+    uint64_t count = 0;
+    seam_msg_uint(&m, "count", true, &count);
+    free(r->centre), free(r->rotation), free(r->first), free(r->points);
+    r->centre = r->rotation = NULL;
+    r->first = r->points = NULL;
+    if (!m.error[0] && count > (1u << 24))
+        seam_msg_fail(&m, "%llu bodies is beyond any interface", (unsigned long long)count);
+    double *ranges = NULL;
+    if (!m.error[0]) {
+        r->centre = seam_msg_f64s_alloc(&m, "centre", count > 0, 3 * count);
+        r->rotation = seam_msg_f64s_alloc(&m, "rotation", count > 0, 9 * count);
+        ranges = seam_msg_f64s_alloc(&m, "ranges", count > 0, 2 * count);
+    }
+    if (!m.error[0] && count) {
+        r->first = malloc(count * sizeof *r->first);
+        r->points = malloc(count * sizeof *r->points);
+        if (!r->first || !r->points)
+            seam_msg_fail(&m, "out of memory for %llu bodies", (unsigned long long)count);
+    }
+    for (uint64_t b = 0; b < count && !m.error[0]; b++) {
+        double f = ranges[2 * b], k = ranges[2 * b + 1];
+        if (!(f >= 0 && k >= 0 && f < 9e15 && k < 9e15 && f == floor(f) && k == floor(k)))
+            seam_msg_fail(&m, "field \"ranges\": body %llu has first %g and %g points", (unsigned long long)b, f, k);
+        else
+            r->first[b] = (int64_t)f, r->points[b] = (int64_t)k;
+    }
+    free(ranges);
+    if (m.error[0]) {
+        report(r, "bodies: bad reply from %s: %s", r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    *out = (seam_bodies){.count = count, .centre = r->centre, .rotation = r->rotation, .first = r->first,
+                         .points = r->points};
+    return SEAM_OK;
 }
 
 static seam_status remote_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
@@ -777,7 +827,7 @@ static uint32_t remote_capabilities(void *self)
 static const seam_plugin proxy_entries = {
     .describe = remote_describe, .bind = remote_bind, .regions = remote_regions, .mobility = remote_mobility,
     .save = remote_save, .load = remote_load, .field = remote_field, .write_output = remote_write_output,
-    .capabilities = remote_capabilities, .domain = remote_domain,
+    .capabilities = remote_capabilities, .domain = remote_domain, .bodies = remote_bodies,
 };
 
 /* hello: versions, the plugin's name, role and optional functions. */
@@ -1134,6 +1184,7 @@ static void close_remote(seam_remote **self_p, bool relay)
         rmdir(r->tmpdir);
     }
     free(r->X); free(r->mass); free(r->C); free(r->q); free(r->M); free(r->raster);
+    free(r->centre); free(r->rotation); free(r->first); free(r->points);
     free(r->body); free(r->elems); free(r->two_sided); free(r->bytes);
     free(r);
     *self_p = NULL;

@@ -857,6 +857,33 @@ static void op_domain(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_w_f64s(w, hi, 3);
 }
 
+static void op_bodies(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    (void)m;
+    seam_bodies b = {0};
+    seam_status st = s->p->bodies(s->self, &b);
+    bool ok = st == SEAM_OK;
+    double *ranges = ok && b.count ? malloc(2 * b.count * sizeof *ranges) : NULL;
+    if (ok && b.count && !ranges) {
+        fail(w, s, id, "bodies: out of memory for %zu bodies", b.count);
+        return;
+    }
+    for (size_t i = 0; i < b.count && ranges; i++)
+        ranges[2 * i] = (double)b.first[i], ranges[2 * i + 1] = (double)b.points[i];
+    begin_ok(w, s, id, ok ? 5 : 1, ok ? 64 + seam_wire_inline(s->proto, b.count * 14 * 8) : 0);
+    kv_status(w, st);
+    if (ok) {
+        kv_uint(w, "count", b.count);
+        seam_w_str(w, "centre");
+        seam_w_f64s(w, b.centre, 3 * b.count);
+        seam_w_str(w, "rotation");
+        seam_w_f64s(w, b.rotation, 9 * b.count);
+        seam_w_str(w, "ranges");
+        seam_w_f64s(w, ranges, 2 * b.count);
+    }
+    free(ranges);
+}
+
 static void op_describe_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_describe(s, id, w); }
 static void op_save_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_save(s, id, w); }
 
@@ -867,7 +894,7 @@ static const struct { const char *op; op_handler fn; } handlers[] = {
     {"max_dt", op_max_dt}, {"solve", op_solve}, {"commit", op_commit}, {"describe", op_describe_m},
     {"bind", op_bind}, {"regions", op_regions}, {"mobility", op_mobility}, {"save", op_save_m},
     {"load", op_load}, {"field", op_field}, {"write_output", op_write_output},
-    {"capabilities", op_capabilities}, {"domain", op_domain},
+    {"capabilities", op_capabilities}, {"domain", op_domain}, {"bodies", op_bodies},
 };
 
 bool seam_session_serves(const char *entry)

@@ -117,9 +117,23 @@ const seam_plugin *fluid_mac_table(void);
  * the pressure into p. end checks them, then, as a solve does, extends the
  * velocities and updates, moves and spreads a liquid's particles and rebuilds
  * its level set, or transports smoke's density and temperature, and makes the
- * result the one commit takes. Volume and inflow sources are not applied:
- * the caller refuses a fluid with sources. */
-seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double dt);
+ * result the one commit takes. begin also sets the domain's wall faces to
+ * rest and the side sources' faces to their inflow at mid-step (t + dt/2, as
+ * a solve does; the caller keeps those faces' velocities as the prescribed
+ * flux), obstacles' faces to rest, and clears the volume sources, which
+ * fluid_mac_volume_sources sets. With viscosity, begin then does what a
+ * solve does before its projection: the faces at the voxel solids take the
+ * interface velocity W V (V: dim per interface point, the solids' velocities
+ * at X; NULL only when there are no interface points, else SEAM_ERROR; the
+ * walls as the domain's sides have them, through mac_face) and the
+ * velocities are diffused implicitly (mac_diffuse). */
+seam_status fluid_mac_begin(fluid_mac *self, const double *X, const double *V, double t, double dt);
 seam_status fluid_mac_end(fluid_mac *self, double dt);
+/* The volume sources (boxes, circles) at time t as the rate per cell
+ * (src_s, 1/s) that the caller's projection must add to the divergence, each
+ * source's rate spread over its cells for which is_fluid(ctx, cell) holds, so
+ * that the volume it brings is whole; d and T they bring go to end's
+ * transport. Returns whether any cell has one. */
+int fluid_mac_volume_sources(fluid_mac *self, int (*is_fluid)(const void *ctx, size_t c), const void *ctx, double t);
 
 #endif

@@ -781,10 +781,10 @@ static void set_inflow_face(void *ctx, const inflow *src, int axis, const int *i
 }
 
 /* Volume sources at time t per cell: the rate s (1/s, the divergence they
- * ask for) spread evenly over the box's cells that are fluid, and the smoke
- * density and temperature they bring (rate-weighted). False when none. */
-static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double t, double *s, double *d_src,
-                          double *T_src)
+ * ask for) spread evenly over the box's cells that are fluid (is_fluid), and
+ * the smoke density and temperature they bring (rate-weighted). False when none. */
+static int sources_over(const fluid_mac *self, int (*is_fluid)(const void *ctx, size_t c), const void *ctx, double t,
+                        double *s, double *d_src, double *T_src)
 {
     const mac_grid *g = &self->g;
     size_t nc = mac_ncell(g);
@@ -800,7 +800,7 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
         for (int kk = 0; kk < g->nz; kk++)
             for (int j = 0; j < g->ny; j++)
                 for (int i = 0; i < g->nx; i++)
-                    cells += in_source_box(g, src, i, j, kk) && mac_fluid(geo, mac_c(g, i, j, kk));
+                    cells += in_source_box(g, src, i, j, kk) && is_fluid(ctx, mac_c(g, i, j, kk));
         if (cells == 0)
             continue;   /* covered by a body: it pushes nothing in */
         /* the rate per cell volume (dx^2 per unit depth in 2D, dx^3 in 3D) */
@@ -809,7 +809,7 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
             for (int j = 0; j < g->ny; j++)
                 for (int i = 0; i < g->nx; i++) {
                     size_t c = mac_c(g, i, j, kk);
-                    if (!in_source_box(g, src, i, j, kk) || !mac_fluid(geo, c))
+                    if (!in_source_box(g, src, i, j, kk) || !is_fluid(ctx, c))
                         continue;
                     s[c] += rate;
                     d_src[c] += rate * src->density;
@@ -823,6 +823,14 @@ static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double
             T_src[c] /= s[c];
         }
     return any;
+}
+
+static int geo_fluid(const void *ctx, size_t c) { return mac_fluid(ctx, c); }
+
+static int volume_sources(const fluid_mac *self, const mac_geometry *geo, double t, double *s, double *d_src,
+                          double *T_src)
+{
+    return sources_over(self, geo_fluid, geo, t, s, d_src, T_src);
 }
 
 /* The faces of obstacle cells are static walls. */
@@ -841,6 +849,20 @@ static void zero_obstacle_faces(fluid_mac *self)
             }
 }
 
+/* Sources' faces take their inflow at time t and the scalars it brings;
+ * obstacles' faces are at rest. */
+static void impose_inflows(fluid_mac *self, double t)
+{
+    const mac_grid *g = &self->g;
+    for (int a = 0; a < g->dim; a++) {
+        memset(self->d_b[a], 0, mac_nf(g, a) * sizeof(double));
+        memset(self->T_b[a], 0, mac_nf(g, a) * sizeof(double));
+    }
+    for_each_inflow_face(self, t, set_inflow_face, self);
+    if (self->obstacle)
+        zero_obstacle_faces(self);
+}
+
 /* Walls get zero normal velocity, sources their inflow at mid-step (the
  * step average), obstacles zero, faces at solid cells U = W V (eq. 4.5),
  * kept in self->U for the viscosity. Returns 0 when out of memory. */
@@ -848,8 +870,6 @@ static int impose_boundary_velocities(fluid_mac *self, const double *V, double t
 {
     const mac_grid *g = &self->g;
     for (int a = 0; a < g->dim; a++) {
-        memset(self->d_b[a], 0, mac_nf(g, a) * sizeof(double));
-        memset(self->T_b[a], 0, mac_nf(g, a) * sizeof(double));
         int ni = g->nx + (a == 0), nj = g->ny + (a == 1), nk = g->nz + (a == 2);
         for (int k = 0; k < nk; k++)
             for (int j = 0; j < nj; j++)
@@ -861,9 +881,7 @@ static int impose_boundary_velocities(fluid_mac *self, const double *V, double t
                         self->vel[a][mac_fi(g, a, i, j, k)] = 0.0;
                 }
     }
-    for_each_inflow_face(self, t_end, set_inflow_face, self);
-    if (self->obstacle)
-        zero_obstacle_faces(self);
+    impose_inflows(self, t_end);
     size_t nf = self->geo.n_faces, dim = (size_t)g->dim;
     free(self->U);
     self->U = NULL;
@@ -1238,7 +1256,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     return SEAM_OK;
 }
 
-seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double dt)
+seam_status fluid_mac_begin(fluid_mac *self, const double *X, const double *V, double t, double dt)
 {
     const mac_grid *g = &self->g;
     self->solved = 0;
@@ -1262,7 +1280,39 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, double t, double d
     if (transport_velocities(self, dt, &t0) != SEAM_OK)
         return SEAM_ERROR;
     self->has_src = 0;
+    if (self->viscosity > 0.0) {
+        /* As a solve: the boundary velocities (the solids' faces at W V), then implicit diffusion. */
+        if (n && !V) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "begin: viscosity needs the velocities of the %zu interface points", n);
+            return SEAM_ERROR;
+        }
+        if (!impose_boundary_velocities(self, n ? V : NULL, t + 0.5 * dt)) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory for %zu solid faces", self->geo.n_faces);
+            return SEAM_ERROR;
+        }
+        int iterations = 0;
+        st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
+                         self->vel, &iterations, self->host);
+        seam_logf(self->host, SEAM_LOG_DEBUG, "viscosity PCG %d iterations", iterations);
+        return st;
+    }
+    /* The domain's walls at rest, the sources' faces at their mid-step inflow (as a solve has them). */
+    for (int a = 0; a < g->dim; a++)
+        for (int k = 0; k < g->nz + (a == 2); k++)
+            for (int j = 0; j < g->ny + (a == 1); j++)
+                for (int i = 0; i < g->nx + (a == 0); i++) {
+                    int m = a == 0 ? i : a == 1 ? j : k;
+                    if ((m == 0 || m == mac_n(g, a)) && g->bc[2 * a + (m != 0)] == BC_WALL)
+                        self->vel[a][mac_fi(g, a, i, j, k)] = 0.0;
+                }
+    impose_inflows(self, t + 0.5 * dt);
     return SEAM_OK;
+}
+
+int fluid_mac_volume_sources(fluid_mac *self, int (*is_fluid)(const void *ctx, size_t c), const void *ctx, double t)
+{
+    self->has_src = sources_over(self, is_fluid, ctx, t, self->src_s, self->src_d, self->src_T);
+    return self->has_src;
 }
 
 seam_status fluid_mac_end(fluid_mac *self, double dt)
@@ -1368,7 +1418,7 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
     double *a = calloc(dim * geo.n_faces + 1, sizeof *a), *mf = calloc(dim * geo.n_faces + 1, sizeof *mf);
     double area = mac_face_area(g);
     double M_half = self->rho * area * g->dx / 2.0;   /* the fluid half of a face's dual cell, as in compute_loads */
-    for (size_t r = 0; r < m && np; r++) {
+    for (size_t r = 0; r < m && np && geo.W; r++) {   /* no solid faces (W NULL): the rows stay 0 */
         /* c_r = W^T (A n) over the faces between region r and a solid, n out of the fluid;
          * M_r = W^T of their dual-cell fluid masses along the same components. */
         memset(a, 0, dim * geo.n_faces * sizeof *a);

@@ -637,6 +637,24 @@ seam_status mono_cut_build(mono_cut *cut, const mac_grid *g, const mono_boundary
     return SEAM_OK;
 }
 
+void mono_cut_obstacles(mono_cut *cut, const mac_grid *g, const uint8_t *obstacle)
+{
+    if (!obstacle)
+        return;
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = mac_c(g, i, j, k);
+                if (!obstacle[c])
+                    continue;
+                cut->inside[c] = 1;
+                for (int a = 0; a < g->dim; a++) {
+                    cut->open[a][mac_fi(g, a, i, j, k)] = 0.0;
+                    cut->open[a][mac_fi(g, a, i + (a == 0), j + (a == 1), k + (a == 2))] = 0.0;
+                }
+            }
+}
+
 void mono_cut_free(mono_cut *cut)
 {
     for (int a = 0; a < 3; a++)
@@ -751,7 +769,7 @@ static long patch_row(const mono_fluid *F, const mac_grid *g, const mono_boundar
  * diagonal and takes it from the neighbour's column; a ghost-fluid face adds
  * (dt/rho) A_f/(theta dx) to the diagonal; E u* gets - s_f A_f u*_f. */
 static seam_csr *assemble_B(mono_fluid *F, const mac_grid *g, const mono_cut *cut, const liquid_view *lv,
-                            double *const u_star[3], double coef)
+                            double *const u_star[3], double *const u_wall[3], double coef)
 {
     int dim = g->dim;
     size_t per = 2 * (size_t)dim + 1, n = F->n;
@@ -785,6 +803,11 @@ static seam_csr *assemble_B(mono_fluid *F, const mac_grid *g, const mono_cut *cu
                 double A = area * cut->open[axis][fr.f], theta;
                 if (!(A > 0.0))
                     continue;
+                if (is_wall(g, axis, &fr)) {   /* a prescribed flux: a source's inflow, or none */
+                    if (u_wall)
+                        F->Eu[r] += (side ? -1.0 : 1.0) * A * u_wall[axis][fr.f];
+                    continue;
+                }
                 face_kind fk = mac_face(g, &lv->geo, axis, f3[0], f3[1], f3[2], &theta);
                 if (fk != FACE_ACTIVE && fk != FACE_DIRICHLET)
                     continue;   /* walls carry nothing */
@@ -816,8 +839,8 @@ static seam_csr *assemble_B(mono_fluid *F, const mac_grid *g, const mono_cut *cu
 }
 
 seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *cut, const mono_boundary *b,
-                             const double *phi, double *const u_star[3], double rho, double dt,
-                             const seam_host *host)
+                             const double *phi, double *const u_star[3], double *const u_wall[3], double rho,
+                             double dt, const seam_host *host)
 {
     memset(F, 0, sizeof *F);
     size_t nc = mac_ncell(g);
@@ -862,7 +885,7 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
     F->Eu = calloc(F->n ? F->n : 1, sizeof *F->Eu);
     seam_triplets *tg = seam_triplets_new(F->n, (size_t)g->dim * b->n_nodes,
                                          (size_t)(g->dim * g->dim) * cut->n_patches + 1);
-    F->B = F->Eu && tg ? assemble_B(F, g, cut, &lv, u_star, dt / rho / g->dx) : NULL;
+    F->B = F->Eu && tg ? assemble_B(F, g, cut, &lv, u_star, u_wall, dt / rho / g->dx) : NULL;
     if (!F->B) {
         seam_triplets_destroy(&tg);
         liquid_view_free(&lv);
@@ -902,7 +925,7 @@ void mono_fluid_free(mono_fluid *F)
 }
 
 void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *cut, const double *phi,
-                       const double *p, double rho, double dt, double *const u[3])
+                       const double *p, double *const u_wall[3], double rho, double dt, double *const u[3])
 {
     liquid_view lv;
     if (liquid_view_init(&lv, g, phi) != SEAM_OK)
@@ -912,7 +935,7 @@ void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *c
         double theta;
         face_kind fk = mac_face(g, &lv.geo, axis, i, j, k, &theta);
         if (is_wall(g, axis, &r)) {
-            u[axis][r.f] = 0.0;   /* a closed domain wall */
+            u[axis][r.f] = u_wall ? u_wall[axis][r.f] : 0.0;   /* a domain wall: at rest, or a source's inflow */
             continue;
         }
         if (!(cut->open[axis][r.f] > 0.0) || (fk != FACE_ACTIVE && fk != FACE_DIRICHLET))

@@ -6,7 +6,8 @@
  *   cutcell.c  the cut-cell geometry of the solids' boundaries on the grid,
  *              and the fluid block of (5.17): B, E u*, N^T C (node columns);
  *   solid.c    the solid blocks: corotated linear FEM with R held over the
- *              step (3.44-3.55), rigid bodies (5.32), the map T from their
+ *              step (3.44-3.55; other models: solid_fem's tangent at x^n),
+ *              rigid bodies (5.32), the map T from their
  *              unknowns to their boundary nodes' velocities;
  *   system.c   the coupled solve: (5.17) assembled (for tests), its SPD form
  *              (5.25-5.31, sigma, row scaling alpha of 5.36) by IC(0)-PCG.
@@ -103,11 +104,13 @@ seam_status mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double
  * and have their centre in the liquid or in a solid (sec. 4.6): here, phi < 0
  * at the centre and at least one face with an open fraction that is not a
  * domain wall (a cell whose faces are all closed, or open only to a wall,
- * has no fluid that can move). Faces to air cells are
- * ghost-fluid Dirichlet faces (4.40-4.44, fluid_mac's mac_face theta), open
- * sides p = 0 half a cell out, domain walls closed (their u* is not read: no
- * flux). B is SPD when every connected liquid region has a Dirichlet face;
- * a region enclosed by walls and solids leaves B only semi-definite. Patches
+ * has no fluid that can move). Faces to air cells are ghost-fluid Dirichlet
+ * faces (4.40-4.44, fluid_mac's mac_face theta), open sides p = 0 half a
+ * cell out, domain walls closed to the pressure, their flux prescribed:
+ * u_wall's normal velocity on them (a side source's inflow, fluid_mac_begin
+ * sets it; u* there is not read), none when u_wall is NULL. B is SPD when
+ * every connected liquid region has a Dirichlet face; a region enclosed by
+ * walls and solids leaves B only semi-definite. Patches
  * in air cells are left out of G; a patch in a liquid cell whose faces the
  * thresholds all closed (a sliver) goes to the row of the active cell of the
  * 3 x 3 (x 3) block around it whose centre is nearest the patch's centroid,
@@ -122,15 +125,21 @@ typedef struct mono_fluid {
 } mono_fluid;
 
 seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *cut, const mono_boundary *b,
-                             const double *phi, double *const u_star[3], double rho, double dt,
-                             const seam_host *host);
+                             const double *phi, double *const u_star[3], double *const u_wall[3], double rho,
+                             double dt, const seam_host *host);
 void mono_fluid_free(mono_fluid *F);
 
 /* u = u* - (dt/rho) grad p on every face with an open fraction and liquid on
  * at least one side (ghost-fluid theta at the free surface) (5.4); domain wall
- * faces get 0; closed faces keep u* and are left to mono_extrapolate. */
+ * faces get u_wall's value (0 when NULL); closed faces keep u* and are left
+ * to mono_extrapolate. */
 void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *cut, const double *phi,
-                       const double *p, double rho, double dt, double *const u[3]);
+                       const double *p, double *const u_wall[3], double rho, double dt, double *const u[3]);
+
+/* Static obstacles (fluid_mac's `obstacles`, per cell, may be NULL): every
+ * face of an obstacle cell is closed (fraction 0) and the cell counts as
+ * inside, a wall at rest the projection leaves out, as fluid_mac does. */
+void mono_cut_obstacles(mono_cut *cut, const mac_grid *g, const uint8_t *obstacle);
 
 /* Sec. 4.6's extrapolation: each invalid face next to valid ones gets the
  * average of its valid neighbours (not in place), `layers` times; values
@@ -163,16 +172,21 @@ void mono_block_free(mono_block *blk);
 /* The corotated stiffness of every node of f at positions x with the
  * rotations of x (3.53; R = U V^T of the sign-corrected SVD of each
  * element's F), as a new (n d) x (n d) matrix, and b = sum R K_t X0 (3.54)
- * into b (n d): the elastic forces at x are b - K x. Volumetric corotated
- * bodies only (mono_fem_block refuses the rest). */
+ * into b (n d): the elastic forces at x are b - K x. Volumetric bodies
+ * (mono_fem_block refuses the rest), read as corotated whatever their model. */
 seam_csr *mono_fem_corotated(const fem *f, const double *x, double *b);
 
-/* The block of one solid_fem solid (volumetric corotated bodies only:
- * shells, cloth, other material models and `walls` are refused by name).
- * Its interface points are the boundary nodes offset .. offset + n_iface - 1
- * of n_nodes. K and b are rebuilt from the rotations of the committed state
- * (3.53-3.54, R by seam_svd_rotation), D is the bodies' Rayleigh damping
- * (3.50), v* = v + dt (g + f_ext / m) (f_ext: n d nodal loads, may be NULL),
+/* The block of one solid_fem solid (volumetric bodies only: shells, cloth
+ * and `walls` are refused by name). Its interface points are the boundary
+ * nodes offset .. offset + n_iface - 1 of n_nodes. When every body is
+ * corotated, K and b are rebuilt from the rotations of the committed state
+ * (3.53-3.54, R by seam_svd_rotation); otherwise (Neo-Hookean, StVK) the
+ * solid is linearly implicit Euler on solid_fem's own model: b - K x* is
+ * its elastic force at the committed state and K its tangent there
+ * (fem_elastic; positive semidefinite: solid_fem clamps its material
+ * tangent). D is the bodies'
+ * Rayleigh damping alpha M + beta K (3.50), v* = v + dt (g + f_ext / m)
+ * (f_ext: n d nodal loads, may be NULL),
  * x* = the committed positions. Pinned and prescribed nodes are not
  * unknowns: their known velocities enter r through S's coupling, and their
  * rows of T are empty (the caller moves their flux to the fluid's side). */

@@ -1,12 +1,14 @@
 /* monolithic: the built-in coupled solver (role SEAM_COUPLED). It takes a
- * scene's fluid (fluid_mac: a liquid, or smoke filling the domain, without
- * sources or viscosity) and solids (solid_fem volumes) and
+ * scene's fluid (fluid_mac: a liquid, or smoke filling the domain, with its
+ * obstacles, sources and viscosity) and solids (solid_fem volumes,
+ * solid_rigid bodies) and
  * advances them as one system with Zarifi's coupled pressure projection
  * (Zarifi 2017, Algorithm 4; docs/monolithic.md):
  *
  *   1. the solids' positions are the committed ones (x^n);
  *   2. the liquid's particle velocities go to the grid (smoke: its velocities
- *      are advected), gravity is added (u*);
+ *      are advected), gravity is added, walls and sources' faces take their
+ *      velocities, viscosity diffuses them (fluid_mac_begin: u*);
  *   3. the solids' boundaries are cut against the grid (sec. 5.1.1, 4.6) and
  *      the liquid's level set is continued through them (mono_liquid_phi);
  *   4. (5.17) is assembled and solved through its SPD form (5.25-5.31);
@@ -60,6 +62,7 @@ typedef struct mono {
     int dim;
     size_t n_nodes, n_elems, n_bodies;
     double *X, *mass;
+    double *V;               /* dim per boundary node: the solids' committed velocities (the fluid's viscosity) */
     int32_t *body, *elems;
     uint8_t *two_sided;
     mono_solve_opts opts;
@@ -169,6 +172,7 @@ static void p_destroy(void *p)
     free(self->v_perp);
     free(self->Fn);
     free(self->X);
+    free(self->V);
     free(self->mass);
     free(self->body);
     free(self->elems);
@@ -194,6 +198,34 @@ static seam_status gather_positions(mono *self)
         memcpy(self->X + self->sol[s].first * d, f.X, f.n_points * d * sizeof(double));
     }
     return SEAM_OK;
+}
+
+/* The solids' committed velocities at their boundary nodes: solid_fem's
+ * nodal v, solid_rigid's body velocity at each point. */
+static void gather_velocities(mono *self)
+{
+    size_t d = (size_t)self->dim;
+    for (size_t s = 0; s < self->ns; s++) {
+        const solid *so = &self->sol[s];
+        double *V = self->V + so->first * d;
+        if (!so->rigid) {
+            const fem *f = so->self;
+            for (size_t q = 0; q < so->n_pts; q++)
+                memcpy(V + q * d, f->v + (size_t)f->iface_node[q] * d, d * sizeof *V);
+            continue;
+        }
+        const rigid_solver *rs = so->self;
+        for (size_t i = 0; i < rigid_body_count(rs); i++) {
+            const rigid_body *b = rigid_get_body(rs, i);
+            const rigid_state *S = rigid_get_state(rs, i);
+            for (size_t k = 0; k < b->n_pts; k++) {
+                double x[3], v[3];
+                rigid_body_point(S, b->r + 3 * k, x);
+                rigid_body_velocity_at(S, x, v);
+                memcpy(V + (b->first + k) * d, v, d * sizeof *V);
+            }
+        }
+    }
 }
 
 /* Concatenate the solids' surfaces (volumes only) and bind the fluid to them. */
@@ -236,7 +268,9 @@ static int build_surface(mono *self)
         self->two_sided = calloc(ne + 1, 1);
         self->v_perp = calloc(n * (size_t)d + 1, sizeof *self->v_perp);
         self->Fn = calloc(n * (size_t)d + 1, sizeof *self->Fn);
-        ok = self->X && self->mass && self->body && self->elems && self->two_sided && self->v_perp && self->Fn;
+        self->V = calloc(n * (size_t)d + 1, sizeof *self->V);
+        ok = self->X && self->mass && self->body && self->elems && self->two_sided && self->v_perp && self->Fn &&
+             self->V;
     }
     size_t e_at = 0;
     int32_t body_base = 0;
@@ -340,16 +374,6 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     for (size_t s = 0; solid_text && s < ns; s++)
         free(solid_text[s]);
     free(solid_text);
-    if (ok && self->fl->n_sources) {
-        seam_logf(&self->fh.host, SEAM_LOG_ERROR, "%s: sources: the monolithic projection has no volume or inflow "
-                  "sources (run the scene partitioned)", host->locate ? host->locate(host->ctx, "fluid.sources") : "fluid");
-        ok = 0;
-    }
-    if (ok && self->fl->viscosity > 0.0) {
-        seam_logf(&self->fh.host, SEAM_LOG_ERROR, "%s: viscosity: the monolithic projection is inviscid (Zarifi ch. 4-5; "
-                  "run the scene partitioned)", host->locate ? host->locate(host->ctx, "fluid.viscosity") : "fluid");
-        ok = 0;
-    }
     /* Smoke fills the domain: its level set is "liquid everywhere". */
     if (ok && !self->fl->liquid) {
         size_t nc = mac_ncell(&self->fl->g);
@@ -384,6 +408,62 @@ static seam_status p_max_dt(void *p, double *dt)
 }
 
 
+/* An active cell that holds both sides of a solid: its patches'
+ * area-weighted normals cancel to under a third of their area (a corner of
+ * 90 degrees keeps 0.71 of it; cells with patches of under a tenth of a
+ * cell's side in all, and patches facing an obstacle or the domain's
+ * outside, are not counted). One pressure per cell (5.13) would join the fluid on the two
+ * sides, which the solid no longer separates (an enclosed region leaks):
+ * SEAM_ERROR, naming the first such cell. */
+static seam_status thin_solid_cells(mono *self, const mac_grid *g, const seam_step *step)
+{
+    size_t nc = mac_ncell(g), d = (size_t)g->dim;
+    double *acc = calloc(nc * (d + 1), sizeof *acc);
+    if (!acc) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory checking the %zu cut cells", nc);
+        return SEAM_ERROR;
+    }
+    seam_status st = SEAM_OK;
+    for (size_t q = 0; q < self->cut.n_patches; q++) {
+        const mono_patch *pa = &self->cut.patches[q];
+        /* a patch with no fluid on its side (an obstacle, or the domain's
+         * outside, a hundredth of a cell from its centroid against n) parts nothing */
+        double xc[3] = {0.0, 0.0, 0.0};
+        int ijk[3] = {0, 0, 0}, outside = 0;
+        for (size_t k = 0; k < d; k++)
+            for (size_t e = 0; e < d; e++)
+                xc[e] += pa->w[k] * self->X[(size_t)self->elems[pa->elem * d + k] * d + e];
+        for (size_t e = 0; e < d; e++) {
+            double v = floor((xc[e] - 0.01 * g->dx * pa->n[e] - g->origin[e]) / g->dx);
+            outside |= v < 0.0 || v >= mac_n(g, (int)e);
+            ijk[e] = outside ? 0 : (int)v;
+        }
+        if (outside || (self->fl->obstacle && self->fl->obstacle[mac_c(g, ijk[0], ijk[1], ijk[2])]))
+            continue;
+        double *a = acc + pa->cell * (d + 1);
+        for (size_t k = 0; k < d; k++)
+            a[k] += pa->area * pa->n[k];
+        a[d] += pa->area;
+    }
+    for (size_t c = 0; c < nc; c++) {
+        const double *a = acc + c * (d + 1);
+        double len = sqrt(a[0] * a[0] + a[1] * a[1] + (d == 3 ? a[2] * a[2] : 0.0));
+        if (self->F.index[c] < 0 || !(a[d] > 0.1 * (d == 2 ? g->dx : g->dx * g->dx)) || len >= a[d] / 3.0)
+            continue;
+        seam_logf(self->host, SEAM_LOG_ERROR, "step %lld (t = %g s): cell (%zu, %zu, %zu) holds both sides of a solid "
+                  "(its boundary's normals cancel to %.2f of its %s): its one pressure would join the fluid on both "
+                  "sides (Zarifi 5.13); the solid is thinner than about two cells there: refine the grid",
+                  (long long)step->index, step->t, c % (size_t)g->nx, c / (size_t)g->nx % (size_t)g->ny,
+                  c / ((size_t)g->nx * (size_t)g->ny), len / a[d], d == 2 ? "length" : "area");
+        st = SEAM_ERROR;
+        break;
+    }
+    free(acc);
+    return st;
+}
+
+static int active_cell(const void *ctx, size_t c) { return ((const mono_fluid *)ctx)->index[c] >= 0; }
+
 static seam_status p_solve(void *p, const seam_step *step, const seam_input *in, seam_output *out)
 {
     (void)in, (void)out;
@@ -397,8 +477,9 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     fluid_mac *fl = self->fl;
     const mac_grid *g = &fl->g;
     seam_status st = gather_positions(self);
+    gather_velocities(self);
     if (st == SEAM_OK)
-        st = fluid_mac_begin(fl, self->X, step->t, dt);
+        st = fluid_mac_begin(fl, self->X, self->V, step->t, dt);
     if (st != SEAM_OK)
         return st;
     const double *phi = self->phi;
@@ -407,9 +488,17 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     mono_fluid_free(&self->F);
     st = mono_cut_build(&self->cut, g, &b, self->host);
     if (st == SEAM_OK)
+        mono_cut_obstacles(&self->cut, g, fl->obstacle);
+    if (st == SEAM_OK)
         st = mono_liquid_phi(g, &self->cut, fl->liquid ? fl->phi_n : self->all_fluid, self->phi, self->host);
     if (st == SEAM_OK)
-        st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->rho, dt, self->host);
+        st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->vel, fl->rho, dt, self->host);
+    if (st == SEAM_OK)
+        st = thin_solid_cells(self, g, step);
+    /* Volume sources: their rate over the active cells, a prescribed divergence, so B p + G v = E u* + s V. */
+    if (st == SEAM_OK && fluid_mac_volume_sources(fl, active_cell, &self->F, step->t + 0.5 * dt))
+        for (size_t r = 0; r < self->F.n; r++)
+            self->F.Eu[r] += fl->src_s[self->F.cell[r]] * mac_cell_volume(g);
     size_t m = 0, d = (size_t)self->dim, nd = self->n_nodes * d;
     memset(self->v_perp, 0, nd * sizeof *self->v_perp);
     for (size_t s = 0; st == SEAM_OK && s < self->ns; s++) {
@@ -458,7 +547,7 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     size_t nc = mac_ncell(g);
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
-    mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->rho, dt, fl->vel);
+    mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->vel, fl->rho, dt, fl->vel);
     if (mono_extrapolate(g, &self->cut, phi, 2, fl->vel) != SEAM_OK) {
         seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocities of a %zu-cell grid",
                   mac_ncell(g));

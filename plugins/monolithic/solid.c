@@ -172,13 +172,6 @@ static int fem_supported(const fem *f, const seam_host *host)
                       f->d == 3 ? "cloth" : "shell");
             return -1;
         }
-        if (b->mat.model != FEM_COROTATED) {
-            seam_logf(host, SEAM_LOG_ERROR,
-                      "monolithic: solid body \"%s\": material.model must be \"corotated\" (Zarifi's corotated "
-                      "linear elasticity, eqs. 3.52-3.55)",
-                      b->name);
-            return -1;
-        }
     }
     if (f->walls.on) {
         seam_logf(host, SEAM_LOG_ERROR, "monolithic: solid walls are not part of the coupled solve; remove `walls`");
@@ -225,7 +218,37 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
      * with D = alpha M + beta K (3.50, 3.55); fixed nodes' velocities move to r. */
     double *fe = calloc(nd ? nd : 1, sizeof *fe), Ke[144], be[12];
     blk->S = free_pattern(f, blk->unknown, m);
-    for (size_t q = 0; q < f->n_elems; q++) {
+    int corotated = 1;
+    for (size_t bi = 0; bi < f->n_bodies; bi++)
+        corotated &= f->bodies[bi].mat.model == FEM_COROTATED;
+    if (!corotated) {
+        /* Another model (Neo-Hookean, StVK): linearly implicit Euler on
+         * solid_fem's own forces f(x^n) and tangent K = -df/dx at x^n
+         * (positive semidefinite: solid_fem clamps its material tangent, as
+         * its Newton solve has it):
+         * M (v - v^n)/dt = f(x^n) - K dt v - D v + M g + f_ext, i.e. (3.55)
+         * with b - K x* replaced by f(x^n) and K by the tangent. */
+        seam_csr *K = seam_csr_transpose(f->K);   /* a copy of solid_fem's pattern (symmetric) */
+        fem_elastic(f, f->x, fe, K);
+        for (size_t row = 0; row < nd; row++) {
+            size_t node = row / (size_t)d;
+            int32_t ua = blk->unknown[node];
+            if (ua < 0)
+                continue;
+            double kscale = dt + f->bodies[body_of[node]].beta;   /* nodes, so rows, belong to one body */
+            for (int64_t k = K->row_ptr[row]; k < K->row_ptr[row + 1]; k++) {
+                size_t col = (size_t)K->col[k];
+                int32_t uc = blk->unknown[col / (size_t)d];
+                double S_ac = kscale * K->val[k];
+                if (uc >= 0)
+                    *seam_csr_at(blk->S, (size_t)ua + row % (size_t)d, (size_t)uc + col % (size_t)d) += S_ac;
+                else
+                    blk->r[(size_t)ua + row % (size_t)d] -= S_ac * f->v_fixed[col];
+            }
+        }
+        seam_csr_destroy(&K);
+    }
+    for (size_t q = 0; corotated && q < f->n_elems; q++) {
         const fem_elem *e = &f->elems[q];
         double kscale = dt + f->bodies[e->body].beta;
         corotated_element(f, e, f->x, Ke, be);

@@ -23,6 +23,7 @@ seam_status rigid_mobility(void *self, const double *impulse, double *dv);
 seam_status rigid_save_state(void *self, seam_buffer *out);
 seam_status rigid_load_state(void *self, const void *bytes, size_t n);
 seam_status rigid_write_output(void *self, const char *dir, int frame);
+seam_status rigid_bodies(void *self, seam_bodies *out);
 
 /* Read access for tests: the bodies and their committed states. */
 size_t rigid_body_count(const rigid_solver *rs);

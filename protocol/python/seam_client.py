@@ -42,6 +42,10 @@ array.array('d') of n_points * dim values, point after point):
                                 "origin", "dx", "data", "units"})
     write_output(dir, frame)    optional: -> status
     domain()                    optional: -> ((x0, y0, z0), (x1, y1, z1))
+    bodies()                    optional: -> (status, centre, rotation, first,
+                                points): per rigid body its committed centre
+                                (3 values), rotation (9, row-major, body to
+                                world) and point range (plugin.h seam_bodies)
 
 A status is seam.OK, seam.ERROR (give up, after logging why) or
 seam.UNSTABLE (this step failed; a smaller dt may work). Messages go
@@ -539,6 +543,17 @@ class Session:
     def op_domain(self, req):
         lo, hi = self.instance.domain()
         return {"status": OK, "lo": to_bin(array.array("d", lo)), "hi": to_bin(array.array("d", hi))}
+
+
+    def op_bodies(self, req):
+        st, centre, rotation, first, points = self.instance.bodies()
+        if _status(st) != OK:
+            return {"status": st}
+        ranges = array.array("d")
+        for f, k in zip(first, points):
+            ranges.extend((float(f), float(k)))
+        return {"status": OK, "count": len(first), "centre": to_bin(array.array("d", centre)),
+                "rotation": to_bin(array.array("d", rotation)), "ranges": to_bin(ranges)}
 
 
 def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):

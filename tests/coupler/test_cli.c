@@ -495,17 +495,17 @@ static void test_plugins_and_info(void **state)
 {
     (void)state;
     assert_int_equal(seam("plugins"), 0);
-    expect("piston_fluid       fluid    abi 4");
-    expect("piston_solid       solid    abi 4");
+    expect("piston_fluid       fluid    abi 5");
+    expect("piston_solid       solid    abi 5");
     assert_int_equal(seam("info piston_solid"), 0);
     expect("role:     solid");
     expect("required: create destroy max_dt solve commit\n");
     expect("optional: describe mobility save load capabilities\n");
-    expect("absent:   bind regions field write_output domain\n");
+    expect("absent:   bind regions field write_output domain bodies\n");
     /* a plugin built against the ABI 2 header: no capabilities entry, its flags from its entries */
     assert_int_equal(seam("info '%s/tests/abi/piston_solid_abi2.so'", getenv("SEAM_BUILD_ROOT")), 0);
     expect("abi:      2\n");
-    expect("absent:   bind regions field write_output capabilities (abi 3) domain (abi 4)\n");
+    expect("absent:   bind regions field write_output capabilities (abi 3) domain (abi 4) bodies (abi 5)\n");
     expect("capabilities: mobility, save (from its entries)\n");
     assert_int_equal(seam("info nothing_here"), 1);
     expect("plugin \"nothing_here\" not found");

@@ -330,7 +330,7 @@ static void test_hydrostatic(void **state)
         v[f] = -grav * dt;   /* u* after gravity, walls included: the block must not let them through */
     double *const vel[3] = {u, v, NULL};
     mono_fluid F;
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &none.b, phi, vel, rho, dt, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &none.b, phi, vel, NULL, rho, dt, &th.host), SEAM_OK);
     assert_int_equal(F.n, (size_t)g.nx * 12);   /* centres below a: rows 0..11, theta = 0.18 in row 11 */
     assert_int_equal(F.G->rows, F.n);
     double *p = malloc(F.n * sizeof *p);
@@ -339,7 +339,7 @@ static void test_hydrostatic(void **state)
         double y = ((double)(F.cell[r] / (size_t)g.nx) + 0.5) * g.dx;
         assert_float_equal(p[r], rho * grav * (a - y), 1e-8 * rho * grav * a);
     }
-    mono_fluid_update(&F, &g, &cut, phi, p, rho, dt, vel);
+    mono_fluid_update(&F, &g, &cut, phi, p, NULL, rho, dt, vel);
     for (int j = 0; j <= g.ny; j++)
         for (int i = 0; i < g.nx; i++) {
             int wet = (j < g.ny && phi[mac_c(&g, i, j, 0)] < 0) || (j > 0 && phi[mac_c(&g, i, j - 1, 0)] < 0);
@@ -443,7 +443,7 @@ static void test_piercing_body(void **state)
         v[f] = -grav * dt;
     double *const vel[3] = {u, v, NULL};
     mono_fluid F;
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, rho, dt, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, NULL, rho, dt, &th.host), SEAM_OK);
     int cut_active = 0;
     for (size_t r = 0; r < F.n; r++) {
         double y = ((double)(F.cell[r] / (size_t)g.nx) + 0.5) * g.dx;
@@ -511,7 +511,7 @@ static void test_free_slip(void **state)
     }
     double *const vel[3] = {u1[0], u1[1], NULL};
     mono_fluid F;
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, 1000.0, 0.01, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, NULL, 1000.0, 0.01, &th.host), SEAM_OK);
     assert_true(F.n > 60);
     size_t n_cut_rows = 0;
     for (size_t r = 0; r < F.n; r++) {
@@ -532,7 +532,7 @@ static void test_free_slip(void **state)
     double p_scale = 1000.0 * U * g.dx / 0.01;   /* what an unbalanced flux of U dx would drive */
     for (size_t r = 0; r < F.n; r++)
         assert_float_equal(p[r], 0.0, 1e-12 * p_scale);
-    mono_fluid_update(&F, &g, &cut, phi, p, 1000.0, 0.01, vel);
+    mono_fluid_update(&F, &g, &cut, phi, p, NULL, 1000.0, 0.01, vel);
     for (int d = 0; d < 2; d++)
         for (size_t f = 0; f < mac_nf(&g, d); f++)
             assert_float_equal(u1[d][f], u0[d][f], 1e-12 * U);
@@ -573,7 +573,7 @@ static void test_moving_body_flux(void **state)
     double *u = calloc(mac_nf(&g, 0), sizeof *u), *v = calloc(mac_nf(&g, 1), sizeof *v);
     double *const vel[3] = {u, v, NULL};
     mono_fluid F;
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, 1.0, 0.01, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, NULL, 1.0, 0.01, &th.host), SEAM_OK);
     assert_int_equal(F.G->cols, 2 * P.n);
     double V[3][2 * 64];
     for (size_t k = 0; k < P.n; k++) {
@@ -639,7 +639,7 @@ static void test_wall_pocket(void **state)
     double *u = calloc(mac_nf(&g, 0), sizeof *u), *w = calloc(mac_nf(&g, 1), sizeof *w);
     double *const vel[3] = {u, w, NULL};
     mono_fluid F;
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, 1.0, 0.01, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &P.b, phi, vel, NULL, 1.0, 0.01, &th.host), SEAM_OK);
     assert_int_equal(F.n, 0);
     assert_int_equal(F.index[mac_c(&g, 0, 3, 0)], -1);
     free(u);

@@ -344,7 +344,7 @@ static void test_hydrostatic_3d(void **state)
     }
     double *const vel[3] = {u[0], u[1], u[2]};
     mono_fluid F;
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &none, phi, vel, rho, dt, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &none, phi, vel, NULL, rho, dt, &th.host), SEAM_OK);
     assert_int_equal(F.n, (size_t)(g.nx * g.nz * 7));   /* centres below 0.61: rows 0..6, theta = 0.82 */
     double *p = malloc(F.n * sizeof *p);
     solve_pressure(&F, p);
@@ -352,7 +352,7 @@ static void test_hydrostatic_3d(void **state)
         double y = ((double)(F.cell[r] / (size_t)g.nx % (size_t)g.ny) + 0.5) * g.dx;
         assert_float_equal(p[r], rho * grav * (a - y), 1e-8 * rho * grav * a);
     }
-    mono_fluid_update(&F, &g, &cut, phi, p, rho, dt, vel);
+    mono_fluid_update(&F, &g, &cut, phi, p, NULL, rho, dt, vel);
     int ijk[3];
     FOR_FACES3(&g, axis, ijk) {
         int lo[3] = {ijk[0], ijk[1], ijk[2]};
@@ -415,7 +415,7 @@ static void test_free_slip_3d(void **state)
     double *const vel[3] = {u1[0], u1[1], u1[2]};
     mono_fluid F;
     double rho = 1000.0, dt = 0.01;
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &B.b, phi, vel, rho, dt, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &B.b, phi, vel, NULL, rho, dt, &th.host), SEAM_OK);
     assert_true(F.n > 200);
     size_t n_cut_rows = 0;
     for (size_t r = 0; r < F.n; r++) {
@@ -428,7 +428,7 @@ static void test_free_slip_3d(void **state)
     double p_scale = rho * 2.0 * g.dx / dt;
     for (size_t r = 0; r < F.n; r++)
         assert_float_equal(p[r], 0.0, 1e-12 * p_scale);
-    mono_fluid_update(&F, &g, &cut, phi, p, rho, dt, vel);
+    mono_fluid_update(&F, &g, &cut, phi, p, NULL, rho, dt, vel);
     for (int d = 0; d < 3; d++)
         for (size_t f = 0; f < mac_nf(&g, d); f++)
             assert_float_equal(u1[d][f], u0[d][f], 1e-12);
@@ -490,7 +490,7 @@ static void test_moving_box_flux(void **state)
         u[d] = calloc(mac_nf(&g, d), sizeof *u[d]);
     double *const vel[3] = {u[0], u[1], u[2]};
     mono_fluid F;
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &B.b, phi, vel, 1.0, 0.01, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &B.b, phi, vel, NULL, 1.0, 0.01, &th.host), SEAM_OK);
     double Vn[3][24];
     for (int k = 0; k < 8; k++) {
         const double *x = &B.x[3 * k];

@@ -26,19 +26,26 @@ static fem *make_fem(test_host *th, const char *json)
     return f;
 }
 
-/* A small corotated body: a 3 x 2 rectangle of triangles or a 2 x 1 x 1 box
- * of tetrahedra, with `extra` keys in its body object. */
-static fem *small_body(test_host *th, int d, const char *gravity, const char *damping, const char *extra)
+/* A small body of the given material model (E 50, nu 0.3): a 3 x 2
+ * rectangle of triangles or a 2 x 1 x 1 box of tetrahedra, with `extra` keys
+ * in its body object. */
+static fem *model_body(test_host *th, int d, const char *model, const char *gravity, const char *damping,
+                       const char *extra)
 {
     char json[1024];
     snprintf(json, sizeof json,
-             "{\"dim\": %d, \"gravity\": %s, \"bodies\": [{\"mesh\": %s, \"material\": {\"model\": \"corotated\", "
+             "{\"dim\": %d, \"gravity\": %s, \"bodies\": [{\"mesh\": %s, \"material\": {\"model\": \"%s\", "
              "\"E\": 50, \"nu\": 0.3, \"density\": 2%s}%s}]}",
              d, gravity,
              d == 2 ? "{\"generate\": \"rectangle\", \"max\": [0.6, 0.4], \"cells\": [3, 2]}"
                     : "{\"generate\": \"box\", \"max\": [0.6, 0.3, 0.3], \"cells\": [2, 1, 1]}",
-             damping, extra);
+             model, damping, extra);
     return make_fem(th, json);
+}
+
+static fem *small_body(test_host *th, int d, const char *gravity, const char *damping, const char *extra)
+{
+    return model_body(th, d, "corotated", gravity, damping, extra);
 }
 
 static unsigned rnd_state = 12345u;
@@ -291,6 +298,104 @@ static void check_block_terms(int d)
 
 static void test_block_terms_2d(void **s) { (void)s; check_block_terms(2); }
 static void test_block_terms_3d(void **s) { (void)s; check_block_terms(3); }
+
+/* Neo-Hookean and StVK bodies take solid_fem's tangent at x^n. At rest
+ * (x = X0) every model's tangent is linear elasticity's, the corotated
+ * block's K: the blocks of a body moving at rest shape (with damping,
+ * gravity, loads and prescribed nodes) are the corotated body's, to
+ * round-off. Deformed, the block's r holds solid_fem's elastic force at x
+ * (r - M v/dt - M g - f_ext - fixed couplings = f(x), fem_elastic), which
+ * the corotated block's does not. */
+static void check_model_blocks(int d)
+{
+    const char *damping = ", \"damping\": {\"alpha\": 0.7, \"beta\": 0.03}";
+    const char *extra = d == 2 ? ", \"velocity\": [0.3, -0.1], \"prescribed\": {\"velocity\": [0.2, 0.4], \"box\": "
+                                 "{\"min\": [-1, -1], \"max\": [0.01, 1]}}"
+                               : ", \"velocity\": [0.3, -0.1, 0.2], \"prescribed\": {\"velocity\": [0.2, 0.4, -0.3], "
+                                 "\"box\": {\"min\": [-1, -1, -1], \"max\": [0.01, 1, 1]}}";
+    const char *grav = d == 2 ? "[0, -9.81]" : "[0, 0, -9.81]";
+    static const char *const models[] = {"neo_hookean", "stvk"};
+    test_host th0;
+    fem *c = model_body(&th0, d, "corotated", grav, damping, extra);
+    size_t nd = c->n * (size_t)d;
+    double *f_ext = malloc(nd * sizeof *f_ext), *fe = malloc(nd * sizeof *fe);
+    for (size_t r = 0; r < nd; r++)
+        f_ext[r] = rnd();
+    double dt = 0.02;
+    mono_block bc;
+    assert_int_equal(mono_fem_block(&bc, c, dt, 0.9, f_ext, 0, c->n_iface, &th0.host), SEAM_OK);
+    for (int mi = 0; mi < 2; mi++) {
+        test_host th;
+        fem *f = model_body(&th, d, models[mi], grav, damping, extra);
+        mono_block b;
+        assert_int_equal(mono_fem_block(&b, f, dt, 0.9, f_ext, 0, f->n_iface, &th.host), SEAM_OK);
+        assert_int_equal(b.m, bc.m);
+        assert_int_equal(b.S->nnz, bc.S->nnz);
+        double smax = 0.0, rmax = 0.0;
+        for (size_t k = 0; k < bc.S->nnz; k++)
+            smax = fmax(smax, fabs(bc.S->val[k]));
+        for (size_t i = 0; i < bc.m; i++)
+            rmax = fmax(rmax, fabs(bc.r[i]));
+        for (size_t k = 0; k < bc.S->nnz; k++) {
+            assert_int_equal(b.S->col[k], bc.S->col[k]);
+            assert_float_equal(b.S->val[k], bc.S->val[k], 1e-12 * smax);
+        }
+        for (size_t i = 0; i < bc.m; i++) {
+            assert_float_equal(b.r[i], bc.r[i], 1e-12 * rmax);
+            assert_float_equal(b.Zdiag[i], bc.Zdiag[i], 0.0);
+        }
+        mono_block_free(&b);
+        /* deformed: r carries f(x) */
+        for (size_t r = 0; r < nd; r++)
+            f->x[r] = 1.15 * f->X0[r] + 0.02 * rnd();
+        assert_int_equal(mono_fem_block(&b, f, dt, 0.9, f_ext, 0, f->n_iface, &th.host), SEAM_OK);
+        mono_block b0;   /* the same state with the elastic force left out: no deformation, x = X0 */
+        fem_elastic(f, f->x, fe, NULL);
+        double *x_def = malloc(nd * sizeof *x_def);
+        memcpy(x_def, f->x, nd * sizeof *x_def);
+        memcpy(f->x, f->X0, nd * sizeof *x_def);
+        assert_int_equal(mono_fem_block(&b0, f, dt, 0.9, f_ext, 0, f->n_iface, &th.host), SEAM_OK);
+        double fmax_ = 0.0;
+        for (size_t i = 0; i < f->n; i++)
+            for (int k = 0; k < d; k++)
+                fmax_ = fmax(fmax_, fabs(fe[i * (size_t)d + (size_t)k]));
+        assert_true(fmax_ > 0.1);
+        /* r - r0 = f(x) - (S_free,fixed - S0_free,fixed) v_fixed; rows with no fixed neighbour are f(x) alone */
+        size_t checked = 0;
+        for (size_t i = 0; i < f->n; i++) {
+            int32_t u = b.unknown[i];
+            if (u < 0)
+                continue;
+            int near_fixed = 0;
+            for (size_t q = 0; q < f->n_elems; q++) {
+                int has_i = 0, has_fixed = 0;
+                for (int a = 0; a <= d; a++) {
+                    has_i |= (size_t)f->elems[q].n[a] == i;
+                    has_fixed |= f->fixed[f->elems[q].n[a]] != 0;
+                }
+                near_fixed |= has_i && has_fixed;
+            }
+            if (near_fixed)
+                continue;
+            for (int k = 0; k < d; k++)
+                assert_float_equal(b.r[(size_t)u + (size_t)k] - b0.r[(size_t)u + (size_t)k], fe[i * (size_t)d + (size_t)k],
+                                   1e-10 * fmax_);
+            checked++;
+        }
+        assert_true(checked > 0);
+        free(x_def);
+        mono_block_free(&b);
+        mono_block_free(&b0);
+        fem_destroy(&f);
+    }
+    mono_block_free(&bc);
+    free(f_ext);
+    free(fe);
+    fem_destroy(&c);
+}
+
+static void test_model_blocks_2d(void **s) { (void)s; check_model_blocks(2); }
+static void test_model_blocks_3d(void **s) { (void)s; check_model_blocks(3); }
 
 /* ---- M1: the SPD form against a dense LU solve of (5.17) ------------------- */
 
@@ -698,7 +803,7 @@ static void check_recovery(int d)
 static void test_recovery_2d(void **s) { (void)s; check_recovery(2); }
 static void test_recovery_3d(void **s) { (void)s; check_recovery(3); }
 
-/* Shells, cloth and other material models are refused by name. */
+/* Shells, cloth and solid walls are refused by name. */
 static void test_refusals(void **state)
 {
     (void)state;
@@ -709,12 +814,6 @@ static void test_refusals(void **state)
     mono_block blk;
     assert_int_equal(mono_fem_block(&blk, f, 0.01, 0.9, NULL, 0, f->n_iface, &th.host), SEAM_ERROR);
     assert_true(test_host_saw(&th, "solid body \"rope\" is a shell"));
-    fem_destroy(&f);
-    f = make_fem(&th, "{\"dim\": 2, \"bodies\": [{\"name\": \"jelly\", \"mesh\": {\"generate\": \"rectangle\", "
-                      "\"max\": [1, 1], \"cells\": [1, 1]}, \"material\": {\"model\": \"neo_hookean\", \"E\": 10, "
-                      "\"density\": 1}}]}");
-    assert_int_equal(mono_fem_block(&blk, f, 0.01, 0.9, NULL, 0, f->n_iface, &th.host), SEAM_ERROR);
-    assert_true(test_host_saw(&th, "solid body \"jelly\": material.model must be \"corotated\""));
     fem_destroy(&f);
     f = make_fem(&th, "{\"dim\": 2, \"walls\": {\"min\": [-1, -1], \"max\": [2, 2]}, \"bodies\": [{\"mesh\": "
                       "{\"generate\": \"rectangle\", \"max\": [1, 1], \"cells\": [1, 1]}, \"material\": {\"E\": 10, "
@@ -735,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_rigid_motions_2d),  cmocka_unit_test(test_rigid_motions_3d),
         cmocka_unit_test(test_force_matches_fem_2d), cmocka_unit_test(test_force_matches_fem_3d),
         cmocka_unit_test(test_block_terms_2d),    cmocka_unit_test(test_block_terms_3d),
+        cmocka_unit_test(test_model_blocks_2d),   cmocka_unit_test(test_model_blocks_3d),
         cmocka_unit_test(test_algebra_2d),        cmocka_unit_test(test_algebra_3d),
         cmocka_unit_test(test_free_fall_2d),      cmocka_unit_test(test_free_fall_3d),
         cmocka_unit_test(test_recovery_2d),       cmocka_unit_test(test_recovery_3d),

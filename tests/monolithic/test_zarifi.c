@@ -151,7 +151,7 @@ static zerr run_case(const zcase *zc, double dx)
     mono_fluid F = {0};
     mono_block blk = {0};
     assert_int_equal(mono_cut_build(&cut, &g, &b, &th.host), SEAM_OK);
-    assert_int_equal(mono_fluid_build(&F, &g, &cut, &b, phi, u, rho_f, dt, &th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, &g, &cut, &b, phi, u, NULL, rho_f, dt, &th.host), SEAM_OK);
     assert_int_equal(mono_fem_block(&blk, f, dt, 0.9, fext, 0, f->n_iface, &th.host), SEAM_OK);
     double *p = calloc(F.n + 1, sizeof *p), *v = calloc(blk.m + 1, sizeof *v);
     mono_solve_opts opts = {0.9, 1e-3, 1e-10, 100000};
@@ -168,7 +168,7 @@ static zerr run_case(const zcase *zc, double dx)
         assert_true(isfinite(v[k]));
         err.v = fmax(err.v, fabs(v[k]));
     }
-    mono_fluid_update(&F, &g, &cut, phi, p, rho_f, dt, u);
+    mono_fluid_update(&F, &g, &cut, phi, p, NULL, rho_f, dt, u);
     /* the liquid's faces: open, with an active liquid cell on a side */
     for (int axis = 0; axis < 2; axis++)
         for (int j = 0; j < nc + axis; j++)

@@ -897,6 +897,55 @@ static void test_capabilities_through_the_proxy(void **state)
     }
 }
 
+/* bodies through the proxy: the same poses and ranges, bit for bit, as the
+ * plugin gives in this process; a solid without the entry has none there. */
+static void test_bodies_through_the_proxy(void **state)
+{
+    (void)state;
+    const char *config = "{\"dim\": 2, \"spacing\": 0.05, \"bodies\": [{\"name\": \"a\", \"shape\": \"circle\", "
+                         "\"radius\": 0.1, \"density\": 1, \"position\": [0.3, 0.4]}, {\"name\": \"b\", \"shape\": "
+                         "\"rectangle\", \"size\": [0.2, 0.1], \"density\": 1, \"position\": [1, 2], \"angle\": 0.7}]}";
+    char err[2048] = "";
+    seam_library *lib = seam_library_open("solid_rigid", err, sizeof err);
+    if (!lib)
+        fail_msg("%s", err);
+    const seam_plugin *local = seam_library_plugin(lib);
+    test_host th;
+    test_host_init(&th, "p", "p");
+    void *here = local->create(local, config, &th.host);
+    assert_non_null(here);
+    seam_bodies a;
+    assert_non_null(local->bodies);
+    assert_int_equal(local->bodies(here, &a), SEAM_OK);
+    assert_int_equal(a.count, 2);
+    seam_remote_options o = {.name = "p", .timeout_s = 10, .heartbeat_s = 1, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_spawn("solid_rigid", &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    const seam_plugin *p = seam_remote_plugin(r);
+    assert_non_null(p->bodies);
+    void *there = p->create(p, config, &th.host);
+    assert_non_null(there);
+    seam_bodies b;
+    assert_int_equal(p->bodies(there, &b), SEAM_OK);
+    assert_int_equal(b.count, a.count);
+    assert_memory_equal(b.centre, a.centre, 3 * a.count * sizeof *a.centre);
+    assert_memory_equal(b.rotation, a.rotation, 9 * a.count * sizeof *a.rotation);
+    assert_memory_equal(b.first, a.first, a.count * sizeof *a.first);
+    assert_memory_equal(b.points, a.points, a.count * sizeof *a.points);
+    p->destroy(there);
+    local->destroy(here);
+    seam_library_close(&lib);
+    seam_remote_options o2 = {.name = "piston", .timeout_s = 10, .heartbeat_s = 1, .start_timeout_s = 10};
+    seam_remote *r2 = seam_remote_spawn("piston_solid", &o2, err, sizeof err);
+    if (!r2)
+        fail_msg("%s", err);
+    assert_null(seam_remote_plugin(r2)->bodies);   /* the piston solid has no bodies entry */
+    void *piston = seam_remote_plugin(r2)->create(seam_remote_plugin(r2), "{\"mass\": 1.0}", &th.host);
+    assert_non_null(piston);
+    seam_remote_plugin(r2)->destroy(piston);
+}
+
 /* ---- large arrays ------------------------------------------------------- */
 
 /* 300000 points: 2.4 MB per array, out of band in ten frames each way. The
@@ -1254,6 +1303,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_newcomer_waits_for_a_vanished_owners_solve, test_proc_reap_all),
         cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_capabilities_through_the_proxy, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_bodies_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, test_proc_reap_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -372,6 +372,78 @@ static void test_uniform_pressure_keeps_the_spin(void **state)
                                           2, 2.0);
 }
 
+/* A light disc (100 kg/m^2, R = 0.15 m) at rest under a uniform pressure p0
+ * whose loads the fluid computed with the disc turned by delta: with the
+ * arms turned by theta the loads' torque is K sin(theta - delta), K = p0
+ * 2 x area, and the step (kick, then the drift with the mean angular
+ * velocity) ends at theta = c sin(theta - delta), c = dt^2 K / (2 I). At
+ * c = 3 plain sweeps of the arms multiply their change by about -3 and
+ * diverge; the secant sweeps find the root near delta (1.5 delta to first
+ * order; Newton below). */
+static void test_light_body_arms_settle(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, 0], \"spacing\": 0.03, \"bodies\": [{\"name\": \"disc\", "
+                             "\"shape\": \"circle\", \"radius\": 0.15, \"density\": 100, \"position\": [0.5, 0.5]}]}");
+    assert_non_null(f->rs);
+    size_t n = f->iface.n_points;
+    double R = 0.15, m = 100 * M_PI * R * R, I = 0.5 * m * R * R, dt = 0.01, c = 3.0, delta = 0.01;
+    double K = c * 2.0 * I / (dt * dt), L = 2.0 * M_PI * R / (double)n, p0 = K / (2.0 * M_PI * R * R);
+    double *F = calloc(2 * n, sizeof *F);
+    for (size_t i = 0; i < n; i++) {
+        double ax = f->iface.X[2 * i] - 0.5, ay = f->iface.X[2 * i + 1] - 0.5, r = hypot(ax, ay);
+        double nx = (cos(delta) * ax - sin(delta) * ay) / r, ny = (sin(delta) * ax + cos(delta) * ay) / r;
+        F[2 * i] = -p0 * L * nx * (r / R), F[2 * i + 1] = -p0 * L * ny * (r / R);
+    }
+    /* the samples lie on the circle, so the torque is exactly K' sin(theta - delta) with K' from them */
+    double Kp = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double ax = f->iface.X[2 * i] - 0.5, ay = f->iface.X[2 * i + 1] - 0.5;
+        Kp += (ax * F[2 * i + 1] - ay * F[2 * i]) / sin(-delta);   /* tau(0) = K' sin(-delta) */
+    }
+    double cp = dt * dt * Kp / (2.0 * I), th = 1.5 * delta;
+    for (int it = 0; it < 60; it++)
+        th -= (th - cp * sin(th - delta)) / (1.0 - cp * cos(th - delta));
+    assert_true(cp > 2.5);   /* plain sweeps diverge */
+    assert_int_equal(fixture_step(f, dt, F), SEAM_OK);
+    const rigid_state *S = fixture_state(f, 0);
+    assert_close(2.0 * atan2(S->q[3], S->q[0]), th, 1e-12);
+    free(F);
+    fixture_destroy(f);
+}
+
+/* bodies: each body's committed centre of mass and rotation, and its point range. */
+static void test_bodies_entry(void **state)
+{
+    (void)state;
+    fixture *f = fixture_new("{\"dim\": 2, \"gravity\": [0, -9.81], \"spacing\": 0.05, \"bodies\": ["
+                             "{\"name\": \"a\", \"shape\": \"rectangle\", \"size\": [0.4, 0.2], \"density\": 500,"
+                             " \"position\": [1, 2], \"angle\": 0.3},"
+                             "{\"name\": \"b\", \"shape\": \"circle\", \"radius\": 0.1, \"density\": 500,"
+                             " \"position\": [3, 2]}]}");
+    assert_non_null(f->rs);
+    seam_bodies b;
+    assert_int_equal(rigid_bodies(f->rs, &b), SEAM_OK);
+    assert_int_equal(b.count, 2);
+    assert_int_equal(b.first[0], 0);
+    assert_int_equal(b.first[1], b.points[0]);
+    assert_int_equal((size_t)(b.first[1] + b.points[1]), f->iface.n_points);
+    for (size_t k = 0; k < 2; k++)
+        for (int64_t i = b.first[k]; i < b.first[k] + b.points[k]; i++)
+            assert_int_equal(f->iface.body[i], (int32_t)k);
+    assert_close(b.centre[0], 1.0, 1e-15);
+    assert_close(b.centre[1], 2.0, 1e-15);
+    assert_close(b.rotation[0], cos(0.3), 1e-15);
+    assert_close(b.rotation[3], sin(0.3), 1e-15);
+    assert_close(b.rotation[8], 1.0, 1e-15);
+    assert_close(b.centre[3], 3.0, 1e-15);
+    /* after a step under gravity: the committed pose, x = x0 + g dt^2 / 2 */
+    assert_int_equal(fixture_step(f, 0.1, NULL), SEAM_OK);
+    assert_int_equal(rigid_bodies(f->rs, &b), SEAM_OK);
+    assert_close(b.centre[1], 2.0 - 0.5 * 9.81 * 0.01, 1e-12);
+    fixture_destroy(f);
+}
+
 /* mobility equals the finite-difference response of solve to an impulse
  * pattern, for free, constrained and kinematic bodies. */
 static void check_mobility(const char *json)
@@ -631,6 +703,8 @@ int main(void)
         cmocka_unit_test(test_load_pattern),
         cmocka_unit_test(test_archimedes),
         cmocka_unit_test(test_uniform_pressure_keeps_the_spin),
+        cmocka_unit_test(test_light_body_arms_settle),
+        cmocka_unit_test(test_bodies_entry),
         cmocka_unit_test(test_mobility),
         cmocka_unit_test(test_mobility_uniform),
         cmocka_unit_test(test_rigid_samples),

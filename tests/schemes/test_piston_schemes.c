@@ -154,6 +154,45 @@ static void test_scheme_keys_are_checked(void **state)
     test_run_free(r);
 }
 
+/* on_nonconvergence "retry": relaxation at w = 0.3 with 2 iterations a step
+ * leaves every step of the piston 30 to 40 times its 1e-6 m tolerance at
+ * dt = 0.01 s; "retry" halves such a step (down to time.dt_min) until it
+ * ends within 10 times its tolerance, "warn" commits them as they are. */
+static void test_badly_unconverged_steps_are_retried(void **state)
+{
+    (void)state;
+    const char *sets_warn[] = {"coupling.tolerance=1e-6", "coupling.max_iterations=2", "coupling.on_nonconvergence=warn",
+                               "time.end=0.5", NULL};
+    const char *sets_retry[] = {"coupling.tolerance=1e-6", "coupling.max_iterations=2",
+                                "coupling.on_nonconvergence=retry", "time.end=0.5", NULL};
+    test_run *w = test_run_scene("piston_unconverged_warn", NULL, "examples/piston.json", sets_warn);
+    test_run *r = test_run_scene("piston_unconverged_retry", NULL, "examples/piston.json", sets_retry);
+    assert_int_equal(w->status, SEAM_OK);
+    assert_int_equal(r->status, SEAM_OK);
+    assert_int_equal(w->summary.retries, 0);
+    assert_int_equal(w->summary.steps, 50);
+    assert_true(r->summary.retries > 0);
+    assert_true(r->summary.steps > 50);
+    size_t rows[2], cols[2];
+    const char *paths[2] = {w->out, r->out};
+    double worst[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s/stats.csv", paths[k]);
+        double *csv = test_read_csv(path, 0, &rows[k], &cols[k]);
+        assert_non_null(csv);
+        for (size_t i = 0; i < rows[k]; i++)
+            worst[k] = fmax(worst[k], csv[i * cols[k] + 4]);   /* the residual column */
+        free(csv);
+    }
+    print_message("2 iterations a step: warn commits residuals up to %.3g m in %ld steps; retry up to %.3g m in %ld "
+                  "steps (%ld retries)\n", worst[0], w->summary.steps, worst[1], r->summary.steps, r->summary.retries);
+    assert_true(worst[0] > 10 * 1e-6);
+    assert_true(worst[1] <= 10 * 1e-6);
+    test_run_free(w);
+    test_run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_reuse_saves_an_iteration),
         cmocka_unit_test(test_aitken_converges_where_relaxation_diverges),
         cmocka_unit_test(test_scheme_keys_are_checked),
+        cmocka_unit_test(test_badly_unconverged_steps_are_retried),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -340,17 +340,17 @@ static void test_ils_mixing(void **state)
 
 /* A solver that refuses an iterate an update made (fluid_mac, handed a torn
  * interface, returns SEAM_UNSTABLE): the quasi-Newton schemes reject it,
- * drop the step's columns, relax from the last iterate the solvers took
- * (one warning) and still find the fixed point. The fluid refuses its third
+ * drop the step's columns (rmi: both models' pairs), relax from the last
+ * iterate the solvers took (one warning) and still find the fixed point. The fluid refuses its third
  * call, the first secant update's iterate. */
 static void test_refused_iterate_is_rejected(void **state)
 {
     (void)state;
-    const char *schemes[] = {"iqn-ils", "iqn-imvj"};
-    for (int s = 0; s < 2; s++) {
+    const char *schemes[] = {"iqn-ils", "iqn-imvj", "rmi"};
+    for (int s = 0; s < 3; s++) {
         maps m;
         make_linear(&m, 3, 2.0, 1.0);
-        m.refuse_call = 3;
+        m.refuse_call = 3;   /* rmi: the first iterate of eq. 2.6 */
         outcome o = run_scheme(&m, schemes[s], "{\"scheme\": \"x\", \"relaxation\": 0.1}", 50, NULL);
         print_message("%-8s with its first secant iterate refused: %d iterations, error %.2e, %d warning\n",
                       schemes[s], o.iterations, o.error, m.warnings);

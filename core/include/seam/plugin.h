@@ -49,7 +49,7 @@
 extern "C" {
 #endif
 
-#define SEAM_ABI_VERSION 4u   /* this header */
+#define SEAM_ABI_VERSION 5u   /* this header */
 #define SEAM_ABI_OLDEST 2u    /* the oldest version a host accepts */
 
 /* Put before the entry function so it is exported even when the plugin is
@@ -193,6 +193,26 @@ typedef struct seam_regions {
     const double *M;         /* optional fluid masses (kg, kg/m in 2D), count x n */
 } seam_regions;
 
+/* The rigid bodies among a solid's interface points (the bodies entry):
+ * body b moves its points first[b] .. first[b] + count[b] - 1 (indices into
+ * the solid's own describe arrays, whose body ids there all equal b) as one
+ * rigid body, X_i = centre + R r_i with r_i fixed in the body. centre[b] (3
+ * values, z 0 in 2D) is the body's reference point in the committed state,
+ * its centre of mass, the point whose motion is its translation and about
+ * which its rotation turns it; rotation[b] (9 values, row-major) the
+ * committed rotation R from the body frame to the world (in 2D the rotation
+ * about z, last row and column those of the identity). With them the
+ * coupler can write any rigid motion of the points as the body's 3 (2D) or
+ * 6 (3D) degrees of freedom and back (Akbay 2.3.4: the reduced model on a
+ * rigid body's own coordinates). Owned by the plugin. */
+typedef struct seam_bodies {
+    size_t count;
+    const double *centre;    /* count*3 (m) */
+    const double *rotation;  /* count*9 */
+    const int64_t *first;    /* count: first point of each body */
+    const int64_t *points;   /* count: how many points each body moves */
+} seam_bodies;
+
 /* Opaque bytes, owned by the plugin. */
 typedef struct seam_buffer {
     const void *data;
@@ -246,7 +266,8 @@ enum { SEAM_NEED_NONE = 0, SEAM_NEED_ALL = 1, SEAM_NEED_SOLID = 2, SEAM_NEED_FLU
     X(field, 2, SEAM_NEED_NONE)              \
     X(write_output, 2, SEAM_NEED_NONE)       \
     X(capabilities, 3, SEAM_NEED_NONE)       \
-    X(domain, 4, SEAM_NEED_NONE)
+    X(domain, 4, SEAM_NEED_NONE)             \
+    X(bodies, 5, SEAM_NEED_NONE)
 
 typedef struct seam_plugin {
     uint32_t abi;            /* SEAM_ABI_VERSION of the header it was built against */
@@ -317,6 +338,15 @@ typedef struct seam_plugin {
      * scene whose solids start outside it and stops a run, naming the solid,
      * when one leaves it. */
     seam_status (*domain)(void *self, double lo[3], double hi[3]);
+
+    /* ABI 5. Optional. -------------------------------------------------- */
+
+    /* Solid: the rigid bodies among its interface points and their
+     * committed poses (seam_bodies). Called once, after describe; a solid
+     * whose points move only as rigid bodies (SEAM_CAP_RIGID) should offer
+     * it, so that the reduced model interface can work on each body's
+     * degrees of freedom (docs/coupling.md, "rigid_dofs"). */
+    seam_status (*bodies)(void *self, seam_bodies *out);
 } seam_plugin;
 
 /* The one symbol a plugin exports, and its type. */
