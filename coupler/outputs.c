@@ -347,7 +347,7 @@ void outputs_finish(seam_sim *sim)
         return;
     write_summary(sim);
     if (o->report)
-        seam_report_write(o->dir, sim->opts.log, sim->opts.log_ctx);
+        o->report_written = seam_report_write(o->dir, sim->opts.log, sim->opts.log_ctx) == SEAM_OK;
 }
 
 void outputs_close(sim_outputs *o)

@@ -19,6 +19,7 @@ typedef struct sim_outputs {
     char *dir;               /* NULL: no output at all */
     bool stats, interface, frames;
     bool report;             /* plots and index.html at the end of the run (report.h), with stats */
+    bool report_written;     /* ... and it was written: the summary's last line names it */
     char *picture_field;     /* fluid field drawn into PNG frames (2D), NULL: none */
     bool picture_explicit;   /* named in the scene, so a failure is an error */
     seam_picture_opts picture_opts;   /* range fixed by the scene or from the first non-uniform frame */

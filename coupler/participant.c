@@ -99,6 +99,9 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
         if (remote_rc < 0 && err[0])
             sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: %s", where, pt->config_path, err);
         if (remote) {
+            if (seam_remote_program(remote))   /* which server: an installed seam starts its own prefix's */
+                sim_log(sim, SEAM_LOG_INFO, pt->name, "started %s (pid %ld) on %s", seam_remote_program(remote),
+                        seam_remote_pid(remote), seam_remote_endpoint(remote));
             pt->remote = remote;
             pt->p = seam_remote_plugin(remote);
             pt->plugin_name = xstrdup(sim, pt->p->name);

@@ -498,4 +498,6 @@ void seam_sim_print_summary(const seam_sim *self, FILE *out)
             s->wall_s > 0 ? 100.0 * s->coupler_s / s->wall_s : 0.0);
     if (self->out.dir)
         fprintf(out, "output: %s\n", self->out.dir);
+    if (self->out.report_written)
+        fprintf(out, "report: %s/index.html\n", self->out.dir);
 }

@@ -41,7 +41,7 @@ struct seam_remote {
     uint64_t next_id;
     bool handshaken, lost;
     pid_t child;
-    char program[256];       /* the spawned server, for messages: "seam-serve", "python3 solver.py" */
+    char program[1024];      /* the spawned server, for messages: seam-serve's path, "python3 solver.py" */
     bool moved;              /* the spawned server runs in another directory: send it absolute paths */
     char tmpdir[4096];
     const seam_host *host;   /* after create */
@@ -118,10 +118,10 @@ static const char *child_fate(seam_remote *r, char *buf, size_t n, double wait_s
     if (got != r->child)
         return buf;
     if (WIFSIGNALED(st))
-        snprintf(buf, n, "%.200s (pid %d) was killed by signal %d (%s)", r->program, (int)r->child, WTERMSIG(st),
+        snprintf(buf, n, "%.500s (pid %d) was killed by signal %d (%s)", r->program, (int)r->child, WTERMSIG(st),
                  strsignal(WTERMSIG(st)));
     else
-        snprintf(buf, n, "%.200s (pid %d) exited with status %d", r->program, (int)r->child, WEXITSTATUS(st));
+        snprintf(buf, n, "%.500s (pid %d) exited with status %d", r->program, (int)r->child, WEXITSTATUS(st));
     r->child = 0;
     return buf;
 }
@@ -150,7 +150,7 @@ static int read_event(void *mon)
 /* Drain monitor events; false (after reporting) when the connection is gone. */
 static bool watch(seam_remote *r, const char *op)
 {
-    char at[128], fate[256];
+    char at[128], fate[640];
     for (;;) {
         int ev = read_event(r->mon);
         if (!ev)
@@ -906,17 +906,17 @@ seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options
     return r;
 }
 
-/* The seam-serve binary: $SEAM_SERVE, the build tree, the install prefix,
- * then next to the running program. */
+/* The seam-serve binary: $SEAM_SERVE, then the one next to the running
+ * program (an installed seam uses its own prefix's, wherever the tree was
+ * put, before any other), then the build tree's, then the configured
+ * install prefix's. */
 static bool find_serve(char *path, size_t n)
 {
     const char *env = getenv("SEAM_SERVE");
-    const char *fixed[] = {env, SEAM_SERVE_BUILD_PATH, SEAM_SERVE_INSTALL_PATH};
-    for (size_t i = 0; i < 3; i++)
-        if (fixed[i] && fixed[i][0] && access(fixed[i], X_OK) == 0) {
-            snprintf(path, n, "%s", fixed[i]);
-            return true;
-        }
+    if (env && env[0] && access(env, X_OK) == 0) {
+        snprintf(path, n, "%s", env);
+        return true;
+    }
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len > 0) {
@@ -930,6 +930,12 @@ static bool find_serve(char *path, size_t n)
             }
         }
     }
+    const char *fixed[] = {SEAM_SERVE_BUILD_PATH, SEAM_SERVE_INSTALL_PATH};
+    for (size_t i = 0; i < 2; i++)
+        if (access(fixed[i], X_OK) == 0) {
+            snprintf(path, n, "%s", fixed[i]);
+            return true;
+        }
     return false;
 }
 
@@ -1009,14 +1015,14 @@ seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o,
 {
     char serve[4096];
     if (!find_serve(serve, sizeof serve)) {
-        snprintf(err, errlen, "cannot find the seam-serve program (looked at $SEAM_SERVE, %s, %s and next to this "
-                 "program)", SEAM_SERVE_BUILD_PATH, SEAM_SERVE_INSTALL_PATH);
+        snprintf(err, errlen, "cannot find the seam-serve program (looked at $SEAM_SERVE, next to this program, "
+                 "at %s and at %s)", SEAM_SERVE_BUILD_PATH, SEAM_SERVE_INSTALL_PATH);
         return NULL;
     }
     char heartbeat[32];
     snprintf(heartbeat, sizeof heartbeat, "%.17g", o->heartbeat_s > 0 ? o->heartbeat_s : 0.0);
     const char *argv[] = {serve, "--plugin", plugin, "--heartbeat", heartbeat, NULL};
-    return launch(argv, NULL, "seam-serve", o, err, errlen);
+    return launch(argv, NULL, serve, o, err, errlen);   /* named by its path: which seam-serve ran */
 }
 
 seam_remote *seam_remote_launch(const char *const *command, const char *cwd, const seam_remote_options *o,
@@ -1033,6 +1039,8 @@ seam_remote *seam_remote_launch(const char *const *command, const char *cwd, con
 
 const seam_plugin *seam_remote_plugin(const seam_remote *r) { return &r->table; }
 const char *seam_remote_endpoint(const seam_remote *r) { return r->endpoint; }
+const char *seam_remote_program(const seam_remote *r) { return r->child > 0 ? r->program : NULL; }
+long seam_remote_pid(const seam_remote *r) { return r->child > 0 ? (long)r->child : 0; }
 
 
 /* Map every key path of the participant's object to where the scene says

@@ -53,6 +53,10 @@ seam_remote *seam_remote_launch(const char *const *command, const char *cwd, con
  * (see above). Owned by r. */
 const seam_plugin *seam_remote_plugin(const seam_remote *r);
 const char *seam_remote_endpoint(const seam_remote *r);
+/* The server this coupler started (seam-serve by its path, or the command's
+ * program and first argument) and its pid; NULL and 0 for a connected one. */
+const char *seam_remote_program(const seam_remote *r);
+long seam_remote_pid(const seam_remote *r);
 /* Close without an instance (the instance's destroy does this itself). */
 void seam_remote_close(seam_remote **self_p);
 

@@ -4,10 +4,19 @@ docs/ and build/ linked in), each with the environment the blocks before it
 exported. A block must exit with 0, and a ```text block right after it
 holds lines its output (stdout and stderr) must contain, in that order,
 `...` standing for anything. A block after `<!-- norun -->` is shown, not
-run (building)."""
+run (building).
+
+The pictures: every image of the page, `![...](tutorial/NAME.png)`, comes
+right after a line `<!-- picture: PATH -->` naming the file the blocks
+before it wrote (PATH relative to the scratch directory). After the blocks
+ran, each PATH must be a PNG, and docs/tutorial/NAME.png a PNG of the same
+size; with SEAM_TUTORIAL_PICTURES=write (docs/gallery/make_gallery.py sets
+it) the run's pictures are copied there instead. docs/tutorial/ holds no
+other file."""
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -49,9 +58,65 @@ def contains_in_order(output, expected):
     return None
 
 
+def pictures(markdown):
+    """[(line, PATH the run writes, NAME.png under docs/tutorial/)], or exits
+    naming an image without its `<!-- picture: PATH -->` line."""
+    found = []
+    lines = markdown.splitlines()
+    for i, text in enumerate(lines):
+        for target in re.findall(r"!\[[^\]]*\]\(([^)]*)\)", text):
+            m = re.fullmatch(r"<!-- picture: (\S+) -->", lines[i - 1]) if i else None
+            name = re.fullmatch(r"tutorial/([\w.-]+\.png)", target)
+            if not m or not name:
+                sys.exit("docs/tutorial.md:%d: the image %s is not tutorial/NAME.png right after a "
+                         "`<!-- picture: PATH -->` line naming the file a run wrote" % (i + 1, target))
+            found.append((i + 1, m.group(1), name.group(1)))
+    return found
+
+
+def png_size(path):
+    """(width, height) of a PNG file, or None when it is not one."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", head[16:24])
+
+
+def check_pictures(todo, scratch):
+    """The pictures the blocks before them wrote against those committed in
+    docs/tutorial/ (or copied there, with SEAM_TUTORIAL_PICTURES=write)."""
+    folder = os.path.join(ROOT, "docs", "tutorial")
+    write = os.environ.get("SEAM_TUTORIAL_PICTURES") == "write"
+    for line, made, name in todo:
+        size = png_size(os.path.join(scratch, made))
+        if size is None:
+            sys.exit("docs/tutorial.md:%d: the runs above wrote no PNG file %s" % (line, made))
+        shown = os.path.join(folder, name)
+        if write:
+            os.makedirs(folder, exist_ok=True)
+            shutil.copyfile(os.path.join(scratch, made), shown)
+        elif png_size(shown) != size:
+            sys.exit("docs/tutorial.md:%d: docs/tutorial/%s is %s, the run's %s is a %dx%d PNG: regenerate "
+                     "the pictures (python3 docs/gallery/make_gallery.py tutorial)"
+                     % (line, name, "missing" if png_size(shown) is None else "%dx%d" % png_size(shown), made,
+                        size[0], size[1]))
+        print("docs/tutorial.md:%d: %s, %dx%d, is docs/tutorial/%s" % (line, made, size[0], size[1], name))
+
+
 def main():
     with open(os.path.join(ROOT, "docs", "tutorial.md"), encoding="utf-8") as f:
-        todo = blocks(f.read())
+        markdown = f.read()
+    todo, shown = blocks(markdown), pictures(markdown)
+    if not shown:
+        sys.exit("docs/tutorial.md: no pictures; the extraction is broken")
+    folder = os.path.join(ROOT, "docs", "tutorial")
+    stray = sorted(set(os.listdir(folder) if os.path.isdir(folder) else []) - {name for _, _, name in shown})
+    if stray:
+        sys.exit("docs/tutorial/ holds %s, which docs/tutorial.md does not show" % ", ".join(stray))
     if len(todo) < 10:
         sys.exit("docs/tutorial.md: only %d blocks to run; the extraction is broken" % len(todo))
     scratch = tempfile.mkdtemp(prefix="seam-tutorial-")
@@ -74,9 +139,13 @@ def main():
                 sys.exit("docs/tutorial.md:%d: the output lacks \"%s\" (in the order shown):\n%s"
                          % (line, missing, output))
             print("docs/tutorial.md:%d: ok (%d expected lines)" % (line, len(expected or [])))
+            upto = todo[i + 1][0] if i + 1 < len(todo) else len(markdown)   # a picture shows what ran above it
+            check_pictures([p for p in shown if line < p[0] < upto], scratch)
+        if shown[0][0] < todo[0][0]:
+            sys.exit("docs/tutorial.md:%d: a picture before any block ran" % shown[0][0])
     finally:
         shutil.rmtree(scratch)
-    print("%d blocks ran" % len(todo))
+    print("%d blocks ran, %d pictures" % (len(todo), len(shown)))
 
 
 if __name__ == "__main__":

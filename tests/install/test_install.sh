@@ -1,7 +1,9 @@
 #!/bin/sh
 # `make install`'s tree, put under a temporary DESTDIR: the installed seam,
-# on PATH, finds its libseam and its plugins in that tree (not in the build
-# tree), and runs an installed example scene from there.
+# on PATH, finds its libseam, its plugins and its seam-serve in that tree (not
+# in the build tree), and runs an installed example scene from there, in one
+# process and with the fluid in a separate one; the installed Python package
+# runs the installed seam.
 # Arguments: the build directory, then the configured prefix, bindir, libdir, datadir.
 set -eu
 build=$1 prefix=$2 bindir=$3 libdir=$4 datadir=$5
@@ -23,6 +25,9 @@ in_prefix() {
 loaded=$(in_prefix ldd "$bin/seam" | sed -n 's/^[[:space:]]*libseam[^ ]* => \([^ ]*\) .*/\1/p')
 [ -n "$loaded" ] && [ "$(realpath "$loaded")" = "$(realpath "$lib"/libseam.so.*.*)" ] ||
     fail "the installed seam does not load the installed libseam: $(in_prefix ldd "$bin/seam" | grep libseam)"
+loaded=$(in_prefix ldd "$bin/seam-serve" | sed -n 's/^[[:space:]]*libseam[^ ]* => \([^ ]*\) .*/\1/p')
+[ -n "$loaded" ] && [ "$(realpath "$loaded")" = "$(realpath "$lib"/libseam.so.*.*)" ] ||
+    fail "the installed seam-serve does not load the installed libseam: $(in_prefix ldd "$bin/seam-serve" | grep libseam)"
 in_prefix seam plugins >"$tmp/plugins.txt" || { cat "$tmp/plugins.txt" >&2; fail "seam plugins failed"; }
 head -n 1 "$tmp/plugins.txt" | grep -q "^search path: $lib/seam/plugins" ||
     fail "the installed plugins are not searched first: $(head -n 1 "$tmp/plugins.txt")"
@@ -35,4 +40,18 @@ in_prefix seam run "$data/seam/examples/rising_disc.json" --steps 3 --out "$tmp/
 [ "$(wc -l <"$tmp/out/stats.csv")" -eq 4 ] || fail "stats.csv has $(wc -l <"$tmp/out/stats.csv") lines, not 4"
 [ -s "$tmp/out/frames/frame_000000.png" ] && [ -s "$tmp/out/fluid/fluid.pvd" ] && [ -s "$tmp/out/index.html" ] ||
     fail "the run left no frames, VTK collection or report in $tmp/out"
+# A participant in its own process: the installed seam starts the installed
+# seam-serve (not the build tree's, which exists too), and it runs the same bits.
+in_prefix seam run "$data/seam/examples/rising_disc.json" --steps 3 --out "$tmp/sep" --set fluid.process=separate \
+    >"$tmp/sep.txt" 2>&1 || { cat "$tmp/sep.txt" >&2; fail "the installed seam could not run a separate fluid"; }
+grep -q "^seam: \[fluid\] started $bin/seam-serve (pid [0-9]*) on ipc://" "$tmp/sep.txt" ||
+    fail "the separate run did not start $bin/seam-serve: $(grep started "$tmp/sep.txt")"
+cut -d, -f1-6 "$tmp/out/stats.csv" >"$tmp/inline.csv" && cut -d, -f1-6 "$tmp/sep/stats.csv" >"$tmp/separate.csv"
+cmp -s "$tmp/inline.csv" "$tmp/separate.csv" || fail "the separate run's steps (iterations, residuals) differ from the inline run's"
+# The installed Python package runs its own prefix's seam too.
+paths=$(find "$root" -path '*/seam/_paths.py' | head -n 1)
+[ -n "$paths" ] || fail "no seam Python package under $root"
+used=$(in_prefix PYTHONPATH="$(dirname "$(dirname "$paths")")" /usr/bin/python3 -c 'import seam; print(seam.program())') ||
+    fail "the installed seam package cannot be imported"
+[ "$used" = "$bin/seam" ] || fail "the installed seam package runs $used, not $bin/seam"
 echo "installed under $tmp: seam, libseam, plugins and examples work from there"

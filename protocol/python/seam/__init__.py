@@ -45,14 +45,22 @@ class RunError(Exception):
 
 
 def program():
-    """The seam program: this build's, else the installed one, else `seam`
+    """The seam program: in the build tree, this build's; installed, the one
+    of this package's own prefix (where it lies relative to the package,
+    wherever the tree was put), else the configured prefix's; else `seam`
     on PATH."""
-    for path in (_paths.BUILD, _paths.INSTALLED):
-        if path and os.access(path, os.X_OK):
+    here = os.path.dirname(os.path.realpath(__file__))
+    if here == os.path.realpath(_paths.PACKAGE_BUILD):
+        candidates = [_paths.BUILD, _paths.INSTALLED]
+    else:
+        beside = os.path.join(here, os.path.relpath(_paths.INSTALLED, _paths.PACKAGE_INSTALLED))
+        candidates = [os.path.normpath(beside), _paths.INSTALLED]
+    for path in candidates:
+        if os.access(path, os.X_OK):
             return path
     found = shutil.which("seam")
     if not found:
-        raise FileNotFoundError("no seam program at %s, %s or on PATH" % (_paths.BUILD, _paths.INSTALLED))
+        raise FileNotFoundError("no seam program at %s or on PATH" % " or ".join(candidates))
     return found
 
 
