@@ -69,6 +69,9 @@ SCENES = {
     "sph_light_ball": (1.0, "frame", [],
                        "A disc of density ratio 0.05 rises through SPH water and floats, coupled by xpm "
                        "(Akbay 3.5), at 1 s."),
+    "sph_three_bodies": (0.5, "frame", [],
+                         "3D: a sphere (density ratio 0.05), a cylinder (2) and a torus (0.7) in SPH water "
+                         "(Akbay Fig. 3.4 at reduced size), at 0.5 s; the slice z = 0.175 m through the bodies."),
     "piston": (None, "probes_piston_position.png", ['output.probes=[{"name": "piston", "solid": "piston"}]'],
                "The added-mass piston (test plugins piston_solid and piston_fluid): its position over time, "
                "a period of sqrt(3) s; from the report, with a probe on the piston."),
