@@ -72,6 +72,12 @@ SCENES = {
     "sph_three_bodies": (0.5, "frame", [],
                          "3D: a sphere (density ratio 0.05), a cylinder (2) and a torus (0.7) in SPH water "
                          "(Akbay Fig. 3.4 at reduced size), at 0.5 s; the slice z = 0.175 m through the bodies."),
+    "cloth_jet": (1.0, "frame", [],
+                  "Akbay's Table 2.1 scene: a cloth pinned across a smoke jet of 0.5 m/s at cloth-to-air mass "
+                  "ratio M = 0.8, coupled by XPM; the smoke's speed at 1 s."),
+    "smoke_balloon": (2.0, "frame", [],
+                      "Akbay's Fig. 2.11: a cloth closing a tube fed with smoke at 0.5 m/s (M = 0.8) inflates "
+                      "into a balloon, the enclosed smoke held by the boundary pressure projection; at 2 s."),
     "piston": (None, "probes_piston_position.png", ['output.probes=[{"name": "piston", "solid": "piston"}]'],
                "The added-mass piston (test plugins piston_solid and piston_fluid): its position over time, "
                "a period of sqrt(3) s; from the report, with a probe on the piston."),
