@@ -17,16 +17,21 @@
  * prints the CG iterations per step of each: Takahashi's ch. 3 claim is that
  * MGCG's stay flat as N grows while CG's grow.
  *
- * N: the particle counts aimed at (default 10000 30000 100000); the spacing
+ * N: the particle counts aimed at (default 10000 100000 1000000); the spacing
  * s = (0.096 / N)^(1/3) fills the box [0, 0.4] x [0, 0.6] x [0, 0.4] of the
  * domain [0, 1] x [0, 1] x [0, 0.4], which collapses under gravity. Takes 2
- * warm-up and 5 timed steps (BENCH_STEPS=W,T overrides them).
+ * warm-up and 5 timed steps (BENCH_STEPS=W,T overrides them). Each line
+ * ends with a digest of the final state (two builds that print the same
+ * digest computed the same trajectory to the bit) and the process's peak
+ * resident memory so far (the runs go in the order given: list the sizes
+ * rising and the figure is the largest run's).
  */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "seam/plugin.h"
@@ -59,6 +64,18 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* FNV-1a of the committed state (`save`): equal digests, equal trajectories to the bit. */
+static unsigned long long digest(const seam_plugin *P, void *fl)
+{
+    seam_buffer b = {NULL, 0};
+    unsigned long long h = 1469598103934665603ull;
+    if (P->save(fl, &b) != SEAM_OK)
+        return 0;
+    for (size_t k = 0; k < b.size; k++)
+        h = (h ^ ((const unsigned char *)b.data)[k]) * 1099511628211ull;
+    return h;
 }
 
 /* ms per timed step, or a negative number when the run failed. */
@@ -101,10 +118,13 @@ static double run(long target, int threads, int warmup, int steps)
     elapsed += now();
     long particles = t.particles;
     double ms = 1e3 * elapsed / steps;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
     printf("%8ld particles (s = %.4f m)  %2d thread%s  %9.1f ms/step  %9.0f particle-steps/s  "
-               "density %5.1f  divergence %5.1f iterations/step  (t = %.3f s)\n",
-               particles, s, threads, threads == 1 ? " " : "s", ms, (double)particles / (ms * 1e-3),
-               (double)t.density / t.solves, (double)t.divergence / t.solves, t_sim);
+           "density %5.1f  divergence %5.1f iterations/step  (t = %.3f s)  state %016llx  peak RSS %.0f MB\n",
+           particles, s, threads, threads == 1 ? " " : "s", ms, (double)particles / (ms * 1e-3),
+           (double)t.density / t.solves, (double)t.divergence / t.solves, t_sim, digest(P, fl),
+           (double)ru.ru_maxrss / 1024.0);
     fflush(stdout);
     P->destroy(fl);
     return ms;
@@ -161,7 +181,7 @@ static double run_takahashi(long target, double t0, double t1, const char *keys)
 
 int main(int argc, char **argv)
 {
-    long sizes[16] = {10000, 30000, 100000};
+    long sizes[16] = {10000, 100000, 1000000};
     int count = 3, warmup = 2, steps = 5, cores = omp_get_num_procs(), first = 1;
     int takahashi = argc > 1 && strcmp(argv[1], "takahashi") == 0;
     first += takahashi;

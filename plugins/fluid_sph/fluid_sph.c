@@ -65,6 +65,7 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
     self->max_iter = (int)seam_cfg_int(cfg, "max_iterations", 100, 1, 100000, 0);
     self->mu = seam_cfg_num(cfg, "viscosity", 0.0, 0.0, 1e9, 0);
     self->eta_visc = seam_cfg_num(cfg, "viscosity_tolerance", 1e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
+    self->step_cache = seam_cfg_bool(cfg, "step_cache", 1, 0);
     self->tak_opts = (sph_takahashi_opts){self->eta_rho, self->max_iter,
                                           seam_cfg_num(cfg, "multigrid_lambda", 0.5, 0.0, 10.0, SEAM_CFG_LO_OPEN),
                                           seam_cfg_bool(cfg, "multigrid", true, 0) ? 1 : 0};
@@ -279,12 +280,14 @@ static void fluid_destroy(void *p)
     free(self->xw);
     sph_takahashi_destroy(&self->tak);
     double *arrays[] = {self->x_n, self->v_n, self->k_n, self->kv_n, self->p_n, self->x,
-                        self->v,   self->k,   self->kv,  self->p,    self->work};
+                        self->v,   self->k,   self->kv,  self->p,    self->work, self->v_pre, self->fb_pre};
     for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++)
         free(arrays[m]);
     sph_geometry_free(&self->geo[0]);
     sph_geometry_free(&self->geo[1]);
     sph_geometry_free(&self->geo_regions);
+    seam_neighbours_destroy(&self->grid_n);
+    free(self->probe);
     free(self->region_C);
     free(self->region_q);
     seam_samples_destroy(&self->samples);
@@ -304,7 +307,7 @@ static void fluid_destroy(void *p)
 static int alloc_particles(fluid_sph *self, size_t n)
 {
     size_t dn = (size_t)self->dim * n + 1;
-    double **vec[] = {&self->x_n, &self->v_n, &self->x, &self->v};
+    double **vec[] = {&self->x_n, &self->v_n, &self->x, &self->v, &self->v_pre};
     double **sca[] = {&self->k_n, &self->kv_n, &self->p_n, &self->k, &self->kv, &self->p, &self->work};
     for (size_t m = 0; m < sizeof vec / sizeof vec[0]; m++)
         if (!(*vec[m] = calloc(dn, sizeof(double))))
@@ -469,6 +472,15 @@ static int boundary_at(fluid_sph *self, const double *X, const double *V)
     return 0;
 }
 
+/* The committed state changed (commit, load, bind): the step's fluid-only work is stale. */
+static void forget_step(fluid_sph *self)
+{
+    self->pre_dt = 0.0;
+    seam_neighbours_destroy(&self->grid_n);
+    free(self->probe);
+    self->probe = NULL;
+}
+
 static seam_status fluid_bind(void *p, const seam_interface *iface)
 {
     fluid_sph *self = p;
@@ -504,6 +516,7 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     free(self->vb);
     free(self->nrm);
     free(self->fb);
+    free(self->fb_pre);
     free(self->Xi_n);
     free(self->Xi);
     self->xb = malloc((d * nb + 1) * sizeof *self->xb);
@@ -511,9 +524,10 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     self->vb = calloc(d * nb + 1, sizeof *self->vb);
     self->nrm = malloc((d * (np + self->ns) + 1) * sizeof *self->nrm);
     self->fb = malloc((d * nb + 1) * sizeof *self->fb);
+    self->fb_pre = malloc((d * nb + 1) * sizeof *self->fb_pre);
     self->Xi_n = malloc((d * np + 1) * sizeof *self->Xi_n);
     self->Xi = malloc((d * np + 1) * sizeof *self->Xi);
-    if (!self->xb || !self->psi || !self->vb || !self->nrm || !self->fb || !self->Xi_n || !self->Xi) {
+    if (!self->xb || !self->psi || !self->vb || !self->nrm || !self->fb || !self->fb_pre || !self->Xi_n || !self->Xi) {
         seam_logf(self->host, SEAM_LOG_ERROR, "bind: out of memory for %zu boundary particles", nb);
         return SEAM_ERROR;
     }
@@ -543,6 +557,7 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     hydrostatic_start(self);
     self->bound = 1;
     self->start_valid = 0;
+    forget_step(self);
     seam_logf(self->host, SEAM_LOG_INFO, "bound to %zu interface points: %zu surface samples, %zu fluid particles",
               np, self->ns, self->n);
     return SEAM_OK;
@@ -648,7 +663,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     /* The start of the step: the committed particles against the committed interface
      * (kept from the last commit, so coupling iterations do not rebuild it). */
     int g0 = self->start, g1 = 1 - self->start;
-    if (!self->start_valid) {
+    if (!self->start_valid || !self->step_cache) {
         seam_status st = geometry_at(self, g0, self->x_n, self->Xi_n, NULL);
         if (st != SEAM_OK)
             return st;
@@ -658,19 +673,31 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     /* Boundary velocities over the step: walls at rest, samples S V. */
     if (self->ns)
         seam_samples_interpolate(self->samples, self->dim, V, self->vb + d * self->nw);
-    /* Non-pressure forces: XSPH viscosity and gravity, then the implicit viscosity (Takahashi Algorithm 3). */
-    sph_xsph(&self->f, G0, self->xsph, self->v_n, self->v);
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < d; c++)
-            self->v[d * i + c] += dt * self->gravity[c];
-    memset(self->fb, 0, d * (self->nw + self->ns) * sizeof *self->fb);
-    self->last_visc = (sph_solve_stats){0, 0.0};
-    if (self->mu > 0.0 && sph_viscosity_solve(&self->f, G0, self->mu, dt, self->vb, self->eta_visc, self->max_iter,
-                                              self->v, self->fb, &self->last_visc) < 0) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the viscosity solve of %zu particles", n);
-        return SEAM_ERROR;
+    /* Non-pressure forces: XSPH viscosity and gravity, then the implicit viscosity (Takahashi Algorithm 3),
+     * then the boundary pressure. All but the viscosity (whose walls move with V) depend on the committed
+     * state alone: made in the step's first iteration and kept (step_cache). */
+    size_t nbd = d * (self->nw + self->ns);
+    if (!self->step_cache || self->pre_dt != dt) {
+        sph_xsph(&self->f, G0, self->xsph, self->v_n, self->v_pre);
+        for (size_t i = 0; i < n; i++)
+            for (size_t c = 0; c < d; c++)
+                self->v_pre[d * i + c] += dt * self->gravity[c];
+        memset(self->fb_pre, 0, nbd * sizeof *self->fb_pre);
+        if (!(self->mu > 0.0))
+            sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v_pre, self->fb_pre);
+        self->pre_dt = dt;
     }
-    sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v, self->fb);
+    memcpy(self->v, self->v_pre, d * n * sizeof *self->v);
+    memcpy(self->fb, self->fb_pre, nbd * sizeof *self->fb);
+    self->last_visc = (sph_solve_stats){0, 0.0};
+    if (self->mu > 0.0) {
+        if (sph_viscosity_solve(&self->f, G0, self->mu, dt, self->vb, self->eta_visc, self->max_iter, self->v, self->fb,
+                                &self->last_visc) < 0) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the viscosity solve of %zu particles", n);
+            return SEAM_ERROR;
+        }
+        sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v, self->fb);
+    }
     if (self->tak) {
         /* Takahashi ch. 3: the PPE of eq. 3.3 by MGCG (takahashi.c) */
         if (sph_takahashi_solve(self->tak, &self->f, G0, dt, self->vb, &self->tak_opts, self->v, self->p,
@@ -745,6 +772,7 @@ static seam_status fluid_commit(void *p)
     self->Xi_n = self->Xi;
     self->Xi = t;
     self->solved = 0;
+    forget_step(self);
     return SEAM_OK;
 }
 
@@ -804,25 +832,53 @@ static void cut_one(void *p, size_t k, double d2)
     c->cut = dist2 <= c->r2;
 }
 
-static int at_free_surface(const fluid_sph *self, size_t i, const seam_neighbours *P, const seam_neighbours *B)
+/* The probe point of committed particle i along lattice direction k (0 to
+ * 7 in 2D, 0 to 25 in 3D); returns whether it lies inside the domain. */
+static int probe_point(const fluid_sph *self, size_t i, int k, double *x)
 {
     size_t d = (size_t)self->dim;
-    double r = SURFACE_EMPTY * self->s;
-    for (int a = -1; a <= 1; a++)
-        for (int b = -1; b <= 1; b++)
-            for (int c = d == 3 ? -1 : 0; c <= (d == 3 ? 1 : 0); c++) {
-                double dir[3] = {a, b, c}, len = sqrt((double)(a * a + b * b + c * c)), x[3] = {0.0, 0.0, 0.0};
-                if (len == 0.0)
-                    continue;
-                int inside = 1;
-                for (size_t q = 0; q < d; q++) {
-                    x[q] = self->x_n[d * i + q] + SURFACE_PROBE * self->s * dir[q] / len;
-                    inside &= x[q] > self->lo[q] && x[q] < self->hi[q];
-                }
-                if (inside && seam_neighbours_find(P, x, r, NULL, NULL, 0) == 0 &&
-                    seam_neighbours_find(B, x, r, NULL, NULL, 0) == 0)
-                    return 1;
-            }
+    int m = k + (k >= (d == 3 ? 13 : 4)), a, b, c;   /* skip the centre of the 3 x 3 (x 3) block */
+    if (d == 3) {
+        a = m / 9 - 1;
+        b = m / 3 % 3 - 1;
+        c = m % 3 - 1;
+    } else {
+        a = m / 3 - 1;
+        b = m % 3 - 1;
+        c = 0;
+    }
+    double dir[3] = {a, b, c}, len = sqrt((double)(a * a + b * b + c * c));
+    int inside = 1;
+    for (size_t q = 0; q < d; q++) {
+        x[q] = self->x_n[d * i + q] + SURFACE_PROBE * self->s * dir[q] / len;
+        inside &= x[q] > self->lo[q] && x[q] < self->hi[q];
+    }
+    return inside;
+}
+
+#define PROBE_KNOWN (1u << 31)
+
+/* Whether committed particle i is at a free surface: a probe point inside
+ * the domain and away from every particle (grid P) and every sample (grid
+ * B). The particles' part depends on the committed state alone: with memo
+ * (step_cache) it is found once per step, as a bit per direction. */
+static int at_free_surface(const fluid_sph *self, size_t i, const seam_neighbours *P, const seam_neighbours *B,
+                           uint32_t *memo)
+{
+    int dirs = self->dim == 3 ? 26 : 8;
+    double r = SURFACE_EMPTY * self->s, x[3] = {0.0, 0.0, 0.0};
+    if (memo && !(*memo & PROBE_KNOWN)) {
+        *memo = PROBE_KNOWN;
+        for (int k = 0; k < dirs; k++)
+            if (probe_point(self, i, k, x) && seam_neighbours_find(P, x, r, NULL, NULL, 0) == 0)
+                *memo |= 1u << k;
+    }
+    for (int k = 0; k < dirs; k++) {
+        int inside = probe_point(self, i, k, x);
+        int no_fluid = memo ? (int)(*memo >> k & 1u) : inside && seam_neighbours_find(P, x, r, NULL, NULL, 0) == 0;
+        if (no_fluid && seam_neighbours_find(B, x, r, NULL, NULL, 0) == 0)
+            return 1;
+    }
     return 0;
 }
 
@@ -942,20 +998,42 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         seam_logf(self->host, SEAM_LOG_WARN, "regions: the interface has non-finite positions");
         return SEAM_UNSTABLE;
     }
-    sph_geometry *G = &self->geo_regions;
-    if (boundary_at(self, X, NULL) != 0 ||
-        sph_geometry_build(G, &self->f, n, self->x_n, self->nw + self->ns, self->xb, self->psi) != 0) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "regions: out of memory for %zu particles", n);
-        return SEAM_ERROR;
+    /* The links between particles: the fluid rows of a geometry at the committed
+     * positions. With step_cache those of the start geometry (the same lists),
+     * the grid over the particles and their probe points are kept for the step. */
+    const sph_pairs *links;
+    seam_neighbours *P;
+    if (self->step_cache) {
+        if (!self->start_valid && geometry_at(self, self->start, self->x_n, self->Xi_n, NULL) != SEAM_OK)
+            return SEAM_ERROR;
+        self->start_valid = 1;
+        if (boundary_at(self, X, NULL) != 0) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "regions: out of memory for %zu samples", self->ns);
+            return SEAM_ERROR;
+        }
+        links = &self->geo[self->start].ff;
+        if (!self->grid_n)
+            self->grid_n = seam_neighbours_new(self->dim, n, self->x_n, self->f.K.h);
+        if (!self->probe)
+            self->probe = calloc(n, sizeof *self->probe);
+        P = self->grid_n;
+    } else {
+        sph_geometry *G = &self->geo_regions;
+        if (boundary_at(self, X, NULL) != 0 ||
+            sph_geometry_build(G, &self->f, n, self->x_n, self->nw + self->ns, self->xb, self->psi) != 0) {
+            seam_logf(self->host, SEAM_LOG_ERROR, "regions: out of memory for %zu particles", n);
+            return SEAM_ERROR;
+        }
+        links = &G->ff;
+        P = seam_neighbours_new(self->dim, n, self->x_n, self->f.K.h);
     }
-    const double *xs = G->xb + d * self->nw;
+    const double *xs = self->xb + d * self->nw;
     size_t *parent = malloc(n * sizeof *parent);
     int *open = calloc(n, sizeof *open);
     long *slot = malloc(n * sizeof *slot);
     seam_neighbours *B = seam_neighbours_new(self->dim, self->ns, xs, REGION_LINK * self->s);
-    seam_neighbours *P = seam_neighbours_new(self->dim, n, self->x_n, self->f.K.h);
     seam_status st = SEAM_OK;
-    if (!parent || !open || !slot || !B || !P) {
+    if (!parent || !open || !slot || !B || !P || (self->step_cache && !self->probe)) {
         st = SEAM_ERROR;
         goto done;
     }
@@ -963,8 +1041,8 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
         parent[i] = i;
     double link2 = REGION_LINK * REGION_LINK * self->s * self->s;
     for (size_t i = 0; i < n; i++)
-        for (size_t q = G->ff.start[i]; q < G->ff.start[i + 1]; q++) {
-            size_t j = G->ff.j[q];
+        for (size_t q = links->start[i]; q < links->start[i + 1]; q++) {
+            size_t j = links->j[q];
             if (j <= i)
                 continue;
             const double *a = self->x_n + d * i, *b = self->x_n + d * j;
@@ -981,7 +1059,7 @@ static seam_status fluid_regions(void *p, const seam_step *step, const double *X
                 parent[uf_find(parent, i)] = uf_find(parent, j);
         }
     for (size_t i = 0; i < n; i++)
-        if (!open[uf_find(parent, i)] && at_free_surface(self, i, P, B))
+        if (!open[uf_find(parent, i)] && at_free_surface(self, i, P, B, self->step_cache ? self->probe + i : NULL))
             open[uf_find(parent, i)] = 1;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -1004,7 +1082,8 @@ done:
     free(open);
     free(slot);
     seam_neighbours_destroy(&B);
-    seam_neighbours_destroy(&P);
+    if (!self->step_cache)
+        seam_neighbours_destroy(&P);
     return st;
 }
 
@@ -1075,6 +1154,7 @@ static seam_status fluid_load(void *p, const void *bytes, size_t size)
     /* The buffer is only read: move_state copies out of it when save is 0. */
     move_state(self, 0, (unsigned char *)(uintptr_t)bytes + sizeof head + sizeof counts);
     self->start_valid = 0;
+    forget_step(self);
     self->solved = 0;
     return SEAM_OK;
 }

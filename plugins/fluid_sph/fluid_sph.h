@@ -4,6 +4,7 @@
 #define FLUID_SPH_FLUID_SPH_H
 
 #include "seam/mapping.h"
+#include "seam/neighbours.h"
 #include "seam/plugin.h"
 #include "seam/vtk.h"
 #include "sph.h"
@@ -51,7 +52,16 @@ typedef struct fluid_sph {
     int solved;
     sph_solve_stats last_rho, last_div, last_visc;
     size_t clamped;          /* particles held at the domain's sides in the last solve */
-    /* enclosed regions (Akbay eq. 4.9): the geometry at the asked positions, rows and fluxes */
+    /* The fluid-only work of a step (Akbay 3.4's cheap rollback), kept across
+     * its coupling iterations with step_cache: it depends on the committed
+     * state alone, so it is made once, in the first iteration, and forgotten
+     * at commit, load and bind. */
+    int step_cache;
+    double *v_pre, *fb_pre;  /* velocities after the non-pressure forces (and the boundary pressure, without viscosity), and the boundary forces they gave */
+    double pre_dt;           /* the step size v_pre was made for; 0: none */
+    seam_neighbours *grid_n; /* grid over the committed particles (regions) */
+    uint32_t *probe;         /* per committed particle (regions): PROBE_KNOWN, and a bit per lattice direction whose probe point lies in the domain away from every particle */
+    /* enclosed regions (Akbay eq. 4.9): the geometry at the asked positions (without step_cache), rows and fluxes */
     sph_geometry geo_regions;
     double *region_C, *region_q;
     double *raster;

@@ -41,7 +41,6 @@ void sph_pairs_free(sph_pairs *P)
 {
     free(P->start);
     free(P->j);
-    free(P->w);
     free(P->gw);
     memset(P, 0, sizeof *P);
 }
@@ -69,13 +68,10 @@ static int pairs_reserve(sph_pairs *P, int dim, size_t pairs)
     uint32_t *j = realloc(P->j, cap * sizeof *j);
     if (j)
         P->j = j;
-    double *w = realloc(P->w, cap * sizeof *w);
-    if (w)
-        P->w = w;
     double *gw = realloc(P->gw, cap * (size_t)dim * sizeof *gw);
     if (gw)
         P->gw = gw;
-    if (!j || !w || !gw)
+    if (!j || !gw)
         return -1;
     P->cap = cap;
     return 0;
@@ -125,7 +121,6 @@ static int pairs_build(sph_pairs *P, const sph_kernel *K, size_t n, const double
             double r = sqrt(d2[q]), mass = psi ? psi[j] : 1.0;
             double g = r > 0.0 ? mass * sph_dW(K, r) / r : 0.0;
             P->j[used] = (uint32_t)j;
-            P->w[used] = mass * sph_W(K, r);
             for (size_t c = 0; c < d; c++)
                 P->gw[d * used + c] = g * (xi[c] - Y[d * j + c]);
             used++;
@@ -221,8 +216,9 @@ int sph_geometry_build(sph_geometry *G, const sph_fluid *f, size_t n, const doub
 #pragma omp parallel for schedule(static) if (G->n >= SPH_OMP_MIN)
     for (size_t i = 0; i < n; i++) {
         double rho = 0.0, g[3] = {0.0, 0.0, 0.0}, gb[3] = {0.0, 0.0, 0.0}, sq = 0.0;
+        const double *xi = G->xi + d * i;
         for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1]; p++) {
-            rho += m * G->ff.w[p];
+            rho += m * sph_W(&f->K, sqrt(sph_pair_d2(d, xi, G->xi + d * G->ff.j[p])));
             const double *gw = G->ff.gw + d * p;
             for (size_t c = 0; c < d; c++) {
                 g[c] += m * gw[c];
@@ -230,7 +226,8 @@ int sph_geometry_build(sph_geometry *G, const sph_fluid *f, size_t n, const doub
             }
         }
         for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
-            rho += G->fb.w[p];
+            size_t b = G->fb.j[p];
+            rho += G->psi[b] * sph_W(&f->K, sqrt(sph_pair_d2(d, xi, G->xb + d * b)));
             for (size_t c = 0; c < d; c++)
                 gb[c] += G->fb.gw[d * p + c];
         }
@@ -253,7 +250,8 @@ void sph_xsph(const sph_fluid *f, const sph_geometry *G, double eps, const doubl
         double acc[3] = {0.0, 0.0, 0.0};
         for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1]; p++) {
             size_t j = G->ff.j[p];
-            double c = 2.0 * f->m / (G->rho[i] + G->rho[j]) * G->ff.w[p];
+            double w = sph_W(&f->K, sqrt(sph_pair_d2(d, G->xi + d * i, G->xi + d * j)));
+            double c = 2.0 * f->m / (G->rho[i] + G->rho[j]) * w;
             for (size_t a = 0; a < d; a++)
                 acc[a] += c * (v[d * j + a] - v[d * i + a]);
         }

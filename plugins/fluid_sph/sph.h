@@ -37,18 +37,34 @@ double sph_W(const sph_kernel *K, double r);
 /* dW/dr at distance r (<= 0). */
 double sph_dW(const sph_kernel *K, double r);
 
-/* Neighbour lists of the fluid particles with their kernel values: row i
- * holds the pairs (i, j) with |x_i - x_j| < h, each with a weight w (W_ij, or
- * Psi_j W_ij for boundary neighbours) and its gradient with respect to x_i
- * (dim numbers). */
+/* Neighbour lists of the fluid particles: row i holds the pairs (i, j) with
+ * |x_i - y_j| < h, each with the gradient of its weight with respect to x_i
+ * (dim numbers): mass grad_i W_ij, mass m for fluid neighbours, Psi_j for
+ * boundary ones. The kernel values W_ij, used once per list (densities,
+ * XSPH), are recomputed from the positions (sph_pair_d2), to the bit what
+ * storing them gave: 28 bytes a pair in 3D instead of 36. (Keeping only the
+ * neighbour and the scalar mass dW/r, 12 bytes, and recomputing the
+ * gradient from the positions as well made a step 1.4 to 1.8 times slower
+ * at 3e4 particles: bench/RESULTS.md.) */
 typedef struct sph_pairs {
     size_t rows;
     size_t *start;           /* rows + 1 */
     uint32_t *j;
-    double *w;
     double *gw;
     size_t cap;              /* pairs the arrays have room for */
 } sph_pairs;
+
+/* Squared distance of x_i and y_j summed as the core grid sums it ((y - x)^2
+ * axis by axis), so W(sqrt(d2)) has the bits the list was built with. */
+static inline double sph_pair_d2(size_t dim, const double *xi, const double *yj)
+{
+    double d2 = 0.0;
+    for (size_t c = 0; c < dim; c++) {
+        double e = yj[c] - xi[c];
+        d2 += e * e;
+    }
+    return d2;
+}
 
 void sph_pairs_free(sph_pairs *P);
 

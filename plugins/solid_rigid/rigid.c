@@ -54,8 +54,9 @@ struct rigid_solver {
 #define ARM_TOLERANCE 1e-13
 #define ARM_SWEEPS 60
 
-enum { SHAPE_CIRCLE, SHAPE_RECTANGLE, SHAPE_POLYGON, SHAPE_SPHERE, SHAPE_BOX, SHAPE_MESH };
-static const char *const shape_names[] = {"circle", "rectangle", "polygon", "sphere", "box", "mesh", NULL};
+enum { SHAPE_CIRCLE, SHAPE_RECTANGLE, SHAPE_POLYGON, SHAPE_SPHERE, SHAPE_BOX, SHAPE_MESH, SHAPE_CYLINDER, SHAPE_TORUS };
+static const char *const shape_names[] = {"circle", "rectangle", "polygon", "sphere", "box", "mesh", "cylinder", "torus",
+                                          NULL};
 static const char *const profile_names[] = {"constant", "ramp", "cosine_release", NULL};
 
 /* ---- configuration ----------------------------------------------------- */
@@ -134,6 +135,19 @@ static int parse_shape(rigid_solver *rs, seam_cfg *item, const char *name, rigid
         rc = rigid_shape_box(shape, rs->dim, size, err, sizeof err);
     } else if (kind == SHAPE_POLYGON) {
         return parse_polygon(item, name, shape);
+    } else if (kind == SHAPE_CYLINDER) {
+        double r = seam_cfg_num(item, "radius", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+        double h = seam_cfg_num(item, "height", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+        if (isnan(r) || isnan(h))
+            return -1;
+        rc = rigid_shape_cylinder(shape, r, h, err, sizeof err);
+    } else if (kind == SHAPE_TORUS) {
+        double r = seam_cfg_num(item, "radius", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+        double a = seam_cfg_num(item, "tube_radius", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+        if (isnan(r) || isnan(a))
+            return -1;
+        key = "tube_radius";
+        rc = rigid_shape_torus(shape, r, a, err, sizeof err);
     } else {
         char resolved[4096];
         const char *path = seam_cfg_file(item, "mesh", NULL, resolved, sizeof resolved, SEAM_CFG_REQUIRED);
@@ -322,7 +336,7 @@ static int parse_pose(rigid_solver *rs, seam_cfg *item, const char *name, rigid_
 
 /* Every key a body may have: marked known when parsing stops early, so only
  * the real error and true typos are reported. */
-static const char *const body_keys[] = {"name", "shape", "radius", "size", "vertices", "mesh", "scale",
+static const char *const body_keys[] = {"name", "shape", "radius", "height", "tube_radius", "size", "vertices", "mesh", "scale",
                                         "density", "mass", "position", "velocity", "angle", "orientation",
                                         "angular_velocity", "restitution", "friction", "kinematic",
                                         "constraint", "forces", NULL};

@@ -68,6 +68,39 @@ int rigid_shape_box(rigid_shape *s, int dim, const double *size, char *err, size
     return 0;
 }
 
+int rigid_shape_cylinder(rigid_shape *s, double radius, double height, char *err, size_t errlen)
+{
+    shape_init(s, 3, RIGID_CYLINDER);
+    if (!(radius > 0.0) || !isfinite(radius) || !(height > 0.0) || !isfinite(height)) {
+        snprintf(err, errlen, "radius and height must be positive, got %g and %g", radius, height);
+        return -1;
+    }
+    s->radius = radius;
+    s->height = height;
+    s->measure = M_PI * radius * radius * height;
+    double Jx = s->measure * (3.0 * radius * radius + height * height) / 12.0;
+    v3_set(s->J, Jx, 0.5 * s->measure * radius * radius, Jx);
+    s->bound = hypot(radius, 0.5 * height);
+    return 0;
+}
+
+int rigid_shape_torus(rigid_shape *s, double radius, double tube, char *err, size_t errlen)
+{
+    shape_init(s, 3, RIGID_TORUS);
+    if (!(tube > 0.0) || !isfinite(radius) || !(radius > tube)) {
+        snprintf(err, errlen, "need 0 < tube_radius < radius (a ring torus), got tube_radius %g and radius %g", tube,
+                 radius);
+        return -1;
+    }
+    s->radius = radius;
+    s->tube = tube;
+    s->measure = 2.0 * M_PI * M_PI * radius * tube * tube;
+    double Jx = s->measure * (0.5 * radius * radius + 0.625 * tube * tube);
+    v3_set(s->J, Jx, s->measure * (radius * radius + 0.75 * tube * tube), Jx);
+    s->bound = radius + tube;
+    return 0;
+}
+
 /* ---- polygons ---------------------------------------------------------- */
 
 static double cross2(const double *a, const double *b) { return a[0] * b[1] - a[1] * b[0]; }
@@ -506,8 +539,129 @@ static void sample_box(const double *half, double spacing, growable *g, int32_t 
     free(id);
 }
 
+/* Points per ring of a circle of radius r sampled about `spacing` apart (at least `least`). */
+static size_t ring_count(double r, double spacing, double least)
+{
+    return (size_t)fmax(least, ceil(2.0 * M_PI * r / spacing - 1e-9));
+}
+
+static void push_tri(int32_t **tris, size_t *nt, size_t *cap, int32_t a, int32_t b, int32_t c)
+{
+    if (*nt == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        *tris = realloc(*tris, 3 * *cap * sizeof **tris);
+    }
+    (*tris)[3 * *nt] = a;
+    (*tris)[3 * *nt + 1] = b;
+    (*tris)[3 * *nt + 2] = c;
+    (*nt)++;
+}
+
+/* Triangles joining two closed rings of points (na at first index a0, nb at
+ * b0, both by increasing angle from 0): each step advances the ring whose
+ * next point comes first in angle. */
+static void zip_rings(int32_t **tris, size_t *nt, size_t *cap, int32_t a0, size_t na, int32_t b0, size_t nb)
+{
+    size_t i = 0, j = 0;
+    while (i < na || j < nb) {
+        double ta = (double)(i + 1) / (double)na, tb = (double)(j + 1) / (double)nb;
+        int32_t ai = a0 + (int32_t)(i % na), bj = b0 + (int32_t)(j % nb);
+        if (j >= nb || (i < na && ta <= tb)) {
+            push_tri(tris, nt, cap, ai, a0 + (int32_t)((i + 1) % na), bj);
+            i++;
+        } else {
+            push_tri(tris, nt, cap, ai, b0 + (int32_t)((j + 1) % nb), bj);
+            j++;
+        }
+    }
+}
+
+/* A cylinder's surface: rings on the side about `spacing` apart, and each cap
+ * as concentric rings (fewer points inward) about its centre. */
+static void sample_cylinder(double r, double h, double spacing, growable *g, int32_t **tris, size_t *nt)
+{
+    size_t cap = 0, n = ring_count(r, spacing, 8.0), ny = (size_t)fmax(1.0, ceil(h / spacing - 1e-9));
+    size_t nr = (size_t)fmax(1.0, ceil(r / spacing - 1e-9));
+    *nt = 0;
+    *tris = NULL;
+    for (size_t k = 0; k <= ny; k++)
+        for (size_t j = 0; j < n; j++) {
+            double th = 2.0 * M_PI * (double)j / (double)n;
+            grow_push(g, r * cos(th), -0.5 * h + h * (double)k / (double)ny, r * sin(th));
+        }
+    for (size_t k = 0; k < ny; k++)
+        zip_rings(tris, nt, &cap, (int32_t)(k * n), n, (int32_t)((k + 1) * n), n);
+    for (int top = 0; top < 2; top++) {
+        double y = top ? 0.5 * h : -0.5 * h;
+        int32_t outer = (int32_t)(top ? ny * n : 0), centre = (int32_t)grow_push(g, 0.0, y, 0.0);
+        size_t n_out = n;
+        for (size_t m = nr - 1; m >= 1; m--) {   /* inner rings, outside in */
+            double rm = r * (double)m / (double)nr;
+            size_t nm = ring_count(rm, spacing, 6.0);
+            int32_t first = (int32_t)g->n;
+            for (size_t j = 0; j < nm; j++) {
+                double th = 2.0 * M_PI * (double)j / (double)nm;
+                grow_push(g, rm * cos(th), y, rm * sin(th));
+            }
+            zip_rings(tris, nt, &cap, outer, n_out, first, nm);
+            outer = first;
+            n_out = nm;
+        }
+        for (size_t j = 0; j < n_out; j++)
+            push_tri(tris, nt, &cap, outer + (int32_t)j, outer + (int32_t)((j + 1) % n_out), centre);
+    }
+}
+
+/* A torus's surface: a grid in the angle about the axis and the angle about the tube. */
+static void sample_torus(double R, double a, double spacing, growable *g, int32_t **tris, size_t *nt)
+{
+    size_t cap = 0, nu = ring_count(R + a, spacing, 8.0), nv = ring_count(a, spacing, 6.0);
+    *nt = 0;
+    *tris = NULL;
+    for (size_t i = 0; i < nu; i++)
+        for (size_t j = 0; j < nv; j++) {
+            double u = 2.0 * M_PI * (double)i / (double)nu, v = 2.0 * M_PI * (double)j / (double)nv;
+            double rho = R + a * cos(v);
+            grow_push(g, rho * cos(u), a * sin(v), rho * sin(u));
+        }
+    for (size_t i = 0; i < nu; i++)
+        for (size_t j = 0; j < nv; j++) {
+            int32_t p = (int32_t)(i * nv + j), q = (int32_t)(((i + 1) % nu) * nv + j);
+            int32_t p1 = (int32_t)(i * nv + (j + 1) % nv), q1 = (int32_t)(((i + 1) % nu) * nv + (j + 1) % nv);
+            push_tri(tris, nt, &cap, p, q, q1);
+            push_tri(tris, nt, &cap, p, q1, p1);
+        }
+}
+
+/* Turn every triangle outward: its normal along the shape's outward normal at its centroid. */
+static void orient_outward(const rigid_shape *s, const double *p, int32_t *tris, size_t nt)
+{
+    for (size_t t = 0; t < nt; t++) {
+        int32_t *v = tris + 3 * t;
+        double u[3], w[3], nrm[3], c[3], d, out[3];
+        v3_sub(u, p + 3 * v[1], p + 3 * v[0]);
+        v3_sub(w, p + 3 * v[2], p + 3 * v[0]);
+        v3_cross(nrm, u, w);
+        for (int k = 0; k < 3; k++)
+            c[k] = (p[3 * v[0] + k] + p[3 * v[1] + k] + p[3 * v[2] + k]) / 3.0;
+        rigid_shape_sdf(s, c, &d, out);
+        if (v3_dot(nrm, out) < 0.0) {
+            int32_t tmp = v[1];
+            v[1] = v[2];
+            v[2] = tmp;
+        }
+    }
+}
+
 double rigid_shape_sample_estimate(const rigid_shape *s, double spacing)
 {
+    if (s->kind == RIGID_CYLINDER) {   /* side rings, and both caps at most as dense */
+        double n = fmax(8.0, ceil(2.0 * M_PI * s->radius / spacing)), nr = fmax(1.0, ceil(s->radius / spacing));
+        return n * (fmax(1.0, ceil(s->height / spacing)) + 1.0 + 2.0 * nr) + 2.0;
+    }
+    if (s->kind == RIGID_TORUS)
+        return fmax(8.0, ceil(2.0 * M_PI * (s->radius + s->tube) / spacing)) *
+               fmax(6.0, ceil(2.0 * M_PI * s->tube / spacing));
     if (s->dim == 2) {
         if (s->kind == RIGID_ROUND)
             return fmax(8.0, ceil(2.0 * M_PI * s->radius / spacing));
@@ -576,6 +730,12 @@ void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size
         sample_icosphere(s->radius, spacing, &g, &el, &ne);
     } else if (s->kind == RIGID_BOX) {
         sample_box(s->half, spacing, &g, &el, &ne);
+    } else if (s->kind == RIGID_CYLINDER || s->kind == RIGID_TORUS) {
+        if (s->kind == RIGID_CYLINDER)
+            sample_cylinder(s->radius, s->height, spacing, &g, &el, &ne);
+        else
+            sample_torus(s->radius, s->tube, spacing, &g, &el, &ne);
+        orient_outward(s, g.p, el, ne);
     } else {
         for (size_t i = 0; i < s->n_verts; i++)
             grow_push(&g, s->verts[3 * i], s->verts[3 * i + 1], s->verts[3 * i + 2]);
@@ -734,9 +894,49 @@ static void sdf_mesh(const rigid_shape *s, const double *p, double *dist, double
     }
 }
 
+/* Cylinder of radius r and height h along y: the distance in the (radial, axial) half-plane. */
+static void sdf_cylinder(double r, double h, const double *p, double *dist, double *n)
+{
+    double rho = hypot(p[0], p[2]), u[3] = {1.0, 0.0, 0.0};
+    if (rho > 0.0)
+        v3_set(u, p[0] / rho, 0.0, p[2] / rho);
+    double dr = rho - r, dy = fabs(p[1]) - 0.5 * h, sy = p[1] < 0.0 ? -1.0 : 1.0;
+    if (dr > 0.0 || dy > 0.0) {
+        double or = fmax(dr, 0.0), oy = fmax(dy, 0.0);
+        *dist = hypot(or, oy);
+        v3_set(n, or * u[0] / *dist, sy * oy / *dist, or * u[2] / *dist);
+    } else if (dr > dy) {
+        *dist = dr;
+        v3_copy(n, u);
+    } else {
+        *dist = dy;
+        v3_set(n, 0.0, sy, 0.0);
+    }
+}
+
+/* Torus about y: the distance to the tube's centre circle, less the tube radius. */
+static void sdf_torus(double R, double a, const double *p, double *dist, double *n)
+{
+    double rho = hypot(p[0], p[2]), u[3] = {1.0, 0.0, 0.0};
+    if (rho > 0.0)
+        v3_set(u, p[0] / rho, 0.0, p[2] / rho);
+    double qr = rho - R, L = hypot(qr, p[1]);
+    *dist = L - a;
+    if (L > 0.0)
+        v3_set(n, qr * u[0] / L, p[1] / L, qr * u[2] / L);
+    else
+        v3_copy(n, u);
+}
+
 bool rigid_shape_sdf(const rigid_shape *s, const double *p, double *dist, double *n)
 {
     switch (s->kind) {
+    case RIGID_CYLINDER:
+        sdf_cylinder(s->radius, s->height, p, dist, n);
+        return true;
+    case RIGID_TORUS:
+        sdf_torus(s->radius, s->tube, p, dist, n);
+        return true;
     case RIGID_ROUND: {
         double r = v3_norm(p);
         *dist = r - s->radius;

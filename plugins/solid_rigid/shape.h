@@ -14,13 +14,17 @@ typedef enum rigid_shape_kind {
     RIGID_ROUND,     /* circle (2D) or sphere (3D) */
     RIGID_BOX,       /* 3D box; a 2D rectangle is a polygon */
     RIGID_POLYGON,   /* 2D simple polygon, convex or concave */
-    RIGID_MESH       /* 3D closed triangle mesh */
+    RIGID_MESH,      /* 3D closed triangle mesh */
+    RIGID_CYLINDER,  /* 3D solid circular cylinder, axis along the body's y */
+    RIGID_TORUS      /* 3D solid torus, axis along the body's y */
 } rigid_shape_kind;
 
 typedef struct rigid_shape {
     int dim;
     rigid_shape_kind kind;
-    double radius;           /* RIGID_ROUND */
+    double radius;           /* RIGID_ROUND, RIGID_CYLINDER; RIGID_TORUS: from the axis to the tube's centre */
+    double height;           /* RIGID_CYLINDER: full length along y */
+    double tube;             /* RIGID_TORUS: radius of the tube */
     double half[3];          /* RIGID_BOX half extents */
     size_t n_verts;          /* polygon (counter-clockwise) or mesh vertices, body frame, 3 per vertex */
     double *verts;
@@ -42,6 +46,13 @@ int rigid_shape_round(rigid_shape *s, int dim, double radius, char *err, size_t 
 int rigid_shape_box(rigid_shape *s, int dim, const double *size, char *err, size_t errlen);
 /* n vertices (x y pairs) in any orientation; refused when degenerate or self-intersecting. */
 int rigid_shape_polygon(rigid_shape *s, const double *xy, size_t n, char *err, size_t errlen);
+/* A cylinder of radius r and height h, axis along y through its centre:
+ * volume pi r^2 h, J = V (3 r^2 + h^2) / 12 about x and z, V r^2 / 2 about y. */
+int rigid_shape_cylinder(rigid_shape *s, double radius, double height, char *err, size_t errlen);
+/* A ring torus, axis along y: the circle of radius `tube` about the circle of
+ * radius `radius` in the xz plane (tube < radius): volume 2 pi^2 R a^2,
+ * J = V (R^2 + 3 a^2 / 4) about y, V (R^2 / 2 + 5 a^2 / 8) about x and z. */
+int rigid_shape_torus(rigid_shape *s, double radius, double tube, char *err, size_t errlen);
 /* A closed, consistently oriented triangle mesh (3 coordinates per vertex). */
 int rigid_shape_mesh(rigid_shape *s, const double *verts, size_t n_verts, const int32_t *tris,
                      size_t n_tris, char *err, size_t errlen);
