@@ -699,7 +699,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
         sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v, self->fb);
     }
     if (self->tak) {
-        /* Takahashi ch. 3: the PPE of eq. 3.3 by MGCG (takahashi.c) */
+        /* Takahashi ch. 3 by MGCG (takahashi.c): the system of the applied pressure force (D G) with
+         * eq. 3.2's wall term; docs/fluid_sph.md says why not eq. 3.3 as printed */
         if (sph_takahashi_solve(self->tak, &self->f, G0, dt, self->vb, &self->tak_opts, self->v, self->p,
                                 self->k, &self->last_rho) < 0) {
             seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the pressure system of %zu particles", n);
