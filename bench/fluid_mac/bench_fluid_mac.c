@@ -15,6 +15,17 @@
  * "phases" debug line).
  * 2D runs take 20 warm-up and 20 timed steps, 3D runs 3 and 5 (a 64^3 step
  * takes seconds here); BENCH_STEPS=W,T overrides both.
+ *
+ * Multigrid runs also print a "bound" table: the CPU time of one MG-PCG
+ * iteration (the plugin times each PCG solve) against the bytes it has to
+ * move at the least (mac_mg_iteration_bytes, whose model is stated in
+ * plugins/fluid_mac/multigrid.c: CG's 13 doubles per unknown, a byte of
+ * stencil per cell and pass plus level 0's diagonal, and two passes per
+ * level, each array once) over the bandwidth of a STREAM triad
+ * a[i] = b[i] + s c[i] on three arrays of 2^25 doubles (768 MiB, far beyond
+ * the caches), run in this process before each size (24 bytes per element,
+ * STREAM's count; best of 5). Measured/bound is meaningful with
+ * OMP_NUM_THREADS=1 (CPU time; the triad is one thread).
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +42,7 @@ enum { MAX_PHASES = 16 };
 
 typedef struct tally {
     long iterations;
+    double pcg_ms, pcg_wall_ms, bytes;   /* PCG CPU and wall time, bound bytes times iterations, summed */
     int solves;
     int n_phases;
     char phase_names[MAX_PHASES][24];
@@ -39,6 +51,7 @@ typedef struct tally {
 
 typedef struct result {
     double ms_wall, ms_cpu, iterations;
+    double ms_iteration, wall_ms_iteration, bytes_iteration;   /* per PCG iteration */
     int n_phases;
     char phase_names[MAX_PHASES][24];
     double phase_ms[MAX_PHASES];   /* per step */
@@ -65,7 +78,15 @@ static void bench_log(void *ctx, seam_log_level level, const char *message)
         }
         t->n_phases = n;
     } else if (k) {
-        t->iterations += strtol(k + 4, NULL, 10);
+        long it = strtol(k + 4, NULL, 10);
+        double cpu = 0.0, wall = 0.0, bytes = 0.0;
+        const char *ms = strstr(k, "residual");
+        if (ms && sscanf(ms, "residual %*g, %lf ms cpu, %lf ms wall, %lf bytes", &cpu, &wall, &bytes) == 3) {
+            t->pcg_ms += cpu;
+            t->pcg_wall_ms += wall;
+            t->bytes += bytes * (double)it;
+        }
+        t->iterations += it;
         t->solves++;
     } else if (level >= SEAM_LOG_WARN) {
         fprintf(stderr, "fluid_mac: %s\n", message);
@@ -151,6 +172,9 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
     res->ms_wall = 1e3 * elapsed / steps;
     res->ms_cpu = 1e3 * cpu_s / steps;
     res->iterations = (double)t.iterations / t.solves;
+    res->ms_iteration = t.iterations ? t.pcg_ms / (double)t.iterations : 0.0;
+    res->wall_ms_iteration = t.iterations ? t.pcg_wall_ms / (double)t.iterations : 0.0;
+    res->bytes_iteration = t.iterations ? t.bytes / (double)t.iterations : 0.0;
     res->n_phases = t.n_phases;
     for (int k = 0; k < t.n_phases; k++) {
         memcpy(res->phase_names[k], t.phase_names[k], sizeof res->phase_names[k]);
@@ -170,6 +194,53 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
     fflush(stdout);
     P->destroy(fl);
     return 0;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* STREAM triad bandwidth in bytes per CPU second, best of 5 passes. */
+static double triad_bandwidth(void)
+{
+    const size_t n = (size_t)1 << 25;
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        return 0.0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        a[i] = 0.0;
+        b[i] = 1.0 + 1e-9 * (double)i;
+        c[i] = 2.0;
+    }
+    double best = INFINITY, s = 3.0;
+    for (int rep = 0; rep < 5; rep++) {
+        double t = -cpu_now();
+        for (size_t i = 0; i < n; i++)
+            a[i] = b[i] + s * c[i];
+        t += cpu_now();
+        best = t < best ? t : best;
+        s = a[(size_t)rep * 977] * 1e-9 + 3.0;   /* the next pass depends on this one */
+    }
+    free(a), free(b), free(c);
+    return 24.0 * (double)n / best;
+}
+
+/* Per size: CPU ms per MG-PCG iteration against its bandwidth bound. */
+static void print_bound_table(const char *name, int dim, const int *sizes, int n, const result *mg, const double *bw)
+{
+    printf("\n| %s N | MG it/solve | ms/iteration (cpu) | wall ms/iteration | bound MB/iteration | triad GB/s "
+           "| bound ms/iteration | measured/bound |\n|---|---|---|---|---|---|---|---|\n", name);
+    for (int k = 0; k < n; k++) {
+        double bound_ms = 1e3 * mg[k].bytes_iteration / bw[k];
+        printf("| %d^%d | %.1f | %.3f | %.3f | %.2f | %.1f | %.3f | **%.2f** |\n", sizes[k], dim, mg[k].iterations,
+               mg[k].ms_iteration, mg[k].wall_ms_iteration, 1e-6 * mg[k].bytes_iteration, 1e-9 * bw[k], bound_ms,
+               mg[k].ms_iteration / bound_ms);
+    }
 }
 
 /* Per size: each phase's CPU ms per step and share, reference against binned, and their ratio. */
@@ -233,6 +304,7 @@ int main(int argc, char **argv)
         return 1;
     }
     result mg[8], mic[8];
+    double bw[8];
     if (compare_kernels) {
         result ref[8], bin[8];
         for (int k = 0; k < n; k++) {
@@ -246,7 +318,12 @@ int main(int argc, char **argv)
         print_kernel_table(sizes, n, ref, bin);
         return 0;
     }
+    int multigrid = both || strcmp(precond, "multigrid") == 0;
     for (int k = 0; k < n; k++) {
+        if (multigrid && (bw[k] = triad_bandwidth()) <= 0.0) {
+            fprintf(stderr, "no memory for the triad's arrays\n");
+            return 1;
+        }
         if (both)
             precond = "mic0";
         if (run(sc, sizes[k], warmup, steps, both ? &mic[k] : &mg[k]) != 0)
@@ -264,5 +341,7 @@ int main(int argc, char **argv)
             printf("| %d | %.1f | %.1f | %.2f | %.2f | %.2f |\n", sizes[k], mic[k].iterations, mg[k].iterations,
                    mic[k].ms_cpu, mg[k].ms_cpu, mic[k].ms_cpu / mg[k].ms_cpu);
     }
+    if (multigrid)
+        print_bound_table(scene_names[sc], sc == WATER3D || sc == SMOKE3D ? 3 : 2, sizes, n, mg, bw);
     return 0;
 }

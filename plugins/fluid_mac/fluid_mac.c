@@ -1219,7 +1219,8 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     if (st != SEAM_OK)
         return st;
     int pcg_iterations = self->proj.iterations;
-    double pcg_residual = self->proj.residual;
+    double pcg_residual = self->proj.residual, pcg_cpu = self->proj.pcg_cpu_ms, pcg_wall = self->proj.pcg_wall_ms;
+    double pcg_bytes = self->proj.iteration_bytes;
     int finite = all_finite(self->p, mac_ncell(g));
     for (int a = 0; a < g->dim; a++)
         finite &= all_finite(self->vel[a], mac_nf(g, a));
@@ -1238,8 +1239,10 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     if (n && out && out->F)
         compute_loads(self, dt, out->F);
     phase_end(self, PH_LOADS, &t0);
-    seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: pressure PCG %d iterations, residual %.3g",
-              (long long)step->index, step->iteration, pcg_iterations, pcg_residual);
+    seam_logf(self->host, SEAM_LOG_DEBUG,
+              "step %lld iteration %d: pressure PCG %d iterations, residual %.3g, %.3f ms cpu, %.3f ms wall, "
+              "%.0f bytes/iteration bound", (long long)step->index, step->iteration, pcg_iterations, pcg_residual,
+              pcg_cpu, pcg_wall, pcg_bytes);
     if (self->viscosity > 0.0)
         seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: viscosity PCG %d iterations",
                   (long long)step->index, step->iteration, visc_iterations);

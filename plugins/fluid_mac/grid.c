@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mac.h"
 #include "seam/log.h"
@@ -836,6 +837,8 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
     remove_region_means(P, geo, P->b);
     P->iterations = 0;
     P->residual = 0.0;
+    P->pcg_cpu_ms = P->pcg_wall_ms = 0.0;
+    P->iteration_bytes = P->precond == MAC_PRECOND_MG ? mac_mg_iteration_bytes(P->mg, P->n) : 0.0;
     if (seam_norm2(P->n, P->b) == 0.0) {
         memset(P->p, 0, P->n * sizeof *P->p);
     } else if (P->n) {
@@ -843,7 +846,14 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
         seam_linop A = {P->n, apply_A, &ctx}, M = {P->n, P->precond == MAC_PRECOND_MG ? apply_mg : apply_mic, &ctx};
         seam_krylov_opts o = {tol, 0.0, max_iter, 0};
         seam_krylov_stats st;
+        struct timespec c0, c1, w0, w1;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+        clock_gettime(CLOCK_MONOTONIC, &w0);
         seam_pcg(&A, &M, P->b, P->p, &o, &st);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+        clock_gettime(CLOCK_MONOTONIC, &w1);
+        P->pcg_cpu_ms = 1e3 * (double)(c1.tv_sec - c0.tv_sec) + 1e-6 * (double)(c1.tv_nsec - c0.tv_nsec);
+        P->pcg_wall_ms = 1e3 * (double)(w1.tv_sec - w0.tv_sec) + 1e-6 * (double)(w1.tv_nsec - w0.tv_nsec);
         P->iterations = st.iterations;
         P->residual = st.residual;
         if (!st.converged) {

@@ -294,6 +294,9 @@ mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, cons
 /* z = one V-cycle applied to r (both over the n unknowns; cell: their cells). */
 void mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z);
 void mac_mg_free(mac_mg **self_p);
+/* The least bytes one multigrid-preconditioned CG iteration over n unknowns
+ * moves (the model is stated in multigrid.c). */
+double mac_mg_iteration_bytes(const mac_mg *m, size_t n);
 
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid
  * cells and its preconditioner, MIC(0) or multigrid. */
@@ -309,6 +312,8 @@ typedef struct mac_projection {
     double *b, *p, *tmp;     /* per unknown */
     int iterations;
     double residual;
+    double pcg_cpu_ms, pcg_wall_ms;   /* the last solve's PCG: process CPU and wall time */
+    double iteration_bytes;  /* multigrid: mac_mg_iteration_bytes of the last solve; MIC(0): 0 */
 } mac_projection;
 
 /* Make the divergence of vel in fluid cells equal to the volume sources s

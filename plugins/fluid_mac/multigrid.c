@@ -12,21 +12,47 @@
  * the smoother red-black Gauss-Seidel, red then black before the coarse
  * correction and black then red after it, so the V-cycle is a symmetric
  * operator and PCG may use it. Thin shells block faces on level 0 only: the
- * coarse levels do not see them, which costs iterations, not accuracy. */
+ * coarse levels do not see them, which costs iterations, not accuracy.
+ *
+ * Memory traffic: each level keeps its stencil as one byte per cell (which
+ * neighbours couple with -1, whether the cell is smoothed) and the inverse
+ * diagonal; the half sweeps before the coarse correction (and the residual)
+ * run as one pipelined pass over the slabs (rows in 2D, planes in 3D), stage
+ * t on slab s - t, and so do the prolongation and the half sweeps after it.
+ * A half sweep reads only the other colour, so the pipeline gives the plain
+ * sweep order's results bit for bit. On OpenMP threads each thread runs the
+ * pipeline over its own block of slabs, short of the block edges, and the
+ * edges' triangles are finished after a barrier: the same results with any
+ * number of threads. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "mac.h"
 
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
+/* Bits of mg_level.mask: bit 2a (2a + 1) when the neighbour below (above)
+ * along axis a couples with -1; MG_SMOOTHED when the cell is fluid with a
+ * nonzero diagonal (Gauss-Seidel updates it). */
+enum { MG_SMOOTHED = 1 << 6 };
+/* Stages of a pipelined pass (see run_pipeline). */
+typedef enum mg_stage { ST_RED_FROM_ZERO, ST_RED, ST_BLACK, ST_RESIDUAL, ST_PROLONG } mg_stage;
+enum { MG_STAGES = 2 * MG_SMOOTH + 1 };
+_Static_assert(MG_SMOOTH == 2, "the stage lists in vcycle are written out for two sweeps");
 
 typedef struct mg_level {
     int n[3];                /* cells per axis (n[2] = 1 in 2D) */
     size_t nc;
+    size_t slab;             /* cells per slab: a row in 2D, a plane in 3D */
+    int n_slabs;
     uint8_t *type;           /* MG_* per cell */
+    uint8_t *mask;           /* the stencil's neighbours and MG_SMOOTHED per cell */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
+    double *idiag;           /* 1 / diag on smoothed cells */
     double *x, *b, *r;
 } mg_level;
 
@@ -55,6 +81,8 @@ void mac_mg_free(mac_mg **self_p)
     for (int l = 0; l < m->n_levels; l++) {
         mg_level *L = &m->lev[l];
         free(L->type);
+        free(L->mask);
+        free(L->idiag);
         if (l > 0) {
             free(L->diag);
             for (int a = 0; a < 3; a++)
@@ -83,8 +111,12 @@ static mac_mg *mg_alloc(const mac_grid *g)
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
         L->nc = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
+        L->slab = g->dim == 3 ? (size_t)n[0] * (size_t)n[1] : (size_t)n[0];
+        L->n_slabs = g->dim == 3 ? n[2] : n[1];
         m->n_levels = l + 1;
         ok &= (L->type = malloc(L->nc)) != NULL;
+        ok &= (L->mask = malloc(L->nc)) != NULL;
+        ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
         ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->r = calloc(L->nc, sizeof(double))) != NULL;
@@ -154,6 +186,32 @@ static void coarsen(const mac_grid *g, const mg_level *F, mg_level *C, int dim)
             }
 }
 
+/* The stencil as bits (every off-diagonal is -1 or 0, on every level) and
+ * the inverse diagonal, once per build: the sweeps read one byte and one
+ * double per cell instead of 1 + d doubles and the cell type. */
+static void build_mask(mg_level *L, int dim)
+{
+#pragma omp parallel for schedule(static) if (L->nc >= MAC_OMP_MIN)
+    for (int k = 0; k < L->n[2]; k++)
+        for (int j = 0; j < L->n[1]; j++)
+            for (int i = 0; i < L->n[0]; i++) {
+                size_t c = idx(L, i, j, k);
+                const int ijk[3] = {i, j, k};
+                uint8_t mk = 0;
+                int smoothed = L->type[c] == MG_FLUID && L->diag[c] != 0.0;
+                if (L->type[c] == MG_FLUID)
+                    for (int a = 0; a < dim; a++) {
+                        size_t st = stride(L, a);
+                        if (ijk[a] > 0 && L->plus[a][c - st] != 0.0)
+                            mk |= (uint8_t)(1u << (2 * a));
+                        if (ijk[a] + 1 < L->n[a] && L->plus[a][c] != 0.0)
+                            mk |= (uint8_t)(1u << (2 * a + 1));
+                    }
+                L->mask[c] = (uint8_t)(mk | (smoothed ? MG_SMOOTHED : 0));
+                L->idiag[c] = smoothed ? 1.0 / L->diag[c] : 0.0;
+            }
+}
+
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
                      const double *Adiag, double *const Aplus[3])
 {
@@ -170,52 +228,70 @@ mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, cons
         L0->plus[a] = Aplus[a];
     for (int l = 1; l < m->n_levels; l++)
         coarsen(g, &m->lev[l - 1], &m->lev[l], g->dim);
+    for (int l = 0; l < m->n_levels; l++)
+        build_mask(&m->lev[l], g->dim);
     return m;
 }
 
-/* Off-diagonal part of row c times x: sum over neighbours of A(c, nb) x(nb). */
-static inline double offdiag(const mg_level *L, int dim, size_t c, const int *ijk, const double *x)
+/* Off-diagonal part of row c times x: minus the coupled neighbours, in the
+ * order +x, -x, +y, -y, +z, -z. */
+static inline double offdiag(uint8_t mk, const double *x, size_t c, size_t sy, size_t sz)
 {
     double s = 0.0;
-    for (int a = 0; a < dim; a++) {
-        size_t st = stride(L, a);
-        if (ijk[a] + 1 < L->n[a])
-            s += L->plus[a][c] * x[c + st];
-        if (ijk[a] > 0)
-            s += L->plus[a][c - st] * x[c - st];
-    }
+    if (mk & 2)
+        s -= x[c + 1];
+    if (mk & 1)
+        s -= x[c - 1];
+    if (mk & 8)
+        s -= x[c + sy];
+    if (mk & 4)
+        s -= x[c - sy];
+    if (mk & 32)
+        s -= x[c + sz];
+    if (mk & 16)
+        s -= x[c - sz];
     return s;
 }
 
-/* One Gauss-Seidel half sweep over the cells of one colour ((i+j+k) % 2). */
-static void smooth_colour(mg_level *L, int dim, int colour)
+/* Gauss-Seidel on the cells of one colour ((i + j + k) % 2) of row (j, k). */
+static void smooth_row(mg_level *L, int j, int k, int colour)
 {
     double *x = L->x;
-    const double *b = L->b;
-    for (int k = 0; k < L->n[2]; k++)
-        for (int j = 0; j < L->n[1]; j++)
-            for (int i = (j + k + colour) & 1; i < L->n[0]; i += 2) {
-                size_t c = idx(L, i, j, k);
-                if (L->type[c] != MG_FLUID || L->diag[c] == 0.0)
-                    continue;
-                const int ijk[3] = {i, j, k};
-                x[c] = (b[c] - offdiag(L, dim, c, ijk, x)) / L->diag[c];
-            }
+    const double *b = L->b, *id = L->idiag;
+    const uint8_t *mask = L->mask;
+    size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
+    for (int i = (j + k + colour) & 1; i < L->n[0]; i += 2) {
+        size_t c = c0 + (size_t)i;
+        uint8_t mk = mask[c];
+        if (mk & MG_SMOOTHED)
+            x[c] = (b[c] - offdiag(mk, x, c, sy, sz)) * id[c];
+    }
 }
 
-static void residual(mg_level *L, int dim)
+/* The first red half sweep from x = 0: x = b / diag on red cells, 0 elsewhere. */
+static void red_from_zero_row(mg_level *L, int j, int k)
 {
-    for (int k = 0; k < L->n[2]; k++)
-        for (int j = 0; j < L->n[1]; j++)
-            for (int i = 0; i < L->n[0]; i++) {
-                size_t c = idx(L, i, j, k);
-                if (L->type[c] != MG_FLUID) {
-                    L->r[c] = 0.0;
-                    continue;
-                }
-                const int ijk[3] = {i, j, k};
-                L->r[c] = L->b[c] - L->diag[c] * L->x[c] - offdiag(L, dim, c, ijk, L->x);
-            }
+    double *x = L->x;
+    const double *b = L->b, *id = L->idiag;
+    const uint8_t *mask = L->mask;
+    size_t c0 = idx(L, 0, j, k);
+    int red = (j + k) & 1;
+    for (int i = 0; i < L->n[0]; i++) {
+        size_t c = c0 + (size_t)i;
+        x[c] = (i & 1) == red && (mask[c] & MG_SMOOTHED) ? b[c] * id[c] : 0.0;
+    }
+}
+
+static void residual_row(mg_level *L, int j, int k)
+{
+    const double *x = L->x, *b = L->b, *d = L->diag;
+    const uint8_t *mask = L->mask, *type = L->type;
+    double *r = L->r;
+    size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
+    for (int i = 0; i < L->n[0]; i++) {
+        size_t c = c0 + (size_t)i;
+        r[c] = type[c] == MG_FLUID ? b[c] - d[c] * x[c] - offdiag(mask[c], x, c, sy, sz) : 0.0;
+    }
 }
 
 /* The coarse cells and weights of fine cell (i, j, k) in the multilinear
@@ -334,85 +410,189 @@ static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm,
     return prolong_weights(m, C, i, j, k, cell, w);
 }
 
-/* C->b = (4 / 2^d) P^T F->r: the fine residual as the coarse right-hand side
- * (the operators are scaled by h^2, so each coarsening multiplies by 4). */
-static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
+/* C->b = (4 / 2^d) P^T F->r on the coarse slabs [c0, c1) (the operators
+ * are scaled by h^2, so each coarsening multiplies by 4): the fine slabs
+ * 2 c0 - 1 .. 2 c1 reach them, and only their coarse cells are written, so
+ * blocks of coarse slabs run in parallel, each cell summed in the same order. */
+static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1)
 {
-    memset(C->b, 0, C->nc * sizeof *C->b);
+    size_t lo = (size_t)c0 * C->slab, hi = (size_t)c1 * C->slab;
+    memset(C->b + lo, 0, (hi - lo) * sizeof *C->b);
     double scale = m->dim == 3 ? 0.5 : 1.0, w[8];
     size_t cell[8];
     row_map rm;
-    for (int k = 0; k < F->n[2]; k++)
-        for (int j = 0; j < F->n[1]; j++) {
-            row_setup(m, C, j, k, &rm);
-            const double *r = F->r + idx(F, 0, j, k);
+    int f0 = 2 * c0 - 1 > 0 ? 2 * c0 - 1 : 0, f1 = 2 * c1 + 1 < F->n_slabs ? 2 * c1 + 1 : F->n_slabs;
+    for (int fs = f0; fs < f1; fs++) {
+        int k0 = m->dim == 3 ? fs : 0, j0 = m->dim == 3 ? 0 : fs, j1 = m->dim == 3 ? F->n[1] : fs + 1;
+        for (int j = j0; j < j1; j++) {
+            row_setup(m, C, j, k0, &rm);
+            const double *r = F->r + idx(F, 0, j, k0);
             for (int i = 0; i < F->n[0]; i++) {
                 if (r[i] == 0.0)
                     continue;
-                int n = weights(m, C, &rm, i, j, k, cell, w);
+                int n = weights(m, C, &rm, i, j, k0, cell, w);
                 for (int q = 0; q < n; q++)
-                    C->b[cell[q]] += scale * w[q] * r[i];
+                    if (cell[q] >= lo && cell[q] < hi)
+                        C->b[cell[q]] += scale * w[q] * r[i];
             }
         }
-    for (size_t c = 0; c < C->nc; c++)
+    }
+    for (size_t c = lo; c < hi; c++)
         if (C->type[c] != MG_FLUID)
             C->b[c] = 0.0;
 }
 
-/* F->x += P C->x on fluid cells. */
-static void prolong_add(const mac_mg *m, mg_level *F, const mg_level *C)
+static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
+{
+    int S = C->n_slabs, nb = 1;
+#ifdef _OPENMP
+    if (F->nc >= MAC_OMP_MIN) {
+        nb = omp_get_max_threads();
+        nb = nb < S ? nb : S;
+    }
+#endif
+#pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
+    for (int q = 0; q < nb; q++)
+        restrict_slabs(m, F, C, (int)((long)S * q / nb), (int)((long)S * (q + 1) / nb));
+}
+
+/* F->x += P C->x on the fluid cells of row (j, k). */
+static void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, int k)
 {
     double w[8];
     size_t cell[8];
     row_map rm;
-    for (int k = 0; k < F->n[2]; k++)
-        for (int j = 0; j < F->n[1]; j++) {
-            row_setup(m, C, j, k, &rm);
-            size_t f0 = idx(F, 0, j, k);
-            for (int i = 0; i < F->n[0]; i++) {
-                if (F->type[f0 + (size_t)i] != MG_FLUID)
-                    continue;
-                int n = weights(m, C, &rm, i, j, k, cell, w);
-                double s = 0.0;
-                for (int q = 0; q < n; q++)
-                    s += w[q] * C->x[cell[q]];
-                F->x[f0 + (size_t)i] += s;
+    row_setup(m, C, j, k, &rm);
+    size_t f0 = idx(F, 0, j, k);
+    for (int i = 0; i < F->n[0]; i++) {
+        if (F->type[f0 + (size_t)i] != MG_FLUID)
+            continue;
+        int n = weights(m, C, &rm, i, j, k, cell, w);
+        double s = 0.0;
+        for (int q = 0; q < n; q++)
+            s += w[q] * C->x[cell[q]];
+        F->x[f0 + (size_t)i] += s;
+    }
+}
+
+/* One stage on slab s of level l: every row of the slab. */
+static void run_stage(mac_mg *m, int l, mg_stage st, int s)
+{
+    mg_level *L = &m->lev[l];
+    int k0 = m->dim == 3 ? s : 0, k1 = k0 + 1, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
+    for (int k = k0; k < k1; k++)
+        for (int j = j0; j < j1; j++)
+            switch (st) {
+            case ST_RED_FROM_ZERO: red_from_zero_row(L, j, k); break;
+            case ST_RED: smooth_row(L, j, k, 0); break;
+            case ST_BLACK: smooth_row(L, j, k, 1); break;
+            case ST_RESIDUAL: residual_row(L, j, k); break;
+            case ST_PROLONG: prolong_row(m, L, &m->lev[l + 1], j, k); break;
             }
-        }
+}
+
+/* The stages in order over all slabs of level l, as if each ran over the
+ * whole level before the next: stage t at slab s needs stage t - 1 on slabs
+ * s - 1 .. s + 1 only, so stage t runs one slab behind stage t - 1 and the
+ * slabs stay in cache between stages. Each of nb blocks of slabs (one per
+ * thread, at least 2 n_st slabs wide) runs stage t on its slabs at least t
+ * from an inner block edge; then the triangles at the edges are finished,
+ * stage by stage. The results do not depend on nb. */
+static void run_pipeline(mac_mg *m, int l, const mg_stage *stages, int n_st)
+{
+    const mg_level *L = &m->lev[l];
+    int S = L->n_slabs, nb = 1;
+#ifdef _OPENMP
+    if (L->nc >= MAC_OMP_MIN) {
+        nb = omp_get_max_threads();
+        if (nb > S / (2 * n_st))
+            nb = S / (2 * n_st);
+        if (nb < 1)
+            nb = 1;
+    }
+#endif
+#pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
+    for (int q = 0; q < nb; q++) {
+        int s0 = (int)((long)S * q / nb), s1 = (int)((long)S * (q + 1) / nb);
+        for (int f = s0; f < s1 + n_st; f++)
+            for (int t = 0; t < n_st; t++) {
+                int s = f - t, lo = q > 0 ? s0 + t : s0, hi = q < nb - 1 ? s1 - t : s1;
+                if (s >= lo && s < hi)
+                    run_stage(m, l, stages[t], s);
+            }
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 2)
+    for (int q = 1; q < nb; q++) {
+        int e = (int)((long)S * q / nb);
+        for (int t = 1; t < n_st; t++)
+            for (int s = e - t; s < e + t; s++)
+                run_stage(m, l, stages[t], s);
+    }
+}
+
+/* One half sweep over the whole level (the coarsest level's many sweeps). */
+static void smooth_colour(mac_mg *m, int l, int colour)
+{
+    for (int s = 0; s < m->lev[l].n_slabs; s++)
+        run_stage(m, l, colour ? ST_BLACK : ST_RED, s);
 }
 
 static void vcycle(mac_mg *m, int l)
 {
     mg_level *L = &m->lev[l];
-    int dim = m->dim;
-    memset(L->x, 0, L->nc * sizeof *L->x);
     if (l == m->n_levels - 1) {
         /* The coarsest grid (a few cells per axis): symmetric sweeps until
          * information has crossed it a few times. */
+        memset(L->x, 0, L->nc * sizeof *L->x);
         int n = L->n[0] > L->n[1] ? L->n[0] : L->n[1];
         n = n > L->n[2] ? n : L->n[2];
         for (int s = 0; s < 2 * n; s++) {
-            smooth_colour(L, dim, 0);
-            smooth_colour(L, dim, 1);
+            smooth_colour(m, l, 0);
+            smooth_colour(m, l, 1);
         }
         for (int s = 0; s < 2 * n; s++) {
-            smooth_colour(L, dim, 1);
-            smooth_colour(L, dim, 0);
+            smooth_colour(m, l, 1);
+            smooth_colour(m, l, 0);
         }
         return;
     }
-    for (int s = 0; s < MG_SMOOTH; s++) {
-        smooth_colour(L, dim, 0);
-        smooth_colour(L, dim, 1);
-    }
-    residual(L, dim);
+    /* red-black from x = 0, MG_SMOOTH times, then the residual; after the
+     * coarse correction black-red, MG_SMOOTH times: a symmetric V-cycle */
+    static const mg_stage pre[MG_STAGES] = {ST_RED_FROM_ZERO, ST_BLACK, ST_RED, ST_BLACK, ST_RESIDUAL};
+    static const mg_stage post[MG_STAGES] = {ST_PROLONG, ST_BLACK, ST_RED, ST_BLACK, ST_RED};
+    run_pipeline(m, l, pre, MG_STAGES);
     restrict_residual(m, L, &m->lev[l + 1]);
     vcycle(m, l + 1);
-    prolong_add(m, L, &m->lev[l + 1]);
-    for (int s = 0; s < MG_SMOOTH; s++) {
-        smooth_colour(L, dim, 1);
-        smooth_colour(L, dim, 0);
+    run_pipeline(m, l, post, MG_STAGES);
+}
+
+/* The bytes one MG-PCG iteration has to move at the least (the bound of
+ * bench_fluid_mac's "bound" table), counting each array once per pass:
+ * - CG over the n unknowns, 13 doubles each: q = A p with p.q (read p,
+ *   write q), x += alpha p and r -= alpha q with |r|^2 (read x, p, r, q,
+ *   write x, r), r.z (read r, z), p = z + beta p (read z, p, write p);
+ * - the stencil: a byte per cell and pass (which neighbours couple, and on
+ *   coarse levels the diagonal, a small integer), plus level 0's diagonal
+ *   (8 bytes: free-surface ghost-fluid values) in A p and in both V-cycle passes;
+ * - per level but the coarsest, two passes: before the coarse correction
+ *   (read b, write x, write the coarse b) and after it (read the coarse x,
+ *   read b and x, write x); level 0's b is r and its x is z, no copies;
+ * - the coarsest level: 25 bytes per cell and full sweep (read b, x, the
+ *   stencil byte, write x).
+ * What this skips is what the implementation costs beyond the bound. */
+double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
+{
+    double bytes = 13.0 * 8.0 * (double)n + 9.0 * (double)m->lev[0].nc;
+    for (int l = 0; l + 1 < m->n_levels; l++) {
+        double N = (double)m->lev[l].nc, Nc = (double)m->lev[l + 1].nc;
+        bytes += (8.0 + 8.0 + 1.0) * N + 8.0 * Nc + (8.0 + 8.0 + 8.0 + 1.0) * N + 8.0 * Nc;
+        if (l == 0)
+            bytes += 2.0 * 8.0 * N;
     }
+    const mg_level *C = &m->lev[m->n_levels - 1];
+    int nmax = C->n[0] > C->n[1] ? C->n[0] : C->n[1];
+    nmax = nmax > C->n[2] ? nmax : C->n[2];
+    return bytes + 4.0 * nmax * 25.0 * (double)C->nc;
 }
 
 void mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z)
