@@ -51,6 +51,8 @@ typedef struct mg_level {
     int n_slabs;
     uint8_t *type;           /* MG_* per cell */
     uint8_t *mask;           /* the stencil's neighbours and MG_SMOOTHED per cell */
+    uint8_t *row_fluid;      /* per row (j, k): every cell fluid */
+    uint8_t *row_full;       /* per row: cells 1 .. n[0] - 2 couple to all 2 d neighbours and are smoothed */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
     double *x, *b, *r;
@@ -82,6 +84,8 @@ void mac_mg_free(mac_mg **self_p)
         mg_level *L = &m->lev[l];
         free(L->type);
         free(L->mask);
+        free(L->row_fluid);
+        free(L->row_full);
         free(L->idiag);
         if (l > 0) {
             free(L->diag);
@@ -116,6 +120,8 @@ static mac_mg *mg_alloc(const mac_grid *g)
         m->n_levels = l + 1;
         ok &= (L->type = malloc(L->nc)) != NULL;
         ok &= (L->mask = malloc(L->nc)) != NULL;
+        ok &= (L->row_fluid = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
+        ok &= (L->row_full = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
         ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
@@ -210,6 +216,19 @@ static void build_mask(mg_level *L, int dim)
                 L->mask[c] = (uint8_t)(mk | (smoothed ? MG_SMOOTHED : 0));
                 L->idiag[c] = smoothed ? 1.0 / L->diag[c] : 0.0;
             }
+    uint8_t full = (uint8_t)(MG_SMOOTHED | ((1u << (2 * dim)) - 1u));
+    for (int k = 0; k < L->n[2]; k++)
+        for (int j = 0; j < L->n[1]; j++) {
+            size_t c0 = idx(L, 0, j, k), r = (size_t)j + (size_t)L->n[1] * (size_t)k;
+            int fluid = 1, all = L->n[0] >= 3;
+            for (int i = 0; i < L->n[0]; i++) {
+                fluid &= L->type[c0 + (size_t)i] == MG_FLUID;
+                if (i > 0 && i + 1 < L->n[0])
+                    all &= L->mask[c0 + (size_t)i] == full;
+            }
+            L->row_fluid[r] = (uint8_t)fluid;
+            L->row_full[r] = (uint8_t)all;
+        }
 }
 
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
@@ -260,7 +279,32 @@ static void smooth_row(mg_level *L, int j, int k, int colour)
     const double *b = L->b, *id = L->idiag;
     const uint8_t *mask = L->mask;
     size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
-    for (int i = (j + k + colour) & 1; i < L->n[0]; i += 2) {
+    int first = (j + k + colour) & 1, n = L->n[0];
+    if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {
+        /* every inner cell couples to all neighbours: no mask tests (the same sums in the same order) */
+        int i = first;
+        if (i == 0) {
+            if (mask[c0] & MG_SMOOTHED)
+                x[c0] = (b[c0] - offdiag(mask[c0], x, c0, sy, sz)) * id[c0];
+            i = 2;
+        }
+        if (L->n[2] == 1)
+            for (; i + 1 < n; i += 2) {
+                size_t c = c0 + (size_t)i;
+                x[c] = (b[c] + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy])) * id[c];
+            }
+        else
+            for (; i + 1 < n; i += 2) {
+                size_t c = c0 + (size_t)i;
+                x[c] = (b[c] + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id[c];
+            }
+        if (i == n - 1 && (mask[c0 + (size_t)i] & MG_SMOOTHED)) {
+            size_t c = c0 + (size_t)i;
+            x[c] = (b[c] - offdiag(mask[c], x, c, sy, sz)) * id[c];
+        }
+        return;
+    }
+    for (int i = first; i < n; i += 2) {
         size_t c = c0 + (size_t)i;
         uint8_t mk = mask[c];
         if (mk & MG_SMOOTHED)
@@ -410,6 +454,33 @@ static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm,
     return prolong_weights(m, C, i, j, k, cell, w);
 }
 
+/* Whether the coarse rows that fine row (j, k) interpolates from (the
+ * parents' row and its neighbours along y and z) lie inside and are all
+ * fluid: then weights() takes its fast path for every i with a coarse
+ * neighbour along x inside. */
+static int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *rm, int j, int k)
+{
+    if (!rm->fast)
+        return 0;
+    size_t ny = (size_t)C->n[1];
+    int pj = j / 2, nj = j % 2 ? pj + 1 : pj - 1;
+    int pk = m->dim == 3 ? k / 2 : 0, nk = m->dim == 3 ? (k % 2 ? pk + 1 : pk - 1) : 0;
+    const uint8_t *rf = C->row_fluid;
+    int ok = rf[(size_t)pj + ny * (size_t)pk] && rf[(size_t)nj + ny * (size_t)pk];
+    if (m->dim == 3)
+        ok = ok && rf[(size_t)pj + ny * (size_t)nk] && rf[(size_t)nj + ny * (size_t)nk];
+    return ok;
+}
+
+/* sum_q wt[q] x[base + o[q]], in the order of weights() */
+static inline double gather(const double *x, size_t base, const ptrdiff_t *o, const double *wt, int count)
+{
+    double s = 0.0;
+    for (int q = 0; q < count; q++)
+        s += wt[q] * x[(size_t)((ptrdiff_t)base + o[q])];
+    return s;
+}
+
 /* C->b = (4 / 2^d) P^T F->r on the coarse slabs [c0, c1) (the operators
  * are scaled by h^2, so each coarsening multiplies by 4): the fine slabs
  * 2 c0 - 1 .. 2 c1 reach them, and only their coarse cells are written, so
@@ -427,9 +498,22 @@ static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int 
         for (int j = j0; j < j1; j++) {
             row_setup(m, C, j, k0, &rm);
             const double *r = F->r + idx(F, 0, j, k0);
+            int fast = block_rows_fluid(m, C, &rm, j, k0);
+            const double *wt = m->dim == 3 ? weight_3d : weight_2d;
             for (int i = 0; i < F->n[0]; i++) {
                 if (r[i] == 0.0)
                     continue;
+                int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
+                if (fast && ni >= 0 && ni < C->n[0]) {   /* weights()'s fast path without its tests */
+                    size_t base = rm.base + (size_t)pi;
+                    const ptrdiff_t *o = rm.off[i % 2];
+                    for (int q = 0; q < rm.count; q++) {
+                        size_t c = (size_t)((ptrdiff_t)base + o[q]);
+                        if (c >= lo && c < hi)
+                            C->b[c] += scale * wt[q] * r[i];
+                    }
+                    continue;
+                }
                 int n = weights(m, C, &rm, i, j, k0, cell, w);
                 for (int q = 0; q < n; q++)
                     if (cell[q] >= lo && cell[q] < hi)
@@ -464,7 +548,16 @@ static void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, 
     row_map rm;
     row_setup(m, C, j, k, &rm);
     size_t f0 = idx(F, 0, j, k);
+    int fast = F->row_fluid[(size_t)j + (size_t)F->n[1] * (size_t)k] && block_rows_fluid(m, C, &rm, j, k);
+    const double *wt = m->dim == 3 ? weight_3d : weight_2d;
     for (int i = 0; i < F->n[0]; i++) {
+        int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
+        if (fast && ni >= 0 && ni < C->n[0]) {   /* weights()'s fast path without its tests */
+            size_t base = rm.base + (size_t)pi;
+            F->x[f0 + (size_t)i] += m->dim == 3 ? gather(C->x, base, rm.off[i % 2], wt, 8)
+                                                : gather(C->x, base, rm.off[i % 2], wt, 4);
+            continue;
+        }
         if (F->type[f0 + (size_t)i] != MG_FLUID)
             continue;
         int n = weights(m, C, &rm, i, j, k, cell, w);
