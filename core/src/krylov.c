@@ -38,13 +38,12 @@ int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *
     return seam_pcg_until(A, M, b, x, opts, NULL, NULL, stats);
 }
 
-int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, double *x,
-                   const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
-                   seam_krylov_stats *stats)
+static int pcg(const seam_linop *A, const seam_linop *M, const double *b, double *x, const seam_krylov_opts *opts,
+               seam_krylov_stop_fn stop, void *stop_ctx, double *work, seam_krylov_stats *stats)
 {
     size_t n = A->n;
     seam_krylov_opts o = defaults(opts, n);
-    double *r = malloc(4 * n * sizeof *r);
+    double *r = work ? work : malloc(4 * n * sizeof *r);
     double *z = r + n, *p = z + n, *Ap = p + n;
     seam_krylov_stats st = {0, 0.0, 0, 0};
 
@@ -86,10 +85,24 @@ int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, do
     }
 done:
     st.residual = rnorm;
-    free(r);
+    if (!work)
+        free(r);
     if (stats)
         *stats = st;
     return st.converged ? 0 : 1;
+}
+
+int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+                   const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
+                   seam_krylov_stats *stats)
+{
+    return pcg(A, M, b, x, opts, stop, stop_ctx, NULL, stats);
+}
+
+int seam_pcg_work(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+                  const seam_krylov_opts *opts, double *work, seam_krylov_stats *stats)
+{
+    return pcg(A, M, b, x, opts, NULL, NULL, work, stats);
 }
 
 /* Right-preconditioned restarted GMRES with Givens rotations (Saad, Alg. 9.5). */

@@ -781,6 +781,7 @@ static void alloc_projection(mac_projection *P, size_t nc)
     P->b = malloc(nc * sizeof *P->b);
     P->p = malloc(nc * sizeof *P->p);
     P->tmp = calloc(nc, sizeof *P->tmp);
+    P->work = calloc(4 * nc, sizeof *P->work);
 }
 
 /* The pressure difference across a face, with p = 0 at the Dirichlet point
@@ -849,7 +850,7 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
         struct timespec c0, c1, w0, w1;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
         clock_gettime(CLOCK_MONOTONIC, &w0);
-        seam_pcg(&A, &M, P->b, P->p, &o, &st);
+        seam_pcg_work(&A, &M, P->b, P->p, &o, P->work, &st);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
         clock_gettime(CLOCK_MONOTONIC, &w1);
         P->pcg_cpu_ms = 1e3 * (double)(c1.tv_sec - c0.tv_sec) + 1e-6 * (double)(c1.tv_nsec - c0.tv_nsec);
@@ -917,6 +918,7 @@ void mac_projection_free(mac_projection *P)
     free(P->b);
     free(P->p);
     free(P->tmp);
+    free(P->work);
     mac_mg_free(&P->mg);
     mac_precond keep = P->precond;
     memset(P, 0, sizeof *P);

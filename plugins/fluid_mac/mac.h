@@ -310,6 +310,7 @@ typedef struct mac_projection {
     double *precon;          /* per cell, MIC(0): 1 / diagonal of L */
     double *L[3];            /* per cell: Aplus[axis] * precon */
     double *b, *p, *tmp;     /* per unknown */
+    double *work;            /* PCG's 4 vectors, per cell (kept: no fresh pages per solve) */
     int iterations;
     double residual;
     double pcg_cpu_ms, pcg_wall_ms;   /* the last solve's PCG: process CPU and wall time */

@@ -48,6 +48,12 @@ int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, do
                    const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
                    seam_krylov_stats *stats);
 
+/* seam_pcg in the caller's workspace of 4 n doubles (NULL: allocated per
+ * call): a solve repeated every step then reuses pages already mapped (a
+ * fresh 4 n block costs page faults of the order of the solve's iterations). */
+int seam_pcg_work(const seam_linop *A, const seam_linop *M, const double *b, double *x,
+                  const seam_krylov_opts *opts, double *work, seam_krylov_stats *stats);
+
 /* Restarted GMRES(m) with right preconditioning M (NULL: identity), for
  * general nonsymmetric A. Returns 0 when converged. */
 int seam_gmres(const seam_linop *A, const seam_linop *M, const double *b, double *x,
