@@ -691,6 +691,12 @@ double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
 void mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z)
 {
     mg_level *L0 = &m->lev[0];
+    if (n == L0->nc) {   /* every cell an unknown, in cell order: plain copies */
+        memcpy(L0->b, r, n * sizeof *r);
+        vcycle(m, 0);
+        memcpy(z, L0->x, n * sizeof *z);
+        return;
+    }
     memset(L0->b, 0, L0->nc * sizeof *L0->b);
     for (size_t u = 0; u < n; u++)
         L0->b[cell[u]] = r[u];
