@@ -53,6 +53,7 @@ typedef struct mg_level {
     uint8_t *mask;           /* the stencil's neighbours and MG_SMOOTHED per cell */
     uint8_t *row_fluid;      /* per row (j, k): every cell fluid */
     uint8_t *row_full;       /* per row: cells 1 .. n[0] - 2 couple to all 2 d neighbours and are smoothed */
+    uint8_t *row_inner;      /* per row: its neighbour rows (y, z, both) inside and all fluid (gather restriction) */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
     double *x, *b, *r;
@@ -86,6 +87,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->mask);
         free(L->row_fluid);
         free(L->row_full);
+        free(L->row_inner);
         free(L->idiag);
         if (l > 0) {
             free(L->diag);
@@ -122,6 +124,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
         ok &= (L->mask = malloc(L->nc)) != NULL;
         ok &= (L->row_fluid = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_full = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
+        ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
         ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
@@ -228,6 +231,15 @@ static void build_mask(mg_level *L, int dim)
             }
             L->row_fluid[r] = (uint8_t)fluid;
             L->row_full[r] = (uint8_t)all;
+        }
+    size_t ny = (size_t)L->n[1];
+    for (int k = 0; k < L->n[2]; k++)
+        for (int j = 0; j < L->n[1]; j++) {
+            int inner = j >= 1 && j + 2 <= L->n[1] && L->n[0] >= 3 && (dim == 2 || (k >= 1 && k + 2 <= L->n[2]));
+            for (int dk = dim == 3 ? -1 : 0; inner && dk <= (dim == 3 ? 1 : 0); dk++)
+                for (int dj = -1; dj <= 1; dj++)
+                    inner &= L->row_fluid[(size_t)(j + dj) + ny * (size_t)(k + dk)];
+            L->row_inner[(size_t)j + ny * (size_t)k] = (uint8_t)inner;
         }
 }
 
@@ -481,46 +493,93 @@ static inline double gather(const double *x, size_t base, const ptrdiff_t *o, co
     return s;
 }
 
+/* Whether coarse cell c (row r = c / n[0], column I) gets its restriction
+ * by the gather below: its 3^d neighbourhood is inside and all fluid, so
+ * all 4^d fine cells that reach it do so by weights()'s fast path. */
+static inline int gathered(const mg_level *C, size_t row, int I)
+{
+    return C->row_inner[row] && I >= 1 && I + 2 <= C->n[0];
+}
+
+/* The 1D weights of fine cells 2 I - 1 .. 2 I + 2 in coarse cell I. */
+static const double w1d[4] = {0.25, 0.75, 0.75, 0.25};
+
 /* C->b = (4 / 2^d) P^T F->r on the coarse slabs [c0, c1) (the operators
  * are scaled by h^2, so each coarsening multiplies by 4): the fine slabs
- * 2 c0 - 1 .. 2 c1 reach them, and only their coarse cells are written, so
- * blocks of coarse slabs run in parallel, each cell summed in the same order. */
-static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1)
+ * 2 c0 - 1 .. 2 c1 reach them. Cells inside an all-fluid neighbourhood
+ * gather their 4^d fine cells with the separable weights (1/4, 3/4, 3/4,
+ * 1/4)^d; the others are scattered to from the fine cells by weights().
+ * Only coarse cells in the slabs are written, so blocks of coarse slabs run
+ * in parallel with the same sums. */
+static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1, double *v)
 {
-    size_t lo = (size_t)c0 * C->slab, hi = (size_t)c1 * C->slab;
+    size_t lo = (size_t)c0 * C->slab, hi = (size_t)c1 * C->slab, ny = (size_t)C->n[1];
     memset(C->b + lo, 0, (hi - lo) * sizeof *C->b);
     double scale = m->dim == 3 ? 0.5 : 1.0, w[8];
     size_t cell[8];
     row_map rm;
     int f0 = 2 * c0 - 1 > 0 ? 2 * c0 - 1 : 0, f1 = 2 * c1 + 1 < F->n_slabs ? 2 * c1 + 1 : F->n_slabs;
+    int cn = C->n[0];
+    const double *wt = m->dim == 3 ? weight_3d : weight_2d;
     for (int fs = f0; fs < f1; fs++) {
         int k0 = m->dim == 3 ? fs : 0, j0 = m->dim == 3 ? 0 : fs, j1 = m->dim == 3 ? F->n[1] : fs + 1;
         for (int j = j0; j < j1; j++) {
             row_setup(m, C, j, k0, &rm);
             const double *r = F->r + idx(F, 0, j, k0);
-            int fast = block_rows_fluid(m, C, &rm, j, k0);
-            const double *wt = m->dim == 3 ? weight_3d : weight_2d;
-            for (int i = 0; i < F->n[0]; i++) {
+            int fast = block_rows_fluid(m, C, &rm, j, k0), all_gathered = fast;
+            int g[8] = {0};   /* fast: per q, whether the target row is gathered */
+            if (fast) {
+                int pj = j / 2, nj = j % 2 ? pj + 1 : pj - 1;
+                int pk = m->dim == 3 ? k0 / 2 : 0, nk = m->dim == 3 ? (k0 % 2 ? pk + 1 : pk - 1) : 0;
+                for (int q = 0; q < rm.count; q++) {
+                    g[q] = C->row_inner[(size_t)(q & 2 ? nj : pj) + ny * (size_t)(q & 4 ? nk : pk)];
+                    all_gathered &= g[q];
+                }
+            }
+            int n0 = F->n[0], skip_lo = all_gathered ? 3 : n0, skip_hi = all_gathered ? 2 * cn - 3 : n0;
+            for (int i = 0; i < n0; i++) {
+                if (i == skip_lo && skip_hi > skip_lo)   /* every target of these cells is gathered */
+                    i = skip_hi;
                 if (r[i] == 0.0)
                     continue;
                 int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
-                if (fast && ni >= 0 && ni < C->n[0]) {   /* weights()'s fast path without its tests */
+                if (fast && ni >= 0 && ni < cn) {   /* weights()'s fast path without its tests */
                     size_t base = rm.base + (size_t)pi;
                     const ptrdiff_t *o = rm.off[i % 2];
                     for (int q = 0; q < rm.count; q++) {
                         size_t c = (size_t)((ptrdiff_t)base + o[q]);
-                        if (c >= lo && c < hi)
+                        int I = q & 1 ? ni : pi;
+                        if (c >= lo && c < hi && !(g[q] && I >= 1 && I + 2 <= cn))
                             C->b[c] += scale * wt[q] * r[i];
                     }
                     continue;
                 }
                 int n = weights(m, C, &rm, i, j, k0, cell, w);
                 for (int q = 0; q < n; q++)
-                    if (cell[q] >= lo && cell[q] < hi)
+                    if (cell[q] >= lo && cell[q] < hi &&
+                        !gathered(C, cell[q] / (size_t)cn, (int)(cell[q] % (size_t)cn)))
                         C->b[cell[q]] += scale * w[q] * r[i];
             }
         }
     }
+    for (int K = m->dim == 3 ? c0 : 0; K < (m->dim == 3 ? c1 : 1); K++)
+        for (int J = m->dim == 3 ? 0 : c0; J < (m->dim == 3 ? C->n[1] : c1); J++) {
+            if (!C->row_inner[(size_t)J + ny * (size_t)K])
+                continue;
+            int kmin = m->dim == 3 ? 2 * K - 1 : 0, nk = m->dim == 3 ? 4 : 1;
+            for (int i = 1; i <= 2 * cn - 2; i++)
+                v[i] = 0.0;
+            for (int e = 0; e < nk; e++)
+                for (int d = 0; d < 4; d++) {
+                    double wyz = w1d[d] * (m->dim == 3 ? w1d[e] : 1.0);
+                    const double *r = F->r + idx(F, 0, 2 * J - 1 + d, kmin + e);
+                    for (int i = 1; i <= 2 * cn - 2; i++)
+                        v[i] += wyz * r[i];
+                }
+            double *b = C->b + idx(C, 0, J, K);
+            for (int I = 1; I + 2 <= cn; I++)
+                b[I] = scale * (w1d[0] * v[2 * I - 1] + w1d[1] * v[2 * I] + w1d[2] * v[2 * I + 1] + w1d[3] * v[2 * I + 2]);
+        }
     for (size_t c = lo; c < hi; c++)
         if (C->type[c] != MG_FLUID)
             C->b[c] = 0.0;
@@ -536,8 +595,11 @@ static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
     }
 #endif
 #pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
-    for (int q = 0; q < nb; q++)
-        restrict_slabs(m, F, C, (int)((long)S * q / nb), (int)((long)S * (q + 1) / nb));
+    for (int q = 0; q < nb; q++) {
+        double *v = malloc((size_t)F->n[0] * sizeof *v);   /* a fine row, weighted over y and z */
+        restrict_slabs(m, F, C, (int)((long)S * q / nb), (int)((long)S * (q + 1) / nb), v);
+        free(v);
+    }
 }
 
 /* F->x += P C->x on the fluid cells of row (j, k). */
