@@ -676,6 +676,39 @@ static void apply_mg(void *ctx, const double *r, double *z)
     remove_region_means(o->P, o->geo, z);
 }
 
+/* y = A x when every cell is an unknown (unknown c is cell c): the same
+ * terms in the same order as apply_A's general loop. */
+static void apply_A_all(const mac_projection *P, const mac_grid *g, const double *x, double *y)
+{
+    size_t sy = (size_t)g->nx, sz = sy * (size_t)g->ny;
+    const double *d = P->Adiag, *px = P->Aplus[0], *py = P->Aplus[1], *pz = P->Aplus[2];
+    int dim = g->dim;
+#pragma omp parallel for collapse(2) schedule(static) if (P->n >= MAC_OMP_MIN)
+    for (int k = 0; k < g->nz; k++)
+        for (int j = 0; j < g->ny; j++) {
+            size_t c0 = mac_c(g, 0, j, k);
+            for (int i = 0; i < g->nx; i++) {
+                size_t c = c0 + (size_t)i;
+                double acc = d[c] * x[c];
+                if (px[c] != 0.0)
+                    acc += px[c] * x[c + 1];
+                if (i > 0 && px[c - 1] != 0.0)
+                    acc += px[c - 1] * x[c - 1];
+                if (py[c] != 0.0)
+                    acc += py[c] * x[c + sy];
+                if (j > 0 && py[c - sy] != 0.0)
+                    acc += py[c - sy] * x[c - sy];
+                if (dim == 3) {
+                    if (pz[c] != 0.0)
+                        acc += pz[c] * x[c + sz];
+                    if (k > 0 && pz[c - sz] != 0.0)
+                        acc += pz[c - sz] * x[c - sz];
+                }
+                y[c] = acc;
+            }
+        }
+}
+
 /* Both operators walk the grid row by row (no index division in the loop). */
 static void apply_A(void *ctx, const double *x, double *y)
 {
@@ -683,6 +716,11 @@ static void apply_A(void *ctx, const double *x, double *y)
     const mac_projection *P = o->P;
     const mac_grid *g = o->g;
     const int32_t *ix = P->index;
+    if (P->n == mac_ncell(g)) {   /* every cell an unknown: no index lookups */
+        apply_A_all(P, g, x, y);
+        return;
+    }
+#pragma omp parallel for collapse(2) schedule(static) if (P->n >= MAC_OMP_MIN)
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {

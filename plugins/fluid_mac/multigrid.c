@@ -344,7 +344,21 @@ static void residual_row(mg_level *L, int j, int k)
     const uint8_t *mask = L->mask, *type = L->type;
     double *r = L->r;
     size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
-    for (int i = 0; i < L->n[0]; i++) {
+    int n = L->n[0], i = 0;
+    if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {   /* as smooth_row: the same sums, no tests */
+        r[c0] = type[c0] == MG_FLUID ? b[c0] - d[c0] * x[c0] - offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        if (L->n[2] == 1)
+            for (i = 1; i + 1 < n; i++) {
+                size_t c = c0 + (size_t)i;
+                r[c] = (b[c] - d[c] * x[c]) + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
+            }
+        else
+            for (i = 1; i + 1 < n; i++) {
+                size_t c = c0 + (size_t)i;
+                r[c] = (b[c] - d[c] * x[c]) + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
+            }
+    }
+    for (; i < n; i++) {
         size_t c = c0 + (size_t)i;
         r[c] = type[c] == MG_FLUID ? b[c] - d[c] * x[c] - offdiag(mask[c], x, c, sy, sz) : 0.0;
     }
