@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "seam/sparse.h"
@@ -283,6 +284,34 @@ static void test_cg_until(void **state)
     free(b); free(x); free(x_full); free(r); free(Ax);
 }
 
+/* seam_pcg_work: CG in the caller's workspace, the iterates of seam_pcg bit
+ * for bit, twice in the same (dirty) workspace. */
+static void test_cg_work(void **state)
+{
+    (void)state;
+    size_t n = 300;
+    seam_csr *A = laplacian(n);
+    double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *y = calloc(n, sizeof *y);
+    double *work = malloc(4 * n * sizeof *work);
+    for (size_t i = 0; i < n; i++)
+        b[i] = cos(5.0 * (double)i / (double)n);
+    seam_linop Aop = seam_csr_linop(A);
+    seam_krylov_opts o = {1e-10, 0.0, 2000, 0};
+    seam_krylov_stats st, sw;
+    assert_int_equal(seam_pcg(&Aop, NULL, b, x, &o, &st), 0);
+    for (int run = 0; run < 2; run++) {
+        memset(y, 0, n * sizeof *y);
+        for (size_t i = 0; i < 4 * n; i++)
+            work[i] = 1e300;   /* what the workspace held before must not matter */
+        assert_int_equal(seam_pcg_work(&Aop, NULL, b, y, &o, work, &sw), 0);
+        assert_int_equal(sw.iterations, st.iterations);
+        assert_true(sw.iterations > 10);
+        assert_memory_equal(x, y, n * sizeof *x);
+    }
+    seam_csr_destroy(&A);
+    free(b); free(x); free(y); free(work);
+}
+
 /* CG must report breakdown on an indefinite operator instead of returning garbage. */
 static void test_cg_indefinite(void **state)
 {
@@ -314,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_gmres_nonsymmetric),
         cmocka_unit_test(test_cg_indefinite),
         cmocka_unit_test(test_cg_until),
+        cmocka_unit_test(test_cg_work),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
