@@ -641,6 +641,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     double dt = step->dt;
     self->solved = 0;
     self->t_trial = step->t + dt;
+    self->step_index = (long long)step->index;
     if (!self->bound) {
         seam_logf(self->host, SEAM_LOG_ERROR, "solve before bind: the fluid needs the interface first");
         return SEAM_ERROR;
@@ -691,20 +692,36 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     memcpy(self->fb, self->fb_pre, nbd * sizeof *self->fb);
     self->last_visc = (sph_solve_stats){0, 0.0};
     if (self->mu > 0.0) {
-        if (sph_viscosity_solve(&self->f, G0, self->mu, dt, self->vb, self->eta_visc, self->max_iter, self->v, self->fb,
-                                &self->last_visc) < 0) {
+        int rc = sph_viscosity_solve(&self->f, G0, self->mu, dt, self->vb, self->eta_visc, self->max_iter, self->v,
+                                     self->fb, &self->last_visc);
+        if (rc < 0) {
             seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the viscosity solve of %zu particles", n);
             return SEAM_ERROR;
+        }
+        if (rc > 0) {   /* a linear solve: its iterate is no solution (docs/fluid_sph.md, "Non-convergence") */
+            seam_logf(self->host, SEAM_LOG_WARN, "step %lld iteration %d: the implicit viscosity CG did not converge: "
+                      "%d iterations (max_iterations %d), relative residual %.3g > viscosity_tolerance %g",
+                      (long long)step->index, step->iteration, self->last_visc.iterations, self->max_iter,
+                      self->last_visc.error, self->eta_visc);
+            return SEAM_UNSTABLE;
         }
         sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v, self->fb);
     }
     if (self->tak) {
         /* Takahashi ch. 3 by MGCG (takahashi.c): the system of the applied pressure force (D G) with
          * eq. 3.2's wall term; docs/fluid_sph.md says why not eq. 3.3 as printed */
-        if (sph_takahashi_solve(self->tak, &self->f, G0, dt, self->vb, &self->tak_opts, self->v, self->p,
-                                self->k, &self->last_rho) < 0) {
+        int rc = sph_takahashi_solve(self->tak, &self->f, G0, dt, self->vb, &self->tak_opts, self->v, self->p,
+                                     self->k, &self->last_rho);
+        if (rc < 0) {
             seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the pressure system of %zu particles", n);
             return SEAM_ERROR;
+        }
+        if (rc > 0) {   /* a linear solve stopped short: its pressures are no solution */
+            seam_logf(self->host, SEAM_LOG_WARN, "step %lld iteration %d: the takahashi pressure solve (%s) did not "
+                      "converge: %d iterations (max_iterations %d), mean density error %.3g > density_tolerance %g",
+                      (long long)step->index, step->iteration, self->tak_opts.multigrid ? "MGCG" : "CG",
+                      self->last_rho.iterations, self->max_iter, self->last_rho.error, self->eta_rho);
+            return SEAM_UNSTABLE;
         }
     } else {
         /* Constant density (warm start: the committed pressures). */
@@ -760,6 +777,15 @@ static seam_status fluid_commit(void *p)
         return SEAM_ERROR;
     }
     self->t_n = self->t_trial;
+    /* DFSPH's iteration cap is its practice (Bender and Koschier 2017): the step stands, said once, at commit */
+    if (!self->tak && !(self->last_rho.error <= self->eta_rho))
+        seam_logf(self->host, SEAM_LOG_WARN, "step %lld: the DFSPH density solve stopped at max_iterations %d with "
+                  "average density error %.3g > density_tolerance %g; the step is committed with it",
+                  self->step_index, self->max_iter, self->last_rho.error, self->eta_rho);
+    if (!self->tak && !(self->last_div.error <= self->eta_div))
+        seam_logf(self->host, SEAM_LOG_WARN, "step %lld: the DFSPH divergence solve stopped at max_iterations %d with "
+                  "average divergence error %.3g > divergence_tolerance %g; the step is committed with it",
+                  self->step_index, self->max_iter, self->last_div.error, self->eta_div);
     size_t d = (size_t)self->dim, n = self->n;
     memcpy(self->x_n, self->x, d * n * sizeof *self->x);
     memcpy(self->v_n, self->v, d * n * sizeof *self->v);
