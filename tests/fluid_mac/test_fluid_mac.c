@@ -609,7 +609,7 @@ static void test_regions_source_flux(void **state)
 static void test_short_solves_fail(void **state)
 {
     (void)state;
-    const seam_plugin *P = seam_plugin_v1();
+    const seam_plugin *P = fluid_mac_table();
     static const char *const cases[][2] = {
         {"\"pressure_preconditioner\": \"multigrid\"", "pressure PCG (multigrid) did not converge: 1 iterations (at most "
                                                       "1), relative residual"},
