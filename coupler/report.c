@@ -175,8 +175,8 @@ static void write_summary(report *r, const seam_csv *stats, const seam_csv *summ
         solves = summary ? seam_csv_column(summary, "solves") : -1,
         warnings = summary ? seam_csv_column(summary, "warnings") : -1;
     if (sec >= 0 && name >= 0 && role >= 0) {
-        fprintf(r->html, "<tr><th>name</th><th>role</th><th>plugin</th><th>seconds</th><th>share of wall</th><th>solves</th>"
-                "<th>warnings</th></tr>\n");
+        fprintf(r->html, "<tr><th>name</th><th>role</th><th>plugin</th><th>seconds</th><th>share of wall</th>"
+                "<th>solves</th><th>warnings</th></tr>\n");
         for (size_t i = 0; i < seam_csv_rows(summary); i++) {
             const char *nm = seam_csv_text(summary, i, (size_t)name), *rl = seam_csv_text(summary, i, (size_t)role);
             const char *pl = plugin >= 0 ? seam_csv_text(summary, i, (size_t)plugin) : NULL;

@@ -611,8 +611,8 @@ static void test_short_solves_fail(void **state)
     (void)state;
     const seam_plugin *P = fluid_mac_table();
     static const char *const cases[][2] = {
-        {"\"pressure_preconditioner\": \"multigrid\"", "pressure PCG (multigrid) did not converge: 1 iterations (at most "
-                                                      "1), relative residual"},
+        {"\"pressure_preconditioner\": \"multigrid\"",
+         "pressure PCG (multigrid) did not converge: 1 iterations (at most 1), relative residual"},
         {"\"pressure_preconditioner\": \"mic0\"", "pressure PCG (MIC(0)) did not converge: 1 iterations (at most 1), "
                                                  "relative residual"},
         {"\"viscosity\": 0.01", "viscosity PCG (IC(0), x velocities) did not converge: 1 iterations (at most 1), "

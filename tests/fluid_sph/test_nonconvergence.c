@@ -71,7 +71,8 @@ static void test_viscosity_short_fails(void **state)
 {
     (void)state;
     test_host th;
-    fluid_sph *fl = sph_make(&th, "{" COLUMN ", \"viscosity\": 1, \"viscosity_tolerance\": 1e-10, \"max_iterations\": 1}", NULL);
+    fluid_sph *fl =
+        sph_make(&th, "{" COLUMN ", \"viscosity\": 1, \"viscosity_tolerance\": 1e-10, \"max_iterations\": 1}", NULL);
     assert_int_equal(one_step(fl, 3, 0.0, 2e-3), SEAM_UNSTABLE);
     assert_true(test_host_saw(&th, "step 3 iteration 0: the implicit viscosity CG did not converge: 1 iterations "
                                    "(max_iterations 1), relative residual"));
