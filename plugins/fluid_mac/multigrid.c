@@ -592,7 +592,7 @@ static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int 
                 }
             double *b = C->b + idx(C, 0, J, K);
             for (int I = 1; I + 2 <= cn; I++)
-                b[I] = scale * (w1d[0] * v[2 * I - 1] + w1d[1] * v[2 * I] + w1d[2] * v[2 * I + 1] + w1d[3] * v[2 * I + 2]);
+                b[I] = scale * ((w1d[0] * v[2 * I - 1] + w1d[3] * v[2 * I + 2]) + (w1d[1] * v[2 * I] + w1d[2] * v[2 * I + 1]));
         }
     for (size_t c = lo; c < hi; c++)
         if (C->type[c] != MG_FLUID)
