@@ -355,7 +355,8 @@ static void residual_row(mg_level *L, int j, int k)
         else
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
-                r[c] = (b[c] - d[c] * x[c]) + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
+                double s = (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
+                r[c] = (b[c] - d[c] * x[c]) + s;
             }
     }
     for (; i < n; i++) {
@@ -592,7 +593,8 @@ static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int 
                 }
             double *b = C->b + idx(C, 0, J, K);
             for (int I = 1; I + 2 <= cn; I++)
-                b[I] = scale * ((w1d[0] * v[2 * I - 1] + w1d[3] * v[2 * I + 2]) + (w1d[1] * v[2 * I] + w1d[2] * v[2 * I + 1]));
+                b[I] = scale * ((w1d[0] * v[2 * I - 1] + w1d[3] * v[2 * I + 2]) +
+                                (w1d[1] * v[2 * I] + w1d[2] * v[2 * I + 1]));
         }
     for (size_t c = lo; c < hi; c++)
         if (C->type[c] != MG_FLUID)
