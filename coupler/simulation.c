@@ -76,6 +76,15 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     const char *origin = seam_doc_origin(doc);
     const char *slash = strrchr(origin, '/');
     sim->scene_dir = slash == origin ? strdup("/") : slash ? strndup(origin, (size_t)(slash - origin)) : strdup(".");
+    if (!json_is_object(seam_doc_root(doc))) {
+        /* Every key of a scene lives in one object: naming each missing one would bury the cause. */
+        static const char *const types[] = {"an object", "an array", "a string", "an integer", "a real number",
+                                            "true", "false", "null"};
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: a scene is a JSON object ({\"time\": ..., ...}), got %s", origin,
+                types[json_typeof(seam_doc_root(doc))]);
+        seam_sim_destroy(&sim);
+        return NULL;
+    }
     seam_cfg *root = sim->scene_dir ? seam_cfg_new(seam_doc_root(doc), "", doc, cfg_report, sim) : NULL;
     if (!root) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");

@@ -74,6 +74,26 @@ static void test_validate_reports_precisely(void **state)
     expect("solids[0].name: a participant name is made of A-Z a-z 0-9 _ - . (it names a directory)");
     assert_int_equal(seam("validate examples/nope.json"), 1);
     expect("examples/nope.json: cannot open");
+    /* A scene that is not an object: one message saying so, not every top-level key missing. */
+    assert_int_equal(seam("validate tests/coupler/scenes/not_object.json"), 1);
+    expect("seam: error: tests/coupler/scenes/not_object.json: a scene is a JSON object ({\"time\": ..., ...}), got an "
+           "array\n");
+    if (strstr(output, "required key is missing"))
+        fail_msg("a scene that is not an object named its missing keys:\n%s", output);
+    /* A malformed key path is refused as written, not turned into keys nobody asked for. */
+    const char *malformed[][2] = {{"a..b=1", "an empty key"}, {"time.=1", "an empty key"},
+                                  {"solids[0=1", "a '[' without its ']'"}, {"solids[]=1", "an empty index"},
+                                  {"solids[0]x=1", "text after ']'"}, {"[0]=1", "a '[' with no key before it"},
+                                  {"solids]0=1", "a ']' without its '['"}};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        assert_int_equal(seam("validate examples/piston.json --set '%s'", malformed[i][0]), 1);
+        char want[256];
+        snprintf(want, sizeof want, "seam: error: --set %s: malformed key path (%s)", malformed[i][0], malformed[i][1]);
+        expect(want);
+    }
+    /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
+    assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
+    expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
 }
 
 static void test_run_writes_stats(void **state)
@@ -499,8 +519,8 @@ static void test_plugins_and_info(void **state)
     expect("piston_solid       solid    abi 5");
     assert_int_equal(seam("info piston_solid"), 0);
     expect("role:     solid");
-    expect("required: create destroy max_dt solve commit\n");
-    expect("optional: describe mobility save load capabilities\n");
+    expect("required: create destroy max_dt solve commit describe\n");   /* describe: a solid's (plugins.md, "Roles") */
+    expect("optional: mobility save load capabilities\n");
     expect("absent:   bind regions field write_output domain bodies\n");
     /* a plugin built against the ABI 2 header: no capabilities entry, its flags from its entries */
     assert_int_equal(seam("info '%s/tests/abi/piston_solid_abi2.so'", getenv("SEAM_BUILD_ROOT")), 0);
