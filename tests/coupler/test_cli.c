@@ -91,6 +91,10 @@ static void test_validate_reports_precisely(void **state)
         snprintf(want, sizeof want, "seam: error: --set %s: malformed key path (%s)", malformed[i][0], malformed[i][1]);
         expect(want);
     }
+    /* A plugin's refusal found after its keys were read is located at the key too (fluid_sph's lattice). */
+    assert_int_equal(seam("validate examples/sph_dam_break.json --set cell_size=3"), 1);
+    expect("seam: [fluid] error: examples/sph_dam_break.json:8:5: fluid.fill: no lattice site (spacing 3 m, the scene's "
+           "cell_size) inside the domain lies in the fill boxes");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
