@@ -176,7 +176,7 @@ def main():
                 if bad:
                     failures += 1
                     print("FAIL case %d (%s, %s): %s: %s\n  %s" % (case, src, label, " ".join(cmd[1:2]), bad,
-                          err.strip().replace("\n", "\n  ")[-1500:]))
+                          err.strip().replace("\n", "\n  ")[-1500:]), flush=True)
                     if a.keep:
                         os.makedirs(a.keep, exist_ok=True)
                         shutil.copy(path, os.path.join(a.keep, name))
