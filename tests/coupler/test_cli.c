@@ -515,6 +515,34 @@ static void test_validate_loads_no_library_off_the_search_path(void **state)
                           getenv("SEAM_BUILD_ROOT")), 0);
 }
 
+/* An output directory that holds the scene (output.dir ".", "", "..", or --out there) is refused before
+ * anything is written or removed: --force would empty it, scene and all. */
+static void test_output_dir_holding_the_scene(void **state)
+{
+    (void)state;
+    char dir[4096], scene[4200], keep[4200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_scene_dir"));
+    snprintf(scene, sizeof scene, "%s/piston.json", dir);
+    snprintf(keep, sizeof keep, "%s/keep.txt", dir);
+    char cmd[20000];
+    snprintf(cmd, sizeof cmd, "cp '%s/examples/piston.json' '%s' && echo kept > '%s' && touch '%s/stats.csv'",
+             getenv("SEAM_SOURCE_ROOT"), scene, keep, dir);
+    assert_int_equal(system(cmd), 0);
+    const char *dirs[] = {".", "\"\"", "..", "/"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        assert_int_equal(seam("run '%s' --steps 1 --force --set output.dir=%s", scene, dirs[i]), 1);
+        expect("seam: error: --set output.dir: the output directory ");
+        expect(" holds the scene file itself (");
+    }
+    assert_int_equal(seam("run '%s' --steps 1 --force --out '%s'", scene, dir), 1);
+    expect("seam: error: --out: the output directory ");
+    assert_true(exists(dir, "piston.json") && exists(dir, "keep.txt") && exists(dir, "stats.csv"));
+    /* a folder of its own below the scene's is fine */
+    assert_int_equal(seam("run '%s' --steps 1 --force --set output.dir=out --quiet", scene), 0);
+    snprintf(keep, sizeof keep, "%s/out", dir);
+    assert_true(exists(keep, "stats.csv") && exists(dir, "piston.json"));
+}
+
 static void test_plugins_and_info(void **state)
 {
     (void)state;
@@ -547,6 +575,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_reports_precisely),
         cmocka_unit_test(test_exit_status_table),
+        cmocka_unit_test(test_output_dir_holding_the_scene),
         cmocka_unit_test(test_run_writes_stats),
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_report),
