@@ -302,6 +302,19 @@ static int read_grid(fluid_mac *self, seam_cfg *cfg)
                               (cell > 0 ? 0 : SEAM_CFG_REQUIRED) | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->g.origin[0] = self->g.origin[1] = self->g.origin[2] = 0.0;
     seam_cfg_vec(cfg, "origin", self->g.origin, dim, 0);
+    /* The box and a cell's volume must be finite numbers: the projection divides by dx^2 and dx^3. */
+    bool dx_given = seam_cfg_has(cfg, "dx");
+    int counts[3] = {self->g.nx, self->g.ny, self->g.nz};
+    for (size_t d = 0; d < dim && ok && self->g.dx > 0; d++) {
+        double lo = self->g.origin[d], hi = lo + counts[d] * self->g.dx, vol = self->g.dx * self->g.dx * self->g.dx;
+        /* a cell lost in round-off at the box's coordinates (1e-12 of them) is no cell either */
+        if (!isfinite(hi) || !(vol > 0) || !isfinite(vol) || !(1e12 * self->g.dx > fabs(lo) + fabs(hi))) {
+            seam_cfg_error(cfg, dx_given ? "dx" : NULL, "dx %g m%s over %d cells from %g m makes a box reaching %g m "
+                           "along %c with cells of %g m^3: not a grid a double can hold", self->g.dx,
+                           dx_given ? "" : " (the scene's cell_size)", counts[d], lo, hi, "xyz"[d], vol);
+            ok = 0;
+        }
+    }
     /* The scene's gravity; without one, -9.81 along y. Its own key wins, loudly. */
     static const double g_default[3] = {0.0, -9.81, 0.0};
     seam_cfg_gravity(cfg, self->host, self->g.dim, g_default, self->gravity);

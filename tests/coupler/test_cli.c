@@ -95,6 +95,12 @@ static void test_validate_reports_precisely(void **state)
     assert_int_equal(seam("validate examples/sph_dam_break.json --set cell_size=3"), 1);
     expect("seam: [fluid] error: examples/sph_dam_break.json:8:5: fluid.fill: no lattice site (spacing 3 m, the scene's "
            "cell_size) inside the domain lies in the fill boxes");
+    /* fluid_mac refuses a grid no double holds (a huge cell_size made an infinite box the coupler refused unlocated) */
+    assert_int_equal(seam("validate examples/rising_disc.json --set cell_size=1e300"), 1);
+    expect("seam: [fluid] error: examples/rising_disc.json:10:3: fluid: dx 1e+300 m (the scene's cell_size) over 32 "
+           "cells from 0 m makes a box reaching 3.2e+301 m along x with cells of inf m^3");
+    assert_int_equal(seam("validate examples/rising_disc.json --set fluid.dx=1e308"), 1);
+    expect("seam: [fluid] error: --set fluid.dx: fluid.dx: dx 1e+308 m over 32 cells from 0 m makes a box reaching inf m");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
