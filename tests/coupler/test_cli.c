@@ -101,6 +101,13 @@ static void test_validate_reports_precisely(void **state)
            "cells from 0 m makes a box reaching 3.2e+301 m along x with cells of inf m^3");
     assert_int_equal(seam("validate examples/rising_disc.json --set fluid.dx=1e308"), 1);
     expect("seam: [fluid] error: --set fluid.dx: fluid.dx: dx 1e+308 m over 32 cells from 0 m makes a box reaching inf m");
+    /* solid_fem: a generated mesh refused at rest is located at its body's mesh key (it named the body only) */
+    assert_int_equal(seam("validate examples/smoke_cloth.json --set 'solids.0.bodies.0.mesh.v=[0,1e300,0]'"), 1);
+    expect("seam: [cloth] error: examples/smoke_cloth.json:32:11: solids[0].bodies[0].mesh: triangle 1 is degenerate "
+           "at rest (area inf)");
+    assert_int_equal(seam("validate examples/floating_block.json --set 'solids.0.bodies.0.mesh.min=[-1e30,0.55]'"), 1);
+    expect("seam: [block] error: examples/floating_block.json:20:27: solids[0].bodies[0].mesh: element 0 is degenerate "
+           "at rest (area 3.125e+27, below 1e-12 of its edges' square)");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
