@@ -1,3 +1,4 @@
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,6 +84,7 @@ test_run *test_run_scene(const char *name, const char *json_text, const char *sc
     for (size_t i = 0; i < r->summary.n_participants && i < 8; i++) {
         snprintf(r->names[i], sizeof r->names[i], "%s", r->summary.participants[i].name);
         r->solves[i] = r->summary.participants[i].solves;
+        r->warnings[i] = r->summary.participants[i].warnings;
     }
     r->summary.participants = NULL;   /* owned by the simulation */
     seam_sim_destroy(&sim);
@@ -159,4 +161,15 @@ void test_run_free(test_run *r)
     free(r->X);
     free(r->dt);
     free(r);
+}
+
+double test_run_ring_area(const test_run *r, size_t i, size_t first, size_t n)
+{
+    const double *X = r->X + i * r->n + 2 * first;
+    double a = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        size_t l = (k + 1) % n;
+        a += X[2 * k] * X[2 * l + 1] - X[2 * l] * X[2 * k + 1];
+    }
+    return 0.5 * fabs(a);
 }

@@ -14,6 +14,7 @@ typedef struct test_run {
     seam_summary summary;        /* participants left NULL; see names and solves */
     char names[8][64];
     long solves[8];
+    long warnings[8];            /* each participant's messages at warning level */
     char out[1024];              /* the output directory */
     char log[65536];             /* every message: "[who] text\n" */
     size_t rows;                 /* rows of interface.csv: the start, then one a step */
@@ -29,6 +30,10 @@ typedef struct test_run {
  * by forcing output.interface; output.report is turned off. Fails the test when the scene does not load. */
 test_run *test_run_scene(const char *name, const char *json_text, const char *scene_path, const char *const *sets);
 void test_run_free(test_run *r);
+
+/* Area enclosed by the closed polygon of 2D interface points first..first+n-1
+ * in row i (the shoelace formula). */
+double test_run_ring_area(const test_run *r, size_t i, size_t first, size_t n);
 
 /* Load (not run) a scene that must be refused: returns 1 when the
  * simulation could not be built, with every message in log (size n). */
