@@ -108,6 +108,10 @@ static void test_validate_reports_precisely(void **state)
     assert_int_equal(seam("validate examples/floating_block.json --set 'solids.0.bodies.0.mesh.min=[-1e30,0.55]'"), 1);
     expect("seam: [block] error: examples/floating_block.json:20:27: solids[0].bodies[0].mesh: element 0 is degenerate "
            "at rest (area 3.125e+27, below 1e-12 of its edges' square)");
+    /* tube_fluid's bind refusal (fluid and solid discretized apart) is located at the fluid's cells */
+    assert_int_equal(seam("validate examples/tube_precice.json --set fluid.discretization=staggered"), 1);
+    expect("seam: [fluid] error: examples/tube_precice.json:17:37: fluid.cells: cells = 100 needs an interface of 100 "
+           "points of dimension 1 (one cross-section per cell), the solids describe 101 of dimension 1");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
