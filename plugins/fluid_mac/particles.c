@@ -86,6 +86,19 @@ typedef struct level_set_sums {
     double *sw, *sx[3];      /* kernel weight and weighted position sums per cell */
 } level_set_sums;
 
+/* The level-set scatter's loops run on the widest vector unit the CPU has:
+ * a copy for AVX2 next to the baseline one, chosen when the library loads.
+ * Both do the same IEEE operations lane by lane (no contraction into FMA
+ * under ISO C), so they give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
+
 enum { WIN = 6 };   /* cells of a row the kernel can reach: 5, in a window of 6 that the loop runs whole */
 
 /* Add the kernel-weighted position of point xp to the sums of every cell
@@ -94,7 +107,7 @@ enum { WIN = 6 };   /* cells of a row the kernel can reach: 5, in a window of 6 
  * summed whole with weight 0 beyond R: the inner loops have no branch, run on
  * vector lanes, and every particle's vector stores line up with the last
  * one's (a load overlapping half of a recent store would stall). */
-static void scatter(const level_set_sums *L, const double *xp)
+VECTOR_CLONES static void scatter(const level_set_sums *L, const double *xp)
 {
     const mac_grid *g = L->g;
     int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
@@ -163,9 +176,10 @@ static void scatter(const level_set_sums *L, const double *xp)
         }
 }
 
-/* Point xp and its mirror images across the walls within R of it, so the
- * liquid meets a wall at a right angle instead of rounding off there. */
-static void scatter_with_images(const level_set_sums *L, const double *xp)
+/* The mirror images of point xp across the walls within R of it (with xp
+ * itself when `self`), so the liquid meets a wall at a right angle instead of
+ * rounding off there. */
+static void scatter_with_images(const level_set_sums *L, const double *xp, int self)
 {
     const mac_grid *g = L->g;
     double cand[3][3];
@@ -182,7 +196,73 @@ static void scatter_with_images(const level_set_sums *L, const double *xp)
     for (int c = 0; c < nc[2]; c++)
         for (int b = 0; b < nc[1]; b++)
             for (int a = 0; a < nc[0]; a++)
-                scatter(L, (const double[3]){cand[0][a], cand[1][b], cand[2][c]});
+                if (self || a || b || c)
+                    scatter(L, (const double[3]){cand[0][a], cand[1][b], cand[2][c]});
+}
+
+enum { GROUP = 16 };   /* particles of one cell scattered together */
+
+/* scatter() for np (<= GROUP) points xs that all lie in the cell `cell`,
+ * which is at least 3 cells from the ends of its row: the points share the
+ * window, and each row's sums are added over the points in registers and
+ * stored once. Every point's weights are scatter()'s; only the order of the
+ * additions into a cell's sums differs (round-off). */
+VECTOR_CLONES static void scatter_group(const level_set_sums *L, const int *cell, const double *const *xs, int np)
+{
+    const mac_grid *g = L->g;
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int d = 0; d < g->dim; d++) {
+        lo[d] = cell[d] - 2 < 0 ? 0 : cell[d] - 2;
+        hi[d] = cell[d] + 2 > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : cell[d] + 2;
+    }
+    int first = lo[0] - 1;
+    double q[GROUP][3][WIN + 1];
+    for (int p = 0; p < np; p++)
+        for (int d = 0; d < 3; d++)
+            for (int m = d ? lo[d] : first; m <= (d ? hi[d] : first + WIN); m++) {
+                double r = d < g->dim ? xs[p][d] - (g->origin[d] + (m + 0.5) * g->dx) : 0.0;
+                q[p][d][m - (d ? lo[d] : first)] = r * r * L->inv_RR;
+            }
+    double *restrict sw = L->sw, *restrict s0 = L->sx[0], *restrict s1 = L->sx[1];
+    double *restrict s2 = g->dim == 3 ? L->sx[2] : NULL;
+    for (int k = lo[2]; k <= hi[2]; k++)
+        for (int j = lo[1]; j <= hi[1]; j++) {
+            size_t c = mac_c(g, lo[0], j, k);
+            int odd = (int)(c & 1), any = 0;
+            double aw[WIN] = {0.0}, a0[WIN] = {0.0}, a1[WIN] = {0.0}, a2[WIN] = {0.0};
+            for (int p = 0; p < np; p++) {
+                double qyz = q[p][1][j - lo[1]] + q[p][2][k - lo[2]];
+                if (qyz >= 1.0)
+                    continue;
+                any = 1;
+                const double *q0 = q[p][0] + 1 - odd;
+                double x0 = xs[p][0], x1 = xs[p][1], x2 = s2 ? xs[p][2] : 0.0;
+#pragma omp simd
+                for (int i = 0; i < WIN; i++) {
+                    double t = 1.0 - (q0[i] + qyz);
+                    t = 0.5 * (t + fabs(t));
+                    double w = t * t * t;
+                    aw[i] += w;
+                    a0[i] += w * x0;
+                    a1[i] += w * x1;
+                    a2[i] += w * x2;
+                }
+            }
+            if (!any)
+                continue;
+            c -= (size_t)odd;
+#pragma omp simd
+            for (int i = 0; i < WIN; i++) {
+                sw[c + i] += aw[i];
+                s0[c + i] += a0[i];
+                s1[c + i] += a1[i];
+            }
+            if (s2) {
+#pragma omp simd
+                for (int i = 0; i < WIN; i++)
+                    s2[c + i] += a2[i];
+            }
+        }
 }
 
 static void level_set_slab(void *ctx, size_t first, size_t end)
@@ -190,8 +270,33 @@ static void level_set_slab(void *ctx, size_t first, size_t end)
     const level_set_sums *L = ctx;
     const mac_grid *g = L->g;
     size_t dim = (size_t)g->dim;
-    for (size_t o = L->b->start[first]; o < L->b->start[end]; o++)
-        scatter_with_images(L, L->x + dim * L->b->order[o]);
+    for (size_t c = first; c < end; c++) {
+        size_t o = L->b->start[c], o_end = L->b->start[c + 1];
+        if (o == o_end)
+            continue;
+        const int cell[3] = {(int)(c % (size_t)g->nx), (int)(c / (size_t)g->nx % (size_t)g->ny),
+                             (int)(c / ((size_t)g->nx * (size_t)g->ny))};
+        if (cell[0] < 3 || cell[0] > g->nx - 4) {   /* the window would pass the row's ends: one by one */
+            for (; o < o_end; o++)
+                scatter_with_images(L, L->x + dim * L->b->order[o], 1);
+            continue;
+        }
+        const double *xs[GROUP];
+        int np = 0;
+        for (; o < o_end; o++) {
+            const double *xp = L->x + dim * L->b->order[o];
+            int inside = 1;
+            for (size_t d = 0; d < dim; d++)
+                inside &= floor((xp[d] - g->origin[d]) / g->dx) == (double)cell[d];
+            scatter_with_images(L, xp, !inside);
+            if (inside)
+                xs[np++] = xp;
+            if (np == GROUP || (np && o + 1 == o_end)) {
+                scatter_group(L, cell, xs, np);
+                np = 0;
+            }
+        }
+    }
     /* Solid cells count as filled, so the liquid meets a body without a gap. */
     size_t fill = mac_subgrid_count(g, L->per_axis);
     for (size_t c = first; L->solid && c < end; c++)
