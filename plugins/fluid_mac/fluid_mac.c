@@ -1015,8 +1015,9 @@ static seam_status spread_particles(fluid_mac *self)
     mac_geometry geo;
     mac_geometry_liquid(&geo, g, &self->geo, self->phi);
     double *e = malloc(nc * sizeof *e);
+    /* update_particles' level set has just sorted these particles into self->bins */
     if (!e || (self->reference_kernels ? (mac_ref_particle_density(g, self->np, self->xp, e), SEAM_OK)
-                                       : mac_particle_density(g, self->np, self->xp, &self->bins, e)) != SEAM_OK) {
+                                       : mac_particle_density(g, self->np, self->xp, &self->bins, 1, e)) != SEAM_OK) {
         free(e);
         mac_geometry_free(&geo);
         seam_logf(self->host, SEAM_LOG_ERROR, "out of memory counting %zu particles", self->np);
@@ -1080,7 +1081,9 @@ static seam_status update_particles(fluid_mac *self, double dt)
         vp[k] = flip * (vp_n[k] + delta[k]) + (1.0 - flip) * pic[k];
     phase_end(self, PH_TO_PARTICLES, &t0);
     mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1, self->shell_elem};
-    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells, self->reference_kernels);
+    /* pic holds vel at the particles: the move's first stage (the reference kernels sample it again) */
+    self->np = mac_advect_particles_from(g, n, self->xp, self->vp, self->vel, self->reference_kernels ? NULL : pic, dt,
+                                         &shells, self->reference_kernels);
     phase_end(self, PH_ADVECT, &t0);
     int ok = level_set(self, self->np, self->xp, self->geo.solid, self->phi);
     phase_end(self, PH_LEVEL_SET, &t0);

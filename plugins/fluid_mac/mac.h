@@ -393,8 +393,10 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
 
 /* Particles per cell, counted with multilinear (cloud-in-cell) weights at the
  * cell centres; weight beyond the outer centres folds back into the grid.
- * SEAM_ERROR when out of memory. */
-seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, double *count);
+ * sorted: bins already hold these n particles x (the last mac_level_set of
+ * them sorted them), else they are sorted here. SEAM_ERROR when out of memory. */
+seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, int sorted,
+                                 double *count);
 
 /* The same three as they were before issue 18 (particles_reference.c): one
  * particle at a time in storage order on one thread, summed in that order. */
@@ -436,5 +438,11 @@ typedef struct mac_shells {
  * mac_ref_sample (the same numbers, as before issue 18). */
 size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
                             const mac_shells *shells, int reference);
+
+/* The same, given u0 (n*dim): vel already sampled at x (mac_grid_to_particles
+ * of x, bit for bit what the move's first stage would sample), so the first
+ * RK2 stage reads it instead of sampling again. */
+size_t mac_advect_particles_from(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3],
+                                 const double *u0, double dt, const mac_shells *shells, int reference);
 
 #endif

@@ -460,9 +460,10 @@ static void density_slab(void *ctx, size_t first, size_t end)
     }
 }
 
-seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, double *count)
+seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, int sorted,
+                                 double *count)
 {
-    if (mac_bins_sort(bins, g, n, x) != SEAM_OK)
+    if (!sorted && mac_bins_sort(bins, g, n, x) != SEAM_OK)
         return SEAM_ERROR;
     memset(count, 0, mac_ncell(g) * sizeof *count);
     double *acc[3] = {count, NULL, NULL};
@@ -662,8 +663,8 @@ static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt
     }
 }
 
-size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
-                            const mac_shells *shells, int reference)
+size_t mac_advect_particles_from(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3],
+                                 const double *u0, double dt, const mac_shells *shells, int reference)
 {
     size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
@@ -676,7 +677,10 @@ size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, 
     for (size_t p = 0; p < n; p++) {
         double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0}, u[3];
         memcpy(xp, x + dim * p, dim * sizeof *xp);
-        sample_velocity(g, vel, xp, u, reference);
+        if (u0)
+            memcpy(u, u0 + dim * p, dim * sizeof *u);
+        else
+            sample_velocity(g, vel, xp, u, reference);
         for (size_t d = 0; d < dim; d++)
             xm[d] = xp[d] + 0.5 * dt * u[d];
         double step[3], start[3] = {xp[0], xp[1], xp[2]};
@@ -717,4 +721,10 @@ size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, 
         kept++;
     }
     return kept;
+}
+
+size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
+                            const mac_shells *shells, int reference)
+{
+    return mac_advect_particles_from(g, n, x, vp, vel, NULL, dt, shells, reference);
 }
