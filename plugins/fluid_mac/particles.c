@@ -319,7 +319,11 @@ seam_status mac_level_set(const mac_grid *g, size_t n, const double *x, double r
     level_set_sums L = {g, x, bins, solid, per_axis, R, 1.0 / (R * R), w->cell, {NULL, NULL, NULL}};
     for (size_t d = 0; d < dim; d++)
         L.sx[d] = w->cell + (d + 1) * nc;
-    memset(w->cell, 0, (dim + 1) * nc * sizeof *w->cell);
+    double *sums = w->cell;
+    size_t n_sums = (dim + 1) * nc;
+#pragma omp parallel for schedule(static) if (nc >= MAC_OMP_MIN)
+    for (size_t c = 0; c < n_sums; c++)
+        sums[c] = 0.0;
     for_slabs(g, n + nc, level_set_slab, &L);
 #pragma omp parallel for schedule(static) if (nc >= MAC_OMP_MIN)
     for (size_t c = 0; c < nc; c++) {
