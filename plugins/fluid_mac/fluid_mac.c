@@ -1014,11 +1014,11 @@ static seam_status spread_particles(fluid_mac *self)
     double t0 = cpu_ms();
     mac_geometry geo;
     mac_geometry_liquid(&geo, g, &self->geo, self->phi);
-    double *e = malloc(nc * sizeof *e);
+    /* the level set's sums are done with: the count e, then the spreading solve's right-hand side and q */
+    double *e = self->work.cell, *scratch = self->work.cell + nc;
     /* update_particles' level set has just sorted these particles into self->bins */
-    if (!e || (self->reference_kernels ? (mac_ref_particle_density(g, self->np, self->xp, e), SEAM_OK)
-                                       : mac_particle_density(g, self->np, self->xp, &self->bins, 1, e)) != SEAM_OK) {
-        free(e);
+    if ((self->reference_kernels ? (mac_ref_particle_density(g, self->np, self->xp, e), SEAM_OK)
+                                 : mac_particle_density(g, self->np, self->xp, &self->bins, 1, e)) != SEAM_OK) {
         mac_geometry_free(&geo);
         seam_logf(self->host, SEAM_LOG_ERROR, "out of memory counting %zu particles", self->np);
         return SEAM_ERROR;
@@ -1035,8 +1035,7 @@ static seam_status spread_particles(fluid_mac *self)
                 double excess = e[c] / n0 - 1.0;
                 e[c] = !mac_fluid(&geo, c) ? 0.0 : inner ? excess : fmax(excess, 0.0);
             }
-    seam_status st = mac_spread(&self->proj, g, &geo, e, 1e-4, self->max_iter, self->dvel, self->host);
-    free(e);
+    seam_status st = mac_spread(&self->proj, g, &geo, e, scratch, 1e-4, self->max_iter, self->dvel, self->host);
     mac_geometry_free(&geo);
     phase_end(self, PH_SPREAD, &t0);
     if (st != SEAM_OK)

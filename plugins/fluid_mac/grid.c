@@ -878,19 +878,20 @@ seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry
 }
 
 seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *e,
-                       double tol, int max_iter, double *const d[3], const seam_host *host)
+                       double *scratch, double tol, int max_iter, double *const d[3], const seam_host *host)
 {
     size_t nc = mac_ncell(g);
-    double *b = malloc(nc * sizeof *b), *q = calloc(nc, sizeof *q);
-    for (size_t c = 0; c < nc; c++)   /* div d = e with d = -grad q: A q = dx^2 e */
+    double *b = scratch, *q = scratch + nc;
+#pragma omp parallel for schedule(static) if (nc >= MAC_OMP_MIN)
+    for (size_t c = 0; c < nc; c++) {   /* div d = e with d = -grad q: A q = dx^2 e */
         b[c] = g->dx * g->dx * e[c];
+        q[c] = 0.0;
+    }
     seam_status st = solve_poisson(P, g, geo, b, tol, max_iter, q, "particle spreading", host);
     for (int a = 0; a < g->dim; a++)
         memset(d[a], 0, mac_nf(g, a) * sizeof *d[a]);
     if (st == SEAM_OK)   /* d = -grad q, the same face differences as the pressure update */
         update_velocities(g, geo, 1.0, 1.0, q, d);
-    free(b);
-    free(q);
     return st;
 }
 

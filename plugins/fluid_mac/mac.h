@@ -337,9 +337,10 @@ seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double
 
 /* The displacement field d = -grad q (per face, m) with div d = e per fluid
  * cell (walls and solids let nothing through, p = 0 at Dirichlet faces):
- * spreads crowded particles apart. */
+ * spreads crowded particles apart. scratch: room for 2 numbers per cell (the
+ * right-hand side and q), kept by the caller so the step allocates nothing. */
 seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *e,
-                       double tol, int max_iter, double *const d[3], const seam_host *host);
+                       double *scratch, double tol, int max_iter, double *const d[3], const seam_host *host);
 
 /* Conservative transport of a cell scalar q (first-order upwind finite
  * volumes) by the face velocities vel over dt, in as many sub-steps as
