@@ -176,10 +176,9 @@ VECTOR_CLONES static void scatter(const level_set_sums *L, const double *xp)
         }
 }
 
-/* The mirror images of point xp across the walls within R of it (with xp
- * itself when `self`), so the liquid meets a wall at a right angle instead of
- * rounding off there. */
-static void scatter_with_images(const level_set_sums *L, const double *xp, int self)
+/* Point xp and its mirror images across the walls within R of it, so the
+ * liquid meets a wall at a right angle instead of rounding off there. */
+static void scatter_with_images(const level_set_sums *L, const double *xp)
 {
     const mac_grid *g = L->g;
     double cand[3][3];
@@ -196,17 +195,17 @@ static void scatter_with_images(const level_set_sums *L, const double *xp, int s
     for (int c = 0; c < nc[2]; c++)
         for (int b = 0; b < nc[1]; b++)
             for (int a = 0; a < nc[0]; a++)
-                if (self || a || b || c)
-                    scatter(L, (const double[3]){cand[0][a], cand[1][b], cand[2][c]});
+                scatter(L, (const double[3]){cand[0][a], cand[1][b], cand[2][c]});
 }
 
 enum { GROUP = 16 };   /* particles of one cell scattered together */
 
-/* scatter() for np (<= GROUP) points xs that all lie in the cell `cell`,
- * which is at least 3 cells from the ends of its row: the points share the
- * window, and each row's sums are added over the points in registers and
- * stored once. Every point's weights are scatter()'s; only the order of the
- * additions into a cell's sums differs (round-off). */
+/* scatter() for np (<= GROUP) points xs that all lie in the cell `cell` (an
+ * image cell up to 2 outside the grid too): the points share the window, and
+ * each row's sums are added over the points in registers and stored once
+ * (only the cells of the row where the window passes its ends). Every point's
+ * weights are scatter()'s; only the order of the additions into a cell's sums
+ * differs (round-off). */
 VECTOR_CLONES static void scatter_group(const level_set_sums *L, const int *cell, const double *const *xs, int np)
 {
     const mac_grid *g = L->g;
@@ -214,8 +213,10 @@ VECTOR_CLONES static void scatter_group(const level_set_sums *L, const int *cell
     for (int d = 0; d < g->dim; d++) {
         lo[d] = cell[d] - 2 < 0 ? 0 : cell[d] - 2;
         hi[d] = cell[d] + 2 > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : cell[d] + 2;
+        if (lo[d] > hi[d])
+            return;
     }
-    int first = lo[0] - 1;
+    int first = lo[0] - 1, nx = g->nx;
     double q[GROUP][3][WIN + 1];
     for (int p = 0; p < np; p++)
         for (int d = 0; d < 3; d++)
@@ -250,6 +251,18 @@ VECTOR_CLONES static void scatter_group(const level_set_sums *L, const int *cell
             }
             if (!any)
                 continue;
+            int start = lo[0] - odd;   /* the window's first cell in the row */
+            if (start < 0 || start + WIN > nx) {   /* next to the row's ends: the cells in it */
+                for (int i = start < 0 ? -start : 0; i < WIN && start + i < nx; i++) {
+                    size_t ci = c - (size_t)lo[0] + (size_t)(start + i);
+                    sw[ci] += aw[i];
+                    s0[ci] += a0[i];
+                    s1[ci] += a1[i];
+                    if (s2)
+                        s2[ci] += a2[i];
+                }
+                continue;
+            }
             c -= (size_t)odd;
 #pragma omp simd
             for (int i = 0; i < WIN; i++) {
@@ -265,6 +278,62 @@ VECTOR_CLONES static void scatter_group(const level_set_sums *L, const int *cell
         }
 }
 
+/* Whether point x lies in cell `cell` along each axis (floor of its grid coordinate). */
+static int in_cell(const mac_grid *g, const double *x, const int *cell)
+{
+    int in = 1;
+    for (int d = 0; d < g->dim; d++)
+        in &= floor((x[d] - g->origin[d]) / g->dx) == (double)cell[d];
+    return in;
+}
+
+/* The np points xs of cell `cell` and their mirror images across the walls
+ * within R (img[d][0..1]: across the low and high wall of axis d, as
+ * scatter_with_images finds them for every one of these points), a group per
+ * image; an image off its image cell (a point on a cell face) goes alone. */
+static void scatter_cell(const level_set_sums *L, const int *cell, const int img[3][2], const double *const *xs,
+                         int np)
+{
+    const mac_grid *g = L->g;
+    int side[3][3], nc[3] = {1, 1, 1};   /* per axis: 0 itself, 1 mirrored at the low wall, 2 at the high one */
+    for (int d = 0; d < 3; d++) {
+        side[d][0] = 0;
+        for (int h = 0; h < 2; h++)
+            if (d < g->dim && img[d][h])
+                side[d][nc[d]++] = 1 + h;
+    }
+    double pts[GROUP][3];
+    const double *ptr[GROUP];
+    for (int c = 0; c < nc[2]; c++)
+        for (int b = 0; b < nc[1]; b++)
+            for (int a = 0; a < nc[0]; a++) {
+                const int pick[3] = {side[0][a], side[1][b], side[2][c]};
+                if (!pick[0] && !pick[1] && !pick[2]) {
+                    scatter_group(L, cell, xs, np);
+                    continue;
+                }
+                int mcell[3] = {cell[0], cell[1], cell[2]}, m = 0;
+                for (int d = 0; d < g->dim; d++)
+                    if (pick[d])
+                        mcell[d] = pick[d] == 1 ? -1 - cell[d] : 2 * mac_n(g, d) - 1 - cell[d];
+                for (int p = 0; p < np; p++) {
+                    for (int d = 0; d < 3; d++) {
+                        double lo = g->origin[d], hi = d < g->dim ? lo + mac_n(g, d) * g->dx : 0.0;
+                        pts[m][d] = d >= g->dim ? 0.0 : !pick[d] ? xs[p][d] : pick[d] == 1 ? 2.0 * lo - xs[p][d]
+                                                                                        : 2.0 * hi - xs[p][d];
+                    }
+                    if (in_cell(g, pts[m], mcell)) {
+                        ptr[m] = pts[m];
+                        m++;
+                    } else {
+                        scatter(L, pts[m]);
+                    }
+                }
+                if (m)
+                    scatter_group(L, mcell, ptr, m);
+            }
+}
+
 static void level_set_slab(void *ctx, size_t first, size_t end)
 {
     const level_set_sums *L = ctx;
@@ -276,23 +345,27 @@ static void level_set_slab(void *ctx, size_t first, size_t end)
             continue;
         const int cell[3] = {(int)(c % (size_t)g->nx), (int)(c / (size_t)g->nx % (size_t)g->ny),
                              (int)(c / ((size_t)g->nx * (size_t)g->ny))};
-        if (cell[0] < 3 || cell[0] > g->nx - 4) {   /* the window would pass the row's ends: one by one */
-            for (; o < o_end; o++)
-                scatter_with_images(L, L->x + dim * L->b->order[o], 1);
-            continue;
+        int img[3][2] = {{0, 0}, {0, 0}, {0, 0}};   /* the images the cell's points have (all but those on a face) */
+        for (size_t d = 0; d < dim; d++) {
+            img[d][0] = g->bc[2 * d] == BC_WALL && cell[d] < 2;
+            img[d][1] = g->bc[2 * d + 1] == BC_WALL && cell[d] >= mac_n(g, (int)d) - 2;
         }
         const double *xs[GROUP];
         int np = 0;
         for (; o < o_end; o++) {
             const double *xp = L->x + dim * L->b->order[o];
-            int inside = 1;
-            for (size_t d = 0; d < dim; d++)
-                inside &= floor((xp[d] - g->origin[d]) / g->dx) == (double)cell[d];
-            scatter_with_images(L, xp, !inside);
-            if (inside)
+            int alike = in_cell(g, xp, cell);
+            for (size_t d = 0; d < dim; d++) {
+                double lo = g->origin[d], hi = lo + mac_n(g, (int)d) * g->dx;
+                alike &= (g->bc[2 * d] == BC_WALL && xp[d] < lo + L->R) == img[d][0];
+                alike &= (g->bc[2 * d + 1] == BC_WALL && xp[d] > hi - L->R) == img[d][1];
+            }
+            if (alike)
                 xs[np++] = xp;
+            else
+                scatter_with_images(L, xp);
             if (np == GROUP || (np && o + 1 == o_end)) {
-                scatter_group(L, cell, xs, np);
+                scatter_cell(L, cell, (const int(*)[2])img, xs, np);
                 np = 0;
             }
         }
