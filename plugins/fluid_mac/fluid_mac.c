@@ -1072,8 +1072,12 @@ static seam_status update_particles(fluid_mac *self, double dt)
     size_t n = self->np_n;
     memcpy(self->xp, self->xp_n, dim * n * sizeof(double));
     double *pic = self->pic, *delta = self->delta;
-    mac_grid_to_particles(g, n, self->xp, self->vel, pic, self->reference_kernels);
-    mac_grid_to_particles(g, n, self->xp, self->dvel, delta, self->reference_kernels);
+    if (self->reference_kernels) {
+        mac_grid_to_particles(g, n, self->xp, self->vel, pic, 1);
+        mac_grid_to_particles(g, n, self->xp, self->dvel, delta, 1);
+    } else {
+        mac_grid_to_particles2(g, n, self->xp, self->vel, pic, self->dvel, delta);
+    }
     double flip = self->flip, *vp = self->vp, *vp_n = self->vp_n;
 #pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN)
     for (size_t k = 0; k < dim * n; k++)

@@ -991,12 +991,14 @@ static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int l
 {
     size_t total = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
     const size_t stride[3] = {1, (size_t)n[0], (size_t)n[0] * (size_t)n[1]};
-    uint8_t *next = malloc(total);
+    /* the layer (1 ... 255, then 1 again) that gave a face its value, 0: none;
+     * a repeated stamp is on faces already valid, whose value stayed val[f] */
+    uint8_t *added = calloc(total, 1);
     double *val = malloc(total * sizeof *val);
-    for (int layer = 0; layer < layers; layer++) {
-        memcpy(next, valid, total);
-        memcpy(val, a, total * sizeof *val);
-        /* each face from the last layer's values only: the same result with any number of threads */
+    for (int layer = 1; layer <= layers; layer++) {
+        uint8_t stamp = (uint8_t)(1 + (layer - 1) % 255);
+        /* each face from the last layer's values only, kept aside and written
+         * after the sweep: the same result with any number of threads */
 #pragma omp parallel for collapse(2) schedule(static) if (total >= MAC_OMP_MIN)
         for (int k = 0; k < n[2]; k++)
             for (int j = 0; j < n[1]; j++)
@@ -1017,18 +1019,23 @@ static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int l
                                 cnt++;
                             }
                         }
-                    if (cnt) {   /* written to a copy: the result does not depend on the sweep order */
+                    if (cnt) {
                         val[f] = sum / cnt;
-                        next[f] = 1;
+                        added[f] = stamp;
                     }
                 }
-        memcpy(valid, next, total);
-        memcpy(a, val, total * sizeof *a);
+#pragma omp parallel for schedule(static) if (total >= MAC_OMP_MIN)
+        for (size_t f = 0; f < total; f++)
+            if (added[f] == stamp) {
+                a[f] = val[f];
+                valid[f] = 1;
+            }
     }
+#pragma omp parallel for schedule(static) if (total >= MAC_OMP_MIN)
     for (size_t f = 0; f < total; f++)
         if (!valid[f])
             a[f] = 0.0;
-    free(next);
+    free(added);
     free(val);
 }
 

@@ -230,8 +230,10 @@ static inline double mac_sample(const mac_grid *g, int axis, const double *q, co
 /* All dim components of the face velocities vel at point x into u: the same
  * numbers as mac_sample per component, with the clamped indices and weights
  * of each axis worked out once for the two staggerings (faces along their
- * normal, cell centres across it). */
-static inline void mac_sample_velocity(const mac_grid *g, double *const vel[3], const double *x, double *u)
+ * normal, cell centres across it); and with the same indices and weights
+ * the face velocities vel2 into u2 when vel2 is not NULL. */
+static inline void mac_sample_velocity2(const mac_grid *g, double *const vel[3], double *const vel2[3],
+                                        const double *x, double *u, double *u2)
 {
     int idx[3][2] = {{0, 0}, {0, 0}, {0, 0}};    /* [axis][0: centres, 1: faces] */
     double w[3][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
@@ -246,22 +248,31 @@ static inline void mac_sample_velocity(const mac_grid *g, double *const vel[3], 
         int i = idx[0][a == 0], j = idx[1][a == 1];
         double s = w[0][a == 0], t = w[1][a == 1];
         int i1 = i + 1 < ni ? i + 1 : i, j1 = j + 1 < nj ? j + 1 : j;
-        const double *q = vel[a];
         size_t r0 = (size_t)j * (size_t)ni, r1 = (size_t)j1 * (size_t)ni;
-        if (g->dim == 2) {
-            u[a] = (1 - s) * (1 - t) * q[r0 + (size_t)i] + s * (1 - t) * q[r0 + (size_t)i1] +
-                   (1 - s) * t * q[r1 + (size_t)i] + s * t * q[r1 + (size_t)i1];
-            continue;
+        for (int field = 0; field < (vel2 ? 2 : 1); field++) {
+            const double *q = field ? vel2[a] : vel[a];
+            double *out = field ? u2 : u;
+            if (g->dim == 2) {
+                out[a] = (1 - s) * (1 - t) * q[r0 + (size_t)i] + s * (1 - t) * q[r0 + (size_t)i1] +
+                         (1 - s) * t * q[r1 + (size_t)i] + s * t * q[r1 + (size_t)i1];
+                continue;
+            }
+            int k = idx[2][a == 2], k1 = k + 1 < nk ? k + 1 : k;
+            double r = w[2][a == 2];
+            const double *q0 = q + (size_t)k * (size_t)ni * (size_t)nj;
+            const double *q1 = q + (size_t)k1 * (size_t)ni * (size_t)nj;
+            double b0 = (1 - s) * (1 - t) * q0[r0 + (size_t)i] + s * (1 - t) * q0[r0 + (size_t)i1] +
+                        (1 - s) * t * q0[r1 + (size_t)i] + s * t * q0[r1 + (size_t)i1];
+            double b1 = (1 - s) * (1 - t) * q1[r0 + (size_t)i] + s * (1 - t) * q1[r0 + (size_t)i1] +
+                        (1 - s) * t * q1[r1 + (size_t)i] + s * t * q1[r1 + (size_t)i1];
+            out[a] = (1 - r) * b0 + r * b1;
         }
-        int k = idx[2][a == 2], k1 = k + 1 < nk ? k + 1 : k;
-        double r = w[2][a == 2];
-        const double *q0 = q + (size_t)k * (size_t)ni * (size_t)nj, *q1 = q + (size_t)k1 * (size_t)ni * (size_t)nj;
-        double b0 = (1 - s) * (1 - t) * q0[r0 + (size_t)i] + s * (1 - t) * q0[r0 + (size_t)i1] +
-                    (1 - s) * t * q0[r1 + (size_t)i] + s * t * q0[r1 + (size_t)i1];
-        double b1 = (1 - s) * (1 - t) * q1[r0 + (size_t)i] + s * (1 - t) * q1[r0 + (size_t)i1] +
-                    (1 - s) * t * q1[r1 + (size_t)i] + s * t * q1[r1 + (size_t)i1];
-        u[a] = (1 - r) * b0 + r * b1;
     }
+}
+
+static inline void mac_sample_velocity(const mac_grid *g, double *const vel[3], const double *x, double *u)
+{
+    mac_sample_velocity2(g, vel, NULL, x, u, NULL);
 }
 
 /* Semi-Lagrangian advection of vel0 by itself over dt with an RK2
@@ -391,6 +402,11 @@ seam_status mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, 
  * one component at a time through mac_ref_sample, on one thread (the same numbers). */
 void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,
                            int reference);
+
+/* Both vel into out and vel2 into out2 at once, the indices and weights found
+ * once per particle: the numbers of two mac_grid_to_particles calls. */
+void mac_grid_to_particles2(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,
+                            double *const vel2[3], double *out2);
 
 /* Particles per cell, counted with multilinear (cloud-in-cell) weights at the
  * cell centres; weight beyond the outer centres folds back into the grid.

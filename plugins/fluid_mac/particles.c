@@ -346,15 +346,17 @@ static void level_set_slab(void *ctx, size_t first, size_t end)
         const int cell[3] = {(int)(c % (size_t)g->nx), (int)(c / (size_t)g->nx % (size_t)g->ny),
                              (int)(c / ((size_t)g->nx * (size_t)g->ny))};
         int img[3][2] = {{0, 0}, {0, 0}, {0, 0}};   /* the images the cell's points have (all but those on a face) */
+        int edge = 0;   /* a cell on the grid's boundary also holds the points beyond it (mac_cell_of clamps) */
         for (size_t d = 0; d < dim; d++) {
             img[d][0] = g->bc[2 * d] == BC_WALL && cell[d] < 2;
             img[d][1] = g->bc[2 * d + 1] == BC_WALL && cell[d] >= mac_n(g, (int)d) - 2;
+            edge |= cell[d] == 0 || cell[d] == mac_n(g, (int)d) - 1;
         }
         const double *xs[GROUP];
         int np = 0;
         for (; o < o_end; o++) {
             const double *xp = L->x + dim * L->b->order[o];
-            int alike = in_cell(g, xp, cell);
+            int alike = !edge || in_cell(g, xp, cell);   /* elsewhere the sort put xp here by the same floor */
             for (size_t d = 0; d < dim; d++) {
                 double lo = g->origin[d], hi = lo + mac_n(g, (int)d) * g->dx;
                 alike &= (g->bc[2 * d] == BC_WALL && xp[d] < lo + L->R) == img[d][0];
@@ -581,6 +583,19 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
         double u[3];
         sample_velocity(g, vel, x + dim * p, u, reference);
         memcpy(out + dim * p, u, dim * sizeof *u);
+    }
+}
+
+void mac_grid_to_particles2(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,
+                            double *const vel2[3], double *out2)
+{
+    size_t dim = (size_t)g->dim;
+#pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN)
+    for (size_t p = 0; p < n; p++) {
+        double u[3], u2[3];
+        mac_sample_velocity2(g, vel, vel2, x + dim * p, u, u2);
+        memcpy(out + dim * p, u, dim * sizeof *u);
+        memcpy(out2 + dim * p, u2, dim * sizeof *u2);
     }
 }
 

@@ -95,6 +95,17 @@ static void check_kernels(const mac_grid *g, size_t n)
     mac_grid_to_particles(g, n, x, vel, u, 0);
     mac_grid_to_particles(g, n, x, vel, u_ref, 1);
     assert_memory_equal(u, u_ref, dim * n * sizeof *u);
+    /* two fields at once: the numbers of one call per field (the second: ref turned and shifted) */
+    for (size_t a = 0; a < dim; a++)
+        for (size_t f = 0; f < mac_nf(g, (int)a); f++)
+            ref[a][f] = 1.0 - 3.0 * ref[a][f];
+    double *u2 = malloc(dim * n * sizeof *u2), *v2 = malloc(dim * n * sizeof *v2);
+    mac_grid_to_particles2(g, n, x, vel, u2, ref, v2);
+    assert_memory_equal(u2, u, dim * n * sizeof *u);
+    mac_grid_to_particles(g, n, x, ref, u_ref, 0);
+    assert_memory_equal(v2, u_ref, dim * n * sizeof *u);
+    free(u2);
+    free(v2);
     double *x2 = malloc(dim * n * sizeof *x2);
     memcpy(x2, x, dim * n * sizeof *x2);
     memcpy(u_ref, vp, dim * n * sizeof *u_ref);
