@@ -122,6 +122,10 @@ typedef struct mono_fluid {
     seam_csr *B;             /* n x n, SPD (4.39) */
     double *Eu;              /* n: E u* = - sum_f s_f A_f u*_f (4.39) */
     seam_csr *G;             /* n x (dim n_nodes): N^T C (5.7-5.10), column node * dim + axis */
+    mac_grid grid;           /* the grid F was built on (dim 0 when F was not built by mono_fluid_build) */
+    uint8_t *closed;         /* per cell: not active but liquid (phi < 0) or inside a solid, a wall to the
+                                multigrid preconditioner; the other inactive cells are air (NULL when
+                                grid.dim is 0) */
 } mono_fluid;
 
 seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *cut, const mono_boundary *b,
@@ -215,11 +219,19 @@ seam_status mono_rigid_advance(const seam_plugin *P, void *solid, const seam_ste
 
 /* ---------------------------------------------------------------- system.c */
 
+/* The preconditioner of the PCG on the SPD system. */
+typedef enum mono_precond {
+    MONO_PRECOND_IC0 = 0,    /* IC(0) of the assembled A */
+    MONO_PRECOND_MG = 1      /* block LDL^T: fluid_mac's multigrid V-cycle on B for the pressures,
+                                CHOLMOD on the kept solid blocks (see mono_solve) */
+} mono_precond;
+
 typedef struct mono_solve_opts {
     double sigma;            /* (5.31), in (0, 1); 0.9 */
     double alpha;            /* row scaling of (5.36); <= 0: |c1| / |c2| */
     double tol;              /* PCG relative residual; 1e-10 */
     int max_iter;
+    mono_precond precond;    /* IC(0) when left 0 */
 } mono_solve_opts;
 
 typedef struct mono_solve_stats {
