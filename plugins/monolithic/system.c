@@ -1,6 +1,7 @@
 /* The coupled pressure projection's linear solve (Zarifi 2017, sec. 5.2;
  * ../shared/specs/monolithic-sph-fem.md 1.3-1.5): (5.17) turned SPD by the
- * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by IC(0)-PCG. */
+ * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by PCG with IC(0) or
+ * a multigrid block preconditioner. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
