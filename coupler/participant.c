@@ -133,7 +133,8 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
 
 /* Keys of `coupling` that scheme "monolithic" reads: handed to the plugin
  * inside its object's "coupling". */
-const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations", NULL};
+const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations", "preconditioner",
+                                       NULL};
 
 /* A participant's objects as one coupled solver sees them: one in-process
  * library each (the plugin creates them itself). */
