@@ -530,8 +530,19 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
                  "the participant's `timeout` sets a fixed limit", SEAM_REMOTE_SOLVE_FACTOR, r->longest_solve,
                  SEAM_REMOTE_SOLVE_MIN_S);
     }
+    /* large outputs land straight in the solver's arrays */
+    seam_frames_dest dest[3];
+    size_t n_dest = 0;
+    for (int k = 0; k < 3; k++)
+        if (outs[k])
+            dest[n_dest++] = (seam_frames_dest){names[k], outs[k], n * sizeof(double)};
+    r->reply.dest = dest;
+    r->reply.n_dest = n_dest;
+    r->reply.dest_id = id;
     double t0 = now_s();
     bool replied = call(r, "solve", id, &w, limit, &m);
+    r->reply.dest = NULL;
+    r->reply.n_dest = 0;
     r->limit_why[0] = '\0';
     if (!replied)
         return SEAM_ERROR;
@@ -709,8 +720,15 @@ static seam_status remote_mobility(void *self, const double *impulse, double *dv
     seam_msg m;
     uint64_t id = begin_request(r, &w, "mobility", 1, 64 + seam_wire_inline(r->proto, r->n_iface * 8));
     seam_w_str(&w, "impulse");
-    seam_w_f64s(&w, impulse, r->n_iface);
-    if (!call(r, "mobility", id, &w, r->o.timeout_s, &m))
+    seam_w_f64s_ref(&w, impulse, r->n_iface, NULL);   /* out of band without a copy: the call waits */
+    seam_frames_dest dest = {"dv", dv, r->n_iface * sizeof(double)};
+    r->reply.dest = &dest;
+    r->reply.n_dest = 1;
+    r->reply.dest_id = id;
+    bool replied = call(r, "mobility", id, &w, r->o.timeout_s, &m);
+    r->reply.dest = NULL;
+    r->reply.n_dest = 0;
+    if (!replied)
         return SEAM_ERROR;
     seam_status st = reply_status(r, "mobility", &m);
     if (st == SEAM_OK && !seam_msg_f64s(&m, "dv", true, dv, r->n_iface)) {
