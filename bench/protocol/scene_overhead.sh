@@ -4,8 +4,9 @@
 # seam-serve. Every placement runs to END and to 2 END; the difference is the
 # cost of END's worth of steps without start-up, so the table gives the
 # one-off start-up cost of the separate processes, the per-step overhead of
-# the transport and the whole process's wall time to END, each against
-# in-process. REPS rounds run every placement once each (and every build,
+# the transport (wall time, and CPU time of all the run's processes, which a
+# loaded machine disturbs less) and the whole process's wall time to END,
+# each against in-process. REPS rounds run every placement once each (and every build,
 # when BASE names a second build tree to compare with, e.g. main's): runs
 # alternate, so a change in the machine's load hits all of them alike, and
 # the table gives medians over the rounds.
@@ -47,16 +48,20 @@ def run(b, t_end, sets):
            f"{tmp}/o", "--end", repr(t_end), "--set", "output.frames=false"]
     for s in sets:
         cmd += ["--set", s]
+    c0 = os.times()
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL, env=env_of(b))
-    return time.perf_counter() - t0
+    t = time.perf_counter() - t0
+    c1 = os.times()   # the run's processes, its servers included (the coupler reaps them)
+    return t, (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
 
+label = {b: ("base" if len(builds) > 1 and b == builds[0] else "build") for b in builds}
 print(f"{reps} rounds, medians; overhead against the same build's in-process run; "
-      f"load average at start {os.getloadavg()[0]:.2f}")
-print(f"{'grid':>9} {'steps':>5} {'build':>12} {'inline':>8} | " +
-      " | ".join(f"{name:<34}" for name, _ in placements[1:]))
-print(f"{'':>9} {'':>5} {'':>12} {'ms/step':>8} | " +
-      " | ".join(f"{'start-up s, ms/step (+%), wall (+%)':<34}" for _ in placements[1:]))
+      f"load average at start {os.getloadavg()[0]:.2f}; " + ", ".join(f"{label[b]}: {b}" for b in builds))
+print("per placement: start-up s; wall ms/step (overhead); CPU ms/step of all its processes (overhead); "
+      "whole-process wall s to END (overhead)")
+print(f"{'grid':>9} {'steps':>5} {'build':>5} {'inline':>7} {'cpu':>7} {'wall':>5} | " +
+      " | ".join(f"{name:<44}" for name, _ in placements[1:]))
 for n in map(int, scales.split()):
     nx, ny = 32 * n, 48 * n
     grid = [f"cell_size={0.03125 / n!r}", f"fluid.cells=[{nx}, {ny}]"]
@@ -71,19 +76,21 @@ for n in map(int, scales.split()):
     k = steps / 2                        # steps in the extra END
     for b in builds:
         # per round: the cost of the extra END's steps; start-up: what the short run costs beyond them
-        per = {name: [(lg - sh) / k for sh, lg in zip(t[(b, name, False)], t[(b, name, True)])]
+        per = {name: [(lg[0] - sh[0]) / k for sh, lg in zip(t[(b, name, False)], t[(b, name, True)])]
                for name, _ in placements}
-        step0 = statistics.median(per["inline"])
-        wall0 = statistics.median(t[(b, "inline", False)])
+        cpu = {name: [(lg[1] - sh[1]) / k for sh, lg in zip(t[(b, name, False)], t[(b, name, True)])]
+               for name, _ in placements}
+        step0, cpu0 = statistics.median(per["inline"]), statistics.median(cpu["inline"])
+        wall0 = statistics.median(w for w, _ in t[(b, "inline", False)])
+        pct = lambda a, b: f"{100 * (a / b - 1):+5.1f}%" if b > 0 else "  n/a "
         cells = []
         for name, _ in placements[1:]:
-            step = statistics.median(per[name])
-            wall = statistics.median(t[(b, name, False)])
+            step, c = statistics.median(per[name]), statistics.median(cpu[name])
+            wall = statistics.median(w for w, _ in t[(b, name, False)])
             startup = wall - wall0 - (step - step0) * k
-            cells.append(f"{startup:5.2f}, {1e3 * step:7.2f} ({100 * (step / step0 - 1):+5.1f}%), "
-                         f"{wall:5.2f} ({100 * (wall / wall0 - 1):+4.0f}%)")
-        label = os.path.basename(os.path.normpath(b))[-12:]
-        print(f"{str(nx) + 'x' + str(ny):>9} {steps:5d} {label:>12} {1e3 * step0:8.2f} | " +
-              " | ".join(f"{c:<34}" for c in cells), flush=True)
+            cells.append(f"{startup:5.2f}; {1e3 * step:7.2f} ({pct(step, step0)}); {1e3 * c:7.2f} ({pct(c, cpu0)}); "
+                         f"{wall:5.2f} ({pct(wall, wall0)})")
+        print(f"{str(nx) + 'x' + str(ny):>9} {steps:5d} {label[b]:>5} {1e3 * step0:7.2f} {1e3 * cpu0:7.2f} "
+              f"{wall0:5.2f} | " + " | ".join(f"{c:<44}" for c in cells), flush=True)
 print(f"load average at end {os.getloadavg()[0]:.2f}")
 PY
