@@ -199,18 +199,6 @@ static void test_multi_section_piston(void **state)
     test_run_free(r);
 }
 
-/* Area enclosed by the closed polygon of points first..first+n-1 in row i. */
-static double ring_area(const test_run *r, size_t i, size_t first, size_t n)
-{
-    const double *X = r->X + i * r->n + 2 * first;
-    double a = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        size_t l = (k + 1) % n;
-        a += X[2 * k] * X[2 * l + 1] - X[2 * l] * X[2 * k + 1];
-    }
-    return 0.5 * fabs(a);
-}
-
 /* Akbay 4.3.7 (examples/nested_balloons.json at dx = 0.2): three shells
  * around a circular source, coupled with xpm. The annuli between them keep
  * their areas within 1% while the inner region grows at the source's
@@ -222,21 +210,21 @@ static void test_nested_balloons(void **state)
     test_run *r = test_run_scene("bpp_nested_balloons", NULL, "examples/nested_balloons.json", sets);
     assert_int_equal(r->status, SEAM_OK);
     assert_int_equal(r->n, 2 * (94 + 157 + 220));
-    double a1_0 = ring_area(r, 0, 94, 157) - ring_area(r, 0, 0, 94);
-    double a2_0 = ring_area(r, 0, 251, 220) - ring_area(r, 0, 94, 157);
+    double a1_0 = test_run_ring_area(r, 0, 94, 157) - test_run_ring_area(r, 0, 0, 94);
+    double a2_0 = test_run_ring_area(r, 0, 251, 220) - test_run_ring_area(r, 0, 94, 157);
     assert_float_equal(a1_0, 4 * M_PI, 0.01 * 4 * M_PI);
     assert_float_equal(a2_0, 6 * M_PI, 0.01 * 6 * M_PI);
     size_t i12 = 0;
     for (size_t i = 0; i < r->rows; i++) {
-        double a1 = ring_area(r, i, 94, 157) - ring_area(r, i, 0, 94);
-        double a2 = ring_area(r, i, 251, 220) - ring_area(r, i, 94, 157);
+        double a1 = test_run_ring_area(r, i, 94, 157) - test_run_ring_area(r, i, 0, 94);
+        double a2 = test_run_ring_area(r, i, 251, 220) - test_run_ring_area(r, i, 94, 157);
         assert_float_equal(a1, a1_0, 0.01 * a1_0);
         assert_float_equal(a2, a2_0, 0.01 * a2_0);
         if (r->t[i] <= 1.2 + 1e-9)
             i12 = i;
     }
     size_t last = r->rows - 1;
-    double growth = (ring_area(r, last, 0, 94) - ring_area(r, i12, 0, 94)) / (r->t[last] - r->t[i12]);
+    double growth = (test_run_ring_area(r, last, 0, 94) - test_run_ring_area(r, i12, 0, 94)) / (r->t[last] - r->t[i12]);
     assert_float_equal(growth, 2 * M_PI * 0.45, 0.02 * 2 * M_PI * 0.45);
     test_run_free(r);
 
@@ -249,7 +237,7 @@ static void test_nested_balloons(void **state)
                                "coupling.tolerance=0.05", NULL};
     r = test_run_scene("bpp_nested_balloons_off", NULL, "examples/nested_balloons.json", off);
     assert_int_equal(r->status, SEAM_OK);
-    double grown = ring_area(r, r->rows - 1, 0, 94) - ring_area(r, 0, 0, 94);
+    double grown = test_run_ring_area(r, r->rows - 1, 0, 94) - test_run_ring_area(r, 0, 0, 94);
     if (!(fabs(grown) < 0.05 * 0.5 * 2 * M_PI * 0.45))
         fail_msg("without the projection the inner balloon still grew by %g m^2", grown);
     test_run_free(r);
@@ -273,7 +261,7 @@ static void test_thin_shell_balloon(void **state)
     assert_int_equal(r->status, SEAM_OK);
     assert_int_equal(r->n, 2 * 95);
     size_t last = r->rows - 1;
-    double grown = ring_area(r, last, 0, 95) - ring_area(r, 0, 0, 95), want = q * (r->t[last] - 0.5);
+    double grown = test_run_ring_area(r, last, 0, 95) - test_run_ring_area(r, 0, 0, 95), want = q * (r->t[last] - 0.5);
     assert_float_equal(r->t[last], 2.0, 1e-9);
     if (fabs(grown - want) > 0.01 * want)
         fail_msg("xpm: the balloon grew by %.5f m^2, its source brought in %.5f m^2", grown, want);
@@ -294,7 +282,7 @@ static void test_thin_shell_balloon(void **state)
                            "examples/thin_shell_balloon.json", p);
         assert_int_equal(r->status, SEAM_OK);
         last = r->rows - 1;
-        grown = ring_area(r, last, 0, 95) - ring_area(r, 0, 0, 95);
+        grown = test_run_ring_area(r, last, 0, 95) - test_run_ring_area(r, 0, 0, 95);
         want = q * (r->t[last] - 0.5);
         if (bpp ? fabs(grown - want) > 0.01 * want : fabs(grown) > 0.01 * want)
             fail_msg("%s: the balloon grew by %.5f m^2, its source brought in %.5f m^2", bpp ? "P-BPP" : "P", grown, want);

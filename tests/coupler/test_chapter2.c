@@ -155,18 +155,6 @@ static void test_smoke_plank(void **state)
     test_run_free(r);
 }
 
-/* Area enclosed by the polygon of the first n points of row i. */
-static double polygon_area(const test_run *r, size_t i, size_t n)
-{
-    const double *X = r->X + i * r->n;
-    double a = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        size_t l = (k + 1) % n;
-        a += X[2 * k] * X[2 * l + 1] - X[2 * l] * X[2 * k + 1];
-    }
-    return 0.5 * fabs(a);
-}
-
 /* Fig. 2.4 at dx = 0.1: a parabolic stream of 2 m/s through 10 faces brings
  * in q = 2 (2/3 + 1/300) m^2/s after a cosine ramp over 0.5 s, which brings
  * half of 0.5 s's worth; the balloon (its shell's nodes closed across the
@@ -183,7 +171,7 @@ static void test_water_balloon(void **state)
     all_converged(r);
     assert_int_equal(r->n, 2 * 95);
     size_t last = r->rows - 1;
-    double grown = polygon_area(r, last, 95) - polygon_area(r, 0, 95), want = q * (r->t[last] - 0.25);
+    double grown = test_run_ring_area(r, last, 0, 95) - test_run_ring_area(r, 0, 0, 95), want = q * (r->t[last] - 0.25);
     print_message("water balloon after %g s: grew by %.5f m^2, the stream brought %.5f m^2\n", r->t[last], grown, want);
     assert_float_equal(r->t[last], 1.0, 1e-9);
     if (!(fabs(grown - want) <= 0.01 * want))

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,4 +160,15 @@ void test_run_free(test_run *r)
     free(r->X);
     free(r->dt);
     free(r);
+}
+
+double test_run_ring_area(const test_run *r, size_t i, size_t first, size_t n)
+{
+    const double *X = r->X + i * r->n + 2 * first;
+    double a = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        size_t l = (k + 1) % n;
+        a += X[2 * k] * X[2 * l + 1] - X[2 * l] * X[2 * k + 1];
+    }
+    return 0.5 * fabs(a);
 }

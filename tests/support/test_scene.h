@@ -30,6 +30,10 @@ typedef struct test_run {
 test_run *test_run_scene(const char *name, const char *json_text, const char *scene_path, const char *const *sets);
 void test_run_free(test_run *r);
 
+/* Area enclosed by the closed polygon of 2D interface points first..first+n-1
+ * in row i (the shoelace formula). */
+double test_run_ring_area(const test_run *r, size_t i, size_t first, size_t n);
+
 /* Load (not run) a scene that must be refused: returns 1 when the
  * simulation could not be built, with every message in log (size n). */
 int test_scene_refused(const char *json_text, const char *scene_path, const char *const *sets, char *log, size_t n);
