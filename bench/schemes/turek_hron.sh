@@ -36,8 +36,10 @@ run() {
         echo "turek_hron.sh: $1 failed: $(grep -m1 -o 'error: .*' "$out/$1.log" || tail -n1 "$out/$1.log")" >&2
         exit 1
     fi
-    echo "$1: dx = $dx m, fluid cells $cells, to t = $end s: $(($(date +%s) - start)) s wall" \
-         "($(grep -m1 'iterations per step' "$out/$1.log" || true))"
+    echo "$1: dx = $dx m, fluid cells $cells, to t = $end s: $(($(date +%s) - start)) s wall," \
+         "$(awk -F, 'NR > 1 { n++; it += $4; f += $7; s += $8 }
+                     END { printf "%d steps, %.2f iterations a step, %.1f s in the fluid, %.1f s in the solids",
+                           n, it / n, f, s }' "$out/$1/stats.csv")"
 }
 
 for c in $cases; do
