@@ -106,7 +106,7 @@ SCENES = {
                         "Turek and Hron's CFD1 (Re 20): the flow past the rigid cylinder and flag in the "
                         "2.5 x 0.41 m channel, fluid_mac 250 x 41 with the viscous loads; the speed at 3 s. "
                         "At 10 s the drag is 13.94 N/m (-2.4% of the benchmark's 14.29), the lift 1.068 "
-                        "(-4.5% of 1.119): bench/schemes/turek_hron.sh."),
+                        "(-4.6% of 1.119): bench/schemes/turek_hron.sh."),
     "turek_hron_fsi1": (3.0, "frame", [],
                         "Turek and Hron's FSI1: the same channel with the flag elastic (solid_fem, St. "
                         "Venant-Kirchhoff), coupled by IQN-ILS; the speed at 3 s. The steady tip displacement "
