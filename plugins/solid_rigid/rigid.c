@@ -46,13 +46,15 @@ struct rigid_solver {
     unsigned char *saved;
     double *pose;            /* handed out by bodies: centres (3 per body), rotations (9 per body) */
     int64_t *ranges;         /* handed out by bodies: first points, then point counts */
-    double *sweep;           /* 2 per body: the arm sweeps' last angles and angle changes (2D) */
+    double *sweep;           /* SWEEP_STRIDE per body: the arm sweeps' last rotation, its change, and Jacobian */
 };
 
 /* The interface loads' arms are settled when a sweep moves none by more than
  * ARM_TOLERANCE times the longest arm; ARM_SWEEPS sweeps at most. */
 #define ARM_TOLERANCE 1e-13
 #define ARM_SWEEPS 60
+/* Per body in rs->sweep: a (3), g (3) of the last sweep and the Broyden Jacobian J (3 x 3). */
+#define SWEEP_STRIDE 15
 
 enum { SHAPE_CIRCLE, SHAPE_RECTANGLE, SHAPE_POLYGON, SHAPE_SPHERE, SHAPE_BOX, SHAPE_MESH, SHAPE_CYLINDER, SHAPE_TORUS };
 static const char *const shape_names[] = {"circle", "rectangle", "polygon", "sphere", "box", "mesh", "cylinder", "torus",
@@ -537,7 +539,7 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     rs->S = calloc(n ? n : 1, sizeof *rs->S);
     rs->T = calloc(n ? n : 1, sizeof *rs->T);
     rs->A = calloc(n ? n : 1, sizeof *rs->A);
-    rs->sweep = calloc(2 * n + 1, sizeof *rs->sweep);
+    rs->sweep = calloc(SWEEP_STRIDE * n + 1, sizeof *rs->sweep);
     rs->n_bodies = n;
     for (size_t i = 0; i < n; i++) {
         seam_cfg *item = seam_cfg_item(cfg, "bodies", i);
@@ -708,6 +710,81 @@ static bool step_bodies(rigid_solver *rs, const seam_step *step, const seam_inpu
     return ok;
 }
 
+/* The rotation vector of state B's rotation from state S's (world frame);
+ * in 2D its z component alone. */
+static void rotation_from(const rigid_solver *rs, const rigid_state *S, const rigid_state *B, double *a)
+{
+    double qs[4] = {S->q[0], -S->q[1], -S->q[2], -S->q[3]}, r[4];
+    q_mul(r, B->q, qs);
+    q_log(a, r);
+    if (rs->dim == 2)
+        a[0] = a[1] = 0.0;
+}
+
+/* One Broyden step (sweep > 0) or plain step (sweep 0) of body i's arms on
+ * g(a) = a_T - a, a the rotation of the arms (rs->A) from the committed
+ * state (rs->S) and a_T that of the sweep's result (rs->T): the next arms
+ * take T's state with the rotation a - J^-1 g. J starts at -I; the "good"
+ * update J += (dg - J da) da^T / (da . da) (Broyden 1965) keeps
+ * J da = dg on the last change. In 2D only the angle (z) is solved for. */
+static void arm_broyden(rigid_solver *rs, size_t i, int sweep)
+{
+    double *a_prev = rs->sweep + SWEEP_STRIDE * i, *g_prev = a_prev + 3, *J = a_prev + 6;
+    int k0 = rs->dim == 2 ? 2 : 0;
+    double a[3], at[3], g[3], next[3];
+    rotation_from(rs, &rs->S[i], &rs->A[i], a);
+    rotation_from(rs, &rs->S[i], &rs->T[i], at);
+    v3_sub(g, at, a);
+    v3_copy(next, at);   /* the plain sweep: a + g */
+    if (sweep == 0) {
+        for (int r = 0; r < 9; r++)
+            J[r] = r % 4 == 0 ? -1.0 : 0.0;
+    } else {
+        double da[3], dg[3], Jda[3];
+        v3_sub(da, a, a_prev);
+        v3_sub(dg, g, g_prev);
+        double dd = v3_dot(da, da);
+        if (dd > 1e-300) {
+            m3_mul_v(Jda, J, da);
+            for (int r = k0; r < 3; r++)
+                for (int c = k0; c < 3; c++)
+                    J[3 * r + c] += (dg[r] - Jda[r]) * da[c] / dd;
+        }
+        /* next = a - J^-1 g on the solved components (Cramer's rule in 3D) */
+        double s[3] = {0.0, 0.0, 0.0};
+        bool solved = false;
+        if (rs->dim == 2) {
+            if (fabs(J[8]) > 1e-300 && isfinite(J[8])) {
+                s[2] = -g[2] / J[8];
+                solved = true;
+            }
+        } else {
+            double c0[3] = {J[0], J[3], J[6]}, c1[3] = {J[1], J[4], J[7]}, c2[3] = {J[2], J[5], J[8]}, x[3];
+            v3_cross(x, c1, c2);
+            double det = v3_dot(c0, x);
+            if (isfinite(det) && fabs(det) > 1e-300) {
+                double mg[3] = {-g[0], -g[1], -g[2]}, t[3];
+                v3_cross(t, c1, c2);
+                s[0] = v3_dot(mg, t) / det;
+                v3_cross(t, c2, c0);
+                s[1] = v3_dot(mg, t) / det;
+                v3_cross(t, c0, c1);
+                s[2] = v3_dot(mg, t) / det;
+                solved = true;
+            }
+        }
+        if (solved && isfinite(v3_norm(s)))
+            v3_add(next, a, s);
+    }
+    v3_copy(a_prev, a);
+    v3_copy(g_prev, g);
+    double dq[4];
+    q_exp(dq, next);
+    rs->A[i] = rs->T[i];
+    q_mul(rs->A[i].q, dq, rs->S[i].q);
+    q_normalize(rs->A[i].q);
+}
+
 seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in, seam_output *out)
 {
     rigid_solver *rs = self;
@@ -741,32 +818,23 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in,
             scale = fmax(scale, v3_norm(rs->bodies[i].r + 3 * k));
     bool ok = true, settled = !in || !in->F;
     int sweep = 0;
-    /* In 2D the arms depend on each body's angle alone, and the sweep is a
-     * fixed point theta_A -> theta_T(theta_A) whose slope is about
+    /* The arms depend on each body's rotation alone, and the sweep is a
+     * fixed point a -> a_T(a) on the rotation a of the arms (its rotation
+     * vector from the committed state S), whose slope is about
      * -dt^2 |p0| (2 x area) / I: beyond 1 in magnitude (a light body in a
      * deep liquid: a disc of 100 kg/m^2 under 1.2 m of water at dt = 0.01
-     * s has about 2) plain sweeps diverge. A secant step per body on
-     * g = theta_T - theta_A converges for any slope (in one step where the
-     * map is affine); the first sweep is a plain one. */
-    double *th_prev = rs->dim == 2 && !settled ? rs->sweep : NULL, *g_prev = th_prev ? th_prev + rs->n_bodies : NULL;
+     * s has about 2) plain sweeps diverge. Broyden's method per body on
+     * g(a) = a_T - a, its Jacobian started at -1 (the first sweep is a plain
+     * one), converges for any slope: in 2D (one angle) it is the secant
+     * method, exact in one step where the map is affine. */
+    bool arms = !settled;
     do {
         ok = step_bodies(rs, step, in, rs->A);
         double moved = ok ? arms_moved(rs, rs->A, rs->T) : 0.0;
         settled = settled || moved <= ARM_TOLERANCE * scale;
-        for (size_t i = 0; th_prev && ok && !settled && i < rs->n_bodies; i++) {
-            double th_a = 2.0 * atan2(rs->A[i].q[3], rs->A[i].q[0]), th_t = 2.0 * atan2(rs->T[i].q[3], rs->T[i].q[0]);
-            double g = remainder(th_t - th_a, 2.0 * M_PI), th_next = th_a + g;
-            if (sweep > 0 && fabs(g - g_prev[i]) > 1e-300) {
-                double slope = (g - g_prev[i]) / remainder(th_a - th_prev[i], 2.0 * M_PI);
-                if (isfinite(slope) && slope != 0.0)
-                    th_next = th_a - g / slope;
-            }
-            th_prev[i] = th_a, g_prev[i] = g;
-            rs->A[i] = rs->T[i];
-            rs->A[i].q[0] = cos(0.5 * th_next), rs->A[i].q[1] = rs->A[i].q[2] = 0.0;
-            rs->A[i].q[3] = sin(0.5 * th_next);
-        }
-        if (!th_prev || settled)
+        for (size_t i = 0; arms && ok && !settled && i < rs->n_bodies; i++)
+            arm_broyden(rs, i, sweep);
+        if (!arms || settled)
             memcpy(rs->A, rs->T, rs->n_bodies * sizeof *rs->A);
     } while (ok && !settled && ++sweep < ARM_SWEEPS);
     if (!ok) {

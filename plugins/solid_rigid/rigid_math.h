@@ -48,6 +48,13 @@ static inline void q_exp(double *q, const double *w)
     double s = th > 1e-300 ? sin(0.5 * th) / th : 0.5;
     q[0] = cos(0.5 * th); q[1] = s * w[0]; q[2] = s * w[1]; q[3] = s * w[2];
 }
+/* The rotation vector of unit quaternion q (log, inverse of q_exp), angle in [0, pi]. */
+static inline void q_log(double *w, const double *q)
+{
+    double sgn = q[0] < 0 ? -1.0 : 1.0, s = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double f = s > 1e-300 ? 2.0 * atan2(s, sgn * q[0]) / s : 2.0;
+    w[0] = sgn * f * q[1]; w[1] = sgn * f * q[2]; w[2] = sgn * f * q[3];
+}
 /* Rotation matrix of a unit quaternion, row-major. */
 static inline void q_to_mat(double *R, const double *q)
 {

@@ -412,6 +412,54 @@ static void test_light_body_arms_settle(void **state)
     fixture_destroy(f);
 }
 
+/* The same in 3D: a light ball (100 kg/m^3, R = 0.15 m, I = 2/5 m R^2) at
+ * rest under a uniform pressure p0 whose loads the fluid computed with the
+ * ball turned by D (0.01 rad about a tilted axis). With the arms turned by
+ * a (rotation vector) the loads' torque is about K sin(|a - D|) about the
+ * axis from D to a, K = 2 p0 x volume, and the step ends at
+ * a = dt^2 tau(a) / (2 I). At dt^2 K / (2 I) = 3 plain sweeps diverge; the
+ * Broyden sweeps must end at that fixed point, checked with the torque of
+ * the given loads on the arms where the ball ends. */
+static void test_light_ball_arms_settle(void **state)
+{
+    (void)state;
+    double R = 0.15, rho = 100.0, m = rho * 4.0 / 3.0 * M_PI * R * R * R, I = 0.4 * m * R * R, dt = 0.01;
+    double K = 3.0 * 2.0 * I / (dt * dt), p0 = K / (2.0 * 4.0 / 3.0 * M_PI * R * R * R);
+    fixture *f = fixture_new("{\"dim\": 3, \"gravity\": [0, 0, 0], \"spacing\": 0.04, \"bodies\": [{\"name\": "
+                             "\"ball\", \"shape\": \"sphere\", \"radius\": 0.15, \"density\": 100, \"position\": "
+                             "[0.5, 0.5, 0.5]}]}");
+    assert_non_null(f->rs);
+    size_t n = f->iface.n_points;
+    double D[3] = {0.006, -0.0048, 0.0064}, qd[4], Rd[9], c[3] = {0.5, 0.5, 0.5};   /* |D| = 0.01 */
+    q_exp(qd, D);
+    q_to_mat(Rd, qd);
+    double area = 4.0 * M_PI * R * R / (double)n, *F = calloc(3 * n, sizeof *F);
+    for (size_t i = 0; i < n; i++) {
+        double x[3], nrm[3];
+        v3_sub(x, f->iface.X + 3 * i, c);
+        m3_mul_v(nrm, Rd, x);
+        v3_scale(F + 3 * i, -p0 * area / v3_norm(x), nrm);
+    }
+    assert_int_equal(fixture_step(f, dt, F), SEAM_OK);
+    const rigid_state *S = fixture_state(f, 0);
+    double a[3], tau[3] = {0, 0, 0};
+    q_log(a, S->q);
+    for (size_t i = 0; i < n; i++) {
+        double arm[3], t[3];
+        v3_sub(arm, f->X + 3 * i, S->x);
+        v3_cross(t, arm, F + 3 * i);
+        v3_add(tau, tau, t);
+    }
+    for (int d = 0; d < 3; d++)
+        assert_close(a[d], dt * dt * tau[d] / (2.0 * I), 1e-9 * v3_norm(a));
+    double moved[3];
+    v3_sub(moved, a, D);
+    print_message("ball turned by |a| = %.6g (D %.6g), |a - D| = %.3g\n", v3_norm(a), v3_norm(D), v3_norm(moved));
+    assert_true(v3_norm(a) > 1.2 * v3_norm(D));   /* the fixed point beyond D, as in 2D (about 1.5 D) */
+    free(F);
+    fixture_destroy(f);
+}
+
 /* bodies: each body's committed centre of mass and rotation, and its point range. */
 static void test_bodies_entry(void **state)
 {
@@ -704,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_archimedes),
         cmocka_unit_test(test_uniform_pressure_keeps_the_spin),
         cmocka_unit_test(test_light_body_arms_settle),
+        cmocka_unit_test(test_light_ball_arms_settle),
         cmocka_unit_test(test_bodies_entry),
         cmocka_unit_test(test_mobility),
         cmocka_unit_test(test_mobility_uniform),
