@@ -328,15 +328,16 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
 /* Where the run's time went, per participant, for the report of a finished run. */
 static void write_summary(seam_sim *sim)
 {
-    FILE *f = open_csv(sim, "summary.csv", "name,role,plugin,seconds,solves\n");
+    FILE *f = open_csv(sim, "summary.csv", "name,role,plugin,seconds,solves,warnings\n");
     if (!f)
         return;
     const seam_summary *s = &sim->summary;
     for (size_t i = 0; i < s->n_participants; i++) {
         const seam_participant_stats *p = &s->participants[i];
-        fprintf(f, "%s,%s,%s,%.6e,%ld\n", p->name, seam_role_name(p->role), p->plugin, p->seconds, p->solves);
+        fprintf(f, "%s,%s,%s,%.6e,%ld,%ld\n", p->name, seam_role_name(p->role), p->plugin, p->seconds, p->solves,
+                p->warnings);
     }
-    fprintf(f, "coupler,coupler,,%.6e,\nwall,wall,,%.6e,\n", s->coupler_s, s->wall_s);
+    fprintf(f, "coupler,coupler,,%.6e,,\nwall,wall,,%.6e,,\n", s->coupler_s, s->wall_s);
     fclose(f);
 }
 

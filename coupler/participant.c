@@ -9,6 +9,10 @@
 static void host_log(void *ctx, seam_log_level level, const char *message)
 {
     participant *pt = ctx;
+    if (level == SEAM_LOG_WARN) {
+        pt->stats.warnings++;
+        snprintf(pt->last_warning, sizeof pt->last_warning, "%s", message);
+    }
     sim_log(pt->sim, level, pt->name, "%s", message);
 }
 
@@ -279,9 +283,11 @@ seam_status participant_check(participant *pt, const char *what, const seam_step
     if (st == SEAM_ERROR)
         sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "%s failed at step %lld (t = %.9g s)", what, (long long)step->index,
                 step->t);
-    else if (st == SEAM_UNSTABLE)
+    else if (st == SEAM_UNSTABLE) {
+        pt->sim->unstable = pt;
         sim_log(pt->sim, SEAM_LOG_WARN, pt->name, "step %lld (t = %.9g s, dt = %.3g s) is unstable",
                 (long long)step->index, step->t, step->dt);
+    }
     else if (st != SEAM_OK) {
         sim_log(pt->sim, SEAM_LOG_ERROR, pt->name, "%s returned unknown status %d at step %lld", what, (int)st,
                 (long long)step->index);

@@ -172,14 +172,17 @@ static void write_summary(report *r, const seam_csv *stats, const seam_csv *summ
     /* Where the time went: per participant from summary.csv, else per stats.csv column. */
     fprintf(r->html, "<h3>Time per participant</h3>\n<table id=\"participants\">\n");
     int role = summary ? seam_csv_column(summary, "role") : -1, plugin = summary ? seam_csv_column(summary, "plugin") : -1,
-        solves = summary ? seam_csv_column(summary, "solves") : -1;
+        solves = summary ? seam_csv_column(summary, "solves") : -1,
+        warnings = summary ? seam_csv_column(summary, "warnings") : -1;
     if (sec >= 0 && name >= 0 && role >= 0) {
-        fprintf(r->html, "<tr><th>name</th><th>role</th><th>plugin</th><th>seconds</th><th>share of wall</th><th>solves</th></tr>\n");
+        fprintf(r->html, "<tr><th>name</th><th>role</th><th>plugin</th><th>seconds</th><th>share of wall</th>"
+                "<th>solves</th><th>warnings</th></tr>\n");
         for (size_t i = 0; i < seam_csv_rows(summary); i++) {
             const char *nm = seam_csv_text(summary, i, (size_t)name), *rl = seam_csv_text(summary, i, (size_t)role);
             const char *pl = plugin >= 0 ? seam_csv_text(summary, i, (size_t)plugin) : NULL;
             double s = seam_csv_values(summary, (size_t)sec)[i];
             double k = solves >= 0 ? seam_csv_values(summary, (size_t)solves)[i] : NAN;
+            double w = warnings >= 0 ? seam_csv_values(summary, (size_t)warnings)[i] : NAN;
             if (!nm || (rl && strcmp(rl, "wall") == 0))
                 continue;
             fprintf(r->html, "<tr><th>");
@@ -194,6 +197,9 @@ static void write_summary(report *r, const seam_csv *stats, const seam_csv *summ
             fprintf(r->html, "</td><td>");
             if (isfinite(k))
                 fprintf(r->html, "%.0f", k);
+            fprintf(r->html, "</td><td>");
+            if (isfinite(w))
+                fprintf(r->html, "%.0f", w);
             fprintf(r->html, "</td></tr>\n");
         }
     } else {

@@ -119,6 +119,10 @@ static seam_status write_participants(seam_sim *sim, seam_ckpt_writer *w)
         seam_ckpt_put_f64(w, pt->stats.seconds);
         seam_ckpt_put_i64(w, pt->stats.solves);
         seam_ckpt_put_bytes(w, buf.data, buf.size);
+        /* a section of its own, so checkpoints written before the count existed still load */
+        snprintf(name, sizeof name, "warnings/%s", pt->name);
+        seam_ckpt_section(w, name);
+        seam_ckpt_put_i64(w, pt->stats.warnings);
     }
     return SEAM_OK;
 }
@@ -271,6 +275,11 @@ static void read_participants(seam_sim *sim, seam_ckpt_reader *r)
         if (pt->p->load(pt->self, bytes, n) != SEAM_OK)
             seam_ckpt_fail(r, "%s (%s) could not load its state of %zu bytes (see its message above)", pt->name,
                            pt->p->name, n);
+        snprintf(name, sizeof name, "warnings/%s", pt->name);
+        if (seam_ckpt_ok(r, false) && seam_ckpt_find(r, name)) {   /* absent in older checkpoints */
+            pt->stats.warnings += (long)seam_ckpt_get_i64(r);
+            seam_ckpt_ok(r, true);
+        }
     }
 }
 

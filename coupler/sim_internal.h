@@ -38,6 +38,7 @@ typedef struct participant {
     int32_t body_base;       /* its body ids in the concatenated interface: body_base + its own */
     size_t n_bodies;
     seam_participant_stats stats;
+    char last_warning[512];  /* its latest warning: the cause when its step stays unstable */
     json_t *config;          /* the object handed to create when the coupler built it (scheme
                                 "monolithic": the scene's fluid and solids), NULL: the scene's own */
 } participant;
@@ -116,6 +117,7 @@ struct seam_sim {
     double last_speed, last_residual;
     int speed_growth, residual_growth;
     bool diverged;
+    participant *unstable;   /* the participant whose SEAM_UNSTABLE made the last retry, NULL: none */
     seam_participant_stats *pstats;
     int errors;
 };

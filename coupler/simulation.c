@@ -183,6 +183,7 @@ static double worst_ratio(const seam_convergence *cv)
 static seam_status advance(seam_sim *sim, double t, double *dt, seam_verdict *verdict)
 {
     for (;;) {
+        sim->unstable = NULL;
         seam_status st = sim->stepper->attempt(sim, t, *dt, verdict);
         if (st == SEAM_OK && *verdict == SEAM_EXHAUSTED && sim->retry_unconverged && *dt / 2 >= sim->dt_min) {
             double ratio = worst_ratio(&sim->conv);
@@ -198,8 +199,11 @@ static seam_status advance(seam_sim *sim, double t, double *dt, seam_verdict *ve
         if (st != SEAM_UNSTABLE)
             return st;
         if (*dt / 2 < sim->dt_min) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "step %ld (t = %.9g s) is unstable even at dt = %.3g s (time.dt_min = %.3g s)",
-                    sim->summary.steps, t, *dt, sim->dt_min);
+            /* the participant that refused the step, and why (its last warning) */
+            const participant *pt = sim->unstable;
+            sim_log(sim, SEAM_LOG_ERROR, pt ? pt->name : NULL, "step %ld (t = %.9g s) is unstable even at dt = %.3g s "
+                    "(time.dt_min = %.3g s)%s%s", sim->summary.steps, t, *dt, sim->dt_min,
+                    pt && *pt->last_warning ? ": " : "", pt ? pt->last_warning : "");
             return SEAM_ERROR;
         }
         *dt /= 2;
@@ -491,8 +495,11 @@ void seam_sim_print_summary(const seam_sim *self, FILE *out)
         fprintf(out, "steps retried with a smaller dt: %ld\n", s->retries);
     for (size_t i = 0; i < s->n_participants; i++) {
         const seam_participant_stats *p = &s->participants[i];
-        fprintf(out, "  %-12s %-8s %-14s %9.3f s  %ld solves\n", p->name, seam_role_name(p->role), p->plugin,
+        fprintf(out, "  %-12s %-8s %-14s %9.3f s  %ld solves", p->name, seam_role_name(p->role), p->plugin,
                 p->seconds, p->solves);
+        if (p->warnings)
+            fprintf(out, ", %ld warning%s", p->warnings, p->warnings == 1 ? "" : "s");
+        fputc('\n', out);
     }
     fprintf(out, "  %-12s %-8s %-14s %9.3f s  (%.1f%% of wall)\n", "coupler", "", "", s->coupler_s,
             s->wall_s > 0 ? 100.0 * s->coupler_s / s->wall_s : 0.0);

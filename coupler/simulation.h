@@ -72,6 +72,7 @@ typedef struct seam_participant_stats {
     seam_role role;
     double seconds;          /* wall time inside its solve and commit */
     long solves;
+    long warnings;           /* messages it logged at warning level (a capped solve, an unstable step, ...) */
 } seam_participant_stats;
 
 typedef struct seam_summary {

@@ -846,9 +846,11 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
         seam_pcg(&A, &M, P->b, P->p, &o, &st);
         P->iterations = st.iterations;
         P->residual = st.residual;
-        if (!st.converged) {
-            seam_logf(host, SEAM_LOG_WARN, "%s solve did not converge: %d iterations, residual %.3g (tolerance %g)%s",
-                      what, st.iterations, st.residual, tol, st.breakdown ? ", breakdown" : "");
+        if (!st.converged) {   /* its iterate is no solution: the step fails (docs/fluid_mac.md) */
+            seam_logf(host, SEAM_LOG_WARN, "%s PCG (%s) %s: %d iterations (at most %d), relative residual %.3g > "
+                      "tolerance %g", what, P->precond == MAC_PRECOND_MG ? "multigrid" : "MIC(0)",
+                      st.breakdown ? "broke down" : "did not converge", st.iterations, max_iter,
+                      st.residual / seam_norm2(P->n, P->b), tol);
             return SEAM_UNSTABLE;
         }
     }

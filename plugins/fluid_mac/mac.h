@@ -205,7 +205,7 @@ static inline double mac_sample_range(const mac_grid *g, int axis, const double 
                                       double *hi)
 {
     int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
-    double f[3];
+    double f[3] = {0.0, 0.0, 0.0};
     for (int d = 0; d < g->dim; d++)   /* faces sit half a cell off the cell corners across their normal */
         f[d] = (x[d] - g->origin[d]) / g->dx - (d == axis ? 0.0 : 0.5);
     if (lo)

@@ -184,9 +184,12 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
         seam_krylov_stats ks;
         seam_pcg(&Aop, &Mop, rhs, x, &o, &ks);
         *iterations += ks.iterations;
-        if (!ks.converged) {
-            seam_logf(host, SEAM_LOG_WARN, "viscosity solve (%c velocities) did not converge: %d iterations, "
-                      "residual %.3g (tolerance %g)", "xyz"[a], ks.iterations, ks.residual, tol);
+        if (!ks.converged) {   /* its iterate is no solution: the step fails (docs/fluid_mac.md) */
+            double bn = seam_norm2(n, rhs);
+            seam_logf(host, SEAM_LOG_WARN, "viscosity PCG (IC(0), %c velocities) %s: %d iterations (at most %d), "
+                      "relative residual %.3g > tolerance %g", "xyz"[a],
+                      ks.breakdown ? "broke down" : "did not converge", ks.iterations, max_iter,
+                      bn > 0.0 ? ks.residual / bn : ks.residual, tol);
             st = SEAM_UNSTABLE;
         } else {
             if (dv) {

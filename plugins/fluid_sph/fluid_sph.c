@@ -641,6 +641,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     double dt = step->dt;
     self->solved = 0;
     self->t_trial = step->t + dt;
+    self->step_index = (long long)step->index;
     if (!self->bound) {
         seam_logf(self->host, SEAM_LOG_ERROR, "solve before bind: the fluid needs the interface first");
         return SEAM_ERROR;
@@ -689,22 +690,40 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     }
     memcpy(self->v, self->v_pre, d * n * sizeof *self->v);
     memcpy(self->fb, self->fb_pre, nbd * sizeof *self->fb);
-    self->last_visc = (sph_solve_stats){0, 0.0};
+    self->last_visc = (sph_solve_stats){0};
     if (self->mu > 0.0) {
-        if (sph_viscosity_solve(&self->f, G0, self->mu, dt, self->vb, self->eta_visc, self->max_iter, self->v, self->fb,
-                                &self->last_visc) < 0) {
+        int rc = sph_viscosity_solve(&self->f, G0, self->mu, dt, self->vb, self->eta_visc, self->max_iter, self->v,
+                                     self->fb, &self->last_visc);
+        if (rc < 0) {
             seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the viscosity solve of %zu particles", n);
             return SEAM_ERROR;
+        }
+        if (rc > 0) {   /* a linear solve: its iterate is no solution (docs/fluid_sph.md, "Non-convergence") */
+            seam_logf(self->host, SEAM_LOG_WARN, "step %lld iteration %d: the implicit viscosity CG %s: %d iterations "
+                      "(max_iterations %d), relative residual %.3g > viscosity_tolerance %g", (long long)step->index,
+                      step->iteration, self->last_visc.breakdown ? "broke down" : "did not converge",
+                      self->last_visc.iterations, self->max_iter, self->last_visc.error, self->eta_visc);
+            return SEAM_UNSTABLE;
         }
         sph_boundary_pressure(&self->f, G0, self->gravity, self->k_n, dt, self->v, self->fb);
     }
     if (self->tak) {
         /* Takahashi ch. 3 by MGCG (takahashi.c): the system of the applied pressure force (D G) with
          * eq. 3.2's wall term; docs/fluid_sph.md says why not eq. 3.3 as printed */
-        if (sph_takahashi_solve(self->tak, &self->f, G0, dt, self->vb, &self->tak_opts, self->v, self->p,
-                                self->k, &self->last_rho) < 0) {
+        int rc = sph_takahashi_solve(self->tak, &self->f, G0, dt, self->vb, &self->tak_opts, self->v, self->p,
+                                     self->k, &self->last_rho);
+        if (rc < 0) {
             seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the pressure system of %zu particles", n);
             return SEAM_ERROR;
+        }
+        if (rc > 0) {   /* a linear solve stopped short: its pressures are no solution */
+            seam_logf(self->host, SEAM_LOG_WARN, "step %lld iteration %d: the takahashi pressure solve (%s) %s: %d "
+                      "iterations (max_iterations %d), mean density error %.3g > density_tolerance %g",
+                      (long long)step->index, step->iteration,
+                      self->last_rho.fallback ? "MGCG, then CG" : self->tak_opts.multigrid ? "MGCG" : "CG",
+                      self->last_rho.breakdown ? "broke down" : "did not converge", self->last_rho.iterations,
+                      self->max_iter, self->last_rho.error, self->eta_rho);
+            return SEAM_UNSTABLE;
         }
     } else {
         /* Constant density (warm start: the committed pressures). */
@@ -725,7 +744,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     if (st != SEAM_OK)
         return st;
     memset(self->kv, 0, n * sizeof *self->kv);
-    self->last_div = (sph_solve_stats){0, 0.0};
+    self->last_div = (sph_solve_stats){0};
     if (!self->tak)   /* Takahashi's ISPH has the density solve only */
         self->last_div = sph_divergence_solve(&self->f, &self->geo[g1], dt, self->vb, self->eta_div, self->max_iter,
                                               self->v, self->kv, self->work);
@@ -745,9 +764,10 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
         seam_samples_distribute(self->samples, self->dim, self->fb + d * self->nw, out->F);
     seam_logf(self->host, SEAM_LOG_DEBUG,
               "step %lld iteration %d: viscosity CG %d iterations (residual %.2e), density solve %d iterations "
-              "(error %.2e), divergence solve %d (%.2e), %zu held at the sides", (long long)step->index,
+              "(error %.2e%s), divergence solve %d (%.2e), %zu held at the sides", (long long)step->index,
               step->iteration, self->last_visc.iterations, self->last_visc.error, self->last_rho.iterations,
-              self->last_rho.error, self->last_div.iterations, self->last_div.error, self->clamped);
+              self->last_rho.error, self->last_rho.fallback ? "; MGCG broke down, finished by CG" : "",
+              self->last_div.iterations, self->last_div.error, self->clamped);
     self->solved = 1;
     return SEAM_OK;
 }
@@ -760,6 +780,15 @@ static seam_status fluid_commit(void *p)
         return SEAM_ERROR;
     }
     self->t_n = self->t_trial;
+    /* DFSPH's iteration cap is its practice (Bender and Koschier 2017): the step stands, said once, at commit */
+    if (!self->tak && !(self->last_rho.error <= self->eta_rho))
+        seam_logf(self->host, SEAM_LOG_WARN, "step %lld: the DFSPH density solve stopped at max_iterations %d with "
+                  "average density error %.3g > density_tolerance %g; the step is committed with it",
+                  self->step_index, self->max_iter, self->last_rho.error, self->eta_rho);
+    if (!self->tak && !(self->last_div.error <= self->eta_div))
+        seam_logf(self->host, SEAM_LOG_WARN, "step %lld: the DFSPH divergence solve stopped at max_iterations %d with "
+                  "average divergence error %.3g > divergence_tolerance %g; the step is committed with it",
+                  self->step_index, self->max_iter, self->last_div.error, self->eta_div);
     size_t d = (size_t)self->dim, n = self->n;
     memcpy(self->x_n, self->x, d * n * sizeof *self->x);
     memcpy(self->v_n, self->v, d * n * sizeof *self->v);

@@ -51,6 +51,7 @@ typedef struct fluid_sph {
     double *fb;              /* forces on the boundary particles */
     int solved;
     sph_solve_stats last_rho, last_div, last_visc;
+    long long step_index;    /* the step of the last solve, for commit's warning about a capped DFSPH solve */
     size_t clamped;          /* particles held at the domain's sides in the last solve */
     /* The fluid-only work of a step (Akbay 3.4's cheap rollback), kept across
      * its coupling iterations with step_cache: it depends on the committed

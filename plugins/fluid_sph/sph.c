@@ -316,7 +316,7 @@ static sph_solve_stats projected_jacobi(const sph_fluid *f, const sph_geometry *
 {
     size_t n = G->n;
     double *dk = work;
-    sph_solve_stats st = {0, 0.0};
+    sph_solve_stats st = {0};
     apply_pressure(f, G, dt, k, v);   /* warm start */
     double gain = density ? 1.0 / (dt * dt) : 1.0 / dt;
     double to_error = density ? 1.0 / f->rho0 : dt / f->rho0;
@@ -487,7 +487,7 @@ int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, do
                         int max_iter, double *v, double *fb, sph_solve_stats *st)
 {
     size_t d = (size_t)f->dim, n = G->n, nd = d * n;
-    *st = (sph_solve_stats){0, 0.0};
+    *st = (sph_solve_stats){0};
     if (!n)
         return 0;
     viscosity_op op = {f, G, mu, dt, malloc((d * nd + 1) * sizeof(double))};
@@ -511,6 +511,7 @@ int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, do
     double bn = seam_norm2(nd, b);
     st->iterations = ks.iterations;
     st->error = bn > 0.0 ? ks.residual / bn : 0.0;
+    st->breakdown = ks.breakdown;
     /* v = u* + dt L(u): the fluid's momentum changes by exactly what the boundary terms give */
     viscous_strain(f, G, mu, u, vb, op.s);
     viscous_divergence(f, G, op.s, b);

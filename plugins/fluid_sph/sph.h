@@ -109,6 +109,8 @@ void sph_xsph(const sph_fluid *f, const sph_geometry *G, double eps, const doubl
 typedef struct sph_solve_stats {
     int iterations;
     double error;            /* the average error it stopped at (relative to rho0); viscosity: CG's relative residual */
+    int breakdown;           /* CG broke down (takahashi: plain CG's, after the MGCG's own, see fallback) */
+    int fallback;            /* takahashi: the MGCG broke down and plain CG went on from its iterate */
 } sph_solve_stats;
 
 /* Implicit full-form viscosity (Takahashi 2015, ch. 4 of his thesis): the

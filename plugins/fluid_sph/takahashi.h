@@ -36,8 +36,10 @@ void sph_takahashi_destroy(sph_takahashi **self_p);
  * velocities vb): predicted densities rho*_i = rho_i + dt D rho_i / D t, the classes, the
  * system over the Poisson particles, MGCG, pressures clamped at 0 into p (Pa)
  * and k = p / rho^2, and the velocities v updated by the pressure
- * acceleration (sph_apply_pressure). Returns 0, 1 when CG stopped at max_iter (or broke
- * down) before the density error met eta, -1 when out of memory. */
+ * acceleration (sph_apply_pressure). An MGCG that breaks down (r.z <= 0: the
+ * V-cycle is not exactly symmetric) goes on by plain CG from its iterate,
+ * within max_iter in all (st->fallback). Returns 0, 1 when CG stopped at
+ * max_iter (or broke down) before the density error met eta, -1 when out of memory. */
 int sph_takahashi_solve(sph_takahashi *T, const sph_fluid *f, const sph_geometry *G, double dt, const double *vb,
                         const sph_takahashi_opts *o, double *v, double *p, double *k,
                         sph_solve_stats *st);

@@ -322,7 +322,7 @@ seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_b
         s.iterations = ks.iterations;
         s.residual = ks.residual / cn;
         if (ks.breakdown || !ks.converged) {
-            seam_logf(host, SEAM_LOG_ERROR,
+            seam_logf(host, SEAM_LOG_WARN,   /* the step is retried smaller: no error unless that fails too */
                       "monolithic: coupled pressure solve (dt %g, %zu pressures, %zu unknowns): IC(0)-PCG %s after %d "
                       "iterations, relative residual %.3e > tol %.1e",
                       dt, spd.n, spd.size, ks.breakdown ? "broke down" : "did not converge", ks.iterations, s.residual,

@@ -92,6 +92,8 @@ typedef struct fem_newton_log {
     int cg_iterations;
     int factorizations;      /* numeric Cholesky factorizations (CHOLMOD) */
     int fallbacks;           /* linear solves that needed another method after a breakdown */
+    int truncated;           /* PCG solves stopped at linear_solver.max_iterations (inexact Newton directions) */
+    int last_truncated;      /* 1 when the latest linear solve was one of them */
     double linear_seconds;   /* wall time in the linear solves (factorizations included) */
     int contacts;            /* node coordinates held on a wall at the end of the step */
     double wall_force[3];    /* total force of the walls on the nodes at the end of the step (N, N/m in 2D) */

@@ -44,7 +44,8 @@ static int direct_solve(fem *self, const double *b, double *x)
 }
 
 /* PCG from x = 0; 1 on breakdown. Running out of iterations is not a
- * failure: the partial solve still descends (inexact Newton). */
+ * failure: the partial solve still descends (inexact Newton); it is
+ * counted, and Newton does not take its short step for convergence. */
 static int cg_solve(fem *self, fem_precond precond, const double *b, double *x)
 {
     size_t n = self->K->rows;
@@ -66,6 +67,8 @@ static int cg_solve(fem *self, fem_precond precond, const double *b, double *x)
     seam_jacobi_destroy(&J);
     seam_ichol_destroy(&L);
     self->newton.cg_iterations += st.iterations;
+    self->newton.last_truncated = !st.converged && !st.breakdown;
+    self->newton.truncated += self->newton.last_truncated;
     if (st.breakdown)
         seam_logf(self->host, SEAM_LOG_WARN, "PCG (%s) broke down after %d iterations",
                   precond == FEM_IC0 ? "IC(0)" : "Jacobi", st.iterations);
@@ -102,6 +105,7 @@ static void choose_method(fem *self)
 
 static seam_status linear_solve(fem *self, const double *b, double *x)
 {
+    self->newton.last_truncated = 0;
     if (self->lin_active == FEM_LIN_AUTO)
         choose_method(self);
     if (self->lin_active == FEM_LIN_CHOLMOD) {

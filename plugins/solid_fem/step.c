@@ -429,7 +429,8 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
             break;
         /* Coordinates that went beyond a wall are held on it: the active set changed. */
         size_t held = contact ? fem_walls_hold(self, dt, 0.0, v, contact) : 0;
-        if (step <= step_tol && !released && !held) {
+        /* a short step from a truncated PCG direction is no sign of convergence */
+        if (step <= step_tol && !released && !held && !log->last_truncated) {
             log->converged = 1;
             status = SEAM_OK;
             break;
@@ -453,8 +454,11 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
         memcpy(self->x_new, x, nd * sizeof *x);
         memcpy(self->v_new, v, nd * sizeof *v);
     } else {
-        seam_logf(self->host, SEAM_LOG_WARN, "Newton did not converge in %d iterations (|g| %.3e -> %.3e)",
-                  log->iterations, log->residual[0], log->residual[log->iterations - 1]);
+        seam_logf(self->host, SEAM_LOG_WARN, "Newton did not converge in %d iterations (at most %d): |g| %.3e -> "
+                  "%.3e, relative %.3g > newton.tolerance %g (nor did a step fall below %.3g m)", log->iterations,
+                  self->newton_max, log->residual[0], log->residual[log->iterations - 1],
+                  log->residual[0] > 0 ? log->residual[log->iterations - 1] / log->residual[0] : NAN,
+                  self->newton_tol, step_tol);
     }
     free(buf);
     return status;

@@ -68,6 +68,44 @@ static void test_light_cloth_falls_with_every_solver(void **state)
     assert_true(cg[2] < cg[1] / 2);
 }
 
+/* PCG cut short (linear_solver.max_iterations 1) gives inexact Newton
+ * directions: counted as truncated, and their short steps never end Newton,
+ * so a step either reaches CHOLMOD's motion or fails; never a wrong success.
+ * With newton.tolerance 1e-3 a step below 1.4 mm would end Newton: the
+ * first truncated direction's is (the cloth falls about g dt^2 = 1 mm). */
+static void test_truncated_cg_is_no_convergence(void **state)
+{
+    (void)state;
+    test_host th;
+    fem *ref = light_cloth(&th, "\"method\": \"cholmod\"");
+    fem *f = light_cloth(&th, "\"method\": \"cg\", \"max_iterations\": 1}, \"newton\": {\"tolerance\": 1e-3");
+    int ok = 0, failed = 0;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(fem_step(ref, 0.01, NULL), SEAM_OK);
+        seam_status st = fem_step(f, 0.01, NULL);
+        assert_true(f->newton.truncated > 0);
+        printf("step %d: %s after %d Newton iterations (%d truncated PCG solves)\n", i,
+               st == SEAM_OK ? "converged" : "failed", f->newton.iterations, f->newton.truncated);
+        if (st != SEAM_OK) {
+            assert_int_equal(st, SEAM_UNSTABLE);
+            assert_true(test_host_saw(&th, "Newton did not converge in 50 iterations (at most 50)"));
+            failed++;
+            break;
+        }
+        ok++;
+        double worst = 0.0;
+        for (size_t r = 0; r < 3 * f->n; r++)
+            worst = fmax(worst, fabs(f->x_new[r] - ref->x_new[r]));
+        printf("  largest difference to CHOLMOD %.3e m\n", worst);
+        assert_true(worst < 1e-5);   /* |g| down by 1e-3: within 1e-3 of the step's 1 mm */
+        fem_commit(f);
+        fem_commit(ref);
+    }
+    assert_true(ok + failed > 0);
+    fem_destroy(&f);
+    fem_destroy(&ref);
+}
+
 /* The shifted IC(0) of the light cloth's Newton matrix is a finite SPD
  * preconditioner, found after a few restarts. */
 static void test_ic0_of_cloth_is_finite(void **state)
@@ -221,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_light_cloth_falls_with_every_solver),
         cmocka_unit_test(test_ic0_of_cloth_is_finite),
         cmocka_unit_test(test_indefinite_system_is_reported),
+        cmocka_unit_test(test_truncated_cg_is_no_convergence),
         cmocka_unit_test(test_symbolic_analysis_is_kept),
         cmocka_unit_test(test_auto_choice),
         cmocka_unit_test(test_core_cholesky),

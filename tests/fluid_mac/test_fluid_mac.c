@@ -602,6 +602,50 @@ static void test_regions_source_flux(void **state)
 
 /* Uniform warm smoke in a closed box: buoyancy (-alpha d + beta T) offsets
  * gravity, so the pressure falls by rho (g - b) dx per row, and all stays still. */
+/* A PCG that stops at pressure_max_iterations fails the solve (SEAM_UNSTABLE)
+ * with the solve, the preconditioner, the iterations, the residual reached
+ * and the tolerance, and commits nothing; with the default limit the same
+ * step solves. */
+static void test_short_solves_fail(void **state)
+{
+    (void)state;
+    const seam_plugin *P = fluid_mac_table();
+    static const char *const cases[][2] = {
+        {"\"pressure_preconditioner\": \"multigrid\"",
+         "pressure PCG (multigrid) did not converge: 1 iterations (at most 1), relative residual"},
+        {"\"pressure_preconditioner\": \"mic0\"", "pressure PCG (MIC(0)) did not converge: 1 iterations (at most 1), "
+                                                 "relative residual"},
+        {"\"viscosity\": 0.01", "viscosity PCG (IC(0), x velocities) did not converge: 1 iterations (at most 1), "
+                                "relative residual"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int limit = 0; limit < 2; limit++) {
+            test_host th;
+            test_host_init(&th, "fluid", "fluid");
+            char json[512];
+            snprintf(json, sizeof json, "{\"cells\": [16, 16], \"dx\": 0.0625, \"gravity\": [0, -9.81], %s%s, "
+                     "\"sources\": [{\"side\": \"left\", \"range\": [0.25, 0.5], \"speed\": 2.0}]}", cases[c][0],
+                     limit ? ", \"pressure_max_iterations\": 1" : "");
+            void *fl = P->create(P, json, &th.host);
+            assert_non_null(fl);
+            box b;
+            box_init(&b, 0.4, 0.4, 0.6, 0.6, 0.03125);
+            assert_int_equal(P->bind(fl, &b.iface), SEAM_OK);
+            memset(b.V, 0, sizeof b.V);
+            seam_status st = step_with(P, fl, &b, 0, 0.01);
+            if (limit) {
+                assert_int_equal(st, SEAM_UNSTABLE);
+                assert_true(test_host_saw(&th, cases[c][1]));
+                assert_true(test_host_saw(&th, "> tolerance 1e-08"));
+                assert_int_equal(P->commit(fl), SEAM_ERROR);   /* nothing to commit */
+            } else {
+                assert_int_equal(st, SEAM_OK);
+                assert_false(test_host_saw(&th, "did not converge"));
+            }
+            P->destroy(fl);
+        }
+}
+
 static void test_buoyancy_force(void **state)
 {
     (void)state;
@@ -1301,7 +1345,8 @@ int main(void)
         cmocka_unit_test(test_regions_box),       cmocka_unit_test(test_contract),
         cmocka_unit_test(test_smoke_jet_conservation), cmocka_unit_test(test_smoke_mass_balance),
         cmocka_unit_test(test_smoke_parabolic_ramp),
-        cmocka_unit_test(test_regions_source_flux), cmocka_unit_test(test_buoyancy_force),
+        cmocka_unit_test(test_regions_source_flux), cmocka_unit_test(test_short_solves_fail),
+        cmocka_unit_test(test_buoyancy_force),
         cmocka_unit_test(test_liquid_still_tank), cmocka_unit_test(test_liquid_sloshing),
         cmocka_unit_test(test_liquid_buoyancy),   cmocka_unit_test(test_liquid_drains),
         cmocka_unit_test(test_shell_piston_impulse), cmocka_unit_test(test_shell_piston_pressure),

@@ -84,6 +84,7 @@ test_run *test_run_scene(const char *name, const char *json_text, const char *sc
     for (size_t i = 0; i < r->summary.n_participants && i < 8; i++) {
         snprintf(r->names[i], sizeof r->names[i], "%s", r->summary.participants[i].name);
         r->solves[i] = r->summary.participants[i].solves;
+        r->warnings[i] = r->summary.participants[i].warnings;
     }
     r->summary.participants = NULL;   /* owned by the simulation */
     seam_sim_destroy(&sim);

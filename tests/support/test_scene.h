@@ -14,6 +14,7 @@ typedef struct test_run {
     seam_summary summary;        /* participants left NULL; see names and solves */
     char names[8][64];
     long solves[8];
+    long warnings[8];            /* each participant's messages at warning level */
     char out[1024];              /* the output directory */
     char log[65536];             /* every message: "[who] text\n" */
     size_t rows;                 /* rows of interface.csv: the start, then one a step */
