@@ -369,6 +369,9 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     read_obstacles(self, cfg);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
+    self->viscous_loads = seam_cfg_bool(cfg, "viscous_loads", false, 0);
+    if (self->viscous_loads && !(self->viscosity > 0.0))
+        seam_cfg_error(cfg, "viscous_loads", "needs a viscosity > 0 (an inviscid fluid has no viscous stress)");
     static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
     self->advection = seam_cfg_enum(cfg, "advection", advection_names, ADVECT_SL, 0);
     self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
@@ -398,6 +401,7 @@ static void fluid_destroy(void *p)
     free(self->fill);
     free(self->obstacle);
     free(self->U);
+    free(self->visc_dv);
     free(self->xp_n);
     free(self->vp_n);
     free(self->xp);
@@ -941,6 +945,9 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
     double A = mac_face_area(g);
     double M_half = self->rho * A * g->dx / 2.0;   /* one half of a face's dual cell */
     int extrapolate = self->loads == LOADS_PRESSURE;
+    if (self->viscous_loads)   /* the momentum the viscous links gave each face, also faces inside a body */
+        for (size_t k = 0; k < dim * nf; k++)
+            f[k] = self->rho * A * g->dx / dt * self->visc_dv[k];
     for (size_t k = 0; k < nf; k++) {
         const solid_face *sf = &self->geo.faces[k];
         if (sf->s == 0)
@@ -964,7 +971,7 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
             double M_f = M_half * (lo_fluid + hi_fluid);
             load += M_f * (u_star - u_new) / dt;
         }
-        f[dim * k + (size_t)sf->axis] = load;
+        f[dim * k + (size_t)sf->axis] += load;
     }
     seam_mapping_distribute(self->geo.W, g->dim, f, F);
     free(f);
@@ -1211,8 +1218,16 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     if (self->viscosity > 0.0) {
         /* Implicit, so the step is not limited by it (max_dt ignores it). The body forces' increment is
          * left out of the diffusion: a force the pressure balances leaves a fluid at rest exactly at rest. */
+        double *dv = NULL;
+        if (self->viscous_loads && self->geo.n_faces) {
+            free(self->visc_dv);
+            if (!(dv = self->visc_dv = malloc((size_t)g->dim * self->geo.n_faces * sizeof *dv))) {
+                seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory for %zu solid faces", self->geo.n_faces);
+                return SEAM_ERROR;
+            }
+        }
         st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
-                         self->vel, &visc_iterations, self->host);
+                         self->vel, dv, &visc_iterations, self->host);
         if (st != SEAM_OK)
             return st;
     }
@@ -1298,7 +1313,7 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, const double *V, d
         }
         int iterations = 0;
         st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
-                         self->vel, &iterations, self->host);
+                         self->vel, NULL, &iterations, self->host);
         seam_logf(self->host, SEAM_LOG_DEBUG, "viscosity PCG %d iterations", iterations);
         return st;
     }

@@ -340,10 +340,13 @@ void mac_projection_free(mac_projection *P);
  * their present values in vel) and a wall side across (no slip, ghost -u)
  * are Dirichlet; a shell between two faces is a wall at dx/2 moving with U
  * (dim per geo face, the interface velocity W V); faces outside the liquid
- * and open sides are zero-gradient. Adds the PCG iterations to *iterations;
+ * and open sides are zero-gradient. With dv (dim per geo face, or NULL), the
+ * velocity the fluid's faces gave to each solid face through their viscous
+ * links, nu dt / dx^2 (w - u_solid) summed (rho dx A / dt times it is the
+ * viscous force on the solid there). Adds the PCG iterations to *iterations;
  * SEAM_UNSTABLE (logged) when PCG fails. */
 seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double *U, double *const keep[3],
-                        double nu_dt, double tol, int max_iter, double *const vel[3], int *iterations,
+                        double nu_dt, double tol, int max_iter, double *const vel[3], double *dv, int *iterations,
                         const seam_host *host);
 
 /* The displacement field d = -grad q (per face, m) with div d = e per fluid

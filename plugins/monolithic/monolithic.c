@@ -359,6 +359,9 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     /* The objects' other keys are their plugins'; those check them. */
     const char *key;
     json_t *v;
+    if (fo && json_is_true(json_object_get(seam_cfg_json(cfg, "fluid"), "viscous_loads")))
+        seam_cfg_error(fo, "viscous_loads", "has no effect in the coupled solve: the solids take the pressure loads "
+                       "G^T p of the coupled projection (5.13), no viscous stress");
     if (fo)
         json_object_foreach(seam_cfg_json(cfg, "fluid"), key, v) seam_cfg_skip(fo, key);
     for (size_t s = 0; solid_cfg && s < ns; s++)

@@ -532,6 +532,9 @@ static void test_refusals(void **state)
     const char *precond[] = {"coupling.scheme=monolithic", "coupling.preconditioner=amg", NULL};
     assert_true(test_scene_refused(NULL, "examples/floating_block.json", precond, log, sizeof log));
     assert_non_null(strstr(log, "preconditioner"));
+    const char *viscous[] = {"coupling.scheme=monolithic", "fluid.viscosity=0.001", "fluid.viscous_loads=true", NULL};
+    assert_true(test_scene_refused(NULL, "examples/floating_block.json", viscous, log, sizeof log));
+    assert_non_null(strstr(log, "fluid.viscous_loads: has no effect in the coupled solve"));
 }
 
 int main(void)
