@@ -95,9 +95,14 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     seam_cfg_finish(root);
     seam_cfg_destroy(&root);
     /* Create every participant whose library loaded, even after errors in
-     * the scene, so one validation reports the plugins' problems too. */
+     * the scene, so one validation reports the plugins' problems too. The
+     * servers of those in other processes started while the scene was read:
+     * the ones in this process are created first, while they start. */
     for (size_t i = 0; i < sim->n_parts; i++)
-        if (sim->parts[i].p)
+        if (sim->parts[i].p && !sim->parts[i].remote)
+            participant_create(sim, &sim->parts[i]);
+    for (size_t i = 0; i < sim->n_parts; i++)
+        if (sim->parts[i].remote && participant_ready(sim, &sim->parts[i]))
             participant_create(sim, &sim->parts[i]);
     bool ok = sim->errors == 0;
     if (ok && !sim->coupled)

@@ -420,13 +420,26 @@ static void test_exit_status_table(void **state)
     char cmd[8192], path[4200];
     snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --force --quiet --end 1e6 "
              "--set time.frame=1e9 >'%s.txt' 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir, dir);
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    unlink(path);   /* the last run's: the wait below must see this run's rows */
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
-    usleep(500000);
+    /* SIGINT once a step's row is in stats.csv (a loaded machine may take seconds to start the run) */
+    for (int waited = 0; waited < 3000; waited++) {
+        FILE *rows_so_far = fopen(path, "r");
+        int lines = 0, ch;
+        while (rows_so_far && (ch = fgetc(rows_so_far)) != EOF)
+            lines += ch == '\n';
+        if (rows_so_far)
+            fclose(rows_so_far);
+        if (lines >= 2)
+            break;
+        usleep(20000);
+    }
     kill(pid, SIGINT);
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);
