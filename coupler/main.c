@@ -474,7 +474,10 @@ static int cmd_info(const char *name)
         printf("%s", labels[kind]);
         for (size_t i = 0; i < n_entries; i++) {
             int has = seam_plugin_has(p, &entries[i]);
-            int required = entries[i].need == SEAM_NEED_ALL;
+            /* describe is required of a solid, bind of a fluid (plugin.h's "need") */
+            int need = entries[i].need;
+            int required = need == SEAM_NEED_ALL || (need == SEAM_NEED_SOLID && p->role == SEAM_SOLID) ||
+                           (need == SEAM_NEED_FLUID && p->role == SEAM_FLUID);
             if ((kind == 0 && has && required) || (kind == 1 && has && !required) || (kind == 2 && !has)) {
                 printf(" %s", entries[i].name);
                 if (kind == 2 && entries[i].abi > p->abi)

@@ -221,12 +221,37 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return ftw->level == 0 ? 0 : remove(path);   /* the directory itself stays */
 }
 
+/* An output directory that holds the scene file (the scene's own folder, or
+ * one above it: "output": {"dir": "."}, --out ..) would mix the run's files
+ * with the user's, and --force would empty it, scene included: refused
+ * before anything is written or removed. */
+static seam_status check_holds_scene(seam_sim *sim)
+{
+    char *dir = realpath(sim->out.dir, NULL), *scene = realpath(seam_doc_origin(sim->doc), NULL);
+    bool holds = false;
+    if (dir && scene) {
+        size_t n = strlen(dir);
+        holds = strncmp(scene, dir, n) == 0 && (scene[n] == '/' || (n == 1 && dir[0] == '/'));
+    }
+    if (holds) {
+        const char *where = sim->opts.out_dir ? "--out" : seam_doc_locate(sim->doc, "output.dir");
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: the output directory %s holds the scene file itself (%s): a run "
+                "writes, and --force empties, its output directory; name a folder of its own (output.dir, --out)",
+                where, sim->out.dir, seam_doc_origin(sim->doc));
+    }
+    free(dir);
+    free(scene);
+    return holds ? SEAM_ERROR : SEAM_OK;
+}
+
 /* An earlier run's outputs (its stats.csv) left in the output directory
  * would mix with this run's (stale frames of a longer run): refused, or
  * removed, as the run options say. */
 static seam_status check_stale(seam_sim *sim)
 {
     sim_outputs *o = &sim->out;
+    if (check_holds_scene(sim) != SEAM_OK)
+        return SEAM_ERROR;
     char path[4200];
     snprintf(path, sizeof path, "%s/stats.csv", o->dir);
     if (sim->opts.stale_output == SEAM_OUTPUT_OVERWRITE || access(path, F_OK) != 0)

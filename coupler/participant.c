@@ -102,19 +102,7 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
     if (remote_rc != 0 || !plugin) {
         if (remote_rc < 0 && err[0])
             sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: %s", where, pt->config_path, err);
-        if (remote) {
-            if (seam_remote_program(remote))   /* which server: an installed seam starts its own prefix's */
-                sim_log(sim, SEAM_LOG_INFO, pt->name, "started %s (pid %ld) on %s", seam_remote_program(remote),
-                        seam_remote_pid(remote), seam_remote_endpoint(remote));
-            pt->remote = remote;
-            pt->p = seam_remote_plugin(remote);
-            pt->plugin_name = xstrdup(sim, pt->p->name);
-            if (seam_plugin_check_role(pt->p, seam_remote_endpoint(remote), role, pt->config_path, err, sizeof err) != 0) {
-                sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s", where, err);
-                seam_remote_close(&pt->remote);
-                pt->p = NULL;
-            }
-        }
+        pt->remote = remote;   /* starting: participant_ready waits for its hello */
         return;
     }
     pt->plugin_name = xstrdup(sim, plugin);
@@ -131,9 +119,35 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
     }
 }
 
+bool participant_ready(seam_sim *sim, participant *pt)
+{
+    char err[2048];
+    const char *where = seam_doc_locate(sim->doc, pt->config_path);
+    if (seam_remote_ready(pt->remote, err, sizeof err) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: %s", where, pt->config_path, err);
+        seam_remote_close(&pt->remote);
+        return false;
+    }
+    if (seam_remote_program(pt->remote))   /* which server: an installed seam starts its own prefix's */
+        sim_log(sim, SEAM_LOG_INFO, pt->name, "started %s (pid %ld) on %s", seam_remote_program(pt->remote),
+                seam_remote_pid(pt->remote), seam_remote_endpoint(pt->remote));
+    pt->p = seam_remote_plugin(pt->remote);
+    free(pt->plugin_name);
+    pt->plugin_name = xstrdup(sim, pt->p->name);
+    if (seam_plugin_check_role(pt->p, seam_remote_endpoint(pt->remote), pt->role, pt->config_path, err,
+                               sizeof err) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s", where, err);
+        seam_remote_close(&pt->remote);
+        pt->p = NULL;
+        return false;
+    }
+    return true;
+}
+
 /* Keys of `coupling` that scheme "monolithic" reads: handed to the plugin
  * inside its object's "coupling". */
-const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations", NULL};
+const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations", "preconditioner",
+                                       NULL};
 
 /* A participant's objects as one coupled solver sees them: one in-process
  * library each (the plugin creates them itself). */

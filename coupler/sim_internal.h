@@ -132,6 +132,9 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root);
 
 /* participant.c */
 void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, seam_role role, participant *pt);
+/* A participant in another process, started by participant_read: wait for
+ * its server's hello and check its role. False after reporting. */
+bool participant_ready(seam_sim *sim, participant *pt);
 bool participant_create(seam_sim *sim, participant *pt);
 /* Scheme "monolithic": the scene's fluid and solids (and coupling's keys
  * monolithic_keys) as one participant of the built-in plugin "monolithic". */

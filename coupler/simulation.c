@@ -76,6 +76,15 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     const char *origin = seam_doc_origin(doc);
     const char *slash = strrchr(origin, '/');
     sim->scene_dir = slash == origin ? strdup("/") : slash ? strndup(origin, (size_t)(slash - origin)) : strdup(".");
+    if (!json_is_object(seam_doc_root(doc))) {
+        /* Every key of a scene lives in one object: naming each missing one would bury the cause. */
+        static const char *const types[] = {"an object", "an array", "a string", "an integer", "a real number",
+                                            "true", "false", "null"};
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: a scene is a JSON object ({\"time\": ..., ...}), got %s", origin,
+                types[json_typeof(seam_doc_root(doc))]);
+        seam_sim_destroy(&sim);
+        return NULL;
+    }
     seam_cfg *root = sim->scene_dir ? seam_cfg_new(seam_doc_root(doc), "", doc, cfg_report, sim) : NULL;
     if (!root) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
@@ -86,9 +95,14 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     seam_cfg_finish(root);
     seam_cfg_destroy(&root);
     /* Create every participant whose library loaded, even after errors in
-     * the scene, so one validation reports the plugins' problems too. */
+     * the scene, so one validation reports the plugins' problems too. The
+     * servers of those in other processes started while the scene was read:
+     * the ones in this process are created first, while they start. */
     for (size_t i = 0; i < sim->n_parts; i++)
-        if (sim->parts[i].p)
+        if (sim->parts[i].p && !sim->parts[i].remote)
+            participant_create(sim, &sim->parts[i]);
+    for (size_t i = 0; i < sim->n_parts; i++)
+        if (sim->parts[i].remote && participant_ready(sim, &sim->parts[i]))
             participant_create(sim, &sim->parts[i]);
     bool ok = sim->errors == 0;
     if (ok && !sim->coupled)

@@ -51,6 +51,12 @@ struct seam_remote {
     double longest_solve;    /* s, the longest solve reply so far (o.adaptive) */
     char limit_why[192];     /* what set the wait of the call in progress, for its message; "" : timeout */
     double t;
+    uint64_t hello_id;       /* a hello sent and not yet answered (seam_remote_ready reads it), else 0 */
+    double hello_deadline;
+    char *want_plugin;       /* the plugin the scene asked of a server it connects to or launches (ready checks) */
+    bool dt_known;           /* the last commit's reply carried max_dt of the committed state: */
+    seam_status dt_status;   /* ...its status and value, valid until the committed state changes */
+    double dt;
     seam_frames reply;       /* the last reply; parsed messages point into it */
     unsigned proto;          /* the protocol version the server agreed to (0 before hello) */
     uint32_t caps;           /* the instance's capabilities, asked once after create */
@@ -246,7 +252,8 @@ static bool call(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, doub
     return ok;
 }
 
-static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, double limit, seam_msg *m)
+/* Send w's request (freed either way) before `deadline`. False after reporting. */
+static bool send_request(seam_remote *r, const char *op, seam_wbuf *w, double limit, double deadline)
 {
     char at[128];
     if (r->lost || !watch(r, op)) {
@@ -257,7 +264,6 @@ static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w,
         return false;
     }
     seam_frames_clear(&r->reply);
-    double deadline = limit > 0 ? now_s() + limit : INFINITY;
     bool sent = false;
     while (!sent) {
         if (seam_wire_send(r->sock, w, ZMQ_DONTWAIT, &r->in_flight) >= 0)
@@ -280,6 +286,14 @@ static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w,
         r->lost = true;
         return false;
     }
+    return true;
+}
+
+/* Wait until `deadline` for the reply with this id and parse it into m
+ * (valid until the next request). False after reporting. */
+static bool await_reply(seam_remote *r, const char *op, uint64_t id, double limit, double deadline, seam_msg *m)
+{
+    char at[128];
     for (;;) {
         double left = deadline - now_s();
         if (left <= 0) {
@@ -347,6 +361,12 @@ static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w,
     }
 }
 
+static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, double limit, seam_msg *m)
+{
+    double deadline = limit > 0 ? now_s() + limit : INFINITY;
+    return send_request(r, op, w, limit, deadline) && await_reply(r, op, id, limit, deadline, m);
+}
+
 /* The plugin's status from a reply; SEAM_ERROR (reported) when bad. */
 static seam_status reply_status(seam_remote *r, const char *op, seam_msg *m)
 {
@@ -387,6 +407,10 @@ static seam_status ask(seam_remote *r, const char *op, seam_msg *m)
 static seam_status remote_max_dt(void *self, double *dt)
 {
     seam_remote *r = self;
+    if (r->dt_known) {   /* the committed state has not changed since the commit that answered it */
+        *dt = r->dt;
+        return r->dt_status;
+    }
     seam_wbuf w;
     seam_msg m;
     uint64_t id = begin_request(r, &w, "max_dt", 0, 0);
@@ -506,8 +530,19 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
                  "the participant's `timeout` sets a fixed limit", SEAM_REMOTE_SOLVE_FACTOR, r->longest_solve,
                  SEAM_REMOTE_SOLVE_MIN_S);
     }
+    /* large outputs land straight in the solver's arrays */
+    seam_frames_dest dest[3];
+    size_t n_dest = 0;
+    for (int k = 0; k < 3; k++)
+        if (outs[k])
+            dest[n_dest++] = (seam_frames_dest){names[k], outs[k], n * sizeof(double)};
+    r->reply.dest = dest;
+    r->reply.n_dest = n_dest;
+    r->reply.dest_id = id;
     double t0 = now_s();
     bool replied = call(r, "solve", id, &w, limit, &m);
+    r->reply.dest = NULL;
+    r->reply.n_dest = 0;
     r->limit_why[0] = '\0';
     if (!replied)
         return SEAM_ERROR;
@@ -521,13 +556,39 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
     return st;
 }
 
+/* The reply also carries max_dt of the new committed state (a server that
+ * knows the request's `max_dt` field): the next step's max_dt costs no
+ * round trip. */
 static seam_status remote_commit(void *self)
 {
     seam_remote *r = self;
+    seam_wbuf w;
     seam_msg m;
-    seam_status st = ask(r, "commit", &m);
-    if (st == SEAM_OK)
-        r->step++;
+    r->dt_known = false;
+    uint64_t id = begin_request(r, &w, "commit", 1, 0);
+    seam_w_str(&w, "max_dt");
+    seam_w_bool(&w, true);
+    if (!call(r, "commit", id, &w, r->o.timeout_s, &m))
+        return SEAM_ERROR;
+    seam_status st = reply_status(r, "commit", &m);
+    if (st != SEAM_OK)
+        return st;
+    r->step++;
+    seam_msg sub;
+    sub.error[0] = '\0';
+    if (seam_msg_has(&m, "max_dt")) {
+        uint64_t dst = SEAM_ERROR;
+        double dt = NAN;
+        if (!seam_msg_child(&m, "max_dt", true, &sub) || !seam_msg_uint(&sub, "status", true, &dst) ||
+            dst > SEAM_UNSTABLE || (dst == SEAM_OK && !seam_msg_num(&sub, "dt", true, &dt))) {
+            report(r, "commit: bad reply from %s: field \"max_dt\": %s", r->endpoint,
+                   sub.error[0] ? sub.error : m.error[0] ? m.error : "unknown status");
+            return SEAM_ERROR;
+        }
+        r->dt_known = true;
+        r->dt_status = (seam_status)dst;
+        r->dt = dt;
+    }
     return st;
 }
 
@@ -577,6 +638,7 @@ static seam_status remote_bind(void *self, const seam_interface *f)
     seam_wbuf w;
     seam_msg m;
     unsigned p = r->proto;
+    r->dt_known = false;
     uint64_t id = begin_request(r, &w, "bind", 10, 256 + seam_wire_inline(p, nv * 8) + seam_wire_inline(p, np * 8) +
                                                        seam_wire_inline(p, np * 4) + seam_wire_inline(p, ne * 4) +
                                                        seam_wire_inline(p, f->n_elems));
@@ -658,8 +720,15 @@ static seam_status remote_mobility(void *self, const double *impulse, double *dv
     seam_msg m;
     uint64_t id = begin_request(r, &w, "mobility", 1, 64 + seam_wire_inline(r->proto, r->n_iface * 8));
     seam_w_str(&w, "impulse");
-    seam_w_f64s(&w, impulse, r->n_iface);
-    if (!call(r, "mobility", id, &w, r->o.timeout_s, &m))
+    seam_w_f64s_ref(&w, impulse, r->n_iface, NULL);   /* out of band without a copy: the call waits */
+    seam_frames_dest dest = {"dv", dv, r->n_iface * sizeof(double)};
+    r->reply.dest = &dest;
+    r->reply.n_dest = 1;
+    r->reply.dest_id = id;
+    bool replied = call(r, "mobility", id, &w, r->o.timeout_s, &m);
+    r->reply.dest = NULL;
+    r->reply.n_dest = 0;
+    if (!replied)
         return SEAM_ERROR;
     seam_status st = reply_status(r, "mobility", &m);
     if (st == SEAM_OK && !seam_msg_f64s(&m, "dv", true, dv, r->n_iface)) {
@@ -693,6 +762,7 @@ static seam_status remote_load(void *self, const void *bytes, size_t n)
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
+    r->dt_known = false;   /* a new committed state */
     uint64_t id = begin_request(r, &w, "load", 1, 64 + seam_wire_inline(r->proto, n));
     seam_w_str(&w, "data");
     seam_w_bin(&w, bytes, n);
@@ -759,7 +829,10 @@ static seam_status remote_write_output(void *self, const char *dir, int frame)
 static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
 
 /* Socket, monitor and options; no messages yet. */
-static seam_remote *open_remote(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
+/* spawned: the server is starting and binds its socket soon; try to connect
+ * every SEAM_REMOTE_RECONNECT_MS instead of ZeroMQ's default 100 ms. */
+static seam_remote *open_remote(const char *endpoint, const seam_remote_options *o, bool spawned, char *err,
+                                size_t errlen)
 {
     seam_remote *r = calloc(1, sizeof *r);
     atomic_init(&r->in_flight, 0);
@@ -780,6 +853,8 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
     r->ctx = zmq_ctx_new();
     r->sock = zmq_socket(r->ctx, ZMQ_DEALER);
     set_int(r->sock, ZMQ_LINGER, 0);
+    if (spawned)
+        set_int(r->sock, ZMQ_RECONNECT_IVL, SEAM_REMOTE_RECONNECT_MS);
     set_int(r->sock, ZMQ_SNDBUF, SEAM_WIRE_SOCKBUF);
     set_int(r->sock, ZMQ_RCVBUF, SEAM_WIRE_SOCKBUF);
     int64_t max_message = SEAM_WIRE_MAX_MESSAGE;
@@ -831,7 +906,7 @@ static const seam_plugin proxy_entries = {
 };
 
 /* hello: versions, the plugin's name, role and optional functions. */
-static bool say_hello(seam_remote *r, unsigned version, seam_msg *m)
+static uint64_t send_hello(seam_remote *r, unsigned version, double *deadline)
 {
     seam_wbuf w;
     uint64_t id = begin_request(r, &w, "hello", 2, 0);
@@ -839,20 +914,43 @@ static bool say_hello(seam_remote *r, unsigned version, seam_msg *m)
     seam_w_uint(&w, version);
     seam_w_str(&w, "abi");
     seam_w_uint(&w, SEAM_ABI_VERSION);
-    return call(r, "hello", id, &w, r->o.start_timeout_s, m);
+    *deadline = r->o.start_timeout_s > 0 ? now_s() + r->o.start_timeout_s : INFINITY;
+    bool sent = send_request(r, "hello", &w, r->o.start_timeout_s, *deadline);
+    if (r->lost)
+        abandon(r);
+    return sent ? id : 0;
 }
 
-static bool hello(seam_remote *r)
+static bool await_hello(seam_remote *r, uint64_t id, double deadline, seam_msg *m)
+{
+    bool ok = await_reply(r, "hello", id, r->o.start_timeout_s, deadline, m);
+    if (r->lost)
+        abandon(r);
+    return ok;
+}
+
+/* Say hello now and read the answer later (hello_finish): the server starts
+ * while the coupler does other work. */
+static bool hello_begin(seam_remote *r)
+{
+    r->hello_id = send_hello(r, SEAM_PROTOCOL_VERSION, &r->hello_deadline);
+    return r->hello_id != 0;
+}
+
+static bool hello_finish(seam_remote *r)
 {
     seam_msg m;
-    if (!say_hello(r, SEAM_PROTOCOL_VERSION, &m)) {
+    uint64_t id = r->hello_id;
+    r->hello_id = 0;
+    if (!await_hello(r, id, r->hello_deadline, &m)) {
         char e[512] = "";
         if (r->lost || !seam_msg_strcpy(&m, "error", false, e, sizeof e) || !strstr(e, "protocol version"))
             return false;
         /* a server of an older protocol: speak its version (every array inline) */
         if (r->errbuf)
             r->errbuf[0] = '\0';
-        if (!say_hello(r, SEAM_PROTOCOL_OLDEST, &m))
+        double deadline;
+        if (!(id = send_hello(r, SEAM_PROTOCOL_OLDEST, &deadline)) || !await_hello(r, id, deadline, &m))
             return false;
     }
     const char *role;
@@ -896,14 +994,51 @@ static bool hello(seam_remote *r)
     return true;
 }
 
-seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
+/* r with its hello sent, or NULL (r closed) when even that failed. */
+static seam_remote *started(seam_remote *r)
 {
-    seam_remote *r = open_remote(endpoint, o, err, errlen);
-    if (r && !hello(r))
+    if (r && !hello_begin(r))
         seam_remote_close(&r);
     if (r)
         r->errbuf = NULL;
     return r;
+}
+
+/* Wait for a started remote's hello: r, or NULL (r closed). */
+static seam_remote *ready(seam_remote *r, char *err, size_t errlen)
+{
+    if (r && seam_remote_ready(r, err, errlen) != 0)
+        seam_remote_close(&r);
+    return r;
+}
+
+int seam_remote_ready(seam_remote *r, char *err, size_t errlen)
+{
+    if (!r->hello_id)
+        return r->proto ? 0 : -1;   /* answered before, or its hello could not be sent */
+    r->errbuf = err;
+    r->errlen = errlen;
+    if (errlen)
+        err[0] = '\0';
+    bool ok = hello_finish(r);
+    const char *want = r->want_plugin;
+    if (ok && want && strcmp(want, r->plugin_name) != 0 && !(strchr(want, '/') && strstr(want, r->plugin_name))) {
+        report(r, "%s serves plugin \"%s\", but the scene asks for \"%s\"", r->child > 0 ? r->program : r->endpoint,
+               r->plugin_name, want);
+        ok = false;
+    }
+    r->errbuf = NULL;
+    return ok ? 0 : -1;
+}
+
+static seam_remote *start_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
+{
+    return started(open_remote(endpoint, o, false, err, errlen));
+}
+
+seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
+{
+    return ready(start_connect(endpoint, o, err, errlen), err, errlen);
 }
 
 /* The seam-serve binary: $SEAM_SERVE, then the one next to the running
@@ -993,7 +1128,7 @@ static seam_remote *launch(const char *const *argv, const char *cwd, const char 
         _exit(127);
     }
     free(args);
-    seam_remote *r = open_remote(endpoint, o, err, errlen);
+    seam_remote *r = open_remote(endpoint, o, true, err, errlen);
     if (!r) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
@@ -1004,14 +1139,10 @@ static seam_remote *launch(const char *const *argv, const char *cwd, const char 
     r->moved = cwd != NULL;
     snprintf(r->program, sizeof r->program, "%s", label);
     snprintf(r->tmpdir, sizeof r->tmpdir, "%s", dir);
-    if (!hello(r))
-        seam_remote_close(&r);
-    if (r)
-        r->errbuf = NULL;
-    return r;
+    return started(r);
 }
 
-seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen)
+static seam_remote *start_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen)
 {
     char serve[4096];
     if (!find_serve(serve, sizeof serve)) {
@@ -1025,8 +1156,13 @@ seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o,
     return launch(argv, NULL, serve, o, err, errlen);   /* named by its path: which seam-serve ran */
 }
 
-seam_remote *seam_remote_launch(const char *const *command, const char *cwd, const seam_remote_options *o,
-                                char *err, size_t errlen)
+seam_remote *seam_remote_spawn(const char *plugin, const seam_remote_options *o, char *err, size_t errlen)
+{
+    return ready(start_spawn(plugin, o, err, errlen), err, errlen);
+}
+
+static seam_remote *start_launch(const char *const *command, const char *cwd, const seam_remote_options *o,
+                                 char *err, size_t errlen)
 {
     if (!command || !command[0] || !command[0][0]) {
         snprintf(err, errlen, "an empty command");
@@ -1035,6 +1171,12 @@ seam_remote *seam_remote_launch(const char *const *command, const char *cwd, con
     char label[256];   /* the program and its first argument: "python3 solver.py" */
     snprintf(label, sizeof label, "%s%s%s", command[0], command[1] ? " " : "", command[1] ? command[1] : "");
     return launch(command, cwd, label, o, err, errlen);
+}
+
+seam_remote *seam_remote_launch(const char *const *command, const char *cwd, const seam_remote_options *o,
+                                char *err, size_t errlen)
+{
+    return ready(start_launch(command, cwd, o, err, errlen), err, errlen);
 }
 
 const seam_plugin *seam_remote_plugin(const seam_remote *r) { return &r->table; }
@@ -1194,6 +1336,7 @@ static void close_remote(seam_remote **self_p, bool relay)
     free(r->X); free(r->mass); free(r->C); free(r->q); free(r->M); free(r->raster);
     free(r->centre); free(r->rotation); free(r->first); free(r->points);
     free(r->body); free(r->elems); free(r->two_sided); free(r->bytes);
+    free(r->want_plugin);
     free(r);
     *self_p = NULL;
 }
@@ -1303,16 +1446,14 @@ int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *parti
         return -1;
     }
     if (command)
-        *out = seam_remote_launch(command, scene_dir, &o, err, errlen);
+        *out = start_launch(command, scene_dir, &o, err, errlen);
     else
-        *out = connect ? seam_remote_connect(connect, &o, err, errlen) : seam_remote_spawn(plugin, &o, err, errlen);
+        *out = connect ? start_connect(connect, &o, err, errlen) : start_spawn(plugin, &o, err, errlen);
     free(command);
     if (!*out)
         return -1;
-    if ((connect || cmd) && plugin && strcmp(plugin, (*out)->plugin_name) != 0 &&
-        !(strchr(plugin, '/') && strstr(plugin, (*out)->plugin_name))) {
-        snprintf(err, errlen, "%s serves plugin \"%s\", but the scene asks for \"%s\"",
-                 connect ? connect : (*out)->program, (*out)->plugin_name, plugin);
+    if ((connect || cmd) && plugin && !((*out)->want_plugin = strdup(plugin))) {
+        snprintf(err, errlen, "out of memory");
         seam_remote_close(out);
         return -1;
     }

@@ -24,6 +24,7 @@
 #define SEAM_REMOTE_SOLVE_MIN_S 5.0
 #define SEAM_REMOTE_HEARTBEAT_S 1.0       /* default heartbeat interval; dead after 3 missed */
 #define SEAM_REMOTE_START_TIMEOUT_S 10.0  /* default wait for the first answer (hello) */
+#define SEAM_REMOTE_RECONNECT_MS 5        /* a spawned server's socket is tried this often until it is bound */
 
 typedef struct seam_remote seam_remote;
 
@@ -57,6 +58,10 @@ const char *seam_remote_endpoint(const seam_remote *r);
  * program and first argument) and its pid; NULL and 0 for a connected one. */
 const char *seam_remote_program(const seam_remote *r);
 long seam_remote_pid(const seam_remote *r);
+/* Wait for the answer to the hello that seam_remote_from_config sent (the
+ * three functions above wait themselves): 0, or -1 with a message in err
+ * (the caller closes r). Until it returns 0 the table is incomplete. */
+int seam_remote_ready(seam_remote *r, char *err, size_t errlen);
 /* Close without an instance (the instance's destroy does this itself). */
 void seam_remote_close(seam_remote **self_p);
 
@@ -65,10 +70,12 @@ extern const char *const seam_remote_keys[];
 /* Read connect / process / command / timeout / heartbeat / start_timeout /
  * server_key / client_key from a participant object and, when they ask for
  * another process, connect, spawn seam-serve or launch the command (in
- * scene_dir). `plugin` is the plugin's name or resolved path (may be NULL
- * with connect or command; when given, the server must host that plugin).
- * Returns 1 with *out set, 0 for an in-process participant, -1 after
- * reporting (through the reader, or in err). */
+ * scene_dir) and send hello without waiting for the answer: the caller
+ * starts its other participants meanwhile and then calls seam_remote_ready.
+ * `plugin` is the plugin's name or resolved path (may be NULL with connect
+ * or command; when given, seam_remote_ready checks that the server hosts
+ * that plugin). Returns 1 with *out set, 0 for an in-process participant,
+ * -1 after reporting (through the reader, or in err). */
 int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *participant, const char *scene_dir,
                             seam_remote **out, char *err, size_t errlen);
 

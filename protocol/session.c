@@ -829,12 +829,25 @@ static void op_max_dt(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     kv_f64(w, "dt", dt);
 }
 
+/* With `max_dt: true`, a successful commit's reply also carries max_dt of
+ * the state it committed, {status, dt}: the coupler asks for it next. */
 static void op_commit(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
-    (void)m;
+    bool with_dt = false;
+    if (seam_msg_has(m, "max_dt") && !seam_msg_is_nil(m, "max_dt") && !seam_msg_bool(m, "max_dt", true, &with_dt))
+        { fail(w, s, id, "commit: %s", m->error); return; }
     seam_status st = s->p->commit(s->self);
-    begin_ok(w, s, id, 1, 0);
+    with_dt = with_dt && st == SEAM_OK;
+    double dt = NAN;
+    seam_status dst = with_dt ? s->p->max_dt(s->self, &dt) : SEAM_OK;
+    begin_ok(w, s, id, with_dt ? 2 : 1, 0);
     kv_status(w, st);
+    if (with_dt) {
+        seam_w_str(w, "max_dt");
+        seam_w_map(w, 2);
+        kv_status(w, dst);
+        kv_f64(w, "dt", dt);
+    }
 }
 
 static void op_capabilities(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)

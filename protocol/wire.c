@@ -393,6 +393,57 @@ int seam_wire_recv_more(zmq_msg_t *m, void *sock)
     return rc;
 }
 
+static bool is_marker(const seam_mp *v, uint64_t *len);
+
+/* The out-of-band values of the map in head, in the order their frames
+ * come: where each should land (NULL: f's buffer) and its length. Values
+ * beyond the first SEAM_WIRE_MAX_FIELDS are not named. */
+typedef struct {
+    uint8_t *to[SEAM_WIRE_MAX_FIELDS];
+    size_t len[SEAM_WIRE_MAX_FIELDS];
+    size_t n, at, done;      /* values; the one the next frame belongs to; its bytes received */
+} landing;
+
+static void plan_landing(const seam_frames *f, landing *l)
+{
+    l->n = l->at = l->done = 0;
+    seam_msg m;
+    uint64_t id = 0;
+    if (!f->n_dest || !host_is_le() || !seam_msg_parse(&m, zmq_msg_data((zmq_msg_t *)&f->head),
+                                                       zmq_msg_size((zmq_msg_t *)&f->head)) ||
+        !seam_msg_uint(&m, "id", true, &id) || id != f->dest_id)
+        return;
+    for (size_t i = 0; i < m.n; i++) {
+        uint64_t len;
+        if (!is_marker(&m.f[i].val, &len))
+            continue;
+        l->to[l->n] = NULL;
+        l->len[l->n] = (size_t)len;
+        for (size_t d = 0; d < f->n_dest; d++)
+            if (strlen(f->dest[d].key) == m.f[i].klen && memcmp(f->dest[d].key, m.f[i].key, m.f[i].klen) == 0 &&
+                f->dest[d].size == len)
+                l->to[l->n] = f->dest[d].data;
+        l->n++;
+    }
+}
+
+/* Where a frame of len bytes lands: inside its value's destination, or NULL (f's buffer). */
+static uint8_t *land(landing *l, size_t len)
+{
+    while (l->at < l->n && l->done == l->len[l->at]) {
+        l->at++;
+        l->done = 0;
+    }
+    if (l->at >= l->n)
+        return NULL;
+    uint8_t *to = l->to[l->at] && len <= l->len[l->at] - l->done ? l->to[l->at] + l->done : NULL;
+    if (len <= l->len[l->at] - l->done)
+        l->done += len;
+    else
+        l->at = l->n;   /* a frame across values: malformed, parsing will say so; the rest to the buffer */
+    return to;
+}
+
 int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
 {
     seam_frames_clear(f);
@@ -410,6 +461,9 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
     }
     f->part[0] = (seam_part){zmq_msg_data(&f->head), zmq_msg_size(&f->head)};
     f->n = 1;
+    landing l = {.n = 0};
+    if (more)
+        plan_landing(f, &l);
     int over = 0;
     while (more) {
         zmq_msg_t m;
@@ -428,7 +482,11 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
             f->n = 1;
             f->bytes = 0;
         }
-        if (!over) {
+        uint8_t *to = over ? NULL : land(&l, len);
+        if (to) {   /* straight to where the receiver wants it */
+            memcpy(to, zmq_msg_data(&m), len);
+            f->part[f->n++] = (seam_part){to, len};
+        } else if (!over) {
             memcpy(f->buf + f->bytes, zmq_msg_data(&m), len);
             f->part[f->n++] = (seam_part){NULL, len};
             f->bytes += len;
@@ -436,10 +494,11 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
         zmq_msg_close(&m);   /* at once: ZeroMQ's next frame reuses its memory */
     }
     size_t off = 0;   /* the buffer may have moved while it grew: point the parts now */
-    for (size_t i = 1; i < f->n; i++) {
-        f->part[i].data = f->buf + off;
-        off += f->part[i].len;
-    }
+    for (size_t i = 1; i < f->n; i++)
+        if (!f->part[i].data) {
+            f->part[i].data = f->buf + off;
+            off += f->part[i].len;
+        }
     return over;
 }
 
@@ -896,6 +955,8 @@ static bool bin_field(seam_msg *m, const char *key, bool required, const void **
  * little-endian; data NULL: gather them from the frames of field idx. */
 static void gather(const seam_msg *m, int idx, const void *data, size_t len, void *out, size_t width)
 {
+    if (data == out && (width == 1 || host_is_le()))
+        return;   /* received straight into out (seam_frames_dest) */
     if (data) {
         if (width == 1 || host_is_le())
             memcpy(out, data, len);

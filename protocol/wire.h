@@ -130,13 +130,25 @@ void seam_wire_tune_malloc(void);
  * into one buffer that lives from message to message, so their bytes land
  * in memory that is already mapped and ZeroMQ's frame buffers are recycled
  * at once. */
+/* Where a receiver wants an out-of-band value to land: the value of the
+ * top-level field `key` of the message with `id`, when it is exactly `size`
+ * bytes (on a little-endian host). */
+typedef struct seam_frames_dest {
+    const char *key;
+    void *data;
+    size_t size;
+} seam_frames_dest;
+
 typedef struct seam_frames {
     zmq_msg_t head;
     seam_part *part;
     size_t n, cap;
-    size_t bytes;            /* after the map */
+    size_t bytes;            /* after the map, in buf */
     uint8_t *buf;            /* the frames after the map, back to back */
     size_t buf_cap;
+    const seam_frames_dest *dest;   /* set by the receiver while it waits for one reply (NULL: none) */
+    size_t n_dest;
+    uint64_t dest_id;
 } seam_frames;
 
 void seam_frames_init(seam_frames *f);
@@ -151,7 +163,10 @@ void seam_frames_free(seam_frames *f);
 int seam_wire_recv_more(zmq_msg_t *m, void *sock);
 
 /* Receive the rest of a message whose first frame `first` (a zmq_msg_t,
- * taken over) came. Returns 0; -1 when a frame could not be read (or not
+ * taken over) came. The frames of a value named in f->dest (when the map's
+ * id is f->dest_id) are copied straight to its destination, where the
+ * message's parts then point (seam_msg_f64s into that same array copies
+ * nothing); the others into f's buffer. Returns 0; -1 when a frame could not be read (or not
  * even the map could be indexed: the message is dropped);
  * SEAM_FRAMES_OVER when the message had more than SEAM_WIRE_MAX_PARTS frames
  * or SEAM_WIRE_MAX_MESSAGE bytes after the map, SEAM_FRAMES_NOMEM when its

@@ -5,15 +5,17 @@
 # band against the inflow's volume each way, xpm's iterations and the
 # monolithic PCG's. VISCOSITY: the fluid's ("scene": the scene's 0.146
 # m^2/s; 0: inviscid). MODEL: the band's material model ("scene": its
-# Neo-Hookean; corotated: Zarifi's block). The mesh keeps the scene's element
-# size at other cell sizes.
-# Usage: bench/monolithic/balloon.sh [BUILD_DIR] [END_TIME] [CELL_SIZE] [VISCOSITY] [MODEL]
+# Neo-Hookean; corotated: Zarifi's block). PRECOND: the monolithic PCG's
+# preconditioner (coupling.preconditioner: ic0, multigrid). The mesh keeps the
+# scene's element size at other cell sizes.
+# Usage: bench/monolithic/balloon.sh [BUILD_DIR] [END_TIME] [CELL_SIZE] [VISCOSITY] [MODEL] [PRECOND]
 set -euo pipefail
 build=${1:-build}
 end=${2:-3}
 dx=${3:-0.05}
 nu=${4:-scene}
 model=${5:-scene}
+precond=${6:-multigrid}
 cells=$(python3 -c "print(round(4 / $dx))")
 segs=$(python3 -c "print(round(94 * 0.05 / $dx))")
 layers=$(python3 -c "print(max(2, round(10 * 0.05 / $dx)))")
@@ -26,13 +28,14 @@ sets=(--set cell_size="$dx" --set "fluid.cells=[$cells,$cells]" --set time.end="
 [ "$nu" = scene ] || sets+=(--set "fluid.viscosity=$nu")
 [ "$model" = scene ] || sets+=(--set "solids[0].bodies[0].material.model=$model")
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-echo "volumetric balloon, band model $model ($segs x $layers elements), dx = $dx m, viscosity $nu, to t = $end s"
+echo "volumetric balloon, band model $model ($segs x $layers elements), dx = $dx m, viscosity $nu, to t = $end s," \
+     "monolithic preconditioner $precond"
 s0=$(date +%s.%N)
 "$build/coupler/seam" run examples/volumetric_balloon.json --force --no-report --out "$out/part" "${sets[@]}" \
     >"$out/part.log" 2>&1 || echo "partitioned run: exit status $?"
 s1=$(date +%s.%N)
 "$build/coupler/seam" run examples/volumetric_balloon.json --force --no-report --out "$out/mono" "${sets[@]}" \
-    --set coupling.scheme=monolithic --log-level debug >"$out/mono.log" 2>&1 || echo "monolithic run: exit status $?"
+    --set coupling.scheme=monolithic --set coupling.preconditioner="$precond" --log-level debug >"$out/mono.log" 2>&1 || echo "monolithic run: exit status $?"
 s2=$(date +%s.%N)
 grep -h "warning\|error" "$out/part.log" "$out/mono.log" | grep -v "\] step [0-9]*:" | head -20 || true
 "$build/coupler/seam" compare "$out/part" "$out/mono" >"$out/compare.txt" || true

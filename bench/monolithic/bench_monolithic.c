@@ -6,7 +6,8 @@
  * solid unknowns, nonzeros of the SPD matrix, PCG iterations (to 1e-10),
  * and the CPU time of the cut cells, the fluid block, the solid block and
  * the solve (median of `repeats`), with growth exponents against the
- * unknowns. Usage: bench_monolithic [repeats [row_scaling [levels]]]
+ * unknowns, once per preconditioner (IC(0), multigrid: mono_precond) in the
+ * same run. Usage: bench_monolithic [repeats [row_scaling [levels]]]
  * (row_scaling 0: |c1|/|c2| each solve; levels 2-4 of dx 0.05 ... 0.00625). */
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ static int cmp(const void *a, const void *b)
 }
 
 typedef struct row {
+    mono_precond precond;
     double dx;
     size_t cells, pressures, unknowns, nnz;
     int iterations;
@@ -46,9 +48,9 @@ typedef struct row {
 static double alpha_opt = 1e-3;   /* the row scaling of (5.36): argv[2], 0 for |c1|/|c2| */
 static int levels_opt = 4;         /* resolutions run: argv[3] */
 
-static row run(double dx, int repeats, const seam_host *host)
+static row run(double dx, mono_precond precond, int repeats, const seam_host *host)
 {
-    row r = {dx, 0, 0, 0, 0, 0, {0, 0, 0, 0}};
+    row r = {precond, dx, 0, 0, 0, 0, 0, {0, 0, 0, 0}};
     int nb = (int)lround(0.4 / dx), hb = (int)lround(0.2 / dx);
     char json[1024];
     snprintf(json, sizeof json,
@@ -76,7 +78,7 @@ static row run(double dx, int repeats, const seam_host *host)
     double *times[4];
     for (int k = 0; k < 4; k++)
         times[k] = malloc((size_t)repeats * sizeof(double));
-    mono_solve_opts opts = {0.9, alpha_opt, 1e-10, 100000};
+    mono_solve_opts opts = {0.9, alpha_opt, 1e-10, 100000, precond};
     for (int rep = 0; rep < repeats; rep++) {
         mono_cut cut = {0};
         mono_fluid F = {0};
@@ -85,7 +87,7 @@ static row run(double dx, int repeats, const seam_host *host)
         if (mono_cut_build(&cut, &g, &b, host) != SEAM_OK)
             exit(1);
         double t1 = cpu_now();
-        if (mono_fluid_build(&F, &g, &cut, &b, phi, u, 1000.0, dt, host) != SEAM_OK)
+        if (mono_fluid_build(&F, &g, &cut, &b, phi, u, NULL, 1000.0, dt, host) != SEAM_OK)
             exit(1);
         double t2 = cpu_now();
         if (mono_fem_block(&blk, f, dt, opts.sigma, NULL, 0, f->n_iface, host) != SEAM_OK)
@@ -134,26 +136,30 @@ int main(int argc, char **argv)
         levels_opt = atoi(argv[3]) < 2 ? 2 : atoi(argv[3]) > 4 ? 4 : atoi(argv[3]);
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .log = quiet};
     static const double dxs[] = {0.05, 0.025, 0.0125, 0.00625};
-    row rows[4];
+    static const char *const names[] = {"IC(0)", "multigrid"};
+    row rows[2][4];
     printf("monolithic projection, floating block at rest (2 x 1.2 m tank), row scaling %g%s, CPU s, median of %d\n",
            alpha_opt, alpha_opt > 0 ? "" : " (|c1|/|c2|)", repeats);
-    printf("| dx | cells | pressures | solid unknowns | nnz (SPD) | PCG iterations | cut | fluid block | solid block | "
-           "solve | solve per unknown (us) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int k = 0; k < levels_opt; k++) {
-        rows[k] = run(dxs[k], repeats, &host);
-        const row *r = &rows[k];
-        size_t n = r->pressures + r->unknowns;
-        printf("| %g | %zu | %zu | %zu | %zu | %d | %.4f | %.4f | %.4f | %.4f | %.2f |\n", r->dx, r->cells,
-               r->pressures, r->unknowns, r->nnz, r->iterations, r->t[0], r->t[1], r->t[2], r->t[3],
-               1e6 * r->t[3] / (double)n);
-        fflush(stdout);
-    }
+    printf("| dx | preconditioner | cells | pressures | solid unknowns | nnz (SPD) | PCG iterations | cut | fluid block "
+           "| solid block | solve | solve per unknown (us) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int k = 0; k < levels_opt; k++)
+        for (int q = 0; q < 2; q++) {
+            rows[q][k] = run(dxs[k], (mono_precond)q, repeats, &host);
+            const row *r = &rows[q][k];
+            size_t n = r->pressures + r->unknowns;
+            printf("| %g | %s | %zu | %zu | %zu | %zu | %d | %.4f | %.4f | %.4f | %.4f | %.2f |\n", r->dx, names[q],
+                   r->cells, r->pressures, r->unknowns, r->nnz, r->iterations, r->t[0], r->t[1], r->t[2], r->t[3],
+                   1e6 * r->t[3] / (double)n);
+            fflush(stdout);
+        }
     int L = levels_opt - 1;
-    double n0 = (double)(rows[0].pressures + rows[0].unknowns), n3 = (double)(rows[L].pressures + rows[L].unknowns);
-    printf("growth with the unknowns n (%.0f -> %.0f): PCG iterations n^%.2f, solve time n^%.2f, whole projection "
-           "n^%.2f\n", n0, n3, log((double)rows[L].iterations / rows[0].iterations) / log(n3 / n0),
-           log(rows[L].t[3] / rows[0].t[3]) / log(n3 / n0),
-           log((rows[L].t[0] + rows[L].t[1] + rows[L].t[2] + rows[L].t[3]) /
-               (rows[0].t[0] + rows[0].t[1] + rows[0].t[2] + rows[0].t[3])) / log(n3 / n0));
+    for (int q = 0; q < 2; q++) {
+        const row *a = &rows[q][0], *z = &rows[q][L];
+        double n0 = (double)(a->pressures + a->unknowns), n3 = (double)(z->pressures + z->unknowns);
+        printf("%s: growth with the unknowns n (%.0f -> %.0f): PCG iterations n^%.2f, solve time n^%.2f, whole "
+               "projection n^%.2f\n", names[q], n0, n3, log((double)z->iterations / a->iterations) / log(n3 / n0),
+               log(z->t[3] / a->t[3]) / log(n3 / n0),
+               log((z->t[0] + z->t[1] + z->t[2] + z->t[3]) / (a->t[0] + a->t[1] + a->t[2] + a->t[3])) / log(n3 / n0));
+    }
     return 0;
 }

@@ -87,10 +87,11 @@ static void bind_points(target *t, size_t n)
 static double latency_us(target *t, int reps)
 {
     double t0 = now_s(), sink = 0.0;
-    for (int i = 0; i < reps; i++)
+    for (int i = 0; i < reps; i++) {
         double dt = 0.0;
         t->p->max_dt(t->self, &dt);
         sink += dt;
+    }
     double dt = now_s() - t0;
     if (!isinf(sink))
         fprintf(stderr, "bench: max_dt is not unlimited?\n");

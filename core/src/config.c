@@ -283,6 +283,16 @@ const char *seam_doc_locate(seam_doc *self, const char *key_path)
             snprintf(self->where, sizeof self->where, "--set %s", self->overrides[i]);
             return self->where;
         }
+    /* A key the file does not hold but an override created on its way ("--set fluid.new.x=1" makes
+     * "fluid.new"): the override, not the enclosing object's place in the file. */
+    bool written = false;
+    for (size_t i = 0; i < self->n_pos && !written; i++)
+        written = strcmp(self->pos[i].path, key_path) == 0;
+    for (size_t i = self->n_overrides; !written && i-- > 0;)
+        if (path_within(self->overrides[i], key_path)) {
+            snprintf(self->where, sizeof self->where, "--set %s", self->overrides[i]);
+            return self->where;
+        }
     /* The key itself, else its nearest written ancestor. */
     char *p = strdup(key_path);
     for (;;) {
@@ -320,7 +330,28 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
     if (!value)
         value = json_string(text);
 
-    /* Split "a.b[0].c" / "a.b.0.c" into segments. */
+    /* Split "a.b[0].c" / "a.b.0.c" into segments; an empty segment ("a..b", "a.", "[0]x") or an unpaired
+     * bracket is a typo, not a path to create. */
+    const char *bad = NULL;
+    int open = 0;
+    for (char *c = keys; *c && !bad; c++) {
+        if (*c == '[')
+            bad = open++ ? "a '[' inside brackets" : c == keys ? "a '[' with no key before it" : NULL;
+        else if (*c == ']')
+            bad = open-- != 1 ? "a ']' without its '['" : c[1] && c[1] != '.' && c[1] != '[' ? "text after ']'" : NULL;
+        else if (*c == '.')
+            bad = c == keys || c[-1] == '.' || c[-1] == '[' || !c[1] ? "an empty key" : NULL;
+        if (*c == ']' && !bad && c[-1] == '[')
+            bad = "an empty index";
+    }
+    if (!bad && open)
+        bad = "a '[' without its ']'";
+    if (bad) {
+        snprintf(err, errlen, "--set %s: malformed key path (%s); write it as a.b[0].c or a.b.0.c", assignment, bad);
+        json_decref(value);
+        free(keys);
+        return -1;
+    }
     for (char *c = keys; *c; c++)
         if (*c == '[' || *c == ']')
             *c = '.';

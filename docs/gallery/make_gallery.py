@@ -102,6 +102,15 @@ SCENES = {
     "water_complex": (0.3, "frame", [],
                       "3D: a cloth curtain hanging into water beside spheres of 0.2, 0.6 and 3 times the water's "
                       "density (Akbay Fig. 2.13), coupled by xpm; the slice z = 0.25 m at 0.3 s."),
+    "turek_hron_cfd1": (3.0, "frame", [],
+                        "Turek and Hron's CFD1 (Re 20): the flow past the rigid cylinder and flag in the "
+                        "2.5 x 0.41 m channel, fluid_mac 250 x 41 with the viscous loads; the speed at 3 s. "
+                        "At 10 s the drag is 13.94 N/m (-2.4% of the benchmark's 14.29), the lift 1.068 "
+                        "(-4.6% of 1.119): bench/schemes/turek_hron.sh."),
+    "turek_hron_fsi1": (3.0, "frame", [],
+                        "Turek and Hron's FSI1: the same channel with the flag elastic (solid_fem, St. "
+                        "Venant-Kirchhoff), coupled by IQN-ILS; the speed at 3 s. The steady tip displacement "
+                        "and forces against the benchmark's are in bench/RESULTS.md."),
     "tube_precice": (None, "iterations.png", [],
                      "preCICE's elastic-tube-1d on the collocated tube: IQN-ILS iterations per step (8.47 on "
                      "average, as preCICE's 8.55)."),

@@ -75,9 +75,13 @@ static seam_status tf_bind(void *self, const seam_interface *iface)
 {
     tube_fluid *f = self;
     if (iface->dim != 1 || iface->n_points != f->points) {
-        seam_logf(f->host, SEAM_LOG_ERROR, "cells = %zu needs an interface of %zu points of dimension 1 "
-                  "(one cross-section per %s), the solids describe %zu of dimension %d",
-                  f->tp.N, f->points, f->tp.collocated ? "node: collocated" : "cell", iface->n_points, iface->dim);
+        /* located at the fluid's cells: a solid of another count or layout disagrees with them */
+        const char *at = f->host->locate ? f->host->locate(f->host->ctx, "cells") : NULL;
+        seam_logf(f->host, SEAM_LOG_ERROR, "%s%s%s.cells: cells = %zu needs an interface of %zu points of dimension 1 "
+                  "(one cross-section per %s), the solids describe %zu of dimension %d: give the fluid and the solid "
+                  "the same cells and discretization", at ? at : "", at ? ": " : "",
+                  f->host->config_path ? f->host->config_path : "fluid", f->tp.N, f->points,
+                  f->tp.collocated ? "node: collocated" : "cell", iface->n_points, iface->dim);
         return SEAM_ERROR;
     }
     memcpy(f->a_n, iface->X, f->points * sizeof *f->a_n);

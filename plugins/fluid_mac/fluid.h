@@ -48,6 +48,7 @@ typedef struct fluid_mac {
     double viscosity;        /* kinematic, m^2/s; 0: inviscid */
     uint8_t *obstacle;       /* per cell: 1 inside a static obstacle box, NULL when there are none */
     load_mode loads;
+    int viscous_loads;       /* 1: the viscous links' momentum is added to the loads */
     int advection;           /* velocity advection: ADVECT_* */
     double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
     double d_init, T_init;   /* uniform smoke density and temperature at the start */
@@ -65,6 +66,8 @@ typedef struct fluid_mac {
     int has_src;
     double *U;               /* dim per solid face of the last solve: the interface velocity W V there */
     double *fvel[3];         /* with viscosity: the body forces' velocity increment of the last solve, per face */
+    double *visc_dv;         /* with viscous_loads: dim per solid face of the last solve, the velocity the
+                                viscous links gave it (mac_diffuse's dv) */
     mac_geometry geo;
     int solved;
     mac_projection proj;

@@ -302,6 +302,19 @@ static int read_grid(fluid_mac *self, seam_cfg *cfg)
                               (cell > 0 ? 0 : SEAM_CFG_REQUIRED) | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
     self->g.origin[0] = self->g.origin[1] = self->g.origin[2] = 0.0;
     seam_cfg_vec(cfg, "origin", self->g.origin, dim, 0);
+    /* The box and a cell's volume must be finite numbers: the projection divides by dx^2 and dx^3. */
+    bool dx_given = seam_cfg_has(cfg, "dx");
+    int counts[3] = {self->g.nx, self->g.ny, self->g.nz};
+    for (size_t d = 0; d < dim && ok && self->g.dx > 0; d++) {
+        double lo = self->g.origin[d], hi = lo + counts[d] * self->g.dx, vol = self->g.dx * self->g.dx * self->g.dx;
+        /* a cell lost in round-off at the box's coordinates (1e-12 of them) is no cell either */
+        if (!isfinite(hi) || !(vol > 0) || !isfinite(vol) || !(1e12 * self->g.dx > fabs(lo) + fabs(hi))) {
+            seam_cfg_error(cfg, dx_given ? "dx" : NULL, "dx %g m%s over %d cells from %g m makes a box reaching %g m "
+                           "along %c with cells of %g m^3: not a grid a double can hold", self->g.dx,
+                           dx_given ? "" : " (the scene's cell_size)", counts[d], lo, hi, "xyz"[d], vol);
+            ok = 0;
+        }
+    }
     /* The scene's gravity; without one, -9.81 along y. Its own key wins, loudly. */
     static const double g_default[3] = {0.0, -9.81, 0.0};
     seam_cfg_gravity(cfg, self->host, self->g.dim, g_default, self->gravity);
@@ -369,6 +382,9 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     read_obstacles(self, cfg);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     self->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
+    self->viscous_loads = seam_cfg_bool(cfg, "viscous_loads", false, 0);
+    if (self->viscous_loads && !(self->viscosity > 0.0))
+        seam_cfg_error(cfg, "viscous_loads", "needs a viscosity > 0 (an inviscid fluid has no viscous stress)");
     static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
     self->advection = seam_cfg_enum(cfg, "advection", advection_names, ADVECT_SL, 0);
     self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
@@ -398,6 +414,7 @@ static void fluid_destroy(void *p)
     free(self->fill);
     free(self->obstacle);
     free(self->U);
+    free(self->visc_dv);
     free(self->xp_n);
     free(self->vp_n);
     free(self->xp);
@@ -941,6 +958,9 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
     double A = mac_face_area(g);
     double M_half = self->rho * A * g->dx / 2.0;   /* one half of a face's dual cell */
     int extrapolate = self->loads == LOADS_PRESSURE;
+    if (self->viscous_loads)   /* the momentum the viscous links gave each face, also faces inside a body */
+        for (size_t k = 0; k < dim * nf; k++)
+            f[k] = self->rho * A * g->dx / dt * self->visc_dv[k];
     for (size_t k = 0; k < nf; k++) {
         const solid_face *sf = &self->geo.faces[k];
         if (sf->s == 0)
@@ -964,7 +984,7 @@ static void compute_loads(fluid_mac *self, double dt, double *F)
             double M_f = M_half * (lo_fluid + hi_fluid);
             load += M_f * (u_star - u_new) / dt;
         }
-        f[dim * k + (size_t)sf->axis] = load;
+        f[dim * k + (size_t)sf->axis] += load;
     }
     seam_mapping_distribute(self->geo.W, g->dim, f, F);
     free(f);
@@ -1014,10 +1034,11 @@ static seam_status spread_particles(fluid_mac *self)
     double t0 = cpu_ms();
     mac_geometry geo;
     mac_geometry_liquid(&geo, g, &self->geo, self->phi);
-    double *e = malloc(nc * sizeof *e);
-    if (!e || (self->reference_kernels ? (mac_ref_particle_density(g, self->np, self->xp, e), SEAM_OK)
-                                       : mac_particle_density(g, self->np, self->xp, &self->bins, e)) != SEAM_OK) {
-        free(e);
+    /* the level set's sums are done with: the count e, then the spreading solve's right-hand side and q */
+    double *e = self->work.cell, *scratch = self->work.cell + nc;
+    /* update_particles' level set has just sorted these particles into self->bins */
+    if ((self->reference_kernels ? (mac_ref_particle_density(g, self->np, self->xp, e), SEAM_OK)
+                                 : mac_particle_density(g, self->np, self->xp, &self->bins, 1, e)) != SEAM_OK) {
         mac_geometry_free(&geo);
         seam_logf(self->host, SEAM_LOG_ERROR, "out of memory counting %zu particles", self->np);
         return SEAM_ERROR;
@@ -1034,8 +1055,7 @@ static seam_status spread_particles(fluid_mac *self)
                 double excess = e[c] / n0 - 1.0;
                 e[c] = !mac_fluid(&geo, c) ? 0.0 : inner ? excess : fmax(excess, 0.0);
             }
-    seam_status st = mac_spread(&self->proj, g, &geo, e, 1e-4, self->max_iter, self->dvel, self->host);
-    free(e);
+    seam_status st = mac_spread(&self->proj, g, &geo, e, scratch, 1e-4, self->max_iter, self->dvel, self->host);
     mac_geometry_free(&geo);
     phase_end(self, PH_SPREAD, &t0);
     if (st != SEAM_OK)
@@ -1072,15 +1092,21 @@ static seam_status update_particles(fluid_mac *self, double dt)
     size_t n = self->np_n;
     memcpy(self->xp, self->xp_n, dim * n * sizeof(double));
     double *pic = self->pic, *delta = self->delta;
-    mac_grid_to_particles(g, n, self->xp, self->vel, pic, self->reference_kernels);
-    mac_grid_to_particles(g, n, self->xp, self->dvel, delta, self->reference_kernels);
+    if (self->reference_kernels) {
+        mac_grid_to_particles(g, n, self->xp, self->vel, pic, 1);
+        mac_grid_to_particles(g, n, self->xp, self->dvel, delta, 1);
+    } else {
+        mac_grid_to_particles2(g, n, self->xp, self->vel, pic, self->dvel, delta);
+    }
     double flip = self->flip, *vp = self->vp, *vp_n = self->vp_n;
 #pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN)
     for (size_t k = 0; k < dim * n; k++)
         vp[k] = flip * (vp_n[k] + delta[k]) + (1.0 - flip) * pic[k];
     phase_end(self, PH_TO_PARTICLES, &t0);
     mac_shells shells = {self->n_shell, self->shell_seg, self->shell_X0, self->shell_X1, self->shell_elem};
-    self->np = mac_advect_particles(g, n, self->xp, self->vp, self->vel, dt, &shells, self->reference_kernels);
+    /* pic holds vel at the particles: the move's first stage (the reference kernels sample it again) */
+    self->np = mac_advect_particles_from(g, n, self->xp, self->vp, self->vel, self->reference_kernels ? NULL : pic, dt,
+                                         &shells, self->reference_kernels);
     phase_end(self, PH_ADVECT, &t0);
     int ok = level_set(self, self->np, self->xp, self->geo.solid, self->phi);
     phase_end(self, PH_LEVEL_SET, &t0);
@@ -1205,8 +1231,16 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
     if (self->viscosity > 0.0) {
         /* Implicit, so the step is not limited by it (max_dt ignores it). The body forces' increment is
          * left out of the diffusion: a force the pressure balances leaves a fluid at rest exactly at rest. */
+        double *dv = NULL;
+        if (self->viscous_loads && self->geo.n_faces) {
+            free(self->visc_dv);
+            if (!(dv = self->visc_dv = malloc((size_t)g->dim * self->geo.n_faces * sizeof *dv))) {
+                seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory for %zu solid faces", self->geo.n_faces);
+                return SEAM_ERROR;
+            }
+        }
         st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
-                         self->vel, &visc_iterations, self->host);
+                         self->vel, dv, &visc_iterations, self->host);
         if (st != SEAM_OK)
             return st;
     }
@@ -1295,7 +1329,7 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, const double *V, d
         }
         int iterations = 0;
         st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
-                         self->vel, &iterations, self->host);
+                         self->vel, NULL, &iterations, self->host);
         seam_logf(self->host, SEAM_LOG_DEBUG, "viscosity PCG %d iterations", iterations);
         return st;
     }

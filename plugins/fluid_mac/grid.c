@@ -929,19 +929,20 @@ seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry
 }
 
 seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *e,
-                       double tol, int max_iter, double *const d[3], const seam_host *host)
+                       double *scratch, double tol, int max_iter, double *const d[3], const seam_host *host)
 {
     size_t nc = mac_ncell(g);
-    double *b = malloc(nc * sizeof *b), *q = calloc(nc, sizeof *q);
-    for (size_t c = 0; c < nc; c++)   /* div d = e with d = -grad q: A q = dx^2 e */
+    double *b = scratch, *q = scratch + nc;
+#pragma omp parallel for schedule(static) if (nc >= MAC_OMP_MIN)
+    for (size_t c = 0; c < nc; c++) {   /* div d = e with d = -grad q: A q = dx^2 e */
         b[c] = g->dx * g->dx * e[c];
+        q[c] = 0.0;
+    }
     seam_status st = solve_poisson(P, g, geo, b, tol, max_iter, q, "particle spreading", host);
     for (int a = 0; a < g->dim; a++)
         memset(d[a], 0, mac_nf(g, a) * sizeof *d[a]);
     if (st == SEAM_OK)   /* d = -grad q, the same face differences as the pressure update */
         update_velocities(g, geo, 1.0, 1.0, q, d);
-    free(b);
-    free(q);
     return st;
 }
 
@@ -1042,12 +1043,14 @@ static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int l
 {
     size_t total = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
     const size_t stride[3] = {1, (size_t)n[0], (size_t)n[0] * (size_t)n[1]};
-    uint8_t *next = malloc(total);
+    /* the layer (1 ... 255, then 1 again) that gave a face its value, 0: none;
+     * a repeated stamp is on faces already valid, whose value stayed val[f] */
+    uint8_t *added = calloc(total, 1);
     double *val = malloc(total * sizeof *val);
-    for (int layer = 0; layer < layers; layer++) {
-        memcpy(next, valid, total);
-        memcpy(val, a, total * sizeof *val);
-        /* each face from the last layer's values only: the same result with any number of threads */
+    for (int layer = 1; layer <= layers; layer++) {
+        uint8_t stamp = (uint8_t)(1 + (layer - 1) % 255);
+        /* each face from the last layer's values only, kept aside and written
+         * after the sweep: the same result with any number of threads */
 #pragma omp parallel for collapse(2) schedule(static) if (total >= MAC_OMP_MIN)
         for (int k = 0; k < n[2]; k++)
             for (int j = 0; j < n[1]; j++)
@@ -1068,18 +1071,23 @@ static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int l
                                 cnt++;
                             }
                         }
-                    if (cnt) {   /* written to a copy: the result does not depend on the sweep order */
+                    if (cnt) {
                         val[f] = sum / cnt;
-                        next[f] = 1;
+                        added[f] = stamp;
                     }
                 }
-        memcpy(valid, next, total);
-        memcpy(a, val, total * sizeof *a);
+#pragma omp parallel for schedule(static) if (total >= MAC_OMP_MIN)
+        for (size_t f = 0; f < total; f++)
+            if (added[f] == stamp) {
+                a[f] = val[f];
+                valid[f] = 1;
+            }
     }
+#pragma omp parallel for schedule(static) if (total >= MAC_OMP_MIN)
     for (size_t f = 0; f < total; f++)
         if (!valid[f])
             a[f] = 0.0;
-    free(next);
+    free(added);
     free(val);
 }
 

@@ -230,8 +230,10 @@ static inline double mac_sample(const mac_grid *g, int axis, const double *q, co
 /* All dim components of the face velocities vel at point x into u: the same
  * numbers as mac_sample per component, with the clamped indices and weights
  * of each axis worked out once for the two staggerings (faces along their
- * normal, cell centres across it). */
-static inline void mac_sample_velocity(const mac_grid *g, double *const vel[3], const double *x, double *u)
+ * normal, cell centres across it); and with the same indices and weights
+ * the face velocities vel2 into u2 when vel2 is not NULL. */
+static inline void mac_sample_velocity2(const mac_grid *g, double *const vel[3], double *const vel2[3],
+                                        const double *x, double *u, double *u2)
 {
     int idx[3][2] = {{0, 0}, {0, 0}, {0, 0}};    /* [axis][0: centres, 1: faces] */
     double w[3][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
@@ -246,22 +248,31 @@ static inline void mac_sample_velocity(const mac_grid *g, double *const vel[3], 
         int i = idx[0][a == 0], j = idx[1][a == 1];
         double s = w[0][a == 0], t = w[1][a == 1];
         int i1 = i + 1 < ni ? i + 1 : i, j1 = j + 1 < nj ? j + 1 : j;
-        const double *q = vel[a];
         size_t r0 = (size_t)j * (size_t)ni, r1 = (size_t)j1 * (size_t)ni;
-        if (g->dim == 2) {
-            u[a] = (1 - s) * (1 - t) * q[r0 + (size_t)i] + s * (1 - t) * q[r0 + (size_t)i1] +
-                   (1 - s) * t * q[r1 + (size_t)i] + s * t * q[r1 + (size_t)i1];
-            continue;
+        for (int field = 0; field < (vel2 ? 2 : 1); field++) {
+            const double *q = field ? vel2[a] : vel[a];
+            double *out = field ? u2 : u;
+            if (g->dim == 2) {
+                out[a] = (1 - s) * (1 - t) * q[r0 + (size_t)i] + s * (1 - t) * q[r0 + (size_t)i1] +
+                         (1 - s) * t * q[r1 + (size_t)i] + s * t * q[r1 + (size_t)i1];
+                continue;
+            }
+            int k = idx[2][a == 2], k1 = k + 1 < nk ? k + 1 : k;
+            double r = w[2][a == 2];
+            const double *q0 = q + (size_t)k * (size_t)ni * (size_t)nj;
+            const double *q1 = q + (size_t)k1 * (size_t)ni * (size_t)nj;
+            double b0 = (1 - s) * (1 - t) * q0[r0 + (size_t)i] + s * (1 - t) * q0[r0 + (size_t)i1] +
+                        (1 - s) * t * q0[r1 + (size_t)i] + s * t * q0[r1 + (size_t)i1];
+            double b1 = (1 - s) * (1 - t) * q1[r0 + (size_t)i] + s * (1 - t) * q1[r0 + (size_t)i1] +
+                        (1 - s) * t * q1[r1 + (size_t)i] + s * t * q1[r1 + (size_t)i1];
+            out[a] = (1 - r) * b0 + r * b1;
         }
-        int k = idx[2][a == 2], k1 = k + 1 < nk ? k + 1 : k;
-        double r = w[2][a == 2];
-        const double *q0 = q + (size_t)k * (size_t)ni * (size_t)nj, *q1 = q + (size_t)k1 * (size_t)ni * (size_t)nj;
-        double b0 = (1 - s) * (1 - t) * q0[r0 + (size_t)i] + s * (1 - t) * q0[r0 + (size_t)i1] +
-                    (1 - s) * t * q0[r1 + (size_t)i] + s * t * q0[r1 + (size_t)i1];
-        double b1 = (1 - s) * (1 - t) * q1[r0 + (size_t)i] + s * (1 - t) * q1[r0 + (size_t)i1] +
-                    (1 - s) * t * q1[r1 + (size_t)i] + s * t * q1[r1 + (size_t)i1];
-        u[a] = (1 - r) * b0 + r * b1;
     }
+}
+
+static inline void mac_sample_velocity(const mac_grid *g, double *const vel[3], const double *x, double *u)
+{
+    mac_sample_velocity2(g, vel, NULL, x, u, NULL);
 }
 
 /* Semi-Lagrangian advection of vel0 by itself over dt with an RK2
@@ -335,17 +346,21 @@ void mac_projection_free(mac_projection *P);
  * their present values in vel) and a wall side across (no slip, ghost -u)
  * are Dirichlet; a shell between two faces is a wall at dx/2 moving with U
  * (dim per geo face, the interface velocity W V); faces outside the liquid
- * and open sides are zero-gradient. Adds the PCG iterations to *iterations;
+ * and open sides are zero-gradient. With dv (dim per geo face, or NULL), the
+ * velocity the fluid's faces gave to each solid face through their viscous
+ * links, nu dt / dx^2 (w - u_solid) summed (rho dx A / dt times it is the
+ * viscous force on the solid there). Adds the PCG iterations to *iterations;
  * SEAM_UNSTABLE (logged) when PCG fails. */
 seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double *U, double *const keep[3],
-                        double nu_dt, double tol, int max_iter, double *const vel[3], int *iterations,
+                        double nu_dt, double tol, int max_iter, double *const vel[3], double *dv, int *iterations,
                         const seam_host *host);
 
 /* The displacement field d = -grad q (per face, m) with div d = e per fluid
  * cell (walls and solids let nothing through, p = 0 at Dirichlet faces):
- * spreads crowded particles apart. */
+ * spreads crowded particles apart. scratch: room for 2 numbers per cell (the
+ * right-hand side and q), kept by the caller so the step allocates nothing. */
 seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *e,
-                       double tol, int max_iter, double *const d[3], const seam_host *host);
+                       double *scratch, double tol, int max_iter, double *const d[3], const seam_host *host);
 
 /* Conservative transport of a cell scalar q (first-order upwind finite
  * volumes) by the face velocities vel over dt, in as many sub-steps as
@@ -397,10 +412,17 @@ seam_status mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, 
 void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,
                            int reference);
 
+/* Both vel into out and vel2 into out2 at once, the indices and weights found
+ * once per particle: the numbers of two mac_grid_to_particles calls. */
+void mac_grid_to_particles2(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,
+                            double *const vel2[3], double *out2);
+
 /* Particles per cell, counted with multilinear (cloud-in-cell) weights at the
  * cell centres; weight beyond the outer centres folds back into the grid.
- * SEAM_ERROR when out of memory. */
-seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, double *count);
+ * sorted: bins already hold these n particles x (the last mac_level_set of
+ * them sorted them), else they are sorted here. SEAM_ERROR when out of memory. */
+seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, int sorted,
+                                 double *count);
 
 /* The same three as they were before issue 18 (particles_reference.c): one
  * particle at a time in storage order on one thread, summed in that order. */
@@ -442,5 +464,11 @@ typedef struct mac_shells {
  * mac_ref_sample (the same numbers, as before issue 18). */
 size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
                             const mac_shells *shells, int reference);
+
+/* The same, given u0 (n*dim): vel already sampled at x (mac_grid_to_particles
+ * of x, bit for bit what the move's first stage would sample), so the first
+ * RK2 stage reads it instead of sampling again. */
+size_t mac_advect_particles_from(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3],
+                                 const double *u0, double dt, const mac_shells *shells, int reference);
 
 #endif

@@ -86,6 +86,19 @@ typedef struct level_set_sums {
     double *sw, *sx[3];      /* kernel weight and weighted position sums per cell */
 } level_set_sums;
 
+/* The level-set scatter's loops run on the widest vector unit the CPU has:
+ * a copy for AVX2 next to the baseline one, chosen when the library loads.
+ * Both do the same IEEE operations lane by lane (no contraction into FMA
+ * under ISO C), so they give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
+
 enum { WIN = 6 };   /* cells of a row the kernel can reach: 5, in a window of 6 that the loop runs whole */
 
 /* Add the kernel-weighted position of point xp to the sums of every cell
@@ -94,7 +107,7 @@ enum { WIN = 6 };   /* cells of a row the kernel can reach: 5, in a window of 6 
  * summed whole with weight 0 beyond R: the inner loops have no branch, run on
  * vector lanes, and every particle's vector stores line up with the last
  * one's (a load overlapping half of a recent store would stall). */
-static void scatter(const level_set_sums *L, const double *xp)
+VECTOR_CLONES static void scatter(const level_set_sums *L, const double *xp)
 {
     const mac_grid *g = L->g;
     int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
@@ -185,13 +198,180 @@ static void scatter_with_images(const level_set_sums *L, const double *xp)
                 scatter(L, (const double[3]){cand[0][a], cand[1][b], cand[2][c]});
 }
 
+enum { GROUP = 16 };   /* particles of one cell scattered together */
+
+/* scatter() for np (<= GROUP) points xs that all lie in the cell `cell` (an
+ * image cell up to 2 outside the grid too): the points share the window, and
+ * each row's sums are added over the points in registers and stored once
+ * (only the cells of the row where the window passes its ends). Every point's
+ * weights are scatter()'s; only the order of the additions into a cell's sums
+ * differs (round-off). */
+VECTOR_CLONES static void scatter_group(const level_set_sums *L, const int *cell, const double *const *xs, int np)
+{
+    const mac_grid *g = L->g;
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int d = 0; d < g->dim; d++) {
+        lo[d] = cell[d] - 2 < 0 ? 0 : cell[d] - 2;
+        hi[d] = cell[d] + 2 > mac_n(g, d) - 1 ? mac_n(g, d) - 1 : cell[d] + 2;
+        if (lo[d] > hi[d])
+            return;
+    }
+    int first = lo[0] - 1, nx = g->nx;
+    double q[GROUP][3][WIN + 1];
+    for (int p = 0; p < np; p++)
+        for (int d = 0; d < 3; d++)
+            for (int m = d ? lo[d] : first; m <= (d ? hi[d] : first + WIN); m++) {
+                double r = d < g->dim ? xs[p][d] - (g->origin[d] + (m + 0.5) * g->dx) : 0.0;
+                q[p][d][m - (d ? lo[d] : first)] = r * r * L->inv_RR;
+            }
+    double *restrict sw = L->sw, *restrict s0 = L->sx[0], *restrict s1 = L->sx[1];
+    double *restrict s2 = g->dim == 3 ? L->sx[2] : NULL;
+    for (int k = lo[2]; k <= hi[2]; k++)
+        for (int j = lo[1]; j <= hi[1]; j++) {
+            size_t c = mac_c(g, lo[0], j, k);
+            int odd = (int)(c & 1), any = 0;
+            double aw[WIN] = {0.0}, a0[WIN] = {0.0}, a1[WIN] = {0.0}, a2[WIN] = {0.0};
+            for (int p = 0; p < np; p++) {
+                double qyz = q[p][1][j - lo[1]] + q[p][2][k - lo[2]];
+                if (qyz >= 1.0)
+                    continue;
+                any = 1;
+                const double *q0 = q[p][0] + 1 - odd;
+                double x0 = xs[p][0], x1 = xs[p][1], x2 = s2 ? xs[p][2] : 0.0;
+#pragma omp simd
+                for (int i = 0; i < WIN; i++) {
+                    double t = 1.0 - (q0[i] + qyz);
+                    t = 0.5 * (t + fabs(t));
+                    double w = t * t * t;
+                    aw[i] += w;
+                    a0[i] += w * x0;
+                    a1[i] += w * x1;
+                    a2[i] += w * x2;
+                }
+            }
+            if (!any)
+                continue;
+            int start = lo[0] - odd;   /* the window's first cell in the row */
+            if (start < 0 || start + WIN > nx) {   /* next to the row's ends: the cells in it */
+                for (int i = start < 0 ? -start : 0; i < WIN && start + i < nx; i++) {
+                    size_t ci = c - (size_t)lo[0] + (size_t)(start + i);
+                    sw[ci] += aw[i];
+                    s0[ci] += a0[i];
+                    s1[ci] += a1[i];
+                    if (s2)
+                        s2[ci] += a2[i];
+                }
+                continue;
+            }
+            c -= (size_t)odd;
+#pragma omp simd
+            for (int i = 0; i < WIN; i++) {
+                sw[c + i] += aw[i];
+                s0[c + i] += a0[i];
+                s1[c + i] += a1[i];
+            }
+            if (s2) {
+#pragma omp simd
+                for (int i = 0; i < WIN; i++)
+                    s2[c + i] += a2[i];
+            }
+        }
+}
+
+/* Whether point x lies in cell `cell` along each axis (floor of its grid coordinate). */
+static int in_cell(const mac_grid *g, const double *x, const int *cell)
+{
+    int in = 1;
+    for (int d = 0; d < g->dim; d++)
+        in &= floor((x[d] - g->origin[d]) / g->dx) == (double)cell[d];
+    return in;
+}
+
+/* The np points xs of cell `cell` and their mirror images across the walls
+ * within R (img[d][0..1]: across the low and high wall of axis d, as
+ * scatter_with_images finds them for every one of these points), a group per
+ * image; an image off its image cell (a point on a cell face) goes alone. */
+static void scatter_cell(const level_set_sums *L, const int *cell, const int img[3][2], const double *const *xs,
+                         int np)
+{
+    const mac_grid *g = L->g;
+    int side[3][3], nc[3] = {1, 1, 1};   /* per axis: 0 itself, 1 mirrored at the low wall, 2 at the high one */
+    for (int d = 0; d < 3; d++) {
+        side[d][0] = 0;
+        for (int h = 0; h < 2; h++)
+            if (d < g->dim && img[d][h])
+                side[d][nc[d]++] = 1 + h;
+    }
+    double pts[GROUP][3];
+    const double *ptr[GROUP];
+    for (int c = 0; c < nc[2]; c++)
+        for (int b = 0; b < nc[1]; b++)
+            for (int a = 0; a < nc[0]; a++) {
+                const int pick[3] = {side[0][a], side[1][b], side[2][c]};
+                if (!pick[0] && !pick[1] && !pick[2]) {
+                    scatter_group(L, cell, xs, np);
+                    continue;
+                }
+                int mcell[3] = {cell[0], cell[1], cell[2]}, m = 0;
+                for (int d = 0; d < g->dim; d++)
+                    if (pick[d])
+                        mcell[d] = pick[d] == 1 ? -1 - cell[d] : 2 * mac_n(g, d) - 1 - cell[d];
+                for (int p = 0; p < np; p++) {
+                    for (int d = 0; d < 3; d++) {
+                        double lo = g->origin[d], hi = d < g->dim ? lo + mac_n(g, d) * g->dx : 0.0;
+                        pts[m][d] = d >= g->dim ? 0.0 : !pick[d] ? xs[p][d] : pick[d] == 1 ? 2.0 * lo - xs[p][d]
+                                                                                        : 2.0 * hi - xs[p][d];
+                    }
+                    if (in_cell(g, pts[m], mcell)) {
+                        ptr[m] = pts[m];
+                        m++;
+                    } else {
+                        scatter(L, pts[m]);
+                    }
+                }
+                if (m)
+                    scatter_group(L, mcell, ptr, m);
+            }
+}
+
 static void level_set_slab(void *ctx, size_t first, size_t end)
 {
     const level_set_sums *L = ctx;
     const mac_grid *g = L->g;
     size_t dim = (size_t)g->dim;
-    for (size_t o = L->b->start[first]; o < L->b->start[end]; o++)
-        scatter_with_images(L, L->x + dim * L->b->order[o]);
+    for (size_t c = first; c < end; c++) {
+        size_t o = L->b->start[c], o_end = L->b->start[c + 1];
+        if (o == o_end)
+            continue;
+        const int cell[3] = {(int)(c % (size_t)g->nx), (int)(c / (size_t)g->nx % (size_t)g->ny),
+                             (int)(c / ((size_t)g->nx * (size_t)g->ny))};
+        int img[3][2] = {{0, 0}, {0, 0}, {0, 0}};   /* the images the cell's points have (all but those on a face) */
+        int edge = 0;   /* a cell on the grid's boundary also holds the points beyond it (mac_cell_of clamps) */
+        for (size_t d = 0; d < dim; d++) {
+            img[d][0] = g->bc[2 * d] == BC_WALL && cell[d] < 2;
+            img[d][1] = g->bc[2 * d + 1] == BC_WALL && cell[d] >= mac_n(g, (int)d) - 2;
+            edge |= cell[d] == 0 || cell[d] == mac_n(g, (int)d) - 1;
+        }
+        const double *xs[GROUP];
+        int np = 0;
+        for (; o < o_end; o++) {
+            const double *xp = L->x + dim * L->b->order[o];
+            int alike = !edge || in_cell(g, xp, cell);   /* elsewhere the sort put xp here by the same floor */
+            for (size_t d = 0; d < dim; d++) {
+                double lo = g->origin[d], hi = lo + mac_n(g, (int)d) * g->dx;
+                alike &= (g->bc[2 * d] == BC_WALL && xp[d] < lo + L->R) == img[d][0];
+                alike &= (g->bc[2 * d + 1] == BC_WALL && xp[d] > hi - L->R) == img[d][1];
+            }
+            if (alike)
+                xs[np++] = xp;
+            else
+                scatter_with_images(L, xp);
+            if (np == GROUP || (np && o + 1 == o_end)) {
+                scatter_cell(L, cell, (const int(*)[2])img, xs, np);
+                np = 0;
+            }
+        }
+    }
     /* Solid cells count as filled, so the liquid meets a body without a gap. */
     size_t fill = mac_subgrid_count(g, L->per_axis);
     for (size_t c = first; L->solid && c < end; c++)
@@ -214,7 +394,11 @@ seam_status mac_level_set(const mac_grid *g, size_t n, const double *x, double r
     level_set_sums L = {g, x, bins, solid, per_axis, R, 1.0 / (R * R), w->cell, {NULL, NULL, NULL}};
     for (size_t d = 0; d < dim; d++)
         L.sx[d] = w->cell + (d + 1) * nc;
-    memset(w->cell, 0, (dim + 1) * nc * sizeof *w->cell);
+    double *sums = w->cell;
+    size_t n_sums = (dim + 1) * nc;
+#pragma omp parallel for schedule(static) if (nc >= MAC_OMP_MIN)
+    for (size_t c = 0; c < n_sums; c++)
+        sums[c] = 0.0;
     for_slabs(g, n + nc, level_set_slab, &L);
 #pragma omp parallel for schedule(static) if (nc >= MAC_OMP_MIN)
     for (size_t c = 0; c < nc; c++) {
@@ -355,9 +539,10 @@ static void density_slab(void *ctx, size_t first, size_t end)
     }
 }
 
-seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, double *count)
+seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, int sorted,
+                                 double *count)
 {
-    if (mac_bins_sort(bins, g, n, x) != SEAM_OK)
+    if (!sorted && mac_bins_sort(bins, g, n, x) != SEAM_OK)
         return SEAM_ERROR;
     memset(count, 0, mac_ncell(g) * sizeof *count);
     double *acc[3] = {count, NULL, NULL};
@@ -398,6 +583,19 @@ void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double 
         double u[3];
         sample_velocity(g, vel, x + dim * p, u, reference);
         memcpy(out + dim * p, u, dim * sizeof *u);
+    }
+}
+
+void mac_grid_to_particles2(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,
+                            double *const vel2[3], double *out2)
+{
+    size_t dim = (size_t)g->dim;
+#pragma omp parallel for schedule(static) if (n >= MAC_OMP_MIN)
+    for (size_t p = 0; p < n; p++) {
+        double u[3], u2[3];
+        mac_sample_velocity2(g, vel, vel2, x + dim * p, u, u2);
+        memcpy(out + dim * p, u, dim * sizeof *u);
+        memcpy(out2 + dim * p, u2, dim * sizeof *u2);
     }
 }
 
@@ -557,8 +755,8 @@ static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt
     }
 }
 
-size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
-                            const mac_shells *shells, int reference)
+size_t mac_advect_particles_from(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3],
+                                 const double *u0, double dt, const mac_shells *shells, int reference)
 {
     size_t dim = (size_t)g->dim;
     double eps = 1e-6 * g->dx;
@@ -571,7 +769,10 @@ size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, 
     for (size_t p = 0; p < n; p++) {
         double xp[3] = {0.0, 0.0, 0.0}, xm[3] = {0.0, 0.0, 0.0}, u[3];
         memcpy(xp, x + dim * p, dim * sizeof *xp);
-        sample_velocity(g, vel, xp, u, reference);
+        if (u0)
+            memcpy(u, u0 + dim * p, dim * sizeof *u);
+        else
+            sample_velocity(g, vel, xp, u, reference);
         for (size_t d = 0; d < dim; d++)
             xm[d] = xp[d] + 0.5 * dt * u[d];
         double step[3], start[3] = {xp[0], xp[1], xp[2]};
@@ -612,4 +813,10 @@ size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, 
         kept++;
     }
     return kept;
+}
+
+size_t mac_advect_particles(const mac_grid *g, size_t n, double *x, double *vp, double *const vel[3], double dt,
+                            const mac_shells *shells, int reference)
+{
+    return mac_advect_particles_from(g, n, x, vp, vel, NULL, dt, shells, reference);
 }

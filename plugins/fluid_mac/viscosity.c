@@ -29,12 +29,28 @@ static int32_t *shell_lookup(const mac_grid *g, const mac_geometry *geo, int b)
     return s;
 }
 
+/* Per face of axis a, the index in geo->faces of that face (a body's or a
+ * shell's), or -1: where the viscous links' momentum goes. */
+static int32_t *solid_lookup(const mac_grid *g, const mac_geometry *geo, int a)
+{
+    size_t nf = mac_nf(g, a);
+    int32_t *s = malloc((nf + 1) * sizeof *s);
+    if (!s)
+        return NULL;
+    for (size_t f = 0; f < nf; f++)
+        s[f] = -1;
+    for (size_t k = 0; k < geo->n_faces; k++)
+        if (geo->faces[k].axis == a)
+            s[mac_fi(g, a, geo->faces[k].i, geo->faces[k].j, geo->faces[k].k)] = (int32_t)k;
+    return s;
+}
+
 /* The shell velocity (component a) on the edge between the a-face ijk and its
  * neighbour along b (up: +1 side), when a shell crosses one of the two b-faces
  * that bound that edge (those of the cells on either side of the a-face);
  * returns 0 when none does. */
 static int shell_between(const mac_grid *g, int32_t *const shell[3], const double *U, int a, int b, const int *ijk,
-                         int up, double *u_wall)
+                         int up, double *u_wall, int32_t hit[2])
 {
     int e[3] = {ijk[0], ijk[1], ijk[2]};
     e[b] += up;
@@ -48,7 +64,7 @@ static int shell_between(const mac_grid *g, int32_t *const shell[3], const doubl
         int32_t s = shell[b][mac_fi(g, b, q[0], q[1], q[2])];
         if (s >= 0) {
             sum += U[(size_t)g->dim * (size_t)s + (size_t)a];
-            n++;
+            hit[n++] = s;
         }
     }
     if (n)
@@ -56,10 +72,49 @@ static int shell_between(const mac_grid *g, int32_t *const shell[3], const doubl
     return n > 0;
 }
 
+/* What the links of the fluid's a-faces to solid faces (a body's face at its
+ * value, a shell at dx/2) took out of the fluid in the solve just done,
+ * c (w - u_solid) per link (2 c for a shell at dx/2, split between the shell
+ * faces found), added to component a of dv per geo face. The domain's walls,
+ * obstacles and inflows are not in geo->faces and take nothing. */
+static void solid_links(const mac_grid *g, int32_t *const shell[3], const int32_t *body,
+                        const double *U, const int32_t *idx, const double *x, double c, int a, const double *u,
+                        double *dv)
+{
+    const int nn[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
+    size_t dim = (size_t)g->dim;
+    for (int k = 0; k < nn[2]; k++)
+        for (int j = 0; j < nn[1]; j++)
+            for (int i = 0; i < nn[0]; i++) {
+                size_t f = mac_fi(g, a, i, j, k);
+                if (idx[f] < 0)
+                    continue;
+                double w = x[idx[f]];
+                const int ijk[3] = {i, j, k};
+                for (int b = 0; b < g->dim; b++)
+                    for (int up = 0; up < 2; up++) {
+                        int q[3] = {i, j, k};
+                        q[b] += up ? 1 : -1;
+                        if (q[b] < 0 || q[b] >= nn[b])
+                            continue;
+                        double u_wall;
+                        int32_t hit[2];
+                        int n = b != a ? shell_between(g, shell, U, a, b, ijk, up, &u_wall, hit) : 0;
+                        for (int h = 0; h < n; h++)
+                            dv[dim * (size_t)hit[h] + (size_t)a] += 2.0 * c * (w - u_wall) / n;
+                        if (n)
+                            continue;
+                        size_t nb = mac_fi(g, a, q[0], q[1], q[2]);
+                        if (idx[nb] < 0 && body[nb] >= 0)
+                            dv[dim * (size_t)body[nb] + (size_t)a] += c * (w - u[nb]);
+                    }
+            }
+}
+
 /* (I - nu dt Lap) u = u* for the faces of one axis. */
 static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int32_t *const shell[3], const double *U,
                                 const double *keep, double c, double tol, int max_iter, int a, double *u,
-                                int *iterations, const seam_host *host)
+                                double *dv, int *iterations, const seam_host *host)
 {
     size_t nf = mac_nf(g, a), n = 0;
     int32_t *idx = malloc((nf + 1) * sizeof *idx);
@@ -103,7 +158,8 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
                                 continue;
                             }
                             double u_wall;
-                            if (b != a && shell_between(g, shell, U, a, b, ijk, up, &u_wall)) {
+                            int32_t hit[2];
+                            if (b != a && shell_between(g, shell, U, a, b, ijk, up, &u_wall, hit)) {
                                 diag += 2.0 * c;   /* the shell at dx/2 moves at u_wall: ghost 2 u_wall - u */
                                 r += 2.0 * c * u_wall;
                                 continue;
@@ -136,6 +192,16 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
                       bn > 0.0 ? ks.residual / bn : ks.residual, tol);
             st = SEAM_UNSTABLE;
         } else {
+            if (dv) {
+                int32_t *body = solid_lookup(g, geo, a);
+                if (!body) {
+                    seam_logf(host, SEAM_LOG_ERROR, "viscosity: out of memory for the solid faces");
+                    st = SEAM_ERROR;
+                } else {
+                    solid_links(g, shell, body, U, idx, x, c, a, u, dv);
+                }
+                free(body);
+            }
             for (size_t f = 0; f < nf; f++)
                 if (idx[f] >= 0)
                     u[f] = x[idx[f]] + (keep ? keep[f] : 0.0);
@@ -152,7 +218,7 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
 }
 
 seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double *U, double *const keep[3],
-                        double nu_dt, double tol, int max_iter, double *const vel[3], int *iterations,
+                        double nu_dt, double tol, int max_iter, double *const vel[3], double *dv, int *iterations,
                         const seam_host *host)
 {
     int32_t *shell[3] = {NULL, NULL, NULL};
@@ -164,8 +230,10 @@ seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double
             st = SEAM_ERROR;
         }
     double c = nu_dt / (g->dx * g->dx);
+    if (dv && geo->n_faces)
+        memset(dv, 0, (size_t)g->dim * geo->n_faces * sizeof *dv);
     for (int a = 0; a < g->dim && st == SEAM_OK; a++)
-        st = diffuse_axis(g, geo, shell, U, keep[a], c, tol, max_iter, a, vel[a], iterations, host);
+        st = diffuse_axis(g, geo, shell, U, keep[a], c, tol, max_iter, a, vel[a], dv, iterations, host);
     for (int b = 0; b < 3; b++)
         free(shell[b]);
     return st;

@@ -327,11 +327,13 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
     fluid_sph *self = calloc(1, sizeof *self);
     self->host = host;
     int rc = read_config(self, cfg);
-    seam_cfg_destroy(&cfg);
     if (rc != 0) {
+        seam_cfg_destroy(&cfg);
         fluid_destroy(self);
         return NULL;
     }
+    /* kept until the lattice is made: its refusals are located at the keys that caused them */
+    bool spacing_given = seam_cfg_has(cfg, "spacing");
     /* Support radius twice the spacing (h = 4 particle radii, as in Bender and Koschier). */
     sph_kernel_init(&self->f.K, self->dim, 2.0 * self->s);
     self->f.dim = self->dim;
@@ -341,6 +343,7 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
     /* Takahashi's grid: cells of the kernel radius over the domain (ch. 3.5.6: dx = h) */
     if (self->solver_takahashi && !(self->tak = sph_takahashi_new(self->dim, self->lo, self->hi, self->f.K.h))) {
         seam_logf(host, SEAM_LOG_ERROR, "out of memory for the pressure solver's grid");
+        seam_cfg_destroy(&cfg);
         fluid_destroy(self);
         return NULL;
     }
@@ -348,8 +351,9 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
     for (int d = 0; d < self->dim; d++)
         cells *= (self->hi[d] - self->lo[d]) / self->s + 2.0 * WALL_LAYERS;
     if (cells > 4e9) {
-        seam_logf(host, SEAM_LOG_ERROR, "spacing %g m makes %.3g lattice sites in the domain: more than 4e9",
-                  self->s, cells);
+        seam_cfg_error(cfg, spacing_given ? "spacing" : NULL, "spacing %g m%s makes %.3g lattice sites in the domain: "
+                       "more than 4e9", self->s, spacing_given ? "" : " (the scene's cell_size)", cells);
+        seam_cfg_destroy(&cfg);
         fluid_destroy(self);
         return NULL;
     }
@@ -358,17 +362,20 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
     self->xw = malloc(((size_t)self->dim * self->nw + 1) * sizeof *self->xw);
     if (!self->xw || alloc_particles(self, self->n) != 0) {
         seam_logf(host, SEAM_LOG_ERROR, "out of memory for %zu particles", self->n + self->nw);
+        seam_cfg_destroy(&cfg);
         fluid_destroy(self);
         return NULL;
     }
     make_walls(self, self->xw);
     make_fluid(self, self->x_n);
     if (self->n == 0) {
-        seam_logf(host, SEAM_LOG_ERROR, "fill: no lattice site (spacing %g m) inside the domain lies in the fill boxes",
-                  self->s);
+        seam_cfg_error(cfg, "fill", "no lattice site (spacing %g m%s) inside the domain lies in the fill boxes",
+                       self->s, spacing_given ? "" : ", the scene's cell_size");
+        seam_cfg_destroy(&cfg);
         fluid_destroy(self);
         return NULL;
     }
+    seam_cfg_destroy(&cfg);
     seam_logf(host, SEAM_LOG_INFO, "%zu fluid particles, %zu wall particles, spacing %g m, particle mass %g", self->n,
               self->nw, self->s, self->f.m);
     return self;

@@ -882,7 +882,11 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
         }
     }
     free(open_face);
-    F->Eu = calloc(F->n ? F->n : 1, sizeof *F->Eu);
+    F->grid = *g;
+    F->closed = malloc(nc ? nc : 1);
+    for (size_t c = 0; F->closed && c < nc; c++)
+        F->closed[c] = F->index[c] < 0 && (phi[c] < 0.0 || cut->inside[c]);
+    F->Eu = F->closed ? calloc(F->n ? F->n : 1, sizeof *F->Eu) : NULL;
     seam_triplets *tg = seam_triplets_new(F->n, (size_t)g->dim * b->n_nodes,
                                          (size_t)(g->dim * g->dim) * cut->n_patches + 1);
     F->B = F->Eu && tg ? assemble_B(F, g, cut, &lv, u_star, u_wall, dt / rho / g->dx) : NULL;
@@ -918,6 +922,7 @@ void mono_fluid_free(mono_fluid *F)
 {
     free(F->index);
     free(F->cell);
+    free(F->closed);
     free(F->Eu);
     seam_csr_destroy(&F->B);
     seam_csr_destroy(&F->G);

@@ -10,7 +10,9 @@
  *              rigid bodies (5.32), the map T from their
  *              unknowns to their boundary nodes' velocities;
  *   system.c   the coupled solve: (5.17) assembled (for tests), its SPD form
- *              (5.25-5.31, sigma, row scaling alpha of 5.36) by IC(0)-PCG.
+ *              (5.25-5.31, sigma, row scaling alpha of 5.36) by PCG,
+ *              preconditioned by multigrid on B with the solid blocks
+ *              factored (block LDL^T), or by IC(0).
  *
  * Sign conventions (Zarifi 5.10, 5.14, 5.17): p per active cell; n is the
  * unit normal out of the fluid into the solid; G = N^T C maps boundary node
@@ -122,6 +124,10 @@ typedef struct mono_fluid {
     seam_csr *B;             /* n x n, SPD (4.39) */
     double *Eu;              /* n: E u* = - sum_f s_f A_f u*_f (4.39) */
     seam_csr *G;             /* n x (dim n_nodes): N^T C (5.7-5.10), column node * dim + axis */
+    mac_grid grid;           /* the grid F was built on (dim 0 when F was not built by mono_fluid_build) */
+    uint8_t *closed;         /* per cell: not active but liquid (phi < 0) or inside a solid, a wall to the
+                                multigrid preconditioner; the other inactive cells are air (NULL when
+                                grid.dim is 0) */
 } mono_fluid;
 
 seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *cut, const mono_boundary *b,
@@ -215,11 +221,19 @@ seam_status mono_rigid_advance(const seam_plugin *P, void *solid, const seam_ste
 
 /* ---------------------------------------------------------------- system.c */
 
+/* The preconditioner of the PCG on the SPD system. */
+typedef enum mono_precond {
+    MONO_PRECOND_IC0 = 0,    /* IC(0) of the assembled A */
+    MONO_PRECOND_MG = 1      /* block LDL^T: fluid_mac's multigrid V-cycle on B for the pressures,
+                                CHOLMOD on the kept solid blocks (see mono_solve) */
+} mono_precond;
+
 typedef struct mono_solve_opts {
     double sigma;            /* (5.31), in (0, 1); 0.9 */
     double alpha;            /* row scaling of (5.36); <= 0: |c1| / |c2| */
     double tol;              /* PCG relative residual; 1e-10 */
     int max_iter;
+    mono_precond precond;    /* IC(0) when left 0 (the plugin's default is multigrid) */
 } mono_solve_opts;
 
 typedef struct mono_solve_stats {
@@ -234,7 +248,7 @@ typedef struct mono_solve_stats {
  * Z2 = 0: its unknowns are eliminated, adding G S^-1 G^T to A11 (the Schur
  * form of 5.32). That term is dense over the cells the body touches and of
  * rank m, so it stays a product (mono_spd_apply) instead of entering A; PCG
- * runs on the sum, preconditioned by IC(0) of A. mono_solve is build, PCG,
+ * runs on the sum, preconditioned as opts->precond says. mono_solve is build, PCG,
  * recover; tests read A and apply the operator. */
 typedef struct mono_spd {
     size_t n;                /* pressures: the first n unknowns */
@@ -258,7 +272,11 @@ void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const doubl
 void mono_spd_free(mono_spd *spd);
 
 /* Solve (5.17) for p (F->n) and v (the blocks' unknowns, concatenated)
- * through the SPD form (5.25-5.31) with IC(0)-PCG. F may be NULL or have
+ * through the SPD form (5.25-5.31) with PCG, preconditioned by
+ * opts->precond: IC(0) of A, or the block LDL^T of A with the pressure Schur
+ * complement replaced by one multigrid V-cycle on B (mac_mg, F's grid and
+ * closed cells: F must come from mono_fluid_build, SEAM_ERROR otherwise) and
+ * the kept solid blocks' A_ss factored by CHOLMOD. F may be NULL or have
  * n = 0: then it is the solids' own step S v = r (3.55). opts->sigma must be
  * the sigma the FEM blocks were built with (SEAM_ERROR otherwise). SEAM_UNSTABLE
  * (logged) when PCG breaks down or does not converge to opts->tol. */

@@ -310,13 +310,15 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     }
     self->host = host;
     /* Zarifi's choices (sec. 5.2, 6): sigma 0.9, alpha 1e-3, CG to 1e-10. */
-    self->opts = (mono_solve_opts){0.9, 1e-3, 1e-10, 10000};
+    self->opts = (mono_solve_opts){0.9, 1e-3, 1e-10, 10000, MONO_PRECOND_MG};
     seam_cfg *c = seam_cfg_child(cfg, "coupling", 0);
     if (c) {
         self->opts.sigma = seam_cfg_num(c, "sigma", 0.9, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
         self->opts.alpha = seam_cfg_num(c, "row_scaling", 1e-3, 0.0, INFINITY, 0);
         self->opts.tol = seam_cfg_num(c, "pcg_tolerance", 1e-10, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
         self->opts.max_iter = (int)seam_cfg_int(c, "pcg_max_iterations", 10000, 1, 100000000, 0);
+        static const char *const precond_names[] = {"ic0", "multigrid", NULL};
+        self->opts.precond = (mono_precond)seam_cfg_enum(c, "preconditioner", precond_names, MONO_PRECOND_MG, 0);
     }
     seam_cfg *fo = seam_cfg_child(cfg, "fluid", SEAM_CFG_REQUIRED);
     size_t ns = seam_cfg_count(cfg, "solids", SEAM_CFG_REQUIRED);
@@ -357,6 +359,9 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     /* The objects' other keys are their plugins'; those check them. */
     const char *key;
     json_t *v;
+    if (fo && json_is_true(json_object_get(seam_cfg_json(cfg, "fluid"), "viscous_loads")))
+        seam_cfg_error(fo, "viscous_loads", "has no effect in the coupled solve: the solids take the pressure loads "
+                       "G^T p of the coupled projection (5.13), no viscous stress");
     if (fo)
         json_object_foreach(seam_cfg_json(cfg, "fluid"), key, v) seam_cfg_skip(fo, key);
     for (size_t s = 0; solid_cfg && s < ns; s++)

@@ -1,6 +1,7 @@
 /* The coupled pressure projection's linear solve (Zarifi 2017, sec. 5.2;
  * ../shared/specs/monolithic-sph-fem.md 1.3-1.5): (5.17) turned SPD by the
- * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by IC(0)-PCG. */
+ * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by PCG with IC(0) or
+ * a multigrid block preconditioner. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "mono.h"
+#include "seam/cholesky.h"
 #include "seam/krylov.h"
 #include "seam/log.h"
 
@@ -301,6 +303,182 @@ void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const doubl
     }
 }
 
+/* ---- the multigrid block preconditioner ---------------------------------------- */
+
+/* With y = [p; s] (s: the kept blocks' unknowns) A = [A_pp A_ps; A_sp A_ss],
+ * and M = L diag(B~, A_ss) L^T with L = [I A_ps A_ss^-1; 0 I] is the block
+ * LDL^T of A with its pressure Schur complement A_pp - A_ps A_ss^-1 A_sp
+ * (B plus the solids' response, G S^-1 G^T: Zarifi 5.17 with v eliminated)
+ * replaced by B~, one V-cycle of fluid_mac's multigrid on the cut-cell
+ * Laplacian B. A_ss is factored by CHOLMOD; the rigid bodies' products are
+ * left out of M (rank 3 or 6 each: a few iterations). M is SPD whenever the
+ * V-cycle is (symmetric smoothing), so PCG may use it. */
+typedef struct mg_precond {
+    size_t n, ns;            /* pressures, kept solid unknowns */
+    const mono_fluid *F;
+    mac_mg *mg;
+    double *Adiag, *Aplus[3];   /* per cell: B's stencil over scale, multigrid's level 0 */
+    double scale;            /* B's coefficient of a whole open face, (dt/rho) dx^(d-2) */
+    seam_csr *Asp, *Ass;     /* A's solid rows: ns x n and ns x ns */
+    seam_cholesky *chol;
+    double *ws, *rp, *rs, *tp;   /* workspaces: ns, n, ns, n */
+} mg_precond;
+
+static void mg_precond_free(mg_precond *P)
+{
+    mac_mg_free(&P->mg);
+    free(P->Adiag);
+    for (int a = 0; a < 3; a++)
+        free(P->Aplus[a]);
+    seam_csr_destroy(&P->Asp);
+    seam_csr_destroy(&P->Ass);
+    seam_cholesky_destroy(&P->chol);
+    free(P->ws);
+    free(P->rp);
+    free(P->rs);
+    free(P->tp);
+    memset(P, 0, sizeof *P);
+}
+
+/* Rows r0 .. r1 - 1 of A restricted to columns c0 .. c1 - 1, shifted to 0. */
+static seam_csr *sub_block(const seam_csr *A, size_t r0, size_t r1, size_t c0, size_t c1)
+{
+    seam_csr *X = calloc(1, sizeof *X);
+    if (!X)
+        return NULL;
+    X->rows = r1 - r0;
+    X->cols = c1 - c0;
+    size_t cap = (size_t)(A->row_ptr[r1] - A->row_ptr[r0]) + 1;
+    X->row_ptr = calloc(X->rows + 1, sizeof *X->row_ptr);
+    X->col = malloc(cap * sizeof *X->col);
+    X->val = malloc(cap * sizeof *X->val);
+    if (!X->row_ptr || !X->col || !X->val) {
+        seam_csr_destroy(&X);
+        return NULL;
+    }
+    size_t nnz = 0;
+    for (size_t i = r0; i < r1; i++) {
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            if ((size_t)A->col[k] >= c0 && (size_t)A->col[k] < c1) {
+                X->col[nnz] = A->col[k] - (int64_t)c0;
+                X->val[nnz++] = A->val[k];
+            }
+        X->row_ptr[i - r0 + 1] = (int64_t)nnz;
+    }
+    X->nnz = nnz;
+    return X;
+}
+
+/* B's (2 dim + 1)-point stencil as multigrid's level 0 (Bridson's storage
+ * per cell), divided by the coefficient of a whole open face so that the
+ * coarse levels' rediscretized unit stencils match it (multigrid.c). */
+static int mg_level0(mg_precond *P, const mono_fluid *F)
+{
+    const mac_grid *g = &F->grid;
+    size_t nc = mac_ncell(g);
+    const seam_csr *B = F->B;
+    P->Adiag = calloc(nc, sizeof *P->Adiag);
+    int ok = P->Adiag != NULL;
+    for (int a = 0; a < 3 && ok; a++)
+        ok = (P->Aplus[a] = calloc(nc, sizeof *P->Aplus[a])) != NULL;
+    if (!ok)
+        return -1;
+    double scale = 0.0, dmax = 0.0;
+    for (size_t i = 0; i < B->rows; i++)
+        for (int64_t k = B->row_ptr[i]; k < B->row_ptr[i + 1]; k++) {
+            double v = fabs(B->val[k]);
+            if ((size_t)B->col[k] != i)
+                scale = v > scale ? v : scale;
+            else
+                dmax = v > dmax ? v : dmax;
+        }
+    P->scale = scale > 0.0 ? scale : dmax > 0.0 ? dmax : 1.0;
+    for (size_t i = 0; i < B->rows; i++) {
+        size_t c = (size_t)F->cell[i];
+        for (int64_t k = B->row_ptr[i]; k < B->row_ptr[i + 1]; k++) {
+            size_t nb = (size_t)F->cell[B->col[k]];
+            double v = B->val[k] / P->scale;
+            if (nb == c)
+                P->Adiag[c] += v;
+            for (int a = 0; a < g->dim; a++)
+                if (nb == c + mac_stride(g, a))
+                    P->Aplus[a][c] = v;
+        }
+    }
+    return 0;
+}
+
+static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mono_fluid *F, const seam_host *host)
+{
+    memset(P, 0, sizeof *P);
+    P->n = spd->n;
+    P->ns = spd->size - spd->n;
+    P->F = F;
+    if (P->n > 0) {
+        if (F->grid.dim == 0 || !F->closed) {
+            seam_logf(host, SEAM_LOG_ERROR,
+                      "monolithic: the multigrid preconditioner needs the fluid block's grid (mono_fluid_build)");
+            return SEAM_ERROR;
+        }
+        mac_geometry geo = {.solid = F->closed};
+        if (mg_level0(P, F) != 0 || !(P->mg = mac_mg_build(NULL, &F->grid, &geo, F->index, P->Adiag, P->Aplus)) ||
+            !(P->rp = malloc(P->n * sizeof *P->rp)) || !(P->tp = malloc(P->n * sizeof *P->tp))) {
+            seam_logf(host, SEAM_LOG_ERROR, "monolithic: out of memory for the multigrid preconditioner");
+            mg_precond_free(P);
+            return SEAM_ERROR;
+        }
+    }
+    if (P->ns > 0) {
+        P->Asp = sub_block(spd->A, P->n, spd->size, 0, P->n);
+        P->Ass = sub_block(spd->A, P->n, spd->size, P->n, spd->size);
+        P->ws = malloc(P->ns * sizeof *P->ws);
+        P->rs = malloc(P->ns * sizeof *P->rs);
+        P->chol = P->Ass ? seam_cholesky_new(P->Ass) : NULL;
+        if (!P->Asp || !P->Ass || !P->ws || !P->rs || !P->chol) {
+            seam_logf(host, SEAM_LOG_ERROR, "monolithic: out of memory for the multigrid preconditioner's solid block");
+            mg_precond_free(P);
+            return SEAM_ERROR;
+        }
+        int rc = seam_cholesky_factor(P->chol, P->Ass);
+        if (rc != 0) {
+            seam_logf(host, SEAM_LOG_ERROR,
+                      "monolithic: the solid block of the SPD system (%zu unknowns) has no Cholesky factor (%s, "
+                      "column %zu)",
+                      P->ns, rc == 1 ? "not positive definite" : "CHOLMOD failed", seam_cholesky_minor(P->chol));
+            mg_precond_free(P);
+            return SEAM_ERROR;
+        }
+    }
+    return SEAM_OK;
+}
+
+/* z = M^-1 r: forward through L, the diagonal blocks, back through L^T. */
+static void mg_precond_apply(void *ctx, const double *r, double *z)
+{
+    mg_precond *P = ctx;
+    size_t n = P->n, ns = P->ns;
+    if (n > 0)
+        memcpy(P->rp, r, n * sizeof *P->rp);
+    if (ns > 0 && n > 0) {
+        seam_cholesky_solve(P->chol, r + n, P->ws);   /* w_s = A_ss^-1 r_s */
+        seam_csr_mul_t(P->Asp, P->ws, P->tp);
+        seam_axpy(n, -1.0, P->tp, P->rp);              /* r_p - A_ps w_s */
+    }
+    if (n > 0) {
+        mac_mg_apply(P->mg, n, P->F->cell, P->rp, z);
+        for (size_t i = 0; i < n; i++)
+            z[i] /= P->scale;
+    }
+    if (ns > 0) {
+        memcpy(P->rs, r + n, ns * sizeof *P->rs);
+        if (n > 0) {
+            seam_csr_mul(P->Asp, z, P->ws);
+            seam_axpy(ns, -1.0, P->ws, P->rs);         /* r_s - A_sp z_p */
+        }
+        seam_cholesky_solve(P->chol, P->rs, z + n);
+    }
+}
+
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
                        const seam_host *host)
@@ -313,22 +491,34 @@ seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_b
     double cn = seam_norm2(spd.size, spd.c);
     mono_solve_stats s = {0, 0.0, spd.A->nnz};
     if (spd.size > 0 && cn > 0.0) {
-        seam_ichol *L = seam_ichol_new(spd.A);
-        seam_linop Aop = {spd.size, spd_apply, &spd}, Mop = seam_ichol_linop(L);
-        seam_krylov_opts ko = {opts->tol, 0.0, opts->max_iter > 0 ? opts->max_iter : (int)spd.size + 100, 0};
-        seam_krylov_stats ks = {0};
-        seam_pcg(&Aop, &Mop, spd.c, y, &ko, &ks);
-        seam_ichol_destroy(&L);
-        s.iterations = ks.iterations;
-        s.residual = ks.residual / cn;
-        if (ks.breakdown || !ks.converged) {
-            seam_logf(host, SEAM_LOG_WARN,   /* the step is retried smaller: no error unless that fails too */
-                      "monolithic: coupled pressure solve (dt %g, %zu pressures, %zu unknowns): IC(0)-PCG %s after %d "
-                      "iterations, relative residual %.3e > tol %.1e",
-                      dt, spd.n, spd.size, ks.breakdown ? "broke down" : "did not converge", ks.iterations, s.residual,
-                      opts->tol);
-            st = SEAM_UNSTABLE;
+        int mg = opts->precond == MONO_PRECOND_MG;
+        seam_ichol *L = NULL;
+        mg_precond P = {0};
+        seam_linop Aop = {spd.size, spd_apply, &spd}, Mop;
+        if (mg) {
+            st = mg_precond_build(&P, &spd, F, host);
+            Mop = (seam_linop){spd.size, mg_precond_apply, &P};
+        } else {
+            L = seam_ichol_new(spd.A);
+            Mop = seam_ichol_linop(L);
         }
+        if (st == SEAM_OK) {
+            seam_krylov_opts ko = {opts->tol, 0.0, opts->max_iter > 0 ? opts->max_iter : (int)spd.size + 100, 0};
+            seam_krylov_stats ks = {0};
+            seam_pcg(&Aop, &Mop, spd.c, y, &ko, &ks);
+            s.iterations = ks.iterations;
+            s.residual = ks.residual / cn;
+            if (ks.breakdown || !ks.converged) {
+                seam_logf(host, SEAM_LOG_WARN,   /* the step is retried smaller: no error unless that fails too */
+                          "monolithic: coupled pressure solve (dt %g, %zu pressures, %zu unknowns): %s-PCG %s after %d "
+                          "iterations, relative residual %.3e > tol %.1e",
+                          dt, spd.n, spd.size, mg ? "multigrid" : "IC(0)",
+                          ks.breakdown ? "broke down" : "did not converge", ks.iterations, s.residual, opts->tol);
+                st = SEAM_UNSTABLE;
+            }
+        }
+        seam_ichol_destroy(&L);
+        mg_precond_free(&P);
     }
     if (st == SEAM_OK)
         mono_spd_recover(&spd, blocks, y, p, v);

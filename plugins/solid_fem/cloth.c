@@ -235,7 +235,7 @@ static int half_edge_cmp(const void *pa, const void *pb)
     return 0;
 }
 
-int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, const char *where)
+int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const char *where)
 {
     fem_body *b = &self->bodies[bi];
     size_t base = b->node0, t0 = self->n_tris;
@@ -257,7 +257,7 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, const char *where)
         cross(e1, e2, nrm);
         double area = 0.5 * sqrt(dot3(nrm, nrm)), l1 = sqrt(dot3(e1, e1));
         if (!(area > 1e-12 * dot3(e1, e1))) {
-            seam_logf(self->host, SEAM_LOG_ERROR, "%s: triangle %zu is degenerate at rest (area %g)", where, k, area);
+            fem_mesh_error(self, c, where, "triangle %zu is degenerate at rest (area %g)", k, area);
             return -1;
         }
         /* D_m in the rest triangle's frame: e1 along the first axis. */

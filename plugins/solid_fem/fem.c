@@ -1,5 +1,6 @@
 /* solid_fem: configuration, mesh generators, bodies and the interface. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -575,7 +576,20 @@ static double simplex_measure(int d, const double *X, const int32_t *n, double *
 static void *grow(void *p, size_t count, size_t size) { return realloc(p, (count ? count : 1) * size); }
 
 /* Append a mesh as body bi: nodes, elements or springs and hinges, masses. */
-static int add_body(fem *self, size_t bi, fem_mesh *m, const char *where)
+void fem_mesh_error(fem *self, seam_cfg *c, const char *where, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c)
+        seam_cfg_error(c, "mesh", "%s", msg);
+    else
+        seam_logf(self->host, SEAM_LOG_ERROR, "%s: %s", where, msg);
+}
+
+static int add_body(fem *self, size_t bi, fem_mesh *m, seam_cfg *c, const char *where)
 {
     fem_body *b = &self->bodies[bi];
     int d = self->d;
@@ -599,8 +613,8 @@ static int add_body(fem *self, size_t bi, fem_mesh *m, const char *where)
             for (int a = 0; a <= d; a++) {
                 int32_t node = m->cells[k * (size_t)(d + 1) + (size_t)a];
                 if (node < 0 || (size_t)node >= m->n_nodes) {
-                    seam_logf(self->host, SEAM_LOG_ERROR, "%s: element %lld refers to missing node %d", where,
-                              m->tags ? (long long)m->tags[k] : (long long)k, node);
+                    fem_mesh_error(self, c, where, "element %lld refers to missing node %d",
+                                   m->tags ? (long long)m->tags[k] : (long long)k, node);
                     return -1;
                 }
                 e->n[a] = (int32_t)base + node;
@@ -611,9 +625,9 @@ static int add_body(fem *self, size_t bi, fem_mesh *m, const char *where)
             for (int i = 0; i < d * d; i++)
                 scale = fmax(scale, fabs(Dm[i]));
             if (!(W > 1e-12 * pow(scale, d))) {
-                seam_logf(self->host, SEAM_LOG_ERROR, "%s: element %lld is %s at rest (%s %g)", where,
-                          m->tags ? (long long)m->tags[k] : (long long)k, W < 0 ? "inverted" : "degenerate",
-                          d == 2 ? "area" : "volume", W);
+                fem_mesh_error(self, c, where, "element %lld is %s at rest (%s %g, below 1e-12 of its edges' %s)",
+                               m->tags ? (long long)m->tags[k] : (long long)k, W < 0 ? "inverted" : "degenerate",
+                               d == 2 ? "area" : "volume", W, d == 2 ? "square" : "cube");
                 return -1;
             }
             e->W = W;
@@ -625,7 +639,7 @@ static int add_body(fem *self, size_t bi, fem_mesh *m, const char *where)
         return 0;
     }
     if (d == 3)
-        return fem_cloth_add(self, bi, m, where);
+        return fem_cloth_add(self, bi, m, c, where);
     size_t s0 = self->n_springs;
     self->n_springs += m->n_cells;
     self->springs = grow(self->springs, self->n_springs, sizeof(fem_spring));
@@ -636,7 +650,7 @@ static int add_body(fem *self, size_t bi, fem_mesh *m, const char *where)
         s->body = (int32_t)bi;
         s->l0 = hypot(self->X0[2 * s->b] - self->X0[2 * s->a], self->X0[2 * s->b + 1] - self->X0[2 * s->a + 1]);
         if (!(s->l0 > 0.0)) {
-            seam_logf(self->host, SEAM_LOG_ERROR, "%s: segment %zu has zero length", where, k);
+            fem_mesh_error(self, c, where, "segment %zu has zero length", k);
             return -1;
         }
         self->mass[s->a] += 0.5 * b->density * s->l0;
@@ -835,7 +849,7 @@ static int read_body(fem *self, seam_cfg *c, size_t bi)
     }
     char where[4200];
     snprintf(where, sizeof where, "%s", file[0] ? file : seam_cfg_path(c));
-    int rc = add_body(self, bi, &m, where);
+    int rc = add_body(self, bi, &m, file[0] ? NULL : c, where);
     fem_mesh_free(&m);
     if (rc != 0)
         return -1;

@@ -245,7 +245,11 @@ double fem_cloth_elastic(const fem *self, const double *x, double *f, seam_csr *
  * G G^T at hinges, added into D. */
 void fem_cloth_damping(const fem *self, const double *x, seam_csr *D);
 /* Append mesh m (triangles in 3D) as cloth body bi; hinges on shared edges. */
-int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, const char *where);
+int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const char *where);
+/* A refused mesh: located at the body's "mesh" key when it was generated from the scene (c given), else
+ * prefixed by where (the mesh file). */
+void fem_mesh_error(fem *self, seam_cfg *c, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Dihedral angle of hinge h at x and its gradient G (12). */
 double fem_hinge3_angle(const fem_hinge3 *h, const double *x, double *G);
 /* Read triangles of a Wavefront OBJ file (polygons split into fans). */

@@ -453,7 +453,13 @@ class Session:
         return {"capabilities": int(self.instance.capabilities())}
 
     def op_commit(self, req):
-        return {"status": _status(self.instance.commit())}
+        want = req.get("max_dt")
+        if want is not None and not isinstance(want, bool):
+            raise ProtocolError('commit: field "max_dt": expected bool, got %s' % type(want).__name__)
+        reply = {"status": _status(self.instance.commit())}
+        if want and reply["status"] == OK:   # max_dt of the state just committed: the coupler's next question
+            reply["max_dt"] = self.op_max_dt(req)
+        return reply
 
     def op_solve(self, req):
         self.stepped = True

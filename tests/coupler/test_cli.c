@@ -74,6 +74,47 @@ static void test_validate_reports_precisely(void **state)
     expect("solids[0].name: a participant name is made of A-Z a-z 0-9 _ - . (it names a directory)");
     assert_int_equal(seam("validate examples/nope.json"), 1);
     expect("examples/nope.json: cannot open");
+    /* A scene that is not an object: one message saying so, not every top-level key missing. */
+    assert_int_equal(seam("validate tests/coupler/scenes/not_object.json"), 1);
+    expect("seam: error: tests/coupler/scenes/not_object.json: a scene is a JSON object ({\"time\": ..., ...}), got an "
+           "array\n");
+    if (strstr(output, "required key is missing"))
+        fail_msg("a scene that is not an object named its missing keys:\n%s", output);
+    /* A malformed key path is refused as written, not turned into keys nobody asked for. */
+    const char *malformed[][2] = {{"a..b=1", "an empty key"}, {"time.=1", "an empty key"},
+                                  {"solids[0=1", "a '[' without its ']'"}, {"solids[]=1", "an empty index"},
+                                  {"solids[0]x=1", "text after ']'"}, {"[0]=1", "a '[' with no key before it"},
+                                  {"solids]0=1", "a ']' without its '['"}};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        assert_int_equal(seam("validate examples/piston.json --set '%s'", malformed[i][0]), 1);
+        char want[256];
+        snprintf(want, sizeof want, "seam: error: --set %s: malformed key path (%s)", malformed[i][0], malformed[i][1]);
+        expect(want);
+    }
+    /* A plugin's refusal found after its keys were read is located at the key too (fluid_sph's lattice). */
+    assert_int_equal(seam("validate examples/sph_dam_break.json --set cell_size=3"), 1);
+    expect("seam: [fluid] error: examples/sph_dam_break.json:8:5: fluid.fill: no lattice site (spacing 3 m, the scene's "
+           "cell_size) inside the domain lies in the fill boxes");
+    /* fluid_mac refuses a grid no double holds (a huge cell_size made an infinite box the coupler refused unlocated) */
+    assert_int_equal(seam("validate examples/rising_disc.json --set cell_size=1e300"), 1);
+    expect("seam: [fluid] error: examples/rising_disc.json:10:3: fluid: dx 1e+300 m (the scene's cell_size) over 32 "
+           "cells from 0 m makes a box reaching 3.2e+301 m along x with cells of inf m^3");
+    assert_int_equal(seam("validate examples/rising_disc.json --set fluid.dx=1e308"), 1);
+    expect("seam: [fluid] error: --set fluid.dx: fluid.dx: dx 1e+308 m over 32 cells from 0 m makes a box reaching inf m");
+    /* solid_fem: a generated mesh refused at rest is located at its body's mesh key (it named the body only) */
+    assert_int_equal(seam("validate examples/smoke_cloth.json --set 'solids.0.bodies.0.mesh.v=[0,1e300,0]'"), 1);
+    expect("seam: [cloth] error: examples/smoke_cloth.json:32:11: solids[0].bodies[0].mesh: triangle 1 is degenerate "
+           "at rest (area inf)");
+    assert_int_equal(seam("validate examples/floating_block.json --set 'solids.0.bodies.0.mesh.min=[-1e30,0.55]'"), 1);
+    expect("seam: [block] error: examples/floating_block.json:20:27: solids[0].bodies[0].mesh: element 0 is degenerate "
+           "at rest (area 3.125e+27, below 1e-12 of its edges' square)");
+    /* tube_fluid's bind refusal (fluid and solid discretized apart) is located at the fluid's cells */
+    assert_int_equal(seam("validate examples/tube_precice.json --set fluid.discretization=staggered"), 1);
+    expect("seam: [fluid] error: examples/tube_precice.json:17:37: fluid.cells: cells = 100 needs an interface of 100 "
+           "points of dimension 1 (one cross-section per cell), the solids describe 101 of dimension 1");
+    /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
+    assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
+    expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
 }
 
 static void test_run_writes_stats(void **state)
@@ -379,13 +420,26 @@ static void test_exit_status_table(void **state)
     char cmd[8192], path[4200];
     snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' run examples/piston.json --out '%s' --force --quiet --end 1e6 "
              "--set time.frame=1e9 >'%s.txt' 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, dir, dir);
+    snprintf(path, sizeof path, "%s/stats.csv", dir);
+    unlink(path);   /* the last run's: the wait below must see this run's rows */
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
-    usleep(500000);
+    /* SIGINT once a step's row is in stats.csv (a loaded machine may take seconds to start the run) */
+    for (int waited = 0; waited < 3000; waited++) {
+        FILE *rows_so_far = fopen(path, "r");
+        int lines = 0, ch;
+        while (rows_so_far && (ch = fgetc(rows_so_far)) != EOF)
+            lines += ch == '\n';
+        if (rows_so_far)
+            fclose(rows_so_far);
+        if (lines >= 2)
+            break;
+        usleep(20000);
+    }
     kill(pid, SIGINT);
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -491,6 +545,34 @@ static void test_validate_loads_no_library_off_the_search_path(void **state)
                           getenv("SEAM_BUILD_ROOT")), 0);
 }
 
+/* An output directory that holds the scene (output.dir ".", "", "..", or --out there) is refused before
+ * anything is written or removed: --force would empty it, scene and all. */
+static void test_output_dir_holding_the_scene(void **state)
+{
+    (void)state;
+    char dir[4096], scene[4200], keep[4200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_scene_dir"));
+    snprintf(scene, sizeof scene, "%s/piston.json", dir);
+    snprintf(keep, sizeof keep, "%s/keep.txt", dir);
+    char cmd[20000];
+    snprintf(cmd, sizeof cmd, "cp '%s/examples/piston.json' '%s' && echo kept > '%s' && touch '%s/stats.csv'",
+             getenv("SEAM_SOURCE_ROOT"), scene, keep, dir);
+    assert_int_equal(system(cmd), 0);
+    const char *dirs[] = {".", "\"\"", "..", "/"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        assert_int_equal(seam("run '%s' --steps 1 --force --set output.dir=%s", scene, dirs[i]), 1);
+        expect("seam: error: --set output.dir: the output directory ");
+        expect(" holds the scene file itself (");
+    }
+    assert_int_equal(seam("run '%s' --steps 1 --force --out '%s'", scene, dir), 1);
+    expect("seam: error: --out: the output directory ");
+    assert_true(exists(dir, "piston.json") && exists(dir, "keep.txt") && exists(dir, "stats.csv"));
+    /* a folder of its own below the scene's is fine */
+    assert_int_equal(seam("run '%s' --steps 1 --force --set output.dir=out --quiet", scene), 0);
+    snprintf(keep, sizeof keep, "%s/out", dir);
+    assert_true(exists(keep, "stats.csv") && exists(dir, "piston.json"));
+}
+
 static void test_plugins_and_info(void **state)
 {
     (void)state;
@@ -499,8 +581,8 @@ static void test_plugins_and_info(void **state)
     expect("piston_solid       solid    abi 5");
     assert_int_equal(seam("info piston_solid"), 0);
     expect("role:     solid");
-    expect("required: create destroy max_dt solve commit\n");
-    expect("optional: describe mobility save load capabilities\n");
+    expect("required: create destroy max_dt solve commit describe\n");   /* describe: a solid's (plugins.md, "Roles") */
+    expect("optional: mobility save load capabilities\n");
     expect("absent:   bind regions field write_output domain bodies\n");
     /* a plugin built against the ABI 2 header: no capabilities entry, its flags from its entries */
     assert_int_equal(seam("info '%s/tests/abi/piston_solid_abi2.so'", getenv("SEAM_BUILD_ROOT")), 0);
@@ -523,6 +605,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_reports_precisely),
         cmocka_unit_test(test_exit_status_table),
+        cmocka_unit_test(test_output_dir_holding_the_scene),
         cmocka_unit_test(test_run_writes_stats),
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_report),

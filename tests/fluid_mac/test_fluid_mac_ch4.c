@@ -174,7 +174,11 @@ static void test_viscous_large_stable(void **state)
 /* Couette flow: a thin shell along y = 0.5 slides along x at U0 between no-slip
  * walls at y = 0 and 1 (open ends): the steady state is linear, u = U0 y / 0.5
  * below and U0 (1 - y) / 0.5 above, exactly on the grid (walls and the shell
- * at dx/2 from the nearest faces). */
+ * at dx/2 from the nearest faces). With viscous_loads the shell receives the
+ * shear stress mu U0 / 0.5 of each side against its motion, over the nx + 1
+ * rows of x faces dx apart (the two open ends' faces count whole, as the
+ * viscous solve has them): -2 rho nu U0 / 0.5 (nx + 1) dx in all, and no
+ * pressure load (p = 0 everywhere). */
 static void test_viscous_couette_shell(void **state)
 {
     (void)state;
@@ -183,7 +187,8 @@ static void test_viscous_couette_shell(void **state)
     int nx = 4, ny = 16;
     double dx = 1.0 / ny, U0 = 0.2, dt = 0.05;
     void *fl = fluid_make(P, &th, "{\"cells\": [4, 16], \"dx\": 0.0625, \"gravity\": [0, 0], \"viscosity\": 1,"
-                                  " \"pressure_tolerance\": 1e-12, \"boundary\": {\"left\": \"open\", \"right\": \"open\"}}");
+                                  " \"pressure_tolerance\": 1e-12, \"boundary\": {\"left\": \"open\", \"right\": \"open\"},"
+                                  " \"viscous_loads\": true}");
     enum { NP = 97 };
     static double X[2 * NP], V[2 * NP];
     static int32_t elems[2 * (NP - 1)];
@@ -222,6 +227,15 @@ static void test_viscous_couette_shell(void **state)
     }
     fprintf(stderr, "Couette flow beside a sliding shell: max error %.3g m/s of %g\n", err, U0);
     assert_true(err < 1e-6 * U0);
+    double fx = 0.0, fy = 0.0, want = -2.0 * 1000.0 * 1.0 * U0 / 0.5 * (nx + 1) * dx;
+    for (int k = 0; k < NP; k++) {
+        fx += F[2 * k];
+        fy += F[2 * k + 1];
+    }
+    fprintf(stderr, "viscous load on the shell: %.9g N/m (mu U0 / h over both sides: %.9g), %.3g across\n", fx, want,
+            fy);
+    assert_true(fabs(fx - want) < 1e-5 * fabs(want));
+    assert_true(fabs(fy) < 1e-9 * fabs(want));
     free(s);
     P->destroy(fl);
 }

@@ -84,7 +84,7 @@ static void check_kernels(const mac_grid *g, size_t n)
         assert_true(max_diff(vel[a], ref[a], mac_nf(g, (int)a)) < 1e-12);
     /* cloud-in-cell counts */
     mac_ref_particle_density(g, n, x, phi_ref);
-    assert_int_equal(mac_particle_density(g, n, x, &bins, phi), SEAM_OK);
+    assert_int_equal(mac_particle_density(g, n, x, &bins, 0, phi), SEAM_OK);
     double total = 0.0;
     for (size_t c = 0; c < nc; c++)
         total += phi[c];
@@ -95,14 +95,34 @@ static void check_kernels(const mac_grid *g, size_t n)
     mac_grid_to_particles(g, n, x, vel, u, 0);
     mac_grid_to_particles(g, n, x, vel, u_ref, 1);
     assert_memory_equal(u, u_ref, dim * n * sizeof *u);
+    /* two fields at once: the numbers of one call per field (the second: ref turned and shifted) */
+    for (size_t a = 0; a < dim; a++)
+        for (size_t f = 0; f < mac_nf(g, (int)a); f++)
+            ref[a][f] = 1.0 - 3.0 * ref[a][f];
+    double *u2 = malloc(dim * n * sizeof *u2), *v2 = malloc(dim * n * sizeof *v2);
+    mac_grid_to_particles2(g, n, x, vel, u2, ref, v2);
+    assert_memory_equal(u2, u, dim * n * sizeof *u);
+    mac_grid_to_particles(g, n, x, ref, u_ref, 0);
+    assert_memory_equal(v2, u_ref, dim * n * sizeof *u);
+    free(u2);
+    free(v2);
     double *x2 = malloc(dim * n * sizeof *x2);
     memcpy(x2, x, dim * n * sizeof *x2);
     memcpy(u_ref, vp, dim * n * sizeof *u_ref);
+    double *x3 = malloc(dim * n * sizeof *x3), *vp3 = malloc(dim * n * sizeof *vp3);
+    memcpy(x3, x, dim * n * sizeof *x3);
+    memcpy(vp3, vp, dim * n * sizeof *vp3);
     size_t kept = mac_advect_particles(g, n, x, vp, vel, 0.1 * g->dx, NULL, 0);
     size_t kept_ref = mac_advect_particles(g, n, x2, u_ref, vel, 0.1 * g->dx, NULL, 1);
     assert_int_equal(kept, kept_ref);
     assert_memory_equal(x, x2, dim * kept * sizeof *x);
     assert_memory_equal(vp, u_ref, dim * kept * sizeof *vp);
+    /* the move's first stage read from the samples taken at x: the same move */
+    assert_int_equal(mac_advect_particles_from(g, n, x3, vp3, vel, u, 0.1 * g->dx, NULL, 0), kept);
+    assert_memory_equal(x3, x, dim * kept * sizeof *x);
+    assert_memory_equal(vp3, vp, dim * kept * sizeof *vp);
+    free(x3);
+    free(vp3);
     for (size_t a = 0; a < dim; a++) {
         free(vel[a]);
         free(ref[a]);

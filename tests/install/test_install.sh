@@ -48,6 +48,17 @@ grep -q "^seam: \[fluid\] started $bin/seam-serve (pid [0-9]*) on ipc://" "$tmp/
     fail "the separate run did not start $bin/seam-serve: $(grep started "$tmp/sep.txt")"
 cut -d, -f1-6 "$tmp/out/stats.csv" >"$tmp/inline.csv" && cut -d, -f1-6 "$tmp/sep/stats.csv" >"$tmp/separate.csv"
 cmp -s "$tmp/inline.csv" "$tmp/separate.csv" || fail "the separate run's steps (iterations, residuals) differ from the inline run's"
+# A plugin written elsewhere, built as docs/plugins.md says (cc ... $(pkg-config --cflags --libs seam)) against
+# the installed headers and seam.pc (the staged tree: PKG_CONFIG_SYSROOT_DIR), runs in the installed seam.
+src=${SEAM_SOURCE_ROOT:?}/tests/docs/outsider
+pc=$(PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp" pkg-config --cflags --libs seam) ||
+    fail "pkg-config does not find the installed seam.pc in $lib/pkgconfig"
+mkdir "$tmp/outside"
+cc -shared -fPIC -fvisibility=hidden -o "$tmp/outside/spring_body.so" "$src/spring_body.c" $pc \
+    >"$tmp/cc.txt" 2>&1 || { cat "$tmp/cc.txt" >&2; fail "the outside plugin does not build with: $pc"; }
+in_prefix SEAM_PLUGIN_PATH="$tmp/outside" seam run "$src/tank.json" --steps 3 --out "$tmp/outside/out" --quiet \
+    >"$tmp/outside.txt" 2>&1 || { cat "$tmp/outside.txt" >&2; fail "the installed seam could not run the outside plugin"; }
+[ "$(wc -l <"$tmp/outside/out/stats.csv")" -eq 4 ] || fail "the outside plugin's run has no 3 steps"
 # The installed Python package runs its own prefix's seam too.
 paths=$(find "$root" -path '*/seam/_paths.py' | head -n 1)
 [ -n "$paths" ] || fail "no seam Python package under $root"

@@ -475,6 +475,42 @@ static void test_thin_plate(void **state)
     test_run_free(l);
 }
 
+/* coupling.preconditioner: IC(0) and the multigrid block preconditioner
+ * solve the same system to the PCG's tolerance, so the elastic block of
+ * examples/floating_block.json takes the same path with either. */
+static void test_preconditioners(void **state)
+{
+    (void)state;
+    const char *ic0_sets[] = {"coupling.scheme=monolithic", "coupling.preconditioner=ic0", "time.end=0.2",
+                              "output.frames=false", NULL};
+    const char *mg_sets[] = {"coupling.scheme=monolithic", "coupling.preconditioner=multigrid", "time.end=0.2",
+                             "output.frames=false", NULL};
+    test_run *a = test_run_scene("monolithic_ic0", NULL, "examples/floating_block.json", ic0_sets);
+    test_run *b = test_run_scene("monolithic_multigrid", NULL, "examples/floating_block.json", mg_sets);
+    assert_int_equal(a->status, SEAM_OK);
+    assert_int_equal(b->status, SEAM_OK);
+    assert_int_equal(a->rows, b->rows);
+    assert_int_equal(a->n, b->n);
+    double worst = 0.0, moved = 0.0;
+    for (size_t row = 0; row < a->rows; row++)
+        for (size_t k = 0; k < a->n; k++) {
+            worst = fmax(worst, fabs(a->X[row * a->n + k] - b->X[row * b->n + k]));
+            moved = fmax(moved, fabs(a->X[row * a->n + k] - a->X[k]));
+        }
+    /* The key takes effect: the first step's PCG iterations, from the plugin's debug line. */
+    const char *ia = strstr(a->log, "velocities, PCG "), *ib = strstr(b->log, "velocities, PCG ");
+    assert_non_null(ia);
+    assert_non_null(ib);
+    int it_ic0 = atoi(ia + 16), it_mg = atoi(ib + 16);
+    printf("floating block to 0.2 s: the block moves %.3g m, IC(0) and multigrid runs differ by %.3g m; first step "
+           "PCG iterations %d (IC(0)), %d (multigrid)\n", moved, worst, it_ic0, it_mg);
+    assert_true(moved > 1e-4);
+    assert_true(worst <= 1e-8);
+    assert_true(it_mg > 0 && 3 * it_mg < it_ic0);
+    test_run_free(a);
+    test_run_free(b);
+}
+
 /* What the monolithic solver cannot take is refused by key, before a step. */
 static void test_refusals(void **state)
 {
@@ -493,12 +529,19 @@ static void test_refusals(void **state)
     const char *sph[] = {"coupling.scheme=monolithic", "fluid.plugin=fluid_sph", NULL};
     assert_true(test_scene_refused(NULL, "examples/floating_block.json", sph, log, sizeof log));
     assert_non_null(strstr(log, "fluid.plugin"));
+    const char *precond[] = {"coupling.scheme=monolithic", "coupling.preconditioner=amg", NULL};
+    assert_true(test_scene_refused(NULL, "examples/floating_block.json", precond, log, sizeof log));
+    assert_non_null(strstr(log, "preconditioner"));
+    const char *viscous[] = {"coupling.scheme=monolithic", "fluid.viscosity=0.001", "fluid.viscous_loads=true", NULL};
+    assert_true(test_scene_refused(NULL, "examples/floating_block.json", viscous, log, sizeof log));
+    assert_non_null(strstr(log, "fluid.viscous_loads: has no effect in the coupled solve"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_preconditioners),
         cmocka_unit_test(test_supported_body),
         cmocka_unit_test(test_inflow_lid),
         cmocka_unit_test(test_obstacle_plug),

@@ -613,7 +613,7 @@ static void check_algebra(int d)
         dense_solve(&F, blocks, 3, p_ref, v_ref);
         double alphas[2] = {1e-3, -1.0};
         for (int ai = 0; ai < 2; ai++) {
-            mono_solve_opts o = {sigmas[si], alphas[ai], 1e-13, 0};
+            mono_solve_opts o = {sigmas[si], alphas[ai], 1e-13, 0, MONO_PRECOND_IC0};
             mono_spd spd;
             assert_int_equal(mono_spd_build(&spd, &F, blocks, 3, &o, &th.host), SEAM_OK);
             assert_int_equal(spd.size, F.n + blocks[0].m + blocks[2].m);   /* the rigid body is eliminated */
@@ -674,7 +674,7 @@ static void check_algebra(int d)
         }
         /* Without fluid rows: the solids' own step S v = r (3.55), whatever alpha. */
         mono_fluid none = {0};
-        mono_solve_opts o = {sigmas[si], si == 1 ? -1.0 : 1e-3, 1e-13, 0};
+        mono_solve_opts o = {sigmas[si], si == 1 ? -1.0 : 1e-3, 1e-13, 0, MONO_PRECOND_IC0};
         assert_int_equal(mono_solve(&none, blocks, 3, dt, &o, p, v, NULL, &th.host), SEAM_OK);
         for (size_t b = 0, off = 0; b < 3; off += blocks[b].m, b++) {
             size_t mb = blocks[b].m;
@@ -689,7 +689,7 @@ static void check_algebra(int d)
             free(x);
         }
         /* PCG stopped short is an error, never a success. */
-        mono_solve_opts short_run = {sigmas[si], -1.0, 1e-13, 2};
+        mono_solve_opts short_run = {sigmas[si], -1.0, 1e-13, 2, MONO_PRECOND_IC0};
         assert_int_equal(mono_solve(&F, blocks, 3, dt, &short_run, p, v, NULL, &th.host), SEAM_UNSTABLE);
         assert_true(test_host_saw(&th, "IC(0)-PCG did not converge after 2 iterations"));
         /* A solve with another sigma than the blocks' is refused by name. */
@@ -727,7 +727,7 @@ static void check_free_fall(int d)
     double g[3] = {0, 0, 0}, v0[3] = {1.5, d == 2 ? 2.0 : -0.5, 2.0}, dt = 0.02;
     g[d - 1] = -9.81;
     mono_fluid none = {0};
-    mono_solve_opts o = {0.9, -1.0, 1e-12, 0};
+    mono_solve_opts o = {0.9, -1.0, 1e-12, 0, MONO_PRECOND_IC0};
     int steps = 10;
     for (int k = 1; k <= steps; k++) {
         mono_block blk;
@@ -784,7 +784,7 @@ static void check_recovery(int d)
         }
     assert_float_equal(measure(f, f->x), pow(0.7, d) * rest, 1e-12);
     mono_fluid none = {0};
-    mono_solve_opts o = {0.9, -1.0, 1e-12, 0};
+    mono_solve_opts o = {0.9, -1.0, 1e-12, 0, MONO_PRECOND_IC0};
     for (int k = 0; k < 400; k++) {
         mono_block blk;
         assert_int_equal(mono_fem_block(&blk, f, dt, 0.9, NULL, 0, f->n_iface, &th.host), SEAM_OK);

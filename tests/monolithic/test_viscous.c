@@ -58,7 +58,7 @@ static void mono_step(fluid_mac *fl, double t, double dt, const seam_host *host)
         for (size_t r = 0; r < F.n; r++)
             F.Eu[r] += fl->src_s[F.cell[r]] * mac_cell_volume(g);
     double *p = calloc(F.n, sizeof *p);
-    mono_solve_opts opts = {0.9, 1e-3, 1e-13, 100000};
+    mono_solve_opts opts = {0.9, 1e-3, 1e-13, 100000, MONO_PRECOND_IC0};
     assert_int_equal(mono_solve(&F, NULL, 0, dt, &opts, p, NULL, NULL, host), SEAM_OK);
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = F.index[c] >= 0 ? p[F.index[c]] : 0.0;

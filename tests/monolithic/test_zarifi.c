@@ -154,7 +154,7 @@ static zerr run_case(const zcase *zc, double dx)
     assert_int_equal(mono_fluid_build(&F, &g, &cut, &b, phi, u, NULL, rho_f, dt, &th.host), SEAM_OK);
     assert_int_equal(mono_fem_block(&blk, f, dt, 0.9, fext, 0, f->n_iface, &th.host), SEAM_OK);
     double *p = calloc(F.n + 1, sizeof *p), *v = calloc(blk.m + 1, sizeof *v);
-    mono_solve_opts opts = {0.9, 1e-3, 1e-10, 100000};
+    mono_solve_opts opts = {0.9, 1e-3, 1e-10, 100000, MONO_PRECOND_IC0};
     mono_solve_stats st;
     assert_int_equal(mono_solve(&F, &blk, 1, dt, &opts, p, v, &st, &th.host), SEAM_OK);
     zerr err = {0, 0, 0};

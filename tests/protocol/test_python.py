@@ -3,6 +3,7 @@ hostile input gets an error reply and serving goes on, and the Python piston
 fluid computes F = -m_a (V - V^n) / dt bit for bit; statuses and log levels
 are distinct; a solver's destroy runs at bye and its messages go back."""
 import array
+import math
 import os
 import re
 import struct
@@ -150,9 +151,18 @@ class SessionTest(unittest.TestCase):
             self.assertEqual(reply["status"], seam.OK, reply)
             s.handle(pack({"op": "commit", "id": 10 + k}))
         self.assertEqual(struct.unpack("<2d", reply["X"] + reply["V"]), (4.0, 3.0))   # 1 + 0.5 (1 + 2 + 3)
+        # commit with max_dt: true also answers max_dt; without it, status alone; a non-bool is refused
+        s.handle(pack({"op": "solve", "id": 13, "step": step, "n": 1, "dim": 1, "F": struct.pack("<d", 4.0)}))
+        reply, _ = s.handle(pack({"op": "commit", "id": 14, "max_dt": True}))
+        self.assertEqual((reply["status"], reply["max_dt"]), (seam.OK, {"status": seam.OK, "dt": math.inf}))
+        reply, _ = s.handle(pack({"op": "commit", "id": 15}))
+        self.assertNotIn("max_dt", reply)
+        reply, _ = s.handle(pack({"op": "commit", "id": 16, "max_dt": 1}))
+        self.assertFalse(reply["ok"])
+        self.assertIn('commit: field "max_dt": expected bool', reply["error"])
         reply, ended = s.handle(pack({"op": "bye", "id": 20}))
         self.assertTrue(ended)
-        self.assertEqual(reply["log"], [[seam.LOG_DEBUG, "piston_solid_py: destroyed after 3 commits"]])
+        self.assertEqual(reply["log"], [[seam.LOG_DEBUG, "piston_solid_py: destroyed after 5 commits"]])
         self.assertIsNone(s.instance)
 
     def test_solid_refuses_a_bad_configuration_located(self):

@@ -855,6 +855,51 @@ static void test_mobility_save_and_load_through_the_proxy(void **state)
     p->destroy(self);   /* bye, and the spawned server exits */
 }
 
+/* After a commit, max_dt is answered from the commit's reply without a
+ * request (a stopped server could not answer one); after a load, which
+ * changes the committed state, it is asked again. */
+static void test_max_dt_comes_with_the_commit(void **state)
+{
+    (void)state;
+    char err[2048];
+    seam_remote_options o = {.name = "piston", .timeout_s = 1, .heartbeat_s = 0, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_spawn("piston_solid", &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    const seam_plugin *p = seam_remote_plugin(r);
+    pid_t pid = (pid_t)seam_remote_pid(r);
+    test_host th;
+    test_host_init(&th, "piston", "solids[0]");
+    void *self = p->create(p, "{\"mass\": 4.0, \"position\": 0.25}", &th.host);
+    assert_non_null(self);
+    seam_interface f;
+    assert_int_equal(p->describe(self, &f), SEAM_OK);
+    double F = 1.0, X = 0.0, V = 0.0, dt = 0.0;
+    seam_step step = {0, 0.0, 0.01, 0};
+    seam_input in = {1, 1, NULL, NULL, &F};
+    seam_output out = {1, 1, &X, &V, NULL};
+    assert_int_equal(p->solve(self, &step, &in, &out), SEAM_OK);
+    assert_int_equal(p->commit(self), SEAM_OK);
+    kill(pid, SIGSTOP);   /* continued before any assertion: a failed one must not leave it stopped */
+    double t0 = test_now_s(), dt2 = 0.0;
+    seam_status st1 = p->max_dt(self, &dt);
+    seam_status st2 = p->max_dt(self, &dt2);   /* as often as asked: the committed state is the same */
+    double took = test_now_s() - t0;
+    kill(pid, SIGCONT);
+    assert_int_equal(st1, SEAM_OK);
+    assert_int_equal(st2, SEAM_OK);
+    assert_true(isinf(dt) && dt > 0 && dt2 == dt);
+    assert_true(took < 0.5);
+    double xv[2] = {0.5, 0.0};
+    assert_int_equal(p->load(self, xv, sizeof xv), SEAM_OK);
+    kill(pid, SIGSTOP);
+    st1 = p->max_dt(self, &dt);
+    kill(pid, SIGCONT);
+    assert_int_equal(st1, SEAM_ERROR);
+    assert_true(test_host_saw(&th, "max_dt at step 1 (t = 0 s): no reply from ipc://"));
+    p->destroy(self);
+}
+
 /* The proxy reports the flags the plugin reports for the same configuration
  * (asked once after create), and the piston solid's too. */
 static void test_capabilities_through_the_proxy(void **state)
@@ -1303,6 +1348,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_newcomer_waits_for_a_vanished_owners_solve, test_proc_reap_all),
         cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_capabilities_through_the_proxy, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_max_dt_comes_with_the_commit, test_proc_reap_all),
         cmocka_unit_test_teardown(test_bodies_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, test_proc_reap_all),
     };

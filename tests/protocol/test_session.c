@@ -1064,6 +1064,65 @@ static void test_refused_bind_keeps_the_bound_interface(void **state)
     teardown((void **)&f);
 }
 
+/* commit with max_dt: true answers max_dt of the state it committed, the
+ * same bits as a max_dt request after it; without the field, none. */
+static void commit_with(fixture *f, uint64_t id, int with)
+{
+    seam_wbuf w;
+    request(&w, "commit", id, with >= 0);
+    if (with > 0) {
+        seam_w_str(&w, "max_dt"); seam_w_bool(&w, true);
+    } else if (with == 0) {
+        seam_w_str(&w, "max_dt"); seam_w_str(&w, "yes");
+    }
+    send_wbuf(f, &w);
+}
+
+static void test_commit_answers_max_dt_of_the_committed_state(void **state)
+{
+    (void)state;
+    fixture *f = calloc(1, sizeof *f);
+    char err[1024];
+    f->lib = seam_library_open("fluid_mac", err, sizeof err);
+    assert_non_null(f->lib);
+    f->s = seam_session_new(seam_library_plugin(f->lib));
+    seam_wbuf_init(&f->reply, 0);
+    say_hello(f);
+    create_with(f, "{\"cells\": [10, 10], \"dx\": 0.1}", "fluid");
+    bind_square(f, 3, 0.2, 0);
+    assert_true(reply_ok(f));
+    double F[8], before = NAN;
+    uint64_t id = 4;
+    for (int step = 0; step < 3; step++) {
+        solve_square(f, id++, 0.2, F);
+        commit_with(f, id++, 1);
+        assert_true(reply_ok(f));
+        seam_msg sub;
+        uint64_t st = 9;
+        double dt = NAN, asked = NAN;
+        assert_true(seam_msg_child(&f->m, "max_dt", true, &sub));
+        assert_true(seam_msg_uint(&sub, "status", true, &st));
+        assert_int_equal(st, SEAM_OK);
+        assert_true(seam_msg_num(&sub, "dt", true, &dt));
+        seam_wbuf w;
+        request(&w, "max_dt", id++, 0);
+        send_wbuf(f, &w);
+        assert_true(reply_ok(f));
+        assert_true(seam_msg_num(&f->m, "dt", true, &asked));
+        assert_memory_equal(&dt, &asked, sizeof dt);
+        assert_true(dt > 0.0 && isfinite(dt));
+        if (step == 2)
+            assert_true(dt != before);   /* the fluid has started to move: its CFL limit follows the state */
+        before = dt;
+    }
+    commit_with(f, id++, -1);   /* an older coupler's commit: status alone */
+    assert_true(reply_ok(f));
+    assert_false(seam_msg_has(&f->m, "max_dt"));
+    commit_with(f, id++, 0);
+    expect_error(f, "commit: field \"max_dt\"");
+    teardown((void **)&f);
+}
+
 /* The cloth of smoke_cloth sends 42 located keys: more than the 32 fields of
  * a message, which `locations` may exceed. */
 static void test_create_with_many_locations(void **state)
@@ -1176,6 +1235,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_error_replies_are_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(test_solve_without_out_or_inputs, setup, teardown),
         cmocka_unit_test(test_refused_bind_keeps_the_bound_interface),
+        cmocka_unit_test(test_commit_answers_max_dt_of_the_committed_state),
         cmocka_unit_test_setup_teardown(test_create_with_many_locations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_that_are_not_directory_names, setup, teardown),
         cmocka_unit_test(test_bind_endpoints),

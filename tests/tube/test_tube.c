@@ -410,7 +410,7 @@ static void test_mismatched_cells_are_refused(void **state)
         " \"solids\": [{\"plugin\": \"tube_solid\", \"cells\": 21}]}";
     char log[16384];
     assert_true(test_scene_refused(scene, NULL, NULL, log, sizeof log));
-    if (!strstr(log, "cells = 20 needs an interface of 20 points of dimension 1"))
+    if (!strstr(log, "fluid.cells: cells = 20 needs an interface of 20 points of dimension 1"))
         fail_msg("%s", log);
 }
 

@@ -342,7 +342,7 @@ typedef struct seam_plugin {
     /* ABI 5. Optional. -------------------------------------------------- */
 
     /* Solid: the rigid bodies among its interface points and their
-     * committed poses (seam_bodies). Called once, after describe; a solid
+     * committed poses (seam_bodies). Called once, after the fluid's bind; a solid
      * whose points move only as rigid bodies (SEAM_CAP_RIGID) should offer
      * it, so that the reduced model interface can work on each body's
      * degrees of freedom (docs/coupling.md, "rigid_dofs"). */

@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""Mutated scenes against `seam validate` (and `seam run --steps 1` for a sample).
+
+Each case takes a shipped example, applies one random mutation (a key deleted, a value of the
+wrong type, a huge / negative / NaN / infinite number, an unknown key, the text truncated, a key
+duplicated, deep nesting), writes it beside the example (so relative paths still resolve) and runs
+seam on it with a timeout. A case fails when seam is killed by a signal, prints a sanitizer
+report, hangs, exits with a status other than 0 or 1, or refuses the scene without a message that
+names the scene file (file:line:col) or the key path.
+
+    fuzz_scenes.py SEAM EXAMPLES_DIR [--cases N] [--seed S] [--run-every K] [--timeout T] [--keep DIR]
+
+The suite runs a few cases of a fixed seed (coupler_fuzz_scenes; run it in the sanitizer build to have
+memory errors and undefined behaviour reported); a longer search is the same script with more cases
+and other seeds (README.md, "Development"). A failing case is printed with its seed, case number,
+example and mutation, and with --keep the mutated scene is saved.
+"""
+import argparse
+import copy
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HUGE = [1e308, -1e308, 1e300, 1e30, -1e30, 4294967296, 9223372036854775807, -9223372036854775808,
+        18446744073709551615, 1e-320, -1, -0.0, 0, 2147483648]
+TEXT_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e999", "-1e999", "nan"]
+ODD = [None, True, False, "", "x" * 300, "\u00e9\u4e2d", [], {}, [[]], [1, "a"], {"a": {}}, 3, -3, 0.5, "0.5"]
+
+
+def paths(v, prefix=()):
+    """Every key path of a JSON value: tuples of keys and indices."""
+    out = [prefix]
+    if isinstance(v, dict):
+        for k, x in v.items():
+            out += paths(x, prefix + (k,))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            out += paths(x, prefix + (i,))
+    return out
+
+
+def get(v, path):
+    for p in path:
+        v = v[p]
+    return v
+
+
+def mutate(rng, text):
+    """One mutation; returns (label, new text)."""
+    doc = json.loads(text)
+    ps = [p for p in paths(doc) if p]
+    kind = rng.choice(["delete", "type", "number", "textnum", "unknown", "truncate", "duplicate", "nest",
+                       "number", "type", "delete", "array"])
+    if kind == "truncate":
+        n = rng.randrange(len(text))
+        return "truncate at %d" % n, text[:n]
+    if kind == "textnum":
+        # NaN and infinities are not JSON: write them into the text where a number was
+        nums = [m for m in re.finditer(r"(?<![\w.\"])-?\d+(\.\d+)?([eE][-+]?\d+)?(?![\w\"])", text)]
+        if nums:
+            m = rng.choice(nums)
+            w = rng.choice(TEXT_NUMBERS)
+            return "number %s at %d -> %s" % (m.group(0), m.start(), w), text[:m.start()] + w + text[m.end():]
+        kind = "number"
+    if kind == "duplicate":
+        keys = [m for m in re.finditer(r"\"(\w+)\"\s*:\s*", text)]
+        if keys:
+            m = rng.choice(keys)
+            val = json.dumps(rng.choice(ODD + HUGE))
+            return "duplicate %s" % m.group(1), text[:m.start()] + m.group(0) + val + ", " + text[m.start():]
+        kind = "delete"
+    if kind == "nest":
+        depth = rng.choice([20, 200, 5000, 100000])
+        p = rng.choice(ps)
+        parent = get(doc, p[:-1])
+        parent[p[-1]] = json.loads("[" * min(depth, 500) + "]" * min(depth, 500)) if depth <= 500 else None
+        if depth > 500:
+            marker = "\"@@NEST@@\""
+            parent[p[-1]] = "@@NEST@@"
+            return "nest %s %d" % (".".join(map(str, p)), depth), \
+                json.dumps(doc, indent=1).replace(marker, "[" * depth + "]" * depth)
+        return "nest %s %d" % (".".join(map(str, p)), depth), json.dumps(doc, indent=1)
+    p = rng.choice(ps)
+    parent = get(doc, p[:-1])
+    label = ".".join(map(str, p))
+    if kind == "delete":
+        del parent[p[-1]]
+    elif kind == "type":
+        parent[p[-1]] = copy.deepcopy(rng.choice(ODD))
+    elif kind == "number":
+        nums = [q for q in ps if isinstance(get(doc, q), (int, float)) and not isinstance(get(doc, q), bool)]
+        if nums:
+            p = rng.choice(nums)
+            label = ".".join(map(str, p))
+            parent = get(doc, p[:-1])
+        parent[p[-1]] = rng.choice(HUGE + [-abs(get(doc, p)) if isinstance(get(doc, p), (int, float)) else -1])
+    elif kind == "array":
+        arrs = [q for q in ps if isinstance(get(doc, q), list)]
+        if arrs:
+            p = rng.choice(arrs)
+            label = ".".join(map(str, p))
+            a = get(doc, p)
+            rng.choice([lambda: a.clear(), lambda: a.append(copy.deepcopy(a[0]) if a else 1),
+                        lambda: a.pop() if a else None, lambda: a.extend([1e300] * 3)])()
+    elif kind == "unknown":
+        objs = [q for q in [()] + ps if isinstance(get(doc, q), dict)]
+        q = rng.choice(objs)
+        get(doc, q)["zzz_" + rng.choice(["x", "tolerance", "cells"])] = 1
+        label = ".".join(map(str, q)) + ".zzz"
+    return "%s %s" % (kind, label), json.dumps(doc, indent=1)
+
+
+def located(stderr, name):
+    """A refusal has an error line that names the scene file (with line and column when the key is
+    written there) and then what is wrong: "seam: [fluid] error: NAME:12:5: fluid.cells: ..." (the
+    closing "NAME: not valid" alone does not count)."""
+    return re.search(r"error: .*" + re.escape(name) + r"(:\d+:\d+)?: \S", stderr) is not None
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, errors="replace")
+        return p.returncode, p.stderr
+    except subprocess.TimeoutExpired as e:
+        return "timeout", (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("seam")
+    ap.add_argument("examples")
+    ap.add_argument("--cases", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("SEAM_FUZZ_SEED", "1")))
+    ap.add_argument("--run-every", type=int, default=10)
+    ap.add_argument("--timeout", type=float, default=20)
+    ap.add_argument("--keep", default=None)
+    ap.add_argument("--only", default=None, help="only examples whose name contains this")
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    scenes = sorted(f for f in os.listdir(a.examples) if f.endswith(".json") and (not a.only or a.only in f))
+    texts = {f: open(os.path.join(a.examples, f)).read() for f in scenes}
+    out = tempfile.mkdtemp(prefix="seam-fuzz-")
+    work = os.path.join(out, "examples")      # mutated scenes sit beside copies of the examples
+    shutil.copytree(a.examples, work)
+    failures = 0
+    for case in range(a.cases):
+        src = rng.choice(scenes)
+        label, text = mutate(rng, texts[src])
+        name = "fuzz_%d_%s" % (case, src)
+        path = os.path.join(work, name)
+        with open(path, "w") as f:
+            f.write(text)
+        try:
+            cmds = [[a.seam, "validate", path]]
+            if case % a.run_every == 0:
+                cmds.append([a.seam, "run", path, "--steps", "1", "--out", os.path.join(out, str(case)),
+                             "--force", "--quiet", "--no-report"])
+            for cmd in cmds:
+                rc, err = run(cmd, a.timeout)
+                bad = None
+                if rc == "timeout":
+                    bad = "hang (> %g s)" % a.timeout
+                elif rc < 0:
+                    bad = "killed by signal %d" % -rc
+                elif "Sanitizer" in err or "runtime error:" in err:
+                    bad = "sanitizer report"
+                elif rc not in (0, 1, 3, 4):
+                    bad = "exit status %d" % rc
+                elif rc == 1 and cmd[1] == "validate" and not located(err, name):
+                    bad = "refused without file:line or key"
+                if bad:
+                    failures += 1
+                    print("FAIL case %d (%s, %s): %s: %s\n  %s" % (case, src, label, " ".join(cmd[1:2]), bad,
+                          err.strip().replace("\n", "\n  ")[-1500:]), flush=True)
+                    if a.keep:
+                        os.makedirs(a.keep, exist_ok=True)
+                        shutil.copy(path, os.path.join(a.keep, name))
+        finally:
+            os.remove(path)
+    shutil.rmtree(out, ignore_errors=True)
+    print("%d cases (seed %d), %d failures" % (a.cases, a.seed, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
