@@ -56,6 +56,7 @@ typedef struct mg_level {
     uint8_t *row_inner;      /* per row: its neighbour rows (y, z, both) inside and all fluid (gather restriction) */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
+    int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
     double *x, *b, *r;
 } mg_level;
 
@@ -200,6 +201,11 @@ static void coarsen(const mac_grid *g, const mg_level *F, mg_level *C, int dim)
  * double per cell instead of 1 + d doubles and the cell type. */
 static void build_mask(mg_level *L, int dim)
 {
+    int unit = 1;
+    for (int a = 0; a < dim; a++)
+        for (size_t c = 0; c < L->nc && unit; c++)
+            unit = L->plus[a][c] == 0.0 || L->plus[a][c] == -1.0;
+    L->unit = unit;
 #pragma omp parallel for schedule(static) if (L->nc >= MAC_OMP_MIN)
     for (int k = 0; k < L->n[2]; k++)
         for (int j = 0; j < L->n[1]; j++)
@@ -230,7 +236,7 @@ static void build_mask(mg_level *L, int dim)
                     all &= L->mask[c0 + (size_t)i] == full;
             }
             L->row_fluid[r] = (uint8_t)fluid;
-            L->row_full[r] = (uint8_t)all;
+            L->row_full[r] = (uint8_t)(all && unit);
         }
     size_t ny = (size_t)L->n[1];
     for (int k = 0; k < L->n[2]; k++)
@@ -284,6 +290,21 @@ static inline double offdiag(uint8_t mk, const double *x, size_t c, size_t sy, s
     return s;
 }
 
+/* offdiag for a level whose coefficients are not all -1 (a caller's scaled
+ * level 0): the mask says which neighbours couple, plus[] by how much. */
+static inline double offdiag_w(const mg_level *L, uint8_t mk, const double *x, size_t c, size_t sy, size_t sz)
+{
+    const size_t st[3] = {1, sy, sz};
+    double s = 0.0;
+    for (int a = 0; a < 3; a++) {
+        if (mk & (2u << (2 * a)))
+            s += L->plus[a][c] * x[c + st[a]];
+        if (mk & (1u << (2 * a)))
+            s += L->plus[a][c - st[a]] * x[c - st[a]];
+    }
+    return s;
+}
+
 /* Gauss-Seidel on the cells of one colour ((i + j + k) % 2) of row (j, k). */
 static void smooth_row(mg_level *L, int j, int k, int colour)
 {
@@ -313,6 +334,14 @@ static void smooth_row(mg_level *L, int j, int k, int colour)
         if (i == n - 1 && (mask[c0 + (size_t)i] & MG_SMOOTHED)) {
             size_t c = c0 + (size_t)i;
             x[c] = (b[c] - offdiag(mask[c], x, c, sy, sz)) * id[c];
+        }
+        return;
+    }
+    if (!L->unit) {
+        for (int i = first; i < n; i += 2) {
+            size_t c = c0 + (size_t)i;
+            if (mask[c] & MG_SMOOTHED)
+                x[c] = (b[c] - offdiag_w(L, mask[c], x, c, sy, sz)) * id[c];
         }
         return;
     }
@@ -361,7 +390,8 @@ static void residual_row(mg_level *L, int j, int k)
     }
     for (; i < n; i++) {
         size_t c = c0 + (size_t)i;
-        r[c] = type[c] == MG_FLUID ? b[c] - d[c] * x[c] - offdiag(mask[c], x, c, sy, sz) : 0.0;
+        double off = L->unit ? offdiag(mask[c], x, c, sy, sz) : offdiag_w(L, mask[c], x, c, sy, sz);
+        r[c] = type[c] == MG_FLUID ? b[c] - d[c] * x[c] - off : 0.0;
     }
 }
 
