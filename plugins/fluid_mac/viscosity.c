@@ -12,26 +12,10 @@
  * side of an open side or the free surface. */
 static int face_unknown(face_kind k) { return k == FACE_ACTIVE || k == FACE_DIRICHLET; }
 
-/* Per face of axis b, the index in geo->faces of a shell face there, or -1. */
-static int32_t *shell_lookup(const mac_grid *g, const mac_geometry *geo, int b)
-{
-    size_t nf = mac_nf(g, b);
-    int32_t *s = malloc((nf + 1) * sizeof *s);
-    if (!s)
-        return NULL;
-    for (size_t f = 0; f < nf; f++)
-        s[f] = -1;
-    for (size_t k = 0; k < geo->n_faces; k++) {
-        const solid_face *sf = &geo->faces[k];
-        if (sf->axis == b && sf->s == SHELL)
-            s[mac_fi(g, b, sf->i, sf->j, sf->k)] = (int32_t)k;
-    }
-    return s;
-}
-
 /* Per face of axis a, the index in geo->faces of that face (a body's or a
- * shell's), or -1: where the viscous links' momentum goes. */
-static int32_t *solid_lookup(const mac_grid *g, const mac_geometry *geo, int a)
+ * shell's; a shell's only when shells_only), or -1: where the viscous links'
+ * momentum goes, and which links cross a shell. */
+static int32_t *solid_lookup(const mac_grid *g, const mac_geometry *geo, int a, int shells_only)
 {
     size_t nf = mac_nf(g, a);
     int32_t *s = malloc((nf + 1) * sizeof *s);
@@ -39,9 +23,11 @@ static int32_t *solid_lookup(const mac_grid *g, const mac_geometry *geo, int a)
         return NULL;
     for (size_t f = 0; f < nf; f++)
         s[f] = -1;
-    for (size_t k = 0; k < geo->n_faces; k++)
-        if (geo->faces[k].axis == a)
-            s[mac_fi(g, a, geo->faces[k].i, geo->faces[k].j, geo->faces[k].k)] = (int32_t)k;
+    for (size_t k = 0; k < geo->n_faces; k++) {
+        const solid_face *sf = &geo->faces[k];
+        if (sf->axis == a && (!shells_only || sf->s == SHELL))
+            s[mac_fi(g, a, sf->i, sf->j, sf->k)] = (int32_t)k;
+    }
     return s;
 }
 
@@ -193,7 +179,7 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
             st = SEAM_UNSTABLE;
         } else {
             if (dv) {
-                int32_t *body = solid_lookup(g, geo, a);
+                int32_t *body = solid_lookup(g, geo, a, 0);
                 if (!body) {
                     seam_logf(host, SEAM_LOG_ERROR, "viscosity: out of memory for the solid faces");
                     st = SEAM_ERROR;
@@ -225,7 +211,7 @@ seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double
     seam_status st = SEAM_OK;
     *iterations = 0;
     for (int b = 0; b < g->dim && st == SEAM_OK; b++)
-        if (!(shell[b] = shell_lookup(g, geo, b))) {
+        if (!(shell[b] = solid_lookup(g, geo, b, 1))) {
             seam_logf(host, SEAM_LOG_ERROR, "viscosity: out of memory for the shell faces");
             st = SEAM_ERROR;
         }
