@@ -630,12 +630,12 @@ static void bind_and_solve(fixture *f, size_t n, uint64_t id)
     free(F);
 }
 
-/* A session around a fresh piston_fluid, before hello. */
-static fixture *fluid_fixture(void)
+/* A session around a fresh instance of plugin `name`, before hello. */
+static fixture *plugin_fixture(const char *name)
 {
     fixture *f = calloc(1, sizeof *f);
     char err[1024];
-    f->lib = seam_library_open("piston_fluid", err, sizeof err);
+    f->lib = seam_library_open(name, err, sizeof err);
     assert_non_null(f->lib);
     f->s = seam_session_new(seam_library_plugin(f->lib));
     seam_wbuf_init(&f->reply, 0);
@@ -645,7 +645,7 @@ static fixture *fluid_fixture(void)
 static void test_fluid_rebind_to_a_larger_interface(void **state)
 {
     (void)state;
-    fixture *f = fluid_fixture();
+    fixture *f = plugin_fixture("piston_fluid");
     say_hello(f);
     create_with(f, "{\"added_mass\": 2.0}", "fluid");
     bind_and_solve(f, 3, 10);
@@ -745,7 +745,7 @@ static void test_out_of_band_arrays_in_any_split(void **state)
 {
     (void)state;
     const size_t n = 20000;   /* 160000 bytes per array */
-    fixture *f = fluid_fixture();
+    fixture *f = plugin_fixture("piston_fluid");
     hello_version(f, 2);
     create_with(f, "{\"added_mass\": 2.0}", "fluid");
     bind_oob(f, n);
@@ -847,7 +847,7 @@ static void test_protocol_1_clients_get_arrays_inline(void **state)
 {
     (void)state;
     const size_t n = 20000;
-    fixture *f = fluid_fixture();
+    fixture *f = plugin_fixture("piston_fluid");
     hello_version(f, 1);
     create_with(f, "{\"added_mass\": 2.0}", "fluid");
     bind_and_solve(f, n, 10);   /* inline requests; F checked there */
@@ -1000,6 +1000,17 @@ static void bind_square(fixture *f, uint64_t id, double half, int bad_element)
     send_wbuf(f, &w);
 }
 
+/* fluid_mac on 10 x 10 cells, said hello, created and bound to a 0.2 m square (request ids 1-3). */
+static fixture *small_mac_fixture(void)
+{
+    fixture *f = plugin_fixture("fluid_mac");
+    say_hello(f);
+    create_with(f, "{\"cells\": [10, 10], \"dx\": 0.1}", "fluid");
+    bind_square(f, 3, 0.2, 0);
+    assert_true(reply_ok(f));
+    return f;
+}
+
 /* One fluid solve of the square at rest; the loads into F (8 values). */
 static void solve_square(fixture *f, uint64_t id, double half, double *F)
 {
@@ -1031,16 +1042,7 @@ static void solve_square(fixture *f, uint64_t id, double half, double *F)
 static void test_refused_bind_keeps_the_bound_interface(void **state)
 {
     (void)state;
-    fixture *f = calloc(1, sizeof *f);
-    char err[1024];
-    f->lib = seam_library_open("fluid_mac", err, sizeof err);
-    assert_non_null(f->lib);
-    f->s = seam_session_new(seam_library_plugin(f->lib));
-    seam_wbuf_init(&f->reply, 0);
-    say_hello(f);
-    create_with(f, "{\"cells\": [10, 10], \"dx\": 0.1}", "fluid");
-    bind_square(f, 3, 0.2, 0);
-    assert_true(reply_ok(f));
+    fixture *f = small_mac_fixture();
     double F0[8], F1[8];
     solve_square(f, 4, 0.2, F0);
     bind_square(f, 5, 0.2, 1);
@@ -1081,16 +1083,7 @@ static void commit_with(fixture *f, uint64_t id, int with)
 static void test_commit_answers_max_dt_of_the_committed_state(void **state)
 {
     (void)state;
-    fixture *f = calloc(1, sizeof *f);
-    char err[1024];
-    f->lib = seam_library_open("fluid_mac", err, sizeof err);
-    assert_non_null(f->lib);
-    f->s = seam_session_new(seam_library_plugin(f->lib));
-    seam_wbuf_init(&f->reply, 0);
-    say_hello(f);
-    create_with(f, "{\"cells\": [10, 10], \"dx\": 0.1}", "fluid");
-    bind_square(f, 3, 0.2, 0);
-    assert_true(reply_ok(f));
+    fixture *f = small_mac_fixture();
     double F[8], before = NAN;
     uint64_t id = 4;
     for (int step = 0; step < 3; step++) {
