@@ -38,15 +38,6 @@ static size_t all_converged(const test_run *r)
     return rows;
 }
 
-static double *probes(const test_run *r, size_t *rows, size_t *cols)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/probes.csv", r->out);
-    double *p = test_read_csv(path, 0, rows, cols);
-    assert_non_null(p);
-    return p;
-}
-
 /* Area of the part of a disc of radius R below a line h above its lowest point. */
 static double segment_area(double R, double h)
 {
@@ -90,7 +81,7 @@ static void test_water_balls(void **state)
         fail_msg("%s", r->log);
     all_converged(r);
     size_t rows, cols;
-    double *p = probes(r, &rows, &cols);
+    double *p = test_run_probes(r, &rows, &cols);
     assert_int_equal(cols, 2 + 4 * 4 + NCOL * NLEV);
     double sum[3] = {0, 0, 0};
     size_t count = 0;
@@ -195,7 +186,7 @@ static void test_water_complex(void **state)
         fail_msg("%s", r->log);
     all_converged(r);
     size_t rows, cols;
-    double *p = probes(r, &rows, &cols);
+    double *p = test_run_probes(r, &rows, &cols);
     assert_int_equal(cols, 2 + 4 * 6);
     const double *end = p + (rows - 1) * cols;
     for (int b = 0; b < 2; b++) {

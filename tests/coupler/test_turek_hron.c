@@ -42,15 +42,6 @@ static double window_mean(const double *p, size_t rows, size_t cols, size_t col,
     return sum / (double)n;
 }
 
-static double *probes(const test_run *r, size_t *rows, size_t *cols)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/probes.csv", r->out);
-    double *p = test_read_csv(path, 0, rows, cols);
-    assert_non_null(p);
-    return p;
-}
-
 static void test_cfd1(void **state)
 {
     (void)state;
@@ -59,7 +50,7 @@ static void test_cfd1(void **state)
     if (r->status != SEAM_OK)
         fail_msg("%s", r->log);
     size_t rows, cols;
-    double *p = probes(r, &rows, &cols);
+    double *p = test_run_probes(r, &rows, &cols);
     assert_int_equal(cols, 14);   /* step, t, body, circle, flag: x y fx fy each */
     double drag = window_mean(p, rows, cols, 4, 4.0, 5.0), lift = window_mean(p, rows, cols, 5, 4.0, 5.0);
     double before = window_mean(p, rows, cols, 4, 3.0, 4.0), flag = window_mean(p, rows, cols, 12, 4.0, 5.0);
@@ -81,7 +72,7 @@ static void test_fsi1(void **state)
     if (r->status != SEAM_OK)
         fail_msg("%s", r->log);
     size_t rows, cols;
-    double *p = probes(r, &rows, &cols);
+    double *p = test_run_probes(r, &rows, &cols);
     assert_int_equal(cols, 10);   /* step, t, cylinder and flag: x y fx fy each */
     double drag = window_mean(p, rows, cols, 4, 4.0, 5.0) + window_mean(p, rows, cols, 8, 4.0, 5.0);
     double lift = window_mean(p, rows, cols, 5, 4.0, 5.0) + window_mean(p, rows, cols, 9, 4.0, 5.0);

@@ -163,6 +163,15 @@ void test_run_free(test_run *r)
     free(r);
 }
 
+double *test_run_probes(const test_run *r, size_t *rows, size_t *cols)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/probes.csv", r->out);
+    double *p = test_read_csv(path, 0, rows, cols);
+    assert_non_null(p);
+    return p;
+}
+
 double test_run_ring_area(const test_run *r, size_t i, size_t first, size_t n)
 {
     const double *X = r->X + i * r->n + 2 * first;

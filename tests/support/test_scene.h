@@ -35,6 +35,10 @@ void test_run_free(test_run *r);
  * in row i (the shoelace formula). */
 double test_run_ring_area(const test_run *r, size_t i, size_t first, size_t n);
 
+/* The run's probes.csv (malloc'ed rows x cols, the step and time columns first); fails the test
+ * when it cannot be read. */
+double *test_run_probes(const test_run *r, size_t *rows, size_t *cols);
+
 /* Load (not run) a scene that must be refused: returns 1 when the
  * simulation could not be built, with every message in log (size n). */
 int test_scene_refused(const char *json_text, const char *scene_path, const char *const *sets, char *log, size_t n);
