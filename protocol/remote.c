@@ -294,9 +294,10 @@ static bool send_request(seam_remote *r, const char *op, seam_wbuf *w, double li
 static bool await_reply(seam_remote *r, const char *op, uint64_t id, double limit, double deadline, seam_msg *m)
 {
     char at[128];
+    bool last_look = false;   /* past the deadline: one more look, for a reply that came while the caller was busy */
     for (;;) {
         double left = deadline - now_s();
-        if (left <= 0) {
+        if (left <= 0 && last_look) {
             bool first = strcmp(op, "hello") == 0;
             if (r->limit_why[0])
                 report(r, "%s%s: no reply from %s within %.3g s (%s)", op, where(r, at, sizeof at), r->endpoint,
@@ -308,8 +309,9 @@ static bool await_reply(seam_remote *r, const char *op, uint64_t id, double limi
             r->lost = true;   /* a late reply would answer the wrong request */
             return false;
         }
+        last_look = left <= 0;
         zmq_pollitem_t it[2] = {{r->sock, 0, ZMQ_POLLIN, 0}, {r->mon, 0, ZMQ_POLLIN, 0}};
-        long slice = isfinite(left) && left < 0.1 ? (long)(left * 1000) + 1 : 100;
+        long slice = last_look ? 0 : isfinite(left) && left < 0.1 ? (long)(left * 1000) + 1 : 100;
         if (zmq_poll(it, 2, slice) < 0 && errno != EINTR) {
             report(r, "%s%s: poll failed: %s", op, where(r, at, sizeof at), zmq_strerror(errno));
             r->lost = true;

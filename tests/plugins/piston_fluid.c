@@ -8,7 +8,8 @@
  * NaN loads or fail from a given step on, have its stable step collapse to
  * 1e-77 s from a given step on ("tiny_dt", as a fluid blowing up does), or
  * report SEAM_UNSTABLE whenever dt exceeds a limit. "delay" (s) sleeps in
- * every solve, so a test can kill a run part way. */
+ * every solve, so a test can kill a run part way; "create_delay" (s) sleeps
+ * in create, a participant slow to start. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
     f->host = host;
     f->m_a = seam_cfg_num(c, "added_mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED);
     f->delay = seam_cfg_num(c, "delay", 0.0, 0.0, 1.0, 0);
+    double create_delay = seam_cfg_num(c, "create_delay", 0.0, 0.0, 5.0, 0);
     seam_cfg *fault = seam_cfg_child(c, "fault", 0);
     f->unstable_dt = INFINITY;
     if (fault) {
@@ -56,6 +58,10 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
     if (st != SEAM_OK) {
         free(f);
         return NULL;
+    }
+    if (create_delay > 0) {
+        struct timespec ts = {(time_t)create_delay, (long)(1e9 * (create_delay - floor(create_delay)))};
+        nanosleep(&ts, NULL);
     }
     return f;
 }

@@ -1321,6 +1321,24 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
     assert_int_equal(test_proc_wait(pid, 5.0, &took), 1);
 }
 
+/* A separate participant's hello is sent while the scene is read and
+ * answered while the in-process ones are created: an in-process create
+ * slower than start_timeout must not turn the answer already waiting into
+ * "no reply" (one last look past the deadline). */
+static void test_slow_in_process_create_keeps_the_hello(void **state)
+{
+    (void)state;
+    const char *scene = "{\"time\": {\"end\": 0.03, \"dt\": 0.01},"
+                        " \"coupling\": {\"scheme\": \"relaxation\", \"relaxation\": 0.3, \"tolerance\": 1e-10},"
+                        " \"fluid\": {\"plugin\": \"piston_fluid\", \"added_mass\": 2, \"create_delay\": 1.0},"
+                        " \"solids\": [{\"name\": \"piston\", \"plugin\": \"piston_solid\", \"process\": \"separate\","
+                        " \"start_timeout\": 0.5, \"mass\": 1, \"stiffness\": 40, \"position\": 0.1}]}";
+    test_run *run = test_run_scene("remote_slow_create", scene, NULL, NULL);
+    if (run->status != SEAM_OK || run->summary.steps != 3)
+        fail_msg("slow in-process create: %s", run->log);
+    test_run_free(run);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -1351,6 +1369,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_max_dt_comes_with_the_commit, test_proc_reap_all),
         cmocka_unit_test_teardown(test_bodies_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_slow_in_process_create_keeps_the_hello, test_proc_reap_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
