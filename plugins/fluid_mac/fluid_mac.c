@@ -1079,7 +1079,10 @@ static seam_status update_particles(fluid_mac *self, double dt)
     const mac_grid *g = &self->g;
     size_t dim = (size_t)g->dim;
     double t0 = cpu_ms();
-    mac_extrapolate(g, &self->geo, 3, self->vel);
+    if (mac_extrapolate(g, &self->geo, 3, self->vel) != 0) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocities");
+        return SEAM_ERROR;
+    }
     /* The change on the grid over this step, extended like the velocities. */
     for (int a = 0; a < g->dim; a++) {
         double *dv = self->dvel[a], *v = self->vel[a];
@@ -1087,7 +1090,10 @@ static seam_status update_particles(fluid_mac *self, double dt)
         for (size_t f = 0; f < mac_nf(g, a); f++)
             dv[f] = v[f] - dv[f];
     }
-    mac_extrapolate(g, &self->geo, 3, self->dvel);
+    if (mac_extrapolate(g, &self->geo, 3, self->dvel) != 0) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocity change");
+        return SEAM_ERROR;
+    }
     phase_end(self, PH_EXTRAPOLATE, &t0);
     size_t n = self->np_n;
     memcpy(self->xp, self->xp_n, dim * n * sizeof(double));

@@ -1038,8 +1038,9 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *con
 
 /* ---- extrapolation ----------------------------------------------------------- */
 
-/* One component: faces of an (n[0] x n[1] x n[2]) array, `valid` tells the known ones. */
-static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int layers, double *a)
+/* One component: faces of an (n[0] x n[1] x n[2]) array, `valid` tells the
+ * known ones. -1 when out of memory (a untouched). */
+static int extrapolate_component(const int n[3], int dim, uint8_t *valid, int layers, double *a)
 {
     size_t total = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
     const size_t stride[3] = {1, (size_t)n[0], (size_t)n[0] * (size_t)n[1]};
@@ -1047,6 +1048,11 @@ static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int l
      * a repeated stamp is on faces already valid, whose value stayed val[f] */
     uint8_t *added = calloc(total, 1);
     double *val = malloc(total * sizeof *val);
+    if (!added || !val) {
+        free(added);
+        free(val);
+        return -1;
+    }
     for (int layer = 1; layer <= layers; layer++) {
         uint8_t stamp = (uint8_t)(1 + (layer - 1) % 255);
         /* each face from the last layer's values only, kept aside and written
@@ -1089,19 +1095,25 @@ static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int l
             a[f] = 0.0;
     free(added);
     free(val);
+    return 0;
 }
 
-void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3])
+int mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3])
 {
     for (int axis = 0; axis < g->dim; axis++) {
         const int n[3] = {g->nx + (axis == 0), g->ny + (axis == 1), g->nz + (axis == 2)};
         uint8_t *valid = malloc(mac_nf(g, axis));
+        if (!valid)
+            return -1;
 #pragma omp parallel for collapse(2) schedule(static) if (mac_nf(g, axis) >= MAC_OMP_MIN)
         for (int k = 0; k < n[2]; k++)
             for (int j = 0; j < n[1]; j++)
                 for (int i = 0; i < n[0]; i++)
                     valid[mac_fi(g, axis, i, j, k)] = mac_face(g, geo, axis, i, j, k, NULL) != FACE_AIR;
-        extrapolate_component(n, g->dim, valid, layers, vel[axis]);
+        int rc = extrapolate_component(n, g->dim, valid, layers, vel[axis]);
         free(valid);
+        if (rc != 0)
+            return -1;
     }
+    return 0;
 }

@@ -153,8 +153,9 @@ static inline int mac_fluid(const mac_geometry *geo, size_t c)
 face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, int j, int k, double *theta);
 
 /* Fill FACE_AIR velocities from valid neighbours, `layers` rings deep (each
- * the average of the valid neighbours of the same component); the rest get 0. */
-void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3]);
+ * the average of the valid neighbours of the same component); the rest get 0.
+ * 0, or -1 when out of memory (vel then unchanged past the axes done). */
+int mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3]);
 
 /* Velocities are passed as one array per axis, vel[0..dim-1] (u, v, w). */
 

@@ -65,6 +65,8 @@ struct mac_mg {
     mac_bc bc[6];            /* the domain's sides: walls are Neumann, open sides Dirichlet */
     int nx, ny, nz;          /* the grid the levels were sized for */
     mg_level lev[MG_MAX_LEVELS];
+    int row_threads;         /* restrict_residual's threads at most: one row buffer of nx doubles each */
+    double *rows;
 };
 
 static size_t idx(const mg_level *L, int i, int j, int k)
@@ -99,6 +101,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->b);
         free(L->r);
     }
+    free(m->rows);
     free(m);
     *self_p = NULL;
 }
@@ -113,7 +116,11 @@ static mac_mg *mg_alloc(const mac_grid *g)
     m->ny = g->ny;
     m->nz = g->nz;
     int n[3] = {g->nx, g->ny, g->nz};
-    int ok = 1;
+    m->row_threads = 1;
+#ifdef _OPENMP
+    m->row_threads = omp_get_max_threads() > 1 ? omp_get_max_threads() : 1;
+#endif
+    int ok = (m->rows = malloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows)) != NULL;
     for (int l = 0; l < MG_MAX_LEVELS && ok; l++) {
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
@@ -638,14 +645,13 @@ static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
     if (F->nc >= MAC_OMP_MIN) {
         nb = omp_get_max_threads();
         nb = nb < S ? nb : S;
+        nb = nb < m->row_threads ? nb : m->row_threads;
     }
 #endif
 #pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
-    for (int q = 0; q < nb; q++) {
-        double *v = malloc((size_t)F->n[0] * sizeof *v);   /* a fine row, weighted over y and z */
-        restrict_slabs(m, F, C, (int)((long)S * q / nb), (int)((long)S * (q + 1) / nb), v);
-        free(v);
-    }
+    for (int q = 0; q < nb; q++)   /* each with a fine row of its own, weighted over y and z */
+        restrict_slabs(m, F, C, (int)((long)S * q / nb), (int)((long)S * (q + 1) / nb),
+                       m->rows + (size_t)q * (size_t)m->nx);
 }
 
 /* F->x += P C->x on the fluid cells of row (j, k). */

@@ -90,7 +90,8 @@ typedef struct level_set_sums {
  * a copy for AVX2 next to the baseline one, chosen when the library loads.
  * Both do the same IEEE operations lane by lane (no contraction into FMA
  * under ISO C), so they give the same bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__has_attribute)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
+    defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #endif

@@ -441,12 +441,13 @@ static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mo
         }
         int rc = seam_cholesky_factor(P->chol, P->Ass);
         if (rc != 0) {
-            seam_logf(host, SEAM_LOG_ERROR,
+            /* not positive definite: as IC(0)-PCG's breakdown, the step is retried with a smaller dt */
+            seam_logf(host, rc == 1 ? SEAM_LOG_WARN : SEAM_LOG_ERROR,
                       "monolithic: the solid block of the SPD system (%zu unknowns) has no Cholesky factor (%s, "
                       "column %zu)",
                       P->ns, rc == 1 ? "not positive definite" : "CHOLMOD failed", seam_cholesky_minor(P->chol));
             mg_precond_free(P);
-            return SEAM_ERROR;
+            return rc == 1 ? SEAM_UNSTABLE : SEAM_ERROR;
         }
     }
     return SEAM_OK;
