@@ -198,6 +198,8 @@ static seam_status advance(seam_sim *sim, double t, double *dt, seam_verdict *ve
 {
     for (;;) {
         sim->unstable = NULL;
+        for (size_t i = 0; i < sim->n_parts; i++)   /* the cause quoted below is this attempt's */
+            sim->parts[i].last_warning[0] = '\0';
         seam_status st = sim->stepper->attempt(sim, t, *dt, verdict);
         if (st == SEAM_OK && *verdict == SEAM_EXHAUSTED && sim->retry_unconverged && *dt / 2 >= sim->dt_min) {
             double ratio = worst_ratio(&sim->conv);
