@@ -5,8 +5,9 @@ Each case takes a shipped example, applies one random mutation (a key deleted, a
 wrong type, a huge / negative / NaN / infinite number, an unknown key, the text truncated, a key
 duplicated, deep nesting), writes it beside the example (so relative paths still resolve) and runs
 seam on it with a timeout. A case fails when seam is killed by a signal, prints a sanitizer
-report, hangs, exits with a status other than 0 or 1, or refuses the scene without a message that
-names the scene file (file:line:col) or the key path.
+report, hangs, exits with a status seam does not document for a run (0, 1, 3: unconverged steps,
+4: diverged), or refuses the scene without a message that names the scene file (file:line:col) or the key
+path.
 
     fuzz_scenes.py SEAM EXAMPLES_DIR [--cases N] [--seed S] [--run-every K] [--timeout T] [--keep DIR]
 
