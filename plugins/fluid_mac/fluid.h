@@ -68,6 +68,7 @@ typedef struct fluid_mac {
     double *fvel[3];         /* with viscosity: the body forces' velocity increment of the last solve, per face */
     double *visc_dv;         /* with viscous_loads: dim per solid face of the last solve, the velocity the
                                 viscous links gave it (mac_diffuse's dv) */
+    size_t visc_dv_cap;      /* doubles allocated in visc_dv */
     mac_geometry geo;
     int solved;
     mac_projection proj;

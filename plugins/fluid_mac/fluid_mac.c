@@ -1238,13 +1238,18 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
         /* Implicit, so the step is not limited by it (max_dt ignores it). The body forces' increment is
          * left out of the diffusion: a force the pressure balances leaves a fluid at rest exactly at rest. */
         double *dv = NULL;
-        if (self->viscous_loads && self->geo.n_faces) {
-            free(self->visc_dv);
-            if (!(dv = self->visc_dv = malloc((size_t)g->dim * self->geo.n_faces * sizeof *dv))) {
+        size_t need = (size_t)g->dim * self->geo.n_faces;
+        if (self->viscous_loads && need > self->visc_dv_cap) {   /* kept between solves, grown when needed */
+            double *grown = realloc(self->visc_dv, need * sizeof *grown);
+            if (!grown) {
                 seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory for %zu solid faces", self->geo.n_faces);
                 return SEAM_ERROR;
             }
+            self->visc_dv = grown;
+            self->visc_dv_cap = need;
         }
+        if (self->viscous_loads && need)
+            dv = self->visc_dv;
         st = mac_diffuse(g, &self->geo, self->U, self->fvel, self->viscosity * dt, self->tol, self->max_iter,
                          self->vel, dv, &visc_iterations, self->host);
         if (st != SEAM_OK)
