@@ -67,6 +67,7 @@ struct mac_mg {
     mg_level lev[MG_MAX_LEVELS];
     int row_threads;         /* restrict_residual's threads at most: one row buffer of nx doubles each */
     double *rows;
+    double *row_dot;         /* per row of level 0: its part of a dot product (summed in row order) */
 };
 
 static size_t idx(const mg_level *L, int i, int j, int k)
@@ -102,6 +103,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->r);
     }
     free(m->rows);
+    free(m->row_dot);
     free(m);
     *self_p = NULL;
 }
@@ -121,6 +123,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
     m->row_threads = omp_get_max_threads() > 1 ? omp_get_max_threads() : 1;
 #endif
     int ok = (m->rows = malloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows)) != NULL;
+    ok &= (m->row_dot = malloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot)) != NULL;
     for (int l = 0; l < MG_MAX_LEVELS && ok; l++) {
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
@@ -773,6 +776,72 @@ static void vcycle(mac_mg *m, int l)
     run_pipeline(m, l, post, MG_STAGES);
 }
 
+/* sum_i x[i] y[i] over a row, four running sums (the order fixed by n). */
+static double row_dot(const double *x, const double *y, int n)
+{
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++)
+            s[k] += x[i + k] * y[i + k];
+    for (; i < n; i++)
+        s[0] += x[i] * y[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* The rows' parts of a dot product, summed in row order. */
+static double sum_rows(const mac_mg *m)
+{
+    const mg_level *L = &m->lev[0];
+    size_t rows = (size_t)L->n[1] * (size_t)L->n[2];
+    double s = 0.0;
+    for (size_t r = 0; r < rows; r++)
+        s += m->row_dot[r];
+    return s;
+}
+
+/* y = A x over row (j, k) of level 0 from the stencil's mask and diagonal
+ * (what the sweeps read); inner cells of a full row without tests. */
+static void apply_row(const mg_level *L, const double *x, double *y, int j, int k)
+{
+    const double *d = L->diag;
+    const uint8_t *mask = L->mask;
+    size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
+    int n = L->n[0], i = 0;
+    if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {
+        y[c0] = L->type[c0] == MG_FLUID ? d[c0] * x[c0] + offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        if (L->n[2] == 1)
+            for (i = 1; i + 1 < n; i++) {
+                size_t c = c0 + (size_t)i;
+                y[c] = d[c] * x[c] - (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
+            }
+        else
+            for (i = 1; i + 1 < n; i++) {
+                size_t c = c0 + (size_t)i;
+                y[c] = d[c] * x[c] - (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
+            }
+    }
+    for (; i < n; i++) {
+        size_t c = c0 + (size_t)i;
+        double off = L->unit ? offdiag(mask[c], x, c, sy, sz) : offdiag_w(L, mask[c], x, c, sy, sz);
+        y[c] = L->type[c] == MG_FLUID ? d[c] * x[c] + off : 0.0;
+    }
+}
+
+double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
+{
+    const mg_level *L = &m->lev[0];
+    int ny = L->n[1], nz = L->n[2];
+#pragma omp parallel for collapse(2) schedule(static) if (L->nc >= MAC_OMP_MIN)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++) {
+            apply_row(L, x, y, j, k);
+            size_t c0 = idx(L, 0, j, k);
+            m->row_dot[(size_t)j + (size_t)ny * (size_t)k] = row_dot(x + c0, y + c0, L->n[0]);
+        }
+    return sum_rows(m);
+}
+
 /* The bytes one MG-PCG iteration has to move at the least (the bound of
  * bench_fluid_mac's "bound" table), counting each array once per pass:
  * - CG over the n unknowns, 13 doubles each: q = A p with p.q (read p,
@@ -805,10 +874,13 @@ double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
 void mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z)
 {
     mg_level *L0 = &m->lev[0];
-    if (n == L0->nc) {   /* every cell an unknown, in cell order: plain copies */
-        memcpy(L0->b, r, n * sizeof *r);
+    if (n == L0->nc) {   /* every cell an unknown, in cell order: level 0 works on r and z themselves */
+        double *b = L0->b, *x = L0->x;
+        L0->b = (double *)r;   /* only read */
+        L0->x = z;
         vcycle(m, 0);
-        memcpy(z, L0->x, n * sizeof *z);
+        L0->b = b;
+        L0->x = x;
         return;
     }
     memset(L0->b, 0, L0->nc * sizeof *L0->b);
