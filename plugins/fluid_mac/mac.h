@@ -293,6 +293,21 @@ void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, 
  * its forward sample interpolated (no new extrema). Uses all of w->face. */
 void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3], const mac_work *w);
 
+/* Loops that run on the widest vector unit the CPU has: a copy for AVX2
+ * next to the baseline one, chosen when the library loads. Both do the
+ * same IEEE operations lane by lane (no contraction into FMA under ISO C),
+ * so they give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
+    defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
+
+
 /* Preconditioners of the pressure PCG. */
 typedef enum mac_precond { MAC_PRECOND_MG = 0, MAC_PRECOND_MIC0 = 1 } mac_precond;
 

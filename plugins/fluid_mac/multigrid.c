@@ -70,6 +70,14 @@ struct mac_mg {
     double *row_dot;         /* per row of level 0: its part of a dot product (summed in row order) */
 };
 
+/* Row kernels are inlined into the slab functions, which VECTOR_CLONES
+ * compiles for the widest vector unit too. */
+#ifdef __GNUC__
+#define ROW_KERNEL static inline __attribute__((always_inline))
+#else
+#define ROW_KERNEL static inline
+#endif
+
 static size_t idx(const mg_level *L, int i, int j, int k)
 {
     return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
@@ -316,7 +324,7 @@ static inline double offdiag_w(const mg_level *L, uint8_t mk, const double *x, s
 }
 
 /* Gauss-Seidel on the cells of one colour ((i + j + k) % 2) of row (j, k). */
-static void smooth_row(mg_level *L, int j, int k, int colour)
+ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
 {
     double *x = L->x;
     const double *b = L->b, *id = L->idiag;
@@ -364,20 +372,20 @@ static void smooth_row(mg_level *L, int j, int k, int colour)
 }
 
 /* The first red half sweep from x = 0: x = b / diag on red cells, 0 elsewhere. */
-static void red_from_zero_row(mg_level *L, int j, int k)
+ROW_KERNEL void red_from_zero_row(mg_level *L, int j, int k)
 {
     double *x = L->x;
     const double *b = L->b, *id = L->idiag;
-    const uint8_t *mask = L->mask;
     size_t c0 = idx(L, 0, j, k);
     int red = (j + k) & 1;
-    for (int i = 0; i < L->n[0]; i++) {
-        size_t c = c0 + (size_t)i;
-        x[c] = (i & 1) == red && (mask[c] & MG_SMOOTHED) ? b[c] * id[c] : 0.0;
-    }
+    /* idiag is 0 where the mask says the cell is not smoothed: the loops vectorize without tests */
+    for (int i = red; i < L->n[0]; i += 2)
+        x[c0 + (size_t)i] = b[c0 + (size_t)i] * id[c0 + (size_t)i];
+    for (int i = 1 - red; i < L->n[0]; i += 2)
+        x[c0 + (size_t)i] = 0.0;
 }
 
-static void residual_row(mg_level *L, int j, int k)
+ROW_KERNEL void residual_row(mg_level *L, int j, int k)
 {
     const double *x = L->x, *b = L->b, *d = L->diag;
     const uint8_t *mask = L->mask, *type = L->type;
@@ -566,7 +574,7 @@ static const double w1d[4] = {0.25, 0.75, 0.75, 0.25};
  * 1/4)^d; the others are scattered to from the fine cells by weights().
  * Only coarse cells in the slabs are written, so blocks of coarse slabs run
  * in parallel with the same sums. */
-static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1, double *v)
+VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1, double *v)
 {
     size_t lo = (size_t)c0 * C->slab, hi = (size_t)c1 * C->slab, ny = (size_t)C->n[1];
     memset(C->b + lo, 0, (hi - lo) * sizeof *C->b);
@@ -657,8 +665,55 @@ static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
                        m->rows + (size_t)q * (size_t)m->nx);
 }
 
+/* prolong_row's fast path over fine cells 2 .. 2 n - 1 by coarse cell
+ * I = 1 .. n - 1 (its even and odd child), the sums of gather() in its
+ * order; r0 .. r3: the coarse rows by their y/z bits. */
+ROW_KERNEL void prolong_pairs_2d(double *restrict xf, const double *restrict r0, const double *restrict r1,
+                                 const double *wt, int n)
+{
+    for (int I = 1; I < n; I++) {
+        double e = 0.0, o = 0.0;
+        e += wt[0] * r0[I];
+        e += wt[1] * r0[I - 1];
+        e += wt[2] * r1[I];
+        e += wt[3] * r1[I - 1];
+        o += wt[0] * r0[I];
+        o += wt[1] * r0[I + 1];
+        o += wt[2] * r1[I];
+        o += wt[3] * r1[I + 1];
+        xf[2 * I] += e;
+        xf[2 * I + 1] += o;
+    }
+}
+
+ROW_KERNEL void prolong_pairs_3d(double *restrict xf, const double *restrict r0, const double *restrict r1,
+                                 const double *restrict r2, const double *restrict r3, const double *wt, int n)
+{
+    for (int I = 1; I < n; I++) {
+        double e = 0.0, o = 0.0;
+        e += wt[0] * r0[I];
+        e += wt[1] * r0[I - 1];
+        e += wt[2] * r1[I];
+        e += wt[3] * r1[I - 1];
+        e += wt[4] * r2[I];
+        e += wt[5] * r2[I - 1];
+        e += wt[6] * r3[I];
+        e += wt[7] * r3[I - 1];
+        o += wt[0] * r0[I];
+        o += wt[1] * r0[I + 1];
+        o += wt[2] * r1[I];
+        o += wt[3] * r1[I + 1];
+        o += wt[4] * r2[I];
+        o += wt[5] * r2[I + 1];
+        o += wt[6] * r3[I];
+        o += wt[7] * r3[I + 1];
+        xf[2 * I] += e;
+        xf[2 * I + 1] += o;
+    }
+}
+
 /* F->x += P C->x on the fluid cells of row (j, k). */
-static void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, int k)
+ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, int k)
 {
     double w[8];
     size_t cell[8];
@@ -667,7 +722,24 @@ static void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, 
     size_t f0 = idx(F, 0, j, k);
     int fast = F->row_fluid[(size_t)j + (size_t)F->n[1] * (size_t)k] && block_rows_fluid(m, C, &rm, j, k);
     const double *wt = m->dim == 3 ? weight_3d : weight_2d;
+    int cn = C->n[0], lo = 0, hi = 0;
+    if (fast && cn >= 3) {
+        const double *R[4] = {NULL, NULL, NULL, NULL};
+        for (int qq = 0; qq < rm.count / 2; qq++)
+            R[qq] = C->x + (ptrdiff_t)rm.base + rm.off[0][2 * qq];
+        double *xf = F->x + f0;
+        if (m->dim == 3)
+            prolong_pairs_3d(xf, R[0], R[1], R[2], R[3], wt, cn - 1);
+        else
+            prolong_pairs_2d(xf, R[0], R[1], wt, cn - 1);
+        lo = 2;
+        hi = 2 * cn - 2;
+    }
     for (int i = 0; i < F->n[0]; i++) {
+        if (i == lo && hi > lo)   /* done above */
+            i = hi;
+        if (i >= F->n[0])
+            break;
         int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
         if (fast && ni >= 0 && ni < C->n[0]) {   /* weights()'s fast path without its tests */
             size_t base = rm.base + (size_t)pi;
@@ -686,7 +758,7 @@ static void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, 
 }
 
 /* One stage on slab s of level l: every row of the slab. */
-static void run_stage(mac_mg *m, int l, mg_stage st, int s)
+VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
 {
     mg_level *L = &m->lev[l];
     int k0 = m->dim == 3 ? s : 0, k1 = k0 + 1, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
@@ -802,7 +874,7 @@ static double sum_rows(const mac_mg *m)
 
 /* y = A x over row (j, k) of level 0 from the stencil's mask and diagonal
  * (what the sweeps read); inner cells of a full row without tests. */
-static void apply_row(const mg_level *L, const double *x, double *y, int j, int k)
+ROW_KERNEL void apply_row(const mg_level *L, const double *x, double *y, int j, int k)
 {
     const double *d = L->diag;
     const uint8_t *mask = L->mask;
@@ -828,17 +900,24 @@ static void apply_row(const mg_level *L, const double *x, double *y, int j, int 
     }
 }
 
+/* apply_row and its part of x . y on every row of slab s. */
+VECTOR_CLONES static void apply_dot_slab(mac_mg *m, const double *x, double *y, int s)
+{
+    const mg_level *L = &m->lev[0];
+    int k0 = m->dim == 3 ? s : 0, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
+    for (int j = j0; j < j1; j++) {
+        apply_row(L, x, y, j, k0);
+        size_t c0 = idx(L, 0, j, k0);
+        m->row_dot[(size_t)j + (size_t)L->n[1] * (size_t)k0] = row_dot(x + c0, y + c0, L->n[0]);
+    }
+}
+
 double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
 {
     const mg_level *L = &m->lev[0];
-    int ny = L->n[1], nz = L->n[2];
-#pragma omp parallel for collapse(2) schedule(static) if (L->nc >= MAC_OMP_MIN)
-    for (int k = 0; k < nz; k++)
-        for (int j = 0; j < ny; j++) {
-            apply_row(L, x, y, j, k);
-            size_t c0 = idx(L, 0, j, k);
-            m->row_dot[(size_t)j + (size_t)ny * (size_t)k] = row_dot(x + c0, y + c0, L->n[0]);
-        }
+#pragma omp parallel for schedule(static) if (L->nc >= MAC_OMP_MIN)
+    for (int s = 0; s < L->n_slabs; s++)
+        apply_dot_slab(m, x, y, s);
     return sum_rows(m);
 }
 
