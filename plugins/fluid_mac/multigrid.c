@@ -547,6 +547,66 @@ static int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *r
     return ok;
 }
 
+/* prolong_weights' lists for the cells of a fine row whose parents' rows
+ * along y or z leave the grid (the rows next to the domain's faces): the
+ * same for every cell of the row whose x neighbour lies inside, when the
+ * coarse rows inside are all fluid. Per listed q (in prolong_weights'
+ * order): its offset from the parent per parity of i, its weight (an
+ * outside row's weight goes to the parent behind a wall, is dropped behind
+ * an open side), its coarse row and whether it is the x neighbour. */
+typedef struct row_weights {
+    size_t base;             /* coarse index of the parent of fine cell (0, j, k) */
+    int n;
+    ptrdiff_t off[2][8];
+    double w[8];
+    size_t row[8];
+    int xbit[8];
+} row_weights;
+
+static int row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, row_weights *rw)
+{
+    int dim = m->dim, count = 1 << dim;
+    const int f[3] = {0, j, k};
+    const int parent[3] = {0, j / 2, dim == 3 ? k / 2 : 0};
+    size_t ny = (size_t)C->n[1];
+    double to_parent = 0.0;
+    rw->base = idx(C, 0, parent[1], parent[2]);
+    rw->n = 0;
+    for (int q = 0; q < count; q++) {
+        int c[3] = {0, parent[1], parent[2]}, outside = 0, open = 0;
+        double wq = q & 1 ? 0.25 : 0.75;
+        for (int a = 1; a < dim; a++) {
+            if (q >> a & 1) {
+                int up = f[a] % 2;
+                c[a] += up ? 1 : -1;
+                wq *= 0.25;
+                if (c[a] < 0 || c[a] >= C->n[a]) {
+                    outside = 1;
+                    open |= m->bc[2 * a + up] == BC_OPEN;
+                }
+            } else {
+                wq *= 0.75;
+            }
+        }
+        if (outside) {
+            if (!open)
+                to_parent += wq;
+            continue;
+        }
+        size_t row = (size_t)c[1] + ny * (size_t)c[2];
+        if (!C->row_fluid[row])
+            return 0;
+        ptrdiff_t o = (ptrdiff_t)idx(C, 0, c[1], c[2]) - (ptrdiff_t)rw->base;
+        rw->off[0][rw->n] = o - (q & 1);
+        rw->off[1][rw->n] = o + (q & 1);
+        rw->w[rw->n] = wq;
+        rw->row[rw->n] = row;
+        rw->xbit[rw->n++] = q & 1;
+    }
+    rw->w[0] += to_parent;   /* q = 0, the parent, always listed first */
+    return 1;
+}
+
 /* sum_q wt[q] x[base + o[q]], in the order of weights() */
 static inline double gather(const double *x, size_t base, const ptrdiff_t *o, const double *wt, int count)
 {
@@ -590,6 +650,11 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
             row_setup(m, C, j, k0, &rm);
             const double *r = F->r + idx(F, 0, j, k0);
             int fast = block_rows_fluid(m, C, &rm, j, k0), all_gathered = fast;
+            row_weights rw;
+            int edge = !rm.fast && row_weights_setup(m, C, j, k0, &rw);
+            int rg[8] = {0};   /* edge: per listed q, whether its target row is gathered */
+            for (int p = 0; edge && p < rw.n; p++)
+                rg[p] = C->row_inner[rw.row[p]];
             int g[8] = {0};   /* fast: per q, whether the target row is gathered */
             if (fast) {
                 int pj = j / 2, nj = j % 2 ? pj + 1 : pj - 1;
@@ -614,6 +679,16 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
                         int I = q & 1 ? ni : pi;
                         if (c >= lo && c < hi && !(g[q] && I >= 1 && I + 2 <= cn))
                             C->b[c] += scale * wt[q] * r[i];
+                    }
+                    continue;
+                }
+                if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
+                    size_t base = rw.base + (size_t)pi;
+                    for (int p = 0; p < rw.n; p++) {
+                        size_t c = (size_t)((ptrdiff_t)base + rw.off[i % 2][p]);
+                        int I = rw.xbit[p] ? ni : pi;
+                        if (c >= lo && c < hi && !(rg[p] && I >= 1 && I + 2 <= cn))
+                            C->b[c] += scale * rw.w[p] * r[i];
                     }
                     continue;
                 }
@@ -720,7 +795,10 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
     row_map rm;
     row_setup(m, C, j, k, &rm);
     size_t f0 = idx(F, 0, j, k);
-    int fast = F->row_fluid[(size_t)j + (size_t)F->n[1] * (size_t)k] && block_rows_fluid(m, C, &rm, j, k);
+    int fine_fluid = F->row_fluid[(size_t)j + (size_t)F->n[1] * (size_t)k];
+    int fast = fine_fluid && block_rows_fluid(m, C, &rm, j, k);
+    row_weights rw;
+    int edge = fine_fluid && !fast && !rm.fast && row_weights_setup(m, C, j, k, &rw);
     const double *wt = m->dim == 3 ? weight_3d : weight_2d;
     int cn = C->n[0], lo = 0, hi = 0;
     if (fast && cn >= 3) {
@@ -745,6 +823,10 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
             size_t base = rm.base + (size_t)pi;
             F->x[f0 + (size_t)i] += m->dim == 3 ? gather(C->x, base, rm.off[i % 2], wt, 8)
                                                 : gather(C->x, base, rm.off[i % 2], wt, 4);
+            continue;
+        }
+        if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
+            F->x[f0 + (size_t)i] += gather(C->x, rw.base + (size_t)pi, rw.off[i % 2], rw.w, rw.n);
             continue;
         }
         if (F->type[f0 + (size_t)i] != MG_FLUID)
