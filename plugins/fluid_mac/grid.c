@@ -665,19 +665,13 @@ typedef struct op_ctx {
     double *q;   /* per cell scratch for the preconditioner */
 } op_ctx;
 
-static void remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v);
-
-/* One multigrid V-cycle; in regions without an open side the constant is
- * projected out, so the preconditioner stays symmetric on A's range. */
-static void apply_mg(void *ctx, const double *r, double *z)
-{
-    op_ctx *o = ctx;
-    mac_mg_apply(o->P->mg, o->P->n, o->P->cell, r, z);
-    remove_region_means(o->P, o->geo, z);
-}
+static int remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v);
 
 /* The fused forms for seam_pcg_fused (multigrid): A p with p . Ap in one
- * pass when every cell is an unknown, and the V-cycle with r . z. */
+ * pass when every cell is an unknown, and one V-cycle with r . z (taken in
+ * its last pass); in regions without an open side the constant is
+ * projected out of z, so the preconditioner stays symmetric on A's range
+ * (r . z then taken again). */
 static void apply_A(void *ctx, const double *x, double *y);
 
 static double apply_A_dot(void *ctx, const double *x, double *y)
@@ -692,8 +686,10 @@ static double apply_A_dot(void *ctx, const double *x, double *y)
 static double apply_mg_dot(void *ctx, const double *r, double *z)
 {
     op_ctx *o = ctx;
-    apply_mg(ctx, r, z);
-    return seam_dot_ordered(o->P->n, r, z);
+    double rz = mac_mg_apply(o->P->mg, o->P->n, o->P->cell, r, z);
+    if (remove_region_means(o->P, o->geo, z))
+        rz = seam_dot_ordered(o->P->n, r, z);
+    return rz;
 }
 
 /* y = A x when every cell is an unknown (unknown c is cell c): the same
@@ -801,14 +797,14 @@ static void apply_mic(void *ctx, const double *r, double *z)
 }
 
 /* Rhs and solution of regions without an open side live up to a constant:
- * remove the mean of v over each such region. */
-static void remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v)
+ * remove the mean of v over each such region; returns whether there was one. */
+static int remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v)
 {
     int nr = geo->n_regions, closed = 0;
     for (int r = 0; r < nr; r++)
         closed |= !geo->region_open[r];
     if (!closed)   /* every region has a Dirichlet face: nothing to remove (the common case, once per MG-PCG iteration) */
-        return;
+        return 0;
     double *sum = calloc((size_t)nr + 1, sizeof *sum), *cnt = calloc((size_t)nr + 1, sizeof *cnt);
     for (size_t k = 0; k < P->n; k++) {
         int r = geo->region[P->cell[k]];
@@ -822,6 +818,7 @@ static void remove_region_means(const mac_projection *P, const mac_geometry *geo
     }
     free(sum);
     free(cnt);
+    return 1;
 }
 
 static void alloc_projection(mac_projection *P, size_t nc)

@@ -40,7 +40,7 @@ enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
  * nonzero diagonal (Gauss-Seidel updates it). */
 enum { MG_SMOOTHED = 1 << 6 };
 /* Stages of a pipelined pass (see run_pipeline). */
-typedef enum mg_stage { ST_RED_FROM_ZERO, ST_RED, ST_BLACK, ST_RESIDUAL, ST_PROLONG } mg_stage;
+typedef enum mg_stage { ST_RED_FROM_ZERO, ST_RED, ST_BLACK, ST_RESIDUAL, ST_PROLONG, ST_DOT } mg_stage;
 enum { MG_STAGES = 2 * MG_SMOOTH + 1 };
 _Static_assert(MG_SMOOTH == 2, "the stage lists in vcycle are written out for two sweeps");
 
@@ -839,11 +839,50 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
     }
 }
 
+/* sum_i x[i] y[i] over a row, four running sums (the order fixed by n). */
+ROW_KERNEL double row_dot(const double *x, const double *y, int n)
+{
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++)
+            s[k] += x[i + k] * y[i + k];
+    for (; i < n; i++)
+        s[0] += x[i] * y[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* The rows' parts of a dot product, summed in row order. */
+static double sum_rows(const mac_mg *m)
+{
+    const mg_level *L = &m->lev[0];
+    size_t rows = (size_t)L->n[1] * (size_t)L->n[2];
+    double s = 0.0;
+    for (size_t r = 0; r < rows; r++)
+        s += m->row_dot[r];
+    return s;
+}
+
+/* Level 0's b . x over the rows of slab s, into row_dot. */
+ROW_KERNEL void dot_slab(mac_mg *m, int s)
+{
+    const mg_level *L = &m->lev[0];
+    int k0 = m->dim == 3 ? s : 0, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
+    for (int j = j0; j < j1; j++) {
+        size_t c0 = idx(L, 0, j, k0);
+        m->row_dot[(size_t)j + (size_t)L->n[1] * (size_t)k0] = row_dot(L->b + c0, L->x + c0, L->n[0]);
+    }
+}
+
 /* One stage on slab s of level l: every row of the slab. */
 VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
 {
     mg_level *L = &m->lev[l];
     int k0 = m->dim == 3 ? s : 0, k1 = k0 + 1, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
+    if (st == ST_DOT) {
+        dot_slab(m, s);
+        return;
+    }
     for (int k = k0; k < k1; k++)
         for (int j = j0; j < j1; j++)
             switch (st) {
@@ -852,6 +891,7 @@ VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
             case ST_BLACK: smooth_row(L, j, k, 1); break;
             case ST_RESIDUAL: residual_row(L, j, k); break;
             case ST_PROLONG: prolong_row(m, L, &m->lev[l + 1], j, k); break;
+            case ST_DOT: break;
             }
 }
 
@@ -923,35 +963,11 @@ static void vcycle(mac_mg *m, int l)
     /* red-black from x = 0, MG_SMOOTH times, then the residual; after the
      * coarse correction black-red, MG_SMOOTH times: a symmetric V-cycle */
     static const mg_stage pre[MG_STAGES] = {ST_RED_FROM_ZERO, ST_BLACK, ST_RED, ST_BLACK, ST_RESIDUAL};
-    static const mg_stage post[MG_STAGES] = {ST_PROLONG, ST_BLACK, ST_RED, ST_BLACK, ST_RED};
+    static const mg_stage post[MG_STAGES + 1] = {ST_PROLONG, ST_BLACK, ST_RED, ST_BLACK, ST_RED, ST_DOT};
     run_pipeline(m, l, pre, MG_STAGES);
     restrict_residual(m, L, &m->lev[l + 1]);
     vcycle(m, l + 1);
-    run_pipeline(m, l, post, MG_STAGES);
-}
-
-/* sum_i x[i] y[i] over a row, four running sums (the order fixed by n). */
-static double row_dot(const double *x, const double *y, int n)
-{
-    double s[4] = {0.0, 0.0, 0.0, 0.0};
-    int i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; k++)
-            s[k] += x[i + k] * y[i + k];
-    for (; i < n; i++)
-        s[0] += x[i] * y[i];
-    return (s[0] + s[1]) + (s[2] + s[3]);
-}
-
-/* The rows' parts of a dot product, summed in row order. */
-static double sum_rows(const mac_mg *m)
-{
-    const mg_level *L = &m->lev[0];
-    size_t rows = (size_t)L->n[1] * (size_t)L->n[2];
-    double s = 0.0;
-    for (size_t r = 0; r < rows; r++)
-        s += m->row_dot[r];
-    return s;
+    run_pipeline(m, l, post, l == 0 ? MG_STAGES + 1 : MG_STAGES);   /* level 0: b . x too, slab by slab */
 }
 
 /* y = A x over row (j, k) of level 0 from the stencil's mask and diagonal
@@ -1005,9 +1021,10 @@ double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
 
 /* The bytes one MG-PCG iteration has to move at the least (the bound of
  * bench_fluid_mac's "bound" table), counting each array once per pass:
- * - CG over the n unknowns, 13 doubles each: q = A p with p.q (read p,
- *   write q), x += alpha p and r -= alpha q with |r|^2 (read x, p, r, q,
- *   write x, r), r.z (read r, z), p = z + beta p (read z, p, write p);
+ * - CG over the n unknowns (core seam_pcg_fused), 11 doubles each: q = A p
+ *   with p.q (read p, write q), x += alpha p and r -= alpha q with |r|^2
+ *   (read x, p, r, q, write x, r), p = z + beta p (read z, p, write p); r.z
+ *   comes from the V-cycle's last pass on level 0, which reads r and z anyway;
  * - the stencil: a byte per cell and pass (which neighbours couple, and on
  *   coarse levels the diagonal, a small integer), plus level 0's diagonal
  *   (8 bytes: free-surface ghost-fluid values) in A p and in both V-cycle passes;
@@ -1019,7 +1036,7 @@ double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
  * What this skips is what the implementation costs beyond the bound. */
 double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
 {
-    double bytes = 13.0 * 8.0 * (double)n + 9.0 * (double)m->lev[0].nc;
+    double bytes = 11.0 * 8.0 * (double)n + 9.0 * (double)m->lev[0].nc;
     for (int l = 0; l + 1 < m->n_levels; l++) {
         double N = (double)m->lev[l].nc, Nc = (double)m->lev[l + 1].nc;
         bytes += (8.0 + 8.0 + 1.0) * N + 8.0 * Nc + (8.0 + 8.0 + 8.0 + 1.0) * N + 8.0 * Nc;
@@ -1032,22 +1049,27 @@ double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
     return bytes + 4.0 * nmax * 25.0 * (double)C->nc;
 }
 
-void mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z)
+double mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z)
 {
     mg_level *L0 = &m->lev[0];
+    double *b = L0->b, *x = L0->x;
     if (n == L0->nc) {   /* every cell an unknown, in cell order: level 0 works on r and z themselves */
-        double *b = L0->b, *x = L0->x;
         L0->b = (double *)r;   /* only read */
         L0->x = z;
-        vcycle(m, 0);
-        L0->b = b;
-        L0->x = x;
-        return;
+    } else {
+        memset(L0->b, 0, L0->nc * sizeof *L0->b);
+        for (size_t u = 0; u < n; u++)
+            L0->b[cell[u]] = r[u];
     }
-    memset(L0->b, 0, L0->nc * sizeof *L0->b);
-    for (size_t u = 0; u < n; u++)
-        L0->b[cell[u]] = r[u];
     vcycle(m, 0);
-    for (size_t u = 0; u < n; u++)
-        z[u] = L0->x[cell[u]];
+    if (m->n_levels == 1)   /* level 0 was the coarsest: no pipeline gave the dot */
+        for (int s = 0; s < L0->n_slabs; s++)
+            dot_slab(m, s);
+    double rz = sum_rows(m);   /* b is 0 off the unknowns: the cells' sum is r . z */
+    L0->b = b;
+    L0->x = x;
+    if (n != L0->nc)
+        for (size_t u = 0; u < n; u++)
+            z[u] = L0->x[cell[u]];
+    return rz;
 }
