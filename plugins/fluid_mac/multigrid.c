@@ -52,7 +52,9 @@ typedef struct mg_level {
     uint8_t *type;           /* MG_* per cell */
     uint8_t *mask;           /* the stencil's neighbours and MG_SMOOTHED per cell */
     uint8_t *row_fluid;      /* per row (j, k): every cell fluid */
-    uint8_t *row_full;       /* per row: cells 1 .. n[0] - 2 couple to all 2 d neighbours and are smoothed */
+    uint8_t *row_full;       /* per row: cells 1 .. n[0] - 2 couple to all 2 d neighbours, have diagonal 2 d
+                              * and are smoothed (no stencil reads there) */
+    size_t n_partial;        /* cells outside the full rows' cells 1 .. n[0] - 2 (their diagonals are read) */
     uint8_t *row_inner;      /* per row: its neighbour rows (y, z, both) inside and all fluid (gather restriction) */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
@@ -244,6 +246,7 @@ static void build_mask(mg_level *L, int dim)
                 L->idiag[c] = smoothed ? 1.0 / L->diag[c] : 0.0;
             }
     uint8_t full = (uint8_t)(MG_SMOOTHED | ((1u << (2 * dim)) - 1u));
+    L->n_partial = 0;
     for (int k = 0; k < L->n[2]; k++)
         for (int j = 0; j < L->n[1]; j++) {
             size_t c0 = idx(L, 0, j, k), r = (size_t)j + (size_t)L->n[1] * (size_t)k;
@@ -251,10 +254,11 @@ static void build_mask(mg_level *L, int dim)
             for (int i = 0; i < L->n[0]; i++) {
                 fluid &= L->type[c0 + (size_t)i] == MG_FLUID;
                 if (i > 0 && i + 1 < L->n[0])
-                    all &= L->mask[c0 + (size_t)i] == full;
+                    all &= L->mask[c0 + (size_t)i] == full && L->diag[c0 + (size_t)i] == 2.0 * dim;
             }
             L->row_fluid[r] = (uint8_t)fluid;
             L->row_full[r] = (uint8_t)(all && unit);
+            L->n_partial += L->row_full[r] ? 2 : (size_t)L->n[0];
         }
     size_t ny = (size_t)L->n[1];
     for (int k = 0; k < L->n[2]; k++)
@@ -332,7 +336,9 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
     size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
     int first = (j + k + colour) & 1, n = L->n[0];
     if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {
-        /* every inner cell couples to all neighbours: no mask tests (the same sums in the same order) */
+        /* every inner cell couples to all neighbours with diagonal 2 d: no mask tests, no diagonal reads
+         * (the same sums in the same order; 1 / 6 is the stored 1 / diag) */
+        const double id6 = 1.0 / 6.0;
         int i = first;
         if (i == 0) {
             if (mask[c0] & MG_SMOOTHED)
@@ -342,12 +348,12 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
         if (L->n[2] == 1)
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy])) * id[c];
+                x[c] = (b[c] + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy])) * 0.25;
             }
         else
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id[c];
+                x[c] = (b[c] + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id6;
             }
         if (i == n - 1 && (mask[c0 + (size_t)i] & MG_SMOOTHED)) {
             size_t c = c0 + (size_t)i;
@@ -397,13 +403,13 @@ ROW_KERNEL void residual_row(mg_level *L, int j, int k)
         if (L->n[2] == 1)
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
-                r[c] = (b[c] - d[c] * x[c]) + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
+                r[c] = (b[c] - 4.0 * x[c]) + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
             }
         else
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
                 double s = (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
-                r[c] = (b[c] - d[c] * x[c]) + s;
+                r[c] = (b[c] - 6.0 * x[c]) + s;
             }
     }
     for (; i < n; i++) {
@@ -983,12 +989,12 @@ ROW_KERNEL void apply_row(const mg_level *L, const double *x, double *y, int j, 
         if (L->n[2] == 1)
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
-                y[c] = d[c] * x[c] - (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
+                y[c] = 4.0 * x[c] - (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
             }
         else
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
-                y[c] = d[c] * x[c] - (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
+                y[c] = 6.0 * x[c] - (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
             }
     }
     for (; i < n; i++) {
@@ -1027,7 +1033,9 @@ double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
  *   comes from the V-cycle's last pass on level 0, which reads r and z anyway;
  * - the stencil: a byte per cell and pass (which neighbours couple, and on
  *   coarse levels the diagonal, a small integer), plus level 0's diagonal
- *   (8 bytes: free-surface ghost-fluid values) in A p and in both V-cycle passes;
+ *   (8 bytes: free-surface ghost-fluid values) in A p and in both V-cycle
+ *   passes, read only outside the rows whose inner cells have the full
+ *   stencil (diagonal 2 d, known without reading it: n_partial cells);
  * - per level but the coarsest, two passes: before the coarse correction
  *   (read b, write x, write the coarse b) and after it (read the coarse x,
  *   read b and x, write x); level 0's b is r and its x is z, no copies;
@@ -1036,12 +1044,13 @@ double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
  * What this skips is what the implementation costs beyond the bound. */
 double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
 {
-    double bytes = 11.0 * 8.0 * (double)n + 9.0 * (double)m->lev[0].nc;
+    double partial = (double)m->lev[0].n_partial;
+    double bytes = 11.0 * 8.0 * (double)n + 1.0 * (double)m->lev[0].nc + 8.0 * partial;
     for (int l = 0; l + 1 < m->n_levels; l++) {
         double N = (double)m->lev[l].nc, Nc = (double)m->lev[l + 1].nc;
         bytes += (8.0 + 8.0 + 1.0) * N + 8.0 * Nc + (8.0 + 8.0 + 8.0 + 1.0) * N + 8.0 * Nc;
         if (l == 0)
-            bytes += 2.0 * 8.0 * N;
+            bytes += 2.0 * 8.0 * partial;
     }
     const mg_level *C = &m->lev[m->n_levels - 1];
     int nmax = C->n[0] > C->n[1] ? C->n[0] : C->n[1];
