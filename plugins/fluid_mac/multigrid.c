@@ -55,6 +55,8 @@ typedef struct mg_level {
     uint8_t *row_full;       /* per row: cells 1 .. n[0] - 2 couple to all 2 d neighbours, have diagonal 2 d
                               * and are smoothed (no stencil reads there) */
     size_t n_partial;        /* cells outside the full rows' cells 1 .. n[0] - 2 (their diagonals are read) */
+    uint8_t *row_common;     /* per row not full: the mask its cells 1 .. n[0] - 2 share, all smoothed (a wall's
+                              * or an open side's row; unit levels), else 0 */
     uint8_t *row_inner;      /* per row: its neighbour rows (y, z, both) inside and all fluid (gather restriction) */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
@@ -102,6 +104,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->row_fluid);
         free(L->row_full);
         free(L->row_inner);
+        free(L->row_common);
         free(L->idiag);
         if (l > 0) {
             free(L->diag);
@@ -146,6 +149,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
         ok &= (L->row_fluid = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_full = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
+        ok &= (L->row_common = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
         ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
@@ -258,6 +262,11 @@ static void build_mask(mg_level *L, int dim)
             }
             L->row_fluid[r] = (uint8_t)fluid;
             L->row_full[r] = (uint8_t)(all && unit);
+            uint8_t common = L->n[0] >= 3 && unit && !L->row_full[r] ? L->mask[c0 + 1] : 0;
+            for (int i = 1; common && i + 1 < L->n[0]; i++)
+                if (L->mask[c0 + (size_t)i] != common || !(common & MG_SMOOTHED))
+                    common = 0;
+            L->row_common[r] = common;
             L->n_partial += L->row_full[r] ? 2 : (size_t)L->n[0];
         }
     size_t ny = (size_t)L->n[1];
@@ -327,6 +336,35 @@ static inline double offdiag_w(const mg_level *L, uint8_t mk, const double *x, s
     return s;
 }
 
+/* offdiag for the len cells from c of a row whose cells share mask mk:
+ * its terms in the same order, each a vector loop over the span. */
+enum { SPAN = 128 };
+
+ROW_KERNEL void offdiag_span(uint8_t mk, const double *x, size_t c, int len, size_t sy, size_t sz, double *s)
+{
+    const double *xc = x + c;
+    for (int i = 0; i < len; i++)
+        s[i] = 0.0;
+    if (mk & 2)
+        for (int i = 0; i < len; i++)
+            s[i] -= xc[i + 1];
+    if (mk & 1)
+        for (int i = 0; i < len; i++)
+            s[i] -= xc[i - 1];
+    if (mk & 8)
+        for (int i = 0; i < len; i++)
+            s[i] -= xc[(size_t)i + sy];
+    if (mk & 4)
+        for (int i = 0; i < len; i++)
+            s[i] -= *(xc + i - sy);
+    if (mk & 32)
+        for (int i = 0; i < len; i++)
+            s[i] -= xc[(size_t)i + sz];
+    if (mk & 16)
+        for (int i = 0; i < len; i++)
+            s[i] -= *(xc + i - sz);
+}
+
 /* Gauss-Seidel on the cells of one colour ((i + j + k) % 2) of row (j, k). */
 ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
 {
@@ -359,6 +397,24 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
             size_t c = c0 + (size_t)i;
             x[c] = (b[c] - offdiag(mask[c], x, c, sy, sz)) * id[c];
         }
+        return;
+    }
+    uint8_t common = L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k];
+    if (common) {   /* the inner cells share one stencil: its sums by spans (a colour reads only the other) */
+        if (first == 0 && (mask[c0] & MG_SMOOTHED))
+            x[c0] = (b[c0] - offdiag(mask[c0], x, c0, sy, sz)) * id[c0];
+        double s[SPAN];
+        for (int i0 = 1; i0 + 1 < n; i0 += SPAN) {
+            int len = n - 1 - i0 < SPAN ? n - 1 - i0 : SPAN;
+            offdiag_span(common, x, c0 + (size_t)i0, len, sy, sz, s);
+            for (int i = i0 + ((i0 ^ first) & 1); i < i0 + len; i += 2) {
+                size_t c = c0 + (size_t)i;
+                x[c] = (b[c] - s[i - i0]) * id[c];
+            }
+        }
+        size_t c = c0 + (size_t)(n - 1);
+        if (((n - 1) & 1) == first && (mask[c] & MG_SMOOTHED))
+            x[c] = (b[c] - offdiag(mask[c], x, c, sy, sz)) * id[c];
         return;
     }
     if (!L->unit) {
@@ -411,6 +467,20 @@ ROW_KERNEL void residual_row(mg_level *L, int j, int k)
                 double s = (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
                 r[c] = (b[c] - 6.0 * x[c]) + s;
             }
+    }
+    uint8_t common = i == 0 ? L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k] : 0;
+    if (common) {   /* as smooth_row: the shared stencil by spans */
+        r[c0] = type[c0] == MG_FLUID ? b[c0] - d[c0] * x[c0] - offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        double s[SPAN];
+        for (i = 1; i + 1 < n; i += SPAN) {
+            int len = n - 1 - i < SPAN ? n - 1 - i : SPAN;
+            offdiag_span(common, x, c0 + (size_t)i, len, sy, sz, s);
+            for (int q = 0; q < len; q++) {
+                size_t c = c0 + (size_t)(i + q);
+                r[c] = b[c] - d[c] * x[c] - s[q];
+            }
+        }
+        i = n - 1;
     }
     for (; i < n; i++) {
         size_t c = c0 + (size_t)i;
@@ -996,6 +1066,20 @@ ROW_KERNEL void apply_row(const mg_level *L, const double *x, double *y, int j, 
                 size_t c = c0 + (size_t)i;
                 y[c] = 6.0 * x[c] - (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
             }
+    }
+    uint8_t common = i == 0 ? L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k] : 0;
+    if (common) {   /* as smooth_row: the shared stencil by spans */
+        y[c0] = L->type[c0] == MG_FLUID ? d[c0] * x[c0] + offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        double s[SPAN];
+        for (i = 1; i + 1 < n; i += SPAN) {
+            int len = n - 1 - i < SPAN ? n - 1 - i : SPAN;
+            offdiag_span(common, x, c0 + (size_t)i, len, sy, sz, s);
+            for (int q = 0; q < len; q++) {
+                size_t c = c0 + (size_t)(i + q);
+                y[c] = d[c] * x[c] + s[q];
+            }
+        }
+        i = n - 1;
     }
     for (; i < n; i++) {
         size_t c = c0 + (size_t)i;
