@@ -35,7 +35,11 @@ block)
 esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-plugins() { local b; b=$(cd "$1" && pwd); echo "$b/plugins/monolithic:$b/plugins/fluid_mac:$b/plugins/solid_fem:$b/plugins/solid_rigid"; }
+plugins() {
+    local b
+    b=$(cd "$1" && pwd)
+    echo "$b/plugins/monolithic:$b/plugins/fluid_mac:$b/plugins/solid_fem:$b/plugins/solid_rigid"
+}
 # run BUILD TAG: one timed run; appends "tag wall user+sys steps" to $out/times
 run() {
     SEAM_PLUGIN_PATH=$(plugins "$1") /usr/bin/time -f "%e %U %S" -o "$out/t" \
@@ -65,7 +69,8 @@ for tag in ("old", "new"):
           + "; CPU s/step " + " ".join(f"{c / s:.4f}" for w, c, s in r) + f" ({r[0][2]} steps)")
     med[tag] = (statistics.median(w / s for w, c, s in r), statistics.median(c / s for w, c, s in r))
 for i, what in enumerate(("wall", "CPU")):
-    print(f"median {what} s/step: old {med['old'][i]:.4f}, new {med['new'][i]:.4f}, new / old {med['new'][i] / med['old'][i]:.3f}")
+    o, n = med["old"][i], med["new"][i]
+    print(f"median {what} s/step: old {o:.4f}, new {n:.4f}, new / old {n / o:.3f}")
 print(f"interface.csv of the two builds identical: {sys.argv[2]}")
 PY
 if perf stat -e probe_libcholmod:cholmod_l_analyze true >/dev/null 2>&1; then
@@ -75,8 +80,10 @@ if perf stat -e probe_libcholmod:cholmod_l_analyze true >/dev/null 2>&1; then
         SEAM_PLUGIN_PATH=$(plugins "$b") perf stat -x, -e probe_libcholmod:cholmod_l_analyze \
             -e probe_libcholmod:cholmod_l_factorize -o "$out/perf" \
             "$b/coupler/seam" run "$file" --force --no-report --out "$out/p$tag" "${sets[@]}" >/dev/null 2>&1
-        echo "$tag: $(awk -F, '/analyze/ {a = $1} /factorize/ {f = $1} END {print a " cholmod_l_analyze, " f " cholmod_l_factorize calls a run"}' "$out/perf")"
+        echo "$tag: $(awk -F, '/analyze/ {a = $1} /factorize/ {f = $1}
+                          END {print a " cholmod_l_analyze, " f " cholmod_l_factorize calls a run"}' "$out/perf")"
     done
 else
-    echo "CHOLMOD calls not counted: no perf probes (as root: perf probe -x LIBCHOLMOD -a cholmod_l_analyze -a cholmod_l_factorize)"
+    echo "CHOLMOD calls not counted: no perf probes" \
+         "(as root: perf probe -x LIBCHOLMOD -a cholmod_l_analyze -a cholmod_l_factorize)"
 fi

@@ -448,8 +448,9 @@ static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mo
         int rc = seam_cholesky_factor(P->chol, P->Ass);   /* analyses a new pattern first */
         *analyses = seam_cholesky_analyses(P->chol) - before;
         if (*analyses > 0)
-            seam_logf(host, SEAM_LOG_DEBUG, "monolithic: solid block of %zu unknowns analysed by CHOLMOD: %.0f nonzeros "
-                      "in L, ordering %d", P->ns, seam_cholesky_factor_nnz(P->chol), seam_cholesky_ordering(P->chol));
+            seam_logf(host, SEAM_LOG_DEBUG,
+                      "monolithic: solid block of %zu unknowns analysed by CHOLMOD: %.0f nonzeros in L, ordering %d",
+                      P->ns, seam_cholesky_factor_nnz(P->chol), seam_cholesky_ordering(P->chol));
         if (rc != 0) {
             /* not positive definite: as IC(0)-PCG's breakdown, the step is retried with a smaller dt */
             seam_logf(host, rc == 1 ? SEAM_LOG_WARN : SEAM_LOG_ERROR,
