@@ -703,6 +703,21 @@ static inline int gathered(const mg_level *C, size_t row, int I)
 /* The 1D weights of fine cells 2 I - 1 .. 2 I + 2 in coarse cell I. */
 static const double w1d[4] = {0.25, 0.75, 0.75, 0.25};
 
+/* b[I] += the contributions of fine cells 2 I - 1 .. 2 I + 2 of residual
+ * row r (w0: a parent's weight, w1: an x neighbour's), I = 1 .. cn - 2, in
+ * the fine cells' order. */
+ROW_KERNEL void scatter_row(double *restrict b, const double *restrict r, double w0, double w1, int cn)
+{
+    for (int I = 1; I + 1 < cn; I++) {
+        double t = b[I];
+        t += w1 * r[2 * I - 1];
+        t += w0 * r[2 * I];
+        t += w0 * r[2 * I + 1];
+        t += w1 * r[2 * I + 2];
+        b[I] = t;
+    }
+}
+
 /* C->b = (4 / 2^d) P^T F->r on the coarse slabs [c0, c1) (the operators
  * are scaled by h^2, so each coarsening multiplies by 4): the fine slabs
  * 2 c0 - 1 .. 2 c1 reach them. Cells inside an all-fluid neighbourhood
@@ -740,7 +755,18 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
                     all_gathered &= g[q];
                 }
             }
-            int n0 = F->n[0], skip_lo = all_gathered ? 3 : n0, skip_hi = all_gathered ? 2 * cn - 3 : n0;
+            /* a fast row's target rows that are not gathered take coarse cells 1 .. cn - 2 as sums
+             * over their four fine cells in the fine cells' order (the scatter's sums); the
+             * cells 0 .. 2 and from 2 cn - 3 on give only the row ends below */
+            int by_rows = fast && cn >= 4;
+            for (int qq = 0; by_rows && qq < rm.count / 2; qq++) {
+                size_t row0 = (size_t)((ptrdiff_t)rm.base + rm.off[0][2 * qq]);
+                if (row0 < lo || row0 >= hi || g[2 * qq])
+                    continue;
+                scatter_row(C->b + row0, r, scale * wt[2 * qq], scale * wt[2 * qq + 1], cn);
+            }
+            int n0 = F->n[0], skip = all_gathered || by_rows;
+            int skip_lo = skip ? 3 : n0, skip_hi = skip ? 2 * cn - 3 : n0;
             for (int i = 0; i < n0; i++) {
                 if (i == skip_lo && skip_hi > skip_lo)   /* every target of these cells is gathered */
                     i = skip_hi;
@@ -753,7 +779,8 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
                     for (int q = 0; q < rm.count; q++) {
                         size_t c = (size_t)((ptrdiff_t)base + o[q]);
                         int I = q & 1 ? ni : pi;
-                        if (c >= lo && c < hi && !(g[q] && I >= 1 && I + 2 <= cn))
+                        int mine = !by_rows || I == 0 || I == cn - 1;   /* by_rows: the ends only */
+                        if (mine && c >= lo && c < hi && !(g[q] && I >= 1 && I + 2 <= cn))
                             C->b[c] += scale * wt[q] * r[i];
                     }
                     continue;
