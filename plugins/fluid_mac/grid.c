@@ -692,69 +692,82 @@ static double apply_mg_dot(void *ctx, const double *r, double *z)
     return rz;
 }
 
-/* y = A x when every cell is an unknown (unknown c is cell c): the same
- * terms in the same order as apply_A's general loop. */
-static void apply_A_all(const mac_projection *P, const mac_grid *g, const double *x, double *y)
+/* y = A x on row (j, k) when every cell is an unknown (unknown c is cell
+ * c): the same terms in the same order as apply_A_row. */
+static void apply_A_all_row(const mac_projection *P, const mac_grid *g, const double *x, double *y, int j, int k)
 {
     size_t sy = (size_t)g->nx, sz = sy * (size_t)g->ny;
     const double *d = P->Adiag, *px = P->Aplus[0], *py = P->Aplus[1], *pz = P->Aplus[2];
-    int dim = g->dim;
-#pragma omp parallel for collapse(2) schedule(static) if (P->n >= MAC_OMP_MIN)
-    for (int k = 0; k < g->nz; k++)
-        for (int j = 0; j < g->ny; j++) {
-            size_t c0 = mac_c(g, 0, j, k);
-            for (int i = 0; i < g->nx; i++) {
-                size_t c = c0 + (size_t)i;
-                double acc = d[c] * x[c];
-                if (px[c] != 0.0)
-                    acc += px[c] * x[c + 1];
-                if (i > 0 && px[c - 1] != 0.0)
-                    acc += px[c - 1] * x[c - 1];
-                if (py[c] != 0.0)
-                    acc += py[c] * x[c + sy];
-                if (j > 0 && py[c - sy] != 0.0)
-                    acc += py[c - sy] * x[c - sy];
-                if (dim == 3) {
-                    if (pz[c] != 0.0)
-                        acc += pz[c] * x[c + sz];
-                    if (k > 0 && pz[c - sz] != 0.0)
-                        acc += pz[c - sz] * x[c - sz];
-                }
-                y[c] = acc;
-            }
+    size_t c0 = mac_c(g, 0, j, k);
+    for (int i = 0; i < g->nx; i++) {
+        size_t c = c0 + (size_t)i;
+        double acc = d[c] * x[c];
+        if (px[c] != 0.0)
+            acc += px[c] * x[c + 1];
+        if (i > 0 && px[c - 1] != 0.0)
+            acc += px[c - 1] * x[c - 1];
+        if (py[c] != 0.0)
+            acc += py[c] * x[c + sy];
+        if (j > 0 && py[c - sy] != 0.0)
+            acc += py[c - sy] * x[c - sy];
+        if (g->dim == 3) {
+            if (pz[c] != 0.0)
+                acc += pz[c] * x[c + sz];
+            if (k > 0 && pz[c - sz] != 0.0)
+                acc += pz[c - sz] * x[c - sz];
         }
+        y[c] = acc;
+    }
 }
 
-/* Both operators walk the grid row by row (no index division in the loop). */
+/* y = A x on row (j, k) through the unknowns' numbering. */
+static void apply_A_row(const mac_projection *P, const mac_grid *g, const double *x, double *y, int j, int k)
+{
+    const int32_t *ix = P->index;
+    for (int i = 0; i < g->nx; i++) {
+        size_t c = mac_c(g, i, j, k);
+        int32_t n = ix[c];
+        if (n < 0)
+            continue;
+        const int ijk[3] = {i, j, k};
+        double acc = P->Adiag[c] * x[n];
+        for (int a = 0; a < g->dim; a++) {
+            size_t s = mac_stride(g, a);
+            if (P->Aplus[a][c] != 0.0)
+                acc += P->Aplus[a][c] * x[ix[c + s]];
+            if (ijk[a] > 0 && P->Aplus[a][c - s] != 0.0)
+                acc += P->Aplus[a][c - s] * x[ix[c - s]];
+        }
+        y[n] = acc;
+    }
+}
+
+/* Both operators walk the grid row by row (no index division in the loop).
+ * Under MAC_OMP_MIN unknowns the rows run on the calling thread without a
+ * parallel region (libgomp enters one, a futex call, even under a false if
+ * clause). */
 static void apply_A(void *ctx, const double *x, double *y)
 {
     op_ctx *o = ctx;
     const mac_projection *P = o->P;
     const mac_grid *g = o->g;
-    const int32_t *ix = P->index;
-    if (P->n == mac_ncell(g)) {   /* every cell an unknown: no index lookups */
-        apply_A_all(P, g, x, y);
+    int all = P->n == mac_ncell(g);   /* every cell an unknown: no index lookups */
+    if (P->n < MAC_OMP_MIN) {
+        for (int k = 0; k < g->nz; k++)
+            for (int j = 0; j < g->ny; j++)
+                if (all)
+                    apply_A_all_row(P, g, x, y, j, k);
+                else
+                    apply_A_row(P, g, x, y, j, k);
         return;
     }
-#pragma omp parallel for collapse(2) schedule(static) if (P->n >= MAC_OMP_MIN)
+#pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
-            for (int i = 0; i < g->nx; i++) {
-                size_t c = mac_c(g, i, j, k);
-                int32_t n = ix[c];
-                if (n < 0)
-                    continue;
-                const int ijk[3] = {i, j, k};
-                double acc = P->Adiag[c] * x[n];
-                for (int a = 0; a < g->dim; a++) {
-                    size_t s = mac_stride(g, a);
-                    if (P->Aplus[a][c] != 0.0)
-                        acc += P->Aplus[a][c] * x[ix[c + s]];
-                    if (ijk[a] > 0 && P->Aplus[a][c - s] != 0.0)
-                        acc += P->Aplus[a][c - s] * x[ix[c - s]];
-                }
-                y[n] = acc;
-            }
+            if (all)
+                apply_A_all_row(P, g, x, y, j, k);
+            else
+                apply_A_row(P, g, x, y, j, k);
 }
 
 /* z = (L L^T)^-1 r by the two triangular sweeps of MIC(0); the stencil

@@ -23,7 +23,11 @@
  * sweep order's results bit for bit. On OpenMP threads each thread runs the
  * pipeline over its own block of slabs, short of the block edges, and the
  * edges' triangles are finished after a barrier: the same results with any
- * number of threads. */
+ * number of threads. A level under MAC_OMP_MIN cells (every coarse level of
+ * a 2D grid of a few thousand cells, and level 0 of such a grid) runs its
+ * passes on the calling thread without entering a parallel region at all: in
+ * libgomp each region costs a futex call even with one thread and under a
+ * false if clause (about 2 us, 800 per time step of a 64 x 96 scene). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +89,18 @@ struct mac_mg {
 static size_t idx(const mg_level *L, int i, int j, int k)
 {
     return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
+}
+
+/* The threads a pass over nc cells may use: 1 (no parallel region) under
+ * MAC_OMP_MIN cells or without OpenMP. */
+static int level_threads(size_t nc)
+{
+#ifdef _OPENMP
+    return nc >= MAC_OMP_MIN ? omp_get_max_threads() : 1;
+#else
+    (void)nc;
+    return 1;
+#endif
 }
 
 static size_t stride(const mg_level *L, int a)
@@ -220,6 +236,28 @@ static void coarsen(const mac_grid *g, const mg_level *F, mg_level *C, int dim)
             }
 }
 
+/* build_mask's mask and idiag over plane k. */
+static void mask_plane(mg_level *L, int dim, int k)
+{
+    for (int j = 0; j < L->n[1]; j++)
+        for (int i = 0; i < L->n[0]; i++) {
+            size_t c = idx(L, i, j, k);
+            const int ijk[3] = {i, j, k};
+            uint8_t mk = 0;
+            int smoothed = L->type[c] == MG_FLUID && L->diag[c] != 0.0;
+            if (L->type[c] == MG_FLUID)
+                for (int a = 0; a < dim; a++) {
+                    size_t st = stride(L, a);
+                    if (ijk[a] > 0 && L->plus[a][c - st] != 0.0)
+                        mk |= (uint8_t)(1u << (2 * a));
+                    if (ijk[a] + 1 < L->n[a] && L->plus[a][c] != 0.0)
+                        mk |= (uint8_t)(1u << (2 * a + 1));
+                }
+            L->mask[c] = (uint8_t)(mk | (smoothed ? MG_SMOOTHED : 0));
+            L->idiag[c] = smoothed ? 1.0 / L->diag[c] : 0.0;
+        }
+}
+
 /* The stencil as bits (every off-diagonal is -1 or 0, on every level) and
  * the inverse diagonal, once per build: the sweeps read one byte and one
  * double per cell instead of 1 + d doubles and the cell type. */
@@ -230,25 +268,14 @@ static void build_mask(mg_level *L, int dim)
         for (size_t c = 0; c < L->nc && unit; c++)
             unit = L->plus[a][c] == 0.0 || L->plus[a][c] == -1.0;
     L->unit = unit;
-#pragma omp parallel for schedule(static) if (L->nc >= MAC_OMP_MIN)
-    for (int k = 0; k < L->n[2]; k++)
-        for (int j = 0; j < L->n[1]; j++)
-            for (int i = 0; i < L->n[0]; i++) {
-                size_t c = idx(L, i, j, k);
-                const int ijk[3] = {i, j, k};
-                uint8_t mk = 0;
-                int smoothed = L->type[c] == MG_FLUID && L->diag[c] != 0.0;
-                if (L->type[c] == MG_FLUID)
-                    for (int a = 0; a < dim; a++) {
-                        size_t st = stride(L, a);
-                        if (ijk[a] > 0 && L->plus[a][c - st] != 0.0)
-                            mk |= (uint8_t)(1u << (2 * a));
-                        if (ijk[a] + 1 < L->n[a] && L->plus[a][c] != 0.0)
-                            mk |= (uint8_t)(1u << (2 * a + 1));
-                    }
-                L->mask[c] = (uint8_t)(mk | (smoothed ? MG_SMOOTHED : 0));
-                L->idiag[c] = smoothed ? 1.0 / L->diag[c] : 0.0;
-            }
+    if (level_threads(L->nc) > 1) {
+#pragma omp parallel for schedule(static)
+        for (int k = 0; k < L->n[2]; k++)
+            mask_plane(L, dim, k);
+    } else {
+        for (int k = 0; k < L->n[2]; k++)
+            mask_plane(L, dim, k);
+    }
     uint8_t full = (uint8_t)(MG_SMOOTHED | ((1u << (2 * dim)) - 1u));
     L->n_partial = 0;
     for (int k = 0; k < L->n[2]; k++)
@@ -829,15 +856,14 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
 
 static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
 {
-    int S = C->n_slabs, nb = 1;
-#ifdef _OPENMP
-    if (F->nc >= MAC_OMP_MIN) {
-        nb = omp_get_max_threads();
-        nb = nb < S ? nb : S;
-        nb = nb < m->row_threads ? nb : m->row_threads;
+    int S = C->n_slabs, nb = level_threads(F->nc);
+    nb = nb < S ? nb : S;
+    nb = nb < m->row_threads ? nb : m->row_threads;
+    if (nb <= 1) {   /* no parallel region (see level_threads) */
+        restrict_slabs(m, F, C, 0, S, m->rows);
+        return;
     }
-#endif
-#pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
+#pragma omp parallel for schedule(static, 1) num_threads(nb)
     for (int q = 0; q < nb; q++)   /* each with a fine row of its own, weighted over y and z */
         restrict_slabs(m, F, C, (int)((long)S * q / nb), (int)((long)S * (q + 1) / nb),
                        m->rows + (size_t)q * (size_t)m->nx);
@@ -1005,36 +1031,45 @@ VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
  * thread, at least 2 n_st slabs wide) runs stage t on its slabs at least t
  * from an inner block edge; then the triangles at the edges are finished,
  * stage by stage. The results do not depend on nb. */
+static void pipeline_block(mac_mg *m, int l, const mg_stage *stages, int n_st, int nb, int q)
+{
+    int S = m->lev[l].n_slabs, s0 = (int)((long)S * q / nb), s1 = (int)((long)S * (q + 1) / nb);
+    for (int f = s0; f < s1 + n_st; f++)
+        for (int t = 0; t < n_st; t++) {
+            int s = f - t, lo = q > 0 ? s0 + t : s0, hi = q < nb - 1 ? s1 - t : s1;
+            if (s >= lo && s < hi)
+                run_stage(m, l, stages[t], s);
+        }
+}
+
+/* The triangles at the edge between blocks q - 1 and q (after every block). */
+static void pipeline_edge(mac_mg *m, int l, const mg_stage *stages, int n_st, int nb, int q)
+{
+    int e = (int)((long)m->lev[l].n_slabs * q / nb);
+    for (int t = 1; t < n_st; t++)
+        for (int s = e - t; s < e + t; s++)
+            run_stage(m, l, stages[t], s);
+}
+
 static void run_pipeline(mac_mg *m, int l, const mg_stage *stages, int n_st)
 {
-    const mg_level *L = &m->lev[l];
-    int S = L->n_slabs, nb = 1;
-#ifdef _OPENMP
-    if (L->nc >= MAC_OMP_MIN) {
-        nb = omp_get_max_threads();
-        if (nb > S / (2 * n_st))
-            nb = S / (2 * n_st);
-        if (nb < 1)
-            nb = 1;
+    int nb = level_threads(m->lev[l].nc);
+    if (nb > m->lev[l].n_slabs / (2 * n_st))
+        nb = m->lev[l].n_slabs / (2 * n_st);
+    if (nb <= 1) {   /* one block, no edges, no parallel region (see level_threads) */
+        pipeline_block(m, l, stages, n_st, 1, 0);
+        return;
     }
-#endif
-#pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 1)
-    for (int q = 0; q < nb; q++) {
-        int s0 = (int)((long)S * q / nb), s1 = (int)((long)S * (q + 1) / nb);
-        for (int f = s0; f < s1 + n_st; f++)
-            for (int t = 0; t < n_st; t++) {
-                int s = f - t, lo = q > 0 ? s0 + t : s0, hi = q < nb - 1 ? s1 - t : s1;
-                if (s >= lo && s < hi)
-                    run_stage(m, l, stages[t], s);
-            }
+#pragma omp parallel for schedule(static, 1) num_threads(nb)
+    for (int q = 0; q < nb; q++)
+        pipeline_block(m, l, stages, n_st, nb, q);
+    if (nb == 2) {   /* one edge: on this thread */
+        pipeline_edge(m, l, stages, n_st, nb, 1);
+        return;
     }
-#pragma omp parallel for schedule(static, 1) num_threads(nb) if (nb > 2)
-    for (int q = 1; q < nb; q++) {
-        int e = (int)((long)S * q / nb);
-        for (int t = 1; t < n_st; t++)
-            for (int s = e - t; s < e + t; s++)
-                run_stage(m, l, stages[t], s);
-    }
+#pragma omp parallel for schedule(static, 1) num_threads(nb)
+    for (int q = 1; q < nb; q++)
+        pipeline_edge(m, l, stages, n_st, nb, q);
 }
 
 /* One half sweep over the whole level (the coarsest level's many sweeps). */
@@ -1130,9 +1165,14 @@ VECTOR_CLONES static void apply_dot_slab(mac_mg *m, const double *x, double *y, 
 double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
 {
     const mg_level *L = &m->lev[0];
-#pragma omp parallel for schedule(static) if (L->nc >= MAC_OMP_MIN)
-    for (int s = 0; s < L->n_slabs; s++)
-        apply_dot_slab(m, x, y, s);
+    if (level_threads(L->nc) > 1) {
+#pragma omp parallel for schedule(static)
+        for (int s = 0; s < L->n_slabs; s++)
+            apply_dot_slab(m, x, y, s);
+    } else {   /* no parallel region (see level_threads) */
+        for (int s = 0; s < L->n_slabs; s++)
+            apply_dot_slab(m, x, y, s);
+    }
     return sum_rows(m);
 }
 
