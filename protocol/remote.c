@@ -30,16 +30,24 @@
 #define SEAM_SERVE_INSTALL_PATH ""
 #endif
 
-/* A field of the committed state as the server sent it. */
+/* One raster as a `field` answer gave it. */
+typedef struct raster_buf {
+    seam_raster r;           /* r.data is data; r.units, when not NULL, is units */
+    double *data;
+    size_t cap;              /* doubles data holds */
+    char units[64];
+} raster_buf;
+
+/* A field of the committed state as the server sent it. The raster handed
+ * to the coupler (`given`) stays as it is until the next `field` call (the
+ * contract), so what a commit brings lands in `got` and is swapped in then. */
 typedef struct cached_field {
     char name[256];          /* "": a free entry */
     int streak;              /* commits in a row after which the coupler asked for it */
     bool asked;              /* asked since the last commit */
-    bool valid;              /* holds the present state's raster */
-    seam_raster r;           /* data points at data, units at units */
-    double *data;
-    size_t cap;
-    char units[64];
+    bool valid;              /* `got` holds the present state's raster */
+    bool given_valid;        /* `given` does (it was handed out since the state last changed) */
+    raster_buf got, given;
 } cached_field;
 
 struct seam_remote {
@@ -222,7 +230,7 @@ static uint64_t begin_request(seam_remote *r, seam_wbuf *w, const char *op, size
 {
     if (!keeps_state(op))
         for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++)
-            r->fc[k].valid = false;
+            r->fc[k].valid = r->fc[k].given_valid = false;
     uint64_t id = ++r->next_id;
     seam_wbuf_init(w, reserve);
     if (r->proto >= 2)
@@ -596,11 +604,12 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
     return st;
 }
 
+static void take_commit_fields(seam_remote *r, seam_msg *m);
+
 /* The reply also carries max_dt of the new committed state (a server that
  * knows the request's `max_dt` field): the next step's max_dt costs no
- * round trip. */
-static bool take_commit_fields(seam_remote *r, seam_msg *m);
-
+ * round trip; and the fields asked after each of the last two commits,
+ * which then cost none either (`fields`, remote_field). */
 static seam_status remote_commit(void *self)
 {
     seam_remote *r = self;
@@ -631,8 +640,8 @@ static seam_status remote_commit(void *self)
     if (st != SEAM_OK)
         return st;
     r->step++;
-    if (n_fields && seam_msg_has(&m, "fields") && !take_commit_fields(r, &m))
-        return SEAM_ERROR;
+    if (n_fields && seam_msg_has(&m, "fields"))
+        take_commit_fields(r, &m);
     seam_msg sub;
     sub.error[0] = '\0';
     if (seam_msg_has(&m, "max_dt")) {
@@ -830,10 +839,11 @@ static seam_status remote_load(void *self, const void *bytes, size_t n)
     return reply_status(r, "load", &m);
 }
 
-/* The raster of one `field` answer (status 0) from m into c; false with
- * m's error. */
+/* The raster of one `field` answer (status 0) from m into c->got; false
+ * with m's error. */
 static bool take_raster(seam_msg *m, cached_field *c)
 {
+    raster_buf *b = &c->got;
     int64_t nx = 0, ny = 0, nz = 0;
     double dx = 0.0, origin[3] = {0, 0, 0};
     seam_msg_int(m, "nx", true, &nx);
@@ -841,7 +851,7 @@ static bool take_raster(seam_msg *m, cached_field *c)
     seam_msg_int(m, "nz", true, &nz);
     seam_msg_num(m, "dx", true, &dx);
     seam_msg_f64s(m, "origin", true, origin, 3);
-    seam_msg_strcpy(m, "units", false, c->units, sizeof c->units);
+    seam_msg_strcpy(m, "units", false, b->units, sizeof b->units);
     bool has_units = seam_msg_has(m, "units") && !seam_msg_is_nil(m, "units");
     if (!m->error[0] && (nx < 0 || ny < 0 || nz < 0 || nx > INT32_MAX || ny > INT32_MAX || nz > INT32_MAX ||
                          (double)nx * (double)ny * (double)nz > 1e12))
@@ -849,25 +859,39 @@ static bool take_raster(seam_msg *m, cached_field *c)
     if (m->error[0])
         return false;
     size_t cells = (size_t)nx * (size_t)ny * (size_t)nz;
-    if (cells > c->cap) {
-        double *grown = realloc(c->data, cells * sizeof *grown);
-        if (!grown) {
-            seam_msg_fail(m, "no memory for a raster of %zu values", cells);
+    if (!b->data || cells > b->cap) {   /* the length is checked before anything is allocated */
+        double *fresh = seam_msg_f64s_alloc(m, "data", true, cells);
+        if (!fresh)
             return false;
-        }
-        c->data = grown;
-        c->cap = cells;
-    }
-    if (!seam_msg_f64s(m, "data", true, c->data, cells))
+        free(b->data);
+        b->data = fresh;
+        b->cap = cells;
+    } else if (!seam_msg_f64s(m, "data", true, b->data, cells))
         return false;
-    c->r = (seam_raster){.nx = (int)nx, .ny = (int)ny, .nz = (int)nz, .origin = {origin[0], origin[1], origin[2]},
-                         .dx = dx, .data = c->data, .units = has_units ? c->units : NULL};
+    b->r = (seam_raster){.nx = (int)nx, .ny = (int)ny, .nz = (int)nz, .origin = {origin[0], origin[1], origin[2]},
+                         .dx = dx, .data = b->data, .units = has_units ? b->units : NULL};
     c->valid = true;
     return true;
 }
 
-/* The entry of the field called name: its own, else a free one, else the
- * one asked least often lately (its raster goes). */
+/* c's present raster, handed out: `given` until the next field call. */
+static seam_raster hand_out(cached_field *c)
+{
+    raster_buf t = c->given;
+    c->given = c->got;
+    c->got = t;
+    c->given.r.data = c->given.data;   /* the struct moved: its pointers follow */
+    if (c->given.r.units)
+        c->given.r.units = c->given.units;
+    c->got.r.units = NULL;
+    c->valid = false;                  /* `got` is free for the next answer... */
+    c->given_valid = true;             /* ...and `given` is the present state's until it changes */
+    return c->given.r;
+}
+
+/* The entry of the field called name: its own, else a free one, else one
+ * not asked since the last commit, asked least often lately (its rasters
+ * go; the one handed out may, as the next field call allows). */
 static cached_field *field_entry(seam_remote *r, const char *name)
 {
     cached_field *pick = NULL;
@@ -875,35 +899,43 @@ static cached_field *field_entry(seam_remote *r, const char *name)
         cached_field *c = &r->fc[k];
         if (strcmp(c->name, name) == 0)
             return c;
-        if (!pick || (pick->name[0] && (!c->name[0] || c->streak < pick->streak)))
+        if (!pick || (pick->name[0] && (!c->name[0] || c->asked < pick->asked ||
+                                         (c->asked == pick->asked && c->streak < pick->streak))))
             pick = c;
     }
     snprintf(pick->name, sizeof pick->name, "%s", name);
     pick->streak = 0;
-    pick->asked = pick->valid = false;
+    pick->asked = pick->valid = pick->given_valid = false;
     return pick;
 }
 
-/* The rasters a commit's reply carries (op_commit in session.c). False
- * after reporting a malformed one; a field the server could not give is
- * left to `field` (which says why). */
-static bool take_commit_fields(seam_remote *r, seam_msg *m)
+/* The rasters a commit's reply carries (op_commit in session.c). A
+ * malformed one is warned about and left to `field`, as is a field the
+ * server could not give (`field` then says why): the commit stands. */
+static void take_commit_fields(seam_remote *r, seam_msg *m)
 {
     seam_msg all, one;
     all.error[0] = one.error[0] = '\0';
-    bool ok = seam_msg_child(m, "fields", true, &all);
-    for (int k = 0; ok && k < SEAM_COMMIT_FIELDS_MAX; k++) {
+    if (!seam_msg_child(m, "fields", true, &all)) {
+        if (r->host)
+            seam_logf(r->host, SEAM_LOG_WARN, "commit: bad reply from %s: %s; fields are asked for one by one",
+                      r->endpoint, m->error);
+        return;
+    }
+    for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++) {
         cached_field *c = &r->fc[k];
         if (!c->name[0] || c->streak < 2 || !seam_msg_has(&all, c->name))
             continue;
         uint64_t st = SEAM_ERROR;
-        ok = seam_msg_child(&all, c->name, true, &one) && seam_msg_uint(&one, "status", true, &st) &&
-             (st != SEAM_OK || take_raster(&one, c));
+        one.error[0] = '\0';
+        if (seam_msg_child(&all, c->name, true, &one) && seam_msg_uint(&one, "status", true, &st) &&
+            (st != SEAM_OK || take_raster(&one, c)))
+            continue;
+        c->valid = false;
+        if (r->host)
+            seam_logf(r->host, SEAM_LOG_WARN, "commit: bad reply from %s: field \"fields\", \"%s\": %s; asked for "
+                      "by itself", r->endpoint, c->name, one.error[0] ? one.error : all.error);
     }
-    if (!ok)
-        report(r, "commit: bad reply from %s: field \"fields\": %s", r->endpoint,
-               one.error[0] ? one.error : all.error[0] ? all.error : m->error);
-    return ok;
 }
 
 /* A field fetched since the state last changed (by `field`, or with the
@@ -911,14 +943,14 @@ static bool take_commit_fields(seam_remote *r, seam_msg *m)
 static seam_status remote_field(void *self, const char *name, seam_raster *out)
 {
     seam_remote *r = self;
-    if (strlen(name) >= sizeof r->fc[0].name) {
-        report(r, "field: a name of %zu bytes (at most %zu)", strlen(name), sizeof r->fc[0].name - 1);
+    if (!name[0] || strlen(name) >= sizeof r->fc[0].name) {
+        report(r, "field: a name of %zu bytes (1 to %zu)", strlen(name), sizeof r->fc[0].name - 1);
         return SEAM_ERROR;
     }
     cached_field *c = field_entry(r, name);
     c->asked = true;
-    if (c->valid) {
-        *out = c->r;
+    if (c->valid || c->given_valid) {
+        *out = c->valid ? hand_out(c) : c->given.r;
         return SEAM_OK;
     }
     seam_wbuf w;
@@ -935,7 +967,7 @@ static seam_status remote_field(void *self, const char *name, seam_raster *out)
         report(r, "field: bad reply from %s: %s", r->endpoint, m.error);
         return SEAM_ERROR;
     }
-    *out = c->r;
+    *out = hand_out(c);
     return SEAM_OK;
 }
 
@@ -955,7 +987,6 @@ static seam_status remote_write_output(void *self, const char *dir, int frame)
 }
 
 /* ---- connecting --------------------------------------------------------- */
-
 
 /* Socket, monitor and options; no messages yet. */
 /* spawned: the server is starting and binds its socket soon; try to connect
@@ -1464,8 +1495,10 @@ static void close_remote(seam_remote **self_p, bool relay)
         rmdir(r->tmpdir);
     }
     free(r->X); free(r->mass); free(r->C); free(r->q); free(r->M);
-    for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++)
-        free(r->fc[k].data);
+    for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++) {
+        free(r->fc[k].got.data);
+        free(r->fc[k].given.data);
+    }
     free(r->centre); free(r->rotation); free(r->first); free(r->points);
     free(r->body); free(r->elems); free(r->two_sided); free(r->bytes);
     free(r->want_plugin);

@@ -167,16 +167,19 @@ typedef struct {
  * delimiter of a REQ peer) and the payload frames (the map, then
  * out-of-band arrays). Only the first read may be interrupted and left for
  * the next poll; once a frame is in, the rest of the message is read (see
- * seam_wire_recv_more). 0: a request (r->got says which); -1: interrupted
- * or failed; 1: no payload (nothing to answer). */
+ * seam_wire_recv_more). 0: a request (r->got says which); -1: interrupted,
+ * nothing came (ZMQ_RCVTIMEO) or a later frame failed; -2: the first receive
+ * failed otherwise (errno says why); 1: no payload (nothing to answer). */
 static int recv_request(void *sock, request *r)
 {
     r->n_env = 0;
     zmq_msg_t f;
     zmq_msg_init(&f);
     if (zmq_msg_recv(&f, sock, 0) < 0) {
+        int e = errno;
         zmq_msg_close(&f);
-        return -1;
+        errno = e;
+        return e == EAGAIN || e == EINTR ? -1 : -2;
     }
     bool more = zmq_msg_more(&f);
     r->env[r->n_env++] = f;
@@ -588,9 +591,15 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
                 continue;
         }
         request *r = free_slot(&v);
-        if (recv_request(sock, r) != 0) {
+        int got = recv_request(sock, r);
+        if (got == -2) {   /* the socket itself failed (its context ended): waiting on would spin */
+            snprintf(err, errlen, "receive failed: %s", zmq_strerror(errno));
+            rc = -1;
+            break;
+        }
+        if (got != 0) {
             seam_frames_clear(&r->payload);
-            continue;   /* interrupted, or nothing to route an answer back to */
+            continue;   /* interrupted, no request within WAIT_MS, or nothing to route an answer back to */
         }
         r->in_use = true;
         serve_request(&v, r);

@@ -794,12 +794,14 @@ static void op_load(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 
 /* A field call's status as the reply gives it: a raster with a negative
  * size is an error of the plugin's. */
+static size_t raster_cells(const seam_raster *r) { return (size_t)r->nx * (size_t)r->ny * (size_t)r->nz; }
+
 static seam_status raster_status(seam_status st, const seam_raster *r)
 {
-    return st != SEAM_OK ? st : r->nx >= 0 && r->ny >= 0 && r->nz >= 0 ? SEAM_OK : SEAM_ERROR;
+    if (st != SEAM_OK)
+        return st;
+    return r->nx >= 0 && r->ny >= 0 && r->nz >= 0 && (r->data || raster_cells(r) == 0) ? SEAM_OK : SEAM_ERROR;
 }
-
-static size_t raster_cells(const seam_raster *r) { return (size_t)r->nx * (size_t)r->ny * (size_t)r->nz; }
 
 /* `field`'s reply fields after status (7 pairs), for a raster whose status is 0. */
 static void kv_raster(seam_wbuf *w, const seam_raster *r)
@@ -810,8 +812,9 @@ static void kv_raster(seam_wbuf *w, const seam_raster *r)
     seam_w_str(w, "origin");
     seam_w_f64s(w, r->origin, 3);
     kv_f64(w, "dx", r->dx);
+    static const double none = 0.0;   /* no cells: an empty array, not nil */
     seam_w_str(w, "data");
-    seam_w_f64s(w, r->data, raster_cells(r));
+    seam_w_f64s(w, r->data ? r->data : &none, raster_cells(r));
     seam_w_str(w, "units");
     if (r->units)
         seam_w_str(w, r->units);
@@ -827,7 +830,8 @@ static void op_field(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         { fail(w, s, id, "field: %s", m->error); return; }
     seam_raster r = {0};
     seam_status st = raster_status(s->p->field(s->self, name, &r), &r);
-    begin_ok(w, s, id, st == SEAM_OK ? 8 : 1, 128 + seam_wire_inline(s->proto, st == SEAM_OK ? raster_cells(&r) * 8 : 0));
+    size_t bytes = st == SEAM_OK ? raster_cells(&r) * 8 : 0;
+    begin_ok(w, s, id, st == SEAM_OK ? 8 : 1, 128 + seam_wire_inline(s->proto, bytes));
     kv_status(w, st);
     if (st == SEAM_OK)
         kv_raster(w, &r);
@@ -901,8 +905,8 @@ static void commit_field_take(seam_session *s, commit_field *cf)
     seam_raster r = {0};
     cf->st = raster_status(s->p->field(s->self, cf->name, &r), &r);
     size_t cells = cf->st == SEAM_OK ? raster_cells(&r) : 0;
-    if (cf->st == SEAM_OK && cells > cf->cap) {
-        double *grown = realloc(cf->copy, cells * sizeof *grown);
+    if (cf->st == SEAM_OK && (cells > cf->cap || !cf->copy)) {
+        double *grown = realloc(cf->copy, (cells ? cells : 1) * sizeof *grown);
         if (!grown) {
             char msg[400];
             snprintf(msg, sizeof msg, "commit: no memory for a copy of field \"%s\" (%zu values)", cf->name, cells);
@@ -940,10 +944,15 @@ static void op_commit(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     n_fields = st == SEAM_OK ? n_fields : 0;
     double dt = NAN;
     seam_status dst = with_dt ? s->p->max_dt(s->self, &dt) : SEAM_OK;
-    size_t bytes = 0;
+    size_t bytes = 0;   /* inline, all of them: names past SEAM_COMMIT_FIELDS_BYTES are left to `field` */
     for (int k = 0; k < n_fields; k++) {
         commit_field_take(s, &s->cf[k]);
-        bytes += 160 + seam_wire_inline(s->proto, s->cf[k].st == SEAM_OK ? raster_cells(&s->cf[k].r) * 8 : 0);
+        size_t more = 160 + (s->cf[k].st == SEAM_OK ? raster_cells(&s->cf[k].r) * 8 : 0);
+        if (bytes + more > SEAM_COMMIT_FIELDS_BYTES) {
+            n_fields = k;
+            break;
+        }
+        bytes += more;
     }
     begin_ok(w, s, id, 1 + (with_dt ? 1 : 0) + (n_fields ? 1 : 0), bytes);
     kv_status(w, st);

@@ -18,6 +18,7 @@
 #define SEAM_WIRE_MAX_FIELDS 32      /* keys in one map */
 #define SEAM_WIRE_MAX_DEPTH 16       /* nesting of maps and arrays */
 #define SEAM_COMMIT_FIELDS_MAX 8     /* names in a commit's `fields` (PROTOCOL.md) */
+#define SEAM_COMMIT_FIELDS_BYTES ((size_t)256 << 20)   /* what a commit's reply carries of them, at most */
 /* Largest frame a socket accepts (ZMQ_MAXMSGSIZE, bytes): 2 GiB, some 2.7e8
  * doubles. ZeroMQ drops a peer that sends more, before anything is buffered. */
 #define SEAM_WIRE_MAX_MESSAGE ((int64_t)1 << 31)

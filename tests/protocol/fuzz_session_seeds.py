@@ -86,6 +86,15 @@ def seeds():
     s.op("commit").op("max_dt")
     out["fluid_session"] = s.op("bye")
 
+    s = Session(FLUID)   # commit's `fields`: the piston fluid has none, and bad lists
+    hello(s).op("create", config='{"added_mass": 1.5}', name="fluid")
+    s.op("bind", dim=1, n_points=1, X=f64(0.0), nodes_per_elem=0, n_elems=0, n_bodies=1)
+    s.op("solve", step=STEP, n=1, dim=1, X=f64(0.01), V=f64(1.0), out=["F"])
+    s.op("commit", max_dt=True, fields=["pressure"]).op("commit", fields=[]).op("commit", fields=None)
+    s.op("commit", fields=["a", "a"]).op("commit", fields=list("abcdefghi")).op("commit", fields=[""])
+    s.op("commit", fields=["x\0y"]).op("commit", fields=["n" * 256]).op("commit", fields=[["nested"]])
+    out["commit_fields"] = s.op("commit", fields="pressure")
+
     s = Session(FLUID)   # bind refused by the server, then out of band
     hello(s).op("create", config='{"added_mass": 1, "fault": {"kind": "nan", "step": 0}}', name="f")
     s.op("bind", dim=2, n_points=1, X=f64(0, 0), nodes_per_elem=1, n_elems=1, elems=b"\5\0\0\0", n_bodies=1)

@@ -462,12 +462,11 @@ static void test_killed_server_is_named_with_its_step(void **state)
     pid_t run = start_seam_run(dir, log, sets);
     wait_for_steps(dir, 11);   /* expect_partial_stats below wants more than 10 */
     kill(s.pid, SIGKILL);
-    double t_kill = test_now_s(), took = 0;
+    double took = 0;
     int rc = test_proc_wait(run, 10.0, &took);
-    (void)t_kill;
     stop_server(&s);
     assert_int_equal(rc, 1);
-    assert_true(took < 10.0);
+    assert_true(took < 5.0);   /* seconds, not never: the connection's loss is seen within a wait's slice */
     test_expect_in_file(log, "[piston] error: ");
     test_expect_in_file(log, "at step ");
     test_expect_in_file(log, "lost the connection to ipc://");
