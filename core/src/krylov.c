@@ -39,7 +39,10 @@ int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *
 }
 
 /* The fused kernels' sums: at most DOT_BLOCKS blocks of a length fixed by
- * n, each summed with four running sums, then the blocks in order. */
+ * n, each summed with four running sums, then the blocks in order. Under
+ * DOT_OMP_MIN unknowns the blocks run on the calling thread without entering
+ * an OpenMP parallel region (libgomp enters one, a futex system call, even
+ * under a false if clause). */
 enum { DOT_BLOCKS = 1024, DOT_BLOCK_MIN = 2048, DOT_OMP_MIN = 1 << 15 };
 
 static size_t dot_block(size_t n)
@@ -56,22 +59,51 @@ static double sum_blocks(const double *part, size_t nb)
     return s;
 }
 
+/* x . y over block [i, hi). */
+static double dot_part(const double *x, const double *y, size_t i, size_t hi)
+{
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    for (; i + 4 <= hi; i += 4)
+        for (int k = 0; k < 4; k++)
+            s[k] += x[i + k] * y[i + k];
+    for (; i < hi; i++)
+        s[0] += x[i] * y[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
 double seam_dot_ordered(size_t n, const double *x, const double *y)
 {
     size_t B = dot_block(n), nb = (n + B - 1) / B;
     double part[DOT_BLOCKS];
-#pragma omp parallel for schedule(static) if (n >= DOT_OMP_MIN)
-    for (size_t q = 0; q < nb; q++) {
-        size_t i = q * B, hi = i + B < n ? i + B : n;
-        double s[4] = {0.0, 0.0, 0.0, 0.0};
-        for (; i + 4 <= hi; i += 4)
-            for (int k = 0; k < 4; k++)
-                s[k] += x[i + k] * y[i + k];
-        for (; i < hi; i++)
-            s[0] += x[i] * y[i];
-        part[q] = (s[0] + s[1]) + (s[2] + s[3]);
+    if (n >= DOT_OMP_MIN) {
+#pragma omp parallel for schedule(static)
+        for (size_t q = 0; q < nb; q++)
+            part[q] = dot_part(x, y, q * B, q * B + B < n ? q * B + B : n);
+    } else {
+        for (size_t q = 0; q < nb; q++)
+            part[q] = dot_part(x, y, q * B, q * B + B < n ? q * B + B : n);
     }
     return sum_blocks(part, nb);
+}
+
+/* update_xr over block [i, hi): its part of |r|^2. */
+static double update_xr_part(double alpha, const double *p, const double *q, double *x, double *r, size_t i,
+                             size_t hi)
+{
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    for (; i + 4 <= hi; i += 4)
+        for (int k = 0; k < 4; k++) {
+            x[i + k] += alpha * p[i + k];
+            double ri = r[i + k] - alpha * q[i + k];
+            r[i + k] = ri;
+            s[k] += ri * ri;
+        }
+    for (; i < hi; i++) {
+        x[i] += alpha * p[i];
+        r[i] -= alpha * q[i];
+        s[0] += r[i] * r[i];
+    }
+    return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
 /* x += alpha p and r -= alpha q in one pass; returns |r|^2 (summed as seam_dot_ordered). */
@@ -79,25 +111,22 @@ static double update_xr(size_t n, double alpha, const double *p, const double *q
 {
     size_t B = dot_block(n), nb = (n + B - 1) / B;
     double part[DOT_BLOCKS];
-#pragma omp parallel for schedule(static) if (n >= DOT_OMP_MIN)
-    for (size_t b = 0; b < nb; b++) {
-        size_t i = b * B, hi = i + B < n ? i + B : n;
-        double s[4] = {0.0, 0.0, 0.0, 0.0};
-        for (; i + 4 <= hi; i += 4)
-            for (int k = 0; k < 4; k++) {
-                x[i + k] += alpha * p[i + k];
-                double ri = r[i + k] - alpha * q[i + k];
-                r[i + k] = ri;
-                s[k] += ri * ri;
-            }
-        for (; i < hi; i++) {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * q[i];
-            s[0] += r[i] * r[i];
-        }
-        part[b] = (s[0] + s[1]) + (s[2] + s[3]);
+    if (n >= DOT_OMP_MIN) {
+#pragma omp parallel for schedule(static)
+        for (size_t b = 0; b < nb; b++)
+            part[b] = update_xr_part(alpha, p, q, x, r, b * B, b * B + B < n ? b * B + B : n);
+    } else {
+        for (size_t b = 0; b < nb; b++)
+            part[b] = update_xr_part(alpha, p, q, x, r, b * B, b * B + B < n ? b * B + B : n);
     }
     return sum_blocks(part, nb);
+}
+
+/* p = z + beta p over [i, hi). */
+static void update_p(double beta, const double *z, double *p, size_t i, size_t hi)
+{
+    for (; i < hi; i++)
+        p[i] = z[i] + beta * p[i];
 }
 
 /* z = M r (identity when neither is given); returns r . z when fused. */
@@ -166,9 +195,14 @@ static int pcg(const seam_linop *A, const seam_linop *M, const seam_dot_linop *F
         double rz_new = precondition(M, FM, fused, r, z, n);
         double beta = rz_new / rz;
         rz = rz_new;
-#pragma omp parallel for schedule(static) if (fused && n >= DOT_OMP_MIN)
-        for (size_t i = 0; i < n; i++)
-            p[i] = z[i] + beta * p[i];
+        if (fused && n >= DOT_OMP_MIN) {
+            size_t B = dot_block(n), nb = (n + B - 1) / B;
+#pragma omp parallel for schedule(static)
+            for (size_t q = 0; q < nb; q++)
+                update_p(beta, z, p, q * B, q * B + B < n ? q * B + B : n);
+        } else {
+            update_p(beta, z, p, 0, n);
+        }
     }
 done:
     st.residual = rnorm;
