@@ -64,6 +64,11 @@ static const struct {
      "first, point 0, at (1.1, 0.5) m (above x = 1 m)"},
     {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]", "fluid.process=separate"},   /* domain over the wire */
      "solids[0]: the solid lies entirely outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m)"},
+    /* refused before the fluid's bind: bound first, fluid_sph samples the sphere's 5000 m^2 at 0.0125 m (3e7
+     * samples, some 3 GB; this row then fails under `ulimit -v 3000000`); radius 60 took 24 GB and was killed */
+    {"examples/sph_three_bodies.json", {"solids.0.bodies.0.radius=20"},
+     "solids[0]: 655362 of its 655937 interface points start outside the domain of fluid \"fluid\" ([0, 0.7] x [0, 0.35] "
+     "x [0, 0.35] m)"},
     {"examples/sph_ball.json", {"solids.0.bodies.0.position=[-1, 0.3]", "solids.0.walls.min=[-2, 0]"},
      "the solid lies entirely outside the domain of fluid \"fluid\" ([0, 0.8] x [0, 0.5] m)"},
     {"examples/rising_disc.json", {"coupling.convergence=absolute", "coupling.tolerance=2"},
