@@ -30,6 +30,18 @@
 #define SEAM_SERVE_INSTALL_PATH ""
 #endif
 
+/* A field of the committed state as the server sent it. */
+typedef struct cached_field {
+    char name[256];          /* "": a free entry */
+    int streak;              /* commits in a row after which the coupler asked for it */
+    bool asked;              /* asked since the last commit */
+    bool valid;              /* holds the present state's raster */
+    seam_raster r;           /* data points at data, units at units */
+    double *data;
+    size_t cap;
+    char units[64];
+} cached_field;
+
 struct seam_remote {
     seam_plugin table;       /* first: seam_remote_of maps a table back to its remote */
     char plugin_name[128], summary[512];
@@ -57,22 +69,27 @@ struct seam_remote {
     bool dt_known;           /* the last commit's reply carried max_dt of the committed state: */
     seam_status dt_status;   /* ...its status and value, valid until the committed state changes */
     double dt;
+    /* fields the coupler asks after every commit come with the commit
+     * (remote_commit): the last ones fetched, until the state changes */
+    cached_field fc[SEAM_COMMIT_FIELDS_MAX];
+    int rcv_slice;           /* ms, the socket's ZMQ_RCVTIMEO as last set (-1: ZeroMQ's default, none) */
     seam_frames reply;       /* the last reply; parsed messages point into it */
     unsigned proto;          /* the protocol version the server agreed to (0 before hello) */
     uint32_t caps;           /* the instance's capabilities, asked once after create */
     atomic_size_t in_flight; /* frames ZeroMQ holds that point into the caller's arrays (its I/O thread releases them) */
     /* what the plugin side owns in the contract lives here until the next call */
     size_t n_iface;          /* values per interface array, from describe or bind */
-    double *X, *mass, *C, *q, *M, *raster;
+    double *X, *mass, *C, *q, *M;
     double *centre, *rotation;   /* bodies */
     int64_t *first, *points;
     int32_t *body, *elems;
     uint8_t *two_sided, *bytes;
-    char units[64];
 };
 
 static void remote_destroy(void *self);
 static void *remote_create(const seam_plugin *plugin, const char *config_json, const seam_host *host);
+
+static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
 
 static double now_s(void)
 {
@@ -189,9 +206,23 @@ static bool watch(seam_remote *r, const char *op)
     return true;
 }
 
+/* Ops that leave the plugin's state as it is: fields fetched before them
+ * still hold after them. */
+static bool keeps_state(const char *op)
+{
+    static const char *const ops[] = {"field", "max_dt", "save", "write_output", "domain", "capabilities", "bodies"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(op, ops[i]) == 0)
+            return true;
+    return false;
+}
+
 /* {op, id, ...}: the caller writes `fields` more key/value pairs. */
 static uint64_t begin_request(seam_remote *r, seam_wbuf *w, const char *op, size_t fields, size_t reserve)
 {
+    if (!keeps_state(op))
+        for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++)
+            r->fc[k].valid = false;
     uint64_t id = ++r->next_id;
     seam_wbuf_init(w, reserve);
     if (r->proto >= 2)
@@ -256,11 +287,10 @@ static bool call(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w, doub
 static bool send_request(seam_remote *r, const char *op, seam_wbuf *w, double limit, double deadline)
 {
     char at[128];
-    if (r->lost || !watch(r, op)) {
+    /* the monitor is looked at while the reply is awaited (await_reply):
+     * a connection lost before this request is found there, within a slice */
+    if (r->lost) {   /* reported when it was found */
         seam_wbuf_free(w);
-        if (!r->lost)
-            report(r, "%s%s: the connection to %s is gone", op, where(r, at, sizeof at), r->endpoint);
-        r->lost = true;
         return false;
     }
     seam_frames_clear(&r->reply);
@@ -310,18 +340,27 @@ static bool await_reply(seam_remote *r, const char *op, uint64_t id, double limi
             return false;
         }
         last_look = left <= 0;
-        zmq_pollitem_t it[2] = {{r->sock, 0, ZMQ_POLLIN, 0}, {r->mon, 0, ZMQ_POLLIN, 0}};
-        long slice = last_look ? 0 : isfinite(left) && left < 0.1 ? (long)(left * 1000) + 1 : 100;
-        if (zmq_poll(it, 2, slice) < 0 && errno != EINTR) {
-            report(r, "%s%s: poll failed: %s", op, where(r, at, sizeof at), zmq_strerror(errno));
-            r->lost = true;
-            return false;
-        }
-        if (it[0].revents & ZMQ_POLLIN) {
+        /* A blocking receive on the socket alone, in slices: the monitor (a
+         * lost connection, a refused key) and the spawned server's fate are
+         * looked at between slices. One wait costs a few system calls fewer
+         * than polling both sockets, which is most of a round trip's cost
+         * outside libzmq on a virtual machine (bench/RESULTS.md). */
+        int slice = last_look ? 0 : isfinite(left) && left < 0.1 ? (int)(left * 1000) + 1 : 100;
+        if (slice != r->rcv_slice && set_int(r->sock, ZMQ_RCVTIMEO, slice) == 0)
+            r->rcv_slice = slice;
+        {
             zmq_msg_t first;
             zmq_msg_init(&first);
             if (zmq_msg_recv(&first, r->sock, 0) < 0) {
+                int e = errno;
                 zmq_msg_close(&first);
+                if (e != EAGAIN && e != EINTR) {
+                    report(r, "%s%s: receive failed: %s", op, where(r, at, sizeof at), zmq_strerror(e));
+                    r->lost = true;
+                    return false;
+                }
+                if (!watch(r, op))
+                    return false;
                 continue;
             }
             uint64_t got = 0;
@@ -342,6 +381,7 @@ static bool await_reply(seam_remote *r, const char *op, uint64_t id, double limi
                 r->lost = true;
                 return false;
             }
+            r->handshaken = true;   /* a reply came: the monitor's event may not have been read yet */
             if (!seam_msg_uint(m, "id", true, &got) || got != id) {   /* a probe or a stale reply */
                 seam_frames_clear(&r->reply);
                 continue;
@@ -358,8 +398,6 @@ static bool await_reply(seam_remote *r, const char *op, uint64_t id, double limi
             }
             return true;
         }
-        if (!watch(r, op))
-            return false;
     }
 }
 
@@ -561,21 +599,40 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
 /* The reply also carries max_dt of the new committed state (a server that
  * knows the request's `max_dt` field): the next step's max_dt costs no
  * round trip. */
+static bool take_commit_fields(seam_remote *r, seam_msg *m);
+
 static seam_status remote_commit(void *self)
 {
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
     r->dt_known = false;
-    uint64_t id = begin_request(r, &w, "commit", 1, 0);
+    /* a field asked after each of the last two commits is asked with this one */
+    size_t n_fields = 0;
+    for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++) {
+        cached_field *c = &r->fc[k];
+        c->streak = c->asked ? c->streak + 1 : 0;
+        c->asked = false;
+        n_fields += c->name[0] && c->streak >= 2;
+    }
+    uint64_t id = begin_request(r, &w, "commit", n_fields ? 2 : 1, 0);
     seam_w_str(&w, "max_dt");
     seam_w_bool(&w, true);
+    if (n_fields) {
+        seam_w_str(&w, "fields");
+        seam_w_array(&w, n_fields);
+        for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++)
+            if (r->fc[k].name[0] && r->fc[k].streak >= 2)
+                seam_w_str(&w, r->fc[k].name);
+    }
     if (!call(r, "commit", id, &w, r->o.timeout_s, &m))
         return SEAM_ERROR;
     seam_status st = reply_status(r, "commit", &m);
     if (st != SEAM_OK)
         return st;
     r->step++;
+    if (n_fields && seam_msg_has(&m, "fields") && !take_commit_fields(r, &m))
+        return SEAM_ERROR;
     seam_msg sub;
     sub.error[0] = '\0';
     if (seam_msg_has(&m, "max_dt")) {
@@ -773,9 +830,97 @@ static seam_status remote_load(void *self, const void *bytes, size_t n)
     return reply_status(r, "load", &m);
 }
 
+/* The raster of one `field` answer (status 0) from m into c; false with
+ * m's error. */
+static bool take_raster(seam_msg *m, cached_field *c)
+{
+    int64_t nx = 0, ny = 0, nz = 0;
+    double dx = 0.0, origin[3] = {0, 0, 0};
+    seam_msg_int(m, "nx", true, &nx);
+    seam_msg_int(m, "ny", true, &ny);
+    seam_msg_int(m, "nz", true, &nz);
+    seam_msg_num(m, "dx", true, &dx);
+    seam_msg_f64s(m, "origin", true, origin, 3);
+    seam_msg_strcpy(m, "units", false, c->units, sizeof c->units);
+    bool has_units = seam_msg_has(m, "units") && !seam_msg_is_nil(m, "units");
+    if (!m->error[0] && (nx < 0 || ny < 0 || nz < 0 || nx > INT32_MAX || ny > INT32_MAX || nz > INT32_MAX ||
+                         (double)nx * (double)ny * (double)nz > 1e12))
+        seam_msg_fail(m, "a raster of %lld x %lld x %lld cells", (long long)nx, (long long)ny, (long long)nz);
+    if (m->error[0])
+        return false;
+    size_t cells = (size_t)nx * (size_t)ny * (size_t)nz;
+    if (cells > c->cap) {
+        double *grown = realloc(c->data, cells * sizeof *grown);
+        if (!grown) {
+            seam_msg_fail(m, "no memory for a raster of %zu values", cells);
+            return false;
+        }
+        c->data = grown;
+        c->cap = cells;
+    }
+    if (!seam_msg_f64s(m, "data", true, c->data, cells))
+        return false;
+    c->r = (seam_raster){.nx = (int)nx, .ny = (int)ny, .nz = (int)nz, .origin = {origin[0], origin[1], origin[2]},
+                         .dx = dx, .data = c->data, .units = has_units ? c->units : NULL};
+    c->valid = true;
+    return true;
+}
+
+/* The entry of the field called name: its own, else a free one, else the
+ * one asked least often lately (its raster goes). */
+static cached_field *field_entry(seam_remote *r, const char *name)
+{
+    cached_field *pick = NULL;
+    for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++) {
+        cached_field *c = &r->fc[k];
+        if (strcmp(c->name, name) == 0)
+            return c;
+        if (!pick || (pick->name[0] && (!c->name[0] || c->streak < pick->streak)))
+            pick = c;
+    }
+    snprintf(pick->name, sizeof pick->name, "%s", name);
+    pick->streak = 0;
+    pick->asked = pick->valid = false;
+    return pick;
+}
+
+/* The rasters a commit's reply carries (op_commit in session.c). False
+ * after reporting a malformed one; a field the server could not give is
+ * left to `field` (which says why). */
+static bool take_commit_fields(seam_remote *r, seam_msg *m)
+{
+    seam_msg all, one;
+    all.error[0] = one.error[0] = '\0';
+    bool ok = seam_msg_child(m, "fields", true, &all);
+    for (int k = 0; ok && k < SEAM_COMMIT_FIELDS_MAX; k++) {
+        cached_field *c = &r->fc[k];
+        if (!c->name[0] || c->streak < 2 || !seam_msg_has(&all, c->name))
+            continue;
+        uint64_t st = SEAM_ERROR;
+        ok = seam_msg_child(&all, c->name, true, &one) && seam_msg_uint(&one, "status", true, &st) &&
+             (st != SEAM_OK || take_raster(&one, c));
+    }
+    if (!ok)
+        report(r, "commit: bad reply from %s: field \"fields\": %s", r->endpoint,
+               one.error[0] ? one.error : all.error[0] ? all.error : m->error);
+    return ok;
+}
+
+/* A field fetched since the state last changed (by `field`, or with the
+ * last commit) is given again without asking. */
 static seam_status remote_field(void *self, const char *name, seam_raster *out)
 {
     seam_remote *r = self;
+    if (strlen(name) >= sizeof r->fc[0].name) {
+        report(r, "field: a name of %zu bytes (at most %zu)", strlen(name), sizeof r->fc[0].name - 1);
+        return SEAM_ERROR;
+    }
+    cached_field *c = field_entry(r, name);
+    c->asked = true;
+    if (c->valid) {
+        *out = c->r;
+        return SEAM_OK;
+    }
     seam_wbuf w;
     seam_msg m;
     uint64_t id = begin_request(r, &w, "field", 1, 0);
@@ -786,28 +931,11 @@ static seam_status remote_field(void *self, const char *name, seam_raster *out)
     seam_status st = reply_status(r, "field", &m);
     if (st != SEAM_OK)
         return st;
-    int64_t nx = 0, ny = 0, nz = 0;
-    double dx = 0.0, origin[3] = {0, 0, 0};
-    seam_msg_int(&m, "nx", true, &nx);
-    seam_msg_int(&m, "ny", true, &ny);
-    seam_msg_int(&m, "nz", true, &nz);
-    seam_msg_num(&m, "dx", true, &dx);
-    seam_msg_f64s(&m, "origin", true, origin, 3);
-    seam_msg_strcpy(&m, "units", false, r->units, sizeof r->units);
-    bool has_units = seam_msg_has(&m, "units") && !seam_msg_is_nil(&m, "units");
-    if (!m.error[0] && (nx < 0 || ny < 0 || nz < 0 || nx > INT32_MAX || ny > INT32_MAX || nz > INT32_MAX ||
-                        (double)nx * (double)ny * (double)nz > 1e12))
-        seam_msg_fail(&m, "a raster of %lld x %lld x %lld cells", (long long)nx, (long long)ny, (long long)nz);
-    free(r->raster);
-    r->raster = NULL;
-    if (!m.error[0])
-        r->raster = seam_msg_f64s_alloc(&m, "data", true, (size_t)nx * (size_t)ny * (size_t)nz);
-    if (m.error[0]) {
+    if (!take_raster(&m, c)) {
         report(r, "field: bad reply from %s: %s", r->endpoint, m.error);
         return SEAM_ERROR;
     }
-    *out = (seam_raster){.nx = (int)nx, .ny = (int)ny, .nz = (int)nz, .origin = {origin[0], origin[1], origin[2]},
-                         .dx = dx, .data = r->raster, .units = has_units ? r->units : NULL};
+    *out = c->r;
     return SEAM_OK;
 }
 
@@ -828,7 +956,6 @@ static seam_status remote_write_output(void *self, const char *dir, int frame)
 
 /* ---- connecting --------------------------------------------------------- */
 
-static int set_int(void *sock, int option, int value) { return zmq_setsockopt(sock, option, &value, sizeof value); }
 
 /* Socket, monitor and options; no messages yet. */
 /* spawned: the server is starting and binds its socket soon; try to connect
@@ -841,6 +968,7 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
     seam_frames_init(&r->reply);
     seam_wire_tune_malloc();
     r->o = *o;
+    r->rcv_slice = -1;
     snprintf(r->who, sizeof r->who, "%s", o->name ? o->name : "remote");
     r->o.name = r->who;
     snprintf(r->endpoint, sizeof r->endpoint, "%s", endpoint);
@@ -1335,7 +1463,9 @@ static void close_remote(seam_remote **self_p, bool relay)
         unlink(sock_path);
         rmdir(r->tmpdir);
     }
-    free(r->X); free(r->mass); free(r->C); free(r->q); free(r->M); free(r->raster);
+    free(r->X); free(r->mass); free(r->C); free(r->q); free(r->M);
+    for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++)
+        free(r->fc[k].data);
     free(r->centre); free(r->rotation); free(r->first); free(r->points);
     free(r->body); free(r->elems); free(r->two_sided); free(r->bytes);
     free(r->want_plugin);

@@ -21,6 +21,7 @@
 #define MAX_ENVELOPE 2       /* routing id, optional empty delimiter (REQ peers) */
 #define MAX_WAITING 8        /* requests held while the plugin works; more are answered "busy" */
 #define N_SLOTS (MAX_WAITING + 2)   /* the held ones, the one in the plugin, the one being read */
+#define WAIT_MS 200          /* the longest wait for a request before the loop looks at its stop flag */
 #define TICK_MS 50           /* a plugin call still running at two ticks in a row is a long one */
 #define KEEP_BUFFER ((size_t)1 << 20)   /* a slot keeps a larger frame buffer only if its request was served */
 
@@ -507,6 +508,7 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
     int ivl = (int)(o->heartbeat_s * 1000.0 + 0.5);
     set_int(sock, ZMQ_LINGER, 1000);
     set_int(sock, ZMQ_ROUTER_MANDATORY, 1);
+    set_int(sock, ZMQ_RCVTIMEO, WAIT_MS);   /* the loop looks at its stop flag at least this often */
     set_int(sock, ZMQ_SNDBUF, SEAM_WIRE_SOCKBUF);
     set_int(sock, ZMQ_RCVBUF, SEAM_WIRE_SOCKBUF);
     int64_t max_message = SEAM_WIRE_MAX_MESSAGE;
@@ -571,19 +573,20 @@ int seam_serve(const seam_plugin *p, const seam_serve_options *o, char *err, siz
             serve_request(&v, r);
             continue;
         }
-        zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {zap, 0, ZMQ_POLLIN, 0}};
-        int ready = zmq_poll(items, zap ? 2 : 1, 200);
-        if (ready < 0) {
-            if (errno == EINTR)
+        if (zap) {   /* without CURVE the socket alone is waited on: recv_request blocks (ZMQ_RCVTIMEO) */
+            zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {zap, 0, ZMQ_POLLIN, 0}};
+            if (zmq_poll(items, 2, WAIT_MS) < 0) {
+                if (errno == EINTR)
+                    continue;
+                snprintf(err, errlen, "poll failed: %s", zmq_strerror(errno));
+                rc = -1;
+                break;
+            }
+            if (items[1].revents & ZMQ_POLLIN)
+                zap_answer(zap, o);
+            if (!(items[0].revents & ZMQ_POLLIN))
                 continue;
-            snprintf(err, errlen, "poll failed: %s", zmq_strerror(errno));
-            rc = -1;
-            break;
         }
-        if (zap && (items[1].revents & ZMQ_POLLIN))
-            zap_answer(zap, o);
-        if (!(items[0].revents & ZMQ_POLLIN))
-            continue;
         request *r = free_slot(&v);
         if (recv_request(sock, r) != 0) {
             seam_frames_clear(&r->payload);

@@ -25,6 +25,15 @@ typedef struct {
 #define MAX_REFUSED_BINDS 4     /* binds the plugin refused, kept until one succeeds */
 #define MAX_LOCATIONS 65536     /* entries of create's `locations` */
 
+typedef struct commit_field {
+    char name[256];
+    seam_status st;
+    seam_raster r;           /* data points at copy; units at units when the plugin gave some */
+    double *copy;
+    size_t cap;
+    char units[64];
+} commit_field;
+
 struct seam_session {
     const seam_plugin *p;
     json_t *defaults;        /* seam-serve --config, or NULL */
@@ -50,6 +59,9 @@ struct seam_session {
      * reply's frames while ZeroMQ sends them */
     double *in[3];
     seam_shared *out[3];
+    /* commit's `fields`: each raster copied (the plugin's pointer lasts only
+     * until its next field call), kept between commits */
+    commit_field cf[SEAM_COMMIT_FIELDS_MAX];
 };
 
 static const char *const io_names[3] = {"X", "V", "F"};
@@ -138,6 +150,11 @@ static void free_instance(seam_session *s)
         s->out[k] = NULL;
     }
     s->n_iface = 0;
+    for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++) {
+        free(s->cf[k].copy);
+        s->cf[k].copy = NULL;
+        s->cf[k].cap = 0;
+    }
 }
 
 void seam_session_reset(seam_session *s)
@@ -775,6 +792,33 @@ static void op_load(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     kv_status(w, st);
 }
 
+/* A field call's status as the reply gives it: a raster with a negative
+ * size is an error of the plugin's. */
+static seam_status raster_status(seam_status st, const seam_raster *r)
+{
+    return st != SEAM_OK ? st : r->nx >= 0 && r->ny >= 0 && r->nz >= 0 ? SEAM_OK : SEAM_ERROR;
+}
+
+static size_t raster_cells(const seam_raster *r) { return (size_t)r->nx * (size_t)r->ny * (size_t)r->nz; }
+
+/* `field`'s reply fields after status (7 pairs), for a raster whose status is 0. */
+static void kv_raster(seam_wbuf *w, const seam_raster *r)
+{
+    kv_int(w, "nx", r->nx);
+    kv_int(w, "ny", r->ny);
+    kv_int(w, "nz", r->nz);
+    seam_w_str(w, "origin");
+    seam_w_f64s(w, r->origin, 3);
+    kv_f64(w, "dx", r->dx);
+    seam_w_str(w, "data");
+    seam_w_f64s(w, r->data, raster_cells(r));
+    seam_w_str(w, "units");
+    if (r->units)
+        seam_w_str(w, r->units);
+    else
+        seam_w_nil(w);
+}
+
 static void op_field(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
     char name[256];
@@ -782,26 +826,11 @@ static void op_field(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     if (m->error[0])
         { fail(w, s, id, "field: %s", m->error); return; }
     seam_raster r = {0};
-    seam_status st = s->p->field(s->self, name, &r);
-    bool ok = st == SEAM_OK && r.nx >= 0 && r.ny >= 0 && r.nz >= 0;
-    size_t cells = ok ? (size_t)r.nx * (size_t)r.ny * (size_t)r.nz : 0;
-    begin_ok(w, s, id, ok ? 8 : 1, 128 + seam_wire_inline(s->proto, cells * 8));
-    kv_status(w, ok ? st : (st == SEAM_OK ? SEAM_ERROR : st));
-    if (!ok)
-        return;
-    kv_int(w, "nx", r.nx);
-    kv_int(w, "ny", r.ny);
-    kv_int(w, "nz", r.nz);
-    seam_w_str(w, "origin");
-    seam_w_f64s(w, r.origin, 3);
-    kv_f64(w, "dx", r.dx);
-    seam_w_str(w, "data");
-    seam_w_f64s(w, r.data, cells);
-    seam_w_str(w, "units");
-    if (r.units)
-        seam_w_str(w, r.units);
-    else
-        seam_w_nil(w);
+    seam_status st = raster_status(s->p->field(s->self, name, &r), &r);
+    begin_ok(w, s, id, st == SEAM_OK ? 8 : 1, 128 + seam_wire_inline(s->proto, st == SEAM_OK ? raster_cells(&r) * 8 : 0));
+    kv_status(w, st);
+    if (st == SEAM_OK)
+        kv_raster(w, &r);
 }
 
 static void op_write_output(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
@@ -829,24 +858,115 @@ static void op_max_dt(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     kv_f64(w, "dt", dt);
 }
 
+/* commit's `fields`: the names asked, at most SEAM_COMMIT_FIELDS_MAX of
+ * them, into s->cf; their count, or -1 after m's error. */
+static int commit_field_names(seam_session *s, seam_msg *m)
+{
+    seam_mp items;
+    size_t n = 0;
+    if (!seam_msg_has(m, "fields") || seam_msg_is_nil(m, "fields"))
+        return 0;
+    if (!seam_msg_array(m, "fields", true, &items, &n))
+        return -1;
+    if (n > SEAM_COMMIT_FIELDS_MAX) {
+        seam_msg_fail(m, "field \"fields\": %zu names, at most %d", n, SEAM_COMMIT_FIELDS_MAX);
+        return -1;
+    }
+    if (n && !s->p->field) {
+        seam_msg_fail(m, "field \"fields\": plugin \"%s\" has no fields", s->p->name);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        seam_mp_value v;
+        if (!seam_mp_next(&items, &v) || v.kind != SEAM_MP_STR || v.len == 0 || v.len >= sizeof s->cf[i].name ||
+            memchr(v.data, '\0', v.len)) {
+            seam_msg_fail(m, "field \"fields\": item %zu is not a field's name (a string of 1 to %zu bytes)", i,
+                          sizeof s->cf[i].name - 1);
+            return -1;
+        }
+        memcpy(s->cf[i].name, v.data, v.len);
+        s->cf[i].name[v.len] = '\0';
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(s->cf[j].name, s->cf[i].name) == 0) {
+                seam_msg_fail(m, "field \"fields\": \"%s\" comes twice", s->cf[i].name);
+                return -1;
+            }
+    }
+    return (int)n;
+}
+
+/* The committed state's field cf->name, copied into cf. */
+static void commit_field_take(seam_session *s, commit_field *cf)
+{
+    seam_raster r = {0};
+    cf->st = raster_status(s->p->field(s->self, cf->name, &r), &r);
+    size_t cells = cf->st == SEAM_OK ? raster_cells(&r) : 0;
+    if (cf->st == SEAM_OK && cells > cf->cap) {
+        double *grown = realloc(cf->copy, cells * sizeof *grown);
+        if (!grown) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "commit: no memory for a copy of field \"%s\" (%zu values)", cf->name, cells);
+            session_log(s, SEAM_LOG_ERROR, msg);
+            cf->st = SEAM_ERROR;
+            return;
+        }
+        cf->copy = grown;
+        cf->cap = cells;
+    }
+    if (cf->st != SEAM_OK)
+        return;
+    if (cells)
+        memcpy(cf->copy, r.data, cells * sizeof *cf->copy);
+    snprintf(cf->units, sizeof cf->units, "%s", r.units ? r.units : "");
+    cf->r = r;
+    cf->r.data = cf->copy;
+    cf->r.units = r.units ? cf->units : NULL;
+}
+
 /* With `max_dt: true`, a successful commit's reply also carries max_dt of
- * the state it committed, {status, dt}: the coupler asks for it next. */
+ * the state it committed, {status, dt}; with `fields: [name, ...]`, what
+ * `field` would answer for each name, as {name: {status, ...}}: the coupler
+ * asks for them next (PROTOCOL.md). */
 static void op_commit(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
     bool with_dt = false;
     if (seam_msg_has(m, "max_dt") && !seam_msg_is_nil(m, "max_dt") && !seam_msg_bool(m, "max_dt", true, &with_dt))
         { fail(w, s, id, "commit: %s", m->error); return; }
+    int n_fields = commit_field_names(s, m);
+    if (n_fields < 0)
+        { fail(w, s, id, "commit: %s", m->error); return; }
     seam_status st = s->p->commit(s->self);
     with_dt = with_dt && st == SEAM_OK;
+    n_fields = st == SEAM_OK ? n_fields : 0;
     double dt = NAN;
     seam_status dst = with_dt ? s->p->max_dt(s->self, &dt) : SEAM_OK;
-    begin_ok(w, s, id, with_dt ? 2 : 1, 0);
+    size_t bytes = 0;
+    for (int k = 0; k < n_fields; k++) {
+        commit_field_take(s, &s->cf[k]);
+        bytes += 160 + seam_wire_inline(s->proto, s->cf[k].st == SEAM_OK ? raster_cells(&s->cf[k].r) * 8 : 0);
+    }
+    begin_ok(w, s, id, 1 + (with_dt ? 1 : 0) + (n_fields ? 1 : 0), bytes);
     kv_status(w, st);
     if (with_dt) {
         seam_w_str(w, "max_dt");
         seam_w_map(w, 2);
         kv_status(w, dst);
         kv_f64(w, "dt", dt);
+    }
+    if (n_fields) {   /* nested arrays travel inline: only top-level ones go out of band */
+        size_t oob_min = w->oob_min;
+        w->oob_min = SIZE_MAX;
+        seam_w_str(w, "fields");
+        seam_w_map(w, (size_t)n_fields);
+        for (int k = 0; k < n_fields; k++) {
+            const commit_field *cf = &s->cf[k];
+            seam_w_str(w, cf->name);
+            seam_w_map(w, cf->st == SEAM_OK ? 8 : 1);
+            kv_status(w, cf->st);
+            if (cf->st == SEAM_OK)
+                kv_raster(w, &cf->r);
+        }
+        w->oob_min = oob_min;
     }
 }
 

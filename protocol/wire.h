@@ -17,6 +17,7 @@
 #define SEAM_PROTOCOL_OLDEST 1u      /* hello with 1..2 is served; 1: no out-of-band arrays */
 #define SEAM_WIRE_MAX_FIELDS 32      /* keys in one map */
 #define SEAM_WIRE_MAX_DEPTH 16       /* nesting of maps and arrays */
+#define SEAM_COMMIT_FIELDS_MAX 8     /* names in a commit's `fields` (PROTOCOL.md) */
 /* Largest frame a socket accepts (ZMQ_MAXMSGSIZE, bytes): 2 GiB, some 2.7e8
  * doubles. ZeroMQ drops a peer that sends more, before anything is buffered. */
 #define SEAM_WIRE_MAX_MESSAGE ((int64_t)1 << 31)

@@ -14,7 +14,9 @@ struct seam_cholesky {
     cholmod_common c;
     cholmod_factor *L;       /* symbolic analysis of the pattern, refactored numerically */
     cholmod_dense *B, *X, *Y, *E;   /* kept between solves (cholmod_solve2 reuses them) */
-    size_t n, nnz;           /* the pattern L was analysed for */
+    size_t n, nnz;           /* the pattern L was analysed for: n x n, nnz entries, */
+    int64_t *row_ptr, *col;  /* a copy of its row pointers and column indices (NULL: none analysed) */
+    size_t analyses;
     int factored;
 };
 
@@ -38,6 +40,40 @@ static cholmod_sparse csr_view(const seam_csr *A)
     return S;
 }
 
+/* The fill-reducing ordering and symbolic factorization of A's pattern,
+ * which is kept to compare the next matrices with; -1 when CHOLMOD fails. */
+static int analyse(seam_cholesky *s, const seam_csr *A)
+{
+    cholmod_l_free_factor(&s->L, &s->c);
+    free(s->row_ptr);
+    free(s->col);
+    s->row_ptr = s->col = NULL;
+    s->factored = 0;
+    if (s->n != A->rows || !s->B) {   /* the solve's vectors have the matrix's size */
+        cholmod_l_free_dense(&s->B, &s->c);
+        cholmod_l_free_dense(&s->X, &s->c);
+        cholmod_l_free_dense(&s->Y, &s->c);
+        cholmod_l_free_dense(&s->E, &s->c);
+        s->B = cholmod_l_allocate_dense(A->rows, 1, A->rows, CHOLMOD_REAL, &s->c);
+    }
+    s->n = A->rows;
+    s->nnz = A->nnz;
+    cholmod_sparse S = csr_view(A);
+    s->L = cholmod_l_analyze(&S, &s->c);
+    s->analyses++;
+    s->row_ptr = malloc((A->rows + 1) * sizeof *s->row_ptr);
+    s->col = malloc((A->nnz ? A->nnz : 1) * sizeof *s->col);
+    if (!s->L || !s->B || !s->row_ptr || !s->col) {
+        free(s->row_ptr);
+        free(s->col);
+        s->row_ptr = s->col = NULL;   /* no pattern: fits() is false and the next factor() analyses again */
+        return -1;
+    }
+    memcpy(s->row_ptr, A->row_ptr, (A->rows + 1) * sizeof *s->row_ptr);
+    memcpy(s->col, A->col, A->nnz * sizeof *s->col);
+    return 0;
+}
+
 seam_cholesky *seam_cholesky_new(const seam_csr *A)
 {
     seam_cholesky *s = calloc(1, sizeof *s);
@@ -46,15 +82,8 @@ seam_cholesky *seam_cholesky_new(const seam_csr *A)
     cholmod_l_start(&s->c);
     s->c.print = 0;          /* library code never prints; failures are read from the status */
     s->c.supernodal = CHOLMOD_SUPERNODAL;
-    cholmod_sparse S = csr_view(A);
-    s->L = cholmod_l_analyze(&S, &s->c);
-    s->B = cholmod_l_allocate_dense(A->rows, 1, A->rows, CHOLMOD_REAL, &s->c);
-    if (!s->L || !s->B) {
+    if (analyse(s, A) != 0)
         seam_cholesky_destroy(&s);
-        return NULL;
-    }
-    s->n = A->rows;
-    s->nnz = A->nnz;
     return s;
 }
 
@@ -69,19 +98,23 @@ void seam_cholesky_destroy(seam_cholesky **self_p)
     cholmod_l_free_dense(&s->Y, &s->c);
     cholmod_l_free_dense(&s->E, &s->c);
     cholmod_l_finish(&s->c);
+    free(s->row_ptr);
+    free(s->col);
     free(s);
     *self_p = NULL;
 }
 
 int seam_cholesky_fits(const seam_cholesky *self, const seam_csr *A)
 {
-    return self->n == A->rows && self->nnz == A->nnz;
+    return self->row_ptr && self->n == A->rows && self->nnz == A->nnz &&
+           memcmp(self->row_ptr, A->row_ptr, (A->rows + 1) * sizeof *A->row_ptr) == 0 &&
+           memcmp(self->col, A->col, A->nnz * sizeof *A->col) == 0;
 }
 
 int seam_cholesky_factor(seam_cholesky *self, const seam_csr *A)
 {
     self->factored = 0;
-    if (!seam_cholesky_fits(self, A))
+    if (!seam_cholesky_fits(self, A) && analyse(self, A) != 0)
         return -1;
     cholmod_sparse S = csr_view(A);
     int ok = cholmod_l_factorize(&S, self->L, &self->c);
@@ -110,10 +143,13 @@ int seam_cholesky_solve(seam_cholesky *self, const double *b, double *x)
 
 size_t seam_cholesky_minor(const seam_cholesky *self)
 {
+    if (!self->L)
+        return self->n;
     size_t k = self->L->minor;   /* a column of the permuted matrix */
     return k < self->n && self->L->Perm ? (size_t)((const SuiteSparse_long *)self->L->Perm)[k] : k;
 }
 int seam_cholesky_status(const seam_cholesky *self) { return self->c.status; }
+size_t seam_cholesky_analyses(const seam_cholesky *self) { return self->analyses; }
 double seam_cholesky_factor_nnz(const seam_cholesky *self) { return self->c.lnz; }
 
 int seam_cholesky_ordering(const seam_cholesky *self)

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "seam/cholesky.h"
 #include "seam/plugin.h"
 #include "seam/sparse.h"
 #include "fem.h"
@@ -240,7 +241,19 @@ typedef struct mono_solve_stats {
     int iterations;
     double residual;         /* relative, of the SPD system */
     size_t nnz;              /* of the SPD matrix A (the rigid bodies' products not counted) */
+    size_t analyses;         /* CHOLMOD symbolic analyses of the solid block A_ss this solve made (multigrid):
+                                0 when the kept one fitted its pattern */
 } mono_solve_stats;
+
+/* What one coupled solve keeps for the next (mono_solve_kept): CHOLMOD's
+ * symbolic analysis of the kept solid blocks' A_ss, reused while its
+ * pattern (size, row pointers, columns) stays the same and analysed anew
+ * when it changes; the numeric factor is redone every solve. Starts zeroed. */
+typedef struct mono_kept {
+    seam_cholesky *chol;
+} mono_kept;
+
+void mono_kept_free(mono_kept *kept);
 
 /* The SPD form of (5.17) (5.25-5.31) scaled by alpha (5.36), in the unknowns
  * y = [p; v_FEM / alpha]. A block with Zdiag takes Z1 = diag(Zdiag), Z2 =
@@ -283,5 +296,9 @@ void mono_spd_free(mono_spd *spd);
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
                        const seam_host *host);
+/* mono_solve with what kept holds from the solves before (and leaves for the next). */
+seam_status mono_solve_kept(mono_kept *kept, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
+                            double dt, const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
+                            const seam_host *host);
 
 #endif

@@ -76,6 +76,7 @@ typedef struct mono {
     double *phi;             /* the last solve's level set, continued through the solids (mono_liquid_phi) */
     size_t m;                /* solid unknowns of the last solve */
     mono_solve_stats stats;
+    mono_kept kept;          /* what the solves keep (the solid block's CHOLMOD analysis) */
     int solved;
     /* save */
     unsigned char *saved;
@@ -159,6 +160,7 @@ static void p_destroy(void *p)
         return;
     mono_cut_free(&self->cut);
     mono_fluid_free(&self->F);
+    mono_kept_free(&self->kept);
     for (size_t s = 0; self->blk && s < self->ns; s++)
         mono_block_free(&self->blk[s]);
     free(self->blk);
@@ -546,7 +548,8 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
         seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for %zu pressures and %zu solid velocities", self->F.n, m);
         return SEAM_ERROR;
     }
-    st = mono_solve(&self->F, self->blk, self->ns, dt, &self->opts, self->p, self->v, &self->stats, self->host);
+    st = mono_solve_kept(&self->kept, &self->F, self->blk, self->ns, dt, &self->opts, self->p, self->v, &self->stats,
+                         self->host);
     if (st != SEAM_OK)
         return st;
     size_t nc = mac_ncell(g);

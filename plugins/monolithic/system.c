@@ -310,7 +310,8 @@ void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const doubl
  * LDL^T of A with its pressure Schur complement A_pp - A_ps A_ss^-1 A_sp
  * (B plus the solids' response, G S^-1 G^T: Zarifi 5.17 with v eliminated)
  * replaced by B~, one V-cycle of fluid_mac's multigrid on the cut-cell
- * Laplacian B. A_ss is factored by CHOLMOD; the rigid bodies' products are
+ * Laplacian B. A_ss is factored by CHOLMOD (its symbolic analysis kept
+ * between solves while its pattern holds: mono_kept); the rigid bodies' products are
  * left out of M (rank 3 or 6 each: a few iterations). M is SPD whenever the
  * V-cycle is (symmetric smoothing), so PCG may use it. */
 typedef struct mg_precond {
@@ -320,7 +321,7 @@ typedef struct mg_precond {
     double *Adiag, *Aplus[3];   /* per cell: B's stencil over scale, multigrid's level 0 */
     double scale;            /* B's coefficient of a whole open face, (dt/rho) dx^(d-2) */
     seam_csr *Asp, *Ass;     /* A's solid rows: ns x n and ns x ns */
-    seam_cholesky *chol;
+    seam_cholesky *chol;     /* A_ss's factor: the kept one (mono_kept), not owned */
     double *ws, *rp, *rs, *tp;   /* workspaces: ns, n, ns, n */
 } mg_precond;
 
@@ -332,7 +333,6 @@ static void mg_precond_free(mg_precond *P)
         free(P->Aplus[a]);
     seam_csr_destroy(&P->Asp);
     seam_csr_destroy(&P->Ass);
-    seam_cholesky_destroy(&P->chol);
     free(P->ws);
     free(P->rp);
     free(P->rs);
@@ -408,7 +408,10 @@ static int mg_level0(mg_precond *P, const mono_fluid *F)
     return 0;
 }
 
-static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mono_fluid *F, const seam_host *host)
+/* The factor of A_ss in kept->chol: analysed when there is none or A_ss's
+ * pattern changed (counted in *analyses), refactored numerically always. */
+static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mono_fluid *F, mono_kept *kept,
+                                    size_t *analyses, const seam_host *host)
 {
     memset(P, 0, sizeof *P);
     P->n = spd->n;
@@ -433,13 +436,21 @@ static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mo
         P->Ass = sub_block(spd->A, P->n, spd->size, P->n, spd->size);
         P->ws = malloc(P->ns * sizeof *P->ws);
         P->rs = malloc(P->ns * sizeof *P->rs);
-        P->chol = P->Ass ? seam_cholesky_new(P->Ass) : NULL;
-        if (!P->Asp || !P->Ass || !P->ws || !P->rs || !P->chol) {
+        size_t before = kept->chol ? seam_cholesky_analyses(kept->chol) : 0;
+        if (P->Ass && !kept->chol)
+            kept->chol = seam_cholesky_new(P->Ass);
+        if (!P->Asp || !P->Ass || !P->ws || !P->rs || !kept->chol) {
             seam_logf(host, SEAM_LOG_ERROR, "monolithic: out of memory for the multigrid preconditioner's solid block");
             mg_precond_free(P);
             return SEAM_ERROR;
         }
-        int rc = seam_cholesky_factor(P->chol, P->Ass);
+        P->chol = kept->chol;
+        int rc = seam_cholesky_factor(P->chol, P->Ass);   /* analyses a new pattern first */
+        *analyses = seam_cholesky_analyses(P->chol) - before;
+        if (*analyses > 0)
+            seam_logf(host, SEAM_LOG_DEBUG,
+                      "monolithic: solid block of %zu unknowns analysed by CHOLMOD: %.0f nonzeros in L, ordering %d",
+                      P->ns, seam_cholesky_factor_nnz(P->chol), seam_cholesky_ordering(P->chol));
         if (rc != 0) {
             /* not positive definite: as IC(0)-PCG's breakdown, the step is retried with a smaller dt */
             seam_logf(host, rc == 1 ? SEAM_LOG_WARN : SEAM_LOG_ERROR,
@@ -480,9 +491,25 @@ static void mg_precond_apply(void *ctx, const double *r, double *z)
     }
 }
 
+void mono_kept_free(mono_kept *kept)
+{
+    if (kept)
+        seam_cholesky_destroy(&kept->chol);
+}
+
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
                        const seam_host *host)
+{
+    mono_kept kept = {0};
+    seam_status st = mono_solve_kept(&kept, F, blocks, n_blocks, dt, opts, p, v, stats, host);
+    mono_kept_free(&kept);
+    return st;
+}
+
+seam_status mono_solve_kept(mono_kept *kept, const mono_fluid *F, const mono_block *blocks, size_t n_blocks,
+                            double dt, const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
+                            const seam_host *host)
 {
     mono_spd spd;
     seam_status st = mono_spd_build(&spd, F, blocks, n_blocks, opts, host);
@@ -490,14 +517,14 @@ seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_b
         return st;
     double *y = calloc(spd.size ? spd.size : 1, sizeof *y);
     double cn = seam_norm2(spd.size, spd.c);
-    mono_solve_stats s = {0, 0.0, spd.A->nnz};
+    mono_solve_stats s = {0, 0.0, spd.A->nnz, 0};
     if (spd.size > 0 && cn > 0.0) {
         int mg = opts->precond == MONO_PRECOND_MG;
         seam_ichol *L = NULL;
         mg_precond P = {0};
         seam_linop Aop = {spd.size, spd_apply, &spd}, Mop;
         if (mg) {
-            st = mg_precond_build(&P, &spd, F, host);
+            st = mg_precond_build(&P, &spd, F, kept, &s.analyses, host);
             Mop = (seam_linop){spd.size, mg_precond_apply, &P};
         } else {
             L = seam_ichol_new(spd.A);

@@ -10,6 +10,12 @@
 #include "seam/log.h"
 #include "fem.h"
 
+static void log_analysis(const seam_cholesky *s, const seam_csr *K, const seam_host *host)
+{
+    seam_logf(host, SEAM_LOG_DEBUG, "CHOLMOD: %zu unknowns, %.0f nonzeros in L, ordering %d (analysis %zu)", K->rows,
+              seam_cholesky_factor_nnz(s), seam_cholesky_ordering(s), seam_cholesky_analyses(s));
+}
+
 static seam_cholesky *direct_new(const seam_csr *K, const seam_host *host)
 {
     seam_cholesky *s = seam_cholesky_new(K);
@@ -18,8 +24,7 @@ static seam_cholesky *direct_new(const seam_csr *K, const seam_host *host)
                   K->rows);
         return NULL;
     }
-    seam_logf(host, SEAM_LOG_DEBUG, "CHOLMOD: %zu unknowns, %.0f nonzeros in L, ordering %d", K->rows,
-              seam_cholesky_factor_nnz(s), seam_cholesky_ordering(s));
+    log_analysis(s, K, host);
     return s;
 }
 
@@ -27,11 +32,12 @@ static seam_cholesky *direct_new(const seam_csr *K, const seam_host *host)
 static int direct_solve(fem *self, const double *b, double *x)
 {
     const seam_csr *K = self->K;
-    if (self->direct && !seam_cholesky_fits(self->direct, K))
-        seam_cholesky_destroy(&self->direct);   /* a new pattern needs a new analysis */
     if (!self->direct && !(self->direct = direct_new(K, self->host)))
         return -1;
-    int rc = seam_cholesky_factor(self->direct, K);
+    size_t analyses = seam_cholesky_analyses(self->direct);
+    int rc = seam_cholesky_factor(self->direct, K);   /* a new pattern is analysed first */
+    if (seam_cholesky_analyses(self->direct) != analyses)
+        log_analysis(self->direct, K, self->host);
     self->newton.factorizations++;
     if (rc == 1) {
         seam_logf(self->host, SEAM_LOG_WARN, "Cholesky factorization: system not positive definite at column %zu",

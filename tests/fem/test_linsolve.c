@@ -172,6 +172,8 @@ static void test_symbolic_analysis_is_kept(void **state)
     assert_true(f->newton.factorizations >= 1 && f->newton.factorizations <= f->newton.iterations);
     assert_int_equal(fem_step(f, 0.01, NULL), SEAM_OK);
     assert_ptr_equal(f->direct, first);
+    assert_true(f->newton.factorizations >= 2);
+    assert_int_equal(seam_cholesky_analyses(f->direct), 1);
     assert_int_equal(f->newton.cg_iterations, 0);
     fem_destroy(&f);
 }
@@ -199,7 +201,9 @@ static void test_auto_choice(void **state)
 
 /* core's CHOLMOD wrapper: the tridiagonal s I + L (L the 1D Laplacian) solved
  * to round-off for two shifts with one analysis; a negative pivot at a known
- * column is reported there and leaves nothing to solve with. */
+ * column is reported there and leaves nothing to solve with; a matrix of
+ * another size, or of the same size and nonzeros with another pattern, is
+ * analysed anew and solved. */
 static seam_csr *shifted_laplacian(size_t n, double s, size_t negative_at)
 {
     seam_triplets *t = seam_triplets_new(n, n, 3 * n);
@@ -209,6 +213,24 @@ static seam_csr *shifted_laplacian(size_t n, double s, size_t negative_at)
             seam_triplets_add(t, i, i - 1, -1.0);
         if (i + 1 < n)
             seam_triplets_add(t, i, i + 1, -1.0);
+    }
+    seam_csr *A = seam_csr_from_triplets(t);
+    seam_triplets_destroy(&t);
+    return A;
+}
+
+/* n x n with 4 on the diagonal and -1 at (i, i + 1), (i + 1, i) for i >= 1,
+ * and at (0, 2), (2, 0) instead of (0, 1), (1, 0): the size and nonzeros of
+ * a tridiagonal matrix, another pattern. */
+static seam_csr *moved_coupling(size_t n)
+{
+    seam_triplets *t = seam_triplets_new(n, n, 3 * n);
+    for (size_t i = 0; i < n; i++)
+        seam_triplets_add(t, i, i, 4.0);
+    for (size_t i = 0; i + 1 < n; i++) {
+        size_t j = i == 0 ? 2 : i + 1;
+        seam_triplets_add(t, i, j, -1.0);
+        seam_triplets_add(t, j, i, -1.0);
     }
     seam_csr *A = seam_csr_from_triplets(t);
     seam_triplets_destroy(&t);
@@ -241,12 +263,32 @@ static void test_core_cholesky(void **state)
     assert_int_equal(seam_cholesky_factor(C, B), 1);
     assert_int_equal(seam_cholesky_minor(C), 57);   /* every leading block without it is positive definite */
     assert_int_equal(seam_cholesky_solve(C, b, x), -1);
-    seam_csr *D = shifted_laplacian(n + 1, 1.0, n + 1);
-    assert_false(seam_cholesky_fits(C, D));
-    assert_int_equal(seam_cholesky_factor(C, D), -1);
+    assert_int_equal(seam_cholesky_analyses(C), 1);   /* three factorizations of one pattern */
+    /* The size and nonzeros of A with another pattern, again, then another size: analysed anew when new, solved. */
+    seam_csr *D = shifted_laplacian(n + 1, 1.0, n + 1), *E = moved_coupling(n);
+    assert_int_equal(E->rows, A->rows);
+    assert_int_equal(E->nnz, A->nnz);
+    const seam_csr *next[3] = {E, E, D};
+    for (int k = 0; k < 3; k++) {
+        size_t m = next[k]->rows;
+        assert_int_equal(seam_cholesky_fits(C, next[k]), k == 1);
+        double *bk = malloc(m * sizeof *bk), *xk = malloc(m * sizeof *xk), *xs = malloc(m * sizeof *xs);
+        for (size_t i = 0; i < m; i++)
+            xs[i] = cos(0.3 * (double)i);
+        seam_csr_mul(next[k], xs, bk);
+        assert_int_equal(seam_cholesky_factor(C, next[k]), 0);
+        assert_int_equal(seam_cholesky_analyses(C), (size_t)(k == 2 ? 3 : 2));
+        assert_int_equal(seam_cholesky_solve(C, bk, xk), 0);
+        for (size_t i = 0; i < m; i++)
+            assert_float_equal(xk[i], xs[i], 1e-12);   /* diagonally dominant: cond <= 2 (E), 3 (D) */
+        free(bk);
+        free(xk);
+        free(xs);
+    }
     seam_csr_destroy(&A);
     seam_csr_destroy(&B);
     seam_csr_destroy(&D);
+    seam_csr_destroy(&E);
     seam_cholesky_destroy(&C);
     free(xt);
     free(b);

@@ -201,11 +201,138 @@ static void test_multigrid_needs_grid(void **state)
     mono_fluid_free(&F);
 }
 
+/* The elastic block of solve_both (0.4 x 0.2 m, corotated, meshed cx x cy)
+ * alone in the tank at dx 0.05 and step h: its fluid block and solid block. */
+typedef struct tank {
+    test_host th;
+    fem *f;
+    mac_grid g;
+    double *phi, *u[3];
+    mono_cut cut;
+    mono_fluid F;
+    mono_block blk;
+} tank;
+
+static void tank_build(tank *T, int cx, int cy, double h)
+{
+    memset(T, 0, sizeof *T);
+    test_host_init(&T->th, "block", "solids[0]");
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"dim\": 2, \"gravity\": [0, -9.8], \"bodies\": [{\"name\": \"block\", \"mesh\": {\"generate\": "
+             "\"rectangle\", \"min\": [0.5, 0.5], \"max\": [0.9, 0.7], \"cells\": [%d, %d]}, \"material\": "
+             "{\"model\": \"corotated\", \"E\": 1e6, \"nu\": 0.3, \"density\": 500}}]}",
+             cx, cy);
+    T->f = fem_new(json, &T->th.host);
+    assert_non_null(T->f);
+    fem *f = T->f;
+    double *x = malloc(2 * f->n_iface * sizeof *x);
+    for (size_t q = 0; q < f->n_iface; q++)
+        memcpy(x + 2 * q, f->x + 2 * (size_t)f->iface_node[q], 2 * sizeof(double));
+    mono_boundary b = {2, f->n_iface, x, f->n_iface_elems, f->iface_elems};
+    double dx = 0.05;
+    T->g = (mac_grid){.dim = 2, .nx = 40, .ny = 24, .nz = 1, .dx = dx};
+    size_t nc = mac_ncell(&T->g);
+    T->phi = malloc(nc * sizeof *T->phi);
+    for (int j = 0; j < T->g.ny; j++)
+        for (int i = 0; i < T->g.nx; i++)
+            T->phi[mac_c(&T->g, i, j, 0)] = (j + 0.5) * dx - 0.6;
+    T->u[0] = calloc(mac_nf(&T->g, 0), sizeof(double));
+    T->u[1] = calloc(mac_nf(&T->g, 1), sizeof(double));
+    for (size_t q = 0; q < mac_nf(&T->g, 1); q++)
+        T->u[1][q] = grav * h;
+    assert_int_equal(mono_cut_build(&T->cut, &T->g, &b, &T->th.host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&T->F, &T->g, &T->cut, &b, T->phi, T->u, NULL, rho_f, h, &T->th.host), SEAM_OK);
+    assert_int_equal(mono_fem_block(&T->blk, f, h, 0.9, NULL, 0, f->n_iface, &T->th.host), SEAM_OK);
+    free(x);
+}
+
+static void tank_free(tank *T)
+{
+    mono_block_free(&T->blk);
+    mono_fluid_free(&T->F);
+    mono_cut_free(&T->cut);
+    free(T->u[0]);
+    free(T->u[1]);
+    free(T->phi);
+    fem_destroy(&T->f);
+}
+
+/* The multigrid preconditioner keeps CHOLMOD's analysis of the solid block
+ * A_ss between solves (mono_kept): a solve whose A_ss has the pattern of the
+ * one before analyses nothing, one with another pattern analyses it, and
+ * every solve gives, bit for bit, what a solve with a fresh analysis gives
+ * (same pattern, same ordering, same factor; the numeric factor redone for
+ * the new values). Meshed 8 x 4 or 4 x 8 the block has the same unknowns and
+ * nonzeros but its nodes, and so A_ss's pattern, differ. A block made
+ * negative definite (S and Z1 negated: A_ss = -A_ss) has no factor:
+ * SEAM_UNSTABLE, and the kept analysis serves the next solve. */
+static void test_solid_block_analysed_once(void **state)
+{
+    (void)state;
+    static const struct {
+        int cx, cy;
+        double h;
+        int indefinite;
+        size_t analyses;
+    } run[] = {
+        {8, 4, 0.005, 0, 1}, {8, 4, 0.004, 0, 0}, {8, 4, 0.005, 1, 0}, {8, 4, 0.005, 0, 0},
+        {4, 8, 0.005, 0, 1}, {4, 8, 0.003, 0, 0}, {8, 4, 0.005, 0, 1},
+    };
+    mono_kept kept = {0};
+    mono_solve_opts opts = {0.9, 1e-3, 1e-12, 100000, MONO_PRECOND_MG};
+    size_t m0 = 0, nnz0 = 0;
+    for (size_t k = 0; k < sizeof run / sizeof run[0]; k++) {
+        tank T;
+        tank_build(&T, run[k].cx, run[k].cy, run[k].h);
+        size_t n = T.F.n, m = T.blk.m;
+        if (k == 0) {
+            m0 = m;
+            nnz0 = T.blk.S->nnz;
+        }
+        assert_int_equal(m, m0);                 /* 45 nodes, 2 unknowns each, either mesh */
+        assert_int_equal(T.blk.S->nnz, nnz0);    /* as many edges either way: A_ss's size and nonzeros agree */
+        double *p = calloc(n, sizeof *p), *v = calloc(m, sizeof *v);
+        double *p1 = calloc(n, sizeof *p1), *v1 = calloc(m, sizeof *v1);
+        mono_solve_stats st = {0}, st1 = {0};
+        if (run[k].indefinite) {
+            for (size_t i = 0; i < T.blk.S->nnz; i++)
+                T.blk.S->val[i] = -T.blk.S->val[i];
+            for (size_t i = 0; i < m; i++)
+                T.blk.Zdiag[i] = -T.blk.Zdiag[i];
+            assert_int_equal(mono_solve_kept(&kept, &T.F, &T.blk, 1, run[k].h, &opts, p, v, &st, &T.th.host),
+                             SEAM_UNSTABLE);
+            assert_true(test_host_saw(&T.th, "has no Cholesky factor (not positive definite"));
+        } else {
+            assert_int_equal(mono_solve_kept(&kept, &T.F, &T.blk, 1, run[k].h, &opts, p, v, &st, &T.th.host),
+                             SEAM_OK);
+            assert_int_equal(mono_solve(&T.F, &T.blk, 1, run[k].h, &opts, p1, v1, &st1, &T.th.host), SEAM_OK);
+            assert_int_equal(st1.analyses, 1);   /* a fresh solve analyses */
+            assert_int_equal(st.iterations, st1.iterations);
+            assert_memory_equal(p, p1, n * sizeof *p);
+            assert_memory_equal(v, v1, m * sizeof *v);
+            assert_true(v[1] != 0.0 && max_abs(n, p) > 0.5 * rho_f * -grav * 0.5);   /* a solve, hydrostatic's order */
+        }
+        printf("solve %zu: mesh %d x %d, dt %g%s: %zu analyses, %d iterations\n", k, run[k].cx, run[k].cy, run[k].h,
+               run[k].indefinite ? ", negative definite" : "", st.analyses, st.iterations);
+        assert_int_equal(st.analyses, run[k].analyses);
+        assert_int_equal(seam_cholesky_analyses(kept.chol), 3 - (k < 4) - (k < 6));
+        free(p);
+        free(v);
+        free(p1);
+        free(v1);
+        tank_free(&T);
+    }
+    mono_kept_free(&kept);
+    assert_null(kept.chol);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multigrid_against_ic0),
         cmocka_unit_test(test_multigrid_needs_grid),
+        cmocka_unit_test(test_solid_block_analysed_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

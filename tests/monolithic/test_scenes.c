@@ -511,6 +511,28 @@ static void test_preconditioners(void **state)
     test_run_free(b);
 }
 
+/* The multigrid preconditioner's CHOLMOD analysis of the elastic block's
+ * A_ss (examples/floating_block.json) is made at the first step and kept:
+ * its mesh, so A_ss's pattern, does not change over the run (the plugin's
+ * debug line per analysis, counted over 20 steps). */
+static void test_solid_block_analysed_once(void **state)
+{
+    (void)state;
+    const char *sets[] = {"coupling.scheme=monolithic", "time.end=0.1", "output.frames=false", NULL};
+    test_run *r = test_run_scene("monolithic_analysed_once", NULL, "examples/floating_block.json", sets);
+    assert_int_equal(r->status, SEAM_OK);
+    assert_true(strlen(r->log) + 1 < sizeof r->log);   /* every message is there */
+    int analyses = 0, steps = 0;
+    for (const char *at = r->log; (at = strstr(at, "analysed by CHOLMOD")); at++)
+        analyses++;
+    for (const char *at = r->log; (at = strstr(at, "velocities, PCG ")); at++)
+        steps++;
+    printf("floating block, 20 steps: %d PCG solves, %d CHOLMOD analyses of the solid block\n", steps, analyses);
+    assert_int_equal(steps, 20);
+    assert_int_equal(analyses, 1);
+    test_run_free(r);
+}
+
 /* What the monolithic solver cannot take is refused by key, before a step. */
 static void test_refusals(void **state)
 {
@@ -542,6 +564,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_preconditioners),
+        cmocka_unit_test(test_solid_block_analysed_once),
         cmocka_unit_test(test_supported_body),
         cmocka_unit_test(test_inflow_lid),
         cmocka_unit_test(test_obstacle_plug),

@@ -900,6 +900,73 @@ static void test_max_dt_comes_with_the_commit(void **state)
     p->destroy(self);
 }
 
+/* A field the coupler asks after every commit comes with the commit from
+ * the third on: answered without a request (a stopped server could not
+ * answer one), the same bits as a request for it gives; a request that may
+ * change the state (a load here) makes the proxy ask again. */
+static void test_fields_come_with_the_commit(void **state)
+{
+    (void)state;
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 1, .heartbeat_s = 0, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_spawn("fluid_mac", &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    const seam_plugin *p = seam_remote_plugin(r);
+    pid_t pid = (pid_t)seam_remote_pid(r);
+    test_host th;
+    test_host_init(&th, "fluid", "fluid");
+    void *self = p->create(p, "{\"cells\": [10, 10], \"dx\": 0.1}", &th.host);
+    assert_non_null(self);
+    double X[8] = {0.3, 0.3, 0.7, 0.3, 0.7, 0.7, 0.3, 0.7}, V[8] = {0}, F[8];
+    int32_t elems[8] = {0, 1, 1, 2, 2, 3, 3, 0};
+    seam_interface face = {.dim = 2, .n_points = 4, .X = X, .nodes_per_elem = 2, .n_elems = 4, .elems = elems,
+                           .n_bodies = 1};
+    assert_int_equal(p->bind(self, &face), SEAM_OK);
+    seam_input in = {4, 2, X, V, NULL};
+    seam_output out = {4, 2, NULL, NULL, F};
+    seam_raster pr;
+    for (int k = 0; k < 3; k++) {
+        seam_step step = {k, 0.01 * k, 0.01, 0};
+        assert_int_equal(p->solve(self, &step, &in, &out), SEAM_OK);
+        assert_int_equal(p->commit(self), SEAM_OK);
+        assert_int_equal(p->field(self, "pressure", &pr), SEAM_OK);
+    }
+    seam_step step = {3, 0.03, 0.01, 0};
+    assert_int_equal(p->solve(self, &step, &in, &out), SEAM_OK);
+    assert_int_equal(p->commit(self), SEAM_OK);
+    kill(pid, SIGSTOP);   /* continued before any assertion: a failed one must not leave it stopped */
+    double t0 = test_now_s();
+    seam_status st1 = p->field(self, "pressure", &pr);
+    seam_status st2 = p->field(self, "pressure", &pr);   /* as often as asked: the state is the same */
+    double took = test_now_s() - t0;
+    kill(pid, SIGCONT);
+    assert_int_equal(st1, SEAM_OK);
+    assert_int_equal(st2, SEAM_OK);
+    assert_true(took < 0.5);
+    assert_true(pr.nx == 10 && pr.ny == 10 && pr.nz == 1);
+    double kept[100], sum = 0.0;
+    memcpy(kept, pr.data, sizeof kept);
+    for (int i = 0; i < 100; i++)
+        sum += fabs(kept[i]);
+    assert_true(sum > 0.0);
+    seam_buffer b;
+    assert_int_equal(p->save(self, &b), SEAM_OK);
+    void *copy = malloc(b.size);
+    memcpy(copy, b.data, b.size);
+    assert_int_equal(p->load(self, copy, b.size), SEAM_OK);   /* the same state, asked for again */
+    assert_int_equal(p->field(self, "pressure", &pr), SEAM_OK);
+    assert_memory_equal(kept, pr.data, sizeof kept);
+    assert_int_equal(p->load(self, copy, b.size), SEAM_OK);
+    free(copy);
+    kill(pid, SIGSTOP);
+    seam_status st3 = p->field(self, "pressure", &pr);   /* after a load the proxy must ask */
+    kill(pid, SIGCONT);
+    assert_int_equal(st3, SEAM_ERROR);
+    assert_true(test_host_saw(&th, "field at step 4 (t = 0.03 s): no reply from ipc://"));
+    p->destroy(self);
+}
+
 /* The proxy reports the flags the plugin reports for the same configuration
  * (asked once after create), and the piston solid's too. */
 static void test_capabilities_through_the_proxy(void **state)
@@ -1367,6 +1434,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_capabilities_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_max_dt_comes_with_the_commit, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_fields_come_with_the_commit, test_proc_reap_all),
         cmocka_unit_test_teardown(test_bodies_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, test_proc_reap_all),
         cmocka_unit_test_teardown(test_slow_in_process_create_keeps_the_hello, test_proc_reap_all),

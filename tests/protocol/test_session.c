@@ -1116,6 +1116,77 @@ static void test_commit_answers_max_dt_of_the_committed_state(void **state)
     teardown((void **)&f);
 }
 
+/* commit with `fields` answers, per name, what a `field` request right after
+ * it answers, bit for bit; a name the plugin has no field of gets its
+ * status alone; bad lists are refused before the plugin commits. */
+static void commit_fields(fixture *f, uint64_t id, const char *const *names, size_t n)
+{
+    seam_wbuf w;
+    request(&w, "commit", id, 1);
+    seam_w_str(&w, "fields");
+    seam_w_array(&w, n);
+    for (size_t i = 0; i < n; i++)
+        seam_w_str(&w, names[i]);
+    send_wbuf(f, &w);
+}
+
+static void test_commit_answers_fields_of_the_committed_state(void **state)
+{
+    (void)state;
+    fixture *f = small_mac_fixture();
+    double F[8];
+    uint64_t id = 4;
+    static const char *const names[] = {"pressure", "no such field", "speed"};
+    for (int step = 0; step < 2; step++) {
+        solve_square(f, id++, 0.2, F);
+        commit_fields(f, id++, names, 3);
+        assert_true(reply_ok(f));
+        seam_msg all, one;
+        assert_true(seam_msg_child(&f->m, "fields", true, &all));
+        assert_int_equal(all.n, 3);
+        assert_true(seam_msg_child(&all, "no such field", true, &one));
+        uint64_t st = 0;
+        assert_true(seam_msg_uint(&one, "status", true, &st));
+        assert_int_not_equal(st, SEAM_OK);
+        double got[2][100];
+        const char *const cached[] = {"pressure", "speed"};
+        for (int k = 0; k < 2; k++) {
+            int64_t nx = 0, ny = 0, nz = 0;
+            assert_true(seam_msg_child(&all, cached[k], true, &one));
+            assert_true(seam_msg_uint(&one, "status", true, &st));
+            assert_int_equal(st, SEAM_OK);
+            assert_true(seam_msg_int(&one, "nx", true, &nx) && seam_msg_int(&one, "ny", true, &ny) &&
+                        seam_msg_int(&one, "nz", true, &nz));
+            assert_true(nx == 10 && ny == 10 && nz == 1);
+            assert_true(seam_msg_f64s(&one, "data", true, got[k], 100));
+        }
+        for (int k = 0; k < 2; k++) {   /* the same bits as field asks now */
+            seam_wbuf w;
+            request(&w, "field", id++, 1);
+            seam_w_str(&w, "name"); seam_w_str(&w, cached[k]);
+            send_wbuf(f, &w);
+            assert_true(reply_ok(f));
+            double asked[100];
+            assert_true(seam_msg_f64s(&f->m, "data", true, asked, 100));
+            assert_memory_equal(got[k], asked, sizeof asked);
+        }
+        double sum = 0.0;
+        for (int i = 0; i < 100; i++)
+            sum += fabs(got[0][i]);
+        assert_true(sum > 0.0);   /* a pressure field with something in it, not zeros */
+    }
+    static const char *const twice[] = {"pressure", "speed", "pressure"};
+    commit_fields(f, id++, twice, 3);
+    expect_error(f, "commit: field \"fields\": \"pressure\" comes twice");
+    static const char *const many[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
+    commit_fields(f, id++, many, 9);
+    expect_error(f, "commit: field \"fields\": 9 names, at most 8");
+    static const char *const empty[] = {""};
+    commit_fields(f, id++, empty, 1);
+    expect_error(f, "commit: field \"fields\": item 0 is not a field's name");
+    teardown((void **)&f);
+}
+
 /* The cloth of smoke_cloth sends 42 located keys: more than the 32 fields of
  * a message, which `locations` may exceed. */
 static void test_create_with_many_locations(void **state)
@@ -1229,6 +1300,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_solve_without_out_or_inputs, setup, teardown),
         cmocka_unit_test(test_refused_bind_keeps_the_bound_interface),
         cmocka_unit_test(test_commit_answers_max_dt_of_the_committed_state),
+        cmocka_unit_test(test_commit_answers_fields_of_the_committed_state),
         cmocka_unit_test_setup_teardown(test_create_with_many_locations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_that_are_not_directory_names, setup, teardown),
         cmocka_unit_test(test_bind_endpoints),
