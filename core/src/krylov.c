@@ -38,48 +38,135 @@ int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *
     return seam_pcg_until(A, M, b, x, opts, NULL, NULL, stats);
 }
 
-static int pcg(const seam_linop *A, const seam_linop *M, const double *b, double *x, const seam_krylov_opts *opts,
-               seam_krylov_stop_fn stop, void *stop_ctx, double *work, seam_krylov_stats *stats)
+/* The fused kernels' sums: at most DOT_BLOCKS blocks of a length fixed by
+ * n, each summed with four running sums, then the blocks in order. */
+enum { DOT_BLOCKS = 1024, DOT_BLOCK_MIN = 2048, DOT_OMP_MIN = 1 << 15 };
+
+static size_t dot_block(size_t n)
 {
-    size_t n = A->n;
+    size_t B = (n + DOT_BLOCKS - 1) / DOT_BLOCKS;
+    return B < DOT_BLOCK_MIN ? DOT_BLOCK_MIN : B;
+}
+
+static double sum_blocks(const double *part, size_t nb)
+{
+    double s = 0.0;
+    for (size_t q = 0; q < nb; q++)
+        s += part[q];
+    return s;
+}
+
+double seam_dot_ordered(size_t n, const double *x, const double *y)
+{
+    size_t B = dot_block(n), nb = (n + B - 1) / B;
+    double part[DOT_BLOCKS];
+#pragma omp parallel for schedule(static) if (n >= DOT_OMP_MIN)
+    for (size_t q = 0; q < nb; q++) {
+        size_t i = q * B, hi = i + B < n ? i + B : n;
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (; i + 4 <= hi; i += 4)
+            for (int k = 0; k < 4; k++)
+                s[k] += x[i + k] * y[i + k];
+        for (; i < hi; i++)
+            s[0] += x[i] * y[i];
+        part[q] = (s[0] + s[1]) + (s[2] + s[3]);
+    }
+    return sum_blocks(part, nb);
+}
+
+/* x += alpha p and r -= alpha q in one pass; returns |r|^2 (summed as seam_dot_ordered). */
+static double update_xr(size_t n, double alpha, const double *p, const double *q, double *x, double *r)
+{
+    size_t B = dot_block(n), nb = (n + B - 1) / B;
+    double part[DOT_BLOCKS];
+#pragma omp parallel for schedule(static) if (n >= DOT_OMP_MIN)
+    for (size_t b = 0; b < nb; b++) {
+        size_t i = b * B, hi = i + B < n ? i + B : n;
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        for (; i + 4 <= hi; i += 4)
+            for (int k = 0; k < 4; k++) {
+                x[i + k] += alpha * p[i + k];
+                double ri = r[i + k] - alpha * q[i + k];
+                r[i + k] = ri;
+                s[k] += ri * ri;
+            }
+        for (; i < hi; i++) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+            s[0] += r[i] * r[i];
+        }
+        part[b] = (s[0] + s[1]) + (s[2] + s[3]);
+    }
+    return sum_blocks(part, nb);
+}
+
+/* z = M r (identity when neither is given); returns r . z when fused. */
+static double precondition(const seam_linop *M, const seam_dot_linop *FM, int fused, const double *r, double *z,
+                           size_t n)
+{
+    if (fused && FM)
+        return FM->apply_dot(FM->ctx, r, z);
+    apply_or_copy(M, r, z, n);
+    return fused ? seam_dot_ordered(n, r, z) : seam_dot(n, r, z);
+}
+
+/* One CG loop for both forms: plain (A, M: separate BLAS passes) or fused
+ * (FA, FM: the passes of seam_pcg_fused). */
+static int pcg(const seam_linop *A, const seam_linop *M, const seam_dot_linop *FA, const seam_dot_linop *FM,
+               const double *b, double *x, const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
+               double *work, seam_krylov_stats *stats)
+{
+    int fused = FA != NULL;
+    size_t n = fused ? FA->n : A->n;
     seam_krylov_opts o = defaults(opts, n);
     double *r = work ? work : malloc(4 * n * sizeof *r);
     double *z = r + n, *p = z + n, *Ap = p + n;
     seam_krylov_stats st = {0, 0.0, 0, 0};
 
-    A->apply(A->ctx, x, Ap);
+    if (fused)
+        FA->apply_dot(FA->ctx, x, Ap);
+    else
+        A->apply(A->ctx, x, Ap);
     for (size_t i = 0; i < n; i++)
         r[i] = b[i] - Ap[i];
-    double bnorm = seam_norm2(n, b);
+    double bnorm = fused ? sqrt(seam_dot_ordered(n, b, b)) : seam_norm2(n, b);
     double goal = fmax(o.tol * bnorm, o.abs_tol);
-    double rnorm = seam_norm2(n, r);
+    double rnorm = fused ? sqrt(seam_dot_ordered(n, r, r)) : seam_norm2(n, r);
     if (rnorm <= goal || (stop && stop(stop_ctx, x, r))) {
         st.converged = 1;
         goto done;
     }
-    apply_or_copy(M, r, z, n);
+    double rz = precondition(M, FM, fused, r, z, n);
     memcpy(p, z, n * sizeof *p);
-    double rz = seam_dot(n, r, z);
     while (st.iterations < o.max_iter) {
-        A->apply(A->ctx, p, Ap);
-        double pAp = seam_dot(n, p, Ap);
+        double pAp;
+        if (fused) {
+            pAp = FA->apply_dot(FA->ctx, p, Ap);
+        } else {
+            A->apply(A->ctx, p, Ap);
+            pAp = seam_dot(n, p, Ap);
+        }
         if (!(pAp > 0.0) || !(rz > 0.0)) {   /* indefinite operator or preconditioner */
             st.breakdown = 1;
             break;
         }
         double alpha = rz / pAp;
-        seam_axpy(n, alpha, p, x);
-        seam_axpy(n, -alpha, Ap, r);
+        if (fused) {
+            rnorm = sqrt(update_xr(n, alpha, p, Ap, x, r));
+        } else {
+            seam_axpy(n, alpha, p, x);
+            seam_axpy(n, -alpha, Ap, r);
+            rnorm = seam_norm2(n, r);
+        }
         st.iterations++;
-        rnorm = seam_norm2(n, r);
         if (rnorm <= goal || (stop && stop(stop_ctx, x, r))) {
             st.converged = 1;
             break;
         }
-        apply_or_copy(M, r, z, n);
-        double rz_new = seam_dot(n, r, z);
+        double rz_new = precondition(M, FM, fused, r, z, n);
         double beta = rz_new / rz;
         rz = rz_new;
+#pragma omp parallel for schedule(static) if (fused && n >= DOT_OMP_MIN)
         for (size_t i = 0; i < n; i++)
             p[i] = z[i] + beta * p[i];
     }
@@ -96,13 +183,19 @@ int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, do
                    const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
                    seam_krylov_stats *stats)
 {
-    return pcg(A, M, b, x, opts, stop, stop_ctx, NULL, stats);
+    return pcg(A, M, NULL, NULL, b, x, opts, stop, stop_ctx, NULL, stats);
 }
 
 int seam_pcg_work(const seam_linop *A, const seam_linop *M, const double *b, double *x,
                   const seam_krylov_opts *opts, double *work, seam_krylov_stats *stats)
 {
-    return pcg(A, M, b, x, opts, NULL, NULL, work, stats);
+    return pcg(A, M, NULL, NULL, b, x, opts, NULL, NULL, work, stats);
+}
+
+int seam_pcg_fused(const seam_dot_linop *A, const seam_dot_linop *M, const double *b, double *x,
+                   const seam_krylov_opts *opts, double *work, seam_krylov_stats *stats)
+{
+    return pcg(NULL, NULL, A, M, b, x, opts, NULL, NULL, work, stats);
 }
 
 /* Right-preconditioned restarted GMRES with Givens rotations (Saad, Alg. 9.5). */

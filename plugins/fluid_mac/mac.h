@@ -293,6 +293,21 @@ void mac_advect_maccormack(const mac_grid *g, double *const vel0[3], double dt, 
  * its forward sample interpolated (no new extrema). Uses all of w->face. */
 void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, double *const vel[3], const mac_work *w);
 
+/* Loops that run on the widest vector unit the CPU has: a copy for AVX2
+ * next to the baseline one, chosen when the library loads. Both do the
+ * same IEEE operations lane by lane (no contraction into FMA under ISO C),
+ * so they give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
+    defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
+
+
 /* Preconditioners of the pressure PCG. */
 typedef enum mac_precond { MAC_PRECOND_MG = 0, MAC_PRECOND_MIC0 = 1 } mac_precond;
 
@@ -303,8 +318,13 @@ typedef struct mac_mg mac_mg;
  * build). Reuses m when the grid is the same; NULL when out of memory. */
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
                      const double *Adiag, double *const Aplus[3]);
-/* z = one V-cycle applied to r (both over the n unknowns; cell: their cells). */
-void mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z);
+/* z = one V-cycle applied to r (both over the n unknowns; cell: their cells);
+ * returns r . z, taken slab by slab in the V-cycle's last pass and summed in
+ * row order (the same with any thread count). */
+double mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z);
+/* y = A x over all cells, every cell an unknown (n = cells), with level 0's
+ * stencil; returns x . y summed in row order (the same with any thread count). */
+double mac_mg_apply_dot(mac_mg *m, const double *x, double *y);
 void mac_mg_free(mac_mg **self_p);
 /* The least bytes one multigrid-preconditioned CG iteration over n unknowns
  * moves (the model is stated in multigrid.c). */

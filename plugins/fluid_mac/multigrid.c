@@ -40,7 +40,7 @@ enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
  * nonzero diagonal (Gauss-Seidel updates it). */
 enum { MG_SMOOTHED = 1 << 6 };
 /* Stages of a pipelined pass (see run_pipeline). */
-typedef enum mg_stage { ST_RED_FROM_ZERO, ST_RED, ST_BLACK, ST_RESIDUAL, ST_PROLONG } mg_stage;
+typedef enum mg_stage { ST_RED_FROM_ZERO, ST_RED, ST_BLACK, ST_RESIDUAL, ST_PROLONG, ST_DOT } mg_stage;
 enum { MG_STAGES = 2 * MG_SMOOTH + 1 };
 _Static_assert(MG_SMOOTH == 2, "the stage lists in vcycle are written out for two sweeps");
 
@@ -52,7 +52,11 @@ typedef struct mg_level {
     uint8_t *type;           /* MG_* per cell */
     uint8_t *mask;           /* the stencil's neighbours and MG_SMOOTHED per cell */
     uint8_t *row_fluid;      /* per row (j, k): every cell fluid */
-    uint8_t *row_full;       /* per row: cells 1 .. n[0] - 2 couple to all 2 d neighbours and are smoothed */
+    uint8_t *row_full;       /* per row: cells 1 .. n[0] - 2 couple to all 2 d neighbours, have diagonal 2 d
+                              * and are smoothed (no stencil reads there) */
+    size_t n_partial;        /* cells outside the full rows' cells 1 .. n[0] - 2 (their diagonals are read) */
+    uint8_t *row_common;     /* per row not full: the mask its cells 1 .. n[0] - 2 share, all smoothed (a wall's
+                              * or an open side's row; unit levels), else 0 */
     uint8_t *row_inner;      /* per row: its neighbour rows (y, z, both) inside and all fluid (gather restriction) */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
@@ -67,7 +71,16 @@ struct mac_mg {
     mg_level lev[MG_MAX_LEVELS];
     int row_threads;         /* restrict_residual's threads at most: one row buffer of nx doubles each */
     double *rows;
+    double *row_dot;         /* per row of level 0: its part of a dot product (summed in row order) */
 };
+
+/* Row kernels are inlined into the slab functions, which VECTOR_CLONES
+ * compiles for the widest vector unit too. */
+#ifdef __GNUC__
+#define ROW_KERNEL static inline __attribute__((always_inline))
+#else
+#define ROW_KERNEL static inline
+#endif
 
 static size_t idx(const mg_level *L, int i, int j, int k)
 {
@@ -91,6 +104,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->row_fluid);
         free(L->row_full);
         free(L->row_inner);
+        free(L->row_common);
         free(L->idiag);
         if (l > 0) {
             free(L->diag);
@@ -102,6 +116,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->r);
     }
     free(m->rows);
+    free(m->row_dot);
     free(m);
     *self_p = NULL;
 }
@@ -121,6 +136,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
     m->row_threads = omp_get_max_threads() > 1 ? omp_get_max_threads() : 1;
 #endif
     int ok = (m->rows = malloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows)) != NULL;
+    ok &= (m->row_dot = malloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot)) != NULL;
     for (int l = 0; l < MG_MAX_LEVELS && ok; l++) {
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
@@ -133,6 +149,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
         ok &= (L->row_fluid = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_full = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
+        ok &= (L->row_common = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
         ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
@@ -233,6 +250,7 @@ static void build_mask(mg_level *L, int dim)
                 L->idiag[c] = smoothed ? 1.0 / L->diag[c] : 0.0;
             }
     uint8_t full = (uint8_t)(MG_SMOOTHED | ((1u << (2 * dim)) - 1u));
+    L->n_partial = 0;
     for (int k = 0; k < L->n[2]; k++)
         for (int j = 0; j < L->n[1]; j++) {
             size_t c0 = idx(L, 0, j, k), r = (size_t)j + (size_t)L->n[1] * (size_t)k;
@@ -240,10 +258,16 @@ static void build_mask(mg_level *L, int dim)
             for (int i = 0; i < L->n[0]; i++) {
                 fluid &= L->type[c0 + (size_t)i] == MG_FLUID;
                 if (i > 0 && i + 1 < L->n[0])
-                    all &= L->mask[c0 + (size_t)i] == full;
+                    all &= L->mask[c0 + (size_t)i] == full && L->diag[c0 + (size_t)i] == 2.0 * dim;
             }
             L->row_fluid[r] = (uint8_t)fluid;
             L->row_full[r] = (uint8_t)(all && unit);
+            uint8_t common = L->n[0] >= 3 && unit && !L->row_full[r] ? L->mask[c0 + 1] : 0;
+            for (int i = 1; common && i + 1 < L->n[0]; i++)
+                if (L->mask[c0 + (size_t)i] != common || !(common & MG_SMOOTHED))
+                    common = 0;
+            L->row_common[r] = common;
+            L->n_partial += L->row_full[r] ? 2 : (size_t)L->n[0];
         }
     size_t ny = (size_t)L->n[1];
     for (int k = 0; k < L->n[2]; k++)
@@ -312,8 +336,37 @@ static inline double offdiag_w(const mg_level *L, uint8_t mk, const double *x, s
     return s;
 }
 
+/* offdiag for the len cells from c of a row whose cells share mask mk:
+ * its terms in the same order, each a vector loop over the span. */
+enum { SPAN = 128 };
+
+ROW_KERNEL void offdiag_span(uint8_t mk, const double *x, size_t c, int len, size_t sy, size_t sz, double *s)
+{
+    const double *xc = x + c;
+    for (int i = 0; i < len; i++)
+        s[i] = 0.0;
+    if (mk & 2)
+        for (int i = 0; i < len; i++)
+            s[i] -= xc[i + 1];
+    if (mk & 1)
+        for (int i = 0; i < len; i++)
+            s[i] -= xc[i - 1];
+    if (mk & 8)
+        for (int i = 0; i < len; i++)
+            s[i] -= xc[(size_t)i + sy];
+    if (mk & 4)
+        for (int i = 0; i < len; i++)
+            s[i] -= *(xc + i - sy);
+    if (mk & 32)
+        for (int i = 0; i < len; i++)
+            s[i] -= xc[(size_t)i + sz];
+    if (mk & 16)
+        for (int i = 0; i < len; i++)
+            s[i] -= *(xc + i - sz);
+}
+
 /* Gauss-Seidel on the cells of one colour ((i + j + k) % 2) of row (j, k). */
-static void smooth_row(mg_level *L, int j, int k, int colour)
+ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
 {
     double *x = L->x;
     const double *b = L->b, *id = L->idiag;
@@ -321,7 +374,9 @@ static void smooth_row(mg_level *L, int j, int k, int colour)
     size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
     int first = (j + k + colour) & 1, n = L->n[0];
     if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {
-        /* every inner cell couples to all neighbours: no mask tests (the same sums in the same order) */
+        /* every inner cell couples to all neighbours with diagonal 2 d: no mask tests, no diagonal reads
+         * (the same sums in the same order; 1 / 6 is the stored 1 / diag) */
+        const double id6 = 1.0 / 6.0;
         int i = first;
         if (i == 0) {
             if (mask[c0] & MG_SMOOTHED)
@@ -331,17 +386,35 @@ static void smooth_row(mg_level *L, int j, int k, int colour)
         if (L->n[2] == 1)
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy])) * id[c];
+                x[c] = (b[c] + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy])) * 0.25;
             }
         else
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id[c];
+                x[c] = (b[c] + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id6;
             }
         if (i == n - 1 && (mask[c0 + (size_t)i] & MG_SMOOTHED)) {
             size_t c = c0 + (size_t)i;
             x[c] = (b[c] - offdiag(mask[c], x, c, sy, sz)) * id[c];
         }
+        return;
+    }
+    uint8_t common = L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k];
+    if (common) {   /* the inner cells share one stencil: its sums by spans (a colour reads only the other) */
+        if (first == 0 && (mask[c0] & MG_SMOOTHED))
+            x[c0] = (b[c0] - offdiag(mask[c0], x, c0, sy, sz)) * id[c0];
+        double s[SPAN];
+        for (int i0 = 1; i0 + 1 < n; i0 += SPAN) {
+            int len = n - 1 - i0 < SPAN ? n - 1 - i0 : SPAN;
+            offdiag_span(common, x, c0 + (size_t)i0, len, sy, sz, s);
+            for (int i = i0 + ((i0 ^ first) & 1); i < i0 + len; i += 2) {
+                size_t c = c0 + (size_t)i;
+                x[c] = (b[c] - s[i - i0]) * id[c];
+            }
+        }
+        size_t c = c0 + (size_t)(n - 1);
+        if (((n - 1) & 1) == first && (mask[c] & MG_SMOOTHED))
+            x[c] = (b[c] - offdiag(mask[c], x, c, sy, sz)) * id[c];
         return;
     }
     if (!L->unit) {
@@ -361,20 +434,20 @@ static void smooth_row(mg_level *L, int j, int k, int colour)
 }
 
 /* The first red half sweep from x = 0: x = b / diag on red cells, 0 elsewhere. */
-static void red_from_zero_row(mg_level *L, int j, int k)
+ROW_KERNEL void red_from_zero_row(mg_level *L, int j, int k)
 {
     double *x = L->x;
     const double *b = L->b, *id = L->idiag;
-    const uint8_t *mask = L->mask;
     size_t c0 = idx(L, 0, j, k);
     int red = (j + k) & 1;
-    for (int i = 0; i < L->n[0]; i++) {
-        size_t c = c0 + (size_t)i;
-        x[c] = (i & 1) == red && (mask[c] & MG_SMOOTHED) ? b[c] * id[c] : 0.0;
-    }
+    /* idiag is 0 where the mask says the cell is not smoothed: the loops vectorize without tests */
+    for (int i = red; i < L->n[0]; i += 2)
+        x[c0 + (size_t)i] = b[c0 + (size_t)i] * id[c0 + (size_t)i];
+    for (int i = 1 - red; i < L->n[0]; i += 2)
+        x[c0 + (size_t)i] = 0.0;
 }
 
-static void residual_row(mg_level *L, int j, int k)
+ROW_KERNEL void residual_row(mg_level *L, int j, int k)
 {
     const double *x = L->x, *b = L->b, *d = L->diag;
     const uint8_t *mask = L->mask, *type = L->type;
@@ -386,14 +459,28 @@ static void residual_row(mg_level *L, int j, int k)
         if (L->n[2] == 1)
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
-                r[c] = (b[c] - d[c] * x[c]) + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
+                r[c] = (b[c] - 4.0 * x[c]) + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
             }
         else
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
                 double s = (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
-                r[c] = (b[c] - d[c] * x[c]) + s;
+                r[c] = (b[c] - 6.0 * x[c]) + s;
             }
+    }
+    uint8_t common = i == 0 ? L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k] : 0;
+    if (common) {   /* as smooth_row: the shared stencil by spans */
+        r[c0] = type[c0] == MG_FLUID ? b[c0] - d[c0] * x[c0] - offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        double s[SPAN];
+        for (i = 1; i + 1 < n; i += SPAN) {
+            int len = n - 1 - i < SPAN ? n - 1 - i : SPAN;
+            offdiag_span(common, x, c0 + (size_t)i, len, sy, sz, s);
+            for (int q = 0; q < len; q++) {
+                size_t c = c0 + (size_t)(i + q);
+                r[c] = b[c] - d[c] * x[c] - s[q];
+            }
+        }
+        i = n - 1;
     }
     for (; i < n; i++) {
         size_t c = c0 + (size_t)i;
@@ -536,6 +623,66 @@ static int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *r
     return ok;
 }
 
+/* prolong_weights' lists for the cells of a fine row whose parents' rows
+ * along y or z leave the grid (the rows next to the domain's faces): the
+ * same for every cell of the row whose x neighbour lies inside, when the
+ * coarse rows inside are all fluid. Per listed q (in prolong_weights'
+ * order): its offset from the parent per parity of i, its weight (an
+ * outside row's weight goes to the parent behind a wall, is dropped behind
+ * an open side), its coarse row and whether it is the x neighbour. */
+typedef struct row_weights {
+    size_t base;             /* coarse index of the parent of fine cell (0, j, k) */
+    int n;
+    ptrdiff_t off[2][8];
+    double w[8];
+    size_t row[8];
+    int xbit[8];
+} row_weights;
+
+static int row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, row_weights *rw)
+{
+    int dim = m->dim, count = 1 << dim;
+    const int f[3] = {0, j, k};
+    const int parent[3] = {0, j / 2, dim == 3 ? k / 2 : 0};
+    size_t ny = (size_t)C->n[1];
+    double to_parent = 0.0;
+    rw->base = idx(C, 0, parent[1], parent[2]);
+    rw->n = 0;
+    for (int q = 0; q < count; q++) {
+        int c[3] = {0, parent[1], parent[2]}, outside = 0, open = 0;
+        double wq = q & 1 ? 0.25 : 0.75;
+        for (int a = 1; a < dim; a++) {
+            if (q >> a & 1) {
+                int up = f[a] % 2;
+                c[a] += up ? 1 : -1;
+                wq *= 0.25;
+                if (c[a] < 0 || c[a] >= C->n[a]) {
+                    outside = 1;
+                    open |= m->bc[2 * a + up] == BC_OPEN;
+                }
+            } else {
+                wq *= 0.75;
+            }
+        }
+        if (outside) {
+            if (!open)
+                to_parent += wq;
+            continue;
+        }
+        size_t row = (size_t)c[1] + ny * (size_t)c[2];
+        if (!C->row_fluid[row])
+            return 0;
+        ptrdiff_t o = (ptrdiff_t)idx(C, 0, c[1], c[2]) - (ptrdiff_t)rw->base;
+        rw->off[0][rw->n] = o - (q & 1);
+        rw->off[1][rw->n] = o + (q & 1);
+        rw->w[rw->n] = wq;
+        rw->row[rw->n] = row;
+        rw->xbit[rw->n++] = q & 1;
+    }
+    rw->w[0] += to_parent;   /* q = 0, the parent, always listed first */
+    return 1;
+}
+
 /* sum_q wt[q] x[base + o[q]], in the order of weights() */
 static inline double gather(const double *x, size_t base, const ptrdiff_t *o, const double *wt, int count)
 {
@@ -556,6 +703,21 @@ static inline int gathered(const mg_level *C, size_t row, int I)
 /* The 1D weights of fine cells 2 I - 1 .. 2 I + 2 in coarse cell I. */
 static const double w1d[4] = {0.25, 0.75, 0.75, 0.25};
 
+/* b[I] += the contributions of fine cells 2 I - 1 .. 2 I + 2 of residual
+ * row r (w0: a parent's weight, w1: an x neighbour's), I = 1 .. cn - 2, in
+ * the fine cells' order. */
+ROW_KERNEL void scatter_row(double *restrict b, const double *restrict r, double w0, double w1, int cn)
+{
+    for (int I = 1; I + 1 < cn; I++) {
+        double t = b[I];
+        t += w1 * r[2 * I - 1];
+        t += w0 * r[2 * I];
+        t += w0 * r[2 * I + 1];
+        t += w1 * r[2 * I + 2];
+        b[I] = t;
+    }
+}
+
 /* C->b = (4 / 2^d) P^T F->r on the coarse slabs [c0, c1) (the operators
  * are scaled by h^2, so each coarsening multiplies by 4): the fine slabs
  * 2 c0 - 1 .. 2 c1 reach them. Cells inside an all-fluid neighbourhood
@@ -563,7 +725,7 @@ static const double w1d[4] = {0.25, 0.75, 0.75, 0.25};
  * 1/4)^d; the others are scattered to from the fine cells by weights().
  * Only coarse cells in the slabs are written, so blocks of coarse slabs run
  * in parallel with the same sums. */
-static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1, double *v)
+VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1, double *v)
 {
     size_t lo = (size_t)c0 * C->slab, hi = (size_t)c1 * C->slab, ny = (size_t)C->n[1];
     memset(C->b + lo, 0, (hi - lo) * sizeof *C->b);
@@ -579,6 +741,11 @@ static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int 
             row_setup(m, C, j, k0, &rm);
             const double *r = F->r + idx(F, 0, j, k0);
             int fast = block_rows_fluid(m, C, &rm, j, k0), all_gathered = fast;
+            row_weights rw;
+            int edge = !rm.fast && row_weights_setup(m, C, j, k0, &rw);
+            int rg[8] = {0};   /* edge: per listed q, whether its target row is gathered */
+            for (int p = 0; edge && p < rw.n; p++)
+                rg[p] = C->row_inner[rw.row[p]];
             int g[8] = {0};   /* fast: per q, whether the target row is gathered */
             if (fast) {
                 int pj = j / 2, nj = j % 2 ? pj + 1 : pj - 1;
@@ -588,7 +755,18 @@ static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int 
                     all_gathered &= g[q];
                 }
             }
-            int n0 = F->n[0], skip_lo = all_gathered ? 3 : n0, skip_hi = all_gathered ? 2 * cn - 3 : n0;
+            /* a fast row's target rows that are not gathered take coarse cells 1 .. cn - 2 as sums
+             * over their four fine cells in the fine cells' order (the scatter's sums); the
+             * cells 0 .. 2 and from 2 cn - 3 on give only the row ends below */
+            int by_rows = fast && cn >= 4;
+            for (int qq = 0; by_rows && qq < rm.count / 2; qq++) {
+                size_t row0 = (size_t)((ptrdiff_t)rm.base + rm.off[0][2 * qq]);
+                if (row0 < lo || row0 >= hi || g[2 * qq])
+                    continue;
+                scatter_row(C->b + row0, r, scale * wt[2 * qq], scale * wt[2 * qq + 1], cn);
+            }
+            int n0 = F->n[0], skip = all_gathered || by_rows;
+            int skip_lo = skip ? 3 : n0, skip_hi = skip ? 2 * cn - 3 : n0;
             for (int i = 0; i < n0; i++) {
                 if (i == skip_lo && skip_hi > skip_lo)   /* every target of these cells is gathered */
                     i = skip_hi;
@@ -601,8 +779,19 @@ static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int 
                     for (int q = 0; q < rm.count; q++) {
                         size_t c = (size_t)((ptrdiff_t)base + o[q]);
                         int I = q & 1 ? ni : pi;
-                        if (c >= lo && c < hi && !(g[q] && I >= 1 && I + 2 <= cn))
+                        int mine = !by_rows || I == 0 || I == cn - 1;   /* by_rows: the ends only */
+                        if (mine && c >= lo && c < hi && !(g[q] && I >= 1 && I + 2 <= cn))
                             C->b[c] += scale * wt[q] * r[i];
+                    }
+                    continue;
+                }
+                if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
+                    size_t base = rw.base + (size_t)pi;
+                    for (int p = 0; p < rw.n; p++) {
+                        size_t c = (size_t)((ptrdiff_t)base + rw.off[i % 2][p]);
+                        int I = rw.xbit[p] ? ni : pi;
+                        if (c >= lo && c < hi && !(rg[p] && I >= 1 && I + 2 <= cn))
+                            C->b[c] += scale * rw.w[p] * r[i];
                     }
                     continue;
                 }
@@ -654,22 +843,93 @@ static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
                        m->rows + (size_t)q * (size_t)m->nx);
 }
 
+/* prolong_row's fast path over fine cells 2 .. 2 n - 1 by coarse cell
+ * I = 1 .. n - 1 (its even and odd child), the sums of gather() in its
+ * order; r0 .. r3: the coarse rows by their y/z bits. */
+ROW_KERNEL void prolong_pairs_2d(double *restrict xf, const double *restrict r0, const double *restrict r1,
+                                 const double *wt, int n)
+{
+    for (int I = 1; I < n; I++) {
+        double e = 0.0, o = 0.0;
+        e += wt[0] * r0[I];
+        e += wt[1] * r0[I - 1];
+        e += wt[2] * r1[I];
+        e += wt[3] * r1[I - 1];
+        o += wt[0] * r0[I];
+        o += wt[1] * r0[I + 1];
+        o += wt[2] * r1[I];
+        o += wt[3] * r1[I + 1];
+        xf[2 * I] += e;
+        xf[2 * I + 1] += o;
+    }
+}
+
+ROW_KERNEL void prolong_pairs_3d(double *restrict xf, const double *restrict r0, const double *restrict r1,
+                                 const double *restrict r2, const double *restrict r3, const double *wt, int n)
+{
+    for (int I = 1; I < n; I++) {
+        double e = 0.0, o = 0.0;
+        e += wt[0] * r0[I];
+        e += wt[1] * r0[I - 1];
+        e += wt[2] * r1[I];
+        e += wt[3] * r1[I - 1];
+        e += wt[4] * r2[I];
+        e += wt[5] * r2[I - 1];
+        e += wt[6] * r3[I];
+        e += wt[7] * r3[I - 1];
+        o += wt[0] * r0[I];
+        o += wt[1] * r0[I + 1];
+        o += wt[2] * r1[I];
+        o += wt[3] * r1[I + 1];
+        o += wt[4] * r2[I];
+        o += wt[5] * r2[I + 1];
+        o += wt[6] * r3[I];
+        o += wt[7] * r3[I + 1];
+        xf[2 * I] += e;
+        xf[2 * I + 1] += o;
+    }
+}
+
 /* F->x += P C->x on the fluid cells of row (j, k). */
-static void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, int k)
+ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, int k)
 {
     double w[8];
     size_t cell[8];
     row_map rm;
     row_setup(m, C, j, k, &rm);
     size_t f0 = idx(F, 0, j, k);
-    int fast = F->row_fluid[(size_t)j + (size_t)F->n[1] * (size_t)k] && block_rows_fluid(m, C, &rm, j, k);
+    int fine_fluid = F->row_fluid[(size_t)j + (size_t)F->n[1] * (size_t)k];
+    int fast = fine_fluid && block_rows_fluid(m, C, &rm, j, k);
+    row_weights rw;
+    int edge = fine_fluid && !fast && !rm.fast && row_weights_setup(m, C, j, k, &rw);
     const double *wt = m->dim == 3 ? weight_3d : weight_2d;
+    int cn = C->n[0], lo = 0, hi = 0;
+    if (fast && cn >= 3) {
+        const double *R[4] = {NULL, NULL, NULL, NULL};
+        for (int qq = 0; qq < rm.count / 2; qq++)
+            R[qq] = C->x + (ptrdiff_t)rm.base + rm.off[0][2 * qq];
+        double *xf = F->x + f0;
+        if (m->dim == 3)
+            prolong_pairs_3d(xf, R[0], R[1], R[2], R[3], wt, cn - 1);
+        else
+            prolong_pairs_2d(xf, R[0], R[1], wt, cn - 1);
+        lo = 2;
+        hi = 2 * cn - 2;
+    }
     for (int i = 0; i < F->n[0]; i++) {
+        if (i == lo && hi > lo)   /* done above */
+            i = hi;
+        if (i >= F->n[0])
+            break;
         int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
         if (fast && ni >= 0 && ni < C->n[0]) {   /* weights()'s fast path without its tests */
             size_t base = rm.base + (size_t)pi;
             F->x[f0 + (size_t)i] += m->dim == 3 ? gather(C->x, base, rm.off[i % 2], wt, 8)
                                                 : gather(C->x, base, rm.off[i % 2], wt, 4);
+            continue;
+        }
+        if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
+            F->x[f0 + (size_t)i] += gather(C->x, rw.base + (size_t)pi, rw.off[i % 2], rw.w, rw.n);
             continue;
         }
         if (F->type[f0 + (size_t)i] != MG_FLUID)
@@ -682,11 +942,50 @@ static void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, 
     }
 }
 
+/* sum_i x[i] y[i] over a row, four running sums (the order fixed by n). */
+ROW_KERNEL double row_dot(const double *x, const double *y, int n)
+{
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++)
+            s[k] += x[i + k] * y[i + k];
+    for (; i < n; i++)
+        s[0] += x[i] * y[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* The rows' parts of a dot product, summed in row order. */
+static double sum_rows(const mac_mg *m)
+{
+    const mg_level *L = &m->lev[0];
+    size_t rows = (size_t)L->n[1] * (size_t)L->n[2];
+    double s = 0.0;
+    for (size_t r = 0; r < rows; r++)
+        s += m->row_dot[r];
+    return s;
+}
+
+/* Level 0's b . x over the rows of slab s, into row_dot. */
+ROW_KERNEL void dot_slab(mac_mg *m, int s)
+{
+    const mg_level *L = &m->lev[0];
+    int k0 = m->dim == 3 ? s : 0, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
+    for (int j = j0; j < j1; j++) {
+        size_t c0 = idx(L, 0, j, k0);
+        m->row_dot[(size_t)j + (size_t)L->n[1] * (size_t)k0] = row_dot(L->b + c0, L->x + c0, L->n[0]);
+    }
+}
+
 /* One stage on slab s of level l: every row of the slab. */
-static void run_stage(mac_mg *m, int l, mg_stage st, int s)
+VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
 {
     mg_level *L = &m->lev[l];
     int k0 = m->dim == 3 ? s : 0, k1 = k0 + 1, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
+    if (st == ST_DOT) {
+        dot_slab(m, s);
+        return;
+    }
     for (int k = k0; k < k1; k++)
         for (int j = j0; j < j1; j++)
             switch (st) {
@@ -695,6 +994,7 @@ static void run_stage(mac_mg *m, int l, mg_stage st, int s)
             case ST_BLACK: smooth_row(L, j, k, 1); break;
             case ST_RESIDUAL: residual_row(L, j, k); break;
             case ST_PROLONG: prolong_row(m, L, &m->lev[l + 1], j, k); break;
+            case ST_DOT: break;
             }
 }
 
@@ -766,21 +1066,87 @@ static void vcycle(mac_mg *m, int l)
     /* red-black from x = 0, MG_SMOOTH times, then the residual; after the
      * coarse correction black-red, MG_SMOOTH times: a symmetric V-cycle */
     static const mg_stage pre[MG_STAGES] = {ST_RED_FROM_ZERO, ST_BLACK, ST_RED, ST_BLACK, ST_RESIDUAL};
-    static const mg_stage post[MG_STAGES] = {ST_PROLONG, ST_BLACK, ST_RED, ST_BLACK, ST_RED};
+    static const mg_stage post[MG_STAGES + 1] = {ST_PROLONG, ST_BLACK, ST_RED, ST_BLACK, ST_RED, ST_DOT};
     run_pipeline(m, l, pre, MG_STAGES);
     restrict_residual(m, L, &m->lev[l + 1]);
     vcycle(m, l + 1);
-    run_pipeline(m, l, post, MG_STAGES);
+    run_pipeline(m, l, post, l == 0 ? MG_STAGES + 1 : MG_STAGES);   /* level 0: b . x too, slab by slab */
+}
+
+/* y = A x over row (j, k) of level 0 from the stencil's mask and diagonal
+ * (what the sweeps read); inner cells of a full row without tests. */
+ROW_KERNEL void apply_row(const mg_level *L, const double *x, double *y, int j, int k)
+{
+    const double *d = L->diag;
+    const uint8_t *mask = L->mask;
+    size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
+    int n = L->n[0], i = 0;
+    if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {
+        y[c0] = L->type[c0] == MG_FLUID ? d[c0] * x[c0] + offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        if (L->n[2] == 1)
+            for (i = 1; i + 1 < n; i++) {
+                size_t c = c0 + (size_t)i;
+                y[c] = 4.0 * x[c] - (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
+            }
+        else
+            for (i = 1; i + 1 < n; i++) {
+                size_t c = c0 + (size_t)i;
+                y[c] = 6.0 * x[c] - (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
+            }
+    }
+    uint8_t common = i == 0 ? L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k] : 0;
+    if (common) {   /* as smooth_row: the shared stencil by spans */
+        y[c0] = L->type[c0] == MG_FLUID ? d[c0] * x[c0] + offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        double s[SPAN];
+        for (i = 1; i + 1 < n; i += SPAN) {
+            int len = n - 1 - i < SPAN ? n - 1 - i : SPAN;
+            offdiag_span(common, x, c0 + (size_t)i, len, sy, sz, s);
+            for (int q = 0; q < len; q++) {
+                size_t c = c0 + (size_t)(i + q);
+                y[c] = d[c] * x[c] + s[q];
+            }
+        }
+        i = n - 1;
+    }
+    for (; i < n; i++) {
+        size_t c = c0 + (size_t)i;
+        double off = L->unit ? offdiag(mask[c], x, c, sy, sz) : offdiag_w(L, mask[c], x, c, sy, sz);
+        y[c] = L->type[c] == MG_FLUID ? d[c] * x[c] + off : 0.0;
+    }
+}
+
+/* apply_row and its part of x . y on every row of slab s. */
+VECTOR_CLONES static void apply_dot_slab(mac_mg *m, const double *x, double *y, int s)
+{
+    const mg_level *L = &m->lev[0];
+    int k0 = m->dim == 3 ? s : 0, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
+    for (int j = j0; j < j1; j++) {
+        apply_row(L, x, y, j, k0);
+        size_t c0 = idx(L, 0, j, k0);
+        m->row_dot[(size_t)j + (size_t)L->n[1] * (size_t)k0] = row_dot(x + c0, y + c0, L->n[0]);
+    }
+}
+
+double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
+{
+    const mg_level *L = &m->lev[0];
+#pragma omp parallel for schedule(static) if (L->nc >= MAC_OMP_MIN)
+    for (int s = 0; s < L->n_slabs; s++)
+        apply_dot_slab(m, x, y, s);
+    return sum_rows(m);
 }
 
 /* The bytes one MG-PCG iteration has to move at the least (the bound of
  * bench_fluid_mac's "bound" table), counting each array once per pass:
- * - CG over the n unknowns, 13 doubles each: q = A p with p.q (read p,
- *   write q), x += alpha p and r -= alpha q with |r|^2 (read x, p, r, q,
- *   write x, r), r.z (read r, z), p = z + beta p (read z, p, write p);
+ * - CG over the n unknowns (core seam_pcg_fused), 11 doubles each: q = A p
+ *   with p.q (read p, write q), x += alpha p and r -= alpha q with |r|^2
+ *   (read x, p, r, q, write x, r), p = z + beta p (read z, p, write p); r.z
+ *   comes from the V-cycle's last pass on level 0, which reads r and z anyway;
  * - the stencil: a byte per cell and pass (which neighbours couple, and on
  *   coarse levels the diagonal, a small integer), plus level 0's diagonal
- *   (8 bytes: free-surface ghost-fluid values) in A p and in both V-cycle passes;
+ *   (8 bytes: free-surface ghost-fluid values) in A p and in both V-cycle
+ *   passes, read only outside the rows whose inner cells have the full
+ *   stencil (diagonal 2 d, known without reading it: n_partial cells);
  * - per level but the coarsest, two passes: before the coarse correction
  *   (read b, write x, write the coarse b) and after it (read the coarse x,
  *   read b and x, write x); level 0's b is r and its x is z, no copies;
@@ -789,12 +1155,13 @@ static void vcycle(mac_mg *m, int l)
  * What this skips is what the implementation costs beyond the bound. */
 double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
 {
-    double bytes = 13.0 * 8.0 * (double)n + 9.0 * (double)m->lev[0].nc;
+    double partial = (double)m->lev[0].n_partial;
+    double bytes = 11.0 * 8.0 * (double)n + 1.0 * (double)m->lev[0].nc + 8.0 * partial;
     for (int l = 0; l + 1 < m->n_levels; l++) {
         double N = (double)m->lev[l].nc, Nc = (double)m->lev[l + 1].nc;
         bytes += (8.0 + 8.0 + 1.0) * N + 8.0 * Nc + (8.0 + 8.0 + 8.0 + 1.0) * N + 8.0 * Nc;
         if (l == 0)
-            bytes += 2.0 * 8.0 * N;
+            bytes += 2.0 * 8.0 * partial;
     }
     const mg_level *C = &m->lev[m->n_levels - 1];
     int nmax = C->n[0] > C->n[1] ? C->n[0] : C->n[1];
@@ -802,19 +1169,27 @@ double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
     return bytes + 4.0 * nmax * 25.0 * (double)C->nc;
 }
 
-void mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z)
+double mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z)
 {
     mg_level *L0 = &m->lev[0];
-    if (n == L0->nc) {   /* every cell an unknown, in cell order: plain copies */
-        memcpy(L0->b, r, n * sizeof *r);
-        vcycle(m, 0);
-        memcpy(z, L0->x, n * sizeof *z);
-        return;
+    double *b = L0->b, *x = L0->x;
+    if (n == L0->nc) {   /* every cell an unknown, in cell order: level 0 works on r and z themselves */
+        L0->b = (double *)r;   /* only read */
+        L0->x = z;
+    } else {
+        memset(L0->b, 0, L0->nc * sizeof *L0->b);
+        for (size_t u = 0; u < n; u++)
+            L0->b[cell[u]] = r[u];
     }
-    memset(L0->b, 0, L0->nc * sizeof *L0->b);
-    for (size_t u = 0; u < n; u++)
-        L0->b[cell[u]] = r[u];
     vcycle(m, 0);
-    for (size_t u = 0; u < n; u++)
-        z[u] = L0->x[cell[u]];
+    if (m->n_levels == 1)   /* level 0 was the coarsest: no pipeline gave the dot */
+        for (int s = 0; s < L0->n_slabs; s++)
+            dot_slab(m, s);
+    double rz = sum_rows(m);   /* b is 0 off the unknowns: the cells' sum is r . z */
+    L0->b = b;
+    L0->x = x;
+    if (n != L0->nc)
+        for (size_t u = 0; u < n; u++)
+            z[u] = L0->x[cell[u]];
+    return rz;
 }

@@ -86,20 +86,7 @@ typedef struct level_set_sums {
     double *sw, *sx[3];      /* kernel weight and weighted position sums per cell */
 } level_set_sums;
 
-/* The level-set scatter's loops run on the widest vector unit the CPU has:
- * a copy for AVX2 next to the baseline one, chosen when the library loads.
- * Both do the same IEEE operations lane by lane (no contraction into FMA
- * under ISO C), so they give the same bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
-    defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef VECTOR_CLONES
-#define VECTOR_CLONES
-#endif
-
+/* The level-set scatter's loops run on the widest vector unit (VECTOR_CLONES, mac.h). */
 enum { WIN = 6 };   /* cells of a row the kernel can reach: 5, in a window of 6 that the loop runs whole */
 
 /* Add the kernel-weighted position of point xp to the sums of every cell

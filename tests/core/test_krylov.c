@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "seam/sparse.h"
 #include "test_host.h"
@@ -312,6 +315,91 @@ static void test_cg_work(void **state)
     free(b); free(x); free(y); free(work);
 }
 
+/* The fused forms of a CSR matrix and its Jacobi preconditioner. */
+typedef struct fused_ctx {
+    const seam_csr *A;
+    seam_linop J;
+} fused_ctx;
+
+static double csr_apply_dot(void *ctx, const double *x, double *y)
+{
+    const fused_ctx *f = ctx;
+    seam_csr_mul(f->A, x, y);
+    return seam_dot_ordered((size_t)f->A->rows, x, y);
+}
+
+static double jacobi_apply_dot(void *ctx, const double *r, double *z)
+{
+    const fused_ctx *f = ctx;
+    f->J.apply(f->J.ctx, r, z);
+    return seam_dot_ordered((size_t)f->A->rows, r, z);
+}
+
+static int fused_solve(const seam_csr *A, seam_jacobi *J, const double *b, double *x, int max_iter,
+                       seam_krylov_stats *st)
+{
+    fused_ctx f = {A, seam_jacobi_linop(J)};
+    seam_dot_linop Aop = {(size_t)A->rows, csr_apply_dot, &f}, Mop = {(size_t)A->rows, jacobi_apply_dot, &f};
+    seam_krylov_opts o = {1e-10, 0.0, max_iter, 0};
+    return seam_pcg_fused(&Aop, &Mop, b, x, &o, NULL, st);
+}
+
+/* seam_pcg_fused reaches seam_pcg's solution (the same iterates up to
+ * rounding: the same iteration count within one), and on a system long
+ * enough for threads its iterates are the same bits with 1, 2 and 4. */
+static void test_cg_fused(void **state)
+{
+    (void)state;
+    size_t n = 400;
+    seam_csr *A = laplacian(n);
+    seam_jacobi *J = seam_jacobi_new(A);
+    double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *y = calloc(n, sizeof *y);
+    for (size_t i = 0; i < n; i++)
+        b[i] = cos(5.0 * (double)i / (double)n) + 0.01 * (double)(i % 7);
+    seam_linop Aop = seam_csr_linop(A), Jop = seam_jacobi_linop(J);
+    seam_krylov_opts o = {1e-10, 0.0, 4000, 0};
+    seam_krylov_stats st, sf;
+    assert_int_equal(seam_pcg(&Aop, &Jop, b, x, &o, &st), 0);
+    assert_int_equal(fused_solve(A, J, b, y, 4000, &sf), 0);
+    printf("fused CG: %d iterations, plain %d\n", sf.iterations, st.iterations);
+    assert_true(sf.iterations > 100);
+    assert_true(abs(sf.iterations - st.iterations) <= 1);
+    double dmax = 0.0, xmax = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        dmax = fmax(dmax, fabs(x[i] - y[i]));
+        xmax = fmax(xmax, fabs(x[i]));
+    }
+    assert_true(dmax <= 1e-7 * xmax);
+    seam_jacobi_destroy(&J);
+    seam_csr_destroy(&A);
+    free(b); free(x); free(y);
+#ifdef _OPENMP
+    n = 100000;   /* above the kernels' threshold for threads */
+    A = laplacian(n);
+    J = seam_jacobi_new(A);
+    b = malloc(n * sizeof *b);
+    double *x1 = calloc(n, sizeof *x1), *x2 = malloc(n * sizeof *x2);
+    for (size_t i = 0; i < n; i++)
+        b[i] = sin(40.0 * (double)i / (double)n);
+    int before = omp_get_max_threads();
+    omp_set_num_threads(1);
+    fused_solve(A, J, b, x1, 60, &st);
+    assert_int_equal(st.iterations, 60);
+    for (int threads = 2; threads <= 4; threads += 2) {
+        omp_set_num_threads(threads);
+        memset(x2, 0, n * sizeof *x2);
+        fused_solve(A, J, b, x2, 60, &sf);
+        assert_int_equal(sf.iterations, st.iterations);
+        assert_memory_equal(&sf.residual, &st.residual, sizeof st.residual);
+        assert_memory_equal(x1, x2, n * sizeof *x1);
+    }
+    omp_set_num_threads(before);
+    seam_jacobi_destroy(&J);
+    seam_csr_destroy(&A);
+    free(b); free(x1); free(x2);
+#endif
+}
+
 /* CG must report breakdown on an indefinite operator instead of returning garbage. */
 static void test_cg_indefinite(void **state)
 {
@@ -344,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_cg_indefinite),
         cmocka_unit_test(test_cg_until),
         cmocka_unit_test(test_cg_work),
+        cmocka_unit_test(test_cg_fused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,6 +54,26 @@ int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, do
 int seam_pcg_work(const seam_linop *A, const seam_linop *M, const double *b, double *x,
                   const seam_krylov_opts *opts, double *work, seam_krylov_stats *stats);
 
+/* An operator that returns, from the same pass, the dot product of its input
+ * and output: y = A x, returns x . y. */
+typedef double (*seam_apply_dot_fn)(void *ctx, const double *x, double *y);
+
+typedef struct seam_dot_linop {
+    size_t n;
+    seam_apply_dot_fn apply_dot;
+    void *ctx;
+} seam_dot_linop;
+
+/* seam_pcg_work with fused passes, for solves where memory traffic is the
+ * cost: per iteration q = A p with p . q (A), x += alpha p and r -= alpha q
+ * with |r|^2 in one pass, z = M r with r . z (M; NULL: z = r) and
+ * p = z + beta p, four passes over the vectors where seam_pcg makes eight.
+ * Core's sums here run over blocks fixed by n, in a fixed order, so the
+ * iterates do not depend on the thread count when A's and M's dots do not.
+ * The iterates are seam_pcg's up to rounding. work: 4 n doubles or NULL. */
+int seam_pcg_fused(const seam_dot_linop *A, const seam_dot_linop *M, const double *b, double *x,
+                   const seam_krylov_opts *opts, double *work, seam_krylov_stats *stats);
+
 /* Restarted GMRES(m) with right preconditioning M (NULL: identity), for
  * general nonsymmetric A. Returns 0 when converged. */
 int seam_gmres(const seam_linop *A, const seam_linop *M, const double *b, double *x,
@@ -63,6 +83,9 @@ int seam_gmres(const seam_linop *A, const seam_linop *M, const double *b, double
 double seam_dot(size_t n, const double *x, const double *y);
 double seam_norm2(size_t n, const double *x);
 void seam_axpy(size_t n, double a, const double *x, double *y);   /* y += a x */
+/* x . y summed in an order fixed by n alone (blocks on OpenMP threads, then
+ * the blocks' sums in order): the same bits with any thread count. */
+double seam_dot_ordered(size_t n, const double *x, const double *y);
 
 #ifdef __cplusplus
 }
