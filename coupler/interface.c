@@ -199,11 +199,8 @@ bool interface_bind(seam_sim *sim)
         .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems, .elems = in->elems,
         .two_sided = in->two_sided, .n_bodies = in->n_bodies,
     };
-    if (sim->fluid->p->bind(sim->fluid->self, &iface) != SEAM_OK) {
-        sim_log(sim, SEAM_LOG_ERROR, sim->fluid->name, "bind failed for an interface of %zu points (dim %d)",
-                in->n_points, in->dim);
-        return false;
-    }
+    /* The box first: a bind samples the solids' surfaces at the fluid's spacing, work and memory that grow
+     * with a solid's size, and a solid far larger than the box would be refused only after them. */
     participant *fl = sim->fluid;
     if (fl->p->domain && in->dim >= 2) {
         if (fl->p->domain(fl->self, sim->domain_lo, sim->domain_hi) != SEAM_OK) {
@@ -218,7 +215,13 @@ bool interface_bind(seam_sim *sim)
             }
         sim->has_domain = true;
         bool tolerances_ok = check_tolerances(sim);
-        return interface_check_domain(sim, in->X0, -1, 0.0) && tolerances_ok;
+        if (!interface_check_domain(sim, in->X0, -1, 0.0) || !tolerances_ok)
+            return false;
+    }
+    if (fl->p->bind(fl->self, &iface) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, fl->name, "bind failed for an interface of %zu points (dim %d)", in->n_points,
+                in->dim);
+        return false;
     }
     return true;
 }

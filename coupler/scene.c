@@ -56,7 +56,8 @@ static void skip_other_scheme_keys(seam_sim *sim, seam_cfg *coupling, json_t *ob
     }
 }
 
-static void read_time(seam_sim *sim, seam_cfg *root)
+/* Returns the reader of "time" (NULL when absent), for check_frames. */
+static seam_cfg *read_time(seam_sim *sim, seam_cfg *root)
 {
     seam_cfg *time = seam_cfg_child(root, "time", SEAM_CFG_REQUIRED);
     if (time) {
@@ -72,6 +73,7 @@ static void read_time(seam_sim *sim, seam_cfg *root)
 
     if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
         sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
+    return time;
 }
 
 /* One gravity for every participant: [gx, gy] or [gx, gy, gz], y up by default. */
@@ -307,13 +309,13 @@ static void read_output(seam_sim *sim, seam_cfg *root)
 /* Frames land at most once a step, so a run writes at least
  * min(end / frame, end / dt) of them: past MAX_FRAMES that is no output
  * anyone asked for. */
-static void check_frames(seam_sim *sim, seam_cfg *root)
+static void check_frames(seam_sim *sim, seam_cfg *time)
 {
     if (!sim->out.frames)
         return;
     double at_least = sim->t_end / fmax(sim->frame_dt, isfinite(sim->dt_max) ? sim->dt_max : 0.0);
     if (at_least > MAX_FRAMES)
-        seam_cfg_error(seam_cfg_child(root, "time", 0), "frame", "%g s would write at least %.3g frames over the "
+        seam_cfg_error(time, "frame", "%g s would write at least %.3g frames over the "
                        "run's %g s (a frame each step of at most %g s), more than %g: a frame interval this small is "
                        "a typo or a unit slip (or set output.frames to false)", sim->frame_dt, at_least, sim->t_end,
                        sim->dt_max, MAX_FRAMES);
@@ -325,12 +327,12 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root)
     if (description && !(sim->description = strdup(description)))
         seam_cfg_error(root, "description", "out of memory");
     sim->cell_size = seam_cfg_num(root, "cell_size", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-    read_time(sim, root);
+    seam_cfg *time = read_time(sim, root);   /* one reader: a second would find its keys unread */
     read_gravity(sim, root);
     bool has_coupled = seam_cfg_has(root, "coupled");
     read_coupling(sim, root, has_coupled);
     read_participants(sim, root, has_coupled);
     read_output(sim, root);
-    check_frames(sim, root);
+    check_frames(sim, time);
     sim->stepper = has_coupled || sim->monolithic ? &sim_stepper_coupled : &sim_stepper_partitioned;
 }

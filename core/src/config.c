@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "seam/config.h"
 #include "seam/log.h"
@@ -485,6 +486,22 @@ void seam_cfg_error(seam_cfg *self, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     report(self, key, fmt, ap);
     va_end(ap);
+}
+
+double seam_cfg_memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+bool seam_cfg_check_memory(seam_cfg *self, const char *key, double bytes, const char *what)
+{
+    double limit = seam_cfg_memory_limit();
+    if (!(limit > 0.0) || bytes <= limit)
+        return true;
+    seam_cfg_error(self, key, "%s need at least %.3g GB of memory, more than this machine's %.3g GB", what,
+                   bytes / 1e9, limit / 1e9);
+    return false;
 }
 
 static seam_cfg *cfg_alloc(json_t *obj, const char *path, cfg_shared *sh, bool root)

@@ -1,5 +1,6 @@
 /* Triplet assembly, CSR storage and two preconditioners. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,17 +10,22 @@ struct seam_triplets {
     size_t rows, cols, n, cap;
     int64_t *i, *j;
     double *v;
+    bool lost;   /* an add found no memory: the list is incomplete and compresses to nothing */
 };
 
 seam_triplets *seam_triplets_new(size_t rows, size_t cols, size_t capacity_hint)
 {
     seam_triplets *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
     t->rows = rows;
     t->cols = cols;
     t->cap = capacity_hint ? capacity_hint : 16;
     t->i = malloc(t->cap * sizeof *t->i);
     t->j = malloc(t->cap * sizeof *t->j);
     t->v = malloc(t->cap * sizeof *t->v);
+    if (t->cap > SIZE_MAX / sizeof *t->i || !t->i || !t->j || !t->v)
+        seam_triplets_destroy(&t);
     return t;
 }
 
@@ -35,13 +41,27 @@ void seam_triplets_destroy(seam_triplets **self_p)
     *self_p = NULL;
 }
 
+/* One array grown to cap elements of size each; false (the old one kept) without memory. */
+static bool grow(void **a, size_t cap, size_t size)
+{
+    void *p = cap <= SIZE_MAX / size ? realloc(*a, cap * size) : NULL;
+    if (p)
+        *a = p;
+    return p != NULL;
+}
+
 void seam_triplets_add(seam_triplets *t, size_t i, size_t j, double v)
 {
+    if (!t || t->lost)
+        return;
     if (t->n == t->cap) {
-        t->cap *= 2;
-        t->i = realloc(t->i, t->cap * sizeof *t->i);
-        t->j = realloc(t->j, t->cap * sizeof *t->j);
-        t->v = realloc(t->v, t->cap * sizeof *t->v);
+        size_t cap = 2 * t->cap;
+        if (!grow((void **)&t->i, cap, sizeof *t->i) || !grow((void **)&t->j, cap, sizeof *t->j) ||
+            !grow((void **)&t->v, cap, sizeof *t->v)) {
+            t->lost = true;
+            return;
+        }
+        t->cap = cap;
     }
     t->i[t->n] = (int64_t)i;
     t->j[t->n] = (int64_t)j;
@@ -49,7 +69,13 @@ void seam_triplets_add(seam_triplets *t, size_t i, size_t j, double v)
     t->n++;
 }
 
-void seam_triplets_clear(seam_triplets *t) { t->n = 0; }
+void seam_triplets_clear(seam_triplets *t)
+{
+    if (!t)
+        return;
+    t->n = 0;
+    t->lost = false;
+}
 
 typedef struct csr_entry {
     int64_t col;
@@ -64,17 +90,30 @@ static int entry_cmp(const void *a, const void *b)
 
 seam_csr *seam_csr_from_triplets(const seam_triplets *t)
 {
+    if (!t || t->lost)
+        return NULL;
     seam_csr *A = calloc(1, sizeof *A);
+    if (!A)
+        return NULL;
     A->rows = t->rows;
     A->cols = t->cols;
     A->row_ptr = calloc(t->rows + 1, sizeof *A->row_ptr);
+    int64_t *col = malloc((t->n ? t->n : 1) * sizeof *col);
+    double *val = malloc((t->n ? t->n : 1) * sizeof *val);
+    int64_t *fill = malloc((t->rows + 1) * sizeof *fill);
+    int64_t *slot = malloc((t->cols ? t->cols : 1) * sizeof *slot);
+    if (!A->row_ptr || !col || !val || !fill || !slot) {
+        free(col);
+        free(val);
+        free(fill);
+        free(slot);
+        seam_csr_destroy(&A);
+        return NULL;
+    }
     for (size_t k = 0; k < t->n; k++)
         A->row_ptr[t->i[k] + 1]++;
     for (size_t r = 0; r < t->rows; r++)
         A->row_ptr[r + 1] += A->row_ptr[r];
-    int64_t *col = malloc((t->n ? t->n : 1) * sizeof *col);
-    double *val = malloc((t->n ? t->n : 1) * sizeof *val);
-    int64_t *fill = malloc((t->rows + 1) * sizeof *fill);
     memcpy(fill, A->row_ptr, (t->rows + 1) * sizeof *fill);
     for (size_t k = 0; k < t->n; k++) {
         int64_t at = fill[t->i[k]]++;
@@ -86,7 +125,6 @@ seam_csr *seam_csr_from_triplets(const seam_triplets *t)
      * row went), then sort each row's distinct columns: linear in the
      * triplets however many land on one entry (a finite element row gets
      * dozens of contributions per entry). */
-    int64_t *slot = malloc((t->cols ? t->cols : 1) * sizeof *slot);
     for (size_t c = 0; c < t->cols; c++)
         slot[c] = -1;
     csr_entry *buf = NULL;
@@ -124,8 +162,15 @@ seam_csr *seam_csr_from_triplets(const seam_triplets *t)
             }
         } else {
             if (len > buf_cap) {
+                if (!grow((void **)&buf, len, sizeof *buf)) {
+                    free(buf);
+                    free(slot);
+                    free(col);
+                    free(val);
+                    seam_csr_destroy(&A);
+                    return NULL;
+                }
                 buf_cap = len;
-                buf = realloc(buf, buf_cap * sizeof *buf);
             }
             for (size_t k = 0; k < len; k++)
                 buf[k] = (csr_entry){col[first + k], val[first + k]};
@@ -142,8 +187,10 @@ seam_csr *seam_csr_from_triplets(const seam_triplets *t)
     free(buf);
     A->row_ptr[t->rows] = (int64_t)out;
     A->nnz = out;
-    A->col = realloc(col, (out ? out : 1) * sizeof *col);
-    A->val = realloc(val, (out ? out : 1) * sizeof *val);
+    A->col = col;   /* shrunk to nnz where the allocator can */
+    A->val = val;
+    grow((void **)&A->col, out ? out : 1, sizeof *col);
+    grow((void **)&A->val, out ? out : 1, sizeof *val);
     return A;
 }
 

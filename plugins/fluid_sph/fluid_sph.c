@@ -358,6 +358,26 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
         return NULL;
     }
     self->nw = make_walls(self, NULL);
+    /* Before make_fluid visits every lattice site: at least the largest fill box's sites become particles, each
+     * with 5 vectors and 7 numbers (alloc_particles), each wall particle with its position and, once bound, 4
+     * vectors and a volume. */
+    double fill_sites = 0.0;
+    for (size_t b = 0; b < self->n_fill; b++) {
+        const double *box = self->fill + 2 * (size_t)self->dim * b;
+        double sites = 1.0;
+        for (int d = 0; d < self->dim; d++)
+            sites *= fmax(0.0, floor((fmin(box[self->dim + d], self->hi[d]) - fmax(box[d], self->lo[d])) / self->s) - 1.0);
+        fill_sites = fmax(fill_sites, sites);
+    }
+    char what[160];
+    snprintf(what, sizeof what, "spacing %g m%s: at least %.3g fluid and %zu wall particles", self->s,
+             spacing_given ? "" : " (the scene's cell_size)", fill_sites, self->nw);
+    if (!seam_cfg_check_memory(cfg, spacing_given ? "spacing" : NULL,
+                               8.0 * (fill_sites * (5 * self->dim + 7) + (double)self->nw * (5 * self->dim + 1)), what)) {
+        seam_cfg_destroy(&cfg);
+        fluid_destroy(self);
+        return NULL;
+    }
     self->n = make_fluid(self, NULL);
     self->xw = malloc(((size_t)self->dim * self->nw + 1) * sizeof *self->xw);
     if (!self->xw || alloc_particles(self, self->n) != 0) {
@@ -383,9 +403,46 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
 
 /* ---- the interface --------------------------------------------------------- */
 
+/* The ray of inside_volume: along +x, tilted a little in 3D so it meets no edge exactly. */
+static const double ray_dir[3] = {1.0, 1.234567e-4, 2.345678e-4};
+
+/* The box around the points of the one-sided elements at X (lo > hi: none). */
+static void closed_box(const fluid_sph *self, const double *X, double lo[3], double hi[3])
+{
+    const seam_interface *I = &self->iface;
+    for (int d = 0; d < 3; d++) {
+        lo[d] = INFINITY;
+        hi[d] = -INFINITY;
+    }
+    for (size_t e = 0; e < I->n_elems; e++)
+        for (int k = 0; k < self->dim && !(I->two_sided && I->two_sided[e]); k++)
+            for (int d = 0; d < self->dim; d++) {
+                double c = X[(size_t)self->dim * (size_t)I->elems[(size_t)self->dim * e + (size_t)k] + (size_t)d];
+                lo[d] = fmin(lo[d], c);
+                hi[d] = fmax(hi[d], c);
+            }
+}
+
+/* Whether the ray from x can meet the box (lo, hi) at all: where it cannot, inside_volume counts no crossing.
+ * A margin of 1e-9 of the box's size keeps round-off in the crossing tests on the side of testing. */
+static bool ray_meets_box(int dim, const double lo[3], const double hi[3], const double *x)
+{
+    double margin = 0.0;
+    for (int d = 0; d < dim; d++)
+        margin = fmax(margin, 1e-9 * (hi[d] - lo[d]));
+    double reach = hi[0] + margin - x[0];   /* how far along x the ray stays within the box's x range */
+    if (!(reach >= 0.0))
+        return false;
+    for (int d = 1; d < dim; d++) {
+        double a = x[d], b = x[d] + (dim == 3 ? ray_dir[d] : 0.0) * reach;
+        if (b < lo[d] - margin || a > hi[d] + margin)
+            return false;
+    }
+    return true;
+}
+
 /* Whether x lies inside the volumes bounded by the interface's one-sided
- * elements at positions X: the parity of their crossings with a ray from x
- * (along +x, tilted a little in 3D so it meets no edge exactly). */
+ * elements at positions X: the parity of their crossings with a ray from x. */
 static int inside_volume(const fluid_sph *self, const double *X, const double *x)
 {
     const seam_interface *I = &self->iface;
@@ -402,8 +459,8 @@ static int inside_volume(const fluid_sph *self, const double *X, const double *x
             crossings += xc > x[0];
             continue;
         }
-        /* Moeller-Trumbore with direction dir */
-        static const double dir[3] = {1.0, 1.234567e-4, 2.345678e-4};
+        /* Moeller-Trumbore with direction ray_dir */
+        const double *dir = ray_dir;
         const double *a = X + 3 * (size_t)v[0], *b = X + 3 * (size_t)v[1], *c = X + 3 * (size_t)v[2];
         double e1[3], e2[3], t0[3], pv[3], qv[3];
         for (int d = 0; d < 3; d++) {
@@ -549,10 +606,14 @@ static seam_status fluid_bind(void *p, const seam_interface *iface)
     if (self->ns)
         seam_samples_interpolate(self->samples, dim, iface->X, xs);
     seam_neighbours *B = self->ns ? seam_neighbours_new(dim, self->ns, xs, 0.5 * self->s) : NULL;
+    /* the crossings are counted only where the ray can meet the bodies: all elements for every particle made
+     * the bind O(particles x elements), minutes for a fine lattice */
+    double box_lo[3], box_hi[3];
+    closed_box(self, iface->X, box_lo, box_hi);
     for (size_t i = 0; i < self->n; i++) {
         const double *x = self->x_n + d * i;
         if ((B && seam_neighbours_find(B, x, 0.5 * self->s, NULL, NULL, 0) > 0) ||
-            (iface->n_elems && inside_volume(self, iface->X, x)))
+            (iface->n_elems && ray_meets_box(dim, box_lo, box_hi, x) && inside_volume(self, iface->X, x)))
             continue;
         memmove(self->x_n + d * kept, x, d * sizeof *x);
         kept++;

@@ -61,6 +61,30 @@ static void test_errors_are_located(void **state)
     seam_doc_destroy(&doc);
 }
 
+/* A size is refused at its key when its memory is more than the machine's, and only then. */
+static void test_memory_limit(void **state)
+{
+    (void)state;
+    char err[256];
+    seam_doc *doc = seam_doc_parse("{\"spacing\": 1e-5}", "m.json", err, sizeof err);
+    sink s = {0};
+    seam_cfg *root = seam_cfg_new(seam_doc_root(doc), "", doc, collect, &s);
+    double limit = seam_cfg_memory_limit();
+    assert_true(limit > 1e8);   /* this machine tells: more than 100 MB */
+    seam_cfg_num(root, "spacing", 1.0, 0.0, 1.0, 0);
+    assert_true(seam_cfg_check_memory(root, "spacing", 0.9 * limit, "large but feasible"));
+    assert_int_equal(s.n, 0);
+    assert_false(seam_cfg_check_memory(root, "spacing", 1.1 * limit, "1e9 particles"));
+    assert_int_equal(seam_cfg_finish(root), SEAM_ERROR);
+    assert_int_equal(s.n, 1);
+    char want[200];
+    snprintf(want, sizeof want, "m.json:1:2: spacing: 1e9 particles need at least %.3g GB of memory, more than this "
+             "machine's %.3g GB", 1.1 * limit / 1e9, limit / 1e9);
+    assert_string_equal(s.msg[0], want);
+    seam_cfg_destroy(&root);
+    seam_doc_destroy(&doc);
+}
+
 static void test_syntax_error(void **state)
 {
     (void)state;
@@ -236,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_plugin_reader),
         cmocka_unit_test(test_bad_items_do_not_crash),
         cmocka_unit_test(test_file_names_resolve_against_the_scene),
+        cmocka_unit_test(test_memory_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

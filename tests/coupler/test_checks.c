@@ -1,6 +1,7 @@
 /* What the coupler and the plugins refuse before a run, and what stops a
  * run that has gone where no answer can be right: a solid leaving its
  * fluid's domain; scenes whose keys ask for absurd or impossible things. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "seam/config.h"
 #include "test_scene.h"
 
 /* A kinematic disc (radius 0.15 m, centre (0.5, 0.5)) carried at 2 m/s
@@ -64,6 +66,11 @@ static const struct {
      "first, point 0, at (1.1, 0.5) m (above x = 1 m)"},
     {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]", "fluid.process=separate"},   /* domain over the wire */
      "solids[0]: the solid lies entirely outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m)"},
+    /* refused before the fluid's bind: bound first, fluid_sph samples the sphere's 5000 m^2 at 0.0125 m (3e7
+     * samples, some 3 GB; this row then fails under `ulimit -v 3000000`); radius 60 took 24 GB and was killed */
+    {"examples/sph_three_bodies.json", {"solids.0.bodies.0.radius=20"},
+     "solids[0]: 655362 of its 655937 interface points start outside the domain of fluid \"fluid\" ([0, 0.7] x [0, 0.35] "
+     "x [0, 0.35] m)"},
     {"examples/sph_ball.json", {"solids.0.bodies.0.position=[-1, 0.3]", "solids.0.walls.min=[-2, 0]"},
      "the solid lies entirely outside the domain of fluid \"fluid\" ([0, 0.8] x [0, 0.5] m)"},
     {"examples/rising_disc.json", {"coupling.convergence=absolute", "coupling.tolerance=2"},
@@ -113,6 +120,9 @@ static void test_absurd_scenes_are_refused(void **state)
         } else if (!strstr(log, refusals[i].message)) {
             print_error("row %zu: expected \"%s\" in:\n%s\n", i, refusals[i].message, log);
             wrong++;
+        } else if (strstr(log, ": unknown key")) {   /* every key here is known: a refusal names no other cause */
+            print_error("row %zu: a known key called unknown in:\n%s\n", i, log);
+            wrong++;
         }
     }
     assert_int_equal(wrong, 0);
@@ -154,6 +164,30 @@ static void test_dense_body_sinking_out_stops_the_run(void **state)
     test_run_free(r);
 }
 
+/* An SPH lattice whose particles cannot fit in this machine's memory is refused at the fluid, before it is
+ * counted or allocated: sph_ball's fill (0.8 m x 0.3 m) at a spacing that asks for 4 times the memory (each
+ * particle at least 17 doubles in 2D). Before, cell_size 1.25e-5 (1.5e9 particles) counted them for 11 s and
+ * then failed an allocation. */
+static void test_sph_lattice_beyond_memory_is_refused(void **state)
+{
+    (void)state;
+    static char log[65536];
+    double limit = seam_cfg_memory_limit();
+    assert_true(limit > 0.0);
+    double s = sqrt(8.0 * 17.0 * 0.8 * 0.3 / (4.0 * limit));
+    if (0.4 / (s * s) > 3.9e9) {   /* a machine with more memory than 4e9 lattice sites take: that limit comes first */
+        print_message("skipped: %.3g GB of memory is more than the 4e9 lattice sites of fluid_sph take\n", limit / 1e9);
+        skip();
+    }
+    char set[64];
+    snprintf(set, sizeof set, "cell_size=%.6g", s);
+    const char *const sets[] = {set, NULL};
+    assert_int_equal(test_scene_refused(NULL, "examples/sph_ball.json", sets, log, sizeof log), 1);
+    expect_in(log, "sph_ball.json:10:3: fluid: spacing ");
+    expect_in(log, " m (the scene's cell_size): at least ");
+    expect_in(log, "GB of memory, more than this machine's");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_dense_body_sinking_out_stops_the_run),
         cmocka_unit_test(test_absurd_scenes_are_refused),
         cmocka_unit_test(test_a_measure_wider_than_the_domain_is_refused),
+        cmocka_unit_test(test_sph_lattice_beyond_memory_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

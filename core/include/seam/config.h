@@ -124,6 +124,15 @@ const char *seam_cfg_path(const seam_cfg *self);
 /* Report an error of the caller's own about `key` (NULL: the object itself). */
 void seam_cfg_error(seam_cfg *self, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The memory a scene may ask of this machine, in bytes: its physical
+ * memory (sysconf); 0 when the system does not tell. */
+double seam_cfg_memory_limit(void);
+/* Refuse `key` (NULL: the object itself), as seam_cfg_error does, when
+ * `bytes`, a lower bound of what `what` needs ("1.5e9 particles"), is more
+ * than seam_cfg_memory_limit(); true when it fits (or the limit is unknown).
+ * Checked before the work and memory that grow with the size, so a scene
+ * that cannot fit is refused at once. */
+bool seam_cfg_check_memory(seam_cfg *self, const char *key, double bytes, const char *what);
 /* Refuse unknown keys here and in every child, with suggestions. Returns
  * SEAM_OK when no error at all was recorded by this reader tree. */
 seam_status seam_cfg_finish(seam_cfg *self);

@@ -336,7 +336,7 @@ typedef struct seam_plugin {
     /* Fluid: the box it covers, lo and hi (m; x y z, z 0 in 2D). Interface
      * points outside it are beyond the fluid's reach: the coupler refuses a
      * scene whose solids start outside it and stops a run, naming the solid,
-     * when one leaves it. */
+     * when one leaves it. Called once, before the fluid's bind. */
     seam_status (*domain)(void *self, double lo[3], double hi[3]);
 
     /* ABI 5. Optional. -------------------------------------------------- */
