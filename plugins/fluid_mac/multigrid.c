@@ -516,6 +516,32 @@ ROW_KERNEL void residual_row(mg_level *L, int j, int k)
     }
 }
 
+/* Child q of a parent cell (bit a of q: the neighbour along axis a, on the
+ * side of fine cell f), axes a0 to dim - 1: its coarse coordinates into c
+ * (from the parent's) and their weight factors, 1/4 or 3/4 per axis in
+ * axis order, into *wq. 1 when it lies outside the level, *open then
+ * saying whether through an open side. */
+static int step_to_child(const mac_mg *m, const mg_level *C, const int f[3], int q, int a0, int c[3], double *wq,
+                         int *open)
+{
+    int outside = 0;
+    *open = 0;
+    for (int a = a0; a < m->dim; a++) {
+        if (q >> a & 1) {
+            int up = f[a] % 2;
+            c[a] += up ? 1 : -1;
+            *wq *= 0.25;
+            if (c[a] < 0 || c[a] >= C->n[a]) {
+                outside = 1;
+                *open |= m->bc[2 * a + up] == BC_OPEN;
+            }
+        } else {
+            *wq *= 0.75;
+        }
+    }
+    return outside;
+}
+
 /* The coarse cells and weights of fine cell (i, j, k) in the multilinear
  * prolongation: 3/4 of the parent and 1/4 of the parent's neighbour on the
  * fine cell's side, per axis. A coarse cell behind a wall or inside a solid
@@ -530,22 +556,9 @@ static int prolong_weights(const mac_mg *m, const mg_level *C, int i, int j, int
     size_t pc = idx(C, parent[0], parent[1], parent[2]);
     double to_parent = 0.0;
     for (int q = 0; q < count; q++) {
-        int c[3] = {parent[0], parent[1], parent[2]}, outside = 0, open = 0;
+        int c[3] = {parent[0], parent[1], parent[2]}, open;
         double wq = 1.0;
-        for (int a = 0; a < dim; a++) {
-            if (q >> a & 1) {
-                int up = f[a] % 2;
-                c[a] += up ? 1 : -1;
-                wq *= 0.25;
-                if (c[a] < 0 || c[a] >= C->n[a]) {
-                    outside = 1;
-                    open |= m->bc[2 * a + up] == BC_OPEN;
-                }
-            } else {
-                wq *= 0.75;
-            }
-        }
-        if (outside) {
+        if (step_to_child(m, C, f, q, 0, c, &wq, &open)) {
             if (!open)
                 to_parent += wq;
             continue;
@@ -676,22 +689,9 @@ static int row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, r
     rw->base = idx(C, 0, parent[1], parent[2]);
     rw->n = 0;
     for (int q = 0; q < count; q++) {
-        int c[3] = {0, parent[1], parent[2]}, outside = 0, open = 0;
-        double wq = q & 1 ? 0.25 : 0.75;
-        for (int a = 1; a < dim; a++) {
-            if (q >> a & 1) {
-                int up = f[a] % 2;
-                c[a] += up ? 1 : -1;
-                wq *= 0.25;
-                if (c[a] < 0 || c[a] >= C->n[a]) {
-                    outside = 1;
-                    open |= m->bc[2 * a + up] == BC_OPEN;
-                }
-            } else {
-                wq *= 0.75;
-            }
-        }
-        if (outside) {
+        int c[3] = {0, parent[1], parent[2]}, open;
+        double wq = q & 1 ? 0.25 : 0.75;   /* x: the row's cells differ only there */
+        if (step_to_child(m, C, f, q, 1, c, &wq, &open)) {
             if (!open)
                 to_parent += wq;
             continue;
