@@ -428,6 +428,7 @@ static void fluid_destroy(void *p)
     for (int a = 0; a < 3; a++) {
         free(self->dvel[a]);
         free(self->fvel[a]);
+        free(self->vel_moved[a]);
         free(self->vel_n[a]);
         free(self->vel[a]);
         free(self->vel_star[a]);
@@ -579,7 +580,8 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
     int ok = 1;
     for (int a = 0; a < g->dim; a++) {
         size_t nf = mac_nf(g, a);
-        double **arrays[] = {&self->vel_n[a], &self->vel[a], &self->vel_star[a], &self->d_b[a], &self->T_b[a]};
+        double **arrays[] = {&self->vel_n[a], &self->vel[a], &self->vel_star[a], &self->d_b[a], &self->T_b[a],
+                             &self->vel_moved[a]};
         for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++)
             ok &= (*arrays[m] = calloc(nf, sizeof(double))) != NULL;
         if (self->viscosity > 0.0)
@@ -611,6 +613,7 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
 static seam_status fluid_bind(void *p, const seam_interface *iface)
 {
     fluid_mac *self = p;
+    self->moved_valid = 0;   /* the committed state may change (particles in solids, a loaded state) */
     int dim = self->g.dim;
     if (iface->n_points && iface->dim != dim) {
         seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac runs in %dD (cells): the interface has dimension %d", dim,
@@ -1182,15 +1185,27 @@ static seam_status check_io(fluid_mac *self, const seam_input *in)
 static seam_status transport_velocities(fluid_mac *self, double dt, double *t0)
 {
     const mac_grid *g = &self->g;
-    if (self->liquid) {   /* the particles carry the momentum */
-        if (!particles_to_faces(self))
-            return SEAM_ERROR;
-    } else if (self->advection == ADVECT_MACCORMACK) {
-        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
-    } else if (self->advection == ADVECT_BFECC) {
-        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
+    if (self->moved_valid && (self->liquid || self->moved_dt == dt)) {   /* a later iteration of the same step */
+        for (int a = 0; a < g->dim; a++) {
+            memcpy(self->vel[a], self->vel_moved[a], mac_nf(g, a) * sizeof(double));
+            if (self->liquid)   /* FLIP's grid velocities before the step, as particles_to_faces leaves them */
+                memcpy(self->dvel[a], self->vel_moved[a], mac_nf(g, a) * sizeof(double));
+        }
     } else {
-        mac_advect(g, self->vel_n, dt, self->vel);
+        if (self->liquid) {   /* the particles carry the momentum */
+            if (!particles_to_faces(self))
+                return SEAM_ERROR;
+        } else if (self->advection == ADVECT_MACCORMACK) {
+            mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
+        } else if (self->advection == ADVECT_BFECC) {
+            mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
+        } else {
+            mac_advect(g, self->vel_n, dt, self->vel);
+        }
+        for (int a = 0; a < g->dim; a++)
+            memcpy(self->vel_moved[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+        self->moved_dt = dt;
+        self->moved_valid = 1;
     }
     phase_end(self, self->liquid ? PH_TO_GRID : PH_ADVECT, t0);
     add_forces(self, dt);
@@ -1389,6 +1404,7 @@ static seam_status fluid_commit(void *p)
     }
     const mac_grid *g = &self->g;
     self->t_n = self->t_trial;
+    self->moved_valid = 0;   /* the committed state changes */
     for (int a = 0; a < g->dim; a++)
         memcpy(self->vel_n[a], self->vel[a], mac_nf(g, a) * sizeof(double));
     memcpy(self->p_n, self->p, mac_ncell(g) * sizeof(double));
@@ -1568,6 +1584,7 @@ static seam_status fluid_save(void *p, seam_buffer *out)
 static seam_status fluid_load(void *p, const void *bytes, size_t n)
 {
     fluid_mac *self = p;
+    self->moved_valid = 0;   /* the committed state may change (particles in solids, a loaded state) */
     const mac_grid *g = &self->g;
     uint32_t head[4] = {0, 0, 0, 0};
     uint64_t np = 0;
