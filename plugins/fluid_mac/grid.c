@@ -834,10 +834,11 @@ static int remove_region_means(const mac_projection *P, const mac_geometry *geo,
     return 1;
 }
 
-static void alloc_projection(mac_projection *P, size_t nc)
+/* The projection's arrays, once per fluid; 0 (all freed) when out of memory. */
+static int alloc_projection(mac_projection *P, size_t nc)
 {
     if (P->index)
-        return;
+        return 1;
     P->index = malloc(nc * sizeof *P->index);
     P->cell = malloc(nc * sizeof *P->cell);
     P->Adiag = malloc(nc * sizeof *P->Adiag);
@@ -850,6 +851,46 @@ static void alloc_projection(mac_projection *P, size_t nc)
     P->p = malloc(nc * sizeof *P->p);
     P->tmp = calloc(nc, sizeof *P->tmp);
     P->work = calloc(4 * nc, sizeof *P->work);
+    P->built_diag = malloc(nc * sizeof *P->built_diag);
+    for (int a = 0; a < 3; a++)
+        P->built_plus[a] = malloc(nc * sizeof *P->built_plus[a]);
+    P->built_index = malloc(nc * sizeof *P->built_index);
+    P->built_solid = malloc(nc);
+    int ok = P->index && P->cell && P->Adiag && P->precon && P->b && P->p && P->tmp && P->work && P->built_diag &&
+             P->built_index && P->built_solid;
+    for (int a = 0; a < 3; a++)
+        ok = ok && P->Aplus[a] && P->L[a] && P->built_plus[a];
+    if (!ok)
+        mac_projection_free(P);
+    return ok;
+}
+
+/* Whether the preconditioner built last was built for this operator: the
+ * same stencil, numbering and solid cells (the multigrid levels tell solid
+ * cells from Dirichlet ones, mac_mg_build). Bit for bit, so a reused
+ * preconditioner is exactly the one a fresh build would give. */
+static int same_operator(const mac_projection *P, const mac_grid *g, const mac_geometry *geo)
+{
+    size_t nc = mac_ncell(g);
+    if (!P->built || memcmp(P->built_index, P->index, nc * sizeof *P->index) != 0 ||
+        memcmp(P->built_diag, P->Adiag, nc * sizeof *P->Adiag) != 0 || memcmp(P->built_solid, geo->solid, nc) != 0)
+        return 0;
+    for (int a = 0; a < g->dim; a++)
+        if (memcmp(P->built_plus[a], P->Aplus[a], nc * sizeof *P->Aplus[a]) != 0)
+            return 0;
+    return 1;
+}
+
+static void remember_operator(mac_projection *P, const mac_grid *g, const mac_geometry *geo)
+{
+    size_t nc = mac_ncell(g);
+    memcpy(P->built_index, P->index, nc * sizeof *P->index);
+    memcpy(P->built_diag, P->Adiag, nc * sizeof *P->Adiag);
+    memcpy(P->built_solid, geo->solid, nc);
+    for (int a = 0; a < g->dim; a++)
+        memcpy(P->built_plus[a], P->Aplus[a], nc * sizeof *P->Aplus[a]);
+    P->built = 1;
+    P->builds++;
 }
 
 /* The pressure difference across a face, with p = 0 at the Dirichlet point
@@ -889,15 +930,25 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
                                  double tol, int max_iter, double *x, const char *what, const seam_host *host)
 {
     size_t nc = mac_ncell(g);
-    alloc_projection(P, nc);
+    if (!alloc_projection(P, nc)) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the projection of %zu cells", what, nc);
+        return SEAM_ERROR;
+    }
     assemble(P, g, geo);
-    if (P->precond == MAC_PRECOND_MG) {
-        if (!(P->mg = mac_mg_build(P->mg, g, geo, P->index, P->Adiag, P->Aplus))) {
-            seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the multigrid levels", what);
-            return SEAM_ERROR;
+    /* The preconditioner depends on the operator alone: a step's later
+     * coupling iterations (while no cell changes side) and a liquid's
+     * spreading solve after its pressure solve use the one built last. */
+    if (!same_operator(P, g, geo)) {
+        P->built = 0;
+        if (P->precond == MAC_PRECOND_MG) {
+            if (!(P->mg = mac_mg_build(P->mg, g, geo, P->index, P->Adiag, P->Aplus))) {
+                seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the multigrid levels", what);
+                return SEAM_ERROR;
+            }
+        } else {
+            build_mic(P, g);
         }
-    } else {
-        build_mic(P, g);
+        remember_operator(P, g, geo);
     }
     for (size_t k = 0; k < P->n; k++) {
         P->b[k] = b[P->cell[k]];
@@ -994,6 +1045,11 @@ void mac_projection_free(mac_projection *P)
     free(P->p);
     free(P->tmp);
     free(P->work);
+    free(P->built_diag);
+    for (int a = 0; a < 3; a++)
+        free(P->built_plus[a]);
+    free(P->built_index);
+    free(P->built_solid);
     mac_mg_free(&P->mg);
     mac_precond keep = P->precond;
     memset(P, 0, sizeof *P);
