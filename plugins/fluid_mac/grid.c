@@ -1085,6 +1085,23 @@ static double face_flux(double un, int m_solid, int p_solid, double qm, double q
     return un * (un > 0.0 ? qm : qp);
 }
 
+/* Whether a transport would leave q zero: q is zero in every cell, so are
+ * the outside values at every boundary face, and the volume sources bring
+ * nothing in. Every flux is then a zero times a velocity, and the update
+ * below gives +0 in every cell (a smoke-free fluid: the common case in FSI). */
+static int stays_zero(const mac_grid *g, double *const qb[3], const double *s, const double *q_src, const double *q)
+{
+    size_t nc = mac_ncell(g);
+    for (size_t c = 0; c < nc; c++)
+        if (q[c] != 0.0 || (s && s[c] != 0.0 && q_src[c] != 0.0))
+            return 0;
+    for (int a = 0; a < g->dim; a++)
+        for (size_t f = 0; f < mac_nf(g, a); f++)
+            if (qb[a][f] != 0.0)
+                return 0;
+    return 1;
+}
+
 int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *const vel[3], double dt,
                          double *const qb[3], const double *s, const double *q_src, int max_sub, double *q)
 {
@@ -1093,8 +1110,12 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *con
     int n_sub = frac > 1.0 ? (int)ceil(frac) : 1;
     if (!(frac <= (double)max_sub))
         return -1;
-    double h = dt / n_sub / g->dx;   /* flux per unit area times h: change of cell value */
     size_t nc = mac_ncell(g);
+    if (stays_zero(g, qb, s, q_src, q)) {
+        memset(q, 0, nc * sizeof *q);   /* the +0 the update gives (a -0 in q would become +0 there too) */
+        return n_sub;
+    }
+    double h = dt / n_sub / g->dx;   /* flux per unit area times h: change of cell value */
     double *dq = malloc(nc * sizeof *dq);
     for (int sub = 0; sub < n_sub; sub++) {
         memset(dq, 0, nc * sizeof *dq);
