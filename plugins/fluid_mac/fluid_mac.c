@@ -1004,6 +1004,10 @@ static seam_status transport_scalars(fluid_mac *self, double dt)
     const double *s = self->has_src ? self->src_s : NULL;
     int a = mac_transport_scalar(g, &self->geo, self->vel, dt, self->d_b, s, self->src_d, max_sub, self->d);
     int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->vel, dt, self->T_b, s, self->src_T, max_sub, self->T);
+    if (b == -2) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory transporting the smoke scalars");
+        return SEAM_ERROR;
+    }
     if (b < 0) {
         seam_logf(self->host, SEAM_LOG_WARN,
                   "step too long: scalar transport would need more than %d sub-steps", max_sub);
