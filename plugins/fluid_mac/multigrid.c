@@ -48,6 +48,55 @@ typedef enum mg_stage { ST_RED_FROM_ZERO, ST_RED, ST_BLACK, ST_RESIDUAL, ST_PROL
 enum { MG_STAGES = 2 * MG_SMOOTH + 1 };
 _Static_assert(MG_SMOOTH == 2, "the stage lists in vcycle are written out for two sweeps");
 
+/* What the fine cells of row (j, k) share in the prolongation: per parity
+ * of i the offsets from the parent to the 2^d coarse cells (bit a of q: the
+ * neighbour along axis a), in the order prolong_weights lists them. fast is
+ * 0 when the row's neighbours along y or z leave the grid. The same for
+ * every row of a row class (see row_class). */
+typedef struct row_map {
+    ptrdiff_t off[2][8];
+    int count, fast;
+} row_map;
+
+/* prolong_weights' lists for the cells of a fine row whose parents' rows
+ * along y or z leave the grid (the rows next to the domain's faces): the
+ * same for every cell of the row whose x neighbour lies inside, when the
+ * coarse rows inside are all fluid. Per listed q (in prolong_weights'
+ * order): its offset from the parent per parity of i, its weight (an
+ * outside row's weight goes to the parent behind a wall, is dropped behind
+ * an open side), its coarse row (from the parents' row) and whether it is
+ * the x neighbour. */
+typedef struct row_weights {
+    int n;
+    ptrdiff_t off[2][8];
+    double w[8];
+    ptrdiff_t drow[8];
+    int xbit[8];
+} row_weights;
+
+/* prolong_weights' list of a row's end cell whose x neighbour leaves the
+ * grid (i = 0, and i = n[0] - 1 when n[0] is even), when the coarse rows it
+ * reaches are all fluid: offsets from its parent and weights. */
+typedef struct row_end {
+    int n;
+    ptrdiff_t off[8];
+    double w[8];
+} row_end;
+
+/* Rows whose parents and their neighbours along y and z fall alike: the
+ * parity of j (k) and whether the parent's neighbour on that side lies
+ * inside. Everything prolong_row and restrict_slabs need that is the same
+ * for all rows of a class is built once per mac_mg_build, not per row and
+ * pass (the end cells' lists were prolong_weights calls, two per row and
+ * transfer: a sixth of an iteration at 32^3). */
+enum { MG_ROW_CLASSES = 16 };
+
+typedef struct row_class {
+    row_map rm;
+    row_weights rw;          /* rows with !rm.fast */
+    row_end end[2];          /* i = 0, i = n[0] - 1 */
+} row_class;
+
 typedef struct mg_level {
     int n[3];                /* cells per axis (n[2] = 1 in 2D) */
     size_t nc;
@@ -66,6 +115,7 @@ typedef struct mg_level {
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
     double *x, *b, *r;
+    row_class *cls;          /* MG_ROW_CLASSES: this level's rows against the next coarser level */
 } mg_level;
 
 struct mac_mg {
@@ -130,6 +180,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->x);
         free(L->b);
         free(L->r);
+        free(L->cls);
     }
     free(m->rows);
     free(m->row_dot);
@@ -170,6 +221,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
         ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->r = calloc(L->nc, sizeof(double))) != NULL;
+        ok &= (L->cls = calloc(MG_ROW_CLASSES, sizeof *L->cls)) != NULL;
         if (l > 0) {
             ok &= (L->diag = calloc(L->nc, sizeof(double))) != NULL;
             for (int a = 0; a < g->dim; a++)
@@ -307,6 +359,8 @@ static void build_mask(mg_level *L, int dim)
         }
 }
 
+static void build_row_classes(const mac_mg *m, mg_level *F, const mg_level *C);
+
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
                      const double *Adiag, double *const Aplus[3])
 {
@@ -325,6 +379,8 @@ mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, cons
         coarsen(g, &m->lev[l - 1], &m->lev[l], g->dim);
     for (int l = 0; l < m->n_levels; l++)
         build_mask(&m->lev[l], g->dim);
+    for (int l = 0; l + 1 < m->n_levels; l++)
+        build_row_classes(m, &m->lev[l], &m->lev[l + 1]);
     return m;
 }
 
@@ -547,8 +603,11 @@ static int step_to_child(const mac_mg *m, const mg_level *C, const int f[3], int
  * fine cell's side, per axis. A coarse cell behind a wall or inside a solid
  * has no value of its own (Neumann): its weight goes to the parent, so
  * constants near walls are kept. One behind an open side holds 0
- * (Dirichlet). Returns the number of (cell, weight) pairs. */
-static int prolong_weights(const mac_mg *m, const mg_level *C, int i, int j, int k, size_t *cell, double *w)
+ * (Dirichlet). Returns the number of (cell, weight) pairs. type: the
+ * coarse cells' types, or NULL to take every coarse cell inside as fluid
+ * (the row classes' lists below). */
+static int prolong_weights(const mac_mg *m, const mg_level *C, const uint8_t *type, int i, int j, int k,
+                           size_t *cell, double *w)
 {
     const int f[3] = {i, j, k};
     int dim = m->dim, n = 0, count = 1 << dim;
@@ -564,7 +623,7 @@ static int prolong_weights(const mac_mg *m, const mg_level *C, int i, int j, int
             continue;
         }
         size_t cc = idx(C, c[0], c[1], c[2]);
-        if (C->type[cc] == MG_SOLID) {
+        if (type && type[cc] == MG_SOLID) {
             to_parent += wq;
             continue;
         }
@@ -577,16 +636,6 @@ static int prolong_weights(const mac_mg *m, const mg_level *C, int i, int j, int
     return n;
 }
 
-/* What the fine cells of row (j, k) share in the prolongation: the coarse
- * row of their parents, and per parity of i the offsets from the parent to
- * the 2^d coarse cells (bit a of q: the neighbour along axis a), in the
- * order prolong_weights lists them. fast is 0 when the row's neighbours
- * along y or z leave the grid. */
-typedef struct row_map {
-    size_t base;             /* coarse index of the parent of fine cell (0, j, k) */
-    ptrdiff_t off[2][8];
-    int count, fast;
-} row_map;
 
 static void row_setup(const mac_mg *m, const mg_level *C, int j, int k, row_map *rm)
 {
@@ -601,7 +650,6 @@ static void row_setup(const mac_mg *m, const mg_level *C, int j, int k, row_map 
         rm->fast &= nb >= 0 && nb < C->n[a];
         d[a] = (f[a] % 2 ? 1 : -1) * (ptrdiff_t)stride(C, a);
     }
-    rm->base = idx(C, 0, p[1], p[2]);
     for (int parity = 0; parity < 2; parity++) {
         d[0] = parity ? 1 : -1;
         for (int q = 0; q < rm->count; q++) {
@@ -623,12 +671,12 @@ static const double weight_3d[8] = {0.421875, 0.140625, 0.140625, 0.046875,
 
 /* The coarse cells of fine cell i of the row: the parent's 2^d block when it
  * lies inside and is all fluid (most cells), else prolong_weights. */
-static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm, int i, int j, int k,
-                          size_t *cell, double *w)
+static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm, size_t row_base, int i, int j,
+                          int k, size_t *cell, double *w)
 {
     int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
     if (rm->fast && ni >= 0 && ni < C->n[0]) {
-        size_t base = rm->base + (size_t)pi;
+        size_t base = row_base + (size_t)pi;
         const ptrdiff_t *o = rm->off[i % 2];
         const double *wt = m->dim == 3 ? weight_3d : weight_2d;
         int q = 0;
@@ -642,7 +690,7 @@ static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm,
         if (q == rm->count)
             return q;
     }
-    return prolong_weights(m, C, i, j, k, cell, w);
+    return prolong_weights(m, C, C->type, i, j, k, cell, w);
 }
 
 /* Whether the coarse rows that fine row (j, k) interpolates from (the
@@ -663,30 +711,17 @@ static int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *r
     return ok;
 }
 
-/* prolong_weights' lists for the cells of a fine row whose parents' rows
- * along y or z leave the grid (the rows next to the domain's faces): the
- * same for every cell of the row whose x neighbour lies inside, when the
- * coarse rows inside are all fluid. Per listed q (in prolong_weights'
- * order): its offset from the parent per parity of i, its weight (an
- * outside row's weight goes to the parent behind a wall, is dropped behind
- * an open side), its coarse row and whether it is the x neighbour. */
-typedef struct row_weights {
-    size_t base;             /* coarse index of the parent of fine cell (0, j, k) */
-    int n;
-    ptrdiff_t off[2][8];
-    double w[8];
-    size_t row[8];
-    int xbit[8];
-} row_weights;
 
-static int row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, row_weights *rw)
+/* The list of row (j, k), taking the coarse rows inside as fluid (the
+ * caller checks them row by row: edge_rows_fluid). */
+static void row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, row_weights *rw)
 {
     int dim = m->dim, count = 1 << dim;
     const int f[3] = {0, j, k};
     const int parent[3] = {0, j / 2, dim == 3 ? k / 2 : 0};
-    size_t ny = (size_t)C->n[1];
+    ptrdiff_t ny = C->n[1], prow = parent[1] + ny * parent[2];
+    size_t base = idx(C, 0, parent[1], parent[2]);
     double to_parent = 0.0;
-    rw->base = idx(C, 0, parent[1], parent[2]);
     rw->n = 0;
     for (int q = 0; q < count; q++) {
         int c[3] = {0, parent[1], parent[2]}, open;
@@ -696,18 +731,72 @@ static int row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, r
                 to_parent += wq;
             continue;
         }
-        size_t row = (size_t)c[1] + ny * (size_t)c[2];
-        if (!C->row_fluid[row])
-            return 0;
-        ptrdiff_t o = (ptrdiff_t)idx(C, 0, c[1], c[2]) - (ptrdiff_t)rw->base;
+        ptrdiff_t o = (ptrdiff_t)idx(C, 0, c[1], c[2]) - (ptrdiff_t)base;
         rw->off[0][rw->n] = o - (q & 1);
         rw->off[1][rw->n] = o + (q & 1);
         rw->w[rw->n] = wq;
-        rw->row[rw->n] = row;
+        rw->drow[rw->n] = c[1] + ny * c[2] - prow;
         rw->xbit[rw->n++] = q & 1;
     }
     rw->w[0] += to_parent;   /* q = 0, the parent, always listed first */
+}
+
+
+
+static int axis_class(int f, int nc)
+{
+    int p = f / 2, nb = f % 2 ? p + 1 : p - 1;
+    return f % 2 + 2 * (nb >= 0 && nb < nc);
+}
+
+/* The class of fine row (j, k) of F, and the coarse index of the parent of its cell 0. */
+static inline const row_class *row_class_of(const mac_mg *m, const mg_level *F, const mg_level *C, int j, int k,
+                                            size_t *base)
+{
+    int pk = m->dim == 3 ? k / 2 : 0;
+    *base = idx(C, 0, j / 2, pk);
+    return &F->cls[axis_class(j, C->n[1]) + (m->dim == 3 ? 4 * axis_class(k, C->n[2]) : 0)];
+}
+
+/* Whether the coarse rows of an edge row's list (from the parents' row prow) are all fluid. */
+static inline int edge_rows_fluid(const mg_level *C, const row_weights *rw, size_t prow)
+{
+    for (int p = 0; p < rw->n; p++)
+        if (!C->row_fluid[(size_t)((ptrdiff_t)prow + rw->drow[p])])
+            return 0;
     return 1;
+}
+
+/* F's row classes against C, from one row of each class that occurs. */
+static void build_row_classes(const mac_mg *m, mg_level *F, const mg_level *C)
+{
+    int rep_j[4] = {-1, -1, -1, -1}, rep_k[4] = {m->dim == 3 ? -1 : 0, -1, -1, -1};   /* 2D: k = 0, class 0 */
+    for (int j = 0; j < F->n[1]; j++)
+        if (rep_j[axis_class(j, C->n[1])] < 0)
+            rep_j[axis_class(j, C->n[1])] = j;
+    for (int k = 0; m->dim == 3 && k < F->n[2]; k++)
+        if (rep_k[axis_class(k, C->n[2])] < 0)
+            rep_k[axis_class(k, C->n[2])] = k;
+    for (int ck = 0; ck < 4; ck++)
+        for (int cj = 0; cj < 4; cj++) {
+            int j = rep_j[cj], k = rep_k[ck];
+            if (j < 0 || k < 0)
+                continue;
+            row_class *rc = &F->cls[cj + 4 * ck];
+            row_setup(m, C, j, k, &rc->rm);
+            row_weights_setup(m, C, j, k, &rc->rw);
+            for (int e = 0; e < 2; e++) {
+                int i = e ? F->n[0] - 1 : 0;
+                rc->end[e].n = 0;
+                if (e && F->n[0] % 2)   /* odd n[0]: the last cell's x neighbour lies inside */
+                    continue;
+                size_t cell[8];
+                rc->end[e].n = prolong_weights(m, C, NULL, i, j, k, cell, rc->end[e].w);
+                ptrdiff_t pc = (ptrdiff_t)idx(C, i / 2, j / 2, m->dim == 3 ? k / 2 : 0);
+                for (int q = 0; q < rc->end[e].n; q++)
+                    rc->end[e].off[q] = (ptrdiff_t)cell[q] - pc;
+            }
+        }
 }
 
 /* sum_q wt[q] x[base + o[q]], in the order of weights() */
@@ -758,26 +847,28 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
     memset(C->b + lo, 0, (hi - lo) * sizeof *C->b);
     double scale = m->dim == 3 ? 0.5 : 1.0, w[8];
     size_t cell[8];
-    row_map rm;
     int f0 = 2 * c0 - 1 > 0 ? 2 * c0 - 1 : 0, f1 = 2 * c1 + 1 < F->n_slabs ? 2 * c1 + 1 : F->n_slabs;
     int cn = C->n[0];
     const double *wt = m->dim == 3 ? weight_3d : weight_2d;
     for (int fs = f0; fs < f1; fs++) {
         int k0 = m->dim == 3 ? fs : 0, j0 = m->dim == 3 ? 0 : fs, j1 = m->dim == 3 ? F->n[1] : fs + 1;
         for (int j = j0; j < j1; j++) {
-            row_setup(m, C, j, k0, &rm);
+            size_t rbase;
+            const row_class *rc = row_class_of(m, F, C, j, k0, &rbase);
+            const row_map *rm = &rc->rm;
+            const row_weights *rw = &rc->rw;
+            size_t prow = rbase / (size_t)cn;
             const double *r = F->r + idx(F, 0, j, k0);
-            int fast = block_rows_fluid(m, C, &rm, j, k0), all_gathered = fast;
-            row_weights rw;
-            int edge = !rm.fast && row_weights_setup(m, C, j, k0, &rw);
+            int fast = block_rows_fluid(m, C, rm, j, k0), all_gathered = fast;
+            int edge = !rm->fast && edge_rows_fluid(C, rw, prow);
             int rg[8] = {0};   /* edge: per listed q, whether its target row is gathered */
-            for (int p = 0; edge && p < rw.n; p++)
-                rg[p] = C->row_inner[rw.row[p]];
+            for (int p = 0; edge && p < rw->n; p++)
+                rg[p] = C->row_inner[(size_t)((ptrdiff_t)prow + rw->drow[p])];
             int g[8] = {0};   /* fast: per q, whether the target row is gathered */
             if (fast) {
                 int pj = j / 2, nj = j % 2 ? pj + 1 : pj - 1;
                 int pk = m->dim == 3 ? k0 / 2 : 0, nk = m->dim == 3 ? (k0 % 2 ? pk + 1 : pk - 1) : 0;
-                for (int q = 0; q < rm.count; q++) {
+                for (int q = 0; q < rm->count; q++) {
                     g[q] = C->row_inner[(size_t)(q & 2 ? nj : pj) + ny * (size_t)(q & 4 ? nk : pk)];
                     all_gathered &= g[q];
                 }
@@ -786,8 +877,8 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
              * over their four fine cells in the fine cells' order (the scatter's sums); the
              * cells 0 .. 2 and from 2 cn - 3 on give only the row ends below */
             int by_rows = fast && cn >= 4;
-            for (int qq = 0; by_rows && qq < rm.count / 2; qq++) {
-                size_t row0 = (size_t)((ptrdiff_t)rm.base + rm.off[0][2 * qq]);
+            for (int qq = 0; by_rows && qq < rm->count / 2; qq++) {
+                size_t row0 = (size_t)((ptrdiff_t)rbase + rm->off[0][2 * qq]);
                 if (row0 < lo || row0 >= hi || g[2 * qq])
                     continue;
                 scatter_row(C->b + row0, r, scale * wt[2 * qq], scale * wt[2 * qq + 1], cn);
@@ -801,9 +892,9 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
                     continue;
                 int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
                 if (fast && ni >= 0 && ni < cn) {   /* weights()'s fast path without its tests */
-                    size_t base = rm.base + (size_t)pi;
-                    const ptrdiff_t *o = rm.off[i % 2];
-                    for (int q = 0; q < rm.count; q++) {
+                    size_t base = rbase + (size_t)pi;
+                    const ptrdiff_t *o = rm->off[i % 2];
+                    for (int q = 0; q < rm->count; q++) {
                         size_t c = (size_t)((ptrdiff_t)base + o[q]);
                         int I = q & 1 ? ni : pi;
                         int mine = !by_rows || I == 0 || I == cn - 1;   /* by_rows: the ends only */
@@ -813,16 +904,27 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
                     continue;
                 }
                 if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
-                    size_t base = rw.base + (size_t)pi;
-                    for (int p = 0; p < rw.n; p++) {
-                        size_t c = (size_t)((ptrdiff_t)base + rw.off[i % 2][p]);
-                        int I = rw.xbit[p] ? ni : pi;
+                    size_t base = rbase + (size_t)pi;
+                    for (int p = 0; p < rw->n; p++) {
+                        size_t c = (size_t)((ptrdiff_t)base + rw->off[i % 2][p]);
+                        int I = rw->xbit[p] ? ni : pi;
                         if (c >= lo && c < hi && !(rg[p] && I >= 1 && I + 2 <= cn))
-                            C->b[c] += scale * rw.w[p] * r[i];
+                            C->b[c] += scale * rw->w[p] * r[i];
                     }
                     continue;
                 }
-                int n = weights(m, C, &rm, i, j, k0, cell, w);
+                if (fast || edge) {   /* an end cell (x neighbour outside): its class's list; its targets lie in
+                                       * column 0 or cn - 1, never gathered */
+                    const row_end *re = &rc->end[i > 0];
+                    size_t base = rbase + (size_t)pi;
+                    for (int q = 0; q < re->n; q++) {
+                        size_t c = (size_t)((ptrdiff_t)base + re->off[q]);
+                        if (c >= lo && c < hi)
+                            C->b[c] += scale * re->w[q] * r[i];
+                    }
+                    continue;
+                }
+                int n = weights(m, C, rm, rbase, i, j, k0, cell, w);
                 for (int q = 0; q < n; q++)
                     if (cell[q] >= lo && cell[q] < hi &&
                         !gathered(C, cell[q] / (size_t)cn, (int)(cell[q] % (size_t)cn)))
@@ -921,19 +1023,20 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
 {
     double w[8];
     size_t cell[8];
-    row_map rm;
-    row_setup(m, C, j, k, &rm);
+    size_t rbase;
+    const row_class *rc = row_class_of(m, F, C, j, k, &rbase);
+    const row_map *rm = &rc->rm;
+    const row_weights *rw = &rc->rw;
     size_t f0 = idx(F, 0, j, k);
     int fine_fluid = F->row_fluid[(size_t)j + (size_t)F->n[1] * (size_t)k];
-    int fast = fine_fluid && block_rows_fluid(m, C, &rm, j, k);
-    row_weights rw;
-    int edge = fine_fluid && !fast && !rm.fast && row_weights_setup(m, C, j, k, &rw);
+    int fast = fine_fluid && block_rows_fluid(m, C, rm, j, k);
+    int edge = fine_fluid && !fast && !rm->fast && edge_rows_fluid(C, rw, rbase / (size_t)C->n[0]);
     const double *wt = m->dim == 3 ? weight_3d : weight_2d;
     int cn = C->n[0], lo = 0, hi = 0;
     if (fast && cn >= 3) {
         const double *R[4] = {NULL, NULL, NULL, NULL};
-        for (int qq = 0; qq < rm.count / 2; qq++)
-            R[qq] = C->x + (ptrdiff_t)rm.base + rm.off[0][2 * qq];
+        for (int qq = 0; qq < rm->count / 2; qq++)
+            R[qq] = C->x + (ptrdiff_t)rbase + rm->off[0][2 * qq];
         double *xf = F->x + f0;
         if (m->dim == 3)
             prolong_pairs_3d(xf, R[0], R[1], R[2], R[3], wt, cn - 1);
@@ -949,18 +1052,23 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
             break;
         int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
         if (fast && ni >= 0 && ni < C->n[0]) {   /* weights()'s fast path without its tests */
-            size_t base = rm.base + (size_t)pi;
-            F->x[f0 + (size_t)i] += m->dim == 3 ? gather(C->x, base, rm.off[i % 2], wt, 8)
-                                                : gather(C->x, base, rm.off[i % 2], wt, 4);
+            size_t base = rbase + (size_t)pi;
+            F->x[f0 + (size_t)i] += m->dim == 3 ? gather(C->x, base, rm->off[i % 2], wt, 8)
+                                                : gather(C->x, base, rm->off[i % 2], wt, 4);
             continue;
         }
         if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
-            F->x[f0 + (size_t)i] += gather(C->x, rw.base + (size_t)pi, rw.off[i % 2], rw.w, rw.n);
+            F->x[f0 + (size_t)i] += gather(C->x, rbase + (size_t)pi, rw->off[i % 2], rw->w, rw->n);
+            continue;
+        }
+        if (fast || edge) {   /* an end cell (x neighbour outside): its class's list */
+            const row_end *re = &rc->end[i > 0];
+            F->x[f0 + (size_t)i] += gather(C->x, rbase + (size_t)pi, re->off, re->w, re->n);
             continue;
         }
         if (F->type[f0 + (size_t)i] != MG_FLUID)
             continue;
-        int n = weights(m, C, &rm, i, j, k, cell, w);
+        int n = weights(m, C, rm, rbase, i, j, k, cell, w);
         double s = 0.0;
         for (int q = 0; q < n; q++)
             s += w[q] * C->x[cell[q]];
