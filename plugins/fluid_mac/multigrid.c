@@ -55,6 +55,7 @@ _Static_assert(MG_SMOOTH == 2, "the stage lists in vcycle are written out for tw
  * every row of a row class (see row_class). */
 typedef struct row_map {
     ptrdiff_t off[2][8];
+    ptrdiff_t drow[8];       /* per q: its coarse row from the parents' row */
     int count, fast;
 } row_map;
 
@@ -644,12 +645,15 @@ static void row_setup(const mac_mg *m, const mg_level *C, int j, int k, row_map 
     int p[3] = {0, j / 2, dim == 3 ? k / 2 : 0};
     rm->count = 1 << dim;
     rm->fast = 1;
-    ptrdiff_t d[3] = {0, 0, 0};
+    ptrdiff_t d[3] = {0, 0, 0}, dr[3] = {0, 0, 0};
     for (int a = 1; a < dim; a++) {
         int nb = f[a] % 2 ? p[a] + 1 : p[a] - 1;
         rm->fast &= nb >= 0 && nb < C->n[a];
         d[a] = (f[a] % 2 ? 1 : -1) * (ptrdiff_t)stride(C, a);
+        dr[a] = (f[a] % 2 ? 1 : -1) * (a == 1 ? 1 : (ptrdiff_t)C->n[1]);
     }
+    for (int q = 0; q < rm->count; q++)
+        rm->drow[q] = (q & 2 ? dr[1] : 0) + (q & 4 ? dr[2] : 0);
     for (int parity = 0; parity < 2; parity++) {
         d[0] = parity ? 1 : -1;
         for (int q = 0; q < rm->count; q++) {
@@ -834,6 +838,39 @@ ROW_KERNEL void scatter_row(double *restrict b, const double *restrict r, double
     }
 }
 
+/* C->b += the contributions of fine row r (n0 cells) whose coarse rows are
+ * all fluid, a fast row (fast: rc's row map, weights wt) or an edge row (its
+ * list): per target row (the pairs of listed q with x bit 0 and 1), coarse
+ * cells 1 .. cn - 2 by scatter_row unless the row is gathered, and cells 0
+ * and cn - 1 (never gathered) from fine cells 0 .. 2 and 2 cn - 3 .. n0 - 1,
+ * an end cell by its class's list. Each coarse cell takes its terms in the
+ * fine cells' order, as the cell-by-cell scatter of restrict_slabs does;
+ * only rows in [lo, hi) are written. */
+ROW_KERNEL void restrict_row_targets(mg_level *C, const row_class *rc, int fast, const double *wt, size_t rbase,
+                                     size_t prow, const double *r, int n0, size_t lo, size_t hi, double scale)
+{
+    int cn = C->n[0], nt = fast ? rc->rm.count / 2 : rc->rw.n / 2;
+    for (int t = 0; t < nt; t++) {
+        ptrdiff_t off = fast ? rc->rm.off[0][2 * t] : rc->rw.off[0][2 * t];
+        size_t row0 = (size_t)((ptrdiff_t)rbase + off);
+        if (row0 < lo || row0 >= hi)
+            continue;
+        ptrdiff_t drow = fast ? rc->rm.drow[2 * t] : rc->rw.drow[2 * t];
+        double w0 = scale * (fast ? wt[2 * t] : rc->rw.w[2 * t]);
+        double w1 = scale * (fast ? wt[2 * t + 1] : rc->rw.w[2 * t + 1]);
+        double *b = C->b + row0;
+        if (!C->row_inner[(size_t)((ptrdiff_t)prow + drow)])
+            scatter_row(b, r, w0, w1, cn);
+        b[0] += scale * rc->end[0].w[t] * r[0];
+        b[0] += w0 * r[1];
+        b[0] += w1 * r[2];
+        b[cn - 1] += w1 * r[2 * cn - 3];
+        b[cn - 1] += w0 * r[2 * cn - 2];
+        if (n0 == 2 * cn)
+            b[cn - 1] += scale * rc->end[1].w[t] * r[2 * cn - 1];
+    }
+}
+
 /* C->b = (4 / 2^d) P^T F->r on the coarse slabs [c0, c1) (the operators
  * are scaled by h^2, so each coarsening multiplies by 4): the fine slabs
  * 2 c0 - 1 .. 2 c1 reach them. Cells inside an all-fluid neighbourhood
@@ -859,71 +896,14 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
             const row_weights *rw = &rc->rw;
             size_t prow = rbase / (size_t)cn;
             const double *r = F->r + idx(F, 0, j, k0);
-            int fast = block_rows_fluid(m, C, rm, j, k0), all_gathered = fast;
-            int edge = !rm->fast && edge_rows_fluid(C, rw, prow);
-            int rg[8] = {0};   /* edge: per listed q, whether its target row is gathered */
-            for (int p = 0; edge && p < rw->n; p++)
-                rg[p] = C->row_inner[(size_t)((ptrdiff_t)prow + rw->drow[p])];
-            int g[8] = {0};   /* fast: per q, whether the target row is gathered */
-            if (fast) {
-                int pj = j / 2, nj = j % 2 ? pj + 1 : pj - 1;
-                int pk = m->dim == 3 ? k0 / 2 : 0, nk = m->dim == 3 ? (k0 % 2 ? pk + 1 : pk - 1) : 0;
-                for (int q = 0; q < rm->count; q++) {
-                    g[q] = C->row_inner[(size_t)(q & 2 ? nj : pj) + ny * (size_t)(q & 4 ? nk : pk)];
-                    all_gathered &= g[q];
-                }
+            int fast = block_rows_fluid(m, C, rm, j, k0);
+            if (fast || (!rm->fast && edge_rows_fluid(C, rw, prow))) {
+                restrict_row_targets(C, rc, fast, wt, rbase, prow, r, F->n[0], lo, hi, scale);
+                continue;
             }
-            /* a fast row's target rows that are not gathered take coarse cells 1 .. cn - 2 as sums
-             * over their four fine cells in the fine cells' order (the scatter's sums); the
-             * cells 0 .. 2 and from 2 cn - 3 on give only the row ends below */
-            int by_rows = fast && cn >= 4;
-            for (int qq = 0; by_rows && qq < rm->count / 2; qq++) {
-                size_t row0 = (size_t)((ptrdiff_t)rbase + rm->off[0][2 * qq]);
-                if (row0 < lo || row0 >= hi || g[2 * qq])
-                    continue;
-                scatter_row(C->b + row0, r, scale * wt[2 * qq], scale * wt[2 * qq + 1], cn);
-            }
-            int n0 = F->n[0], skip = all_gathered || by_rows;
-            int skip_lo = skip ? 3 : n0, skip_hi = skip ? 2 * cn - 3 : n0;
-            for (int i = 0; i < n0; i++) {
-                if (i == skip_lo && skip_hi > skip_lo)   /* every target of these cells is gathered */
-                    i = skip_hi;
+            for (int i = 0; i < F->n[0]; i++) {   /* rows next to non-fluid coarse rows: cell by cell */
                 if (r[i] == 0.0)
                     continue;
-                int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
-                if (fast && ni >= 0 && ni < cn) {   /* weights()'s fast path without its tests */
-                    size_t base = rbase + (size_t)pi;
-                    const ptrdiff_t *o = rm->off[i % 2];
-                    for (int q = 0; q < rm->count; q++) {
-                        size_t c = (size_t)((ptrdiff_t)base + o[q]);
-                        int I = q & 1 ? ni : pi;
-                        int mine = !by_rows || I == 0 || I == cn - 1;   /* by_rows: the ends only */
-                        if (mine && c >= lo && c < hi && !(g[q] && I >= 1 && I + 2 <= cn))
-                            C->b[c] += scale * wt[q] * r[i];
-                    }
-                    continue;
-                }
-                if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
-                    size_t base = rbase + (size_t)pi;
-                    for (int p = 0; p < rw->n; p++) {
-                        size_t c = (size_t)((ptrdiff_t)base + rw->off[i % 2][p]);
-                        int I = rw->xbit[p] ? ni : pi;
-                        if (c >= lo && c < hi && !(rg[p] && I >= 1 && I + 2 <= cn))
-                            C->b[c] += scale * rw->w[p] * r[i];
-                    }
-                    continue;
-                }
-                if (fast || edge) {   /* an end cell (x neighbour outside): its class's list; its targets lie in
-                                       * column 0 or cn - 1, never gathered */
-                    const row_end *re = &rc->end[i > 0];
-                    size_t base = rbase + (size_t)pi;
-                    for (int q = 0; q < re->n; q++) {
-                        size_t c = (size_t)((ptrdiff_t)base + re->off[q]);
-                        if (c >= lo && c < hi)
-                            C->b[c] += scale * re->w[q] * r[i];
-                    }
-                    continue;
-                }
                 int n = weights(m, C, rm, rbase, i, j, k0, cell, w);
                 for (int q = 0; q < n; q++)
                     if (cell[q] >= lo && cell[q] < hi &&
