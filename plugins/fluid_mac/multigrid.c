@@ -524,11 +524,11 @@ ROW_KERNEL void red_from_zero_row(mg_level *L, int j, int k)
     const double *b = L->b, *id = L->idiag;
     size_t c0 = idx(L, 0, j, k);
     int red = (j + k) & 1;
-    /* idiag is 0 where the mask says the cell is not smoothed: the loops vectorize without tests */
-    for (int i = red; i < L->n[0]; i += 2)
-        x[c0 + (size_t)i] = b[c0 + (size_t)i] * id[c0 + (size_t)i];
-    for (int i = 1 - red; i < L->n[0]; i += 2)
-        x[c0 + (size_t)i] = 0.0;
+    /* idiag is 0 where the mask says the cell is not smoothed: one contiguous loop, a select per cell */
+    double *xr = x + c0;
+    const double *br = b + c0, *ir = id + c0;
+    for (int i = 0; i < L->n[0]; i++)
+        xr[i] = (i & 1) == red ? br[i] * ir[i] : 0.0;
 }
 
 ROW_KERNEL void residual_row(mg_level *L, int j, int k)
@@ -972,6 +972,19 @@ ROW_KERNEL void prolong_pairs_2d(double *restrict xf, const double *restrict r0,
     }
 }
 
+ROW_KERNEL void prolong_pairs_1(double *restrict xf, const double *restrict r0, const double *wt, int n)
+{
+    for (int I = 1; I < n; I++) {
+        double e = 0.0, o = 0.0;
+        e += wt[0] * r0[I];
+        e += wt[1] * r0[I - 1];
+        o += wt[0] * r0[I];
+        o += wt[1] * r0[I + 1];
+        xf[2 * I] += e;
+        xf[2 * I + 1] += o;
+    }
+}
+
 ROW_KERNEL void prolong_pairs_3d(double *restrict xf, const double *restrict r0, const double *restrict r1,
                                  const double *restrict r2, const double *restrict r3, const double *wt, int n)
 {
@@ -1013,15 +1026,18 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
     int edge = fine_fluid && !fast && !rm->fast && edge_rows_fluid(C, rw, rbase / (size_t)C->n[0]);
     const double *wt = m->dim == 3 ? weight_3d : weight_2d;
     int cn = C->n[0], lo = 0, hi = 0;
-    if (fast && cn >= 3) {
+    if ((fast || edge) && cn >= 3) {   /* per target row t the pair of listed q with x bit 0 and 1 */
         const double *R[4] = {NULL, NULL, NULL, NULL};
-        for (int qq = 0; qq < rm->count / 2; qq++)
-            R[qq] = C->x + (ptrdiff_t)rbase + rm->off[0][2 * qq];
+        int nt = fast ? rm->count / 2 : rw->n / 2;
+        for (int t = 0; t < nt; t++)
+            R[t] = C->x + (ptrdiff_t)rbase + (fast ? rm->off[0][2 * t] : rw->off[0][2 * t]);
         double *xf = F->x + f0;
-        if (m->dim == 3)
+        if (nt == 4)
             prolong_pairs_3d(xf, R[0], R[1], R[2], R[3], wt, cn - 1);
+        else if (nt == 2)
+            prolong_pairs_2d(xf, R[0], R[1], fast ? wt : rw->w, cn - 1);
         else
-            prolong_pairs_2d(xf, R[0], R[1], wt, cn - 1);
+            prolong_pairs_1(xf, R[0], rw->w, cn - 1);
         lo = 2;
         hi = 2 * cn - 2;
     }
