@@ -115,7 +115,10 @@ typedef struct mg_level {
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
-    double *x, *b, *r;
+    double *x, *b, *r;       /* x: nc + 1 doubles, x[nc] = 0 (the coarsest level's lists point there) */
+    int32_t *list;           /* coarsest level above level 0: per colour its smoothed cells, each with its 2 d
+                              * neighbours in offdiag's order (nc where none couples) */
+    size_t n_list[2];
     row_class *cls;          /* MG_ROW_CLASSES: this level's rows against the next coarser level */
 } mg_level;
 
@@ -182,6 +185,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->b);
         free(L->r);
         free(L->cls);
+        free(L->list);
     }
     free(m->rows);
     free(m->row_dot);
@@ -219,7 +223,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
         ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_common = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
-        ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
+        ok &= (L->x = calloc(L->nc + 1, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->r = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->cls = calloc(MG_ROW_CLASSES, sizeof *L->cls)) != NULL;
@@ -237,6 +241,9 @@ static mac_mg *mg_alloc(const mac_grid *g)
         for (int a = 0; a < g->dim; a++)
             n[a] = (n[a] + 1) / 2;
     }
+    mg_level *C = &m->lev[m->n_levels - 1];
+    if (ok && m->n_levels > 1)
+        ok &= (C->list = malloc(C->nc * (size_t)(1 + 2 * g->dim) * sizeof *C->list)) != NULL;
     if (!ok)
         mac_mg_free(&m);
     return m;
@@ -362,6 +369,61 @@ static void build_mask(mg_level *L, int dim)
 
 static void build_row_classes(const mac_mg *m, mg_level *F, const mg_level *C);
 
+/* The coarsest level's sweeps cell by cell from lists: the level is a few
+ * cells per axis, its rows a few cells long, and the mask tests of
+ * smooth_row's general path (a different pattern in almost every cell)
+ * cost more than the arithmetic. An absent neighbour reads x[nc] = +0 and
+ * subtracting +0 changes no sum, so the terms are offdiag's bit for bit.
+ * Every coarse level is unit (off-diagonals -1). */
+static void build_coarsest_lists(mg_level *L, int dim)
+{
+    int32_t *e = L->list;
+    for (int colour = 0; colour < 2; colour++) {
+        L->n_list[colour] = 0;
+        for (int k = 0; k < L->n[2]; k++)
+            for (int j = 0; j < L->n[1]; j++)
+                for (int i = (j + k + colour) & 1; i < L->n[0]; i += 2) {
+                    size_t c = idx(L, i, j, k);
+                    uint8_t mk = L->mask[c];
+                    if (!(mk & MG_SMOOTHED))
+                        continue;
+                    *e++ = (int32_t)c;
+                    for (int a = 0; a < dim; a++) {
+                        size_t st = stride(L, a);
+                        *e++ = (int32_t)(mk & (2u << (2 * a)) ? c + st : L->nc);   /* +x, +y, +z */
+                        *e++ = (int32_t)(mk & (1u << (2 * a)) ? c - st : L->nc);   /* -x, -y, -z */
+                    }
+                    L->n_list[colour]++;
+                }
+    }
+}
+
+/* One half sweep of the coarsest level from its list (D: 2 d). */
+static inline void coarsest_half(mg_level *L, int colour, int D)
+{
+    double *x = L->x;
+    const double *b = L->b, *id = L->idiag;
+    const int32_t *e = L->list + (colour ? L->n_list[0] * (size_t)(1 + D) : 0);
+    for (size_t q = 0; q < L->n_list[colour]; q++, e += 1 + D) {
+        double s = 0.0;
+        for (int t = 1; t <= D; t++)
+            s -= x[e[t]];
+        x[e[0]] = (b[e[0]] - s) * id[e[0]];
+    }
+}
+
+static void coarsest_sweeps(mg_level *L, int dim, int n, int first)
+{
+    for (int s = 0; s < n; s++)
+        if (dim == 3) {
+            coarsest_half(L, first, 6);
+            coarsest_half(L, 1 - first, 6);
+        } else {
+            coarsest_half(L, first, 4);
+            coarsest_half(L, 1 - first, 4);
+        }
+}
+
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
                      const double *Adiag, double *const Aplus[3])
 {
@@ -382,6 +444,8 @@ mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, cons
         build_mask(&m->lev[l], g->dim);
     for (int l = 0; l + 1 < m->n_levels; l++)
         build_row_classes(m, &m->lev[l], &m->lev[l + 1]);
+    if (m->n_levels > 1)
+        build_coarsest_lists(&m->lev[m->n_levels - 1], g->dim);
     return m;
 }
 
@@ -527,7 +591,17 @@ ROW_KERNEL void red_from_zero_row(mg_level *L, int j, int k)
     /* idiag is 0 where the mask says the cell is not smoothed: one contiguous loop, a select per cell */
     double *xr = x + c0;
     const double *br = b + c0, *ir = id + c0;
-    for (int i = 0; i < L->n[0]; i++)
+    int n = L->n[0];
+    if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {
+        /* inner cells: 1 / (2 d), the stored 1 / diag (as in smooth_row), without reading idiag */
+        const double id_full = L->n[2] == 1 ? 0.25 : 1.0 / 6.0;
+        xr[0] = red == 0 ? br[0] * ir[0] : 0.0;
+        for (int i = 1; i + 1 < n; i++)
+            xr[i] = (i & 1) == red ? br[i] * id_full : 0.0;
+        xr[n - 1] = ((n - 1) & 1) == red ? br[n - 1] * ir[n - 1] : 0.0;
+        return;
+    }
+    for (int i = 0; i < n; i++)
         xr[i] = (i & 1) == red ? br[i] * ir[i] : 0.0;
 }
 
@@ -1192,6 +1266,11 @@ static void vcycle(mac_mg *m, int l)
         memset(L->x, 0, L->nc * sizeof *L->x);
         int n = L->n[0] > L->n[1] ? L->n[0] : L->n[1];
         n = n > L->n[2] ? n : L->n[2];
+        if (L->list) {
+            coarsest_sweeps(L, m->dim, 2 * n, 0);
+            coarsest_sweeps(L, m->dim, 2 * n, 1);
+            return;
+        }
         for (int s = 0; s < 2 * n; s++) {
             smooth_colour(m, l, 0);
             smooth_colour(m, l, 1);
