@@ -29,6 +29,7 @@ typedef struct participant {
     seam_role role;
     seam_library *lib;
     seam_remote *remote;     /* a proxy's; the instance owns it once created */
+    seam_remote *proxy;      /* once created: the instance when it is a proxy (it is its remote), else NULL */
     const seam_plugin *p;
     void *self;
     uint32_t caps;           /* SEAM_CAP_* of the instance */
@@ -145,7 +146,9 @@ seam_status participant_solve(participant *pt, const seam_step *step, const seam
 /* Log the failure of a call (what: "solve", "regions", ...) with the
  * participant, step and time; unknown statuses become SEAM_ERROR. */
 seam_status participant_check(participant *pt, const char *what, const seam_step *step, seam_status st);
-seam_status participant_commit(participant *pt, long step);
+/* Commit every participant's step (the remote ones at once); the first
+ * failure is logged with its participant and step, and returned. */
+seam_status participants_commit(seam_sim *sim, long step);
 
 /* interface.c */
 bool interface_build(seam_sim *sim);

@@ -384,9 +384,7 @@ seam_status seam_sim_run(seam_sim *sim)
             result = SEAM_ERROR;
             break;
         }
-        for (size_t i = 0; i < sim->n_parts && result == SEAM_OK; i++)
-            result = participant_commit(&sim->parts[i], sim->summary.steps);
-        if (result != SEAM_OK)
+        if ((result = participants_commit(sim, sim->summary.steps)) != SEAM_OK)
             break;
         if ((result = sim->stepper->accept(sim)) != SEAM_OK)
             break;

@@ -51,7 +51,7 @@ typedef struct cached_field {
 } cached_field;
 
 struct seam_remote {
-    seam_plugin table;       /* first: seam_remote_of maps a table back to its remote */
+    seam_plugin table;       /* first */
     char plugin_name[128], summary[512];
     char endpoint[4200];
     char who[128];
@@ -80,6 +80,9 @@ struct seam_remote {
     /* fields the coupler asks after every commit come with the commit
      * (remote_commit): the last ones fetched, until the state changes */
     cached_field fc[SEAM_COMMIT_FIELDS_MAX];
+    uint64_t commit_id;      /* a commit begun and not yet ended (seam_remote_commit_begin), else 0 */
+    size_t commit_fields;    /* ...the fields it asked for */
+    double commit_deadline;  /* ...and when its reply is due */
     int rcv_slice;           /* ms, the socket's ZMQ_RCVTIMEO as last set (-1: ZeroMQ's default, none) */
     seam_frames reply;       /* the last reply; parsed messages point into it */
     unsigned proto;          /* the protocol version the server agreed to (0 before hello) */
@@ -609,13 +612,14 @@ static void take_commit_fields(seam_remote *r, seam_msg *m);
 /* The reply also carries max_dt of the new committed state (a server that
  * knows the request's `max_dt` field): the next step's max_dt costs no
  * round trip; and the fields asked after each of the last two commits,
- * which then cost none either (`fields`, remote_field). */
-static seam_status remote_commit(void *self)
+ * which then cost none either (`fields`, remote_field). The commit goes in
+ * two halves (seam_remote_commit_begin / _end), so that a coupler with
+ * several remote participants has them all commit at once. */
+int seam_remote_commit_begin(seam_remote *r)
 {
-    seam_remote *r = self;
     seam_wbuf w;
-    seam_msg m;
     r->dt_known = false;
+    r->commit_id = 0;
     /* a field asked after each of the last two commits is asked with this one */
     size_t n_fields = 0;
     for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++) {
@@ -634,13 +638,38 @@ static seam_status remote_commit(void *self)
             if (r->fc[k].name[0] && r->fc[k].streak >= 2)
                 seam_w_str(&w, r->fc[k].name);
     }
-    if (!call(r, "commit", id, &w, r->o.timeout_s, &m))
+    double limit = r->o.timeout_s, deadline = limit > 0 ? now_s() + limit : INFINITY;
+    bool sent = send_request(r, "commit", &w, limit, deadline);
+    if (r->lost)
+        abandon(r);
+    if (!sent)
+        return -1;
+    r->commit_id = id;
+    r->commit_fields = n_fields;
+    r->commit_deadline = deadline;
+    return 0;
+}
+
+seam_status seam_remote_commit_end(seam_remote *r)
+{
+    seam_msg m;
+    if (!r->commit_id) {   /* begin failed (reported) or was not called */
+        if (!r->lost)
+            report(r, "commit: no commit was begun");
+        return SEAM_ERROR;
+    }
+    uint64_t id = r->commit_id;
+    r->commit_id = 0;
+    bool got = await_reply(r, "commit", id, r->o.timeout_s, r->commit_deadline, &m);
+    if (r->lost)
+        abandon(r);
+    if (!got)
         return SEAM_ERROR;
     seam_status st = reply_status(r, "commit", &m);
     if (st != SEAM_OK)
         return st;
     r->step++;
-    if (n_fields && seam_msg_has(&m, "fields"))
+    if (r->commit_fields && seam_msg_has(&m, "fields"))
         take_commit_fields(r, &m);
     seam_msg sub;
     sub.error[0] = '\0';
@@ -658,6 +687,12 @@ static seam_status remote_commit(void *self)
         r->dt = dt;
     }
     return st;
+}
+
+static seam_status remote_commit(void *self)
+{
+    seam_remote *r = self;
+    return seam_remote_commit_begin(r) == 0 ? seam_remote_commit_end(r) : SEAM_ERROR;
 }
 
 static seam_status remote_describe(void *self, seam_interface *iface)

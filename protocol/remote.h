@@ -62,6 +62,14 @@ long seam_remote_pid(const seam_remote *r);
  * three functions above wait themselves): 0, or -1 with a message in err
  * (the caller closes r). Until it returns 0 the table is incomplete. */
 int seam_remote_ready(seam_remote *r, char *err, size_t errlen);
+/* A commit in two halves, so that several remote participants commit at
+ * once: begin sends the commit of r's instance (0, or -1 after reporting),
+ * end waits for its reply within the participant's timeout, counted from
+ * begin, and returns the plugin's status (SEAM_ERROR after reporting, and
+ * when no commit was begun). No other call on r may come between them.
+ * The table's commit is begin followed by end. */
+int seam_remote_commit_begin(seam_remote *r);
+seam_status seam_remote_commit_end(seam_remote *r);
 /* Close without an instance (the instance's destroy does this itself). */
 void seam_remote_close(seam_remote **self_p);
 

@@ -12,6 +12,10 @@
 # the table gives medians over the rounds.
 # Usage: scene_overhead.sh [BUILD] [END] [SCALES] [REPS] [BASE]
 # SCALES: grid multiples of 32x48 to run (default "1 2 4"); REPS default 3.
+# A second line per grid gives the median step of the long runs' stats.csv
+# (fluid_s + solid_s + coupler_s, the first 10 steps left out) against
+# in-process: what a typical step costs, which the machine's slow spells and
+# the runs' start-up move far less than the differences of whole runs.
 set -euo pipefail
 build=${1:-build}
 end=${2:-0.1}
@@ -53,7 +57,16 @@ def run(b, t_end, sets):
     subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL, env=env_of(b))
     t = time.perf_counter() - t0
     c1 = os.times()   # the run's processes, its servers included (the coupler reaps them)
-    return t, (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
+    return t, (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system), median_step()
+
+def median_step():
+    """The median step of the run in stats.csv (fluid_s + solid_s + coupler_s: the step's wall time up to its
+    commit, outputs left out), the first 10 steps skipped: robust to the machine's slow spells and to start-up."""
+    import csv
+    with open(f"{tmp}/o/stats.csv") as f:
+        rows = list(csv.DictReader(f))[10:]
+    return statistics.median(float(r["fluid_s"]) + float(r["solid_s"]) + float(r["coupler_s"]) for r in rows) \
+        if rows else float("nan")
 
 label = {b: ("base" if len(builds) > 1 and b == builds[0] else "build") for b in builds}
 print(f"{reps} rounds, medians; overhead against the same build's in-process run; "
@@ -80,17 +93,22 @@ for n in map(int, scales.split()):
                for name, _ in placements}
         cpu = {name: [(lg[1] - sh[1]) / k for sh, lg in zip(t[(b, name, False)], t[(b, name, True)])]
                for name, _ in placements}
+        med = {name: statistics.median(lg[2] for lg in t[(b, name, True)]) for name, _ in placements}
         step0, cpu0 = statistics.median(per["inline"]), statistics.median(cpu["inline"])
-        wall0 = statistics.median(w for w, _ in t[(b, "inline", False)])
+        wall0 = statistics.median(w for w, *_ in t[(b, "inline", False)])
         pct = lambda a, b: f"{100 * (a / b - 1):+5.1f}%" if b > 0 else "  n/a "
         cells = []
         for name, _ in placements[1:]:
             step, c = statistics.median(per[name]), statistics.median(cpu[name])
-            wall = statistics.median(w for w, _ in t[(b, name, False)])
+            wall = statistics.median(w for w, *_ in t[(b, name, False)])
             startup = wall - wall0 - (step - step0) * k
             cells.append(f"{startup:5.2f}; {1e3 * step:7.2f} ({pct(step, step0)}); {1e3 * c:7.2f} ({pct(c, cpu0)}); "
                          f"{wall:5.2f} ({pct(wall, wall0)})")
         print(f"{str(nx) + 'x' + str(ny):>9} {steps:5d} {label[b]:>5} {1e3 * step0:7.2f} {1e3 * cpu0:7.2f} "
               f"{wall0:5.2f} | " + " | ".join(f"{c:<44}" for c in cells), flush=True)
+        print(f"{'':>9} {'':>5} {label[b]:>5} median step (stats.csv, to 2 END, medians over rounds): inline "
+              f"{1e3 * med['inline']:.2f} ms | " + " | ".join(
+                  f"{name} {1e3 * med[name]:.2f} ms ({pct(med[name], med['inline'])})" for name, _ in placements[1:]),
+              flush=True)
 print(f"load average at end {os.getloadavg()[0]:.2f}")
 PY

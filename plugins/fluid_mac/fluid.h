@@ -59,6 +59,14 @@ typedef struct fluid_mac {
     uint8_t *solid_n;
     /* the last solve */
     double *vel[3], *p, *vel_star[3], *d, *T;
+    /* The transported velocities of the committed state (before the body
+     * forces): smoke advects u^n by itself over dt, a liquid transfers its
+     * committed particles to the faces; neither depends on the interface, so
+     * a step's later coupling iterations take them from here
+     * (transport_velocities). Valid until the committed state changes. */
+    double *vel_moved[3];
+    double moved_dt;         /* the dt they were moved over (smoke) */
+    int moved_valid;
     /* outside values of d and T at boundary faces (inflow), per face of each axis */
     double *d_b[3], *T_b[3];
     /* volume sources of the last solve per cell: rate (1/s), density and temperature brought */
@@ -72,6 +80,8 @@ typedef struct fluid_mac {
     mac_geometry geo;
     int solved;
     mac_projection proj;
+    mac_projection spread;   /* the particle spreading's (its operator, on the moved particles' level set, is
+                                not the pressure's: each keeps its preconditioner for its own) */
     mac_work work;           /* scratch of every solve */
     /* free-surface liquid: FLIP/PIC marker particles and their level set */
     int liquid;

@@ -377,6 +377,7 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->max_iter = (int)seam_cfg_int(cfg, "pressure_max_iterations", 1000, 1, 100000000, 0);
     static const char *const precond_names[] = {"multigrid", "mic0", NULL};
     self->proj.precond = (mac_precond)seam_cfg_enum(cfg, "pressure_preconditioner", precond_names, MAC_PRECOND_MG, 0);
+    self->spread.precond = self->proj.precond;
     self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
     self->viscosity = seam_cfg_num(cfg, "viscosity", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
     read_obstacles(self, cfg);
@@ -428,6 +429,7 @@ static void fluid_destroy(void *p)
     for (int a = 0; a < 3; a++) {
         free(self->dvel[a]);
         free(self->fvel[a]);
+        free(self->vel_moved[a]);
         free(self->vel_n[a]);
         free(self->vel[a]);
         free(self->vel_star[a]);
@@ -446,6 +448,7 @@ static void fluid_destroy(void *p)
     free(self->p);
     mac_geometry_free(&self->geo);
     mac_projection_free(&self->proj);
+    mac_projection_free(&self->spread);
     free(self->C);
     free(self->q);
     free(self->M);
@@ -579,7 +582,8 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
     int ok = 1;
     for (int a = 0; a < g->dim; a++) {
         size_t nf = mac_nf(g, a);
-        double **arrays[] = {&self->vel_n[a], &self->vel[a], &self->vel_star[a], &self->d_b[a], &self->T_b[a]};
+        double **arrays[] = {&self->vel_n[a], &self->vel[a], &self->vel_star[a], &self->d_b[a], &self->T_b[a],
+                             &self->vel_moved[a]};
         for (size_t m = 0; m < sizeof arrays / sizeof arrays[0]; m++)
             ok &= (*arrays[m] = calloc(nf, sizeof(double))) != NULL;
         if (self->viscosity > 0.0)
@@ -611,6 +615,7 @@ static void *fluid_create(const seam_plugin *plugin, const char *config_json, co
 static seam_status fluid_bind(void *p, const seam_interface *iface)
 {
     fluid_mac *self = p;
+    self->moved_valid = 0;   /* the committed state may change (particles in solids, a loaded state) */
     int dim = self->g.dim;
     if (iface->n_points && iface->dim != dim) {
         seam_logf(self->host, SEAM_LOG_ERROR, "fluid_mac runs in %dD (cells): the interface has dimension %d", dim,
@@ -1055,7 +1060,7 @@ static seam_status spread_particles(fluid_mac *self)
                 double excess = e[c] / n0 - 1.0;
                 e[c] = !mac_fluid(&geo, c) ? 0.0 : inner ? excess : fmax(excess, 0.0);
             }
-    seam_status st = mac_spread(&self->proj, g, &geo, e, scratch, 1e-4, self->max_iter, self->dvel, self->host);
+    seam_status st = mac_spread(&self->spread, g, &geo, e, scratch, 1e-4, self->max_iter, self->dvel, self->host);
     mac_geometry_free(&geo);
     phase_end(self, PH_SPREAD, &t0);
     if (st != SEAM_OK)
@@ -1182,15 +1187,27 @@ static seam_status check_io(fluid_mac *self, const seam_input *in)
 static seam_status transport_velocities(fluid_mac *self, double dt, double *t0)
 {
     const mac_grid *g = &self->g;
-    if (self->liquid) {   /* the particles carry the momentum */
-        if (!particles_to_faces(self))
-            return SEAM_ERROR;
-    } else if (self->advection == ADVECT_MACCORMACK) {
-        mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
-    } else if (self->advection == ADVECT_BFECC) {
-        mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
+    if (self->moved_valid && (self->liquid || self->moved_dt == dt)) {   /* a later iteration of the same step */
+        for (int a = 0; a < g->dim; a++) {
+            memcpy(self->vel[a], self->vel_moved[a], mac_nf(g, a) * sizeof(double));
+            if (self->liquid)   /* FLIP's grid velocities before the step, as particles_to_faces leaves them */
+                memcpy(self->dvel[a], self->vel_moved[a], mac_nf(g, a) * sizeof(double));
+        }
     } else {
-        mac_advect(g, self->vel_n, dt, self->vel);
+        if (self->liquid) {   /* the particles carry the momentum */
+            if (!particles_to_faces(self))
+                return SEAM_ERROR;
+        } else if (self->advection == ADVECT_MACCORMACK) {
+            mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
+        } else if (self->advection == ADVECT_BFECC) {
+            mac_advect_bfecc(g, self->vel_n, dt, self->vel, &self->work);
+        } else {
+            mac_advect(g, self->vel_n, dt, self->vel);
+        }
+        for (int a = 0; a < g->dim; a++)
+            memcpy(self->vel_moved[a], self->vel[a], mac_nf(g, a) * sizeof(double));
+        self->moved_dt = dt;
+        self->moved_valid = 1;
     }
     phase_end(self, self->liquid ? PH_TO_GRID : PH_ADVECT, t0);
     add_forces(self, dt);
@@ -1293,7 +1310,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
                   (long long)step->index, step->iteration, visc_iterations);
     if (self->liquid)
         seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: particle spreading %d iterations",
-                  (long long)step->index, step->iteration, self->proj.iterations);
+                  (long long)step->index, step->iteration, self->spread.iterations);
     char line[512];
     int used = snprintf(line, sizeof line, "step %lld iteration %d: phases (ms)", (long long)step->index,
                         step->iteration);
@@ -1389,6 +1406,7 @@ static seam_status fluid_commit(void *p)
     }
     const mac_grid *g = &self->g;
     self->t_n = self->t_trial;
+    self->moved_valid = 0;   /* the committed state changes */
     for (int a = 0; a < g->dim; a++)
         memcpy(self->vel_n[a], self->vel[a], mac_nf(g, a) * sizeof(double));
     memcpy(self->p_n, self->p, mac_ncell(g) * sizeof(double));
@@ -1568,6 +1586,7 @@ static seam_status fluid_save(void *p, seam_buffer *out)
 static seam_status fluid_load(void *p, const void *bytes, size_t n)
 {
     fluid_mac *self = p;
+    self->moved_valid = 0;   /* the committed state may change (particles in solids, a loaded state) */
     const mac_grid *g = &self->g;
     uint32_t head[4] = {0, 0, 0, 0};
     uint64_t np = 0;

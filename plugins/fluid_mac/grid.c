@@ -855,10 +855,11 @@ static int remove_region_means(mac_projection *P, const mac_geometry *geo, doubl
     return 1;
 }
 
-static void alloc_projection(mac_projection *P, size_t nc)
+/* The projection's arrays, once per fluid; 0 (all freed) when out of memory. */
+static int alloc_projection(mac_projection *P, size_t nc)
 {
     if (P->index)
-        return;
+        return 1;
     P->index = malloc(nc * sizeof *P->index);
     P->cell = malloc(nc * sizeof *P->cell);
     P->Adiag = malloc(nc * sizeof *P->Adiag);
@@ -871,6 +872,46 @@ static void alloc_projection(mac_projection *P, size_t nc)
     P->p = malloc(nc * sizeof *P->p);
     P->tmp = calloc(nc, sizeof *P->tmp);
     P->work = calloc(4 * nc, sizeof *P->work);
+    P->built_diag = malloc(nc * sizeof *P->built_diag);
+    for (int a = 0; a < 3; a++)
+        P->built_plus[a] = malloc(nc * sizeof *P->built_plus[a]);
+    P->built_index = malloc(nc * sizeof *P->built_index);
+    P->built_solid = malloc(nc);
+    int ok = P->index && P->cell && P->Adiag && P->precon && P->b && P->p && P->tmp && P->work && P->built_diag &&
+             P->built_index && P->built_solid;
+    for (int a = 0; a < 3; a++)
+        ok = ok && P->Aplus[a] && P->L[a] && P->built_plus[a];
+    if (!ok)
+        mac_projection_free(P);
+    return ok;
+}
+
+/* Whether the preconditioner built last was built for this operator: the
+ * same stencil, numbering and solid cells (the multigrid levels tell solid
+ * cells from Dirichlet ones, mac_mg_build). Bit for bit, so a reused
+ * preconditioner is exactly the one a fresh build would give. */
+static int same_operator(const mac_projection *P, const mac_grid *g, const mac_geometry *geo)
+{
+    size_t nc = mac_ncell(g);
+    if (!P->built || memcmp(P->built_index, P->index, nc * sizeof *P->index) != 0 ||
+        memcmp(P->built_diag, P->Adiag, nc * sizeof *P->Adiag) != 0 || memcmp(P->built_solid, geo->solid, nc) != 0)
+        return 0;
+    for (int a = 0; a < g->dim; a++)
+        if (memcmp(P->built_plus[a], P->Aplus[a], nc * sizeof *P->Aplus[a]) != 0)
+            return 0;
+    return 1;
+}
+
+static void remember_operator(mac_projection *P, const mac_grid *g, const mac_geometry *geo)
+{
+    size_t nc = mac_ncell(g);
+    memcpy(P->built_index, P->index, nc * sizeof *P->index);
+    memcpy(P->built_diag, P->Adiag, nc * sizeof *P->Adiag);
+    memcpy(P->built_solid, geo->solid, nc);
+    for (int a = 0; a < g->dim; a++)
+        memcpy(P->built_plus[a], P->Aplus[a], nc * sizeof *P->Aplus[a]);
+    P->built = 1;
+    P->builds++;
 }
 
 /* The pressure difference across a face, with p = 0 at the Dirichlet point
@@ -910,15 +951,25 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
                                  double tol, int max_iter, double *x, const char *what, const seam_host *host)
 {
     size_t nc = mac_ncell(g);
-    alloc_projection(P, nc);
+    if (!alloc_projection(P, nc)) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the projection of %zu cells", what, nc);
+        return SEAM_ERROR;
+    }
     assemble(P, g, geo);
-    if (P->precond == MAC_PRECOND_MG) {
-        if (!(P->mg = mac_mg_build(P->mg, g, geo, P->index, P->Adiag, P->Aplus))) {
-            seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the multigrid levels", what);
-            return SEAM_ERROR;
+    /* The preconditioner depends on the operator alone: a step's later
+     * coupling iterations (while no cell changes side) and a liquid's
+     * spreading solve after its pressure solve use the one built last. */
+    if (!same_operator(P, g, geo)) {
+        P->built = 0;
+        if (P->precond == MAC_PRECOND_MG) {
+            if (!(P->mg = mac_mg_build(P->mg, g, geo, P->index, P->Adiag, P->Aplus))) {
+                seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the multigrid levels", what);
+                return SEAM_ERROR;
+            }
+        } else {
+            build_mic(P, g);
         }
-    } else {
-        build_mic(P, g);
+        remember_operator(P, g, geo);
     }
     if (P->region_cap < geo->n_regions) {
         free(P->region_sum);
@@ -1025,6 +1076,11 @@ void mac_projection_free(mac_projection *P)
     free(P->tmp);
     free(P->work);
     free(P->region_sum);
+    free(P->built_diag);
+    for (int a = 0; a < 3; a++)
+        free(P->built_plus[a]);
+    free(P->built_index);
+    free(P->built_solid);
     mac_mg_free(&P->mg);
     mac_precond keep = P->precond;
     memset(P, 0, sizeof *P);
@@ -1060,6 +1116,23 @@ static double face_flux(double un, int m_solid, int p_solid, double qm, double q
     return un * (un > 0.0 ? qm : qp);
 }
 
+/* Whether a transport would leave q zero: q is zero in every cell, so are
+ * the outside values at every boundary face, and the volume sources bring
+ * nothing in. Every flux is then a zero times a velocity, and the update
+ * below gives +0 in every cell (a smoke-free fluid: the common case in FSI). */
+static int stays_zero(const mac_grid *g, double *const qb[3], const double *s, const double *q_src, const double *q)
+{
+    size_t nc = mac_ncell(g);
+    for (size_t c = 0; c < nc; c++)
+        if (q[c] != 0.0 || (s && s[c] != 0.0 && q_src[c] != 0.0))
+            return 0;
+    for (int a = 0; a < g->dim; a++)
+        for (size_t f = 0; f < mac_nf(g, a); f++)
+            if (qb[a][f] != 0.0)
+                return 0;
+    return 1;
+}
+
 int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *const vel[3], double dt,
                          double *const qb[3], const double *s, const double *q_src, int max_sub, double *q)
 {
@@ -1068,8 +1141,12 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *con
     int n_sub = frac > 1.0 ? (int)ceil(frac) : 1;
     if (!(frac <= (double)max_sub))
         return -1;
-    double h = dt / n_sub / g->dx;   /* flux per unit area times h: change of cell value */
     size_t nc = mac_ncell(g);
+    if (stays_zero(g, qb, s, q_src, q)) {
+        memset(q, 0, nc * sizeof *q);   /* the +0 the update gives (a -0 in q would become +0 there too) */
+        return n_sub;
+    }
+    double h = dt / n_sub / g->dx;   /* flux per unit area times h: change of cell value */
     double *dq = malloc(nc * sizeof *dq);
     for (int sub = 0; sub < n_sub; sub++) {
         memset(dq, 0, nc * sizeof *dq);

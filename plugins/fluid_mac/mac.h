@@ -351,6 +351,13 @@ typedef struct mac_projection {
     double residual;
     double pcg_cpu_ms, pcg_wall_ms;   /* the last solve's PCG: process CPU and wall time */
     double iteration_bytes;  /* multigrid: mac_mg_iteration_bytes of the last solve; MIC(0): 0 */
+    /* the operator the preconditioner was last built for (solve_poisson
+     * builds it again only when one of these changes): per cell */
+    double *built_diag, *built_plus[3];
+    int32_t *built_index;
+    uint8_t *built_solid;
+    int built;               /* 1: the preconditioner and the built_* arrays hold */
+    long builds;             /* preconditioners built so far (the tests count them) */
 } mac_projection;
 
 /* Make the divergence of vel in fluid cells equal to the volume sources s

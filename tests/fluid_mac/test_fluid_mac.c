@@ -1088,6 +1088,65 @@ static void test_advection_choice(void **state)
     assert_true(test_host_saw(&th, "advection: smoke settings"));
 }
 
+/* A solve answers for its own input alone, whatever the step's earlier
+ * solves were (the contract's pure solve): the velocities transported from
+ * the committed state are kept from a step's first solve for its later
+ * coupling iterations (docs/fluid_mac.md, step 2), so a fluid that first
+ * tries the box in a wrong place with half the step, and then in the right
+ * one, gives every load and the final velocities bit for bit as a fluid that
+ * only sees the right ones: smoke (MacCormack) and a liquid. */
+static void test_iterations_reuse_the_transport(void **state)
+{
+    (void)state;
+    const seam_plugin *P = fluid_mac_table();
+    static const char *const configs[2] = {
+        "{\"cells\": [24, 24], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}, \"pressure_tolerance\": 1e-10,"
+        " \"advection\": \"maccormack\"}",
+        "{\"cells\": [24, 24], \"dx\": 0.05, \"pressure_tolerance\": 1e-10, \"liquid\": {\"fill\": [0, 0, 1.2, 0.8]}}"};
+    for (int liquid = 0; liquid < 2; liquid++) {
+        test_host th_a, th_b;
+        void *a = fluid_make(P, &th_a, configs[liquid]), *b = fluid_make(P, &th_b, configs[liquid]);
+        double dx = 0.05, dt = 0.01;
+        static box ba, bb, wrong;
+        box_init(&ba, 0.3, 0.3, 0.6, 0.55, 0.5 * dx);
+        box_init(&bb, 0.3, 0.3, 0.6, 0.55, 0.5 * dx);
+        assert_int_equal(P->bind(a, &ba.iface), SEAM_OK);
+        assert_int_equal(P->bind(b, &bb.iface), SEAM_OK);
+        for (int n = 0; n < 8; n++) {
+            double s = 0.5 * (n + 1) * dt;
+            wrong = ba;   /* the trial: 2 cells off, and half the step */
+            box_move(&wrong, 0.4 + s, 0.35, 0.7 + s, 0.6, 0.5 * dx, 0.5 * dt);
+            seam_step trial = {n, n * dt, 0.5 * dt, 0};
+            seam_input in_w = {wrong.n, 2, wrong.X, wrong.V, NULL};
+            seam_output out_w = {wrong.n, 2, NULL, NULL, wrong.F};
+            assert_int_equal(P->solve(a, &trial, &in_w, &out_w), SEAM_OK);
+            seam_step twice = {n, n * dt, dt, 1};   /* and the wrong place again with the real step */
+            assert_int_equal(P->solve(a, &twice, &in_w, &out_w), SEAM_OK);
+            box_move(&ba, 0.3 + s, 0.3, 0.6 + s, 0.55, 0.5 * dx, dt);
+            box_move(&bb, 0.3 + s, 0.3, 0.6 + s, 0.55, 0.5 * dx, dt);
+            seam_step real = {n, n * dt, dt, 2};
+            seam_input in_a = {ba.n, 2, ba.X, ba.V, NULL};
+            seam_output out_a = {ba.n, 2, NULL, NULL, ba.F};
+            assert_int_equal(P->solve(a, &real, &in_a, &out_a), SEAM_OK);
+            assert_int_equal(P->commit(a), SEAM_OK);
+            assert_int_equal(step_with(P, b, &bb, n, dt), SEAM_OK);
+            assert_memory_equal(ba.F, bb.F, 2 * ba.n * sizeof *ba.F);
+        }
+        double F[2];
+        total_load(&ba, F);
+        assert_true(fabs(F[0]) + fabs(F[1]) > 0.0);   /* the box pushes the fluid: loads to compare */
+        seam_raster ra, rb;
+        assert_int_equal(P->field(a, "speed", &ra), SEAM_OK);
+        double *speed = malloc((size_t)(ra.nx * ra.ny) * sizeof *speed);
+        memcpy(speed, ra.data, (size_t)(ra.nx * ra.ny) * sizeof *speed);
+        assert_int_equal(P->field(b, "speed", &rb), SEAM_OK);
+        assert_memory_equal(speed, rb.data, (size_t)(ra.nx * ra.ny) * sizeof *speed);
+        free(speed);
+        P->destroy(a);
+        P->destroy(b);
+    }
+}
+
 /* The pressure preconditioner changes how the solve gets there, not the
  * answer: a box pushed through smoke under an open top and a collapsing
  * column of water give the same pressure and speed with multigrid and
@@ -1351,7 +1410,9 @@ int main(void)
         cmocka_unit_test(test_liquid_buoyancy),   cmocka_unit_test(test_liquid_drains),
         cmocka_unit_test(test_shell_piston_impulse), cmocka_unit_test(test_shell_piston_pressure),
         cmocka_unit_test(test_shell_regions),     cmocka_unit_test(test_liquid_displaced),
-        cmocka_unit_test(test_advection_choice),  cmocka_unit_test(test_preconditioner_choice),
+        cmocka_unit_test(test_advection_choice),
+        cmocka_unit_test(test_iterations_reuse_the_transport),
+        cmocka_unit_test(test_preconditioner_choice),
         cmocka_unit_test(test_liquid_held_by_shell),  cmocka_unit_test(test_buoyancy_disc),
         cmocka_unit_test(test_volume_source),     cmocka_unit_test(test_balloon_region),
         cmocka_unit_test(test_liquid_save_load), cmocka_unit_test(test_liquid_load_grows),

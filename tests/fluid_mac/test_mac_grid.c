@@ -252,6 +252,83 @@ static void projection_with(mac_precond pc, int dim, int n, int smoke, double *p
     free(phi);
 }
 
+/* A 2D tank with an open top and a solid block whose lower left cell is
+ * (bi, bj): every other cell liquid. */
+static void block_geometry(const mac_grid *g, int bi, int bj, mac_geometry *geo)
+{
+    size_t nc = mac_ncell(g);
+    mac_geometry from = {0};
+    assert_int_equal(mac_geometry_build(&from, g, NULL, NULL, 0.2, NULL, NULL, NULL), SEAM_OK);
+    double *phi = malloc(nc * sizeof *phi);
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            size_t c = mac_c(g, i, j, 0);
+            phi[c] = -1.0;
+            from.solid[c] = i >= bi && i < bi + 5 && j >= bj && j < bj + 4;
+        }
+    *geo = (mac_geometry){0};
+    assert_int_equal(mac_geometry_liquid(geo, g, &from, phi), SEAM_OK);
+    mac_geometry_free(&from);
+    free(phi);
+}
+
+/* Random velocities (seed) with the walls' normal components zero; the
+ * pressure of their projection into p (zeroed first), through P. */
+static void project_random(mac_projection *P, const mac_grid *g, const mac_geometry *geo, unsigned seed, double *p)
+{
+    double *vel[3] = {NULL, NULL, NULL};
+    srand(seed);
+    for (int a = 0; a < g->dim; a++) {
+        vel[a] = malloc(mac_nf(g, a) * sizeof(double));
+        for (size_t f = 0; f < mac_nf(g, a); f++) {
+            int i = (int)(f % (size_t)(g->nx + (a == 0))), j = (int)(f / (size_t)(g->nx + (a == 0)));
+            vel[a][f] = mac_face(g, geo, a, i, j, 0, NULL) == FACE_FIXED ? 0.0 : 2.0 * rand() / RAND_MAX - 1.0;
+        }
+    }
+    memset(p, 0, mac_ncell(g) * sizeof *p);
+    assert_int_equal(mac_project(P, g, geo, NULL, 1000.0, 0.01, 1e-10, 1000, vel, p, NULL), SEAM_OK);
+    for (int a = 0; a < g->dim; a++)
+        free(vel[a]);
+}
+
+/* The preconditioner is built once per operator (solve_poisson): a second
+ * projection over the same geometry reuses it, and a block moved by one
+ * cell builds it again; every pressure is bit for bit the one a fresh
+ * projection gives. Multigrid and MIC(0). */
+static void test_preconditioner_kept_per_operator(void **state)
+{
+    (void)state;
+    mac_grid g = {2, 40, 32, 1, 1.0 / 40, {0.0, 0.0, 0.0}, {BC_WALL, BC_WALL, BC_WALL, BC_OPEN, BC_WALL, BC_WALL}};
+    size_t nc = mac_ncell(&g);
+    double *p = malloc(nc * sizeof *p), *fresh = malloc(nc * sizeof *fresh);
+    for (int pc = 0; pc < 2; pc++) {
+        mac_precond precond = pc ? MAC_PRECOND_MIC0 : MAC_PRECOND_MG;
+        mac_geometry a, b;
+        block_geometry(&g, 10, 8, &a);
+        block_geometry(&g, 11, 8, &b);
+        mac_projection P = {0};
+        P.precond = precond;
+        const mac_geometry *order[4] = {&a, &a, &b, &b};
+        const long builds[4] = {1, 1, 2, 2};
+        for (int k = 0; k < 4; k++) {
+            project_random(&P, &g, order[k], 100u + (unsigned)k, p);
+            assert_int_equal(P.builds, builds[k]);
+            mac_projection Q = {0};
+            Q.precond = precond;
+            project_random(&Q, &g, order[k], 100u + (unsigned)k, fresh);
+            assert_int_equal(Q.builds, 1);
+            assert_int_equal(P.iterations, Q.iterations);
+            assert_memory_equal(p, fresh, nc * sizeof *p);
+            mac_projection_free(&Q);
+        }
+        mac_projection_free(&P);
+        mac_geometry_free(&a);
+        mac_geometry_free(&b);
+    }
+    free(p);
+    free(fresh);
+}
+
 static void test_multigrid_matches_mic0(void **state)
 {
     (void)state;
@@ -610,6 +687,7 @@ int main(void)
                                        cmocka_unit_test(test_advection_shear_wave_3d),
                                        cmocka_unit_test(test_projection_3d),
                                        cmocka_unit_test(test_multigrid_matches_mic0),
+                                       cmocka_unit_test(test_preconditioner_kept_per_operator),
                                        cmocka_unit_test(test_multigrid_threads),
                                        cmocka_unit_test(test_multigrid_symmetric),
                                        cmocka_unit_test(test_bfecc_bump),

@@ -9,7 +9,8 @@
  * 1e-77 s from a given step on ("tiny_dt", as a fluid blowing up does), or
  * report SEAM_UNSTABLE whenever dt exceeds a limit. "delay" (s) sleeps in
  * every solve, so a test can kill a run part way; "create_delay" (s) sleeps
- * in create, a participant slow to start. */
+ * in create, a participant slow to start; "commit_delay" and "commit_log"
+ * (commit_trace.h) show when it commits. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@
 
 #include "seam/config.h"
 #include "seam/log.h"
+
+#include "commit_trace.h"
 
 typedef struct {
     const seam_host *host;
@@ -29,6 +32,7 @@ typedef struct {
     double unstable_dt;
     double delay;
     long commits;
+    commit_trace trace;      /* commit_delay, commit_log (commit_trace.h) */
     unsigned char *saved;    /* save's bytes: V, then commits */
 } piston_fluid;
 
@@ -46,6 +50,7 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
     f->m_a = seam_cfg_num(c, "added_mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED);
     f->delay = seam_cfg_num(c, "delay", 0.0, 0.0, 1.0, 0);
     double create_delay = seam_cfg_num(c, "create_delay", 0.0, 0.0, 5.0, 0);
+    commit_trace_read(c, &f->trace);
     seam_cfg *fault = seam_cfg_child(c, "fault", 0);
     f->unstable_dt = INFINITY;
     if (fault) {
@@ -125,9 +130,14 @@ static seam_status pf_solve(void *self, const seam_step *step, const seam_input 
 static seam_status pf_commit(void *self)
 {
     piston_fluid *f = self;
+    double t0 = commit_trace_begin(&f->trace);
     if (f->n)   /* before a bind there is nothing to keep (and no arrays) */
         memcpy(f->V, f->V_new, f->n * sizeof *f->V);
     f->commits++;
+    if (!commit_trace_end(&f->trace, t0)) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "cannot append to %s", f->trace.log);
+        return SEAM_ERROR;
+    }
     return SEAM_OK;
 }
 

@@ -3,13 +3,16 @@
  * side, one point each), integrated with backward Euler:
  *     m_s (v' - v) / dt = -k x' + F,   x' = x + dt v'
  * so x' = (x + dt v + dt^2 F / m_s) / (1 + k dt^2 / m_s) and
- * dx'/dF = dt^2 / (m_s + k dt^2). */
+ * dx'/dF = dt^2 / (m_s + k dt^2).
+ * "commit_delay" and "commit_log" (commit_trace.h) show when it commits. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "seam/config.h"
 #include "seam/log.h"
+
+#include "commit_trace.h"
 
 typedef struct {
     const seam_host *host;
@@ -18,6 +21,7 @@ typedef struct {
     double *x, *v;           /* committed, one per piston */
     double *x_new, *v_new;   /* last solve */
     double *mass;            /* per point, for describe */
+    commit_trace trace;      /* commit_delay, commit_log (commit_trace.h) */
 } piston_solid;
 
 static void *ps_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
@@ -33,6 +37,7 @@ static void *ps_create(const seam_plugin *plugin, const char *config_json, const
     double x0 = seam_cfg_num(c, "position", 0.0, -INFINITY, INFINITY, 0);
     double v0 = seam_cfg_num(c, "velocity", 0.0, -INFINITY, INFINITY, 0);
     s->count = (size_t)seam_cfg_int(c, "count", 1, 1, 100000000, 0);
+    commit_trace_read(c, &s->trace);
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {
@@ -95,8 +100,13 @@ static seam_status ps_solve(void *self, const seam_step *step, const seam_input 
 static seam_status ps_commit(void *self)
 {
     piston_solid *s = self;
+    double t0 = commit_trace_begin(&s->trace);
     memcpy(s->x, s->x_new, s->count * sizeof *s->x);
     memcpy(s->v, s->v_new, s->count * sizeof *s->v);
+    if (!commit_trace_end(&s->trace, t0)) {
+        seam_logf(s->host, SEAM_LOG_ERROR, "cannot append to %s", s->trace.log);
+        return SEAM_ERROR;
+    }
     return SEAM_OK;
 }
 

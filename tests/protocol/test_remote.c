@@ -196,6 +196,54 @@ static void test_same_bits_in_and_out_of_process(void **state)
     free_run(local);
 }
 
+/* The [start, end] of each commit a piston plugin logged (commit_trace.h). */
+static int read_commits(const char *path, double (*span)[2], int max)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int n = 0;
+    while (n < max && fscanf(f, "%lf %lf", &span[n][0], &span[n][1]) == 2)
+        n++;
+    fclose(f);
+    return n;
+}
+
+/* Separate participants commit at once (participants_commit): each commit
+ * sleeps 0.15 s, and with both pistons in their own servers the fluid's and
+ * the solid's commits of every step overlap in time. In one process they
+ * follow each other, which shows the logs tell the two apart. */
+static void test_separate_participants_commit_at_once(void **state)
+{
+    (void)state;
+    for (int separate = 0; separate < 2; separate++) {
+        const char *dir = test_tmpdir(separate ? "remote_commits_separate" : "remote_commits_inline");
+        char fluid_log[1100], solid_log[1100], fluid_set[1200], solid_set[1200];
+        snprintf(fluid_log, sizeof fluid_log, "%s/fluid_commits.txt", dir);
+        snprintf(solid_log, sizeof solid_log, "%s/solid_commits.txt", dir);
+        unlink(fluid_log);
+        unlink(solid_log);
+        snprintf(fluid_set, sizeof fluid_set, "fluid.commit_log=\"%s\"", fluid_log);
+        snprintf(solid_set, sizeof solid_set, "solids.0.commit_log=\"%s\"", solid_log);
+        const char *sets[] = {"time.end=0.03", "fluid.commit_delay=0.15", "solids.0.commit_delay=0.15", fluid_set,
+                              solid_set, separate ? "fluid.process=separate" : "time.dt=0.01",
+                              separate ? "solids.0.process=separate" : "time.dt=0.01", NULL};
+        run_result *r = run_piston(separate ? "remote_commits_run_separate" : "remote_commits_run_inline", sets);
+        if (r->status != SEAM_OK)
+            fail_msg("%s", r->log);
+        assert_int_equal(r->steps, 3);
+        double fl[8][2], so[8][2];
+        assert_int_equal(read_commits(fluid_log, fl, 8), 3);
+        assert_int_equal(read_commits(solid_log, so, 8), 3);
+        for (int k = 0; k < 3; k++) {
+            bool overlap = fl[k][0] < so[k][1] && so[k][0] < fl[k][1];
+            if (overlap != (separate == 1))
+                fail_msg("step %d (%s): fluid commit [%.6f, %.6f], solid [%.6f, %.6f]", k,
+                         separate ? "separate" : "in-process", fl[k][0], fl[k][1], so[k][0], so[k][1]);
+        }
+        free_run(r);
+    }
+}
+
 /* DIR/regions.csv, whole. */
 static char *regions_csv(const char *dir)
 {
@@ -1421,6 +1469,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_a_protocol_1_server_is_spoken_to_in_its_version, test_proc_reap_all),
         cmocka_unit_test_teardown(test_real_solvers_same_bits_out_of_process, test_proc_reap_all),
         cmocka_unit_test_teardown(test_pressure_projection_same_bits_out_of_process, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_separate_participants_commit_at_once, test_proc_reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, test_proc_reap_all),
         cmocka_unit_test_teardown(test_python_participants_started_by_the_scene, test_proc_reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, test_proc_reap_all),
