@@ -949,9 +949,10 @@ ROW_KERNEL void restrict_row_targets(mg_level *C, const row_class *rc, int fast,
  * are scaled by h^2, so each coarsening multiplies by 4): the fine slabs
  * 2 c0 - 1 .. 2 c1 reach them. Cells inside an all-fluid neighbourhood
  * gather their 4^d fine cells with the separable weights (1/4, 3/4, 3/4,
- * 1/4)^d; the others are scattered to from the fine cells by weights().
- * Only coarse cells in the slabs are written, so blocks of coarse slabs run
- * in parallel with the same sums. */
+ * 1/4)^d; the others are scattered to from the fine rows: by target row
+ * (restrict_row_targets) where the coarse rows a fine row reaches are all
+ * fluid, else cell by cell by weights(). Only coarse cells in the slabs are
+ * written, so blocks of coarse slabs run in parallel with the same sums. */
 VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1, double *v)
 {
     size_t lo = (size_t)c0 * C->slab, hi = (size_t)c1 * C->slab, ny = (size_t)C->n[1];
