@@ -818,12 +818,12 @@ static void apply_mic(void *ctx, const double *r, double *z)
 }
 
 /* Rhs and solution of regions without an open side live up to a constant:
- * remove the mean of v over each such region (its cell count kept with the
- * geometry); returns whether there was one. Once per MG-PCG iteration in a
- * closed box, so the sums run as four interleaved ones (unknown k in sum
- * k % 4, added in a fixed order: the same bits on any number of threads)
- * instead of one dependent chain, and one region (a fluid in a closed box)
- * needs no per-unknown region lookups. */
+ * remove the mean of v over each such region; returns whether there was
+ * one. Once per MG-PCG iteration in a closed box, so no allocation (the
+ * sums' room is kept with the projection, sized by solve_poisson), no
+ * counting (the cell counts are kept with the geometry), and one region (a
+ * fluid in a closed box) needs no per-unknown region lookups. The sums run
+ * in unknown order, as they always did: the same bits as before. */
 static int remove_region_means(mac_projection *P, const mac_geometry *geo, double *v)
 {
     int nr = geo->n_regions;
@@ -831,27 +831,22 @@ static int remove_region_means(mac_projection *P, const mac_geometry *geo, doubl
     if (!geo->n_closed || n == 0)   /* every region has a Dirichlet face: nothing to remove */
         return 0;
     if (nr == 1) {   /* every unknown in the one closed region */
-        double s[4] = {0.0, 0.0, 0.0, 0.0};
-        size_t k = 0;
-        for (; k + 4 <= n; k += 4)
-            for (int q = 0; q < 4; q++)
-                s[q] += v[k + (size_t)q];
-        for (; k < n; k++)
-            s[k % 4] += v[k];
-        double mean = ((s[0] + s[1]) + (s[2] + s[3])) / (double)geo->region_cells[0];
-        for (k = 0; k < n; k++)
+        double s = 0.0;
+        for (size_t k = 0; k < n; k++)
+            s += v[k];
+        double mean = s / (double)geo->region_cells[0];
+        for (size_t k = 0; k < n; k++)
             v[k] -= mean;
         return 1;
     }
     double *s = P->region_sum;   /* room for nr regions: solve_poisson */
-    memset(s, 0, 4 * (size_t)nr * sizeof *s);
+    memset(s, 0, (size_t)nr * sizeof *s);
     for (size_t k = 0; k < n; k++)
-        s[4 * (size_t)geo->region[P->cell[k]] + k % 4] += v[k];
-    for (int r = 0; r < nr; r++)
-        s[4 * r] = geo->region_open[r] ? 0.0 : ((s[4 * r] + s[4 * r + 1]) + (s[4 * r + 2] + s[4 * r + 3])) /
-                                                    (double)geo->region_cells[r];
+        s[geo->region[P->cell[k]]] += v[k];
+    for (int r = 0; r < nr; r++)   /* an open region's mean stays: v - 0 is v */
+        s[r] = geo->region_open[r] ? 0.0 : s[r] / (double)geo->region_cells[r];
     for (size_t k = 0; k < n; k++)
-        v[k] -= s[4 * (size_t)geo->region[P->cell[k]]];
+        v[k] -= s[geo->region[P->cell[k]]];
     return 1;
 }
 
@@ -974,7 +969,7 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
     if (P->region_cap < geo->n_regions) {
         free(P->region_sum);
         P->region_cap = 0;
-        if (!(P->region_sum = malloc(4 * (size_t)geo->n_regions * sizeof *P->region_sum))) {
+        if (!(P->region_sum = malloc((size_t)geo->n_regions * sizeof *P->region_sum))) {
             seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for %d regions' sums", what, geo->n_regions);
             return SEAM_ERROR;
         }

@@ -345,7 +345,7 @@ typedef struct mac_projection {
     double *L[3];            /* per cell: Aplus[axis] * precon */
     double *b, *p, *tmp;     /* per unknown */
     double *work;            /* PCG's 4 vectors, per cell (kept: no fresh pages per solve) */
-    double *region_sum;      /* remove_region_means' partial sums: 4 per region (kept between calls) */
+    double *region_sum;      /* remove_region_means' sums, one per region (kept between calls) */
     int region_cap;          /* regions region_sum has room for */
     int iterations;
     double residual;
