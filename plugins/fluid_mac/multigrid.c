@@ -39,6 +39,7 @@
 
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
+enum { MG_LIST_ROW = 16 };   /* levels above 0 with rows this short sweep from lists (build_lists) */
 /* Bits of mg_level.mask: bit 2a (2a + 1) when the neighbour below (above)
  * along axis a couples with -1; MG_SMOOTHED when the cell is fluid with a
  * nonzero diagonal (Gauss-Seidel updates it). */
@@ -116,9 +117,9 @@ typedef struct mg_level {
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
     double *x, *b, *r;       /* x: nc + 1 doubles, x[nc] = 0 (the coarsest level's lists point there) */
-    int32_t *list;           /* coarsest level above level 0: per colour its smoothed cells, each with its 2 d
-                              * neighbours in offdiag's order (nc where none couples) */
-    size_t n_list[2];
+    int32_t *list;           /* short-row levels above level 0 (see build_lists): per slab and colour its
+                              * smoothed cells, each with its 2 d neighbours in offdiag's order (nc: none) */
+    size_t *list_at;         /* colour c, slab s: entries list_at[c S + s] .. list_at[c S + s + 1] - 1 (S slabs) */
     row_class *cls;          /* MG_ROW_CLASSES: this level's rows against the next coarser level */
 } mg_level;
 
@@ -186,6 +187,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->r);
         free(L->cls);
         free(L->list);
+        free(L->list_at);
     }
     free(m->rows);
     free(m->row_dot);
@@ -241,9 +243,13 @@ static mac_mg *mg_alloc(const mac_grid *g)
         for (int a = 0; a < g->dim; a++)
             n[a] = (n[a] + 1) / 2;
     }
-    mg_level *C = &m->lev[m->n_levels - 1];
-    if (ok && m->n_levels > 1)
-        ok &= (C->list = malloc(C->nc * (size_t)(1 + 2 * g->dim) * sizeof *C->list)) != NULL;
+    for (int l = 1; l < m->n_levels && ok; l++) {
+        mg_level *L = &m->lev[l];
+        if (L->n[0] > MG_LIST_ROW && l < m->n_levels - 1)
+            continue;
+        ok &= (L->list = malloc(L->nc * (size_t)(1 + 2 * g->dim) * sizeof *L->list)) != NULL;
+        ok &= (L->list_at = malloc((2 * (size_t)L->n_slabs + 1) * sizeof *L->list_at)) != NULL;
+    }
     if (!ok)
         mac_mg_free(&m);
     return m;
@@ -369,21 +375,25 @@ static void build_mask(mg_level *L, int dim)
 
 static void build_row_classes(const mac_mg *m, mg_level *F, const mg_level *C);
 
-/* The coarsest level's sweeps cell by cell from lists: the level is a few
- * cells per axis, its rows a few cells long, and the mask tests of
+/* The sweeps of the levels above level 0 whose rows are short (at most
+ * MG_LIST_ROW cells, and the coarsest level) run cell by cell from lists:
+ * on rows of a few cells the loops' set-up and ends and the mask tests of
  * smooth_row's general path (a different pattern in almost every cell)
  * cost more than the arithmetic. An absent neighbour reads x[nc] = +0 and
- * subtracting +0 changes no sum, so the terms are offdiag's bit for bit.
- * Every coarse level is unit (off-diagonals -1). */
-static void build_coarsest_lists(mg_level *L, int dim)
+ * subtracting +0 changes no sum, so the terms are offdiag's bit for bit;
+ * cells of one colour do not couple, so their order does not matter. Every
+ * coarse level is unit (off-diagonals -1). */
+static void build_lists(mg_level *L, int dim)
 {
     int32_t *e = L->list;
-    for (int colour = 0; colour < 2; colour++) {
-        L->n_list[colour] = 0;
-        for (int k = 0; k < L->n[2]; k++)
-            for (int j = 0; j < L->n[1]; j++)
-                for (int i = (j + k + colour) & 1; i < L->n[0]; i += 2) {
-                    size_t c = idx(L, i, j, k);
+    size_t q = 0;
+    for (int colour = 0; colour < 2; colour++)
+        for (int s = 0; s < L->n_slabs; s++) {
+            L->list_at[(size_t)colour * (size_t)L->n_slabs + (size_t)s] = q;
+            int k0 = dim == 3 ? s : 0, j0 = dim == 3 ? 0 : s, j1 = dim == 3 ? L->n[1] : s + 1;
+            for (int j = j0; j < j1; j++)
+                for (int i = (j + k0 + colour) & 1; i < L->n[0]; i += 2) {
+                    size_t c = idx(L, i, j, k0);
                     uint8_t mk = L->mask[c];
                     if (!(mk & MG_SMOOTHED))
                         continue;
@@ -393,35 +403,26 @@ static void build_coarsest_lists(mg_level *L, int dim)
                         *e++ = (int32_t)(mk & (2u << (2 * a)) ? c + st : L->nc);   /* +x, +y, +z */
                         *e++ = (int32_t)(mk & (1u << (2 * a)) ? c - st : L->nc);   /* -x, -y, -z */
                     }
-                    L->n_list[colour]++;
+                    q++;
                 }
-    }
+        }
+    L->list_at[2 * L->n_slabs] = q;
 }
 
-/* One half sweep of the coarsest level from its list (D: 2 d). */
-static inline void coarsest_half(mg_level *L, int colour, int D)
+/* One half sweep of slabs s0 .. s1 - 1 from the level's list (D: 2 d). */
+ROW_KERNEL void list_half(mg_level *L, int s0, int s1, int colour, int D)
 {
     double *x = L->x;
     const double *b = L->b, *id = L->idiag;
-    const int32_t *e = L->list + (colour ? L->n_list[0] * (size_t)(1 + D) : 0);
-    for (size_t q = 0; q < L->n_list[colour]; q++, e += 1 + D) {
-        double s = 0.0;
-        for (int t = 1; t <= D; t++)
-            s -= x[e[t]];
-        x[e[0]] = (b[e[0]] - s) * id[e[0]];
+    size_t q0 = L->list_at[(size_t)colour * (size_t)L->n_slabs + (size_t)s0];
+    size_t q1 = L->list_at[(size_t)colour * (size_t)L->n_slabs + (size_t)s1];
+    const int32_t *e = L->list + q0 * (size_t)(1 + D);
+    for (size_t q = q0; q < q1; q++, e += 1 + D) {
+        double t = 0.0;
+        for (int u = 1; u <= D; u++)
+            t -= x[e[u]];
+        x[e[0]] = (b[e[0]] - t) * id[e[0]];
     }
-}
-
-static void coarsest_sweeps(mg_level *L, int dim, int n, int first)
-{
-    for (int s = 0; s < n; s++)
-        if (dim == 3) {
-            coarsest_half(L, first, 6);
-            coarsest_half(L, 1 - first, 6);
-        } else {
-            coarsest_half(L, first, 4);
-            coarsest_half(L, 1 - first, 4);
-        }
 }
 
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
@@ -444,8 +445,9 @@ mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, cons
         build_mask(&m->lev[l], g->dim);
     for (int l = 0; l + 1 < m->n_levels; l++)
         build_row_classes(m, &m->lev[l], &m->lev[l + 1]);
-    if (m->n_levels > 1)
-        build_coarsest_lists(&m->lev[m->n_levels - 1], g->dim);
+    for (int l = 1; l < m->n_levels; l++)
+        if (m->lev[l].list)
+            build_lists(&m->lev[l], g->dim);
     return m;
 }
 
@@ -1207,6 +1209,13 @@ VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
         dot_slab(m, s);
         return;
     }
+    if (L->list && (st == ST_RED || st == ST_BLACK)) {
+        if (m->dim == 3)
+            list_half(L, s, s + 1, st == ST_BLACK, 6);
+        else
+            list_half(L, s, s + 1, st == ST_BLACK, 4);
+        return;
+    }
     for (int k = k0; k < k1; k++)
         for (int j = j0; j < j1; j++)
             switch (st) {
@@ -1283,9 +1292,15 @@ static void vcycle(mac_mg *m, int l)
         memset(L->x, 0, L->nc * sizeof *L->x);
         int n = L->n[0] > L->n[1] ? L->n[0] : L->n[1];
         n = n > L->n[2] ? n : L->n[2];
-        if (L->list) {
-            coarsest_sweeps(L, m->dim, 2 * n, 0);
-            coarsest_sweeps(L, m->dim, 2 * n, 1);
+        if (L->list) {   /* from its lists, a colour's whole list at once */
+            for (int t = 0; t < 4 * n; t++) {   /* red-black 2 n times, then black-red 2 n times */
+                int colour = (t < 2 * n) ? 0 : 1;
+                for (int h = 0; h < 2; h++, colour = 1 - colour)
+                    if (m->dim == 3)
+                        list_half(L, 0, L->n_slabs, colour, 6);
+                    else
+                        list_half(L, 0, L->n_slabs, colour, 4);
+            }
             return;
         }
         for (int s = 0; s < 2 * n; s++) {
