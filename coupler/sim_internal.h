@@ -146,8 +146,9 @@ seam_status participant_solve(participant *pt, const seam_step *step, const seam
 /* Log the failure of a call (what: "solve", "regions", ...) with the
  * participant, step and time; unknown statuses become SEAM_ERROR. */
 seam_status participant_check(participant *pt, const char *what, const seam_step *step, seam_status st);
-/* Commit every participant's step (the remote ones at once); the first
- * failure is logged with its participant and step, and returned. */
+/* Commit every participant's step (the remote ones at once); each failure
+ * is logged with its participant and step, and SEAM_ERROR returned once
+ * every remote commit begun has been answered. */
 seam_status participants_commit(seam_sim *sim, long step);
 
 /* interface.c */

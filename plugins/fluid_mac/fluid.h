@@ -80,8 +80,6 @@ typedef struct fluid_mac {
     mac_geometry geo;
     int solved;
     mac_projection proj;
-    mac_projection spread;   /* the particle spreading's (its operator, on the moved particles' level set, is
-                                not the pressure's: each keeps its preconditioner for its own) */
     mac_work work;           /* scratch of every solve */
     /* free-surface liquid: FLIP/PIC marker particles and their level set */
     int liquid;

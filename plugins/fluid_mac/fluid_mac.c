@@ -377,7 +377,6 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
     self->max_iter = (int)seam_cfg_int(cfg, "pressure_max_iterations", 1000, 1, 100000000, 0);
     static const char *const precond_names[] = {"multigrid", "mic0", NULL};
     self->proj.precond = (mac_precond)seam_cfg_enum(cfg, "pressure_preconditioner", precond_names, MAC_PRECOND_MG, 0);
-    self->spread.precond = self->proj.precond;
     self->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
     self->viscosity = seam_cfg_num(cfg, "viscosity", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
     read_obstacles(self, cfg);
@@ -448,7 +447,6 @@ static void fluid_destroy(void *p)
     free(self->p);
     mac_geometry_free(&self->geo);
     mac_projection_free(&self->proj);
-    mac_projection_free(&self->spread);
     free(self->C);
     free(self->q);
     free(self->M);
@@ -1006,6 +1004,10 @@ static seam_status transport_scalars(fluid_mac *self, double dt)
     const double *s = self->has_src ? self->src_s : NULL;
     int a = mac_transport_scalar(g, &self->geo, self->vel, dt, self->d_b, s, self->src_d, max_sub, self->d);
     int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->vel, dt, self->T_b, s, self->src_T, max_sub, self->T);
+    if (b == -2) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory transporting the smoke scalars");
+        return SEAM_ERROR;
+    }
     if (b < 0) {
         seam_logf(self->host, SEAM_LOG_WARN,
                   "step too long: scalar transport would need more than %d sub-steps", max_sub);
@@ -1060,7 +1062,7 @@ static seam_status spread_particles(fluid_mac *self)
                 double excess = e[c] / n0 - 1.0;
                 e[c] = !mac_fluid(&geo, c) ? 0.0 : inner ? excess : fmax(excess, 0.0);
             }
-    seam_status st = mac_spread(&self->spread, g, &geo, e, scratch, 1e-4, self->max_iter, self->dvel, self->host);
+    seam_status st = mac_spread(&self->proj, g, &geo, e, scratch, 1e-4, self->max_iter, self->dvel, self->host);
     mac_geometry_free(&geo);
     phase_end(self, PH_SPREAD, &t0);
     if (st != SEAM_OK)
@@ -1310,7 +1312,7 @@ static seam_status fluid_solve(void *p, const seam_step *step, const seam_input 
                   (long long)step->index, step->iteration, visc_iterations);
     if (self->liquid)
         seam_logf(self->host, SEAM_LOG_DEBUG, "step %lld iteration %d: particle spreading %d iterations",
-                  (long long)step->index, step->iteration, self->spread.iterations);
+                  (long long)step->index, step->iteration, self->proj.iterations);
     char line[512];
     int used = snprintf(line, sizeof line, "step %lld iteration %d: phases (ms)", (long long)step->index,
                         step->iteration);

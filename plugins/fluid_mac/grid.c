@@ -851,7 +851,7 @@ static int remove_region_means(mac_projection *P, const mac_geometry *geo, doubl
 }
 
 /* The projection's arrays, once per fluid; 0 (all freed) when out of memory. */
-static int alloc_projection(mac_projection *P, size_t nc)
+static int alloc_projection(mac_projection *P, size_t nc, int dim)
 {
     if (P->index)
         return 1;
@@ -868,14 +868,14 @@ static int alloc_projection(mac_projection *P, size_t nc)
     P->tmp = calloc(nc, sizeof *P->tmp);
     P->work = calloc(4 * nc, sizeof *P->work);
     P->built_diag = malloc(nc * sizeof *P->built_diag);
-    for (int a = 0; a < 3; a++)
+    for (int a = 0; a < dim; a++)
         P->built_plus[a] = malloc(nc * sizeof *P->built_plus[a]);
     P->built_index = malloc(nc * sizeof *P->built_index);
     P->built_solid = malloc(nc);
     int ok = P->index && P->cell && P->Adiag && P->precon && P->b && P->p && P->tmp && P->work && P->built_diag &&
              P->built_index && P->built_solid;
     for (int a = 0; a < 3; a++)
-        ok = ok && P->Aplus[a] && P->L[a] && P->built_plus[a];
+        ok = ok && P->Aplus[a] && P->L[a] && (a >= dim || P->built_plus[a]);
     if (!ok)
         mac_projection_free(P);
     return ok;
@@ -888,7 +888,7 @@ static int alloc_projection(mac_projection *P, size_t nc)
 static int same_operator(const mac_projection *P, const mac_grid *g, const mac_geometry *geo)
 {
     size_t nc = mac_ncell(g);
-    if (!P->built || memcmp(P->built_index, P->index, nc * sizeof *P->index) != 0 ||
+    if (!P->built || P->built_precond != P->precond || memcmp(P->built_index, P->index, nc * sizeof *P->index) != 0 ||
         memcmp(P->built_diag, P->Adiag, nc * sizeof *P->Adiag) != 0 || memcmp(P->built_solid, geo->solid, nc) != 0)
         return 0;
     for (int a = 0; a < g->dim; a++)
@@ -906,6 +906,7 @@ static void remember_operator(mac_projection *P, const mac_grid *g, const mac_ge
     for (int a = 0; a < g->dim; a++)
         memcpy(P->built_plus[a], P->Aplus[a], nc * sizeof *P->Aplus[a]);
     P->built = 1;
+    P->built_precond = P->precond;
     P->builds++;
 }
 
@@ -946,7 +947,7 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
                                  double tol, int max_iter, double *x, const char *what, const seam_host *host)
 {
     size_t nc = mac_ncell(g);
-    if (!alloc_projection(P, nc)) {
+    if (!alloc_projection(P, nc, g->dim)) {
         seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the projection of %zu cells", what, nc);
         return SEAM_ERROR;
     }
@@ -1025,6 +1026,10 @@ seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry
 {
     size_t nc = mac_ncell(g);
     double *b = calloc(nc, sizeof *b);
+    if (!b) {
+        seam_logf(host, SEAM_LOG_ERROR, "pressure solve: out of memory for the right-hand side of %zu cells", nc);
+        return SEAM_ERROR;
+    }
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 (div u* - s) */
@@ -1143,6 +1148,8 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *con
     }
     double h = dt / n_sub / g->dx;   /* flux per unit area times h: change of cell value */
     double *dq = malloc(nc * sizeof *dq);
+    if (!dq)
+        return -2;
     for (int sub = 0; sub < n_sub; sub++) {
         memset(dq, 0, nc * sizeof *dq);
         for (int axis = 0; axis < g->dim; axis++) {

@@ -357,6 +357,7 @@ typedef struct mac_projection {
     int32_t *built_index;
     uint8_t *built_solid;
     int built;               /* 1: the preconditioner and the built_* arrays hold */
+    mac_precond built_precond;   /* ...and which preconditioner that is */
     long builds;             /* preconditioners built so far (the tests count them) */
 } mac_projection;
 
@@ -399,8 +400,8 @@ seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry 
  * keep every cell's outflow below its content. Faces beside a solid or
  * crossed by a shell carry nothing; a boundary face carries, when it flows in, the outside value
  * qb[axis] at that face. Volume sources s (1/s per cell, may be NULL) add
- * s q_src per unit time. Returns the number of sub-steps, or -1 when more
- * than max_sub would be needed. */
+ * s q_src per unit time. Returns the number of sub-steps, -1 when more
+ * than max_sub would be needed, or -2 when out of memory (q untouched). */
 int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *const vel[3], double dt,
                          double *const qb[3], const double *s, const double *q_src, int max_sub, double *q);
 

@@ -1147,6 +1147,55 @@ static void test_iterations_reuse_the_transport(void **state)
     }
 }
 
+/* A load replaces the committed state, and with it the transported
+ * velocities kept for the step's later iterations: a fluid that solved a
+ * step, loaded an earlier state and solves again with the same dt answers
+ * bit for bit as the solve right after that state did (smoke and a liquid). */
+static void test_load_forgets_the_transport(void **state)
+{
+    (void)state;
+    const seam_plugin *P = fluid_mac_table();
+    static const char *const configs[2] = {
+        "{\"cells\": [16, 16], \"dx\": 0.0625, \"boundary\": {\"top\": \"open\"}, \"advection\": \"maccormack\","
+        " \"sources\": [{\"box\": [0.3, 0.1, 0.6, 0.4], \"rate\": 0.5, \"density\": 2.0}]}",
+        "{\"cells\": [16, 12], \"dx\": 0.0625, \"liquid\": {\"fill\": [0, 0, 0.5, 0.5]}}"};
+    for (int liquid = 0; liquid < 2; liquid++) {
+        test_host th;
+        void *fl = fluid_make(P, &th, configs[liquid]);
+        assert_int_equal(P->bind(fl, fluid_no_solid(2)), SEAM_OK);
+        for (int n = 0; n < 5; n++)
+            assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+        seam_buffer buf;
+        assert_int_equal(P->save(fl, &buf), SEAM_OK);
+        size_t size = buf.size;
+        void *saved = malloc(size);
+        memcpy(saved, buf.data, size);
+        seam_step step5 = {5, 0.05, 0.01, 0};
+        seam_input in = {0, 2, NULL, NULL, NULL};
+        seam_output out = {0, 2, NULL, NULL, NULL};
+        assert_int_equal(P->solve(fl, &step5, &in, &out), SEAM_OK);
+        assert_int_equal(P->commit(fl), SEAM_OK);
+        seam_raster r;   /* fields show the committed state */
+        assert_int_equal(P->field(fl, "speed", &r), SEAM_OK);
+        size_t cells = (size_t)(r.nx * r.ny);
+        double *first = malloc(cells * sizeof *first);
+        memcpy(first, r.data, cells * sizeof *first);
+        for (int n = 6; n < 9; n++)   /* on, and a solve whose transport is kept */
+            assert_int_equal(step_with(P, fl, NULL, n, 0.01), SEAM_OK);
+        seam_step step9 = {9, 0.09, 0.01, 0};
+        assert_int_equal(P->solve(fl, &step9, &in, &out), SEAM_OK);
+        assert_int_equal(P->load(fl, saved, size), SEAM_OK);
+        assert_int_equal(P->solve(fl, &step5, &in, &out), SEAM_OK);
+        assert_int_equal(P->commit(fl), SEAM_OK);
+        assert_int_equal(P->field(fl, "speed", &r), SEAM_OK);
+        assert_true(first[cells / 2] > 0.0 || first[cells / 3] > 0.0);   /* a moving fluid */
+        assert_memory_equal(first, r.data, cells * sizeof *first);
+        free(first);
+        free(saved);
+        P->destroy(fl);
+    }
+}
+
 /* The pressure preconditioner changes how the solve gets there, not the
  * answer: a box pushed through smoke under an open top and a collapsing
  * column of water give the same pressure and speed with multigrid and
@@ -1412,6 +1461,7 @@ int main(void)
         cmocka_unit_test(test_shell_regions),     cmocka_unit_test(test_liquid_displaced),
         cmocka_unit_test(test_advection_choice),
         cmocka_unit_test(test_iterations_reuse_the_transport),
+        cmocka_unit_test(test_load_forgets_the_transport),
         cmocka_unit_test(test_preconditioner_choice),
         cmocka_unit_test(test_liquid_held_by_shell),  cmocka_unit_test(test_buoyancy_disc),
         cmocka_unit_test(test_volume_source),     cmocka_unit_test(test_balloon_region),

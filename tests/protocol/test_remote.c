@@ -209,14 +209,18 @@ static int read_commits(const char *path, double (*span)[2], int max)
 }
 
 /* Separate participants commit at once (participants_commit): each commit
- * sleeps 0.15 s, and with both pistons in their own servers the fluid's and
- * the solid's commits of every step overlap in time. In one process they
- * follow each other, which shows the logs tell the two apart. */
+ * sleeps 0.15 s, and with the fluid in its own server its commit overlaps
+ * the solid's, whether the solid commits in the coupler's process (while
+ * the server commits) or in a server of its own. With both in one process
+ * they follow each other, which shows the logs tell the two apart. */
 static void test_separate_participants_commit_at_once(void **state)
 {
     (void)state;
-    for (int separate = 0; separate < 2; separate++) {
-        const char *dir = test_tmpdir(separate ? "remote_commits_separate" : "remote_commits_inline");
+    static const char *const names[3] = {"inline", "fluid_separate", "both_separate"};
+    for (int placement = 0; placement < 3; placement++) {
+        char name[64];
+        snprintf(name, sizeof name, "remote_commits_%s", names[placement]);
+        const char *dir = test_tmpdir(name);
         char fluid_log[1100], solid_log[1100], fluid_set[1200], solid_set[1200];
         snprintf(fluid_log, sizeof fluid_log, "%s/fluid_commits.txt", dir);
         snprintf(solid_log, sizeof solid_log, "%s/solid_commits.txt", dir);
@@ -225,9 +229,10 @@ static void test_separate_participants_commit_at_once(void **state)
         snprintf(fluid_set, sizeof fluid_set, "fluid.commit_log=\"%s\"", fluid_log);
         snprintf(solid_set, sizeof solid_set, "solids.0.commit_log=\"%s\"", solid_log);
         const char *sets[] = {"time.end=0.03", "fluid.commit_delay=0.15", "solids.0.commit_delay=0.15", fluid_set,
-                              solid_set, separate ? "fluid.process=separate" : "time.dt=0.01",
-                              separate ? "solids.0.process=separate" : "time.dt=0.01", NULL};
-        run_result *r = run_piston(separate ? "remote_commits_run_separate" : "remote_commits_run_inline", sets);
+                              solid_set, placement >= 1 ? "fluid.process=separate" : "time.dt=0.01",
+                              placement == 2 ? "solids.0.process=separate" : "time.dt=0.01", NULL};
+        snprintf(name, sizeof name, "remote_commits_run_%s", names[placement]);
+        run_result *r = run_piston(name, sets);
         if (r->status != SEAM_OK)
             fail_msg("%s", r->log);
         assert_int_equal(r->steps, 3);
@@ -236,9 +241,9 @@ static void test_separate_participants_commit_at_once(void **state)
         assert_int_equal(read_commits(solid_log, so, 8), 3);
         for (int k = 0; k < 3; k++) {
             bool overlap = fl[k][0] < so[k][1] && so[k][0] < fl[k][1];
-            if (overlap != (separate == 1))
-                fail_msg("step %d (%s): fluid commit [%.6f, %.6f], solid [%.6f, %.6f]", k,
-                         separate ? "separate" : "in-process", fl[k][0], fl[k][1], so[k][0], so[k][1]);
+            if (overlap != (placement > 0))
+                fail_msg("step %d (%s): fluid commit [%.6f, %.6f], solid [%.6f, %.6f]", k, names[placement],
+                         fl[k][0], fl[k][1], so[k][0], so[k][1]);
         }
         free_run(r);
     }
