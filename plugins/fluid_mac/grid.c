@@ -851,6 +851,20 @@ static int remove_region_means(mac_projection *P, const mac_geometry *geo, doubl
 }
 
 /* The projection's arrays, once per fluid; 0 (all freed) when out of memory. */
+/* MIC(0)'s factor (precon and L), only with that preconditioner; 0 when out of memory. */
+static int alloc_mic(mac_projection *P, size_t nc, int dim)
+{
+    if (!P->precon)
+        P->precon = malloc(nc * sizeof *P->precon);
+    int ok = P->precon != NULL;
+    for (int a = 0; a < dim; a++) {
+        if (!P->L[a])
+            P->L[a] = malloc(nc * sizeof *P->L[a]);
+        ok = ok && P->L[a];
+    }
+    return ok;
+}
+
 static int alloc_projection(mac_projection *P, size_t nc, int dim)
 {
     if (P->index)
@@ -858,11 +872,8 @@ static int alloc_projection(mac_projection *P, size_t nc, int dim)
     P->index = malloc(nc * sizeof *P->index);
     P->cell = malloc(nc * sizeof *P->cell);
     P->Adiag = malloc(nc * sizeof *P->Adiag);
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < 3; a++)
         P->Aplus[a] = malloc(nc * sizeof *P->Aplus[a]);
-        P->L[a] = malloc(nc * sizeof *P->L[a]);
-    }
-    P->precon = malloc(nc * sizeof *P->precon);
     P->b = malloc(nc * sizeof *P->b);
     P->p = malloc(nc * sizeof *P->p);
     P->tmp = calloc(nc, sizeof *P->tmp);
@@ -872,10 +883,10 @@ static int alloc_projection(mac_projection *P, size_t nc, int dim)
         P->built_plus[a] = malloc(nc * sizeof *P->built_plus[a]);
     P->built_index = malloc(nc * sizeof *P->built_index);
     P->built_solid = malloc(nc);
-    int ok = P->index && P->cell && P->Adiag && P->precon && P->b && P->p && P->tmp && P->work && P->built_diag &&
-             P->built_index && P->built_solid;
+    int ok = P->index && P->cell && P->Adiag && P->b && P->p && P->tmp && P->work && P->built_diag &&
+             P->built_index && P->built_solid && (P->precond != MAC_PRECOND_MIC0 || alloc_mic(P, nc, dim));
     for (int a = 0; a < 3; a++)
-        ok = ok && P->Aplus[a] && P->L[a] && (a >= dim || P->built_plus[a]);
+        ok = ok && P->Aplus[a] && (a >= dim || P->built_plus[a]);
     if (!ok)
         mac_projection_free(P);
     return ok;
@@ -963,6 +974,10 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
                 return SEAM_ERROR;
             }
         } else {
+            if (!alloc_mic(P, nc, g->dim)) {   /* chosen after the first solve */
+                seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for MIC(0) on %zu cells", what, nc);
+                return SEAM_ERROR;
+            }
             build_mic(P, g);
         }
         remember_operator(P, g, geo);

@@ -341,8 +341,8 @@ typedef struct mac_projection {
     int32_t *index;          /* per cell: unknown index or -1 */
     int32_t *cell;           /* per unknown: cell */
     double *Adiag, *Aplus[3];   /* per cell, Bridson's stencil storage (Aplusi, Aplusj, Aplusk) */
-    double *precon;          /* per cell, MIC(0): 1 / diagonal of L */
-    double *L[3];            /* per cell: Aplus[axis] * precon */
+    double *precon;          /* per cell, MIC(0): 1 / diagonal of L (allocated with that preconditioner only) */
+    double *L[3];            /* per cell: Aplus[axis] * precon (as precon, one per axis of the grid) */
     double *b, *p, *tmp;     /* per unknown */
     double *work;            /* PCG's 4 vectors, per cell (kept: no fresh pages per solve) */
     double *region_sum;      /* remove_region_means' sums, one per region (kept between calls) */
