@@ -16,7 +16,10 @@
  *
  * Memory traffic: each level keeps its stencil as one byte per cell (which
  * neighbours couple with -1, whether the cell is smoothed) and the inverse
- * diagonal; the half sweeps before the coarse correction (and the residual)
+ * diagonal (levels above 0 with rows of at most MG_LIST_ROW cells also a
+ * list of their cells' neighbours for the sweeps, see build_lists, which
+ * reads more bytes but runs faster on such short rows); the half sweeps
+ * before the coarse correction (and the residual)
  * run as one pipelined pass over the slabs (rows in 2D, planes in 3D), stage
  * t on slab s - t, and so do the prolongation and the half sweeps after it.
  * A half sweep reads only the other colour, so the pipeline gives the plain
