@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "seam/krylov.h"
 
@@ -40,10 +43,20 @@ int seam_pcg(const seam_linop *A, const seam_linop *M, const double *b, double *
 
 /* The fused kernels' sums: at most DOT_BLOCKS blocks of a length fixed by
  * n, each summed with four running sums, then the blocks in order. Under
- * DOT_OMP_MIN unknowns the blocks run on the calling thread without entering
- * an OpenMP parallel region (libgomp enters one, a futex system call, even
- * under a false if clause). */
+ * DOT_OMP_MIN unknowns, or with one thread, the blocks run on the calling
+ * thread without entering an OpenMP parallel region (libgomp enters one, a
+ * futex system call, even under a false if clause). */
 enum { DOT_BLOCKS = 1024, DOT_BLOCK_MIN = 2048, DOT_OMP_MIN = 1 << 15 };
+
+static int dot_threaded(size_t n)
+{
+#ifdef _OPENMP
+    return n >= DOT_OMP_MIN && omp_get_max_threads() > 1;
+#else
+    (void)n;
+    return 0;
+#endif
+}
 
 static size_t dot_block(size_t n)
 {
@@ -75,7 +88,7 @@ double seam_dot_ordered(size_t n, const double *x, const double *y)
 {
     size_t B = dot_block(n), nb = (n + B - 1) / B;
     double part[DOT_BLOCKS];
-    if (n >= DOT_OMP_MIN) {
+    if (dot_threaded(n)) {
 #pragma omp parallel for schedule(static)
         for (size_t q = 0; q < nb; q++)
             part[q] = dot_part(x, y, q * B, q * B + B < n ? q * B + B : n);
@@ -111,7 +124,7 @@ static double update_xr(size_t n, double alpha, const double *p, const double *q
 {
     size_t B = dot_block(n), nb = (n + B - 1) / B;
     double part[DOT_BLOCKS];
-    if (n >= DOT_OMP_MIN) {
+    if (dot_threaded(n)) {
 #pragma omp parallel for schedule(static)
         for (size_t b = 0; b < nb; b++)
             part[b] = update_xr_part(alpha, p, q, x, r, b * B, b * B + B < n ? b * B + B : n);
@@ -195,7 +208,7 @@ static int pcg(const seam_linop *A, const seam_linop *M, const seam_dot_linop *F
         double rz_new = precondition(M, FM, fused, r, z, n);
         double beta = rz_new / rz;
         rz = rz_new;
-        if (fused && n >= DOT_OMP_MIN) {
+        if (fused && dot_threaded(n)) {
             size_t B = dot_block(n), nb = (n + B - 1) / B;
 #pragma omp parallel for schedule(static)
             for (size_t q = 0; q < nb; q++)

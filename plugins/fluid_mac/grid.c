@@ -303,12 +303,15 @@ static void label_regions(mac_geometry *geo, const mac_grid *g)
     int nr = 0;
     size_t cap = 8;
     geo->region_open = calloc(cap, 1);
+    geo->region_cells = calloc(cap, sizeof *geo->region_cells);
     for (size_t seed = 0; seed < nc; seed++) {
         if (!mac_fluid(geo, seed) || geo->region[seed] >= 0)
             continue;
         if ((size_t)nr == cap) {
             geo->region_open = realloc(geo->region_open, cap * 2);
             memset(geo->region_open + cap, 0, cap);
+            geo->region_cells = realloc(geo->region_cells, cap * 2 * sizeof *geo->region_cells);
+            memset(geo->region_cells + cap, 0, cap * sizeof *geo->region_cells);
             cap *= 2;
         }
         size_t top = 0;
@@ -316,6 +319,7 @@ static void label_regions(mac_geometry *geo, const mac_grid *g)
         geo->region[seed] = nr;
         while (top) {
             int32_t c = stack[--top];
+            geo->region_cells[nr]++;
             int ijk[3] = {c % g->nx, (c / g->nx) % g->ny, c / g->nx / g->ny};
             /* The low and the high face along each axis, and the cell beyond. */
             for (int axis = 0; axis < g->dim; axis++)
@@ -337,6 +341,9 @@ static void label_regions(mac_geometry *geo, const mac_grid *g)
         nr++;
     }
     geo->n_regions = nr;
+    geo->n_closed = 0;
+    for (int r = 0; r < nr; r++)
+        geo->n_closed += !geo->region_open[r];
     free(stack);
 }
 
@@ -468,6 +475,7 @@ void mac_geometry_free(mac_geometry *geo)
     free(geo->faces);
     free(geo->region);
     free(geo->region_open);
+    free(geo->region_cells);
     seam_mapping_destroy(&geo->W);
     memset(geo, 0, sizeof *geo);
 }
@@ -665,7 +673,7 @@ typedef struct op_ctx {
     double *q;   /* per cell scratch for the preconditioner */
 } op_ctx;
 
-static int remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v);
+static int remove_region_means(mac_projection *P, const mac_geometry *geo, double *v);
 
 /* The fused forms for seam_pcg_fused (multigrid): A p with p . Ap in one
  * pass when every cell is an unknown, and one V-cycle with r . z (taken in
@@ -810,27 +818,35 @@ static void apply_mic(void *ctx, const double *r, double *z)
 }
 
 /* Rhs and solution of regions without an open side live up to a constant:
- * remove the mean of v over each such region; returns whether there was one. */
-static int remove_region_means(const mac_projection *P, const mac_geometry *geo, double *v)
+ * remove the mean of v over each such region; returns whether there was
+ * one. Once per MG-PCG iteration in a closed box, so no allocation (the
+ * sums' room is kept with the projection, sized by solve_poisson), no
+ * counting (the cell counts are kept with the geometry), and one region (a
+ * fluid in a closed box) needs no per-unknown region lookups. The sums run
+ * in unknown order, as they always did: the same bits as before. */
+static int remove_region_means(mac_projection *P, const mac_geometry *geo, double *v)
 {
-    int nr = geo->n_regions, closed = 0;
-    for (int r = 0; r < nr; r++)
-        closed |= !geo->region_open[r];
-    if (!closed)   /* every region has a Dirichlet face: nothing to remove (the common case, once per MG-PCG iteration) */
+    int nr = geo->n_regions;
+    size_t n = P->n;
+    if (!geo->n_closed || n == 0)   /* every region has a Dirichlet face: nothing to remove */
         return 0;
-    double *sum = calloc((size_t)nr + 1, sizeof *sum), *cnt = calloc((size_t)nr + 1, sizeof *cnt);
-    for (size_t k = 0; k < P->n; k++) {
-        int r = geo->region[P->cell[k]];
-        sum[r] += v[k];
-        cnt[r] += 1.0;
+    if (nr == 1) {   /* every unknown in the one closed region */
+        double s = 0.0;
+        for (size_t k = 0; k < n; k++)
+            s += v[k];
+        double mean = s / (double)geo->region_cells[0];
+        for (size_t k = 0; k < n; k++)
+            v[k] -= mean;
+        return 1;
     }
-    for (size_t k = 0; k < P->n; k++) {
-        int r = geo->region[P->cell[k]];
-        if (!geo->region_open[r])
-            v[k] -= sum[r] / cnt[r];
-    }
-    free(sum);
-    free(cnt);
+    double *s = P->region_sum;   /* room for nr regions: solve_poisson */
+    memset(s, 0, (size_t)nr * sizeof *s);
+    for (size_t k = 0; k < n; k++)
+        s[geo->region[P->cell[k]]] += v[k];
+    for (int r = 0; r < nr; r++)   /* an open region's mean stays: v - 0 is v */
+        s[r] = geo->region_open[r] ? 0.0 : s[r] / (double)geo->region_cells[r];
+    for (size_t k = 0; k < n; k++)
+        v[k] -= s[geo->region[P->cell[k]]];
     return 1;
 }
 
@@ -966,6 +982,15 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
         }
         remember_operator(P, g, geo);
     }
+    if (P->region_cap < geo->n_regions) {
+        free(P->region_sum);
+        P->region_cap = 0;
+        if (!(P->region_sum = malloc((size_t)geo->n_regions * sizeof *P->region_sum))) {
+            seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for %d regions' sums", what, geo->n_regions);
+            return SEAM_ERROR;
+        }
+        P->region_cap = geo->n_regions;
+    }
     for (size_t k = 0; k < P->n; k++) {
         P->b[k] = b[P->cell[k]];
         P->p[k] = x[P->cell[k]];
@@ -1065,6 +1090,7 @@ void mac_projection_free(mac_projection *P)
     free(P->p);
     free(P->tmp);
     free(P->work);
+    free(P->region_sum);
     free(P->built_diag);
     for (int a = 0; a < 3; a++)
         free(P->built_plus[a]);

@@ -127,6 +127,8 @@ typedef struct mac_geometry {
     int32_t *region;         /* per cell: connected fluid region, -1 for solid */
     int n_regions;
     uint8_t *region_open;    /* per region: touches an open side */
+    size_t *region_cells;    /* per region: its fluid cells */
+    int n_closed;            /* regions without an open side */
 } mac_geometry;
 
 /* Mark solid cells (and air cells where phi >= 0 when phi is given), the
@@ -343,6 +345,8 @@ typedef struct mac_projection {
     double *L[3];            /* per cell: Aplus[axis] * precon (as precon, one per axis of the grid) */
     double *b, *p, *tmp;     /* per unknown */
     double *work;            /* PCG's 4 vectors, per cell (kept: no fresh pages per solve) */
+    double *region_sum;      /* remove_region_means' sums, one per region (kept between calls) */
+    int region_cap;          /* regions region_sum has room for */
     int iterations;
     double residual;
     double pcg_cpu_ms, pcg_wall_ms;   /* the last solve's PCG: process CPU and wall time */

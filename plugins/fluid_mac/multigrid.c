@@ -16,7 +16,10 @@
  *
  * Memory traffic: each level keeps its stencil as one byte per cell (which
  * neighbours couple with -1, whether the cell is smoothed) and the inverse
- * diagonal; the half sweeps before the coarse correction (and the residual)
+ * diagonal (levels above 0 with rows of at most MG_LIST_ROW cells also a
+ * list of their cells' neighbours for the sweeps, see build_lists, which
+ * reads more bytes but runs faster on such short rows); the half sweeps
+ * before the coarse correction (and the residual)
  * run as one pipelined pass over the slabs (rows in 2D, planes in 3D), stage
  * t on slab s - t, and so do the prolongation and the half sweeps after it.
  * A half sweep reads only the other colour, so the pipeline gives the plain
@@ -39,6 +42,7 @@
 
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
+enum { MG_LIST_ROW = 16 };   /* levels above 0 with rows this short sweep from lists (build_lists) */
 /* Bits of mg_level.mask: bit 2a (2a + 1) when the neighbour below (above)
  * along axis a couples with -1; MG_SMOOTHED when the cell is fluid with a
  * nonzero diagonal (Gauss-Seidel updates it). */
@@ -47,6 +51,56 @@ enum { MG_SMOOTHED = 1 << 6 };
 typedef enum mg_stage { ST_RED_FROM_ZERO, ST_RED, ST_BLACK, ST_RESIDUAL, ST_PROLONG, ST_DOT } mg_stage;
 enum { MG_STAGES = 2 * MG_SMOOTH + 1 };
 _Static_assert(MG_SMOOTH == 2, "the stage lists in vcycle are written out for two sweeps");
+
+/* What the fine cells of row (j, k) share in the prolongation: per parity
+ * of i the offsets from the parent to the 2^d coarse cells (bit a of q: the
+ * neighbour along axis a), in the order prolong_weights lists them. fast is
+ * 0 when the row's neighbours along y or z leave the grid. The same for
+ * every row of a row class (see row_class). */
+typedef struct row_map {
+    ptrdiff_t off[2][8];
+    ptrdiff_t drow[8];       /* per q: its coarse row from the parents' row */
+    int count, fast;
+} row_map;
+
+/* prolong_weights' lists for the cells of a fine row whose parents' rows
+ * along y or z leave the grid (the rows next to the domain's faces): the
+ * same for every cell of the row whose x neighbour lies inside, when the
+ * coarse rows inside are all fluid. Per listed q (in prolong_weights'
+ * order): its offset from the parent per parity of i, its weight (an
+ * outside row's weight goes to the parent behind a wall, is dropped behind
+ * an open side), its coarse row (from the parents' row) and whether it is
+ * the x neighbour. */
+typedef struct row_weights {
+    int n;
+    ptrdiff_t off[2][8];
+    double w[8];
+    ptrdiff_t drow[8];
+    int xbit[8];
+} row_weights;
+
+/* prolong_weights' list of a row's end cell whose x neighbour leaves the
+ * grid (i = 0, and i = n[0] - 1 when n[0] is even), when the coarse rows it
+ * reaches are all fluid: offsets from its parent and weights. */
+typedef struct row_end {
+    int n;
+    ptrdiff_t off[8];
+    double w[8];
+} row_end;
+
+/* Rows whose parents and their neighbours along y and z fall alike: the
+ * parity of j (k) and whether the parent's neighbour on that side lies
+ * inside. Everything prolong_row and restrict_slabs need that is the same
+ * for all rows of a class is built once per mac_mg_build, not per row and
+ * pass (the end cells' lists were prolong_weights calls, two per row and
+ * transfer: a sixth of an iteration at 32^3). */
+enum { MG_ROW_CLASSES = 16 };
+
+typedef struct row_class {
+    row_map rm;
+    row_weights rw;          /* rows with !rm.fast */
+    row_end end[2];          /* i = 0, i = n[0] - 1 */
+} row_class;
 
 typedef struct mg_level {
     int n[3];                /* cells per axis (n[2] = 1 in 2D) */
@@ -65,7 +119,11 @@ typedef struct mg_level {
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
-    double *x, *b, *r;
+    double *x, *b, *r;       /* x: nc + 1 doubles, x[nc] = 0 (the coarsest level's lists point there) */
+    int32_t *list;           /* short-row levels above level 0 (see build_lists): per slab and colour its
+                              * smoothed cells, each with its 2 d neighbours in offdiag's order (nc: none) */
+    size_t *list_at;         /* colour c, slab s: entries list_at[c S + s] .. list_at[c S + s + 1] - 1 (S slabs) */
+    row_class *cls;          /* MG_ROW_CLASSES: this level's rows against the next coarser level */
 } mg_level;
 
 struct mac_mg {
@@ -130,6 +188,9 @@ void mac_mg_free(mac_mg **self_p)
         free(L->x);
         free(L->b);
         free(L->r);
+        free(L->cls);
+        free(L->list);
+        free(L->list_at);
     }
     free(m->rows);
     free(m->row_dot);
@@ -167,9 +228,10 @@ static mac_mg *mg_alloc(const mac_grid *g)
         ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_common = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
-        ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
+        ok &= (L->x = calloc(L->nc + 1, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
         ok &= (L->r = calloc(L->nc, sizeof(double))) != NULL;
+        ok &= (L->cls = calloc(MG_ROW_CLASSES, sizeof *L->cls)) != NULL;
         if (l > 0) {
             ok &= (L->diag = calloc(L->nc, sizeof(double))) != NULL;
             for (int a = 0; a < g->dim; a++)
@@ -183,6 +245,13 @@ static mac_mg *mg_alloc(const mac_grid *g)
             break;
         for (int a = 0; a < g->dim; a++)
             n[a] = (n[a] + 1) / 2;
+    }
+    for (int l = 1; l < m->n_levels && ok; l++) {
+        mg_level *L = &m->lev[l];
+        if (L->n[0] > MG_LIST_ROW && l < m->n_levels - 1)
+            continue;
+        ok &= (L->list = malloc(L->nc * (size_t)(1 + 2 * g->dim) * sizeof *L->list)) != NULL;
+        ok &= (L->list_at = malloc((2 * (size_t)L->n_slabs + 1) * sizeof *L->list_at)) != NULL;
     }
     if (!ok)
         mac_mg_free(&m);
@@ -307,6 +376,58 @@ static void build_mask(mg_level *L, int dim)
         }
 }
 
+static void build_row_classes(const mac_mg *m, mg_level *F, const mg_level *C);
+
+/* The sweeps of the levels above level 0 whose rows are short (at most
+ * MG_LIST_ROW cells, and the coarsest level) run cell by cell from lists:
+ * on rows of a few cells the loops' set-up and ends and the mask tests of
+ * smooth_row's general path (a different pattern in almost every cell)
+ * cost more than the arithmetic. An absent neighbour reads x[nc] = +0 and
+ * subtracting +0 changes no sum, so the terms are offdiag's bit for bit;
+ * cells of one colour do not couple, so their order does not matter. Every
+ * coarse level is unit (off-diagonals -1). */
+static void build_lists(mg_level *L, int dim)
+{
+    int32_t *e = L->list;
+    size_t q = 0;
+    for (int colour = 0; colour < 2; colour++)
+        for (int s = 0; s < L->n_slabs; s++) {
+            L->list_at[(size_t)colour * (size_t)L->n_slabs + (size_t)s] = q;
+            int k0 = dim == 3 ? s : 0, j0 = dim == 3 ? 0 : s, j1 = dim == 3 ? L->n[1] : s + 1;
+            for (int j = j0; j < j1; j++)
+                for (int i = (j + k0 + colour) & 1; i < L->n[0]; i += 2) {
+                    size_t c = idx(L, i, j, k0);
+                    uint8_t mk = L->mask[c];
+                    if (!(mk & MG_SMOOTHED))
+                        continue;
+                    *e++ = (int32_t)c;
+                    for (int a = 0; a < dim; a++) {
+                        size_t st = stride(L, a);
+                        *e++ = (int32_t)(mk & (2u << (2 * a)) ? c + st : L->nc);   /* +x, +y, +z */
+                        *e++ = (int32_t)(mk & (1u << (2 * a)) ? c - st : L->nc);   /* -x, -y, -z */
+                    }
+                    q++;
+                }
+        }
+    L->list_at[2 * L->n_slabs] = q;
+}
+
+/* One half sweep of slabs s0 .. s1 - 1 from the level's list (D: 2 d). */
+ROW_KERNEL void list_half(mg_level *L, int s0, int s1, int colour, int D)
+{
+    double *x = L->x;
+    const double *b = L->b, *id = L->idiag;
+    size_t q0 = L->list_at[(size_t)colour * (size_t)L->n_slabs + (size_t)s0];
+    size_t q1 = L->list_at[(size_t)colour * (size_t)L->n_slabs + (size_t)s1];
+    const int32_t *e = L->list + q0 * (size_t)(1 + D);
+    for (size_t q = q0; q < q1; q++, e += 1 + D) {
+        double t = 0.0;
+        for (int u = 1; u <= D; u++)
+            t -= x[e[u]];
+        x[e[0]] = (b[e[0]] - t) * id[e[0]];
+    }
+}
+
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
                      const double *Adiag, double *const Aplus[3])
 {
@@ -325,6 +446,11 @@ mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, cons
         coarsen(g, &m->lev[l - 1], &m->lev[l], g->dim);
     for (int l = 0; l < m->n_levels; l++)
         build_mask(&m->lev[l], g->dim);
+    for (int l = 0; l + 1 < m->n_levels; l++)
+        build_row_classes(m, &m->lev[l], &m->lev[l + 1]);
+    for (int l = 1; l < m->n_levels; l++)
+        if (m->lev[l].list)
+            build_lists(&m->lev[l], g->dim);
     return m;
 }
 
@@ -467,11 +593,21 @@ ROW_KERNEL void red_from_zero_row(mg_level *L, int j, int k)
     const double *b = L->b, *id = L->idiag;
     size_t c0 = idx(L, 0, j, k);
     int red = (j + k) & 1;
-    /* idiag is 0 where the mask says the cell is not smoothed: the loops vectorize without tests */
-    for (int i = red; i < L->n[0]; i += 2)
-        x[c0 + (size_t)i] = b[c0 + (size_t)i] * id[c0 + (size_t)i];
-    for (int i = 1 - red; i < L->n[0]; i += 2)
-        x[c0 + (size_t)i] = 0.0;
+    /* idiag is 0 where the mask says the cell is not smoothed: one contiguous loop, a select per cell */
+    double *xr = x + c0;
+    const double *br = b + c0, *ir = id + c0;
+    int n = L->n[0];
+    if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {
+        /* inner cells: 1 / (2 d), the stored 1 / diag (as in smooth_row), without reading idiag */
+        const double id_full = L->n[2] == 1 ? 0.25 : 1.0 / 6.0;
+        xr[0] = red == 0 ? br[0] * ir[0] : 0.0;
+        for (int i = 1; i + 1 < n; i++)
+            xr[i] = (i & 1) == red ? br[i] * id_full : 0.0;
+        xr[n - 1] = ((n - 1) & 1) == red ? br[n - 1] * ir[n - 1] : 0.0;
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        xr[i] = (i & 1) == red ? br[i] * ir[i] : 0.0;
 }
 
 ROW_KERNEL void residual_row(mg_level *L, int j, int k)
@@ -547,8 +683,11 @@ static int step_to_child(const mac_mg *m, const mg_level *C, const int f[3], int
  * fine cell's side, per axis. A coarse cell behind a wall or inside a solid
  * has no value of its own (Neumann): its weight goes to the parent, so
  * constants near walls are kept. One behind an open side holds 0
- * (Dirichlet). Returns the number of (cell, weight) pairs. */
-static int prolong_weights(const mac_mg *m, const mg_level *C, int i, int j, int k, size_t *cell, double *w)
+ * (Dirichlet). Returns the number of (cell, weight) pairs. type: the
+ * coarse cells' types, or NULL to take every coarse cell inside as fluid
+ * (the row classes' lists below). */
+static int prolong_weights(const mac_mg *m, const mg_level *C, const uint8_t *type, int i, int j, int k,
+                           size_t *cell, double *w)
 {
     const int f[3] = {i, j, k};
     int dim = m->dim, n = 0, count = 1 << dim;
@@ -564,7 +703,7 @@ static int prolong_weights(const mac_mg *m, const mg_level *C, int i, int j, int
             continue;
         }
         size_t cc = idx(C, c[0], c[1], c[2]);
-        if (C->type[cc] == MG_SOLID) {
+        if (type && type[cc] == MG_SOLID) {
             to_parent += wq;
             continue;
         }
@@ -577,16 +716,6 @@ static int prolong_weights(const mac_mg *m, const mg_level *C, int i, int j, int
     return n;
 }
 
-/* What the fine cells of row (j, k) share in the prolongation: the coarse
- * row of their parents, and per parity of i the offsets from the parent to
- * the 2^d coarse cells (bit a of q: the neighbour along axis a), in the
- * order prolong_weights lists them. fast is 0 when the row's neighbours
- * along y or z leave the grid. */
-typedef struct row_map {
-    size_t base;             /* coarse index of the parent of fine cell (0, j, k) */
-    ptrdiff_t off[2][8];
-    int count, fast;
-} row_map;
 
 static void row_setup(const mac_mg *m, const mg_level *C, int j, int k, row_map *rm)
 {
@@ -595,13 +724,15 @@ static void row_setup(const mac_mg *m, const mg_level *C, int j, int k, row_map 
     int p[3] = {0, j / 2, dim == 3 ? k / 2 : 0};
     rm->count = 1 << dim;
     rm->fast = 1;
-    ptrdiff_t d[3] = {0, 0, 0};
+    ptrdiff_t d[3] = {0, 0, 0}, dr[3] = {0, 0, 0};
     for (int a = 1; a < dim; a++) {
         int nb = f[a] % 2 ? p[a] + 1 : p[a] - 1;
         rm->fast &= nb >= 0 && nb < C->n[a];
         d[a] = (f[a] % 2 ? 1 : -1) * (ptrdiff_t)stride(C, a);
+        dr[a] = (f[a] % 2 ? 1 : -1) * (a == 1 ? 1 : (ptrdiff_t)C->n[1]);
     }
-    rm->base = idx(C, 0, p[1], p[2]);
+    for (int q = 0; q < rm->count; q++)
+        rm->drow[q] = (q & 2 ? dr[1] : 0) + (q & 4 ? dr[2] : 0);
     for (int parity = 0; parity < 2; parity++) {
         d[0] = parity ? 1 : -1;
         for (int q = 0; q < rm->count; q++) {
@@ -623,12 +754,12 @@ static const double weight_3d[8] = {0.421875, 0.140625, 0.140625, 0.046875,
 
 /* The coarse cells of fine cell i of the row: the parent's 2^d block when it
  * lies inside and is all fluid (most cells), else prolong_weights. */
-static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm, int i, int j, int k,
-                          size_t *cell, double *w)
+static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm, size_t row_base, int i, int j,
+                          int k, size_t *cell, double *w)
 {
     int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
     if (rm->fast && ni >= 0 && ni < C->n[0]) {
-        size_t base = rm->base + (size_t)pi;
+        size_t base = row_base + (size_t)pi;
         const ptrdiff_t *o = rm->off[i % 2];
         const double *wt = m->dim == 3 ? weight_3d : weight_2d;
         int q = 0;
@@ -642,7 +773,7 @@ static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm,
         if (q == rm->count)
             return q;
     }
-    return prolong_weights(m, C, i, j, k, cell, w);
+    return prolong_weights(m, C, C->type, i, j, k, cell, w);
 }
 
 /* Whether the coarse rows that fine row (j, k) interpolates from (the
@@ -663,30 +794,17 @@ static int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *r
     return ok;
 }
 
-/* prolong_weights' lists for the cells of a fine row whose parents' rows
- * along y or z leave the grid (the rows next to the domain's faces): the
- * same for every cell of the row whose x neighbour lies inside, when the
- * coarse rows inside are all fluid. Per listed q (in prolong_weights'
- * order): its offset from the parent per parity of i, its weight (an
- * outside row's weight goes to the parent behind a wall, is dropped behind
- * an open side), its coarse row and whether it is the x neighbour. */
-typedef struct row_weights {
-    size_t base;             /* coarse index of the parent of fine cell (0, j, k) */
-    int n;
-    ptrdiff_t off[2][8];
-    double w[8];
-    size_t row[8];
-    int xbit[8];
-} row_weights;
 
-static int row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, row_weights *rw)
+/* The list of row (j, k), taking the coarse rows inside as fluid (the
+ * caller checks them row by row: edge_rows_fluid). */
+static void row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, row_weights *rw)
 {
     int dim = m->dim, count = 1 << dim;
     const int f[3] = {0, j, k};
     const int parent[3] = {0, j / 2, dim == 3 ? k / 2 : 0};
-    size_t ny = (size_t)C->n[1];
+    ptrdiff_t ny = C->n[1], prow = parent[1] + ny * parent[2];
+    size_t base = idx(C, 0, parent[1], parent[2]);
     double to_parent = 0.0;
-    rw->base = idx(C, 0, parent[1], parent[2]);
     rw->n = 0;
     for (int q = 0; q < count; q++) {
         int c[3] = {0, parent[1], parent[2]}, open;
@@ -696,18 +814,72 @@ static int row_weights_setup(const mac_mg *m, const mg_level *C, int j, int k, r
                 to_parent += wq;
             continue;
         }
-        size_t row = (size_t)c[1] + ny * (size_t)c[2];
-        if (!C->row_fluid[row])
-            return 0;
-        ptrdiff_t o = (ptrdiff_t)idx(C, 0, c[1], c[2]) - (ptrdiff_t)rw->base;
+        ptrdiff_t o = (ptrdiff_t)idx(C, 0, c[1], c[2]) - (ptrdiff_t)base;
         rw->off[0][rw->n] = o - (q & 1);
         rw->off[1][rw->n] = o + (q & 1);
         rw->w[rw->n] = wq;
-        rw->row[rw->n] = row;
+        rw->drow[rw->n] = c[1] + ny * c[2] - prow;
         rw->xbit[rw->n++] = q & 1;
     }
     rw->w[0] += to_parent;   /* q = 0, the parent, always listed first */
+}
+
+
+
+static int axis_class(int f, int nc)
+{
+    int p = f / 2, nb = f % 2 ? p + 1 : p - 1;
+    return f % 2 + 2 * (nb >= 0 && nb < nc);
+}
+
+/* The class of fine row (j, k) of F, and the coarse index of the parent of its cell 0. */
+static inline const row_class *row_class_of(const mac_mg *m, const mg_level *F, const mg_level *C, int j, int k,
+                                            size_t *base)
+{
+    int pk = m->dim == 3 ? k / 2 : 0;
+    *base = idx(C, 0, j / 2, pk);
+    return &F->cls[axis_class(j, C->n[1]) + (m->dim == 3 ? 4 * axis_class(k, C->n[2]) : 0)];
+}
+
+/* Whether the coarse rows of an edge row's list (from the parents' row prow) are all fluid. */
+static inline int edge_rows_fluid(const mg_level *C, const row_weights *rw, size_t prow)
+{
+    for (int p = 0; p < rw->n; p++)
+        if (!C->row_fluid[(size_t)((ptrdiff_t)prow + rw->drow[p])])
+            return 0;
     return 1;
+}
+
+/* F's row classes against C, from one row of each class that occurs. */
+static void build_row_classes(const mac_mg *m, mg_level *F, const mg_level *C)
+{
+    int rep_j[4] = {-1, -1, -1, -1}, rep_k[4] = {m->dim == 3 ? -1 : 0, -1, -1, -1};   /* 2D: k = 0, class 0 */
+    for (int j = 0; j < F->n[1]; j++)
+        if (rep_j[axis_class(j, C->n[1])] < 0)
+            rep_j[axis_class(j, C->n[1])] = j;
+    for (int k = 0; m->dim == 3 && k < F->n[2]; k++)
+        if (rep_k[axis_class(k, C->n[2])] < 0)
+            rep_k[axis_class(k, C->n[2])] = k;
+    for (int ck = 0; ck < 4; ck++)
+        for (int cj = 0; cj < 4; cj++) {
+            int j = rep_j[cj], k = rep_k[ck];
+            if (j < 0 || k < 0)
+                continue;
+            row_class *rc = &F->cls[cj + 4 * ck];
+            row_setup(m, C, j, k, &rc->rm);
+            row_weights_setup(m, C, j, k, &rc->rw);
+            for (int e = 0; e < 2; e++) {
+                int i = e ? F->n[0] - 1 : 0;
+                rc->end[e].n = 0;
+                if (e && F->n[0] % 2)   /* odd n[0]: the last cell's x neighbour lies inside */
+                    continue;
+                size_t cell[8];
+                rc->end[e].n = prolong_weights(m, C, NULL, i, j, k, cell, rc->end[e].w);
+                ptrdiff_t pc = (ptrdiff_t)idx(C, i / 2, j / 2, m->dim == 3 ? k / 2 : 0);
+                for (int q = 0; q < rc->end[e].n; q++)
+                    rc->end[e].off[q] = (ptrdiff_t)cell[q] - pc;
+            }
+        }
 }
 
 /* sum_q wt[q] x[base + o[q]], in the order of weights() */
@@ -745,84 +917,91 @@ ROW_KERNEL void scatter_row(double *restrict b, const double *restrict r, double
     }
 }
 
+/* v[i] (= 0 when first) += w[d] r_d[i] for d = 0 .. 3 in order, i = 1 .. n:
+ * the gather's weighted sum over fine rows, v read and written once per
+ * four rows instead of once per row. */
+ROW_KERNEL void sum_four_rows(double *restrict v, const double *restrict r0, const double *restrict r1,
+                              const double *restrict r2, const double *restrict r3, const double *w, int n,
+                              int first)
+{
+    for (int i = 1; i <= n; i++) {
+        double t = first ? 0.0 : v[i];
+        t += w[0] * r0[i];
+        t += w[1] * r1[i];
+        t += w[2] * r2[i];
+        t += w[3] * r3[i];
+        v[i] = t;
+    }
+}
+
+/* C->b += the contributions of fine row r (n0 cells) whose coarse rows are
+ * all fluid, a fast row (fast: rc's row map, weights wt) or an edge row (its
+ * list): per target row (the pairs of listed q with x bit 0 and 1), coarse
+ * cells 1 .. cn - 2 by scatter_row unless the row is gathered, and cells 0
+ * and cn - 1 (never gathered) from fine cells 0 .. 2 and 2 cn - 3 .. n0 - 1,
+ * an end cell by its class's list. Each coarse cell takes its terms in the
+ * fine cells' order, as the cell-by-cell scatter of restrict_slabs does;
+ * only rows in [lo, hi) are written. */
+ROW_KERNEL void restrict_row_targets(mg_level *C, const row_class *rc, int fast, const double *wt, size_t rbase,
+                                     size_t prow, const double *r, int n0, size_t lo, size_t hi, double scale)
+{
+    int cn = C->n[0], nt = fast ? rc->rm.count / 2 : rc->rw.n / 2;
+    for (int t = 0; t < nt; t++) {
+        ptrdiff_t off = fast ? rc->rm.off[0][2 * t] : rc->rw.off[0][2 * t];
+        size_t row0 = (size_t)((ptrdiff_t)rbase + off);
+        if (row0 < lo || row0 >= hi)
+            continue;
+        ptrdiff_t drow = fast ? rc->rm.drow[2 * t] : rc->rw.drow[2 * t];
+        double w0 = scale * (fast ? wt[2 * t] : rc->rw.w[2 * t]);
+        double w1 = scale * (fast ? wt[2 * t + 1] : rc->rw.w[2 * t + 1]);
+        double *b = C->b + row0;
+        if (!C->row_inner[(size_t)((ptrdiff_t)prow + drow)])
+            scatter_row(b, r, w0, w1, cn);
+        b[0] += scale * rc->end[0].w[t] * r[0];
+        b[0] += w0 * r[1];
+        b[0] += w1 * r[2];
+        b[cn - 1] += w1 * r[2 * cn - 3];
+        b[cn - 1] += w0 * r[2 * cn - 2];
+        if (n0 == 2 * cn)
+            b[cn - 1] += scale * rc->end[1].w[t] * r[2 * cn - 1];
+    }
+}
+
 /* C->b = (4 / 2^d) P^T F->r on the coarse slabs [c0, c1) (the operators
  * are scaled by h^2, so each coarsening multiplies by 4): the fine slabs
  * 2 c0 - 1 .. 2 c1 reach them. Cells inside an all-fluid neighbourhood
  * gather their 4^d fine cells with the separable weights (1/4, 3/4, 3/4,
- * 1/4)^d; the others are scattered to from the fine cells by weights().
- * Only coarse cells in the slabs are written, so blocks of coarse slabs run
- * in parallel with the same sums. */
+ * 1/4)^d; the others are scattered to from the fine rows: by target row
+ * (restrict_row_targets) where the coarse rows a fine row reaches are all
+ * fluid, else cell by cell by weights(). Only coarse cells in the slabs are
+ * written, so blocks of coarse slabs run in parallel with the same sums. */
 VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1, double *v)
 {
     size_t lo = (size_t)c0 * C->slab, hi = (size_t)c1 * C->slab, ny = (size_t)C->n[1];
     memset(C->b + lo, 0, (hi - lo) * sizeof *C->b);
     double scale = m->dim == 3 ? 0.5 : 1.0, w[8];
     size_t cell[8];
-    row_map rm;
     int f0 = 2 * c0 - 1 > 0 ? 2 * c0 - 1 : 0, f1 = 2 * c1 + 1 < F->n_slabs ? 2 * c1 + 1 : F->n_slabs;
     int cn = C->n[0];
     const double *wt = m->dim == 3 ? weight_3d : weight_2d;
     for (int fs = f0; fs < f1; fs++) {
         int k0 = m->dim == 3 ? fs : 0, j0 = m->dim == 3 ? 0 : fs, j1 = m->dim == 3 ? F->n[1] : fs + 1;
         for (int j = j0; j < j1; j++) {
-            row_setup(m, C, j, k0, &rm);
+            size_t rbase;
+            const row_class *rc = row_class_of(m, F, C, j, k0, &rbase);
+            const row_map *rm = &rc->rm;
+            const row_weights *rw = &rc->rw;
+            size_t prow = rbase / (size_t)cn;
             const double *r = F->r + idx(F, 0, j, k0);
-            int fast = block_rows_fluid(m, C, &rm, j, k0), all_gathered = fast;
-            row_weights rw;
-            int edge = !rm.fast && row_weights_setup(m, C, j, k0, &rw);
-            int rg[8] = {0};   /* edge: per listed q, whether its target row is gathered */
-            for (int p = 0; edge && p < rw.n; p++)
-                rg[p] = C->row_inner[rw.row[p]];
-            int g[8] = {0};   /* fast: per q, whether the target row is gathered */
-            if (fast) {
-                int pj = j / 2, nj = j % 2 ? pj + 1 : pj - 1;
-                int pk = m->dim == 3 ? k0 / 2 : 0, nk = m->dim == 3 ? (k0 % 2 ? pk + 1 : pk - 1) : 0;
-                for (int q = 0; q < rm.count; q++) {
-                    g[q] = C->row_inner[(size_t)(q & 2 ? nj : pj) + ny * (size_t)(q & 4 ? nk : pk)];
-                    all_gathered &= g[q];
-                }
+            int fast = block_rows_fluid(m, C, rm, j, k0);
+            if (fast || (!rm->fast && edge_rows_fluid(C, rw, prow))) {
+                restrict_row_targets(C, rc, fast, wt, rbase, prow, r, F->n[0], lo, hi, scale);
+                continue;
             }
-            /* a fast row's target rows that are not gathered take coarse cells 1 .. cn - 2 as sums
-             * over their four fine cells in the fine cells' order (the scatter's sums); the
-             * cells 0 .. 2 and from 2 cn - 3 on give only the row ends below */
-            int by_rows = fast && cn >= 4;
-            for (int qq = 0; by_rows && qq < rm.count / 2; qq++) {
-                size_t row0 = (size_t)((ptrdiff_t)rm.base + rm.off[0][2 * qq]);
-                if (row0 < lo || row0 >= hi || g[2 * qq])
-                    continue;
-                scatter_row(C->b + row0, r, scale * wt[2 * qq], scale * wt[2 * qq + 1], cn);
-            }
-            int n0 = F->n[0], skip = all_gathered || by_rows;
-            int skip_lo = skip ? 3 : n0, skip_hi = skip ? 2 * cn - 3 : n0;
-            for (int i = 0; i < n0; i++) {
-                if (i == skip_lo && skip_hi > skip_lo)   /* every target of these cells is gathered */
-                    i = skip_hi;
+            for (int i = 0; i < F->n[0]; i++) {   /* rows next to non-fluid coarse rows: cell by cell */
                 if (r[i] == 0.0)
                     continue;
-                int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
-                if (fast && ni >= 0 && ni < cn) {   /* weights()'s fast path without its tests */
-                    size_t base = rm.base + (size_t)pi;
-                    const ptrdiff_t *o = rm.off[i % 2];
-                    for (int q = 0; q < rm.count; q++) {
-                        size_t c = (size_t)((ptrdiff_t)base + o[q]);
-                        int I = q & 1 ? ni : pi;
-                        int mine = !by_rows || I == 0 || I == cn - 1;   /* by_rows: the ends only */
-                        if (mine && c >= lo && c < hi && !(g[q] && I >= 1 && I + 2 <= cn))
-                            C->b[c] += scale * wt[q] * r[i];
-                    }
-                    continue;
-                }
-                if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
-                    size_t base = rw.base + (size_t)pi;
-                    for (int p = 0; p < rw.n; p++) {
-                        size_t c = (size_t)((ptrdiff_t)base + rw.off[i % 2][p]);
-                        int I = rw.xbit[p] ? ni : pi;
-                        if (c >= lo && c < hi && !(rg[p] && I >= 1 && I + 2 <= cn))
-                            C->b[c] += scale * rw.w[p] * r[i];
-                    }
-                    continue;
-                }
-                int n = weights(m, C, &rm, i, j, k0, cell, w);
+                int n = weights(m, C, rm, rbase, i, j, k0, cell, w);
                 for (int q = 0; q < n; q++)
                     if (cell[q] >= lo && cell[q] < hi &&
                         !gathered(C, cell[q] / (size_t)cn, (int)(cell[q] % (size_t)cn)))
@@ -835,15 +1014,14 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
             if (!C->row_inner[(size_t)J + ny * (size_t)K])
                 continue;
             int kmin = m->dim == 3 ? 2 * K - 1 : 0, nk = m->dim == 3 ? 4 : 1;
-            for (int i = 1; i <= 2 * cn - 2; i++)
-                v[i] = 0.0;
-            for (int e = 0; e < nk; e++)
-                for (int d = 0; d < 4; d++) {
-                    double wyz = w1d[d] * (m->dim == 3 ? w1d[e] : 1.0);
-                    const double *r = F->r + idx(F, 0, 2 * J - 1 + d, kmin + e);
-                    for (int i = 1; i <= 2 * cn - 2; i++)
-                        v[i] += wyz * r[i];
-                }
+            for (int e = 0; e < nk; e++) {   /* the fine rows in order, four at a time (the same sums) */
+                double wyz[4];
+                for (int d = 0; d < 4; d++)
+                    wyz[d] = w1d[d] * (m->dim == 3 ? w1d[e] : 1.0);
+                const double *r = F->r + idx(F, 0, 2 * J - 1, kmin + e);
+                size_t sy = (size_t)F->n[0];
+                sum_four_rows(v, r, r + sy, r + 2 * sy, r + 3 * sy, wyz, 2 * cn - 2, e == 0);
+            }
             double *b = C->b + idx(C, 0, J, K);
             for (int I = 1; I + 2 <= cn; I++)
                 b[I] = scale * ((w1d[0] * v[2 * I - 1] + w1d[3] * v[2 * I + 2]) +
@@ -890,6 +1068,19 @@ ROW_KERNEL void prolong_pairs_2d(double *restrict xf, const double *restrict r0,
     }
 }
 
+ROW_KERNEL void prolong_pairs_1(double *restrict xf, const double *restrict r0, const double *wt, int n)
+{
+    for (int I = 1; I < n; I++) {
+        double e = 0.0, o = 0.0;
+        e += wt[0] * r0[I];
+        e += wt[1] * r0[I - 1];
+        o += wt[0] * r0[I];
+        o += wt[1] * r0[I + 1];
+        xf[2 * I] += e;
+        xf[2 * I + 1] += o;
+    }
+}
+
 ROW_KERNEL void prolong_pairs_3d(double *restrict xf, const double *restrict r0, const double *restrict r1,
                                  const double *restrict r2, const double *restrict r3, const double *wt, int n)
 {
@@ -921,24 +1112,28 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
 {
     double w[8];
     size_t cell[8];
-    row_map rm;
-    row_setup(m, C, j, k, &rm);
+    size_t rbase;
+    const row_class *rc = row_class_of(m, F, C, j, k, &rbase);
+    const row_map *rm = &rc->rm;
+    const row_weights *rw = &rc->rw;
     size_t f0 = idx(F, 0, j, k);
     int fine_fluid = F->row_fluid[(size_t)j + (size_t)F->n[1] * (size_t)k];
-    int fast = fine_fluid && block_rows_fluid(m, C, &rm, j, k);
-    row_weights rw;
-    int edge = fine_fluid && !fast && !rm.fast && row_weights_setup(m, C, j, k, &rw);
+    int fast = fine_fluid && block_rows_fluid(m, C, rm, j, k);
+    int edge = fine_fluid && !fast && !rm->fast && edge_rows_fluid(C, rw, rbase / (size_t)C->n[0]);
     const double *wt = m->dim == 3 ? weight_3d : weight_2d;
     int cn = C->n[0], lo = 0, hi = 0;
-    if (fast && cn >= 3) {
+    if ((fast || edge) && cn >= 3) {   /* per target row t the pair of listed q with x bit 0 and 1 */
         const double *R[4] = {NULL, NULL, NULL, NULL};
-        for (int qq = 0; qq < rm.count / 2; qq++)
-            R[qq] = C->x + (ptrdiff_t)rm.base + rm.off[0][2 * qq];
+        int nt = fast ? rm->count / 2 : rw->n / 2;
+        for (int t = 0; t < nt; t++)
+            R[t] = C->x + (ptrdiff_t)rbase + (fast ? rm->off[0][2 * t] : rw->off[0][2 * t]);
         double *xf = F->x + f0;
-        if (m->dim == 3)
+        if (nt == 4)
             prolong_pairs_3d(xf, R[0], R[1], R[2], R[3], wt, cn - 1);
+        else if (nt == 2)
+            prolong_pairs_2d(xf, R[0], R[1], fast ? wt : rw->w, cn - 1);
         else
-            prolong_pairs_2d(xf, R[0], R[1], wt, cn - 1);
+            prolong_pairs_1(xf, R[0], rw->w, cn - 1);
         lo = 2;
         hi = 2 * cn - 2;
     }
@@ -949,18 +1144,23 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
             break;
         int pi = i / 2, ni = i % 2 ? pi + 1 : pi - 1;
         if (fast && ni >= 0 && ni < C->n[0]) {   /* weights()'s fast path without its tests */
-            size_t base = rm.base + (size_t)pi;
-            F->x[f0 + (size_t)i] += m->dim == 3 ? gather(C->x, base, rm.off[i % 2], wt, 8)
-                                                : gather(C->x, base, rm.off[i % 2], wt, 4);
+            size_t base = rbase + (size_t)pi;
+            F->x[f0 + (size_t)i] += m->dim == 3 ? gather(C->x, base, rm->off[i % 2], wt, 8)
+                                                : gather(C->x, base, rm->off[i % 2], wt, 4);
             continue;
         }
         if (edge && ni >= 0 && ni < cn) {   /* prolong_weights' list, the same for the whole row */
-            F->x[f0 + (size_t)i] += gather(C->x, rw.base + (size_t)pi, rw.off[i % 2], rw.w, rw.n);
+            F->x[f0 + (size_t)i] += gather(C->x, rbase + (size_t)pi, rw->off[i % 2], rw->w, rw->n);
+            continue;
+        }
+        if (fast || edge) {   /* an end cell (x neighbour outside): its class's list */
+            const row_end *re = &rc->end[i > 0];
+            F->x[f0 + (size_t)i] += gather(C->x, rbase + (size_t)pi, re->off, re->w, re->n);
             continue;
         }
         if (F->type[f0 + (size_t)i] != MG_FLUID)
             continue;
-        int n = weights(m, C, &rm, i, j, k, cell, w);
+        int n = weights(m, C, rm, rbase, i, j, k, cell, w);
         double s = 0.0;
         for (int q = 0; q < n; q++)
             s += w[q] * C->x[cell[q]];
@@ -1010,6 +1210,13 @@ VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
     int k0 = m->dim == 3 ? s : 0, k1 = k0 + 1, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
     if (st == ST_DOT) {
         dot_slab(m, s);
+        return;
+    }
+    if (L->list && (st == ST_RED || st == ST_BLACK)) {
+        if (m->dim == 3)
+            list_half(L, s, s + 1, st == ST_BLACK, 6);
+        else
+            list_half(L, s, s + 1, st == ST_BLACK, 4);
         return;
     }
     for (int k = k0; k < k1; k++)
@@ -1088,6 +1295,17 @@ static void vcycle(mac_mg *m, int l)
         memset(L->x, 0, L->nc * sizeof *L->x);
         int n = L->n[0] > L->n[1] ? L->n[0] : L->n[1];
         n = n > L->n[2] ? n : L->n[2];
+        if (L->list) {   /* from its lists, a colour's whole list at once */
+            for (int t = 0; t < 4 * n; t++) {   /* red-black 2 n times, then black-red 2 n times */
+                int colour = (t < 2 * n) ? 0 : 1;
+                for (int h = 0; h < 2; h++, colour = 1 - colour)
+                    if (m->dim == 3)
+                        list_half(L, 0, L->n_slabs, colour, 6);
+                    else
+                        list_half(L, 0, L->n_slabs, colour, 4);
+            }
+            return;
+        }
         for (int s = 0; s < 2 * n; s++) {
             smooth_colour(m, l, 0);
             smooth_colour(m, l, 1);
