@@ -671,21 +671,26 @@ typedef struct op_ctx {
     const mac_grid *g;
     const mac_geometry *geo;
     double *q;   /* per cell scratch for the preconditioner */
+    int cells;   /* PCG's vectors per cell (zero off the unknowns), not per unknown */
 } op_ctx;
 
-static int remove_region_means(mac_projection *P, const mac_geometry *geo, double *v);
+static int remove_region_means(mac_projection *P, const mac_geometry *geo, double *v, size_t cells);
 
 /* The fused forms for seam_pcg_fused (multigrid): A p with p . Ap in one
- * pass when every cell is an unknown, and one V-cycle with r . z (taken in
+ * pass when PCG runs over all cells, and one V-cycle with r . z (taken in
  * its last pass); in regions without an open side the constant is
  * projected out of z, so the preconditioner stays symmetric on A's range
- * (r . z then taken again). */
+ * (r . z then taken again). Over all cells, level 0's stencil gives A p = 0
+ * off the unknowns and the V-cycle z = 0 there (multigrid.c: non-fluid
+ * cells are neither smoothed nor prolonged to, and the first sweep writes
+ * their 0), so with b = 0 and x = 0 there PCG's vectors stay 0 there and
+ * its iterates are the unknowns' ones up to the dots' rounding. */
 static void apply_A(void *ctx, const double *x, double *y);
 
 static double apply_A_dot(void *ctx, const double *x, double *y)
 {
     op_ctx *o = ctx;
-    if (o->P->n == mac_ncell(o->g))
+    if (o->cells)
         return mac_mg_apply_dot(o->P->mg, x, y);
     apply_A(ctx, x, y);
     return seam_dot_ordered(o->P->n, x, y);
@@ -694,9 +699,10 @@ static double apply_A_dot(void *ctx, const double *x, double *y)
 static double apply_mg_dot(void *ctx, const double *r, double *z)
 {
     op_ctx *o = ctx;
-    double rz = mac_mg_apply(o->P->mg, o->P->n, o->P->cell, r, z);
-    if (remove_region_means(o->P, o->geo, z))
-        rz = seam_dot_ordered(o->P->n, r, z);
+    size_t n = o->cells ? mac_ncell(o->g) : o->P->n;
+    double rz = mac_mg_apply(o->P->mg, n, o->cells ? NULL : o->P->cell, r, z);
+    if (remove_region_means(o->P, o->geo, z, o->cells ? n : 0))
+        rz = seam_dot_ordered(n, r, z);
     return rz;
 }
 
@@ -817,19 +823,43 @@ static void apply_mic(void *ctx, const double *r, double *z)
             }
 }
 
+/* remove_region_means over all cells (v zero off the unknowns, and kept so):
+ * the sums in cell order. */
+static void remove_region_means_cells(mac_projection *P, const mac_geometry *geo, size_t nc, double *v)
+{
+    int nr = geo->n_regions;
+    const int32_t *region = geo->region;   /* -1 off the fluid cells, which are the unknowns */
+    double *s = P->region_sum;
+    memset(s, 0, (size_t)nr * sizeof *s);
+    for (size_t c = 0; c < nc; c++)
+        if (region[c] >= 0)
+            s[region[c]] += v[c];
+    for (int r = 0; r < nr; r++)
+        s[r] = geo->region_open[r] ? 0.0 : s[r] / (double)geo->region_cells[r];
+    for (size_t c = 0; c < nc; c++)
+        if (region[c] >= 0)
+            v[c] -= s[region[c]];
+}
+
 /* Rhs and solution of regions without an open side live up to a constant:
- * remove the mean of v over each such region; returns whether there was
- * one. Once per MG-PCG iteration in a closed box, so no allocation (the
- * sums' room is kept with the projection, sized by solve_poisson), no
- * counting (the cell counts are kept with the geometry), and one region (a
- * fluid in a closed box) needs no per-unknown region lookups. The sums run
- * in unknown order, as they always did: the same bits as before. */
-static int remove_region_means(mac_projection *P, const mac_geometry *geo, double *v)
+ * remove the mean of v (per unknown, or per cell when cells, the grid's
+ * cell count, is not 0) over each such
+ * region; returns whether there was one. Once per MG-PCG iteration in a
+ * closed box, so no allocation (the sums' room is kept with the projection,
+ * sized by solve_poisson), no counting (the cell counts are kept with the
+ * geometry), and one region (a fluid in a closed box) needs no per-unknown
+ * region lookups. The sums run in unknown order, as they always did: the
+ * same bits as before. */
+static int remove_region_means(mac_projection *P, const mac_geometry *geo, double *v, size_t cells)
 {
     int nr = geo->n_regions;
     size_t n = P->n;
     if (!geo->n_closed || n == 0)   /* every region has a Dirichlet face: nothing to remove */
         return 0;
+    if (cells > n) {   /* per cell, with cells that are no unknowns (with none, cell order is unknown order) */
+        remove_region_means_cells(P, geo, cells, v);
+        return 1;
+    }
     if (nr == 1) {   /* every unknown in the one closed region */
         double s = 0.0;
         for (size_t k = 0; k < n; k++)
@@ -952,6 +982,28 @@ static void update_velocities(const mac_grid *g, const mac_geometry *geo, double
     }
 }
 
+/* Whether multigrid PCG runs over all cells (mac_pcg_space): with air
+ * (Dirichlet) cells at most MAC_CELL_SPACE_AIR of the grid under
+ * MAC_PCG_AUTO. Solid cells are always few enough: measured in
+ * docs/fluid_mac.md, step 6. */
+#define MAC_CELL_SPACE_AIR 0.25
+
+static int cell_space(const mac_projection *P, const mac_grid *g, const mac_geometry *geo)
+{
+    if (P->precond != MAC_PRECOND_MG || P->space == MAC_PCG_UNKNOWNS)
+        return 0;
+    if (P->space == MAC_PCG_CELLS)
+        return 1;
+    size_t nc = mac_ncell(g), air = 0;
+    if (P->n == nc)
+        return 1;
+    for (size_t c = 0; c < nc; c++)
+        air += P->index[c] < 0 && !geo->solid[c];
+    const char *e = getenv("MAC_AIR");
+    double f = e ? atof(e) : MAC_CELL_SPACE_AIR;
+    return (double)air <= f * (double)nc;
+}
+
 /* Solve A x = b over the fluid cells (b and x per cell, x also the initial
  * guess), compatible in enclosed regions and with their mean fixed to zero. */
 static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac_geometry *geo, const double *b,
@@ -991,21 +1043,29 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
         }
         P->region_cap = geo->n_regions;
     }
-    for (size_t k = 0; k < P->n; k++) {
-        P->b[k] = b[P->cell[k]];
-        P->p[k] = x[P->cell[k]];
-    }
-    remove_region_means(P, geo, P->b);
+    int cells = P->in_cells = cell_space(P, g, geo);
+    size_t n = cells ? nc : P->n;   /* PCG's vector length */
+    if (cells)
+        for (size_t c = 0; c < nc; c++) {
+            P->b[c] = P->index[c] >= 0 ? b[c] : 0.0;
+            P->p[c] = P->index[c] >= 0 ? x[c] : 0.0;
+        }
+    else
+        for (size_t k = 0; k < P->n; k++) {
+            P->b[k] = b[P->cell[k]];
+            P->p[k] = x[P->cell[k]];
+        }
+    remove_region_means(P, geo, P->b, cells ? nc : 0);
     P->iterations = 0;
     P->residual = 0.0;
     P->pcg_cpu_ms = P->pcg_wall_ms = 0.0;
-    P->iteration_bytes = P->precond == MAC_PRECOND_MG ? mac_mg_iteration_bytes(P->mg, P->n) : 0.0;
-    if (seam_norm2(P->n, P->b) == 0.0) {
-        memset(P->p, 0, P->n * sizeof *P->p);
+    P->iteration_bytes = P->precond == MAC_PRECOND_MG ? mac_mg_iteration_bytes(P->mg, n) : 0.0;
+    if (seam_norm2(n, P->b) == 0.0) {
+        memset(P->p, 0, n * sizeof *P->p);
     } else if (P->n) {
-        op_ctx ctx = {P, g, geo, P->tmp};
+        op_ctx ctx = {P, g, geo, P->tmp, cells};
         seam_linop A = {P->n, apply_A, &ctx}, M = {P->n, apply_mic, &ctx};
-        seam_dot_linop A_dot = {P->n, apply_A_dot, &ctx}, M_dot = {P->n, apply_mg_dot, &ctx};
+        seam_dot_linop A_dot = {n, apply_A_dot, &ctx}, M_dot = {n, apply_mg_dot, &ctx};
         seam_krylov_opts o = {tol, 0.0, max_iter, 0};
         seam_krylov_stats st;
         struct timespec c0, c1, w0, w1;
@@ -1025,13 +1085,13 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
             seam_logf(host, SEAM_LOG_WARN, "%s PCG (%s) %s: %d iterations (at most %d), relative residual %.3g > "
                       "tolerance %g", what, P->precond == MAC_PRECOND_MG ? "multigrid" : "MIC(0)",
                       st.breakdown ? "broke down" : "did not converge", st.iterations, max_iter,
-                      st.residual / seam_norm2(P->n, P->b), tol);
+                      st.residual / seam_norm2(n, P->b), tol);
             return SEAM_UNSTABLE;
         }
     }
-    remove_region_means(P, geo, P->p);
+    remove_region_means(P, geo, P->p, cells ? nc : 0);
     for (size_t c = 0; c < nc; c++)
-        x[c] = P->index[c] >= 0 ? P->p[P->index[c]] : 0.0;
+        x[c] = P->index[c] < 0 ? 0.0 : cells ? P->p[c] : P->p[P->index[c]];
     return SEAM_OK;
 }
 
@@ -1098,8 +1158,10 @@ void mac_projection_free(mac_projection *P)
     free(P->built_solid);
     mac_mg_free(&P->mg);
     mac_precond keep = P->precond;
+    mac_pcg_space space = P->space;
     memset(P, 0, sizeof *P);
     P->precond = keep;
+    P->space = space;
 }
 
 /* ---- scalar transport ------------------------------------------------------ */

@@ -312,6 +312,12 @@ void mac_advect_bfecc(const mac_grid *g, double *const vel0[3], double dt, doubl
 
 /* Preconditioners of the pressure PCG. */
 typedef enum mac_precond { MAC_PRECOND_MG = 0, MAC_PRECOND_MIC0 = 1 } mac_precond;
+/* Where multigrid PCG's vectors live: over the unknowns (numbered through
+ * mac_projection.index), or over all cells, zero at the non-unknown ones,
+ * so that A p and the V-cycle run on PCG's vectors in place (docs/fluid_mac.md,
+ * step 6). AUTO: cells unless air (Dirichlet) cells are more than a
+ * fraction of the grid (grid.c's cell_space). */
+typedef enum mac_pcg_space { MAC_PCG_AUTO = 0, MAC_PCG_UNKNOWNS = 1, MAC_PCG_CELLS = 2 } mac_pcg_space;
 
 /* Geometric multigrid V-cycle on the cells (multigrid.c). */
 typedef struct mac_mg mac_mg;
@@ -336,6 +342,8 @@ double mac_mg_iteration_bytes(const mac_mg *m, size_t n);
  * cells and its preconditioner, MIC(0) or multigrid. */
 typedef struct mac_projection {
     mac_precond precond;     /* chosen by the configuration (kept by mac_projection_free) */
+    mac_pcg_space space;     /* multigrid: where PCG's vectors live (kept by mac_projection_free) */
+    int in_cells;            /* the last solve ran PCG over all cells (MAC_PCG_AUTO's choice) */
     mac_mg *mg;
     size_t n;                /* fluid cells (unknowns) */
     int32_t *index;          /* per cell: unknown index or -1 */

@@ -329,6 +329,86 @@ static void test_preconditioner_kept_per_operator(void **state)
     free(fresh);
 }
 
+/* A 2D tank (walls, open top unless closed) with a solid block and a solid
+ * ring round a pocket of fluid (a region without an open side), air above
+ * y = air_y (none when air_y >= 1); phi (per cell) is the level set geo
+ * borrows. */
+static void pocket_geometry(const mac_grid *g, int closed, double air_y, double *phi, mac_geometry *geo)
+{
+    mac_geometry from = {0};
+    assert_int_equal(mac_geometry_build(&from, g, NULL, NULL, 0.2, NULL, NULL, NULL), SEAM_OK);
+    int i0 = g->nx / 2, i1 = i0 + g->nx / 4, j0 = g->ny / 4, j1 = j0 + g->ny / 3;
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            size_t c = mac_c(g, i, j, 0);
+            phi[c] = air_y < 1.0 ? (j + 0.5) * g->dx - air_y : -1.0;
+            int block = i >= g->nx / 8 && i < g->nx / 4 && j >= g->ny / 3 && j < g->ny / 2;
+            int ring = i >= i0 && i <= i1 && j >= j0 && j <= j1 && (i == i0 || i == i1 || j == j0 || j == j1);
+            from.solid[c] = block || ring;
+        }
+    *geo = (mac_geometry){0};
+    assert_int_equal(mac_geometry_liquid(geo, g, &from, phi), SEAM_OK);
+    assert_int_equal(geo->n_regions, 2);
+    assert_int_equal(geo->n_closed, closed ? 2 : 1);
+    mac_geometry_free(&from);
+}
+
+/* Multigrid PCG over all cells (zero off the unknowns: level 0 and PCG on
+ * the same vectors) gives the pressure of PCG over the unknowns to solver
+ * tolerance, zero in the solids; with an obstacle and an enclosed pocket,
+ * in an open and a closed tank and under a free surface (air cells), and
+ * the same bits with 1 and 3 threads (20480 cells: threaded passes). */
+static void test_cell_space_matches_unknowns(void **state)
+{
+    (void)state;
+    for (int v = 0; v < 3; v++) {
+        mac_grid g = {2, 160, 128, 1, 1.0 / 160, {0.0, 0.0, 0.0},
+                      {BC_WALL, BC_WALL, BC_WALL, v == 1 ? BC_WALL : BC_OPEN, BC_WALL, BC_WALL}};
+        size_t nc = mac_ncell(&g);
+        mac_geometry geo;
+        double *phi = malloc(nc * sizeof *phi);
+        pocket_geometry(&g, v == 1, v == 2 ? 0.7 : 2.0, phi, &geo);
+        double *pc = malloc(nc * sizeof *pc), *pu = malloc(nc * sizeof *pu), dp = 0.0, pmax = 0.0;
+        mac_projection C = {0}, U = {0};
+        C.space = MAC_PCG_CELLS;
+        U.space = MAC_PCG_UNKNOWNS;
+        project_random(&U, &g, &geo, 7u, pu);
+        project_random(&C, &g, &geo, 7u, pc);
+        assert_true(C.in_cells && !U.in_cells);
+        assert_true(C.n < nc);
+        for (size_t c = 0; c < nc; c++) {
+            if (!mac_fluid(&geo, c))
+                assert_true(pc[c] == 0.0 && pu[c] == 0.0);
+            dp = fmax(dp, fabs(pc[c] - pu[c]));
+            pmax = fmax(pmax, fabs(pu[c]));
+        }
+        fprintf(stderr, "variant %d: PCG iterations over cells %d, over unknowns %d; max |dp| %.3g of %.3g Pa\n", v,
+                C.iterations, U.iterations, dp, pmax);
+        assert_true(pmax > 0.0);
+        assert_true(dp <= 1e-7 * pmax);
+        assert_true(abs(C.iterations - U.iterations) <= 1);
+#ifdef _OPENMP
+        int before = omp_get_max_threads();
+        double *p3 = malloc(nc * sizeof *p3);
+        mac_projection T = {0};
+        T.space = MAC_PCG_CELLS;
+        omp_set_num_threads(3);
+        project_random(&T, &g, &geo, 7u, p3);
+        omp_set_num_threads(before);
+        assert_int_equal(T.iterations, C.iterations);
+        assert_memory_equal(p3, pc, nc * sizeof *p3);
+        mac_projection_free(&T);
+        free(p3);
+#endif
+        mac_projection_free(&C);
+        mac_projection_free(&U);
+        mac_geometry_free(&geo);
+        free(phi);
+        free(pc);
+        free(pu);
+    }
+}
+
 static void test_multigrid_matches_mic0(void **state)
 {
     (void)state;
@@ -689,6 +769,7 @@ int main(void)
                                        cmocka_unit_test(test_multigrid_matches_mic0),
                                        cmocka_unit_test(test_preconditioner_kept_per_operator),
                                        cmocka_unit_test(test_multigrid_threads),
+                                       cmocka_unit_test(test_cell_space_matches_unknowns),
                                        cmocka_unit_test(test_multigrid_symmetric),
                                        cmocka_unit_test(test_bfecc_bump),
                                        cmocka_unit_test(test_particles_stop_at_shell),
