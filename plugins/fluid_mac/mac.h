@@ -315,8 +315,8 @@ typedef enum mac_precond { MAC_PRECOND_MG = 0, MAC_PRECOND_MIC0 = 1 } mac_precon
 /* Where multigrid PCG's vectors live: over the unknowns (numbered through
  * mac_projection.index), or over all cells, zero at the non-unknown ones,
  * so that A p and the V-cycle run on PCG's vectors in place (docs/fluid_mac.md,
- * step 6). AUTO: cells unless air (Dirichlet) cells are more than a
- * fraction of the grid (grid.c's cell_space). */
+ * step 6). AUTO: all cells unless the cells that are no unknowns (solid or
+ * air) are more than a quarter of the grid (grid.c's cell_space). */
 typedef enum mac_pcg_space { MAC_PCG_AUTO = 0, MAC_PCG_UNKNOWNS = 1, MAC_PCG_CELLS = 2 } mac_pcg_space;
 
 /* Geometric multigrid V-cycle on the cells (multigrid.c). */
