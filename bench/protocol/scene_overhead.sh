@@ -10,7 +10,9 @@
 # when BASE names a second build tree to compare with, e.g. main's): runs
 # alternate, so a change in the machine's load hits all of them alike, and
 # the table gives medians over the rounds.
-# Usage: scene_overhead.sh [BUILD] [END] [SCALES] [REPS] [BASE]
+# Usage: [PREFIX="taskset -c 0"] scene_overhead.sh [BUILD] [END] [SCALES] [REPS] [BASE]
+# PREFIX (words) goes before every seam command: `taskset -c 0` puts the
+# coupler and the servers it spawns (they inherit its CPU set) on one CPU.
 # SCALES: grid multiples of 32x48 to run (default "1 2 4"); REPS default 3.
 # A second line per grid gives the median step of the long runs' stats.csv
 # (fluid_s + solid_s + coupler_s, the first 10 steps left out) against
@@ -48,8 +50,9 @@ def env_of(b):
     return e
 
 def run(b, t_end, sets):
-    cmd = [os.path.realpath(b) + "/coupler/seam", "run", scene, "--quiet", "--force", "--no-report", "--out",
-           f"{tmp}/o", "--end", repr(t_end), "--set", "output.frames=false"]
+    cmd = os.environ.get("PREFIX", "").split()
+    cmd += [os.path.realpath(b) + "/coupler/seam", "run", scene, "--quiet", "--force", "--no-report", "--out",
+            f"{tmp}/o", "--end", repr(t_end), "--set", "output.frames=false"]
     for s in sets:
         cmd += ["--set", s]
     c0 = os.times()
@@ -69,7 +72,8 @@ def median_step():
         if rows else float("nan")
 
 label = {b: ("base" if len(builds) > 1 and b == builds[0] else "build") for b in builds}
-print(f"{reps} rounds, medians; overhead against the same build's in-process run; "
+print(f"{reps} rounds, medians; prefix: {os.environ.get('PREFIX') or 'none'}; "
+      "overhead against the same build's in-process run; "
       f"load average at start {os.getloadavg()[0]:.2f}; " + ", ".join(f"{label[b]}: {b}" for b in builds))
 print("per placement: start-up s; wall ms/step (overhead); CPU ms/step of all its processes (overhead); "
       "whole-process wall s to END (overhead)")
