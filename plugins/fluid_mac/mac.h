@@ -326,16 +326,17 @@ typedef struct mac_mg mac_mg;
  * build). Reuses m when the grid is the same; NULL when out of memory. */
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
                      const double *Adiag, double *const Aplus[3]);
-/* z = one V-cycle applied to r (both over the n unknowns; cell: their cells);
+/* z = one V-cycle applied to r (both over the n unknowns; cell: their cells;
+ * n = cells: over all cells, r zero off the unknowns, z then zero there too);
  * returns r . z, taken slab by slab in the V-cycle's last pass and summed in
  * row order (the same with any thread count). */
 double mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z);
-/* y = A x over all cells, every cell an unknown (n = cells), with level 0's
+/* y = A x over all cells (0 off the unknowns), with level 0's
  * stencil; returns x . y summed in row order (the same with any thread count). */
 double mac_mg_apply_dot(mac_mg *m, const double *x, double *y);
 void mac_mg_free(mac_mg **self_p);
-/* The least bytes one multigrid-preconditioned CG iteration over n unknowns
- * moves (the model is stated in multigrid.c). */
+/* The least bytes one multigrid-preconditioned CG iteration over vectors of
+ * n entries (the unknowns, or all cells) moves (the model is stated in multigrid.c). */
 double mac_mg_iteration_bytes(const mac_mg *m, size_t n);
 
 /* Pressure projection workspace: the matrix-free Poisson operator over fluid

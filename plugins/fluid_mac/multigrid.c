@@ -1396,7 +1396,7 @@ double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
 
 /* The bytes one MG-PCG iteration has to move at the least (the bound of
  * bench_fluid_mac's "bound" table), counting each array once per pass:
- * - CG over the n unknowns (core seam_pcg_fused), 11 doubles each: q = A p
+ * - CG over vectors of n entries (core seam_pcg_fused), 11 doubles each: q = A p
  *   with p.q (read p, write q), x += alpha p and r -= alpha q with |r|^2
  *   (read x, p, r, q, write x, r), p = z + beta p (read z, p, write p); r.z
  *   comes from the V-cycle's last pass on level 0, which reads r and z anyway;
@@ -1431,7 +1431,7 @@ double mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, d
 {
     mg_level *L0 = &m->lev[0];
     double *b = L0->b, *x = L0->x;
-    if (n == L0->nc) {   /* every cell an unknown, in cell order: level 0 works on r and z themselves */
+    if (n == L0->nc) {   /* PCG over all cells: level 0 works on r and z themselves */
         L0->b = (double *)r;   /* only read */
         L0->x = z;
     } else {
