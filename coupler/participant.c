@@ -324,19 +324,14 @@ static seam_status commit_failed(participant *pt, long step)
 seam_status participants_commit(seam_sim *sim, long step)
 {
     seam_status result = SEAM_OK;
-    bool *begun = calloc(sim->n_parts + 1, sizeof *begun);
-    if (!begun) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory at the commit of step %ld", step);
-        return SEAM_ERROR;
-    }
     for (size_t i = 0; i < sim->n_parts; i++) {
         participant *pt = &sim->parts[i];
         if (!pt->proxy)
             continue;
         double t0 = sim_now();
-        begun[i] = seam_remote_commit_begin(pt->proxy) == 0;
+        pt->committing = seam_remote_commit_begin(pt->proxy) == 0;
         pt->stats.seconds += sim_now() - t0;
-        if (!begun[i]) {
+        if (!pt->committing) {
             result = commit_failed(pt, step);
             break;
         }
@@ -353,14 +348,14 @@ seam_status participants_commit(seam_sim *sim, long step)
     }
     for (size_t i = 0; i < sim->n_parts; i++) {   /* every commit begun is seen through, whatever failed */
         participant *pt = &sim->parts[i];
-        if (!begun[i])
+        if (!pt->committing)
             continue;
+        pt->committing = false;
         double t0 = sim_now();
         seam_status st = seam_remote_commit_end(pt->proxy);
         pt->stats.seconds += sim_now() - t0;
         if (st != SEAM_OK)
             result = commit_failed(pt, step);
     }
-    free(begun);
     return result;
 }

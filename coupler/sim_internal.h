@@ -30,6 +30,7 @@ typedef struct participant {
     seam_library *lib;
     seam_remote *remote;     /* a proxy's; the instance owns it once created */
     seam_remote *proxy;      /* once created: the instance when it is a proxy (it is its remote), else NULL */
+    bool committing;         /* the proxy's commit is sent and its reply not yet taken (participants_commit) */
     const seam_plugin *p;
     void *self;
     uint32_t caps;           /* SEAM_CAP_* of the instance */
