@@ -39,6 +39,17 @@ typedef struct {
 enum { FAULT_NONE, FAULT_NAN, FAULT_ERROR, FAULT_TINY_DT };
 static const char *const fault_names[] = {"none", "nan", "error", "tiny_dt", NULL};
 
+static void pf_destroy(void *self)
+{
+    piston_fluid *f = self;
+    if (!f)
+        return;
+    free(f->V);
+    free(f->V_new);
+    free(f->saved);
+    free(f);
+}
+
 static void *pf_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
     (void)plugin;
@@ -47,6 +58,9 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
         return NULL;
     piston_fluid *f = calloc(1, sizeof *f);
     f->host = host;
+    /* empty until bind sizes them, but there: commit, save and load may come before any bind */
+    f->V = calloc(1, sizeof *f->V);
+    f->V_new = calloc(1, sizeof *f->V_new);
     f->m_a = seam_cfg_num(c, "added_mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED);
     f->delay = seam_cfg_num(c, "delay", 0.0, 0.0, 1.0, 0);
     double create_delay = seam_cfg_num(c, "create_delay", 0.0, 0.0, 5.0, 0);
@@ -61,7 +75,7 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {
-        free(f);
+        pf_destroy(f);
         return NULL;
     }
     if (create_delay > 0) {
@@ -71,16 +85,6 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
     return f;
 }
 
-static void pf_destroy(void *self)
-{
-    piston_fluid *f = self;
-    if (!f)
-        return;
-    free(f->V);
-    free(f->V_new);
-    free(f->saved);
-    free(f);
-}
 
 static seam_status pf_max_dt(void *self, double *dt)
 {
@@ -131,8 +135,7 @@ static seam_status pf_commit(void *self)
 {
     piston_fluid *f = self;
     double t0 = commit_trace_begin(&f->trace);
-    if (f->n)   /* before a bind there is nothing to keep (and no arrays) */
-        memcpy(f->V, f->V_new, f->n * sizeof *f->V);
+    memcpy(f->V, f->V_new, f->n * sizeof *f->V);
     f->commits++;
     if (!commit_trace_end(&f->trace, t0)) {
         seam_logf(f->host, SEAM_LOG_ERROR, "cannot append to %s", f->trace.log);
