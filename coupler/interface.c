@@ -207,6 +207,16 @@ bool interface_bind(seam_sim *sim)
             sim_log(sim, SEAM_LOG_ERROR, fl->name, "domain failed");
             return false;
         }
+        /* a 2D fluid's box has z = [0, 0] (plugin.h, domain): solids of the other dimension are refused here,
+         * located, not as an empty box along z or by the fluid's bind */
+        bool flat = sim->domain_lo[2] == 0.0 && sim->domain_hi[2] == 0.0;
+        if (flat != (in->dim == 2)) {
+            const participant *s0 = &sim->parts[sim->first_solid];
+            sim_log(sim, SEAM_LOG_ERROR, s0->name, "%s: %s: the solids describe an interface of dimension %d, but "
+                    "fluid \"%s\" is %s", seam_doc_locate(sim->doc, s0->config_path), s0->config_path, in->dim,
+                    fl->name, flat ? "2D" : "3D");
+            return false;
+        }
         for (int d = 0; d < in->dim; d++)
             if (!(sim->domain_lo[d] < sim->domain_hi[d]) || !isfinite(sim->domain_lo[d]) || !isfinite(sim->domain_hi[d])) {
                 sim_log(sim, SEAM_LOG_ERROR, fl->name, "domain returned an empty or non-finite box along %c: [%g, %g]",

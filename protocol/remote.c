@@ -1381,20 +1381,19 @@ const char *seam_remote_program(const seam_remote *r) { return r->child > 0 ? r-
 long seam_remote_pid(const seam_remote *r) { return r->child > 0 ? (long)r->child : 0; }
 
 
-/* Map every key path of the participant's object to where the scene says
- * it is, so the server's plugin can locate its messages like a local one. */
+/* Map every key path of the participant's object, and "" to the object itself, to where the scene says
+ * it is, so the server's plugin can locate its messages like a local one (a key the scene does not write
+ * at its nearest ancestor's place). */
 static void write_locations(seam_wbuf *w, json_t *v, const char *path, const seam_host *host, size_t *count,
                             bool counting)
 {
-    if (path[0]) {
-        const char *at = host->locate ? host->locate(host->ctx, path) : NULL;
-        if (at) {
-            if (!counting) {
-                seam_w_str(w, path);
-                seam_w_str(w, at);
-            }
-            (*count)++;
+    const char *at = host->locate ? host->locate(host->ctx, path) : NULL;
+    if (at) {
+        if (!counting) {
+            seam_w_str(w, path);
+            seam_w_str(w, at);
         }
+        (*count)++;
     }
     char sub[1024];
     if (json_is_object(v)) {

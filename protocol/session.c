@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "session.h"
+#include "seam/config.h"
 #include "seam/loader.h"
 
 #define MAX_LOG 64           /* messages kept per request */
@@ -95,13 +96,18 @@ static void session_log(void *ctx, seam_log_level level, const char *message)
     s->n_log++;
 }
 
+/* Where create's `locations` put the key, else its nearest ancestor there ("" is the participant's object),
+ * as the coupler's own host answers for a key the scene does not write (a required one, missing). */
 static const char *session_locate(void *ctx, const char *key_path)
 {
     seam_session *s = ctx;
-    for (size_t i = 0; i < s->n_locs; i++)
-        if (strcmp(s->locs[i].path, key_path) == 0)
-            return s->locs[i].where;
-    return NULL;
+    for (size_t len = strlen(key_path);; len = seam_key_path_parent(key_path, len)) {
+        for (size_t i = 0; i < s->n_locs; i++)
+            if (strlen(s->locs[i].path) == len && strncmp(s->locs[i].path, key_path, len) == 0)
+                return s->locs[i].where;
+        if (len == 0)
+            return NULL;
+    }
 }
 
 static void clear_log(seam_session *s)

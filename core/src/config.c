@@ -294,27 +294,26 @@ const char *seam_doc_locate(seam_doc *self, const char *key_path)
             snprintf(self->where, sizeof self->where, "--set %s", self->overrides[i]);
             return self->where;
         }
-    /* The key itself, else its nearest written ancestor. */
-    char *p = strdup(key_path);
-    for (;;) {
+    /* The key itself, else its nearest written ancestor (a top-level key's is the origin). */
+    for (size_t len = strlen(key_path);;) {
         for (size_t i = 0; i < self->n_pos; i++)
-            if (strcmp(self->pos[i].path, p) == 0) {
+            if (strlen(self->pos[i].path) == len && strncmp(self->pos[i].path, key_path, len) == 0) {
                 snprintf(self->where, sizeof self->where, "%s:%d:%d", self->origin,
                          self->pos[i].line, self->pos[i].col);
-                free(p);
                 return self->where;
             }
-        char *cut = strrchr(p, '.');
-        char *br = strrchr(p, '[');
-        if (br > cut)
-            cut = br;
-        if (!cut)
+        if (len == 0 || (len = seam_key_path_parent(key_path, len)) == 0)
             break;
-        *cut = '\0';
     }
-    free(p);
     snprintf(self->where, sizeof self->where, "%s", self->origin);
     return self->where;
+}
+
+size_t seam_key_path_parent(const char *path, size_t len)
+{
+    while (len > 0 && path[len - 1] != '.' && path[len - 1] != '[')
+        len--;
+    return len > 0 ? len - 1 : 0;
 }
 
 int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen)

@@ -541,6 +541,8 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     rs->A = calloc(n ? n : 1, sizeof *rs->A);
     rs->sweep = calloc(SWEEP_STRIDE * n + 1, sizeof *rs->sweep);
     rs->n_bodies = n;
+    double estimate = 0.0, most = -1.0;   /* interface points in all, and on the body that takes the most */
+    seam_cfg *most_item = NULL;
     for (size_t i = 0; i < n; i++) {
         seam_cfg *item = seam_cfg_item(cfg, "bodies", i);
         if (!item) {
@@ -552,8 +554,21 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
             seam_logf(host, SEAM_LOG_ERROR, "%s: body \"%s\" refused", seam_cfg_path(item),
                       rs->bodies[i].name ? rs->bodies[i].name : "?");
             rc = -1;
+            continue;
+        }
+        double e = rigid_shape_sample_estimate(&rs->bodies[i].shape, rs->spacing);
+        estimate += e;
+        if (!(e <= most)) {
+            most = e;
+            most_item = item;
         }
     }
+    /* A spacing that samples the bodies with more than RIGID_MAX_POINTS points is refused before anything
+     * that grows with their number is allocated, located at the body that would take the most. */
+    if (rc == 0 && seam_cfg_error_count(cfg) == 0 && estimate > RIGID_MAX_POINTS)
+        seam_cfg_error(most_item, NULL, "spacing %g m would sample the %zu bodies with about %.3g interface points, "
+                       "%.3g of them on this one (at most %.0e): raise spacing, or the scene's fluid cell size it "
+                       "defaults to", rs->spacing, n, estimate, most, RIGID_MAX_POINTS);
     if (seam_cfg_finish(cfg) != SEAM_OK || rc != 0 || n == 0) {
         seam_cfg_destroy(&cfg);
         rigid_destroy(rs);
@@ -562,16 +577,6 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     seam_cfg_destroy(&cfg);
     rs->world.bodies = rs->bodies;
     rs->world.n_bodies = rs->n_bodies;
-    double estimate = 0.0;
-    for (size_t i = 0; i < rs->n_bodies; i++)
-        estimate += rigid_shape_sample_estimate(&rs->bodies[i].shape, rs->spacing);
-    if (estimate > RIGID_MAX_POINTS) {
-        seam_logf(host, SEAM_LOG_ERROR, "spacing %g m would sample the %zu bodies with about %.3g interface points "
-                  "(at most %.0e): raise spacing, or the scene's fluid cell size it defaults to", rs->spacing,
-                  rs->n_bodies, estimate, RIGID_MAX_POINTS);
-        rigid_destroy(rs);
-        return NULL;
-    }
     if (build_interface(rs) != 0) {
         rigid_destroy(rs);
         return NULL;

@@ -267,8 +267,14 @@ class Host:
         self.messages.append([int(level), str(message)])
 
     def locate(self, key_path):
-        """'scene.json:12:7' for a key path of the configuration, or None."""
-        return self._locations.get(key_path)
+        """'scene.json:12:7' for a key path of the configuration, else where its nearest ancestor is
+        ('' is the participant's object: a required key the scene does not write), or None."""
+        while True:
+            if key_path in self._locations:
+                return self._locations[key_path]
+            if not key_path:
+                return None
+            key_path = key_path[:max(key_path.rfind("."), key_path.rfind("["), 0)]
 
     def config_error(self, key, message):
         """Log an error about one key of the configuration, located like

@@ -116,6 +116,16 @@ static void test_set_overrides(void **state)
     assert_string_equal(seam_doc_locate(doc, "solids[1].plugin"), "--set solids[1].plugin");
     assert_string_equal(seam_doc_locate(doc, "solids[0].plugin"), "scene.json:7:16");
     assert_string_equal(seam_doc_locate(doc, "coupling.absent"), "scene.json:2:3");
+    assert_string_equal(seam_doc_locate(doc, "solids[0].absent[3].deeper"), "scene.json:7:15");
+    const char *path = "fluid.liquid[2].box";
+    size_t len = strlen(path);
+    const char *parents[] = {"fluid.liquid[2]", "fluid.liquid", "fluid", ""};
+    for (size_t i = 0; i < 4; i++) {
+        len = seam_key_path_parent(path, len);
+        assert_int_equal(len, strlen(parents[i]));
+        assert_memory_equal(path, parents[i], len);
+    }
+    assert_int_equal(seam_key_path_parent("", 0), 0);
     seam_doc_destroy(&doc);
 }
 

@@ -112,6 +112,25 @@ static void test_validate_reports_precisely(void **state)
     assert_int_equal(seam("validate examples/tube_precice.json --set fluid.discretization=staggered"), 1);
     expect("seam: [fluid] error: examples/tube_precice.json:17:37: fluid.cells: cells = 100 needs an interface of 100 "
            "points of dimension 1 (one cross-section per cell), the solids describe 101 of dimension 1");
+    /* solid_rigid: a spacing that samples too many points is located at the body that takes the most (it named no
+     * key) */
+    assert_int_equal(seam("validate examples/rising_disc.json --set solids.0.spacing=1e-7"), 1);
+    expect("seam: [disc] error: examples/rising_disc.json:23:9: solids[0].bodies[0]: spacing 1e-07 m would sample the 1 "
+           "bodies with about 9.42e+06 interface points, 9.42e+06 of them on this one (at most 4e+06)");
+    /* Separate participants: a required key the scene does not write is located at the participant's object, in
+     * seam-serve (C) and in a Python program (seam_client.py) alike, as in-process (they named no place) */
+    assert_int_equal(seam("validate tests/coupler/scenes/separate_missing_keys.json --allow-any-plugin"), 1);
+    expect("seam: [fluid] error: tests/coupler/scenes/separate_missing_keys.json:4:3: fluid.added_mass: required key is "
+           "missing");
+    expect("seam: [piston] error: tests/coupler/scenes/separate_missing_keys.json:6:5: solids[0].mass: required (a "
+           "number)");
+    /* Solids of another dimension than the fluid's: said so, located (a 3D disc in a 2D fluid was "an empty box
+     * along z", unlocated) */
+    assert_int_equal(seam("validate examples/rising_disc.json --set solids.0.dim=3 --set 'solids.0.walls.min=[0,0,0]' "
+                          "--set 'solids.0.walls.max=[1,1.5,1]' --set 'solids.0.bodies.0.position=[0.5,0.3,0.5]' "
+                          "--set solids.0.bodies.0.shape=sphere"), 1);
+    expect("seam: [disc] error: examples/rising_disc.json:17:5: solids[0]: the solids describe an interface of "
+           "dimension 3, but fluid \"fluid\" is 2D");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");

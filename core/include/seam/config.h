@@ -39,9 +39,13 @@ const char *seam_doc_origin(const seam_doc *self);
  * when it is valid JSON, else taken as a string. Missing objects on the way
  * are created. Returns 0, or -1 with a message in err. */
 int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen);
-/* Where a key path was written: "file:line:col", "--set key" for an override,
- * or the origin alone when the key is absent. Valid until the next call. */
+/* Where a key path was written: "file:line:col", "--set key" for an override;
+ * for a key the file does not hold, where its nearest written ancestor is
+ * (seam_key_path_parent), else (a top-level key) the origin alone. Valid until the next call. */
 const char *seam_doc_locate(seam_doc *self, const char *key_path);
+/* The length of the parent of the key path made of the first `len` bytes of
+ * `path`: "fluid.liquid[2]" -> "fluid.liquid" -> "fluid" -> "" (0; also for ""). */
+size_t seam_key_path_parent(const char *path, size_t len);
 
 /* ---- readers ---------------------------------------------------------- */
 
