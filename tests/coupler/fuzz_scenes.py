@@ -51,29 +51,101 @@ def get(v, path):
     return v
 
 
+def edges(v):
+    """Numbers at the edges of the ranges a key documents, near the example's value v: the bounds scenes use
+    (0, 1, -1, the smallest double), the integer limits, one ulp either side of v, v a few times over."""
+    out = [0, 1, -1, 5e-324, 2.2250738585072014e-308, 2 ** 31 - 1, 2 ** 31, 2 ** 32 + 1, 2 ** 53 + 1, 2 ** 63 - 1]
+    if isinstance(v, int):
+        out += [v - 1, v + 1, 2 * v, -v]
+    else:
+        out += [v * (1 + 2 ** -52), v * (1 - 2 ** -53), 10.0 * v, v / 10.0, -v, 1.0 + 2 ** -52, 1.0 - 2 ** -53]
+    return out
+
+
+def participants(doc):
+    """Key paths of the scene's participants (fluid, each of solids, coupled) that are objects."""
+    out = [(k,) for k in ("fluid", "coupled") if isinstance(doc.get(k), dict)]
+    if isinstance(doc.get("solids"), list):
+        out += [("solids", i) for i, x in enumerate(doc["solids"]) if isinstance(x, dict)]
+    return out
+
+
+# Programs a separate participant may name in "command" that cannot serve it: they fail to start, exit or are
+# killed before their hello, or never answer it (python3 runs in the scene's directory).
+DEAD_COMMANDS = [
+    ["false"],
+    ["./no_such_solver"],
+    ["python3", "-c", "import sys; sys.exit(7)"],
+    ["python3", "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"],
+    ["python3", "-c", "import sys; sys.stdout.write('ready\\n'); sys.stdout.flush(); sys.stdin.read()"],
+]
+# ... and the shipped Python pistons (protocol/python) that die at their first solve, for a fluid and a solid
+DYING_COMMANDS = {
+    "fluid": ["python3", "-c", "import sys, os, signal; sys.path.insert(0, '../protocol/python'); "
+              "import piston_fluid as m; m.PistonFluid.solve = lambda *a: os.kill(os.getpid(), signal.SIGKILL); "
+              "m.seam.main(m.PistonFluid)"],
+    "solids": ["python3", "-c", "import sys, os; sys.path.insert(0, '../protocol/python'); import piston_solid as m; "
+               "m.PistonSolid.solve = lambda *a: os._exit(3); m.seam.main(m.PistonSolid)"],
+}
+
+
+def alter(rng, doc, ps, kind):
+    """Mutation KIND of one of the key paths PS of DOC, in place; returns its label."""
+    p = rng.choice(ps)
+    parent = get(doc, p[:-1])
+    label = ".".join(map(str, p))
+    if kind == "delete":
+        del parent[p[-1]]
+    elif kind == "type":
+        parent[p[-1]] = copy.deepcopy(rng.choice(ODD))
+    elif kind in ("number", "edge"):
+        nums = [q for q in ps if isinstance(get(doc, q), (int, float)) and not isinstance(get(doc, q), bool)]
+        if nums:
+            p = rng.choice(nums)
+            label = ".".join(map(str, p))
+            parent = get(doc, p[:-1])
+        v = get(doc, p)
+        v = v if isinstance(v, (int, float)) and not isinstance(v, bool) else 1
+        parent[p[-1]] = rng.choice(HUGE + [-abs(v)] if kind == "number" else edges(v))
+    elif kind == "array":
+        arrs = [q for q in ps if isinstance(get(doc, q), list)]
+        if arrs:
+            p = rng.choice(arrs)
+            label = ".".join(map(str, p))
+            a = get(doc, p)
+            rng.choice([lambda: a.clear(), lambda: a.append(copy.deepcopy(a[0]) if a else 1),
+                        lambda: a.pop() if a else None, lambda: a.extend([1e300] * 3)])()
+    elif kind == "unknown":
+        objs = [q for q in [p[:-1]] + ps if isinstance(get(doc, q), dict)] or [()]
+        q = rng.choice(objs)
+        get(doc, q)["zzz_" + rng.choice(["x", "tolerance", "cells"])] = 1
+        label = ".".join(map(str, q)) + ".zzz"
+    return "%s %s" % (kind, label)
+
+
 def mutate(rng, text):
-    """One mutation; returns (label, new text)."""
+    """One mutation; returns (label, new text, whether the run must fail)."""
     doc = json.loads(text)
     ps = [p for p in paths(doc) if p]
     kind = rng.choice(["delete", "type", "number", "textnum", "unknown", "truncate", "duplicate", "nest",
-                       "number", "type", "delete", "array"])
+                       "number", "type", "delete", "array", "edge", "edge", "separate", "focus", "focus", "command"])
     if kind == "truncate":
         n = rng.randrange(len(text))
-        return "truncate at %d" % n, text[:n]
+        return "truncate at %d" % n, text[:n], False
     if kind == "textnum":
         # NaN and infinities are not JSON: write them into the text where a number was
         nums = [m for m in re.finditer(r"(?<![\w.\"])-?\d+(\.\d+)?([eE][-+]?\d+)?(?![\w\"])", text)]
         if nums:
             m = rng.choice(nums)
             w = rng.choice(TEXT_NUMBERS)
-            return "number %s at %d -> %s" % (m.group(0), m.start(), w), text[:m.start()] + w + text[m.end():]
+            return "number %s at %d -> %s" % (m.group(0), m.start(), w), text[:m.start()] + w + text[m.end():], False
         kind = "number"
     if kind == "duplicate":
         keys = [m for m in re.finditer(r"\"(\w+)\"\s*:\s*", text)]
         if keys:
             m = rng.choice(keys)
             val = json.dumps(rng.choice(ODD + HUGE))
-            return "duplicate %s" % m.group(1), text[:m.start()] + m.group(0) + val + ", " + text[m.start():]
+            return "duplicate %s" % m.group(1), text[:m.start()] + m.group(0) + val + ", " + text[m.start():], False
         kind = "delete"
     if kind == "nest":
         depth = rng.choice([20, 200, 5000, 100000])
@@ -84,36 +156,53 @@ def mutate(rng, text):
             marker = "\"@@NEST@@\""
             parent[p[-1]] = "@@NEST@@"
             return "nest %s %d" % (".".join(map(str, p)), depth), \
-                json.dumps(doc, indent=1).replace(marker, "[" * depth + "]" * depth)
-        return "nest %s %d" % (".".join(map(str, p)), depth), json.dumps(doc, indent=1)
-    p = rng.choice(ps)
-    parent = get(doc, p[:-1])
-    label = ".".join(map(str, p))
-    if kind == "delete":
-        del parent[p[-1]]
-    elif kind == "type":
-        parent[p[-1]] = copy.deepcopy(rng.choice(ODD))
-    elif kind == "number":
-        nums = [q for q in ps if isinstance(get(doc, q), (int, float)) and not isinstance(get(doc, q), bool)]
-        if nums:
-            p = rng.choice(nums)
-            label = ".".join(map(str, p))
-            parent = get(doc, p[:-1])
-        parent[p[-1]] = rng.choice(HUGE + [-abs(get(doc, p)) if isinstance(get(doc, p), (int, float)) else -1])
-    elif kind == "array":
-        arrs = [q for q in ps if isinstance(get(doc, q), list)]
-        if arrs:
-            p = rng.choice(arrs)
-            label = ".".join(map(str, p))
-            a = get(doc, p)
-            rng.choice([lambda: a.clear(), lambda: a.append(copy.deepcopy(a[0]) if a else 1),
-                        lambda: a.pop() if a else None, lambda: a.extend([1e300] * 3)])()
-    elif kind == "unknown":
-        objs = [q for q in [()] + ps if isinstance(get(doc, q), dict)]
-        q = rng.choice(objs)
-        get(doc, q)["zzz_" + rng.choice(["x", "tolerance", "cells"])] = 1
-        label = ".".join(map(str, q)) + ".zzz"
-    return "%s %s" % (kind, label), json.dumps(doc, indent=1)
+                json.dumps(doc, indent=1).replace(marker, "[" * depth + "]" * depth), False
+        return "nest %s %d" % (".".join(map(str, p)), depth), json.dumps(doc, indent=1), False
+    inner = ["delete", "type", "number", "edge", "edge", "unknown", "array"]
+    if kind == "separate":
+        # an in-process participant moved into its own seam-serve; its keys' refusals come back over the wire
+        movable = [q for q in participants(doc) if "plugin" in get(doc, q) and "connect" not in get(doc, q)
+                   and get(doc, q).get("process", "inline") == "inline"]
+        if movable:
+            q = rng.choice(movable)
+            get(doc, q)["process"] = "separate"
+            label = "separate " + ".".join(map(str, q))
+            sub = [r for r in paths(get(doc, q), q) if len(r) > len(q) and r[len(q)] not in ("plugin", "process")]
+            if sub and rng.random() < 0.7:
+                label += ", " + alter(rng, doc, sub, rng.choice(inner))
+            return label, json.dumps(doc, indent=1), False
+        kind = "focus"
+    if kind == "command":
+        # a separate participant's program that cannot start or dies: the run fails and names it
+        spawned = [q for q in participants(doc) if get(doc, q).get("process") == "separate" or "plugin" in get(doc, q)]
+        if spawned:
+            q = rng.choice(spawned)
+            part = get(doc, q)
+            command = rng.choice(DEAD_COMMANDS + [DYING_COMMANDS[q[0]]] * 3 if q[0] in DYING_COMMANDS
+                                 else DEAD_COMMANDS)
+            if command in DYING_COMMANDS.values():
+                # the piston's keys instead of the participant's own, so that it gets as far as its first solve
+                name = part.get("name")
+                part.clear()
+                part.update({"added_mass": 2.0} if q[0] == "fluid" else {"mass": 1.0, "stiffness": 40.0})
+                if name is not None:
+                    part["name"] = name
+            part["process"] = "separate"
+            part.pop("plugin", None)     # whatever the program serves
+            part["command"] = command
+            part["start_timeout"] = 5
+            return "command %s %s" % (".".join(map(str, q)), " ".join(part["command"])[:60]), \
+                json.dumps(doc, indent=1), True
+        kind = "focus"
+    if kind == "focus":
+        # one of the sections outsiders edit most, mutated inside
+        roots = [q for q in [("time",), ("coupling",), ("output",), ("output", "probes"), ("output", "picture")]
+                 + participants(doc) if q[0] in doc and isinstance(get(doc, q[:1]), dict)
+                 and (len(q) == 1 or (q[1] in get(doc, q[:1]) if isinstance(q[1], str) else True))]
+        q = rng.choice(roots) if roots else ()
+        sub = [r for r in ps if r[:len(q)] == q and len(r) > len(q)] or ps
+        return alter(rng, doc, sub, rng.choice(inner)), json.dumps(doc, indent=1), False
+    return alter(rng, doc, ps, kind), json.dumps(doc, indent=1), False
 
 
 def located(stderr, name):
@@ -148,21 +237,28 @@ def main():
     out = tempfile.mkdtemp(prefix="seam-fuzz-")
     work = os.path.join(out, "examples")      # mutated scenes sit beside copies of the examples
     shutil.copytree(a.examples, work)
+    # what examples name outside their folder (piston_python.json's ../protocol/python/*.py)
+    protocol = os.path.join(a.examples, os.pardir, "protocol")
+    if os.path.isdir(protocol):
+        os.symlink(os.path.abspath(protocol), os.path.join(out, "protocol"))
     failures = 0
+    outcomes = {}      # (command, exit status) -> count
     for case in range(a.cases):
         src = rng.choice(scenes)
-        label, text = mutate(rng, texts[src])
+        label, text, must_fail = mutate(rng, texts[src])
         name = "fuzz_%d_%s" % (case, src)
         path = os.path.join(work, name)
         with open(path, "w") as f:
             f.write(text)
         try:
             cmds = [[a.seam, "validate", path]]
-            if case % a.run_every == 0:
+            if case % a.run_every == 0 or must_fail:
                 cmds.append([a.seam, "run", path, "--steps", "1", "--out", os.path.join(out, str(case)),
                              "--force", "--quiet", "--no-report"])
+            validated = None
             for cmd in cmds:
                 rc, err = run(cmd, a.timeout)
+                outcomes[(cmd[1], rc)] = outcomes.get((cmd[1], rc), 0) + 1
                 bad = None
                 if rc == "timeout":
                     bad = "hang (> %g s)" % a.timeout
@@ -174,6 +270,16 @@ def main():
                     bad = "exit status %d" % rc
                 elif rc == 1 and cmd[1] == "validate" and not located(err, name):
                     bad = "refused without file:line or key"
+                elif cmd[1] == "run" and validated == 1 and rc != 1:
+                    bad = "run exited %d on a scene validate refused" % rc
+                elif cmd[1] == "run" and must_fail and rc != 1:
+                    bad = "a participant's program that cannot serve, and the run exited %d" % rc
+                elif cmd[1] == "run" and must_fail and not (located(err, name) or re.search(
+                        r"\[[^]\n]+\] error: .*step \d+", err)):
+                    bad = "a participant's program died without the participant and the step (or the key) named"
+                # validate does not start a command's program (docs/security.md): it refuses what the run may take
+                if cmd[1] == "validate" and "which seam validate does not do" not in err:
+                    validated = rc
                 if bad:
                     failures += 1
                     print("FAIL case %d (%s, %s): %s: %s\n  %s" % (case, src, label, " ".join(cmd[1:2]), bad,
@@ -183,6 +289,8 @@ def main():
                         shutil.copy(path, os.path.join(a.keep, name))
         finally:
             os.remove(path)
+    print("outcomes: " + ", ".join("%s %s: %d" % (c, r, n) for (c, r), n in
+                                   sorted(outcomes.items(), key=lambda x: (x[0][0], str(x[0][1])))))
     shutil.rmtree(out, ignore_errors=True)
     print("%d cases (seed %d), %d failures" % (a.cases, a.seed, failures))
     return 1 if failures else 0
