@@ -18,14 +18,15 @@ static bool check_surface(seam_sim *sim, participant *pt, const seam_interface *
     }
     bool ok = true;
     if (in->dim && f->dim != in->dim) {
-        sim_log(sim, SEAM_LOG_ERROR, pt->name, "its interface has dimension %d, but %s's has %d", f->dim,
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "%s: %s: its interface has dimension %d, but %s's has %d",
+                seam_doc_locate(sim->doc, pt->config_path), pt->config_path, f->dim,
                 sim->parts[sim->first_solid].name, in->dim);
         ok = false;
     }
     in->dim = f->dim;
     if (f->n_elems && in->nodes_per_elem && f->nodes_per_elem != in->nodes_per_elem) {
-        sim_log(sim, SEAM_LOG_ERROR, pt->name, "its interface elements have %d nodes, others have %d",
-                f->nodes_per_elem, in->nodes_per_elem);
+        sim_log(sim, SEAM_LOG_ERROR, pt->name, "%s: %s: its interface elements have %d nodes, others have %d",
+                seam_doc_locate(sim->doc, pt->config_path), pt->config_path, f->nodes_per_elem, in->nodes_per_elem);
         ok = false;
     }
     if (f->n_elems)
@@ -202,15 +203,15 @@ bool interface_bind(seam_sim *sim)
     /* The box first: a bind samples the solids' surfaces at the fluid's spacing, work and memory that grow
      * with a solid's size, and a solid far larger than the box would be refused only after them. */
     participant *fl = sim->fluid;
-    if (fl->p->domain && in->dim >= 2) {
+    if (fl->p->domain) {
         if (fl->p->domain(fl->self, sim->domain_lo, sim->domain_hi) != SEAM_OK) {
             sim_log(sim, SEAM_LOG_ERROR, fl->name, "domain failed");
             return false;
         }
-        /* a 2D fluid's box has z = [0, 0] (plugin.h, domain): solids of the other dimension are refused here,
-         * located, not as an empty box along z or by the fluid's bind */
+        /* a fluid with a box is 2D (z = [0, 0], plugin.h, domain) or 3D: solids of another dimension are refused
+         * here, located, not as an empty box along z or by the fluid's bind */
         bool flat = sim->domain_lo[2] == 0.0 && sim->domain_hi[2] == 0.0;
-        if (flat != (in->dim == 2)) {
+        if (in->dim != (flat ? 2 : 3)) {
             const participant *s0 = &sim->parts[sim->first_solid];
             sim_log(sim, SEAM_LOG_ERROR, s0->name, "%s: %s: the solids describe an interface of dimension %d, but "
                     "fluid \"%s\" is %s", seam_doc_locate(sim->doc, s0->config_path), s0->config_path, in->dim,

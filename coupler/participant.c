@@ -134,9 +134,14 @@ bool participant_ready(seam_sim *sim, participant *pt)
     pt->p = seam_remote_plugin(pt->remote);
     free(pt->plugin_name);
     pt->plugin_name = xstrdup(sim, pt->p->name);
-    if (seam_plugin_check_role(pt->p, seam_remote_endpoint(pt->remote), pt->role, pt->config_path, err,
-                               sizeof err) != 0) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s", where, err);
+    /* the server as its other messages name it: a started one by its program (its socket is a private file) */
+    char server[1100];
+    if (seam_remote_program(pt->remote))
+        snprintf(server, sizeof server, "%s (pid %ld)", seam_remote_program(pt->remote), seam_remote_pid(pt->remote));
+    else
+        snprintf(server, sizeof server, "%s", seam_remote_endpoint(pt->remote));
+    if (seam_plugin_check_role(pt->p, server, pt->role, pt->config_path, err, sizeof err) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: %s", where, pt->config_path, err);
         seam_remote_close(&pt->remote);
         pt->p = NULL;
         return false;

@@ -2,12 +2,18 @@
 """Mutated scenes against `seam validate` (and `seam run --steps 1` for a sample).
 
 Each case takes a shipped example, applies one random mutation (a key deleted, a value of the
-wrong type, a huge / negative / NaN / infinite number, an unknown key, the text truncated, a key
-duplicated, deep nesting), writes it beside the example (so relative paths still resolve) and runs
-seam on it with a timeout. A case fails when seam is killed by a signal, prints a sanitizer
-report, hangs, exits with a status seam does not document for a run (0, 1, 3: unconverged steps,
-4: diverged), or refuses the scene without a message that names the scene file (file:line:col) or the key
-path.
+wrong type, a huge / negative / NaN / infinite number, a number at the edge of a range (0, 1, the
+smallest double, the integer limits, one ulp beside the example's), an unknown key, the text
+truncated, a key duplicated, deep nesting, a participant moved into its own seam-serve and mutated
+there, one section (time, coupling, output, probes, a participant) mutated inside, or a separate
+participant's `command` replaced by a program that cannot serve or dies at its first solve), writes
+it beside the example (so relative paths still resolve; the examples' ../protocol is linked beside
+the copies) and runs seam on it with a timeout. A case fails when seam is killed by a signal, prints
+a sanitizer report, hangs, exits with a status seam does not document for a run (0, 1, 3:
+unconverged steps, 4: diverged), refuses the scene without a message that names the scene file
+(file:line:col) or the key path, runs to exit 0 what validate refused, or runs a program that cannot
+serve to anything but exit 1 with the participant and the step (or the key) named. Python
+participants need the seam_abi module on PYTHONPATH (the suite's environment has it).
 
     fuzz_scenes.py SEAM EXAMPLES_DIR [--cases N] [--seed S] [--run-every K] [--timeout T] [--keep DIR]
 

@@ -124,6 +124,12 @@ static void test_validate_reports_precisely(void **state)
            "missing");
     expect("seam: [piston] error: tests/coupler/scenes/separate_missing_keys.json:6:5: solids[0].mass: required (a "
            "number)");
+    /* A started program that serves the wrong role is named by its command, at the participant's key (it named
+     * the server's private socket) */
+    assert_int_equal(seam("validate tests/coupler/scenes/separate_wrong_role.json --allow-any-plugin"), 1);
+    expect("seam: error: tests/coupler/scenes/separate_wrong_role.json:4:3: fluid: python3 "
+           "../../../protocol/python/piston_solid.py (pid ");
+    expect("): plugin \"piston_solid_py\" is a solid solver, but fluid needs a fluid solver\n");
     /* Solids of another dimension than the fluid's: said so, located (a 3D disc in a 2D fluid was "an empty box
      * along z", unlocated) */
     assert_int_equal(seam("validate examples/rising_disc.json --set solids.0.dim=3 --set 'solids.0.walls.min=[0,0,0]' "
@@ -131,6 +137,13 @@ static void test_validate_reports_precisely(void **state)
                           "--set solids.0.bodies.0.shape=sphere"), 1);
     expect("seam: [disc] error: examples/rising_disc.json:17:5: solids[0]: the solids describe an interface of "
            "dimension 3, but fluid \"fluid\" is 2D");
+    /* Solids of different dimensions, and a line of pistons in a 2D fluid (the fluid's bind refused it, unlocated) */
+    assert_int_equal(seam("validate tests/coupler/scenes/mixed_dimensions.json"), 1);
+    expect("seam: [piston] error: tests/coupler/scenes/mixed_dimensions.json:8:5: solids[1]: its interface has "
+           "dimension 1, but disc's has 2\n");
+    assert_int_equal(seam("validate tests/coupler/scenes/line_in_plane.json"), 1);
+    expect("seam: [piston] error: tests/coupler/scenes/line_in_plane.json:5:14: solids[0]: the solids describe an "
+           "interface of dimension 1, but fluid \"fluid\" is 2D\n");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
