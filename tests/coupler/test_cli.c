@@ -115,13 +115,13 @@ static void test_validate_reports_precisely(void **state)
     /* solid_rigid: a spacing that samples too many points is located at the body that takes the most (it named no
      * key) */
     assert_int_equal(seam("validate examples/rising_disc.json --set solids.0.spacing=1e-7"), 1);
-    expect("seam: [disc] error: examples/rising_disc.json:23:9: solids[0].bodies[0]: spacing 1e-07 m would sample the 1 "
-           "bodies with about 9.42e+06 interface points, 9.42e+06 of them on this one (at most 4e+06)");
+    expect("seam: [disc] error: examples/rising_disc.json:23:9: solids[0].bodies[0]: spacing 1e-07 m would sample "
+           "the 1 bodies with about 9.42e+06 interface points, 9.42e+06 of them on this one (at most 4e+06)");
     /* Separate participants: a required key the scene does not write is located at the participant's object, in
      * seam-serve (C) and in a Python program (seam_client.py) alike, as in-process (they named no place) */
     assert_int_equal(seam("validate tests/coupler/scenes/separate_missing_keys.json --allow-any-plugin"), 1);
-    expect("seam: [fluid] error: tests/coupler/scenes/separate_missing_keys.json:4:3: fluid.added_mass: required key is "
-           "missing");
+    expect("seam: [fluid] error: tests/coupler/scenes/separate_missing_keys.json:4:3: fluid.added_mass: required key "
+           "is missing");
     expect("seam: [piston] error: tests/coupler/scenes/separate_missing_keys.json:6:5: solids[0].mass: required (a "
            "number)");
     /* A started program that serves the wrong role is named by its command, at the participant's key (it named

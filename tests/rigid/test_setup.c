@@ -284,7 +284,8 @@ static void test_bad_input(void **state)
                    " \"density\": 1, \"restitution\": 1.5}]}", "\"tilt\"", "bodies[0].restitution");
     /* a spacing that would sample 1e9 points (rising_disc with cell_size 1e-9), or a box lattice of 1e18 */
     expect_refused("{\"dim\": 2, \"spacing\": 1e-9, \"bodies\": [{\"name\": \"disc\", \"shape\": \"circle\","
-                   " \"radius\": 0.15, \"density\": 600}]}", "bodies[0]: spacing 1e-09 m", "of them on this one (at most 4e+06)");
+                   " \"radius\": 0.15, \"density\": 600}]}", "bodies[0]: spacing 1e-09 m",
+                   "of them on this one (at most 4e+06)");
     expect_refused("{\"dim\": 3, \"spacing\": 1e-6, \"bodies\": [{\"name\": \"brick\", \"shape\": \"box\","
                    " \"size\": [1, 1, 1], \"density\": 600}]}", "spacing 1e-06 m", "raise spacing");
     const char *dir = test_tmpdir("rigid_bad_mesh");
