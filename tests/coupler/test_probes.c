@@ -220,6 +220,14 @@ static void test_refusals(void **state)
     refused(mono, "[{\"name\": \"a\", \"point\": [0.5, 0.5]}]", "the coupled plugin offers no fields");
     refused(mono, "[{\"name\": \"a\", \"solid\": \"tube\"}]", "output.probes[0].solid: a scene with a "
             "\"coupled\" participant hands the coupler no loads: only point probes");
+    /* scheme "monolithic" (no "coupled" key in the scene) says so in its own words */
+    char log[65536];
+    const char *const sets[] = {"coupling.scheme=monolithic", "output.probes=[{\"name\": \"b\", \"solid\": \"block\"}]",
+                                NULL};
+    assert_int_equal(test_scene_refused(NULL, "examples/floating_block.json", sets, log, sizeof log), 1);
+    if (!strstr(log, "output.probes[0].solid: scheme \"monolithic\" solves fluid and solids as one system and hands "
+                "the coupler no loads: only point probes"))
+        fail_msg("expected scheme \"monolithic\"'s refusal in:\n%s", log);
 }
 
 int main(void)
