@@ -322,7 +322,8 @@ typedef struct seam_plugin {
     /* A named field of the committed state ("speed", "pressure", ...). */
     seam_status (*field)(void *self, const char *name, seam_raster *out);
     /* Write the committed state for frame `frame` into directory dir
-     * (exists). */
+     * (exists: the coupler creates it; a plugin served on another host than
+     * the coupler's gets the coupler's path, which may not exist there). */
     seam_status (*write_output)(void *self, const char *dir, int frame);
 
     /* ABI 3. Optional. -------------------------------------------------- */
