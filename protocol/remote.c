@@ -1011,6 +1011,11 @@ static seam_status remote_write_output(void *self, const char *dir, int frame)
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
+    char here[4096], abs_dir[8300];
+    if (r->moved && dir[0] != '/' && getcwd(here, sizeof here)) {   /* as create's output_dir: from ours */
+        snprintf(abs_dir, sizeof abs_dir, "%s/%s", here, dir);
+        dir = abs_dir;
+    }
     uint64_t id = begin_request(r, &w, "write_output", 2, 0);
     seam_w_str(&w, "dir");
     seam_w_str(&w, dir);
