@@ -62,7 +62,7 @@ struct seam_remote {
     bool handshaken, lost;
     pid_t child;
     char program[1024];      /* the spawned server, for messages: seam-serve's path, "python3 solver.py" */
-    bool moved;              /* the spawned server runs in another directory: send it absolute paths */
+    bool moved;              /* the server runs, or may run (connect), in another directory: send it absolute paths */
     char tmpdir[4096];
     const seam_host *host;   /* after create */
     char *errbuf;            /* before create: where messages go */
@@ -1234,7 +1234,10 @@ int seam_remote_ready(seam_remote *r, char *err, size_t errlen)
 
 static seam_remote *start_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
 {
-    return started(open_remote(endpoint, o, false, err, errlen));
+    seam_remote *r = open_remote(endpoint, o, false, err, errlen);
+    if (r)
+        r->moved = true;   /* started elsewhere, in a directory of its own */
+    return started(r);
 }
 
 seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
