@@ -84,7 +84,9 @@ typedef struct seam_host {
     uint32_t abi;                 /* SEAM_ABI_VERSION of the host */
     const char *name;             /* the participant's name in the scene ("fluid", "piston") */
     const char *config_path;      /* key path of its object in the scene ("solids[0]"), for messages */
-    const char *output_dir;       /* where write_output should write; NULL when no output */
+    const char *output_dir;       /* the participant's directory in the run's output (`seam run` always gives
+                                   * one, OUT/NAME; write_output names the directory to write each time);
+                                   * NULL from a host without one (a server whose create had none) */
     void *ctx;                    /* passed back to the callbacks below */
     /* One line, no trailing newline; the host adds the participant's name. */
     void (*log)(void *ctx, seam_log_level level, const char *message);
