@@ -203,13 +203,13 @@ bool interface_bind(seam_sim *sim)
     /* The box first: a bind samples the solids' surfaces at the fluid's spacing, work and memory that grow
      * with a solid's size, and a solid far larger than the box would be refused only after them. */
     participant *fl = sim->fluid;
-    if (fl->p->domain) {
+    if (fl->p->domain && in->dim >= 2) {
         if (fl->p->domain(fl->self, sim->domain_lo, sim->domain_hi) != SEAM_OK) {
             sim_log(sim, SEAM_LOG_ERROR, fl->name, "domain failed");
             return false;
         }
-        /* a fluid with a box is 2D (z = [0, 0], plugin.h, domain) or 3D: solids of another dimension are refused
-         * here, located, not as an empty box along z or by the fluid's bind */
+        /* a fluid with a box is 2D (z = [0, 0], plugin.h, domain) or 3D: solids of the other dimension are
+         * refused here, located, not as an empty box along z or by the fluid's bind */
         bool flat = sim->domain_lo[2] == 0.0 && sim->domain_hi[2] == 0.0;
         if (in->dim != (flat ? 2 : 3)) {
             const participant *s0 = &sim->parts[sim->first_solid];
@@ -230,8 +230,8 @@ bool interface_bind(seam_sim *sim)
             return false;
     }
     if (fl->p->bind(fl->self, &iface) != SEAM_OK) {
-        sim_log(sim, SEAM_LOG_ERROR, fl->name, "bind failed for an interface of %zu points (dim %d)", in->n_points,
-                in->dim);
+        sim_log(sim, SEAM_LOG_ERROR, fl->name, "%s: %s: bind failed for an interface of %zu points (dim %d)",
+                seam_doc_locate(sim->doc, fl->config_path), fl->config_path, in->n_points, in->dim);
         return false;
     }
     return true;
