@@ -556,7 +556,7 @@ ROW_KERNEL int sweep_full_blocks(double *x, const double *b, size_t c0, int i, i
         return i;
     const double w = dim == 3 ? 1.0 / 6.0 : 0.25;
     const mg_v4 wv = {w, w, w, w};
-    mg_v4 prev = *(const mg_v4u *)(x + c0 + (size_t)i - 4);   /* lane 3: x[c - 1] */
+    mg_v4 prev = {0.0, 0.0, 0.0, x[c0 + (size_t)i - 1]};   /* lane 3: x[c - 1] (x[c - 4] was just stored) */
     for (; i + 7 < n; i += 8) {
         double *xc = x + c0 + (size_t)i;
         const double *bc = b + c0 + (size_t)i;
