@@ -14,6 +14,7 @@
 #include "report.h"
 #include "scheme.h"
 #include "simulation.h"
+#include "wire.h"
 
 #ifndef SEAM_VERSION
 #define SEAM_VERSION "unknown"
@@ -270,6 +271,8 @@ static int cmd_run(int argc, char **argv, bool validate_only)
         usage(stderr);
         return 2;
     }
+    if (!validate_only)   /* solvers free and allocate grid-sized arrays every step (wire.h) */
+        seam_wire_tune_malloc();
     seam_resume_info info = {0};
     seam_doc *doc = a.resume ? resume_scene(&a, &info) : load_scene(&a);
     free(a.sets);

@@ -153,10 +153,8 @@ const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", 
  * library each (the plugin creates them itself). */
 static void refuse_remote(seam_cfg *obj)
 {
-    static const char *const remote_keys[] = {"connect", "timeout", "heartbeat", "start_timeout", "server_key",
-                                              "client_key", NULL};
-    for (const char *const *k = remote_keys; *k; k++)
-        if (seam_cfg_has(obj, *k))
+    for (const char *const *k = seam_remote_keys; *k; k++)
+        if (strcmp(*k, "process") != 0 && seam_cfg_has(obj, *k))
             seam_cfg_error(obj, *k, "scheme \"monolithic\" runs every solver inside its own plugin, in this process: "
                            "a remote participant cannot take part");
     const char *process = seam_cfg_str(obj, "process", "inline", 0);
@@ -215,24 +213,26 @@ void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt)
     }
 }
 
-static char *config_without(json_t *obj, const char *const *drop)
+/* The plugin's configuration: obj without the keys the coupler consumes
+ * (its own, and those of a participant in another process). */
+static char *config_without(json_t *obj)
 {
+    static const char *const coupler_keys[] = {"plugin", "name", NULL};
     json_t *copy = json_deep_copy(obj);
     if (!copy)
         return NULL;
-    for (const char *const *k = drop; *k; k++)
+    for (const char *const *k = coupler_keys; *k; k++)
+        json_object_del(copy, *k);
+    for (const char *const *k = seam_remote_keys; *k; k++)
         json_object_del(copy, *k);
     char *text = json_dumps(copy, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(copy);
     return text;
 }
 
-static const char *const coupler_keys[] = {"plugin", "name", "connect", "process", "command", "timeout", "heartbeat",
-                                           "start_timeout", "server_key", "client_key", NULL};
-
 bool participant_create(seam_sim *sim, participant *pt)
 {
-    char *config = config_without(participant_json(sim, pt), coupler_keys);
+    char *config = config_without(participant_json(sim, pt));
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/%s", sim->out.dir, pt->name);
     pt->output_dir = strdup(dir);

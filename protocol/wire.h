@@ -118,10 +118,11 @@ typedef struct seam_part {
  * with errno w->failed (ENOMEM or EMSGSIZE), and w is freed. */
 int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed);
 
-/* ZeroMQ allocates a buffer for every frame it receives; with glibc's
- * defaults, freed buffers go back to the kernel and the next message's land
- * in fresh pages, which the kernel must map one page fault at a time (5-9 us
- * each on a VM: 200+ ms for 160 MB). Both ends of a connection call this
+/* ZeroMQ allocates a buffer for every frame it receives, and solvers free
+ * and allocate grid-sized scratch arrays every step; with glibc's defaults,
+ * freed blocks go back to the kernel and the next ones land in fresh pages,
+ * which the kernel must map one page fault at a time (5-9 us each on a VM:
+ * 200+ ms for 160 MB). Both ends of a connection and `seam run` call this
  * once (process-wide, glibc only): freed memory is kept for reuse
  * (M_TRIM_THRESHOLD 1 GiB) and blocks below 4 MiB come from the heap
  * (M_MMAP_THRESHOLD). */
