@@ -43,7 +43,11 @@
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
 enum { MG_LIST_ROW = 16 };   /* levels above 0 with rows this short sweep from lists (build_lists) */
-enum { MG_RING = 4 };        /* a coarse slab's restriction reads the residual of 4 fine slabs (restrict_slabs) */
+/* restrict_in_pipeline restricts MG_GROUP_2D coarse rows (2D) or one coarse plane (3D) at a time: they read the
+ * residual of 2 G + 2 fine slabs, which a ring of MG_RING_2D (2D) or 4 slabs (3D, a power of 2 too) keeps (rows are
+ * small, and a call per coarse row costs its set-up on every fine row twice). */
+enum { MG_GROUP_2D = 8, MG_RING_2D = 32 };
+_Static_assert(2 * MG_GROUP_2D + 2 <= MG_RING_2D && (MG_RING_2D & (MG_RING_2D - 1)) == 0, "the 2D ring");
 /* Bits of mg_level.mask: bit 2a (2a + 1) when the neighbour below (above)
  * along axis a couples with -1; MG_SMOOTHED when the cell is fluid with a
  * nonzero diagonal (Gauss-Seidel updates it). */
@@ -121,8 +125,10 @@ typedef struct mg_level {
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
     double *x, *b, *r;       /* x: nc + 1 doubles, x[nc] = 0 (the coarsest level's lists point there) */
-    double *ring;            /* while restrict_in_pipeline runs: the residual of the last MG_RING slabs, slab s in
-                              * slot s % MG_RING (else NULL: the residual is r, every slab) */
+    double *ring;            /* while restrict_in_pipeline runs: the residual of the last ring_slabs slabs, slab s
+                              * in slot s % ring_slabs (else NULL: the residual is r, every slab) */
+    int ring_slabs;          /* a power of 2 */
+    int planes;              /* slabs are planes (3D), else rows */
     int32_t *list;           /* short-row levels above level 0 (see build_lists): per slab and colour its
                               * smoothed cells, each with its 2 d neighbours in offdiag's order (nc: none) */
     size_t *list_at;         /* colour c, slab s: entries list_at[c S + s] .. list_at[c S + s + 1] - 1 (S slabs) */
@@ -137,7 +143,8 @@ struct mac_mg {
     int row_threads;         /* restrict_residual's threads at most: one row buffer of nx doubles each */
     double *rows;
     double *row_dot;         /* per row of level 0: its part of a dot product (summed in row order) */
-    double *ring;            /* MG_RING slabs of level 0 (restrict_in_pipeline) */
+    double *ring;            /* ring_slabs slabs of level 0 (restrict_in_pipeline) */
+    int group, ring_slabs;   /* G: the coarse slabs restrict_in_pipeline restricts at a time; at least 2 G + 2 */
 };
 
 /* Row kernels are inlined into the slab functions, which VECTOR_CLONES
@@ -156,11 +163,11 @@ static size_t idx(const mg_level *L, int i, int j, int k)
 /* Row (j, k) of the level's residual: in r, or in its slab's slot of the ring. */
 static inline double *res_row(const mg_level *L, int j, int k)
 {
-    size_t c = idx(L, 0, j, k);
     if (!L->ring)
-        return L->r + c;
-    size_t s = c / L->slab;
-    return L->ring + (s % MG_RING) * L->slab + (c - s * L->slab);
+        return L->r + idx(L, 0, j, k);
+    int s = L->planes ? k : j;
+    size_t in_slab = L->planes ? (size_t)j * (size_t)L->n[0] : 0;
+    return L->ring + (size_t)(s & (L->ring_slabs - 1)) * L->slab + in_slab;
 }
 
 /* The threads a pass over nc cells may use: 1 (no parallel region) under
@@ -230,13 +237,16 @@ static mac_mg *mg_alloc(const mac_grid *g)
     int ok = (m->rows = malloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows)) != NULL;
     ok &= (m->row_dot = malloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot)) != NULL;
     size_t slab0 = g->dim == 3 ? (size_t)g->nx * (size_t)g->ny : (size_t)g->nx;
-    ok &= (m->ring = malloc(MG_RING * slab0 * sizeof *m->ring)) != NULL;
+    m->group = g->dim == 3 ? 1 : MG_GROUP_2D;
+    m->ring_slabs = g->dim == 3 ? 4 : MG_RING_2D;
+    ok &= (m->ring = malloc((size_t)m->ring_slabs * slab0 * sizeof *m->ring)) != NULL;
     for (int l = 0; l < MG_MAX_LEVELS && ok; l++) {
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
         L->nc = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
         L->slab = g->dim == 3 ? (size_t)n[0] * (size_t)n[1] : (size_t)n[0];
         L->n_slabs = g->dim == 3 ? n[2] : n[1];
+        L->planes = g->dim == 3;
         m->n_levels = l + 1;
         ok &= (L->type = malloc(L->nc)) != NULL;
         ok &= (L->mask = malloc(L->nc)) != NULL;
@@ -1344,18 +1354,20 @@ static void run_pipeline(mac_mg *m, int l, const mg_stage *stages, int n_st)
 }
 
 /* The pass before the coarse correction on one thread (level_threads 1),
- * with the restriction in it: coarse slab C is restricted (restrict_slabs,
- * the same sums) as soon as the residual of its fine slabs 2 C - 1 ..
- * 2 C + 2 is there, while they are still in cache, and the residual lives
- * in a ring of MG_RING slabs instead of the level's r: it is neither
- * written to memory nor read back by a pass of its own. The last stage is
- * the residual; when coarse slab C's turn comes the ring holds fine slabs
- * R - 3 .. R (R: the last residual slab), and C needs none older. */
+ * with the restriction in it: G coarse slabs [C, C + G) are restricted
+ * (restrict_slabs, the same sums) as soon as the residual of their fine slabs
+ * 2 C - 1 .. 2 (C + G) is there, while they are still in cache, and the
+ * residual lives in a ring of at least 2 G + 2 slabs instead of the level's r: it is
+ * neither written to memory nor read back by a pass of its own. The last
+ * stage is the residual; when the group's turn comes (R, the last residual
+ * slab, is its last fine slab, or the level's) the ring holds fine slabs
+ * R - 2 G - 1 .. R, and the group needs none older. */
 static void restrict_in_pipeline(mac_mg *m, int l, const mg_stage *stages, int n_st)
 {
     mg_level *F = &m->lev[l], *C = &m->lev[l + 1];
-    int S = F->n_slabs, next = 0;
+    int S = F->n_slabs, next = 0, G = m->group;
     F->ring = m->ring;
+    F->ring_slabs = m->ring_slabs;
     for (int f = 0; f < S + n_st - 1; f++) {
         for (int t = 0; t < n_st; t++) {
             int s = f - t;
@@ -1363,9 +1375,12 @@ static void restrict_in_pipeline(mac_mg *m, int l, const mg_stage *stages, int n
                 run_stage(m, l, stages[t], s);
         }
         int R = f - (n_st - 1);
-        while (next < C->n_slabs && (2 * next + 2 < S ? 2 * next + 2 : S - 1) <= R) {
-            restrict_slabs(m, F, C, next, next + 1, m->rows);
-            next++;
+        while (next < C->n_slabs) {
+            int end = next + G < C->n_slabs ? next + G : C->n_slabs, last = 2 * end < S ? 2 * end : S - 1;
+            if (last > R)
+                break;
+            restrict_slabs(m, F, C, next, end, m->rows);
+            next = end;
         }
     }
     F->ring = NULL;
