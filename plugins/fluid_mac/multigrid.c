@@ -30,7 +30,10 @@
  * a 2D grid of a few thousand cells, and level 0 of such a grid) runs its
  * passes on the calling thread without entering a parallel region at all: in
  * libgomp each region costs a futex call even with one thread and under a
- * false if clause (about 2 us, 800 per time step of a 64 x 96 scene). */
+ * false if clause (about 2 us, 800 per time step of a 64 x 96 scene); such a
+ * level also restricts its residual inside its pass before the coarse
+ * correction (restrict_in_pipeline), the residual kept in a ring of a few
+ * slabs instead of a level-sized array. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
