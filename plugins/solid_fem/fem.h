@@ -196,6 +196,10 @@ double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K);
 /* Stiffness-proportional damping matrix at positions x (Rayleigh beta K, spring and
  * hinge dashpots), into D (overwritten). */
 void fem_damping_matrix(const fem *self, const double *x, seam_csr *D);
+/* Replace a 2D hinge's 6x6 stiffness block (row-major), which maps the
+ * nodes' common translations to zero, by its nearest positive semidefinite
+ * matrix (step.c). */
+void fem_hinge_project_psd(double *Ke);
 
 /* ---- the Newton system's linear solve (linsolve.c) ---------------------- */
 

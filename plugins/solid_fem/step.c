@@ -126,6 +126,58 @@ static double hinge_angle(const fem_hinge *h, const double *x, double *G, double
     return theta;
 }
 
+/* The definiteness fix of a hinge's 6x6 block: its nearest positive
+ * semidefinite matrix. theta depends on the edges x_b - x_a and x_c - x_b
+ * only, so Ke maps the hinge's two translations to zero and Ke = Q (Q^T Ke Q)
+ * Q^T, Q's orthonormal columns spanning the four motions of the nodes
+ * relative to one another; the projection is then Q psd(Q^T Ke Q) Q^T, a 4x4
+ * eigenproblem instead of 6x6 (about a third of the work; the same matrix to
+ * rounding). Ke is left as it is when Q^T Ke Q has no negative eigenvalue. */
+void fem_hinge_project_psd(double *Ke)
+{
+    static const double r2 = 0.70710678118654752440, r6 = 0.40824829046386301637;
+    static const double u[2][3] = {{r2, -r2, 0.0}, {r6, r6, -2.0 * r6}};   /* orthonormal, each orthogonal to (1, 1, 1) */
+    double Q[6][4] = {{0}};
+    for (int a = 0; a < 3; a++)
+        for (int m = 0; m < 2; m++)
+            for (int i = 0; i < 2; i++)
+                Q[2 * a + i][2 * i + m] = u[m][a];
+    double KQ[6][4], K4[16];
+    for (int p = 0; p < 6; p++)
+        for (int b = 0; b < 4; b++) {
+            double sum = 0.0;
+            for (int q = 0; q < 6; q++)
+                sum += Ke[p * 6 + q] * Q[q][b];
+            KQ[p][b] = sum;
+        }
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) {
+            double sum = 0.0;
+            for (int p = 0; p < 6; p++)
+                sum += Q[p][a] * KQ[p][b];
+            K4[a * 4 + b] = sum;
+        }
+    for (int a = 0; a < 4; a++)   /* symmetric to the bit, as the eigen-solver assumes */
+        for (int b = 0; b < a; b++)
+            K4[a * 4 + b] = K4[b * 4 + a] = 0.5 * (K4[a * 4 + b] + K4[b * 4 + a]);
+    if (seam_sym_project_psd(4, K4) == 0)
+        return;
+    for (int p = 0; p < 6; p++)
+        for (int a = 0; a < 4; a++) {
+            double sum = 0.0;
+            for (int b = 0; b < 4; b++)
+                sum += Q[p][b] * K4[b * 4 + a];
+            KQ[p][a] = sum;
+        }
+    for (int p = 0; p < 6; p++)
+        for (int q = p; q < 6; q++) {
+            double sum = 0.0;
+            for (int a = 0; a < 4; a++)
+                sum += KQ[p][a] * Q[q][a];
+            Ke[p * 6 + q] = Ke[q * 6 + p] = sum;
+        }
+}
+
 /* Bending hinge: psi = k_bend/2 (theta - theta0)^2 (Akbay 4.3.4's bending spring). */
 static double hinge_forces(const fem_hinge *h, double k, const double *x, double *f, double *Ke)
 {
@@ -140,7 +192,7 @@ static double hinge_forces(const fem_hinge *h, double k, const double *x, double
         for (int p = 0; p < 6; p++)
             for (int q = 0; q < 6; q++)
                 Ke[p * 6 + q] = k * (G[p] * G[q] + dth * Ht[p * 6 + q]);
-        seam_sym_project_psd(6, Ke);   /* the definiteness fix, per hinge */
+        fem_hinge_project_psd(Ke);   /* the definiteness fix, per hinge */
     }
     return 0.5 * k * dth * dth;
 }

@@ -201,6 +201,54 @@ static void test_extrapolation_restores(void **state)
     }
 }
 
+/* A 2D hinge's block Ke = E^T M E (E: the nodes to the edges b - a and c - b,
+ * so translations go to zero) projected in the 4 relative motions equals the
+ * full 6x6 projection, and is left alone when it is semidefinite already. */
+static void test_hinge_projection(void **state)
+{
+    (void)state;
+    static const double E[4][6] = {{-1, 0, 1, 0, 0, 0}, {0, -1, 0, 1, 0, 0}, {0, 0, -1, 0, 1, 0}, {0, 0, 0, -1, 0, 1}};
+    srand(7);
+    int indefinite = 0;
+    for (int c = 0; c < 200; c++) {
+        double R[16], M[16], Ke[36], full[36], before[36], lambda[6], Q[36];
+        for (int i = 0; i < 16; i++)
+            R[i] = rand() / (double)RAND_MAX - 0.5;
+        bool semidefinite = c % 4 == 0;   /* M = R R^T, else the symmetric part of R */
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                double s = 0.0;
+                for (int k = 0; k < 4; k++)
+                    s += R[i * 4 + k] * R[j * 4 + k];
+                M[i * 4 + j] = semidefinite ? s : 0.5 * (R[i * 4 + j] + R[j * 4 + i]);
+            }
+        double scale = 0.0;
+        for (int p = 0; p < 6; p++)
+            for (int q = 0; q <= p; q++) {
+                double s = 0.0;
+                for (int a = 0; a < 4; a++)
+                    for (int b = 0; b < 4; b++)
+                        s += E[a][p] * M[a * 4 + b] * E[b][q];
+                Ke[p * 6 + q] = Ke[q * 6 + p] = s;
+                scale = fmax(scale, fabs(s));
+            }
+        memcpy(before, Ke, sizeof before);
+        memcpy(full, Ke, sizeof full);
+        seam_sym_eig(6, Ke, lambda, Q);
+        indefinite += lambda[5] < -1e-6 * scale;
+        seam_sym_project_psd(6, full);
+        fem_hinge_project_psd(Ke);
+        seam_sym_eig(6, Ke, lambda, Q);
+        assert_true(lambda[5] >= -1e-12 * scale);
+        for (int i = 0; i < 36; i++) {
+            if (semidefinite)
+                assert_true(Ke[i] == before[i]);
+            assert_float_equal(Ke[i], full[i], 1e-12 * scale);
+        }
+    }
+    assert_true(indefinite > 100);   /* the projection had work to do */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_patch_2d),
         cmocka_unit_test(test_patch_3d),
         cmocka_unit_test(test_extrapolation_restores),
+        cmocka_unit_test(test_hinge_projection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
