@@ -46,11 +46,12 @@
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
 enum { MG_LIST_ROW = 16 };   /* levels above 0 with rows this short sweep from lists (build_lists) */
-/* restrict_in_pipeline restricts MG_GROUP_2D coarse rows (2D) or one coarse plane (3D) at a time: they read the
- * residual of 2 G + 2 fine slabs, which a ring of MG_RING_2D (2D) or 4 slabs (3D, a power of 2 too) keeps (rows are
- * small, and a call per coarse row costs its set-up on every fine row twice). */
-enum { MG_GROUP_2D = 8, MG_RING_2D = 32 };
+/* restrict_in_pipeline restricts G coarse slabs at a time, which read the residual of 2 G + 2 fine slabs, kept in
+ * a ring of a power of 2 slabs: in 2D MG_GROUP_2D rows (rows are small, and a call per coarse row costs its set-up
+ * on every fine row twice), in 3D 3 planes when they are under MG_PLANE_BIG cells (short rows: the same), else 1. */
+enum { MG_GROUP_2D = 8, MG_RING_2D = 32, MG_GROUP_3D = 3, MG_RING_3D = 8, MG_PLANE_BIG = 2048 };
 _Static_assert(2 * MG_GROUP_2D + 2 <= MG_RING_2D && (MG_RING_2D & (MG_RING_2D - 1)) == 0, "the 2D ring");
+_Static_assert(2 * MG_GROUP_3D + 2 <= MG_RING_3D && (MG_RING_3D & (MG_RING_3D - 1)) == 0, "the 3D ring");
 /* Bits of mg_level.mask: bit 2a (2a + 1) when the neighbour below (above)
  * along axis a couples with -1; MG_SMOOTHED when the cell is fluid with a
  * nonzero diagonal (Gauss-Seidel updates it). */
@@ -146,8 +147,7 @@ struct mac_mg {
     int row_threads;         /* restrict_residual's threads at most: one row buffer of nx doubles each */
     double *rows;
     double *row_dot;         /* per row of level 0: its part of a dot product (summed in row order) */
-    double *ring;            /* ring_slabs slabs of level 0 (restrict_in_pipeline) */
-    int group, ring_slabs;   /* G: the coarse slabs restrict_in_pipeline restricts at a time; at least 2 G + 2 */
+    double *ring;            /* MG_RING_2D or MG_RING_3D slabs of level 0 (restrict_in_pipeline) */
 };
 
 /* Row kernels are inlined into the slab functions, which VECTOR_CLONES
@@ -240,9 +240,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
     int ok = (m->rows = malloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows)) != NULL;
     ok &= (m->row_dot = malloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot)) != NULL;
     size_t slab0 = g->dim == 3 ? (size_t)g->nx * (size_t)g->ny : (size_t)g->nx;
-    m->group = g->dim == 3 ? 1 : MG_GROUP_2D;
-    m->ring_slabs = g->dim == 3 ? 4 : MG_RING_2D;
-    ok &= (m->ring = malloc((size_t)m->ring_slabs * slab0 * sizeof *m->ring)) != NULL;
+    ok &= (m->ring = malloc((size_t)(g->dim == 3 ? MG_RING_3D : MG_RING_2D) * slab0 * sizeof *m->ring)) != NULL;
     for (int l = 0; l < MG_MAX_LEVELS && ok; l++) {
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
@@ -1368,9 +1366,9 @@ static void run_pipeline(mac_mg *m, int l, const mg_stage *stages, int n_st)
 static void restrict_in_pipeline(mac_mg *m, int l, const mg_stage *stages, int n_st)
 {
     mg_level *F = &m->lev[l], *C = &m->lev[l + 1];
-    int S = F->n_slabs, next = 0, G = m->group;
+    int S = F->n_slabs, next = 0, G = m->dim == 2 ? MG_GROUP_2D : F->slab < MG_PLANE_BIG ? MG_GROUP_3D : 1;
     F->ring = m->ring;
-    F->ring_slabs = m->ring_slabs;
+    F->ring_slabs = m->dim == 2 ? MG_RING_2D : G > 1 ? MG_RING_3D : 4;
     for (int f = 0; f < S + n_st - 1; f++) {
         for (int t = 0; t < n_st; t++) {
             int s = f - t;

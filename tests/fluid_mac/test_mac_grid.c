@@ -623,15 +623,16 @@ static void test_multigrid_symmetric(void **state)
  * residual after it. The V-cycle gives the same z and r . z bit for bit
  * either way: on odd and even sizes, with an obstacle (the scatter of rows
  * next to solid coarse cells), open sides and air, level 0 above
- * MAC_OMP_MIN, in 2D (slabs are rows) and 3D (planes). */
+ * MAC_OMP_MIN, in 2D (slabs are rows) and 3D (planes, small ones restricted
+ * three at a time, large ones one at a time). */
 static void test_multigrid_restriction_in_pass(void **state)
 {
     (void)state;
 #ifdef _OPENMP
     const struct {
         int dim, n[3], open_side, obstacle, air_rows;
-    } cases[] = {{2, {151, 130, 1}, 3, 1, 6}, {2, {144, 128, 1}, 1, 0, 0},
-                 {3, {27, 29, 25}, 3, 1, 3}, {3, {28, 26, 24}, 0, 1, 0}};
+    } cases[] = {{2, {151, 130, 1}, 3, 1, 6}, {2, {144, 128, 1}, 1, 0, 0}, {3, {27, 29, 25}, 3, 1, 3},
+                 {3, {28, 26, 24}, 0, 1, 0}, {3, {48, 46, 9}, 3, 1, 2}};   /* the last: planes of MG_PLANE_BIG cells and more */
     int before = omp_get_max_threads();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         mg_case t;
