@@ -86,11 +86,16 @@ static int parse_run_args(int argc, char **argv, bool allow_run_flags, run_args 
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *set = strcmp(arg, "--set") == 0 ? val : strncmp(arg, "--set=", 6) == 0 ? arg + 6 : NULL;
+        if (set && (set[0] == '=' || !strchr(set, '='))) {   /* a wrong command line, not a wrong scene */
+            fprintf(stderr, "seam: --set: expected KEY=VALUE, got \"%s\"\n", set);
+            return -1;
+        }
         if (strcmp(arg, "--set") == 0 && val) {
             a->sets[a->n_sets++] = val;
             i++;
-        } else if (strncmp(arg, "--set=", 6) == 0) {
-            a->sets[a->n_sets++] = arg + 6;
+        } else if (set) {
+            a->sets[a->n_sets++] = set;
         } else if (allow_run_flags && strcmp(arg, "--out") == 0 && val) {
             a->out = val;
             i++;

@@ -44,18 +44,27 @@ participant *sim_field_source(seam_sim *sim)
     return sim->fluid ? sim->fluid : sim->coupled;
 }
 
-/* Whether the fluid offers a 2D level set (a liquid's); asked without a message when it does not. */
-static bool fluid_has_level_set(seam_sim *sim)
+/* Whether the fluid offers field `name`, asked without a message: a plugin
+ * that has no such field says so through its log, as the contract wants,
+ * but the coupler only asked what it could draw (plugin.h, Status). */
+static bool field_offered(seam_sim *sim, participant *fl, const char *name, seam_raster *r)
 {
     seam_sim_log log = sim->opts.log;
     int errors = sim->errors;
+    long warnings = fl->stats.warnings;
     sim->opts.log = silent;
-    seam_raster r;
-    participant *fl = sim_field_source(sim);
-    bool has = fl->p->field(fl->self, "level_set", &r) == SEAM_OK && r.data;
+    bool has = fl->p->field(fl->self, name, r) == SEAM_OK && r->data;
     sim->opts.log = log;
     sim->errors = errors;
+    fl->stats.warnings = warnings;
     return has;
+}
+
+/* Whether the fluid offers a 2D level set (a liquid's). */
+static bool fluid_has_level_set(seam_sim *sim)
+{
+    seam_raster r;
+    return field_offered(sim, sim_field_source(sim), "level_set", &r);
 }
 
 /* PNG frames need a fluid that rasterizes the field, 2D with a 2D
@@ -70,7 +79,8 @@ bool outputs_check_picture(seam_sim *sim)
     participant *fl = sim_field_source(sim);
     if (!fl || !fl->p->field)
         why = "the fluid plugin offers no fields";
-    else if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK || !r.data)
+    else if (o->picture_explicit ? fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK || !r.data
+                                 : !field_offered(sim, fl, o->picture_field, &r))   /* the default: drawn if offered */
         why = "the fluid has no field of that name";
     else if (sim->in.dim != (r.nz > 1 ? 3 : 2))
         why = r.nz > 1 ? "a slice of a 3D field is drawn with a 3D interface only"

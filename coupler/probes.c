@@ -69,8 +69,9 @@ void probes_read(seam_sim *sim, seam_cfg *out, sim_probes *pr)
                     found = true;
                 }
             if (solid && sim->coupled)
-                seam_cfg_error(c, "solid", "a scene with a \"coupled\" participant hands the coupler no loads: "
-                               "only point probes");
+                seam_cfg_error(c, "solid", "%s hands the coupler no loads: only point probes",
+                               sim->monolithic ? "scheme \"monolithic\" solves fluid and solids as one system and"
+                                               : "a scene with a \"coupled\" participant");
             else if (solid && !found)
                 seam_cfg_error(c, "solid", "no solid of this scene is named \"%s\"", solid);
         }

@@ -62,7 +62,7 @@ struct seam_remote {
     bool handshaken, lost;
     pid_t child;
     char program[1024];      /* the spawned server, for messages: seam-serve's path, "python3 solver.py" */
-    bool moved;              /* the spawned server runs in another directory: send it absolute paths */
+    bool moved;              /* the server runs, or may run (connect), in another directory: send it absolute paths */
     char tmpdir[4096];
     const seam_host *host;   /* after create */
     char *errbuf;            /* before create: where messages go */
@@ -1011,6 +1011,11 @@ static seam_status remote_write_output(void *self, const char *dir, int frame)
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
+    char here[4096], abs_dir[8300];
+    if (r->moved && dir[0] != '/' && getcwd(here, sizeof here)) {   /* as create's output_dir: from ours */
+        snprintf(abs_dir, sizeof abs_dir, "%s/%s", here, dir);
+        dir = abs_dir;
+    }
     uint64_t id = begin_request(r, &w, "write_output", 2, 0);
     seam_w_str(&w, "dir");
     seam_w_str(&w, dir);
@@ -1229,7 +1234,10 @@ int seam_remote_ready(seam_remote *r, char *err, size_t errlen)
 
 static seam_remote *start_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)
 {
-    return started(open_remote(endpoint, o, false, err, errlen));
+    seam_remote *r = open_remote(endpoint, o, false, err, errlen);
+    if (r)
+        r->moved = true;   /* started elsewhere, in a directory of its own */
+    return started(r);
 }
 
 seam_remote *seam_remote_connect(const char *endpoint, const seam_remote_options *o, char *err, size_t errlen)

@@ -10,17 +10,20 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
+/* zlib's crc32, over lengths past its uInt in pieces. */
 uint32_t seam_crc32(uint32_t crc, const void *data, size_t n)
 {
-    const unsigned char *p = data;
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        for (int k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    const Bytef *p = data;
+    uLong c = crc;
+    while (n > 0) {
+        uInt piece = n > 1u << 30 ? 1u << 30 : (uInt)n;
+        c = crc32(c, p, piece);
+        p += piece;
+        n -= piece;
     }
-    return ~crc;
+    return (uint32_t)c;
 }
 
 /* ---- writing ---- */

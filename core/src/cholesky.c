@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include <suitesparse/cholmod.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "seam/cholesky.h"
 
@@ -117,7 +120,22 @@ int seam_cholesky_factor(seam_cholesky *self, const seam_csr *A)
     if (!seam_cholesky_fits(self, A) && analyse(self, A) != 0)
         return -1;
     cholmod_sparse S = csr_view(A);
+#ifdef _OPENMP
+    /* Debian's CHOLMOD (SuiteSparse 5.12) zeroes and fills each large
+     * supernode in OpenMP loops of CHOLMOD_OMP_NUM_THREADS = 4 threads, a
+     * number fixed when it was built, whatever OMP_NUM_THREADS says: on two
+     * cores that is a team of four for every factorization, and the cloth of
+     * smoke_cloth made 16000 context switches in 0.3 s of simulated time
+     * (bench/RESULTS.md). With no active parallel level allowed, those loops
+     * (memory copies, a small share of the work) run on the calling thread;
+     * the dense kernels, where the work is, keep OpenBLAS's threads. */
+    int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(0);
+#endif
     int ok = cholmod_l_factorize(&S, self->L, &self->c);
+#ifdef _OPENMP
+    omp_set_max_active_levels(levels);
+#endif
     /* CHOLMOD stops at a non-positive pivot with a warning status and L->minor < n. */
     if (self->c.status == CHOLMOD_NOT_POSDEF || (ok && self->L->minor < self->L->n))
         return 1;

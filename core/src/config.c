@@ -571,7 +571,7 @@ void seam_cfg_destroy(seam_cfg **self_p)
 }
 
 const char *seam_cfg_path(const seam_cfg *self) { return self ? self->path : ""; }
-int seam_cfg_error_count(const seam_cfg *self) { return self->shared->errors; }
+int seam_cfg_error_count(const seam_cfg *self) { return self ? self->shared->errors : 0; }
 
 /* The value of key, marking it known; NULL when absent (error if required). */
 static json_t *get(seam_cfg *c, const char *key, unsigned flags)

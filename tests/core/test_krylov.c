@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 
+#include "seam/cholesky.h"
 #include "seam/sparse.h"
 #include "test_host.h"
 
@@ -417,9 +418,57 @@ static void test_cg_indefinite(void **state)
     seam_csr_destroy(&A);
 }
 
+/* Threads of this process (Linux: /proc/self/task). */
+static int threads_now(void)
+{
+    int n = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &n) == 1)
+            break;
+    fclose(f);
+    return n;
+}
+
+/* A factorization starts no OpenMP team of its own: Debian's CHOLMOD asks
+ * for four threads in its supernodes' loops whatever OMP_NUM_THREADS says
+ * (core/src/cholesky.c). A dense 120 x 120 SPD block is one supernode wide
+ * enough for those loops; the solve must still be right. Runs first, while
+ * this process has no OpenMP threads yet. */
+static void test_cholesky_starts_no_threads(void **state)
+{
+    (void)state;
+    const size_t n = 120;
+    seam_triplets *T = seam_triplets_new(n, n, n * n);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            seam_triplets_add(T, i, j, i == j ? 2.0 * (double)n : 1.0 / (1.0 + (double)(i > j ? i - j : j - i)));
+    seam_csr *A = seam_csr_from_triplets(T);
+    seam_triplets_destroy(&T);
+    int before = threads_now();
+    assert_true(before >= 1);
+    seam_cholesky *C = seam_cholesky_new(A);
+    assert_non_null(C);
+    assert_int_equal(seam_cholesky_factor(C, A), 0);
+    assert_int_equal(threads_now(), before);
+    double b[120], x[120], Ax[120];
+    for (size_t i = 0; i < n; i++)
+        b[i] = sin((double)i);
+    assert_int_equal(seam_cholesky_solve(C, b, x), 0);
+    seam_csr_mul(A, x, Ax);
+    for (size_t i = 0; i < n; i++)
+        assert_float_equal(Ax[i], b[i], 1e-10);
+    seam_cholesky_destroy(&C);
+    seam_csr_destroy(&A);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cholesky_starts_no_threads),
         cmocka_unit_test(test_csr_assembly),
         cmocka_unit_test(test_csr_products),
         cmocka_unit_test(test_triplets_long_rows),

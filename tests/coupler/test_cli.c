@@ -406,6 +406,12 @@ static void test_exit_status_table(void **state)
     expect("diverged across steps");
     assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.8 %s", dir, warn), 4);
     expect("outcome: diverged");
+    /* a wrong command line: 2, with the usage, before any scene is read */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.scheme", dir), 2);
+    expect("seam: --set: expected KEY=VALUE, got \"coupling.scheme\"");
+    expect("usage: seam run SCENE");
+    assert_int_equal(seam("validate examples/piston.json --set==1"), 2);
+    expect("seam: --set: expected KEY=VALUE, got \"=1\"");
     /* a participant's failure */
     assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set 'fluid.fault={\"kind\": \"error\", "
                           "\"step\": 3}'", dir), 1);

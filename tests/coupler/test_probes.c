@@ -161,6 +161,40 @@ static void refused(const char *scene, const char *probes, const char *needle)
         fail_msg("expected \"%s\" in:\n%s", needle, log);
 }
 
+/* A fluid whose only field is "pressure" and that refuses any other name
+ * with a message, as plugin.h asks (tests/plugins/field_fluid.c): the
+ * default picture (its "speed") is left out without a word, and a point
+ * probe reads its pressure, linear in space, back exactly. */
+static void test_fluid_without_speed(void **state)
+{
+    (void)state;
+    const char *scene =
+        "{\"time\": {\"end\": 0.03, \"dt\": 0.01},"
+        " \"coupling\": {\"scheme\": \"relaxation\", \"relaxation\": 0.5, \"tolerance\": 1e-10},"
+        " \"fluid\": {\"plugin\": \"field_fluid\", \"drag\": 0.5, \"p0\": 1000, \"gradient\": [10, 100]},"
+        " \"solids\": [{\"name\": \"mass\", \"plugin\": \"piston_solid\", \"mass\": 1.0, \"stiffness\": 25.0,"
+        " \"position\": 0.1}],"
+        " \"output\": {\"probes\": [{\"name\": \"mid\", \"point\": [1.0, 1.0]},"
+        " {\"name\": \"corner\", \"point\": [0.75, 1.25]}]}}";
+    test_run *r = test_run_scene("probes_no_speed", scene, NULL, NULL);
+    assert_int_equal(r->status, SEAM_OK);
+    if (strstr(r->log, "no field"))
+        fail_msg("the default picture's question reached the log:\n%s", r->log);
+    size_t rows, cols;
+    double *v = read_probes(r, &rows, &cols, "step,t,mid.pressure,corner.pressure\n");
+    assert_int_equal(rows, 3);
+    for (size_t i = 0; i < rows; i++) {
+        assert_float_equal(v[cols * i + 2], 1000.0 + 10.0 * 1.0 + 100.0 * 1.0, 1e-9);
+        assert_float_equal(v[cols * i + 3], 1000.0 + 10.0 * 0.75 + 100.0 * 1.25, 1e-9);
+    }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/frames", r->out);
+    struct stat st;
+    assert_int_not_equal(stat(path, &st), 0);   /* nothing to draw: no PNG frames */
+    free(v);
+    test_run_free(r);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -186,6 +220,14 @@ static void test_refusals(void **state)
     refused(mono, "[{\"name\": \"a\", \"point\": [0.5, 0.5]}]", "the coupled plugin offers no fields");
     refused(mono, "[{\"name\": \"a\", \"solid\": \"tube\"}]", "output.probes[0].solid: a scene with a "
             "\"coupled\" participant hands the coupler no loads: only point probes");
+    /* scheme "monolithic" (no "coupled" key in the scene) says so in its own words */
+    char log[65536];
+    const char *const sets[] = {"coupling.scheme=monolithic", "output.probes=[{\"name\": \"b\", \"solid\": \"block\"}]",
+                                NULL};
+    assert_int_equal(test_scene_refused(NULL, "examples/floating_block.json", sets, log, sizeof log), 1);
+    if (!strstr(log, "output.probes[0].solid: scheme \"monolithic\" solves fluid and solids as one system and hands "
+                "the coupler no loads: only point probes"))
+        fail_msg("expected scheme \"monolithic\"'s refusal in:\n%s", log);
 }
 
 int main(void)
@@ -194,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_piston_load),
         cmocka_unit_test(test_tank),
         cmocka_unit_test(test_remote_fluid),
+        cmocka_unit_test(test_fluid_without_speed),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -387,6 +387,40 @@ static void expect_in(const char *log, const char *what)
         fail_msg("expected \"%s\" in:\n%s", what, log);
 }
 
+/* A program started by a "command" runs in the scene's directory, the
+ * coupler in another one, and the output directory is relative to the
+ * coupler's: the frames the program writes (here seam-serve as a command,
+ * with solid_rigid) land in the coupler's output directory, as create's
+ * output_dir names it (docs/remote.md, "Programs as participants"). */
+static void test_command_writes_its_frames_in_the_coupler_output(void **state)
+{
+    (void)state;
+    char here[4096], err[2048], set[4200];
+    assert_non_null(getcwd(here, sizeof here));
+    const char *tmp = test_tmpdir("remote_cmd_frames");
+    assert_int_equal(chdir(tmp), 0);
+    seam_doc *doc = seam_doc_load(test_source_path("examples/rising_disc.json"), err, sizeof err);
+    assert_non_null(doc);
+    snprintf(set, sizeof set, "solids.0.command=[\"%s\", \"--plugin\", \"solid_rigid\"]", serve_exe);
+    const char *const sets[] = {"solids.0.process=\"separate\"", set, "output.report=false", NULL};
+    for (int i = 0; sets[i]; i++)
+        assert_int_equal(seam_doc_set(doc, sets[i], err, sizeof err), 0);
+    run_result *r = calloc(1, sizeof *r);
+    seam_run_options opts = {.out_dir = "out", .max_steps = 1, .log = capture_log, .log_ctx = r};
+    seam_sim *sim = seam_sim_new(doc, &opts);
+    if (!sim)
+        fail_msg("the scene did not load:\n%s", r->log);
+    r->status = seam_sim_run(sim);
+    seam_sim_destroy(&sim);
+    seam_doc_destroy(&doc);
+    struct stat st;
+    bool written = stat("out/disc/bodies_000000.vtu", &st) == 0 && stat("out/disc/disc.pvd", &st) == 0;
+    assert_int_equal(chdir(here), 0);
+    if (r->status != SEAM_OK || !written)
+        fail_msg("status %d, frame written in %s/out/disc: %d\n%s", (int)r->status, tmp, written, r->log);
+    free_run(r);
+}
+
 /* Both participants in Python, started by the scene's "command" (seam
  * appends --bind and --once): the same bits as the C plugins in-process.
  * A command that cannot start, a wrong plugin name, a command without a
@@ -1476,6 +1510,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_pressure_projection_same_bits_out_of_process, test_proc_reap_all),
         cmocka_unit_test_teardown(test_separate_participants_commit_at_once, test_proc_reap_all),
         cmocka_unit_test_teardown(test_python_fluid_gives_the_same_bits, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_command_writes_its_frames_in_the_coupler_output, test_proc_reap_all),
         cmocka_unit_test_teardown(test_python_participants_started_by_the_scene, test_proc_reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, test_proc_reap_all),
         cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, test_proc_reap_all),

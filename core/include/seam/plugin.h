@@ -84,7 +84,9 @@ typedef struct seam_host {
     uint32_t abi;                 /* SEAM_ABI_VERSION of the host */
     const char *name;             /* the participant's name in the scene ("fluid", "piston") */
     const char *config_path;      /* key path of its object in the scene ("solids[0]"), for messages */
-    const char *output_dir;       /* where write_output should write; NULL when no output */
+    const char *output_dir;       /* the participant's directory in the run's output (`seam run` always gives
+                                   * one, OUT/NAME; write_output names the directory to write each time);
+                                   * NULL from a host without one (a server whose create had none) */
     void *ctx;                    /* passed back to the callbacks below */
     /* One line, no trailing newline; the host adds the participant's name. */
     void (*log)(void *ctx, seam_log_level level, const char *message);
@@ -322,7 +324,8 @@ typedef struct seam_plugin {
     /* A named field of the committed state ("speed", "pressure", ...). */
     seam_status (*field)(void *self, const char *name, seam_raster *out);
     /* Write the committed state for frame `frame` into directory dir
-     * (exists). */
+     * (exists: the coupler creates it; a plugin served on another host than
+     * the coupler's gets the coupler's path, which may not exist there). */
     seam_status (*write_output)(void *self, const char *dir, int frame);
 
     /* ABI 3. Optional. -------------------------------------------------- */
@@ -336,13 +339,15 @@ typedef struct seam_plugin {
     /* Fluid: the box it covers, lo and hi (m; x y z, z 0 in 2D). Interface
      * points outside it are beyond the fluid's reach: the coupler refuses a
      * scene whose solids start outside it and stops a run, naming the solid,
-     * when one leaves it. Called once, before the fluid's bind. */
+     * when one leaves it. Called once, before the fluid's bind, when the
+     * interface has 2 or 3 values per point (a reduced one of 1 has no box). */
     seam_status (*domain)(void *self, double lo[3], double hi[3]);
 
     /* ABI 5. Optional. -------------------------------------------------- */
 
     /* Solid: the rigid bodies among its interface points and their
-     * committed poses (seam_bodies). Called once, after the fluid's bind; a solid
+     * committed poses (seam_bodies). Called once, after the fluid's bind (when
+     * the interface has 2 or 3 values per point); a solid
      * whose points move only as rigid bodies (SEAM_CAP_RIGID) should offer
      * it, so that the reduced model interface can work on each body's
      * degrees of freedom (docs/coupling.md, "rigid_dofs"). */
