@@ -84,7 +84,15 @@ seam_cholesky *seam_cholesky_new(const seam_csr *A)
         return NULL;
     cholmod_l_start(&s->c);
     s->c.print = 0;          /* library code never prints; failures are read from the status */
-    s->c.supernodal = CHOLMOD_SUPERNODAL;
+    /* Supernodal where CHOLMOD's analysis finds it pays (flops per entry of
+     * L of at least Common->supernodal_switch, 40), simplicial on thin
+     * factors (a shell's chain, a small cloth): there the supernodal code's
+     * OpenMP regions, one futex call each even on one thread, cost more
+     * than the arithmetic (two_balloons 12% less CPU, bench/RESULTS.md).
+     * final_ll keeps a simplicial factor LL', so a matrix that is not
+     * positive definite stops it at its pivot as the supernodal one does. */
+    s->c.supernodal = CHOLMOD_AUTO;
+    s->c.final_ll = 1;
     if (analyse(s, A) != 0)
         seam_cholesky_destroy(&s);
     return s;

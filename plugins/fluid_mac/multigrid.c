@@ -30,7 +30,10 @@
  * a 2D grid of a few thousand cells, and level 0 of such a grid) runs its
  * passes on the calling thread without entering a parallel region at all: in
  * libgomp each region costs a futex call even with one thread and under a
- * false if clause (about 2 us, 800 per time step of a 64 x 96 scene). */
+ * false if clause (about 2 us, 800 per time step of a 64 x 96 scene); such a
+ * level also restricts its residual inside its pass before the coarse
+ * correction (restrict_in_pipeline), the residual kept in a ring of a few
+ * slabs instead of a level-sized array. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,12 @@
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
 enum { MG_LIST_ROW = 16 };   /* levels above 0 with rows this short sweep from lists (build_lists) */
+/* restrict_in_pipeline restricts G coarse slabs at a time, which read the residual of 2 G + 2 fine slabs, kept in
+ * a ring of a power of 2 slabs: in 2D MG_GROUP_2D rows (rows are small, and a call per coarse row costs its set-up
+ * on every fine row twice), in 3D 3 planes when they are under MG_PLANE_BIG cells (short rows: the same), else 1. */
+enum { MG_GROUP_2D = 8, MG_RING_2D = 32, MG_GROUP_3D = 3, MG_RING_3D = 8, MG_PLANE_BIG = 2048 };
+_Static_assert(2 * MG_GROUP_2D + 2 <= MG_RING_2D && (MG_RING_2D & (MG_RING_2D - 1)) == 0, "the 2D ring");
+_Static_assert(2 * MG_GROUP_3D + 2 <= MG_RING_3D && (MG_RING_3D & (MG_RING_3D - 1)) == 0, "the 3D ring");
 /* Bits of mg_level.mask: bit 2a (2a + 1) when the neighbour below (above)
  * along axis a couples with -1; MG_SMOOTHED when the cell is fluid with a
  * nonzero diagonal (Gauss-Seidel updates it). */
@@ -120,6 +129,10 @@ typedef struct mg_level {
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
     double *x, *b, *r;       /* x: nc + 1 doubles, x[nc] = 0 (the coarsest level's lists point there) */
+    double *ring;            /* while restrict_in_pipeline runs: the residual of the last ring_slabs slabs, slab s
+                              * in slot s % ring_slabs (else NULL: the residual is r, every slab) */
+    int ring_slabs;          /* a power of 2 */
+    int planes;              /* slabs are planes (3D), else rows */
     int32_t *list;           /* short-row levels above level 0 (see build_lists): per slab and colour its
                               * smoothed cells, each with its 2 d neighbours in offdiag's order (nc: none) */
     size_t *list_at;         /* colour c, slab s: entries list_at[c S + s] .. list_at[c S + s + 1] - 1 (S slabs) */
@@ -134,6 +147,7 @@ struct mac_mg {
     int row_threads;         /* restrict_residual's threads at most: one row buffer of nx doubles each */
     double *rows;
     double *row_dot;         /* per row of level 0: its part of a dot product (summed in row order) */
+    double *ring;            /* MG_RING_2D or MG_RING_3D slabs of level 0 (restrict_in_pipeline) */
 };
 
 /* Row kernels are inlined into the slab functions, which VECTOR_CLONES
@@ -147,6 +161,16 @@ struct mac_mg {
 static size_t idx(const mg_level *L, int i, int j, int k)
 {
     return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
+}
+
+/* Row (j, k) of the level's residual: in r, or in its slab's slot of the ring. */
+static inline double *res_row(const mg_level *L, int j, int k)
+{
+    if (!L->ring)
+        return L->r + idx(L, 0, j, k);
+    int s = L->planes ? k : j;
+    size_t in_slab = L->planes ? (size_t)j * (size_t)L->n[0] : 0;
+    return L->ring + (size_t)(s & (L->ring_slabs - 1)) * L->slab + in_slab;
 }
 
 /* The threads a pass over nc cells may use: 1 (no parallel region) under
@@ -194,6 +218,7 @@ void mac_mg_free(mac_mg **self_p)
     }
     free(m->rows);
     free(m->row_dot);
+    free(m->ring);
     free(m);
     *self_p = NULL;
 }
@@ -214,12 +239,15 @@ static mac_mg *mg_alloc(const mac_grid *g)
 #endif
     int ok = (m->rows = malloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows)) != NULL;
     ok &= (m->row_dot = malloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot)) != NULL;
+    size_t slab0 = g->dim == 3 ? (size_t)g->nx * (size_t)g->ny : (size_t)g->nx;
+    ok &= (m->ring = malloc((size_t)(g->dim == 3 ? MG_RING_3D : MG_RING_2D) * slab0 * sizeof *m->ring)) != NULL;
     for (int l = 0; l < MG_MAX_LEVELS && ok; l++) {
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
         L->nc = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
         L->slab = g->dim == 3 ? (size_t)n[0] * (size_t)n[1] : (size_t)n[0];
         L->n_slabs = g->dim == 3 ? n[2] : n[1];
+        L->planes = g->dim == 3;
         m->n_levels = l + 1;
         ok &= (L->type = malloc(L->nc)) != NULL;
         ok &= (L->mask = malloc(L->nc)) != NULL;
@@ -518,6 +546,50 @@ ROW_KERNEL void offdiag_span(uint8_t mk, const double *x, size_t c, int len, siz
             s[i] -= *(xc + i - sz);
 }
 
+#if defined(__GNUC__) && !defined(__clang__)   /* GCC's vector extensions */
+/* A full row's half sweep, four cells of the colour at a time (cells i, i + 2,
+ * i + 4, i + 6 in lanes 0, 2, 1, 3: then every operand is one shuffle of two
+ * loads, and the new values go back with the other colour's unchanged ones in
+ * two whole stores). x[c - 1] comes from the last block's registers: a load
+ * across the last block's stores would wait for them to retire. The same sums
+ * in the same order as smooth_row's loop (s: 4 neighbours in 2D, 6 in 3D),
+ * lane by lane. Returns the first i left to the caller's loop. */
+typedef double mg_v4 __attribute__((vector_size(32)));
+typedef double mg_v4u __attribute__((vector_size(32), aligned(8)));   /* at any double */
+typedef long long mg_v4i __attribute__((vector_size(32)));
+
+#define MG_EVENS(a, b) __builtin_shuffle(a, b, (mg_v4i){0, 4, 2, 6})
+#define MG_ODDS(a, b) __builtin_shuffle(a, b, (mg_v4i){1, 5, 3, 7})
+
+ROW_KERNEL int sweep_full_blocks(double *x, const double *b, size_t c0, int i, int n, size_t sy, size_t sz, int dim)
+{
+    if (i + 7 >= n)
+        return i;
+    const double w = dim == 3 ? 1.0 / 6.0 : 0.25;
+    const mg_v4 wv = {w, w, w, w};
+    mg_v4 prev = {0.0, 0.0, 0.0, x[c0 + (size_t)i - 1]};   /* lane 3: x[c - 1] (x[c - 4] was just stored) */
+    for (; i + 7 < n; i += 8) {
+        double *xc = x + c0 + (size_t)i;
+        const double *bc = b + c0 + (size_t)i;
+        mg_v4 right = MG_ODDS(*(const mg_v4u *)xc, *(const mg_v4u *)(xc + 4));   /* x[c + 1] */
+        mg_v4 left = __builtin_shuffle(prev, right, (mg_v4i){3, 6, 4, 5});     /* x[c - 1] */
+        prev = right;
+        mg_v4 s = right + left;
+        s = s + MG_EVENS(*(const mg_v4u *)(xc + sy), *(const mg_v4u *)(xc + sy + 4));
+        s = s + MG_EVENS(*(const mg_v4u *)(xc - sy), *(const mg_v4u *)(xc - sy + 4));
+        if (dim == 3) {
+            s = s + MG_EVENS(*(const mg_v4u *)(xc + sz), *(const mg_v4u *)(xc + sz + 4));
+            s = s + MG_EVENS(*(const mg_v4u *)(xc - sz), *(const mg_v4u *)(xc - sz + 4));
+        }
+        mg_v4 r = (MG_EVENS(*(const mg_v4u *)bc, *(const mg_v4u *)(bc + 4)) + s) * wv;
+        *(mg_v4u *)xc = MG_EVENS(r, right);
+        *(mg_v4u *)(xc + 4) = MG_ODDS(r, right);
+    }
+    return i;
+}
+#define MG_VECTOR_SWEEP 1
+#endif
+
 /* Gauss-Seidel on the cells of one colour ((i + j + k) % 2) of row (j, k). */
 ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
 {
@@ -536,6 +608,9 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
                 x[c0] = (b[c0] - offdiag(mask[c0], x, c0, sy, sz)) * id[c0];
             i = 2;
         }
+#ifdef MG_VECTOR_SWEEP
+        i = sweep_full_blocks(x, b, c0, i, n, sy, sz, L->n[2] == 1 ? 2 : 3);
+#endif
         if (L->n[2] == 1)
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
@@ -614,33 +689,33 @@ ROW_KERNEL void residual_row(mg_level *L, int j, int k)
 {
     const double *x = L->x, *b = L->b, *d = L->diag;
     const uint8_t *mask = L->mask, *type = L->type;
-    double *r = L->r;
+    double *r = res_row(L, j, k);   /* r[i]: cell c0 + i */
     size_t sy = (size_t)L->n[0], sz = sy * (size_t)L->n[1], c0 = idx(L, 0, j, k);
     int n = L->n[0], i = 0;
     if (L->row_full[(size_t)j + (size_t)L->n[1] * (size_t)k]) {   /* as smooth_row: the same sums, no tests */
-        r[c0] = type[c0] == MG_FLUID ? b[c0] - d[c0] * x[c0] - offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        r[0] = type[c0] == MG_FLUID ? b[c0] - d[c0] * x[c0] - offdiag(mask[c0], x, c0, sy, sz) : 0.0;
         if (L->n[2] == 1)
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
-                r[c] = (b[c] - 4.0 * x[c]) + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
+                r[i] = (b[c] - 4.0 * x[c]) + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]);
             }
         else
             for (i = 1; i + 1 < n; i++) {
                 size_t c = c0 + (size_t)i;
                 double s = (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz]);
-                r[c] = (b[c] - 6.0 * x[c]) + s;
+                r[i] = (b[c] - 6.0 * x[c]) + s;
             }
     }
     uint8_t common = i == 0 ? L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k] : 0;
     if (common) {   /* as smooth_row: the shared stencil by spans */
-        r[c0] = type[c0] == MG_FLUID ? b[c0] - d[c0] * x[c0] - offdiag(mask[c0], x, c0, sy, sz) : 0.0;
+        r[0] = type[c0] == MG_FLUID ? b[c0] - d[c0] * x[c0] - offdiag(mask[c0], x, c0, sy, sz) : 0.0;
         double s[SPAN];
         for (i = 1; i + 1 < n; i += SPAN) {
             int len = n - 1 - i < SPAN ? n - 1 - i : SPAN;
             offdiag_span(common, x, c0 + (size_t)i, len, sy, sz, s);
             for (int q = 0; q < len; q++) {
                 size_t c = c0 + (size_t)(i + q);
-                r[c] = b[c] - d[c] * x[c] - s[q];
+                r[i + q] = b[c] - d[c] * x[c] - s[q];
             }
         }
         i = n - 1;
@@ -648,7 +723,7 @@ ROW_KERNEL void residual_row(mg_level *L, int j, int k)
     for (; i < n; i++) {
         size_t c = c0 + (size_t)i;
         double off = L->unit ? offdiag(mask[c], x, c, sy, sz) : offdiag_w(L, mask[c], x, c, sy, sz);
-        r[c] = type[c] == MG_FLUID ? b[c] - d[c] * x[c] - off : 0.0;
+        r[i] = type[c] == MG_FLUID ? b[c] - d[c] * x[c] - off : 0.0;
     }
 }
 
@@ -992,7 +1067,7 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
             const row_map *rm = &rc->rm;
             const row_weights *rw = &rc->rw;
             size_t prow = rbase / (size_t)cn;
-            const double *r = F->r + idx(F, 0, j, k0);
+            const double *r = res_row(F, j, k0);
             int fast = block_rows_fluid(m, C, rm, j, k0);
             if (fast || (!rm->fast && edge_rows_fluid(C, rw, prow))) {
                 restrict_row_targets(C, rc, fast, wt, rbase, prow, r, F->n[0], lo, hi, scale);
@@ -1018,9 +1093,9 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
                 double wyz[4];
                 for (int d = 0; d < 4; d++)
                     wyz[d] = w1d[d] * (m->dim == 3 ? w1d[e] : 1.0);
-                const double *r = F->r + idx(F, 0, 2 * J - 1, kmin + e);
-                size_t sy = (size_t)F->n[0];
-                sum_four_rows(v, r, r + sy, r + 2 * sy, r + 3 * sy, wyz, 2 * cn - 2, e == 0);
+                int k = kmin + e, j = 2 * J - 1;
+                sum_four_rows(v, res_row(F, j, k), res_row(F, j + 1, k), res_row(F, j + 2, k), res_row(F, j + 3, k),
+                              wyz, 2 * cn - 2, e == 0);
             }
             double *b = C->b + idx(C, 0, J, K);
             for (int I = 1; I + 2 <= cn; I++)
@@ -1279,6 +1354,39 @@ static void run_pipeline(mac_mg *m, int l, const mg_stage *stages, int n_st)
         pipeline_edge(m, l, stages, n_st, nb, q);
 }
 
+/* The pass before the coarse correction on one thread (level_threads 1),
+ * with the restriction in it: G coarse slabs [C, C + G) are restricted
+ * (restrict_slabs, the same sums) as soon as the residual of their fine slabs
+ * 2 C - 1 .. 2 (C + G) is there, while they are still in cache, and the
+ * residual lives in a ring of at least 2 G + 2 slabs instead of the level's r: it is
+ * neither written to memory nor read back by a pass of its own. The last
+ * stage is the residual; when the group's turn comes (R, the last residual
+ * slab, is its last fine slab, or the level's) the ring holds fine slabs
+ * R - 2 G - 1 .. R, and the group needs none older. */
+static void restrict_in_pipeline(mac_mg *m, int l, const mg_stage *stages, int n_st)
+{
+    mg_level *F = &m->lev[l], *C = &m->lev[l + 1];
+    int S = F->n_slabs, next = 0, G = m->dim == 2 ? MG_GROUP_2D : F->slab < MG_PLANE_BIG ? MG_GROUP_3D : 1;
+    F->ring = m->ring;
+    F->ring_slabs = m->dim == 2 ? MG_RING_2D : G > 1 ? MG_RING_3D : 4;
+    for (int f = 0; f < S + n_st - 1; f++) {
+        for (int t = 0; t < n_st; t++) {
+            int s = f - t;
+            if (s >= 0 && s < S)
+                run_stage(m, l, stages[t], s);
+        }
+        int R = f - (n_st - 1);
+        while (next < C->n_slabs) {
+            int end = next + G < C->n_slabs ? next + G : C->n_slabs, last = 2 * end < S ? 2 * end : S - 1;
+            if (last > R)
+                break;
+            restrict_slabs(m, F, C, next, end, m->rows);
+            next = end;
+        }
+    }
+    F->ring = NULL;
+}
+
 /* One half sweep over the whole level (the coarsest level's many sweeps). */
 static void smooth_colour(mac_mg *m, int l, int colour)
 {
@@ -1320,8 +1428,12 @@ static void vcycle(mac_mg *m, int l)
      * coarse correction black-red, MG_SMOOTH times: a symmetric V-cycle */
     static const mg_stage pre[MG_STAGES] = {ST_RED_FROM_ZERO, ST_BLACK, ST_RED, ST_BLACK, ST_RESIDUAL};
     static const mg_stage post[MG_STAGES + 1] = {ST_PROLONG, ST_BLACK, ST_RED, ST_BLACK, ST_RED, ST_DOT};
-    run_pipeline(m, l, pre, MG_STAGES);
-    restrict_residual(m, L, &m->lev[l + 1]);
+    if (level_threads(L->nc) > 1) {   /* threads: each a block of the level, the residual in r */
+        run_pipeline(m, l, pre, MG_STAGES);
+        restrict_residual(m, L, &m->lev[l + 1]);
+    } else {
+        restrict_in_pipeline(m, l, pre, MG_STAGES);
+    }
     vcycle(m, l + 1);
     run_pipeline(m, l, post, l == 0 ? MG_STAGES + 1 : MG_STAGES);   /* level 0: b . x too, slab by slab */
 }

@@ -1,5 +1,5 @@
 /* solid_fem: the linear solve of each Newton step, by sparse Cholesky
- * (CHOLMOD, supernodal, one symbolic analysis per instance) or by PCG. */
+ * (CHOLMOD, supernodal or simplicial, one symbolic analysis per instance) or by PCG. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

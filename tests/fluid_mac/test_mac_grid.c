@@ -481,52 +481,98 @@ static void test_multigrid_threads(void **state)
  * path of the transfers runs: a fast row's, an edge row's, the end cells'
  * lists of their row classes and the general one; and every cell an unknown
  * (level 0 on PCG's vectors). */
-static double mg_symmetry_error(int dim, const int n[3], int open_side, int obstacle, int air_rows, double *rmr)
+/* The Poisson operator of a box (walls, one open side unless open_side < 0),
+ * an obstacle inside and air_rows rows of air at the top, and its multigrid
+ * hierarchy: -1 between unknowns, the diagonal counting them, 2 for an air
+ * neighbour or an open side (p = 0 half a cell out), nothing for a wall or a
+ * solid. */
+typedef struct mg_case {
+    mac_grid g;
+    mac_geometry geo;
+    uint8_t *air;
+    int32_t *index, *cell;
+    size_t nu;
+    double *Adiag, *Aplus[3];
+    mac_mg *m;
+} mg_case;
+
+static void mg_case_build(mg_case *t, int dim, const int n[3], int open_side, int obstacle, int air_rows)
 {
     mac_grid g = {dim, n[0], n[1], dim == 3 ? n[2] : 1, 1.0 / n[0], {0.0, 0.0, 0.0},
                   {BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL, BC_WALL}};
     if (open_side >= 0)
         g.bc[open_side] = BC_OPEN;
+    t->g = g;
     size_t nc = mac_ncell(&g), nu = 0;
-    mac_geometry geo = {0};
-    geo.solid = calloc(nc, 1);
-    uint8_t *air = calloc(nc, 1);
-    int32_t *index = malloc(nc * sizeof *index), *cell = malloc(nc * sizeof *cell);
-    double *Adiag = calloc(nc, sizeof *Adiag), *Aplus[3];
+    t->geo = (mac_geometry){0};
+    t->geo.solid = calloc(nc, 1);
+    t->air = calloc(nc, 1);
+    t->index = malloc(nc * sizeof *t->index);
+    t->cell = malloc(nc * sizeof *t->cell);
+    t->Adiag = calloc(nc, sizeof *t->Adiag);
     for (int a = 0; a < 3; a++)
-        Aplus[a] = calloc(nc, sizeof(double));
+        t->Aplus[a] = calloc(nc, sizeof(double));
+    uint8_t *solid = t->geo.solid, *air = t->air;
+    int32_t *index = t->index;
     for (int k = 0; k < g.nz; k++)
         for (int j = 0; j < g.ny; j++)
             for (int i = 0; i < g.nx; i++) {
                 size_t c = mac_c(&g, i, j, k);
-                geo.solid[c] = obstacle && i >= g.nx / 3 && i < g.nx / 3 + 3 && j >= g.ny / 3 && j < g.ny / 3 + 4 &&
-                               (dim == 2 || (k >= 2 && k < 5));
-                air[c] = !geo.solid[c] && j >= g.ny - air_rows;
-                index[c] = geo.solid[c] || air[c] ? -1 : (int32_t)nu;
+                solid[c] = obstacle && i >= g.nx / 3 && i < g.nx / 3 + 3 && j >= g.ny / 3 && j < g.ny / 3 + 4 &&
+                           (dim == 2 || (k >= 2 && k < 5));
+                air[c] = !solid[c] && j >= g.ny - air_rows;
+                index[c] = solid[c] || air[c] ? -1 : (int32_t)nu;
                 if (index[c] >= 0)
-                    cell[nu++] = (int32_t)c;
+                    t->cell[nu++] = (int32_t)c;
             }
-    /* the Poisson stencil: -1 between unknowns, the diagonal counting them, 2 for an air neighbour or an open
-     * side (p = 0 half a cell out), nothing for a wall or a solid */
+    t->nu = nu;
     for (size_t c = 0; c < nc; c++) {
         if (index[c] < 0)
             continue;
-        int ijk[3] = {(int)(c % (size_t)g.nx), (int)(c / (size_t)g.nx % (size_t)g.ny), (int)(c / (size_t)g.nx / (size_t)g.ny)};
+        int ijk[3] = {(int)(c % (size_t)g.nx), (int)(c / (size_t)g.nx % (size_t)g.ny),
+                      (int)(c / (size_t)g.nx / (size_t)g.ny)};
         for (int a = 0; a < dim; a++)
             for (int up = 0; up < 2; up++) {
                 int m = ijk[a] + (up ? 1 : -1), na = a == 0 ? g.nx : a == 1 ? g.ny : g.nz;
                 if (m < 0 || m >= na) {
-                    Adiag[c] += g.bc[2 * a + up] == BC_OPEN ? 2.0 : 0.0;
+                    t->Adiag[c] += g.bc[2 * a + up] == BC_OPEN ? 2.0 : 0.0;
                     continue;
                 }
                 size_t q = up ? c + mac_stride(&g, a) : c - mac_stride(&g, a);
-                Adiag[c] += index[q] >= 0 ? 1.0 : air[q] ? 2.0 : 0.0;
+                t->Adiag[c] += index[q] >= 0 ? 1.0 : air[q] ? 2.0 : 0.0;
                 if (up && index[q] >= 0)
-                    Aplus[a][c] = -1.0;
+                    t->Aplus[a][c] = -1.0;
             }
     }
-    mac_mg *m = mac_mg_build(NULL, &g, &geo, index, Adiag, Aplus);
-    assert_non_null(m);
+    t->m = mac_mg_build(NULL, &t->g, &t->geo, t->index, t->Adiag, t->Aplus);
+    assert_non_null(t->m);
+}
+
+static void mg_case_free(mg_case *t)
+{
+    mac_mg_free(&t->m);
+    free(t->geo.solid), free(t->air), free(t->index), free(t->cell), free(t->Adiag);
+    for (int a = 0; a < 3; a++)
+        free(t->Aplus[a]);
+}
+
+/* Random r (seed), in [-1, 1] per unknown. */
+static double *random_unknowns(size_t nu, unsigned seed)
+{
+    double *r = malloc(nu * sizeof *r);
+    srand(seed);
+    for (size_t u = 0; u < nu; u++)
+        r[u] = 2.0 * rand() / RAND_MAX - 1.0;
+    return r;
+}
+
+static double mg_symmetry_error(int dim, const int n[3], int open_side, int obstacle, int air_rows, double *rmr)
+{
+    mg_case t;
+    mg_case_build(&t, dim, n, open_side, obstacle, air_rows);
+    size_t nu = t.nu;
+    mac_mg *m = t.m;
+    int32_t *cell = t.cell;
     double *r1 = malloc(nu * sizeof *r1), *r2 = malloc(nu * sizeof *r2), *z = malloc(nu * sizeof *z);
     srand(5);
     for (size_t u = 0; u < nu; u++) {
@@ -547,11 +593,8 @@ static double mg_symmetry_error(int dim, const int n[3], int open_side, int obst
         z1 += z[u] * z[u];
         r1r1 += r1[u] * r1[u];
     }
-    mac_mg_free(&m);
     free(r1), free(r2), free(z);
-    free(geo.solid), free(air), free(index), free(cell), free(Adiag);
-    for (int a = 0; a < 3; a++)
-        free(Aplus[a]);
+    mg_case_free(&t);
     return fabs(r1z2 - r2z1) / fmax(sqrt(r1r1 * z2), sqrt(r2r2 * z1));
 }
 
@@ -571,6 +614,50 @@ static void test_multigrid_symmetric(void **state)
         assert_true(e < 1e-13);
         assert_true(rmr > 0.0);
     }
+}
+
+/* On one thread each level's restriction runs inside its pass before the
+ * coarse correction, a coarse slab as soon as its fine slabs' residual is
+ * there (the residual in a ring of four slabs); on two threads a level of at
+ * least MAC_OMP_MIN cells runs its pass in blocks and restricts the whole
+ * residual after it. The V-cycle gives the same z and r . z bit for bit
+ * either way: on odd and even sizes, with an obstacle (the scatter of rows
+ * next to solid coarse cells), open sides and air, level 0 above
+ * MAC_OMP_MIN, in 2D (slabs are rows) and 3D (planes, small ones restricted
+ * three at a time, large ones one at a time). */
+static void test_multigrid_restriction_in_pass(void **state)
+{
+    (void)state;
+#ifdef _OPENMP
+    const struct {
+        int dim, n[3], open_side, obstacle, air_rows;
+    } cases[] = {{2, {151, 130, 1}, 3, 1, 6}, {2, {144, 128, 1}, 1, 0, 0}, {3, {27, 29, 25}, 3, 1, 3},
+                 {3, {28, 26, 24}, 0, 1, 0}, {3, {48, 46, 9}, 3, 1, 2}};   /* the last: planes of MG_PLANE_BIG cells and more */
+    int before = omp_get_max_threads();
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mg_case t;
+        mg_case_build(&t, cases[c].dim, cases[c].n, cases[c].open_side, cases[c].obstacle, cases[c].air_rows);
+        assert_true(mac_ncell(&t.g) >= MAC_OMP_MIN);
+        double *r = random_unknowns(t.nu, 11u), *z1 = malloc(t.nu * sizeof *z1), *z2 = malloc(t.nu * sizeof *z2);
+        omp_set_num_threads(1);
+        double rz1 = mac_mg_apply(t.m, t.nu, t.cell, r, z1);
+        omp_set_num_threads(2);
+        double rz2 = mac_mg_apply(t.m, t.nu, t.cell, r, z2);
+        omp_set_num_threads(before);
+        double zmax = 0.0;
+        for (size_t u = 0; u < t.nu; u++)
+            zmax = fmax(zmax, fabs(z1[u]));
+        fprintf(stderr, "%dD %dx%dx%d: V-cycle on 1 and 2 threads, r.z %.17g and %.17g, max |z| %.3g\n",
+                cases[c].dim, cases[c].n[0], cases[c].n[1], t.g.nz, rz1, rz2, zmax);
+        assert_true(zmax > 0.0);
+        assert_true(rz1 == rz2);
+        assert_memory_equal(z1, z2, t.nu * sizeof *z1);
+        free(r), free(z1), free(z2);
+        mg_case_free(&t);
+    }
+#else
+    skip();
+#endif
 }
 
 /* A smooth bump v(x) = exp(-((x - x0)/sigma)^2) (sigma = 3 dx) carried by
@@ -771,6 +858,7 @@ int main(void)
                                        cmocka_unit_test(test_multigrid_threads),
                                        cmocka_unit_test(test_cell_space_matches_unknowns),
                                        cmocka_unit_test(test_multigrid_symmetric),
+                                       cmocka_unit_test(test_multigrid_restriction_in_pass),
                                        cmocka_unit_test(test_bfecc_bump),
                                        cmocka_unit_test(test_particles_stop_at_shell),
                                        cmocka_unit_test(test_particles_stop_at_shell_3d)};

@@ -1,5 +1,6 @@
 /* Sparse Cholesky factorization of symmetric positive definite CSR matrices
- * (SuiteSparse's CHOLMOD, supernodal). The fill-reducing ordering and the
+ * (SuiteSparse's CHOLMOD: supernodal, or simplicial LL' where the analysis
+ * predicts a thin factor, CHOLMOD's own rule). The fill-reducing ordering and the
  * symbolic factorization are computed once for a pattern; every later
  * factorization of a matrix with that pattern is numeric only, and one of a
  * matrix with another pattern analyses that pattern first. */
