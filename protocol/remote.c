@@ -1006,16 +1006,25 @@ static seam_status remote_field(void *self, const char *name, seam_raster *out)
     return SEAM_OK;
 }
 
+/* A path of the coupler's as the server must read it: relative ones from
+ * the coupler's directory when the server runs in another (r->moved), into
+ * buf; NULL and the rest as they are. */
+static const char *server_path(const seam_remote *r, const char *path, char *buf, size_t n)
+{
+    char here[4096];
+    if (!path || path[0] == '/' || !r->moved || !getcwd(here, sizeof here))
+        return path;
+    snprintf(buf, n, "%s/%s", here, path);
+    return buf;
+}
+
 static seam_status remote_write_output(void *self, const char *dir, int frame)
 {
     seam_remote *r = self;
     seam_wbuf w;
     seam_msg m;
-    char here[4096], abs_dir[8300];
-    if (r->moved && dir[0] != '/' && getcwd(here, sizeof here)) {   /* as create's output_dir: from ours */
-        snprintf(abs_dir, sizeof abs_dir, "%s/%s", here, dir);
-        dir = abs_dir;
-    }
+    char abs_dir[8300];
+    dir = server_path(r, dir, abs_dir, sizeof abs_dir);   /* as create's output_dir */
     uint64_t id = begin_request(r, &w, "write_output", 2, 0);
     seam_w_str(&w, "dir");
     seam_w_str(&w, dir);
@@ -1437,13 +1446,9 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
     seam_w_str(&w, host->name ? host->name : r->who);
     const char *strs[3][2] = {{"config_path", host->config_path}, {"output_dir", host->output_dir},
                               {"scene_dir", host->scene_dir}};
-    char here[4096], abs_path[2][8300];
-    if (r->moved && getcwd(here, sizeof here))   /* a server in the scene's directory: paths from ours */
-        for (int i = 1; i < 3; i++)
-            if (strs[i][1] && strs[i][1][0] != '/') {
-                snprintf(abs_path[i - 1], sizeof abs_path[i - 1], "%s/%s", here, strs[i][1]);
-                strs[i][1] = abs_path[i - 1];
-            }
+    char abs_path[2][8300];
+    for (int i = 1; i < 3; i++)
+        strs[i][1] = server_path(r, strs[i][1], abs_path[i - 1], sizeof abs_path[i - 1]);
     for (int i = 0; i < 3; i++) {
         seam_w_str(&w, strs[i][0]);
         if (strs[i][1])

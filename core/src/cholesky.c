@@ -133,7 +133,7 @@ int seam_cholesky_factor(seam_cholesky *self, const seam_csr *A)
      * supernode in OpenMP loops of CHOLMOD_OMP_NUM_THREADS = 4 threads, a
      * number fixed when it was built, whatever OMP_NUM_THREADS says: on two
      * cores that is a team of four for every factorization, and the cloth of
-     * smoke_cloth made 16000 context switches in 0.3 s of simulated time
+     * smoke_cloth made 13 000 context switches in 0.3 s of simulated time
      * (bench/RESULTS.md). With no active parallel level allowed, those loops
      * (memory copies, a small share of the work) run on the calling thread;
      * the dense kernels, where the work is, keep OpenBLAS's threads. */
