@@ -125,6 +125,8 @@ typedef struct mg_level {
     uint8_t *row_common;     /* per row not full: the mask its cells 1 .. n[0] - 2 share, all smoothed (a wall's
                               * or an open side's row; unit levels), else 0 */
     uint8_t *row_inner;      /* per row: its neighbour rows (y, z, both) inside and all fluid (gather restriction) */
+    double *row_w;           /* per row with row_common coupling both ways along x: the idiag its cells 1 .. n[0] - 2
+                              * share (a wall's or an open side's row: the vector sweep), else 0 */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
@@ -203,6 +205,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->row_full);
         free(L->row_inner);
         free(L->row_common);
+        free(L->row_w);
         free(L->idiag);
         if (l > 0) {
             free(L->diag);
@@ -255,6 +258,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
         ok &= (L->row_full = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_common = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
+        ok &= (L->row_w = malloc((size_t)n[1] * (size_t)n[2] * sizeof *L->row_w)) != NULL;
         ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
         ok &= (L->x = calloc(L->nc + 1, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
@@ -391,6 +395,11 @@ static void build_mask(mg_level *L, int dim)
                 if (L->mask[c0 + (size_t)i] != common || !(common & MG_SMOOTHED))
                     common = 0;
             L->row_common[r] = common;
+            double w = (common & 3) == 3 ? L->idiag[c0 + 1] : 0.0;
+            for (int i = 2; w != 0.0 && i + 1 < L->n[0]; i++)
+                if (L->idiag[c0 + (size_t)i] != w)
+                    w = 0.0;
+            L->row_w[r] = w;
             L->n_partial += L->row_full[r] ? 2 : (size_t)L->n[0];
         }
     size_t ny = (size_t)L->n[1];
@@ -547,13 +556,16 @@ ROW_KERNEL void offdiag_span(uint8_t mk, const double *x, size_t c, int len, siz
 }
 
 #if defined(__GNUC__) && !defined(__clang__)   /* GCC's vector extensions */
-/* A full row's half sweep, four cells of the colour at a time (cells i, i + 2,
+/* A row's half sweep over inner cells that share their stencil (mask mk,
+ * coupled both ways along x, inverse diagonal w: a full row's, or a wall's or
+ * an open side's row), four cells of the colour at a time (cells i, i + 2,
  * i + 4, i + 6 in lanes 0, 2, 1, 3: then every operand is one shuffle of two
  * loads, and the new values go back with the other colour's unchanged ones in
  * two whole stores). x[c - 1] comes from the last block's registers: a load
  * across the last block's stores would wait for them to retire. The same sums
- * in the same order as smooth_row's loop (s: 4 neighbours in 2D, 6 in 3D),
- * lane by lane. Returns the first i left to the caller's loop. */
+ * in the same order as smooth_row's loop and offdiag (b - offdiag is b plus
+ * the neighbours' sum), lane by lane. Returns the first i left to the
+ * caller's loop. */
 typedef double mg_v4 __attribute__((vector_size(32)));
 typedef double mg_v4u __attribute__((vector_size(32), aligned(8)));   /* at any double */
 typedef long long mg_v4i __attribute__((vector_size(32)));
@@ -561,11 +573,11 @@ typedef long long mg_v4i __attribute__((vector_size(32)));
 #define MG_EVENS(a, b) __builtin_shuffle(a, b, (mg_v4i){0, 4, 2, 6})
 #define MG_ODDS(a, b) __builtin_shuffle(a, b, (mg_v4i){1, 5, 3, 7})
 
-ROW_KERNEL int sweep_full_blocks(double *x, const double *b, size_t c0, int i, int n, size_t sy, size_t sz, int dim)
+ROW_KERNEL int sweep_blocks(double *x, const double *b, size_t c0, int i, int n, size_t sy, size_t sz, uint8_t mk,
+                            double w)
 {
     if (i + 7 >= n)
         return i;
-    const double w = dim == 3 ? 1.0 / 6.0 : 0.25;
     const mg_v4 wv = {w, w, w, w};
     mg_v4 prev = {0.0, 0.0, 0.0, x[c0 + (size_t)i - 1]};   /* lane 3: x[c - 1] (x[c - 4] was just stored) */
     for (; i + 7 < n; i += 8) {
@@ -575,12 +587,14 @@ ROW_KERNEL int sweep_full_blocks(double *x, const double *b, size_t c0, int i, i
         mg_v4 left = __builtin_shuffle(prev, right, (mg_v4i){3, 6, 4, 5});     /* x[c - 1] */
         prev = right;
         mg_v4 s = right + left;
-        s = s + MG_EVENS(*(const mg_v4u *)(xc + sy), *(const mg_v4u *)(xc + sy + 4));
-        s = s + MG_EVENS(*(const mg_v4u *)(xc - sy), *(const mg_v4u *)(xc - sy + 4));
-        if (dim == 3) {
+        if (mk & 8)
+            s = s + MG_EVENS(*(const mg_v4u *)(xc + sy), *(const mg_v4u *)(xc + sy + 4));
+        if (mk & 4)
+            s = s + MG_EVENS(*(const mg_v4u *)(xc - sy), *(const mg_v4u *)(xc - sy + 4));
+        if (mk & 32)
             s = s + MG_EVENS(*(const mg_v4u *)(xc + sz), *(const mg_v4u *)(xc + sz + 4));
+        if (mk & 16)
             s = s + MG_EVENS(*(const mg_v4u *)(xc - sz), *(const mg_v4u *)(xc - sz + 4));
-        }
         mg_v4 r = (MG_EVENS(*(const mg_v4u *)bc, *(const mg_v4u *)(bc + 4)) + s) * wv;
         *(mg_v4u *)xc = MG_EVENS(r, right);
         *(mg_v4u *)(xc + 4) = MG_ODDS(r, right);
@@ -609,7 +623,10 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
             i = 2;
         }
 #ifdef MG_VECTOR_SWEEP
-        i = sweep_full_blocks(x, b, c0, i, n, sy, sz, L->n[2] == 1 ? 2 : 3);
+        if (L->n[2] == 1)
+            i = sweep_blocks(x, b, c0, i, n, sy, sz, 15, 0.25);
+        else
+            i = sweep_blocks(x, b, c0, i, n, sy, sz, 63, id6);
 #endif
         if (L->n[2] == 1)
             for (; i + 1 < n; i += 2) {
@@ -628,10 +645,24 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
         return;
     }
     uint8_t common = L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k];
-    if (common) {   /* the inner cells share one stencil: its sums by spans (a colour reads only the other) */
+    if (common) {   /* the inner cells share one stencil */
         if (first == 0 && (mask[c0] & MG_SMOOTHED))
             x[c0] = (b[c0] - offdiag(mask[c0], x, c0, sy, sz)) * id[c0];
-        double s[SPAN];
+#ifdef MG_VECTOR_SWEEP
+        double w = L->row_w[(size_t)j + (size_t)L->n[1] * (size_t)k];
+        if (w != 0.0) {   /* and its diagonal: as a full row's (w is every inner cell's id) */
+            int i = sweep_blocks(x, b, c0, first == 0 ? 2 : 1, n, sy, sz, common, w);
+            for (; i + 1 < n; i += 2) {
+                size_t c = c0 + (size_t)i;
+                x[c] = (b[c] - offdiag(common, x, c, sy, sz)) * w;
+            }
+            size_t c = c0 + (size_t)(n - 1);
+            if (i == n - 1 && (mask[c] & MG_SMOOTHED))
+                x[c] = (b[c] - offdiag(mask[c], x, c, sy, sz)) * id[c];
+            return;
+        }
+#endif
+        double s[SPAN];   /* its sums by spans (a colour reads only the other) */
         for (int i0 = 1; i0 + 1 < n; i0 += SPAN) {
             int len = n - 1 - i0 < SPAN ? n - 1 - i0 : SPAN;
             offdiag_span(common, x, c0 + (size_t)i0, len, sy, sz, s);
