@@ -1319,7 +1319,7 @@ ROW_KERNEL void dot_slab(mac_mg *m, int s)
 }
 
 /* One stage on slab s of level l: every row of the slab. */
-VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
+ROW_KERNEL void stage_slab(mac_mg *m, int l, mg_stage st, int s)
 {
     mg_level *L = &m->lev[l];
     int k0 = m->dim == 3 ? s : 0, k1 = k0 + 1, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
@@ -1346,6 +1346,25 @@ VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
             }
 }
 
+VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
+{
+    stage_slab(m, l, st, s);
+}
+
+/* Step f of a pipeline over slabs [s0, s1): stage t on slab f - t, short of
+ * the block's lower (upper) edge by t slabs when cut_lo (cut_hi). One call
+ * per step, not per stage: on the short rows of 2D levels (a slab is a row)
+ * a call's entry and set-up cost as much as a stage's row. */
+VECTOR_CLONES static void run_step(mac_mg *m, int l, const mg_stage *stages, int n_st, int f, int s0, int s1,
+                                   int cut_lo, int cut_hi)
+{
+    for (int t = 0; t < n_st; t++) {
+        int s = f - t, lo = cut_lo ? s0 + t : s0, hi = cut_hi ? s1 - t : s1;
+        if (s >= lo && s < hi)
+            stage_slab(m, l, stages[t], s);
+    }
+}
+
 /* The stages in order over all slabs of level l, as if each ran over the
  * whole level before the next: stage t at slab s needs stage t - 1 on slabs
  * s - 1 .. s + 1 only, so stage t runs one slab behind stage t - 1 and the
@@ -1357,11 +1376,7 @@ static void pipeline_block(mac_mg *m, int l, const mg_stage *stages, int n_st, i
 {
     int S = m->lev[l].n_slabs, s0 = (int)((long)S * q / nb), s1 = (int)((long)S * (q + 1) / nb);
     for (int f = s0; f < s1 + n_st; f++)
-        for (int t = 0; t < n_st; t++) {
-            int s = f - t, lo = q > 0 ? s0 + t : s0, hi = q < nb - 1 ? s1 - t : s1;
-            if (s >= lo && s < hi)
-                run_stage(m, l, stages[t], s);
-        }
+        run_step(m, l, stages, n_st, f, s0, s1, q > 0, q < nb - 1);
 }
 
 /* The triangles at the edge between blocks q - 1 and q (after every block). */
@@ -1410,11 +1425,7 @@ static void restrict_in_pipeline(mac_mg *m, int l, const mg_stage *stages, int n
     F->ring = m->ring;
     F->ring_slabs = m->dim == 2 ? MG_RING_2D : G > 1 ? MG_RING_3D : 4;
     for (int f = 0; f < S + n_st - 1; f++) {
-        for (int t = 0; t < n_st; t++) {
-            int s = f - t;
-            if (s >= 0 && s < S)
-                run_stage(m, l, stages[t], s);
-        }
+        run_step(m, l, stages, n_st, f, 0, S, 0, 0);
         int R = f - (n_st - 1);
         while (next < C->n_slabs) {
             int end = next + G < C->n_slabs ? next + G : C->n_slabs, last = 2 * end < S ? 2 * end : S - 1;
