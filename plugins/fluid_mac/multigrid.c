@@ -1222,6 +1222,19 @@ ROW_KERNEL void prolong_pairs_3d(double *restrict xf, const double *restrict r0,
     }
 }
 
+/* The fine cell of coarse cell I on the side of its x neighbour I + d (d = -1:
+ * the even child, +1: the odd one) on prolong_row's fast or edge path: the
+ * terms of prolong_pairs_* (and of gather()) in their order. */
+ROW_KERNEL double pair_child(const double *const *R, const double *w, int nt, int I, int d)
+{
+    double s = 0.0;
+    for (int t = 0; t < nt; t++) {
+        s += w[2 * t] * R[t][I];
+        s += w[2 * t + 1] * R[t][I + d];
+    }
+    return s;
+}
+
 /* F->x += P C->x on the fluid cells of row (j, k). */
 ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, int k)
 {
@@ -1249,8 +1262,11 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
             prolong_pairs_2d(xf, R[0], R[1], fast ? wt : rw->w, cn - 1);
         else
             prolong_pairs_1(xf, R[0], rw->w, cn - 1);
-        lo = 2;
-        hi = 2 * cn - 2;
+        /* the odd child of cell 0 and the even child of cell cn - 1 (x neighbours inside) */
+        xf[1] += pair_child(R, fast ? wt : rw->w, nt, 0, 1);
+        xf[2 * cn - 2] += pair_child(R, fast ? wt : rw->w, nt, cn - 1, -1);
+        lo = 1;
+        hi = 2 * cn - 1;
     }
     for (int i = 0; i < F->n[0]; i++) {
         if (i == lo && hi > lo)   /* done above */
