@@ -895,7 +895,7 @@ static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm,
  * parents' row and its neighbours along y and z) lie inside and are all
  * fluid: then weights() takes its fast path for every i with a coarse
  * neighbour along x inside. */
-static int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *rm, int j, int k)
+ROW_KERNEL int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *rm, int j, int k)
 {
     if (!rm->fast)
         return 0;
