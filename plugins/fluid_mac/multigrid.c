@@ -565,7 +565,10 @@ ROW_KERNEL void offdiag_span(uint8_t mk, const double *x, size_t c, int len, siz
  * across the last block's stores would wait for them to retire. The same sums
  * in the same order as smooth_row's loop and offdiag (b - offdiag is b plus
  * the neighbours' sum), lane by lane. Returns the first i left to the
- * caller's loop. */
+ * caller's loop, and x[c0 + i - 1] in *xm: the caller's loop takes its
+ * cells' x[c - 1] from registers too (a load of the last block's store, or
+ * gcc's two-cell vector loop loading x[c - 1 .. c] across it, waits for
+ * the store to retire: a sixth of a 32^3 iteration went there). */
 typedef double mg_v4 __attribute__((vector_size(32)));
 typedef double mg_v4u __attribute__((vector_size(32), aligned(8)));   /* at any double */
 typedef long long mg_v4i __attribute__((vector_size(32)));
@@ -574,10 +577,12 @@ typedef long long mg_v4i __attribute__((vector_size(32)));
 #define MG_ODDS(a, b) __builtin_shuffle(a, b, (mg_v4i){1, 5, 3, 7})
 
 ROW_KERNEL int sweep_blocks(double *x, const double *b, size_t c0, int i, int n, size_t sy, size_t sz, uint8_t mk,
-                            double w)
+                            double w, double *xm)
 {
-    if (i + 7 >= n)
+    if (i + 7 >= n) {
+        *xm = x[c0 + (size_t)i - 1];
         return i;
+    }
     const mg_v4 wv = {w, w, w, w};
     mg_v4 prev = {0.0, 0.0, 0.0, x[c0 + (size_t)i - 1]};   /* lane 3: x[c - 1] (x[c - 4] was just stored) */
     for (; i + 7 < n; i += 8) {
@@ -599,6 +604,7 @@ ROW_KERNEL int sweep_blocks(double *x, const double *b, size_t c0, int i, int n,
         *(mg_v4u *)xc = MG_EVENS(r, right);
         *(mg_v4u *)(xc + 4) = MG_ODDS(r, right);
     }
+    *xm = prev[3];
     return i;
 }
 #define MG_VECTOR_SWEEP 1
@@ -622,21 +628,28 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
                 x[c0] = (b[c0] - offdiag(mask[c0], x, c0, sy, sz)) * id[c0];
             i = 2;
         }
+        double xm;   /* x[c - 1] of the loop's next cell */
 #ifdef MG_VECTOR_SWEEP
         if (L->n[2] == 1)
-            i = sweep_blocks(x, b, c0, i, n, sy, sz, 15, 0.25);
+            i = sweep_blocks(x, b, c0, i, n, sy, sz, 15, 0.25, &xm);
         else
-            i = sweep_blocks(x, b, c0, i, n, sy, sz, 63, id6);
+            i = sweep_blocks(x, b, c0, i, n, sy, sz, 63, id6, &xm);
+#else
+        xm = x[c0 + (size_t)i - 1];
 #endif
         if (L->n[2] == 1)
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy])) * 0.25;
+                double xp = x[c + 1];
+                x[c] = (b[c] + (((xp + xm) + x[c + sy]) + x[c - sy])) * 0.25;
+                xm = xp;
             }
         else
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id6;
+                double xp = x[c + 1];
+                x[c] = (b[c] + (((((xp + xm) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id6;
+                xm = xp;
             }
         if (i == n - 1 && (mask[c0 + (size_t)i] & MG_SMOOTHED)) {
             size_t c = c0 + (size_t)i;
@@ -651,10 +664,21 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
 #ifdef MG_VECTOR_SWEEP
         double w = L->row_w[(size_t)j + (size_t)L->n[1] * (size_t)k];
         if (w != 0.0) {   /* and its diagonal: as a full row's (w is every inner cell's id) */
-            int i = sweep_blocks(x, b, c0, first == 0 ? 2 : 1, n, sy, sz, common, w);
-            for (; i + 1 < n; i += 2) {
+            double xm;
+            int i = sweep_blocks(x, b, c0, first == 0 ? 2 : 1, n, sy, sz, common, w, &xm);
+            for (; i + 1 < n; i += 2) {   /* the blocks' sums, x[c - 1] from registers */
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] - offdiag(common, x, c, sy, sz)) * w;
+                double xp = x[c + 1], t = xp + xm;
+                if (common & 8)
+                    t += x[c + sy];
+                if (common & 4)
+                    t += x[c - sy];
+                if (common & 32)
+                    t += x[c + sz];
+                if (common & 16)
+                    t += x[c - sz];
+                x[c] = (b[c] + t) * w;
+                xm = xp;
             }
             size_t c = c0 + (size_t)(n - 1);
             if (i == n - 1 && (mask[c] & MG_SMOOTHED))
