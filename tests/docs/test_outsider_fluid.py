@@ -173,6 +173,12 @@ def main():
         rc, text = seam("validate", "still_piston.json", "--set", "coupling.scheme=xpm", cwd=tmp)
         check(rc == 1 and "scheme xpm needs a fluid that returns conservative impulse loads" in text and
               "fluid (still_water)" in text, "xpm wants impulse loads: " + text[-800:])
+        text = open(os.path.join(tmp, "still_float.json")).read().replace('"coupling": {},', '')
+        with open(os.path.join(tmp, "nocoupling.json"), "w") as f:
+            f.write(text)
+        rc, text = seam("validate", "nocoupling.json", cwd=tmp)
+        check(rc == 1 and "coupling: required key is missing" in text and "{} takes the defaults" in text,
+              "a scene without coupling is told that {} will do: " + text[-800:])
         text = open(os.path.join(tmp, "still_float.json")).read().replace('"level"', '"levle"')
         with open(os.path.join(tmp, "bad.json"), "w") as f:
             f.write(text)
