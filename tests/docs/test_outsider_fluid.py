@@ -155,6 +155,13 @@ def main():
         if sep and ref:
             same_run(ref, sep, "enclosed, fluid in its own process")
 
+        # a participant's "command" (docs/remote.md): seam-serve started as any program would be
+        serve = ["--set", "fluid.process=separate", "--set", 'fluid.command=["%s", "--plugin", "still_water"]'
+                 % os.path.join(BUILD, "protocol", "seam-serve")]
+        sep = run(tmp, "still_piston.json", "piston_command", *serve)
+        if sep:
+            same_run(os.path.join(tmp, "piston"), sep, "enclosed, fluid served by a command")
+
         # save/load: a checkpointed run resumed after its last checkpoint ends with the same bits
         ck = run(tmp, "still_press.json", "press_ck", "--set", 'output.checkpoint={"every_steps": 70}')
         if ck and ref:
