@@ -440,12 +440,14 @@ seam_status seam_sim_run(seam_sim *sim)
     sim->summary.wall_s = wall_before + sim_now() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;
-    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv,
-                     sim->out.probes_csv};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (files[i])
-            fflush(files[i]);
-    outputs_finish(sim);
+    /* the failed step's residuals (why it failed), the summary and the report: a run whose files are not all
+     * written has failed, whatever its steps did */
+    seam_status written = outputs_flush(sim);
+    if (outputs_finish(sim) != SEAM_OK || written != SEAM_OK) {
+        if (sim->summary.outcome == SEAM_RUN_CONVERGED || sim->summary.outcome == SEAM_RUN_UNCONVERGED)
+            sim->summary.outcome = SEAM_RUN_ERROR;
+        result = SEAM_ERROR;
+    }
     return result;
 }
 

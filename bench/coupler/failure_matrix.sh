@@ -1,0 +1,84 @@
+#!/bin/bash
+# A remote participant that fails at every operation of a run in every way
+# (tests/protocol/faulty_solid.py: killed, stopped, hung, exited, its socket
+# closed, an error status), and what `seam run` makes of it: its exit status,
+# whether the error names the participant, the step and the cause, how long
+# it took, whether a process or a temporary file was left behind, and whether
+# the outputs left are whole (every CSV row complete, stats.csv's rows the
+# steps the summary counts). One line per case; a last line counts the cases
+# that broke a promise (docs/remote.md, docs/scenes.md "Failures").
+#
+#   bench/coupler/failure_matrix.sh [BUILD]     (default: build)
+set -u
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+seam=$PWD/$build/coupler/seam
+export PYTHONPATH=$PWD/$build/protocol/python
+work=$(mktemp -d /tmp/seam-failures-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/scene.json" <<EOF
+{
+  "time": {"end": 0.3, "dt": 0.01, "frame": 0.05},
+  "coupling": {"scheme": "aitken", "tolerance": 1e-10, "max_iterations": 100, "on_nonconvergence": "fail"},
+  "fluid": {"plugin": "piston_fluid", "added_mass": 2.0},
+  "solids": [
+    {"name": "piston", "process": "separate", "heartbeat": 0.2, "timeout": 3,
+     "command": ["/usr/bin/python3", "$PWD/tests/protocol/faulty_solid.py"],
+     "mass": 1.0, "stiffness": 39.47841760435743, "position": 0.1}
+  ],
+  "output": {"interface": true, "checkpoint": {"every_steps": 5}}
+}
+EOF
+bad=0
+printf '%-22s %-6s %4s %6s  %s\n' "fault" "how" "rc" "s" "verdict / first error"
+# a whole CSV: every line ends in a newline and has the header's number of fields
+whole_csv() {
+    awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1" && [ -z "$(tail -c1 "$1")" ]
+}
+check() {   # fault how
+    local fault=$1 how=$2 out=$work/out log=$work/log verdict=""
+    local t0 t1 rc
+    t0=$(date +%s.%N)
+    if [ "${fault%%:*}" = load ]; then
+        # a fresh run never loads: the fault fires when the run is resumed from its checkpoint
+        "$seam" run "$work/scene.json" --out "$out" --force --quiet --steps 12 \
+            --set "solids.0.fault=$fault:$how" >/dev/null 2>&1
+        timeout 60 "$seam" run --resume "$out" --quiet >"$log" 2>&1
+    else
+        timeout 60 "$seam" run "$work/scene.json" --out "$out" --force --quiet \
+            --set "solids.0.fault=$fault:$how" >"$log" 2>&1
+    fi
+    rc=$?
+    t1=$(date +%s.%N)
+    local took
+    took=$(echo "$t1 - $t0" | bc)
+    local err
+    err=$(grep -m1 'error' "$log" | cut -c1-150)
+    [ "$rc" = 1 ] || verdict+="rc $rc; "
+    grep -q '\[piston\] error' "$log" || verdict+="participant not named; "
+    case $fault in create*) ;; *) grep -q 'step [0-9]' "$log" || verdict+="no step; " ;; esac
+    sleep 0.3
+    if pgrep -f "$work/scene.json" >/dev/null || pgrep -f faulty_solid.py >/dev/null; then
+        verdict+="process left; "
+        pkill -9 -f faulty_solid.py
+    fi
+    [ -z "$(find "$out" -name '*.tmp' 2>/dev/null)" ] || verdict+="tmp left; "
+    for f in "$out"/*.csv; do
+        [ -e "$f" ] && ! whole_csv "$f" && verdict+="torn $(basename "$f"); "
+    done
+    if [ -e "$out/stats.csv" ]; then
+        local rows steps
+        rows=$(($(wc -l <"$out/stats.csv") - 1))
+        steps=$(sed -n 's/^steps: \([0-9]*\) .*/\1/p' "$log")
+        [ -z "$steps" ] || [ "$rows" = "$steps" ] || verdict+="stats rows $rows != steps $steps; "
+    fi
+    [ -n "$verdict" ] && bad=$((bad + 1))
+    printf '%-22s %-6s %4s %6.1f  %s\n' "$fault" "$how" "$rc" "$took" "${verdict:-ok: $err}"
+}
+for how in kill stop hang exit close error; do
+    for fault in create:1 solve:1 solve:20 commit:1 commit:7 save:1 save:2 write_output:1 write_output:3 load:1; do
+        [ "$how" = error ] && [ "$fault" = create:1 ] && continue   # create has no status to return in Python
+        check "$fault" "$how"
+    done
+done
+echo "cases that broke a promise: $bad"
