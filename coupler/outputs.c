@@ -293,26 +293,42 @@ static seam_status write_picture(seam_sim *sim, double t)
     return st;
 }
 
+/* "frame 3 (t = 0.3 s, after step 29)": which frame, for messages. */
+static const char *frame_name(const seam_sim *sim, double t, char *buf, size_t n)
+{
+    long steps = sim->summary.steps;
+    if (steps > 0)
+        snprintf(buf, n, "frame %d (t = %.9g s, after step %ld)", sim->out.frame, t, steps - 1);
+    else
+        snprintf(buf, n, "frame %d (t = %.9g s, before the first step)", sim->out.frame, t);
+    return buf;
+}
+
 static seam_status write_frame(seam_sim *sim, double t)
 {
     sim_outputs *o = &sim->out;
     if (!o->frames)
         return SEAM_OK;
+    char which[128];
     for (size_t i = 0; i < sim->n_parts; i++) {
         participant *pt = &sim->parts[i];
         if (!pt->p->write_output)
             continue;
         if (mkdir_p(pt->output_dir) != 0) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "cannot create %s: %s", pt->output_dir, strerror(errno));
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "cannot create %s for %s: %s", pt->output_dir,
+                    frame_name(sim, t, which, sizeof which), strerror(errno));
             return SEAM_ERROR;
         }
         if (pt->p->write_output(pt->self, pt->output_dir, o->frame) != SEAM_OK) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "write_output failed for frame %d", o->frame);
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "write_output failed for %s", frame_name(sim, t, which, sizeof which));
             return SEAM_ERROR;
         }
     }
-    if (o->picture_field && write_picture(sim, t) != SEAM_OK)
+    if (o->picture_field && write_picture(sim, t) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "the picture of %s could not be written", frame_name(sim, t, which,
+                sizeof which));
         return SEAM_ERROR;
+    }
     o->frame++;
     return SEAM_OK;
 }

@@ -67,7 +67,9 @@ struct seam_remote {
     const seam_host *host;   /* after create */
     char *errbuf;            /* before create: where messages go */
     size_t errlen;
-    int64_t step;            /* the step in progress, for messages */
+    int64_t step;            /* the step in progress, or the next one when `between`, for messages */
+    bool between;            /* no step in progress: before the first (step 0) or after a commit */
+    double t_next;           /* the end of the step in progress: t once it is committed */
     double longest_solve;    /* s, the longest solve reply so far (o.adaptive) */
     char limit_why[192];     /* what set the wait of the call in progress, for its message; "" : timeout */
     double t;
@@ -125,13 +127,17 @@ static void report(seam_remote *r, const char *fmt, ...)
         snprintf(r->errbuf, r->errlen, "%s", msg);
 }
 
-/* " at step 12 (t = 0.12 s)": where the run was, for messages. */
+/* " at step 12 (t = 0.12 s)", " after step 11 (t = 0.12 s)": where the run was, for messages. */
 static const char *where(const seam_remote *r, char *buf, size_t n)
 {
     if (!r->host)
         buf[0] = '\0';
-    else
+    else if (!r->between)
         snprintf(buf, n, " at step %lld (t = %.9g s)", (long long)r->step, r->t);
+    else if (r->step == 0)
+        snprintf(buf, n, " before the first step (t = %.9g s)", r->t);
+    else
+        snprintf(buf, n, " after step %lld (t = %.9g s)", (long long)r->step - 1, r->t);
     return buf;
 }
 
@@ -546,6 +552,8 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
     seam_remote *r = self;
     r->step = step->index;
     r->t = step->t;
+    r->t_next = step->t + step->dt;
+    r->between = false;
     size_t n = in ? in->n * (size_t)in->dim : 0;
     const double *ins[3] = {in ? in->X : NULL, in ? in->V : NULL, in ? in->F : NULL};
     double *outs[3] = {out ? out->X : NULL, out ? out->V : NULL, out ? out->F : NULL};
@@ -669,6 +677,8 @@ seam_status seam_remote_commit_end(seam_remote *r)
     if (st != SEAM_OK)
         return st;
     r->step++;
+    r->t = r->t_next;
+    r->between = true;
     if (r->commit_fields && seam_msg_has(&m, "fields"))
         take_commit_fields(r, &m);
     seam_msg sub;
@@ -781,6 +791,8 @@ static seam_status remote_regions(void *self, const seam_step *step, const doubl
     seam_remote *r = self;
     r->step = step->index;
     r->t = step->t;
+    r->t_next = step->t + step->dt;
+    r->between = false;
     seam_wbuf w;
     seam_msg m;
     uint64_t id = begin_request(r, &w, "regions", 2, 256 + seam_wire_inline(r->proto, r->n_iface * 8));
@@ -858,6 +870,13 @@ static seam_status remote_save(void *self, seam_buffer *out)
     r->bytes = data;
     *out = (seam_buffer){r->bytes, len};
     return SEAM_OK;
+}
+
+void seam_remote_at(seam_remote *r, long steps_done, double t)
+{
+    r->step = steps_done;
+    r->t = t;
+    r->between = true;
 }
 
 static seam_status remote_load(void *self, const void *bytes, size_t n)
@@ -1049,6 +1068,7 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
     seam_wire_tune_malloc();
     r->o = *o;
     r->rcv_slice = -1;
+    r->between = true;
     snprintf(r->who, sizeof r->who, "%s", o->name ? o->name : "remote");
     r->o.name = r->who;
     snprintf(r->endpoint, sizeof r->endpoint, "%s", endpoint);

@@ -45,9 +45,11 @@ static void write_fields(FILE *f, size_t n, const seam_vtk_field *fields, size_t
 
 static seam_status close_out(FILE *f, const char *path, const char *tmp, const seam_host *host)
 {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        seam_logf(host, SEAM_LOG_ERROR, "%s: write failed", path);
+    int bad = ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !bad)
+        bad = errno;
+    if (bad) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write: %s", path, strerror(bad));
         remove(tmp);
         return SEAM_ERROR;
     }
