@@ -1347,6 +1347,9 @@ static seam_remote *launch(const char *const *argv, const char *cwd, const char 
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGTERM);   /* the server never outlives its coupler */
+        /* a group of its own: a terminal's Ctrl-C reaches the coupler alone, which finishes its step (and its
+         * checkpoint, through this server) before it stops the server */
+        setpgid(0, 0);
         if (getppid() != parent)
             _exit(127);
         int null = open("/dev/null", O_WRONLY);   /* the ready line is for people, not for `seam run`'s output */

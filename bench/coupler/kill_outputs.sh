@@ -37,7 +37,7 @@ for scene in disc piston; do
             pid=$!
             sleep "$(awk -v s="$span" -v r="$RANDOM" 'BEGIN { printf "%.3f", s * r / 32768 / 1000 }')"
             kill -s "$sig" "$pid" 2>/dev/null
-            wait "$pid"
+            wait "$pid" 2>/dev/null
             rc=$?
             runs=$((runs + 1))
             why=""

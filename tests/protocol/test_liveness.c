@@ -208,6 +208,47 @@ static void test_failures_between_steps_name_the_step(void **state)
     free(after);
 }
 
+/* Ctrl-C in a terminal sends SIGINT to the whole foreground process group:
+ * the coupler alone must get it (a spawned server has a group of its own),
+ * finish its step and write the checkpoint of it through the server, which
+ * a server that got the signal too cannot save. */
+static void test_ctrl_c_reaches_the_coupler_alone(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200], out[1200], stats[1300], ckpt[1300];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("liveness_ctrl_c"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(stats, sizeof stats, "%s/stats.csv", out);
+    snprintf(ckpt, sizeof ckpt, "%s/checkpoint.seam", out);
+    /* setsid: the run and what it starts in a session of their own, as a terminal's foreground job */
+    char *argv[] = {"/usr/bin/setsid", (char *)seam_exe, "run", (char *)test_source_path("examples/piston.json"),
+                    "--set", "fluid.process=separate", "--set", "output.checkpoint={\"every_steps\": 1000000}",
+                    "--set", "output.frames=false", "--end", "1e4", "--out", out, "--force", "--quiet", NULL};
+    unlink(stats);
+    pid_t run = test_proc_spawn(argv, log, -1);
+    int rows = 0;
+    for (double t0 = test_now_s(); rows < 20 && test_now_s() - t0 < 30.0; usleep(20000)) {
+        char *text = test_slurp(stats);
+        rows = 0;
+        for (char *p = text; p && *p; p++)
+            rows += *p == '\n';
+        free(text);
+    }
+    assert_true(rows >= 20);
+    assert_int_equal(kill(-run, SIGINT), 0);   /* the group: setsid made the run its leader */
+    double took;
+    assert_int_equal(test_proc_wait(run, 30.0, &took), 128 + SIGINT);
+    char *text = test_slurp(log);
+    assert_non_null(text);
+    if (strstr(text, "error"))
+        fail_msg("an interrupted run with a separate server reported an error:\n%s", text);
+    free(text);
+    char *kept = test_slurp(ckpt);   /* the only checkpoint is the one written after the signal */
+    assert_non_null(kept);
+    free(kept);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -220,6 +261,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_messages_from_destroy_reach_the_coupler, test_proc_reap_all),
         cmocka_unit_test_teardown(test_failures_between_steps_name_the_step, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_ctrl_c_reaches_the_coupler_alone, test_proc_reap_all),
         cmocka_unit_test_teardown(test_validate_leaves_a_once_server_for_the_run, test_proc_reap_all),
         cmocka_unit_test_teardown(test_sigterm_ends_a_stuck_server, test_proc_reap_all),
         cmocka_unit_test_teardown(test_hung_solve_is_reported_within_a_multiple_of_the_longest, test_proc_reap_all),
