@@ -154,11 +154,12 @@ static double choose_dt(seam_sim *sim, double t)
         participant *pt = &sim->parts[i];
         double m = NAN;
         if (pt->p->max_dt(pt->self, &m) != SEAM_OK) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt failed at t = %.9g s", t);
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt failed at step %ld (t = %.9g s)", sim->summary.steps, t);
             return NAN;
         }
         if (isnan(m) || m <= 0.0) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt returned %g at t = %.9g s", m, t);
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt returned %g at step %ld (t = %.9g s)", m,
+                    sim->summary.steps, t);
             return NAN;
         }
         if (m < sim->dt_min) {   /* a solver whose stable step collapsed: its state has blown up */

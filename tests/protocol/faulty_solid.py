@@ -2,7 +2,7 @@
 """The piston's solid (protocol/python/piston_solid.py) that fails on
 purpose, for the coupler's failure tests: the participant key
 "fault": "OP:N:HOW" makes the N-th call (from 1) of OP (create, bind,
-solve, commit, save, load, write_output) end as HOW:
+max_dt, solve, commit, save, load, write_output) end as HOW:
 
     kill    the process kills itself (SIGKILL) before answering
     stop    the process stops itself (SIGSTOP): a frozen host, no heartbeats
@@ -10,18 +10,20 @@ solve, commit, save, load, write_output) end as HOW:
     exit    the process exits with status 3
     close   the server closes its socket and lives on without it
     error   the call returns an error status, saying so
+    nan     the call answers NaN (max_dt: the step; solve: the position)
 
 With "fault_file": PATH, each call of OP first appends "OP N\\n" to PATH
 (and flushes), so a test can see how far the solver got. write_output
 writes DIR/piston_NNNNNN.txt (position and velocity) through a temporary
 name, as frames are written.
 """
+import math
 import os
 import signal
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "protocol", "python"))
 import seam_client as seam  # noqa: E402
 from piston_solid import PistonSolid  # noqa: E402
 
@@ -44,7 +46,8 @@ class FaultySolid(PistonSolid):
             host.config_error("fault", "expected OP:N:HOW, got %r" % fault)
             raise seam.CreateError("bad fault")
         self.host = host
-        self.maybe_fail("create")
+        if self.maybe_fail("create") is True:
+            raise seam.CreateError("injected failure in create")
         super().__init__(config, host)
 
     def maybe_fail(self, op):
@@ -69,25 +72,34 @@ class FaultySolid(PistonSolid):
         elif how == "error":
             self.host.log(seam.LOG_ERROR, "injected failure in %s, call %d" % (op, n))
             return True
-        return False
+        return how
 
     def bind(self, iface):
-        return seam.ERROR if self.maybe_fail("bind") else seam.OK
+        return seam.ERROR if self.maybe_fail("bind") is True else seam.OK
+
+    def max_dt(self):
+        return math.nan if self.maybe_fail("max_dt") == "nan" else super().max_dt()
 
     def solve(self, step, io, out):
-        return seam.ERROR if self.maybe_fail("solve") else super().solve(step, io, out)
+        fail = self.maybe_fail("solve")
+        if fail is True:
+            return seam.ERROR
+        st = super().solve(step, io, out)
+        if fail == "nan":
+            out.X[0] = math.nan
+        return st
 
     def commit(self):
-        return seam.ERROR if self.maybe_fail("commit") else super().commit()
+        return seam.ERROR if self.maybe_fail("commit") is True else super().commit()
 
     def save(self):
-        return (seam.ERROR, b"") if self.maybe_fail("save") else super().save()
+        return (seam.ERROR, b"") if self.maybe_fail("save") is True else super().save()
 
     def load(self, data):
-        return seam.ERROR if self.maybe_fail("load") else super().load(data)
+        return seam.ERROR if self.maybe_fail("load") is True else super().load(data)
 
     def write_output(self, directory, frame):
-        if self.maybe_fail("write_output"):
+        if self.maybe_fail("write_output") is True:
             return seam.ERROR
         path = os.path.join(directory, "piston_%06d.txt" % frame)
         with open(path + ".tmp", "w") as f:

@@ -178,8 +178,8 @@ static int run_faulty(const char *dir, const char *fault, const char *steps, boo
     return test_proc_wait(test_proc_spawn(resume ? again : run, log, -1), 60.0, &took);
 }
 
-/* A server lost between steps (saving a checkpoint, writing a frame, loading
- * a checkpoint's state) is named with the step it came after and the time
+/* A server lost or failing between steps (saving a checkpoint, its next step's
+ * size, writing a frame, loading a checkpoint's state) is named with the step it came after and the time
  * reached, as the coupler's own messages say it; a resume that fails so
  * leaves the run's files as they were. */
 static void test_failures_between_steps_name_the_step(void **state)
@@ -193,6 +193,8 @@ static void test_failures_between_steps_name_the_step(void **state)
     test_expect_in_file(log, "[piston] error: save after step 4 (t = 0.05 s): lost the connection to ipc://");
     test_expect_in_file(log, "was killed by signal 9");
     test_expect_in_file(log, "[piston] error: save failed for the checkpoint after step 4 (t = 0.05 s)");
+    assert_int_equal(run_faulty(dir, "max_dt:5:nan", "20", false), 1);   /* asked with commit 4, for step 4 */
+    test_expect_in_file(log, "[piston] error: max_dt returned nan at step 4 (t = 0.04 s)");
     assert_int_equal(run_faulty(dir, "write_output:3:error", "20", false), 1);
     test_expect_in_file(log, "[piston] error: write_output failed for frame 2 (t = 0.1 s, after step 9)");
     /* the state saved after step 4 cannot be loaded: the 7 steps of the run stay on disk for another try */
