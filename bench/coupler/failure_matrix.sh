@@ -55,10 +55,11 @@ check() {   # fault how
     local took
     took=$(echo "$t1 - $t0" | bc)
     local err
-    err=$(grep -m1 'error' "$log" | cut -c1-150)
+    err=$(grep -m1 "error" "$log" | cut -c1-250)
     [ "$rc" = 1 ] || verdict+="rc $rc; "
     grep -q '\[piston\] error' "$log" || verdict+="participant not named; "
-    grep -q -E 'step [0-9]|before the first step' "$log" || verdict+="no step; "
+    # a create refused is the scene's error, located at the participant's object, before any step
+    case $fault in create*:error) ;; *) grep -q -E 'step [0-9]|before the first step' "$log" || verdict+="no step; " ;; esac
     sleep 0.3
     local left
     left=$(pgrep -f "$work/")
