@@ -59,7 +59,7 @@ check() {   # fault how
     [ "$rc" = 1 ] || verdict+="rc $rc; "
     grep -q '\[piston\] error' "$log" || verdict+="participant not named; "
     # a create refused is the scene's error, located at the participant's object, before any step
-    case $fault in create*:error) ;; *) grep -q -E 'step [0-9]|before the first step' "$log" || verdict+="no step; " ;; esac
+    case $fault:$how in create*:error) ;; *) grep -q -E 'step [0-9]|before the first step' "$log" || verdict+="no step; " ;; esac
     sleep 0.3
     local left
     left=$(pgrep -f "$work/")
