@@ -48,7 +48,8 @@ static void usage(FILE *out)
             "  report    write DIR/index.html and its plots from a run's files (done by run unless --no-report)\n"
             "  compare   the distance between two runs' interfaces (their interface.csv) over time\n"
             "  validate  check a scene and every participant's configuration without running\n"
-            "  plugins   list the plugins found (build tree, install prefix, SEAM_PLUGIN_PATH)\n"
+            "  plugins   list the plugins found (build tree, install prefix, SEAM_PLUGIN_PATH); exit 1 when a library\n"
+            "            there could not be loaded (each named on stderr)\n"
             "  info      describe one plugin, by name or path\n"
             "  keygen    write a CURVE key pair: NAME.key (secret, mode 0600) and NAME.pub\n"
             "\n"
@@ -365,7 +366,9 @@ static int cmd_plugins(void)
     printf("\n");
     int bad = 0;
     seam_plugin_scan(list_one, &bad);
-    return 0;
+    if (bad)
+        fprintf(stderr, "seam: %d librar%s on the search path could not be loaded\n", bad, bad == 1 ? "y" : "ies");
+    return bad ? 1 : 0;
 }
 
 /* Two runs of the same scene (partitioned and monolithic, two schemes):

@@ -524,7 +524,10 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
         *verdict = rmi_judge(r, c, X_out, true);
     int rejected = 0;
     while (st == SEAM_OK && *verdict == SEAM_ITERATE) {
-        bool modelled = seam_qr_cols(r->lsq_f) && seam_qr_cols(r->lsq_s);
+        /* Eq. 2.6 once the fluid has a pair. The solid gets one with every change of its loads, so it
+         * has none only when they have not changed: then its answer does not move either, S_p = 0 says
+         * so, and eq. 2.6 hands the fluid X_k^s (relaxing by w instead would only creep towards it). */
+        bool modelled = seam_qr_cols(r->lsq_f) > 0;
         if (modelled)
             rmi_solve_X(r, r->ys, X);                                          /* line 11: eq. 2.6 */
         else

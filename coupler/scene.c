@@ -141,7 +141,8 @@ static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
     if (!coupling) {
         seam_convergence_read(&sim->conv, NULL, sim->cell_size);
         if (!has_coupled)
-            seam_cfg_error(root, "coupling", "required key is missing (a scene with a fluid and solids needs a scheme)");
+            seam_cfg_error(root, "coupling", "required key is missing (a scene with a fluid and solids says how to "
+                           "couple them; {} takes the defaults, scheme relaxation)");
         return;
     }
     int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);

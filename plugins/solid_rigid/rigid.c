@@ -510,6 +510,63 @@ void rigid_destroy(void *self)
     free(rs);
 }
 
+/* Where a body the walls hold starts: its centre beyond a wall is refused
+ * (the position correction, docs/solid_rigid.md step 5, would carry it
+ * across the box at its first step); a body whose surface starts across a
+ * wall is pushed inside at its first step, with a warning that says how
+ * far. Checked on the points contact uses: a round body's surface, every
+ * other body's samples. Kinematic bodies are not held by the walls. */
+static bool bodies_inside_walls(rigid_solver *rs, seam_cfg *cfg)
+{
+    if (!rs->world.walls)
+        return true;
+    const double *lo = rs->world.wmin, *hi = rs->world.wmax;
+    bool ok = true;
+    for (size_t i = 0; i < rs->n_bodies; i++) {
+        const rigid_body *b = &rs->bodies[i];
+        if (b->mode == RIGID_KINEMATIC)
+            continue;
+        seam_cfg *item = seam_cfg_item(cfg, "bodies", i);
+        const char *key = seam_cfg_has(item, "position") ? "position" : NULL;
+        const double *c = rs->S[i].x;
+        bool outside = false;
+        for (int a = 0; !outside && a < rs->dim; a++)
+            if (c[a] < lo[a] || c[a] > hi[a]) {
+                int up = c[a] > hi[a];
+                seam_cfg_error(item, key, "body \"%s\": its centre, %c = %g, lies beyond walls.%s[%d] = %g; a body the "
+                               "walls hold must start inside them", b->name, "xyz"[a], c[a], up ? "max" : "min", a,
+                               up ? hi[a] : lo[a]);
+                outside = true;
+            }
+        if (outside) {
+            ok = false;
+            continue;
+        }
+        double worst = rs->world.slop;   /* depth across a wall, past round-off */
+        int axis = -1, up = 0;
+        size_t n = b->shape.kind == RIGID_ROUND ? 1 : b->n_pts;
+        for (size_t k = 0; k < n; k++) {
+            double p[3], r = 0.0;
+            if (b->shape.kind == RIGID_ROUND) {
+                v3_copy(p, c);
+                r = b->shape.radius;
+            } else
+                rigid_body_point(&rs->S[i], b->r + 3 * k, p);
+            for (int a = 0; a < rs->dim; a++) {
+                if (lo[a] - (p[a] - r) > worst)
+                    worst = lo[a] - (p[a] - r), axis = a, up = 0;
+                if ((p[a] + r) - hi[a] > worst)
+                    worst = (p[a] + r) - hi[a], axis = a, up = 1;
+            }
+        }
+        if (axis >= 0)
+            seam_logf(rs->host, SEAM_LOG_WARN, "%s: body \"%s\" starts %g m across walls.%s[%d] = %g: pushed inside "
+                      "at its first step", seam_cfg_path(item), b->name, worst, up ? "max" : "min", axis,
+                      up ? hi[axis] : lo[axis]);
+    }
+    return ok;
+}
+
 void *rigid_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
     (void)plugin;
@@ -574,13 +631,14 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
         rigid_destroy(rs);
         return NULL;
     }
-    seam_cfg_destroy(&cfg);
     rs->world.bodies = rs->bodies;
     rs->world.n_bodies = rs->n_bodies;
-    if (build_interface(rs) != 0) {
+    if (build_interface(rs) != 0 || !bodies_inside_walls(rs, cfg)) {
+        seam_cfg_destroy(&cfg);
         rigid_destroy(rs);
         return NULL;
     }
+    seam_cfg_destroy(&cfg);
     sample_points(rs, rs->S, rs->X, NULL);
     seam_logf(host, SEAM_LOG_INFO, "%zu bodies, %zu interface points, %zu elements", rs->n_bodies, rs->n_pts,
               rs->n_elems);

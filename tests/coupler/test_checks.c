@@ -59,12 +59,17 @@ static const struct {
     const char *set[3];
     const char *message;
 } refusals[] = {
-    {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]"},
+    {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]", "solids.0.walls.max=[4, 4]"},
      "solids[0]: the solid lies entirely outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m): its interface spans"},
+    /* solid_rigid's own check: a body whose centre is beyond its walls */
+    {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]"},
+     "--set solids[0].bodies[0].position: solids[0].bodies[0].position: body \"disc\": its centre, x = 3, lies beyond "
+     "walls.max[0] = 1; a body the walls hold must start inside them"},
     {"examples/rising_disc.json", {"solids.0.bodies.0.position=[0.95, 0.5]"},
      "solids[0]: 13 of its 31 interface points start outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m), the "
      "first, point 0, at (1.1, 0.5) m (above x = 1 m)"},
-    {"examples/rising_disc.json", {"solids.0.bodies.0.position=[3, 3]", "fluid.process=separate"},   /* domain over the wire */
+    {"examples/rising_disc.json",   /* domain over the wire */
+     {"solids.0.bodies.0.position=[3, 3]", "solids.0.walls.max=[4, 4]", "fluid.process=separate"},
      "solids[0]: the solid lies entirely outside the domain of fluid \"fluid\" ([0, 1] x [0, 1.5] m)"},
     /* refused before the fluid's bind: bound first, fluid_sph samples the sphere's 5000 m^2 at 0.0125 m (3e7
      * samples, some 3 GB; this row then fails under `ulimit -v 3000000`); radius 60 took 24 GB and was killed */

@@ -709,6 +709,32 @@ static void test_plugins_and_info(void **state)
     expect("abi:      2\n");
     expect("absent:   bind regions field write_output capabilities (abi 3) domain (abi 4) bodies (abi 5)\n");
     expect("capabilities: mobility, save (from its entries)\n");
+    /* a library on the search path that does not load: named, the others still listed, exit 1 */
+    char dir[] = "/tmp/seam_plugins_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char junk[256];
+    snprintf(junk, sizeof junk, "%s/junk.so", dir);
+    FILE *f = fopen(junk, "w");
+    assert_non_null(f);
+    fputs("not an ELF file\n", f);
+    fclose(f);
+    assert_int_equal(seam("plugins"), 0);
+    const char *old = getenv("SEAM_PLUGIN_PATH");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("SEAM_PLUGIN_PATH", dir, 1);
+    int rc = seam("plugins");
+    if (saved)
+        setenv("SEAM_PLUGIN_PATH", saved, 1);
+    else
+        unsetenv("SEAM_PLUGIN_PATH");
+    free(saved);
+    assert_int_equal(rc, 1);
+    expect("piston_solid       solid    abi 5");
+    expect("seam: skipped ");
+    expect(junk);
+    expect("1 library on the search path could not be loaded");
+    unlink(junk);
+    rmdir(dir);
     assert_int_equal(seam("info nothing_here"), 1);
     expect("plugin \"nothing_here\" not found");
     assert_int_equal(seam("frobnicate"), 2);

@@ -360,6 +360,22 @@ static void test_refused_iterate_is_rejected(void **state)
     }
 }
 
+/* A fluid whose loads do not move with the interface (a still liquid's hydrostatic load under a
+ * piston whose constant pressure the projection adds outside the scheme): the solid's input never
+ * changes, so it never gets a pair, and its answer is the fixed point. rmi takes it with eq. 2.6
+ * (S_p = 0) once the fluid has a pair, instead of relaxing by 0.1 an iteration (some 200 of them). */
+static void test_rmi_with_loads_that_do_not_move(void **state)
+{
+    (void)state;
+    maps m;
+    make_linear(&m, 0, 0.0, 1.0);   /* rank 0: F = 0 for every X */
+    outcome o = run_scheme(&m, "rmi", "{\"scheme\": \"x\"}", 50, NULL);
+    print_message("rmi with loads that do not move: %d iterations, error %.2e\n", o.iterations, o.error);
+    assert_int_equal(o.verdict, SEAM_CONVERGED);
+    assert_true(o.iterations <= 3);
+    assert_true(o.error < 1e-12);
+}
+
 static void test_relaxation_bound(void **state)
 {
     (void)state;
@@ -652,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_column_cap),
         cmocka_unit_test(test_relaxation_bound),
         cmocka_unit_test(test_refused_iterate_is_rejected),
+        cmocka_unit_test(test_rmi_with_loads_that_do_not_move),
         cmocka_unit_test(test_explicit_takes_one_of_each),
         cmocka_unit_test(test_nonlinear_fixed_point),
         cmocka_unit_test(test_imvj_carries_the_jacobian),

@@ -142,7 +142,8 @@ typedef struct seam_step {
  *  fluid:  X, V  (F is NULL)
  *  solid:  F     (X and V are NULL)
  * X: positions at the end of the step (m). V: the coupler's effective
- * velocity (X - X^n)/dt (m/s). F: loads on the points (N, N/m in 2D), the
+ * velocity (X - X^n)/dt (m/s), with the boundary pressure projection
+ * projected onto the enclosed regions' constraints C V = q. F: loads on the points (N, N/m in 2D), the
  * time average over the step. */
 typedef struct seam_input {
     size_t n;
