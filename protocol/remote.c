@@ -72,6 +72,7 @@ struct seam_remote {
     double t_next;           /* the end of the step in progress: t once it is committed */
     double longest_solve;    /* s, the longest solve reply so far (o.adaptive) */
     char limit_why[192];     /* what set the wait of the call in progress, for its message; "" : timeout */
+    bool ending;             /* the bye at the end: the run is done, so what goes wrong now is a warning */
     double t;
     uint64_t hello_id;       /* a hello sent and not yet answered (seam_remote_ready reads it), else 0 */
     double hello_deadline;
@@ -122,7 +123,8 @@ static void report(seam_remote *r, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (r->host)
-        seam_logf(r->host, SEAM_LOG_ERROR, "%s", msg);
+        seam_logf(r->host, r->ending ? SEAM_LOG_WARN : SEAM_LOG_ERROR, "%s%s", msg,
+                  r->ending ? "; the run's results stand" : "");
     else if (r->errbuf && !r->errbuf[0])
         snprintf(r->errbuf, r->errlen, "%s", msg);
 }
@@ -1544,7 +1546,11 @@ static void close_remote(seam_remote **self_p, bool relay)
             r->host = NULL;   /* the coupler's host may be going away; nothing to say at bye */
         r->errbuf = NULL;
         uint64_t id = begin_request(r, &w, "bye", 0, 0);
-        call(r, "bye", id, &w, r->o.timeout_s > 0 && r->o.timeout_s < 5.0 ? r->o.timeout_s : 5.0, &m);
+        bool own = r->o.timeout_s > 0 && r->o.timeout_s < 5.0;
+        if (!own)
+            snprintf(r->limit_why, sizeof r->limit_why, "bye waits 5 s at most");
+        r->ending = true;
+        call(r, "bye", id, &w, own ? r->o.timeout_s : 5.0, &m);
     }
     seam_frames_free(&r->reply);
     if (r->mon) {

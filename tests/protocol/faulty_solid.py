@@ -2,7 +2,7 @@
 """The piston's solid (protocol/python/piston_solid.py) that fails on
 purpose, for the coupler's failure tests: the participant key
 "fault": "OP:N:HOW" makes the N-th call (from 1) of OP (create, bind,
-max_dt, solve, commit, save, load, write_output) end as HOW:
+max_dt, solve, commit, save, load, write_output, destroy) end as HOW:
 
     kill    the process kills itself (SIGKILL) before answering
     stop    the process stops itself (SIGSTOP): a frozen host, no heartbeats
@@ -97,6 +97,10 @@ class FaultySolid(PistonSolid):
 
     def load(self, data):
         return seam.ERROR if self.maybe_fail("load") is True else super().load(data)
+
+    def destroy(self):
+        self.maybe_fail("destroy")
+        super().destroy()
 
     def write_output(self, directory, frame):
         if self.maybe_fail("write_output") is True:

@@ -195,6 +195,14 @@ static void test_failures_between_steps_name_the_step(void **state)
     test_expect_in_file(log, "[piston] error: save failed for the checkpoint after step 4 (t = 0.05 s)");
     assert_int_equal(run_faulty(dir, "max_dt:5:nan", "20", false), 1);   /* asked with commit 4, for step 4 */
     test_expect_in_file(log, "[piston] error: max_dt returned nan at step 4 (t = 0.04 s)");
+    /* lost at the bye after the last step: the run is whole, so a warning and exit 0, not an error */
+    assert_int_equal(run_faulty(dir, "destroy:1:kill", "3", false), 0);
+    test_expect_in_file(log, "[piston] warning: bye after step 2 (t = 0.03 s): lost the connection to ipc://");
+    test_expect_in_file(log, "; the run's results stand");
+    char *text = test_slurp(log);
+    if (strstr(text, "error"))
+        fail_msg("a run whose results are whole logged an error:\n%s", text);
+    free(text);
     assert_int_equal(run_faulty(dir, "write_output:3:error", "20", false), 1);
     test_expect_in_file(log, "[piston] error: write_output failed for frame 2 (t = 0.1 s, after step 9)");
     /* the state saved after step 4 cannot be loaded: the 7 steps of the run stay on disk for another try */
