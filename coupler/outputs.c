@@ -320,7 +320,8 @@ static seam_status write_frame(seam_sim *sim, double t)
             return SEAM_ERROR;
         }
         if (pt->p->write_output(pt->self, pt->output_dir, o->frame) != SEAM_OK) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "write_output failed for %s", frame_name(sim, t, which, sizeof which));
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "write_output failed for %s",
+                    frame_name(sim, t, which, sizeof which));
             return SEAM_ERROR;
         }
     }
