@@ -476,7 +476,7 @@ static seam_status write_summary(seam_sim *sim)
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%s/summary.csv", sim->out.dir);
-    FILE *f = seam_whole_open(path, tmp, sizeof tmp);
+    FILE *f = seam_output_open(path, tmp, sizeof tmp);
     if (!f) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
         return SEAM_ERROR;
@@ -489,7 +489,7 @@ static seam_status write_summary(seam_sim *sim)
                 p->warnings);
     }
     fprintf(f, "coupler,coupler,,%.6e,,\nwall,wall,,%.6e,,\n", s->coupler_s, s->wall_s);
-    if (seam_whole_close(f, path, tmp) != 0) {
+    if (seam_output_close(f, path, tmp, 0) != 0) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
         return SEAM_ERROR;
     }

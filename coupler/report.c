@@ -9,6 +9,7 @@
 
 #include "report.h"
 #include "seam/csv.h"
+#include "seam/frame.h"
 #include "seam/plot.h"
 
 typedef struct report {
@@ -33,27 +34,6 @@ static void say(report *r, seam_log_level level, const char *fmt, ...)
              msg);
     if (r->log)
         r->log(r->log_ctx, level, "report", full);
-}
-
-FILE *seam_whole_open(const char *path, char *tmp, size_t n)
-{
-    snprintf(tmp, n, "%s.tmp", path);
-    return fopen(tmp, "w");
-}
-
-int seam_whole_close(FILE *f, const char *path, const char *tmp)
-{
-    int bad = ferror(f) ? (errno ? errno : EIO) : 0;
-    if (fclose(f) != 0 && !bad)
-        bad = errno;
-    if (!bad && rename(tmp, path) != 0)
-        bad = errno;
-    if (bad) {
-        remove(tmp);
-        errno = bad;
-        return -1;
-    }
-    return 0;
 }
 
 static void path_of(const report *r, const char *name, char *buf, size_t n)
@@ -556,7 +536,7 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
     }
     path_of(&r, "index.html", path, sizeof path);
     char tmp[4300];
-    if (!(r.html = seam_whole_open(path, tmp, sizeof tmp))) {
+    if (!(r.html = seam_output_open(path, tmp, sizeof tmp))) {
         say(&r, SEAM_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
         seam_csv_destroy(&stats);
         return SEAM_ERROR;
@@ -579,7 +559,7 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
     plot_probes(&r, probes);
     show_frames(&r);
     fprintf(r.html, "</body>\n</html>\n");
-    if (seam_whole_close(r.html, path, tmp) != 0)
+    if (seam_output_close(r.html, path, tmp, 0) != 0)
         say(&r, SEAM_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
     seam_csv_destroy(&stats);
     seam_csv_destroy(&summary);

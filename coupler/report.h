@@ -14,10 +14,4 @@
  * SEAM_ERROR when dir has no readable stats.csv or a file cannot be written. */
 seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx);
 
-/* A file put in place whole or not at all (summary.csv, index.html): written
- * as PATH.tmp (its name in tmp, n bytes), renamed to PATH when closed. NULL,
- * or -1 from the close (the temporary file removed), with errno set. */
-FILE *seam_whole_open(const char *path, char *tmp, size_t n);
-int seam_whole_close(FILE *f, const char *path, const char *tmp);
-
 #endif

@@ -95,6 +95,8 @@ check() {   # fault how
 for how in kill stop hang exit close error; do
     for fault in create:1 solve:1 solve:20 commit:1 commit:7 save:1 save:2 write_output:1 write_output:3 load:1 \
         destroy:1; do
+        # destroy returns no status: an error there is only the plugin's message
+        [ "$fault:$how" = destroy:1:error ] && continue
         check "$fault" "$how"
     done
 done

@@ -2,7 +2,6 @@
  * reference (equations in tube.h). */
 #include "tube.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,10 +324,9 @@ const double *tube_mono_p(const tube_mono *m) { return m->p_n; }
 int tube_write_csv(const tube_params *tp, const char *dir, const char *name, int frame, const double *a,
                    const double *u, const double *p)
 {
-    char path[4096], tmp[4100];   /* written whole under a temporary name, then renamed: never a cut frame */
+    char path[4096], tmp[4100];
     snprintf(path, sizeof path, "%s/%s_" SEAM_FRAME_FORMAT ".csv", dir, name, frame);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = seam_output_open(path, tmp, sizeof tmp);   /* never a cut frame */
     if (!f)
         return -1;
     double dx = tp->L / (double)tp->N;
@@ -339,15 +337,5 @@ int tube_write_csv(const tube_params *tp, const char *dir, const char *name, int
     for (size_t j = 0; j < tp->N && !tp->collocated; j++)
         fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", (j + 0.5) * dx, a ? a[j] : NAN, u ? 0.5 * (u[j] + u[j + 1]) : NAN,
                 p ? p[j] : NAN);
-    int bad = ferror(f) ? (errno ? errno : EIO) : 0;
-    if (fclose(f) != 0 && !bad)
-        bad = errno;
-    if (!bad && rename(tmp, path) != 0)
-        bad = errno;
-    if (bad) {
-        remove(tmp);
-        errno = bad;
-        return -1;
-    }
-    return 0;
+    return seam_output_close(f, path, tmp, 0);
 }
