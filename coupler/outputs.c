@@ -138,13 +138,22 @@ static void csv_path(const seam_sim *sim, int i, char *buf, size_t n)
     snprintf(buf, n, "%s/%s", sim->out.dir, csv_names[i]);
 }
 
+/* CSV file i's name while it is fresh. */
+static void csv_tmp_path(const sim_outputs *o, int i, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%s.tmp", o->dir, csv_names[i]);
+}
+
 /* Open CSV file i: created empty, or (resume) cut back to `at` bytes. */
 static seam_status csv_open(seam_sim *sim, int i, int64_t at)
 {
     sim_csv *c = &sim->out.csv[i];
     char path[4200];
     csv_path(sim, i, path, sizeof path);
-    c->fd = at < 0 ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : open(path, O_WRONLY | O_CLOEXEC);
+    char tmp[4300];
+    csv_tmp_path(&sim->out, i, tmp, sizeof tmp);
+    c->fd = at < 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : open(path, O_WRONLY | O_CLOEXEC);
+    c->fresh = at < 0;
     if (c->fd < 0 || (at >= 0 && ftruncate(c->fd, (off_t)at) != 0)) {
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot %s %s: %s", at < 0 ? "write" : "resume: cannot cut back", path,
                 strerror(errno));
@@ -211,13 +220,38 @@ static seam_status csv_write(seam_sim *sim, const char *what)
     return SEAM_ERROR;
 }
 
-static void csv_close(sim_csv *c)
+/* Put the fresh CSV files in place, their headers written. */
+static seam_status csv_place(seam_sim *sim)
 {
+    for (int i = 0; i < SIM_CSV_COUNT; i++) {
+        sim_csv *c = &sim->out.csv[i];
+        if (!c->rows || !c->fresh)
+            continue;
+        char path[4200], tmp[4300];
+        csv_path(sim, i, path, sizeof path);
+        csv_tmp_path(&sim->out, i, tmp, sizeof tmp);
+        if (rename(tmp, path) != 0) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
+            return SEAM_ERROR;
+        }
+        c->fresh = false;
+    }
+    return SEAM_OK;
+}
+
+static void csv_close(sim_outputs *o, int i)
+{
+    sim_csv *c = &o->csv[i];
     if (!c->rows)
         return;
     fclose(c->rows);
     free(c->buf);
     close(c->fd);
+    if (c->fresh) {   /* never put in place: its header could not be written */
+        char tmp[4300];
+        csv_tmp_path(o, i, tmp, sizeof tmp);
+        unlink(tmp);
+    }
     *c = (sim_csv){0};
 }
 
@@ -419,7 +453,7 @@ seam_status outputs_open(seam_sim *sim)
     if (rows[SIM_CSV_PROBES])
         probes_header(sim, &o->probes, rows[SIM_CSV_PROBES]);
     write_interface_row(sim, 0, 0.0);
-    if (csv_write(sim, "the headers") != SEAM_OK || write_frame(sim, 0.0) != SEAM_OK)
+    if (csv_write(sim, "the headers") != SEAM_OK || csv_place(sim) != SEAM_OK || write_frame(sim, 0.0) != SEAM_OK)
         return SEAM_ERROR;
     o->next_frame = sim->frame_dt;
     return SEAM_OK;
@@ -513,7 +547,7 @@ seam_status outputs_finish(seam_sim *sim)
 void outputs_close(sim_outputs *o)
 {
     for (int i = 0; i < SIM_CSV_COUNT; i++)
-        csv_close(&o->csv[i]);
+        csv_close(o, i);
     probes_free(&o->probes);
     free(o->dir);
     free(o->picture_field);

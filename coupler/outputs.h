@@ -27,6 +27,7 @@ typedef struct sim_csv {
     size_t len;
     int fd;
     int64_t end;             /* the file's length: the rows written */
+    bool fresh;              /* still NAME.tmp: put in place once its header is written, never an empty file */
 } sim_csv;
 
 typedef struct sim_outputs {

@@ -465,6 +465,14 @@ static void test_outputs_whole_when_writes_fail(void **state)
     char want[4600];
     snprintf(want, sizeof want, "cannot write the outputs of step %ld: %s/interface.csv: File too large", steps, dir);
     expect(want);
+    /* Not even a header fits: no CSV file is left (an empty stats.csv would pass for an earlier run's) */
+    seam_prefix = "ulimit -f 0; trap '' XFSZ; exec ";
+    rc = seam("run examples/piston.json --out '%s' --force --quiet --steps 5", dir);
+    seam_prefix = "";
+    assert_int_equal(rc, 1);
+    snprintf(want, sizeof want, "cannot write the headers: %s/stats.csv: File too large", dir);
+    expect(want);
+    assert_false(exists(dir, "stats.csv") || exists(dir, "stats.csv.tmp") || exists(dir, "residuals.csv"));
     /* The summary and the page go into place whole or not at all: one that cannot is the run's failure. */
     const char *in_the_way[] = {"summary.csv", "index.html"};
     for (int i = 0; i < 2; i++) {
