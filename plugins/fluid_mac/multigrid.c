@@ -125,6 +125,8 @@ typedef struct mg_level {
     uint8_t *row_common;     /* per row not full: the mask its cells 1 .. n[0] - 2 share, all smoothed (a wall's
                               * or an open side's row; unit levels), else 0 */
     uint8_t *row_inner;      /* per row: its neighbour rows (y, z, both) inside and all fluid (gather restriction) */
+    double *row_w;           /* per row with row_common coupling both ways along x: the idiag its cells 1 .. n[0] - 2
+                              * share (a wall's or an open side's row: the vector sweep), else 0 */
     double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
@@ -203,6 +205,7 @@ void mac_mg_free(mac_mg **self_p)
         free(L->row_full);
         free(L->row_inner);
         free(L->row_common);
+        free(L->row_w);
         free(L->idiag);
         if (l > 0) {
             free(L->diag);
@@ -255,6 +258,7 @@ static mac_mg *mg_alloc(const mac_grid *g)
         ok &= (L->row_full = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
         ok &= (L->row_common = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
+        ok &= (L->row_w = malloc((size_t)n[1] * (size_t)n[2] * sizeof *L->row_w)) != NULL;
         ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
         ok &= (L->x = calloc(L->nc + 1, sizeof(double))) != NULL;
         ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
@@ -391,6 +395,11 @@ static void build_mask(mg_level *L, int dim)
                 if (L->mask[c0 + (size_t)i] != common || !(common & MG_SMOOTHED))
                     common = 0;
             L->row_common[r] = common;
+            double w = (common & 3) == 3 ? L->idiag[c0 + 1] : 0.0;
+            for (int i = 2; w != 0.0 && i + 1 < L->n[0]; i++)
+                if (L->idiag[c0 + (size_t)i] != w)
+                    w = 0.0;
+            L->row_w[r] = w;
             L->n_partial += L->row_full[r] ? 2 : (size_t)L->n[0];
         }
     size_t ny = (size_t)L->n[1];
@@ -547,13 +556,19 @@ ROW_KERNEL void offdiag_span(uint8_t mk, const double *x, size_t c, int len, siz
 }
 
 #if defined(__GNUC__) && !defined(__clang__)   /* GCC's vector extensions */
-/* A full row's half sweep, four cells of the colour at a time (cells i, i + 2,
+/* A row's half sweep over inner cells that share their stencil (mask mk,
+ * coupled both ways along x, inverse diagonal w: a full row's, or a wall's or
+ * an open side's row), four cells of the colour at a time (cells i, i + 2,
  * i + 4, i + 6 in lanes 0, 2, 1, 3: then every operand is one shuffle of two
  * loads, and the new values go back with the other colour's unchanged ones in
  * two whole stores). x[c - 1] comes from the last block's registers: a load
  * across the last block's stores would wait for them to retire. The same sums
- * in the same order as smooth_row's loop (s: 4 neighbours in 2D, 6 in 3D),
- * lane by lane. Returns the first i left to the caller's loop. */
+ * in the same order as smooth_row's loop and offdiag (b - offdiag is b plus
+ * the neighbours' sum), lane by lane. Returns the first i left to the
+ * caller's loop, and x[c0 + i - 1] in *xm: the caller's loop takes its
+ * cells' x[c - 1] from registers too (a load of the last block's store, or
+ * gcc's two-cell vector loop loading x[c - 1 .. c] across it, waits for
+ * the store to retire: a sixth of a 32^3 iteration went there). */
 typedef double mg_v4 __attribute__((vector_size(32)));
 typedef double mg_v4u __attribute__((vector_size(32), aligned(8)));   /* at any double */
 typedef long long mg_v4i __attribute__((vector_size(32)));
@@ -561,11 +576,13 @@ typedef long long mg_v4i __attribute__((vector_size(32)));
 #define MG_EVENS(a, b) __builtin_shuffle(a, b, (mg_v4i){0, 4, 2, 6})
 #define MG_ODDS(a, b) __builtin_shuffle(a, b, (mg_v4i){1, 5, 3, 7})
 
-ROW_KERNEL int sweep_full_blocks(double *x, const double *b, size_t c0, int i, int n, size_t sy, size_t sz, int dim)
+ROW_KERNEL int sweep_blocks(double *x, const double *b, size_t c0, int i, int n, size_t sy, size_t sz, uint8_t mk,
+                            double w, double *xm)
 {
-    if (i + 7 >= n)
+    if (i + 7 >= n) {
+        *xm = x[c0 + (size_t)i - 1];
         return i;
-    const double w = dim == 3 ? 1.0 / 6.0 : 0.25;
+    }
     const mg_v4 wv = {w, w, w, w};
     mg_v4 prev = {0.0, 0.0, 0.0, x[c0 + (size_t)i - 1]};   /* lane 3: x[c - 1] (x[c - 4] was just stored) */
     for (; i + 7 < n; i += 8) {
@@ -575,16 +592,19 @@ ROW_KERNEL int sweep_full_blocks(double *x, const double *b, size_t c0, int i, i
         mg_v4 left = __builtin_shuffle(prev, right, (mg_v4i){3, 6, 4, 5});     /* x[c - 1] */
         prev = right;
         mg_v4 s = right + left;
-        s = s + MG_EVENS(*(const mg_v4u *)(xc + sy), *(const mg_v4u *)(xc + sy + 4));
-        s = s + MG_EVENS(*(const mg_v4u *)(xc - sy), *(const mg_v4u *)(xc - sy + 4));
-        if (dim == 3) {
+        if (mk & 8)
+            s = s + MG_EVENS(*(const mg_v4u *)(xc + sy), *(const mg_v4u *)(xc + sy + 4));
+        if (mk & 4)
+            s = s + MG_EVENS(*(const mg_v4u *)(xc - sy), *(const mg_v4u *)(xc - sy + 4));
+        if (mk & 32)
             s = s + MG_EVENS(*(const mg_v4u *)(xc + sz), *(const mg_v4u *)(xc + sz + 4));
+        if (mk & 16)
             s = s + MG_EVENS(*(const mg_v4u *)(xc - sz), *(const mg_v4u *)(xc - sz + 4));
-        }
         mg_v4 r = (MG_EVENS(*(const mg_v4u *)bc, *(const mg_v4u *)(bc + 4)) + s) * wv;
         *(mg_v4u *)xc = MG_EVENS(r, right);
         *(mg_v4u *)(xc + 4) = MG_ODDS(r, right);
     }
+    *xm = prev[3];
     return i;
 }
 #define MG_VECTOR_SWEEP 1
@@ -608,18 +628,28 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
                 x[c0] = (b[c0] - offdiag(mask[c0], x, c0, sy, sz)) * id[c0];
             i = 2;
         }
+        double xm;   /* x[c - 1] of the loop's next cell */
 #ifdef MG_VECTOR_SWEEP
-        i = sweep_full_blocks(x, b, c0, i, n, sy, sz, L->n[2] == 1 ? 2 : 3);
+        if (L->n[2] == 1)
+            i = sweep_blocks(x, b, c0, i, n, sy, sz, 15, 0.25, &xm);
+        else
+            i = sweep_blocks(x, b, c0, i, n, sy, sz, 63, id6, &xm);
+#else
+        xm = x[c0 + (size_t)i - 1];
 #endif
         if (L->n[2] == 1)
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] + (((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy])) * 0.25;
+                double xp = x[c + 1];
+                x[c] = (b[c] + (((xp + xm) + x[c + sy]) + x[c - sy])) * 0.25;
+                xm = xp;
             }
         else
             for (; i + 1 < n; i += 2) {
                 size_t c = c0 + (size_t)i;
-                x[c] = (b[c] + (((((x[c + 1] + x[c - 1]) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id6;
+                double xp = x[c + 1];
+                x[c] = (b[c] + (((((xp + xm) + x[c + sy]) + x[c - sy]) + x[c + sz]) + x[c - sz])) * id6;
+                xm = xp;
             }
         if (i == n - 1 && (mask[c0 + (size_t)i] & MG_SMOOTHED)) {
             size_t c = c0 + (size_t)i;
@@ -628,10 +658,35 @@ ROW_KERNEL void smooth_row(mg_level *L, int j, int k, int colour)
         return;
     }
     uint8_t common = L->row_common[(size_t)j + (size_t)L->n[1] * (size_t)k];
-    if (common) {   /* the inner cells share one stencil: its sums by spans (a colour reads only the other) */
+    if (common) {   /* the inner cells share one stencil */
         if (first == 0 && (mask[c0] & MG_SMOOTHED))
             x[c0] = (b[c0] - offdiag(mask[c0], x, c0, sy, sz)) * id[c0];
-        double s[SPAN];
+#ifdef MG_VECTOR_SWEEP
+        double w = L->row_w[(size_t)j + (size_t)L->n[1] * (size_t)k];
+        if (w != 0.0) {   /* and its diagonal: as a full row's (w is every inner cell's id) */
+            double xm;
+            int i = sweep_blocks(x, b, c0, first == 0 ? 2 : 1, n, sy, sz, common, w, &xm);
+            for (; i + 1 < n; i += 2) {   /* the blocks' sums, x[c - 1] from registers */
+                size_t c = c0 + (size_t)i;
+                double xp = x[c + 1], t = xp + xm;
+                if (common & 8)
+                    t += x[c + sy];
+                if (common & 4)
+                    t += x[c - sy];
+                if (common & 32)
+                    t += x[c + sz];
+                if (common & 16)
+                    t += x[c - sz];
+                x[c] = (b[c] + t) * w;
+                xm = xp;
+            }
+            size_t c = c0 + (size_t)(n - 1);
+            if (i == n - 1 && (mask[c] & MG_SMOOTHED))
+                x[c] = (b[c] - offdiag(mask[c], x, c, sy, sz)) * id[c];
+            return;
+        }
+#endif
+        double s[SPAN];   /* its sums by spans (a colour reads only the other) */
         for (int i0 = 1; i0 + 1 < n; i0 += SPAN) {
             int len = n - 1 - i0 < SPAN ? n - 1 - i0 : SPAN;
             offdiag_span(common, x, c0 + (size_t)i0, len, sy, sz, s);
@@ -676,7 +731,16 @@ ROW_KERNEL void red_from_zero_row(mg_level *L, int j, int k)
         /* inner cells: 1 / (2 d), the stored 1 / diag (as in smooth_row), without reading idiag */
         const double id_full = L->n[2] == 1 ? 0.25 : 1.0 / 6.0;
         xr[0] = red == 0 ? br[0] * ir[0] : 0.0;
-        for (int i = 1; i + 1 < n; i++)
+        int i = 1;
+#ifdef MG_VECTOR_SWEEP
+        /* four cells at a time: the product on every lane, +0 by a mask on the other colour's */
+        const mg_v4 idv = {id_full, id_full, id_full, id_full};
+        long long on = -1, a = (red == 1) ? on : 0, o = (red == 1) ? 0 : on;   /* lanes for i odd, i + 1, ... */
+        const mg_v4i keep = {a, o, a, o};
+        for (; i + 4 < n; i += 4)
+            *(mg_v4u *)(xr + i) = (mg_v4)((mg_v4i)(*(const mg_v4u *)(br + i) * idv) & keep);
+#endif
+        for (; i + 1 < n; i++)
             xr[i] = (i & 1) == red ? br[i] * id_full : 0.0;
         xr[n - 1] = ((n - 1) & 1) == red ? br[n - 1] * ir[n - 1] : 0.0;
         return;
@@ -855,7 +919,7 @@ static inline int weights(const mac_mg *m, const mg_level *C, const row_map *rm,
  * parents' row and its neighbours along y and z) lie inside and are all
  * fluid: then weights() takes its fast path for every i with a coarse
  * neighbour along x inside. */
-static int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *rm, int j, int k)
+ROW_KERNEL int block_rows_fluid(const mac_mg *m, const mg_level *C, const row_map *rm, int j, int k)
 {
     if (!rm->fast)
         return 0;
@@ -1182,6 +1246,19 @@ ROW_KERNEL void prolong_pairs_3d(double *restrict xf, const double *restrict r0,
     }
 }
 
+/* The fine cell of coarse cell I on the side of its x neighbour I + d (d = -1:
+ * the even child, +1: the odd one) on prolong_row's fast or edge path: the
+ * terms of prolong_pairs_* (and of gather()) in their order. */
+ROW_KERNEL double pair_child(const double *const *R, const double *w, int nt, int I, int d)
+{
+    double s = 0.0;
+    for (int t = 0; t < nt; t++) {
+        s += w[2 * t] * R[t][I];
+        s += w[2 * t + 1] * R[t][I + d];
+    }
+    return s;
+}
+
 /* F->x += P C->x on the fluid cells of row (j, k). */
 ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int j, int k)
 {
@@ -1209,8 +1286,11 @@ ROW_KERNEL void prolong_row(const mac_mg *m, mg_level *F, const mg_level *C, int
             prolong_pairs_2d(xf, R[0], R[1], fast ? wt : rw->w, cn - 1);
         else
             prolong_pairs_1(xf, R[0], rw->w, cn - 1);
-        lo = 2;
-        hi = 2 * cn - 2;
+        /* the odd child of cell 0 and the even child of cell cn - 1 (x neighbours inside) */
+        xf[1] += pair_child(R, fast ? wt : rw->w, nt, 0, 1);
+        xf[2 * cn - 2] += pair_child(R, fast ? wt : rw->w, nt, cn - 1, -1);
+        lo = 1;
+        hi = 2 * cn - 1;
     }
     for (int i = 0; i < F->n[0]; i++) {
         if (i == lo && hi > lo)   /* done above */
@@ -1279,7 +1359,7 @@ ROW_KERNEL void dot_slab(mac_mg *m, int s)
 }
 
 /* One stage on slab s of level l: every row of the slab. */
-VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
+ROW_KERNEL void stage_slab(mac_mg *m, int l, mg_stage st, int s)
 {
     mg_level *L = &m->lev[l];
     int k0 = m->dim == 3 ? s : 0, k1 = k0 + 1, j0 = m->dim == 3 ? 0 : s, j1 = m->dim == 3 ? L->n[1] : s + 1;
@@ -1306,6 +1386,25 @@ VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
             }
 }
 
+VECTOR_CLONES static void run_stage(mac_mg *m, int l, mg_stage st, int s)
+{
+    stage_slab(m, l, st, s);
+}
+
+/* Step f of a pipeline over slabs [s0, s1): stage t on slab f - t, short of
+ * the block's lower (upper) edge by t slabs when cut_lo (cut_hi). One call
+ * per step, not per stage: on the short rows of 2D levels (a slab is a row)
+ * a call's entry and set-up cost as much as a stage's row. */
+VECTOR_CLONES static void run_step(mac_mg *m, int l, const mg_stage *stages, int n_st, int f, int s0, int s1,
+                                   int cut_lo, int cut_hi)
+{
+    for (int t = 0; t < n_st; t++) {
+        int s = f - t, lo = cut_lo ? s0 + t : s0, hi = cut_hi ? s1 - t : s1;
+        if (s >= lo && s < hi)
+            stage_slab(m, l, stages[t], s);
+    }
+}
+
 /* The stages in order over all slabs of level l, as if each ran over the
  * whole level before the next: stage t at slab s needs stage t - 1 on slabs
  * s - 1 .. s + 1 only, so stage t runs one slab behind stage t - 1 and the
@@ -1317,11 +1416,7 @@ static void pipeline_block(mac_mg *m, int l, const mg_stage *stages, int n_st, i
 {
     int S = m->lev[l].n_slabs, s0 = (int)((long)S * q / nb), s1 = (int)((long)S * (q + 1) / nb);
     for (int f = s0; f < s1 + n_st; f++)
-        for (int t = 0; t < n_st; t++) {
-            int s = f - t, lo = q > 0 ? s0 + t : s0, hi = q < nb - 1 ? s1 - t : s1;
-            if (s >= lo && s < hi)
-                run_stage(m, l, stages[t], s);
-        }
+        run_step(m, l, stages, n_st, f, s0, s1, q > 0, q < nb - 1);
 }
 
 /* The triangles at the edge between blocks q - 1 and q (after every block). */
@@ -1370,11 +1465,7 @@ static void restrict_in_pipeline(mac_mg *m, int l, const mg_stage *stages, int n
     F->ring = m->ring;
     F->ring_slabs = m->dim == 2 ? MG_RING_2D : G > 1 ? MG_RING_3D : 4;
     for (int f = 0; f < S + n_st - 1; f++) {
-        for (int t = 0; t < n_st; t++) {
-            int s = f - t;
-            if (s >= 0 && s < S)
-                run_stage(m, l, stages[t], s);
-        }
+        run_step(m, l, stages, n_st, f, 0, S, 0, 0);
         int R = f - (n_st - 1);
         while (next < C->n_slabs) {
             int end = next + G < C->n_slabs ? next + G : C->n_slabs, last = 2 * end < S ? 2 * end : S - 1;
