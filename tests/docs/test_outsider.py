@@ -15,27 +15,10 @@ import csv
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-BUILD = os.environ["SEAM_BUILD_ROOT"]
-SOURCE = os.environ["SEAM_SOURCE_ROOT"]
-SEAM = os.path.join(BUILD, "coupler", "seam")
-HERE = os.path.join(SOURCE, "tests", "docs", "outsider")
-ENV = dict(os.environ, SEAM_PLUGIN_PATH=os.path.join(BUILD, "tests", "docs"))
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def seam(*args, cwd):
-    p = subprocess.run([SEAM] + list(args), cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout + p.stderr
+from outsider_run import HERE, check, failures, seam
 
 
 def rows(path):

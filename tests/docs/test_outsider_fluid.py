@@ -16,29 +16,13 @@ import csv
 import filecmp
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-BUILD = os.environ["SEAM_BUILD_ROOT"]
-SOURCE = os.environ["SEAM_SOURCE_ROOT"]
-SEAM = os.path.join(BUILD, "coupler", "seam")
-HERE = os.path.join(SOURCE, "tests", "docs", "outsider")
-ENV = dict(os.environ, SEAM_PLUGIN_PATH=os.path.join(BUILD, "tests", "docs"))
+from outsider_run import BUILD, HERE, check, failures, seam
+
 SCENES = ("still_float.json", "still_float_fem.json", "still_piston.json", "still_press.json")
 RHO, G = 1000.0, 9.81
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def seam(*args, cwd):
-    p = subprocess.run([SEAM] + list(args), cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout + p.stderr
 
 
 def rows(path):
