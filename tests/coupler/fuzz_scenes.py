@@ -247,7 +247,8 @@ def mutate(rng, text):
     if kind == "grid":
         fluid = doc.get("fluid")
         if isinstance(fluid, dict) and fluid.get("plugin") == "fluid_mac":
-            return "grid " + ", ".join(fluid_mac_grid(rng, fluid, doc.get("cell_size"))), json.dumps(doc, indent=1), False
+            label = "grid " + ", ".join(fluid_mac_grid(rng, fluid, doc.get("cell_size")))
+            return label, json.dumps(doc, indent=1), False
         kind = "focus"
     if kind == "walls":
         rigid = [x for x in (doc.get("solids") or []) if isinstance(x, dict) and x.get("plugin") == "solid_rigid"]
