@@ -145,6 +145,11 @@ static void test_validate_reports_precisely(void **state)
     assert_int_equal(seam("validate tests/coupler/scenes/line_in_plane.json"), 1);
     expect("seam: [fluid] error: tests/coupler/scenes/line_in_plane.json:4:3: fluid: bind failed for an interface of "
            "1 points (dim 1)\n");
+    /* A body whose points coincide (a circle of radius 1e-320 m: the coupler's rigid coordinates cannot fix its
+     * pose) is located at the solid's body; it was "rigid body 0 (...)", unlocated (fuzz5, seed 5101) */
+    assert_int_equal(seam("validate examples/rising_disc.json --set solids.0.bodies.0.radius=1e-320"), 1);
+    expect("seam: [disc] error: examples/rising_disc.json:23:9: solids[0]: its body 0 (points 0 to 7) does not fix a "
+           "pose: fewer than two distinct points");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
