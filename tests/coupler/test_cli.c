@@ -150,6 +150,10 @@ static void test_validate_reports_precisely(void **state)
     assert_int_equal(seam("validate examples/rising_disc.json --set solids.0.bodies.0.radius=1e-320"), 1);
     expect("seam: [disc] error: examples/rising_disc.json:23:9: solids[0]: its body 0 (points 0 to 7) does not fix a "
            "pose: fewer than two distinct points");
+    /* The monolithic scheme's refusal of a shell is located at the solid (it named the solid alone; fuzz5, 5101) */
+    assert_int_equal(seam("validate examples/water_balloon.json --set coupling.scheme=monolithic"), 1);
+    expect("seam: [monolithic] error: balloon: examples/water_balloon.json:18:5: solids[0]: interface element 0 is a "
+           "shell: scheme \"monolithic\" couples volumetric solids only");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");
