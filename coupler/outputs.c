@@ -1,6 +1,7 @@
 /* The run's files: the per-step observer (outputs.h). */
-#define _XOPEN_SOURCE 700   /* nftw */
+#define _XOPEN_SOURCE 700   /* nftw, open_memstream, pwrite */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,21 +118,146 @@ bool outputs_check_picture(seam_sim *sim)
     return true;
 }
 
-static FILE *open_csv(seam_sim *sim, const char *name, const char *header)
+/* Whether this run writes CSV file i. */
+static bool csv_wanted(const seam_sim *sim, int i)
 {
+    const sim_outputs *o = &sim->out;
+    switch (i) {
+    case SIM_CSV_STATS:
+    case SIM_CSV_RESIDUALS: return o->stats;
+    case SIM_CSV_INTERFACE: return o->interface && sim->in.n_points;
+    case SIM_CSV_PROBES: return o->probes.n > 0;
+    default: return o->stats && sim->bpp;
+    }
+}
+
+/* ---- the CSV files: a step's rows in memory, then in one write (outputs.h) ---- */
+
+static void csv_path(const seam_sim *sim, int i, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%s", sim->out.dir, csv_names[i]);
+}
+
+/* CSV file i's name while it is fresh. */
+static void csv_tmp_path(const sim_outputs *o, int i, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s/%s.tmp", o->dir, csv_names[i]);
+}
+
+/* Open CSV file i: created empty, or (resume) cut back to `at` bytes. */
+static seam_status csv_open(seam_sim *sim, int i, int64_t at)
+{
+    sim_csv *c = &sim->out.csv[i];
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", sim->out.dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
-    else if (header)
-        fputs(header, f);
-    return f;
+    csv_path(sim, i, path, sizeof path);
+    char tmp[4300];
+    csv_tmp_path(&sim->out, i, tmp, sizeof tmp);
+    c->fd = at < 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : open(path, O_WRONLY | O_CLOEXEC);
+    c->fresh = at < 0;
+    if (c->fd < 0 || (at >= 0 && ftruncate(c->fd, (off_t)at) != 0)) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot %s %s: %s", at < 0 ? "write" : "resume: cannot cut back", path,
+                strerror(errno));
+        if (c->fd >= 0)
+            close(c->fd);
+        return SEAM_ERROR;
+    }
+    c->end = at < 0 ? 0 : at;
+    if (!(c->rows = open_memstream(&c->buf, &c->len))) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: out of memory", path);
+        close(c->fd);
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+/* Write every file's pending rows (`what`: whose, for the message); when one
+ * cannot be written whole, every file is cut back to where it ended before,
+ * so all of them end on the same whole step. */
+static seam_status csv_write(seam_sim *sim, const char *what)
+{
+    sim_outputs *o = &sim->out;
+    if (o->csv_failed)
+        return SEAM_ERROR;
+    int64_t before[SIM_CSV_COUNT];
+    int failed = -1, err = 0;
+    for (int i = 0; i < SIM_CSV_COUNT; i++) {
+        sim_csv *c = &o->csv[i];
+        before[i] = c->end;
+        if (!c->rows || failed >= 0)
+            continue;
+        if (fflush(c->rows) != 0) {
+            failed = i, err = errno;
+            continue;
+        }
+        for (size_t done = 0; done < c->len;) {
+            ssize_t w = pwrite(c->fd, c->buf + done, c->len - done, (off_t)(c->end + (int64_t)done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                failed = i, err = w < 0 ? errno : EIO;
+                break;
+            }
+            done += (size_t)w;
+        }
+        if (failed < 0)
+            c->end += (int64_t)c->len;
+    }
+    for (int i = 0; i < SIM_CSV_COUNT; i++)
+        if (o->csv[i].rows) {
+            if (failed >= 0) {
+                o->csv[i].end = before[i];
+                if (ftruncate(o->csv[i].fd, (off_t)before[i]) != 0)
+                    err = err ? err : errno;
+            }
+            fseeko(o->csv[i].rows, 0, SEEK_SET);   /* written or dropped: the next rows start afresh */
+        }
+    if (failed < 0)
+        return SEAM_OK;
+    char path[4200];
+    csv_path(sim, failed, path, sizeof path);
+    sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s: %s", what, path, strerror(err));
+    o->csv_failed = true;
+    return SEAM_ERROR;
+}
+
+/* Put the fresh CSV files in place, their headers written. */
+static seam_status csv_place(seam_sim *sim)
+{
+    for (int i = 0; i < SIM_CSV_COUNT; i++) {
+        sim_csv *c = &sim->out.csv[i];
+        if (!c->rows || !c->fresh)
+            continue;
+        char path[4200], tmp[4300];
+        csv_path(sim, i, path, sizeof path);
+        csv_tmp_path(&sim->out, i, tmp, sizeof tmp);
+        if (rename(tmp, path) != 0) {
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
+            return SEAM_ERROR;
+        }
+        c->fresh = false;
+    }
+    return SEAM_OK;
+}
+
+static void csv_close(sim_outputs *o, int i)
+{
+    sim_csv *c = &o->csv[i];
+    if (!c->rows)
+        return;
+    fclose(c->rows);
+    free(c->buf);
+    close(c->fd);
+    if (c->fresh) {   /* never put in place: its header could not be written */
+        char tmp[4300];
+        csv_tmp_path(o, i, tmp, sizeof tmp);
+        unlink(tmp);
+    }
+    *c = (sim_csv){0};
 }
 
 static void write_interface_row(seam_sim *sim, long step, double t)
 {
-    FILE *f = sim->out.interface_csv;
+    FILE *f = sim->out.csv[SIM_CSV_INTERFACE].rows;
     if (!f)
         return;
     fprintf(f, "%ld,%.17g", step, t);
@@ -201,26 +327,43 @@ static seam_status write_picture(seam_sim *sim, double t)
     return st;
 }
 
+/* "frame 3 (t = 0.3 s, after step 29)": which frame, for messages. */
+static const char *frame_name(const seam_sim *sim, double t, char *buf, size_t n)
+{
+    long steps = sim->summary.steps;
+    if (steps > 0)
+        snprintf(buf, n, "frame %d (t = %.9g s, after step %ld)", sim->out.frame, t, steps - 1);
+    else
+        snprintf(buf, n, "frame %d (t = %.9g s, before the first step)", sim->out.frame, t);
+    return buf;
+}
+
 static seam_status write_frame(seam_sim *sim, double t)
 {
     sim_outputs *o = &sim->out;
     if (!o->frames)
         return SEAM_OK;
+    char which[128];
     for (size_t i = 0; i < sim->n_parts; i++) {
         participant *pt = &sim->parts[i];
         if (!pt->p->write_output)
             continue;
         if (mkdir_p(pt->output_dir) != 0) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "cannot create %s: %s", pt->output_dir, strerror(errno));
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "cannot create %s for %s: %s", pt->output_dir,
+                    frame_name(sim, t, which, sizeof which), strerror(errno));
             return SEAM_ERROR;
         }
         if (pt->p->write_output(pt->self, pt->output_dir, o->frame) != SEAM_OK) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "write_output failed for frame %d", o->frame);
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "write_output failed for %s",
+                    frame_name(sim, t, which, sizeof which));
             return SEAM_ERROR;
         }
     }
-    if (o->picture_field && write_picture(sim, t) != SEAM_OK)
+    if (o->picture_field && write_picture(sim, t) != SEAM_OK) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "the picture of %s could not be written", frame_name(sim, t, which,
+                sizeof which));
         return SEAM_ERROR;
+    }
     o->frame++;
     return SEAM_OK;
 }
@@ -287,32 +430,30 @@ seam_status outputs_open(seam_sim *sim)
         sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
         return SEAM_ERROR;
     }
-    if (o->stats) {
-        o->stats_csv = open_csv(sim, csv_names[SIM_CSV_STATS],
-                                "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s,"
-                                "columns,filtered,modes,restarts,truncated\n");
-        o->residuals_csv = open_csv(sim, csv_names[SIM_CSV_RESIDUALS], "step,iteration,residual,load_change\n");
-        if (!o->stats_csv || !o->residuals_csv)
+    for (int i = 0; i < SIM_CSV_COUNT; i++)
+        if (csv_wanted(sim, i) && csv_open(sim, i, -1) != SEAM_OK)
             return SEAM_ERROR;
-        if (sim->bpp && !(o->regions_csv = open_csv(sim, csv_names[SIM_CSV_REGIONS],
-                                                    "step,time,region,p0,delta_p0,volume_error\n")))
-            return SEAM_ERROR;
-    }
-    if (o->interface && sim->in.n_points) {
-        if (!(o->interface_csv = open_csv(sim, csv_names[SIM_CSV_INTERFACE], "step,t")))
-            return SEAM_ERROR;
+    FILE *rows[SIM_CSV_COUNT];
+    for (int i = 0; i < SIM_CSV_COUNT; i++)
+        rows[i] = o->csv[i].rows;
+    if (rows[SIM_CSV_STATS])
+        fputs("step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s,columns,filtered,modes,restarts,"
+              "truncated\n", rows[SIM_CSV_STATS]);
+    if (rows[SIM_CSV_RESIDUALS])
+        fputs("step,iteration,residual,load_change\n", rows[SIM_CSV_RESIDUALS]);
+    if (rows[SIM_CSV_REGIONS])
+        fputs("step,time,region,p0,delta_p0,volume_error\n", rows[SIM_CSV_REGIONS]);
+    if (rows[SIM_CSV_INTERFACE]) {
+        fputs("step,t", rows[SIM_CSV_INTERFACE]);
         for (size_t i = 0; i < sim->in.n_points; i++)
             for (int k = 0; k < sim->in.dim; k++)
-                fprintf(o->interface_csv, ",p%zu_%c", i, "xyz"[k]);
-        fputc('\n', o->interface_csv);
+                fprintf(rows[SIM_CSV_INTERFACE], ",p%zu_%c", i, "xyz"[k]);
+        fputc('\n', rows[SIM_CSV_INTERFACE]);
     }
-    if (o->probes.n) {
-        if (!(o->probes_csv = open_csv(sim, csv_names[SIM_CSV_PROBES], NULL)))
-            return SEAM_ERROR;
-        probes_header(sim, &o->probes, o->probes_csv);
-    }
+    if (rows[SIM_CSV_PROBES])
+        probes_header(sim, &o->probes, rows[SIM_CSV_PROBES]);
     write_interface_row(sim, 0, 0.0);
-    if (write_frame(sim, 0.0) != SEAM_OK)
+    if (csv_write(sim, "the headers") != SEAM_OK || csv_place(sim) != SEAM_OK || write_frame(sim, 0.0) != SEAM_OK)
         return SEAM_ERROR;
     o->next_frame = sim->frame_dt;
     return SEAM_OK;
@@ -320,35 +461,34 @@ seam_status outputs_open(seam_sim *sim)
 
 void outputs_residual(seam_sim *sim, long step, int iteration, double residual, double loads)
 {
-    if (sim->out.residuals_csv)
-        fprintf(sim->out.residuals_csv, "%ld,%d,%.17g,%.17g\n", step, iteration, residual, loads);
+    FILE *f = sim->out.csv[SIM_CSV_RESIDUALS].rows;
+    if (f)
+        fprintf(f, "%ld,%d,%.17g,%.17g\n", step, iteration, residual, loads);
 }
 
 seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
 {
     sim_outputs *o = &sim->out;
-    if (o->stats_csv)
-        fprintf(o->stats_csv, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e,%ld,%lu,%ld,%lu,%lu\n", r->step, r->t, r->dt,
-                r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s, r->scheme.columns,
-                r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated);
+    FILE *stats = o->csv[SIM_CSV_STATS].rows, *probes = o->csv[SIM_CSV_PROBES].rows,
+         *regions = o->csv[SIM_CSV_REGIONS].rows;
+    if (stats)
+        fprintf(stats, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e,%ld,%lu,%ld,%lu,%lu\n", r->step, r->t, r->dt,
+                r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s,
+                r->scheme.columns, r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated);
     write_interface_row(sim, r->step + 1, r->t);
-    if (o->probes_csv && probes_row(sim, &o->probes, o->probes_csv, r->step, r->t) != SEAM_OK)
+    if (probes && probes_row(sim, &o->probes, probes, r->step, r->t) != SEAM_OK)
         return SEAM_ERROR;
-    for (size_t k = 0; o->regions_csv && k < bpp_region_count(sim->bpp); k++) {
+    for (size_t k = 0; regions && k < bpp_region_count(sim->bpp); k++) {
         long id;
         double p0, dp0, err;
         bpp_region(sim->bpp, k, &id, &p0, &dp0, &err);
-        fprintf(o->regions_csv, "%ld,%.17g,%ld,%.17g,%.17g,%.17g\n", r->step, r->t, id, p0, dp0, err);
+        fprintf(regions, "%ld,%.17g,%ld,%.17g,%.17g,%.17g\n", r->step, r->t, id, p0, dp0, err);
     }
-    /* the step's rows reach the disk before the next step starts: a killed
-     * run's CSV files end on the same whole step */
-    FILE *files[] = {o->stats_csv, o->residuals_csv, o->interface_csv, o->regions_csv, o->probes_csv};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (files[i] && fflush(files[i]) != 0) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write the outputs of step %ld in %s: %s", r->step, o->dir,
-                    strerror(errno));
-            return SEAM_ERROR;
-        }
+    /* the step's rows reach the disk before the next step starts, all of them or none */
+    char what[64];
+    snprintf(what, sizeof what, "the outputs of step %ld", r->step);
+    if (csv_write(sim, what) != SEAM_OK)
+        return SEAM_ERROR;
     if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= sim->t_end * (1.0 - 1e-12)) {
         if (write_frame(sim, r->t) != SEAM_OK)
             return SEAM_ERROR;
@@ -360,40 +500,54 @@ seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
     return SEAM_OK;
 }
 
-/* Where the run's time went, per participant, for the report of a finished run. */
-static void write_summary(seam_sim *sim)
+seam_status outputs_flush(seam_sim *sim)
 {
-    FILE *f = open_csv(sim, "summary.csv", "name,role,plugin,seconds,solves,warnings\n");
-    if (!f)
-        return;
+    return sim->out.dir ? csv_write(sim, "the last rows") : SEAM_OK;
+}
+
+/* Where the run's time went, per participant, for the report of a finished run. */
+static seam_status write_summary(seam_sim *sim)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/summary.csv", sim->out.dir);
+    FILE *f = seam_output_open(path, tmp, sizeof tmp);
+    if (!f) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
+        return SEAM_ERROR;
+    }
     const seam_summary *s = &sim->summary;
+    fputs("name,role,plugin,seconds,solves,warnings\n", f);
     for (size_t i = 0; i < s->n_participants; i++) {
         const seam_participant_stats *p = &s->participants[i];
         fprintf(f, "%s,%s,%s,%.6e,%ld,%ld\n", p->name, seam_role_name(p->role), p->plugin, p->seconds, p->solves,
                 p->warnings);
     }
     fprintf(f, "coupler,coupler,,%.6e,,\nwall,wall,,%.6e,,\n", s->coupler_s, s->wall_s);
-    fclose(f);
+    if (seam_output_close(f, path, tmp, 0) != 0) {
+        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
+        return SEAM_ERROR;
+    }
+    return SEAM_OK;
 }
 
-void outputs_finish(seam_sim *sim)
+seam_status outputs_finish(seam_sim *sim)
 {
     sim_outputs *o = &sim->out;
     if (!o->dir || !o->stats)
-        return;
-    write_summary(sim);
-    if (o->report)
+        return SEAM_OK;
+    seam_status st = write_summary(sim);
+    if (o->report) {
         o->report_written = seam_report_write(o->dir, sim->opts.log, sim->opts.log_ctx) == SEAM_OK;
+        if (!o->report_written)
+            st = SEAM_ERROR;
+    }
+    return st;
 }
 
 void outputs_close(sim_outputs *o)
 {
-    FILE **files[] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv, &o->probes_csv};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (*files[i]) {
-            fclose(*files[i]);
-            *files[i] = NULL;
-        }
+    for (int i = 0; i < SIM_CSV_COUNT; i++)
+        csv_close(o, i);
     probes_free(&o->probes);
     free(o->dir);
     free(o->picture_field);
@@ -402,32 +556,10 @@ void outputs_close(sim_outputs *o)
 
 /* ---- checkpoints and resuming ---- */
 
-static FILE **csv_slot(sim_outputs *o, int i)
-{
-    FILE **slots[SIM_CSV_COUNT] = {&o->stats_csv, &o->residuals_csv, &o->interface_csv, &o->regions_csv,
-                                   &o->probes_csv};
-    return slots[i];
-}
-
-/* Whether this run writes CSV file i (as outputs_open decides). */
-static bool csv_wanted(const seam_sim *sim, int i)
-{
-    const sim_outputs *o = &sim->out;
-    switch (i) {
-    case SIM_CSV_STATS:
-    case SIM_CSV_RESIDUALS: return o->stats;
-    case SIM_CSV_INTERFACE: return o->interface && sim->in.n_points;
-    case SIM_CSV_PROBES: return o->probes.n > 0;
-    default: return o->stats && sim->bpp;
-    }
-}
-
 void outputs_positions(seam_sim *sim, int64_t pos[SIM_CSV_COUNT])
 {
-    for (int i = 0; i < SIM_CSV_COUNT; i++) {
-        FILE *f = *csv_slot(&sim->out, i);
-        pos[i] = f ? (int64_t)ftello(f) : -1;
-    }
+    for (int i = 0; i < SIM_CSV_COUNT; i++)
+        pos[i] = sim->out.csv[i].rows ? sim->out.csv[i].end : -1;
 }
 
 /* Files the checkpoint handles itself: the CSV files (cut back) and the checkpoint. */
@@ -537,13 +669,8 @@ seam_status outputs_resume(seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char
             return SEAM_ERROR;
         }
         /* the rows of steps after the checkpoint go: the resumed run writes them again */
-        /* (positioned at the end explicitly: where an append stream starts is the C library's choice, and a
-         * checkpoint before its first write reads it) */
-        if (truncate(path, (off_t)pos[i]) != 0 || !(*csv_slot(o, i) = fopen(path, "a")) ||
-            fseeko(*csv_slot(o, i), 0, SEEK_END) != 0) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: %s: %s", path, strerror(errno));
+        if (csv_open(sim, i, pos[i]) != SEAM_OK)
             return SEAM_ERROR;
-        }
     }
     name_list now = {0};
     walk(o->dir, "", &now);

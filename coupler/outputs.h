@@ -15,6 +15,21 @@
 
 struct seam_sim;
 
+/* The CSV files, in the order of outputs_positions. */
+enum { SIM_CSV_STATS, SIM_CSV_RESIDUALS, SIM_CSV_INTERFACE, SIM_CSV_REGIONS, SIM_CSV_PROBES, SIM_CSV_COUNT };
+
+/* One CSV file: the rows of the step under way are kept in memory and
+ * reach the file in one write when the step is done, so a run killed or
+ * out of disk space leaves whole steps of whole rows. */
+typedef struct sim_csv {
+    FILE *rows;              /* the rows not yet written (open_memstream); NULL: the run does not write it */
+    char *buf;               /* the stream's buffer and length, as its last fflush left them */
+    size_t len;
+    int fd;
+    int64_t end;             /* the file's length: the rows written */
+    bool fresh;              /* still NAME.tmp: put in place once its header is written, never an empty file */
+} sim_csv;
+
 typedef struct sim_outputs {
     char *dir;               /* NULL: no output at all */
     bool stats, interface, frames;
@@ -30,7 +45,8 @@ typedef struct sim_outputs {
     double slice_at;
     bool slice_given;        /* output.picture.slice in the scene (else z) */
     bool slice_at_given;     /* ... with its "at" (else through the middle of the field) */
-    FILE *stats_csv, *residuals_csv, *interface_csv, *regions_csv, *probes_csv;
+    sim_csv csv[SIM_CSV_COUNT];
+    bool csv_failed;         /* a write failed: nothing more is written to them */
     sim_probes probes;       /* output.probes; probes.csv when there are any */
     int frame;
     double next_frame;
@@ -40,8 +56,6 @@ typedef struct sim_outputs {
     double checkpoint_seconds;
 } sim_outputs;
 
-/* The CSV files, in the order of outputs_positions. */
-enum { SIM_CSV_STATS, SIM_CSV_RESIDUALS, SIM_CSV_INTERFACE, SIM_CSV_REGIONS, SIM_CSV_PROBES, SIM_CSV_COUNT };
 /* The checkpoint's file in the output directory. */
 #define SIM_CHECKPOINT_FILE "checkpoint.seam"
 
@@ -64,6 +78,8 @@ seam_status outputs_open(struct seam_sim *sim);
 void outputs_residual(struct seam_sim *sim, long step, int iteration, double residual, double loads);
 /* The observer: the step's rows, and a frame when one is due. */
 seam_status outputs_step(struct seam_sim *sim, const sim_step_record *rec);
+/* Write the rows not written yet (a failed step's residuals), at the end of a run. */
+seam_status outputs_flush(struct seam_sim *sim);
 /* Where each CSV file ends now (-1: not written by this run), for a checkpoint. */
 void outputs_positions(struct seam_sim *sim, int64_t pos[SIM_CSV_COUNT]);
 /* The files of the output directory (paths relative to it, sorted) other
@@ -75,8 +91,9 @@ void outputs_manifest_free(char **names, size_t n);
  * pos and opened to append, every file not in the (sorted) manifest
  * removed, as written after the checkpoint. */
 seam_status outputs_resume(struct seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char *const *manifest, size_t n);
-/* At the end of a run (wall time known): summary.csv, then the report. */
-void outputs_finish(struct seam_sim *sim);
+/* At the end of a run (wall time known): summary.csv, then the report;
+ * SEAM_ERROR (said) when either could not be written. */
+seam_status outputs_finish(struct seam_sim *sim);
 void outputs_close(sim_outputs *out);
 
 #endif

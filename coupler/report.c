@@ -9,6 +9,7 @@
 
 #include "report.h"
 #include "seam/csv.h"
+#include "seam/frame.h"
 #include "seam/plot.h"
 
 typedef struct report {
@@ -534,7 +535,8 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
         return SEAM_ERROR;
     }
     path_of(&r, "index.html", path, sizeof path);
-    if (!(r.html = fopen(path, "w"))) {
+    char tmp[4300];
+    if (!(r.html = seam_output_open(path, tmp, sizeof tmp))) {
         say(&r, SEAM_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
         seam_csv_destroy(&stats);
         return SEAM_ERROR;
@@ -557,7 +559,7 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
     plot_probes(&r, probes);
     show_frames(&r);
     fprintf(r.html, "</body>\n</html>\n");
-    if (fclose(r.html) != 0)
+    if (seam_output_close(r.html, path, tmp, 0) != 0)
         say(&r, SEAM_LOG_ERROR, "cannot write %s: %s", path, strerror(errno));
     seam_csv_destroy(&stats);
     seam_csv_destroy(&summary);

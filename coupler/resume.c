@@ -108,8 +108,8 @@ static seam_status write_participants(seam_sim *sim, seam_ckpt_writer *w)
         seam_buffer buf = {NULL, 0};
         seam_status st = pt->p->save(pt->self, &buf);
         if (st != SEAM_OK) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "save failed for the checkpoint after step %ld",
-                    sim->summary.steps - 1);
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "save failed for the checkpoint after step %ld (t = %.9g s)",
+                    sim->summary.steps - 1, sim->summary.t);
             return SEAM_ERROR;
         }
         char name[512];
@@ -272,9 +272,11 @@ static void read_participants(seam_sim *sim, seam_ckpt_reader *r)
         const void *bytes = seam_ckpt_get_bytes(r, &n);
         if (!seam_ckpt_ok(r, true))
             return;
+        if (pt->proxy)
+            seam_remote_at(pt->proxy, sim->summary.steps, sim->summary.t);
         if (pt->p->load(pt->self, bytes, n) != SEAM_OK)
-            seam_ckpt_fail(r, "%s (%s) could not load its state of %zu bytes (see its message above)", pt->name,
-                           pt->p->name, n);
+            seam_ckpt_fail(r, "%s (%s) could not load its state of %zu bytes, saved after step %ld (t = %.9g s) "
+                           "(see its message above)", pt->name, pt->p->name, n, sim->summary.steps - 1, sim->summary.t);
         snprintf(name, sizeof name, "warnings/%s", pt->name);
         if (seam_ckpt_ok(r, false) && seam_ckpt_find(r, name)) {   /* absent in older checkpoints */
             pt->stats.warnings += (long)seam_ckpt_get_i64(r);

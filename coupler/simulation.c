@@ -154,11 +154,12 @@ static double choose_dt(seam_sim *sim, double t)
         participant *pt = &sim->parts[i];
         double m = NAN;
         if (pt->p->max_dt(pt->self, &m) != SEAM_OK) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt failed at t = %.9g s", t);
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt failed at step %ld (t = %.9g s)", sim->summary.steps, t);
             return NAN;
         }
         if (isnan(m) || m <= 0.0) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt returned %g at t = %.9g s", m, t);
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "max_dt returned %g at step %ld (t = %.9g s)", m,
+                    sim->summary.steps, t);
             return NAN;
         }
         if (m < sim->dt_min) {   /* a solver whose stable step collapsed: its state has blown up */
@@ -440,12 +441,14 @@ seam_status seam_sim_run(seam_sim *sim)
     sim->summary.wall_s = wall_before + sim_now() - t_start;
     for (size_t i = 0; i < sim->n_parts; i++)
         sim->pstats[i] = sim->parts[i].stats;
-    FILE *files[] = {sim->out.stats_csv, sim->out.residuals_csv, sim->out.interface_csv, sim->out.regions_csv,
-                     sim->out.probes_csv};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (files[i])
-            fflush(files[i]);
-    outputs_finish(sim);
+    /* the failed step's residuals (why it failed), the summary and the report: a run whose files are not all
+     * written has failed, whatever its steps did */
+    seam_status written = outputs_flush(sim);
+    if (outputs_finish(sim) != SEAM_OK || written != SEAM_OK) {
+        if (sim->summary.outcome == SEAM_RUN_CONVERGED || sim->summary.outcome == SEAM_RUN_UNCONVERGED)
+            sim->summary.outcome = SEAM_RUN_ERROR;
+        result = SEAM_ERROR;
+    }
     return result;
 }
 

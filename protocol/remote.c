@@ -67,9 +67,12 @@ struct seam_remote {
     const seam_host *host;   /* after create */
     char *errbuf;            /* before create: where messages go */
     size_t errlen;
-    int64_t step;            /* the step in progress, for messages */
+    int64_t step;            /* the step in progress, or the next one when `between`, for messages */
+    bool between;            /* no step in progress: before the first (step 0) or after a commit */
+    double t_next;           /* the end of the step in progress: t once it is committed */
     double longest_solve;    /* s, the longest solve reply so far (o.adaptive) */
     char limit_why[192];     /* what set the wait of the call in progress, for its message; "" : timeout */
+    bool ending;             /* the bye at the end: the run is done, so what goes wrong now is a warning */
     double t;
     uint64_t hello_id;       /* a hello sent and not yet answered (seam_remote_ready reads it), else 0 */
     double hello_deadline;
@@ -120,18 +123,23 @@ static void report(seam_remote *r, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (r->host)
-        seam_logf(r->host, SEAM_LOG_ERROR, "%s", msg);
+        seam_logf(r->host, r->ending ? SEAM_LOG_WARN : SEAM_LOG_ERROR, "%s%s", msg,
+                  r->ending ? "; the run's results stand" : "");
     else if (r->errbuf && !r->errbuf[0])
         snprintf(r->errbuf, r->errlen, "%s", msg);
 }
 
-/* " at step 12 (t = 0.12 s)": where the run was, for messages. */
+/* " at step 12 (t = 0.12 s)", " after step 11 (t = 0.12 s)": where the run was, for messages. */
 static const char *where(const seam_remote *r, char *buf, size_t n)
 {
     if (!r->host)
         buf[0] = '\0';
-    else
+    else if (!r->between)
         snprintf(buf, n, " at step %lld (t = %.9g s)", (long long)r->step, r->t);
+    else if (r->step == 0)
+        snprintf(buf, n, " before the first step (t = %.9g s)", r->t);
+    else
+        snprintf(buf, n, " after step %lld (t = %.9g s)", (long long)r->step - 1, r->t);
     return buf;
 }
 
@@ -546,6 +554,8 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
     seam_remote *r = self;
     r->step = step->index;
     r->t = step->t;
+    r->t_next = step->t + step->dt;
+    r->between = false;
     size_t n = in ? in->n * (size_t)in->dim : 0;
     const double *ins[3] = {in ? in->X : NULL, in ? in->V : NULL, in ? in->F : NULL};
     double *outs[3] = {out ? out->X : NULL, out ? out->V : NULL, out ? out->F : NULL};
@@ -669,6 +679,8 @@ seam_status seam_remote_commit_end(seam_remote *r)
     if (st != SEAM_OK)
         return st;
     r->step++;
+    r->t = r->t_next;
+    r->between = true;
     if (r->commit_fields && seam_msg_has(&m, "fields"))
         take_commit_fields(r, &m);
     seam_msg sub;
@@ -781,6 +793,8 @@ static seam_status remote_regions(void *self, const seam_step *step, const doubl
     seam_remote *r = self;
     r->step = step->index;
     r->t = step->t;
+    r->t_next = step->t + step->dt;
+    r->between = false;
     seam_wbuf w;
     seam_msg m;
     uint64_t id = begin_request(r, &w, "regions", 2, 256 + seam_wire_inline(r->proto, r->n_iface * 8));
@@ -858,6 +872,13 @@ static seam_status remote_save(void *self, seam_buffer *out)
     r->bytes = data;
     *out = (seam_buffer){r->bytes, len};
     return SEAM_OK;
+}
+
+void seam_remote_at(seam_remote *r, long steps_done, double t)
+{
+    r->step = steps_done;
+    r->t = t;
+    r->between = true;
 }
 
 static seam_status remote_load(void *self, const void *bytes, size_t n)
@@ -1049,6 +1070,7 @@ static seam_remote *open_remote(const char *endpoint, const seam_remote_options 
     seam_wire_tune_malloc();
     r->o = *o;
     r->rcv_slice = -1;
+    r->between = true;
     snprintf(r->who, sizeof r->who, "%s", o->name ? o->name : "remote");
     r->o.name = r->who;
     snprintf(r->endpoint, sizeof r->endpoint, "%s", endpoint);
@@ -1327,6 +1349,9 @@ static seam_remote *launch(const char *const *argv, const char *cwd, const char 
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGTERM);   /* the server never outlives its coupler */
+        /* a group of its own: a terminal's Ctrl-C reaches the coupler alone, which finishes its step (and its
+         * checkpoint, through this server) before it stops the server */
+        setpgid(0, 0);
         if (getppid() != parent)
             _exit(127);
         int null = open("/dev/null", O_WRONLY);   /* the ready line is for people, not for `seam run`'s output */
@@ -1521,7 +1546,11 @@ static void close_remote(seam_remote **self_p, bool relay)
             r->host = NULL;   /* the coupler's host may be going away; nothing to say at bye */
         r->errbuf = NULL;
         uint64_t id = begin_request(r, &w, "bye", 0, 0);
-        call(r, "bye", id, &w, r->o.timeout_s > 0 && r->o.timeout_s < 5.0 ? r->o.timeout_s : 5.0, &m);
+        bool own = r->o.timeout_s > 0 && r->o.timeout_s < 5.0;
+        if (!own)
+            snprintf(r->limit_why, sizeof r->limit_why, "bye waits 5 s at most");
+        r->ending = true;
+        call(r, "bye", id, &w, own ? r->o.timeout_s : 5.0, &m);
     }
     seam_frames_free(&r->reply);
     if (r->mon) {

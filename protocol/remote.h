@@ -70,6 +70,10 @@ int seam_remote_ready(seam_remote *r, char *err, size_t errlen);
  * The table's commit is begin followed by end. */
 int seam_remote_commit_begin(seam_remote *r);
 seam_status seam_remote_commit_end(seam_remote *r);
+/* Where the run stands, for messages, when the proxy cannot tell from the
+ * calls it sees: before a checkpoint's state is loaded, steps_done steps
+ * to time t. */
+void seam_remote_at(seam_remote *r, long steps_done, double t);
 /* Close without an instance (the instance's destroy does this itself). */
 void seam_remote_close(seam_remote **self_p);
 

@@ -1,5 +1,6 @@
 /* Line plots with Cairo: axes at "nice" numbers, a legend to the right. */
 #include <cairo.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -359,10 +360,16 @@ seam_plot_result seam_plot_write_png(const char *path, const seam_plot *plot, ch
     cairo_restore(cr);
     draw_legend(cr, plot, &f);
     cairo_destroy(cr);
-    cairo_status_t st = cairo_surface_write_to_png(surf, path);
+    char tmp[4200];   /* written whole under a temporary name, then renamed: never a cut PNG */
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    errno = 0;
+    cairo_status_t st = cairo_surface_write_to_png(surf, tmp);
     cairo_surface_destroy(surf);
-    if (st != CAIRO_STATUS_SUCCESS) {
-        snprintf(err, errlen, "%s: cannot write PNG: %s", path, cairo_status_to_string(st));
+    if (st != CAIRO_STATUS_SUCCESS || rename(tmp, path) != 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot write PNG: %s%s%s", path, st != CAIRO_STATUS_SUCCESS ?
+                 cairo_status_to_string(st) : "", st != CAIRO_STATUS_SUCCESS && e ? ": " : "", e ? strerror(e) : "");
+        remove(tmp);
         return SEAM_PLOT_ERROR;
     }
     return SEAM_PLOT_OK;

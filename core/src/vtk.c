@@ -7,14 +7,14 @@
 #include <zlib.h>
 
 #include "seam/log.h"
+#include "seam/frame.h"
 #include "seam/vtk.h"
 
 /* Files are written under a temporary name and renamed when whole: a run
  * killed mid-write leaves the previous frame's file or none, never half of one. */
 static FILE *open_out(const char *path, char *tmp, size_t tmp_size, const seam_host *host, const char *title)
 {
-    snprintf(tmp, tmp_size, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = seam_output_open(path, tmp, tmp_size);
     if (!f) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write: %s", path, strerror(errno));
         return NULL;
@@ -45,15 +45,8 @@ static void write_fields(FILE *f, size_t n, const seam_vtk_field *fields, size_t
 
 static seam_status close_out(FILE *f, const char *path, const char *tmp, const seam_host *host)
 {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        seam_logf(host, SEAM_LOG_ERROR, "%s: write failed", path);
-        remove(tmp);
-        return SEAM_ERROR;
-    }
-    if (rename(tmp, path) != 0) {
-        seam_logf(host, SEAM_LOG_ERROR, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
-        remove(tmp);
+    if (seam_output_close(f, path, tmp, 0) != 0) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write: %s", path, strerror(errno));
         return SEAM_ERROR;
     }
     return SEAM_OK;
@@ -219,8 +212,7 @@ static void xml_fields(FILE *f, blob *a, const char *tag, size_t n, const seam_v
 
 static FILE *xml_open(const char *path, char *tmp, size_t tmp_size, const seam_host *host, const char *type)
 {
-    snprintf(tmp, tmp_size, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = seam_output_open(path, tmp, tmp_size);
     if (!f) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write: %s", path, strerror(errno));
         return NULL;
@@ -238,8 +230,7 @@ static seam_status xml_close(FILE *f, blob *a, const char *path, const char *tmp
                              const char *type)
 {
     if (a->failed) {
-        fclose(f);
-        remove(tmp);
+        seam_output_close(f, path, tmp, ENOMEM);
         free(a->b);
         seam_logf(host, SEAM_LOG_ERROR, "%s: out of memory or zlib failure compressing the data", path);
         return SEAM_ERROR;
@@ -486,8 +477,7 @@ seam_status seam_vtk_frame_done(seam_vtk_series *s, const seam_host *host, const
         seam_logf(host, SEAM_LOG_ERROR, "%s: out of memory for the frame list", pvd);
         return SEAM_ERROR;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp", pvd);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = seam_output_open(pvd, tmp, sizeof tmp);
     if (!f) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write: %s", pvd, strerror(errno));
         return SEAM_ERROR;

@@ -324,9 +324,9 @@ const double *tube_mono_p(const tube_mono *m) { return m->p_n; }
 int tube_write_csv(const tube_params *tp, const char *dir, const char *name, int frame, const double *a,
                    const double *u, const double *p)
 {
-    char path[4096];
+    char path[4096], tmp[4100];
     snprintf(path, sizeof path, "%s/%s_" SEAM_FRAME_FORMAT ".csv", dir, name, frame);
-    FILE *f = fopen(path, "w");
+    FILE *f = seam_output_open(path, tmp, sizeof tmp);   /* never a cut frame */
     if (!f)
         return -1;
     double dx = tp->L / (double)tp->N;
@@ -337,5 +337,5 @@ int tube_write_csv(const tube_params *tp, const char *dir, const char *name, int
     for (size_t j = 0; j < tp->N && !tp->collocated; j++)
         fprintf(f, "%.17g,%.17g,%.17g,%.17g\n", (j + 0.5) * dx, a ? a[j] : NAN, u ? 0.5 * (u[j] + u[j + 1]) : NAN,
                 p ? p[j] : NAN);
-    return fclose(f) == 0 ? 0 : -1;
+    return seam_output_close(f, path, tmp, 0);
 }

@@ -2,6 +2,7 @@
  * interface "positions", one per cell, dim 1) it returns the pressure per
  * cell (the "loads"); with discretization "collocated", one per node (N + 1,
  * preCICE's elastic-tube-1d). See tube.h for the equations. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,7 @@ static seam_status tf_write_output(void *self, const char *dir, int frame)
 {
     tube_fluid *f = self;
     if (tube_write_csv(&f->tp, dir, "tube_fluid", frame, f->a_n, f->u_n, f->p) != 0) {
-        seam_logf(f->host, SEAM_LOG_ERROR, "cannot write frame %d into %s", frame, dir);
+        seam_logf(f->host, SEAM_LOG_ERROR, "cannot write frame %d into %s: %s", frame, dir, strerror(errno));
         return SEAM_ERROR;
     }
     return SEAM_OK;

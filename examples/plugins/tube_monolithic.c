@@ -1,6 +1,8 @@
 /* The 1D flexible tube solved monolithically: flow and wall law together by
  * Newton on the joint system (tube.h), the reference the partitioned schemes
  * must reproduce. */
+#include <string.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -75,7 +77,7 @@ static seam_status tm_write_output(void *self, const char *dir, int frame)
     tube_monolithic *m = self;
     if (tube_write_csv(&m->tp, dir, "tube", frame, tube_mono_a(m->mono), tube_mono_u(m->mono),
                        tube_mono_p(m->mono)) != 0) {
-        seam_logf(m->host, SEAM_LOG_ERROR, "cannot write frame %d into %s", frame, dir);
+        seam_logf(m->host, SEAM_LOG_ERROR, "cannot write frame %d into %s: %s", frame, dir, strerror(errno));
         return SEAM_ERROR;
     }
     return SEAM_OK;

@@ -1,5 +1,6 @@
 /* The 1D flexible tube, wall side: pressure per cell in, cross-section per
  * cell out by the wall law (tube.h). The wall has no inertia. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,7 @@ static seam_status ts_write_output(void *self, const char *dir, int frame)
     tube_params geometry = s->tp;
     geometry.L = (double)s->tp.N;   /* the wall knows cells, not the length: x in cell units */
     if (tube_write_csv(&geometry, dir, "tube_wall", frame, s->a_n, NULL, s->p_n) != 0) {
-        seam_logf(s->host, SEAM_LOG_ERROR, "cannot write frame %d into %s", frame, dir);
+        seam_logf(s->host, SEAM_LOG_ERROR, "cannot write frame %d into %s: %s", frame, dir, strerror(errno));
         return SEAM_ERROR;
     }
     return SEAM_OK;

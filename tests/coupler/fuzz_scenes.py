@@ -401,7 +401,7 @@ def main():
                 elif cmd[1] == "run" and must_fail and rc != 1:
                     bad = "a participant's program that cannot serve, and the run exited %d" % rc
                 elif cmd[1] == "run" and must_fail and not (located(err, name) or re.search(
-                        r"\[[^]\n]+\] error: .*step \d+", err)):
+                        r"\[[^]\n]+\] error: .*(step \d+|before the first step)", err)):
                     bad = "a participant's program died without the participant and the step (or the key) named"
                 # validate does not start a command's program (docs/security.md): it refuses what the run may take
                 if cmd[1] == "validate" and "which seam validate does not do" not in err:

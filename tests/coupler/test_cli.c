@@ -16,6 +16,7 @@
 #include "test_host.h"
 
 static const char *seam_exe;
+static const char *seam_prefix = "";   /* shell words before the command: limits, traps */
 static char output[65536];
 
 /* Run `seam ARGS` (stderr folded into stdout); returns the exit status. */
@@ -27,7 +28,7 @@ static int seam(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_exe, args);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s'%s' %s 2>&1", getenv("SEAM_SOURCE_ROOT"), seam_prefix, seam_exe, args);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t n = fread(output, 1, sizeof output - 1, p);
@@ -430,6 +431,81 @@ static void test_report(void **state)
     expect("stats.csv: cannot open");
 }
 
+/* The rows of a CSV file when every one is whole (ends in a newline, has
+ * the header's number of fields), else -1. */
+static long whole_rows(const char *dir, const char *name)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    long rows = -1, fields = 1, header = -1;
+    int c, last = '\n';
+    while ((c = fgetc(f)) != EOF) {
+        fields += c == ',';
+        if (c == '\n') {
+            if (header < 0)
+                header = fields;
+            else if (fields != header)
+                rows = -2;
+            rows += rows >= -1;
+            fields = 1;
+        }
+        last = c;
+    }
+    fclose(f);
+    return last == '\n' && rows >= 0 ? rows : -1;
+}
+
+/* Outputs that cannot be written: a file grown past RLIMIT_FSIZE (a full disk, for one process, without root)
+ * stops the run naming the file and the step, and leaves every CSV row whole; a summary or report that cannot
+ * be put in place (a directory in the way) makes the run fail, never exit 0. */
+static void test_outputs_whole_when_writes_fail(void **state)
+{
+    (void)state;
+    const char *dir = test_tmpdir("cli_full");
+    /* 2000 pistons: interface.csv rows of 46 kB, so the 200 kB limit falls inside a row; dash counts 512-byte blocks */
+    seam_prefix = "ulimit -f 400; trap '' XFSZ; exec ";
+    int rc = seam("run examples/piston.json --out '%s' --force --quiet --steps 50 --set solids.0.count=2000 "
+                  "--set coupling.scheme=aitken", dir);
+    seam_prefix = "";
+    assert_int_equal(rc, 1);
+    expect("/interface.csv: File too large");
+    /* every file ends on the same whole step: the one whose rows did not all fit left none */
+    long steps = whole_rows(dir, "stats.csv");
+    assert_true(steps >= 1);
+    assert_int_equal(whole_rows(dir, "interface.csv"), steps + 1);   /* and the initial state */
+    assert_int_equal(whole_rows(dir, "residuals.csv"), 4 * steps);   /* aitken: 4 iterations a step */
+    char want[4600];
+    snprintf(want, sizeof want, "cannot write the outputs of step %ld: %s/interface.csv: File too large", steps, dir);
+    expect(want);
+    /* Not even a header fits: no CSV file is left (an empty stats.csv would pass for an earlier run's) */
+    seam_prefix = "ulimit -f 0; trap '' XFSZ; exec ";
+    rc = seam("run examples/piston.json --out '%s' --force --quiet --steps 5", dir);
+    seam_prefix = "";
+    assert_int_equal(rc, 1);
+    snprintf(want, sizeof want, "cannot write the headers: %s/stats.csv: File too large", dir);
+    expect(want);
+    assert_false(exists(dir, "stats.csv") || exists(dir, "stats.csv.tmp") || exists(dir, "residuals.csv"));
+    /* The summary and the page go into place whole or not at all: one that cannot is the run's failure. */
+    const char *in_the_way[] = {"summary.csv", "index.html"};
+    for (int i = 0; i < 2; i++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, in_the_way[i]);
+        assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --steps 3", dir), 0);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/stats.csv", dir);
+        unlink(path);   /* not an earlier run: no --force, so the directory in the way stays */
+        snprintf(path, sizeof path, "%s/%s", dir, in_the_way[i]);
+        assert_int_equal(mkdir(path, 0777), 0);
+        assert_int_equal(seam("run examples/piston.json --out '%s' --quiet --steps 3", dir), 1);
+        snprintf(want, sizeof want, "%s: Is a directory", path);
+        expect(want);
+        expect("outcome: failed");
+        assert_int_equal(rmdir(path), 0);
+    }
+}
+
 /* The exit-status table of docs/scenes.md: converged 0, error 1, committed
  * unconverged 3, diverged 4, interrupted 128 + signal. */
 static void test_exit_status_table(void **state)
@@ -697,6 +773,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate_reports_precisely),
         cmocka_unit_test(test_exit_status_table),
+        cmocka_unit_test(test_outputs_whole_when_writes_fail),
         cmocka_unit_test(test_output_dir_holding_the_scene),
         cmocka_unit_test(test_run_writes_stats),
         cmocka_unit_test(test_compare),

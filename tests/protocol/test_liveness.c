@@ -2,8 +2,9 @@
  * a solve stuck for ever is reported within some multiple of the longest
  * solve so far (not after the 600 s fixed timeout); SIGTERM ends a
  * seam-serve whose plugin is stuck; what a plugin logs from destroy reaches
- * the coupler; `seam validate` does not use up a `--once` server. The
- * solid is tests/plugins/probe_solid.c. */
+ * the coupler; `seam validate` does not use up a `--once` server; a server
+ * lost between steps is named with the step. The solid is
+ * tests/plugins/probe_solid.c, or tests/protocol/faulty_solid.py. */
 #include <fcntl.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -157,6 +158,107 @@ static void test_validate_leaves_a_once_server_for_the_run(void **state)
     assert_int_equal(test_proc_wait(server, 5.0, &took), 0);   /* used up by the run */
 }
 
+/* `seam run` of the piston whose solid is tests/protocol/faulty_solid.py (a
+ * `command`), failing as `fault` says (OP:N:HOW), with a checkpoint every 5
+ * steps and a frame every 0.05 s; or `seam run --resume` of that run's
+ * directory when resume is set. The exit status; the log in dir/seam.log. */
+static int run_faulty(const char *dir, const char *fault, const char *steps, bool resume)
+{
+    char solid[2048], out[1200], log[1200];
+    snprintf(solid, sizeof solid, "solids.0={\"name\": \"piston\", \"process\": \"separate\", \"command\": "
+             "[\"python3\", \"%s\"], \"mass\": 1.0, \"stiffness\": 39.47841760435743, \"position\": 0.1, "
+             "\"fault\": \"%s\"}", test_source_path("tests/protocol/faulty_solid.py"), fault);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    char *run[] = {(char *)seam_exe, "run", (char *)test_source_path("examples/piston.json"), "--set", solid,
+                   "--set", "output.checkpoint={\"every_steps\": 5}", "--set", "time.frame=0.05",
+                   "--set", "coupling.scheme=aitken", "--out", out, "--force", "--steps", (char *)steps, NULL};
+    char *again[] = {(char *)seam_exe, "run", "--resume", out, NULL};
+    double took;
+    return test_proc_wait(test_proc_spawn(resume ? again : run, log, -1), 60.0, &took);
+}
+
+/* A server lost or failing between steps (saving a checkpoint, its next step's
+ * size, writing a frame, loading a checkpoint's state) is named with the step it came after and the time
+ * reached, as the coupler's own messages say it; a resume that fails so
+ * leaves the run's files as they were. */
+static void test_failures_between_steps_name_the_step(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200], stats[1200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("liveness_between"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    snprintf(stats, sizeof stats, "%s/out/stats.csv", dir);
+    assert_int_equal(run_faulty(dir, "save:1:kill", "20", false), 1);
+    test_expect_in_file(log, "[piston] error: save after step 4 (t = 0.05 s): lost the connection to ipc://");
+    test_expect_in_file(log, "was killed by signal 9");
+    test_expect_in_file(log, "[piston] error: save failed for the checkpoint after step 4 (t = 0.05 s)");
+    assert_int_equal(run_faulty(dir, "max_dt:5:nan", "20", false), 1);   /* asked with commit 4, for step 4 */
+    test_expect_in_file(log, "[piston] error: max_dt returned nan at step 4 (t = 0.04 s)");
+    /* lost at the bye after the last step: the run is whole, so a warning and exit 0, not an error */
+    assert_int_equal(run_faulty(dir, "destroy:1:kill", "3", false), 0);
+    test_expect_in_file(log, "[piston] warning: bye after step 2 (t = 0.03 s): lost the connection to ipc://");
+    test_expect_in_file(log, "; the run's results stand");
+    char *text = test_slurp(log);
+    if (strstr(text, "error"))
+        fail_msg("a run whose results are whole logged an error:\n%s", text);
+    free(text);
+    assert_int_equal(run_faulty(dir, "write_output:3:error", "20", false), 1);
+    test_expect_in_file(log, "[piston] error: write_output failed for frame 2 (t = 0.1 s, after step 9)");
+    /* the state saved after step 4 cannot be loaded: the 7 steps of the run stay on disk for another try */
+    assert_int_equal(run_faulty(dir, "load:1:exit", "7", false), 0);
+    char *before = test_slurp(stats);
+    assert_int_equal(run_faulty(dir, "", "", true), 1);
+    test_expect_in_file(log, "[piston] error: load after step 4 (t = 0.05 s): lost the connection to ipc://");
+    test_expect_in_file(log, "exited with status 3");
+    test_expect_in_file(log, "could not load its state of 16 bytes, saved after step 4 (t = 0.05 s)");
+    char *after = test_slurp(stats);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
+/* Ctrl-C in a terminal sends SIGINT to the whole foreground process group:
+ * the coupler alone must get it (a spawned server has a group of its own),
+ * finish its step and write the checkpoint of it through the server, which
+ * a server that got the signal too cannot save. */
+static void test_ctrl_c_reaches_the_coupler_alone(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200], out[1200], stats[1300], ckpt[1300];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("liveness_ctrl_c"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(stats, sizeof stats, "%s/stats.csv", out);
+    snprintf(ckpt, sizeof ckpt, "%s/checkpoint.seam", out);
+    /* setsid: the run and what it starts in a session of their own, as a terminal's foreground job */
+    char *argv[] = {"/usr/bin/setsid", (char *)seam_exe, "run", (char *)test_source_path("examples/piston.json"),
+                    "--set", "fluid.process=separate", "--set", "output.checkpoint={\"every_steps\": 1000000}",
+                    "--set", "output.frames=false", "--end", "1e4", "--out", out, "--force", "--quiet", NULL};
+    unlink(stats);
+    pid_t run = test_proc_spawn(argv, log, -1);
+    int rows = 0;
+    for (double t0 = test_now_s(); rows < 20 && test_now_s() - t0 < 30.0; usleep(20000)) {
+        char *text = test_slurp(stats);
+        rows = 0;
+        for (char *p = text; p && *p; p++)
+            rows += *p == '\n';
+        free(text);
+    }
+    assert_true(rows >= 20);
+    assert_int_equal(kill(-run, SIGINT), 0);   /* the group: setsid made the run its leader */
+    double took;
+    assert_int_equal(test_proc_wait(run, 30.0, &took), 128 + SIGINT);
+    char *text = test_slurp(log);
+    assert_non_null(text);
+    if (strstr(text, "error"))
+        fail_msg("an interrupted run with a separate server reported an error:\n%s", text);
+    free(text);
+    char *kept = test_slurp(ckpt);   /* the only checkpoint is the one written after the signal */
+    assert_non_null(kept);
+    free(kept);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -168,6 +270,8 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_messages_from_destroy_reach_the_coupler, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_failures_between_steps_name_the_step, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_ctrl_c_reaches_the_coupler_alone, test_proc_reap_all),
         cmocka_unit_test_teardown(test_validate_leaves_a_once_server_for_the_run, test_proc_reap_all),
         cmocka_unit_test_teardown(test_sigterm_ends_a_stuck_server, test_proc_reap_all),
         cmocka_unit_test_teardown(test_hung_solve_is_reported_within_a_multiple_of_the_longest, test_proc_reap_all),
