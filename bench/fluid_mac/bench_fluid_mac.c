@@ -19,7 +19,7 @@
  * Multigrid runs also print a "bound" table: the CPU time of one MG-PCG
  * iteration (the plugin times each PCG solve) against the bytes it has to
  * move at the least (mac_mg_iteration_bytes, whose model is stated in
- * plugins/fluid_mac/multigrid.c: CG's 13 doubles per unknown, a byte of
+ * plugins/fluid_mac/multigrid.c: CG's 10 doubles per unknown, a byte of
  * stencil per cell and pass plus level 0's diagonal, and two passes per
  * level, each array once) over the bandwidth of a STREAM triad
  * a[i] = b[i] + s c[i] on three arrays of 2^25 doubles (768 MiB, far beyond

@@ -99,38 +99,35 @@ double seam_dot_ordered(size_t n, const double *x, const double *y)
     return sum_blocks(part, nb);
 }
 
-/* update_xr over block [i, hi): its part of |r|^2. */
-static double update_xr_part(double alpha, const double *p, const double *q, double *x, double *r, size_t i,
-                             size_t hi)
+/* r -= alpha q over block [i, hi): its part of |r|^2. */
+static double update_r_part(double alpha, const double *q, double *r, size_t i, size_t hi)
 {
     double s[4] = {0.0, 0.0, 0.0, 0.0};
     for (; i + 4 <= hi; i += 4)
         for (int k = 0; k < 4; k++) {
-            x[i + k] += alpha * p[i + k];
             double ri = r[i + k] - alpha * q[i + k];
             r[i + k] = ri;
             s[k] += ri * ri;
         }
     for (; i < hi; i++) {
-        x[i] += alpha * p[i];
         r[i] -= alpha * q[i];
         s[0] += r[i] * r[i];
     }
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-/* x += alpha p and r -= alpha q in one pass; returns |r|^2 (summed as seam_dot_ordered). */
-static double update_xr(size_t n, double alpha, const double *p, const double *q, double *x, double *r)
+/* r -= alpha q; returns |r|^2 (summed as seam_dot_ordered). */
+static double update_r(size_t n, double alpha, const double *q, double *r)
 {
     size_t B = dot_block(n), nb = (n + B - 1) / B;
     double part[DOT_BLOCKS];
     if (dot_threaded(n)) {
 #pragma omp parallel for schedule(static)
         for (size_t b = 0; b < nb; b++)
-            part[b] = update_xr_part(alpha, p, q, x, r, b * B, b * B + B < n ? b * B + B : n);
+            part[b] = update_r_part(alpha, q, r, b * B, b * B + B < n ? b * B + B : n);
     } else {
         for (size_t b = 0; b < nb; b++)
-            part[b] = update_xr_part(alpha, p, q, x, r, b * B, b * B + B < n ? b * B + B : n);
+            part[b] = update_r_part(alpha, q, r, b * B, b * B + B < n ? b * B + B : n);
     }
     return sum_blocks(part, nb);
 }
@@ -140,6 +137,35 @@ static void update_p(double beta, const double *z, double *p, size_t i, size_t h
 {
     for (; i < hi; i++)
         p[i] = z[i] + beta * p[i];
+}
+
+/* x += alpha p, then p = z + beta p (z NULL: x only), over [i, hi). */
+static void update_xp(double alpha, double beta, const double *z, double *p, double *x, size_t i, size_t hi)
+{
+    if (!z) {
+        for (; i < hi; i++)
+            x[i] += alpha * p[i];
+        return;
+    }
+    for (; i < hi; i++) {
+        x[i] += alpha * p[i];
+        p[i] = z[i] + beta * p[i];
+    }
+}
+
+/* x += alpha p, then p = z + beta p (z NULL: x only), in one pass over the
+ * blocks of update_r: fused CG moves x's update from r's pass to p's, which
+ * reads p anyway. */
+static void update_x(size_t n, double alpha, double beta, const double *z, double *p, double *x)
+{
+    size_t B = dot_block(n), nb = (n + B - 1) / B;
+    if (dot_threaded(n)) {
+#pragma omp parallel for schedule(static)
+        for (size_t q = 0; q < nb; q++)
+            update_xp(alpha, beta, z, p, x, q * B, q * B + B < n ? q * B + B : n);
+    } else {
+        update_xp(alpha, beta, z, p, x, 0, n);
+    }
 }
 
 /* z = M r (identity when neither is given); returns r . z when fused. */
@@ -193,14 +219,19 @@ static int pcg(const seam_linop *A, const seam_linop *M, const seam_dot_linop *F
             break;
         }
         double alpha = rz / pAp;
-        if (fused) {
-            rnorm = sqrt(update_xr(n, alpha, p, Ap, x, r));
+        if (fused) {   /* x += alpha p waits for p's pass (update_x) */
+            rnorm = sqrt(update_r(n, alpha, Ap, r));
         } else {
             seam_axpy(n, alpha, p, x);
             seam_axpy(n, -alpha, Ap, r);
             rnorm = seam_norm2(n, r);
         }
         st.iterations++;
+        if (fused && rnorm <= goal) {   /* (fused solves take no stop function) */
+            update_x(n, alpha, 0.0, NULL, p, x);
+            st.converged = 1;
+            break;
+        }
         if (rnorm <= goal || (stop && stop(stop_ctx, x, r))) {
             st.converged = 1;
             break;
@@ -208,14 +239,10 @@ static int pcg(const seam_linop *A, const seam_linop *M, const seam_dot_linop *F
         double rz_new = precondition(M, FM, fused, r, z, n);
         double beta = rz_new / rz;
         rz = rz_new;
-        if (fused && dot_threaded(n)) {
-            size_t B = dot_block(n), nb = (n + B - 1) / B;
-#pragma omp parallel for schedule(static)
-            for (size_t q = 0; q < nb; q++)
-                update_p(beta, z, p, q * B, q * B + B < n ? q * B + B : n);
-        } else {
+        if (fused)
+            update_x(n, alpha, beta, z, p, x);
+        else
             update_p(beta, z, p, 0, n);
-        }
     }
 done:
     st.residual = rnorm;

@@ -1599,10 +1599,10 @@ double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
 
 /* The bytes one MG-PCG iteration has to move at the least (the bound of
  * bench_fluid_mac's "bound" table), counting each array once per pass:
- * - CG over vectors of n entries (core seam_pcg_fused), 11 doubles each: q = A p
- *   with p.q (read p, write q), x += alpha p and r -= alpha q with |r|^2
- *   (read x, p, r, q, write x, r), p = z + beta p (read z, p, write p); r.z
- *   comes from the V-cycle's last pass on level 0, which reads r and z anyway;
+ * - CG over vectors of n entries (core seam_pcg_fused), 10 doubles each: q = A p
+ *   with p.q (read p, write q), r -= alpha q with |r|^2 (read r, q, write r),
+ *   x += alpha p and p = z + beta p (read x, z, p, write x, p); r.z comes
+ *   from the V-cycle's last pass on level 0, which reads r and z anyway;
  * - the stencil: a byte per cell and pass (which neighbours couple, and on
  *   coarse levels the diagonal, a small integer), plus level 0's diagonal
  *   (8 bytes: free-surface ghost-fluid values) in A p and in both V-cycle
@@ -1617,7 +1617,7 @@ double mac_mg_apply_dot(mac_mg *m, const double *x, double *y)
 double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
 {
     double partial = (double)m->lev[0].n_partial;
-    double bytes = 11.0 * 8.0 * (double)n + 1.0 * (double)m->lev[0].nc + 8.0 * partial;
+    double bytes = 10.0 * 8.0 * (double)n + 1.0 * (double)m->lev[0].nc + 8.0 * partial;
     for (int l = 0; l + 1 < m->n_levels; l++) {
         double N = (double)m->lev[l].nc, Nc = (double)m->lev[l + 1].nc;
         bytes += (8.0 + 8.0 + 1.0) * N + 8.0 * Nc + (8.0 + 8.0 + 8.0 + 1.0) * N + 8.0 * Nc;

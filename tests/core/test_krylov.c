@@ -401,6 +401,47 @@ static void test_cg_fused(void **state)
 #endif
 }
 
+/* Fused CG's x is whole on every exit: it updates x in p's pass, after the
+ * V-cycle, so the iteration that stops (converged, or at max_iter) must still
+ * add its alpha p. Checked by b - A x against the residual CG reports (its
+ * recurrence for r, the same to rounding): a missing last update leaves
+ * |b - A x| at the iteration before's. */
+static void test_cg_fused_final_x(void **state)
+{
+    (void)state;
+    size_t n = 400;
+    seam_csr *A = laplacian(n);
+    seam_jacobi *J = seam_jacobi_new(A);
+    fused_ctx f = {A, seam_jacobi_linop(J)};
+    seam_dot_linop Aop = {n, csr_apply_dot, &f}, Mop = {n, jacobi_apply_dot, &f};
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *r = malloc(n * sizeof *r);
+    for (size_t i = 0; i < n; i++)
+        b[i] = cos(5.0 * (double)i / (double)n) + 0.01 * (double)(i % 7);
+    double bnorm = sqrt(seam_dot(n, b, b));
+    /* {tol, max_iter}: stops at max_iter twice, then converged at a loose tolerance */
+    const double cases[3][2] = {{0.0, 7}, {0.0, 30}, {1e-3, 4000}};
+    for (int c = 0; c < 3; c++) {
+        memset(x, 0, n * sizeof *x);
+        seam_krylov_opts o = {cases[c][0], 0.0, (int)cases[c][1], 0};
+        seam_krylov_stats st;
+        int rc = seam_pcg_fused(&Aop, &Mop, b, x, &o, NULL, &st);
+        assert_int_equal(rc, c < 2 ? 1 : 0);
+        if (c < 2)
+            assert_int_equal(st.iterations, (int)cases[c][1]);
+        else
+            assert_true(st.iterations > 5 && st.residual <= 1e-3 * bnorm);
+        seam_csr_mul(A, x, r);
+        for (size_t i = 0; i < n; i++)
+            r[i] = b[i] - r[i];
+        double true_res = sqrt(seam_dot(n, r, r));
+        printf("fused CG, %d iterations: |b - A x| %.6e, reported %.6e\n", st.iterations, true_res, st.residual);
+        assert_true(fabs(true_res - st.residual) <= 1e-9 * bnorm);
+    }
+    seam_jacobi_destroy(&J);
+    seam_csr_destroy(&A);
+    free(b); free(x); free(r);
+}
+
 /* CG must report breakdown on an indefinite operator instead of returning garbage. */
 static void test_cg_indefinite(void **state)
 {
@@ -482,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_cg_until),
         cmocka_unit_test(test_cg_work),
         cmocka_unit_test(test_cg_fused),
+        cmocka_unit_test(test_cg_fused_final_x),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,9 +65,9 @@ typedef struct seam_dot_linop {
 } seam_dot_linop;
 
 /* seam_pcg_work with fused passes, for solves where memory traffic is the
- * cost: per iteration q = A p with p . q (A), x += alpha p and r -= alpha q
- * with |r|^2 in one pass, z = M r with r . z (M; NULL: z = r) and
- * p = z + beta p, four passes over the vectors where seam_pcg makes eight.
+ * cost: per iteration q = A p with p . q (A), r -= alpha q with |r|^2,
+ * z = M r with r . z (M; NULL: z = r), and x += alpha p with p = z + beta p
+ * in one pass: four passes over the vectors where seam_pcg makes eight.
  * Core's sums here run over blocks fixed by n, in a fixed order, so the
  * iterates do not depend on the thread count when A's and M's dots do not.
  * The iterates are seam_pcg's up to rounding. work: 4 n doubles or NULL. */
