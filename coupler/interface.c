@@ -400,6 +400,7 @@ bool interface_rigid_bodies(seam_sim *sim)
         return true;
     unsigned char *taken = calloc(in->n_points + 1, 1);
     rigid_dofs_body *list = NULL;
+    size_t *owner = NULL;   /* each listed body's participant and its index there */
     size_t count = 0, cap = 0;
     bool ok = taken != NULL;
     for (size_t s = sim->first_solid; ok && s < sim->n_parts; s++) {
@@ -417,13 +418,17 @@ bool interface_rigid_bodies(seam_sim *sim)
         if (count + b.count > cap) {
             cap = 2 * (count + b.count) + 4;
             rigid_dofs_body *grown = realloc(list, cap * sizeof *list);
-            if (!grown) {
+            size_t *owners = grown ? realloc(owner, 2 * cap * sizeof *owner) : NULL;
+            list = grown ? grown : list;
+            owner = owners ? owners : owner;
+            if (!owners) {
+                sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory for %zu rigid bodies", cap);
                 ok = false;
                 break;
             }
-            list = grown;
         }
         for (size_t k = 0; k < b.count; k++, count++) {
+            owner[2 * count] = s, owner[2 * count + 1] = k;
             list[count].first = pt->offset + (size_t)b.first[k];
             list[count].count = (size_t)b.points[k];
             memcpy(list[count].centre, b.centre + 3 * k, sizeof list[count].centre);
@@ -433,11 +438,25 @@ bool interface_rigid_bodies(seam_sim *sim)
     if (!taken)
         sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
     char err[256];
-    if (ok && count && !(sim->rigid = rigid_dofs_new(in->dim, in->n_points, in->X0, list, count, err, sizeof err))) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s", err);
+    size_t bad = count;
+    if (ok && count &&
+        !(sim->rigid = rigid_dofs_new(in->dim, in->n_points, in->X0, list, count, err, sizeof err, &bad))) {
+        if (bad < count) {
+            /* a body whose points coincide (a circle of radius 1e-320 at 0.4 m): located at the solid's body */
+            participant *pt = &sim->parts[owner[2 * bad]];
+            size_t k = owner[2 * bad + 1];
+            char key[512];
+            snprintf(key, sizeof key, "%s.bodies[%zu]", pt->config_path, k);
+            sim_log(sim, SEAM_LOG_ERROR, pt->name, "%s: %s: its body %zu (points %zu to %zu) does not fix a pose: %s "
+                    "(a body too small to tell its points apart?)", seam_doc_locate(sim->doc, key), pt->config_path,
+                    k, list[bad].first - pt->offset, list[bad].first - pt->offset + list[bad].count - 1,
+                    in->dim == 2 ? "fewer than two distinct points" : "fewer than three points off one line");
+        } else
+            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s", err);
         ok = false;
     }
     free(taken);
     free(list);
+    free(owner);
     return ok;
 }

@@ -48,8 +48,10 @@ static void mat_mul(const double A[9], const double B[9], double *C, bool transp
 }
 
 rigid_dofs *rigid_dofs_new(int dim, size_t n_points, const double *X0, const rigid_dofs_body *bodies,
-                           size_t n_bodies, char *err, size_t errlen)
+                           size_t n_bodies, char *err, size_t errlen, size_t *failed)
 {
+    if (failed)
+        *failed = n_bodies;
     rigid_dofs *rd = calloc(1, sizeof *rd);
     if (!rd || !(rd->b = calloc(n_bodies ? n_bodies : 1, sizeof *rd->b)) ||
         !(rd->free_at = malloc((n_points ? n_points : 1) * sizeof *rd->free_at))) {
@@ -94,6 +96,8 @@ rigid_dofs *rigid_dofs_new(int dim, size_t n_points, const double *X0, const rig
             snprintf(err, errlen, "rigid body %zu (points %zu to %zu): its points do not fix a pose (%s)", k,
                      b->first, b->first + b->count - 1, dim == 2 ? "fewer than two distinct points" :
                      "fewer than three points off one line");
+            if (failed)
+                *failed = k;
             rigid_dofs_free(rd);
             return NULL;
         }

@@ -27,9 +27,10 @@ typedef struct rigid_dofs rigid_dofs;
 /* From the concatenated interface (n_points of dim, positions X0) and its
  * rigid bodies (disjoint ranges). NULL with a message in err when a body's
  * points do not fix its pose (fewer than two distinct points; in 3D all on
- * one line) or out of memory. */
+ * one line; *failed is that body's index, unless failed is NULL) or out of
+ * memory (*failed = n_bodies). */
 rigid_dofs *rigid_dofs_new(int dim, size_t n_points, const double *X0, const rigid_dofs_body *bodies,
-                           size_t n_bodies, char *err, size_t errlen);
+                           size_t n_bodies, char *err, size_t errlen, size_t *failed);
 void rigid_dofs_free(rigid_dofs *rd);
 /* Length of the full (points x dim) and the reduced vectors, the bodies. */
 size_t rigid_dofs_full(const rigid_dofs *rd);

@@ -73,6 +73,8 @@ static seam_cfg *read_time(seam_sim *sim, seam_cfg *root)
 
     if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
         sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
+    /* never 0: of a dt of 5e-324 s the default underflows, and an unstable step was retried at dt = 0 for ever */
+    sim->dt_min = fmax(sim->dt_min, nextafter(0.0, 1.0));
     return time;
 }
 

@@ -230,6 +230,16 @@ static void gather_velocities(mono *self)
     }
 }
 
+/* Where solid s is written in the scene ("file:line:col: solids[1]"), for a refusal that no key of its own
+ * causes; "solids[1]" alone when the host cannot locate it. */
+static const char *solid_where(mono *self, size_t s, char *buf, size_t n)
+{
+    const seam_host *h = &self->sh[s].host;
+    const char *at = h->locate ? h->locate(h->ctx, "") : NULL;
+    snprintf(buf, n, "%s%s%s", at ? at : "", at ? ": " : "", self->sh[s].path);
+    return buf;
+}
+
 /* Concatenate the solids' surfaces (volumes only) and bind the fluid to them. */
 static int build_surface(mono *self)
 {
@@ -245,14 +255,17 @@ static int build_surface(mono *self)
             ok = 0;
             break;
         }
+        char where[1200];
         if (f[s].dim != d || f[s].nodes_per_elem != d) {
-            seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "is %dD and the fluid %dD", f[s].dim, d);
+            seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "%s: is %dD and the fluid %dD",
+                      solid_where(self, s, where, sizeof where), f[s].dim, d);
             ok = 0;
         }
         for (size_t e = 0; ok && e < f[s].n_elems; e++)
             if (f[s].two_sided && f[s].two_sided[e]) {
-                seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "interface element %zu is a shell: scheme \"monolithic\" "
-                          "couples volumetric solids only (Zarifi's cut cells need a closed surface)", e);
+                seam_logf(&self->sh[s].host, SEAM_LOG_ERROR, "%s: interface element %zu is a shell: scheme "
+                          "\"monolithic\" couples volumetric solids only (Zarifi's cut cells need a closed surface)",
+                          solid_where(self, s, where, sizeof where), e);
                 ok = 0;
             }
         so->first = self->n_nodes;

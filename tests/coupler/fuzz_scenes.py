@@ -5,8 +5,10 @@ Each case takes a shipped example, applies one random mutation (a key deleted, a
 wrong type, a huge / negative / NaN / infinite number, a number at the edge of a range (0, 1, the
 smallest double, the integer limits, one ulp beside the example's), an unknown key, the text
 truncated, a key duplicated, deep nesting, a participant moved into its own seam-serve and mutated
-there, one section (time, coupling, output, probes, a participant) mutated inside, or a separate
-participant's `command` replaced by a program that cannot serve or dies at its first solve), writes
+there, one section (time, coupling, output, probes, a participant) mutated inside, a separate
+participant's `command` replaced by a program that cannot serve or dies at its first solve, a fluid_mac's grid
+changed (odd or tiny sizes, a third axis, obstacles, open sides, the other preconditioner), or a solid_rigid's
+body moved onto, just inside or beyond its walls), writes
 it beside the example (so relative paths still resolve; the examples' ../protocol is linked beside
 the copies) and runs seam on it with a timeout. A case fails when seam is killed by a signal, prints
 a sanitizer report, hangs, exits with a status seam does not document for a run (0, 1, 3:
@@ -14,6 +16,8 @@ unconverged steps, 4: diverged), refuses the scene without a message that names 
 (file:line:col) or the key path, runs to exit 0 what validate refused, or runs a program that cannot
 serve to anything but exit 1 with the participant and the step (or the key) named. Python
 participants need the seam_abi module on PYTHONPATH (the suite's environment has it).
+
+Grid, walls and scheme cases (another coupling scheme, rmi most often) are always run for a step as well as validated.
 
     fuzz_scenes.py SEAM EXAMPLES_DIR [--cases N] [--seed S] [--run-every K] [--timeout T] [--keep DIR]
 
@@ -129,12 +133,128 @@ def alter(rng, doc, ps, kind):
     return "%s %s" % (kind, label)
 
 
+GRID_SIZES = [4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 31, 33, 63, 65, 3, 2, 1, 0]
+
+
+def fluid_mac_grid(rng, fluid, cell_size):
+    """One to three changes to a fluid_mac's grid, FLUID in place: its size (odd, tiny, the domain kept or not),
+    a third axis, obstacles (inside, on a side, holding no cell centre, the whole domain), open or wall sides,
+    the other preconditioner. Returns the changes' labels."""
+    cells = fluid.get("cells")
+    if not (isinstance(cells, list) and cells and all(isinstance(n, int) for n in cells)):
+        cells = [16, 16]
+    dx = fluid.get("dx", cell_size)
+    dx = dx if isinstance(dx, (int, float)) and dx > 0 else 0.05
+    origin = fluid.get("origin") if isinstance(fluid.get("origin"), list) else [0.0] * len(cells)
+    labels = []
+    for kind in rng.sample(["cells", "cells", "third", "obstacles", "obstacles", "sides", "sides", "precond",
+                            "tiny"], rng.choice([1, 2, 3])):
+        dim = len(cells)
+        if kind in ("cells", "tiny"):
+            new = [rng.choice(GRID_SIZES[:6] if kind == "tiny" else GRID_SIZES[:14]) for _ in cells]
+            if rng.random() < 0.1:
+                new[rng.randrange(len(new))] = rng.choice(GRID_SIZES[14:])    # below the 4 cells an axis needs
+            if kind == "cells" and rng.random() < 0.5 and new[0] > 0:
+                # the same domain, about: dx scaled with the first axis, the others rounded to odd counts
+                f = cells[0] / new[0]
+                dx *= f
+                new = [new[0]] + [max(1, int(n / f) | 1) for n in cells[1:]]
+                fluid["dx"] = dx
+            cells = new
+            labels.append("cells %s" % cells)
+        elif kind == "third":
+            cells = cells[:2] + [rng.choice(GRID_SIZES[:8])] if dim == 2 else cells[:2]
+            labels.append("cells %s" % cells)
+        elif kind == "obstacles":
+            lo = [origin[a] if a < len(origin) and isinstance(origin[a], (int, float)) else 0.0 for a in range(dim)]
+            hi = [lo[a] + cells[a] * dx for a in range(dim)]
+            boxes = []
+            for _ in range(rng.choice([1, 1, 2, 3])):
+                how = rng.choice(["inside", "side", "thin", "all", "outside"])
+                a0 = [rng.uniform(lo[a], hi[a]) for a in range(dim)]
+                a1 = [min(hi[a], a0[a] + rng.choice([0.3, 1, 2, 5]) * dx) for a in range(dim)]
+                if how == "side":
+                    a = rng.randrange(dim)
+                    a0[a], a1[a] = (lo[a] - dx, lo[a] + dx) if rng.random() < 0.5 else (hi[a] - dx, hi[a] + dx)
+                elif how == "thin":
+                    a = rng.randrange(dim)
+                    a1[a] = a0[a] + 0.01 * dx
+                elif how == "all":
+                    a0, a1 = lo[:], hi[:]
+                elif how == "outside":
+                    a0 = [h + dx for h in hi]
+                    a1 = [h + 2 * dx for h in hi]
+                boxes.append({"box": [a0, a1]})
+                labels.append("obstacle %s" % how)
+            fluid["obstacles"] = (fluid.get("obstacles") if isinstance(fluid.get("obstacles"), list) else []) + boxes
+        elif kind == "sides":
+            names = ["left", "right", "bottom", "top", "back", "front"][:2 * dim]
+            b = {n: rng.choice(["wall", "open"]) for n in names if rng.random() < 0.7}
+            fluid["boundary"] = b
+            labels.append("boundary %s" % ",".join(n for n in b if b[n] == "open"))
+        else:
+            fluid["pressure_preconditioner"] = rng.choice(["mic0", "multigrid"])
+            labels.append(fluid["pressure_preconditioner"])
+    fluid["cells"] = cells
+    return labels
+
+
+def rigid_walls(rng, solid):
+    """A solid_rigid's body moved to, just inside or beyond its walls, or walls drawn round the bodies' centres
+    (SOLID in place); returns the label."""
+    bodies = [b for b in solid.get("bodies", []) if isinstance(b, dict) and isinstance(b.get("position"), list)]
+    if not bodies:
+        return "walls: no bodies"
+    dim = len(bodies[0]["position"])
+    walls = solid.get("walls")
+    if not (isinstance(walls, dict) and isinstance(walls.get("min"), list) and isinstance(walls.get("max"), list)):
+        ps = [b["position"] for b in bodies]
+        walls = {"min": [min(p[a] for p in ps) - 0.5 for a in range(dim)],
+                 "max": [max(p[a] for p in ps) + 0.5 for a in range(dim)]}
+        solid["walls"] = walls
+    b = rng.choice(bodies)
+    a = rng.randrange(dim)
+    side = rng.choice(["min", "max"])
+    w = walls[side][a] if a < len(walls[side]) else 0.0
+    w = w if isinstance(w, (int, float)) else 0.0
+    how = rng.choice(["on", "beyond", "far", "ulp", "inside", "shrink", "swap"])
+    if how == "shrink":
+        walls[side][a] = b["position"][a]
+    elif how == "swap":
+        walls["min"], walls["max"] = walls["max"], walls["min"]
+    else:
+        d = {"on": 0.0, "beyond": 0.01, "far": 1e3, "ulp": abs(w) * 2 ** -52 + 5e-324, "inside": -0.01}[how]
+        b["position"][a] = w + d if side == "max" else w - d
+    return "walls %s %s[%d] body %s" % (how, side, a, b.get("name"))
+
+
 def mutate(rng, text):
     """One mutation; returns (label, new text, whether the run must fail)."""
     doc = json.loads(text)
     ps = [p for p in paths(doc) if p]
     kind = rng.choice(["delete", "type", "number", "textnum", "unknown", "truncate", "duplicate", "nest",
-                       "number", "type", "delete", "array", "edge", "edge", "separate", "focus", "focus", "command"])
+                       "number", "type", "delete", "array", "edge", "edge", "separate", "focus", "focus", "command",
+                       "grid", "grid", "walls", "scheme"])
+    if kind == "scheme" and isinstance(doc.get("coupling"), dict):
+        # another coupling scheme (rmi most often), sometimes with a section key mutated as well
+        doc["coupling"]["scheme"] = rng.choice(["rmi", "rmi", "rmi", "iqn-ils", "iqn-imvj", "aitken", "xpm",
+                                                "explicit", "relaxation", "monolithic"])
+        label = "scheme %s" % doc["coupling"]["scheme"]
+        sub = [r for r in paths(doc) if r[:1] == ("coupling",) and len(r) > 1]
+        if sub and rng.random() < 0.3:
+            label += ", " + alter(rng, doc, sub, rng.choice(["delete", "number", "edge", "edge"]))
+        return label, json.dumps(doc, indent=1), False
+    if kind == "grid":
+        fluid = doc.get("fluid")
+        if isinstance(fluid, dict) and fluid.get("plugin") == "fluid_mac":
+            label = "grid " + ", ".join(fluid_mac_grid(rng, fluid, doc.get("cell_size")))
+            return label, json.dumps(doc, indent=1), False
+        kind = "focus"
+    if kind == "walls":
+        rigid = [x for x in (doc.get("solids") or []) if isinstance(x, dict) and x.get("plugin") == "solid_rigid"]
+        if rigid:
+            return rigid_walls(rng, rng.choice(rigid)), json.dumps(doc, indent=1), False
+        kind = "focus"
     if kind == "truncate":
         n = rng.randrange(len(text))
         return "truncate at %d" % n, text[:n], False
@@ -258,7 +378,7 @@ def main():
             f.write(text)
         try:
             cmds = [[a.seam, "validate", path]]
-            if case % a.run_every == 0 or must_fail:
+            if case % a.run_every == 0 or must_fail or label.startswith(("grid", "walls", "scheme")):
                 cmds.append([a.seam, "run", path, "--steps", "1", "--out", os.path.join(out, str(case)),
                              "--force", "--quiet", "--no-report"])
             validated = None

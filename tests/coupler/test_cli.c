@@ -146,6 +146,20 @@ static void test_validate_reports_precisely(void **state)
     assert_int_equal(seam("validate tests/coupler/scenes/line_in_plane.json"), 1);
     expect("seam: [fluid] error: tests/coupler/scenes/line_in_plane.json:4:3: fluid: bind failed for an interface of "
            "1 points (dim 1)\n");
+    /* A body whose points coincide (a circle of radius 1e-320 m: the coupler's rigid coordinates cannot fix its
+     * pose) is located at the solid's body; it was "rigid body 0 (...)", unlocated (fuzz5, seed 5101) */
+    assert_int_equal(seam("validate examples/rising_disc.json --set solids.0.bodies.0.radius=1e-320"), 1);
+    expect("seam: [disc] error: examples/rising_disc.json:23:9: solids[0]: its body 0 (points 0 to 7) does not fix a "
+           "pose: fewer than two distinct points");
+    /* The monolithic scheme's refusal of a shell is located at the solid (it named the solid alone; fuzz5, 5101) */
+    assert_int_equal(seam("validate examples/water_balloon.json --set coupling.scheme=monolithic"), 1);
+    expect("seam: [monolithic] error: balloon: examples/water_balloon.json:18:5: solids[0]: interface element 0 is a "
+           "shell: scheme \"monolithic\" couples volumetric solids only");
+    /* dt = 5e-324 s: 1e-6 dt, the default dt_min, underflowed to 0 and the unstable step was retried at dt = 0 for
+     * ever (fuzz5, seed 5102); now dt_min is never 0 and the run stops with the step and the cause */
+    assert_int_equal(seam("run examples/floating_block.json --set time.dt=5e-324 --steps 1 --out '%s' --force --quiet "
+                          "--no-report", test_tmpdir("cli_tiny_dt")), 1);
+    expect("error: step 0 (t = 0 s) is unstable even at dt = 4.94e-324 s (time.dt_min = 4.94e-324 s)");
     /* A key an override created on its way is located at the override, not at the enclosing object in the file. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.tolerence.x=1"), 1);
     expect("seam: error: --set coupling.tolerence.x: coupling.tolerence: unknown key (did you mean \"tolerance\"?)");

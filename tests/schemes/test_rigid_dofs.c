@@ -98,7 +98,7 @@ static rigid_dofs *ring_dofs(const double *X0)
 {
     rigid_dofs_body b = {0, RING, {ring_c[0], ring_c[1], 0.0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};
     char err[256];
-    rigid_dofs *rd = rigid_dofs_new(2, NP, X0, &b, 1, err, sizeof err);
+    rigid_dofs *rd = rigid_dofs_new(2, NP, X0, &b, 1, err, sizeof err, NULL);
     assert_non_null(rd);
     return rd;
 }
@@ -183,7 +183,7 @@ static void test_reduce_expand_lift_3d(void **state)
     X0[3 * C] = 5.0, X0[3 * C + 1] = 5.0, X0[3 * C + 2] = 5.0;
     rigid_dofs_body b = {0, C, {1.1, 2.05, -1.0}, {1, 0, 0, 0, 1, 0, 0, 0, 1}};   /* off the corners' centroid */
     char err[256];
-    rigid_dofs *rd = rigid_dofs_new(3, NP3, X0, &b, 1, err, sizeof err);
+    rigid_dofs *rd = rigid_dofs_new(3, NP3, X0, &b, 1, err, sizeof err, NULL);
     assert_non_null(rd);
     assert_int_equal(rigid_dofs_reduced(rd), 9);
     assert_true(rigid_dofs_begin(rd, X0));
