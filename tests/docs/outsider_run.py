@@ -20,3 +20,9 @@ def check(cond, what):
 def seam(*args, cwd):
     p = subprocess.run([SEAM] + list(args), cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout + p.stderr
+
+
+def verdict():
+    """The exit status of a test: 1 when a check failed, after their count."""
+    print("%d failed" % len(failures))
+    return 1 if failures else 0

@@ -18,7 +18,7 @@ import shutil
 import sys
 import tempfile
 
-from outsider_run import HERE, check, failures, seam
+from outsider_run import HERE, check, seam, verdict
 
 
 def rows(path):
@@ -90,8 +90,7 @@ def main():
               "the Python server's unknown key, located: " + out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failed" % len(failures))
-    return 1 if failures else 0
+    return verdict()
 
 
 if __name__ == "__main__":

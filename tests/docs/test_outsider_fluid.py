@@ -19,7 +19,7 @@ import shutil
 import sys
 import tempfile
 
-from outsider_run import BUILD, HERE, check, failures, seam
+from outsider_run import BUILD, HERE, check, seam, verdict
 
 SCENES = ("still_float.json", "still_float_fem.json", "still_piston.json", "still_press.json")
 RHO, G = 1000.0, 9.81
@@ -178,8 +178,7 @@ def main():
               "the fluid's unknown key, located: " + text[-800:])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failed" % len(failures))
-    return 1 if failures else 0
+    return verdict()
 
 
 if __name__ == "__main__":
