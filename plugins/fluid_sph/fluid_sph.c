@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/checkpoint.h"
 #include "seam/config.h"
 #include "seam/frame.h"
 #include "seam/log.h"
@@ -1187,48 +1188,36 @@ done:
 
 /* ---- state, fields, output ------------------------------------------------- */
 
-#define SAVE_MAGIC 0x31505346u   /* "FSP1" */
-
-static size_t state_size(const fluid_sph *self)
-{
-    size_t d = (size_t)self->dim;
-    return 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t) +
-           ((2 * d + 3) * self->n + d * self->iface.n_points) * sizeof(double);
-}
-
-/* The committed state in one fixed order, for save (to buf) and load (from buf). */
-static void move_state(fluid_sph *self, int save, unsigned char *buf)
-{
-    size_t d = (size_t)self->dim, n = self->n;
-    struct { void *at; size_t bytes; } parts[] = {
-        {self->x_n, d * n * sizeof(double)}, {self->v_n, d * n * sizeof(double)}, {self->k_n, n * sizeof(double)},
-        {self->kv_n, n * sizeof(double)},    {self->p_n, n * sizeof(double)},
-        {self->Xi_n, d * self->iface.n_points * sizeof(double)}};
-    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
-        if (parts[k].bytes && save)
-            memcpy(buf, parts[k].at, parts[k].bytes);
-        else if (parts[k].bytes)
-            memcpy(parts[k].at, buf, parts[k].bytes);
-        buf += parts[k].bytes;
-    }
-}
-
+/* The committed state as a checkpoint image (seam/checkpoint.h: typed,
+ * little-endian, CRC'd), section "fluid_sph": dim, particle count, interface
+ * points, then x, v, k, kv, p of the particles and the interface's X^n. */
 static seam_status fluid_save(void *p, seam_buffer *out)
 {
     fluid_sph *self = p;
-    size_t size = state_size(self);
-    free(self->saved);
-    self->saved = malloc(size);
-    if (!self->saved) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "save: out of memory for %zu bytes", size);
+    size_t d = (size_t)self->dim, n = self->n, np = self->iface.n_points;
+    seam_ckpt_writer *w = seam_ckpt_writer_new();
+    if (w) {
+        seam_ckpt_section(w, "fluid_sph");
+        seam_ckpt_put_u64(w, d);
+        seam_ckpt_put_u64(w, n);
+        seam_ckpt_put_u64(w, np);
+        seam_ckpt_put_f64s(w, self->x_n, d * n);
+        seam_ckpt_put_f64s(w, self->v_n, d * n);
+        seam_ckpt_put_f64s(w, self->k_n, n);
+        seam_ckpt_put_f64s(w, self->kv_n, n);
+        seam_ckpt_put_f64s(w, self->p_n, n);
+        seam_ckpt_put_f64s(w, self->Xi_n, d * np);
+    }
+    size_t size = 0;
+    unsigned char *image = w ? seam_ckpt_writer_take(w, &size) : NULL;
+    seam_ckpt_writer_destroy(&w);
+    if (!image) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "save: out of memory for the state of %zu particles", n);
         return SEAM_ERROR;
     }
-    uint32_t head[2] = {SAVE_MAGIC, (uint32_t)self->dim};
-    uint64_t counts[2] = {self->n, self->iface.n_points};
-    memcpy(self->saved, head, sizeof head);
-    memcpy(self->saved + sizeof head, counts, sizeof counts);
-    move_state(self, 1, self->saved + sizeof head + sizeof counts);
-    out->data = self->saved;
+    free(self->saved);
+    self->saved = image;
+    out->data = image;
     out->size = size;
     return SEAM_OK;
 }
@@ -1236,21 +1225,34 @@ static seam_status fluid_save(void *p, seam_buffer *out)
 static seam_status fluid_load(void *p, const void *bytes, size_t size)
 {
     fluid_sph *self = p;
-    uint32_t head[2] = {0, 0};
-    uint64_t counts[2] = {0, 0};
-    if (size >= sizeof head + sizeof counts) {
-        memcpy(head, bytes, sizeof head);
-        memcpy(counts, (const unsigned char *)bytes + sizeof head, sizeof counts);
-    }
-    if (head[0] != SAVE_MAGIC || head[1] != (uint32_t)self->dim || counts[0] != self->n ||
-        counts[1] != self->iface.n_points || size != state_size(self)) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "load: not a fluid_sph state of %zu particles in %dD with %zu interface "
-                  "points (%zu bytes, expected %zu)", self->n, self->dim, self->iface.n_points, size,
-                  state_size(self));
+    size_t d = (size_t)self->dim, n = self->n, np = self->iface.n_points;
+    char err[512];
+    seam_ckpt_reader *r = seam_ckpt_reader_from_bytes(bytes, size, "fluid_sph state", err, sizeof err);
+    if (!r) {
+        seam_logf(self->host, SEAM_LOG_ERROR, "load: %s", err);
         return SEAM_ERROR;
     }
-    /* The buffer is only read: move_state copies out of it when save is 0. */
-    move_state(self, 0, (unsigned char *)(uintptr_t)bytes + sizeof head + sizeof counts);
+    seam_status st = SEAM_ERROR;
+    if (seam_ckpt_need(r, "fluid_sph")) {
+        uint64_t dim = seam_ckpt_get_u64(r), count = seam_ckpt_get_u64(r), points = seam_ckpt_get_u64(r);
+        if (seam_ckpt_ok(r, false) && (dim != d || count != n || points != np))
+            seam_ckpt_fail(r, "not a fluid_sph state of %zu particles in %dD with %zu interface points (it holds "
+                           "%llu in %lluD with %llu)", n, self->dim, np, (unsigned long long)count,
+                           (unsigned long long)dim, (unsigned long long)points);
+        /* counts checked and the image's CRC too: the arrays fit */
+        seam_ckpt_get_f64s(r, self->x_n, d * n);
+        seam_ckpt_get_f64s(r, self->v_n, d * n);
+        seam_ckpt_get_f64s(r, self->k_n, n);
+        seam_ckpt_get_f64s(r, self->kv_n, n);
+        seam_ckpt_get_f64s(r, self->p_n, n);
+        seam_ckpt_get_f64s(r, self->Xi_n, d * np);
+        st = seam_ckpt_ok(r, true) ? SEAM_OK : SEAM_ERROR;
+    }
+    if (st != SEAM_OK)
+        seam_logf(self->host, SEAM_LOG_ERROR, "load: %s", seam_ckpt_error(r));
+    seam_ckpt_reader_destroy(&r);
+    if (st != SEAM_OK)
+        return st;
     self->start_valid = 0;
     forget_step(self);
     self->solved = 0;
