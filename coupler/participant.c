@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote_keys.h"
 #include "sim_internal.h"
 
 static void host_log(void *ctx, seam_log_level level, const char *message)
@@ -93,7 +94,7 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
         return;
     }
     seam_remote *remote = NULL;
-    int remote_rc = seam_remote_from_config(obj, open_name, pt->name, sim->scene_dir, &remote, err, sizeof err);
+    int remote_rc = remote_from_scene(obj, open_name, pt->name, sim->scene_dir, &remote, err, sizeof err);
     /* The rest of the object is the plugin's, checked by its create. */
     const char *key;
     json_t *v;
@@ -158,7 +159,7 @@ const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", 
  * library each (the plugin creates them itself). */
 static void refuse_remote(seam_cfg *obj)
 {
-    for (const char *const *k = seam_remote_keys; *k; k++)
+    for (const char *const *k = remote_scene_keys; *k; k++)
         if (strcmp(*k, "process") != 0 && seam_cfg_has(obj, *k))
             seam_cfg_error(obj, *k, "scheme \"monolithic\" runs every solver inside its own plugin, in this process: "
                            "a remote participant cannot take part");
@@ -228,7 +229,7 @@ static char *config_without(json_t *obj)
         return NULL;
     for (const char *const *k = coupler_keys; *k; k++)
         json_object_del(copy, *k);
-    for (const char *const *k = seam_remote_keys; *k; k++)
+    for (const char *const *k = remote_scene_keys; *k; k++)
         json_object_del(copy, *k);
     char *text = json_dumps(copy, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(copy);
