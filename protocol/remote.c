@@ -23,6 +23,7 @@
 #include "seam/alloc.h"
 #include "seam/loader.h"
 #include "seam/log.h"
+#include "seam/vtk.h"
 #include "wire.h"
 
 #ifndef SEAM_SERVE_BUILD_PATH
@@ -1466,7 +1467,7 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
     seam_wbuf w;
     if (cfg && host->locate)
         write_locations(&w, cfg, "", host, &n_locs, true);
-    uint64_t id = begin_request(r, &w, "create", host->gravity ? 8 : 7, 0);
+    uint64_t id = begin_request(r, &w, "create", host->gravity ? 9 : 8, 0);
     seam_w_str(&w, "config");
     seam_w_str(&w, config_json);
     seam_w_str(&w, "name");
@@ -1489,6 +1490,8 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
         seam_w_str(&w, "gravity");
         seam_w_f64s(&w, host->gravity, 3);
     }
+    seam_w_str(&w, "vtk");   /* the frame format, a host setting (ABI 6) */
+    seam_w_str(&w, seam_vtk_format_names[seam_host_vtk_format(host)]);
     seam_w_str(&w, "locations");
     seam_w_map(&w, n_locs);
     size_t written = 0;
