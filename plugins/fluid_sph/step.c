@@ -119,10 +119,6 @@ static seam_status implicit_viscosity(fluid_sph *self, const seam_step *step, co
         return SEAM_OK;
     int rc = sph_viscosity_solve(&self->f, G0, self->cfg.mu, step->dt, self->vb, self->cfg.eta_visc,
                                  self->cfg.max_iter, self->v, self->fb, &self->last_visc);
-    if (rc < 0) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the viscosity solve of %zu particles", self->n);
-        return SEAM_ERROR;
-    }
     if (rc > 0) {   /* a linear solve: its iterate is no solution (docs/fluid_sph.md, "Non-convergence") */
         seam_logf(self->host, SEAM_LOG_WARN, "step %lld iteration %d: the implicit viscosity CG %s: %d iterations "
                   "(max_iterations %d), relative residual %.3g > viscosity_tolerance %g", (long long)step->index,
@@ -153,10 +149,6 @@ static seam_status pressure_solve(fluid_sph *self, const seam_step *step, const 
     }
     int rc = sph_takahashi_solve(self->tak, &self->f, G0, dt, self->vb, &self->cfg.tak_opts, self->v, self->p,
                                  self->k, &self->last_rho);
-    if (rc < 0) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the pressure system of %zu particles", self->n);
-        return SEAM_ERROR;
-    }
     if (rc > 0) {   /* a linear solve stopped short: its pressures are no solution */
         seam_logf(self->host, SEAM_LOG_WARN, "step %lld iteration %d: the takahashi pressure solve (%s) %s: %d "
                   "iterations (max_iterations %d), mean density error %.3g > density_tolerance %g",

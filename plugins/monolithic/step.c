@@ -89,7 +89,7 @@ static seam_status cut_cells(mono *self, const seam_step *step)
     if (st == SEAM_OK)
         mono_cut_obstacles(&self->cut, g, fl->obstacle);
     if (st == SEAM_OK)
-        st = mono_liquid_phi(g, &self->cut, fl->liquid ? fl->phi_n : self->all_fluid, self->phi, self->host);
+        mono_liquid_phi(g, &self->cut, fl->liquid ? fl->phi_n : self->all_fluid, self->phi);
     if (st == SEAM_OK)
         st = mono_fluid_build(&self->F, g, &self->cut, &b, self->phi, fl->vel, fl->vel, fl->rho, step->dt, self->host);
     if (st == SEAM_OK)
@@ -147,7 +147,7 @@ static seam_status coupled_solve(mono *self, double dt)
 }
 
 /* 5a. u = u* - dt/rho grad p (5.4), then the velocities extrapolated (4.6). */
-static seam_status fluid_update(mono *self, double dt)
+static void fluid_update(mono *self, double dt)
 {
     fluid_mac *fl = self->fl;
     const mac_grid *g = &fl->g;
@@ -155,11 +155,7 @@ static seam_status fluid_update(mono *self, double dt)
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
     mono_fluid_update(&self->F, g, &self->cut, self->phi, self->p, fl->vel, fl->rho, dt, fl->vel);
-    if (mono_extrapolate(g, &self->cut, self->phi, 2, fl->vel) != SEAM_OK) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocities of a %zu-cell grid", nc);
-        return SEAM_ERROR;
-    }
-    return SEAM_OK;
+    mono_extrapolate(g, &self->cut, self->phi, 2, fl->vel);
 }
 
 /* 5b. The solids' steps: FEM with the solved velocities (5.2), rigid bodies
@@ -195,10 +191,10 @@ static seam_status mono_step(mono *self, const seam_step *step)
         st = solid_blocks(self, step);                                     /* 4. (5.17) */
     if (st == SEAM_OK)
         st = coupled_solve(self, dt);
-    if (st == SEAM_OK)
-        st = fluid_update(self, dt);                                       /* 5. u^{n+1}, x^{n+1} */
-    if (st == SEAM_OK)
-        st = solids_advance(self, step);
+    if (st != SEAM_OK)
+        return st;
+    fluid_update(self, dt);                                                /* 5. u^{n+1}, x^{n+1} */
+    st = solids_advance(self, step);
     if (st == SEAM_OK)
         st = fluid_mac_end(self->fl, dt);
     return st;
