@@ -141,4 +141,5 @@ const seam_scheme_ops seam_scheme_aitken = {
     .step = aitken_step,
     .save = aitken_save,
     .load = aitken_load,
+    .iterates = true,
 };

@@ -55,4 +55,5 @@ const seam_scheme_ops seam_scheme_explicit = {
     .create = explicit_create,
     .destroy = explicit_destroy,
     .step = explicit_step,
+    .iterates = false,
 };

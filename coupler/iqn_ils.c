@@ -156,4 +156,5 @@ const seam_scheme_ops seam_scheme_iqn_ils = {
     .save = iqn_save,
     .load = iqn_load,
     .report = iqn_report,
+    .iterates = true,
 };

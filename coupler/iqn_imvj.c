@@ -468,4 +468,5 @@ const seam_scheme_ops seam_scheme_iqn_imvj = {
     .report = imvj_report,
     .save = imvj_save,
     .load = imvj_load,
+    .iterates = true,
 };

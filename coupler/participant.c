@@ -149,37 +149,33 @@ bool participant_ready(seam_sim *sim, participant *pt)
     return true;
 }
 
-/* Keys of `coupling` that scheme "monolithic" reads: handed to the plugin
- * inside its object's "coupling". */
-const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations", "preconditioner",
-                                       NULL};
-
 /* A participant's objects as one coupled solver sees them: one in-process
  * library each (the plugin creates them itself). */
-static void refuse_remote(seam_cfg *obj)
+static void refuse_remote(seam_cfg *obj, const char *plugin)
 {
     for (const char *const *k = seam_remote_keys; *k; k++)
         if (strcmp(*k, "process") != 0 && seam_cfg_has(obj, *k))
-            seam_cfg_error(obj, *k, "scheme \"monolithic\" runs every solver inside its own plugin, in this process: "
-                           "a remote participant cannot take part");
+            seam_cfg_error(obj, *k, "scheme \"%s\" runs every solver inside its own plugin, in this process: "
+                           "a remote participant cannot take part", plugin);
     const char *process = seam_cfg_str(obj, "process", "inline", 0);
     if (process && strcmp(process, "inline") != 0)
-        seam_cfg_error(obj, "process", "scheme \"monolithic\" runs every solver inside its own plugin, in this process "
-                       "(\"%s\" is not possible)", process);
+        seam_cfg_error(obj, "process", "scheme \"%s\" runs every solver inside its own plugin, in this process "
+                       "(\"%s\" is not possible)", plugin, process);
 }
 
-void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt)
+void participant_read_builtin(seam_sim *sim, seam_cfg *root, const char *plugin, const char *const *keys,
+                              participant *pt)
 {
     pt->sim = sim;
     pt->role = SEAM_COUPLED;
     pt->config_path = xstrdup(sim, "");
-    pt->name = xstrdup(sim, "monolithic");
-    pt->plugin_name = xstrdup(sim, "monolithic");
+    pt->name = xstrdup(sim, plugin);
+    pt->plugin_name = xstrdup(sim, plugin);
     json_t *scene = seam_doc_root(sim->doc);
     pt->config = json_object();
     json_t *mine = json_object();
     json_t *coupling = json_object_get(scene, "coupling");
-    for (const char *const *k = monolithic_keys; *k; k++)
+    for (const char *const *k = keys; *k; k++)
         if (json_object_get(coupling, *k))
             json_object_set(mine, *k, json_object_get(coupling, *k));
     if (!pt->config || !mine || json_object_set(pt->config, "fluid", json_object_get(scene, "fluid")) ||
@@ -190,7 +186,7 @@ void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt)
     }
     seam_cfg *f = seam_cfg_child(root, "fluid", 0);
     if (f) {
-        refuse_remote(f);
+        refuse_remote(f, plugin);
         const char *key;
         json_t *v;
         json_object_foreach(json_object_get(scene, "fluid"), key, v) seam_cfg_skip(f, key);
@@ -199,20 +195,20 @@ void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt)
         seam_cfg *s = seam_cfg_item(root, "solids", i);
         if (!s)
             continue;
-        refuse_remote(s);
+        refuse_remote(s, plugin);
         const char *key;
         json_t *v;
         json_object_foreach(json_array_get(json_object_get(scene, "solids"), i), key, v) seam_cfg_skip(s, key);
     }
     char err[2048];
-    pt->lib = seam_library_open("monolithic", err, sizeof err);
+    pt->lib = seam_library_open(plugin, err, sizeof err);
     if (!pt->lib) {
-        seam_cfg_error(root, "coupling", "scheme \"monolithic\": %s", err);
+        seam_cfg_error(root, "coupling", "scheme \"%s\": %s", plugin, err);
         return;
     }
     pt->p = seam_library_plugin(pt->lib);
-    if (seam_plugin_check_role(pt->p, seam_library_path(pt->lib), SEAM_COUPLED, "monolithic", err, sizeof err) != 0) {
-        seam_cfg_error(root, "coupling", "scheme \"monolithic\": %s", err);
+    if (seam_plugin_check_role(pt->p, seam_library_path(pt->lib), SEAM_COUPLED, plugin, err, sizeof err) != 0) {
+        seam_cfg_error(root, "coupling", "scheme \"%s\": %s", plugin, err);
         seam_library_close(&pt->lib);
         pt->p = NULL;
     }

@@ -70,7 +70,7 @@ void probes_read(seam_sim *sim, seam_cfg *out, sim_probes *pr)
                 }
             if (solid && sim->coupled)
                 seam_cfg_error(c, "solid", "%s hands the coupler no loads: only point probes",
-                               sim->monolithic ? "scheme \"monolithic\" solves fluid and solids as one system and"
+                               sim->builtin_coupled ? "scheme \"monolithic\" solves fluid and solids as one system and"
                                                : "a scene with a \"coupled\" participant");
             else if (solid && !found)
                 seam_cfg_error(c, "solid", "no solid of this scene is named \"%s\"", solid);

@@ -80,4 +80,5 @@ const seam_scheme_ops seam_scheme_relaxation = {
     .create = relaxation_create,
     .destroy = relaxation_destroy,
     .step = relaxation_step,
+    .iterates = true,
 };

@@ -675,6 +675,7 @@ const seam_scheme_ops seam_scheme_rmi = {
     .save = rmi_save,
     .load = rmi_load,
     .report = rmi_report,
+    .iterates = true,
 };
 
 /* The extended partitioned method (Akbay 2.6): the RMI above with the
@@ -691,4 +692,8 @@ const seam_scheme_ops seam_scheme_xpm = {
     .save = rmi_save,
     .load = rmi_load,
     .report = rmi_report,
+    .iterates = true,
+    .needs_bpp = true,
+    .needs_impulse_loads = true,
+    .defaults = {30, 0.05, true, true},   /* Akbay 2.6: 30 iterations, 0.05 cell sizes on the positions alone */
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "sim_internal.h"
 
 static const char *const unconverged_names[] = {"warn", "fail", "retry", NULL};
@@ -31,12 +32,16 @@ static void skip_other_scheme_keys(seam_sim *sim, seam_cfg *coupling, json_t *ob
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v) {
-        for (const char *const *k = monolithic_keys; *k; k++)
-            if (strcmp(*k, key) == 0) {
-                seam_cfg_skip(coupling, key);
-                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme "
-                        "\"monolithic\" does)", locate_key(sim, "coupling", key), key, sim->scheme->name);
-            }
+        for (size_t i = 0; i < sim_stepper_count(); i++) {
+            const sim_stepper *st = sim_stepper_at(i);
+            for (const char *const *k = st->keys; st->scheme_name && *k; k++)
+                if (strcmp(*k, key) == 0) {
+                    seam_cfg_skip(coupling, key);
+                    sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it "
+                            "(scheme \"%s\" does)", locate_key(sim, "coupling", key), key, sim->scheme->name,
+                            st->scheme_name);
+                }
+        }
         for (size_t i = 0; i < seam_scheme_count(); i++) {
             const seam_scheme_ops *s = seam_scheme_at(i);
             if (s == sim->scheme)
@@ -102,12 +107,14 @@ static void read_gravity(seam_sim *sim, seam_cfg *root)
         memcpy(sim->gravity, v, sizeof v);
 }
 
-/* Scheme "monolithic": its own keys go to the plugin (which checks them);
- * the partitioned schemes' keys do nothing. */
-static void read_monolithic(seam_sim *sim, seam_cfg *root, seam_cfg *coupling, bool has_coupled)
+/* A stepper named by coupling.scheme (stepper.c, its scheme_name): its own
+ * keys go to its built-in plugin (which checks them); the partitioned
+ * schemes' keys do nothing. */
+static void read_builtin_coupled(seam_sim *sim, seam_cfg *root, seam_cfg *coupling, const sim_stepper *st,
+                                 bool has_coupled)
 {
-    sim->monolithic = !has_coupled;
-    sim->scheme = &seam_scheme_explicit;   /* never stepped: the coupled stepper advances the run */
+    sim->builtin_coupled = has_coupled ? NULL : st->scheme_name;
+    sim->scheme = NULL;   /* the coupled stepper advances the run */
     seam_convergence_read(&sim->conv, NULL, sim->cell_size);
     const char *key;
     json_t *v;
@@ -116,28 +123,42 @@ static void read_monolithic(seam_sim *sim, seam_cfg *root, seam_cfg *coupling, b
             continue;
         seam_cfg_skip(coupling, key);
         bool mine = false;
-        for (const char *const *k = monolithic_keys; *k; k++)
+        for (const char *const *k = st->keys; *k; k++)
             mine |= strcmp(*k, key) == 0;
-        if (!mine || has_coupled)
+        if (!mine || has_coupled) {
+            char why[256];
+            if (has_coupled)
+                snprintf(why, sizeof why, "the \"coupled\" participant advances fluid and solid itself");
+            else
+                snprintf(why, sizeof why, "scheme \"%s\" solves fluid and solids as one system, without iterations",
+                         st->scheme_name);
             sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: %s", locate_key(sim, "coupling", key),
-                    key, has_coupled ? "the \"coupled\" participant advances fluid and solid itself"
-                                     : "scheme \"monolithic\" solves fluid and solids as one system, without iterations");
+                    key, why);
+        }
     }
     if (has_coupled)
         sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
                 seam_doc_locate(sim->doc, "coupling"));
 }
 
+/* The names coupling.scheme takes: every scheme, then every stepper that a
+ * scheme name selects ("monolithic"); NULL-terminated, *ns the schemes'. */
+static const char **scheme_names(size_t *ns)
+{
+    *ns = seam_scheme_count();
+    const char **names = SEAM_NEW_N(const char *, *ns + sim_stepper_count() + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < *ns; i++)
+        names[n++] = seam_scheme_at(i)->name;
+    for (size_t i = 0; i < sim_stepper_count(); i++)
+        if (sim_stepper_at(i)->scheme_name)
+            names[n++] = sim_stepper_at(i)->scheme_name;
+    return names;
+}
+
 static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
 {
     seam_cfg *coupling = seam_cfg_child(root, "coupling", 0);
-    static const char *scheme_names[16];
-    size_t ns = seam_scheme_count();
-    ns = ns < 14 ? ns : 14;
-    for (size_t i = 0; i < ns; i++)
-        scheme_names[i] = seam_scheme_at(i)->name;
-    scheme_names[ns] = "monolithic";   /* not a partitioned scheme: the coupled stepper */
-    scheme_names[ns + 1] = NULL;
     sim->scheme = &seam_scheme_relaxation;
     sim->predictor = PREDICT_LINEAR;
     if (!coupling) {
@@ -147,46 +168,52 @@ static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
                            "couple them; {} takes the defaults, scheme relaxation)");
         return;
     }
-    int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);
-    if ((size_t)s == ns) {
-        read_monolithic(sim, root, coupling, has_coupled);
+    size_t ns;
+    const char **names = scheme_names(&ns);
+    int s = seam_cfg_enum(coupling, "scheme", names, 1, 0);
+    const char *chosen = names[s];
+    free(names);
+    if ((size_t)s >= ns) {
+        read_builtin_coupled(sim, root, coupling, sim_stepper_by_scheme(chosen), has_coupled);
         return;
     }
     sim->scheme = seam_scheme_at((size_t)s);
-    bool xpm = sim->scheme == &seam_scheme_xpm;
-    /* xpm: the thesis's defaults, 30 iterations and 0.05 cell sizes on the
-     * positions alone (Akbay 2.6); the projection holds the volumes. */
-    seam_convergence_defaults defaults = {xpm ? 30 : 50, xpm ? 0.05 : 1e-6, xpm, xpm};
-    if (xpm && !(sim->cell_size > 0) && !seam_cfg_has(coupling, "tolerance") && !seam_cfg_has(coupling, "measures")) {
+    const seam_scheme_ops *sc = sim->scheme;
+    seam_convergence_defaults defaults = sc->defaults;
+    if (defaults.max_iterations == 0)
+        defaults = (seam_convergence_defaults){50, 1e-6, false, false};
+    if (defaults.cells && !(sim->cell_size > 0) && !seam_cfg_has(coupling, "tolerance") &&
+        !seam_cfg_has(coupling, "measures")) {
         seam_cfg_error(coupling, "scheme",
-                       "xpm measures convergence in cells (0.05 cell sizes, Akbay 2.6): give the scene's top-level "
-                       "\"cell_size\", or coupling.tolerance");
-        defaults = (seam_convergence_defaults){30, 1e-6, false, true};
+                       "%s measures convergence in cells (%g cell sizes, Akbay 2.6): give the scene's top-level "
+                       "\"cell_size\", or coupling.tolerance", sc->name, defaults.tolerance);
+        defaults = (seam_convergence_defaults){defaults.max_iterations, 1e-6, false, true};
     }
     seam_convergence_read_defaults(&sim->conv, coupling, sim->cell_size, &defaults);
-    bpp_read_options(coupling, xpm, &sim->bpp_on, &sim->bpp_opts);
-    if (xpm && !sim->bpp_on)
-        seam_cfg_error(coupling, "bpp", "xpm includes the boundary pressure projection; for the RMI without it use scheme \"rmi\"");
+    bpp_read_options(coupling, sc->needs_bpp, &sim->bpp_on, &sim->bpp_opts);
+    if (sc->needs_bpp && !sim->bpp_on)
+        seam_cfg_error(coupling, "bpp", "%s includes the boundary pressure projection; for the RMI without it use "
+                       "scheme \"rmi\"", sc->name);
     int unconverged = seam_cfg_enum(coupling, "on_nonconvergence", unconverged_names, 0, 0);
     sim->fail_unconverged = unconverged == 1;
     sim->retry_unconverged = unconverged == 2;
     sim->predictor = seam_cfg_enum(coupling, "predictor", predictor_names, PREDICT_LINEAR, 0);
     skip_other_scheme_keys(sim, coupling, seam_cfg_json(root, "coupling"));
-    if (sim->scheme == &seam_scheme_explicit) {
+    if (!sc->iterates) {
         /* One solve each per step: nothing to converge. */
         static const char *const idle[] = {"tolerance", "convergence", "load_tolerance", "measures",
                                            "max_iterations", "on_nonconvergence", "divergence", "bpp"};
         for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
             if (json_object_get(seam_cfg_json(root, "coupling"), idle[i]))
-                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"explicit\" does not iterate",
-                        locate_key(sim, "coupling", idle[i]), idle[i]);
+                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not iterate",
+                        locate_key(sim, "coupling", idle[i]), idle[i], sc->name);
     }
     if (has_coupled)
         sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
                 seam_doc_locate(sim->doc, "coupling"));
-    sim->scheme_self = sim->scheme->create ? sim->scheme->create(coupling) : NULL;
-    if (sim->scheme->create && !sim->scheme_self)
-        seam_cfg_error(coupling, "scheme", "scheme \"%s\" could not be set up (out of memory)", sim->scheme->name);
+    sim->scheme_self = sc->create ? sc->create(coupling) : NULL;
+    if (sc->create && !sim->scheme_self)
+        seam_cfg_error(coupling, "scheme", "scheme \"%s\" could not be set up (out of memory)", sc->name);
 }
 
 static void read_participants(seam_sim *sim, seam_cfg *root, bool has_coupled)
@@ -202,7 +229,7 @@ static void read_participants(seam_sim *sim, seam_cfg *root, bool has_coupled)
                        "required key is missing (a scene needs \"fluid\" and at least one entry in \"solids\", or \"coupled\")");
         return;
     }
-    sim->n_parts = has_coupled || sim->monolithic ? 1 : 1 + n_solids;
+    sim->n_parts = has_coupled || sim->builtin_coupled ? 1 : 1 + n_solids;
     sim->parts = calloc(sim->n_parts, sizeof *sim->parts);
     if (!sim->parts) {
         sim->n_parts = 0;
@@ -210,8 +237,9 @@ static void read_participants(seam_sim *sim, seam_cfg *root, bool has_coupled)
         return;
     }
     sim->first_solid = 1;
-    if (sim->monolithic) {
-        participant_read_monolithic(sim, root, &sim->parts[0]);
+    if (sim->builtin_coupled) {
+        const sim_stepper *st = sim_stepper_by_scheme(sim->builtin_coupled);
+        participant_read_builtin(sim, root, st->scheme_name, st->keys, &sim->parts[0]);
         sim->coupled = &sim->parts[0];
         sim->first_solid = 0;   /* it describes the solids' surfaces (docs/plugins.md, "Coupled plugins") */
         return;
@@ -337,5 +365,5 @@ void sim_read_scene(seam_sim *sim, seam_cfg *root)
     read_participants(sim, root, has_coupled);
     read_output(sim, root);
     check_frames(sim, time);
-    sim->stepper = has_coupled || sim->monolithic ? &sim_stepper_coupled : &sim_stepper_partitioned;
+    sim->stepper = sim_stepper_find(has_coupled || sim->builtin_coupled ? "coupled" : "partitioned");
 }

@@ -65,9 +65,15 @@ typedef struct sim_interface {
     double *block;           /* the one allocation behind the vectors above */
 } sim_interface;
 
-/* How one step is advanced: the partitioned schemes, or a coupled plugin. */
+/* How one step is advanced: the partitioned schemes, or a coupled plugin;
+ * chosen by name from the registry in stepper.c. */
 typedef struct sim_stepper {
     const char *name;
+    /* The coupling.scheme that selects it for a scene's fluid and solids,
+     * run as one participant of the built-in plugin of that name, and the
+     * keys of coupling handed to that plugin; NULL: none. */
+    const char *scheme_name;
+    const char *const *keys;
     seam_status (*attempt)(seam_sim *sim, double t, double dt, seam_verdict *verdict);
     int (*iterations)(const seam_sim *sim);
     seam_status (*accept)(seam_sim *sim);   /* after every participant committed */
@@ -99,7 +105,8 @@ struct seam_sim {
     bool retry_unconverged;  /* on_nonconvergence "retry": a badly unconverged step is retried with half the dt */
     int predictor;
     const sim_stepper *stepper;
-    bool monolithic;         /* scheme "monolithic": the fluid and solids run as one coupled plugin */
+    const char *builtin_coupled;   /* the fluid and solids run as one participant of this built-in plugin
+                                      (coupling.scheme "monolithic"), NULL: as the scene names them */
     /* participants: fluid (or coupled) first, then the solids */
     participant *parts;
     size_t n_parts;
@@ -138,10 +145,11 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
  * its server's hello and check its role. False after reporting. */
 bool participant_ready(seam_sim *sim, participant *pt);
 bool participant_create(seam_sim *sim, participant *pt);
-/* Scheme "monolithic": the scene's fluid and solids (and coupling's keys
- * monolithic_keys) as one participant of the built-in plugin "monolithic". */
-void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt);
-extern const char *const monolithic_keys[];
+/* A built-in coupled stepper (coupling.scheme "monolithic"): the scene's
+ * fluid and solids (and coupling's keys) as one participant of the built-in
+ * plugin `plugin`. */
+void participant_read_builtin(seam_sim *sim, seam_cfg *root, const char *plugin, const char *const *keys,
+                              participant *pt);
 void participant_free(participant *pt);
 seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out);
 /* Log the failure of a call (what: "solve", "regions", ...) with the
@@ -173,8 +181,12 @@ bool interface_check_domain(seam_sim *sim, const double *X, long step, double t)
 participant *sim_field_source(seam_sim *sim);
 
 /* stepper.c */
-extern const sim_stepper sim_stepper_partitioned;
-extern const sim_stepper sim_stepper_coupled;
+/* The registry: by name ("partitioned", "coupled"), by the coupling.scheme
+ * that selects it (NULL when none does), by index. */
+const sim_stepper *sim_stepper_find(const char *name);
+const sim_stepper *sim_stepper_by_scheme(const char *scheme_name);
+size_t sim_stepper_count(void);
+const sim_stepper *sim_stepper_at(size_t i);
 seam_status sim_coupling_init(seam_sim *sim);
 
 /* resume.c: checkpoints (output.checkpoint) and resuming from them */

@@ -189,11 +189,11 @@ static bool bpp_setup(seam_sim *sim)
             ok = false;
         }
     }
-    if (sim->scheme == &seam_scheme_xpm && !(fl->caps & SEAM_CAP_LOADS_IMPULSE)) {
+    if (sim->scheme->needs_impulse_loads && !(fl->caps & SEAM_CAP_LOADS_IMPULSE)) {
         sim_log(sim, SEAM_LOG_ERROR, fl->name,
-                "%s: scheme xpm needs a fluid that returns conservative impulse loads (Akbay eq. 2.8); %s (%s) does "
+                "%s: scheme %s needs a fluid that returns conservative impulse loads (Akbay eq. 2.8); %s (%s) does "
                 "not say it does (for fluid_mac: \"loads\": \"impulse\"; or use scheme \"rmi\" with \"bpp\": true)",
-                seam_doc_locate(sim->doc, "coupling.scheme"), fl->name, fl->p->name);
+                seam_doc_locate(sim->doc, "coupling.scheme"), sim->scheme->name, fl->name, fl->p->name);
         ok = false;
     }
     if (!ok)
@@ -291,8 +291,8 @@ static seam_status partitioned_accept(seam_sim *sim)
     return sim->bpp ? bpp_accept(sim->bpp, &sim->coupling) : SEAM_OK;
 }
 
-const sim_stepper sim_stepper_partitioned = {"partitioned", partitioned_attempt, partitioned_iterations,
-                                              partitioned_accept};
+static const sim_stepper partitioned = {"partitioned", NULL, NULL, partitioned_attempt, partitioned_iterations,
+                                        partitioned_accept};
 
 static seam_status coupled_attempt(seam_sim *sim, double t, double dt, seam_verdict *verdict)
 {
@@ -314,4 +314,31 @@ static seam_status coupled_accept(seam_sim *sim)
     return interface_from_coupled(sim, true);
 }
 
-const sim_stepper sim_stepper_coupled = {"coupled", coupled_attempt, coupled_iterations, coupled_accept};
+/* Keys of `coupling` that scheme "monolithic" reads: handed to the plugin
+ * inside its object's "coupling" (docs/monolithic.md). */
+static const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations",
+                                              "preconditioner", NULL};
+
+static const sim_stepper coupled = {"coupled", "monolithic", monolithic_keys, coupled_attempt, coupled_iterations,
+                                    coupled_accept};
+
+static const sim_stepper *const steppers[] = {&partitioned, &coupled};
+
+size_t sim_stepper_count(void) { return sizeof steppers / sizeof steppers[0]; }
+const sim_stepper *sim_stepper_at(size_t i) { return i < sim_stepper_count() ? steppers[i] : NULL; }
+
+const sim_stepper *sim_stepper_find(const char *name)
+{
+    for (size_t i = 0; i < sim_stepper_count(); i++)
+        if (strcmp(steppers[i]->name, name) == 0)
+            return steppers[i];
+    return NULL;
+}
+
+const sim_stepper *sim_stepper_by_scheme(const char *scheme_name)
+{
+    for (size_t i = 0; i < sim_stepper_count(); i++)
+        if (steppers[i]->scheme_name && strcmp(steppers[i]->scheme_name, scheme_name) == 0)
+            return steppers[i];
+    return NULL;
+}
