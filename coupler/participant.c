@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "participant.h"
+#include "remote_keys.h"
 #include "seam/alloc.h"
+#include "seam/vtk.h"
 
 static void host_log(void *ctx, seam_log_level level, const char *message)
 {
@@ -48,6 +50,7 @@ void participant_read(sim_participants *ps, seam_cfg *obj, const char *default_n
     bool command = seam_cfg_has(obj, "command");   /* so does a program the coupler starts */
     const char *plugin = seam_cfg_str(obj, "plugin", NULL, connect || command ? 0 : SEAM_CFG_REQUIRED);
     pt->name = seam_xstrdup(seam_cfg_str(obj, "name", default_name, 0));
+    pt->vtk = seam_cfg_enum(obj, "vtk", seam_vtk_format_names, -1, 0);   /* a host setting, not the plugin's key */
     char why[256];
     if (seam_participant_name_check(pt->name, why, sizeof why) != 0)
         seam_cfg_error(obj, "name", "%s", why);
@@ -84,7 +87,7 @@ void participant_read(sim_participants *ps, seam_cfg *obj, const char *default_n
         return;
     }
     seam_remote *remote = NULL;
-    int remote_rc = seam_remote_from_config(obj, open_name, pt->name, ps->env.scene_dir, &remote, err, sizeof err);
+    int remote_rc = remote_from_scene(obj, open_name, pt->name, ps->env.scene_dir, &remote, err, sizeof err);
     /* The rest of the object is the plugin's, checked by its create. */
     const char *key;
     json_t *v;
@@ -144,10 +147,12 @@ bool participant_ready(sim_participants *ps, participant *pt)
  * library each (the plugin creates them itself). */
 static void refuse_remote(seam_cfg *obj, const char *plugin)
 {
-    for (const char *const *k = seam_remote_keys; *k; k++)
+    for (const char *const *k = remote_scene_keys; *k; k++)
         if (strcmp(*k, "process") != 0 && seam_cfg_has(obj, *k))
             seam_cfg_error(obj, *k, "scheme \"%s\" runs every solver inside its own plugin, in this process: "
                            "a remote participant cannot take part", plugin);
+    if (seam_cfg_has(obj, "vtk"))   /* one host for all: the run's output.vtk */
+        seam_cfg_error(obj, "vtk", "scheme \"%s\" writes every solver's frames alike: set output.vtk", plugin);
     const char *process = seam_cfg_str(obj, "process", "inline", 0);
     if (process && strcmp(process, "inline") != 0)
         seam_cfg_error(obj, "process", "scheme \"%s\" runs every solver inside its own plugin, in this process "
@@ -159,6 +164,7 @@ void participant_read_builtin(sim_participants *ps, seam_cfg *root, const char *
 {
     pt->all = ps;
     pt->role = SEAM_COUPLED;
+    pt->vtk = -1;
     pt->config_path = seam_xstrdup("");
     pt->name = seam_xstrdup(plugin);
     pt->plugin_name = seam_xstrdup(plugin);
@@ -209,13 +215,13 @@ void participant_read_builtin(sim_participants *ps, seam_cfg *root, const char *
  * (its own, and those of a participant in another process). */
 static char *config_without(json_t *obj)
 {
-    static const char *const coupler_keys[] = {"plugin", "name", NULL};
+    static const char *const coupler_keys[] = {"plugin", "name", "vtk", NULL};
     json_t *copy = json_deep_copy(obj);
     if (!copy)
         return NULL;
     for (const char *const *k = coupler_keys; *k; k++)
         json_object_del(copy, *k);
-    for (const char *const *k = seam_remote_keys; *k; k++)
+    for (const char *const *k = remote_scene_keys; *k; k++)
         json_object_del(copy, *k);
     char *text = json_dumps(copy, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(copy);
@@ -243,6 +249,7 @@ static bool participant_create(sim_participants *ps, participant *pt, const char
         .scene_dir = ps->env.scene_dir,
         .cell_size = ps->env.cell_size,
         .gravity = ps->env.gravity,
+        .vtk_format = (uint32_t)(pt->vtk >= 0 ? pt->vtk : ps->env.vtk),
     };
     char from[4200];
     snprintf(from, sizeof from, "%s", pt->remote ? seam_remote_endpoint(pt->remote) : seam_library_path(pt->lib));

@@ -26,6 +26,7 @@ typedef struct participant {
     char *plugin_name;
     char *config_path;       /* "fluid", "solids[1]" */
     seam_role role;
+    int vtk;                 /* its "vtk" key (seam_vtk_format), -1: the run's output.vtk */
     seam_library *lib;
     seam_remote *remote;     /* a proxy's; the instance owns it once created */
     seam_remote *proxy;      /* once created: the instance when it is a proxy (it is its remote), else NULL */
@@ -52,6 +53,7 @@ typedef struct participant_env {
     bool plugins_on_path_only;   /* seam validate: no program started, no library off the search path */
     double cell_size;            /* the scene's, for the host (0: none) */
     const double *gravity;       /* the scene's three components */
+    int vtk;                     /* output.vtk: the frame format of participants that name none */
 } participant_env;
 
 struct sim_participants {

@@ -7,6 +7,7 @@
 
 #include "scene.h"
 #include "seam/alloc.h"
+#include "seam/vtk.h"
 
 static const char *const unconverged_names[] = {"warn", "fail", "retry", NULL};
 /* in the order of PREDICT_* (the polynomial ones at their order) */
@@ -159,7 +160,7 @@ static const char **scheme_names(size_t *ns)
 static void read_coupling(sim_scene *sc, seam_cfg *root, bool has_coupled)
 {
     seam_cfg *coupling = seam_cfg_child(root, "coupling", 0);
-    sc->stepping.scheme = &seam_scheme_relaxation;
+    sc->stepping.scheme = seam_scheme_find("relaxation");
     sc->stepping.predictor = PREDICT_LINEAR;
     if (!coupling) {
         seam_convergence_read(&sc->stepping.conv, NULL, sc->cell_size);
@@ -275,6 +276,7 @@ static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim
         o->stats = seam_cfg_bool(out, "stats", true, 0);
         o->interface = seam_cfg_bool(out, "interface", false, 0);
         o->frames = seam_cfg_bool(out, "frames", true, 0);
+        o->vtk = seam_cfg_enum(out, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
         o->report = seam_cfg_bool(out, "report", true, 0);
         bool no_picture = json_is_false(json_object_get(seam_cfg_json(root, "output"), "picture"));
         seam_cfg *pic = no_picture ? NULL : seam_cfg_child(out, "picture", 0);
@@ -375,6 +377,7 @@ void scene_read(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim_outputs
     out->frame_dt = sc->frame_dt;
     out->t_end = sc->t_end;
     read_output(sc, root, ps, out);
+    ps->env.vtk = out->vtk;   /* the frame format of participants that name none */
     check_frames(sc, time, out);
     sc->stepper = sim_stepper_find(has_coupled || sc->builtin_coupled ? "coupled" : "partitioned");
 }
