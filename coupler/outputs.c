@@ -328,10 +328,11 @@ static const char *frame_name(const sim_outputs *o, double t, char *buf, size_t 
     return buf;
 }
 
-static seam_status write_frame(sim_outputs *o, double t)
+/* ---- the observers ---- */
+
+/* The participants' own files of a frame (write_output: VTK and the like). */
+static seam_status vtk_frame(sim_outputs *o, double t)
 {
-    if (!o->frames)
-        return SEAM_OK;
     char which[128];
     for (size_t i = 0; i < o->ps->n_parts; i++) {
         participant *pt = &o->ps->parts[i];
@@ -348,13 +349,36 @@ static seam_status write_frame(sim_outputs *o, double t)
             return SEAM_ERROR;
         }
     }
+    return SEAM_OK;
+}
+
+static seam_status vtk_open(sim_outputs *o) { return vtk_frame(o, 0.0); }
+static seam_status vtk_step(sim_outputs *o, const sim_step_record *r) { return vtk_frame(o, r->t); }
+
+/* The PNG picture of a frame (frames/frame_NNNN.png). */
+static seam_status picture_frame(sim_outputs *o, double t)
+{
+    char which[128];
     if (o->picture_field && write_picture(o, t) != SEAM_OK) {
         sim_log(o->log, SEAM_LOG_ERROR, NULL, "the picture of %s could not be written", frame_name(o, t, which,
                 sizeof which));
         return SEAM_ERROR;
     }
-    o->frame++;
     return SEAM_OK;
+}
+
+static seam_status picture_open(sim_outputs *o) { return picture_frame(o, 0.0); }
+static seam_status picture_step(sim_outputs *o, const sim_step_record *r) { return picture_frame(o, r->t); }
+
+/* The colour range, fixed by the first frame that was not uniform. */
+static void picture_save(sim_outputs *o, seam_ckpt_writer *w)
+{
+    seam_ckpt_put_f64s(w, o->picture_opts.range, 2);
+}
+
+static void picture_load(sim_outputs *o, seam_ckpt_reader *r)
+{
+    seam_ckpt_get_f64s(r, o->picture_opts.range, 2);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -409,17 +433,9 @@ static seam_status check_stale(sim_outputs *o)
     return SEAM_OK;
 }
 
-seam_status outputs_open(sim_outputs *o)
+/* stats.csv, residuals.csv, regions.csv, interface.csv: their headers and the interface as described. */
+static seam_status csv_obs_open(sim_outputs *o)
 {
-    if (check_stale(o) != SEAM_OK)
-        return SEAM_ERROR;
-    if (mkdir_p(o->dir) != 0) {
-        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
-        return SEAM_ERROR;
-    }
-    for (int i = 0; i < SIM_CSV_COUNT; i++)
-        if (csv_wanted(o, i) && csv_open(o, i, -1) != SEAM_OK)
-            return SEAM_ERROR;
     FILE *rows[SIM_CSV_COUNT];
     for (int i = 0; i < SIM_CSV_COUNT; i++)
         rows[i] = o->csv[i].rows;
@@ -437,58 +453,46 @@ seam_status outputs_open(sim_outputs *o)
                 fprintf(rows[SIM_CSV_INTERFACE], ",p%zu_%c", i, "xyz"[k]);
         fputc('\n', rows[SIM_CSV_INTERFACE]);
     }
-    if (rows[SIM_CSV_PROBES])
-        probes_header(o->in, &o->probes, rows[SIM_CSV_PROBES]);
     write_interface_row(o, 0, 0.0);
-    if (csv_write(o, "the headers") != SEAM_OK || csv_place(o) != SEAM_OK || write_frame(o, 0.0) != SEAM_OK)
-        return SEAM_ERROR;
-    o->next_frame = o->frame_dt;
     return SEAM_OK;
 }
 
-void outputs_residual(sim_outputs *o, long step, int iteration, double residual, double loads)
+static void csv_obs_residual(sim_outputs *o, long step, int iteration, double residual, double loads)
 {
     FILE *f = o->csv[SIM_CSV_RESIDUALS].rows;
     if (f)
         fprintf(f, "%ld,%d,%.17g,%.17g\n", step, iteration, residual, loads);
 }
 
-seam_status outputs_step(sim_outputs *o, const sim_step_record *r)
+static seam_status csv_obs_step(sim_outputs *o, const sim_step_record *r)
 {
-    FILE *stats = o->csv[SIM_CSV_STATS].rows, *probes = o->csv[SIM_CSV_PROBES].rows,
-         *regions = o->csv[SIM_CSV_REGIONS].rows;
+    FILE *stats = o->csv[SIM_CSV_STATS].rows, *regions = o->csv[SIM_CSV_REGIONS].rows;
     if (stats)
         fprintf(stats, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e,%ld,%lu,%ld,%lu,%lu\n", r->step, r->t, r->dt,
                 r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s,
                 r->scheme.columns, r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated);
     write_interface_row(o, r->step + 1, r->t);
-    if (probes && probes_row(o->ps, o->in, &o->probes, probes, r->step, r->t) != SEAM_OK)
-        return SEAM_ERROR;
     for (size_t k = 0; regions && k < bpp_region_count(o->bpp); k++) {
         long id;
         double p0, dp0, err;
         bpp_region(o->bpp, k, &id, &p0, &dp0, &err);
         fprintf(regions, "%ld,%.17g,%ld,%.17g,%.17g,%.17g\n", r->step, r->t, id, p0, dp0, err);
     }
-    /* the step's rows reach the disk before the next step starts, all of them or none */
-    char what[64];
-    snprintf(what, sizeof what, "the outputs of step %ld", r->step);
-    if (csv_write(o, what) != SEAM_OK)
-        return SEAM_ERROR;
-    if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= o->t_end * (1.0 - 1e-12)) {
-        if (write_frame(o, r->t) != SEAM_OK)
-            return SEAM_ERROR;
-        /* the first frame time after t, computed rather than stepped to: a
-         * frame interval far below dt (time.frame = 1e-300) takes no loop */
-        double k = floor(r->t * (1.0 + 1e-9) / o->frame_dt) + 1.0;
-        o->next_frame = isfinite(k) ? k * o->frame_dt : INFINITY;
-    }
     return SEAM_OK;
 }
 
-seam_status outputs_flush(sim_outputs *o)
+/* probes.csv: its header, and every probe sampled after each step. */
+static seam_status probes_obs_open(sim_outputs *o)
 {
-    return o->dir ? csv_write(o, "the last rows") : SEAM_OK;
+    if (o->csv[SIM_CSV_PROBES].rows)
+        probes_header(o->in, &o->probes, o->csv[SIM_CSV_PROBES].rows);
+    return SEAM_OK;
+}
+
+static seam_status probes_obs_step(sim_outputs *o, const sim_step_record *r)
+{
+    FILE *f = o->csv[SIM_CSV_PROBES].rows;
+    return f ? probes_row(o->ps, o->in, &o->probes, f, r->step, r->t) : SEAM_OK;
 }
 
 /* Where the run's time went, per participant, for the report of a finished run. */
@@ -516,9 +520,10 @@ static seam_status write_summary(sim_outputs *o)
     return SEAM_OK;
 }
 
-seam_status outputs_finish(sim_outputs *o)
+/* summary.csv and the report, at the end of a run that writes stats. */
+static seam_status report_finish(sim_outputs *o)
 {
-    if (!o->dir || !o->stats)
+    if (!o->stats)
         return SEAM_OK;
     seam_status st = write_summary(o);
     if (o->report) {
@@ -526,6 +531,97 @@ seam_status outputs_finish(sim_outputs *o)
         if (!o->report_written)
             st = SEAM_ERROR;
     }
+    return st;
+}
+
+/* The observers, in the order they are called. */
+static const sim_observer observers[] = {
+    {"csv", false, csv_obs_open, csv_obs_residual, csv_obs_step, NULL, NULL, NULL},
+    {"probes", false, probes_obs_open, NULL, probes_obs_step, NULL, NULL, NULL},
+    {"vtk", true, vtk_open, NULL, vtk_step, NULL, NULL, NULL},
+    {"picture", true, picture_open, NULL, picture_step, NULL, picture_save, picture_load},
+    {"report", false, NULL, NULL, NULL, report_finish, NULL, NULL},
+};
+enum { N_OBSERVERS = sizeof observers / sizeof observers[0] };
+
+/* A frame: every frame observer's files (rec NULL: frame 0, as described). */
+static seam_status write_frame(sim_outputs *o, const sim_step_record *rec)
+{
+    if (!o->frames)
+        return SEAM_OK;
+    for (size_t i = 0; i < N_OBSERVERS; i++) {
+        const sim_observer *ob = &observers[i];
+        if (!ob->frames)
+            continue;
+        seam_status st = rec ? (ob->step ? ob->step(o, rec) : SEAM_OK) : (ob->open ? ob->open(o) : SEAM_OK);
+        if (st != SEAM_OK)
+            return st;
+    }
+    o->frame++;
+    return SEAM_OK;
+}
+
+seam_status outputs_open(sim_outputs *o)
+{
+    if (check_stale(o) != SEAM_OK)
+        return SEAM_ERROR;
+    if (mkdir_p(o->dir) != 0) {
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
+        return SEAM_ERROR;
+    }
+    for (int i = 0; i < SIM_CSV_COUNT; i++)
+        if (csv_wanted(o, i) && csv_open(o, i, -1) != SEAM_OK)
+            return SEAM_ERROR;
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (!observers[i].frames && observers[i].open && observers[i].open(o) != SEAM_OK)
+            return SEAM_ERROR;
+    if (csv_write(o, "the headers") != SEAM_OK || csv_place(o) != SEAM_OK || write_frame(o, NULL) != SEAM_OK)
+        return SEAM_ERROR;
+    o->next_frame = o->frame_dt;
+    return SEAM_OK;
+}
+
+void outputs_residual(sim_outputs *o, long step, int iteration, double residual, double loads)
+{
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (observers[i].residual)
+            observers[i].residual(o, step, iteration, residual, loads);
+}
+
+seam_status outputs_step(sim_outputs *o, const sim_step_record *r)
+{
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (!observers[i].frames && observers[i].step && observers[i].step(o, r) != SEAM_OK)
+            return SEAM_ERROR;
+    /* the step's rows reach the disk before the next step starts, all of them or none */
+    char what[64];
+    snprintf(what, sizeof what, "the outputs of step %ld", r->step);
+    if (csv_write(o, what) != SEAM_OK)
+        return SEAM_ERROR;
+    if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= o->t_end * (1.0 - 1e-12)) {
+        if (write_frame(o, r) != SEAM_OK)
+            return SEAM_ERROR;
+        /* the first frame time after t, computed rather than stepped to: a
+         * frame interval far below dt (time.frame = 1e-300) takes no loop */
+        double k = floor(r->t * (1.0 + 1e-9) / o->frame_dt) + 1.0;
+        o->next_frame = isfinite(k) ? k * o->frame_dt : INFINITY;
+    }
+    return SEAM_OK;
+}
+
+seam_status outputs_flush(sim_outputs *o)
+{
+    return o->dir ? csv_write(o, "the last rows") : SEAM_OK;
+}
+
+seam_status outputs_finish(sim_outputs *o)
+{
+    if (!o->dir)
+        return SEAM_OK;
+    seam_status st = SEAM_OK;
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (observers[i].finish && observers[i].finish(o) != SEAM_OK)
+            st = SEAM_ERROR;
     return st;
 }
 
@@ -681,7 +777,9 @@ void outputs_save(sim_outputs *o, seam_ckpt_writer *w)
     seam_ckpt_section(w, "outputs");
     seam_ckpt_put_i64(w, o->frame);
     seam_ckpt_put_f64(w, o->next_frame);
-    seam_ckpt_put_f64s(w, o->picture_opts.range, 2);
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (observers[i].save)
+            observers[i].save(o, w);
     int64_t pos[SIM_CSV_COUNT];
     outputs_positions(o, pos);
     seam_ckpt_put_i64s(w, pos, SIM_CSV_COUNT);
@@ -699,7 +797,9 @@ void outputs_load(sim_outputs *o, seam_ckpt_reader *r)
         return;
     o->frame = (int)seam_ckpt_get_i64(r);
     o->next_frame = seam_ckpt_get_f64(r);
-    seam_ckpt_get_f64s(r, o->picture_opts.range, 2);
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (observers[i].load)
+            observers[i].load(o, r);
     int64_t pos[SIM_CSV_COUNT];
     /* a checkpoint from before probes.csv existed lists one file fewer */
     size_t n_pos = seam_ckpt_peek_count(r) == SIM_CSV_PROBES ? SIM_CSV_PROBES : SIM_CSV_COUNT;

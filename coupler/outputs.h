@@ -85,6 +85,23 @@ typedef struct sim_step_record {
     seam_scheme_report scheme;   /* columns and modes now; filtered, restarts, truncated: this step's */
 } sim_step_record;
 
+/* One observer of the run: each call may be NULL. open: at the run's start
+ * (frames: frame 0); residual: every iteration's; step: after each
+ * committed step (frames: only when a frame is due, after the step's CSV
+ * rows reached the disk); finish: at the end; save and load: its values in
+ * the checkpoint's section "outputs". The instances (outputs.c): csv,
+ * probes, vtk (the participants' own files), picture, report. */
+typedef struct sim_observer {
+    const char *name;
+    bool frames;             /* called at frame times only */
+    seam_status (*open)(sim_outputs *o);
+    void (*residual)(sim_outputs *o, long step, int iteration, double residual, double loads);
+    seam_status (*step)(sim_outputs *o, const sim_step_record *rec);
+    seam_status (*finish)(sim_outputs *o);
+    void (*save)(sim_outputs *o, seam_ckpt_writer *w);
+    void (*load)(sim_outputs *o, seam_ckpt_reader *r);
+} sim_observer;
+
 /* Check the picture can be drawn (2D, a fluid with that field). */
 bool outputs_check_picture(sim_outputs *o);
 /* Create the directory and the CSV files; write frame 0. */
