@@ -219,8 +219,9 @@ static void read_coupling(sim_scene *sc, seam_cfg *root, bool has_coupled)
 
 static void read_participants(sim_scene *sc, seam_cfg *root, bool has_coupled, sim_participants *ps)
 {
-    ps->env = (participant_env){sc->log, sc->doc, sc->scene_dir, sc->opts->plugins_on_path_only, sc->cell_size,
-                                sc->gravity};
+    ps->env = (participant_env){.log = sc->log, .doc = sc->doc, .scene_dir = sc->scene_dir,
+                                .plugins_on_path_only = sc->opts->plugins_on_path_only, .cell_size = sc->cell_size,
+                                .gravity = sc->gravity};   /* .vtk once output is read */
     size_t n_solids = seam_cfg_count(root, "solids", 0);
     bool has_fluid = seam_cfg_has(root, "fluid");
     if (has_coupled && (has_fluid || n_solids)) {
