@@ -243,7 +243,7 @@ static const char *solid_where(mono *self, size_t s, char *buf, size_t n)
 /* Concatenate the solids' surfaces (volumes only) and bind the fluid to them. */
 static int build_surface(mono *self)
 {
-    int d = self->fl->g.dim;
+    int d = self->fl->cfg.g.dim;
     self->dim = d;
     seam_interface *f = calloc(self->ns + 1, sizeof *f);
     if (!f)
@@ -395,14 +395,14 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
         free(solid_text[s]);
     free(solid_text);
     /* Smoke fills the domain: its level set is "liquid everywhere". */
-    if (ok && !self->fl->liquid) {
-        size_t nc = mac_ncell(&self->fl->g);
+    if (ok && !self->fl->cfg.liquid) {
+        size_t nc = mac_ncell(&self->fl->cfg.g);
         if (!(self->all_fluid = malloc(nc * sizeof *self->all_fluid)))
             ok = 0;
         for (size_t c = 0; ok && c < nc; c++)
-            self->all_fluid[c] = -self->fl->g.dx;
+            self->all_fluid[c] = -self->fl->cfg.g.dx;
     }
-    if (ok && !(self->phi = malloc(mac_ncell(&self->fl->g) * sizeof *self->phi)))
+    if (ok && !(self->phi = malloc(mac_ncell(&self->fl->cfg.g) * sizeof *self->phi)))
         ok = 0;
     if (ok && build_surface(self) != 0)
         ok = 0;
@@ -458,7 +458,7 @@ static seam_status thin_solid_cells(mono *self, const mac_grid *g, const seam_st
             outside |= v < 0.0 || v >= mac_n(g, (int)e);
             ijk[e] = outside ? 0 : (int)v;
         }
-        if (outside || (self->fl->obstacle && self->fl->obstacle[mac_c(g, ijk[0], ijk[1], ijk[2])]))
+        if (outside || (self->fl->cfg.obstacle && self->fl->cfg.obstacle[mac_c(g, ijk[0], ijk[1], ijk[2])]))
             continue;
         double *a = acc + pa->cell * (d + 1);
         for (size_t k = 0; k < d; k++)
@@ -495,7 +495,7 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
         return SEAM_ERROR;
     }
     fluid_mac *fl = self->fl;
-    const mac_grid *g = &fl->g;
+    const mac_grid *g = &fl->cfg.g;
     seam_status st = gather_positions(self);
     gather_velocities(self);
     if (st == SEAM_OK)
@@ -508,11 +508,11 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     mono_fluid_free(&self->F);
     st = mono_cut_build(&self->cut, g, &b, self->host);
     if (st == SEAM_OK)
-        mono_cut_obstacles(&self->cut, g, fl->obstacle);
+        mono_cut_obstacles(&self->cut, g, fl->cfg.obstacle);
     if (st == SEAM_OK)
-        st = mono_liquid_phi(g, &self->cut, fl->liquid ? fl->phi_n : self->all_fluid, self->phi, self->host);
+        st = mono_liquid_phi(g, &self->cut, fl->cfg.liquid ? fl->phi_n : self->all_fluid, self->phi, self->host);
     if (st == SEAM_OK)
-        st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->vel, fl->rho, dt, self->host);
+        st = mono_fluid_build(&self->F, g, &self->cut, &b, phi, fl->vel, fl->vel, fl->cfg.rho, dt, self->host);
     if (st == SEAM_OK)
         st = thin_solid_cells(self, g, step);
     /* Volume sources: their rate over the active cells, a prescribed divergence, so B p + G v = E u* + s V. */
@@ -568,7 +568,7 @@ static seam_status p_solve(void *p, const seam_step *step, const seam_input *in,
     size_t nc = mac_ncell(g);
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
-    mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->vel, fl->rho, dt, fl->vel);
+    mono_fluid_update(&self->F, g, &self->cut, phi, self->p, fl->vel, fl->cfg.rho, dt, fl->vel);
     if (mono_extrapolate(g, &self->cut, phi, 2, fl->vel) != SEAM_OK) {
         seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocities of a %zu-cell grid",
                   mac_ncell(g));
