@@ -456,7 +456,25 @@ static void test_contract(void **state)
     memmove(old + 12, old + 16, size - 16);   /* the 3-word header of the first 2D states */
     assert_int_equal(P->load(fl, old, size - 4), SEAM_ERROR);
     assert_non_null(strstr(th.last, "save format version 1"));
+    /* So is the raw host-endian state of version 2 ("FMA2"). */
+    memcpy(old, "FMA2", 4);
+    assert_int_equal(P->load(fl, old, size), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "save format version 2"));
+    /* One byte flipped anywhere in the image: refused by its CRC, the committed state kept. */
+    memcpy(old, copy, size);
+    old[size / 2] ^= 0x10;
+    assert_int_equal(P->load(fl, old, size), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "damaged"));
     free(old);
+    /* A sound image of another grid: refused by its header, the committed state kept. */
+    test_host th2;
+    void *other = fluid_make(P, &th2, "{\"cells\": [16, 12], \"dx\": 0.05}");
+    assert_int_equal(P->save(other, &buf), SEAM_OK);
+    assert_int_equal(P->load(fl, buf.data, buf.size), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "16x12x1 grid"));
+    P->destroy(other);
+    P->field(fl, "pressure", &r);
+    assert_float_equal(r.data[5], p_after, 0.0);
     assert_int_equal(P->field(fl, "vorticity", &r), SEAM_ERROR);
     /* VTK output of the committed state. */
     const char *dir = test_tmpdir("fluid_mac_vtk");
