@@ -80,8 +80,7 @@ typedef struct fluid_mac {
 const seam_plugin *fluid_mac_table(void);
 
 /* ---- the state (state.c) ---- */
-/* A fluid at rest (a liquid seeded in its fill boxes) on conf's grid; takes
- * conf over. NULL when the liquid cannot be laid out (logged). */
+/* A fluid at rest (a liquid seeded in its fill boxes) on conf's grid; takes conf over. */
 fluid_mac *fluid_mac_new(fluid_mac_config *conf, const seam_host *host);
 void fluid_mac_destroy(fluid_mac **self_p);
 /* Take the interface, and the committed solid cells (and particles) with it. */
@@ -91,8 +90,8 @@ seam_status fluid_mac_commit(fluid_mac *self);
 /* The committed state as a seam checkpoint image (seam/checkpoint.h), and back. */
 seam_status fluid_mac_save(fluid_mac *self, seam_buffer *out);
 seam_status fluid_mac_load(fluid_mac *self, const void *bytes, size_t n);
-/* The level set of particles x into phi, by the configured kernels; false when out of memory (not logged). */
-bool fluid_mac_level_set(fluid_mac *self, size_t n, const double *x, const uint8_t *solid, double *phi);
+/* The level set of particles x into phi, by the configured kernels. */
+void fluid_mac_level_set(fluid_mac *self, size_t n, const double *x, const uint8_t *solid, double *phi);
 /* Particles per cell at the start. */
 size_t fluid_mac_particles_per_cell(const fluid_mac *self);
 

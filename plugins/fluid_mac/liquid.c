@@ -8,21 +8,16 @@
 #include "step.h"
 
 /* The committed particles' velocities to the faces (kept in dvel too, for FLIP). */
-seam_status liquid_to_grid(fluid_mac *self, const trial *tr)
+void liquid_to_grid(fluid_mac *self)
 {
-    (void)tr;
     const fluid_mac_config *c = &self->cfg;
     const mac_grid *g = &c->g;
     if (c->reference_kernels)
         mac_ref_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, self->vel);
-    else if (mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, &self->bins, self->vel) !=
-             SEAM_OK) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "solve: out of memory sorting %zu particles", self->np_n);
-        return SEAM_ERROR;
-    }
+    else
+        mac_particles_to_grid(g, self->np_n, self->xp_n, self->vp_n, &self->work, &self->bins, self->vel);
     for (int a = 0; a < g->dim; a++)
         memcpy(self->dvel[a], self->vel[a], mac_nf(g, a) * sizeof(double));
-    return SEAM_OK;
 }
 
 /* The projected velocities, and their change over the step (dvel: the
@@ -31,20 +26,14 @@ seam_status liquid_extrapolate(fluid_mac *self, const trial *tr)
 {
     (void)tr;
     const mac_grid *g = &self->cfg.g;
-    if (mac_extrapolate(g, &self->geo, 3, self->vel) != 0) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocities");
-        return SEAM_ERROR;
-    }
+    mac_extrapolate(g, &self->geo, 3, self->vel);
     for (int a = 0; a < g->dim; a++) {
         double *dv = self->dvel[a], *v = self->vel[a];
 #pragma omp parallel for schedule(static) if (mac_nf(g, a) >= MAC_OMP_MIN)
         for (size_t f = 0; f < mac_nf(g, a); f++)
             dv[f] = v[f] - dv[f];
     }
-    if (mac_extrapolate(g, &self->geo, 3, self->dvel) != 0) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory extending the velocity change");
-        return SEAM_ERROR;
-    }
+    mac_extrapolate(g, &self->geo, 3, self->dvel);
     return SEAM_OK;
 }
 
@@ -84,10 +73,8 @@ seam_status liquid_advect(fluid_mac *self, const trial *tr)
 seam_status liquid_level_set(fluid_mac *self, const trial *tr)
 {
     (void)tr;
-    if (fluid_mac_level_set(self, self->np, self->xp, self->geo.solid, self->phi))
-        return SEAM_OK;
-    seam_logf(self->host, SEAM_LOG_ERROR, "out of memory sorting %zu particles", self->np);
-    return SEAM_ERROR;
+    fluid_mac_level_set(self, self->np, self->xp, self->geo.solid, self->phi);
+    return SEAM_OK;
 }
 
 /* Whether every cell in the 3 x 3 (x 3) block around cell ijk is fluid or outside the grid. */
@@ -119,12 +106,10 @@ seam_status liquid_spread(fluid_mac *self, const trial *tr)
     /* the level set's sums are done with: the count e, then the spreading solve's right-hand side and q */
     double *e = self->work.cell, *scratch = self->work.cell + nc;
     /* liquid_level_set has just sorted these particles into self->bins */
-    if ((self->cfg.reference_kernels ? (mac_ref_particle_density(g, self->np, self->xp, e), SEAM_OK)
-                                     : mac_particle_density(g, self->np, self->xp, &self->bins, 1, e)) != SEAM_OK) {
-        mac_geometry_free(&geo);
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory counting %zu particles", self->np);
-        return SEAM_ERROR;
-    }
+    if (self->cfg.reference_kernels)
+        mac_ref_particle_density(g, self->np, self->xp, e);
+    else
+        mac_particle_density(g, self->np, self->xp, &self->bins, 1, e);
     double n0 = (double)fluid_mac_particles_per_cell(self);
 #pragma omp parallel for collapse(2) schedule(static) if (nc >= MAC_OMP_MIN)
     for (int k = 0; k < g->nz; k++)

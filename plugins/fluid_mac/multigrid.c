@@ -42,6 +42,7 @@
 #endif
 
 #include "mac.h"
+#include "seam/alloc.h"
 
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
@@ -232,9 +233,7 @@ void mac_mg_free(mac_mg **self_p)
 
 static mac_mg *mg_alloc(const mac_grid *g)
 {
-    mac_mg *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
+    mac_mg *m = SEAM_NEW(mac_mg);
     m->dim = g->dim;
     m->nx = g->nx;
     m->ny = g->ny;
@@ -244,11 +243,11 @@ static mac_mg *mg_alloc(const mac_grid *g)
 #ifdef _OPENMP
     m->row_threads = omp_get_max_threads() > 1 ? omp_get_max_threads() : 1;
 #endif
-    int ok = (m->rows = malloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows)) != NULL;
-    ok &= (m->row_dot = malloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot)) != NULL;
+    m->rows = seam_xmalloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows);
+    m->row_dot = seam_xmalloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot);
     size_t slab0 = g->dim == 3 ? (size_t)g->nx * (size_t)g->ny : (size_t)g->nx;
-    ok &= (m->ring = malloc((size_t)(g->dim == 3 ? MG_RING_3D : MG_RING_2D) * slab0 * sizeof *m->ring)) != NULL;
-    for (int l = 0; l < MG_MAX_LEVELS && ok; l++) {
+    m->ring = seam_xmalloc((size_t)(g->dim == 3 ? MG_RING_3D : MG_RING_2D) * slab0 * sizeof *m->ring);
+    for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
         L->nc = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
@@ -256,22 +255,22 @@ static mac_mg *mg_alloc(const mac_grid *g)
         L->n_slabs = g->dim == 3 ? n[2] : n[1];
         L->planes = g->dim == 3;
         m->n_levels = l + 1;
-        ok &= (L->type = malloc(L->nc)) != NULL;
-        ok &= (L->mask = malloc(L->nc)) != NULL;
-        ok &= (L->row_fluid = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
-        ok &= (L->row_full = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
-        ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
-        ok &= (L->row_common = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
-        ok &= (L->row_w = malloc((size_t)n[1] * (size_t)n[2] * sizeof *L->row_w)) != NULL;
-        ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
-        ok &= (L->x = calloc(L->nc + 1, sizeof(double))) != NULL;
-        ok &= (L->b = L->b_store = calloc(L->nc, sizeof(double))) != NULL;
-        ok &= (L->r = calloc(L->nc, sizeof(double))) != NULL;
-        ok &= (L->cls = calloc(MG_ROW_CLASSES, sizeof *L->cls)) != NULL;
+        L->type = seam_xmalloc(L->nc);
+        L->mask = seam_xmalloc(L->nc);
+        L->row_fluid = seam_xmalloc((size_t)n[1] * (size_t)n[2]);
+        L->row_full = seam_xmalloc((size_t)n[1] * (size_t)n[2]);
+        L->row_inner = seam_xmalloc((size_t)n[1] * (size_t)n[2]);
+        L->row_common = seam_xmalloc((size_t)n[1] * (size_t)n[2]);
+        L->row_w = seam_xmalloc((size_t)n[1] * (size_t)n[2] * sizeof *L->row_w);
+        L->idiag = seam_xmalloc(L->nc * sizeof(double));
+        L->x = seam_xcalloc(L->nc + 1, sizeof(double));
+        L->b = L->b_store = seam_xcalloc(L->nc, sizeof(double));
+        L->r = seam_xcalloc(L->nc, sizeof(double));
+        L->cls = seam_xcalloc(MG_ROW_CLASSES, sizeof *L->cls);
         if (l > 0) {
-            ok &= (L->diag = L->diag_store = calloc(L->nc, sizeof(double))) != NULL;
+            L->diag = L->diag_store = seam_xcalloc(L->nc, sizeof(double));
             for (int a = 0; a < g->dim; a++)
-                ok &= (L->plus[a] = calloc(L->nc, sizeof(double))) != NULL;
+                L->plus[a] = seam_xcalloc(L->nc, sizeof(double));
         }
         /* Coarsen while every axis keeps at least 4 cells on the next level. */
         int smallest = n[0] < n[1] ? n[0] : n[1];
@@ -282,15 +281,13 @@ static mac_mg *mg_alloc(const mac_grid *g)
         for (int a = 0; a < g->dim; a++)
             n[a] = (n[a] + 1) / 2;
     }
-    for (int l = 1; l < m->n_levels && ok; l++) {
+    for (int l = 1; l < m->n_levels; l++) {
         mg_level *L = &m->lev[l];
         if (L->n[0] > MG_LIST_ROW && l < m->n_levels - 1)
             continue;
-        ok &= (L->list = malloc(L->nc * (size_t)(1 + 2 * g->dim) * sizeof *L->list)) != NULL;
-        ok &= (L->list_at = malloc((2 * (size_t)L->n_slabs + 1) * sizeof *L->list_at)) != NULL;
+        L->list = seam_xmalloc(L->nc * (size_t)(1 + 2 * g->dim) * sizeof *L->list);
+        L->list_at = seam_xmalloc((2 * (size_t)L->n_slabs + 1) * sizeof *L->list_at);
     }
-    if (!ok)
-        mac_mg_free(&m);
     return m;
 }
 
@@ -474,8 +471,8 @@ mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, cons
 {
     if (m && (m->nx != g->nx || m->ny != g->ny || m->nz != g->nz || m->dim != g->dim))
         mac_mg_free(&m);
-    if (!m && !(m = mg_alloc(g)))
-        return NULL;
+    if (!m)
+        m = mg_alloc(g);
     memcpy(m->bc, g->bc, sizeof m->bc);
     mg_level *L0 = &m->lev[0];
     for (size_t c = 0; c < L0->nc; c++)

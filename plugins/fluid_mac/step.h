@@ -18,10 +18,11 @@ typedef struct trial {
 
 typedef seam_status (*stage_fn)(fluid_mac *self, const trial *tr);
 
-/* A liquid (Zhu & Bridson 2005, FLIP/PIC): u* from the committed particles;
- * after the projection the velocities extended into the air, the particles'
- * velocity update, their move, the level set, and the crowded cells spread. */
-seam_status liquid_to_grid(fluid_mac *self, const trial *tr);
+/* A liquid (Zhu & Bridson 2005, FLIP/PIC): u^A from the committed particles
+ * (transport_velocities calls it); after the projection the stages: the
+ * velocities extended into the air, the particles' velocity update, their
+ * move, the level set, and the crowded cells spread. */
+void liquid_to_grid(fluid_mac *self);
 seam_status liquid_extrapolate(fluid_mac *self, const trial *tr);
 seam_status liquid_to_particles(fluid_mac *self, const trial *tr);
 seam_status liquid_advect(fluid_mac *self, const trial *tr);
