@@ -284,7 +284,6 @@ static int read_keys(fluid_mac_config *conf, seam_cfg *cfg, const seam_host *hos
         seam_cfg_error(cfg, "viscous_loads", "needs a viscosity > 0 (an inviscid fluid has no viscous stress)");
     static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
     conf->advection = seam_cfg_enum(cfg, "advection", advection_names, ADVECT_SL, 0);
-    conf->vtk_format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
     seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
     conf->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     conf->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;

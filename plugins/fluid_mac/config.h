@@ -6,7 +6,6 @@
 #define FLUID_MAC_CONFIG_H
 
 #include "mac.h"
-#include "seam/vtk.h"
 #include "sources.h"
 
 typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
@@ -27,7 +26,6 @@ typedef struct fluid_mac_config {
     load_mode loads;
     int viscous_loads;       /* 1: the viscous links' momentum is added to the loads */
     int advection;           /* velocity advection: ADVECT_* */
-    seam_vtk_format vtk_format;
     double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
     double d_init, T_init;   /* uniform smoke density and temperature at the start */
     inflow *sources;

@@ -92,7 +92,7 @@ fluid_mac *fluid_mac_new(fluid_mac_config *conf, const seam_host *host)
     self->cfg = *conf;
     *conf = (fluid_mac_config){0};
     self->proj.precond = self->cfg.precond;
-    self->vtk.format = self->cfg.vtk_format;
+    self->vtk.format = seam_host_vtk_format(host);   /* the frame format is the host's setting */
     const mac_grid *g = &self->cfg.g;
     size_t nc = mac_ncell(g);
     for (int a = 0; a < g->dim; a++) {
