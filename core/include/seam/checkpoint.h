@@ -34,7 +34,7 @@ typedef struct seam_ckpt_writer seam_ckpt_writer;
 typedef struct seam_ckpt_reader seam_ckpt_reader;
 
 /* ---- writing ---- */
-seam_ckpt_writer *seam_ckpt_writer_new(void);
+seam_ckpt_writer *seam_ckpt_writer_new(void);   /* never NULL (docs/errors.md) */
 void seam_ckpt_writer_destroy(seam_ckpt_writer **self_p);
 /* Start a section (the previous one ends); names are unique in a file. */
 void seam_ckpt_section(seam_ckpt_writer *w, const char *name);
@@ -50,8 +50,8 @@ void seam_ckpt_put_i64s(seam_ckpt_writer *w, const int64_t *v, size_t n);
  * The writer is spent after it: destroy it. */
 int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen);
 /* The same image in memory, for a plugin's save (plugin.h): the whole file's
- * bytes, owned by the caller (free), *n their count; NULL when a put ran out
- * of memory. The writer is spent after it: destroy it. */
+ * bytes, owned by the caller (free), *n their count; NULL only when the
+ * writer was saved or taken before. The writer is spent after it: destroy it. */
 unsigned char *seam_ckpt_writer_take(seam_ckpt_writer *w, size_t *n);
 
 /* ---- reading ---- */
