@@ -197,30 +197,30 @@ unsigned char *seam_ckpt_writer_take(seam_ckpt_writer *w, size_t *n)
     return bytes;
 }
 
-int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen)
+seam_status seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen)
 {
     if (!seal(w)) {
         snprintf(err, errlen, "%s: the checkpoint writer was saved or taken already", path);
-        return -1;
+        return SEAM_ERROR;
     }
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-        return -1;
+        return SEAM_ERROR;
     }
     if (write_all(fd, w->buf, w->len) != 0 || fsync(fd) != 0) {
         snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
-        return -1;
+        return SEAM_ERROR;
     }
     close(fd);
     if (rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         unlink(tmp);
-        return -1;
+        return SEAM_ERROR;
     }
     /* the rename itself reaches the disk with the directory */
     char dir[4200];
@@ -233,7 +233,7 @@ int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size
         fsync(dfd);
         close(dfd);
     }
-    return 0;
+    return SEAM_OK;
 }
 
 /* ---- reading ---- */

@@ -310,12 +310,12 @@ size_t seam_key_path_parent(const char *path, size_t len)
     return len > 0 ? len - 1 : 0;
 }
 
-int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen)
+seam_status seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen)
 {
     const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment) {
         snprintf(err, errlen, "--set %s: expected KEY=VALUE", assignment);
-        return -1;
+        return SEAM_ERROR;
     }
     char *keys = seam_xstrndup(assignment, (size_t)(eq - assignment));
     const char *text = eq + 1;
@@ -344,7 +344,7 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
         snprintf(err, errlen, "--set %s: malformed key path (%s); write it as a.b[0].c or a.b.0.c", assignment, bad);
         json_decref(value);
         free(keys);
-        return -1;
+        return SEAM_ERROR;
     }
     for (char *c = keys; *c; c++)
         if (*c == '[' || *c == ']')
@@ -353,7 +353,7 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
     json_t *node = self->root;
     char *save = NULL;
     char *seg = strtok_r(keys, ".", &save);
-    int rc = 0;
+    seam_status rc = SEAM_OK;
     while (seg) {
         char *next = strtok_r(NULL, ".", &save);
         size_t len = strlen(canon);
@@ -363,7 +363,7 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
             if (*end || idx >= json_array_size(node)) {
                 snprintf(err, errlen, "--set %s: %s%s has no item %s", assignment, canon,
                          *canon ? "" : "(root)", seg);
-                rc = -1;
+                rc = SEAM_ERROR;
                 break;
             }
             snprintf(canon + len, sizeof canon - len, "[%lu]", idx);
@@ -386,16 +386,16 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
             node = child;
         } else {
             snprintf(err, errlen, "--set %s: %s is not an object or array", assignment, canon);
-            rc = -1;
+            rc = SEAM_ERROR;
             break;
         }
         seg = next;
     }
-    if (!seg && rc == 0) {
+    if (!seg && rc == SEAM_OK) {
         snprintf(err, errlen, "--set %s: empty key", assignment);
-        rc = -1;
+        rc = SEAM_ERROR;
     }
-    if (rc == 0) {
+    if (rc == SEAM_OK) {
         self->overrides = seam_xrealloc_n(self->overrides, self->n_overrides + 1, sizeof *self->overrides);
         self->overrides[self->n_overrides++] = seam_xstrdup(canon);
     }
