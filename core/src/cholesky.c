@@ -9,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "seam/alloc.h"
 #include "seam/cholesky.h"
 
 _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse_long must be 64-bit");
@@ -64,14 +65,10 @@ static int analyse(seam_cholesky *s, const seam_csr *A)
     cholmod_sparse S = csr_view(A);
     s->L = cholmod_l_analyze(&S, &s->c);
     s->analyses++;
-    s->row_ptr = malloc((A->rows + 1) * sizeof *s->row_ptr);
-    s->col = malloc((A->nnz ? A->nnz : 1) * sizeof *s->col);
-    if (!s->L || !s->B || !s->row_ptr || !s->col) {
-        free(s->row_ptr);
-        free(s->col);
-        s->row_ptr = s->col = NULL;   /* no pattern: fits() is false and the next factor() analyses again */
+    if (!s->L || !s->B)   /* CHOLMOD's own failure: no pattern, fits() is false and the next factor() analyses again */
         return -1;
-    }
+    s->row_ptr = seam_xmalloc_n((size_t)A->rows + 1, sizeof *s->row_ptr);
+    s->col = seam_xmalloc_n((size_t)A->nnz, sizeof *s->col);
     memcpy(s->row_ptr, A->row_ptr, (A->rows + 1) * sizeof *s->row_ptr);
     memcpy(s->col, A->col, A->nnz * sizeof *s->col);
     return 0;
@@ -79,9 +76,7 @@ static int analyse(seam_cholesky *s, const seam_csr *A)
 
 seam_cholesky *seam_cholesky_new(const seam_csr *A)
 {
-    seam_cholesky *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
+    seam_cholesky *s = SEAM_NEW(seam_cholesky);
     cholmod_l_start(&s->c);
     s->c.print = 0;          /* library code never prints; failures are read from the status */
     /* Supernodal where CHOLMOD's analysis finds it pays (flops per entry of
