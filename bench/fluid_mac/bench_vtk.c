@@ -128,6 +128,9 @@ int main(int argc, char **argv)
     printf(" legacy/xml size %.2f time %.2f, legacy/xml_float32 size %.2f time %.2f\n", bytes[0] / bytes[1],
            secs[0] / secs[1], bytes[0] / bytes[2], secs[0] / secs[2]);
     for (int k = 0; k < 3; k++)
+        printf("@row scene=%s N=%d frames=%d format=%s MB_frame=%.4f ms_frame=%.2f\n", water ? "water3d" : "smoke3d", N,
+               frames, fmts[k], bytes[k] / frames / 1e6, 1e3 * secs[k] / frames);
+    for (int k = 0; k < 3; k++)
         P->destroy(fl[k]);
     return 0;
 }

@@ -8,6 +8,7 @@
 # steps, how far it ran (t reached of the scene's 1.5 s) and the outcome
 # ("timeout": still running after LIMIT seconds, default 120).
 # Usage: bench/schemes/light_bodies.sh [BUILD_DIR] [LIMIT]   (default build, 120)
+. "$(dirname "$0")/../rows.sh" light_bodies "$@"   # figures to bench/data/light_bodies.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"

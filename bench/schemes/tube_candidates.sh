@@ -11,6 +11,7 @@
 # examples/piston.json and examples/rising_disc.json (iterations per step:
 # what the candidates do elsewhere).
 # Usage: bench/schemes/tube_candidates.sh [BUILD_DIR]   (default build)
+. "$(dirname "$0")/../rows.sh" tube_candidates "$@"   # figures to bench/data/tube_candidates.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"
