@@ -27,6 +27,8 @@ bad = sum(1 for r in rows if r["converged"] == "0")
 wall = sum(float(r["fluid_s"]) + float(r["solid_s"]) + float(r["coupler_s"]) for r in rows)
 print(f"{sys.argv[2]:<8} steps {len(rows):4d}  iterations/step {sum(its)/len(its):6.2f}  max {max(its):3d}  "
       f"unconverged {bad:3d}  seconds {wall:7.2f}")
+print(f"@row run={sys.argv[2]} steps={len(rows)} it_step={sum(its)/len(its):.3f} max_it={max(its)} unconverged={bad} "
+      f"solver_coupler_s={wall:.3f}")
 PY
 }
 echo "nested balloons, dx = $dx m, to t = $end s"

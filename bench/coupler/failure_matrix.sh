@@ -92,6 +92,7 @@ check() {   # fault how
     fi
     [ -n "$verdict" ] && bad=$((bad + 1))
     printf '%-22s %-6s %4s %6.1f  %s\n' "$fault" "$how" "$rc" "$took" "${verdict:-ok: $err}"
+    printf "@row fault=%s how=%s exit=%s seconds=%.2f kept_promise=%d\n" "$fault" "$how" "$rc" "$took" "$([ -z "$verdict" ] && echo 1 || echo 0)"
 }
 for how in kill stop hang exit close error; do
     for fault in create:1 solve:1 solve:20 commit:1 commit:7 save:1 save:2 write_output:1 write_output:3 load:1 \
@@ -104,3 +105,4 @@ done
 check max_dt:5 nan
 check solve:7 nan
 echo "cases that broke a promise: $bad"
+echo "@row summary=1 broken_promises=$bad"

@@ -66,3 +66,4 @@ for scene in disc piston; do
     done
 done
 echo "kills: $runs, with a problem: $problems"
+echo "@row kills_per_signal=$kills kills=$runs problems=$problems"

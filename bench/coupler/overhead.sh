@@ -23,5 +23,7 @@ it = sum(int(r["iterations"]) for r in rows)
 c = sum(float(r["coupler_s"]) for r in rows)
 s = sum(float(r["fluid_s"]) + float(r["solid_s"]) for r in rows)
 print(f"{n:10d} {it:8d} {1e6*c/it:14.2f} {1e6*s/it:14.2f} {1e9*c/it/n:14.2f} {100*c/(c+s):8.1f}%")
+print(f"@row N={n} steps=50 iterations={it} coupler_us_it={1e6*c/it:.3f} solvers_us_it={1e6*s/it:.3f} "
+      f"coupler_ns_value={1e9*c/it/n:.3f} coupler_share={c/(c+s):.4f}")
 PY
 done

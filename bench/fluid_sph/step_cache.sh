@@ -47,5 +47,8 @@ for c in ("true", "false"):
           "  ms/iteration " + " ".join(f"{v:6.2f}" for v in per_it))
 r = [med["false"][k] / med["true"][k] for k in range(2)]
 print(f"without / with (medians): per step {r[0]:.2f}, per iteration {r[1]:.2f}")
+print(f"@row steps={ref[0]} it_step={ref[1] / ref[0]:.3f} repeats={repeats} with_ms_step={med['true'][0]:.3f} "
+      f"without_ms_step={med['false'][0]:.3f} without_over_with_step={r[0]:.3f} without_over_with_iteration={r[1]:.3f} "
+      f"same_results={int(same)}")
 sys.exit(0 if same else 1)
 PY

@@ -42,4 +42,7 @@ for b in builds:
     inline = statistics.median(t[(b, "inline")])
     print(b + ": " + " | ".join(f"{name} {statistics.median(t[(b, name)]):.3f} ({min(t[(b, name)]):.3f}) "
                                 f"+{statistics.median(t[(b, name)]) - inline:.3f}" for name, _ in placements))
+    for name, _ in placements:
+        print(f"@row build='{b}' placement='{name}' reps={reps} median_s={statistics.median(t[(b, name)]):.4f} "
+              f"least_s={min(t[(b, name)]):.4f} excess_s={statistics.median(t[(b, name)]) - inline:.4f}")
 PY

@@ -43,5 +43,7 @@ for d in 50 100 300 600 900; do
         fi
         if [ -f "$out/r/stats.csv" ]; then line=$(stats "$out/r/stats.csv"); else line=$(printf '%6s %6s %6s %8s' - - - -); fi
         printf '%-8s %-10s %s  %s\n' "$d" "$s" "$line" "$outcome"
+        read -r it unconv steps tend <<<"$line"
+        echo "@row density=$d scheme=$s it_step=$it unconverged=$unconv steps=$steps t_end=$tend outcome='$outcome'"
     done
 done

@@ -30,8 +30,12 @@ run() {
     name=$1 scene=$2
     shift 2
     if "$seam" run "$scene" --out "$out/r" --force --quiet --no-report "$@" >"$out/log" 2>&1; then
-        printf '%-56s %s\n' "$name" "$(stats "$out/r/stats.csv")"
+        line=$(stats "$out/r/stats.csv")
+        printf '%-56s %s\n' "$name" "$line"
+        read -r mean mx mn n <<<"$line"
+        echo "@row scene=$scene candidate=\"$name\" mean_it=$mean max_it=$mx min_it=$mn windows=$n"
     else
+        echo "@row scene=$scene candidate=\"$name\" failed_after=$(($(wc -l <"$out/r/stats.csv") - 1))"
         printf '%-56s failed after %s steps: %s\n' "$name" "$(($(wc -l <"$out/r/stats.csv") - 1))" \
             "$(grep -m1 -o 'error: .*' "$out/log" || tail -n1 "$out/log")"
     fi
