@@ -72,9 +72,14 @@ def commit():
     def git(*args):
         return subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True).stdout.strip()
     head = git("rev-parse", "--short", "HEAD") or "unknown"
-    # a figure measured on uncommitted code says so
-    dirty = git("status", "--porcelain", "--untracked-files=no")
+    # a figure measured on uncommitted code says so (the data files themselves do not count)
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/data")
     return head + ("+dirty" if dirty else "")
+
+
+# settings that change a bench's figures without appearing on its command line
+ENVIRONMENT = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_WAIT_POLICY", "BENCH_STEPS", "BENCH_SIZES", "BENCH_TIME",
+               "PREFIX")
 
 
 def load():
@@ -94,6 +99,9 @@ class Recorder:
             self.path = os.path.join(where, bench + ".jsonl")
         self.head = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit(),
                      "machine": machine(), "load": load(), "command": command, "source": "measured"}
+        env = {k: os.environ[k] for k in ENVIRONMENT if os.environ.get(k)}
+        if env:
+            self.head["env"] = env
         self.params = params
         self.rows = 0
 
@@ -121,7 +129,7 @@ def run(bench, params, argv):
             sys.stdout.write(line)
             sys.stdout.flush()
     status = proc.wait()
-    where = rec.path and os.path.relpath(rec.path)
+    where = rec.path and (os.path.relpath(rec.path, ROOT) if rec.path.startswith(ROOT + os.sep) else rec.path)
     print(f"bench/record.py: {rec.rows} rows{' to ' + where if where else ' (not kept: SEAM_BENCH_DATA=-)'}",
           file=sys.stderr)
     return status
