@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf "%10s %8s %14s %14s %14s %9s\n" N iters "coupler us/it" "solvers us/it" "coupler ns/val" "share"
 for n in 100 1000 10000 100000 1000000; do
-    "$seam" run "$root/examples/piston.json" --quiet --out "$tmp/o" --steps 50 \
+    "$seam" run "$root/examples/piston.json" --quiet --force --no-report --out "$tmp/o" --steps 50 \
         --set solids.0.count=$n --set coupling.tolerance=1e-9 --set output.interface=false
     python3 - "$tmp/o/stats.csv" "$n" <<'PY'
 import csv, sys
