@@ -72,8 +72,8 @@ def commit():
     def git(*args):
         return subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True).stdout.strip()
     head = git("rev-parse", "--short", "HEAD") or "unknown"
-    # a figure measured on uncommitted code says so (the data files themselves do not count)
-    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/data")
+    # a figure measured on uncommitted code says so (the data and the docs do not count)
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/data", ":!docs")
     return head + ("+dirty" if dirty else "")
 
 
