@@ -38,7 +38,8 @@ def number(text):
     """The value as stored: an int or float where it reads as one, else the text."""
     for kind in (int, float):
         try:
-            return kind(text)
+            value = kind(text)
+            return value if value - value == 0 else text   # nan and inf stay text: JSON has no such numbers
         except ValueError:
             pass
     return text

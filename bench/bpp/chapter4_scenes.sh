@@ -10,7 +10,7 @@
 #    the release, the water's volume, and the oscillation's period against
 #    the one-degree-of-freedom estimate.
 # Usage: bench/bpp/chapter4_scenes.sh [BUILD_DIR] [END_TIME]
-. "$(dirname "$0")/../rows.sh" chapter4_scenes "$@"   # figures to bench/data/chapter4_scenes.jsonl
+SEAM_BENCH=chapter4_scenes . "$(dirname "$0")/../rows.sh"   # figures to bench/data/chapter4_scenes.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-5}

@@ -5,7 +5,7 @@
 # both at 0.05 cells and at most 30 iterations, counted as seam counts and
 # as the thesis counts (coupling.count).
 # Usage: bench/bpp/nested_balloons.sh [BUILD_DIR] [END_TIME] [CELL_SIZE]
-. "$(dirname "$0")/../rows.sh" nested_balloons "$@"   # figures to bench/data/nested_balloons.jsonl
+SEAM_BENCH=nested_balloons . "$(dirname "$0")/../rows.sh"   # figures to bench/data/nested_balloons.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-1.5}

@@ -10,7 +10,7 @@
 # (docs/remote.md, docs/scenes.md "Failures").
 #
 #   bench/coupler/failure_matrix.sh [BUILD]     (default: build)
-. "$(dirname "$0")/../rows.sh" failure_matrix "$@"   # figures to bench/data/failure_matrix.jsonl
+SEAM_BENCH=failure_matrix . "$(dirname "$0")/../rows.sh"   # figures to bench/data/failure_matrix.jsonl
 set -u
 cd "$(dirname "$0")/../.."
 build=${1:-build}

@@ -11,7 +11,7 @@
 # stdio buffer). One line per kill that found a problem; a count at the end.
 #
 #   bench/coupler/kill_outputs.sh [KILLS] [BUILD]     (default: 40 kills per scene and signal, build)
-. "$(dirname "$0")/../rows.sh" kill_outputs "$@"   # figures to bench/data/kill_outputs.jsonl
+SEAM_BENCH=kill_outputs . "$(dirname "$0")/../rows.sh"   # figures to bench/data/kill_outputs.jsonl
 set -u
 cd "$(dirname "$0")/../.."
 kills=${1:-40}

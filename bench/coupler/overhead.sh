@@ -3,7 +3,7 @@
 # piston scene with N independent pistons (N interface values), relaxation,
 # 50 steps. Prints per-iteration time in the coupler and in the solvers,
 # and the coupler's share of the wall time. Usage: bench/coupler/overhead.sh [BUILD]
-. "$(dirname "$0")/../rows.sh" coupler_overhead "$@"   # figures to bench/data/coupler_overhead.jsonl
+SEAM_BENCH=coupler_overhead . "$(dirname "$0")/../rows.sh"   # figures to bench/data/coupler_overhead.jsonl
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -4,7 +4,7 @@
 # load hits both alike; medians over REPS rounds, and base/new. One thread
 # (OMP_NUM_THREADS=1): the ratio compares the code, not the cores.
 # Usage: bench/coupler/scenes_cpu.sh BASE_BUILD [BUILD] [REPS]
-. "$(dirname "$0")/../rows.sh" scenes_cpu "$@"   # figures to bench/data/scenes_cpu.jsonl
+SEAM_BENCH=scenes_cpu . "$(dirname "$0")/../rows.sh"   # figures to bench/data/scenes_cpu.jsonl
 set -euo pipefail
 base=${1:?usage: scenes_cpu.sh BASE_BUILD [BUILD] [REPS]}
 build=${2:-build}

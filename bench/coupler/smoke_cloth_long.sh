@@ -4,7 +4,7 @@
 # until 2026-11-25): the outcome, the time reached, iterations per step and
 # unconverged steps. Some 10 minutes per run on a 2-core machine.
 # Usage: bench/coupler/smoke_cloth_long.sh [BUILD]
-. "$(dirname "$0")/../rows.sh" smoke_cloth_long "$@"   # figures to bench/data/smoke_cloth_long.jsonl
+SEAM_BENCH=smoke_cloth_long . "$(dirname "$0")/../rows.sh"   # figures to bench/data/smoke_cloth_long.jsonl
 set -uo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)

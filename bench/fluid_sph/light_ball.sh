@@ -11,7 +11,7 @@
 # xpm is the example's scheme; the others override it (relaxation with 200
 # iterations at most, iqn-ils with xpm's 30).
 # Usage: bench/fluid_sph/light_ball.sh [BUILD_DIR] [END_TIME]
-. "$(dirname "$0")/../rows.sh" sph_light_ball "$@"   # figures to bench/data/sph_light_ball.jsonl
+SEAM_BENCH=sph_light_ball . "$(dirname "$0")/../rows.sh"   # figures to bench/data/sph_light_ball.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-3}

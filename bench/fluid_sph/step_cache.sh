@@ -6,7 +6,7 @@
 # interface.csv and iteration counts (checked: the cache changes no result). One thread (OMP_NUM_THREADS=1).
 # TOLERANCE (cells, default the example's 0.05) sets the position tolerance: 0.005 makes more iterations a step.
 # Usage: bench/fluid_sph/step_cache.sh [BUILD_DIR] [END_TIME] [REPEATS] [TOLERANCE]
-. "$(dirname "$0")/../rows.sh" sph_step_cache "$@"   # figures to bench/data/sph_step_cache.jsonl
+SEAM_BENCH=sph_step_cache . "$(dirname "$0")/../rows.sh"   # figures to bench/data/sph_step_cache.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-0.5}

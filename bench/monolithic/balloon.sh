@@ -9,7 +9,7 @@
 # preconditioner (coupling.preconditioner: ic0, multigrid). The mesh keeps the
 # scene's element size at other cell sizes.
 # Usage: bench/monolithic/balloon.sh [BUILD_DIR] [END_TIME] [CELL_SIZE] [VISCOSITY] [MODEL] [PRECOND]
-. "$(dirname "$0")/../rows.sh" monolithic_balloon "$@"   # figures to bench/data/monolithic_balloon.jsonl
+SEAM_BENCH=monolithic_balloon . "$(dirname "$0")/../rows.sh"   # figures to bench/data/monolithic_balloon.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-3}

@@ -10,7 +10,7 @@
 # (examples/floating_block.json). A copied build finds its own plugins
 # through SEAM_PLUGIN_PATH.
 # Usage: bench/monolithic/builds.sh OLD_BUILD NEW_BUILD [REPEATS] [SCENE] [END_TIME] [CELL_SIZE]
-. "$(dirname "$0")/../rows.sh" monolithic_builds "$@"   # figures to bench/data/monolithic_builds.jsonl
+SEAM_BENCH=monolithic_builds . "$(dirname "$0")/../rows.sh"   # figures to bench/data/monolithic_builds.jsonl
 set -euo pipefail
 old=$1
 new=$2

@@ -7,7 +7,7 @@
 # Prints runs, executions per second, coverage and corpus size; exits 1 on a
 # finding (reproduce: BUILD/tests/protocol/fuzz_session FILE).
 # Usage: bench/protocol/fuzz_session.sh SECONDS [BUILD]
-. "$(dirname "$0")/../rows.sh" fuzz_session "$@"   # figures to bench/data/fuzz_session.jsonl
+SEAM_BENCH=fuzz_session . "$(dirname "$0")/../rows.sh"   # figures to bench/data/fuzz_session.jsonl
 set -euo pipefail
 secs=${1:?usage: bench/protocol/fuzz_session.sh SECONDS [BUILD]}
 build=${2:-build-fuzz}

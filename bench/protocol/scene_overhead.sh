@@ -18,7 +18,7 @@
 # (fluid_s + solid_s + coupler_s, the first 10 steps left out) against
 # in-process: what a typical step costs, which the machine's slow spells and
 # the runs' start-up move far less than the differences of whole runs.
-. "$(dirname "$0")/../rows.sh" remote_overhead "$@"   # figures to bench/data/remote_overhead.jsonl
+SEAM_BENCH=remote_overhead . "$(dirname "$0")/../rows.sh"   # figures to bench/data/remote_overhead.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-0.1}

@@ -4,7 +4,7 @@
 # BASE names a second build tree, e.g. main's); prints the median wall time
 # (the least in brackets) and the excess over the same build's in-process run.
 # Usage: bench/protocol/startup.sh [BUILD] [REPS] [BASE]
-. "$(dirname "$0")/../rows.sh" remote_startup "$@"   # figures to bench/data/remote_startup.jsonl
+SEAM_BENCH=remote_startup . "$(dirname "$0")/../rows.sh"   # figures to bench/data/remote_startup.jsonl
 set -euo pipefail
 build=${1:-build}
 reps=${2:-10}

@@ -13,7 +13,7 @@
 # ends the step after one call each), from a second run of the plank and
 # the balls. Single-threaded (OMP_NUM_THREADS=1).
 # Usage: bench/schemes/chapter2_scenes.sh [BUILD_DIR]   (default build)
-. "$(dirname "$0")/../rows.sh" chapter2_scenes "$@"   # figures to bench/data/chapter2_scenes.jsonl
+SEAM_BENCH=chapter2_scenes . "$(dirname "$0")/../rows.sh"   # figures to bench/data/chapter2_scenes.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"

@@ -7,7 +7,7 @@
 # the hardest part, the 10 steps where P (seam's count) needs the most, and
 # XPM's count there. About 2 minutes on a 2-core machine.
 # Usage: bench/schemes/smoke_balloon.sh [BUILD]
-. "$(dirname "$0")/../rows.sh" smoke_balloon "$@"   # figures to bench/data/smoke_balloon.jsonl
+SEAM_BENCH=smoke_balloon . "$(dirname "$0")/../rows.sh"   # figures to bench/data/smoke_balloon.jsonl
 set -uo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -11,7 +11,7 @@
 # unstable runs; then P and P-C again, counted as seam counts. 126 runs,
 # 43 minutes on a loaded 2-core machine.
 # Usage: bench/schemes/table_2_1.sh [BUILD] [SCENE] [extra --set arguments...]
-. "$(dirname "$0")/../rows.sh" table_2_1 "$@"   # figures to bench/data/table_2_1.jsonl
+SEAM_BENCH=table_2_1 . "$(dirname "$0")/../rows.sh"   # figures to bench/data/table_2_1.jsonl
 set -uo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -12,7 +12,7 @@
 # default 0.01 (250 x 41); END the end time (s),
 # default 10; CASES "cfd1", "fsi1" or both (the default). Single-threaded.
 # Usage: bench/schemes/turek_hron.sh [BUILD_DIR] [DX] [END] [CASES]   (default build, 0.01, 10, "cfd1 fsi1")
-. "$(dirname "$0")/../rows.sh" turek_hron "$@"   # figures to bench/data/turek_hron.jsonl
+SEAM_BENCH=turek_hron . "$(dirname "$0")/../rows.sh"   # figures to bench/data/turek_hron.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"
