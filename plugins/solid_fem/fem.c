@@ -909,7 +909,7 @@ fem *fem_new(const char *config_json, const seam_host *host)
     seam_cfg_gravity(cfg, host, d, NULL, self->gravity);
     static const char *const integrators[] = {"backward_euler", "explicit", NULL};
     self->integrator = (fem_integrator)seam_cfg_enum(cfg, "integrator", integrators, FEM_BACKWARD_EULER, 0);
-    self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
+    self->vtk.format = seam_host_vtk_format(host);
     self->newton_tol = 1e-6;
     self->newton_max = 50;
     self->line_search = 1;

@@ -582,7 +582,7 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     /* Samples about one fluid cell apart (Akbay 2.3.4) when the scene names its cell size. */
     double spacing_default = host && host->cell_size > 0 ? host->cell_size : 0.05;
     rs->spacing = seam_cfg_num(cfg, "spacing", spacing_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-    rs->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
+    rs->vtk.format = seam_host_vtk_format(host);
     rs->world.dim = rs->dim;
     rs->world.iterations = (int)seam_cfg_int(cfg, "contact_iterations", 30, 1, 100000, 0);
     rs->world.tolerance = seam_cfg_num(cfg, "contact_tolerance", 1e-9, 0.0, INFINITY, 0);
