@@ -83,7 +83,7 @@ seam_cholesky *seam_cholesky_new(const seam_csr *A)
      * L of at least Common->supernodal_switch, 40), simplicial on thin
      * factors (a shell's chain, a small cloth): there the supernodal code's
      * OpenMP regions, one futex call each even on one thread, cost more
-     * than the arithmetic (two_balloons 12% less CPU, bench/RESULTS.md).
+     * than the arithmetic (two_balloons 12% less CPU, docs/performance.md).
      * final_ll keeps a simplicial factor LL', so a matrix that is not
      * positive definite stops it at its pivot as the supernodal one does. */
     s->c.supernodal = CHOLMOD_AUTO;
@@ -129,7 +129,7 @@ int seam_cholesky_factor(seam_cholesky *self, const seam_csr *A)
      * number fixed when it was built, whatever OMP_NUM_THREADS says: on two
      * cores that is a team of four for every factorization, and the cloth of
      * smoke_cloth made 13 000 context switches in 0.3 s of simulated time
-     * (bench/RESULTS.md). With no active parallel level allowed, those loops
+     * (docs/performance.md). With no active parallel level allowed, those loops
      * (memory copies, a small share of the work) run on the calling thread;
      * the dense kernels, where the work is, keep OpenBLAS's threads. */
     int levels = omp_get_max_active_levels();
