@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/config.h"
 #include "seam/dense.h"
 #include "seam/log.h"
@@ -28,12 +29,8 @@ static int mesh_alloc(seam_cfg *c, fem_mesh *m, int d, size_t nodes, size_t cell
                        "use fewer cells", nodes, cells, FEM_MAX_NODES);
         return -1;
     }
-    m->X = calloc(nodes * (size_t)d + 1, sizeof *m->X);
-    m->cells = calloc(cells * (size_t)per_cell + 1, sizeof *m->cells);
-    if (!m->X || !m->cells) {
-        seam_cfg_error(c, NULL, "out of memory for a mesh of %zu nodes and %zu cells", nodes, cells);
-        return -1;
-    }
+    m->X = seam_xcalloc(nodes * (size_t)d + 1, sizeof *m->X);
+    m->cells = seam_xcalloc(cells * (size_t)per_cell + 1, sizeof *m->cells);
     return 0;
 }
 
@@ -411,10 +408,10 @@ static int gen_spherical_shell(seam_cfg *c, fem_mesh *m)
         push_cell(m, tri[f][0], tri[f][1], tri[f][2], 0);
     for (long s = 0; s < sub; s++) {
         size_t nf = m->n_cells, stride = 2 * 12;   /* at most 6 neighbours of higher index, kept generous */
-        int32_t *edge_mid = malloc(m->n_nodes * stride * sizeof *edge_mid);
+        int32_t *edge_mid = seam_xmalloc(m->n_nodes * stride * sizeof *edge_mid);
         for (size_t i = 0; i < m->n_nodes * stride; i++)
             edge_mid[i] = -1;
-        int32_t *old = malloc(nf * 3 * sizeof *old);
+        int32_t *old = seam_xmalloc(nf * 3 * sizeof *old);
         memcpy(old, m->cells, nf * 3 * sizeof *old);
         m->n_cells = 0;
         for (size_t f = 0; f < nf; f++) {
@@ -573,7 +570,7 @@ static double simplex_measure(int d, const double *X, const int32_t *n, double *
     return seam_det(d, Dm) / (d == 2 ? 2.0 : 6.0);
 }
 
-static void *grow(void *p, size_t count, size_t size) { return realloc(p, (count ? count : 1) * size); }
+static void *grow(void *p, size_t count, size_t size) { return seam_xrealloc(p, (count ? count : 1) * size); }
 
 /* Append a mesh as body bi: nodes, elements or springs and hinges, masses. */
 void fem_mesh_error(fem *self, seam_cfg *c, const char *where, const char *fmt, ...)
@@ -710,7 +707,7 @@ static void build_interface(fem *self)
     static const int tri_faces[3][2] = {{0, 1}, {1, 2}, {2, 0}};
     static const int tet_faces[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
     size_t nf = self->n_elems * (size_t)(d + 1);
-    facet *f = malloc((nf ? nf : 1) * sizeof *f);
+    facet *f = seam_xmalloc((nf ? nf : 1) * sizeof *f);
     for (size_t e = 0; e < self->n_elems; e++)
         for (int k = 0; k <= d; k++) {
             facet *p = &f[e * (size_t)(d + 1) + (size_t)k];
@@ -722,8 +719,8 @@ static void build_interface(fem *self)
         }
     qsort(f, nf, sizeof *f, facet_cmp);
     size_t n_bnd = 0;
-    int32_t *bnd = malloc((nf + self->n_springs + 1) * (size_t)per * sizeof *bnd);
-    uint8_t *two = malloc(nf + self->n_springs + 1);
+    int32_t *bnd = seam_xmalloc((nf + self->n_springs + 1) * (size_t)per * sizeof *bnd);
+    uint8_t *two = seam_xmalloc(nf + self->n_springs + 1);
     for (size_t i = 0; i < nf;) {
         size_t j = i + 1;
         while (j < nf && facet_cmp(&f[i], &f[j]) == 0)
@@ -735,8 +732,8 @@ static void build_interface(fem *self)
         i = j;
     }
     free(f);
-    bnd = realloc(bnd, (nf + self->n_springs + self->n_tris + 1) * (size_t)per * sizeof *bnd);
-    two = realloc(two, nf + self->n_springs + self->n_tris + 1);
+    bnd = seam_xrealloc(bnd, (nf + self->n_springs + self->n_tris + 1) * (size_t)per * sizeof *bnd);
+    two = seam_xrealloc(two, nf + self->n_springs + self->n_tris + 1);
     for (size_t t = 0; t < self->n_tris; t++) {
         memcpy(bnd + n_bnd * 3, self->tris[t].n, 3 * sizeof *bnd);
         two[n_bnd++] = 1;
@@ -747,13 +744,13 @@ static void build_interface(fem *self)
         two[n_bnd++] = 1;
     }
     /* Interface points: the nodes that appear, in node order. */
-    int32_t *point_of = malloc((self->n ? self->n : 1) * sizeof *point_of);
+    int32_t *point_of = seam_xmalloc((self->n ? self->n : 1) * sizeof *point_of);
     for (size_t i = 0; i < self->n; i++)
         point_of[i] = -1;
     for (size_t k = 0; k < n_bnd * (size_t)per; k++)
         point_of[bnd[k]] = 0;
     self->n_iface = 0;
-    self->iface_node = malloc((self->n ? self->n : 1) * sizeof *self->iface_node);
+    self->iface_node = seam_xmalloc((self->n ? self->n : 1) * sizeof *self->iface_node);
     for (size_t i = 0; i < self->n; i++)
         if (point_of[i] == 0) {
             point_of[i] = (int32_t)self->n_iface;
@@ -766,9 +763,9 @@ static void build_interface(fem *self)
     self->iface_two_sided = two;
     self->n_iface_elems = n_bnd;
     size_t np = self->n_iface ? self->n_iface : 1;
-    self->iface_body = malloc(np * sizeof *self->iface_body);
-    self->iface_X = malloc(np * (size_t)d * sizeof *self->iface_X);
-    self->iface_mass = malloc(np * sizeof *self->iface_mass);
+    self->iface_body = seam_xmalloc(np * sizeof *self->iface_body);
+    self->iface_X = seam_xmalloc(np * (size_t)d * sizeof *self->iface_X);
+    self->iface_mass = seam_xmalloc(np * sizeof *self->iface_mass);
     for (size_t p = 0; p < self->n_iface; p++) {
         size_t node = (size_t)self->iface_node[p];
         for (size_t bi = 0; bi < self->n_bodies; bi++)
@@ -865,7 +862,7 @@ static int read_constraints(fem *self, seam_cfg *c, size_t bi)
     for (size_t i = b->node0; i < b->node0 + b->n_nodes; i++)
         memcpy(self->v + i * (size_t)d, v0, (size_t)d * sizeof *v0);
     seam_cfg *pin = seam_cfg_child(c, "pin", 0);
-    uint8_t *mark = calloc(self->n + 1, 1);
+    uint8_t *mark = seam_xcalloc(self->n + 1, 1);
     if (pin && select_nodes(pin, self, b, mark) != 0) {
         free(mark);
         return -1;
@@ -901,7 +898,7 @@ fem *fem_new(const char *config_json, const seam_host *host)
     seam_cfg *cfg = seam_cfg_from_host(config_json, host);
     if (!cfg)
         return NULL;
-    fem *self = calloc(1, sizeof *self);
+    fem *self = seam_xcalloc(1, sizeof *self);
     self->host = host;
     self->d = (int)seam_cfg_int(cfg, "dim", 2, 2, 3, SEAM_CFG_REQUIRED);
     int d = self->d;
@@ -941,9 +938,9 @@ fem *fem_new(const char *config_json, const seam_host *host)
     if (nb == 0 && !seam_cfg_error_count(cfg))
         seam_cfg_error(cfg, "bodies", "needs at least one body");
     self->n_bodies = nb;
-    self->bodies = calloc(nb + 1, sizeof *self->bodies);
+    self->bodies = seam_xcalloc(nb + 1, sizeof *self->bodies);
     int failed = seam_cfg_error_count(cfg) > 0;
-    seam_cfg **items = calloc(nb + 1, sizeof *items);
+    seam_cfg **items = seam_xcalloc(nb + 1, sizeof *items);
     for (size_t bi = 0; bi < nb; bi++)
         items[bi] = seam_cfg_item(cfg, "bodies", bi);
     for (size_t bi = 0; bi < nb && !failed; bi++)
@@ -958,13 +955,13 @@ fem *fem_new(const char *config_json, const seam_host *host)
     }
     if (!failed) {
         size_t nd = self->n * (size_t)d;
-        self->x = malloc((nd + 1) * sizeof(double));
-        self->v = calloc(nd + 1, sizeof(double));
-        self->x_new = malloc((nd + 1) * sizeof(double));
-        self->v_new = calloc(nd + 1, sizeof(double));
-        self->v_fixed = calloc(nd + 1, sizeof(double));
-        self->f_ext = calloc(nd + 1, sizeof(double));
-        self->fixed = calloc(self->n + 1, 1);
+        self->x = seam_xmalloc((nd + 1) * sizeof(double));
+        self->v = seam_xcalloc(nd + 1, sizeof(double));
+        self->x_new = seam_xmalloc((nd + 1) * sizeof(double));
+        self->v_new = seam_xcalloc(nd + 1, sizeof(double));
+        self->v_fixed = seam_xcalloc(nd + 1, sizeof(double));
+        self->f_ext = seam_xcalloc(nd + 1, sizeof(double));
+        self->fixed = seam_xcalloc(self->n + 1, 1);
         memcpy(self->x, self->X0, nd * sizeof(double));
         memcpy(self->x_new, self->X0, nd * sizeof(double));
         for (size_t bi = 0; bi < nb && !failed; bi++)
@@ -972,7 +969,7 @@ fem *fem_new(const char *config_json, const seam_host *host)
         memcpy(self->v_new, self->v, nd * sizeof(double));
         if (!failed && self->walls.on) {
             failed = fem_walls_check(self, walls) != 0;
-            self->contact = calloc(nd + 1, 1);
+            self->contact = seam_xcalloc(nd + 1, 1);
         }
     }
     free(items);

@@ -256,8 +256,6 @@ void fem_mesh_error(fem *self, seam_cfg *c, const char *where, const char *fmt, 
     __attribute__((format(printf, 4, 5)));
 /* Dihedral angle of hinge h at x and its gradient G (12). */
 double fem_hinge3_angle(const fem_hinge3 *h, const double *x, double *G);
-/* Read triangles of a Wavefront OBJ file (polygons split into fans). */
-int fem_mesh_read_obj(const char *path, fem_mesh *m, const seam_host *host);
 
 /* ---- meshes (mesh.c) ---------------------------------------------------- */
 
@@ -276,5 +274,7 @@ void fem_mesh_free(fem_mesh *m);
 /* Read a Gmsh v4 ASCII file: triangles (d = 2) or tetrahedra (d = 3).
  * Returns 0, or -1 after logging the file and line. */
 int fem_mesh_read_msh(const char *path, int d, fem_mesh *m, const seam_host *host);
+/* Read triangles of a Wavefront OBJ file (seam/mesh_io.h); -1 after logging the file and line. */
+int fem_mesh_read_obj(const char *path, fem_mesh *m, const seam_host *host);
 
 #endif

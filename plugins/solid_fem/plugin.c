@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/frame.h"
 #include "seam/log.h"
 #include "seam/vtk.h"
@@ -53,7 +54,7 @@ static seam_status p_solve(void *self, const seam_step *step, const seam_input *
     }
     double *load = NULL;
     if (in && in->F) {
-        load = calloc(f->n * (size_t)d + 1, sizeof *load);
+        load = seam_xcalloc(f->n * (size_t)d + 1, sizeof *load);
         for (size_t p = 0; p < f->n_iface; p++)
             for (int k = 0; k < d; k++)
                 load[(size_t)f->iface_node[p] * (size_t)d + (size_t)k] = in->F[p * (size_t)d + (size_t)k];
@@ -128,7 +129,7 @@ static seam_status p_save(void *self, seam_buffer *out)
     size_t nd = f->n * (size_t)f->d;
     size_t size = 4 * sizeof(uint64_t) + 2 * nd * sizeof(double);
     free(f->save_buf);
-    f->save_buf = malloc(size);
+    f->save_buf = seam_xmalloc(size);
     uint64_t hdr[4] = {FEM_MAGIC, (uint64_t)f->d, (uint64_t)f->n, (uint64_t)f->steps};
     memcpy(f->save_buf, hdr, sizeof hdr);
     memcpy((char *)f->save_buf + sizeof hdr, f->x, nd * sizeof(double));
@@ -172,7 +173,7 @@ static seam_status p_write_output(void *self, const char *dir, int frame)
         int cloth = b->kind == FEM_SHELL && d == 3;
         int per = cloth ? 3 : b->kind == FEM_SHELL ? 2 : d + 1;
         size_t count = 0, cap = cloth ? f->n_tris : b->kind == FEM_SHELL ? f->n_springs : f->n_elems;
-        int32_t *cells = malloc((cap + 1) * (size_t)per * sizeof *cells);
+        int32_t *cells = seam_xmalloc((cap + 1) * (size_t)per * sizeof *cells);
         if (cloth) {
             for (size_t t = 0; t < f->n_tris; t++)
                 if (f->tris[t].body == (int32_t)bi) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/dense.h"
 #include "seam/krylov.h"
 #include "seam/log.h"
@@ -233,17 +234,11 @@ double fem_elastic(const fem *self, const double *x, double *f, seam_csr *K)
         memset(K->val, 0, K->nnz * sizeof *K->val);
     double energy = 0.0, Ke[144];
     size_t chunk = self->n_elems < FEM_CHUNK ? self->n_elems : FEM_CHUNK;
-    double *psi = malloc((chunk + 1) * sizeof *psi), *fe = malloc((chunk + 1) * 12 * sizeof *fe);
-    double *Kb = K ? malloc((chunk + 1) * 144 * sizeof *Kb) : NULL;
-    if (!psi || !fe || (K && !Kb))
-        chunk = 1;   /* out of memory for the blocks: one element at a time, on the stack */
-    double psi1, fe1[12];
+    double *psi = seam_xmalloc_n(chunk + 1, sizeof *psi), *fe = seam_xmalloc_n((chunk + 1) * 12, sizeof *fe);
+    double *Kb = K ? seam_xmalloc_n((chunk + 1) * 144, sizeof *Kb) : NULL;
     for (size_t e0 = 0; e0 < self->n_elems; e0 += chunk) {
         size_t m = self->n_elems - e0 < chunk ? self->n_elems - e0 : chunk;
-        if (chunk == 1)
-            element_chunk(self, x, e0, m, &psi1, fe1, K ? Ke : NULL, f, K, &energy);
-        else
-            element_chunk(self, x, e0, m, psi, fe, Kb, f, K, &energy);
+        element_chunk(self, x, e0, m, psi, fe, Kb, f, K, &energy);
     }
     free(psi);
     free(fe);
@@ -417,7 +412,7 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
 {
     int d = self->d;
     size_t nd = self->n * (size_t)d;
-    double *buf = malloc((6 * nd + 6) * sizeof *buf);
+    double *buf = seam_xmalloc((6 * nd + 6) * sizeof *buf);
     double *v = buf, *dv = v + nd + 1, *g = dv + nd + 1, *fe = g + nd + 1, *x = fe + nd + 1, *vt = x + nd + 1;
     int damped = has_damping(self);
     if (damped)
@@ -521,7 +516,7 @@ static seam_status explicit_step(fem *self, double dt, const double *f_ext)
 {
     int d = self->d;
     size_t nd = self->n * (size_t)d;
-    double *fe = malloc((2 * nd + 2) * sizeof *fe), *Dv = fe + nd + 1;
+    double *fe = seam_xmalloc((2 * nd + 2) * sizeof *fe), *Dv = fe + nd + 1;
     fem_elastic(self, self->x, fe, NULL);
     if (has_damping(self)) {
         fem_damping_matrix(self, self->x, self->D);
@@ -576,7 +571,7 @@ double fem_max_dt(fem *self)
         return self->dt_limit;
     /* omega_max^2 <= max_i sum_j |K_ij| / m_i (Gershgorin); dt = cfl 2 / omega_max. */
     size_t nd = self->n * (size_t)self->d;
-    double *f = malloc((nd + 1) * sizeof *f);
+    double *f = seam_xmalloc((nd + 1) * sizeof *f);
     fem_elastic(self, self->x, f, self->K);
     free(f);
     double w2 = 0.0;
@@ -597,7 +592,7 @@ double fem_energy(const fem *self)
 {
     int d = self->d;
     size_t nd = self->n * (size_t)d;
-    double *f = malloc((nd + 1) * sizeof *f);
+    double *f = seam_xmalloc((nd + 1) * sizeof *f);
     double e = fem_elastic(self, self->x, f, NULL);
     free(f);
     for (size_t r = 0; r < nd; r++) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/config.h"
 #include "seam/frame.h"
 #include "seam/log.h"
@@ -17,7 +18,7 @@
 #include "body.h"
 #include "contact.h"
 #include "rigid.h"
-#include "rigid_math.h"
+#include "quat.h"
 
 struct rigid_solver {
     const seam_host *host;
@@ -69,14 +70,14 @@ static bool read_vec(seam_cfg *c, int dim, const char *key, double *out, unsigne
     double v[3] = {0, 0, 0};
     bool got = seam_cfg_vec(c, key, v, (size_t)dim, flags);
     if (got)
-        v3_copy(out, v);
+        seam_v3_copy(out, v);
     return got;
 }
 
 /* An angular quantity: a number about z in 2D, a vector in 3D. */
 static void read_angular(seam_cfg *c, int dim, const char *key, double *out)
 {
-    v3_set(out, 0, 0, 0);
+    seam_v3_set(out, 0, 0, 0);
     if (dim == 2)
         out[2] = seam_cfg_num(c, key, 0.0, -INFINITY, INFINITY, 0);
     else
@@ -85,12 +86,12 @@ static void read_angular(seam_cfg *c, int dim, const char *key, double *out)
 
 static bool unit_axis(seam_cfg *c, const char *key, const char *name, double *a)
 {
-    double n = v3_norm(a);
+    double n = seam_v3_norm(a);
     if (!(n > 0) || !isfinite(n)) {
         seam_cfg_error(c, key, "body \"%s\": the axis must be a non-zero vector", name);
         return false;
     }
-    v3_scale(a, 1.0 / n, a);
+    seam_v3_scale(a, 1.0 / n, a);
     return true;
 }
 
@@ -193,7 +194,7 @@ static int parse_mass(seam_cfg *item, const char *name, rigid_body *b, bool kine
     }
     double rho = has_m ? m / b->shape.measure : d;
     b->m = rho * b->shape.measure;
-    v3_scale(b->I0, rho, b->shape.J);
+    seam_v3_scale(b->I0, rho, b->shape.J);
     return 0;
 }
 
@@ -204,7 +205,7 @@ static int parse_loads(rigid_solver *rs, seam_cfg *item, const char *name, rigid
         seam_cfg_error(item, "forces", "body \"%s\": a kinematic body does not respond to forces", name);
         return -1;
     }
-    b->loads = calloc(n ? n : 1, sizeof *b->loads);
+    b->loads = seam_xcalloc(n ? n : 1, sizeof *b->loads);
     b->n_loads = n;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -224,7 +225,7 @@ static int parse_loads(rigid_solver *rs, seam_cfg *item, const char *name, rigid
             qc[k] = -b->shape.q_frame[k];
         double R[9];
         q_to_mat(R, qc);
-        m3_mul_v(ld->point, R, p);
+        seam_m3_mul_v(ld->point, R, p);
         ld->profile = (rigid_profile)seam_cfg_enum(f, "profile", profile_names, RIGID_CONSTANT, 0);
         ld->start = seam_cfg_num(f, "start", 0.0, -INFINITY, INFINITY, 0);
         ld->end = seam_cfg_num(f, "end", INFINITY, -INFINITY, INFINITY, 0);
@@ -269,10 +270,10 @@ static int parse_constraint(rigid_solver *rs, seam_cfg *item, seam_cfg *c, const
     if (tr) {
         if (!read_vec(c, rs->dim, "translate_along", a, 0) || !unit_axis(c, "translate_along", name, a))
             return -1;
-        double along = v3_dot(a, S->v), off[3];
-        v3_copy(off, S->v);
-        v3_axpy(off, -along, a);
-        if (v3_norm(off) > 1e-12 * (1.0 + v3_norm(S->v)) || v3_norm(S->w) != 0.0) {
+        double along = seam_v3_dot(a, S->v), off[3];
+        seam_v3_copy(off, S->v);
+        seam_v3_axpy(off, -along, a);
+        if (seam_v3_norm(off) > 1e-12 * (1.0 + seam_v3_norm(S->v)) || seam_v3_norm(S->w) != 0.0) {
             seam_cfg_error(item, "velocity", "body \"%s\": under translate_along the velocity must point along "
                            "the axis and angular_velocity must be 0", name);
             return -1;
@@ -290,10 +291,10 @@ static int parse_constraint(rigid_solver *rs, seam_cfg *item, seam_cfg *c, const
                            "angular_velocity", name);
             return -1;
         }
-        double along = v3_dot(a, S->w), off[3];
-        v3_copy(off, S->w);
-        v3_axpy(off, -along, a);
-        if (v3_norm(off) > 1e-12 * (1.0 + v3_norm(S->w))) {
+        double along = seam_v3_dot(a, S->w), off[3];
+        seam_v3_copy(off, S->w);
+        seam_v3_axpy(off, -along, a);
+        if (seam_v3_norm(off) > 1e-12 * (1.0 + seam_v3_norm(S->w))) {
             seam_cfg_error(item, "angular_velocity", "body \"%s\": must point along constraint.axis", name);
             return -1;
         }
@@ -301,14 +302,14 @@ static int parse_constraint(rigid_solver *rs, seam_cfg *item, seam_cfg *c, const
         S->sdot = along;
         double ab[3], R[9], arm[3], ax[3];
         q_to_mat(R, S->q);
-        m3_mul_tv(ab, R, a);
-        v3_sub(arm, S->x, b->pivot);
-        v3_cross(ax, a, arm);
+        seam_m3_mul_tv(ab, R, a);
+        seam_v3_sub(arm, S->x, b->pivot);
+        seam_v3_cross(ax, a, arm);
         /* parallel-axis theorem: I about the pivot axis */
         b->m_axis = b->I0[0] * ab[0] * ab[0] + b->I0[1] * ab[1] * ab[1] + b->I0[2] * ab[2] * ab[2] +
-                    b->m * v3_dot(ax, ax);
+                    b->m * seam_v3_dot(ax, ax);
     }
-    v3_copy(b->axis, a);
+    seam_v3_copy(b->axis, a);
     S->s = 0.0;
     return 0;
 }
@@ -358,7 +359,7 @@ static int parse_body_keys(rigid_solver *rs, seam_cfg *item, size_t index, rigid
 {
     char fallback[32];
     snprintf(fallback, sizeof fallback, "body%zu", index);
-    b->name = strdup(seam_cfg_str(item, "name", fallback, 0));
+    b->name = seam_xstrdup(seam_cfg_str(item, "name", fallback, 0));
     const char *name = b->name;
     if (parse_shape(rs, item, name, &b->shape))
         return -1;
@@ -368,7 +369,7 @@ static int parse_body_keys(rigid_solver *rs, seam_cfg *item, size_t index, rigid
         return -1;
     b->restitution = seam_cfg_num(item, "restitution", 0.0, 0.0, 1.0, 0);
     b->friction = seam_cfg_num(item, "friction", 0.5, 0.0, INFINITY, 0);
-    v3_copy(b->x0, S->x);
+    seam_v3_copy(b->x0, S->x);
     memcpy(b->q0, S->q, sizeof b->q0);
     b->mode = RIGID_FREE;
     if (kin && parse_kinematic(rs, item, kin, name, b))
@@ -378,10 +379,10 @@ static int parse_body_keys(rigid_solver *rs, seam_cfg *item, size_t index, rigid
     if (b->mode == RIGID_FREE) {
         double R[9], wb[3];   /* L = I w with I = R I_0 R^T */
         q_to_mat(R, S->q);
-        m3_mul_tv(wb, R, S->w);
+        seam_m3_mul_tv(wb, R, S->w);
         for (int k = 0; k < 3; k++)
             wb[k] *= b->I0[k];
-        m3_mul_v(S->L, R, wb);
+        seam_m3_mul_v(S->L, R, wb);
     }
     if (parse_loads(rs, item, name, b))
         return -1;
@@ -414,8 +415,8 @@ static int parse_walls(rigid_solver *rs, seam_cfg *w)
 static int build_interface(rigid_solver *rs)
 {
     size_t np = 0, ne = 0;
-    int32_t **el = calloc(rs->n_bodies, sizeof *el);
-    size_t *nel = calloc(rs->n_bodies, sizeof *nel);
+    int32_t **el = seam_xcalloc(rs->n_bodies, sizeof *el);
+    size_t *nel = seam_xcalloc(rs->n_bodies, sizeof *nel);
     for (size_t i = 0; i < rs->n_bodies; i++) {
         rigid_body *b = &rs->bodies[i];
         rigid_shape_sample(&b->shape, rs->spacing, &b->r, &b->n_pts, &el[i], &nel[i]);
@@ -426,23 +427,12 @@ static int build_interface(rigid_solver *rs)
     int npe = rs->dim;   /* segments in 2D, triangles in 3D */
     rs->n_pts = np;
     rs->n_elems = ne;
-    rs->X = malloc(np * (size_t)rs->dim * sizeof *rs->X);
-    rs->Xs = malloc(np * (size_t)rs->dim * sizeof *rs->Xs);
-    rs->mass = malloc(np * sizeof *rs->mass);
-    rs->body_id = malloc(np * sizeof *rs->body_id);
-    rs->elems = malloc(ne * (size_t)npe * sizeof *rs->elems);
-    rs->two_sided = calloc(ne ? ne : 1, 1);
-    bool ok = rs->X && rs->Xs && rs->mass && rs->body_id && rs->elems && rs->two_sided;
-    for (size_t i = 0; i < rs->n_bodies; i++)
-        ok = ok && rs->bodies[i].r && el[i];
-    if (!ok) {
-        for (size_t i = 0; i < rs->n_bodies; i++)
-            free(el[i]);
-        free(el);
-        free(nel);
-        seam_logf(rs->host, SEAM_LOG_ERROR, "out of memory for %zu interface points", np);
-        return -1;
-    }
+    rs->X = seam_xmalloc(np * (size_t)rs->dim * sizeof *rs->X);
+    rs->Xs = seam_xmalloc(np * (size_t)rs->dim * sizeof *rs->Xs);
+    rs->mass = seam_xmalloc(np * sizeof *rs->mass);
+    rs->body_id = seam_xmalloc(np * sizeof *rs->body_id);
+    rs->elems = seam_xmalloc(ne * (size_t)npe * sizeof *rs->elems);
+    rs->two_sided = seam_xcalloc(ne ? ne : 1, 1);
     size_t e = 0;
     for (size_t i = 0; i < rs->n_bodies; i++) {
         rigid_body *b = &rs->bodies[i];
@@ -548,7 +538,7 @@ static bool bodies_inside_walls(rigid_solver *rs, seam_cfg *cfg)
         for (size_t k = 0; k < n; k++) {
             double p[3], r = 0.0;
             if (b->shape.kind == RIGID_ROUND) {
-                v3_copy(p, c);
+                seam_v3_copy(p, c);
                 r = b->shape.radius;
             } else
                 rigid_body_point(&rs->S[i], b->r + 3 * k, p);
@@ -573,7 +563,7 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     seam_cfg *cfg = seam_cfg_from_host(config_json, host);
     if (!cfg)
         return NULL;
-    rigid_solver *rs = calloc(1, sizeof *rs);
+    rigid_solver *rs = seam_xcalloc(1, sizeof *rs);
     rs->host = host;
     rs->dim = (int)seam_cfg_int(cfg, "dim", 2, 2, 3, SEAM_CFG_REQUIRED);
     /* The scene's gravity; without one, -9.81 along y. Its own key wins, loudly. */
@@ -592,11 +582,11 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
     size_t n = seam_cfg_count(cfg, "bodies", SEAM_CFG_REQUIRED);
     if (n == 0 && seam_cfg_has(cfg, "bodies"))
         seam_cfg_error(cfg, "bodies", "at least one body is needed");
-    rs->bodies = calloc(n ? n : 1, sizeof *rs->bodies);
-    rs->S = calloc(n ? n : 1, sizeof *rs->S);
-    rs->T = calloc(n ? n : 1, sizeof *rs->T);
-    rs->A = calloc(n ? n : 1, sizeof *rs->A);
-    rs->sweep = calloc(SWEEP_STRIDE * n + 1, sizeof *rs->sweep);
+    rs->bodies = seam_xcalloc(n ? n : 1, sizeof *rs->bodies);
+    rs->S = seam_xcalloc(n ? n : 1, sizeof *rs->S);
+    rs->T = seam_xcalloc(n ? n : 1, sizeof *rs->T);
+    rs->A = seam_xcalloc(n ? n : 1, sizeof *rs->A);
+    rs->sweep = seam_xcalloc(SWEEP_STRIDE * n + 1, sizeof *rs->sweep);
     rs->n_bodies = n;
     double estimate = 0.0, most = -1.0;   /* interface points in all, and on the body that takes the most */
     seam_cfg *most_item = NULL;
@@ -669,7 +659,7 @@ seam_status rigid_max_dt(void *self, double *dt)
     if (rs->dim == 2)
         return SEAM_OK;   /* planar rotation is exact; nothing limits the step */
     for (size_t i = 0; i < rs->n_bodies; i++) {
-        double w = v3_norm(rs->S[i].w);
+        double w = seam_v3_norm(rs->S[i].w);
         if (!isfinite(w)) {
             seam_logf(rs->host, SEAM_LOG_ERROR, "max_dt: body %zu has angular velocity %g", i, w);
             return SEAM_ERROR;
@@ -687,18 +677,18 @@ static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, c
                        const seam_step *step, const seam_input *in, double *F, double *tau)
 {
     const rigid_body *b = &rs->bodies[i];
-    v3_scale(F, b->m, rs->gravity);
-    v3_set(tau, 0, 0, 0);
+    seam_v3_scale(F, b->m, rs->gravity);
+    seam_v3_set(tau, 0, 0, 0);
     for (size_t k = 0; k < b->n_loads; k++) {
         const rigid_load *ld = &b->loads[k];
         double f = rigid_load_factor(ld, step->t, step->dt), fk[3], p[3], arm[3], t[3];
-        v3_scale(fk, f, ld->force);
-        v3_add(F, F, fk);
-        v3_axpy(tau, f, ld->torque);
+        seam_v3_scale(fk, f, ld->force);
+        seam_v3_add(F, F, fk);
+        seam_v3_axpy(tau, f, ld->torque);
         rigid_body_point(S, ld->point, p);
-        v3_sub(arm, p, S->x);
-        v3_cross(t, arm, fk);
-        v3_add(tau, tau, t);
+        seam_v3_sub(arm, p, S->x);
+        seam_v3_cross(t, arm, fk);
+        seam_v3_add(tau, tau, t);
     }
     if (!in || !in->F)
         return;
@@ -707,10 +697,10 @@ static void body_loads(const rigid_solver *rs, size_t i, const rigid_state *S, c
         for (int d = 0; d < rs->dim; d++)
             Fi[d] = in->F[(b->first + k) * (size_t)rs->dim + (size_t)d];
         rigid_body_point(A, b->r + 3 * k, p);
-        v3_sub(arm, p, A->x);
-        v3_cross(t, arm, Fi);
-        v3_add(F, F, Fi);   /* point loads summed into force and torque (Akbay 2.3.4) */
-        v3_add(tau, tau, t);
+        seam_v3_sub(arm, p, A->x);
+        seam_v3_cross(t, arm, Fi);
+        seam_v3_add(F, F, Fi);   /* point loads summed into force and torque (Akbay 2.3.4) */
+        seam_v3_add(tau, tau, t);
     }
 }
 
@@ -723,10 +713,10 @@ static double arms_moved(const rigid_solver *rs, const rigid_state *A, const rig
             double a[3], bb[3], d[3];
             rigid_body_point(&A[i], rs->bodies[i].r + 3 * k, a);
             rigid_body_point(&B[i], rs->bodies[i].r + 3 * k, bb);
-            v3_sub(a, a, A[i].x);
-            v3_sub(bb, bb, B[i].x);
-            v3_sub(d, a, bb);
-            moved = fmax(moved, v3_norm(d));
+            seam_v3_sub(a, a, A[i].x);
+            seam_v3_sub(bb, bb, B[i].x);
+            seam_v3_sub(d, a, bb);
+            moved = fmax(moved, seam_v3_norm(d));
         }
     return moved;
 }
@@ -751,7 +741,7 @@ static bool step_bodies(rigid_solver *rs, const seam_step *step, const seam_inpu
         rigid_contacts_find(&rs->world, rs->T, &rs->contacts);
         if (rs->contacts.n == 0)
             break;
-        double change = rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * v3_norm(rs->gravity) * dt);
+        double change = rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * seam_v3_norm(rs->gravity) * dt);
         if (change <= rs->world.tolerance)
             break;
         touched = true;
@@ -769,7 +759,7 @@ static bool step_bodies(rigid_solver *rs, const seam_step *step, const seam_inpu
         rigid_body_correct(&rs->bodies[i], &rs->S[i], &rs->T[i], F0, tau0, tau1, dt);
     }
     for (size_t i = 0; i < rs->n_bodies && ok; i++)
-        ok = isfinite(v3_norm(rs->T[i].x) + v3_norm(rs->T[i].v) + v3_norm(rs->T[i].w) + rs->T[i].q[0]);
+        ok = isfinite(seam_v3_norm(rs->T[i].x) + seam_v3_norm(rs->T[i].v) + seam_v3_norm(rs->T[i].w) + rs->T[i].q[0]);
     return ok;
 }
 
@@ -797,18 +787,18 @@ static void arm_broyden(rigid_solver *rs, size_t i, int sweep)
     double a[3], at[3], g[3], next[3];
     rotation_from(rs, &rs->S[i], &rs->A[i], a);
     rotation_from(rs, &rs->S[i], &rs->T[i], at);
-    v3_sub(g, at, a);
-    v3_copy(next, at);   /* the plain sweep: a + g */
+    seam_v3_sub(g, at, a);
+    seam_v3_copy(next, at);   /* the plain sweep: a + g */
     if (sweep == 0) {
         for (int r = 0; r < 9; r++)
             J[r] = r % 4 == 0 ? -1.0 : 0.0;
     } else {
         double da[3], dg[3], Jda[3];
-        v3_sub(da, a, a_prev);
-        v3_sub(dg, g, g_prev);
-        double dd = v3_dot(da, da);
+        seam_v3_sub(da, a, a_prev);
+        seam_v3_sub(dg, g, g_prev);
+        double dd = seam_v3_dot(da, da);
         if (dd > 1e-300) {
-            m3_mul_v(Jda, J, da);
+            seam_m3_mul_v(Jda, J, da);
             for (int r = k0; r < 3; r++)
                 for (int c = k0; c < 3; c++)
                     J[3 * r + c] += (dg[r] - Jda[r]) * da[c] / dd;
@@ -823,24 +813,24 @@ static void arm_broyden(rigid_solver *rs, size_t i, int sweep)
             }
         } else {
             double c0[3] = {J[0], J[3], J[6]}, c1[3] = {J[1], J[4], J[7]}, c2[3] = {J[2], J[5], J[8]}, x[3];
-            v3_cross(x, c1, c2);
-            double det = v3_dot(c0, x);
+            seam_v3_cross(x, c1, c2);
+            double det = seam_v3_dot(c0, x);
             if (isfinite(det) && fabs(det) > 1e-300) {
                 double mg[3] = {-g[0], -g[1], -g[2]}, t[3];
-                v3_cross(t, c1, c2);
-                s[0] = v3_dot(mg, t) / det;
-                v3_cross(t, c2, c0);
-                s[1] = v3_dot(mg, t) / det;
-                v3_cross(t, c0, c1);
-                s[2] = v3_dot(mg, t) / det;
+                seam_v3_cross(t, c1, c2);
+                s[0] = seam_v3_dot(mg, t) / det;
+                seam_v3_cross(t, c2, c0);
+                s[1] = seam_v3_dot(mg, t) / det;
+                seam_v3_cross(t, c0, c1);
+                s[2] = seam_v3_dot(mg, t) / det;
                 solved = true;
             }
         }
-        if (solved && isfinite(v3_norm(s)))
-            v3_add(next, a, s);
+        if (solved && isfinite(seam_v3_norm(s)))
+            seam_v3_add(next, a, s);
     }
-    v3_copy(a_prev, a);
-    v3_copy(g_prev, g);
+    seam_v3_copy(a_prev, a);
+    seam_v3_copy(g_prev, g);
     double dq[4];
     q_exp(dq, next);
     rs->A[i] = rs->T[i];
@@ -878,7 +868,7 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in,
     double scale = 0.0;   /* the longest arm */
     for (size_t i = 0; i < rs->n_bodies; i++)
         for (size_t k = 0; k < rs->bodies[i].n_pts; k++)
-            scale = fmax(scale, v3_norm(rs->bodies[i].r + 3 * k));
+            scale = fmax(scale, seam_v3_norm(rs->bodies[i].r + 3 * k));
     bool ok = true, settled = !in || !in->F;
     int sweep = 0;
     /* The arms depend on each body's rotation alone, and the sweep is a
@@ -916,7 +906,7 @@ seam_status rigid_solve(void *self, const seam_step *step, const seam_input *in,
     if (out && out->X)
         sample_points(rs, rs->T, out->X, out->V);
     else if (out && out->V) {
-        double *tmp = malloc(rs->n_pts * (size_t)rs->dim * sizeof *tmp);
+        double *tmp = seam_xmalloc(rs->n_pts * (size_t)rs->dim * sizeof *tmp);
         sample_points(rs, rs->T, tmp, out->V);
         free(tmp);
     }
@@ -944,9 +934,9 @@ seam_status rigid_mobility(void *self, const double *impulse, double *dv)
     for (size_t i = 0; i < rs->n_bodies; i++) {
         const rigid_body *b = &rs->bodies[i];
         rigid_state R = rs->S[i];   /* a body at rest, then hit by every point's impulse */
-        v3_set(R.v, 0, 0, 0);
-        v3_set(R.L, 0, 0, 0);
-        v3_set(R.w, 0, 0, 0);
+        seam_v3_set(R.v, 0, 0, 0);
+        seam_v3_set(R.L, 0, 0, 0);
+        seam_v3_set(R.w, 0, 0, 0);
         R.sdot = 0.0;
         for (size_t k = 0; k < b->n_pts; k++) {
             double J[3] = {0, 0, 0}, p[3] = {0, 0, 0};
@@ -981,7 +971,7 @@ seam_status rigid_save_state(void *self, seam_buffer *out)
     rigid_solver *rs = self;
     size_t size = sizeof(save_header) + rs->n_bodies * sizeof(rigid_state);
     free(rs->saved);
-    rs->saved = malloc(size);
+    rs->saved = seam_xmalloc(size);
     save_header h = {{0}, (uint32_t)rs->dim, (uint32_t)rs->n_bodies};
     memcpy(h.magic, save_magic, sizeof h.magic);
     memcpy(rs->saved, &h, sizeof h);
@@ -1016,7 +1006,7 @@ seam_status rigid_write_output(void *self, const char *dir, int frame)
 {
     rigid_solver *rs = self;
     size_t nd = rs->n_pts * (size_t)rs->dim;
-    double *X = malloc(nd * sizeof *X), *V = malloc(nd * sizeof *V), *id = malloc(rs->n_pts * sizeof *id);
+    double *X = seam_xmalloc(nd * sizeof *X), *V = seam_xmalloc(nd * sizeof *V), *id = seam_xmalloc(rs->n_pts * sizeof *id);
     sample_points(rs, rs->S, X, V);
     for (size_t k = 0; k < rs->n_pts; k++)
         id[k] = rs->body_id[k];
@@ -1043,15 +1033,11 @@ seam_status rigid_bodies(void *self, seam_bodies *out)
     rigid_solver *rs = self;
     size_t n = rs->n_bodies;
     if (!rs->pose) {
-        rs->pose = malloc((12 * n + 1) * sizeof *rs->pose);
-        rs->ranges = malloc((2 * n + 1) * sizeof *rs->ranges);
-        if (!rs->pose || !rs->ranges) {
-            seam_logf(rs->host, SEAM_LOG_ERROR, "bodies: out of memory for %zu bodies", n);
-            return SEAM_ERROR;
-        }
+        rs->pose = seam_xmalloc((12 * n + 1) * sizeof *rs->pose);
+        rs->ranges = seam_xmalloc((2 * n + 1) * sizeof *rs->ranges);
     }
     for (size_t i = 0; i < n; i++) {
-        v3_copy(rs->pose + 3 * i, rs->S[i].x);
+        seam_v3_copy(rs->pose + 3 * i, rs->S[i].x);
         q_to_mat(rs->pose + 3 * n + 9 * i, rs->S[i].q);
         rs->ranges[i] = (int64_t)rs->bodies[i].first;
         rs->ranges[n + i] = (int64_t)rs->bodies[i].n_pts;

@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/dense.h"
-#include "rigid_math.h"
+#include "seam/mesh_io.h"
+#include "quat.h"
 #include "shape.h"
 
 static void shape_init(rigid_shape *s, int dim, rigid_shape_kind kind)
@@ -36,11 +38,11 @@ int rigid_shape_round(rigid_shape *s, int dim, double radius, char *err, size_t 
     if (dim == 2) {
         s->measure = M_PI * radius * radius;
         double Jz = 0.5 * s->measure * radius * radius;   /* disc: m r^2 / 2 per unit density */
-        v3_set(s->J, Jz, Jz, Jz);
+        seam_v3_set(s->J, Jz, Jz, Jz);
     } else {
         s->measure = 4.0 / 3.0 * M_PI * radius * radius * radius;
         double Jd = 0.4 * s->measure * radius * radius;    /* ball: 2 m r^2 / 5 */
-        v3_set(s->J, Jd, Jd, Jd);
+        seam_v3_set(s->J, Jd, Jd, Jd);
     }
     return 0;
 }
@@ -60,11 +62,11 @@ int rigid_shape_box(rigid_shape *s, int dim, const double *size, char *err, size
     }
     shape_init(s, 3, RIGID_BOX);
     double a = size[0], b = size[1], c = size[2];
-    v3_set(s->half, 0.5 * a, 0.5 * b, 0.5 * c);
+    seam_v3_set(s->half, 0.5 * a, 0.5 * b, 0.5 * c);
     s->measure = a * b * c;
-    v3_set(s->J, s->measure * (b * b + c * c) / 12.0, s->measure * (a * a + c * c) / 12.0,
+    seam_v3_set(s->J, s->measure * (b * b + c * c) / 12.0, s->measure * (a * a + c * c) / 12.0,
            s->measure * (a * a + b * b) / 12.0);
-    s->bound = v3_norm(s->half);
+    s->bound = seam_v3_norm(s->half);
     return 0;
 }
 
@@ -79,7 +81,7 @@ int rigid_shape_cylinder(rigid_shape *s, double radius, double height, char *err
     s->height = height;
     s->measure = M_PI * radius * radius * height;
     double Jx = s->measure * (3.0 * radius * radius + height * height) / 12.0;
-    v3_set(s->J, Jx, 0.5 * s->measure * radius * radius, Jx);
+    seam_v3_set(s->J, Jx, 0.5 * s->measure * radius * radius, Jx);
     s->bound = hypot(radius, 0.5 * height);
     return 0;
 }
@@ -96,14 +98,12 @@ int rigid_shape_torus(rigid_shape *s, double radius, double tube, char *err, siz
     s->tube = tube;
     s->measure = 2.0 * M_PI * M_PI * radius * tube * tube;
     double Jx = s->measure * (0.5 * radius * radius + 0.625 * tube * tube);
-    v3_set(s->J, Jx, s->measure * (radius * radius + 0.75 * tube * tube), Jx);
+    seam_v3_set(s->J, Jx, s->measure * (radius * radius + 0.75 * tube * tube), Jx);
     s->bound = radius + tube;
     return 0;
 }
 
 /* ---- polygons ---------------------------------------------------------- */
-
-static double cross2(const double *a, const double *b) { return a[0] * b[1] - a[1] * b[0]; }
 
 /* Whether segments ab and cd properly intersect or touch. */
 static bool segments_meet(const double *a, const double *b, const double *c, const double *d)
@@ -111,7 +111,7 @@ static bool segments_meet(const double *a, const double *b, const double *c, con
     double ab[2] = {b[0] - a[0], b[1] - a[1]}, cd[2] = {d[0] - c[0], d[1] - c[1]};
     double ac[2] = {c[0] - a[0], c[1] - a[1]}, ad[2] = {d[0] - a[0], d[1] - a[1]};
     double ca[2] = {a[0] - c[0], a[1] - c[1]}, cb[2] = {b[0] - c[0], b[1] - c[1]};
-    double d1 = cross2(ab, ac), d2 = cross2(ab, ad), d3 = cross2(cd, ca), d4 = cross2(cd, cb);
+    double d1 = seam_v2_cross(ab, ac), d2 = seam_v2_cross(ab, ad), d3 = seam_v2_cross(cd, ca), d4 = seam_v2_cross(cd, cb);
     return ((d1 > 0) != (d2 > 0) || d1 == 0 || d2 == 0) && ((d3 > 0) != (d4 > 0) || d3 == 0 || d4 == 0) &&
            !(d1 == 0 && d2 == 0 && d3 == 0 && d4 == 0 &&
              (fmax(a[0], b[0]) < fmin(c[0], d[0]) || fmax(c[0], d[0]) < fmin(a[0], b[0]) ||
@@ -128,7 +128,7 @@ int rigid_shape_polygon(rigid_shape *s, const double *xy, size_t n, char *err, s
     double A2 = 0.0, cx = 0.0, cy = 0.0;   /* twice the signed area; centroid sums */
     for (size_t i = 0; i < n; i++) {
         const double *a = xy + 2 * i, *b = xy + 2 * ((i + 1) % n);
-        double c = cross2(a, b);
+        double c = seam_v2_cross(a, b);
         A2 += c;
         cx += (a[0] + b[0]) * c;
         cy += (a[1] + b[1]) * c;
@@ -153,21 +153,21 @@ int rigid_shape_polygon(rigid_shape *s, const double *xy, size_t n, char *err, s
     cx /= 3.0 * A2;   /* centroid = sum (a+b) cross / (6 A) */
     cy /= 3.0 * A2;
     s->n_verts = n;
-    s->verts = malloc(3 * n * sizeof *s->verts);
+    s->verts = seam_xmalloc(3 * n * sizeof *s->verts);
     for (size_t i = 0; i < n; i++) {
         size_t k = A2 > 0 ? i : n - 1 - i;   /* store counter-clockwise */
-        v3_set(s->verts + 3 * i, xy[2 * k] - cx, xy[2 * k + 1] - cy, 0.0);
+        seam_v3_set(s->verts + 3 * i, xy[2 * k] - cx, xy[2 * k + 1] - cy, 0.0);
     }
     double J = 0.0;
     for (size_t i = 0; i < n; i++) {
         const double *a = s->verts + 3 * i, *b = s->verts + 3 * ((i + 1) % n);
         /* polar moment of the triangle (0, a, b) about the origin, which is the centroid */
-        J += cross2(a, b) * (a[0] * a[0] + a[0] * b[0] + b[0] * b[0] + a[1] * a[1] + a[1] * b[1] + b[1] * b[1]);
-        s->bound = fmax(s->bound, v3_norm(a));
+        J += seam_v2_cross(a, b) * (a[0] * a[0] + a[0] * b[0] + b[0] * b[0] + a[1] * a[1] + a[1] * b[1] + b[1] * b[1]);
+        s->bound = fmax(s->bound, seam_v3_norm(a));
     }
     J /= 12.0;
     s->measure = 0.5 * fabs(A2);
-    v3_set(s->J, J, J, J);
+    seam_v3_set(s->J, J, J, J);
     return 0;
 }
 
@@ -191,7 +191,7 @@ static int edge_cmp(const void *pa, const void *pb)
 
 static edge_rec *sorted_edges(const int32_t *tris, size_t nt)
 {
-    edge_rec *e = malloc(3 * nt * sizeof *e);
+    edge_rec *e = seam_xmalloc(3 * nt * sizeof *e);
     for (size_t t = 0; t < nt; t++) {
         for (int k = 0; k < 3; k++) {
             int32_t a = tris[3 * t + k], b = tris[3 * t + (k + 1) % 3];
@@ -267,12 +267,12 @@ int rigid_shape_mesh(rigid_shape *s, const double *verts, size_t nv, const int32
     for (size_t t = 0; t < nt; t++) {
         const double *a = verts + 3 * tris[3 * t], *b = verts + 3 * tris[3 * t + 1], *c = verts + 3 * tris[3 * t + 2];
         double bc[3], sum[3];
-        v3_cross(bc, b, c);
-        double det = v3_dot(a, bc);   /* 6 x signed tetrahedron volume */
+        seam_v3_cross(bc, b, c);
+        double det = seam_v3_dot(a, bc);   /* 6 x signed tetrahedron volume */
         V += det / 6.0;
-        v3_add(sum, a, b);
-        v3_add(sum, sum, c);
-        v3_axpy(m1, det / 24.0, sum);
+        seam_v3_add(sum, a, b);
+        seam_v3_add(sum, sum, c);
+        seam_v3_axpy(m1, det / 24.0, sum);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)   /* int x_i x_j over the tetrahedron */
                 C[3 * i + j] += det / 120.0 * (a[i] * a[j] + b[i] * b[j] + c[i] * c[j] + sum[i] * sum[j]);
@@ -284,7 +284,7 @@ int rigid_shape_mesh(rigid_shape *s, const double *verts, size_t nv, const int32
     double flip = V < 0 ? -1.0 : 1.0;   /* inward-facing meshes are turned around below */
     V *= flip;
     double com[3];
-    v3_scale(com, flip / V, m1);
+    seam_v3_scale(com, flip / V, m1);
     double Icom[9];
     for (int k = 0; k < 9; k++)
         C[k] = flip * C[k];
@@ -308,100 +308,44 @@ int rigid_shape_mesh(rigid_shape *s, const double *verts, size_t nv, const int32
     /* columns of Icom are the principal axes; make them right-handed */
     double c0[3] = {Icom[0], Icom[3], Icom[6]}, c1[3] = {Icom[1], Icom[4], Icom[7]}, c2[3] = {Icom[2], Icom[5], Icom[8]};
     double x01[3];
-    v3_cross(x01, c0, c1);
-    if (v3_dot(x01, c2) < 0)
+    seam_v3_cross(x01, c0, c1);
+    if (seam_v3_dot(x01, c2) < 0)
         for (int i = 0; i < 3; i++)
             Icom[3 * i + 2] = -Icom[3 * i + 2];
     mat_to_q(s->q_frame, Icom);
     s->n_verts = nv;
-    s->verts = malloc(3 * nv * sizeof *s->verts);
+    s->verts = seam_xmalloc(3 * nv * sizeof *s->verts);
     for (size_t i = 0; i < nv; i++) {
         double d[3];
-        v3_sub(d, verts + 3 * i, com);
-        m3_mul_tv(s->verts + 3 * i, Icom, d);
-        s->bound = fmax(s->bound, v3_norm(d));
+        seam_v3_sub(d, verts + 3 * i, com);
+        seam_m3_mul_tv(s->verts + 3 * i, Icom, d);
+        s->bound = fmax(s->bound, seam_v3_norm(d));
     }
     s->n_tris = nt;
-    s->tris = malloc(3 * nt * sizeof *s->tris);
+    s->tris = seam_xmalloc(3 * nt * sizeof *s->tris);
     for (size_t t = 0; t < nt; t++) {
         s->tris[3 * t] = tris[3 * t];
         s->tris[3 * t + 1] = flip > 0 ? tris[3 * t + 1] : tris[3 * t + 2];
         s->tris[3 * t + 2] = flip > 0 ? tris[3 * t + 2] : tris[3 * t + 1];
     }
     s->measure = V;
-    v3_copy(s->J, evals);
+    seam_v3_copy(s->J, evals);
     return 0;
 }
 
 int rigid_shape_obj(rigid_shape *s, const char *path, double scale, char *err, size_t errlen)
 {
     shape_init(s, 3, RIGID_MESH);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    seam_trimesh m;
+    if (seam_obj_read(path, &m, err, errlen) != SEAM_OK)
         return -1;
-    }
-    size_t nv = 0, cv = 64, nt = 0, ct = 64, line_no = 0;
-    double *v = malloc(3 * cv * sizeof *v);
-    int32_t *t = malloc(3 * ct * sizeof *t);
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = 0;
-    while (rc == 0 && getline(&line, &cap, f) > 0) {
-        line_no++;
-        if (line[0] == 'v' && (line[1] == ' ' || line[1] == '\t')) {
-            double x, y, z;
-            if (sscanf(line + 2, "%lf %lf %lf", &x, &y, &z) != 3) {
-                snprintf(err, errlen, "%s:%zu: a vertex needs 3 coordinates", path, line_no);
-                rc = -1;
-                break;
-            }
-            if (nv == cv)
-                v = realloc(v, 3 * (cv *= 2) * sizeof *v);
-            v3_set(v + 3 * nv++, scale * x, scale * y, scale * z);
-        } else if (line[0] == 'f' && (line[1] == ' ' || line[1] == '\t')) {
-            int32_t idx[64];
-            int k = 0;
-            char *p = line + 2, *end;
-            for (;;) {
-                long i = strtol(p, &end, 10);
-                if (end == p)
-                    break;
-                if (k == 64 || i == 0 || (i > 0 && (size_t)i > nv) || (i < 0 && (size_t)(-i) > nv)) {
-                    snprintf(err, errlen, "%s:%zu: face refers to vertex %ld, only %zu defined so far",
-                             path, line_no, i, nv);
-                    rc = -1;
-                    break;
-                }
-                idx[k++] = (int32_t)(i > 0 ? i - 1 : (long)nv + i);
-                p = end;
-                while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-                    p++;   /* skip /texture/normal */
-            }
-            if (rc == 0 && k < 3) {
-                snprintf(err, errlen, "%s:%zu: a face needs at least 3 vertices", path, line_no);
-                rc = -1;
-            }
-            for (int j = 1; rc == 0 && j + 1 < k; j++) {   /* fan triangulation */
-                if (nt == ct)
-                    t = realloc(t, 3 * (ct *= 2) * sizeof *t);
-                t[3 * nt] = idx[0];
-                t[3 * nt + 1] = idx[j];
-                t[3 * nt + 2] = idx[j + 1];
-                nt++;
-            }
-        }
-    }
-    free(line);
-    fclose(f);
-    if (rc == 0) {
-        char inner[400];
-        rc = rigid_shape_mesh(s, v, nv, t, nt, inner, sizeof inner);
-        if (rc)
-            snprintf(err, errlen, "%s: %s", path, inner);
-    }
-    free(v);
-    free(t);
+    for (size_t i = 0; i < 3 * m.n_verts; i++)
+        m.X[i] *= scale;
+    char inner[400];
+    int rc = rigid_shape_mesh(s, m.X, m.n_verts, m.tris, m.n_tris, inner, sizeof inner);
+    if (rc)
+        snprintf(err, errlen, "%s: %s", path, inner);
+    seam_trimesh_free(&m);
     return rc;
 }
 
@@ -416,9 +360,9 @@ static size_t grow_push(growable *g, double x, double y, double z)
 {
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 64;
-        g->p = realloc(g->p, 3 * g->cap * sizeof *g->p);
+        g->p = seam_xrealloc(g->p, 3 * g->cap * sizeof *g->p);
     }
-    v3_set(g->p + 3 * g->n, x, y, z);
+    seam_v3_set(g->p + 3 * g->n, x, y, z);
     return g->n++;
 }
 
@@ -427,8 +371,8 @@ static double max_edge(const double *p, const int32_t *tris, size_t nt)
     double m = 0.0;
     for (size_t t = 0; t < 3 * nt; t++) {
         double d[3];
-        v3_sub(d, p + 3 * tris[t], p + 3 * tris[t - t % 3 + (t % 3 + 1) % 3]);
-        m = fmax(m, v3_norm(d));
+        seam_v3_sub(d, p + 3 * tris[t], p + 3 * tris[t - t % 3 + (t % 3 + 1) % 3]);
+        m = fmax(m, seam_v3_norm(d));
     }
     return m;
 }
@@ -437,20 +381,20 @@ static double max_edge(const double *p, const int32_t *tris, size_t nt)
 static void subdivide(growable *g, int32_t **tris, size_t *nt, double radius)
 {
     edge_rec *e = sorted_edges(*tris, *nt);
-    int32_t *mid = malloc(3 * *nt * sizeof *mid);
+    int32_t *mid = seam_xmalloc(3 * *nt * sizeof *mid);
     for (size_t i = 0; i < 3 * *nt;) {
         double m[3];
-        v3_add(m, g->p + 3 * e[i].lo, g->p + 3 * e[i].hi);
-        v3_scale(m, 0.5, m);
+        seam_v3_add(m, g->p + 3 * e[i].lo, g->p + 3 * e[i].hi);
+        seam_v3_scale(m, 0.5, m);
         if (radius > 0)
-            v3_scale(m, radius / v3_norm(m), m);
+            seam_v3_scale(m, radius / seam_v3_norm(m), m);
         int32_t id = (int32_t)grow_push(g, m[0], m[1], m[2]);
         size_t j = i;
         while (j < 3 * *nt && e[j].lo == e[i].lo && e[j].hi == e[i].hi)
             mid[e[j++].slot] = id;
         i = j;
     }
-    int32_t *out = malloc(12 * *nt * sizeof *out);
+    int32_t *out = seam_xmalloc(12 * *nt * sizeof *out);
     for (size_t t = 0; t < *nt; t++) {
         int32_t a = (*tris)[3 * t], b = (*tris)[3 * t + 1], c = (*tris)[3 * t + 2];
         int32_t ab = mid[3 * t], bc = mid[3 * t + 1], ca = mid[3 * t + 2];
@@ -483,7 +427,7 @@ static void sample_icosphere(double r, double spacing, growable *g, int32_t **tr
     for (int i = 0; i < 12; i++)
         grow_push(g, r * v[i][0] / n, r * v[i][1] / n, r * v[i][2] / n);
     *nt = 20;
-    *tris = malloc(sizeof f);
+    *tris = seam_xmalloc(sizeof f);
     memcpy(*tris, f, sizeof f);
     refine_until(g, tris, nt, spacing, r);
 }
@@ -495,13 +439,13 @@ static void sample_box(const double *half, double spacing, growable *g, int32_t 
     for (int k = 0; k < 3; k++)
         n[k] = (int)fmax(1.0, ceil(2.0 * half[k] / spacing - 1e-9));
     size_t total = (size_t)(n[0] + 1) * (size_t)(n[1] + 1) * (size_t)(n[2] + 1);
-    int32_t *id = malloc(total * sizeof *id);
+    int32_t *id = seam_xmalloc(total * sizeof *id);
     for (size_t i = 0; i < total; i++)
         id[i] = -1;
     size_t cap = 0;
     for (int a = 0; a < 3; a++)
         cap += 4 * (size_t)n[(a + 1) % 3] * (size_t)n[(a + 2) % 3];
-    *tris = malloc(3 * cap * sizeof **tris);
+    *tris = seam_xmalloc(3 * cap * sizeof **tris);
     *nt = 0;
     for (int a = 0; a < 3; a++) {
         int b = (a + 1) % 3, c = (a + 2) % 3;
@@ -549,7 +493,7 @@ static void push_tri(int32_t **tris, size_t *nt, size_t *cap, int32_t a, int32_t
 {
     if (*nt == *cap) {
         *cap = *cap ? 2 * *cap : 256;
-        *tris = realloc(*tris, 3 * *cap * sizeof **tris);
+        *tris = seam_xrealloc(*tris, 3 * *cap * sizeof **tris);
     }
     (*tris)[3 * *nt] = a;
     (*tris)[3 * *nt + 1] = b;
@@ -639,13 +583,13 @@ static void orient_outward(const rigid_shape *s, const double *p, int32_t *tris,
     for (size_t t = 0; t < nt; t++) {
         int32_t *v = tris + 3 * t;
         double u[3], w[3], nrm[3], c[3], d, out[3];
-        v3_sub(u, p + 3 * v[1], p + 3 * v[0]);
-        v3_sub(w, p + 3 * v[2], p + 3 * v[0]);
-        v3_cross(nrm, u, w);
+        seam_v3_sub(u, p + 3 * v[1], p + 3 * v[0]);
+        seam_v3_sub(w, p + 3 * v[2], p + 3 * v[0]);
+        seam_v3_cross(nrm, u, w);
         for (int k = 0; k < 3; k++)
             c[k] = (p[3 * v[0] + k] + p[3 * v[1] + k] + p[3 * v[2] + k]) / 3.0;
         rigid_shape_sdf(s, c, &d, out);
-        if (v3_dot(nrm, out) < 0.0) {
+        if (seam_v3_dot(nrm, out) < 0.0) {
             int32_t tmp = v[1];
             v[1] = v[2];
             v[2] = tmp;
@@ -669,8 +613,8 @@ double rigid_shape_sample_estimate(const rigid_shape *s, double spacing)
         for (size_t i = 0; i < s->n_verts; i++) {
             const double *a = s->verts + 3 * i, *b = s->verts + 3 * ((i + 1) % s->n_verts);
             double d[3];
-            v3_sub(d, b, a);
-            n += fmax(1.0, ceil(v3_norm(d) / spacing));
+            seam_v3_sub(d, b, a);
+            n += fmax(1.0, ceil(seam_v3_norm(d) / spacing));
         }
         return n;
     }
@@ -687,10 +631,10 @@ double rigid_shape_sample_estimate(const rigid_shape *s, double spacing)
         area = 4.0 * M_PI * s->radius * s->radius;
     for (size_t t = 0; s->kind != RIGID_ROUND && t < s->n_tris; t++) {
         double u[3], v[3], c[3];
-        v3_sub(u, s->verts + 3 * s->tris[3 * t + 1], s->verts + 3 * s->tris[3 * t]);
-        v3_sub(v, s->verts + 3 * s->tris[3 * t + 2], s->verts + 3 * s->tris[3 * t]);
-        v3_cross(c, u, v);
-        area += 0.5 * v3_norm(c);
+        seam_v3_sub(u, s->verts + 3 * s->tris[3 * t + 1], s->verts + 3 * s->tris[3 * t]);
+        seam_v3_sub(v, s->verts + 3 * s->tris[3 * t + 2], s->verts + 3 * s->tris[3 * t]);
+        seam_v3_cross(c, u, v);
+        area += 0.5 * seam_v3_norm(c);
     }
     return (double)s->n_verts + fmin(4.0 * area / (spacing * spacing), (double)((size_t)1 << 21));
 }
@@ -712,8 +656,8 @@ void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size
             for (size_t i = 0; i < s->n_verts; i++) {
                 const double *a = s->verts + 3 * i, *b = s->verts + 3 * ((i + 1) % s->n_verts);
                 double d[3];
-                v3_sub(d, b, a);
-                size_t m = (size_t)fmax(1.0, ceil(v3_norm(d) / spacing - 1e-9));
+                seam_v3_sub(d, b, a);
+                size_t m = (size_t)fmax(1.0, ceil(seam_v3_norm(d) / spacing - 1e-9));
                 for (size_t j = 0; j < m; j++) {
                     double f = (double)j / (double)m;
                     grow_push(&g, a[0] + f * d[0], a[1] + f * d[1], 0.0);
@@ -721,7 +665,7 @@ void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size
             }
         }
         ne = g.n;
-        el = malloc(2 * ne * sizeof *el);
+        el = seam_xmalloc(2 * ne * sizeof *el);
         for (size_t k = 0; k < ne; k++) {   /* counter-clockwise loop: outward normal (dy, -dx) */
             el[2 * k] = (int32_t)k;
             el[2 * k + 1] = (int32_t)((k + 1) % ne);
@@ -740,7 +684,7 @@ void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size
         for (size_t i = 0; i < s->n_verts; i++)
             grow_push(&g, s->verts[3 * i], s->verts[3 * i + 1], s->verts[3 * i + 2]);
         ne = s->n_tris;
-        el = malloc(3 * ne * sizeof *el);
+        el = seam_xmalloc(3 * ne * sizeof *el);
         memcpy(el, s->tris, 3 * ne * sizeof *el);
         refine_until(&g, &el, &ne, spacing, 0.0);
     }
@@ -762,14 +706,14 @@ static void sdf_box(const double *h, const double *p, double *dist, double *n)
         if (q[k] > q[imax])
             imax = k;
     }
-    double lo = v3_norm(out);
+    double lo = seam_v3_norm(out);
     if (lo > 0.0) {
         *dist = lo;
         for (int k = 0; k < 3; k++)
             n[k] = copysign(out[k], p[k]) / lo;
     } else {
         *dist = q[imax];
-        v3_set(n, 0, 0, 0);
+        seam_v3_set(n, 0, 0, 0);
         n[imax] = p[imax] < 0 ? -1.0 : 1.0;
     }
 }
@@ -797,9 +741,9 @@ static void sdf_polygon(const rigid_shape *s, const double *p, double *dist, dou
     *dist = inside ? -best : best;
     if (best > 1e-12 * s->bound) {
         double sg = inside ? -1.0 : 1.0;
-        v3_set(n, sg * (p[0] - cp[0]) / best, sg * (p[1] - cp[1]) / best, 0.0);
+        seam_v3_set(n, sg * (p[0] - cp[0]) / best, sg * (p[1] - cp[1]) / best, 0.0);
     } else {
-        v3_set(n, en[0], en[1], 0.0);
+        seam_v3_set(n, en[0], en[1], 0.0);
     }
 }
 
@@ -807,50 +751,50 @@ static void sdf_polygon(const rigid_shape *s, const double *p, double *dist, dou
 static void closest_on_triangle(const double *p, const double *a, const double *b, const double *c, double *q)
 {
     double ab[3], ac[3], ap[3], bp[3], cp[3];
-    v3_sub(ab, b, a);
-    v3_sub(ac, c, a);
-    v3_sub(ap, p, a);
-    double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
+    seam_v3_sub(ab, b, a);
+    seam_v3_sub(ac, c, a);
+    seam_v3_sub(ap, p, a);
+    double d1 = seam_v3_dot(ab, ap), d2 = seam_v3_dot(ac, ap);
     if (d1 <= 0 && d2 <= 0) {
-        v3_copy(q, a);
+        seam_v3_copy(q, a);
         return;
     }
-    v3_sub(bp, p, b);
-    double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
+    seam_v3_sub(bp, p, b);
+    double d3 = seam_v3_dot(ab, bp), d4 = seam_v3_dot(ac, bp);
     if (d3 >= 0 && d4 <= d3) {
-        v3_copy(q, b);
+        seam_v3_copy(q, b);
         return;
     }
     double vc = d1 * d4 - d3 * d2;
     if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-        v3_copy(q, a);
-        v3_axpy(q, d1 / (d1 - d3), ab);
+        seam_v3_copy(q, a);
+        seam_v3_axpy(q, d1 / (d1 - d3), ab);
         return;
     }
-    v3_sub(cp, p, c);
-    double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
+    seam_v3_sub(cp, p, c);
+    double d5 = seam_v3_dot(ab, cp), d6 = seam_v3_dot(ac, cp);
     if (d6 >= 0 && d5 <= d6) {
-        v3_copy(q, c);
+        seam_v3_copy(q, c);
         return;
     }
     double vb = d5 * d2 - d1 * d6;
     if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-        v3_copy(q, a);
-        v3_axpy(q, d2 / (d2 - d6), ac);
+        seam_v3_copy(q, a);
+        seam_v3_axpy(q, d2 / (d2 - d6), ac);
         return;
     }
     double va = d3 * d6 - d5 * d4;
     if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
         double bc[3];
-        v3_sub(bc, c, b);
-        v3_copy(q, b);
-        v3_axpy(q, (d4 - d3) / ((d4 - d3) + (d5 - d6)), bc);
+        seam_v3_sub(bc, c, b);
+        seam_v3_copy(q, b);
+        seam_v3_axpy(q, (d4 - d3) / ((d4 - d3) + (d5 - d6)), bc);
         return;
     }
     double den = 1.0 / (va + vb + vc);
-    v3_copy(q, a);
-    v3_axpy(q, vb * den, ab);
-    v3_axpy(q, vc * den, ac);
+    seam_v3_copy(q, a);
+    seam_v3_axpy(q, vb * den, ab);
+    seam_v3_axpy(q, vc * den, ac);
 }
 
 /* Distance to the nearest triangle; inside when the winding number (sum of
@@ -863,34 +807,34 @@ static void sdf_mesh(const rigid_shape *s, const double *p, double *dist, double
                      *c = s->verts + 3 * s->tris[3 * t + 2];
         double q[3], d[3];
         closest_on_triangle(p, a, b, c, q);
-        v3_sub(d, p, q);
-        double dd = v3_norm(d);
+        seam_v3_sub(d, p, q);
+        double dd = seam_v3_norm(d);
         double A[3], B[3], C[3], bc[3];
-        v3_sub(A, a, p);
-        v3_sub(B, b, p);
-        v3_sub(C, c, p);
-        v3_cross(bc, B, C);
-        double la = v3_norm(A), lb = v3_norm(B), lc = v3_norm(C);
+        seam_v3_sub(A, a, p);
+        seam_v3_sub(B, b, p);
+        seam_v3_sub(C, c, p);
+        seam_v3_cross(bc, B, C);
+        double la = seam_v3_norm(A), lb = seam_v3_norm(B), lc = seam_v3_norm(C);
         /* solid angle of the triangle seen from p (Van Oosterom and Strackee) */
-        omega += 2.0 * atan2(v3_dot(A, bc), la * lb * lc + v3_dot(A, B) * lc + v3_dot(A, C) * lb + v3_dot(B, C) * la);
+        omega += 2.0 * atan2(seam_v3_dot(A, bc), la * lb * lc + seam_v3_dot(A, B) * lc + seam_v3_dot(A, C) * lb + seam_v3_dot(B, C) * la);
         if (dd < best) {
             double ab[3], ac[3];
             best = dd;
-            v3_copy(cq, q);
-            v3_sub(ab, b, a);
-            v3_sub(ac, c, a);
-            v3_cross(fn, ab, ac);
-            v3_scale(fn, 1.0 / v3_norm(fn), fn);
+            seam_v3_copy(cq, q);
+            seam_v3_sub(ab, b, a);
+            seam_v3_sub(ac, c, a);
+            seam_v3_cross(fn, ab, ac);
+            seam_v3_scale(fn, 1.0 / seam_v3_norm(fn), fn);
         }
     }
     bool inside = omega > 2.0 * M_PI;
     *dist = inside ? -best : best;
     if (best > 1e-12 * s->bound) {
         double sg = inside ? -1.0 : 1.0;
-        v3_sub(n, p, cq);
-        v3_scale(n, sg / best, n);
+        seam_v3_sub(n, p, cq);
+        seam_v3_scale(n, sg / best, n);
     } else {
-        v3_copy(n, fn);
+        seam_v3_copy(n, fn);
     }
 }
 
@@ -899,18 +843,18 @@ static void sdf_cylinder(double r, double h, const double *p, double *dist, doub
 {
     double rho = hypot(p[0], p[2]), u[3] = {1.0, 0.0, 0.0};
     if (rho > 0.0)
-        v3_set(u, p[0] / rho, 0.0, p[2] / rho);
+        seam_v3_set(u, p[0] / rho, 0.0, p[2] / rho);
     double dr = rho - r, dy = fabs(p[1]) - 0.5 * h, sy = p[1] < 0.0 ? -1.0 : 1.0;
     if (dr > 0.0 || dy > 0.0) {
         double or = fmax(dr, 0.0), oy = fmax(dy, 0.0);
         *dist = hypot(or, oy);
-        v3_set(n, or * u[0] / *dist, sy * oy / *dist, or * u[2] / *dist);
+        seam_v3_set(n, or * u[0] / *dist, sy * oy / *dist, or * u[2] / *dist);
     } else if (dr > dy) {
         *dist = dr;
-        v3_copy(n, u);
+        seam_v3_copy(n, u);
     } else {
         *dist = dy;
-        v3_set(n, 0.0, sy, 0.0);
+        seam_v3_set(n, 0.0, sy, 0.0);
     }
 }
 
@@ -919,13 +863,13 @@ static void sdf_torus(double R, double a, const double *p, double *dist, double 
 {
     double rho = hypot(p[0], p[2]), u[3] = {1.0, 0.0, 0.0};
     if (rho > 0.0)
-        v3_set(u, p[0] / rho, 0.0, p[2] / rho);
+        seam_v3_set(u, p[0] / rho, 0.0, p[2] / rho);
     double qr = rho - R, L = hypot(qr, p[1]);
     *dist = L - a;
     if (L > 0.0)
-        v3_set(n, qr * u[0] / L, p[1] / L, qr * u[2] / L);
+        seam_v3_set(n, qr * u[0] / L, p[1] / L, qr * u[2] / L);
     else
-        v3_copy(n, u);
+        seam_v3_copy(n, u);
 }
 
 bool rigid_shape_sdf(const rigid_shape *s, const double *p, double *dist, double *n)
@@ -938,12 +882,12 @@ bool rigid_shape_sdf(const rigid_shape *s, const double *p, double *dist, double
         sdf_torus(s->radius, s->tube, p, dist, n);
         return true;
     case RIGID_ROUND: {
-        double r = v3_norm(p);
+        double r = seam_v3_norm(p);
         *dist = r - s->radius;
         if (r > 0)
-            v3_scale(n, 1.0 / r, p);
+            seam_v3_scale(n, 1.0 / r, p);
         else
-            v3_set(n, 0, 1, 0);
+            seam_v3_set(n, 0, 1, 0);
         return true;
     }
     case RIGID_BOX:
