@@ -363,6 +363,30 @@ static void test_save_load(void **state)
     assert_memory_equal(Xa, f->X, f->nd * sizeof *Xa);
     assert_int_equal(rigid_load_state(f->rs, copy, buf.size - 8), SEAM_ERROR);
     assert_true(test_host_saw(&f->th, "load:"));
+    /* core's format, little-endian whatever the host: the section "solid_rigid" (after the 20-byte header,
+     * its name's length and the body's length), then 'u' and the dimension's 8 bytes, low byte first */
+    const unsigned char *image = copy;
+    assert_memory_equal(image, "SEAMCKPT", 8);
+    assert_memory_equal(image + 24, "solid_rigid", 11);
+    static const unsigned char dim_le[9] = {'u', 3, 0, 0, 0, 0, 0, 0, 0};
+    assert_memory_equal(image + 43, dim_le, sizeof dim_le);
+    /* one flipped bit anywhere is refused, and the committed state stays */
+    rigid_state before = *rigid_get_state(f->rs, 0);
+    for (size_t k = 0; k < buf.size; k += 7) {
+        unsigned char *bad = malloc(buf.size);
+        memcpy(bad, copy, buf.size);
+        bad[k] ^= 0x10;
+        assert_int_equal(rigid_load_state(f->rs, bad, buf.size), SEAM_ERROR);
+        free(bad);
+    }
+    assert_memory_equal(&before, rigid_get_state(f->rs, 0), sizeof before);
+    assert_true(test_host_saw(&f->th, "solid_rigid state"));
+    /* another scene's image is refused by what differs */
+    fixture *g = fixture_new("{\"dim\": 3, \"spacing\": 0.1, \"bodies\": [{\"name\": \"block\", \"shape\": \"box\","
+                             " \"size\": [0.3, 0.2, 0.1], \"density\": 300}]}");
+    assert_int_equal(rigid_load_state(g->rs, copy, buf.size), SEAM_ERROR);
+    assert_true(test_host_saw(&g->th, "body 0 is \"brick\" in the image, \"block\" here"));
+    fixture_destroy(g);
     free(copy);
     free(Xa);
     fixture_destroy(f);
