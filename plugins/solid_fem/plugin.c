@@ -120,47 +120,9 @@ static seam_status p_mobility(void *self, const double *impulse, double *dv)
     return SEAM_OK;
 }
 
-/* Saved state: header {magic, d, n, steps} then x and v. */
-#define FEM_MAGIC 0x4d454673u   /* "sFEM" */
+static seam_status p_save(void *self, seam_buffer *out) { return fem_save(self, out); }
 
-static seam_status p_save(void *self, seam_buffer *out)
-{
-    fem *f = self;
-    size_t nd = f->n * (size_t)f->d;
-    size_t size = 4 * sizeof(uint64_t) + 2 * nd * sizeof(double);
-    free(f->save_buf);
-    f->save_buf = seam_xmalloc(size);
-    uint64_t hdr[4] = {FEM_MAGIC, (uint64_t)f->d, (uint64_t)f->n, (uint64_t)f->steps};
-    memcpy(f->save_buf, hdr, sizeof hdr);
-    memcpy((char *)f->save_buf + sizeof hdr, f->x, nd * sizeof(double));
-    memcpy((char *)f->save_buf + sizeof hdr + nd * sizeof(double), f->v, nd * sizeof(double));
-    f->save_size = size;
-    out->data = f->save_buf;
-    out->size = size;
-    return SEAM_OK;
-}
-
-static seam_status p_load(void *self, const void *bytes, size_t n)
-{
-    fem *f = self;
-    size_t nd = f->n * (size_t)f->d;
-    uint64_t hdr[4];
-    if (n != sizeof hdr + 2 * nd * sizeof(double)) {
-        seam_logf(f->host, SEAM_LOG_ERROR, "load: %zu bytes, expected %zu for %zu nodes", n,
-                  sizeof hdr + 2 * nd * sizeof(double), f->n);
-        return SEAM_ERROR;
-    }
-    memcpy(hdr, bytes, sizeof hdr);
-    if (hdr[0] != FEM_MAGIC || hdr[1] != (uint64_t)f->d || hdr[2] != (uint64_t)f->n) {
-        seam_logf(f->host, SEAM_LOG_ERROR, "load: not a solid_fem state of this mesh");
-        return SEAM_ERROR;
-    }
-    f->steps = (int64_t)hdr[3];
-    memcpy(f->x, (const char *)bytes + sizeof hdr, nd * sizeof(double));
-    memcpy(f->v, (const char *)bytes + sizeof hdr + nd * sizeof(double), nd * sizeof(double));
-    f->have_solve = 0;
-    return SEAM_OK;
-}
+static seam_status p_load(void *self, const void *bytes, size_t n) { return fem_load(self, bytes, n); }
 
 /* One VTK file per body: its nodes, its elements or segments, velocity. */
 static seam_status p_write_output(void *self, const char *dir, int frame)

@@ -202,6 +202,32 @@ static void test_solve_commit_save_load(void **state)
     assert_memory_equal(X2, X3, 2 * n * sizeof *X2);
     assert_int_equal(P()->load(s, copy, size - 1), SEAM_ERROR);
     assert_true(test_host_saw(&th, "load:"));
+    /* core's format, little-endian whatever the host: the section "solid_fem" (after the 20-byte header, its
+     * name's length and the body's length), then 'u' and the dimension's 8 bytes, low byte first */
+    const unsigned char *image = copy;
+    assert_memory_equal(image, "SEAMCKPT", 8);
+    assert_memory_equal(image + 24, "solid_fem", 9);
+    static const unsigned char dim_le[9] = {'u', 2, 0, 0, 0, 0, 0, 0, 0};
+    assert_memory_equal(image + 41, dim_le, sizeof dim_le);
+    /* one flipped bit anywhere is refused, and the committed state stays: the next solve is the same */
+    for (size_t k = 0; k < size; k += 5) {
+        unsigned char *bad = malloc(size);
+        memcpy(bad, copy, size);
+        bad[k] ^= 0x08;
+        assert_int_equal(P()->load(s, bad, size), SEAM_ERROR);
+        free(bad);
+    }
+    assert_true(test_host_saw(&th, "solid_fem state"));
+    assert_int_equal(P()->solve(s, &st, &io_in, &out3), SEAM_OK);
+    assert_memory_equal(X2, X3, 2 * n * sizeof *X2);
+    /* another mesh's image is refused by what differs */
+    test_host th2;
+    void *s2 = create(&th2, "{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"ring\", \"radius\": 1, "
+                            "\"segments\": 30}, \"material\": {\"kind\": \"shell\", \"k_stretch\": 5e4, "
+                            "\"density\": 200}}]}");
+    assert_int_equal(P()->load(s2, copy, size), SEAM_ERROR);
+    assert_true(test_host_saw(&th2, "a state of 40 nodes in 2D, this mesh has 30 in 2D"));
+    P()->destroy(s2);
     free(copy);
     free(F);
     free(X1);
