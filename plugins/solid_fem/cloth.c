@@ -270,11 +270,11 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const ch
     for (size_t k = 0; k < m->n_cells; k++)
         for (int s = 0; s < 3; s++) {
             half_edge *h = &he[3 * k + (size_t)s];
-            int32_t a = m->cells[3 * k + (size_t)s], c = m->cells[3 * k + (size_t)(s + 1) % 3];
+            int32_t a = m->cells[3 * k + (size_t)s], e = m->cells[3 * k + (size_t)(s + 1) % 3];
             h->a = a;
-            h->b = c;
-            h->lo = a < c ? a : c;
-            h->hi = a < c ? c : a;
+            h->b = e;
+            h->lo = a < e ? a : e;
+            h->hi = a < e ? e : a;
             h->tri = (int32_t)k;
             h->opp = m->cells[3 * k + (size_t)(s + 2) % 3];
         }
