@@ -33,6 +33,7 @@ typedef struct sim_csv {
 typedef struct sim_outputs {
     char *dir;               /* NULL: no output at all */
     bool stats, interface, frames;
+    int vtk;                 /* output.vtk: the participants' frame format (seam_vtk_format) unless they name one */
     bool report;             /* plots and index.html at the end of the run (report.h), with stats */
     bool report_written;     /* ... and it was written: the summary's last line names it */
     char *picture_field;     /* fluid field drawn into PNG frames (2D), NULL: none */

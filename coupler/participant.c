@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote_keys.h"
+#include "seam/vtk.h"
 #include "sim_internal.h"
 
 static void host_log(void *ctx, seam_log_level level, const char *message)
@@ -55,6 +57,7 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
     bool command = seam_cfg_has(obj, "command");   /* so does a program the coupler starts */
     const char *plugin = seam_cfg_str(obj, "plugin", NULL, connect || command ? 0 : SEAM_CFG_REQUIRED);
     pt->name = xstrdup(sim, seam_cfg_str(obj, "name", default_name, 0));
+    pt->vtk = seam_cfg_enum(obj, "vtk", seam_vtk_format_names, -1, 0);   /* a host setting, not the plugin's key */
     if (!pt->config_path || !pt->name)
         return;
     char why[256];
@@ -93,7 +96,7 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
         return;
     }
     seam_remote *remote = NULL;
-    int remote_rc = seam_remote_from_config(obj, open_name, pt->name, sim->scene_dir, &remote, err, sizeof err);
+    int remote_rc = remote_from_scene(obj, open_name, pt->name, sim->scene_dir, &remote, err, sizeof err);
     /* The rest of the object is the plugin's, checked by its create. */
     const char *key;
     json_t *v;
@@ -158,10 +161,12 @@ const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", 
  * library each (the plugin creates them itself). */
 static void refuse_remote(seam_cfg *obj)
 {
-    for (const char *const *k = seam_remote_keys; *k; k++)
+    for (const char *const *k = remote_scene_keys; *k; k++)
         if (strcmp(*k, "process") != 0 && seam_cfg_has(obj, *k))
             seam_cfg_error(obj, *k, "scheme \"monolithic\" runs every solver inside its own plugin, in this process: "
                            "a remote participant cannot take part");
+    if (seam_cfg_has(obj, "vtk"))   /* one host for all: the run's output.vtk */
+        seam_cfg_error(obj, "vtk", "scheme \"monolithic\" writes every solver's frames alike: set output.vtk");
     const char *process = seam_cfg_str(obj, "process", "inline", 0);
     if (process && strcmp(process, "inline") != 0)
         seam_cfg_error(obj, "process", "scheme \"monolithic\" runs every solver inside its own plugin, in this process "
@@ -172,6 +177,7 @@ void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt)
 {
     pt->sim = sim;
     pt->role = SEAM_COUPLED;
+    pt->vtk = -1;
     pt->config_path = xstrdup(sim, "");
     pt->name = xstrdup(sim, "monolithic");
     pt->plugin_name = xstrdup(sim, "monolithic");
@@ -222,13 +228,13 @@ void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt)
  * (its own, and those of a participant in another process). */
 static char *config_without(json_t *obj)
 {
-    static const char *const coupler_keys[] = {"plugin", "name", NULL};
+    static const char *const coupler_keys[] = {"plugin", "name", "vtk", NULL};
     json_t *copy = json_deep_copy(obj);
     if (!copy)
         return NULL;
     for (const char *const *k = coupler_keys; *k; k++)
         json_object_del(copy, *k);
-    for (const char *const *k = seam_remote_keys; *k; k++)
+    for (const char *const *k = remote_scene_keys; *k; k++)
         json_object_del(copy, *k);
     char *text = json_dumps(copy, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(copy);
@@ -257,6 +263,7 @@ bool participant_create(seam_sim *sim, participant *pt)
         .scene_dir = sim->scene_dir,
         .cell_size = sim->cell_size,
         .gravity = sim->gravity,
+        .vtk_format = (uint32_t)(pt->vtk >= 0 ? pt->vtk : sim->out.vtk),
     };
     char from[4200];
     snprintf(from, sizeof from, "%s", pt->remote ? seam_remote_endpoint(pt->remote) : seam_library_path(pt->lib));

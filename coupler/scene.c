@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/vtk.h"
 #include "sim_internal.h"
 
 static const char *const unconverged_names[] = {"warn", "fail", "retry", NULL};
@@ -253,6 +254,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
         o->stats = seam_cfg_bool(out, "stats", true, 0);
         o->interface = seam_cfg_bool(out, "interface", false, 0);
         o->frames = seam_cfg_bool(out, "frames", true, 0);
+        o->vtk = seam_cfg_enum(out, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
         o->report = seam_cfg_bool(out, "report", true, 0);
         bool no_picture = json_is_false(json_object_get(seam_cfg_json(root, "output"), "picture"));
         seam_cfg *pic = no_picture ? NULL : seam_cfg_child(out, "picture", 0);

@@ -34,6 +34,7 @@ typedef struct participant {
     const seam_plugin *p;
     void *self;
     uint32_t caps;           /* SEAM_CAP_* of the instance */
+    int vtk;                 /* its "vtk" key (seam_vtk_format), -1: the run's output.vtk */
     seam_host host;
     char *output_dir;
     size_t offset, n_points; /* its slice of the concatenated interface (solids) */

@@ -14,13 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <zmq.h>
 
 #include "keys.h"
 #include "remote.h"
 #include "session.h"
+#include "seam/alloc.h"
 #include "seam/loader.h"
 #include "seam/log.h"
+#include "seam/vtk.h"
 #include "wire.h"
 
 #ifndef SEAM_SERVE_BUILD_PATH
@@ -1464,7 +1467,7 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
     seam_wbuf w;
     if (cfg && host->locate)
         write_locations(&w, cfg, "", host, &n_locs, true);
-    uint64_t id = begin_request(r, &w, "create", host->gravity ? 8 : 7, 0);
+    uint64_t id = begin_request(r, &w, "create", host->gravity ? 9 : 8, 0);
     seam_w_str(&w, "config");
     seam_w_str(&w, config_json);
     seam_w_str(&w, "name");
@@ -1487,6 +1490,8 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
         seam_w_str(&w, "gravity");
         seam_w_f64s(&w, host->gravity, 3);
     }
+    seam_w_str(&w, "vtk");   /* the frame format, a host setting (ABI 6) */
+    seam_w_str(&w, seam_vtk_format_names[seam_host_vtk_format(host)]);
     seam_w_str(&w, "locations");
     seam_w_map(&w, n_locs);
     size_t written = 0;
@@ -1592,111 +1597,15 @@ static void remote_destroy(void *self)
     close_remote(&r, true);
 }
 
-/* ---- scene keys --------------------------------------------------------- */
+/* ---- starting ----------------------------------------------------------- */
 
-const char *const seam_remote_keys[] = {"connect", "process", "command", "timeout", "heartbeat", "start_timeout",
-                                        "server_key", "client_key", NULL};
-
-/* A key file named in the scene: relative to the scene's directory. */
-static int read_key(seam_cfg *obj, const char *key, const char *spec, const char *scene_dir, char *pub, char *sec)
+seam_remote *seam_remote_begin(const seam_remote_start *s, char *err, size_t errlen)
 {
-    char path[4096], err[1024];
-    /* A key file relative to the scene's directory; failing that, the spec as
-     * given, which may be the 40-character key itself. */
-    snprintf(path, sizeof path, "%s", spec);
-    if (spec[0] != '/' && scene_dir) {
-        char in_scene[4096];
-        snprintf(in_scene, sizeof in_scene, "%s/%s", scene_dir, spec);
-        if (access(in_scene, F_OK) == 0)
-            snprintf(path, sizeof path, "%s", in_scene);
-    }
-    if (seam_key_read(path, pub, sec, err, sizeof err) != 0) {
-        seam_cfg_error(obj, key, "%s", err);
-        return -1;
-    }
-    return 0;
-}
-
-int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *participant, const char *scene_dir,
-                            seam_remote **out, char *err, size_t errlen)
-{
-    static const char *const process_names[] = {"inline", "separate", NULL};
-    *out = NULL;
     err[0] = '\0';
-    const char *connect = seam_cfg_str(obj, "connect", NULL, 0);
-    bool separate = seam_cfg_enum(obj, "process", process_names, 0, 0) == 1;
-    seam_remote_options o = {
-        .name = participant,
-        .timeout_s = seam_cfg_num(obj, "timeout", SEAM_REMOTE_TIMEOUT_S, 0.0, INFINITY, 0),
-        .adaptive = !seam_cfg_has(obj, "timeout"),
-        .heartbeat_s = seam_cfg_num(obj, "heartbeat", SEAM_REMOTE_HEARTBEAT_S, 0.0, 3600.0, 0),
-        .start_timeout_s = seam_cfg_num(obj, "start_timeout", SEAM_REMOTE_START_TIMEOUT_S, 0.0, INFINITY,
-                                        SEAM_CFG_LO_OPEN),
-    };
-    const char *server_key = seam_cfg_str(obj, "server_key", NULL, 0);
-    const char *client_key = seam_cfg_str(obj, "client_key", NULL, 0);
-    int errors = seam_cfg_error_count(obj);
-    if (connect && separate)
-        seam_cfg_error(obj, "process", "\"separate\" starts a server itself; with \"connect\" the server runs already");
-    if (!connect && !separate) {
-        for (size_t i = 2; seam_remote_keys[i]; i++)
-            if (seam_cfg_has(obj, seam_remote_keys[i]))
-                seam_cfg_error(obj, seam_remote_keys[i], "only for a participant in another process "
-                               "(\"connect\" or \"process\": \"separate\")");
-        return seam_cfg_error_count(obj) > errors ? -1 : 0;
-    }
-    if ((server_key || client_key) && !connect)
-        seam_cfg_error(obj, server_key ? "server_key" : "client_key",
-                       "CURVE keys are for \"connect\"; a spawned server listens on a private ipc socket");
-    if (!server_key != !client_key)
-        seam_cfg_error(obj, server_key ? "client_key" : "server_key",
-                       "CURVE needs both server_key (the server's public key) and client_key (this coupler's key pair)");
-    char server_pub[SEAM_KEY_Z85], ignored[SEAM_KEY_Z85], client_pub[SEAM_KEY_Z85], client_sec[SEAM_KEY_Z85];
-    if (server_key && client_key && read_key(obj, "server_key", server_key, scene_dir, server_pub, ignored) == 0 &&
-        read_key(obj, "client_key", client_key, scene_dir, client_pub, client_sec) == 0) {
-        if (!client_sec[0])
-            seam_cfg_error(obj, "client_key", "%s has no secret key (name the .key file `seam keygen` wrote)",
-                           client_key);
-        o.server_key = server_pub;
-        o.client_public = client_pub;
-        o.client_secret = client_sec;
-    }
-    json_t *cmd = seam_cfg_json(obj, "command");
-    const char **command = NULL;
-    if (cmd && connect)
-        seam_cfg_error(obj, "command", "with \"connect\" the server runs already; a command is started by "
-                       "\"process\": \"separate\"");
-    else if (cmd) {   /* with "separate": without either, refused above */
-        size_t n = json_is_array(cmd) ? json_array_size(cmd) : 0;
-        command = calloc(n + 1, sizeof *command);
-        for (size_t i = 0; i < n && command; i++)
-            command[i] = json_string_value(json_array_get(cmd, i));
-        size_t bad = 0;
-        while (bad < n && command && command[bad] && command[bad][0])
-            bad++;
-        if (!command)
-            seam_cfg_error(obj, "command", "out of memory");
-        else if (n == 0)
-            seam_cfg_error(obj, "command", "expected a non-empty array of strings: the program, then its arguments "
-                           "([\"python3\", \"solver.py\"])");
-        else if (bad < n)
-            seam_cfg_error(obj, "command", "item %zu: expected a non-empty string", bad);
-    }
-    if (seam_cfg_error_count(obj) > errors) {
-        free(command);
-        return -1;
-    }
-    if (command)
-        *out = start_launch(command, scene_dir, &o, err, errlen);
-    else
-        *out = connect ? start_connect(connect, &o, err, errlen) : start_spawn(plugin, &o, err, errlen);
-    free(command);
-    if (!*out)
-        return -1;
-    if ((connect || cmd) && plugin && !((*out)->want_plugin = strdup(plugin))) {
-        snprintf(err, errlen, "out of memory");
-        seam_remote_close(out);
-        return -1;
-    }
-    return 1;
+    seam_remote *r = s->command ? start_launch(s->command, s->cwd, &s->o, err, errlen)
+                     : s->connect ? start_connect(s->connect, &s->o, err, errlen)
+                                  : start_spawn(s->plugin, &s->o, err, errlen);
+    if (r && (s->connect || s->command) && s->plugin)   /* seam_remote_ready checks the server hosts it */
+        r->want_plugin = seam_xstrdup(s->plugin);
+    return r;
 }

@@ -11,9 +11,9 @@
 #ifndef SEAM_REMOTE_H
 #define SEAM_REMOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-#include "seam/config.h"
 #include "seam/plugin.h"
 
 #define SEAM_REMOTE_TIMEOUT_S 600.0       /* default per-operation limit */
@@ -58,7 +58,7 @@ const char *seam_remote_endpoint(const seam_remote *r);
  * program and first argument) and its pid; NULL and 0 for a connected one. */
 const char *seam_remote_program(const seam_remote *r);
 long seam_remote_pid(const seam_remote *r);
-/* Wait for the answer to the hello that seam_remote_from_config sent (the
+/* Wait for the answer to the hello that seam_remote_begin sent (the
  * three functions above wait themselves): 0, or -1 with a message in err
  * (the caller closes r). Until it returns 0 the table is incomplete. */
 int seam_remote_ready(seam_remote *r, char *err, size_t errlen);
@@ -77,18 +77,20 @@ void seam_remote_at(seam_remote *r, long steps_done, double t);
 /* Close without an instance (the instance's destroy does this itself). */
 void seam_remote_close(seam_remote **self_p);
 
-/* The participant keys the coupler consumes (they never reach the plugin). */
-extern const char *const seam_remote_keys[];
-/* Read connect / process / command / timeout / heartbeat / start_timeout /
- * server_key / client_key from a participant object and, when they ask for
- * another process, connect, spawn seam-serve or launch the command (in
- * scene_dir) and send hello without waiting for the answer: the caller
- * starts its other participants meanwhile and then calls seam_remote_ready.
- * `plugin` is the plugin's name or resolved path (may be NULL with connect
- * or command; when given, seam_remote_ready checks that the server hosts
- * that plugin). Returns 1 with *out set, 0 for an in-process participant,
- * -1 after reporting (through the reader, or in err). */
-int seam_remote_from_config(seam_cfg *obj, const char *plugin, const char *participant, const char *scene_dir,
-                            seam_remote **out, char *err, size_t errlen);
+/* Where a participant's server is and how to watch it: coupler/remote_keys.c
+ * reads it from the scene's keys (process, connect, command, ...). */
+typedef struct seam_remote_start {
+    const char *connect;          /* the endpoint of a running server, or NULL */
+    const char *const *command;   /* a server program and its arguments (NULL-terminated), or NULL: seam-serve */
+    const char *cwd;              /* where the command runs (the scene's directory); NULL: here */
+    const char *plugin;           /* the plugin's name or path; with connect or command NULL, or checked at ready */
+    seam_remote_options o;
+} seam_remote_start;
+
+/* Connect, launch the command, or spawn seam-serve for the plugin, and send
+ * hello without waiting for the answer: the caller starts its other
+ * participants meanwhile and then calls seam_remote_ready. NULL with a
+ * message in err. */
+seam_remote *seam_remote_begin(const seam_remote_start *s, char *err, size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 #include "session.h"
 #include "seam/config.h"
 #include "seam/loader.h"
+#include "seam/vtk.h"
 
 #define MAX_LOG 64           /* messages kept per request */
 #define MAX_COUNT (1ull << 36) /* points or elements: beyond any real interface */
@@ -428,6 +429,15 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         for (int k = 0; k < 3; k++)
             if (!isfinite(s->gravity[k]))
                 seam_msg_fail(m, "gravity: expected 3 finite numbers (m/s^2)");
+    int vtk = SEAM_VTK_XML;
+    char vtk_name[32] = "xml";
+    if (seam_msg_has(m, "vtk") && !seam_msg_is_nil(m, "vtk") &&
+        seam_msg_strcpy(m, "vtk", true, vtk_name, sizeof vtk_name)) {
+        for (vtk = 0; seam_vtk_format_names[vtk] && strcmp(seam_vtk_format_names[vtk], vtk_name) != 0; vtk++)
+            ;
+        if (!seam_vtk_format_names[vtk])
+            seam_msg_fail(m, "field \"vtk\": \"%s\" is not a frame format (xml, legacy, xml_float32)", vtk_name);
+    }
     if (s->name && seam_participant_name_check(s->name, why, sizeof why) != 0)
         seam_msg_fail(m, "field \"name\": %s", why);
     seam_mp items;
@@ -468,6 +478,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         .scene_dir = s->scene_dir,
         .cell_size = cell_size,
         .gravity = has_gravity ? s->gravity : NULL,
+        .vtk_format = (uint32_t)vtk,
     };
     char *merged = with_defaults(s, config);
     s->self = s->p->create(s->p, merged, &s->host);

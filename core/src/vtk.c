@@ -333,6 +333,13 @@ seam_status seam_vtk_xml_points(const char *path, const seam_host *host, int dim
 
 const char *const seam_vtk_format_names[] = {"xml", "legacy", "xml_float32", NULL};
 
+seam_vtk_format seam_host_vtk_format(const seam_host *host)
+{
+    if (!host || host->abi < 6 || host->vtk_format > SEAM_VTK_XML_FLOAT32)
+        return SEAM_VTK_XML;
+    return (seam_vtk_format)host->vtk_format;
+}
+
 void seam_vtk_series_free(seam_vtk_series *s)
 {
     for (size_t i = 0; i < s->n; i++)

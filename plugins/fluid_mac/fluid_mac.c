@@ -387,7 +387,7 @@ static int read_config(fluid_mac *self, seam_cfg *cfg)
         seam_cfg_error(cfg, "viscous_loads", "needs a viscosity > 0 (an inviscid fluid has no viscous stress)");
     static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
     self->advection = seam_cfg_enum(cfg, "advection", advection_names, ADVECT_SL, 0);
-    self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
+    self->vtk.format = seam_host_vtk_format(self->host);
     seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
     self->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
     self->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;

@@ -56,7 +56,7 @@ static int read_config(fluid_sph *self, seam_cfg *cfg)
     seam_cfg_gravity(cfg, self->host, self->dim, g_default, self->gravity);
     self->cfl = seam_cfg_num(cfg, "cfl", 0.2, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     self->xsph = seam_cfg_num(cfg, "xsph", 0.05, 0.0, 1.0, 0);
-    self->vtk.format = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
+    self->vtk.format = seam_host_vtk_format(self->host);
     static const char *const solvers[] = {"dfsph", "takahashi", NULL};
     int takahashi = seam_cfg_enum(cfg, "pressure_solver", solvers, 0, 0) == 1;
     /* Takahashi's threshold is 0.01% (ch. 3.6) */

@@ -15,7 +15,6 @@
 /* Defaults of the settings a scene may leave out. */
 static const fem_settings defaults = {
     .integrator = FEM_BACKWARD_EULER,
-    .vtk = SEAM_VTK_XML,
     .newton_tol = 1e-6,
     .newton_max = 50,
     .line_search = 1,
@@ -36,7 +35,6 @@ void fem_read_settings(fem *self, seam_cfg *cfg)
     seam_cfg_gravity(cfg, self->host, self->d, NULL, self->gravity);
     static const char *const integrators[] = {"backward_euler", "explicit", NULL};
     s->integrator = (fem_integrator)seam_cfg_enum(cfg, "integrator", integrators, defaults.integrator, 0);
-    s->vtk = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, defaults.vtk, 0);
     seam_cfg *nc = seam_cfg_child(cfg, "newton", 0);
     if (nc) {
         s->newton_tol = seam_cfg_num(nc, "tolerance", defaults.newton_tol, 0, 1, SEAM_CFG_LO_OPEN);

@@ -19,7 +19,7 @@ fem *fem_new(const char *config_json, const seam_host *host)
     self->host = host;
     fem_read_settings(self, cfg);
     int d = self->d;
-    self->vtk.format = self->set.vtk;
+    self->vtk.format = seam_host_vtk_format(host);
     self->lin_active = self->set.lin_method;
     seam_cfg *walls = seam_cfg_child(cfg, "walls", 0);
     if (walls)

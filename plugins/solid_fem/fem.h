@@ -115,7 +115,6 @@ typedef struct fem_mesh fem_mesh;
  * and ranges, in one place (docs/solid_fem.md lists them). */
 typedef struct fem_settings {
     fem_integrator integrator;   /* "integrator" */
-    seam_vtk_format vtk;         /* "vtk" */
     double newton_tol;       /* "newton.tolerance": on the residual and the position update, relative */
     int newton_max;          /* "newton.max_iterations" (at most 63: fem_newton_log keeps 64 residuals) */
     int line_search;         /* "newton.line_search" */

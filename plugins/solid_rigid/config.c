@@ -375,7 +375,6 @@ static void read_settings(rigid_settings *s, seam_cfg *cfg, const seam_host *hos
     /* Samples about one fluid cell apart (Akbay 2.3.4) when the scene names its cell size. */
     double spacing_default = host && host->cell_size > 0 ? host->cell_size : 0.05;
     s->spacing = seam_cfg_num(cfg, "spacing", spacing_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-    s->vtk = (seam_vtk_format)seam_cfg_enum(cfg, "vtk", seam_vtk_format_names, SEAM_VTK_XML, 0);
     s->contact_iterations = (int)seam_cfg_int(cfg, "contact_iterations", 30, 1, 100000, 0);
     s->contact_tolerance = seam_cfg_num(cfg, "contact_tolerance", 1e-9, 0.0, INFINITY, 0);
 }

@@ -61,7 +61,7 @@ void *rigid_create(const seam_plugin *plugin, const char *config_json, const sea
         rigid_destroy(rs);
         return NULL;
     }
-    rs->vtk.format = rs->set.vtk;
+    rs->vtk.format = seam_host_vtk_format(host);
     size_t n = rs->n_bodies;
     rs->T = SEAM_NEW_N(rigid_state, n);
     rs->A = SEAM_NEW_N(rigid_state, n);

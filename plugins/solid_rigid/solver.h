@@ -22,7 +22,6 @@ typedef struct rigid_settings {
     int dim;                  /* "dim": 2 or 3 */
     double gravity[3];        /* the scene's gravity or "gravity"; -9.81 along y without either */
     double spacing;           /* "spacing" of the interface samples (m); the fluid's cell size by default */
-    seam_vtk_format vtk;      /* "vtk" */
     int contact_iterations;   /* "contact_iterations": most Gauss-Seidel sweeps of the impulse solver */
     double contact_tolerance; /* "contact_tolerance": the sweeps' stop (m/s) */
 } rigid_settings;

@@ -52,7 +52,8 @@ seam.UNSTABLE (this step failed; a smaller dt may work). Messages go
 through host.log(level, text) with a log level, seam.LOG_DEBUG, LOG_INFO,
 LOG_WARN or LOG_ERROR: statuses and levels are distinct types, and
 host.log refuses a status. host.gravity is the scene's gravity (x, y, z),
-or None when the coupler names none.
+or None when the coupler names none; host.vtk the frame format the scene
+asks write_output for ("xml", "legacy" or "xml_float32").
 
 The plugin ABI (its version, entries, capability flags, statuses and log
 levels) comes from seam_abi.py, which the build generates from
@@ -110,6 +111,7 @@ LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR = Level.DEBUG, Level.INFO, Level.WARN, 
 # Entries a solver may leave out: the optional ones and those one role needs.
 OPTIONAL = tuple(name for name, _, need in ENTRIES if need != NEED_ALL)
 _LITTLE = sys.byteorder == "little"
+VTK_FORMATS = ("xml", "legacy", "xml_float32")   # seam_vtk_format_names in seam/vtk.h: host.vtk is one
 
 
 class CreateError(Exception):
@@ -252,6 +254,10 @@ class Host:
         self.cell_size = float(cell)   # the scene's fluid cell size (m), 0: none
         g = req.get("gravity")         # the scene's gravity (x, y, z), or None when the coupler names none
         self.gravity = None if g is None else tuple(f64(g, 3, "gravity"))
+        vtk = req.get("vtk")           # the frame format write_output makes (ABI 6): "xml", "legacy", "xml_float32"
+        if vtk is not None and vtk not in VTK_FORMATS:
+            raise ProtocolError("create: field \"vtk\": %r is not a frame format (%s)" % (vtk, ", ".join(VTK_FORMATS)))
+        self.vtk = vtk or VTK_FORMATS[0]
         locs = req.get("locations") or {}
         if not isinstance(locs, dict):
             raise ProtocolError("create: field \"locations\": expected a map")

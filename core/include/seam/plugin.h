@@ -49,7 +49,7 @@
 extern "C" {
 #endif
 
-#define SEAM_ABI_VERSION 5u   /* this header */
+#define SEAM_ABI_VERSION 6u   /* this header */
 #define SEAM_ABI_OLDEST 2u    /* the oldest version a host accepts */
 
 /* Put before the entry function so it is exported even when the plugin is
@@ -107,6 +107,11 @@ typedef struct seam_host {
      * own default). A plugin whose configuration names its own gravity uses
      * that and says so with a warning through log. */
     const double *gravity;
+    /* ABI 6 (read it only when abi >= 6; seam_host_vtk_format in seam/vtk.h
+     * does): the files write_output makes, a seam_vtk_format (0 VTK XML with
+     * Float64 values, 1 legacy ASCII, 2 VTK XML with Float32 values), from
+     * the participant's "vtk" key or the run's output.vtk. */
+    uint32_t vtk_format;
 } seam_host;
 
 /* The coupling surface, owned by the solids (Lagrangian). For one solid,

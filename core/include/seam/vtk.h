@@ -68,10 +68,13 @@ seam_status seam_vtk_xml_cells(const char *path, const seam_host *host,
 seam_status seam_vtk_xml_points(const char *path, const seam_host *host, int dim, size_t n_points,
                                 const double *X, const seam_vtk_field *fields, size_t n_fields, bool f32);
 
-/* Which files write_output makes: the participant key "vtk". XML with
+/* Which files write_output makes: a host setting (seam_host.vtk_format),
+ * from the participant's "vtk" key or the run's output.vtk. XML with
  * Float64 values (lossless), legacy ASCII, or XML with Float32 values. */
 typedef enum seam_vtk_format { SEAM_VTK_XML = 0, SEAM_VTK_LEGACY = 1, SEAM_VTK_XML_FLOAT32 = 2 } seam_vtk_format;
 extern const char *const seam_vtk_format_names[];   /* {"xml", "legacy", "xml_float32", NULL} */
+/* The host's format; SEAM_VTK_XML from a host older than ABI 6 (which has no such field). */
+seam_vtk_format seam_host_vtk_format(const seam_host *host);
 
 /* The frames one participant writes, as a ParaView collection. */
 typedef struct seam_vtk_entry {
