@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 
 #include "fixture.h"
+#include "plugin_contract.h"
 
 /* 2D: points on the circle about one spacing apart, a closed counter-clockwise loop
  * whose normals (dy, -dx) point out; lumped masses add up to the body's mass. */
@@ -363,13 +364,14 @@ static void test_save_load(void **state)
     assert_memory_equal(Xa, f->X, f->nd * sizeof *Xa);
     assert_int_equal(rigid_load_state(f->rs, copy, buf.size - 8), SEAM_ERROR);
     assert_true(test_host_saw(&f->th, "load:"));
-    /* core's format, little-endian whatever the host: the section "solid_rigid" (after the 20-byte header,
-     * its name's length and the body's length), then 'u' and the dimension's 8 bytes, low byte first */
-    const unsigned char *image = copy;
-    assert_memory_equal(image, "SEAMCKPT", 8);
-    assert_memory_equal(image + 24, "solid_rigid", 11);
-    static const unsigned char dim_le[9] = {'u', 3, 0, 0, 0, 0, 0, 0, 0};
-    assert_memory_equal(image + 43, dim_le, sizeof dim_le);
+    /* core's format, read by the contract kit's own little-endian reader: the dimension, the body count,
+     * the committed time, then the body's name and its state (x first) */
+    contract_value v;
+    assert_true(contract_image_value(copy, buf.size, "solid_rigid", 0, &v) && v.tag == 'u' && v.u == 3);
+    assert_true(contract_image_value(copy, buf.size, "solid_rigid", 1, &v) && v.tag == 'u' && v.u == 1);
+    assert_true(contract_image_value(copy, buf.size, "solid_rigid", 3, &v) && v.tag == 's' && v.u == 5);
+    assert_memory_equal(v.at, "brick", 5);
+    assert_true(contract_image_value(copy, buf.size, "solid_rigid", 4, &v) && v.tag == 'D' && v.u == 3);
     /* one flipped bit anywhere is refused, and the committed state stays */
     rigid_state before = *rigid_get_state(f->rs, 0);
     for (size_t k = 0; k < buf.size; k += 7) {
@@ -390,6 +392,28 @@ static void test_save_load(void **state)
     free(copy);
     free(Xa);
     fixture_destroy(f);
+}
+
+/* The plugin contract kit (tests/support): bodies in 2D on a floor with a constraint, and a 3D body spinning. */
+static void test_contract(void **state)
+{
+    (void)state;
+    static const double g[3] = {0, -9.81, 0};
+    plugin_contract c = {
+        .plugin = solid_rigid_table(),
+        .config = "{\"dim\": 2, \"spacing\": 0.05, \"walls\": {\"min\": [-1, 0], \"max\": [1, 2]}, \"bodies\": ["
+                  "{\"name\": \"disc\", \"shape\": \"circle\", \"radius\": 0.15, \"density\": 600, \"position\": "
+                  "[0, 0.152]}, {\"name\": \"flap\", \"shape\": \"rectangle\", \"size\": [0.4, 0.05], \"density\": "
+                  "800, \"position\": [0.5, 1], \"constraint\": {\"rotate_about\": [0.3, 1]}}]}",
+        .gravity = g,
+        .dt = 2e-3,
+        .steps = 5,
+        .load = 2.0,
+    };
+    plugin_contract_check(&c);
+    c.config = "{\"dim\": 3, \"spacing\": 0.1, \"bodies\": [{\"name\": \"brick\", \"shape\": \"box\", \"size\": "
+               "[0.3, 0.2, 0.1], \"density\": 300, \"angular_velocity\": [1, 2, 3]}]}";
+    plugin_contract_check(&c);
 }
 
 static void test_output_and_table(void **state)
@@ -482,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_solve_commit),
         cmocka_unit_test(test_save_load),
+        cmocka_unit_test(test_contract),
         cmocka_unit_test(test_output_and_table),
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_shared_module),
