@@ -179,8 +179,7 @@ struct fem {
     double *f_ext;           /* scratch n*d */
     fem_newton_log newton;
 
-    void *save_buf;
-    size_t save_size;
+    void *save_buf;          /* handed out by save */
 };
 
 /* Shape-function gradients b_a of a linear simplex (Irving 2.4: g_i = P b_i):

@@ -33,7 +33,6 @@ seam_status fem_save(fem *self, seam_buffer *out)
     }
     free(self->save_buf);
     self->save_buf = image;
-    self->save_size = size;
     *out = (seam_buffer){.data = image, .size = size};
     return SEAM_OK;
 }

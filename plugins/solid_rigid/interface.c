@@ -118,7 +118,7 @@ seam_status rigid_write_output(void *self, const char *dir, int frame)
 {
     rigid_solver *rs = self;
     size_t nd = rs->n_pts * (size_t)rs->set.dim;
-    double *X = seam_xmalloc(nd * sizeof *X), *V = seam_xmalloc(nd * sizeof *V), *id = seam_xmalloc(rs->n_pts * sizeof *id);
+    double *X = SEAM_NEW_N(double, nd), *V = SEAM_NEW_N(double, nd), *id = SEAM_NEW_N(double, rs->n_pts);
     rigid_sample_points(rs, rs->S, X, V);
     for (size_t k = 0; k < rs->n_pts; k++)
         id[k] = rs->body_id[k];
@@ -126,7 +126,8 @@ seam_status rigid_write_output(void *self, const char *dir, int frame)
     char stem[64];
     snprintf(stem, sizeof stem, "bodies_" SEAM_FRAME_FORMAT, frame);
     seam_status st = seam_vtk_frame_cells(&rs->vtk, rs->host, dir, stem, rs->set.dim, rs->n_pts, X,
-                                          rs->set.dim == 2 ? SEAM_VTK_LINE : SEAM_VTK_TRIANGLE, rs->set.dim, rs->n_elems,
+                                          rs->set.dim == 2 ? SEAM_VTK_LINE : SEAM_VTK_TRIANGLE, rs->set.dim,
+                                          rs->n_elems,
                                           rs->elems, fields, 2);
     if (st == SEAM_OK)
         st = seam_vtk_frame_done(&rs->vtk, rs->host, dir,

@@ -111,7 +111,8 @@ static bool segments_meet(const double *a, const double *b, const double *c, con
     double ab[2] = {b[0] - a[0], b[1] - a[1]}, cd[2] = {d[0] - c[0], d[1] - c[1]};
     double ac[2] = {c[0] - a[0], c[1] - a[1]}, ad[2] = {d[0] - a[0], d[1] - a[1]};
     double ca[2] = {a[0] - c[0], a[1] - c[1]}, cb[2] = {b[0] - c[0], b[1] - c[1]};
-    double d1 = seam_v2_cross(ab, ac), d2 = seam_v2_cross(ab, ad), d3 = seam_v2_cross(cd, ca), d4 = seam_v2_cross(cd, cb);
+    double d1 = seam_v2_cross(ab, ac), d2 = seam_v2_cross(ab, ad);
+    double d3 = seam_v2_cross(cd, ca), d4 = seam_v2_cross(cd, cb);
     return ((d1 > 0) != (d2 > 0) || d1 == 0 || d2 == 0) && ((d3 > 0) != (d4 > 0) || d3 == 0 || d4 == 0) &&
            !(d1 == 0 && d2 == 0 && d3 == 0 && d4 == 0 &&
              (fmax(a[0], b[0]) < fmin(c[0], d[0]) || fmax(c[0], d[0]) < fmin(a[0], b[0]) ||
@@ -816,7 +817,8 @@ static void sdf_mesh(const rigid_shape *s, const double *p, double *dist, double
         seam_v3_cross(bc, B, C);
         double la = seam_v3_norm(A), lb = seam_v3_norm(B), lc = seam_v3_norm(C);
         /* solid angle of the triangle seen from p (Van Oosterom and Strackee) */
-        omega += 2.0 * atan2(seam_v3_dot(A, bc), la * lb * lc + seam_v3_dot(A, B) * lc + seam_v3_dot(A, C) * lb + seam_v3_dot(B, C) * la);
+        omega += 2.0 * atan2(seam_v3_dot(A, bc),
+                             la * lb * lc + seam_v3_dot(A, B) * lc + seam_v3_dot(A, C) * lb + seam_v3_dot(B, C) * la);
         if (dd < best) {
             double ab[3], ac[3];
             best = dd;

@@ -70,8 +70,8 @@ static bool read_states(const rigid_solver *rs, seam_ckpt_reader *r, rigid_state
     uint64_t dim = seam_ckpt_get_u64(r), count = seam_ckpt_get_u64(r);
     *t_n = seam_ckpt_get_f64(r);
     if (seam_ckpt_ok(r, false) && (dim != (uint64_t)rs->set.dim || count != rs->n_bodies))
-        seam_ckpt_fail(r, "a state of a %lluD scene with %llu bodies, this one is %dD with %zu", (unsigned long long)dim,
-                       (unsigned long long)count, rs->set.dim, rs->n_bodies);
+        seam_ckpt_fail(r, "a state of a %lluD scene with %llu bodies, this one is %dD with %zu",
+                       (unsigned long long)dim, (unsigned long long)count, rs->set.dim, rs->n_bodies);
     for (size_t i = 0; i < rs->n_bodies && seam_ckpt_ok(r, false); i++) {
         char *name = seam_ckpt_get_str(r);
         if (name && strcmp(name, rs->bodies[i].name) != 0)

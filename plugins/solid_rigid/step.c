@@ -84,7 +84,8 @@ static bool step_bodies(rigid_solver *rs, const seam_step *step, const seam_inpu
         rigid_contacts_find(&rs->world, rs->T, &rs->contacts);
         if (rs->contacts.n == 0)
             break;
-        double change = rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * seam_v3_norm(rs->set.gravity) * dt);
+        double g = seam_v3_norm(rs->set.gravity);
+        double change = rigid_contacts_solve(&rs->world, rs->T, &rs->contacts, 2.0 * g * dt);
         if (change <= rs->world.tolerance)
             break;
         touched = true;
