@@ -187,12 +187,6 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
     if (status == SEAM_OK) {
         memcpy(self->x_new, x, nd * sizeof *x);
         memcpy(self->v_new, v, nd * sizeof *v);
-    } else {
-        seam_logf(self->host, SEAM_LOG_WARN, "Newton did not converge in %d iterations (at most %d): |g| %.3e -> "
-                  "%.3e, relative %.3g > newton.tolerance %g (nor did a step fall below %.3g m)", log->iterations,
-                  self->set.newton_max, log->residual[0], log->residual[log->iterations - 1],
-                  log->residual[0] > 0 ? log->residual[log->iterations - 1] / log->residual[0] : NAN,
-                  self->set.newton_tol, step_tol);
     }
     free(buf);
     return status;
@@ -229,17 +223,25 @@ static seam_status explicit_step(fem *self, double dt, const double *f_ext)
     for (size_t r = 0; r < nd; r++)
         self->x_new[r] = self->x[r] + dt * self->v_new[r];
     free(fe);
-    if (!ok)
-        seam_logf(self->host, SEAM_LOG_WARN, "explicit step produced non-finite positions (dt %g too large?)", dt);
     return ok ? SEAM_OK : SEAM_UNSTABLE;
 }
 
+/* The step with its reports: why a step failed, from the Newton log. */
 seam_status fem_step(fem *self, double dt, const double *f_load)
 {
     external_forces(self, f_load, self->f_ext);
-    seam_status s = self->set.integrator == FEM_EXPLICIT ? explicit_step(self, dt, self->f_ext)
-                                                     : backward_euler(self, dt, self->f_ext);
+    bool explicit = self->set.integrator == FEM_EXPLICIT;
+    seam_status s = explicit ? explicit_step(self, dt, self->f_ext) : backward_euler(self, dt, self->f_ext);
     self->have_solve = s == SEAM_OK;
+    const fem_newton_log *log = &self->newton;
+    if (s != SEAM_OK && explicit)
+        seam_logf(self->host, SEAM_LOG_WARN, "explicit step produced non-finite positions (dt %g too large?)", dt);
+    else if (s != SEAM_OK)
+        seam_logf(self->host, SEAM_LOG_WARN, "Newton did not converge in %d iterations (at most %d): |g| %.3e -> "
+                  "%.3e, relative %.3g > newton.tolerance %g (nor did a step fall below %.3g m)", log->iterations,
+                  self->set.newton_max, log->residual[0], log->residual[log->iterations - 1],
+                  log->residual[0] > 0 ? log->residual[log->iterations - 1] / log->residual[0] : NAN,
+                  self->set.newton_tol, self->set.newton_tol * self->length);
     return s;
 }
 
