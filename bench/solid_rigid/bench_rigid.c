@@ -98,8 +98,8 @@ static void tumbling(double dt, int64_t steps)
     double el = now() - t0, dL[3];
     seam_v3_sub(dL, S->L, L0v);
     printf("tumbling box dt=%.0e steps=%lld: |dE|/E = %.2e, |dL|/|L| = %.2e, %.2f us/step (%zu points)\n", dt,
-           (long long)steps, fabs(0.5 * seam_v3_dot(S->w, S->L) - E0) / E0, seam_v3_norm(dL) / L0, 1e6 * el / (double)steps,
-           I.n_points);
+           (long long)steps, fabs(0.5 * seam_v3_dot(S->w, S->L) - E0) / E0, seam_v3_norm(dL) / L0,
+           1e6 * el / (double)steps, I.n_points);
     free(X);
     free(V);
     rigid_destroy(rs);
