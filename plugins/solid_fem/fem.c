@@ -10,6 +10,21 @@
 #include "seam/log.h"
 #include "fem.h"
 
+/* The state arrays, at rest: x = x_new = X0, velocities zero, nothing fixed. */
+static void state_new(fem *self)
+{
+    size_t nd = self->n * (size_t)self->d;
+    self->x = SEAM_NEW_N(double, nd + 1);
+    self->v = SEAM_NEW_N(double, nd + 1);
+    self->x_new = SEAM_NEW_N(double, nd + 1);
+    self->v_new = SEAM_NEW_N(double, nd + 1);
+    self->v_fixed = SEAM_NEW_N(double, nd + 1);
+    self->f_ext = SEAM_NEW_N(double, nd + 1);
+    self->fixed = SEAM_NEW_N(uint8_t, self->n + 1);
+    memcpy(self->x, self->X0, nd * sizeof(double));
+    memcpy(self->x_new, self->X0, nd * sizeof(double));
+}
+
 fem *fem_new(const char *config_json, const seam_host *host)
 {
     seam_cfg *cfg = seam_cfg_from_host(config_json, host);
@@ -45,15 +60,7 @@ fem *fem_new(const char *config_json, const seam_host *host)
     }
     if (!failed) {
         size_t nd = self->n * (size_t)d;
-        self->x = seam_xmalloc((nd + 1) * sizeof(double));
-        self->v = seam_xcalloc(nd + 1, sizeof(double));
-        self->x_new = seam_xmalloc((nd + 1) * sizeof(double));
-        self->v_new = seam_xcalloc(nd + 1, sizeof(double));
-        self->v_fixed = seam_xcalloc(nd + 1, sizeof(double));
-        self->f_ext = seam_xcalloc(nd + 1, sizeof(double));
-        self->fixed = seam_xcalloc(self->n + 1, 1);
-        memcpy(self->x, self->X0, nd * sizeof(double));
-        memcpy(self->x_new, self->X0, nd * sizeof(double));
+        state_new(self);
         for (size_t bi = 0; bi < nb && !failed; bi++)
             failed = fem_read_constraints(self, items[bi], bi) != 0;
         memcpy(self->v_new, self->v, nd * sizeof(double));
