@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "rigid.h"
+#include "quat.h"
 #include "seam/alloc.h"
-#include "rigid_math.h"
 
 static void quiet(void *ctx, seam_log_level level, const char *message)
 {
@@ -92,18 +92,18 @@ static void tumbling(double dt, int64_t steps)
     rigid_describe(rs, &I);
     double *X = seam_xmalloc_n(3 * I.n_points, sizeof *X), *V = seam_xmalloc_n(3 * I.n_points, sizeof *V);
     const rigid_state *S = rigid_get_state(rs, 0);
-    double E0 = 0.5 * v3_dot(S->w, S->L), L0 = v3_norm(S->L), L0v[3];
-    v3_copy(L0v, S->L);
+    double E0 = 0.5 * seam_v3_dot(S->w, S->L), L0 = seam_v3_norm(S->L), L0v[3];
+    seam_v3_copy(L0v, S->L);
     double t0 = now();
     for (int64_t n = 0; n < steps; n++)
         step(rs, n, dt, X, V, I.n_points, 3);
     double el = now() - t0, dL[3];
-    v3_sub(dL, S->L, L0v);
+    seam_v3_sub(dL, S->L, L0v);
     printf("tumbling box dt=%.0e steps=%lld: |dE|/E = %.2e, |dL|/|L| = %.2e, %.2f us/step (%zu points)\n", dt,
-           (long long)steps, fabs(0.5 * v3_dot(S->w, S->L) - E0) / E0, v3_norm(dL) / L0, 1e6 * el / (double)steps,
+           (long long)steps, fabs(0.5 * seam_v3_dot(S->w, S->L) - E0) / E0, seam_v3_norm(dL) / L0, 1e6 * el / (double)steps,
            I.n_points);
     printf("@row figure=tumbling dt=%g steps=%lld dE_over_E=%.3e dL_over_L=%.3e us_step=%.3f points=%zu\n", dt,
-           (long long)steps, fabs(0.5 * v3_dot(S->w, S->L) - E0) / E0, v3_norm(dL) / L0, 1e6 * el / (double)steps,
+           (long long)steps, fabs(0.5 * seam_v3_dot(S->w, S->L) - E0) / E0, seam_v3_norm(dL) / L0, 1e6 * el / (double)steps,
            I.n_points);
     free(X);
     free(V);
@@ -172,7 +172,7 @@ static void tank(int dim, int n, double seconds)
     double el = now() - t0, vmax = 0, ymin = INFINITY;
     for (int i = 0; i < n; i++) {
         const rigid_state *S = rigid_get_state(rs, (size_t)i);
-        vmax = fmax(vmax, v3_norm(S->v));
+        vmax = fmax(vmax, seam_v3_norm(S->v));
         ymin = fmin(ymin, S->x[1]);
     }
     double *J = SEAM_NEW_N(double, I.n_points * (size_t)dim), *dv = seam_xmalloc_n(I.n_points * (size_t)dim, sizeof *dv);

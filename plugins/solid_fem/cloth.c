@@ -5,20 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/dense.h"
 #include "seam/log.h"
+#include "seam/vec.h"
 #include "fem.h"
 
 #define PI 3.14159265358979323846
-
-static void cross(const double *a, const double *b, double *c)
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /* In-plane material of a cloth body: plane-stress Lame parameters of the
  * membrane stiffness k_stretch (N/m) and nu. */
@@ -50,9 +43,9 @@ static double membrane(const fem_elem *t, const fem_material *mat, const double 
         }
     /* Frame Q = [u0 u1 n] of the deformed plane from F's columns' span (Irving 2.8). */
     double c0[3] = {F[0], F[2], F[4]}, c1[3] = {F[1], F[3], F[5]}, nrm[3];
-    cross(c0, c1, nrm);
-    double nn = sqrt(dot3(nrm, nrm)), u0[3], u1[3];
-    double l0 = sqrt(dot3(c0, c0));
+    seam_v3_cross(nrm, c0, c1);
+    double nn = seam_v3_norm(nrm), u0[3], u1[3];
+    double l0 = seam_v3_norm(c0);
     if (l0 > 0.0) {
         for (int i = 0; i < 3; i++)
             u0[i] = c0[i] / l0;
@@ -60,25 +53,25 @@ static double membrane(const fem_elem *t, const fem_material *mat, const double 
         u0[0] = 1;
         u0[1] = u0[2] = 0;
     }
-    if (nn > 1e-14 * (l0 * l0 + dot3(c1, c1))) {
+    if (nn > 1e-14 * (l0 * l0 + seam_v3_dot(c1, c1))) {
         for (int i = 0; i < 3; i++)
             nrm[i] /= nn;
     } else {
         /* Flat to a line or point: any normal orthogonal to u0. */
         double e[3] = {0, 0, 0};
         e[fabs(u0[0]) < 0.9 ? 0 : 1] = 1.0;
-        cross(u0, e, nrm);
-        double l = sqrt(dot3(nrm, nrm));
+        seam_v3_cross(nrm, u0, e);
+        double l = seam_v3_norm(nrm);
         for (int i = 0; i < 3; i++)
             nrm[i] /= l;
     }
-    cross(nrm, u0, u1);
+    seam_v3_cross(u1, nrm, u0);
     /* Local 2x2 gradient and its stress with the 2D diagonal model. */
     double Fl[4], Pl[4], Cl[16];
     for (int a = 0; a < 2; a++)
         for (int j = 0; j < 2; j++)
-            Fl[a * 2 + j] = (a == 0 ? dot3(u0, c0) : dot3(u1, c0)) * (j == 0) +
-                            (a == 0 ? dot3(u0, c1) : dot3(u1, c1)) * (j == 1);
+            Fl[a * 2 + j] = (a == 0 ? seam_v3_dot(u0, c0) : seam_v3_dot(u1, c0)) * (j == 0) +
+                            (a == 0 ? seam_v3_dot(u0, c1) : seam_v3_dot(u1, c1)) * (j == 1);
     double psi = fem_first_piola(mat, 2, Fl, Pl, Ke ? Cl : NULL);
     const double *Q2[2] = {u0, u1};
     double P[6];
@@ -137,17 +130,17 @@ double fem_hinge3_angle(const fem_hinge3 *h, const double *x, double *G)
         a[i] = x3[i] - x1[i];
         c[i] = x4[i] - x1[i];
     }
-    cross(e, a, nA);
-    cross(c, e, nB);
-    cross(nA, nB, nAB);
-    double L = sqrt(dot3(e, e)), A2 = dot3(nA, nA), B2 = dot3(nB, nB);
-    double theta = L > 0 ? atan2(dot3(e, nAB) / L, dot3(nA, nB)) : 0.0;
+    seam_v3_cross(nA, e, a);
+    seam_v3_cross(nB, c, e);
+    seam_v3_cross(nAB, nA, nB);
+    double L = seam_v3_norm(e), A2 = seam_v3_dot(nA, nA), B2 = seam_v3_dot(nB, nB);
+    double theta = L > 0 ? atan2(seam_v3_dot(e, nAB) / L, seam_v3_dot(nA, nB)) : 0.0;
     if (G) {
         memset(G, 0, 12 * sizeof *G);
         if (L > 0 && A2 > 0 && B2 > 0) {
             /* Opposite vertices move along their face normals; the edge's
              * vertices balance them by their projections on the edge. */
-            double a3 = dot3(a, e) / (L * L), a4 = dot3(c, e) / (L * L);
+            double a3 = seam_v3_dot(a, e) / (L * L), a4 = seam_v3_dot(c, e) / (L * L);
             for (int i = 0; i < 3; i++) {
                 double g3 = -L * nA[i] / A2, g4 = -L * nB[i] / B2;
                 G[6 + i] = g3;
@@ -194,7 +187,7 @@ double fem_cloth_elastic(const fem *self, const double *x, double *f, seam_csr *
 
 void fem_cloth_damping(const fem *self, const double *x, seam_csr *D)
 {
-    double Ke[144], *scratch = calloc(self->n * 3 + 1, sizeof *scratch);
+    double Ke[144], *scratch = seam_xcalloc(self->n * 3 + 1, sizeof *scratch);
     for (size_t t = 0; t < self->n_tris; t++) {
         const fem_elem *tr = &self->tris[t];
         const fem_body *b = &self->bodies[tr->body];
@@ -240,7 +233,7 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const ch
     fem_body *b = &self->bodies[bi];
     size_t base = b->node0, t0 = self->n_tris;
     self->n_tris += m->n_cells;
-    self->tris = realloc(self->tris, (self->n_tris + 1) * sizeof *self->tris);
+    self->tris = seam_xrealloc(self->tris, (self->n_tris + 1) * sizeof *self->tris);
     for (size_t k = 0; k < m->n_cells; k++) {
         fem_elem *t = &self->tris[t0 + k];
         memset(t, 0, sizeof *t);
@@ -254,9 +247,9 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const ch
             e1[i] = X1[i] - X0[i];
             e2[i] = X2[i] - X0[i];
         }
-        cross(e1, e2, nrm);
-        double area = 0.5 * sqrt(dot3(nrm, nrm)), l1 = sqrt(dot3(e1, e1));
-        if (!(area > 1e-12 * dot3(e1, e1))) {
+        seam_v3_cross(nrm, e1, e2);
+        double area = 0.5 * seam_v3_norm(nrm), l1 = seam_v3_norm(e1);
+        if (!(area > 1e-12 * seam_v3_dot(e1, e1))) {
             fem_mesh_error(self, c, where, "triangle %zu is degenerate at rest (area %g)", k, area);
             return -1;
         }
@@ -264,7 +257,7 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const ch
         double t1[3] = {e1[0] / l1, e1[1] / l1, e1[2] / l1}, Dm[4];
         Dm[0] = l1;
         Dm[2] = 0.0;
-        Dm[1] = dot3(e2, t1);
+        Dm[1] = seam_v3_dot(e2, t1);
         Dm[3] = 2.0 * area / l1;
         seam_inverse(2, Dm, t->Dm_inv);
         t->W = area;
@@ -273,15 +266,15 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const ch
     }
     /* Interior edges (two triangles) carry a hinge. */
     size_t ne = 3 * m->n_cells;
-    half_edge *he = malloc((ne + 1) * sizeof *he);
+    half_edge *he = seam_xmalloc((ne + 1) * sizeof *he);
     for (size_t k = 0; k < m->n_cells; k++)
         for (int s = 0; s < 3; s++) {
             half_edge *h = &he[3 * k + (size_t)s];
-            int32_t a = m->cells[3 * k + (size_t)s], c = m->cells[3 * k + (size_t)(s + 1) % 3];
+            int32_t a = m->cells[3 * k + (size_t)s], e = m->cells[3 * k + (size_t)(s + 1) % 3];
             h->a = a;
-            h->b = c;
-            h->lo = a < c ? a : c;
-            h->hi = a < c ? c : a;
+            h->b = e;
+            h->lo = a < e ? a : e;
+            h->hi = a < e ? e : a;
             h->tri = (int32_t)k;
             h->opp = m->cells[3 * k + (size_t)(s + 2) % 3];
         }
@@ -298,7 +291,7 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const ch
         fem_hinge3 h = {{(int32_t)base + he[i].a, (int32_t)base + he[i].b, (int32_t)base + he[i].opp,
                          (int32_t)base + he[i + 1].opp}, (int32_t)bi, 0.0};
         h.theta0 = fem_hinge3_angle(&h, self->X0, NULL);
-        self->hinges3 = realloc(self->hinges3, (self->n_hinges3 + 1) * sizeof *self->hinges3);
+        self->hinges3 = seam_xrealloc(self->hinges3, (self->n_hinges3 + 1) * sizeof *self->hinges3);
         self->hinges3[self->n_hinges3++] = h;
         i++;
     }

@@ -111,24 +111,31 @@ typedef struct fem_walls {
 typedef struct fem fem;
 typedef struct fem_mesh fem_mesh;
 
+/* The solver's top-level keys; config.c reads them, with their defaults
+ * and ranges, in one place (docs/solid_fem.md lists them). */
+typedef struct fem_settings {
+    fem_integrator integrator;   /* "integrator" */
+    double newton_tol;       /* "newton.tolerance": on the residual and the position update, relative */
+    int newton_max;          /* "newton.max_iterations" (at most 63: fem_newton_log keeps 64 residuals) */
+    int line_search;         /* "newton.line_search" */
+    fem_lin_method lin_method;   /* "linear_solver.method" */
+    double lin_tol;          /* "linear_solver.tolerance" (PCG) */
+    int lin_max;             /* "linear_solver.max_iterations" (PCG) */
+    fem_precond precond;     /* "linear_solver.preconditioner" */
+    double cfl;              /* "cfl": fraction of the explicit stability limit */
+    double dt_limit;         /* "max_dt" (s) */
+} fem_settings;
+
 struct fem {
     const seam_host *host;
     /* output: the frames written, and the time of the trial and committed states (s) */
     seam_vtk_series vtk;
     double t_trial, t_n;
-    int d;
-    double gravity[3];
-    fem_integrator integrator;
-    double newton_tol;       /* on the position update, relative to the mesh size */
-    int newton_max;
-    int line_search;
-    double lin_tol;
-    int lin_max;
-    fem_precond precond;
-    fem_lin_method lin_method;   /* as configured */
-    fem_lin_method lin_active;   /* what the solves use: lin_method, or auto's choice at the first solve */
+    int d;                   /* "dim" */
+    double gravity[3];       /* the scene's, or "gravity"; none without either */
+    fem_settings set;
+    fem_lin_method lin_active;   /* what the solves use: set.lin_method, or auto's choice at the first solve */
     seam_cholesky *direct;   /* CHOLMOD: symbolic factorization of K's pattern, kept */
-    double cfl, dt_limit;
     fem_walls walls;
     uint8_t *contact;        /* n*d, with walls, during a solve: 0 free, 1 held on walls.min, 2 on walls.max */
 
@@ -172,8 +179,7 @@ struct fem {
     double *f_ext;           /* scratch n*d */
     fem_newton_log newton;
 
-    void *save_buf;
-    size_t save_size;
+    void *save_buf;          /* handed out by save */
 };
 
 /* Shape-function gradients b_a of a linear simplex (Irving 2.4: g_i = P b_i):
@@ -183,11 +189,36 @@ void fem_shape_gradients(int d, const double *Dm_inv, double b[4][3]);
 /* The plugin table (export.c exports it as seam_plugin_v1). */
 const seam_plugin *solid_fem_table(void);
 
-/* Build from configuration JSON; NULL after logging. */
+/* Build from configuration JSON; NULL after logging (fem.c). */
 fem *fem_new(const char *config_json, const seam_host *host);
 void fem_destroy(fem **self_p);
 
-/* The exported plugin table (plugin.c). */
+/* ---- configuration (config.c) ------------------------------------------ */
+
+/* "dim", gravity and fem_settings from the top-level keys. */
+void fem_read_settings(fem *self, seam_cfg *cfg);
+/* Body bi's name, material and mesh, appended (fem_add_body); 0, or -1 after reporting. */
+int fem_read_body(fem *self, seam_cfg *c, size_t bi);
+/* Body bi's initial velocity, pinned and prescribed nodes, into the state arrays; 0 or -1. */
+int fem_read_constraints(fem *self, seam_cfg *c, size_t bi);
+/* The generated mesh a body's "mesh" object names ("generate": ...), generate.c; 0, or -1 after reporting. */
+int fem_mesh_generate(seam_cfg *c, int d, fem_kind kind, fem_mesh *m);
+
+/* ---- bodies and the interface (bodies.c, interface.c) ------------------ */
+
+/* Append mesh m as body bi: nodes, elements or springs and hinges, lumped
+ * masses; errors located at c (a generated mesh) or prefixed by where. */
+int fem_add_body(fem *self, size_t bi, fem_mesh *m, seam_cfg *c, const char *where);
+/* The stiffness pattern (K and D): every node pair sharing an element, spring or hinge. */
+void fem_build_pattern(fem *self);
+/* The interface: boundary facets of the volumes, cloth triangles, shell segments, and their nodes. */
+void fem_build_interface(fem *self);
+
+/* ---- state (state.c) ---------------------------------------------------- */
+
+/* The committed state as an image of core's checkpoint format; load refuses another mesh's. */
+seam_status fem_save(fem *self, seam_buffer *out);
+seam_status fem_load(fem *self, const void *bytes, size_t n);
 
 /* Elastic forces f (n*d, summed over all elements, springs and hinges) at
  * positions x; when K is not NULL also the stiffness K = -df/dx (made
@@ -256,8 +287,6 @@ void fem_mesh_error(fem *self, seam_cfg *c, const char *where, const char *fmt, 
     __attribute__((format(printf, 4, 5)));
 /* Dihedral angle of hinge h at x and its gradient G (12). */
 double fem_hinge3_angle(const fem_hinge3 *h, const double *x, double *G);
-/* Read triangles of a Wavefront OBJ file (polygons split into fans). */
-int fem_mesh_read_obj(const char *path, fem_mesh *m, const seam_host *host);
 
 /* ---- meshes (mesh.c) ---------------------------------------------------- */
 
@@ -276,5 +305,7 @@ void fem_mesh_free(fem_mesh *m);
 /* Read a Gmsh v4 ASCII file: triangles (d = 2) or tetrahedra (d = 3).
  * Returns 0, or -1 after logging the file and line. */
 int fem_mesh_read_msh(const char *path, int d, fem_mesh *m, const seam_host *host);
+/* Read triangles of a Wavefront OBJ file (seam/mesh_io.h); -1 after logging the file and line. */
+int fem_mesh_read_obj(const char *path, fem_mesh *m, const seam_host *host);
 
 #endif

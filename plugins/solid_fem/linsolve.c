@@ -67,7 +67,7 @@ static int cg_solve(fem *self, fem_precond precond, const double *b, double *x)
         J = seam_jacobi_new(self->K);
         M = seam_jacobi_linop(J);
     }
-    seam_krylov_opts o = {self->lin_tol, 0.0, self->lin_max, 0};
+    seam_krylov_opts o = {self->set.lin_tol, 0.0, self->set.lin_max, 0};
     seam_krylov_stats st;
     seam_pcg(&A, &M, b, x, &o, &st);
     seam_jacobi_destroy(&J);
@@ -121,11 +121,11 @@ static seam_status linear_solve(fem *self, const double *b, double *x)
         if (rc < 0)
             seam_logf(self->host, SEAM_LOG_WARN, "CHOLMOD failed (status %d)",
                       self->direct ? seam_cholesky_status(self->direct) : -2);
-    } else if (cg_solve(self, self->precond, b, x) == 0) {
+    } else if (cg_solve(self, self->set.precond, b, x) == 0) {
         return SEAM_OK;
     }
     /* One retry with Jacobi-PCG: it breaks down only on a truly indefinite system. */
-    if (!(self->lin_active == FEM_LIN_CG && self->precond == FEM_JACOBI)) {
+    if (!(self->lin_active == FEM_LIN_CG && self->set.precond == FEM_JACOBI)) {
         self->newton.fallbacks++;
         if (cg_solve(self, FEM_JACOBI, b, x) == 0)
             return SEAM_OK;

@@ -1,4 +1,4 @@
-/* Meshes for solid_fem: the Gmsh v4 ASCII reader. The generators live with
+/* Meshes for solid_fem: the Gmsh v4 ASCII reader and OBJ files through core. The generators live with
  * the configuration in fem.c, which knows their keys. */
 #include <ctype.h>
 #include <errno.h>
@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/log.h"
+#include "seam/mesh_io.h"
 #include "fem.h"
 
 void fem_mesh_free(fem_mesh *m)
@@ -157,10 +159,10 @@ int fem_mesh_read_msh(const char *path, int d, fem_mesh *m, const seam_host *hos
         fail(&r, "bad node counts in the $Nodes header");
         goto done;
     }
-    tag_to_node = malloc((size_t)(max_tag - min_tag + 1) * sizeof *tag_to_node);
+    tag_to_node = seam_xmalloc((size_t)(max_tag - min_tag + 1) * sizeof *tag_to_node);
     for (long i = 0; i <= max_tag - min_tag; i++)
         tag_to_node[i] = -1;
-    m->X = malloc((size_t)n_nodes * (size_t)d * sizeof *m->X);
+    m->X = seam_xmalloc((size_t)n_nodes * (size_t)d * sizeof *m->X);
     long seen = 0;
     for (long b = 0; b < blocks && !r.failed; b++) {
         read_long(&r, "the entity dimension");
@@ -205,8 +207,8 @@ int fem_mesh_read_msh(const char *path, int d, fem_mesh *m, const seam_host *hos
     read_long(&r, "the maximum element tag");
     if (r.failed)
         goto done;
-    m->cells = malloc((size_t)(n_elems > 0 ? n_elems : 1) * (size_t)(d + 1) * sizeof *m->cells);
-    m->tags = malloc((size_t)(n_elems > 0 ? n_elems : 1) * sizeof *m->tags);
+    m->cells = seam_xmalloc((size_t)(n_elems > 0 ? n_elems : 1) * (size_t)(d + 1) * sizeof *m->cells);
+    m->tags = seam_xmalloc((size_t)(n_elems > 0 ? n_elems : 1) * sizeof *m->tags);
     int want = d == 2 ? 2 : 4;
     for (long b = 0; b < blocks && !r.failed; b++) {
         read_long(&r, "the entity dimension");
@@ -253,93 +255,21 @@ done:
     return 0;
 }
 
-/* Wavefront OBJ: "v x y z" vertices and "f i j k ..." faces (1-based,
- * negative = relative, "i/t/n" forms), polygons split into fans. */
+/* Wavefront OBJ through core's reader (seam/mesh_io.h): triangles, polygons as fans. */
 int fem_mesh_read_obj(const char *path, fem_mesh *m, const seam_host *host)
 {
     memset(m, 0, sizeof *m);
+    seam_trimesh t;
+    char err[1024];
+    if (seam_obj_read(path, &t, err, sizeof err) != SEAM_OK) {
+        seam_logf(host, SEAM_LOG_ERROR, "%s", err);
+        return -1;
+    }
     m->d = 3;
     m->nodes_per_cell = 3;
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        seam_logf(host, SEAM_LOG_ERROR, "%s: cannot open mesh file: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t cap_v = 0, cap_c = 0;
-    char line[4096];
-    int lineno = 0, failed = 0;
-    while (!failed && fgets(line, sizeof line, fp)) {
-        lineno++;
-        char *p = line;
-        while (isspace((unsigned char)*p))
-            p++;
-        if (p[0] == 'v' && isspace((unsigned char)p[1])) {
-            double c[3];
-            char *end = p + 1;
-            for (int k = 0; k < 3 && !failed; k++) {
-                char *start = end;
-                c[k] = strtod(start, &end);
-                if (end == start) {
-                    seam_logf(host, SEAM_LOG_ERROR, "%s:%d: vertex needs three coordinates", path, lineno);
-                    failed = 1;
-                }
-            }
-            if (failed)
-                break;
-            if (m->n_nodes == cap_v) {
-                cap_v = cap_v ? 2 * cap_v : 256;
-                m->X = realloc(m->X, cap_v * 3 * sizeof *m->X);
-            }
-            memcpy(m->X + 3 * m->n_nodes++, c, sizeof c);
-        } else if (p[0] == 'f' && isspace((unsigned char)p[1])) {
-            long idx[64];
-            int n = 0;
-            char *tok = strtok(p + 1, " \t\r\n");
-            while (tok && n < 64) {
-                char *end;
-                long v = strtol(tok, &end, 10);
-                if (end == tok || v == 0) {
-                    seam_logf(host, SEAM_LOG_ERROR, "%s:%d: bad vertex index \"%s\"", path, lineno, tok);
-                    failed = 1;
-                    break;
-                }
-                if (v < 0)
-                    v = (long)m->n_nodes + v + 1;
-                if (v < 1 || (size_t)v > m->n_nodes) {
-                    seam_logf(host, SEAM_LOG_ERROR, "%s:%d: face refers to missing vertex %ld", path, lineno, v);
-                    failed = 1;
-                    break;
-                }
-                idx[n++] = v - 1;
-                tok = strtok(NULL, " \t\r\n");
-            }
-            if (failed)
-                break;
-            if (n < 3) {
-                seam_logf(host, SEAM_LOG_ERROR, "%s:%d: a face needs at least three vertices", path, lineno);
-                failed = 1;
-                break;
-            }
-            for (int k = 1; k + 1 < n; k++) {
-                if (m->n_cells == cap_c) {
-                    cap_c = cap_c ? 2 * cap_c : 256;
-                    m->cells = realloc(m->cells, cap_c * 3 * sizeof *m->cells);
-                }
-                int32_t *c = m->cells + 3 * m->n_cells++;
-                c[0] = (int32_t)idx[0];
-                c[1] = (int32_t)idx[k];
-                c[2] = (int32_t)idx[k + 1];
-            }
-        }
-    }
-    fclose(fp);
-    if (!failed && m->n_cells == 0) {
-        seam_logf(host, SEAM_LOG_ERROR, "%s: no faces in the file", path);
-        failed = 1;
-    }
-    if (failed) {
-        fem_mesh_free(m);
-        return -1;
-    }
+    m->n_nodes = t.n_verts;
+    m->X = t.X;
+    m->n_cells = t.n_tris;
+    m->cells = t.tris;
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/frame.h"
 #include "seam/log.h"
 #include "seam/vtk.h"
@@ -53,7 +54,7 @@ static seam_status p_solve(void *self, const seam_step *step, const seam_input *
     }
     double *load = NULL;
     if (in && in->F) {
-        load = calloc(f->n * (size_t)d + 1, sizeof *load);
+        load = seam_xcalloc(f->n * (size_t)d + 1, sizeof *load);
         for (size_t p = 0; p < f->n_iface; p++)
             for (int k = 0; k < d; k++)
                 load[(size_t)f->iface_node[p] * (size_t)d + (size_t)k] = in->F[p * (size_t)d + (size_t)k];
@@ -119,47 +120,9 @@ static seam_status p_mobility(void *self, const double *impulse, double *dv)
     return SEAM_OK;
 }
 
-/* Saved state: header {magic, d, n, steps} then x and v. */
-#define FEM_MAGIC 0x4d454673u   /* "sFEM" */
+static seam_status p_save(void *self, seam_buffer *out) { return fem_save(self, out); }
 
-static seam_status p_save(void *self, seam_buffer *out)
-{
-    fem *f = self;
-    size_t nd = f->n * (size_t)f->d;
-    size_t size = 4 * sizeof(uint64_t) + 2 * nd * sizeof(double);
-    free(f->save_buf);
-    f->save_buf = malloc(size);
-    uint64_t hdr[4] = {FEM_MAGIC, (uint64_t)f->d, (uint64_t)f->n, (uint64_t)f->steps};
-    memcpy(f->save_buf, hdr, sizeof hdr);
-    memcpy((char *)f->save_buf + sizeof hdr, f->x, nd * sizeof(double));
-    memcpy((char *)f->save_buf + sizeof hdr + nd * sizeof(double), f->v, nd * sizeof(double));
-    f->save_size = size;
-    out->data = f->save_buf;
-    out->size = size;
-    return SEAM_OK;
-}
-
-static seam_status p_load(void *self, const void *bytes, size_t n)
-{
-    fem *f = self;
-    size_t nd = f->n * (size_t)f->d;
-    uint64_t hdr[4];
-    if (n != sizeof hdr + 2 * nd * sizeof(double)) {
-        seam_logf(f->host, SEAM_LOG_ERROR, "load: %zu bytes, expected %zu for %zu nodes", n,
-                  sizeof hdr + 2 * nd * sizeof(double), f->n);
-        return SEAM_ERROR;
-    }
-    memcpy(hdr, bytes, sizeof hdr);
-    if (hdr[0] != FEM_MAGIC || hdr[1] != (uint64_t)f->d || hdr[2] != (uint64_t)f->n) {
-        seam_logf(f->host, SEAM_LOG_ERROR, "load: not a solid_fem state of this mesh");
-        return SEAM_ERROR;
-    }
-    f->steps = (int64_t)hdr[3];
-    memcpy(f->x, (const char *)bytes + sizeof hdr, nd * sizeof(double));
-    memcpy(f->v, (const char *)bytes + sizeof hdr + nd * sizeof(double), nd * sizeof(double));
-    f->have_solve = 0;
-    return SEAM_OK;
-}
+static seam_status p_load(void *self, const void *bytes, size_t n) { return fem_load(self, bytes, n); }
 
 /* One VTK file per body: its nodes, its elements or segments, velocity. */
 static seam_status p_write_output(void *self, const char *dir, int frame)
@@ -172,7 +135,7 @@ static seam_status p_write_output(void *self, const char *dir, int frame)
         int cloth = b->kind == FEM_SHELL && d == 3;
         int per = cloth ? 3 : b->kind == FEM_SHELL ? 2 : d + 1;
         size_t count = 0, cap = cloth ? f->n_tris : b->kind == FEM_SHELL ? f->n_springs : f->n_elems;
-        int32_t *cells = malloc((cap + 1) * (size_t)per * sizeof *cells);
+        int32_t *cells = seam_xmalloc((cap + 1) * (size_t)per * sizeof *cells);
         if (cloth) {
             for (size_t t = 0; t < f->n_tris; t++)
                 if (f->tris[t].body == (int32_t)bi) {

@@ -2,23 +2,23 @@
 #include <string.h>
 
 #include "body.h"
-#include "rigid_math.h"
+#include "quat.h"
 
 static void q_rotate(const double *q, const double *a, double *out)
 {
     double R[9];
     q_to_mat(R, q);
-    m3_mul_v(out, R, a);
+    seam_m3_mul_v(out, R, a);
 }
 
 void rigid_body_iinv(const rigid_body *b, const rigid_state *S, const double *a, double *out)
 {
     double R[9], ab[3];
     q_to_mat(R, S->q);
-    m3_mul_tv(ab, R, a);
+    seam_m3_mul_tv(ab, R, a);
     for (int k = 0; k < 3; k++)
         ab[k] /= b->I0[k];
-    m3_mul_v(out, R, ab);   /* I^-1 = R I_0^-1 R^T (Akbay 4.2.3) */
+    seam_m3_mul_v(out, R, ab);   /* I^-1 = R I_0^-1 R^T (Akbay 4.2.3) */
 }
 
 /* World inertia applied to a: R I_0 R^T a. */
@@ -26,10 +26,10 @@ static void body_iw(const rigid_body *b, const rigid_state *S, const double *a, 
 {
     double R[9], ab[3];
     q_to_mat(R, S->q);
-    m3_mul_tv(ab, R, a);
+    seam_m3_mul_tv(ab, R, a);
     for (int k = 0; k < 3; k++)
         ab[k] *= b->I0[k];
-    m3_mul_v(out, R, ab);
+    seam_m3_mul_v(out, R, ab);
 }
 
 void rigid_body_update_w(const rigid_body *b, rigid_state *S)
@@ -49,19 +49,19 @@ void rigid_body_place(const rigid_body *b, rigid_state *S, double t)
             S->v[k] = S->sdot * b->axis[k];
         }
         memcpy(S->q, b->q0, sizeof S->q);
-        v3_set(S->w, 0, 0, 0);
-        v3_set(S->L, 0, 0, 0);
+        seam_v3_set(S->w, 0, 0, 0);
+        seam_v3_set(S->L, 0, 0, 0);
         return;
     case RIGID_ROTATE: {
         double wv[3], qa[4], d[3], rd[3];
-        v3_scale(wv, S->s, b->axis);
+        seam_v3_scale(wv, S->s, b->axis);
         q_exp(qa, wv);
         q_mul(S->q, qa, b->q0);
-        v3_sub(d, b->x0, b->pivot);
+        seam_v3_sub(d, b->x0, b->pivot);
         q_rotate(qa, d, rd);
-        v3_add(S->x, b->pivot, rd);
-        v3_scale(S->w, S->sdot, b->axis);
-        v3_cross(S->v, S->w, rd);
+        seam_v3_add(S->x, b->pivot, rd);
+        seam_v3_scale(S->w, S->sdot, b->axis);
+        seam_v3_cross(S->v, S->w, rd);
         body_iw(b, S, S->w, S->L);
         return;
     }
@@ -71,10 +71,10 @@ void rigid_body_place(const rigid_body *b, rigid_state *S, double t)
             S->x[k] = b->x0[k] + b->kv[k] * t + b->kamp[k] * (sin(ph) - sin(b->kphase));
             S->v[k] = b->kv[k] + b->kamp[k] * 2.0 * M_PI * b->kfreq * cos(ph);
         }
-        v3_scale(wt, t, b->kw);
+        seam_v3_scale(wt, t, b->kw);
         q_exp(qa, wt);
         q_mul(S->q, qa, b->q0);   /* constant world angular velocity: q(t) = exp(w t) q0 */
-        v3_copy(S->w, b->kw);
+        seam_v3_copy(S->w, b->kw);
         body_iw(b, S, S->w, S->L);
         return;
     }
@@ -85,15 +85,15 @@ void rigid_body_point(const rigid_state *S, const double *r, double *X)
 {
     double d[3];
     q_rotate(S->q, r, d);
-    v3_add(X, S->x, d);
+    seam_v3_add(X, S->x, d);
 }
 
 void rigid_body_velocity_at(const rigid_state *S, const double *p, double *vel)
 {
     double d[3], wd[3];
-    v3_sub(d, p, S->x);
-    v3_cross(wd, S->w, d);
-    v3_add(vel, S->v, wd);
+    seam_v3_sub(d, p, S->x);
+    seam_v3_cross(wd, S->w, d);
+    seam_v3_add(vel, S->v, wd);
 }
 
 void rigid_body_response(const rigid_body *b, const rigid_state *S, const double *p1, const double *J,
@@ -102,25 +102,25 @@ void rigid_body_response(const rigid_body *b, const rigid_state *S, const double
     double r1[3], r2[3], t[3], dw[3];
     switch (b->mode) {
     case RIGID_FREE:
-        v3_sub(r1, p1, S->x);
-        v3_sub(r2, p2, S->x);
-        v3_cross(t, r1, J);
+        seam_v3_sub(r1, p1, S->x);
+        seam_v3_sub(r2, p2, S->x);
+        seam_v3_cross(t, r1, J);
         rigid_body_iinv(b, S, t, dw);
-        v3_cross(dv, dw, r2);
-        v3_axpy(dv, 1.0 / b->m, J);   /* dv = J/m + (I^-1 (r1 x J)) x r2 */
+        seam_v3_cross(dv, dw, r2);
+        seam_v3_axpy(dv, 1.0 / b->m, J);   /* dv = J/m + (I^-1 (r1 x J)) x r2 */
         return;
     case RIGID_TRANSLATE:
-        v3_scale(dv, v3_dot(b->axis, J) / b->m, b->axis);
+        seam_v3_scale(dv, seam_v3_dot(b->axis, J) / b->m, b->axis);
         return;
     case RIGID_ROTATE:
-        v3_sub(r1, p1, b->pivot);
-        v3_sub(r2, p2, b->pivot);
-        v3_cross(t, r1, J);
-        v3_scale(dw, v3_dot(b->axis, t) / b->m_axis, b->axis);
-        v3_cross(dv, dw, r2);
+        seam_v3_sub(r1, p1, b->pivot);
+        seam_v3_sub(r2, p2, b->pivot);
+        seam_v3_cross(t, r1, J);
+        seam_v3_scale(dw, seam_v3_dot(b->axis, t) / b->m_axis, b->axis);
+        seam_v3_cross(dv, dw, r2);
         return;
     case RIGID_KINEMATIC:
-        v3_set(dv, 0, 0, 0);
+        seam_v3_set(dv, 0, 0, 0);
         return;
     }
 }
@@ -130,23 +130,23 @@ void rigid_body_impulse(const rigid_body *b, rigid_state *S, const double *p, co
     double r[3], t[3];
     switch (b->mode) {
     case RIGID_FREE:
-        v3_sub(r, p, S->x);
-        v3_cross(t, r, J);
-        v3_axpy(S->v, 1.0 / b->m, J);
-        v3_add(S->L, S->L, t);
+        seam_v3_sub(r, p, S->x);
+        seam_v3_cross(t, r, J);
+        seam_v3_axpy(S->v, 1.0 / b->m, J);
+        seam_v3_add(S->L, S->L, t);
         rigid_body_update_w(b, S);
         return;
     case RIGID_TRANSLATE:
-        S->sdot += v3_dot(b->axis, J) / b->m;
-        v3_scale(S->v, S->sdot, b->axis);
+        S->sdot += seam_v3_dot(b->axis, J) / b->m;
+        seam_v3_scale(S->v, S->sdot, b->axis);
         return;
     case RIGID_ROTATE:
-        v3_sub(r, p, b->pivot);
-        v3_cross(t, r, J);
-        S->sdot += v3_dot(b->axis, t) / b->m_axis;
-        v3_scale(S->w, S->sdot, b->axis);
-        v3_sub(r, S->x, b->pivot);
-        v3_cross(S->v, S->w, r);
+        seam_v3_sub(r, p, b->pivot);
+        seam_v3_cross(t, r, J);
+        S->sdot += seam_v3_dot(b->axis, t) / b->m_axis;
+        seam_v3_scale(S->w, S->sdot, b->axis);
+        seam_v3_sub(r, S->x, b->pivot);
+        seam_v3_cross(S->v, S->w, r);
         return;
     case RIGID_KINEMATIC:
         return;
@@ -158,10 +158,10 @@ void rigid_body_displace(const rigid_body *b, rigid_state *S, const double *p, c
     double r[3], t[3], dth[3], qd[4], qn[4];
     switch (b->mode) {
     case RIGID_FREE:
-        v3_sub(r, p, S->x);
-        v3_cross(t, r, P);
+        seam_v3_sub(r, p, S->x);
+        seam_v3_cross(t, r, P);
         rigid_body_iinv(b, S, t, dth);
-        v3_axpy(S->x, 1.0 / b->m, P);
+        seam_v3_axpy(S->x, 1.0 / b->m, P);
         q_exp(qd, dth);
         q_mul(qn, qd, S->q);
         q_normalize(qn);
@@ -169,13 +169,13 @@ void rigid_body_displace(const rigid_body *b, rigid_state *S, const double *p, c
         rigid_body_update_w(b, S);
         return;
     case RIGID_TRANSLATE:
-        S->s += v3_dot(b->axis, P) / b->m;
+        S->s += seam_v3_dot(b->axis, P) / b->m;
         rigid_body_place(b, S, 0.0);
         return;
     case RIGID_ROTATE:
-        v3_sub(r, p, b->pivot);
-        v3_cross(t, r, P);
-        S->s += v3_dot(b->axis, t) / b->m_axis;
+        seam_v3_sub(r, p, b->pivot);
+        seam_v3_cross(t, r, P);
+        S->s += seam_v3_dot(b->axis, t) / b->m_axis;
         rigid_body_place(b, S, 0.0);
         return;
     case RIGID_KINEMATIC:
@@ -218,21 +218,21 @@ void rigid_body_kick(const rigid_body *b, const rigid_state *S, const double *F,
     double d[3], tp[3];
     switch (b->mode) {
     case RIGID_FREE:
-        v3_axpy(out->v, dt / b->m, F);   /* dP/dt = f */
-        v3_axpy(out->L, dt, tau);        /* dL/dt = tau */
+        seam_v3_axpy(out->v, dt / b->m, F);   /* dP/dt = f */
+        seam_v3_axpy(out->L, dt, tau);        /* dL/dt = tau */
         rigid_body_update_w(b, out);
         return;
     case RIGID_TRANSLATE:
-        out->sdot += dt * v3_dot(b->axis, F) / b->m;
-        v3_scale(out->v, out->sdot, b->axis);
+        out->sdot += dt * seam_v3_dot(b->axis, F) / b->m;
+        seam_v3_scale(out->v, out->sdot, b->axis);
         return;
     case RIGID_ROTATE:
-        v3_sub(d, S->x, b->pivot);
-        v3_cross(tp, d, F);
-        v3_add(tp, tp, tau);   /* torque about the pivot */
-        out->sdot += dt * v3_dot(b->axis, tp) / b->m_axis;
-        v3_scale(out->w, out->sdot, b->axis);
-        v3_cross(out->v, out->w, d);
+        seam_v3_sub(d, S->x, b->pivot);
+        seam_v3_cross(tp, d, F);
+        seam_v3_add(tp, tp, tau);   /* torque about the pivot */
+        out->sdot += dt * seam_v3_dot(b->axis, tp) / b->m_axis;
+        seam_v3_scale(out->w, out->sdot, b->axis);
+        seam_v3_cross(out->v, out->w, d);
         return;
     case RIGID_KINEMATIC:
         return;
@@ -250,13 +250,13 @@ void rigid_body_correct(const rigid_body *b, const rigid_state *S, rigid_state *
         rigid_body_update_w(b, out);
         return;
     case RIGID_ROTATE:
-        v3_sub(d0, S->x, b->pivot);
-        v3_sub(d1, out->x, b->pivot);
-        v3_cross(t0, d0, F);
-        v3_cross(t1, d1, F);
-        v3_add(t0, t0, tau_start);
-        v3_add(t1, t1, tau_end);
-        out->sdot += 0.5 * dt * v3_dot(b->axis, t1) / b->m_axis - 0.5 * dt * v3_dot(b->axis, t0) / b->m_axis;
+        seam_v3_sub(d0, S->x, b->pivot);
+        seam_v3_sub(d1, out->x, b->pivot);
+        seam_v3_cross(t0, d0, F);
+        seam_v3_cross(t1, d1, F);
+        seam_v3_add(t0, t0, tau_start);
+        seam_v3_add(t1, t1, tau_end);
+        out->sdot += 0.5 * dt * seam_v3_dot(b->axis, t1) / b->m_axis - 0.5 * dt * seam_v3_dot(b->axis, t0) / b->m_axis;
         rigid_body_place(b, out, 0.0);
         return;
     case RIGID_TRANSLATE:
@@ -273,19 +273,19 @@ static bool free_rotation(const rigid_body *b, const double *q0, const double *L
 {
     double R[9], Pi0[3], Pi1[3], wm[3], mdt[3], qr[4], Rr[9], nxt[3];
     q_to_mat(R, q0);
-    m3_mul_tv(Pi0, R, Ld);
-    v3_copy(Pi1, Pi0);
-    double scale = v3_norm(Pi0);
+    seam_m3_mul_tv(Pi0, R, Ld);
+    seam_v3_copy(Pi1, Pi0);
+    double scale = seam_v3_norm(Pi0);
     bool ok = false;
     for (int it = 0; it < 200; it++) {
         for (int k = 0; k < 3; k++)
             wm[k] = 0.5 * (Pi0[k] + Pi1[k]) / b->I0[k];
-        v3_scale(mdt, -dt, wm);
+        seam_v3_scale(mdt, -dt, wm);
         q_exp(qr, mdt);
         q_to_mat(Rr, qr);
-        m3_mul_v(nxt, Rr, Pi0);
+        seam_m3_mul_v(nxt, Rr, Pi0);
         double ch = fabs(nxt[0] - Pi1[0]) + fabs(nxt[1] - Pi1[1]) + fabs(nxt[2] - Pi1[2]);
-        v3_copy(Pi1, nxt);
+        seam_v3_copy(Pi1, nxt);
         if (ch <= 1e-14 * scale) {
             ok = true;
             break;
@@ -293,7 +293,7 @@ static bool free_rotation(const rigid_body *b, const double *q0, const double *L
     }
     for (int k = 0; k < 3; k++)
         wm[k] = 0.5 * (Pi0[k] + Pi1[k]) / b->I0[k];
-    v3_scale(mdt, dt, wm);
+    seam_v3_scale(mdt, dt, wm);
     q_exp(qr, mdt);
     q_mul(q1, q0, qr);
     q_normalize(q1);

@@ -2,8 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "contact.h"
-#include "rigid_math.h"
+#include "quat.h"
 
 void rigid_contacts_free(rigid_contacts *cs)
 {
@@ -16,8 +17,8 @@ static void to_body(const rigid_state *S, const double *p, double *r)
 {
     double R[9], d[3];
     q_to_mat(R, S->q);
-    v3_sub(d, p, S->x);
-    m3_mul_tv(r, R, d);
+    seam_v3_sub(d, p, S->x);
+    seam_m3_mul_tv(r, R, d);
 }
 
 static void add_contact(const rigid_world *w, const rigid_state *S, rigid_contacts *cs, int a, int b,
@@ -25,14 +26,14 @@ static void add_contact(const rigid_world *w, const rigid_state *S, rigid_contac
 {
     if (cs->n == cs->cap) {
         cs->cap = cs->cap ? 2 * cs->cap : 64;
-        cs->c = realloc(cs->c, cs->cap * sizeof *cs->c);
+        cs->c = seam_xrealloc(cs->c, cs->cap * sizeof *cs->c);
     }
     rigid_contact *c = &cs->c[cs->n++];
     memset(c, 0, sizeof *c);
     c->a = a;
     c->b = b;
-    v3_copy(c->p, p);
-    v3_copy(c->n, n);
+    seam_v3_copy(c->p, p);
+    seam_v3_copy(c->n, n);
     c->gap = gap;
     to_body(&S[a], p, c->ra);
     const rigid_body *A = &w->bodies[a];
@@ -50,13 +51,13 @@ static void add_contact(const rigid_world *w, const rigid_state *S, rigid_contac
 static double off_line(const double *p, const double *a, const double *b)
 {
     double ab[3], ap[3], c[3];
-    v3_sub(ab, b, a);
-    v3_sub(ap, p, a);
-    double L = v3_norm(ab);
+    seam_v3_sub(ab, b, a);
+    seam_v3_sub(ap, p, a);
+    double L = seam_v3_norm(ab);
     if (L == 0)
-        return v3_norm(ap);
-    v3_cross(c, ab, ap);
-    return v3_norm(c) / L;
+        return seam_v3_norm(ap);
+    seam_v3_cross(c, ab, ap);
+    return seam_v3_norm(c) / L;
 }
 
 /* The contact of c[0..n) farthest from point p. */
@@ -66,8 +67,8 @@ static size_t farthest_from(const rigid_contact *c, size_t n, const double p[3])
     double best = -1;
     for (size_t i = 0; i < n; i++) {
         double d[3];
-        v3_sub(d, c[i].p, p);
-        double dist = v3_norm(d);
+        seam_v3_sub(d, c[i].p, p);
+        double dist = seam_v3_norm(d);
         if (dist > best) {
             best = dist;
             far = i;
@@ -102,12 +103,12 @@ static void reduce_group(const rigid_world *w, rigid_contacts *cs, size_t start)
     } else {
         double ab[3], nrm[3], side_best[2] = {0, 0};
         size_t side_i[2] = {deep, deep};
-        v3_sub(ab, c[far].p, c[deep].p);
-        v3_cross(nrm, c[deep].n, ab);   /* in-plane direction across the line */
+        seam_v3_sub(ab, c[far].p, c[deep].p);
+        seam_v3_cross(nrm, c[deep].n, ab);   /* in-plane direction across the line */
         for (size_t i = 0; i < n; i++) {
             double d[3];
-            v3_sub(d, c[i].p, c[deep].p);
-            double sgn = v3_dot(d, nrm), dist = off_line(c[i].p, c[deep].p, c[far].p);
+            seam_v3_sub(d, c[i].p, c[deep].p);
+            double sgn = seam_v3_dot(d, nrm), dist = off_line(c[i].p, c[deep].p, c[far].p);
             int sd = sgn >= 0 ? 0 : 1;
             if (dist > side_best[sd]) {
                 side_best[sd] = dist;
@@ -136,8 +137,8 @@ static void find_walls(const rigid_world *w, const rigid_state *S, int a, rigid_
             if (A->shape.kind == RIGID_ROUND) {
                 double gap = n[k] * (S[a].x[k] - plane) - A->shape.radius, p[3];
                 if (gap < 0) {
-                    v3_copy(p, S[a].x);   /* the touching point of the body's surface */
-                    v3_axpy(p, -A->shape.radius, n);
+                    seam_v3_copy(p, S[a].x);   /* the touching point of the body's surface */
+                    seam_v3_axpy(p, -A->shape.radius, n);
                     add_contact(w, S, cs, a, -1, p, n, gap);
                 }
                 continue;
@@ -149,8 +150,8 @@ static void find_walls(const rigid_world *w, const rigid_state *S, int a, rigid_
             size_t start = cs->n;
             for (size_t i = 0; i < A->n_pts; i++) {
                 double X[3];
-                m3_mul_v(X, R, A->r + 3 * i);
-                v3_add(X, X, S[a].x);
+                seam_m3_mul_v(X, R, A->r + 3 * i);
+                seam_v3_add(X, X, S[a].x);
                 double gap = n[k] * (X[k] - plane);
                 if (gap < 0)
                     add_contact(w, S, cs, a, -1, X, n, gap);
@@ -168,7 +169,7 @@ static bool world_sdf(const rigid_body *B, const rigid_state *S, const double *p
     if (!rigid_shape_sdf(&B->shape, r, d, nb))
         return false;
     q_to_mat(R, S->q);
-    m3_mul_v(n, R, nb);
+    seam_m3_mul_v(n, R, nb);
     return true;
 }
 
@@ -180,8 +181,8 @@ static void find_into(const rigid_world *w, const rigid_state *S, int a, int b, 
     if (A->shape.kind == RIGID_ROUND) {
         if (!world_sdf(B, &S[b], S[a].x, &d, n) || d - A->shape.radius >= 0)
             return;
-        v3_copy(p, S[a].x);
-        v3_axpy(p, -A->shape.radius, n);
+        seam_v3_copy(p, S[a].x);
+        seam_v3_axpy(p, -A->shape.radius, n);
         add_contact(w, S, cs, a, b, p, n, d - A->shape.radius);
         return;
     }
@@ -189,11 +190,11 @@ static void find_into(const rigid_world *w, const rigid_state *S, int a, int b, 
     q_to_mat(R, S[a].q);
     size_t start = cs->n;
     for (size_t i = 0; i < A->n_pts; i++) {
-        m3_mul_v(p, R, A->r + 3 * i);
-        v3_add(p, p, S[a].x);
+        seam_m3_mul_v(p, R, A->r + 3 * i);
+        seam_v3_add(p, p, S[a].x);
         double dd[3];
-        v3_sub(dd, p, S[b].x);
-        if (v3_norm(dd) > B->shape.bound)
+        seam_v3_sub(dd, p, S[b].x);
+        if (seam_v3_norm(dd) > B->shape.bound)
             continue;
         if (world_sdf(B, &S[b], p, &d, n) && d < 0)
             add_contact(w, S, cs, a, b, p, n, d);
@@ -212,16 +213,16 @@ void rigid_contacts_find(const rigid_world *w, const rigid_state *S, rigid_conta
             if (A->mode == RIGID_KINEMATIC && B->mode == RIGID_KINEMATIC)
                 continue;
             double d[3];
-            v3_sub(d, S[a].x, S[b].x);
-            if (v3_norm(d) > A->shape.bound + B->shape.bound)
+            seam_v3_sub(d, S[a].x, S[b].x);
+            if (seam_v3_norm(d) > A->shape.bound + B->shape.bound)
                 continue;
             if (A->shape.kind == RIGID_ROUND && B->shape.kind == RIGID_ROUND) {
-                double dist = v3_norm(d), gap = dist - A->shape.radius - B->shape.radius, n[3], p[3];
+                double dist = seam_v3_norm(d), gap = dist - A->shape.radius - B->shape.radius, n[3], p[3];
                 if (gap >= 0 || dist == 0)
                     continue;
-                v3_scale(n, 1.0 / dist, d);
-                v3_copy(p, S[b].x);
-                v3_axpy(p, B->shape.radius + 0.5 * gap, n);
+                seam_v3_scale(n, 1.0 / dist, d);
+                seam_v3_copy(p, S[b].x);
+                seam_v3_axpy(p, B->shape.radius + 0.5 * gap, n);
                 add_contact(w, S, cs, (int)a, (int)b, p, n, gap);
                 continue;
             }
@@ -236,8 +237,8 @@ void rigid_contacts_find(const rigid_world *w, const rigid_state *S, rigid_conta
                 rigid_contact *c = &cs->c[i];
                 int t = c->a; c->a = c->b; c->b = t;
                 double r[3];
-                v3_copy(r, c->ra); v3_copy(c->ra, c->rb); v3_copy(c->rb, r);
-                v3_scale(c->n, -1.0, c->n);
+                seam_v3_copy(r, c->ra); seam_v3_copy(c->ra, c->rb); seam_v3_copy(c->rb, r);
+                seam_v3_scale(c->n, -1.0, c->n);
             }
         }
     }
@@ -250,7 +251,7 @@ static void rel_velocity(const rigid_contact *c, const rigid_state *S, double *u
     if (c->b >= 0) {
         double vb[3];
         rigid_body_velocity_at(&S[c->b], c->p, vb);
-        v3_sub(u, u, vb);
+        seam_v3_sub(u, u, vb);
     }
 }
 
@@ -259,10 +260,10 @@ static double inv_mass(const rigid_world *w, const rigid_contact *c, const rigid
 {
     double dv[3];
     rigid_body_response(&w->bodies[c->a], &S[c->a], c->p, dir, c->p, dv);
-    double k = v3_dot(dv, dir);
+    double k = seam_v3_dot(dv, dir);
     if (c->b >= 0) {
         rigid_body_response(&w->bodies[c->b], &S[c->b], c->p, dir, c->p, dv);
-        k += v3_dot(dv, dir);
+        k += seam_v3_dot(dv, dir);
     }
     return k;
 }
@@ -272,7 +273,7 @@ static void apply_pair(const rigid_world *w, const rigid_contact *c, rigid_state
     rigid_body_impulse(&w->bodies[c->a], &S[c->a], c->p, J);
     if (c->b >= 0) {
         double mJ[3];
-        v3_scale(mJ, -1.0, J);
+        seam_v3_scale(mJ, -1.0, J);
         rigid_body_impulse(&w->bodies[c->b], &S[c->b], c->p, mJ);
     }
 }
@@ -287,16 +288,16 @@ typedef struct contact_row {
 static void tangents(int dim, const double *n, double t[2][3])
 {
     if (dim == 2) {
-        v3_set(t[0], -n[1], n[0], 0.0);
-        v3_set(t[1], 0, 0, 0);
+        seam_v3_set(t[0], -n[1], n[0], 0.0);
+        seam_v3_set(t[1], 0, 0, 0);
         return;
     }
     double a[3] = {1, 0, 0};
     if (fabs(n[0]) > 0.6)
-        v3_set(a, 0, 1, 0);
-    v3_cross(t[0], n, a);
-    v3_scale(t[0], 1.0 / v3_norm(t[0]), t[0]);
-    v3_cross(t[1], n, t[0]);
+        seam_v3_set(a, 0, 1, 0);
+    seam_v3_cross(t[0], n, a);
+    seam_v3_scale(t[0], 1.0 / seam_v3_norm(t[0]), t[0]);
+    seam_v3_cross(t[1], n, t[0]);
 }
 
 double rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_contacts *cs, double rest_speed)
@@ -304,14 +305,14 @@ double rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_co
     if (cs->n == 0)
         return 0.0;
     double first = 0.0;   /* the largest velocity change of the first sweep */
-    contact_row *row = calloc(cs->n, sizeof *row);
+    contact_row *row = seam_xcalloc(cs->n, sizeof *row);
     int nt = w->dim == 2 ? 1 : 2;
     for (size_t i = 0; i < cs->n; i++) {
         const rigid_contact *c = &cs->c[i];
         contact_row *r = &row[i];
         double u[3];
         rel_velocity(c, S, u);
-        double un = v3_dot(u, c->n);
+        double un = seam_v3_dot(u, c->n);
         /* Newton's restitution law on closing contacts; slow ones rest (no jitter) */
         r->target = un < -rest_speed ? -c->e * un : 0.0;
         r->kn = inv_mass(w, c, S, c->n);
@@ -328,8 +329,8 @@ double rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_co
                 continue;
             double u[3], J[3];
             rel_velocity(c, S, u);
-            double jn = fmax(r->jn + (r->target - v3_dot(u, c->n)) / r->kn, 0.0);   /* no pulling */
-            v3_scale(J, jn - r->jn, c->n);
+            double jn = fmax(r->jn + (r->target - seam_v3_dot(u, c->n)) / r->kn, 0.0);   /* no pulling */
+            seam_v3_scale(J, jn - r->jn, c->n);
             apply_pair(w, c, S, J);
             change = fmax(change, fabs(jn - r->jn) * r->kn);
             r->jn = jn;
@@ -337,15 +338,15 @@ double rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_co
             rel_velocity(c, S, u);
             double jt[2] = {r->jt[0], r->jt[1]};
             for (int k = 0; k < nt; k++)
-                jt[k] -= v3_dot(u, r->t[k]) / r->kt[k];
+                jt[k] -= seam_v3_dot(u, r->t[k]) / r->kt[k];
             double mag = hypot(jt[0], jt[1]), lim = c->mu * r->jn;
             if (mag > lim) {
                 jt[0] *= lim / mag;
                 jt[1] *= lim / mag;
             }
-            v3_set(J, 0, 0, 0);
+            seam_v3_set(J, 0, 0, 0);
             for (int k = 0; k < nt; k++)
-                v3_axpy(J, jt[k] - r->jt[k], r->t[k]);
+                seam_v3_axpy(J, jt[k] - r->jt[k], r->t[k]);
             apply_pair(w, c, S, J);
             change = fmax(change, hypot((jt[0] - r->jt[0]) * r->kt[0], (jt[1] - r->jt[1]) * r->kt[1]));
             r->jt[0] = jt[0];
@@ -365,14 +366,14 @@ static double current_gap(const rigid_contact *c, const rigid_state *S)
 {
     double pa[3], d[3];
     rigid_body_point(&S[c->a], c->ra, pa);
-    v3_sub(d, pa, c->p);
+    seam_v3_sub(d, pa, c->p);
     if (c->b >= 0) {
         double pb[3];
         rigid_body_point(&S[c->b], c->rb, pb);
-        v3_sub(d, d, pb);
-        v3_add(d, d, c->p);
+        seam_v3_sub(d, d, pb);
+        seam_v3_add(d, d, c->p);
     }
-    return c->gap + v3_dot(d, c->n);
+    return c->gap + seam_v3_dot(d, c->n);
 }
 
 void rigid_contacts_project(const rigid_world *w, rigid_state *S, rigid_contacts *cs)
@@ -393,10 +394,10 @@ void rigid_contacts_project(const rigid_world *w, rigid_state *S, rigid_contacts
                 if (!(k > 0))
                     continue;
                 double P[3], mP[3];
-                v3_scale(P, (-slop - g) / k, c->n);   /* pseudo-impulse closing the overlap */
+                seam_v3_scale(P, (-slop - g) / k, c->n);   /* pseudo-impulse closing the overlap */
                 rigid_body_displace(&w->bodies[c->a], &S[c->a], c->p, P);
                 if (c->b >= 0) {
-                    v3_scale(mP, -1.0, P);
+                    seam_v3_scale(mP, -1.0, P);
                     rigid_body_displace(&w->bodies[c->b], &S[c->b], c->p, mP);
                 }
                 moved = true;

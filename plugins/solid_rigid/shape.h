@@ -70,6 +70,15 @@ double rigid_shape_sample_estimate(const rigid_shape *s, double spacing);
 void rigid_shape_sample(const rigid_shape *s, double spacing, double **pts, size_t *n_pts,
                         int32_t **elems, size_t *n_elems);
 
+/* The 3 nt directed edges of triangles tris, sorted by their endpoints
+ * (then by slot), so the two uses of an edge are neighbours; malloc'ed. */
+typedef struct rigid_edge {
+    int32_t lo, hi;   /* sorted endpoints */
+    int32_t a;        /* directed start */
+    size_t slot;      /* triangle*3 + local edge */
+} rigid_edge;
+rigid_edge *rigid_sorted_edges(const int32_t *tris, size_t nt);
+
 /* Signed distance from body-frame point p to the surface (negative inside) and
  * the outward unit normal n. Returns false when the shape has no distance
  * function. Meshes cost one pass over their triangles per query. */

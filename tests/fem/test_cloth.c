@@ -2,6 +2,7 @@
  * sheet settling to a steady drape whose pins carry its weight, the closed
  * spherical shell, and the OBJ reader. */
 #include "fem_test.h"
+#include "seam/mesh_io.h"
 
 /* A sheet in a tilted plane stretched uniformly along u: no force inside,
  * the far edge pulled by the membrane traction P = (2 mu + lambda)(s - 1). */
@@ -157,6 +158,35 @@ static void test_obj_reader(void **state)
     test_host_init(&th, "solid", "solids[0]");
     assert_null(fem_new(json, &th.host));
     assert_true(test_host_saw(&th, "quad.obj:3: face refers to missing vertex 7"));
+    /* core's reader itself: relative indices, fans from the first vertex, other lines skipped; errors name
+     * the file and line */
+    fp = fopen(path, "w");
+    fputs("# pentagon\no shape\nv 0 0 0\nv 1 0 0\n  v 1.5 1 0\nvt 0 0\nv 0.5 1.5 0\nv -0.5 1 0 1\n"
+          "f -5/1 -4/1 -3/1 -2/1 -1/1\n", fp);
+    fclose(fp);
+    seam_trimesh m;
+    char err[512];
+    assert_int_equal(seam_obj_read(path, &m, err, sizeof err), SEAM_OK);
+    assert_int_equal(m.n_verts, 5);
+    assert_int_equal(m.n_tris, 3);
+    static const int32_t fan[9] = {0, 1, 2, 0, 2, 3, 0, 3, 4};
+    assert_memory_equal(m.tris, fan, sizeof fan);
+    assert_float_equal(m.X[3 * 2], 1.5, 0.0);
+    seam_trimesh_free(&m);
+    static const char *const bad[][2] = {{"v 0 0 0\nv 1 0\n", "quad.obj:2: a vertex needs three coordinates"},
+                                         {"v 0 0 0\nv 1 0 0\nf 1 2\n", "quad.obj:3: a face needs at least three"},
+                                         {"v 0 0 0\nf 1 x 1\n", "quad.obj:2: bad vertex index \"x\""},
+                                         {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", "missing vertex -4"},
+                                         {"v 0 0 0\n", "quad.obj: no faces in the file"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        fp = fopen(path, "w");
+        fputs(bad[k][0], fp);
+        fclose(fp);
+        assert_int_equal(seam_obj_read(path, &m, err, sizeof err), SEAM_ERROR);
+        if (!strstr(err, bad[k][1]))
+            fail_msg("\"%s\" lacks \"%s\"", err, bad[k][1]);
+        assert_null(m.X);
+    }
 }
 
 /* The assembled stiffness K = -df/dx against central differences of the

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "fem_test.h"
+#include "plugin_contract.h"
 
 static const seam_plugin *P(void) { return solid_fem_table(); }
 
@@ -202,6 +203,31 @@ static void test_solve_commit_save_load(void **state)
     assert_memory_equal(X2, X3, 2 * n * sizeof *X2);
     assert_int_equal(P()->load(s, copy, size - 1), SEAM_ERROR);
     assert_true(test_host_saw(&th, "load:"));
+    /* core's format, read by the contract kit's own little-endian reader: dim, nodes, steps, time, x, v */
+    contract_value v;
+    assert_true(contract_image_value(copy, size, "solid_fem", 0, &v) && v.tag == 'u' && v.u == 2);
+    assert_true(contract_image_value(copy, size, "solid_fem", 1, &v) && v.tag == 'u' && v.u == 40);
+    assert_true(contract_image_value(copy, size, "solid_fem", 4, &v) && v.tag == 'D' && v.u == 80);
+    assert_true(contract_le_f64(v.at) == 1.0);   /* node 0 of the ring at rest: (1, 0) */
+    /* one flipped bit anywhere is refused, and the committed state stays: the next solve is the same */
+    for (size_t k = 0; k < size; k += 5) {
+        unsigned char *bad = malloc(size);
+        memcpy(bad, copy, size);
+        bad[k] ^= 0x08;
+        assert_int_equal(P()->load(s, bad, size), SEAM_ERROR);
+        free(bad);
+    }
+    assert_true(test_host_saw(&th, "solid_fem state"));
+    assert_int_equal(P()->solve(s, &st, &io_in, &out3), SEAM_OK);
+    assert_memory_equal(X2, X3, 2 * n * sizeof *X2);
+    /* another mesh's image is refused by what differs */
+    test_host th2;
+    void *s2 = create(&th2, "{\"dim\": 2, \"bodies\": [{\"mesh\": {\"generate\": \"ring\", \"radius\": 1, "
+                            "\"segments\": 30}, \"material\": {\"kind\": \"shell\", \"k_stretch\": 5e4, "
+                            "\"density\": 200}}]}");
+    assert_int_equal(P()->load(s2, copy, size), SEAM_ERROR);
+    assert_true(test_host_saw(&th2, "a state of 40 nodes in 2D, this mesh has 30 in 2D"));
+    P()->destroy(s2);
     free(copy);
     free(F);
     free(X1);
@@ -333,6 +359,31 @@ static void test_msh_reader(void **state)
     fem_destroy(&f);
 }
 
+/* The plugin contract kit (tests/support): a 2D block with walls and gravity, backward Euler through CHOLMOD,
+ * and a 3D cloth under its own weight, pinned along an edge. */
+static void test_contract(void **state)
+{
+    (void)state;
+    static const double g[3] = {0, -9.81, 0};
+    plugin_contract c = {
+        .plugin = P(),
+        .config = "{\"dim\": 2, \"walls\": {\"min\": [-1, -0.05], \"max\": [1, 2]}, \"linear_solver\": {\"method\": "
+                  "\"cholmod\"}, \"bodies\": [{\"name\": \"block\", \"mesh\": {\"generate\": \"rectangle\", "
+                  "\"min\": [-0.2, 0], \"max\": [0.2, 0.3], \"cells\": [4, 3]}, \"material\": {\"model\": "
+                  "\"neo_hookean\", \"E\": 1e5, \"nu\": 0.3, \"density\": 500}}]}",
+        .gravity = g,
+        .dt = 2e-3,
+        .steps = 5,
+        .load = 20.0,
+    };
+    plugin_contract_check(&c);
+    c.config = "{\"dim\": 3, \"bodies\": [{\"name\": \"sheet\", \"mesh\": {\"generate\": \"cloth\", \"u\": [0.5, 0, 0], "
+               "\"v\": [0, 0, 0.5], \"cells\": [4, 4]}, \"material\": {\"kind\": \"shell\", \"k_stretch\": 1000, "
+               "\"k_bend\": 1e-3, \"density\": 0.2}, \"pin\": {\"nodes\": [0, 4]}}]}";
+    c.load = 0.05;
+    plugin_contract_check(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_interface_volumes),
         cmocka_unit_test(test_interface_shell),
         cmocka_unit_test(test_solve_commit_save_load),
+        cmocka_unit_test(test_contract),
         cmocka_unit_test(test_write_output),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_msh_reader),

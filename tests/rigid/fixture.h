@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "rigid.h"
-#include "rigid_math.h"
+#include "quat.h"
 #include "test_host.h"
 
 /* cmocka's assert_float_equal compares floats; physics needs doubles. */
@@ -96,7 +96,7 @@ static inline int write_box_obj(const char *path, bool drop_face, const double *
     fprintf(fp, "# a 2 x 1 x 0.5 box\n");
     for (int i = 0; i < 8; i++) {
         double p[3];
-        m3_mul_v(p, R, v[i]);
+        seam_m3_mul_v(p, R, v[i]);
         fprintf(fp, "v %.17g %.17g %.17g\n", p[0], p[1], p[2]);
     }
     fprintf(fp, "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\n");

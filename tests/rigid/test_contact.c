@@ -165,7 +165,7 @@ static void test_stack(void **state)
     for (size_t i = 0; i < 3; i++) {
         const rigid_state *S = fixture_state(f, i);
         assert_close(S->x[1], want[i], 3e-3);
-        assert_true(v3_norm(S->v) < 2e-3);
+        assert_true(seam_v3_norm(S->v) < 2e-3);
     }
     fixture_destroy(f);
 }
@@ -185,7 +185,7 @@ static void test_ball_column(void **state)
         assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
     for (size_t i = 0; i < 3; i++) {
         const rigid_state *S = fixture_state(f, i);
-        assert_true(v3_norm(S->v) < 1e-6);
+        assert_true(seam_v3_norm(S->v) < 1e-6);
         assert_close(S->x[1], 0.05 + 0.1 * (double)i, 2e-5);   /* within g dt^2 of touching */
     }
     fixture_destroy(f);
@@ -294,7 +294,7 @@ static void test_mesh_contact(void **state)
     const rigid_state *C = fixture_state(f, 0), *B = fixture_state(f, 1);
     assert_close(C->x[1], 0.5, 2e-3);
     assert_close(B->x[1], 1.0 + 0.1, 3e-3);
-    assert_true(v3_norm(C->v) < 1e-3 && v3_norm(B->v) < 1e-2);
+    assert_true(seam_v3_norm(C->v) < 1e-3 && seam_v3_norm(B->v) < 1e-2);
     fixture_destroy(f);
 }
 

@@ -114,7 +114,7 @@ static void test_torque_free_asymmetric(void **state)
         assert_int_equal(fixture_step(f, 1e-3, NULL), SEAM_OK);
         double R[9], wb[3];
         q_to_mat(R, S->q);
-        m3_mul_tv(wb, R, S->w);
+        seam_m3_mul_tv(wb, R, S->w);
         wy_min = fmin(wy_min, wb[1]);
     }
     assert_true(fabs(energy(b, S) - E0) <= 1e-6 * E0);
@@ -147,7 +147,7 @@ static void test_precession(void **state)
         const rigid_state *S = fixture_state(f, 0);
         double R[9], wb[3], t = n * dt;
         q_to_mat(R, S->q);
-        m3_mul_tv(wb, R, S->w);
+        seam_m3_mul_tv(wb, R, S->w);
         assert_close(wb[0], A * cos(Om * t), 1e-5);
         assert_close(wb[1], A * sin(Om * t), 1e-5);
         assert_close(wb[2], w3, 1e-12);
@@ -190,8 +190,8 @@ static void test_load_pattern(void **state)
     double F3[3] = {0, 0, 0}, T3[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         double *Fi = F + 3 * i;
-        v3_set(Fi, sin(1.3 * (double)i), cos(0.7 * (double)i), 0.2 * sin(2.1 * (double)i) + 0.1);
-        v3_add(F3, F3, Fi);
+        seam_v3_set(Fi, sin(1.3 * (double)i), cos(0.7 * (double)i), 0.2 * sin(2.1 * (double)i) + 0.1);
+        seam_v3_add(F3, F3, Fi);
     }
     m = 700 * 0.3 * 0.2 * 0.1;
     double I0[3] = {m * (0.04 + 0.01) / 12, m * (0.09 + 0.01) / 12, m * (0.09 + 0.04) / 12};
@@ -200,13 +200,13 @@ static void test_load_pattern(void **state)
     S = fixture_state(f, 0);
     for (size_t i = 0; i < n; i++) {   /* the loads act where the step ends: their arms are taken there */
         double arm[3], t[3];
-        v3_sub(arm, f->X + 3 * i, S->x);
-        v3_cross(t, arm, F + 3 * i);
-        v3_add(T3, T3, t);
+        seam_v3_sub(arm, f->X + 3 * i, S->x);
+        seam_v3_cross(t, arm, F + 3 * i);
+        seam_v3_add(T3, T3, t);
     }
     for (int k = 0; k < 3; k++) {
         assert_close(S->v[k], dt * F3[k] / m, 1e-14);
-        assert_close(S->L[k] / dt, T3[k], 1e-12 * v3_norm(T3));   /* dL/dt = tau */
+        assert_close(S->L[k] / dt, T3[k], 1e-12 * seam_v3_norm(T3));   /* dL/dt = tau */
         /* the box turned by ~dt |w| / 2 during the step: alpha = I^-1 tau to that order */
         assert_close(S->w[k] / dt, T3[k] / I0[k], 1e-6 * fabs(T3[k] / I0[k]) + 1e-9);
     }
@@ -228,17 +228,17 @@ static void hydrostatic_loads(const seam_interface *I, const double *X, double r
             p[k] = rho * g * (h - X[(size_t)dim * (size_t)el[k] + 1]);
         if (dim == 2) {
             const double *a = X + 2 * el[0], *b = X + 2 * el[1];
-            v3_set(N, b[1] - a[1], -(b[0] - a[0]), 0);   /* length times outward normal */
+            seam_v3_set(N, b[1] - a[1], -(b[0] - a[0]), 0);   /* length times outward normal */
             for (int d = 0; d < 2; d++) {
                 F[2 * (size_t)el[0] + (size_t)d] -= (2 * p[0] + p[1]) / 6.0 * N[d];
                 F[2 * (size_t)el[1] + (size_t)d] -= (p[0] + 2 * p[1]) / 6.0 * N[d];
             }
         } else {
             double ab[3], ac[3];
-            v3_sub(ab, X + 3 * el[1], X + 3 * el[0]);
-            v3_sub(ac, X + 3 * el[2], X + 3 * el[0]);
-            v3_cross(N, ab, ac);
-            v3_scale(N, 0.5, N);   /* area times outward normal */
+            seam_v3_sub(ab, X + 3 * el[1], X + 3 * el[0]);
+            seam_v3_sub(ac, X + 3 * el[2], X + 3 * el[0]);
+            seam_v3_cross(N, ab, ac);
+            seam_v3_scale(N, 0.5, N);   /* area times outward normal */
             for (int k = 0; k < 3; k++) {
                 double w = (2 * p[k] + p[(k + 1) % 3] + p[(k + 2) % 3]) / 12.0;
                 for (int d = 0; d < 3; d++)
@@ -267,11 +267,11 @@ static void check_archimedes(const char *json_fmt, int dim)
             memcpy(X, f->X, f->nd * sizeof *X);
         }
         if (k == 0) {
-            assert_true(v3_norm(S->v) < 1e-12 && v3_norm(S->w) < 1e-11);
+            assert_true(seam_v3_norm(S->v) < 1e-12 && seam_v3_norm(S->w) < 1e-11);
         } else {
             assert_close(S->v[1] / 1e-2, g, 1e-10);   /* (rho_f / rho - 1) g */
             assert_close(S->v[0], 0.0, 1e-13);
-            assert_true(v3_norm(S->w) < 1e-11);
+            assert_true(seam_v3_norm(S->w) < 1e-11);
         }
         (void)dim;
         free(F);
@@ -304,13 +304,13 @@ static void uniform_pressure_loads(const seam_interface *I, const double *X, dou
         double N[3];
         if (dim == 2) {
             const double *a = X + 2 * el[0], *b = X + 2 * el[1];
-            v3_set(N, b[1] - a[1], -(b[0] - a[0]), 0);   /* length times outward normal */
+            seam_v3_set(N, b[1] - a[1], -(b[0] - a[0]), 0);   /* length times outward normal */
         } else {
             double ab[3], ac[3];
-            v3_sub(ab, X + 3 * el[1], X + 3 * el[0]);
-            v3_sub(ac, X + 3 * el[2], X + 3 * el[0]);
-            v3_cross(N, ab, ac);
-            v3_scale(N, 0.5, N);   /* area times outward normal */
+            seam_v3_sub(ab, X + 3 * el[1], X + 3 * el[0]);
+            seam_v3_sub(ac, X + 3 * el[2], X + 3 * el[0]);
+            seam_v3_cross(N, ab, ac);
+            seam_v3_scale(N, 0.5, N);   /* area times outward normal */
         }
         for (int k = 0; k < dim; k++)
             for (int d = 0; d < dim; d++)
@@ -350,7 +350,7 @@ static void check_uniform_pressure_keeps_the_spin(const char *json, int axis, do
         }
         const rigid_state *S = fixture_state(f, 0);
         assert_close(S->w[axis], w0, 1e-9 * w0);
-        assert_true(v3_norm(S->v) < 1e-12);
+        assert_true(seam_v3_norm(S->v) < 1e-12);
         free(F);
         free(X);
         fixture_destroy(f);
@@ -436,9 +436,9 @@ static void test_light_ball_arms_settle(void **state)
     double area = 4.0 * M_PI * R * R / (double)n, *F = calloc(3 * n, sizeof *F);
     for (size_t i = 0; i < n; i++) {
         double x[3], nrm[3];
-        v3_sub(x, f->iface.X + 3 * i, c);
-        m3_mul_v(nrm, Rd, x);
-        v3_scale(F + 3 * i, -p0 * area / v3_norm(x), nrm);
+        seam_v3_sub(x, f->iface.X + 3 * i, c);
+        seam_m3_mul_v(nrm, Rd, x);
+        seam_v3_scale(F + 3 * i, -p0 * area / seam_v3_norm(x), nrm);
     }
     assert_int_equal(fixture_step(f, dt, F), SEAM_OK);
     const rigid_state *S = fixture_state(f, 0);
@@ -446,16 +446,16 @@ static void test_light_ball_arms_settle(void **state)
     q_log(a, S->q);
     for (size_t i = 0; i < n; i++) {
         double arm[3], t[3];
-        v3_sub(arm, f->X + 3 * i, S->x);
-        v3_cross(t, arm, F + 3 * i);
-        v3_add(tau, tau, t);
+        seam_v3_sub(arm, f->X + 3 * i, S->x);
+        seam_v3_cross(t, arm, F + 3 * i);
+        seam_v3_add(tau, tau, t);
     }
     for (int d = 0; d < 3; d++)
-        assert_close(a[d], dt * dt * tau[d] / (2.0 * I), 1e-9 * v3_norm(a));
+        assert_close(a[d], dt * dt * tau[d] / (2.0 * I), 1e-9 * seam_v3_norm(a));
     double moved[3];
-    v3_sub(moved, a, D);
-    print_message("ball turned by |a| = %.6g (D %.6g), |a - D| = %.3g\n", v3_norm(a), v3_norm(D), v3_norm(moved));
-    assert_true(v3_norm(a) > 1.2 * v3_norm(D));   /* the fixed point beyond D, as in 2D (about 1.5 D) */
+    seam_v3_sub(moved, a, D);
+    print_message("ball turned by |a| = %.6g (D %.6g), |a - D| = %.3g\n", seam_v3_norm(a), seam_v3_norm(D), seam_v3_norm(moved));
+    assert_true(seam_v3_norm(a) > 1.2 * seam_v3_norm(D));   /* the fixed point beyond D, as in 2D (about 1.5 D) */
     free(F);
     fixture_destroy(f);
 }
@@ -580,13 +580,13 @@ static void test_rigid_samples(void **state)
     for (size_t i = 0; i < n; i++) {
         for (size_t j = i + 1; j < n; j++) {
             double d0[3], d1[3];
-            v3_sub(d0, X0 + 3 * i, X0 + 3 * j);
-            v3_sub(d1, f->X + 3 * i, f->X + 3 * j);
-            assert_close(v3_norm(d1), v3_norm(d0), 1e-13);
+            seam_v3_sub(d0, X0 + 3 * i, X0 + 3 * j);
+            seam_v3_sub(d1, f->X + 3 * i, f->X + 3 * j);
+            assert_close(seam_v3_norm(d1), seam_v3_norm(d0), 1e-13);
         }
         double d[3];
-        v3_sub(d, f->X + 3 * i, X0 + 3 * i);
-        moved = fmax(moved, v3_norm(d));
+        seam_v3_sub(d, f->X + 3 * i, X0 + 3 * i);
+        moved = fmax(moved, seam_v3_norm(d));
     }
     assert_true(moved > 0.5);
     free(X0);
@@ -626,11 +626,11 @@ static void test_kinematic(void **state)
 /* Rodrigues: v turned by |w| about w. */
 static void rodrigues(const double *w, const double *v, double *out)
 {
-    double th = v3_norm(w), k[3], kxv[3];
-    v3_scale(k, 1.0 / th, w);
-    v3_cross(kxv, k, v);
+    double th = seam_v3_norm(w), k[3], kxv[3];
+    seam_v3_scale(k, 1.0 / th, w);
+    seam_v3_cross(kxv, k, v);
     for (int i = 0; i < 3; i++)
-        out[i] = v[i] * cos(th) + kxv[i] * sin(th) + k[i] * v3_dot(k, v) * (1.0 - cos(th));
+        out[i] = v[i] * cos(th) + kxv[i] * sin(th) + k[i] * seam_v3_dot(k, v) * (1.0 - cos(th));
 }
 
 /* 3D kinematic body: X_i(t) = x0 + v t + Rot(w t) (X_i(0) - x0), V_i = v + w x (X_i - x). */
@@ -647,11 +647,11 @@ static void test_kinematic_3d(void **state)
     for (int s = 1; s <= 400; s++) {
         assert_int_equal(fixture_step(f, 5e-3, NULL), SEAM_OK);
         double t = s * 5e-3, wt[3], c[3] = {1 + 0.1 * t, 2, 3 + 0.2 * t};
-        v3_scale(wt, t, w);
+        seam_v3_scale(wt, t, w);
         for (size_t i = 0; i < n; i++) {
             double r0[3] = {X0[3 * i] - 1, X0[3 * i + 1] - 2, X0[3 * i + 2] - 3}, r[3], wr[3];
             rodrigues(wt, r0, r);
-            v3_cross(wr, w, r);
+            seam_v3_cross(wr, w, r);
             double vw[3] = {0.1 + wr[0], wr[1], 0.2 + wr[2]};
             for (int k = 0; k < 3; k++) {
                 assert_close(f->X[3 * i + (size_t)k], c[k] + r[k], 1e-12);

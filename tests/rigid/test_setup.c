@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 
 #include "fixture.h"
+#include "plugin_contract.h"
 
 /* 2D: points on the circle about one spacing apart, a closed counter-clockwise loop
  * whose normals (dy, -dx) point out; lumped masses add up to the body's mass. */
@@ -48,7 +49,7 @@ static void test_interface_2d(void **state)
         double eps = 5e-3, p[3] = {mid[0] + eps * nrm[0] - S->x[0], mid[1] + eps * nrm[1] - S->x[1], 0}, pb[3], d, n[3];
         double R[9];
         q_to_mat(R, S->q);
-        m3_mul_tv(pb, R, p);
+        seam_m3_mul_tv(pb, R, p);
         rigid_shape_sdf(&rigid_get_body(f->rs, (size_t)body)->shape, pb, &d, n);
         assert_true(d > 0);   /* stepping along the normal leaves the body */
         visits[body]++;
@@ -74,15 +75,15 @@ static void check_closed_outward(const seam_interface *I, const rigid_solver *rs
         const int32_t *t = I->elems + 3 * e;
         const double *a = I->X + 3 * t[0], *b = I->X + 3 * t[1], *c = I->X + 3 * t[2];
         double ab[3], ac[3], n[3], cen[3], d[3];
-        v3_sub(ab, b, a);
-        v3_sub(ac, c, a);
-        v3_cross(n, ab, ac);
-        assert_true(v3_norm(n) > 0);
+        seam_v3_sub(ab, b, a);
+        seam_v3_sub(ac, c, a);
+        seam_v3_cross(n, ab, ac);
+        assert_true(seam_v3_norm(n) > 0);
         const rigid_state *S = rigid_get_state(rs, (size_t)I->body[t[0]]);
         for (int k = 0; k < 3; k++)
             cen[k] = (a[k] + b[k] + c[k]) / 3.0;
-        v3_sub(d, cen, S->x);
-        assert_true(v3_dot(n, d) > 0);   /* convex shapes: the normal points away from the centre */
+        seam_v3_sub(d, cen, S->x);
+        assert_true(seam_v3_dot(n, d) > 0);   /* convex shapes: the normal points away from the centre */
     }
     /* every directed edge appears once and its reverse once: signed count sums to zero */
     long *count = calloc(I->n_points * I->n_points, sizeof *count);
@@ -109,7 +110,7 @@ static void test_interface_3d(void **state)
     check_closed_outward(&f->iface, f->rs);
     for (size_t i = 0; i < f->iface.n_points; i++)
         if (f->iface.body[i] == 0)
-            assert_close(v3_norm(f->iface.X + 3 * i), 0.3, 1e-12);
+            assert_close(seam_v3_norm(f->iface.X + 3 * i), 0.3, 1e-12);
     fixture_destroy(f);
 }
 
@@ -124,16 +125,16 @@ static double closed_outward_volume(const rigid_shape *sh, const double *p, size
         const int32_t *t = tris + 3 * e;
         const double *a = p + 3 * t[0], *b = p + 3 * t[1], *c = p + 3 * t[2];
         double ab[3], ac[3], n[3], cen[3], d, out[3], bc[3];
-        v3_sub(ab, b, a);
-        v3_sub(ac, c, a);
-        v3_cross(n, ab, ac);
-        assert_true(v3_norm(n) > 0);
+        seam_v3_sub(ab, b, a);
+        seam_v3_sub(ac, c, a);
+        seam_v3_cross(n, ab, ac);
+        assert_true(seam_v3_norm(n) > 0);
         for (int k = 0; k < 3; k++)
             cen[k] = (a[k] + b[k] + c[k]) / 3.0;
         assert_true(rigid_shape_sdf(sh, cen, &d, out));
-        assert_true(v3_dot(n, out) > 0);
-        v3_cross(bc, b, c);
-        V += v3_dot(a, bc) / 6.0;
+        assert_true(seam_v3_dot(n, out) > 0);
+        seam_v3_cross(bc, b, c);
+        V += seam_v3_dot(a, bc) / 6.0;
         for (int k = 0; k < 3; k++)
             count[(size_t)t[k] * np + (size_t)t[(k + 1) % 3]]++;
     }
@@ -185,7 +186,7 @@ static void test_cylinder_torus(void **state)
             double d, n[3];
             rigid_shape_sdf(sh[k], p + 3 * i, &d, n);
             assert_true(fabs(d) < 1e-12);
-            assert_close(v3_norm(n), 1.0, 1e-12);
+            assert_close(seam_v3_norm(n), 1.0, 1e-12);
         }
         assert_true(rigid_shape_sample_estimate(sh[k], 0.02) >= (double)np);
         free(p);
@@ -235,14 +236,14 @@ static void test_mesh(void **state)
         double d, n[3];
         assert_true(rigid_shape_sdf(&b->shape, q[k], &d, n));
         assert_close(d, want_d[k], 1e-12);
-        assert_close(v3_norm(n), 1.0, 1e-12);
+        assert_close(seam_v3_norm(n), 1.0, 1e-12);
     }
     for (size_t e = 0; e < f->iface.n_elems; e++) {
         const int32_t *t = f->iface.elems + 3 * e;
         for (int k = 0; k < 3; k++) {
             double d[3];
-            v3_sub(d, f->iface.X + 3 * t[k], f->iface.X + 3 * t[(k + 1) % 3]);
-            assert_true(v3_norm(d) <= 0.25 + 1e-12);
+            seam_v3_sub(d, f->iface.X + 3 * t[k], f->iface.X + 3 * t[(k + 1) % 3]);
+            assert_true(seam_v3_norm(d) <= 0.25 + 1e-12);
         }
     }
     fixture_destroy(f);
@@ -363,9 +364,56 @@ static void test_save_load(void **state)
     assert_memory_equal(Xa, f->X, f->nd * sizeof *Xa);
     assert_int_equal(rigid_load_state(f->rs, copy, buf.size - 8), SEAM_ERROR);
     assert_true(test_host_saw(&f->th, "load:"));
+    /* core's format, read by the contract kit's own little-endian reader: the dimension, the body count,
+     * the committed time, then the body's name and its state (x first) */
+    contract_value v;
+    assert_true(contract_image_value(copy, buf.size, "solid_rigid", 0, &v) && v.tag == 'u' && v.u == 3);
+    assert_true(contract_image_value(copy, buf.size, "solid_rigid", 1, &v) && v.tag == 'u' && v.u == 1);
+    assert_true(contract_image_value(copy, buf.size, "solid_rigid", 3, &v) && v.tag == 's' && v.u == 5);
+    assert_memory_equal(v.at, "brick", 5);
+    assert_true(contract_image_value(copy, buf.size, "solid_rigid", 4, &v) && v.tag == 'D' && v.u == 3);
+    /* one flipped bit anywhere is refused, and the committed state stays */
+    rigid_state before = *rigid_get_state(f->rs, 0);
+    for (size_t k = 0; k < buf.size; k += 7) {
+        unsigned char *bad = malloc(buf.size);
+        memcpy(bad, copy, buf.size);
+        bad[k] ^= 0x10;
+        assert_int_equal(rigid_load_state(f->rs, bad, buf.size), SEAM_ERROR);
+        free(bad);
+    }
+    assert_memory_equal(&before, rigid_get_state(f->rs, 0), sizeof before);
+    assert_true(test_host_saw(&f->th, "solid_rigid state"));
+    /* another scene's image is refused by what differs */
+    fixture *g = fixture_new("{\"dim\": 3, \"spacing\": 0.1, \"bodies\": [{\"name\": \"block\", \"shape\": \"box\","
+                             " \"size\": [0.3, 0.2, 0.1], \"density\": 300}]}");
+    assert_int_equal(rigid_load_state(g->rs, copy, buf.size), SEAM_ERROR);
+    assert_true(test_host_saw(&g->th, "body 0 is \"brick\" in the image, \"block\" here"));
+    fixture_destroy(g);
     free(copy);
     free(Xa);
     fixture_destroy(f);
+}
+
+/* The plugin contract kit (tests/support): bodies in 2D on a floor with a constraint, and a 3D body spinning. */
+static void test_contract(void **state)
+{
+    (void)state;
+    static const double g[3] = {0, -9.81, 0};
+    plugin_contract c = {
+        .plugin = solid_rigid_table(),
+        .config = "{\"dim\": 2, \"spacing\": 0.05, \"walls\": {\"min\": [-1, 0], \"max\": [1, 2]}, \"bodies\": ["
+                  "{\"name\": \"disc\", \"shape\": \"circle\", \"radius\": 0.15, \"density\": 600, \"position\": "
+                  "[0, 0.152]}, {\"name\": \"flap\", \"shape\": \"rectangle\", \"size\": [0.4, 0.05], \"density\": "
+                  "800, \"position\": [0.5, 1], \"constraint\": {\"rotate_about\": [0.3, 1]}}]}",
+        .gravity = g,
+        .dt = 2e-3,
+        .steps = 5,
+        .load = 2.0,
+    };
+    plugin_contract_check(&c);
+    c.config = "{\"dim\": 3, \"spacing\": 0.1, \"bodies\": [{\"name\": \"brick\", \"shape\": \"box\", \"size\": "
+               "[0.3, 0.2, 0.1], \"density\": 300, \"angular_velocity\": [1, 2, 3]}]}";
+    plugin_contract_check(&c);
 }
 
 static void test_output_and_table(void **state)
@@ -458,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_solve_commit),
         cmocka_unit_test(test_save_load),
+        cmocka_unit_test(test_contract),
         cmocka_unit_test(test_output_and_table),
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_shared_module),

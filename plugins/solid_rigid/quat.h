@@ -1,30 +1,11 @@
-/* Small vector, matrix and quaternion helpers for the rigid-body solver.
+/* Unit quaternions for the rigid-body solver (vectors: seam/vec.h).
  * Everything is 3D; a 2D scene keeps z = 0 and rotates about the z axis. */
-#ifndef SEAM_RIGID_MATH_H
-#define SEAM_RIGID_MATH_H
+#ifndef SEAM_RIGID_QUAT_H
+#define SEAM_RIGID_QUAT_H
 
 #include <math.h>
 
-static inline void v3_set(double *a, double x, double y, double z) { a[0] = x; a[1] = y; a[2] = z; }
-static inline void v3_copy(double *a, const double *b) { a[0] = b[0]; a[1] = b[1]; a[2] = b[2]; }
-static inline double v3_dot(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static inline double v3_norm(const double *a) { return sqrt(v3_dot(a, a)); }
-static inline void v3_add(double *r, const double *a, const double *b)
-{
-    r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2];
-}
-static inline void v3_sub(double *r, const double *a, const double *b)
-{
-    r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2];
-}
-static inline void v3_scale(double *r, double s, const double *a) { r[0] = s * a[0]; r[1] = s * a[1]; r[2] = s * a[2]; }
-/* r += s a */
-static inline void v3_axpy(double *r, double s, const double *a) { r[0] += s * a[0]; r[1] += s * a[1]; r[2] += s * a[2]; }
-static inline void v3_cross(double *r, const double *a, const double *b)
-{
-    double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
-    r[0] = x; r[1] = y; r[2] = z;
-}
+#include "seam/vec.h"
 
 /* Quaternions q = (w, x, y, z), unit, rotating body vectors into the world. */
 static inline void q_mul(double *r, const double *a, const double *b)
@@ -44,7 +25,7 @@ static inline void q_normalize(double *q)
 /* exp of the rotation vector w (angle |w| about w/|w|) as a quaternion. */
 static inline void q_exp(double *q, const double *w)
 {
-    double th = v3_norm(w);
+    double th = seam_v3_norm(w);
     double s = th > 1e-300 ? sin(0.5 * th) / th : 0.5;
     q[0] = cos(0.5 * th); q[1] = s * w[0]; q[2] = s * w[1]; q[3] = s * w[2];
 }
@@ -63,19 +44,4 @@ static inline void q_to_mat(double *R, const double *q)
     R[3] = 2 * (x * y + w * z);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - w * x);
     R[6] = 2 * (x * z - w * y);     R[7] = 2 * (y * z + w * x);     R[8] = 1 - 2 * (x * x + y * y);
 }
-static inline void m3_mul_v(double *r, const double *M, const double *a)
-{
-    double x = M[0] * a[0] + M[1] * a[1] + M[2] * a[2];
-    double y = M[3] * a[0] + M[4] * a[1] + M[5] * a[2];
-    double z = M[6] * a[0] + M[7] * a[1] + M[8] * a[2];
-    r[0] = x; r[1] = y; r[2] = z;
-}
-static inline void m3_mul_tv(double *r, const double *M, const double *a)
-{
-    double x = M[0] * a[0] + M[3] * a[1] + M[6] * a[2];
-    double y = M[1] * a[0] + M[4] * a[1] + M[7] * a[2];
-    double z = M[2] * a[0] + M[5] * a[1] + M[8] * a[2];
-    r[0] = x; r[1] = y; r[2] = z;
-}
-
 #endif
