@@ -20,7 +20,7 @@ int main(int argc, char **argv)
     fprintf(f, "NEED_NONE, NEED_ALL, NEED_SOLID, NEED_FLUID = %d, %d, %d, %d\n", SEAM_NEED_NONE, SEAM_NEED_ALL,
             SEAM_NEED_SOLID, SEAM_NEED_FLUID);
     fprintf(f, "# (name, abi that introduced it, who must provide it), in table order\nENTRIES = (\n");
-#define PY_ENTRY(fn, version, needed) fprintf(f, "    (\"%s\", %d, %d),\n", #fn, version, needed);
+#define PY_ENTRY(fn, version, needed, shape) fprintf(f, "    (\"%s\", %d, %d),\n", #fn, version, needed);
     SEAM_PLUGIN_ENTRIES(PY_ENTRY)
 #undef PY_ENTRY
     fprintf(f, ")\nCAP_LOADS_PRESSURE = %u\nCAP_LOADS_IMPULSE = %u\nCAP_RIGID = %u\nCAP_REGIONS = %u\n"
