@@ -1038,7 +1038,7 @@ static void handle(seam_session *s, const void *req, size_t len, const seam_part
     }
     if (is_create)
         { op_create(s, &m, id, w); return; }
-    if (!s->self)
+    if (!s->self && !(shaped >= 0 && wire_entry_at(shaped)->recv == WIRE_RECV_SEAM_PLUGIN))   /* the table's own */
         { fail(w, s, id, "%s: no instance (send create first)", op); return; }
     const seam_entry_info *e = seam_plugin_entry_find(op);
     if (!e || !seam_plugin_has(s->p, e))
