@@ -152,10 +152,27 @@ bool participant_ready(seam_sim *sim, participant *pt)
     return true;
 }
 
-/* Keys of `coupling` that scheme "monolithic" reads: handed to the plugin
- * inside its object's "coupling". */
-const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations", "preconditioner",
-                                       NULL};
+bool monolithic_key(const char *key)
+{
+    static char declared[32][64];   /* the plugin's keys entry, asked once */
+    static int n = -1;
+    if (n < 0) {
+        char err[2048];
+        seam_keys k = {0};
+        seam_library *lib = seam_library_open("monolithic", err, sizeof err);
+        const seam_plugin *p = lib ? seam_library_plugin(lib) : NULL;
+        n = 0;
+        if (p && p->keys && p->keys(p, &k) == SEAM_OK)
+            for (size_t i = 0; i < k.count && n < 32; i++)
+                if (strncmp(k.name[i], "coupling.", 9) == 0)
+                    snprintf(declared[n++], sizeof declared[0], "%s", k.name[i] + 9);
+        seam_library_close(&lib);
+    }
+    for (int i = 0; i < n; i++)
+        if (strcmp(declared[i], key) == 0)
+            return true;
+    return false;
+}
 
 /* A participant's objects as one coupled solver sees them: one in-process
  * library each (the plugin creates them itself). */
@@ -185,9 +202,12 @@ void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt)
     pt->config = json_object();
     json_t *mine = json_object();
     json_t *coupling = json_object_get(scene, "coupling");
-    for (const char *const *k = monolithic_keys; *k; k++)
-        if (json_object_get(coupling, *k))
-            json_object_set(mine, *k, json_object_get(coupling, *k));
+    const char *ck;
+    json_t *cv;
+    json_object_foreach(coupling, ck, cv) {   /* the keys the plugin declares */
+        if (monolithic_key(ck))
+            json_object_set(mine, ck, cv);
+    }
     if (!pt->config || !mine || json_object_set(pt->config, "fluid", json_object_get(scene, "fluid")) ||
         json_object_set(pt->config, "solids", json_object_get(scene, "solids")) ||
         json_object_set_new(pt->config, "coupling", mine)) {

@@ -32,12 +32,11 @@ static void skip_other_scheme_keys(seam_sim *sim, seam_cfg *coupling, json_t *ob
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v) {
-        for (const char *const *k = monolithic_keys; *k; k++)
-            if (strcmp(*k, key) == 0) {
-                seam_cfg_skip(coupling, key);
-                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme "
-                        "\"monolithic\" does)", locate_key(sim, "coupling", key), key, sim->scheme->name);
-            }
+        if (monolithic_key(key)) {
+            seam_cfg_skip(coupling, key);
+            sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme "
+                    "\"monolithic\" does)", locate_key(sim, "coupling", key), key, sim->scheme->name);
+        }
         for (size_t i = 0; i < seam_scheme_count(); i++) {
             const seam_scheme_ops *s = seam_scheme_at(i);
             if (s == sim->scheme)
@@ -116,9 +115,7 @@ static void read_monolithic(seam_sim *sim, seam_cfg *root, seam_cfg *coupling, b
         if (strcmp(key, "scheme") == 0)
             continue;
         seam_cfg_skip(coupling, key);
-        bool mine = false;
-        for (const char *const *k = monolithic_keys; *k; k++)
-            mine |= strcmp(*k, key) == 0;
+        bool mine = monolithic_key(key);
         if (!mine || has_coupled)
             sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: %s", locate_key(sim, "coupling", key),
                     key, has_coupled ? "the \"coupled\" participant advances fluid and solid itself"

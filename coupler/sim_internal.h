@@ -139,10 +139,11 @@ void participant_read(seam_sim *sim, seam_cfg *obj, const char *default_name, se
  * its server's hello and check its role. False after reporting. */
 bool participant_ready(seam_sim *sim, participant *pt);
 bool participant_create(seam_sim *sim, participant *pt);
-/* Scheme "monolithic": the scene's fluid and solids (and coupling's keys
- * monolithic_keys) as one participant of the built-in plugin "monolithic". */
+/* Scheme "monolithic": the scene's fluid and solids (and the coupling keys
+ * monolithic_key accepts) as one participant of the built-in plugin "monolithic". */
 void participant_read_monolithic(seam_sim *sim, seam_cfg *root, participant *pt);
-extern const char *const monolithic_keys[];
+/* Whether scheme "monolithic" reads coupling.KEY: the monolithic plugin declares it (its keys entry). */
+bool monolithic_key(const char *key);
 void participant_free(participant *pt);
 seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out);
 /* Log the failure of a call (what: "solve", "regions", ...) with the

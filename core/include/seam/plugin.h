@@ -238,6 +238,23 @@ typedef struct seam_raster {
     const char *units;       /* "m/s", "Pa", ... may be NULL */
 } seam_raster;
 
+/* The configuration keys a plugin reads (the keys entry), so that a host
+ * can check and forward them without knowing the plugin: key i is name[i],
+ * a path in the participant's object ("coupling.sigma"), of type[i]
+ * (SEAM_KEY_*), between lo[i] and hi[i] for numbers (-INFINITY, INFINITY:
+ * unbounded; NAN for other types), one of choices[i] ("ic0|multigrid") for
+ * SEAM_KEY_ENUM ("" otherwise), explained in one line by doc[i]. Owned by
+ * the plugin (static data). */
+enum { SEAM_KEY_NUMBER = 1, SEAM_KEY_INTEGER = 2, SEAM_KEY_BOOL = 3, SEAM_KEY_STRING = 4, SEAM_KEY_ENUM = 5 };
+typedef struct seam_keys {
+    size_t count;
+    const char *const *name;
+    const int32_t *type;
+    const double *lo, *hi;
+    const char *const *choices;
+    const char *const *doc;
+} seam_keys;
+
 /* Capability flags (the capabilities entry). What a table's NULL entries
  * already say need not be repeated: a host derives SEAM_CAP_REGIONS,
  * SEAM_CAP_MOBILITY and SEAM_CAP_SAVE from the entries present when the
@@ -293,6 +310,14 @@ enum { SEAM_W_OPT = 1 };
     F2(M, SEAM_W_F64S, SEAM_W_OPT, 1, count, n)
 #define SEAM_SHAPE_seam_buffer(F0, F1, F2)                    \
     F1(data, SEAM_W_BYTES, 0, 1, size)
+#define SEAM_SHAPE_seam_keys(F0, F1, F2)                      \
+    F0(count, SEAM_W_SIZE, 0, 1)                                \
+    F1(name, SEAM_W_STRS, 0, 1, count)                          \
+    F1(type, SEAM_W_I32S, 0, 1, count)                          \
+    F1(lo, SEAM_W_F64S, 0, 1, count)                            \
+    F1(hi, SEAM_W_F64S, 0, 1, count)                            \
+    F1(choices, SEAM_W_STRS, 0, 1, count)                       \
+    F1(doc, SEAM_W_STRS, 0, 1, count)
 
 /* Every entry of the table after the four header fields, in table order:
  * ENTRY(name, abi that introduced it, who must provide it, shape). "need" is
@@ -338,7 +363,8 @@ enum { SEAM_NEED_NONE = 0, SEAM_NEED_ALL = 1, SEAM_NEED_SOLID = 2, SEAM_NEED_FLU
     ENTRY(write_output, 2, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_READS, (IN_PATH, dir), (IN_INDEX, frame)))       \
     ENTRY(capabilities, 3, SEAM_NEED_NONE, SEAM_HAND)                                                       \
     ENTRY(domain, 4, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_READS, (OUT_F64S, lo, 3), (OUT_F64S, hi, 3)))          \
-    ENTRY(bodies, 5, SEAM_NEED_NONE, SEAM_HAND)
+    ENTRY(bodies, 5, SEAM_NEED_NONE, SEAM_HAND)                                                         \
+    ENTRY(keys, 6, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_PLUGIN, (OUT_STRUCT, seam_keys)))
 
 typedef struct seam_plugin {
     uint32_t abi;            /* SEAM_ABI_VERSION of the header it was built against */
@@ -421,6 +447,14 @@ typedef struct seam_plugin {
      * it, so that the reduced model interface can work on each body's
      * degrees of freedom (docs/coupling.md, "rigid_dofs"). */
     seam_status (*bodies)(void *self, seam_bodies *out);
+
+    /* ABI 6. Optional. -------------------------------------------------- */
+
+    /* The keys its configuration reads (seam_keys), asked of the table
+     * itself, before any create: the coupler forwards the scene's keys a
+     * plugin declares instead of keeping a list of its own (the monolithic
+     * plugin's "coupling" keys). */
+    seam_status (*keys)(const struct seam_plugin *plugin, seam_keys *out);
 } seam_plugin;
 
 /* The one symbol a plugin exports, and its type. */
