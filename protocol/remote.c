@@ -503,10 +503,8 @@ static seam_status remote_bodies(void *self, seam_bodies *out)
         ranges = seam_msg_f64s_alloc(&m, "ranges", count > 0, 2 * count);
     }
     if (!m.error[0] && count) {
-        r->first = malloc(count * sizeof *r->first);
-        r->points = malloc(count * sizeof *r->points);
-        if (!r->first || !r->points)
-            seam_msg_fail(&m, "out of memory for %llu bodies", (unsigned long long)count);
+        r->first = SEAM_NEW_N(int64_t, count);
+        r->points = SEAM_NEW_N(int64_t, count);
     }
     for (uint64_t b = 0; b < count && !m.error[0]; b++) {
         double f = ranges[2 * b], k = ranges[2 * b + 1];
@@ -941,7 +939,7 @@ SEAM_PLUGIN_ENTRIES(WIRE_THUNK)
 static seam_remote *open_remote(const char *endpoint, const seam_remote_options *o, bool spawned, char *err,
                                 size_t errlen)
 {
-    seam_remote *r = calloc(1, sizeof *r);
+    seam_remote *r = SEAM_NEW(seam_remote);
     atomic_init(&r->in_flight, 0);
     seam_frames_init(&r->reply);
     seam_wire_tune_malloc();
@@ -1205,12 +1203,7 @@ static seam_remote *launch(const char *const *argv, const char *cwd, const char 
     size_t argc = 0;
     while (argv[argc])
         argc++;
-    char **args = calloc(argc + 4, sizeof *args);
-    if (!args) {
-        snprintf(err, errlen, "out of memory");
-        rmdir(dir);
-        return NULL;
-    }
+    char **args = SEAM_NEW_N(char *, argc + 4);
     memcpy(args, argv, argc * sizeof *args);
     args[argc] = "--bind";
     args[argc + 1] = endpoint;
@@ -1333,7 +1326,7 @@ static void write_locations(seam_wbuf *w, json_t *v, const char *path, const sea
  * through leads back to its remote. */
 static void *remote_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
-    seam_remote *r = (seam_remote *)(void *)plugin;
+    seam_remote *r = remote_of(plugin);
     r->host = host;
     json_t *cfg = json_loads(config_json, 0, NULL);
     size_t n_locs = 0;

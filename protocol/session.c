@@ -91,7 +91,7 @@ static void session_log(void *ctx, seam_log_level level, const char *message)
         return;
     }
     s->log[s->n_log].level = level;
-    s->log[s->n_log].text = strdup(message);
+    s->log[s->n_log].text = seam_xstrdup(message);
     s->n_log++;
 }
 
@@ -119,7 +119,7 @@ static void clear_log(seam_session *s)
 
 seam_session *seam_session_new(const seam_plugin *p)
 {
-    seam_session *s = calloc(1, sizeof *s);
+    seam_session *s = SEAM_NEW(seam_session);
     s->p = p;
     return s;
 }
@@ -199,7 +199,7 @@ static char *with_defaults(const seam_session *s, const char *config)
     json_t *obj = s->defaults ? json_loads(config, 0, NULL) : NULL;
     if (!json_is_object(obj)) {
         json_decref(obj);
-        return strdup(config);
+        return seam_xstrdup(config);
     }
     json_object_update_missing(obj, s->defaults);
     char *text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -242,11 +242,7 @@ static void w_text(seam_wbuf *w, const char *text)
         seam_w_str(w, text);
         return;
     }
-    char *clean = malloc(n + 2 * bad + 1);
-    if (!clean) {
-        seam_w_str(w, "(a message that is not UTF-8)");
-        return;
-    }
+    char *clean = seam_xmalloc(n + 2 * bad + 1);
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         size_t len = utf8_len(p + i, n - i);
@@ -361,7 +357,7 @@ static char *dup_field(seam_msg *m, const char *key, bool required)
         seam_msg_fail(m, "field \"%s\": contains a NUL byte", key);
         return NULL;
     }
-    return strndup(str, len);
+    return seam_xstrndup(str, len);
 }
 
 static void set_iface_size(seam_session *s, size_t n);
@@ -440,7 +436,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         if (n_locs > MAX_LOCATIONS)
             seam_msg_fail(m, "field \"locations\": %zu entries (at most %d)", n_locs, MAX_LOCATIONS);
         else
-            s->locs = calloc(n_locs ? n_locs : 1, sizeof *s->locs);
+            s->locs = SEAM_NEW_N(location, n_locs ? n_locs : 1);
         for (size_t i = 0; s->locs && i < n_locs && !m->error[0]; i++) {
             seam_mp_value k, v;
             if (!seam_mp_next(&items, &k) || k.kind != SEAM_MP_STR || !seam_mp_next(&items, &v) ||
@@ -448,11 +444,9 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
                 seam_msg_fail(m, "field \"locations\": entry %zu is not a string key with a string value", i);
                 break;
             }
-            s->locs[s->n_locs].path = strndup((const char *)k.data, k.len);
-            s->locs[s->n_locs++].where = strndup((const char *)v.data, v.len);
+            s->locs[s->n_locs].path = seam_xstrndup((const char *)k.data, k.len);
+            s->locs[s->n_locs++].where = seam_xstrndup((const char *)v.data, v.len);
         }
-        if (n_locs <= MAX_LOCATIONS && !s->locs)
-            seam_msg_fail(m, "field \"locations\": no memory for %zu entries", n_locs);
     }
     if (m->error[0]) {
         free(config);
@@ -521,7 +515,7 @@ static void set_iface_size(seam_session *s, size_t n)
 static double *scratch(seam_session *s, double **which, int k)
 {
     if (!which[k])
-        which[k] = calloc(s->n_iface ? s->n_iface : 1, sizeof(double));
+        which[k] = SEAM_NEW_N(double, s->n_iface ? s->n_iface : 1);
     return which[k];
 }
 
@@ -721,15 +715,7 @@ static void commit_field_take(seam_session *s, commit_field *cf)
     cf->st = raster_status(s->p->field(s->self, cf->name, &r), &r);
     size_t cells = cf->st == SEAM_OK ? raster_cells(&r) : 0;
     if (cf->st == SEAM_OK && (cells > cf->cap || !cf->copy)) {
-        double *grown = realloc(cf->copy, (cells ? cells : 1) * sizeof *grown);
-        if (!grown) {
-            char msg[400];
-            snprintf(msg, sizeof msg, "commit: no memory for a copy of field \"%s\" (%zu values)", cf->name, cells);
-            session_log(s, SEAM_LOG_ERROR, msg);
-            cf->st = SEAM_ERROR;
-            return;
-        }
-        cf->copy = grown;
+        cf->copy = seam_xrealloc_n(cf->copy, cells ? cells : 1, sizeof *cf->copy);
         cf->cap = cells;
     }
     if (cf->st != SEAM_OK)
@@ -807,11 +793,7 @@ static void op_bodies(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     seam_bodies b = {0};
     seam_status st = s->p->bodies(s->self, &b);
     bool ok = st == SEAM_OK;
-    double *ranges = ok && b.count ? malloc(2 * b.count * sizeof *ranges) : NULL;
-    if (ok && b.count && !ranges) {
-        fail(w, s, id, "bodies: out of memory for %zu bodies", b.count);
-        return;
-    }
+    double *ranges = ok && b.count ? SEAM_NEW_N(double, 2 * b.count) : NULL;
     for (size_t i = 0; i < b.count && ranges; i++)
         ranges[2 * i] = (double)b.first[i], ranges[2 * i + 1] = (double)b.points[i];
     begin_ok(w, s, id, ok ? 5 : 1, ok ? 64 + seam_wire_inline(s->proto, b.count * 14 * 8) : 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "seam/alloc.h"
 #include "seam/loader.h"
 #include "seam/log.h"
 
@@ -49,13 +50,11 @@ static size_t n_search_dirs;
 
 static void add_dirs(const char *list)
 {
-    char *copy = strdup(list);
-    if (!copy)
-        return;
+    char *copy = seam_xstrdup(list);
     char *save = NULL;
     for (char *d = strtok_r(copy, ":", &save); d && n_search_dirs < MAX_DIRS; d = strtok_r(NULL, ":", &save))
-        if (*d && (search_dirs[n_search_dirs] = strdup(d)))
-            n_search_dirs++;
+        if (*d)
+            search_dirs[n_search_dirs++] = seam_xstrdup(d);
     free(copy);
 }
 
@@ -96,7 +95,10 @@ size_t seam_plugin_search_path(const char ***dirs)
     const char *env = getenv("SEAM_PLUGIN_PATH");
     if (env)
         add_dirs(env);
-    *dirs = (const char **)search_dirs;
+    static const char *view[MAX_DIRS];   /* the same strings, as the caller may read them */
+    for (size_t i = 0; i < n_search_dirs; i++)
+        view[i] = search_dirs[i];
+    *dirs = view;
     return n_search_dirs;
 }
 
@@ -251,13 +253,8 @@ static seam_library *open_path(const char *path, char *err, size_t errlen)
         dlclose(h);
         return NULL;
     }
-    seam_library *lib = calloc(1, sizeof *lib);
-    if (!lib || !(lib->path = strdup(path))) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        free(lib);
-        dlclose(h);
-        return NULL;
-    }
+    seam_library *lib = SEAM_NEW(seam_library);
+    lib->path = seam_xstrdup(path);
     if (seam_plugin_normalize(p, path, &lib->table, err, errlen) != 0) {
         free(lib->path);
         free(lib);
@@ -341,14 +338,8 @@ void seam_plugin_scan(seam_plugin_visit fn, void *ctx)
                 dup = strcmp(seen[k], e->d_name) == 0;
             if (dup)
                 continue;
-            char **grown = realloc(seen, (n_seen + 1) * sizeof *seen);
-            if (!grown || !(grown[n_seen] = strdup(e->d_name))) {
-                seen = grown ? grown : seen;
-                fn(ctx, dirs[i], NULL, "out of memory while scanning");
-                break;
-            }
-            seen = grown;
-            n_seen++;
+            seen = seam_xrealloc_n(seen, n_seen + 1, sizeof *seen);
+            seen[n_seen++] = seam_xstrdup(e->d_name);
             char path[4096], err[1024];
             snprintf(path, sizeof path, "%s/%s", dirs[i], e->d_name);
             seam_library *lib = open_path(path, err, sizeof err);
