@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L   /* fsync */
 #include "seam/checkpoint.h"
 
+#include "seam/alloc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -176,19 +178,40 @@ static int write_all(int fd, const unsigned char *p, size_t n)
     return 0;
 }
 
-int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen)
+/* End the last section and fill in the header and the CRC: the buffer is
+ * the whole file. False when a put ran out of memory. */
+static bool seal(seam_ckpt_writer *w)
 {
     end_section(w);
     put_raw(w, 0, 4);   /* room for the CRC */
-    if (w->failed) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
+    if (w->failed)
+        return false;
     memcpy(w->buf, SEAM_CKPT_MAGIC, 8);
     le_store(w->buf + 8, SEAM_CKPT_VERSION, 4);
     le_store(w->buf + 12, w->len - HEADER - 4, 8);
     le_store(w->buf + w->len - 4, seam_crc32(0, w->buf, w->len - 4), 4);
     w->failed = true;   /* spent: nothing more can be put */
+    return true;
+}
+
+unsigned char *seam_ckpt_writer_take(seam_ckpt_writer *w, size_t *n)
+{
+    *n = 0;
+    if (!seal(w))
+        return NULL;
+    unsigned char *bytes = w->buf;
+    *n = w->len;
+    w->buf = NULL;
+    w->len = w->cap = 0;
+    return bytes;
+}
+
+int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen)
+{
+    if (!seal(w)) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -258,6 +281,44 @@ void seam_ckpt_fail(seam_ckpt_reader *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Check a whole image (header, length against n, CRC) and make a reader
+ * that owns buf; what names it in messages. NULL with err (buf freed). */
+static seam_ckpt_reader *reader_new(unsigned char *buf, size_t n, const char *what, char *err, size_t errlen)
+{
+    if (n < HEADER + 4 || memcmp(buf, SEAM_CKPT_MAGIC, 8) != 0) {
+        snprintf(err, errlen, "%s: not a seam checkpoint (no \"" SEAM_CKPT_MAGIC "\" magic number)", what);
+        free(buf);
+        return NULL;
+    }
+    uint32_t version = (uint32_t)le_load(buf + 8, 4);
+    if (version != SEAM_CKPT_VERSION) {
+        snprintf(err, errlen, "%s: checkpoint format version %u; this seam reads version %d only", what, version,
+                 SEAM_CKPT_VERSION);
+        free(buf);
+        return NULL;
+    }
+    uint64_t len = le_load(buf + 12, 8);
+    if (len > n || n != HEADER + len + 4) {
+        snprintf(err, errlen, "%s: %s (%zu bytes, its header says %llu)", what,
+                 len > n || n < HEADER + len + 4 ? "truncated" : "longer than its header says", n,
+                 (unsigned long long)(HEADER + len + 4));
+        free(buf);
+        return NULL;
+    }
+    uint32_t crc = (uint32_t)le_load(buf + HEADER + len, 4);
+    if (crc != seam_crc32(0, buf, HEADER + (size_t)len)) {
+        snprintf(err, errlen, "%s: damaged (CRC mismatch)", what);
+        free(buf);
+        return NULL;
+    }
+    seam_ckpt_reader *r = seam_xcalloc(1, sizeof *r);
+    r->path = seam_xstrdup(what);
+    r->buf = buf;
+    r->len = (size_t)len;
+    r->sections = buf + HEADER;
+    return r;
+}
+
 seam_ckpt_reader *seam_ckpt_reader_open(const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
@@ -265,61 +326,31 @@ seam_ckpt_reader *seam_ckpt_reader_open(const char *path, char *err, size_t errl
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    unsigned char head[20];
-    size_t got = fread(head, 1, sizeof head, f);
-    if (got < sizeof head || memcmp(head, SEAM_CKPT_MAGIC, 8) != 0) {
-        snprintf(err, errlen, "%s: not a seam checkpoint (no \"" SEAM_CKPT_MAGIC "\" magic number)", path);
-        fclose(f);
-        return NULL;
-    }
-    uint32_t version = (uint32_t)le_load(head + 8, 4);
-    if (version != SEAM_CKPT_VERSION) {
-        snprintf(err, errlen, "%s: checkpoint format version %u; this seam reads version %d only", path, version,
-                 SEAM_CKPT_VERSION);
-        fclose(f);
-        return NULL;
-    }
-    uint64_t len = le_load(head + 12, 8);
     struct stat st;
     if (fstat(fileno(f), &st) != 0) {
         snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
         fclose(f);
         return NULL;
     }
-    if (len > (uint64_t)st.st_size || (uint64_t)st.st_size != HEADER + len + 4) {
-        snprintf(err, errlen, "%s: %s (%lld bytes, its header says %llu)", path,
-                 len > (uint64_t)st.st_size || (uint64_t)st.st_size < HEADER + len + 4 ? "truncated"
-                                                                        : "longer than its header says",
-                 (long long)st.st_size, (unsigned long long)(HEADER + len + 4));
-        fclose(f);
-        return NULL;
-    }
-    seam_ckpt_reader *r = calloc(1, sizeof *r);
-    unsigned char *buf = malloc(HEADER + (size_t)len + 4);
-    if (!r || !buf || !(r->path = strdup(path))) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        free(r), free(buf);
-        fclose(f);
-        return NULL;
-    }
-    memcpy(buf, head, HEADER);
-    got = fread(buf + HEADER, 1, (size_t)len + 4, f);
+    size_t n = (size_t)st.st_size;
+    unsigned char *buf = seam_xmalloc(n);
+    size_t got = fread(buf, 1, n, f);
     fclose(f);
-    if (got != (size_t)len + 4) {
+    if (got != n) {
         snprintf(err, errlen, "%s: read error", path);
-        free(buf), free(r->path), free(r);
+        free(buf);
         return NULL;
     }
-    uint32_t crc = (uint32_t)le_load(buf + HEADER + len, 4);
-    if (crc != seam_crc32(0, buf, HEADER + (size_t)len)) {
-        snprintf(err, errlen, "%s: damaged (CRC mismatch)", path);
-        free(buf), free(r->path), free(r);
-        return NULL;
-    }
-    r->buf = buf;
-    r->len = (size_t)len;
-    r->sections = buf + HEADER;
-    return r;
+    return reader_new(buf, n, path, err, errlen);
+}
+
+seam_ckpt_reader *seam_ckpt_reader_from_bytes(const void *bytes, size_t n, const char *what, char *err,
+                                              size_t errlen)
+{
+    unsigned char *buf = seam_xmalloc(n);
+    if (n)
+        memcpy(buf, bytes, n);
+    return reader_new(buf, n, what, err, errlen);
 }
 
 void seam_ckpt_reader_destroy(seam_ckpt_reader **self_p)

@@ -49,11 +49,20 @@ void seam_ckpt_put_i64s(seam_ckpt_writer *w, const int64_t *v, size_t n);
  * directory flushed). 0, or -1 with err naming the file and the cause.
  * The writer is spent after it: destroy it. */
 int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen);
+/* The same image in memory, for a plugin's save (plugin.h): the whole file's
+ * bytes, owned by the caller (free), *n their count; NULL when a put ran out
+ * of memory. The writer is spent after it: destroy it. */
+unsigned char *seam_ckpt_writer_take(seam_ckpt_writer *w, size_t *n);
 
 /* ---- reading ---- */
 /* Read and check a whole file: magic, version (another version is refused
  * by number), length and CRC. NULL with err on failure. */
 seam_ckpt_reader *seam_ckpt_reader_open(const char *path, char *err, size_t errlen);
+/* The same checks on an image in memory (a plugin's load: the bytes its save
+ * made, perhaps on another host); the reader keeps a copy, and `what` names
+ * the image in its messages ("solid_fem state"). */
+seam_ckpt_reader *seam_ckpt_reader_from_bytes(const void *bytes, size_t n, const char *what, char *err,
+                                              size_t errlen);
 void seam_ckpt_reader_destroy(seam_ckpt_reader **self_p);
 /* Go to the start of a section: true, or false when the file has none of
  * that name (not an error by itself: optional sections). */
