@@ -8,6 +8,7 @@
 
 #include "scheme.h"
 #include "lanes.h"
+#include "seam/alloc.h"
 
 typedef struct {
     double omega0;       /* factor of the first iteration of the first step */
@@ -21,9 +22,7 @@ typedef struct {
 
 static void *aitken_create(seam_cfg *coupling)
 {
-    aitken *a = calloc(1, sizeof *a);
-    if (!a)
-        return NULL;
+    aitken *a = SEAM_NEW(aitken);
     a->omega0 = seam_cfg_num(coupling, "relaxation", 0.5, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     a->first_max = seam_cfg_num(coupling, "aitken_first_max", a->omega0, 0.0, 2.0, SEAM_CFG_LO_OPEN);
     return a;
@@ -38,19 +37,16 @@ static void aitken_destroy(void *self)
     free(a);
 }
 
-static bool aitken_reserve(aitken *a, size_t n)
+static void aitken_reserve(aitken *a, size_t n)
 {
     if (a->n == n && a->X)
-        return true;
+        return;
     free(a->X);
     a->n = n;
-    a->X = malloc(4 * (n ? n : 1) * sizeof *a->X);
-    if (!a->X)
-        return false;
+    a->X = seam_xmalloc_n(4 * (n ? n : 1), sizeof *a->X);
     a->r = a->X + n;
     a->r_old = a->r + n;
     a->F = a->r_old + n;
-    return true;
 }
 
 /* The factor of a step's first iteration: the last one, bounded, sign kept. */
@@ -89,10 +85,7 @@ static seam_status aitken_step(void *self, seam_coupling *c, const double *X_pre
 {
     aitken *a = self;
     size_t n = seam_coupling_size(c);
-    if (!aitken_reserve(a, n)) {
-        seam_coupling_warn(c, "out of memory for %zu interface values", n);
-        return SEAM_ERROR;
-    }
+    aitken_reserve(a, n);
     double *F = a->F;
     memcpy(a->X, X_pred, n * sizeof *a->X);
     double omega = aitken_first_factor(a);
@@ -141,4 +134,5 @@ const seam_scheme_ops seam_scheme_aitken = {
     .step = aitken_step,
     .save = aitken_save,
     .load = aitken_load,
+    .iterates = true,
 };

@@ -55,12 +55,6 @@ void seam_convergence_read(seam_convergence *cv, seam_cfg *coupling, double cell
 /* A scheme's own defaults: max_iterations, and the position tolerance in
  * metres, or in cell sizes when cells is set and the scene has cell_size
  * (xpm: 30 iterations, 0.05 cells, Akbay 2.6). */
-typedef struct seam_convergence_defaults {
-    int max_iterations;
-    double tolerance;
-    bool cells;
-    bool positions_only;   /* the shorthand's load measure only when load_tolerance is given (xpm) */
-} seam_convergence_defaults;
 void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, double cell_size,
                                     const seam_convergence_defaults *d);
 /* The verdict on an iterate of step c: all measures hold, or not yet, or

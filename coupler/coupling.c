@@ -6,13 +6,12 @@
 #include <string.h>
 
 #include "scheme.h"
+#include "seam/alloc.h"
 
 seam_status seam_coupling_init(seam_coupling *c, const seam_coupling_ops *ops, void *ctx, size_t n, int dim)
 {
     *c = (seam_coupling){.ops = ops, .ctx = ctx, .n = n, .dim = dim};
-    c->F_store = c->F_last = calloc(3 * (n ? n : 1), sizeof *c->F_last);
-    if (!c->F_store)
-        return SEAM_ERROR;
+    c->F_store = c->F_last = seam_xcalloc(3 * (n ? n : 1), sizeof *c->F_last);
     c->F_prev = c->F_last + n;
     c->F_n = c->F_prev + n;
     return SEAM_OK;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "scheme.h"
+#include "seam/alloc.h"
 
 typedef struct {
     size_t n;
@@ -11,7 +12,7 @@ typedef struct {
 static void *explicit_create(seam_cfg *coupling)
 {
     (void)coupling;
-    return calloc(1, sizeof(explicit_scheme));   /* NULL when out of memory: the scene reader says so */
+    return SEAM_NEW(explicit_scheme);
 }
 
 static void explicit_destroy(void *self)
@@ -29,12 +30,8 @@ static seam_status explicit_step(void *self, seam_coupling *c, const double *X_p
     size_t n = seam_coupling_size(c);
     if (e->n != n) {
         free(e->F);
-        e->F = malloc((n ? n : 1) * sizeof *e->F);
-        e->n = e->F ? n : 0;
-        if (!e->F) {
-            seam_coupling_warn(c, "out of memory for %zu interface values", n);
-            return SEAM_ERROR;
-        }
+        e->F = seam_xmalloc_n(n ? n : 1, sizeof *e->F);
+        e->n = n;
     }
     seam_status st = seam_coupling_fluid(c, X_pred, e->F);
     if (st == SEAM_OK)
@@ -55,4 +52,5 @@ const seam_scheme_ops seam_scheme_explicit = {
     .create = explicit_create,
     .destroy = explicit_destroy,
     .step = explicit_step,
+    .iterates = false,
 };

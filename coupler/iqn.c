@@ -4,6 +4,7 @@
 
 #include "iqn.h"
 #include "lanes.h"
+#include "seam/alloc.h"
 
 void iqn_read(iqn_secant *s, seam_cfg *coupling)
 {
@@ -29,8 +30,8 @@ bool iqn_reserve(iqn_secant *s, size_t n, size_t n_extra)
     size_t m = n ? n : 1;
     /* at most n columns: alpha fits in m + 1 */
     s->VW = seam_qr_new(n, (size_t)s->max_columns < n ? (size_t)s->max_columns : n, s->filter);
-    s->X = malloc(((5 + n_extra) * m + m + 1) * sizeof *s->X);
-    if (!s->X || !s->VW) {
+    s->X = seam_xmalloc_n((5 + n_extra) * m + m + 1, sizeof *s->X);
+    if (!s->VW) {
         iqn_free(s);
         return false;
     }

@@ -14,6 +14,7 @@
 #include <cblas.h>
 
 #include "iqn.h"
+#include "seam/alloc.h"
 
 #define REUSE_MISLED 10.0
 
@@ -24,9 +25,7 @@ typedef struct {
 
 static void *iqn_create(seam_cfg *coupling)
 {
-    iqn_ils *q = calloc(1, sizeof *q);
-    if (!q)
-        return NULL;
+    iqn_ils *q = SEAM_NEW(iqn_ils);
     iqn_read(&q->s, coupling);
     q->mixing = seam_cfg_num(coupling, "mixing", 1.0, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     return q;
@@ -156,4 +155,5 @@ const seam_scheme_ops seam_scheme_iqn_ils = {
     .save = iqn_save,
     .load = iqn_load,
     .report = iqn_report,
+    .iterates = true,
 };

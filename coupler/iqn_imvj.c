@@ -31,6 +31,7 @@
 #include <lapacke.h>
 
 #include "iqn.h"
+#include "seam/alloc.h"
 
 enum { RESTART_NONE, RESTART_ZERO, RESTART_LS, RESTART_SVD };
 static const char *const restart_names[] = {"none", "rs-0", "rs-ls", "rs-svd", NULL};
@@ -57,9 +58,7 @@ typedef struct {
 
 static void *imvj_create(seam_cfg *coupling)
 {
-    imvj *q = calloc(1, sizeof *q);
-    if (!q)
-        return NULL;
+    imvj *q = SEAM_NEW(imvj);
     iqn_read(&q->s, coupling);
     q->restart = seam_cfg_enum(coupling, "restart", restart_names, RESTART_SVD, 0);
     q->chunk = seam_cfg_int(coupling, "chunk", 8, 1, 100000, 0);
@@ -116,11 +115,7 @@ static bool reserve_k(imvj *q, size_t k)
     if (k <= q->cap_k)
         return true;
     free(q->Q);
-    q->Q = malloc((2 * q->s.n * k + k * k) * sizeof *q->Q);
-    if (!q->Q) {
-        q->cap_k = 0;
-        return false;
-    }
+    q->Q = seam_xmalloc_n(2 * q->s.n * k + k * k, sizeof *q->Q);
     q->Wn = q->Q + q->s.n * k;
     q->R = q->Wn + q->s.n * k;
     q->cap_k = k;
@@ -135,18 +130,9 @@ static bool reserve_m(imvj *q, size_t m)
     size_t cap = q->cap ? q->cap : 16;
     while (cap < m)
         cap *= 2;
-    double *psi = realloc(q->Psi, q->s.n * cap * sizeof *psi);
-    if (!psi)
-        return false;
-    q->Psi = psi;
-    double *phi = realloc(q->Phi, q->s.n * cap * sizeof *phi);
-    if (!phi)
-        return false;
-    q->Phi = phi;
-    double *coef = realloc(q->coef, cap * sizeof *coef);
-    if (!coef)
-        return false;
-    q->coef = coef;
+    q->Psi = seam_xrealloc_n(q->Psi, q->s.n * cap, sizeof *q->Psi);
+    q->Phi = seam_xrealloc_n(q->Phi, q->s.n * cap, sizeof *q->Phi);
+    q->coef = seam_xrealloc_n(q->coef, cap, sizeof *q->coef);
     q->cap = cap;
     return true;
 }
@@ -199,9 +185,7 @@ static bool svd_truncate(imvj *q)
 {
     size_t n = q->s.n, m = q->m, p = m < n ? m : n;
     int ok = 1;
-    double *tau = malloc((2 * p + 3 * p * p + m * m) * sizeof *tau);
-    if (!tau)
-        return false;
+    double *tau = seam_xmalloc_n(2 * p + 3 * p * p + m * m, sizeof *tau);
     double *tau_b = tau + p, *M = tau_b + p, *U = M + p * p, *Vt = U + p * p, *Rb = Vt + p * p;
     ok &= LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)m, q->Psi, (lapack_int)n, tau) == 0;
     ok &= LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)m, q->Phi, (lapack_int)n, tau_b) == 0;
@@ -233,11 +217,7 @@ static bool svd_truncate(imvj *q)
     while (keep < p && S[keep] > q->truncation * S[0] && S[keep] > 0.0)
         keep++;
     /* Psi <- Qa (U S) and Phi <- Qb V, the first keep columns; through scratch of n x keep */
-    double *tmp = malloc(n * (keep ? keep : 1) * sizeof *tmp);
-    if (!tmp) {
-        free(tau);
-        return false;
-    }
+    double *tmp = seam_xmalloc_n(n * (keep ? keep : 1), sizeof *tmp);
     for (size_t j = 0; j < keep; j++)
         cblas_dscal((int)p, S[j], U + j * p, 1);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)keep, (int)p, 1.0, q->Psi, (int)n, U,
@@ -288,8 +268,8 @@ static bool fold(imvj *q)
         return false;
     w_rinv(q, k);   /* Wn <- W R^-1 */
     if (q->restart == RESTART_NONE) {
-        if (!q->J && !(q->J = calloc(n * n, sizeof *q->J)))
-            return false;
+        if (!q->J)
+            q->J = seam_xcalloc(n * n, sizeof *q->J);
         for (size_t j = 0; j < k; j++) {   /* Psi_s = W R^-1 - J_prev Q */
             apply_jprev(q, q->Q + j * n, q->s.extra);
             cblas_daxpy((int)n, -1.0, q->s.extra, 1, q->Wn + j * n, 1);
@@ -437,10 +417,8 @@ static void imvj_load(void *self, seam_ckpt_reader *r)
     if (q->LS)
         seam_qr_load(q->LS, r);
     bool has_j = seam_ckpt_get_u64(r) != 0;
-    if (has_j && !(q->J = malloc((q->s.n ? q->s.n * q->s.n : 1) * sizeof *q->J))) {
-        seam_ckpt_fail(r, "out of memory");
-        return;
-    }
+    if (has_j)
+        q->J = seam_xmalloc_n(q->s.n ? q->s.n * q->s.n : 1, sizeof *q->J);
     seam_ckpt_get_f64s(r, q->J, has_j ? q->s.n * q->s.n : 0);
     size_t m = seam_ckpt_peek_count(r) / (q->s.n ? q->s.n : 1);
     if (!seam_ckpt_ok(r, false) || !reserve_m(q, m)) {
@@ -468,4 +446,5 @@ const seam_scheme_ops seam_scheme_iqn_imvj = {
     .report = imvj_report,
     .save = imvj_save,
     .load = imvj_load,
+    .iterates = true,
 };

@@ -14,7 +14,8 @@
 #include "report.h"
 #include "seam/frame.h"
 #include "seam/raster.h"
-#include "sim_internal.h"
+#include "outputs.h"
+#include "seam/alloc.h"
 
 /* The CSV files' names, by SIM_CSV_*. */
 static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv",
@@ -39,56 +40,49 @@ static void silent(void *ctx, seam_log_level level, const char *who, const char 
     (void)ctx, (void)level, (void)who, (void)message;
 }
 
-/* Who draws the pictures: the fluid, or a coupled plugin (its fluid's fields). */
-participant *sim_field_source(seam_sim *sim)
-{
-    return sim->fluid ? sim->fluid : sim->coupled;
-}
-
 /* Whether the fluid offers field `name`, asked without a message: a plugin
  * that has no such field says so through its log, as the contract wants,
  * but the coupler only asked what it could draw (plugin.h, Status). */
-static bool field_offered(seam_sim *sim, participant *fl, const char *name, seam_raster *r)
+static bool field_offered(sim_outputs *o, participant *fl, const char *name, seam_raster *r)
 {
-    seam_sim_log log = sim->opts.log;
-    int errors = sim->errors;
+    seam_sim_log log = o->log->fn;
+    int errors = o->log->errors;
     long warnings = fl->stats.warnings;
-    sim->opts.log = silent;
+    o->log->fn = silent;
     bool has = fl->p->field(fl->self, name, r) == SEAM_OK && r->data;
-    sim->opts.log = log;
-    sim->errors = errors;
+    o->log->fn = log;
+    o->log->errors = errors;
     fl->stats.warnings = warnings;
     return has;
 }
 
 /* Whether the fluid offers a 2D level set (a liquid's). */
-static bool fluid_has_level_set(seam_sim *sim)
+static bool fluid_has_level_set(sim_outputs *o)
 {
     seam_raster r;
-    return field_offered(sim, sim_field_source(sim), "level_set", &r);
+    return field_offered(o, participants_field_source(o->ps), "level_set", &r);
 }
 
 /* PNG frames need a fluid that rasterizes the field, 2D with a 2D
  * interface, or 3D with a 3D one (a plane through it is drawn). */
-bool outputs_check_picture(seam_sim *sim)
+bool outputs_check_picture(sim_outputs *o)
 {
-    sim_outputs *o = &sim->out;
     if (!o->picture_field || !o->frames)
         return true;
     const char *why = NULL;
     seam_raster r;
-    participant *fl = sim_field_source(sim);
+    participant *fl = participants_field_source(o->ps);
     if (!fl || !fl->p->field)
         why = "the fluid plugin offers no fields";
     else if (o->picture_explicit ? fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK || !r.data
-                                 : !field_offered(sim, fl, o->picture_field, &r))   /* the default: drawn if offered */
+                                 : !field_offered(o, fl, o->picture_field, &r))   /* the default: drawn if offered */
         why = "the fluid has no field of that name";
-    else if (sim->in.dim != (r.nz > 1 ? 3 : 2))
+    else if (o->in->dim != (r.nz > 1 ? 3 : 2))
         why = r.nz > 1 ? "a slice of a 3D field is drawn with a 3D interface only"
                        : "pictures of a 2D field are drawn with a 2D interface only";
     if (!why && r.nz == 1 && o->slice_given) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice: the fluid's field \"%s\" is 2D: it is drawn "
-                "whole, there is no plane to choose", seam_doc_locate(sim->doc, "output.picture.slice"),
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice: the fluid's field \"%s\" is 2D: it is drawn "
+                "whole, there is no plane to choose", seam_doc_locate(o->doc, "output.picture.slice"),
                 o->picture_field);
         return false;
     }
@@ -98,19 +92,19 @@ bool outputs_check_picture(seam_sim *sim)
         if (!o->slice_at_given)
             o->slice_at = 0.5 * (lo + hi);
         else if (!(o->slice_at >= lo && o->slice_at <= hi)) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice.at: %g lies outside the fluid's field, "
-                    "which covers [%g, %g] along %c", seam_doc_locate(sim->doc, "output.picture.slice.at"),
+            sim_log(o->log, SEAM_LOG_ERROR, NULL, "%s: output.picture.slice.at: %g lies outside the fluid's field, "
+                    "which covers [%g, %g] along %c", seam_doc_locate(o->doc, "output.picture.slice.at"),
                     o->slice_at, lo, hi, "xyz"[o->slice_axis]);
             return false;
         }
     }
     if (!why) {
-        o->has_surface = o->picture_surface && fluid_has_level_set(sim);
+        o->has_surface = o->picture_surface && fluid_has_level_set(o);
         return true;
     }
     if (o->picture_explicit) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: output.picture.field \"%s\": %s",
-                seam_doc_locate(sim->doc, "output.picture.field"), o->picture_field, why);
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "%s: output.picture.field \"%s\": %s",
+                seam_doc_locate(o->doc, "output.picture.field"), o->picture_field, why);
         return false;
     }
     free(o->picture_field);   /* the default picture is drawn only where it can be */
@@ -119,23 +113,22 @@ bool outputs_check_picture(seam_sim *sim)
 }
 
 /* Whether this run writes CSV file i. */
-static bool csv_wanted(const seam_sim *sim, int i)
+static bool csv_wanted(const sim_outputs *o, int i)
 {
-    const sim_outputs *o = &sim->out;
     switch (i) {
     case SIM_CSV_STATS:
     case SIM_CSV_RESIDUALS: return o->stats;
-    case SIM_CSV_INTERFACE: return o->interface && sim->in.n_points;
+    case SIM_CSV_INTERFACE: return o->interface && o->in->n_points;
     case SIM_CSV_PROBES: return o->probes.n > 0;
-    default: return o->stats && sim->bpp;
+    default: return o->stats && o->bpp;
     }
 }
 
 /* ---- the CSV files: a step's rows in memory, then in one write (outputs.h) ---- */
 
-static void csv_path(const seam_sim *sim, int i, char *buf, size_t n)
+static void csv_path(const sim_outputs *o, int i, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s/%s", sim->out.dir, csv_names[i]);
+    snprintf(buf, n, "%s/%s", o->dir, csv_names[i]);
 }
 
 /* CSV file i's name while it is fresh. */
@@ -145,17 +138,17 @@ static void csv_tmp_path(const sim_outputs *o, int i, char *buf, size_t n)
 }
 
 /* Open CSV file i: created empty, or (resume) cut back to `at` bytes. */
-static seam_status csv_open(seam_sim *sim, int i, int64_t at)
+static seam_status csv_open(sim_outputs *o, int i, int64_t at)
 {
-    sim_csv *c = &sim->out.csv[i];
+    sim_csv *c = &o->csv[i];
     char path[4200];
-    csv_path(sim, i, path, sizeof path);
+    csv_path(o, i, path, sizeof path);
     char tmp[4300];
-    csv_tmp_path(&sim->out, i, tmp, sizeof tmp);
+    csv_tmp_path(o, i, tmp, sizeof tmp);
     c->fd = at < 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : open(path, O_WRONLY | O_CLOEXEC);
     c->fresh = at < 0;
     if (c->fd < 0 || (at >= 0 && ftruncate(c->fd, (off_t)at) != 0)) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot %s %s: %s", at < 0 ? "write" : "resume: cannot cut back", path,
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot %s %s: %s", at < 0 ? "write" : "resume: cannot cut back", path,
                 strerror(errno));
         if (c->fd >= 0)
             close(c->fd);
@@ -163,7 +156,7 @@ static seam_status csv_open(seam_sim *sim, int i, int64_t at)
     }
     c->end = at < 0 ? 0 : at;
     if (!(c->rows = open_memstream(&c->buf, &c->len))) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: out of memory", path);
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "%s: out of memory", path);
         close(c->fd);
         return SEAM_ERROR;
     }
@@ -173,9 +166,8 @@ static seam_status csv_open(seam_sim *sim, int i, int64_t at)
 /* Write every file's pending rows (`what`: whose, for the message); when one
  * cannot be written whole, every file is cut back to where it ended before,
  * so all of them end on the same whole step. */
-static seam_status csv_write(seam_sim *sim, const char *what)
+static seam_status csv_write(sim_outputs *o, const char *what)
 {
-    sim_outputs *o = &sim->out;
     if (o->csv_failed)
         return SEAM_ERROR;
     int64_t before[SIM_CSV_COUNT];
@@ -214,24 +206,24 @@ static seam_status csv_write(seam_sim *sim, const char *what)
     if (failed < 0)
         return SEAM_OK;
     char path[4200];
-    csv_path(sim, failed, path, sizeof path);
-    sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s: %s", what, path, strerror(err));
+    csv_path(o, failed, path, sizeof path);
+    sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot write %s: %s: %s", what, path, strerror(err));
     o->csv_failed = true;
     return SEAM_ERROR;
 }
 
 /* Put the fresh CSV files in place, their headers written. */
-static seam_status csv_place(seam_sim *sim)
+static seam_status csv_place(sim_outputs *o)
 {
     for (int i = 0; i < SIM_CSV_COUNT; i++) {
-        sim_csv *c = &sim->out.csv[i];
+        sim_csv *c = &o->csv[i];
         if (!c->rows || !c->fresh)
             continue;
         char path[4200], tmp[4300];
-        csv_path(sim, i, path, sizeof path);
-        csv_tmp_path(&sim->out, i, tmp, sizeof tmp);
+        csv_path(o, i, path, sizeof path);
+        csv_tmp_path(o, i, tmp, sizeof tmp);
         if (rename(tmp, path) != 0) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
+            sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
             return SEAM_ERROR;
         }
         c->fresh = false;
@@ -255,47 +247,45 @@ static void csv_close(sim_outputs *o, int i)
     *c = (sim_csv){0};
 }
 
-static void write_interface_row(seam_sim *sim, long step, double t)
+static void write_interface_row(sim_outputs *o, long step, double t)
 {
-    FILE *f = sim->out.csv[SIM_CSV_INTERFACE].rows;
+    FILE *f = o->csv[SIM_CSV_INTERFACE].rows;
     if (!f)
         return;
     fprintf(f, "%ld,%.17g", step, t);
-    for (size_t i = 0; i < sim->in.n_points * (size_t)sim->in.dim; i++)
-        fprintf(f, ",%.17g", sim->in.Xn[i]);
+    for (size_t i = 0; i < o->in->n_points * (size_t)o->in->dim; i++)
+        fprintf(f, ",%.17g", o->in->Xn[i]);
     fputc('\n', f);
 }
 
-static seam_status write_picture(seam_sim *sim, double t)
+static seam_status write_picture(sim_outputs *o, double t)
 {
-    participant *fl = sim_field_source(sim);
-    sim_outputs *o = &sim->out;
+    participant *fl = participants_field_source(o->ps);
     seam_raster r, phi;
     if (fl->p->field(fl->self, o->picture_field, &r) != SEAM_OK) {
-        sim_log(sim, SEAM_LOG_ERROR, fl->name, "field \"%s\" failed at frame %d", o->picture_field, o->frame);
+        sim_log(o->log, SEAM_LOG_ERROR, fl->name, "field \"%s\" failed at frame %d", o->picture_field, o->frame);
         return SEAM_ERROR;
     }
     /* The field's values are the plugin's until its next field call: keep a copy while the level set is asked for. */
     size_t n = (size_t)r.nx * (size_t)r.ny * (size_t)r.nz;
-    double *data = o->has_surface ? malloc(n * sizeof *data) : NULL;
+    double *data = o->has_surface ? seam_xmalloc_n(n, sizeof *data) : NULL;
     if (data) {
         memcpy(data, r.data, n * sizeof *data);
         r.data = data;
     }
     bool surface = data && fl->p->field(fl->self, "level_set", &phi) == SEAM_OK;
     /* 3D: the scene's plane through the field and the level set, and where it cuts the interface */
-    const sim_interface *in = &sim->in;
+    const sim_interface *in = o->in;
     seam_interface iface = {.dim = in->dim, .n_points = in->n_points, .X = in->Xn, .body = in->body,
                             .nodes_per_elem = in->nodes_per_elem, .n_elems = in->n_elems,
                             .elems = in->elems, .two_sided = in->two_sided, .n_bodies = in->n_bodies};
     seam_picture_cut cut = {0};
     double *plane = NULL, *phi_plane = NULL;
     if (r.nz > 1) {
-        plane = malloc((size_t)r.nx * (size_t)r.ny * (size_t)r.nz * sizeof *plane);
-        phi_plane = surface ? malloc((size_t)phi.nx * (size_t)phi.ny * (size_t)phi.nz * sizeof *phi_plane) : NULL;
-        if (!plane || (surface && !phi_plane) ||
-            seam_picture_cut_plane(&iface, in->Xn, o->slice_axis, o->slice_at, &cut, &fl->host) != SEAM_OK) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot draw frame %d: out of memory", o->frame);
+        plane = seam_xmalloc_n((size_t)r.nx * (size_t)r.ny * (size_t)r.nz, sizeof *plane);
+        phi_plane = surface ? seam_xmalloc_n((size_t)phi.nx * (size_t)phi.ny * (size_t)phi.nz, sizeof *phi_plane) : NULL;
+        if (seam_picture_cut_plane(&iface, in->Xn, o->slice_axis, o->slice_at, &cut, &fl->host) != SEAM_OK) {
+            sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot draw frame %d: out of memory", o->frame);
             free(plane), free(phi_plane), free(data);
             return SEAM_ERROR;
         }
@@ -316,7 +306,7 @@ static seam_status write_picture(seam_sim *sim, double t)
     snprintf(dir, sizeof dir, "%s/frames", o->dir);
     seam_status st = SEAM_OK;
     if (mkdir_p(dir) != 0) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create %s: %s", dir, strerror(errno));
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot create %s: %s", dir, strerror(errno));
         st = SEAM_ERROR;
     } else {
         snprintf(path, sizeof path, "%s/frame_" SEAM_FRAME_FORMAT ".png", dir, o->frame);
@@ -328,44 +318,67 @@ static seam_status write_picture(seam_sim *sim, double t)
 }
 
 /* "frame 3 (t = 0.3 s, after step 29)": which frame, for messages. */
-static const char *frame_name(const seam_sim *sim, double t, char *buf, size_t n)
+static const char *frame_name(const sim_outputs *o, double t, char *buf, size_t n)
 {
-    long steps = sim->summary.steps;
+    long steps = o->summary->steps;
     if (steps > 0)
-        snprintf(buf, n, "frame %d (t = %.9g s, after step %ld)", sim->out.frame, t, steps - 1);
+        snprintf(buf, n, "frame %d (t = %.9g s, after step %ld)", o->frame, t, steps - 1);
     else
-        snprintf(buf, n, "frame %d (t = %.9g s, before the first step)", sim->out.frame, t);
+        snprintf(buf, n, "frame %d (t = %.9g s, before the first step)", o->frame, t);
     return buf;
 }
 
-static seam_status write_frame(seam_sim *sim, double t)
+/* ---- the observers ---- */
+
+/* The participants' own files of a frame (write_output: VTK and the like). */
+static seam_status vtk_frame(sim_outputs *o, double t)
 {
-    sim_outputs *o = &sim->out;
-    if (!o->frames)
-        return SEAM_OK;
     char which[128];
-    for (size_t i = 0; i < sim->n_parts; i++) {
-        participant *pt = &sim->parts[i];
+    for (size_t i = 0; i < o->ps->n_parts; i++) {
+        participant *pt = &o->ps->parts[i];
         if (!pt->p->write_output)
             continue;
         if (mkdir_p(pt->output_dir) != 0) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "cannot create %s for %s: %s", pt->output_dir,
-                    frame_name(sim, t, which, sizeof which), strerror(errno));
+            sim_log(o->log, SEAM_LOG_ERROR, pt->name, "cannot create %s for %s: %s", pt->output_dir,
+                    frame_name(o, t, which, sizeof which), strerror(errno));
             return SEAM_ERROR;
         }
         if (pt->p->write_output(pt->self, pt->output_dir, o->frame) != SEAM_OK) {
-            sim_log(sim, SEAM_LOG_ERROR, pt->name, "write_output failed for %s",
-                    frame_name(sim, t, which, sizeof which));
+            sim_log(o->log, SEAM_LOG_ERROR, pt->name, "write_output failed for %s",
+                    frame_name(o, t, which, sizeof which));
             return SEAM_ERROR;
         }
     }
-    if (o->picture_field && write_picture(sim, t) != SEAM_OK) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "the picture of %s could not be written", frame_name(sim, t, which,
+    return SEAM_OK;
+}
+
+static seam_status vtk_open(sim_outputs *o) { return vtk_frame(o, 0.0); }
+static seam_status vtk_step(sim_outputs *o, const sim_step_record *r) { return vtk_frame(o, r->t); }
+
+/* The PNG picture of a frame (frames/frame_NNNN.png). */
+static seam_status picture_frame(sim_outputs *o, double t)
+{
+    char which[128];
+    if (o->picture_field && write_picture(o, t) != SEAM_OK) {
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "the picture of %s could not be written", frame_name(o, t, which,
                 sizeof which));
         return SEAM_ERROR;
     }
-    o->frame++;
     return SEAM_OK;
+}
+
+static seam_status picture_open(sim_outputs *o) { return picture_frame(o, 0.0); }
+static seam_status picture_step(sim_outputs *o, const sim_step_record *r) { return picture_frame(o, r->t); }
+
+/* The colour range, fixed by the first frame that was not uniform. */
+static void picture_save(sim_outputs *o, seam_ckpt_writer *w)
+{
+    seam_ckpt_put_f64s(w, o->picture_opts.range, 2);
+}
+
+static void picture_load(sim_outputs *o, seam_ckpt_reader *r)
+{
+    seam_ckpt_get_f64s(r, o->picture_opts.range, 2);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -378,19 +391,19 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
  * one above it: "output": {"dir": "."}, --out ..) would mix the run's files
  * with the user's, and --force would empty it, scene included: refused
  * before anything is written or removed. */
-static seam_status check_holds_scene(seam_sim *sim)
+static seam_status check_holds_scene(sim_outputs *o)
 {
-    char *dir = realpath(sim->out.dir, NULL), *scene = realpath(seam_doc_origin(sim->doc), NULL);
+    char *dir = realpath(o->dir, NULL), *scene = realpath(seam_doc_origin(o->doc), NULL);
     bool holds = false;
     if (dir && scene) {
         size_t n = strlen(dir);
         holds = strncmp(scene, dir, n) == 0 && (scene[n] == '/' || (n == 1 && dir[0] == '/'));
     }
     if (holds) {
-        const char *where = sim->opts.out_dir ? "--out" : seam_doc_locate(sim->doc, "output.dir");
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: the output directory %s holds the scene file itself (%s): a run "
+        const char *where = o->opts->out_dir ? "--out" : seam_doc_locate(o->doc, "output.dir");
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "%s: the output directory %s holds the scene file itself (%s): a run "
                 "writes, and --force empties, its output directory; name a folder of its own (output.dir, --out)",
-                where, sim->out.dir, seam_doc_origin(sim->doc));
+                where, o->dir, seam_doc_origin(o->doc));
     }
     free(dir);
     free(scene);
@@ -400,39 +413,29 @@ static seam_status check_holds_scene(seam_sim *sim)
 /* An earlier run's outputs (its stats.csv) left in the output directory
  * would mix with this run's (stale frames of a longer run): refused, or
  * removed, as the run options say. */
-static seam_status check_stale(seam_sim *sim)
+static seam_status check_stale(sim_outputs *o)
 {
-    sim_outputs *o = &sim->out;
-    if (check_holds_scene(sim) != SEAM_OK)
+    if (check_holds_scene(o) != SEAM_OK)
         return SEAM_ERROR;
     char path[4200];
     snprintf(path, sizeof path, "%s/stats.csv", o->dir);
-    if (sim->opts.stale_output == SEAM_OUTPUT_OVERWRITE || access(path, F_OK) != 0)
+    if (o->opts->stale_output == SEAM_OUTPUT_OVERWRITE || access(path, F_OK) != 0)
         return SEAM_OK;
-    if (sim->opts.stale_output == SEAM_OUTPUT_REFUSE_STALE) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "the output directory %s holds an earlier run (its stats.csv): "
+    if (o->opts->stale_output == SEAM_OUTPUT_REFUSE_STALE) {
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "the output directory %s holds an earlier run (its stats.csv): "
                 "--force empties it first, --out names another", o->dir);
         return SEAM_ERROR;
     }
     if (nftw(o->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot empty the output directory %s: %s", o->dir, strerror(errno));
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot empty the output directory %s: %s", o->dir, strerror(errno));
         return SEAM_ERROR;
     }
     return SEAM_OK;
 }
 
-seam_status outputs_open(seam_sim *sim)
+/* stats.csv, residuals.csv, regions.csv, interface.csv: their headers and the interface as described. */
+static seam_status csv_obs_open(sim_outputs *o)
 {
-    sim_outputs *o = &sim->out;
-    if (check_stale(sim) != SEAM_OK)
-        return SEAM_ERROR;
-    if (mkdir_p(o->dir) != 0) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
-        return SEAM_ERROR;
-    }
-    for (int i = 0; i < SIM_CSV_COUNT; i++)
-        if (csv_wanted(sim, i) && csv_open(sim, i, -1) != SEAM_OK)
-            return SEAM_ERROR;
     FILE *rows[SIM_CSV_COUNT];
     for (int i = 0; i < SIM_CSV_COUNT; i++)
         rows[i] = o->csv[i].rows;
@@ -445,77 +448,64 @@ seam_status outputs_open(seam_sim *sim)
         fputs("step,time,region,p0,delta_p0,volume_error\n", rows[SIM_CSV_REGIONS]);
     if (rows[SIM_CSV_INTERFACE]) {
         fputs("step,t", rows[SIM_CSV_INTERFACE]);
-        for (size_t i = 0; i < sim->in.n_points; i++)
-            for (int k = 0; k < sim->in.dim; k++)
+        for (size_t i = 0; i < o->in->n_points; i++)
+            for (int k = 0; k < o->in->dim; k++)
                 fprintf(rows[SIM_CSV_INTERFACE], ",p%zu_%c", i, "xyz"[k]);
         fputc('\n', rows[SIM_CSV_INTERFACE]);
     }
-    if (rows[SIM_CSV_PROBES])
-        probes_header(sim, &o->probes, rows[SIM_CSV_PROBES]);
-    write_interface_row(sim, 0, 0.0);
-    if (csv_write(sim, "the headers") != SEAM_OK || csv_place(sim) != SEAM_OK || write_frame(sim, 0.0) != SEAM_OK)
-        return SEAM_ERROR;
-    o->next_frame = sim->frame_dt;
+    write_interface_row(o, 0, 0.0);
     return SEAM_OK;
 }
 
-void outputs_residual(seam_sim *sim, long step, int iteration, double residual, double loads)
+static void csv_obs_residual(sim_outputs *o, long step, int iteration, double residual, double loads)
 {
-    FILE *f = sim->out.csv[SIM_CSV_RESIDUALS].rows;
+    FILE *f = o->csv[SIM_CSV_RESIDUALS].rows;
     if (f)
         fprintf(f, "%ld,%d,%.17g,%.17g\n", step, iteration, residual, loads);
 }
 
-seam_status outputs_step(seam_sim *sim, const sim_step_record *r)
+static seam_status csv_obs_step(sim_outputs *o, const sim_step_record *r)
 {
-    sim_outputs *o = &sim->out;
-    FILE *stats = o->csv[SIM_CSV_STATS].rows, *probes = o->csv[SIM_CSV_PROBES].rows,
-         *regions = o->csv[SIM_CSV_REGIONS].rows;
+    FILE *stats = o->csv[SIM_CSV_STATS].rows, *regions = o->csv[SIM_CSV_REGIONS].rows;
     if (stats)
         fprintf(stats, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e,%ld,%lu,%ld,%lu,%lu\n", r->step, r->t, r->dt,
                 r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s,
                 r->scheme.columns, r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated);
-    write_interface_row(sim, r->step + 1, r->t);
-    if (probes && probes_row(sim, &o->probes, probes, r->step, r->t) != SEAM_OK)
-        return SEAM_ERROR;
-    for (size_t k = 0; regions && k < bpp_region_count(sim->bpp); k++) {
+    write_interface_row(o, r->step + 1, r->t);
+    for (size_t k = 0; regions && k < bpp_region_count(o->bpp); k++) {
         long id;
         double p0, dp0, err;
-        bpp_region(sim->bpp, k, &id, &p0, &dp0, &err);
+        bpp_region(o->bpp, k, &id, &p0, &dp0, &err);
         fprintf(regions, "%ld,%.17g,%ld,%.17g,%.17g,%.17g\n", r->step, r->t, id, p0, dp0, err);
-    }
-    /* the step's rows reach the disk before the next step starts, all of them or none */
-    char what[64];
-    snprintf(what, sizeof what, "the outputs of step %ld", r->step);
-    if (csv_write(sim, what) != SEAM_OK)
-        return SEAM_ERROR;
-    if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= sim->t_end * (1.0 - 1e-12)) {
-        if (write_frame(sim, r->t) != SEAM_OK)
-            return SEAM_ERROR;
-        /* the first frame time after t, computed rather than stepped to: a
-         * frame interval far below dt (time.frame = 1e-300) takes no loop */
-        double k = floor(r->t * (1.0 + 1e-9) / sim->frame_dt) + 1.0;
-        o->next_frame = isfinite(k) ? k * sim->frame_dt : INFINITY;
     }
     return SEAM_OK;
 }
 
-seam_status outputs_flush(seam_sim *sim)
+/* probes.csv: its header, and every probe sampled after each step. */
+static seam_status probes_obs_open(sim_outputs *o)
 {
-    return sim->out.dir ? csv_write(sim, "the last rows") : SEAM_OK;
+    if (o->csv[SIM_CSV_PROBES].rows)
+        probes_header(o->in, &o->probes, o->csv[SIM_CSV_PROBES].rows);
+    return SEAM_OK;
+}
+
+static seam_status probes_obs_step(sim_outputs *o, const sim_step_record *r)
+{
+    FILE *f = o->csv[SIM_CSV_PROBES].rows;
+    return f ? probes_row(o->ps, o->in, &o->probes, f, r->step, r->t) : SEAM_OK;
 }
 
 /* Where the run's time went, per participant, for the report of a finished run. */
-static seam_status write_summary(seam_sim *sim)
+static seam_status write_summary(sim_outputs *o)
 {
     char path[4200], tmp[4300];
-    snprintf(path, sizeof path, "%s/summary.csv", sim->out.dir);
+    snprintf(path, sizeof path, "%s/summary.csv", o->dir);
     FILE *f = seam_output_open(path, tmp, sizeof tmp);
     if (!f) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
         return SEAM_ERROR;
     }
-    const seam_summary *s = &sim->summary;
+    const seam_summary *s = o->summary;
     fputs("name,role,plugin,seconds,solves,warnings\n", f);
     for (size_t i = 0; i < s->n_participants; i++) {
         const seam_participant_stats *p = &s->participants[i];
@@ -524,23 +514,114 @@ static seam_status write_summary(seam_sim *sim)
     }
     fprintf(f, "coupler,coupler,,%.6e,,\nwall,wall,,%.6e,,\n", s->coupler_s, s->wall_s);
     if (seam_output_close(f, path, tmp, 0) != 0) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot write %s: %s", path, strerror(errno));
         return SEAM_ERROR;
     }
     return SEAM_OK;
 }
 
-seam_status outputs_finish(seam_sim *sim)
+/* summary.csv and the report, at the end of a run that writes stats. */
+static seam_status report_finish(sim_outputs *o)
 {
-    sim_outputs *o = &sim->out;
-    if (!o->dir || !o->stats)
+    if (!o->stats)
         return SEAM_OK;
-    seam_status st = write_summary(sim);
+    seam_status st = write_summary(o);
     if (o->report) {
-        o->report_written = seam_report_write(o->dir, sim->opts.log, sim->opts.log_ctx) == SEAM_OK;
+        o->report_written = seam_report_write(o->dir, o->log->fn, o->log->ctx) == SEAM_OK;
         if (!o->report_written)
             st = SEAM_ERROR;
     }
+    return st;
+}
+
+/* The observers, in the order they are called. */
+static const sim_observer observers[] = {
+    {"csv", false, csv_obs_open, csv_obs_residual, csv_obs_step, NULL, NULL, NULL},
+    {"probes", false, probes_obs_open, NULL, probes_obs_step, NULL, NULL, NULL},
+    {"vtk", true, vtk_open, NULL, vtk_step, NULL, NULL, NULL},
+    {"picture", true, picture_open, NULL, picture_step, NULL, picture_save, picture_load},
+    {"report", false, NULL, NULL, NULL, report_finish, NULL, NULL},
+};
+enum { N_OBSERVERS = sizeof observers / sizeof observers[0] };
+
+/* A frame: every frame observer's files (rec NULL: frame 0, as described). */
+static seam_status write_frame(sim_outputs *o, const sim_step_record *rec)
+{
+    if (!o->frames)
+        return SEAM_OK;
+    for (size_t i = 0; i < N_OBSERVERS; i++) {
+        const sim_observer *ob = &observers[i];
+        if (!ob->frames)
+            continue;
+        seam_status st = rec ? (ob->step ? ob->step(o, rec) : SEAM_OK) : (ob->open ? ob->open(o) : SEAM_OK);
+        if (st != SEAM_OK)
+            return st;
+    }
+    o->frame++;
+    return SEAM_OK;
+}
+
+seam_status outputs_open(sim_outputs *o)
+{
+    if (check_stale(o) != SEAM_OK)
+        return SEAM_ERROR;
+    if (mkdir_p(o->dir) != 0) {
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot create output directory %s: %s", o->dir, strerror(errno));
+        return SEAM_ERROR;
+    }
+    for (int i = 0; i < SIM_CSV_COUNT; i++)
+        if (csv_wanted(o, i) && csv_open(o, i, -1) != SEAM_OK)
+            return SEAM_ERROR;
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (!observers[i].frames && observers[i].open && observers[i].open(o) != SEAM_OK)
+            return SEAM_ERROR;
+    if (csv_write(o, "the headers") != SEAM_OK || csv_place(o) != SEAM_OK || write_frame(o, NULL) != SEAM_OK)
+        return SEAM_ERROR;
+    o->next_frame = o->frame_dt;
+    return SEAM_OK;
+}
+
+void outputs_residual(sim_outputs *o, long step, int iteration, double residual, double loads)
+{
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (observers[i].residual)
+            observers[i].residual(o, step, iteration, residual, loads);
+}
+
+seam_status outputs_step(sim_outputs *o, const sim_step_record *r)
+{
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (!observers[i].frames && observers[i].step && observers[i].step(o, r) != SEAM_OK)
+            return SEAM_ERROR;
+    /* the step's rows reach the disk before the next step starts, all of them or none */
+    char what[64];
+    snprintf(what, sizeof what, "the outputs of step %ld", r->step);
+    if (csv_write(o, what) != SEAM_OK)
+        return SEAM_ERROR;
+    if (r->t >= o->next_frame * (1.0 - 1e-9) || r->t >= o->t_end * (1.0 - 1e-12)) {
+        if (write_frame(o, r) != SEAM_OK)
+            return SEAM_ERROR;
+        /* the first frame time after t, computed rather than stepped to: a
+         * frame interval far below dt (time.frame = 1e-300) takes no loop */
+        double k = floor(r->t * (1.0 + 1e-9) / o->frame_dt) + 1.0;
+        o->next_frame = isfinite(k) ? k * o->frame_dt : INFINITY;
+    }
+    return SEAM_OK;
+}
+
+seam_status outputs_flush(sim_outputs *o)
+{
+    return o->dir ? csv_write(o, "the last rows") : SEAM_OK;
+}
+
+seam_status outputs_finish(sim_outputs *o)
+{
+    if (!o->dir)
+        return SEAM_OK;
+    seam_status st = SEAM_OK;
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (observers[i].finish && observers[i].finish(o) != SEAM_OK)
+            st = SEAM_ERROR;
     return st;
 }
 
@@ -556,10 +637,10 @@ void outputs_close(sim_outputs *o)
 
 /* ---- checkpoints and resuming ---- */
 
-void outputs_positions(seam_sim *sim, int64_t pos[SIM_CSV_COUNT])
+static void outputs_positions(sim_outputs *o, int64_t pos[SIM_CSV_COUNT])
 {
     for (int i = 0; i < SIM_CSV_COUNT; i++)
-        pos[i] = sim->out.csv[i].rows ? sim->out.csv[i].end : -1;
+        pos[i] = o->csv[i].rows ? o->csv[i].end : -1;
 }
 
 /* Files the checkpoint handles itself: the CSV files (cut back) and the checkpoint. */
@@ -602,17 +683,10 @@ static void walk(const char *dir, const char *rel, name_list *list)
         else if (S_ISREG(st.st_mode) && !managed(sub)) {
             if (list->n == list->cap) {
                 size_t cap = list->cap ? 2 * list->cap : 64;
-                char **names = realloc(list->names, cap * sizeof *names);
-                if (!names) {
-                    list->failed = true;
-                    break;
-                }
-                list->names = names, list->cap = cap;
+                list->names = seam_xrealloc_n(list->names, cap, sizeof *list->names);
+                list->cap = cap;
             }
-            if (!(list->names[list->n] = strdup(sub)))
-                list->failed = true;
-            else
-                list->n++;
+            list->names[list->n++] = seam_xstrdup(sub);
         }
     }
     closedir(d);
@@ -623,17 +697,17 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void outputs_manifest_free(char **names, size_t n)
+static void outputs_manifest_free(char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
 }
 
-char **outputs_manifest(seam_sim *sim, size_t *n)
+static char **outputs_manifest(sim_outputs *o, size_t *n)
 {
     name_list list = {0};
-    walk(sim->out.dir, "", &list);
+    walk(o->dir, "", &list);
     if (list.failed) {
         outputs_manifest_free(list.names, list.n);
         *n = 0;
@@ -645,14 +719,13 @@ char **outputs_manifest(seam_sim *sim, size_t *n)
     return list.names;
 }
 
-seam_status outputs_resume(seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char *const *manifest, size_t n)
+static seam_status outputs_resume(sim_outputs *o, const int64_t pos[SIM_CSV_COUNT], char *const *manifest, size_t n)
 {
-    sim_outputs *o = &sim->out;
     for (int i = 0; i < SIM_CSV_COUNT; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", o->dir, csv_names[i]);
-        if (csv_wanted(sim, i) != (pos[i] >= 0)) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s/" SIM_CHECKPOINT_FILE ": the checkpoint's run %s %s, this one %s",
+        if (csv_wanted(o, i) != (pos[i] >= 0)) {
+            sim_log(o->log, SEAM_LOG_ERROR, NULL, "%s/" SIM_CHECKPOINT_FILE ": the checkpoint's run %s %s, this one %s",
                     o->dir, pos[i] >= 0 ? "wrote" : "did not write", csv_names[i], pos[i] >= 0 ? "does not" : "does");
             return SEAM_ERROR;
         }
@@ -660,16 +733,16 @@ seam_status outputs_resume(seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char
             continue;
         struct stat st;
         if (stat(path, &st) != 0) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: %s: %s", path, strerror(errno));
+            sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot resume: %s: %s", path, strerror(errno));
             return SEAM_ERROR;
         }
         if ((int64_t)st.st_size < pos[i]) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: %s holds %lld bytes, fewer than the %lld it held at "
+            sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot resume: %s holds %lld bytes, fewer than the %lld it held at "
                     "the checkpoint", path, (long long)st.st_size, (long long)pos[i]);
             return SEAM_ERROR;
         }
         /* the rows of steps after the checkpoint go: the resumed run writes them again */
-        if (csv_open(sim, i, pos[i]) != SEAM_OK)
+        if (csv_open(o, i, pos[i]) != SEAM_OK)
             return SEAM_ERROR;
     }
     name_list now = {0};
@@ -681,7 +754,7 @@ seam_status outputs_resume(seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char
         char path[8500];
         snprintf(path, sizeof path, "%s/%s", o->dir, now.names[i]);
         if (remove(path) != 0) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: cannot remove %s, written after the checkpoint: %s",
+            sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot resume: cannot remove %s, written after the checkpoint: %s",
                     path, strerror(errno));
             outputs_manifest_free(now.names, now.n);
             return SEAM_ERROR;
@@ -691,10 +764,58 @@ seam_status outputs_resume(seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char
     bool failed = now.failed;
     outputs_manifest_free(now.names, now.n);
     if (failed) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "cannot resume: out of memory listing %s", o->dir);
+        sim_log(o->log, SEAM_LOG_ERROR, NULL, "cannot resume: out of memory listing %s", o->dir);
         return SEAM_ERROR;
     }
     if (removed)
-        sim_log(sim, SEAM_LOG_INFO, NULL, "resuming: removed %zu files written after the checkpoint", removed);
+        sim_log(o->log, SEAM_LOG_INFO, NULL, "resuming: removed %zu files written after the checkpoint", removed);
     return SEAM_OK;
+}
+
+void outputs_save(sim_outputs *o, seam_ckpt_writer *w)
+{
+    seam_ckpt_section(w, "outputs");
+    seam_ckpt_put_i64(w, o->frame);
+    seam_ckpt_put_f64(w, o->next_frame);
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (observers[i].save)
+            observers[i].save(o, w);
+    int64_t pos[SIM_CSV_COUNT];
+    outputs_positions(o, pos);
+    seam_ckpt_put_i64s(w, pos, SIM_CSV_COUNT);
+    size_t n;
+    char **names = outputs_manifest(o, &n);
+    seam_ckpt_put_u64(w, n);
+    for (size_t i = 0; i < n; i++)
+        seam_ckpt_put_str(w, names[i]);
+    outputs_manifest_free(names, n);
+}
+
+void outputs_load(sim_outputs *o, seam_ckpt_reader *r)
+{
+    if (!seam_ckpt_need(r, "outputs"))
+        return;
+    o->frame = (int)seam_ckpt_get_i64(r);
+    o->next_frame = seam_ckpt_get_f64(r);
+    for (size_t i = 0; i < N_OBSERVERS; i++)
+        if (observers[i].load)
+            observers[i].load(o, r);
+    int64_t pos[SIM_CSV_COUNT];
+    /* a checkpoint from before probes.csv existed lists one file fewer */
+    size_t n_pos = seam_ckpt_peek_count(r) == SIM_CSV_PROBES ? SIM_CSV_PROBES : SIM_CSV_COUNT;
+    pos[SIM_CSV_PROBES] = -1;
+    seam_ckpt_get_i64s(r, pos, n_pos);
+    size_t n = (size_t)seam_ckpt_get_u64(r);
+    if (!seam_ckpt_ok(r, false))
+        return;
+    if (n > 100000000) {
+        seam_ckpt_fail(r, "implausible count of %zu files", n);
+        return;
+    }
+    char **names = SEAM_NEW_N(char *, n ? n : 1);
+    for (size_t i = 0; i < n && seam_ckpt_ok(r, false); i++)
+        names[i] = seam_ckpt_get_str(r);
+    if (seam_ckpt_ok(r, true) && outputs_resume(o, pos, names, n) != SEAM_OK)
+        seam_ckpt_fail(r, "the outputs could not be taken up (see above)");
+    outputs_manifest_free(names, n);
 }

@@ -8,12 +8,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bpp.h"
+#include "interface.h"
+#include "log.h"
+#include "participant.h"
+#include "run.h"
+#include "seam/checkpoint.h"
 #include "seam/picture.h"
 #include "seam/plugin.h"
 #include "probes.h"
 #include "scheme.h"
-
-struct seam_sim;
 
 /* The CSV files, in the order of outputs_positions. */
 enum { SIM_CSV_STATS, SIM_CSV_RESIDUALS, SIM_CSV_INTERFACE, SIM_CSV_REGIONS, SIM_CSV_PROBES, SIM_CSV_COUNT };
@@ -31,6 +35,16 @@ typedef struct sim_csv {
 } sim_csv;
 
 typedef struct sim_outputs {
+    /* what it observes: set before outputs_open */
+    coupler_log *log;
+    seam_doc *doc;
+    const seam_run_options *opts;
+    sim_participants *ps;
+    sim_interface *in;
+    seam_bpp *bpp;           /* the pressure projection (regions.csv), NULL: none */
+    const seam_summary *summary;
+    double t_end, frame_dt;  /* the scene's (a frame every frame_dt, and at the end) */
+    /* the scene's output keys (scene.c) */
     char *dir;               /* NULL: no output at all */
     bool stats, interface, frames;
     int vtk;                 /* output.vtk: the participants' frame format (seam_vtk_format) unless they name one */
@@ -71,30 +85,43 @@ typedef struct sim_step_record {
     seam_scheme_report scheme;   /* columns and modes now; filtered, restarts, truncated: this step's */
 } sim_step_record;
 
+/* One observer of the run: each call may be NULL. open: at the run's start
+ * (frames: frame 0); residual: every iteration's; step: after each
+ * committed step (frames: only when a frame is due, after the step's CSV
+ * rows reached the disk); finish: at the end; save and load: its values in
+ * the checkpoint's section "outputs". The instances (outputs.c): csv,
+ * probes, vtk (the participants' own files), picture, report. */
+typedef struct sim_observer {
+    const char *name;
+    bool frames;             /* called at frame times only */
+    seam_status (*open)(sim_outputs *o);
+    void (*residual)(sim_outputs *o, long step, int iteration, double residual, double loads);
+    seam_status (*step)(sim_outputs *o, const sim_step_record *rec);
+    seam_status (*finish)(sim_outputs *o);
+    void (*save)(sim_outputs *o, seam_ckpt_writer *w);
+    void (*load)(sim_outputs *o, seam_ckpt_reader *r);
+} sim_observer;
+
 /* Check the picture can be drawn (2D, a fluid with that field). */
-bool outputs_check_picture(struct seam_sim *sim);
+bool outputs_check_picture(sim_outputs *o);
 /* Create the directory and the CSV files; write frame 0. */
-seam_status outputs_open(struct seam_sim *sim);
+seam_status outputs_open(sim_outputs *o);
 /* A row of residuals.csv for one iteration (loads: the load change, NaN when none). */
-void outputs_residual(struct seam_sim *sim, long step, int iteration, double residual, double loads);
+void outputs_residual(sim_outputs *o, long step, int iteration, double residual, double loads);
 /* The observer: the step's rows, and a frame when one is due. */
-seam_status outputs_step(struct seam_sim *sim, const sim_step_record *rec);
+seam_status outputs_step(sim_outputs *o, const sim_step_record *rec);
 /* Write the rows not written yet (a failed step's residuals), at the end of a run. */
-seam_status outputs_flush(struct seam_sim *sim);
-/* Where each CSV file ends now (-1: not written by this run), for a checkpoint. */
-void outputs_positions(struct seam_sim *sim, int64_t pos[SIM_CSV_COUNT]);
-/* The files of the output directory (paths relative to it, sorted) other
- * than the CSV files and the checkpoint; NULL with *n = 0 when there are
- * none. Free with outputs_manifest_free. */
-char **outputs_manifest(struct seam_sim *sim, size_t *n);
-void outputs_manifest_free(char **names, size_t n);
-/* Take up the outputs of a run at a checkpoint: the CSV files cut back to
- * pos and opened to append, every file not in the (sorted) manifest
- * removed, as written after the checkpoint. */
-seam_status outputs_resume(struct seam_sim *sim, const int64_t pos[SIM_CSV_COUNT], char *const *manifest, size_t n);
+seam_status outputs_flush(sim_outputs *o);
+/* What the outputs carry across steps (frame counter, next frame time,
+ * picture range, where each CSV file ended, which other files existed) as
+ * the checkpoint's section "outputs"; and back, taking up the outputs of
+ * the run at the checkpoint: the CSV files cut back and opened to append,
+ * every file written after it removed. */
+void outputs_save(sim_outputs *o, seam_ckpt_writer *w);
+void outputs_load(sim_outputs *o, seam_ckpt_reader *r);
 /* At the end of a run (wall time known): summary.csv, then the report;
  * SEAM_ERROR (said) when either could not be written. */
-seam_status outputs_finish(struct seam_sim *sim);
+seam_status outputs_finish(sim_outputs *o);
 void outputs_close(sim_outputs *out);
 
 #endif

@@ -5,7 +5,9 @@
 
 #include "probes.h"
 #include "seam/raster.h"
-#include "sim_internal.h"
+#include "interface.h"
+#include "participant.h"
+#include "seam/alloc.h"
 
 static const char *const axis_names[] = {"x", "y", "z"};
 
@@ -21,15 +23,12 @@ static bool name_ok(const char *s)
     return true;
 }
 
-void probes_read(seam_sim *sim, seam_cfg *out, sim_probes *pr)
+void probes_read(sim_participants *ps, bool builtin_coupled, seam_cfg *out, sim_probes *pr)
 {
     size_t n = seam_cfg_count(out, "probes", 0);
     if (!n)
         return;
-    if (!(pr->p = calloc(n, sizeof *pr->p))) {
-        seam_cfg_error(out, "probes", "out of memory");
-        return;
-    }
+    pr->p = SEAM_NEW_N(sim_probe, n);
     for (size_t i = 0; i < n; i++) {
         seam_cfg *c = seam_cfg_item(out, "probes", i);
         if (!c)
@@ -57,64 +56,63 @@ void probes_read(seam_sim *sim, seam_cfg *out, sim_probes *pr)
             for (size_t k = 0; x && k < p->n_coords && k < 3; k++)
                 p->point[k] = x[k];
             free(x);
-            p->field = strdup(seam_cfg_str(c, "field", "pressure", 0));
+            const char *field = seam_cfg_str(c, "field", "pressure", 0);
+            p->field = seam_xstrdup(field ? field : "pressure");   /* a wrong type is reported already */
         } else {
             const char *solid = seam_cfg_str(c, "solid", NULL, 0);
             p->body = seam_cfg_int(c, "body", -1, 0, INT32_MAX, 0);
-            p->solid = solid ? strdup(solid) : NULL;
+            p->solid = solid ? seam_xstrdup(solid) : NULL;
             bool found = false;
-            for (size_t k = sim->first_solid; solid && !sim->coupled && k < sim->n_parts; k++)
-                if (sim->parts[k].name && strcmp(sim->parts[k].name, solid) == 0) {
+            for (size_t k = ps->first_solid; solid && !ps->coupled && k < ps->n_parts; k++)
+                if (ps->parts[k].name && strcmp(ps->parts[k].name, solid) == 0) {
                     p->part = k;
                     found = true;
                 }
-            if (solid && sim->coupled)
+            if (solid && ps->coupled)
                 seam_cfg_error(c, "solid", "%s hands the coupler no loads: only point probes",
-                               sim->monolithic ? "scheme \"monolithic\" solves fluid and solids as one system and"
+                               builtin_coupled ? "scheme \"monolithic\" solves fluid and solids as one system and"
                                                : "a scene with a \"coupled\" participant");
             else if (solid && !found)
                 seam_cfg_error(c, "solid", "no solid of this scene is named \"%s\"", solid);
         }
-        p->name = name ? strdup(name) : NULL;
-        if (!p->name || (has_point && !p->field) || (has_solid && !p->solid))
-            seam_cfg_error(c, NULL, "out of memory");
+        p->name = name ? seam_xstrdup(name) : NULL;
     }
 }
 
-static size_t columns(const seam_sim *sim, const sim_probe *p)
+static size_t columns(const sim_interface *in, const sim_probe *p)
 {
-    return p->field ? 1 : 2 * (size_t)sim->in.dim;
+    return p->field ? 1 : 2 * (size_t)in->dim;
 }
 
-bool probes_check(seam_sim *sim, sim_probes *pr)
+bool probes_check(sim_participants *ps, const sim_interface *in, sim_probes *pr)
 {
     bool ok = true;
     size_t total = 0;
     for (size_t i = 0; i < pr->n; i++) {
         sim_probe *p = &pr->p[i];
-        total += columns(sim, p);
+        total += columns(in, p);
         if (!p->field) {
-            participant *pt = &sim->parts[p->part];
+            participant *pt = &ps->parts[p->part];
             if (p->body >= (long)pt->n_bodies) {
-                sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s.body: %s has %zu bodies (ids 0 to %zu), not %ld",
-                        seam_doc_locate(sim->doc, p->where), p->where, pt->name, pt->n_bodies, pt->n_bodies - 1,
+                sim_log(ps->env.log, SEAM_LOG_ERROR, NULL, "%s: %s.body: %s has %zu bodies (ids 0 to %zu), not %ld",
+                        seam_doc_locate(ps->env.doc, p->where), p->where, pt->name, pt->n_bodies, pt->n_bodies - 1,
                         p->body);
                 ok = false;
             }
             p->body_global = pt->body_base + (int32_t)(p->body >= 0 ? p->body : 0);
             continue;
         }
-        participant *fl = sim_field_source(sim);
+        participant *fl = participants_field_source(ps);
         seam_raster r;
         const char *why = NULL;
         char field_at[64];
         snprintf(field_at, sizeof field_at, "%s.field", p->where);
         if (!fl->p->field)
-            why = sim->coupled ? "the coupled plugin offers no fields" : "the fluid offers no fields";
+            why = ps->coupled ? "the coupled plugin offers no fields" : "the fluid offers no fields";
         else if (fl->p->field(fl->self, p->field, &r) != SEAM_OK || !r.data)
             why = "the fluid has no field of that name (see its message)";
         if (why) {
-            sim_log(sim, SEAM_LOG_ERROR, fl->name, "%s: %s \"%s\": %s", seam_doc_locate(sim->doc, field_at), field_at,
+            sim_log(ps->env.log, SEAM_LOG_ERROR, fl->name, "%s: %s \"%s\": %s", seam_doc_locate(ps->env.doc, field_at), field_at,
                     p->field, why);
             ok = false;
             continue;
@@ -123,8 +121,8 @@ bool probes_check(seam_sim *sim, sim_probes *pr)
         char point_at[64];
         snprintf(point_at, sizeof point_at, "%s.point", p->where);
         if (p->n_coords != want) {
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: the fluid's field \"%s\" is %zuD: expected %zu coordinates, "
-                    "got %zu", seam_doc_locate(sim->doc, point_at), point_at, p->field, want, want, p->n_coords);
+            sim_log(ps->env.log, SEAM_LOG_ERROR, NULL, "%s: %s: the fluid's field \"%s\" is %zuD: expected %zu coordinates, "
+                    "got %zu", seam_doc_locate(ps->env.doc, point_at), point_at, p->field, want, want, p->n_coords);
             ok = false;
         } else if (!seam_raster_contains(&r, p->point)) {
             char at[128], box[256];
@@ -136,19 +134,17 @@ bool probes_check(seam_sim *sim, sim_probes *pr)
                 m += snprintf(box + m, sizeof box - (size_t)m, " x [%g, %g]", r.origin[a], r.origin[a] + cells * r.dx);
             }
             snprintf(at + n, sizeof at - (size_t)n, ")");
-            sim_log(sim, SEAM_LOG_ERROR, NULL, "%s: %s: %s lies outside the fluid's field \"%s\", which covers %s",
-                    seam_doc_locate(sim->doc, point_at), point_at, at, p->field, box);
+            sim_log(ps->env.log, SEAM_LOG_ERROR, NULL, "%s: %s: %s lies outside the fluid's field \"%s\", which covers %s",
+                    seam_doc_locate(ps->env.doc, point_at), point_at, at, p->field, box);
             ok = false;
         }
     }
-    if (ok && pr->n && !(pr->values = calloc(total, sizeof *pr->values))) {
-        sim_log(sim, SEAM_LOG_ERROR, NULL, "out of memory");
-        ok = false;
-    }
+    if (ok && pr->n)
+        pr->values = SEAM_NEW_N(double, total);
     return ok;
 }
 
-void probes_header(seam_sim *sim, const sim_probes *pr, FILE *f)
+void probes_header(const sim_interface *in, const sim_probes *pr, FILE *f)
 {
     fputs("step,t", f);
     for (size_t i = 0; i < pr->n; i++) {
@@ -157,9 +153,9 @@ void probes_header(seam_sim *sim, const sim_probes *pr, FILE *f)
             fprintf(f, ",%s.%s", p->name, p->field);
             continue;
         }
-        for (int a = 0; a < sim->in.dim; a++)
+        for (int a = 0; a < in->dim; a++)
             fprintf(f, ",%s.%s", p->name, axis_names[a]);
-        for (int a = 0; a < sim->in.dim; a++)
+        for (int a = 0; a < in->dim; a++)
             fprintf(f, ",%s.f%s", p->name, axis_names[a]);
     }
     fputc('\n', f);
@@ -167,10 +163,9 @@ void probes_header(seam_sim *sim, const sim_probes *pr, FILE *f)
 
 /* A solid probe: the mean of its points' committed positions, the sum of
  * the loads they received in the committed solve. */
-static void solid_values(const seam_sim *sim, const sim_probe *p, double *v)
+static void solid_values(const sim_participants *ps, const sim_interface *in, const sim_probe *p, double *v)
 {
-    const sim_interface *in = &sim->in;
-    const participant *pt = &sim->parts[p->part];
+    const participant *pt = &ps->parts[p->part];
     size_t d = (size_t)in->dim, count = 0;
     for (size_t a = 0; a < 2 * d; a++)
         v[a] = 0.0;
@@ -187,18 +182,18 @@ static void solid_values(const seam_sim *sim, const sim_probe *p, double *v)
         v[a] = count ? v[a] / (double)count : NAN;
 }
 
-seam_status probes_row(seam_sim *sim, sim_probes *pr, FILE *f, long step, double t)
+seam_status probes_row(sim_participants *ps, const sim_interface *in, sim_probes *pr, FILE *f, long step, double t)
 {
     size_t col = 0;
     for (size_t i = 0; i < pr->n; i++) {
         sim_probe *p = &pr->p[i];
         if (!p->field)
-            solid_values(sim, p, pr->values + col);
-        col += columns(sim, p);
+            solid_values(ps, in, p, pr->values + col);
+        col += columns(in, p);
     }
     /* point probes: one field call per field, every probe of it read from that raster */
-    participant *fl = sim_field_source(sim);
-    for (size_t i = 0, col_i = 0; i < pr->n; col_i += columns(sim, &pr->p[i]), i++) {
+    participant *fl = participants_field_source(ps);
+    for (size_t i = 0, col_i = 0; i < pr->n; col_i += columns(in, &pr->p[i]), i++) {
         sim_probe *p = &pr->p[i];
         bool first = p->field != NULL;
         for (size_t k = 0; first && k < i; k++)
@@ -207,11 +202,11 @@ seam_status probes_row(seam_sim *sim, sim_probes *pr, FILE *f, long step, double
             continue;
         seam_raster r;
         if (fl->p->field(fl->self, p->field, &r) != SEAM_OK || !r.data) {
-            sim_log(sim, SEAM_LOG_ERROR, fl->name, "field \"%s\" failed for probe %s after step %ld (t = %.9g s)",
+            sim_log(ps->env.log, SEAM_LOG_ERROR, fl->name, "field \"%s\" failed for probe %s after step %ld (t = %.9g s)",
                     p->field, p->name, step, t);
             return SEAM_ERROR;
         }
-        for (size_t k = i, col_k = col_i; k < pr->n; col_k += columns(sim, &pr->p[k]), k++)
+        for (size_t k = i, col_k = col_i; k < pr->n; col_k += columns(in, &pr->p[k]), k++)
             if (pr->p[k].field && strcmp(pr->p[k].field, p->field) == 0)
                 pr->values[col_k] = seam_raster_at(&r, pr->p[k].point);
     }

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "interface.h"
+#include "participant.h"
 #include "seam/config.h"
-
-struct seam_sim;
 
 typedef struct sim_probe {
     char *name;
@@ -31,16 +31,17 @@ typedef struct sim_probes {
     double *values;          /* one step's row, probes_columns long */
 } sim_probes;
 
-/* Read output.probes (an array of objects) from the output reader. */
-void probes_read(struct seam_sim *sim, seam_cfg *out, sim_probes *pr);
+/* Read output.probes (an array of objects) from the output reader; each
+ * solid probe names a solid of ps (builtin_coupled: scheme "monolithic"). */
+void probes_read(sim_participants *ps, bool builtin_coupled, seam_cfg *out, sim_probes *pr);
 /* Check them against the built simulation: each solid is a solid of the
  * scene with that body, each point lies in the fluid's field of that name
  * with the field's number of coordinates. */
-bool probes_check(struct seam_sim *sim, sim_probes *pr);
+bool probes_check(sim_participants *ps, const sim_interface *in, sim_probes *pr);
 /* The header line of probes.csv ("step,t,NAME.FIELD,NAME.x,...\n"). */
-void probes_header(struct seam_sim *sim, const sim_probes *pr, FILE *f);
+void probes_header(const sim_interface *in, const sim_probes *pr, FILE *f);
 /* Sample every probe after the step just committed and write its row. */
-seam_status probes_row(struct seam_sim *sim, sim_probes *pr, FILE *f, long step, double t);
+seam_status probes_row(sim_participants *ps, const sim_interface *in, sim_probes *pr, FILE *f, long step, double t);
 void probes_free(sim_probes *pr);
 
 #endif

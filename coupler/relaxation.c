@@ -4,6 +4,7 @@
 
 #include "scheme.h"
 #include "lanes.h"
+#include "seam/alloc.h"
 
 typedef struct {
     double omega;
@@ -14,9 +15,7 @@ typedef struct {
 
 static void *relaxation_create(seam_cfg *coupling)
 {
-    relaxation *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
+    relaxation *r = SEAM_NEW(relaxation);
     r->omega = seam_cfg_num(coupling, "relaxation", 0.5, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     return r;
 }
@@ -42,12 +41,8 @@ static seam_status relaxation_step(void *self, seam_coupling *c, const double *X
     size_t n = seam_coupling_size(c);
     if (r->n != n) {
         free(r->X);
-        r->X = malloc(3 * (n ? n : 1) * sizeof *r->X);
-        r->n = r->X ? n : 0;
-        if (!r->X) {
-            seam_coupling_warn(c, "out of memory for %zu interface values", n);
-            return SEAM_ERROR;
-        }
+        r->X = seam_xmalloc_n(3 * (n ? n : 1), sizeof *r->X);
+        r->n = n;
         r->F = r->X + n;
         r->Xr = r->F + n;
     }
@@ -80,4 +75,5 @@ const seam_scheme_ops seam_scheme_relaxation = {
     .create = relaxation_create,
     .destroy = relaxation_destroy,
     .step = relaxation_step,
+    .iterates = true,
 };

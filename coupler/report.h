@@ -6,7 +6,7 @@
 #define SEAM_COUPLER_REPORT_H
 
 #include "seam/plugin.h"
-#include "simulation.h"
+#include "run.h"
 
 /* Write into dir: iterations.png, residuals.png (when residuals.csv has
  * rows), times.png, regions_p0.png and regions_volume_error.png (when

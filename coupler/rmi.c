@@ -21,6 +21,7 @@
 #include "seam/krylov.h"
 #include "seam/lsq.h"
 #include "lanes.h"
+#include "seam/alloc.h"
 
 enum { RMI_WOODBURY, RMI_GMRES };
 static const char *const solver_names[] = {"woodbury", "gmres", NULL};
@@ -76,9 +77,7 @@ typedef struct {
 /* omega_default: the first model-free update's relaxation (rmi 0.1, xpm 1 as Algorithm 1). */
 static void *rmi_create_with(seam_cfg *coupling, double omega_default)
 {
-    rmi *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
+    rmi *r = SEAM_NEW(rmi);
     r->omega = seam_cfg_num(coupling, "relaxation", omega_default, 0.0, 1.0, SEAM_CFG_LO_OPEN);
     r->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
     r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
@@ -112,12 +111,12 @@ static void cross_update(rmi_cross *x, seam_qr *a, seam_qr *b, size_t n)
     }
     if (m > x->ldc || k > x->capc) {   /* grow, keeping what is held */
         size_t ldc = m > x->ldc ? 2 * m + 8 : x->ldc, capc = k > x->capc ? 2 * k + 8 : x->capc;
-        double *C = malloc(ldc * capc * sizeof *C);
+        double *C = seam_xmalloc_n(ldc * capc, sizeof *C);
         for (size_t j = 0; j < x->cols; j++)
             memcpy(C + j * ldc, x->C + j * x->ldc, x->rows * sizeof *C);
         free(x->C);
         x->C = C, x->ldc = ldc;
-        x->ids = realloc(x->ids, capc * sizeof *x->ids);
+        x->ids = seam_xrealloc_n(x->ids, capc, sizeof *x->ids);
         x->capc = capc;
     }
     /* Both id lists increase: keep the held columns b still has, in order. */
@@ -178,8 +177,8 @@ static bool rmi_reserve(rmi *r, size_t n)
     size_t m = n ? n : 1;
     r->lsq_f = seam_qr_new(n, (size_t)r->max_columns < n ? (size_t)r->max_columns : n, r->filter);
     r->lsq_s = seam_qr_new(n, (size_t)r->max_columns < n ? (size_t)r->max_columns : n, r->filter);
-    r->Xf = malloc((13 * m + 1) * sizeof *r->Xf);
-    if (!r->Xf || !r->lsq_f || !r->lsq_s) {
+    r->Xf = seam_xmalloc_n(13 * m + 1, sizeof *r->Xf);
+    if (!r->lsq_f || !r->lsq_s) {
         rmi_free_vectors(r);
         return false;
     }
@@ -199,21 +198,19 @@ static bool rmi_reserve(rmi *r, size_t n)
 }
 
 /* The points' vectors, nf values each. */
-static bool rmi_reserve_full(rmi *r, size_t nf)
+static void rmi_reserve_full(rmi *r, size_t nf)
 {
     if (r->full && r->nf == nf)
-        return true;
+        return;
     free(r->full);
     size_t m = nf ? nf : 1;
     r->nf = nf;
-    if (!(r->full = malloc(5 * m * sizeof *r->full)))
-        return false;
+    r->full = seam_xmalloc_n(5 * m, sizeof *r->full);
     r->Xfull = r->full;
     r->pfull = r->Xfull + m;
     r->Xf_full = r->pfull + m;
     r->pf_full = r->Xf_full + m;
     r->Xs_old_full = r->pf_full + m;
-    return true;
 }
 
 /* Between the points' vectors and the model's: the log and exp maps of each
@@ -253,12 +250,12 @@ static void rmi_lowrank_scratch(rmi *r, rmi_lowrank *L)
     if (need > r->cap_work) {
         free(r->work);
         r->cap_work = 2 * need;
-        r->work = malloc(r->cap_work * sizeof *r->work);
+        r->work = seam_xmalloc_n(r->cap_work, sizeof *r->work);
     }
     if (k2 > r->cap_ipiv) {
         free(r->ipiv);
         r->cap_ipiv = 2 * k2;
-        r->ipiv = malloc(r->cap_ipiv * sizeof *r->ipiv);
+        r->ipiv = seam_xmalloc_n(r->cap_ipiv, sizeof *r->ipiv);
     }
     L->M = r->work;
     L->tmp = r->work + k2 * k2 + k2;
@@ -319,9 +316,9 @@ static int lowrank_solve_woodbury(const rmi_lowrank *L, const double *g, double 
 }
 
 /* The same by GMRES on the n-vector operator; it ends in at most rank + 1 iterations. */
-static int lowrank_solve_gmres(const rmi_lowrank *L, const double *g, double *x)
+static int lowrank_solve_gmres(rmi_lowrank *L, const double *g, double *x)
 {
-    seam_linop A = {L->n, lowrank_apply, (void *)L};
+    seam_linop A = {L->n, lowrank_apply, L};
     seam_krylov_opts o = {.tol = 1e-13, .abs_tol = 0.0, .max_iter = (int)(L->k2 + 10), .restart = (int)(L->k2 + 10)};
     seam_krylov_stats s;
     memcpy(x, g, L->n * sizeof *x);
@@ -498,10 +495,11 @@ static seam_status rmi_step(void *self, seam_coupling *c, const double *X_pred, 
     size_t nf = seam_coupling_size(c);
     r->rd = r->rigid_on ? c->rigid : NULL;
     size_t n = r->rd ? rigid_dofs_reduced(r->rd) : nf;
-    if (!rmi_reserve(r, n) || !rmi_reserve_full(r, nf)) {
+    if (!rmi_reserve(r, n)) {
         seam_coupling_warn(c, "out of memory for %zu interface values", nf);
         return SEAM_ERROR;
     }
+    rmi_reserve_full(r, nf);
     if (r->rd && !rigid_dofs_begin(r->rd, seam_coupling_Xn(c))) {
         seam_coupling_warn(c, "the committed points of a rigid body fix no pose");
         return SEAM_ERROR;
@@ -588,15 +586,15 @@ static void cross_save(const rmi_cross *x, seam_ckpt_writer *w)
     seam_ckpt_put_u64(w, x->rows);
     seam_ckpt_put_u64(w, x->cols);
     seam_ckpt_put_u64(w, x->epoch);
-    int64_t *ids = malloc((x->cols ? x->cols : 1) * sizeof *ids);
+    int64_t *ids = seam_xmalloc_n(x->cols ? x->cols : 1, sizeof *ids);
     size_t size = x->rows * x->cols;
-    double *C = malloc((size ? size : 1) * sizeof *C);
-    for (size_t j = 0; ids && C && j < x->cols; j++) {
+    double *C = seam_xmalloc_n(size ? size : 1, sizeof *C);
+    for (size_t j = 0; j < x->cols; j++) {
         ids[j] = (int64_t)x->ids[j];
         memcpy(C + j * x->rows, x->C + j * x->ldc, x->rows * sizeof *C);
     }
-    seam_ckpt_put_i64s(w, ids, ids && C ? x->cols : 0);
-    seam_ckpt_put_f64s(w, C, ids && C ? x->rows * x->cols : 0);
+    seam_ckpt_put_i64s(w, ids, x->cols);
+    seam_ckpt_put_f64s(w, C, x->rows * x->cols);
     free(ids);
     free(C);
 }
@@ -613,16 +611,11 @@ static void cross_load(rmi_cross *x, seam_ckpt_reader *r)
         return;
     }
     size_t ldc = 2 * rows + 8, capc = 2 * cols + 8;
-    int64_t *ids = malloc(capc * sizeof *ids);
-    x->C = calloc(ldc * capc, sizeof *x->C);
-    x->ids = malloc(capc * sizeof *x->ids);
+    int64_t *ids = seam_xmalloc_n(capc, sizeof *ids);
+    x->C = seam_xcalloc(ldc * capc, sizeof *x->C);
+    x->ids = seam_xmalloc_n(capc, sizeof *x->ids);
     size_t size = rows * cols;
-    double *C = malloc((size ? size : 1) * sizeof *C);
-    if (!ids || !x->C || !x->ids || !C) {
-        free(ids), free(C);
-        seam_ckpt_fail(r, "out of memory");
-        return;
-    }
+    double *C = seam_xmalloc_n(size ? size : 1, sizeof *C);
     x->ldc = ldc, x->capc = capc;
     seam_ckpt_get_i64s(r, ids, cols);
     seam_ckpt_get_f64s(r, C, rows * cols);
@@ -675,6 +668,7 @@ const seam_scheme_ops seam_scheme_rmi = {
     .save = rmi_save,
     .load = rmi_load,
     .report = rmi_report,
+    .iterates = true,
 };
 
 /* The extended partitioned method (Akbay 2.6): the RMI above with the
@@ -691,4 +685,8 @@ const seam_scheme_ops seam_scheme_xpm = {
     .save = rmi_save,
     .load = rmi_load,
     .report = rmi_report,
+    .iterates = true,
+    .needs_bpp = true,
+    .needs_impulse_loads = true,
+    .defaults = {30, 0.05, true, true},   /* Akbay 2.6: 30 iterations, 0.05 cell sizes on the positions alone */
 };

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene.h"
+#include "seam/alloc.h"
 #include "seam/vtk.h"
-#include "sim_internal.h"
 
 static const char *const unconverged_names[] = {"warn", "fail", "retry", NULL};
 /* in the order of PREDICT_* (the polynomial ones at their order) */
@@ -17,39 +18,44 @@ static const char *const predictor_names[] = {"none", "linear", "quadratic", "cu
 #define MAX_FRAMES 1e6          /* frames a run writes */
 #define MAX_GRAVITY 1e4         /* m/s^2: about 1000 times the Earth's */
 
-static const char *locate_key(seam_sim *sim, const char *object, const char *key)
+static const char *locate_key(sim_scene *sc, const char *object, const char *key)
 {
     char path[512];
     snprintf(path, sizeof path, "%s.%s", object, key);
-    return seam_doc_locate(sim->doc, path);
+    return seam_doc_locate(sc->doc, path);
 }
 
 /* Keys of `coupling` that belong to a scheme other than the chosen one:
  * accepted with a warning that they do nothing, so switching schemes with
  * --set does not need the scene edited. */
-static void skip_other_scheme_keys(seam_sim *sim, seam_cfg *coupling, json_t *obj)
+static void skip_other_scheme_keys(sim_scene *sc, seam_cfg *coupling, json_t *obj)
 {
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v) {
-        if (monolithic_key(key)) {
-            seam_cfg_skip(coupling, key);
-            sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme "
-                    "\"monolithic\" does)", locate_key(sim, "coupling", key), key, sim->scheme->name);
+        for (size_t i = 0; i < sim_stepper_count(); i++) {
+            const sim_stepper *st = sim_stepper_at(i);
+            for (const char *const *k = st->keys; st->scheme_name && *k; k++)
+                if (strcmp(*k, key) == 0) {
+                    seam_cfg_skip(coupling, key);
+                    sim_log(sc->log, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it "
+                            "(scheme \"%s\" does)", locate_key(sc, "coupling", key), key, sc->stepping.scheme->name,
+                            st->scheme_name);
+                }
         }
         for (size_t i = 0; i < seam_scheme_count(); i++) {
             const seam_scheme_ops *s = seam_scheme_at(i);
-            if (s == sim->scheme)
+            if (s == sc->stepping.scheme)
                 continue;
             bool mine = false, theirs = false;
-            for (const char *const *k = sim->scheme->keys; *k; k++)
+            for (const char *const *k = sc->stepping.scheme->keys; *k; k++)
                 mine |= strcmp(*k, key) == 0;
             for (const char *const *k = s->keys; *k; k++)
                 theirs |= strcmp(*k, key) == 0;
             if (theirs && !mine) {
                 seam_cfg_skip(coupling, key);
-                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme \"%s\" does)",
-                        locate_key(sim, "coupling", key), key, sim->scheme->name, s->name);
+                sim_log(sc->log, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme \"%s\" does)",
+                        locate_key(sc, "coupling", key), key, sc->stepping.scheme->name, s->name);
                 break;
             }
         }
@@ -57,32 +63,32 @@ static void skip_other_scheme_keys(seam_sim *sim, seam_cfg *coupling, json_t *ob
 }
 
 /* Returns the reader of "time" (NULL when absent), for check_frames. */
-static seam_cfg *read_time(seam_sim *sim, seam_cfg *root)
+static seam_cfg *read_time(sim_scene *sc, seam_cfg *root)
 {
     seam_cfg *time = seam_cfg_child(root, "time", SEAM_CFG_REQUIRED);
     if (time) {
-        sim->t_end = seam_cfg_num(time, "end", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-        sim->dt_max = seam_cfg_num(time, "dt", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        sim->dt_min = seam_cfg_num(time, "dt_min", 0.0, 0.0, INFINITY, 0);
-        sim->frame_dt = seam_cfg_num(time, "frame", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+        sc->t_end = seam_cfg_num(time, "end", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
+        sc->dt_max = seam_cfg_num(time, "dt", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+        sc->dt_min = seam_cfg_num(time, "dt_min", 0.0, 0.0, INFINITY, 0);
+        sc->frame_dt = seam_cfg_num(time, "frame", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     }
-    if (sim->opts.end > 0)
-        sim->t_end = sim->opts.end;
-    if (!(sim->frame_dt > 0))
-        sim->frame_dt = sim->t_end / 100.0;
+    if (sc->opts->end > 0)
+        sc->t_end = sc->opts->end;
+    if (!(sc->frame_dt > 0))
+        sc->frame_dt = sc->t_end / 100.0;
 
-    if (sim->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
-        sim->dt_min = isfinite(sim->dt_max) ? fmin(1e-6 * sim->dt_max, 1e-3 * sim->t_end) : 1e-12 * sim->t_end;
+    if (sc->dt_min == 0.0)   /* a stable step a million times below the one asked for is a blow-up */
+        sc->dt_min = isfinite(sc->dt_max) ? fmin(1e-6 * sc->dt_max, 1e-3 * sc->t_end) : 1e-12 * sc->t_end;
     /* never 0: of a dt of 5e-324 s the default underflows, and an unstable step was retried at dt = 0 for ever */
-    sim->dt_min = fmax(sim->dt_min, nextafter(0.0, 1.0));
+    sc->dt_min = fmax(sc->dt_min, nextafter(0.0, 1.0));
     return time;
 }
 
 /* One gravity for every participant: [gx, gy] or [gx, gy, gz], y up by default. */
-static void read_gravity(seam_sim *sim, seam_cfg *root)
+static void read_gravity(sim_scene *sc, seam_cfg *root)
 {
-    sim->gravity[0] = sim->gravity[2] = 0.0;
-    sim->gravity[1] = -9.81;
+    sc->gravity[0] = sc->gravity[2] = 0.0;
+    sc->gravity[1] = -9.81;
     json_t *g = seam_cfg_json(root, "gravity");
     if (!g)
         return;
@@ -99,96 +105,123 @@ static void read_gravity(seam_sim *sim, seam_cfg *root)
         seam_cfg_error(root, "gravity", "|g| = %g m/s^2 is more than %g m/s^2 (1000 times the Earth's 9.81): a "
                        "typo or a unit slip", size, MAX_GRAVITY);
     else
-        memcpy(sim->gravity, v, sizeof v);
+        memcpy(sc->gravity, v, sizeof v);
 }
 
-/* Scheme "monolithic": its own keys go to the plugin (which checks them);
- * the partitioned schemes' keys do nothing. */
-static void read_monolithic(seam_sim *sim, seam_cfg *root, seam_cfg *coupling, bool has_coupled)
+/* A stepper named by coupling.scheme (stepper.c, its scheme_name): its own
+ * keys go to its built-in plugin (which checks them); the partitioned
+ * schemes' keys do nothing. */
+static void read_builtin_coupled(sim_scene *sc, seam_cfg *root, seam_cfg *coupling, const sim_stepper *st,
+                                 bool has_coupled)
 {
-    sim->monolithic = !has_coupled;
-    sim->scheme = &seam_scheme_explicit;   /* never stepped: the coupled stepper advances the run */
-    seam_convergence_read(&sim->conv, NULL, sim->cell_size);
+    sc->builtin_coupled = has_coupled ? NULL : st->scheme_name;
+    sc->stepping.scheme = NULL;   /* the coupled stepper advances the run */
+    seam_convergence_read(&sc->stepping.conv, NULL, sc->cell_size);
     const char *key;
     json_t *v;
     json_object_foreach(seam_cfg_json(root, "coupling"), key, v) {
         if (strcmp(key, "scheme") == 0)
             continue;
         seam_cfg_skip(coupling, key);
-        bool mine = monolithic_key(key);
-        if (!mine || has_coupled)
-            sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: %s", locate_key(sim, "coupling", key),
-                    key, has_coupled ? "the \"coupled\" participant advances fluid and solid itself"
-                                     : "scheme \"monolithic\" solves fluid and solids as one system, without iterations");
+        bool mine = false;
+        for (const char *const *k = st->keys; *k; k++)
+            mine |= strcmp(*k, key) == 0;
+        if (!mine || has_coupled) {
+            char why[256];
+            if (has_coupled)
+                snprintf(why, sizeof why, "the \"coupled\" participant advances fluid and solid itself");
+            else
+                snprintf(why, sizeof why, "scheme \"%s\" solves fluid and solids as one system, without iterations",
+                         st->scheme_name);
+            sim_log(sc->log, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: %s", locate_key(sc, "coupling", key),
+                    key, why);
+        }
     }
     if (has_coupled)
-        sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
-                seam_doc_locate(sim->doc, "coupling"));
+        sim_log(sc->log, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
+                seam_doc_locate(sc->doc, "coupling"));
 }
 
-static void read_coupling(seam_sim *sim, seam_cfg *root, bool has_coupled)
+/* The names coupling.scheme takes: every scheme, then every stepper that a
+ * scheme name selects ("monolithic"); NULL-terminated, *ns the schemes'. */
+static const char **scheme_names(size_t *ns)
+{
+    *ns = seam_scheme_count();
+    const char **names = SEAM_NEW_N(const char *, *ns + sim_stepper_count() + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < *ns; i++)
+        names[n++] = seam_scheme_at(i)->name;
+    for (size_t i = 0; i < sim_stepper_count(); i++)
+        if (sim_stepper_at(i)->scheme_name)
+            names[n++] = sim_stepper_at(i)->scheme_name;
+    return names;
+}
+
+static void read_coupling(sim_scene *sc, seam_cfg *root, bool has_coupled)
 {
     seam_cfg *coupling = seam_cfg_child(root, "coupling", 0);
-    static const char *scheme_names[16];
-    size_t ns = seam_scheme_count();
-    ns = ns < 14 ? ns : 14;
-    for (size_t i = 0; i < ns; i++)
-        scheme_names[i] = seam_scheme_at(i)->name;
-    scheme_names[ns] = "monolithic";   /* not a partitioned scheme: the coupled stepper */
-    scheme_names[ns + 1] = NULL;
-    sim->scheme = &seam_scheme_relaxation;
-    sim->predictor = PREDICT_LINEAR;
+    sc->stepping.scheme = seam_scheme_find("relaxation");
+    sc->stepping.predictor = PREDICT_LINEAR;
     if (!coupling) {
-        seam_convergence_read(&sim->conv, NULL, sim->cell_size);
+        seam_convergence_read(&sc->stepping.conv, NULL, sc->cell_size);
         if (!has_coupled)
             seam_cfg_error(root, "coupling", "required key is missing (a scene with a fluid and solids says how to "
                            "couple them; {} takes the defaults, scheme relaxation)");
         return;
     }
-    int s = seam_cfg_enum(coupling, "scheme", scheme_names, 1, 0);
-    if ((size_t)s == ns) {
-        read_monolithic(sim, root, coupling, has_coupled);
+    size_t ns;
+    const char **names = scheme_names(&ns);
+    int s = seam_cfg_enum(coupling, "scheme", names, 1, 0);
+    const char *chosen = names[s];
+    free(names);
+    if ((size_t)s >= ns) {
+        read_builtin_coupled(sc, root, coupling, sim_stepper_by_scheme(chosen), has_coupled);
         return;
     }
-    sim->scheme = seam_scheme_at((size_t)s);
-    bool xpm = sim->scheme == &seam_scheme_xpm;
-    /* xpm: the thesis's defaults, 30 iterations and 0.05 cell sizes on the
-     * positions alone (Akbay 2.6); the projection holds the volumes. */
-    seam_convergence_defaults defaults = {xpm ? 30 : 50, xpm ? 0.05 : 1e-6, xpm, xpm};
-    if (xpm && !(sim->cell_size > 0) && !seam_cfg_has(coupling, "tolerance") && !seam_cfg_has(coupling, "measures")) {
+    sc->stepping.scheme = seam_scheme_at((size_t)s);
+    const seam_scheme_ops *scheme = sc->stepping.scheme;
+    seam_convergence_defaults defaults = scheme->defaults;
+    if (defaults.max_iterations == 0)
+        defaults = (seam_convergence_defaults){50, 1e-6, false, false};
+    if (defaults.cells && !(sc->cell_size > 0) && !seam_cfg_has(coupling, "tolerance") &&
+        !seam_cfg_has(coupling, "measures")) {
         seam_cfg_error(coupling, "scheme",
-                       "xpm measures convergence in cells (0.05 cell sizes, Akbay 2.6): give the scene's top-level "
-                       "\"cell_size\", or coupling.tolerance");
-        defaults = (seam_convergence_defaults){30, 1e-6, false, true};
+                       "%s measures convergence in cells (%g cell sizes, Akbay 2.6): give the scene's top-level "
+                       "\"cell_size\", or coupling.tolerance", scheme->name, defaults.tolerance);
+        defaults = (seam_convergence_defaults){defaults.max_iterations, 1e-6, false, true};
     }
-    seam_convergence_read_defaults(&sim->conv, coupling, sim->cell_size, &defaults);
-    bpp_read_options(coupling, xpm, &sim->bpp_on, &sim->bpp_opts);
-    if (xpm && !sim->bpp_on)
-        seam_cfg_error(coupling, "bpp", "xpm includes the boundary pressure projection; for the RMI without it use scheme \"rmi\"");
+    seam_convergence_read_defaults(&sc->stepping.conv, coupling, sc->cell_size, &defaults);
+    bpp_read_options(coupling, scheme->needs_bpp, &sc->stepping.bpp_on, &sc->stepping.bpp_opts);
+    if (scheme->needs_bpp && !sc->stepping.bpp_on)
+        seam_cfg_error(coupling, "bpp", "%s includes the boundary pressure projection; for the RMI without it use "
+                       "scheme \"rmi\"", scheme->name);
     int unconverged = seam_cfg_enum(coupling, "on_nonconvergence", unconverged_names, 0, 0);
-    sim->fail_unconverged = unconverged == 1;
-    sim->retry_unconverged = unconverged == 2;
-    sim->predictor = seam_cfg_enum(coupling, "predictor", predictor_names, PREDICT_LINEAR, 0);
-    skip_other_scheme_keys(sim, coupling, seam_cfg_json(root, "coupling"));
-    if (sim->scheme == &seam_scheme_explicit) {
+    sc->fail_unconverged = unconverged == 1;
+    sc->retry_unconverged = unconverged == 2;
+    sc->stepping.predictor = seam_cfg_enum(coupling, "predictor", predictor_names, PREDICT_LINEAR, 0);
+    skip_other_scheme_keys(sc, coupling, seam_cfg_json(root, "coupling"));
+    if (!scheme->iterates) {
         /* One solve each per step: nothing to converge. */
         static const char *const idle[] = {"tolerance", "convergence", "load_tolerance", "measures",
                                            "max_iterations", "on_nonconvergence", "divergence", "bpp"};
         for (size_t i = 0; i < sizeof idle / sizeof idle[0]; i++)
             if (json_object_get(seam_cfg_json(root, "coupling"), idle[i]))
-                sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"explicit\" does not iterate",
-                        locate_key(sim, "coupling", idle[i]), idle[i]);
+                sim_log(sc->log, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not iterate",
+                        locate_key(sc, "coupling", idle[i]), idle[i], scheme->name);
     }
     if (has_coupled)
-        sim_log(sim, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
-                seam_doc_locate(sim->doc, "coupling"));
-    sim->scheme_self = sim->scheme->create ? sim->scheme->create(coupling) : NULL;
-    if (sim->scheme->create && !sim->scheme_self)
-        seam_cfg_error(coupling, "scheme", "scheme \"%s\" could not be set up (out of memory)", sim->scheme->name);
+        sim_log(sc->log, SEAM_LOG_WARN, NULL, "%s: coupling has no effect: a \"coupled\" participant advances fluid and solid itself",
+                seam_doc_locate(sc->doc, "coupling"));
+    sc->stepping.scheme_self = scheme->create ? scheme->create(coupling) : NULL;
+    if (scheme->create && !sc->stepping.scheme_self)
+        seam_cfg_error(coupling, "scheme", "scheme \"%s\" could not be set up (out of memory)", scheme->name);
 }
 
-static void read_participants(seam_sim *sim, seam_cfg *root, bool has_coupled)
+static void read_participants(sim_scene *sc, seam_cfg *root, bool has_coupled, sim_participants *ps)
 {
+    ps->env = (participant_env){.log = sc->log, .doc = sc->doc, .scene_dir = sc->scene_dir,
+                                .plugins_on_path_only = sc->opts->plugins_on_path_only, .cell_size = sc->cell_size,
+                                .gravity = sc->gravity};   /* .vtk once output is read */
     size_t n_solids = seam_cfg_count(root, "solids", 0);
     bool has_fluid = seam_cfg_has(root, "fluid");
     if (has_coupled && (has_fluid || n_solids)) {
@@ -200,44 +233,37 @@ static void read_participants(seam_sim *sim, seam_cfg *root, bool has_coupled)
                        "required key is missing (a scene needs \"fluid\" and at least one entry in \"solids\", or \"coupled\")");
         return;
     }
-    sim->n_parts = has_coupled || sim->monolithic ? 1 : 1 + n_solids;
-    sim->parts = calloc(sim->n_parts, sizeof *sim->parts);
-    if (!sim->parts) {
-        sim->n_parts = 0;
-        seam_cfg_error(root, has_coupled ? "coupled" : "solids", "out of memory");
-        return;
-    }
-    sim->first_solid = 1;
-    if (sim->monolithic) {
-        participant_read_monolithic(sim, root, &sim->parts[0]);
-        sim->coupled = &sim->parts[0];
-        sim->first_solid = 0;   /* it describes the solids' surfaces (docs/plugins.md, "Coupled plugins") */
+    participants_init(ps, has_coupled || sc->builtin_coupled ? 1 : 1 + n_solids);
+    if (sc->builtin_coupled) {
+        const sim_stepper *st = sim_stepper_by_scheme(sc->builtin_coupled);
+        participant_read_builtin(ps, root, st->scheme_name, st->keys, &ps->parts[0]);
+        ps->coupled = &ps->parts[0];
+        ps->first_solid = 0;   /* it describes the solids' surfaces (docs/plugins.md, "Coupled plugins") */
         return;
     }
     if (has_coupled) {
         seam_cfg *c = seam_cfg_child(root, "coupled", 0);
         if (c)
-            participant_read(sim, c, "coupled", SEAM_COUPLED, &sim->parts[0]);
-        sim->coupled = &sim->parts[0];
-        sim->first_solid = 0;
+            participant_read(ps, c, "coupled", SEAM_COUPLED, &ps->parts[0]);
+        ps->coupled = &ps->parts[0];
+        ps->first_solid = 0;
         return;
     }
     seam_cfg *f = seam_cfg_child(root, "fluid", 0);
     if (f)
-        participant_read(sim, f, "fluid", SEAM_FLUID, &sim->parts[0]);
-    sim->fluid = &sim->parts[0];
+        participant_read(ps, f, "fluid", SEAM_FLUID, &ps->parts[0]);
+    ps->fluid = &ps->parts[0];
     for (size_t i = 0; i < n_solids; i++) {
         seam_cfg *s = seam_cfg_item(root, "solids", i);
         char def[32];
         snprintf(def, sizeof def, n_solids == 1 ? "solid" : "solid%zu", i);
         if (s)
-            participant_read(sim, s, def, SEAM_SOLID, &sim->parts[1 + i]);
+            participant_read(ps, s, def, SEAM_SOLID, &ps->parts[1 + i]);
     }
 }
 
-static void read_output(seam_sim *sim, seam_cfg *root)
+static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim_outputs *o)
 {
-    sim_outputs *o = &sim->out;
     seam_cfg *out = seam_cfg_child(root, "output", 0);
     const char *dir = NULL;
     o->stats = true;
@@ -277,7 +303,7 @@ static void read_output(seam_sim *sim, seam_cfg *root)
                 o->slice_given = true;
             }
         }
-        probes_read(sim, out, &o->probes);
+        probes_read(ps, sc->builtin_coupled != NULL, out, &o->probes);
         seam_cfg *ck = seam_cfg_child(out, "checkpoint", 0);
         if (ck) {
             o->checkpoint_steps = seam_cfg_int(ck, "every_steps", 0, 1, LONG_MAX, 0);
@@ -287,54 +313,72 @@ static void read_output(seam_sim *sim, seam_cfg *root)
         }
     }
     char buf[4096];
-    if (sim->opts.out_dir)
-        snprintf(buf, sizeof buf, "%s", sim->opts.out_dir);
+    if (sc->opts->out_dir)
+        snprintf(buf, sizeof buf, "%s", sc->opts->out_dir);
     else if (dir && dir[0] == '/')
         snprintf(buf, sizeof buf, "%s", dir);
     else if (dir)
-        snprintf(buf, sizeof buf, "%s/%s", sim->scene_dir, dir);
+        snprintf(buf, sizeof buf, "%s/%s", sc->scene_dir, dir);
     else {
         /* Default: out/<scene name without .json> in the working directory. */
-        const char *origin = seam_doc_origin(sim->doc);
+        const char *origin = seam_doc_origin(sc->doc);
         const char *base = strrchr(origin, '/') ? strrchr(origin, '/') + 1 : origin;
         snprintf(buf, sizeof buf, "out/%s", base);
         char *dot = strrchr(buf, '.');
         if (dot && strcmp(dot, ".json") == 0)
             *dot = '\0';
     }
-    o->dir = strdup(buf);
-    o->picture_field = picture ? strdup(picture) : NULL;
-    if (!o->dir || (picture && !o->picture_field))
-        seam_cfg_error(root, "output", "out of memory");
+    o->dir = seam_xstrdup(buf);
+    o->picture_field = picture ? seam_xstrdup(picture) : NULL;
 }
 
 /* Frames land at most once a step, so a run writes at least
  * min(end / frame, end / dt) of them: past MAX_FRAMES that is no output
  * anyone asked for. */
-static void check_frames(seam_sim *sim, seam_cfg *time)
+static void check_frames(sim_scene *sc, seam_cfg *time, const sim_outputs *out)
 {
-    if (!sim->out.frames)
+    if (!out->frames)
         return;
-    double at_least = sim->t_end / fmax(sim->frame_dt, isfinite(sim->dt_max) ? sim->dt_max : 0.0);
+    double at_least = sc->t_end / fmax(sc->frame_dt, isfinite(sc->dt_max) ? sc->dt_max : 0.0);
     if (at_least > MAX_FRAMES)
         seam_cfg_error(time, "frame", "%g s would write at least %.3g frames over the "
                        "run's %g s (a frame each step of at most %g s), more than %g: a frame interval this small is "
-                       "a typo or a unit slip (or set output.frames to false)", sim->frame_dt, at_least, sim->t_end,
-                       sim->dt_max, MAX_FRAMES);
+                       "a typo or a unit slip (or set output.frames to false)", sc->frame_dt, at_least, sc->t_end,
+                       sc->dt_max, MAX_FRAMES);
 }
 
-void sim_read_scene(seam_sim *sim, seam_cfg *root)
+void scene_init(sim_scene *sc, seam_doc *doc, const seam_run_options *opts, coupler_log *log)
+{
+    *sc = (sim_scene){.doc = doc, .opts = opts, .log = log};
+    const char *origin = seam_doc_origin(doc);
+    const char *slash = strrchr(origin, '/');
+    sc->scene_dir = slash == origin ? seam_xstrdup("/") : slash ? seam_xstrndup(origin, (size_t)(slash - origin))
+                                                                : seam_xstrdup(".");
+}
+
+void scene_free(sim_scene *sc)
+{
+    if (sc->stepping.scheme && sc->stepping.scheme->destroy && sc->stepping.scheme_self)
+        sc->stepping.scheme->destroy(sc->stepping.scheme_self);
+    free(sc->scene_dir);
+    free(sc->description);
+    *sc = (sim_scene){0};
+}
+
+void scene_read(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim_outputs *out)
 {
     const char *description = seam_cfg_str(root, "description", NULL, 0);
-    if (description && !(sim->description = strdup(description)))
-        seam_cfg_error(root, "description", "out of memory");
-    sim->cell_size = seam_cfg_num(root, "cell_size", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-    seam_cfg *time = read_time(sim, root);   /* one reader: a second would find its keys unread */
-    read_gravity(sim, root);
+    sc->description = description ? seam_xstrdup(description) : NULL;
+    sc->cell_size = seam_cfg_num(root, "cell_size", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    seam_cfg *time = read_time(sc, root);   /* one reader: a second would find its keys unread */
+    read_gravity(sc, root);
     bool has_coupled = seam_cfg_has(root, "coupled");
-    read_coupling(sim, root, has_coupled);
-    read_participants(sim, root, has_coupled);
-    read_output(sim, root);
-    check_frames(sim, time);
-    sim->stepper = has_coupled || sim->monolithic ? &sim_stepper_coupled : &sim_stepper_partitioned;
+    read_coupling(sc, root, has_coupled);
+    read_participants(sc, root, has_coupled, ps);
+    out->frame_dt = sc->frame_dt;
+    out->t_end = sc->t_end;
+    read_output(sc, root, ps, out);
+    ps->env.vtk = out->vtk;   /* the frame format of participants that name none */
+    check_frames(sc, time, out);
+    sc->stepper = sim_stepper_find(has_coupled || sc->builtin_coupled ? "coupled" : "partitioned");
 }

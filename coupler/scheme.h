@@ -116,8 +116,23 @@ typedef struct seam_scheme_report {
     unsigned long truncated;  /* total: modes dropped by truncation */
 } seam_scheme_report;
 
+/* The convergence test a scheme starts from when the scene names none:
+ * max_iterations and a position tolerance, in metres or in cell sizes when
+ * cells is set and the scene has cell_size; positions_only: the shorthand's
+ * load measure only when load_tolerance is given. All zero in a scheme's
+ * table: the coupler's own (50 iterations, 1e-6 m on positions and loads). */
+typedef struct seam_convergence_defaults {
+    int max_iterations;
+    double tolerance;
+    bool cells;
+    bool positions_only;
+} seam_convergence_defaults;
+
 /* A scheme: parameters read from the scene's `coupling` object at create
- * (each reads only its own keys), then one call of step per time step. */
+ * (each reads only its own keys), then one call of step per time step.
+ * What it asks of the run is in its traits and defaults, which the scene
+ * and the stepper read; no part of the coupler tells schemes apart by name
+ * or address. */
 typedef struct seam_scheme_ops {
     const char *name;
     const char *summary;
@@ -138,6 +153,11 @@ typedef struct seam_scheme_ops {
     void (*load)(void *self, seam_ckpt_reader *r);
     /* Optional (NULL: all zero): what it keeps, see seam_scheme_report. */
     void (*report)(void *self, seam_scheme_report *out);
+    /* Traits. */
+    bool iterates;             /* false: one solve each per step (the convergence keys do nothing) */
+    bool needs_bpp;            /* the boundary pressure projection is part of it: on unless named, never off */
+    bool needs_impulse_loads;  /* the fluid must return conservative impulse loads (Akbay eq. 2.8) */
+    seam_convergence_defaults defaults;
 } seam_scheme_ops;
 
 /* Registry of all schemes. */
