@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/krylov.h"
 #include "seam/neighbours.h"
 #include "sph.h"
@@ -58,62 +59,42 @@ void sph_geometry_free(sph_geometry *G)
 }
 
 /* Room for `pairs` pairs in P (kept when large enough). */
-static int pairs_reserve(sph_pairs *P, int dim, size_t pairs)
+static void pairs_reserve(sph_pairs *P, int dim, size_t pairs)
 {
     if (pairs <= P->cap && P->j)
-        return 0;
+        return;
     size_t cap = P->cap ? P->cap : 1024;
     while (cap < pairs)
         cap *= 2;
-    uint32_t *j = realloc(P->j, cap * sizeof *j);
-    if (j)
-        P->j = j;
-    double *gw = realloc(P->gw, cap * (size_t)dim * sizeof *gw);
-    if (gw)
-        P->gw = gw;
-    if (!j || !gw)
-        return -1;
+    P->j = seam_xrealloc_n(P->j, cap, sizeof *P->j);
+    P->gw = seam_xrealloc_n(P->gw, cap * (size_t)dim, sizeof *P->gw);
     P->cap = cap;
-    return 0;
 }
 
 /* Rows of P for the n query points x against the points of grid B at Y,
  * weighted by mass (psi, or 1 when NULL). */
-static int pairs_build(sph_pairs *P, const sph_kernel *K, size_t n, const double *x, const seam_neighbours *B,
-                       const double *Y, const double *psi)
+static void pairs_build(sph_pairs *P, const sph_kernel *K, size_t n, const double *x, const seam_neighbours *B,
+                        const double *Y, const double *psi)
 {
     int dim = K->dim;
     size_t d = (size_t)dim;
-    size_t *start = realloc(P->start, (n + 1) * sizeof *start);
-    if (!start)
-        return -1;
-    P->start = start;
+    P->start = seam_xrealloc_n(P->start, n + 1, sizeof *P->start);
     P->rows = n;
     size_t cap = 256, used = 0;
-    size_t *idx = malloc(cap * sizeof *idx);
-    double *d2 = malloc(cap * sizeof *d2);
-    int rc = idx && d2 ? 0 : -1;
+    size_t *idx = seam_xmalloc_n(cap, sizeof *idx);
+    double *d2 = seam_xmalloc_n(cap, sizeof *d2);
     double h2 = K->h * K->h;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    for (size_t i = 0; i < n; i++) {
         P->start[i] = used;
         const double *xi = x + d * i;
         size_t found = seam_neighbours_find(B, xi, K->h, idx, d2, cap);
         if (found > cap) {
             cap = 2 * found;
-            size_t *idx2 = realloc(idx, cap * sizeof *idx);
-            double *d22 = idx2 ? realloc(d2, cap * sizeof *d2) : NULL;
-            idx = idx2 ? idx2 : idx;
-            d2 = d22 ? d22 : d2;
-            if (!idx2 || !d22) {
-                rc = -1;
-                break;
-            }
+            idx = seam_xrealloc_n(idx, cap, sizeof *idx);
+            d2 = seam_xrealloc_n(d2, cap, sizeof *d2);
             found = seam_neighbours_find(B, xi, K->h, idx, d2, cap);
         }
-        if (pairs_reserve(P, dim, used + found) != 0) {
-            rc = -1;
-            break;
-        }
+        pairs_reserve(P, dim, used + found);
         for (size_t q = 0; q < found; q++) {
             if (d2[q] >= h2)
                 continue;
@@ -126,11 +107,9 @@ static int pairs_build(sph_pairs *P, const sph_kernel *K, size_t n, const double
             used++;
         }
     }
-    if (rc == 0)
-        P->start[n] = used;
+    P->start[n] = used;
     free(idx);
     free(d2);
-    return rc;
 }
 
 int sph_akinci_psi(const sph_fluid *f, size_t ns, const double *xs, double *psi)
@@ -141,22 +120,17 @@ int sph_akinci_psi(const sph_fluid *f, size_t ns, const double *xs, double *psi)
     if (!B)
         return -1;
     size_t cap = 1024;
-    size_t *idx = malloc(cap * sizeof *idx);
-    double *d2 = malloc(cap * sizeof *d2);
-    int rc = idx && d2 ? 0 : -1;
-    for (size_t b = 0; b < ns && rc == 0; b++) {
+    size_t *idx = seam_xmalloc_n(cap, sizeof *idx);
+    double *d2 = seam_xmalloc_n(cap, sizeof *d2);
+    for (size_t b = 0; b < ns; b++) {
         const double *x = xs + (size_t)f->dim * b;
         size_t found = seam_neighbours_find(B, x, f->K.h, idx, d2, cap);
         if (found > cap) {
             cap = 2 * found;
             free(idx);
             free(d2);
-            idx = malloc(cap * sizeof *idx);
-            d2 = malloc(cap * sizeof *d2);
-            if (!idx || !d2) {
-                rc = -1;
-                break;
-            }
+            idx = seam_xmalloc_n(cap, sizeof *idx);
+            d2 = seam_xmalloc_n(cap, sizeof *d2);
             found = seam_neighbours_find(B, x, f->K.h, idx, d2, cap);
         }
         double sum = 0.0;
@@ -167,30 +141,24 @@ int sph_akinci_psi(const sph_fluid *f, size_t ns, const double *xs, double *psi)
     free(idx);
     free(d2);
     seam_neighbours_destroy(&B);
-    return rc;
-}
-
-static int grow(double **a, size_t n)
-{
-    double *p = realloc(*a, (n ? n : 1) * sizeof **a);
-    if (!p)
-        return -1;
-    *a = p;
     return 0;
 }
+
+static void grow(double **a, size_t n) { *a = seam_xrealloc_n(*a, n ? n : 1, sizeof **a); }
 
 int sph_geometry_build(sph_geometry *G, const sph_fluid *f, size_t n, const double *x, size_t nb,
                        const double *xb, const double *psi)
 {
     size_t d = (size_t)f->dim;
     if (nb > G->nb_cap || !G->xb) {
-        if (grow(&G->xb, d * nb) || grow(&G->psi, nb))
-            return -1;
+        grow(&G->xb, d * nb);
+        grow(&G->psi, nb);
         G->nb_cap = nb;
     }
     if (n > G->n_cap || !G->rho) {
-        if (grow(&G->rho, n) || grow(&G->alpha, n) || grow(&G->xi, d * n))
-            return -1;
+        grow(&G->rho, n);
+        grow(&G->alpha, n);
+        grow(&G->xi, d * n);
         G->n_cap = n;
     }
     G->n = n;
@@ -201,10 +169,10 @@ int sph_geometry_build(sph_geometry *G, const sph_fluid *f, size_t n, const doub
     seam_neighbours *Bf = seam_neighbours_new(f->dim, n, x, f->K.h);
     seam_neighbours *Bb = seam_neighbours_new(f->dim, nb, G->xb, f->K.h);
     int rc = Bf && Bb ? 0 : -1;
-    if (rc == 0)
-        rc = pairs_build(&G->ff, &f->K, n, x, Bf, x, NULL);
-    if (rc == 0)
-        rc = pairs_build(&G->fb, &f->K, n, x, Bb, G->xb, G->psi);
+    if (rc == 0) {
+        pairs_build(&G->ff, &f->K, n, x, Bf, x, NULL);
+        pairs_build(&G->fb, &f->K, n, x, Bb, G->xb, G->psi);
+    }
     seam_neighbours_destroy(&Bf);
     seam_neighbours_destroy(&Bb);
     if (rc != 0)
@@ -472,15 +440,12 @@ static void viscosity_apply_op(void *ctx, const double *x, double *y)
         y[k] = x[k] - op->dt * y[k];
 }
 
-int sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y)
+void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y)
 {
     size_t d = (size_t)f->dim;
-    viscosity_op op = {f, G, mu, dt, malloc((d * d * G->n + 1) * sizeof(double))};
-    if (!op.s)
-        return -1;
+    viscosity_op op = {f, G, mu, dt, seam_xmalloc_n(d * d * G->n + 1, sizeof(double))};
     viscosity_apply_op(&op, x, y);
     free(op.s);
-    return 0;
 }
 
 int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,
@@ -490,14 +455,8 @@ int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, do
     *st = (sph_solve_stats){0};
     if (!n)
         return 0;
-    viscosity_op op = {f, G, mu, dt, malloc((d * nd + 1) * sizeof(double))};
-    double *b = malloc((nd + 1) * sizeof *b), *u = malloc((nd + 1) * sizeof *u);
-    if (!op.s || !b || !u) {
-        free(op.s);
-        free(b);
-        free(u);
-        return -1;
-    }
+    viscosity_op op = {f, G, mu, dt, seam_xmalloc_n(d * nd + 1, sizeof(double))};
+    double *b = seam_xmalloc_n(nd + 1, sizeof *b), *u = seam_xmalloc_n(nd + 1, sizeof *u);
     /* b = u* + dt L_b: the boundary's velocities are known (no-slip), their part goes to the right side */
     viscous_strain(f, G, mu, NULL, vb, op.s);
     viscous_divergence(f, G, op.s, b);

@@ -124,16 +124,15 @@ typedef struct sph_solve_stats {
  * the velocities vb: no-slip. */
 
 /* y = x - dt L_0(x), L_0 with the boundary at rest: the symmetric positive
- * definite operator of the step (scale m: it is C / m of eq. 4.7). Returns
- * 0, or -1 when out of memory. */
-int sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y);
+ * definite operator of the step (scale m: it is C / m of eq. 4.7). */
+void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y);
 
 /* One implicit viscosity step: v (the velocities u* on entry) becomes
  * u* + dt L(u) for the u that CG (core seam_pcg, warm-started with u*)
  * finds to relative residual tol within max_iter; so the momentum the
  * boundary gave is exactly the reflection added to fb (nb * dim):
- * fb_b -= m (s_i / rho_i^2) psi_b grad W_ib. Returns -1 when out of memory,
- * 1 when CG did not converge (or broke down), 0 otherwise. */
+ * fb_b -= m (s_i / rho_i^2) psi_b grad W_ib. Returns 1 when CG did not
+ * converge (or broke down), 0 otherwise. */
 int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,
                         int max_iter, double *v, double *fb, sph_solve_stats *st);
 

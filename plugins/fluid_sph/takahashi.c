@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/krylov.h"
 #include "takahashi.h"
 
@@ -129,9 +130,7 @@ void sph_takahashi_destroy(sph_takahashi **self_p)
 
 sph_takahashi *sph_takahashi_new(int dim, const double *lo, const double *hi, double dx)
 {
-    sph_takahashi *T = calloc(1, sizeof *T);
-    if (!T)
-        return NULL;
+    sph_takahashi *T = SEAM_NEW(sph_takahashi);
     T->dim = dim;
     T->dx = dx;
     int n[3] = {1, 1, 1};
@@ -139,20 +138,19 @@ sph_takahashi *sph_takahashi_new(int dim, const double *lo, const double *hi, do
         T->lo[d] = lo[d];
         n[d] = (int)fmax(1.0, ceil((hi[d] - lo[d]) / dx - 1e-9));
     }
-    int ok = 1;
     double h = dx;
-    for (int l = 0; l < MAX_LEVELS && ok; l++) {
+    for (int l = 0; l < MAX_LEVELS; l++) {
         grid_level *L = &T->lev[l];
         memcpy(L->n, n, sizeof n);
         L->nc = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
         L->coef = 1.0 / (h * h);
         T->n_levels = l + 1;
-        ok &= (L->type = malloc(L->nc)) != NULL;
-        ok &= (L->alpha = calloc(L->nc, sizeof(double))) != NULL;
-        ok &= (L->diag = calloc(L->nc, sizeof(double))) != NULL;
-        ok &= (L->x = calloc(L->nc, sizeof(double))) != NULL;
-        ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
-        ok &= (L->r = calloc(L->nc, sizeof(double))) != NULL;
+        L->type = seam_xmalloc(L->nc);
+        L->alpha = SEAM_NEW_N(double, L->nc);
+        L->diag = SEAM_NEW_N(double, L->nc);
+        L->x = SEAM_NEW_N(double, L->nc);
+        L->b = SEAM_NEW_N(double, L->nc);
+        L->r = SEAM_NEW_N(double, L->nc);
         /* Coarsen while every axis keeps at least 4 cells on the next level. */
         int smallest = n[0];
         for (int d = 1; d < dim; d++)
@@ -163,8 +161,6 @@ sph_takahashi *sph_takahashi_new(int dim, const double *lo, const double *hi, do
             n[d] = (n[d] + 1) / 2;
         h *= 2.0;
     }
-    if (!ok)
-        sph_takahashi_destroy(&T);
     return T;
 }
 
@@ -178,34 +174,26 @@ static void free_particles(sph_takahashi *T)
 }
 
 /* Room for n particles in dim axes and nb boundary particles. */
-static int reserve(sph_takahashi *T, size_t n, size_t dim, size_t nb)
+static void reserve(sph_takahashi *T, size_t n, size_t dim, size_t nb)
 {
     if (nb > T->nb_cap || !T->zero_vb) {
         free(T->zero_vb);
-        T->zero_vb = calloc(dim * nb + 1, sizeof *T->zero_vb);
-        if (!T->zero_vb)
-            return -1;
+        T->zero_vb = SEAM_NEW_N(double, dim * nb + 1);
         T->nb_cap = nb;
     }
     if (n <= T->cap && T->cls)
-        return 0;
+        return;
     free_particles(T);
     size_t cap = n + n / 4 + 16;
-    T->cls = malloc(cap);
-    T->unknown = malloc(cap * sizeof *T->unknown);
-    T->who = malloc(cap * sizeof *T->who);
-    T->cell = malloc(cap * sizeof *T->cell);
-    T->acc = malloc(dim * cap * sizeof *T->acc);
+    T->cls = seam_xmalloc(cap);
+    T->unknown = seam_xmalloc_n(cap, sizeof *T->unknown);
+    T->who = seam_xmalloc_n(cap, sizeof *T->who);
+    T->cell = seam_xmalloc_n(cap, sizeof *T->cell);
+    T->acc = seam_xmalloc_n(dim * cap, sizeof *T->acc);
     double **arr[] = {&T->diag, &T->alpha, &T->b, &T->x, &T->rhs, &T->dinv, &T->tmp, &T->kfull};
-    int ok = T->cls && T->unknown && T->who && T->cell && T->acc;
     for (size_t a = 0; a < sizeof arr / sizeof arr[0]; a++)
-        ok &= (*arr[a] = malloc(cap * sizeof(double))) != NULL;
-    if (!ok) {
-        free_particles(T);
-        return -1;
-    }
+        *arr[a] = seam_xmalloc_n(cap, sizeof(double));
     T->cap = cap;
-    return 0;
 }
 
 /* ---- the grid levels ------------------------------------------------------ */
@@ -425,8 +413,7 @@ int sph_takahashi_solve(sph_takahashi *T, const sph_fluid *f, const sph_geometry
     T->nu = 0;
     T->f = f;
     T->G = G;
-    if (reserve(T, n, d, G->nb) != 0)
-        return -1;
+    reserve(T, n, d, G->nb);
     const double rho0 = f->rho0, m = f->m;
     /* Predicted densities rho*_i (ch. 3.3.2), b_i = (rho*_i - rho0) / dt^2, the
      * solid term alpha_i of eq. 3.2 (Takahashi eq. 3.1 for the boundary force

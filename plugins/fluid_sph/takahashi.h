@@ -28,7 +28,7 @@ typedef struct sph_takahashi_opts {
 typedef struct sph_takahashi sph_takahashi;
 
 /* A solver for fluid in the box [lo, hi] (dim axes) with grid cells of size
- * dx (Takahashi: dx = h). NULL when out of memory. */
+ * dx (Takahashi: dx = h). */
 sph_takahashi *sph_takahashi_new(int dim, const double *lo, const double *hi, double dx);
 void sph_takahashi_destroy(sph_takahashi **self_p);
 
@@ -38,8 +38,8 @@ void sph_takahashi_destroy(sph_takahashi **self_p);
  * and k = p / rho^2, and the velocities v updated by the pressure
  * acceleration (sph_apply_pressure). An MGCG that breaks down (r.z <= 0: the
  * V-cycle is not exactly symmetric) goes on by plain CG from its iterate,
- * within max_iter in all (st->fallback). Returns 0, 1 when CG stopped at
- * max_iter (or broke down) before the density error met eta, -1 when out of memory. */
+ * within max_iter in all (st->fallback). Returns 0, or 1 when CG stopped at
+ * max_iter (or broke down) before the density error met eta. */
 int sph_takahashi_solve(sph_takahashi *T, const sph_fluid *f, const sph_geometry *G, double dt, const double *vb,
                         const sph_takahashi_opts *o, double *v, double *p, double *k,
                         sph_solve_stats *st);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mono.h"
+#include "seam/alloc.h"
 #include "seam/log.h"
 
 /* ---- 2D sections: oriented segments on a plane grid ---------------------------- */
@@ -163,9 +164,8 @@ static int dbl_cmp(const void *pa, const void *pb)
 }
 
 /* Each segment cut at the grid lines it crosses; pieces outside the grid and
- * pieces shorter than 1e-12 dx are left out. P is reset, its storage reused.
- * -1 when out of memory. */
-static int clip_pieces(const double *seg, size_t n_seg, const plane_grid *pg, pieces *P)
+ * pieces shorter than 1e-12 dx are left out. P is reset, its storage reused. */
+static void clip_pieces(const double *seg, size_t n_seg, const plane_grid *pg, pieces *P)
 {
     double dx = pg->dx;
     P->n = 0;
@@ -184,10 +184,7 @@ static int clip_pieces(const double *seg, size_t n_seg, const plane_grid *pg, pi
             need += (size_t)(fmax(0.0, floor(hi[a]) - ceil(lo[a])) + 1.0);
         }
         if (need > P->tcap) {
-            double *r = realloc(P->ts, (P->tcap = 2 * need) * sizeof *r);
-            if (!r)
-                return -1;
-            P->ts = r;
+            P->ts = seam_xrealloc_n(P->ts, P->tcap = 2 * need, sizeof *P->ts);
         }
         double *ts = P->ts;
         for (int a = 0; a < 2; a++)
@@ -214,15 +211,11 @@ static int clip_pieces(const double *seg, size_t n_seg, const plane_grid *pg, pi
             if (outside)
                 continue;
             if (P->n == P->cap) {
-                piece *r = realloc(P->p, (P->cap = 2 * P->cap + 64) * sizeof *r);
-                if (!r)
-                    return -1;
-                P->p = r;
+                P->p = seam_xrealloc_n(P->p, P->cap = 2 * P->cap + 64, sizeof *P->p);
             }
             P->p[P->n++] = (piece){e, {c[0], c[1]}, s0, s1};
         }
     }
-    return 0;
 }
 
 /* Scratch of the section routines, sized for up to n segments. */
@@ -234,14 +227,13 @@ typedef struct section_work {
     pieces P;
 } section_work;
 
-static int section_work_init(section_work *w, size_t n_seg, int n_line)
+static void section_work_init(section_work *w, size_t n_seg, int n_line)
 {
     memset(w, 0, sizeof *w);
-    w->seg = malloc((4 * n_seg + 4) * sizeof *w->seg);
-    w->xs = malloc((n_seg + 1) * sizeof *w->xs);
-    w->iv = malloc((n_seg + 1) * sizeof *w->iv);
-    w->solid = malloc(((size_t)n_line + 1) * sizeof *w->solid);
-    return w->seg && w->xs && w->iv && w->solid ? 0 : -1;
+    w->seg = seam_xmalloc_n(4 * n_seg + 4, sizeof *w->seg);
+    w->xs = seam_xmalloc_n(n_seg + 1, sizeof *w->xs);
+    w->iv = seam_xmalloc_n(n_seg + 1, sizeof *w->iv);
+    w->solid = seam_xmalloc_n((size_t)n_line + 1, sizeof *w->solid);
 }
 
 static void section_work_free(section_work *w)
@@ -284,9 +276,7 @@ static seam_status check_boundary(const mac_grid *g, const mono_boundary *b, con
     if (g->dim == 3)
         return SEAM_OK;   /* closed and outward: checked on every section (windings) */
     /* 2D: every node is left as often as it is entered. */
-    int *deg = calloc(b->n_nodes ? b->n_nodes : 1, sizeof *deg);
-    if (!deg)
-        return SEAM_ERROR;
+    int *deg = SEAM_NEW_N(int, b->n_nodes ? b->n_nodes : 1);
     for (size_t e = 0; e < b->n_elems; e++) {
         deg[b->elem[2 * e]]++;
         deg[b->elem[2 * e + 1]]--;
@@ -424,9 +414,7 @@ static int fractions_3d(mono_cut *cut, const mac_grid *g, const mono_boundary *b
         plane_grid pg = plane_of(g, a);
         int t1 = (a + 1) % 3, t2 = (a + 2) % 3;
         size_t n2 = (size_t)pg.n[0] * (size_t)pg.n[1];
-        double *area = malloc(n2 * sizeof *area);
-        if (!area)
-            return -1;
+        double *area = seam_xmalloc_n(n2, sizeof *area);
         for (int m = 0; m <= mac_n(g, a); m++) {
             double L = g->origin[a] + m * dx;
             size_t ns = section_3d(b, a, L, w->seg);
@@ -443,10 +431,7 @@ static int fractions_3d(mono_cut *cut, const mac_grid *g, const mono_boundary *b
                 free(area);
                 return -1;
             }
-            if (clip_pieces(w->seg, ns, &pg, &w->P) < 0) {
-                free(area);
-                return -1;
-            }
+            clip_pieces(w->seg, ns, &pg, &w->P);
             for (size_t k = 0; k < w->P.n; k++) {
                 const piece *pc = &w->P.p[k];
                 const double *p = w->seg + 4 * pc->seg, *q = p + 2;
@@ -478,36 +463,28 @@ static int fractions_3d(mono_cut *cut, const mac_grid *g, const mono_boundary *b
     return 0;
 }
 
-static int push_patch(mono_cut *cut, size_t *cap, const mono_patch *pa)
+static void push_patch(mono_cut *cut, size_t *cap, const mono_patch *pa)
 {
-    if (cut->n_patches == *cap) {
-        mono_patch *r = realloc(cut->patches, (*cap = 2 * *cap + 64) * sizeof *r);
-        if (!r)
-            return -1;
-        cut->patches = r;
-    }
+    if (cut->n_patches == *cap)
+        cut->patches = seam_xrealloc_n(cut->patches, *cap = 2 * *cap + 64, sizeof *cut->patches);
     cut->patches[cut->n_patches++] = *pa;
-    return 0;
 }
 
 /* 2D patches: the pieces of each segment in the cells, normal = the left
  * normal (into the solid), weights of the piece's midpoint (sec. 5.1.1). */
-static int patches_2d(mono_cut *cut, const mac_grid *g, const mono_boundary *b, section_work *w)
+static void patches_2d(mono_cut *cut, const mac_grid *g, const mono_boundary *b, section_work *w)
 {
     plane_grid pg = {{g->origin[0], g->origin[1]}, g->dx, {g->nx, g->ny}};
     size_t cap = 0;
-    if (clip_pieces(w->seg, b->n_elems, &pg, &w->P) < 0)
-        return -1;
+    clip_pieces(w->seg, b->n_elems, &pg, &w->P);
     for (size_t k = 0; k < w->P.n; k++) {
         const piece *pc = &w->P.p[k];
         const double *p = w->seg + 4 * pc->seg, *q = p + 2;
         double ev[2] = {q[0] - p[0], q[1] - p[1]}, len = hypot(ev[0], ev[1]), sm = 0.5 * (pc->s0 + pc->s1);
         mono_patch pa = {mac_c(g, pc->c[0], pc->c[1], 0), (pc->s1 - pc->s0) * len, {-ev[1] / len, ev[0] / len, 0.0},
                          pc->seg, {1.0 - sm, sm, 0.0}};
-        if (push_patch(cut, &cap, &pa) < 0)
-            return -1;
+        push_patch(cut, &cap, &pa);
     }
-    return 0;
 }
 
 /* Sutherland-Hodgman: the part of polygon in (n points) with x_a >= L (side
@@ -534,7 +511,7 @@ static int clip_half(const double (*in)[3], int n, int a, double L, int side, do
 /* 3D patches: each triangle clipped against every cell its box overlaps;
  * area and centroid of each piece by a fan, the weights of the centroid in
  * the triangle, normal = -N/|N| (into the solid) (sec. 5.1.1). */
-static int patches_3d(mono_cut *cut, const mac_grid *g, const mono_boundary *b)
+static void patches_3d(mono_cut *cut, const mac_grid *g, const mono_boundary *b)
 {
     size_t cap = 0;
     double dx = g->dx;
@@ -602,11 +579,9 @@ static int patches_3d(mono_cut *cut, const mac_grid *g, const mono_boundary *b)
                         pa.w[v] = ((f1[1] * f2[2] - f1[2] * f2[1]) * N[0] + (f1[2] * f2[0] - f1[0] * f2[2]) * N[1] +
                                    (f1[0] * f2[1] - f1[1] * f2[0]) * N[2]) / NN;
                     }
-                    if (push_patch(cut, &cap, &pa) < 0)
-                        return -1;
+                    push_patch(cut, &cap, &pa);
                 }
     }
-    return 0;
 }
 
 seam_status mono_cut_build(mono_cut *cut, const mac_grid *g, const mono_boundary *b, const seam_host *host)
@@ -614,23 +589,25 @@ seam_status mono_cut_build(mono_cut *cut, const mac_grid *g, const mono_boundary
     memset(cut, 0, sizeof *cut);
     if (check_boundary(g, b, host) != SEAM_OK)
         return SEAM_ERROR;
-    int alloc_ok = (cut->inside = calloc(mac_ncell(g), 1)) != NULL;
+    cut->inside = seam_xcalloc(mac_ncell(g), 1);
     for (int a = 0; a < g->dim; a++)
-        alloc_ok &= (cut->open[a] = malloc(mac_nf(g, a) * sizeof *cut->open[a])) != NULL;
+        cut->open[a] = seam_xmalloc_n(mac_nf(g, a), sizeof *cut->open[a]);
     int n_line = g->nx > g->ny ? g->nx : g->ny;
     n_line = n_line > g->nz ? n_line : g->nz;
     section_work w;
-    alloc_ok &= section_work_init(&w, b->n_elems, n_line) == 0;
-    int ok = alloc_ok;
-    if (ok && g->dim == 2)
-        ok = fractions_2d(cut, g, b, &w, host) == 0 && patches_2d(cut, g, b, &w) == 0;
-    else if (ok)
-        ok = fractions_3d(cut, g, b, &w, host) == 0 && patches_3d(cut, g, b) == 0;
+    section_work_init(&w, b->n_elems, n_line);
+    int ok;
+    if (g->dim == 2) {
+        ok = fractions_2d(cut, g, b, &w, host) == 0;
+        if (ok)
+            patches_2d(cut, g, b, &w);
+    } else {
+        ok = fractions_3d(cut, g, b, &w, host) == 0;
+        if (ok)
+            patches_3d(cut, g, b);
+    }
     section_work_free(&w);
     if (!ok) {
-        if (!alloc_ok)
-            seam_logf(host, SEAM_LOG_ERROR, "monolithic: cut cells: out of memory for a %dx%dx%d grid and %zu "
-                      "boundary elements", g->nx, g->ny, g->nz, b->n_elems);
         mono_cut_free(cut);
         return SEAM_ERROR;
     }
@@ -673,22 +650,16 @@ typedef struct liquid_view {
     uint8_t *none;
 } liquid_view;
 
-static seam_status liquid_view_init(liquid_view *lv, const mac_grid *g, const double *phi)
+static void liquid_view_init(liquid_view *lv, const mac_grid *g, const double *phi)
 {
     size_t nc = mac_ncell(g);
     memset(lv, 0, sizeof *lv);
-    lv->none = calloc(nc, 1);
-    lv->geo.air = malloc(nc);
-    if (!lv->none || !lv->geo.air) {
-        free(lv->none);
-        free(lv->geo.air);
-        return SEAM_ERROR;
-    }
+    lv->none = seam_xcalloc(nc, 1);
+    lv->geo.air = seam_xmalloc(nc);
     for (size_t c = 0; c < nc; c++)
         lv->geo.air[c] = !(phi[c] < 0.0);
     lv->geo.solid = lv->none;
     lv->geo.phi = phi;
-    return SEAM_OK;
 }
 
 static void liquid_view_free(liquid_view *lv)
@@ -773,17 +744,11 @@ static seam_csr *assemble_B(mono_fluid *F, const mac_grid *g, const mono_cut *cu
 {
     int dim = g->dim;
     size_t per = 2 * (size_t)dim + 1, n = F->n;
-    seam_csr *B = calloc(1, sizeof *B);
-    if (!B)
-        return NULL;
+    seam_csr *B = SEAM_NEW(seam_csr);
     B->rows = B->cols = n;
-    B->row_ptr = malloc((n + 1) * sizeof *B->row_ptr);
-    B->col = malloc((per * n + 1) * sizeof *B->col);
-    B->val = malloc((per * n + 1) * sizeof *B->val);
-    if (!B->row_ptr || !B->col || !B->val) {
-        seam_csr_destroy(&B);
-        return NULL;
-    }
+    B->row_ptr = seam_xmalloc_n(n + 1, sizeof *B->row_ptr);
+    B->col = seam_xmalloc_n(per * n + 1, sizeof *B->col);
+    B->val = seam_xmalloc_n(per * n + 1, sizeof *B->val);
     double area = mac_face_area(g);
     size_t nnz = 0;
     for (size_t r = 0; r < n; r++) {
@@ -850,21 +815,13 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
         return SEAM_ERROR;
     }
     liquid_view lv;
-    F->index = malloc(nc * sizeof *F->index);
-    F->cell = malloc((nc ? nc : 1) * sizeof *F->cell);
-    if (!F->index || !F->cell || liquid_view_init(&lv, g, phi) != SEAM_OK) {
-        mono_fluid_free(F);
-        return SEAM_ERROR;
-    }
+    F->index = seam_xmalloc_n(nc, sizeof *F->index);
+    F->cell = seam_xmalloc_n(nc ? nc : 1, sizeof *F->cell);
+    liquid_view_init(&lv, g, phi);
     /* Active cells (sec. 4.6): liquid by phi (extended into the solids) with
      * an open face that is not a domain wall: some fluid that can exchange
      * with its neighbours (and a row of B with a positive diagonal). */
-    uint8_t *open_face = calloc(nc, 1);
-    if (!open_face) {
-        liquid_view_free(&lv);
-        mono_fluid_free(F);
-        return SEAM_ERROR;
-    }
+    uint8_t *open_face = seam_xcalloc(nc, 1);
     FOR_FACES(g, axis, i, j, k) {
         face_ref r = face_at(g, axis, i, j, k);
         if (cut->open[axis][r.f] > 0.0 && !is_wall(g, axis, &r)) {
@@ -883,13 +840,13 @@ seam_status mono_fluid_build(mono_fluid *F, const mac_grid *g, const mono_cut *c
     }
     free(open_face);
     F->grid = *g;
-    F->closed = malloc(nc ? nc : 1);
-    for (size_t c = 0; F->closed && c < nc; c++)
+    F->closed = seam_xmalloc(nc ? nc : 1);
+    for (size_t c = 0; c < nc; c++)
         F->closed[c] = F->index[c] < 0 && (phi[c] < 0.0 || cut->inside[c]);
-    F->Eu = F->closed ? calloc(F->n ? F->n : 1, sizeof *F->Eu) : NULL;
+    F->Eu = SEAM_NEW_N(double, F->n ? F->n : 1);
     seam_triplets *tg = seam_triplets_new(F->n, (size_t)g->dim * b->n_nodes,
                                          (size_t)(g->dim * g->dim) * cut->n_patches + 1);
-    F->B = F->Eu && tg ? assemble_B(F, g, cut, &lv, u_star, u_wall, dt / rho / g->dx) : NULL;
+    F->B = tg ? assemble_B(F, g, cut, &lv, u_star, u_wall, dt / rho / g->dx) : NULL;
     if (!F->B) {
         seam_triplets_destroy(&tg);
         liquid_view_free(&lv);
@@ -933,8 +890,7 @@ void mono_fluid_update(const mono_fluid *F, const mac_grid *g, const mono_cut *c
                        const double *p, double *const u_wall[3], double rho, double dt, double *const u[3])
 {
     liquid_view lv;
-    if (liquid_view_init(&lv, g, phi) != SEAM_OK)
-        return;
+    liquid_view_init(&lv, g, phi);
     FOR_FACES(g, axis, i, j, k) {
         face_ref r = face_at(g, axis, i, j, k);
         double theta;
@@ -1023,22 +979,18 @@ static double other_component(const mac_grid *g, int axis, const int *ijk, int o
     return cnt ? s / cnt : 0.0;
 }
 
-seam_status mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3])
+void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3])
 {
     int dim = g->dim;
     size_t nc = mac_ncell(g);
     uint8_t *valid[3] = {NULL, NULL, NULL}, *filled[3] = {NULL, NULL, NULL};
     double *next[3] = {NULL, NULL, NULL};
-    double *nsum = calloc((size_t)dim * nc, sizeof *nsum);
-    int ok = nsum != NULL;
+    double *nsum = SEAM_NEW_N(double, (size_t)dim * nc);
     for (int a = 0; a < dim; a++) {
-        valid[a] = malloc(mac_nf(g, a));
-        filled[a] = calloc(mac_nf(g, a), 1);
-        next[a] = malloc(mac_nf(g, a) * sizeof *next[a]);
-        ok &= valid[a] && filled[a] && next[a];
+        valid[a] = seam_xmalloc(mac_nf(g, a));
+        filled[a] = seam_xcalloc(mac_nf(g, a), 1);
+        next[a] = seam_xmalloc_n(mac_nf(g, a), sizeof *next[a]);
     }
-    if (!ok)
-        goto done;
     FOR_FACES(g, axis, i, j, k)
         valid[axis][mac_fi(g, axis, i, j, k)] = (uint8_t)face_valid(g, cut, phi, axis, i, j, k);
     for (int layer = 0; layer < layers; layer++) {
@@ -1095,29 +1047,20 @@ seam_status mono_extrapolate(const mac_grid *g, const mono_cut *cut, const doubl
             w[o] = o == axis ? un[axis][f] : other_component(g, axis, ijk, o, un);
         u[axis][f] = w[axis] - (w[0] * n[0] + w[1] * n[1] + w[2] * n[2]) * n[axis];
     }
-done:
     free(nsum);
     for (int a = 0; a < 3; a++) {
         free(valid[a]);
         free(filled[a]);
         free(next[a]);
     }
-    return ok ? SEAM_OK : SEAM_ERROR;
 }
 
 /* ---- the liquid's level set inside the solids ------------------------------- */
 
-seam_status mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double *phi, double *out,
-                            const seam_host *host)
+void mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double *phi, double *out)
 {
     size_t nc = mac_ncell(g);
-    uint8_t *known = malloc(nc ? nc : 1), *next = malloc(nc ? nc : 1);
-    if (!known || !next) {
-        free(known);
-        free(next);
-        seam_logf(host, SEAM_LOG_ERROR, "monolithic: out of memory for the level set of %zu cells", nc);
-        return SEAM_ERROR;
-    }
+    uint8_t *known = seam_xmalloc(nc ? nc : 1), *next = seam_xmalloc(nc ? nc : 1);
     for (size_t c = 0; c < nc; c++) {
         out[c] = phi[c];
         known[c] = !cut->inside[c];
@@ -1158,5 +1101,4 @@ seam_status mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double
     }
     free(known);
     free(next);
-    return SEAM_OK;
 }

@@ -98,8 +98,7 @@ void mono_cut_free(mono_cut *cut);
  * on through a body that pierces it: fluid_mac's level set counts the solids
  * as filled with liquid, which would make every cut cell above the surface
  * whose centre lies in a solid an active liquid cell. phi and out: per cell. */
-seam_status mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double *phi, double *out,
-                            const seam_host *host);
+void mono_liquid_phi(const mac_grid *g, const mono_cut *cut, const double *phi, double *out);
 
 /* The fluid block of (5.17) for one step. phi is the liquid level set at cell
  * centres (negative inside the liquid, extended into the solids), u_star the
@@ -156,8 +155,7 @@ void mono_cut_obstacles(mono_cut *cut, const mac_grid *g, const uint8_t *obstacl
  * open fraction 0; its vector is its own component and the mean of the four
  * faces of the other axis around it, the normal the area-weighted patch
  * normals of the nearest ring of cells that has patches (up to layers + 1). */
-/* SEAM_ERROR when out of memory (u untouched then). */
-seam_status mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3]);
+void mono_extrapolate(const mac_grid *g, const mono_cut *cut, const double *phi, int layers, double *const u[3]);
 
 /* ---------------------------------------------------------------- solid.c */
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/dense.h"
 #include "seam/log.h"
 #include "mono.h"
@@ -42,16 +43,11 @@ seam_status mono_rigid_block(mono_block *blk, const seam_plugin *P, void *solid,
                   SEAM_DENSE_MAX);
         return SEAM_ERROR;
     }
-    double *zero = calloc(nd + 1, sizeof *zero), *Xf = malloc((nd + 1) * sizeof *Xf);
-    double *vfree = malloc((nd + 1) * sizeof *vfree);
-    double *Om = malloc(((size_t)k * nd + 1) * sizeof *Om), *Y = malloc(((size_t)k * nd + 1) * sizeof *Y);
-    double *T = malloc(((size_t)k * nd + 1) * sizeof *T);
+    double *zero = SEAM_NEW_N(double, nd + 1), *Xf = seam_xmalloc_n(nd + 1, sizeof *Xf);
+    double *vfree = seam_xmalloc_n(nd + 1, sizeof *vfree);
+    double *Om = seam_xmalloc_n((size_t)k * nd + 1, sizeof *Om), *Y = seam_xmalloc_n((size_t)k * nd + 1, sizeof *Y);
+    double *T = seam_xmalloc_n((size_t)k * nd + 1, sizeof *T);
     seam_status st = SEAM_OK;
-    if (!zero || !Xf || !vfree || !Om || !Y || !T) {
-        seam_logf(host, SEAM_LOG_ERROR, "out of memory for a rigid solid of %zu points", n_pts);
-        st = SEAM_ERROR;
-        goto done;
-    }
     /* v_free: the end-of-step velocities without the fluid */
     seam_input in = {n_pts, dim, NULL, NULL, zero};
     seam_output out = {n_pts, dim, Xf, vfree, NULL};
@@ -124,10 +120,10 @@ seam_status mono_rigid_block(mono_block *blk, const seam_plugin *P, void *solid,
     }
     /* the block: S = I / dt, r = coef / dt, T on this solid's node rows */
     blk->m = (size_t)r;
-    blk->r = calloc((size_t)r + 1, sizeof *blk->r);
+    blk->r = SEAM_NEW_N(double, (size_t)r + 1);
     seam_triplets *ts = seam_triplets_new((size_t)r, (size_t)r, (size_t)r + 1);
     seam_triplets *tt = seam_triplets_new(n_nodes * (size_t)dim, (size_t)r, nd * (size_t)r + 1);
-    if (!blk->r || !ts || !tt) {
+    if (!ts || !tt) {
         seam_triplets_destroy(&ts);
         seam_triplets_destroy(&tt);
         seam_logf(host, SEAM_LOG_ERROR, "out of memory for a rigid solid's block");
@@ -164,12 +160,7 @@ seam_status mono_rigid_advance(const seam_plugin *P, void *solid, const seam_ste
                                const double *F)
 {
     size_t nd = n_pts * (size_t)dim;
-    double *X = malloc((nd + 1) * sizeof *X), *V = malloc((nd + 1) * sizeof *V);
-    if (!X || !V) {
-        free(X);
-        free(V);
-        return SEAM_ERROR;
-    }
+    double *X = seam_xmalloc_n(nd + 1, sizeof *X), *V = seam_xmalloc_n(nd + 1, sizeof *V);
     seam_input in = {n_pts, dim, NULL, NULL, F};
     seam_output out = {n_pts, dim, X, V, NULL};
     seam_status st = P->solve(solid, step, &in, &out);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mono.h"
+#include "seam/alloc.h"
 #include "seam/dense.h"
 #include "seam/log.h"
 
@@ -129,9 +130,9 @@ static seam_csr *free_pattern(const fem *f, const int32_t *unknown, size_t m)
 {
     int d = f->d;
     const seam_csr *K = f->K;
-    seam_csr *S = calloc(1, sizeof *S);
+    seam_csr *S = seam_xcalloc(1, sizeof *S);
     S->rows = S->cols = m;
-    S->row_ptr = calloc(m + 1, sizeof *S->row_ptr);
+    S->row_ptr = seam_xcalloc(m + 1, sizeof *S->row_ptr);
     size_t nnz = 0;
     for (int pass = 0; pass < 2; pass++) {
         nnz = 0;
@@ -153,8 +154,8 @@ static seam_csr *free_pattern(const fem *f, const int32_t *unknown, size_t m)
             S->row_ptr[row + 1] = (int64_t)nnz;
         }
         if (pass == 0) {
-            S->col = malloc((nnz ? nnz : 1) * sizeof *S->col);
-            S->val = malloc((nnz ? nnz : 1) * sizeof *S->val);
+            S->col = seam_xmalloc((nnz ? nnz : 1) * sizeof *S->col);
+            S->val = seam_xmalloc((nnz ? nnz : 1) * sizeof *S->val);
         }
     }
     S->nnz = nnz;
@@ -199,12 +200,12 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
         return SEAM_ERROR;
     }
     size_t nd = f->n * (size_t)d;
-    int32_t *body_of = malloc((f->n ? f->n : 1) * sizeof *body_of);
+    int32_t *body_of = seam_xmalloc((f->n ? f->n : 1) * sizeof *body_of);
     for (size_t bi = 0; bi < f->n_bodies; bi++)
         for (size_t i = 0; i < f->bodies[bi].n_nodes; i++)
             body_of[f->bodies[bi].node0 + i] = (int32_t)bi;
     blk->n_fem_nodes = f->n;
-    blk->unknown = malloc((f->n ? f->n : 1) * sizeof *blk->unknown);
+    blk->unknown = seam_xmalloc((f->n ? f->n : 1) * sizeof *blk->unknown);
     size_t m = 0;
     for (size_t i = 0; i < f->n; i++) {
         blk->unknown[i] = f->fixed[i] ? -1 : (int32_t)m;
@@ -212,11 +213,11 @@ seam_status mono_fem_block(mono_block *blk, const fem *f, double dt, double sigm
     }
     blk->m = m;
     blk->sigma = sigma;
-    blk->r = calloc(m ? m : 1, sizeof *blk->r);
-    blk->Zdiag = malloc((m ? m : 1) * sizeof *blk->Zdiag);
+    blk->r = seam_xcalloc(m ? m : 1, sizeof *blk->r);
+    blk->Zdiag = seam_xmalloc((m ? m : 1) * sizeof *blk->Zdiag);
     /* Elastic forces b - K x* at the committed state, and S = M/dt + D + dt K
      * with D = alpha M + beta K (3.50, 3.55); fixed nodes' velocities move to r. */
-    double *fe = calloc(nd ? nd : 1, sizeof *fe), Ke[144], be[12];
+    double *fe = seam_xcalloc(nd ? nd : 1, sizeof *fe), Ke[144], be[12];
     blk->S = free_pattern(f, blk->unknown, m);
     int corotated = 1;
     for (size_t bi = 0; bi < f->n_bodies; bi++)

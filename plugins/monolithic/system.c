@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mono.h"
+#include "seam/alloc.h"
 #include "seam/cholesky.h"
 #include "seam/krylov.h"
 #include "seam/log.h"
@@ -79,15 +80,15 @@ typedef struct piece {
  * accumulator per row, sorted columns): no triplet list of every product term. */
 static seam_csr *assemble(size_t size, const piece *pc, size_t np)
 {
-    seam_csr *A = calloc(1, sizeof *A);
+    seam_csr *A = seam_xcalloc(1, sizeof *A);
     A->rows = A->cols = size;
-    A->row_ptr = calloc(size + 1, sizeof *A->row_ptr);
+    A->row_ptr = seam_xcalloc(size + 1, sizeof *A->row_ptr);
     size_t cap = 1, nnz = 0;
     for (size_t q = 0; q < np; q++)
         cap += pc[q].X->nnz;
-    A->col = malloc(cap * sizeof *A->col);
-    A->val = malloc(cap * sizeof *A->val);
-    int64_t *slot = malloc((size ? size : 1) * sizeof *slot);
+    A->col = seam_xmalloc(cap * sizeof *A->col);
+    A->val = seam_xmalloc(cap * sizeof *A->val);
+    int64_t *slot = seam_xmalloc((size ? size : 1) * sizeof *slot);
     for (size_t c = 0; c < size; c++)
         slot[c] = -1;
     for (size_t i = 0; i < size; i++) {
@@ -143,9 +144,9 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
     size_t n = F ? F->n : 0;
     spd->n = n;
     spd->n_blocks = n_blocks;
-    spd->at = malloc((n_blocks ? n_blocks : 1) * sizeof *spd->at);
-    spd->G = calloc(n_blocks ? n_blocks : 1, sizeof *spd->G);
-    spd->S_inv = calloc(n_blocks ? n_blocks : 1, sizeof *spd->S_inv);
+    spd->at = seam_xmalloc((n_blocks ? n_blocks : 1) * sizeof *spd->at);
+    spd->G = seam_xcalloc(n_blocks ? n_blocks : 1, sizeof *spd->G);
+    spd->S_inv = seam_xcalloc(n_blocks ? n_blocks : 1, sizeof *spd->S_inv);
     size_t size = n;
     for (size_t b = 0; b < n_blocks; b++) {
         const mono_block *blk = &blocks[b];
@@ -168,12 +169,12 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
     }
     spd->size = size;
     /* c1 = E u* + G Z1^-1 w with w = -r (5.25-5.26). */
-    double *c = calloc(size ? size : 1, sizeof *c);
+    double *c = seam_xcalloc(size ? size : 1, sizeof *c);
     if (n > 0)
         memcpy(c, F->Eu, n * sizeof *c);
     /* The pieces: B; per kept block G Z1^-1 G^T (5.27), A12, A21 (5.28-5.29),
      * Z2 and Z2 Z1^-1 Z2 (5.30); scales set once alpha is known. */
-    piece *pc = calloc(1 + 5 * n_blocks, sizeof *pc);
+    piece *pc = seam_xcalloc(1 + 5 * n_blocks, sizeof *pc);
     size_t np = 0;
     if (n > 0)
         pc[np++] = (piece){F->B, 1.0, 0, 0, 0};
@@ -186,7 +187,7 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
         seam_csr *G = spd->G[b];
         if (blk->Zdiag) {
             size_t at = spd->at[b];
-            double *Z1r = malloc((m ? m : 1) * sizeof *Z1r), *tmp = malloc((m ? m : 1) * sizeof *tmp);
+            double *Z1r = seam_xmalloc((m ? m : 1) * sizeof *Z1r), *tmp = seam_xmalloc((m ? m : 1) * sizeof *tmp);
             for (size_t i = 0; i < m; i++)
                 Z1r[i] = 1.0 / blk->Zdiag[i];
             seam_csr *Z2 = seam_csr_transpose(blk->S), *Gt = seam_csr_transpose(G);   /* S symmetric: a copy */
@@ -206,7 +207,7 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
             for (size_t i = 0; i < m; i++)
                 tmp[i] = Z1r[i] * blk->r[i];
             if (n > 0) {
-                double *Gz = malloc(n * sizeof *Gz);
+                double *Gz = seam_xmalloc(n * sizeof *Gz);
                 seam_csr_mul(G, tmp, Gz);
                 seam_axpy(n, -1.0, Gz, c);
                 free(Gz);
@@ -217,13 +218,13 @@ seam_status mono_spd_build(mono_spd *spd, const mono_fluid *F, const mono_block 
             free(tmp);
         } else {
             /* Z1 = S, Z2 = 0: A11 += G S^-1 G^T (applied as a product), c1 -= G S^-1 r (5.32). */
-            spd->S_inv[b] = malloc((m ? m * m : 1) * sizeof *spd->S_inv[b]);
+            spd->S_inv[b] = seam_xmalloc((m ? m * m : 1) * sizeof *spd->S_inv[b]);
             if (dense_spd_inverse(blk->S, spd->S_inv[b]) != 0) {
                 seam_logf(host, SEAM_LOG_ERROR, "monolithic: the mass matrix of rigid block %zu is not positive definite",
                           b);
                 st = SEAM_ERROR;
             } else if (n > 0) {
-                double *Sr = malloc(m * sizeof *Sr), *Gz = malloc(n * sizeof *Gz);
+                double *Sr = seam_xmalloc(m * sizeof *Sr), *Gz = seam_xmalloc(n * sizeof *Gz);
                 dense_mul(m, spd->S_inv[b], blk->r, Sr);
                 seam_csr_mul(G, Sr, Gz);
                 seam_axpy(n, -1.0, Gz, c);
@@ -264,7 +265,7 @@ void mono_spd_apply(const mono_spd *spd, const double *x, double *y)
         if (!spd->S_inv[b] || m == 0)   /* kept, or a body with no free motion */
             continue;
         /* y_p += G S^-1 G^T x_p */
-        double *g = malloc(2 * m * sizeof *g), *h = g + m;
+        double *g = seam_xmalloc(2 * m * sizeof *g), *h = g + m;
         seam_csr_mul_t(G, x, g);
         dense_mul(m, spd->S_inv[b], g, h);
         for (size_t i = 0; i < G->rows; i++)
@@ -289,7 +290,7 @@ void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const doubl
                 v[off + i] = spd->alpha * y[spd->at[b] + i];
         } else {
             /* v = S^-1 (G^T p + r) from the second row of (5.17). */
-            double *g = malloc((m ? m : 1) * sizeof *g);
+            double *g = seam_xmalloc((m ? m : 1) * sizeof *g);
             if (n > 0)
                 seam_csr_mul_t(spd->G[b], p, g);
             else
@@ -343,19 +344,13 @@ static void mg_precond_free(mg_precond *P)
 /* Rows r0 .. r1 - 1 of A restricted to columns c0 .. c1 - 1, shifted to 0. */
 static seam_csr *sub_block(const seam_csr *A, size_t r0, size_t r1, size_t c0, size_t c1)
 {
-    seam_csr *X = calloc(1, sizeof *X);
-    if (!X)
-        return NULL;
+    seam_csr *X = SEAM_NEW(seam_csr);
     X->rows = r1 - r0;
     X->cols = c1 - c0;
     size_t cap = (size_t)(A->row_ptr[r1] - A->row_ptr[r0]) + 1;
-    X->row_ptr = calloc(X->rows + 1, sizeof *X->row_ptr);
-    X->col = malloc(cap * sizeof *X->col);
-    X->val = malloc(cap * sizeof *X->val);
-    if (!X->row_ptr || !X->col || !X->val) {
-        seam_csr_destroy(&X);
-        return NULL;
-    }
+    X->row_ptr = seam_xcalloc(X->rows + 1, sizeof *X->row_ptr);
+    X->col = seam_xmalloc_n(cap, sizeof *X->col);
+    X->val = seam_xmalloc_n(cap, sizeof *X->val);
     size_t nnz = 0;
     for (size_t i = r0; i < r1; i++) {
         for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
@@ -372,17 +367,14 @@ static seam_csr *sub_block(const seam_csr *A, size_t r0, size_t r1, size_t c0, s
 /* B's (2 dim + 1)-point stencil as multigrid's level 0 (Bridson's storage
  * per cell), divided by the coefficient of a whole open face so that the
  * coarse levels' rediscretized unit stencils match it (multigrid.c). */
-static int mg_level0(mg_precond *P, const mono_fluid *F)
+static void mg_level0(mg_precond *P, const mono_fluid *F)
 {
     const mac_grid *g = &F->grid;
     size_t nc = mac_ncell(g);
     const seam_csr *B = F->B;
-    P->Adiag = calloc(nc, sizeof *P->Adiag);
-    int ok = P->Adiag != NULL;
-    for (int a = 0; a < 3 && ok; a++)
-        ok = (P->Aplus[a] = calloc(nc, sizeof *P->Aplus[a])) != NULL;
-    if (!ok)
-        return -1;
+    P->Adiag = SEAM_NEW_N(double, nc);
+    for (int a = 0; a < 3; a++)
+        P->Aplus[a] = SEAM_NEW_N(double, nc);
     double scale = 0.0, dmax = 0.0;
     for (size_t i = 0; i < B->rows; i++)
         for (int64_t k = B->row_ptr[i]; k < B->row_ptr[i + 1]; k++) {
@@ -405,7 +397,6 @@ static int mg_level0(mg_precond *P, const mono_fluid *F)
                     P->Aplus[a][c] = v;
         }
     }
-    return 0;
 }
 
 /* The factor of A_ss in kept->chol: analysed when there is none or A_ss's
@@ -424,8 +415,10 @@ static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mo
             return SEAM_ERROR;
         }
         mac_geometry geo = {.solid = F->closed};
-        if (mg_level0(P, F) != 0 || !(P->mg = mac_mg_build(NULL, &F->grid, &geo, F->index, P->Adiag, P->Aplus)) ||
-            !(P->rp = malloc(P->n * sizeof *P->rp)) || !(P->tp = malloc(P->n * sizeof *P->tp))) {
+        mg_level0(P, F);
+        P->rp = seam_xmalloc_n(P->n, sizeof *P->rp);
+        P->tp = seam_xmalloc_n(P->n, sizeof *P->tp);
+        if (!(P->mg = mac_mg_build(NULL, &F->grid, &geo, F->index, P->Adiag, P->Aplus))) {
             seam_logf(host, SEAM_LOG_ERROR, "monolithic: out of memory for the multigrid preconditioner");
             mg_precond_free(P);
             return SEAM_ERROR;
@@ -434,12 +427,12 @@ static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mo
     if (P->ns > 0) {
         P->Asp = sub_block(spd->A, P->n, spd->size, 0, P->n);
         P->Ass = sub_block(spd->A, P->n, spd->size, P->n, spd->size);
-        P->ws = malloc(P->ns * sizeof *P->ws);
-        P->rs = malloc(P->ns * sizeof *P->rs);
+        P->ws = seam_xmalloc_n(P->ns, sizeof *P->ws);
+        P->rs = seam_xmalloc_n(P->ns, sizeof *P->rs);
         size_t before = kept->chol ? seam_cholesky_analyses(kept->chol) : 0;
         if (P->Ass && !kept->chol)
             kept->chol = seam_cholesky_new(P->Ass);
-        if (!P->Asp || !P->Ass || !P->ws || !P->rs || !kept->chol) {
+        if (!kept->chol) {
             seam_logf(host, SEAM_LOG_ERROR, "monolithic: out of memory for the multigrid preconditioner's solid block");
             mg_precond_free(P);
             return SEAM_ERROR;
@@ -515,7 +508,7 @@ seam_status mono_solve_kept(mono_kept *kept, const mono_fluid *F, const mono_blo
     seam_status st = mono_spd_build(&spd, F, blocks, n_blocks, opts, host);
     if (st != SEAM_OK)
         return st;
-    double *y = calloc(spd.size ? spd.size : 1, sizeof *y);
+    double *y = seam_xcalloc(spd.size ? spd.size : 1, sizeof *y);
     double cn = seam_norm2(spd.size, spd.c);
     mono_solve_stats s = {0, 0.0, spd.A->nnz, 0};
     if (spd.size > 0 && cn > 0.0) {

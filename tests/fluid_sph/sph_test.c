@@ -19,7 +19,7 @@ fluid_sph *sph_make(test_host *th, const char *json, const seam_interface *iface
     static const seam_interface none2 = {2, 0, NULL, NULL, NULL, 2, 0, NULL, NULL, 0};
     static const seam_interface none3 = {3, 0, NULL, NULL, NULL, 3, 0, NULL, NULL, 0};
     if (!iface)
-        iface = fl->dim == 3 ? &none3 : &none2;
+        iface = fl->cfg.dim == 3 ? &none3 : &none2;
     assert_int_equal(P->bind(fl, iface), SEAM_OK);
     return fl;
 }
@@ -27,7 +27,7 @@ fluid_sph *sph_make(test_host *th, const char *json, const seam_interface *iface
 double sph_run(fluid_sph *fl, double t, double t_end, double dt_cap, const double *X, double *F)
 {
     const seam_plugin *P = seam_plugin_v1();
-    size_t np = fl->iface.n_points, d = (size_t)fl->dim;
+    size_t np = fl->iface.n_points, d = (size_t)fl->cfg.dim;
     double *V = calloc(d * np + 1, sizeof *V), *Fo = calloc(d * np + 1, sizeof *Fo);
     for (int64_t step = 0; t < t_end - 1e-12; step++) {
         double dt;
@@ -35,8 +35,8 @@ double sph_run(fluid_sph *fl, double t, double t_end, double dt_cap, const doubl
         dt = fmin(dt, dt_cap);
         dt = (t_end - t) / ceil((t_end - t) / dt - 1e-9);   /* no sliver of a step at the end */
         seam_step s = {step, t, dt, 0};
-        seam_input in = {np, fl->dim, X, V, NULL};
-        seam_output out = {np, fl->dim, NULL, NULL, Fo};
+        seam_input in = {np, fl->cfg.dim, X, V, NULL};
+        seam_output out = {np, fl->cfg.dim, NULL, NULL, Fo};
         seam_status st = P->solve(fl, &s, &in, &out);
         if (st != SEAM_OK)
             fail_msg("step %lld at t = %g: %s", (long long)step, t, ((const test_host *)fl->host->ctx)->last);
@@ -52,7 +52,7 @@ double sph_run(fluid_sph *fl, double t, double t_end, double dt_cap, const doubl
 
 double sph_max_speed(const fluid_sph *fl)
 {
-    size_t d = (size_t)fl->dim;
+    size_t d = (size_t)fl->cfg.dim;
     double vmax = 0.0;
     for (size_t i = 0; i < fl->n; i++) {
         double s2 = 0.0;

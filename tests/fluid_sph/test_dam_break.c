@@ -53,8 +53,8 @@ static void test_dam_break(void **state)
     free(text);
     const seam_plugin *P = seam_plugin_v1();
     /* the column: a = the fill box's side */
-    const double a = fl->fill[2] - fl->fill[0], g = 9.81, t_scale = sqrt(2.0 * g / a);
-    assert_true(fabs(fl->fill[3] - fl->fill[1] - a) < 1e-12);
+    const double a = fl->cfg.fill[2] - fl->cfg.fill[0], g = 9.81, t_scale = sqrt(2.0 * g / a);
+    assert_true(fabs(fl->cfg.fill[3] - fl->cfg.fill[1] - a) < 1e-12);
     size_t n0 = fl->n, clamped = 0;
     double mass0 = (double)fl->n * fl->f.m, t = 0.0, worst = 0.0;
     size_t k = 0, nk = sizeof mm_T / sizeof mm_T[0];
@@ -74,8 +74,8 @@ static void test_dam_break(void **state)
             continue;
         double front = 0.0;
         for (size_t i = 0; i < fl->n; i++)
-            front = fmax(front, fl->x_n[2 * i] + 0.5 * fl->s);
-        double Z = (front - fl->lo[0]) / a, dev = Z / mm_Z[k] - 1.0;
+            front = fmax(front, fl->x_n[2 * i] + 0.5 * fl->cfg.s);
+        double Z = (front - fl->cfg.lo[0]) / a, dev = Z / mm_Z[k] - 1.0;
         printf("T %.2f: Z %.3f, Martin and Moyce %.2f (%+.1f%%)\n", mm_T[k], Z, mm_Z[k], 100.0 * dev);
         if (mm_T[k] >= 1.8)
             worst = fmax(worst, fabs(dev));
@@ -87,7 +87,7 @@ static void test_dam_break(void **state)
     assert_float_equal((double)fl->n * fl->f.m, mass0, 0.0);
     for (size_t i = 0; i < fl->n; i++)
         for (int c = 0; c < 2; c++)
-            assert_true(fl->x_n[2 * i + (size_t)c] > fl->lo[c] && fl->x_n[2 * i + (size_t)c] < fl->hi[c]);
+            assert_true(fl->x_n[2 * i + (size_t)c] > fl->cfg.lo[c] && fl->x_n[2 * i + (size_t)c] < fl->cfg.hi[c]);
     printf("largest deviation from Martin and Moyce from T = 1.83 on: %.1f%%; %zu particle-steps held at the sides\n",
            100.0 * worst, clamped);
     assert_true(worst <= 0.10);

@@ -36,7 +36,7 @@ static void test_dfsph_cap_warns_at_commit(void **state)
         printf("step %d: density error %.3g after %d iterations\n", k, fl->last_rho.error, fl->last_rho.iterations);
         assert_int_equal(seam_plugin_v1()->commit(fl), SEAM_OK);
     }
-    assert_true(fl->last_rho.error > fl->eta_rho);
+    assert_true(fl->last_rho.error > fl->cfg.eta_rho);
     assert_true(test_host_saw(&th, "step 2: the DFSPH density solve stopped at max_iterations 1 with average density "
                                    "error"));
     assert_true(test_host_saw(&th, "> density_tolerance 0.0005; the step is committed with it"));
@@ -57,13 +57,13 @@ static void test_takahashi_short_fails(void **state)
     assert_int_equal(one_step(fl, 7, 0.0, 2e-3), SEAM_UNSTABLE);
     assert_true(test_host_saw(&th, "step 7 iteration 0: the takahashi pressure solve (MGCG) did not converge: 2 "
                                    "iterations (max_iterations 2), mean density error"));
-    assert_true(fl->last_rho.error > fl->eta_rho);
+    assert_true(fl->last_rho.error > fl->cfg.eta_rho);
     assert_int_equal(seam_plugin_v1()->commit(fl), SEAM_ERROR);   /* nothing to commit */
     seam_plugin_v1()->destroy(fl);
     /* With its default cap the same step converges. */
     fl = sph_make(&th, "{" COLUMN ", \"pressure_solver\": \"takahashi\"}", NULL);
     assert_int_equal(one_step(fl, 0, 0.0, 2e-3), SEAM_OK);
-    assert_true(fl->last_rho.error <= fl->eta_rho);
+    assert_true(fl->last_rho.error <= fl->cfg.eta_rho);
     seam_plugin_v1()->destroy(fl);
 }
 

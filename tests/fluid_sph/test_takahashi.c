@@ -82,8 +82,8 @@ static int solve_once(fluid_sph *fl, int multigrid, double *p)
     const seam_plugin *P = seam_plugin_v1();
     double dt;
     assert_int_equal(P->max_dt(fl, &dt), SEAM_OK);
-    fl->tak_opts.multigrid = multigrid;
-    fl->tak_opts.eta = 1e-9;
+    fl->cfg.tak_opts.multigrid = multigrid;
+    fl->cfg.tak_opts.eta = 1e-9;
     seam_step s = {1000, 0.0, dt, 0};
     seam_input in = {0, 2, NULL, NULL, NULL};
     seam_output out = {0, 2, NULL, NULL, NULL};
