@@ -349,7 +349,7 @@ static double element_area(const seam_bpp *b, const double *X, size_t e, double 
  * The fluid's rows vary from point to point with the grid's staircase, and
  * p0 pushes the walls through the same rows: the walls give way more where
  * the rows are larger, and the region's true volume falls behind (about 1%
- * a second on the volumetric balloon, bench/RESULTS.md). */
+ * a second on the volumetric balloon, docs/performance.md). */
 static void geometric_rows(seam_bpp *b, const double *Xend, const double *Xn, double *C, size_t m)
 {
     size_t n = b->n, d = (size_t)b->dim, npe = (size_t)b->mesh.nodes_per_elem, np = n / d;

@@ -365,7 +365,7 @@ static bool await_reply(seam_remote *r, const char *op, uint64_t id, double limi
          * lost connection, a refused key) and the spawned server's fate are
          * looked at between slices. One wait costs a few system calls fewer
          * than polling both sockets, which is most of a round trip's cost
-         * outside libzmq on a virtual machine (bench/RESULTS.md). */
+         * outside libzmq on a virtual machine (docs/performance.md). */
         int slice = last_look ? 0 : isfinite(left) && left < 0.1 ? (int)(left * 1000) + 1 : 100;
         if (slice != r->rcv_slice && set_int(r->sock, ZMQ_RCVTIMEO, slice) == 0)
             r->rcv_slice = slice;

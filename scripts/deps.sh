@@ -3,12 +3,14 @@
 # everything is present. Run as root (or with sudo available).
 # `scripts/deps.sh fuzz` adds clang and its libFuzzer runtime, which only
 # bench/protocol/fuzz_session.sh needs. chromium is for the test suite: it
-# opens a run's report headless (tests/coupler/test_report_browser.py).
+# opens a run's report headless (tests/coupler/test_report_browser.py);
+# cppcheck is for .ci/run's static analysis (scripts/cppcheck.sh).
 set -eu
 
 packages="meson ninja-build pkg-config gcc libc6-dev
 libzmq3-dev libmsgpack-dev libopenblas-dev liblapacke-dev libjansson-dev
 libcairo2-dev libcmocka-dev zlib1g-dev libsuitesparse-dev python3 python3-zmq python3-msgpack python3-numpy
+cppcheck
 chromium"
 case "${1:-}" in
     "") ;;

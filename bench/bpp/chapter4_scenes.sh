@@ -10,6 +10,7 @@
 #    the release, the water's volume, and the oscillation's period against
 #    the one-degree-of-freedom estimate.
 # Usage: bench/bpp/chapter4_scenes.sh [BUILD_DIR] [END_TIME]
+SEAM_BENCH=chapter4_scenes . "$(dirname "$0")/../rows.sh"   # figures to bench/data/chapter4_scenes.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-5}
@@ -27,6 +28,8 @@ its = [int(r["iterations"]) for r in rows]
 bad = sum(1 for r in rows if r["converged"] == "0")
 print(f"{sys.argv[2]:<18} steps {len(rows):4d} to t = {float(rows[-1]['t']):.2f} s  iterations/step {sum(its)/len(its):5.2f}"
       f"  max {max(its):3d}  unconverged {bad:3d}  wall {sys.argv[3]} s")
+print(f"@row run={sys.argv[2]} steps={len(rows)} t_end={float(rows[-1]['t']):.4f} it_step={sum(its)/len(its):.3f} "
+      f"max_it={max(its)} unconverged={bad} wall_s={sys.argv[3]}")
 PY
 }
 analyse() { python3 - "$out" "$@" <<'PY'
@@ -53,6 +56,7 @@ if what in ("thin", "volumetric"):
     t = R[-1][1]
     grown, want = area(R[-1][2:], idx) - area(X0, idx), q * (t - 0.5)
     print(f"  area grown {grown:.5f} m^2, inflow {want:.5f} m^2: {100 * (grown / want - 1):+.2f}%")
+    print(f"@row run={what} quantity=area_grown measured={grown:.6f} expected={want:.6f} error={grown / want - 1:.5f}")
 elif what.startswith("two"):
     R = rows(what)
     X0, X = R[0][2:], R[-1][2:]
@@ -65,6 +69,9 @@ elif what.startswith("two"):
     wl, wr = q * (t - 0.5), (0.5 if half else 1) * q * (t - 0.5)
     print(f"  centre line: mean offset {sum(dx) / 104:+.3e} m, largest {max(dx, key=abs):+.3e} m (1e-3 of the width: 6e-3 m)")
     print(f"  regions grew {gl:.5f} and {gr:.5f} m^2, inflows {wl:.5f} and {wr:.5f} m^2: {100 * (gl / wl - 1):+.2f}%, {100 * (gr / wr - 1):+.2f}%")
+    print(f"@row run={what} quantity=shared_shell_offset measured={sum(dx) / 104:.4e} largest={max(dx, key=abs):.4e}")
+    print(f"@row run={what} quantity=left_growth measured={gl:.6f} expected={wl:.6f} error={gl / wl - 1:.5f}")
+    print(f"@row run={what} quantity=right_growth measured={gr:.6f} expected={wr:.6f} error={gr / wr - 1:.5f}")
 elif what == "release":
     R = rows(what)
     def heights(r):
@@ -82,6 +89,8 @@ elif what == "release":
     m = 20 * 3 * 0.5 + 20 * 1 * 0.5 * 9 + 6 + 7 * 9 + 2 * 9
     print(f"  the left piston crosses the level at t = {', '.join(f'{c:.2f}' for c in cross)} s;"
           f" one-degree-of-freedom period 2 pi sqrt(m / (12 rho g)) with m = {m:.0f} kg/m: {2 * math.pi * math.sqrt(m / (12 * 9.8)):.2f} s")
+    print(f"@row run={what} quantity=level_crossings measured='{' '.join(f'{c:.2f}' for c in cross)}' "
+          f"period_estimate={2 * math.pi * math.sqrt(m / (12 * 9.8)):.3f}")
 PY
 }
 echo "Akbay chapter 4 scenes, to t = $end s (release: 12 s at dx = 0.1)"

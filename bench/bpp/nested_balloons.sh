@@ -5,6 +5,7 @@
 # both at 0.05 cells and at most 30 iterations, counted as seam counts and
 # as the thesis counts (coupling.count).
 # Usage: bench/bpp/nested_balloons.sh [BUILD_DIR] [END_TIME] [CELL_SIZE]
+SEAM_BENCH=nested_balloons . "$(dirname "$0")/../rows.sh"   # figures to bench/data/nested_balloons.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-1.5}
@@ -26,6 +27,8 @@ bad = sum(1 for r in rows if r["converged"] == "0")
 wall = sum(float(r["fluid_s"]) + float(r["solid_s"]) + float(r["coupler_s"]) for r in rows)
 print(f"{sys.argv[2]:<8} steps {len(rows):4d}  iterations/step {sum(its)/len(its):6.2f}  max {max(its):3d}  "
       f"unconverged {bad:3d}  seconds {wall:7.2f}")
+print(f"@row run={sys.argv[2]} steps={len(rows)} it_step={sum(its)/len(its):.3f} max_it={max(its)} unconverged={bad} "
+      f"solver_coupler_s={wall:.3f}")
 PY
 }
 echo "nested balloons, dx = $dx m, to t = $end s"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "seam/alloc.h"
 #include "seam/dense.h"
 
 static double now_s(void)
@@ -35,10 +36,8 @@ int main(int argc, char **argv)
     int bad = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         int n = sizes[s];
-        double *A = malloc(sizeof *A * (size_t)(n * n) * (size_t)count);
-        double *lj = malloc(sizeof *lj * (size_t)n * (size_t)count), *ll = malloc(sizeof *ll * (size_t)n * (size_t)count);
-        if (!A || !lj || !ll)
-            return 1;
+        double *A = seam_xmalloc_n((size_t)(n * n) * (size_t)count, sizeof *A);
+        double *lj = seam_xmalloc_n((size_t)n * (size_t)count, sizeof *lj), *ll = seam_xmalloc_n((size_t)n * (size_t)count, sizeof *ll);
         srand(1);
         for (int m = 0; m < count; m++)
             for (int i = 0; i < n; i++)
@@ -60,6 +59,8 @@ int main(int argc, char **argv)
             for (int i = 0; i < n; i++)
                 bad += fabs(lj[(size_t)m * n + i] - ll[(size_t)m * n + n - 1 - i]) > 1e-12 * (1.0 + fabs(ll[(size_t)m * n]));
         printf("%4d %14.3f %14.3f %10.2f\n", n, 1e6 * (t1 - t0) / count, 1e6 * (t2 - t1) / count, (t2 - t1) / (t1 - t0));
+        printf("@row n=%d matrices=%d jacobi_us=%.4f dsyev_us=%.4f dsyev_over_jacobi=%.3f\n", n, count,
+               1e6 * (t1 - t0) / count, 1e6 * (t2 - t1) / count, (t2 - t1) / (t1 - t0));
         free(A);
         free(lj);
         free(ll);

@@ -10,6 +10,7 @@
 # (docs/remote.md, docs/scenes.md "Failures").
 #
 #   bench/coupler/failure_matrix.sh [BUILD]     (default: build)
+SEAM_BENCH=failure_matrix . "$(dirname "$0")/../rows.sh"   # figures to bench/data/failure_matrix.jsonl
 set -u
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -91,6 +92,7 @@ check() {   # fault how
     fi
     [ -n "$verdict" ] && bad=$((bad + 1))
     printf '%-22s %-6s %4s %6.1f  %s\n' "$fault" "$how" "$rc" "$took" "${verdict:-ok: $err}"
+    printf "@row fault=%s how=%s exit=%s seconds=%.2f kept_promise=%d\n" "$fault" "$how" "$rc" "$took" "$([ -z "$verdict" ] && echo 1 || echo 0)"
 }
 for how in kill stop hang exit close error; do
     for fault in create:1 solve:1 solve:20 commit:1 commit:7 save:1 save:2 write_output:1 write_output:3 load:1 \
@@ -103,3 +105,4 @@ done
 check max_dt:5 nan
 check solve:7 nan
 echo "cases that broke a promise: $bad"
+echo "@row summary=1 broken_promises=$bad"

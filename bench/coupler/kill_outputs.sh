@@ -11,6 +11,7 @@
 # stdio buffer). One line per kill that found a problem; a count at the end.
 #
 #   bench/coupler/kill_outputs.sh [KILLS] [BUILD]     (default: 40 kills per scene and signal, build)
+SEAM_BENCH=kill_outputs . "$(dirname "$0")/../rows.sh"   # figures to bench/data/kill_outputs.jsonl
 set -u
 cd "$(dirname "$0")/../.."
 kills=${1:-40}
@@ -65,3 +66,4 @@ for scene in disc piston; do
     done
 done
 echo "kills: $runs, with a problem: $problems"
+echo "@row kills_per_signal=$kills kills=$runs problems=$problems"

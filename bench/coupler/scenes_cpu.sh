@@ -4,6 +4,7 @@
 # load hits both alike; medians over REPS rounds, and base/new. One thread
 # (OMP_NUM_THREADS=1): the ratio compares the code, not the cores.
 # Usage: bench/coupler/scenes_cpu.sh BASE_BUILD [BUILD] [REPS]
+SEAM_BENCH=scenes_cpu . "$(dirname "$0")/../rows.sh"   # figures to bench/data/scenes_cpu.jsonl
 set -euo pipefail
 base=${1:?usage: scenes_cpu.sh BASE_BUILD [BUILD] [REPS]}
 build=${2:-build}
@@ -41,6 +42,8 @@ for scene, sets, end in scenes:
         for b in (base, build):
             t[b].append(cpu(b, scene, sets, end))
     mb, mn = statistics.median(t[base]), statistics.median(t[build])
-    print(f"| {scene}{' (64x96)' if sets else ''} | {end:g} | {mb:.2f} | {mn:.2f} | **{mb / mn:.2f}** |", flush=True)
+    print(f"| {scene}{' (64x96)' if sets else ''} | {end:g} | {mb:.2f} | {mn:.2f} | **{mb / mn:.2f}** |")
+    print(f"@row scene={scene} end={end:g} reps={reps} base_cpu_s={mb:.3f} new_cpu_s={mn:.3f} base_over_new={mb / mn:.3f}",
+          flush=True)
 print(f"\nload average at end {os.getloadavg()[0]:.2f}")
 PY

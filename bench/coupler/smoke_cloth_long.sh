@@ -4,6 +4,7 @@
 # until 2026-11-25): the outcome, the time reached, iterations per step and
 # unconverged steps. Some 10 minutes per run on a 2-core machine.
 # Usage: bench/coupler/smoke_cloth_long.sh [BUILD]
+SEAM_BENCH=smoke_cloth_long . "$(dirname "$0")/../rows.sh"   # figures to bench/data/smoke_cloth_long.jsonl
 set -uo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,5 +25,6 @@ it = sum(int(r["iterations"]) for r in rows) / max(1, len(rows))
 bad = sum(1 for r in rows if r["converged"] == "0")
 t = float(rows[-1]["t"]) if rows else 0.0
 print(f"{sys.argv[2]:>6} {sys.argv[3]:>6} {t:10.3f} {it:10.2f} {bad:12d} {err[0][:110] if err else ''}")
+print(f"@row reuse={sys.argv[2]} exit={sys.argv[3]} t_reached={t:.4f} it_step={it:.3f} unconverged={bad} steps={len(rows)}")
 PY
 done

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "seam/alloc.h"
 #include "seam/plugin.h"
 
 const seam_plugin *fluid_mac_table(void);   /* the static library's table (plugins/fluid_mac/fluid.h) */
@@ -191,6 +192,13 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
             rest -= res->phase_ms[k];
         }
     printf(" rest %.2f (%.1f%%)\n", rest, 100.0 * rest / res->ms_cpu);
+    /* the same figures as data, for bench/record.py */
+    printf("@row scene=%s N=%d dim=%d cells=%ld precond=%s kernels=%s steps=%d ms_wall=%.3f ms_cpu=%.3f"
+           " pcg_it_solve=%.2f", name, N, dim, cells, precond, kernels ? kernels : "default", steps, res->ms_wall,
+           res->ms_cpu, res->iterations);
+    for (int k = 0; k < res->n_phases; k++)
+        printf(" %s_ms=%.3f", res->phase_names[k], res->phase_ms[k]);
+    printf("\n");
     fflush(stdout);
     P->destroy(fl);
     return 0;
@@ -207,11 +215,7 @@ static double cpu_now(void)
 static double triad_bandwidth(void)
 {
     const size_t n = (size_t)1 << 25;
-    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-    if (!a || !b || !c) {
-        free(a), free(b), free(c);
-        return 0.0;
-    }
+    double *a = seam_xmalloc_n(n, sizeof *a), *b = seam_xmalloc_n(n, sizeof *b), *c = seam_xmalloc_n(n, sizeof *c);
     for (size_t i = 0; i < n; i++) {
         a[i] = 0.0;
         b[i] = 1.0 + 1e-9 * (double)i;
@@ -239,6 +243,10 @@ static void print_bound_table(const char *name, int dim, const int *sizes, int n
         double bound_ms = 1e3 * mg[k].bytes_iteration / bw[k];
         printf("| %d^%d | %.1f | %.3f | %.3f | %.2f | %.1f | %.3f | **%.2f** |\n", sizes[k], dim, mg[k].iterations,
                mg[k].ms_iteration, mg[k].wall_ms_iteration, 1e-6 * mg[k].bytes_iteration, 1e-9 * bw[k], bound_ms,
+               mg[k].ms_iteration / bound_ms);
+        printf("@row table=bound scene=%s N=%d dim=%d mg_it_solve=%.2f ms_iteration=%.4f wall_ms_iteration=%.4f"
+               " bound_MB=%.3f triad_GBs=%.2f measured_over_bound=%.3f\n", name, sizes[k], dim, mg[k].iterations,
+               mg[k].ms_iteration, mg[k].wall_ms_iteration, 1e-6 * mg[k].bytes_iteration, 1e-9 * bw[k],
                mg[k].ms_iteration / bound_ms);
     }
 }

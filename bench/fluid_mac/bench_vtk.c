@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "seam/plugin.h"
+#include "seam/vtk.h"
 
 const seam_plugin *fluid_mac_table(void);   /* the static library's table (plugins/fluid_mac/fluid.h) */
 
@@ -62,29 +63,32 @@ int main(int argc, char **argv)
     int water = !(argc > 1 && strcmp(argv[1], "smoke3d") == 0);
     int N = argc > 2 ? atoi(argv[2]) : 20, frames = argc > 3 ? atoi(argv[3]) : 4, steps = argc > 4 ? atoi(argv[4]) : 2;
     const seam_plugin *P = fluid_mac_table();
-    seam_host host = {.abi = SEAM_ABI_VERSION, .name = "fluid", .config_path = "fluid", .log = bench_log};
     static const char *const fmts[3] = {"legacy", "xml", "xml_float32"};
+    /* the frame format is the host's setting (ABI 6), one host per instance */
+    seam_host host[3];
+    static const seam_vtk_format formats[3] = {SEAM_VTK_LEGACY, SEAM_VTK_XML, SEAM_VTK_XML_FLOAT32};
     char json[3][1024];
     for (int k = 0; k < 3; k++) {
-        const char *fmt = fmts[k];
+        host[k] = (seam_host){.abi = SEAM_ABI_VERSION, .name = "fluid", .config_path = "fluid", .log = bench_log,
+                              .vtk_format = formats[k]};
         if (water)   /* a 1 m cube, the left 40% filled 60% high across its depth, collapsing */
             snprintf(json[k], sizeof json[k],
-                     "{\"vtk\": \"%s\", \"cells\": [%d, %d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
+                     "{\"cells\": [%d, %d, %d], \"dx\": %.17g, \"pressure_tolerance\": 1e-6,"
                      " \"gravity\": [0, -9.81, 0], \"liquid\": {\"fill\": [0, 0, 0, 0.4, 0.6, 1]}}",
-                     fmt, N, N, N, 1.0 / N);
+                     N, N, N, 1.0 / N);
         else   /* a hot round jet from the floor of a 1 m cube open at the top */
             snprintf(json[k], sizeof json[k],
-                     "{\"vtk\": \"%s\", \"cells\": [%d, %d, %d], \"dx\": %.17g, \"density\": 1.2,"
+                     "{\"cells\": [%d, %d, %d], \"dx\": %.17g, \"density\": 1.2,"
                      " \"boundary\": {\"top\": \"open\"}, \"pressure_tolerance\": 1e-6,"
                      " \"buoyancy\": {\"temperature\": 0.05}, \"sources\": [{\"side\": \"bottom\","
                      " \"range\": [0.4, 0.6, 0.4, 0.6], \"shape\": \"disc\", \"speed\": 0.5,"
                      " \"profile\": \"parabolic\", \"temperature\": 50, \"ramp_time\": 0.1}]}",
-                     fmt, N, N, N, 1.0 / N);
+                     N, N, N, 1.0 / N);
     }
     void *fl[3];
     seam_interface none = {3, 0, NULL, NULL, NULL, 3, 0, NULL, NULL, 0};
     for (int k = 0; k < 3; k++)
-        if (!(fl[k] = P->create(P, json[k], &host)) || P->bind(fl[k], &none) != SEAM_OK)
+        if (!(fl[k] = P->create(P, json[k], &host[k])) || P->bind(fl[k], &none) != SEAM_OK)
             return 1;
     const char *root = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     char dir[3][4096], cmd[8300];
@@ -127,6 +131,9 @@ int main(int argc, char **argv)
     }
     printf(" legacy/xml size %.2f time %.2f, legacy/xml_float32 size %.2f time %.2f\n", bytes[0] / bytes[1],
            secs[0] / secs[1], bytes[0] / bytes[2], secs[0] / secs[2]);
+    for (int k = 0; k < 3; k++)
+        printf("@row scene=%s N=%d frames=%d format=%s MB_frame=%.4f ms_frame=%.2f\n", water ? "water3d" : "smoke3d", N,
+               frames, fmts[k], bytes[k] / frames / 1e6, 1e3 * secs[k] / frames);
     for (int k = 0; k < 3; k++)
         P->destroy(fl[k]);
     return 0;

@@ -125,6 +125,10 @@ static double run(long target, int threads, int warmup, int steps)
            particles, s, threads, threads == 1 ? " " : "s", ms, (double)particles / (ms * 1e-3),
            (double)t.density / t.solves, (double)t.divergence / t.solves, t_sim, digest(P, fl),
            (double)ru.ru_maxrss / 1024.0);
+    printf("@row mode=dam3d particles=%ld spacing=%.5f threads=%d steps=%d ms_step=%.2f particle_steps_s=%.0f"
+           " density_it_step=%.2f divergence_it_step=%.2f peak_rss_MB=%.0f\n", particles, s, threads, steps, ms,
+           (double)particles / (ms * 1e-3), (double)t.density / t.solves, (double)t.divergence / t.solves,
+           (double)ru.ru_maxrss / 1024.0);
     fflush(stdout);
     P->destroy(fl);
     return ms;
@@ -174,6 +178,9 @@ static double run_takahashi(long target, double t0, double t1, const char *keys)
     double it = t.solves ? (double)t.density / t.solves : 0.0;
     printf("%8ld particles (s = %.5f m)  %-4s  %6d steps  %8.1f ms/step  %6.1f CG iterations/step\n", t.particles, s,
            strstr(keys, "false") ? "CG" : "MGCG", t.solves, t.solves ? 1e3 * elapsed / t.solves : 0.0, it);
+    printf("@row mode=takahashi particles=%ld spacing=%.5f solver=%s steps=%d ms_step=%.2f cg_it_step=%.2f\n",
+           t.particles, s, strstr(keys, "false") ? "CG" : "MGCG", t.solves,
+           t.solves ? 1e3 * elapsed / t.solves : 0.0, it);
     fflush(stdout);
     P->destroy(fl);
     return it;

@@ -11,6 +11,7 @@
 # xpm is the example's scheme; the others override it (relaxation with 200
 # iterations at most, iqn-ils with xpm's 30).
 # Usage: bench/fluid_sph/light_ball.sh [BUILD_DIR] [END_TIME]
+SEAM_BENCH=sph_light_ball . "$(dirname "$0")/../rows.sh"   # figures to bench/data/sph_light_ball.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-3}
@@ -23,7 +24,7 @@ run() {   # label end tolerance [--set ...]
         --set output.frames=false --set output.picture=false --set output.interface=true --set time.end="$t_end" \
         --set "coupling.measures=[{\"quantity\": \"positions\", \"kind\": \"cells\", \"norm\": \"max\", \"tolerance\": $tol}]" \
         "$@" >"$out/$label.log" 2>&1 || true
-    python3 - "$out/$label" "$out/$label.log" "$label" $((SECONDS - t0)) <<'PY'
+    python3 - "$out/$label" "$out/$label.log" "$label" $((SECONDS - t0)) "$tol" <<'PY'
 import csv, math, re, sys
 d, log, label, wall = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
 outcome = re.search(r"outcome: (\w+)", log)
@@ -54,6 +55,9 @@ tail = f"fraction {sum(fr) / len(fr):.4f} ({min(fr):.4f} .. {max(fr):.4f})" if X
 print(f"{label:<26} {outcome.group(1) if outcome else '?':<10} to t = {X[-1][1]:5.3f} s  steps {len(rows):5d}"
       f"  it/step {sum(its) / len(its):5.2f}  10-step max {win:5.2f}  max {max(its):3d}"
       f"  sideways {1000 * side:6.1f} mm  {tail}  wall {wall} s")
+print(f"@row tolerance_cells={sys.argv[5]} scheme='{label}' outcome='{outcome.group(1) if outcome else '?'}' t_end={X[-1][1]:.4f} steps={len(rows)} "
+      f"it_step={sum(its) / len(its):.3f} window10_max={win:.3f} max_it={max(its)} sideways_mm={1000 * side:.2f}"
+      + (f" fraction={sum(fr) / len(fr):.4f}" if tail else ""))
 PY
 }
 for tol in 0.05 0.005; do

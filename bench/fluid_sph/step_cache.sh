@@ -6,6 +6,7 @@
 # interface.csv and iteration counts (checked: the cache changes no result). One thread (OMP_NUM_THREADS=1).
 # TOLERANCE (cells, default the example's 0.05) sets the position tolerance: 0.005 makes more iterations a step.
 # Usage: bench/fluid_sph/step_cache.sh [BUILD_DIR] [END_TIME] [REPEATS] [TOLERANCE]
+SEAM_BENCH=sph_step_cache . "$(dirname "$0")/../rows.sh"   # figures to bench/data/sph_step_cache.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-0.5}
@@ -46,5 +47,8 @@ for c in ("true", "false"):
           "  ms/iteration " + " ".join(f"{v:6.2f}" for v in per_it))
 r = [med["false"][k] / med["true"][k] for k in range(2)]
 print(f"without / with (medians): per step {r[0]:.2f}, per iteration {r[1]:.2f}")
+print(f"@row steps={ref[0]} it_step={ref[1] / ref[0]:.3f} repeats={repeats} with_ms_step={med['true'][0]:.3f} "
+      f"without_ms_step={med['false'][0]:.3f} without_over_with_step={r[0]:.3f} without_over_with_iteration={r[1]:.3f} "
+      f"same_results={int(same)}")
 sys.exit(0 if same else 1)
 PY

@@ -9,6 +9,7 @@
 # preconditioner (coupling.preconditioner: ic0, multigrid). The mesh keeps the
 # scene's element size at other cell sizes.
 # Usage: bench/monolithic/balloon.sh [BUILD_DIR] [END_TIME] [CELL_SIZE] [VISCOSITY] [MODEL] [PRECOND]
+SEAM_BENCH=monolithic_balloon . "$(dirname "$0")/../rows.sh"   # figures to bench/data/monolithic_balloon.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-3}
@@ -75,6 +76,8 @@ for t in sorted(set(gp) & set(gm) & set(dist)):
     if abs(t * 10 - round(t * 10)) < 1e-6:
         print(f"  {t:6.2f}  {gp[t][1]:.5f}       {gp[t][0]:.5f} ({gp[t][0]/gp[t][1]:.4f})  "
               f"{gm[t][0]:.5f} ({gm[t][0]/gm[t][1]:.4f})  {dist[t][0]:.3e} / {dist[t][1]:.3e}  {dist[t][0]/dx:.3f}")
+        print(f"@row table=area dx={dx} t={t:.2f} inflow={gp[t][1]:.6f} partitioned={gp[t][0]:.6f} "
+              f"monolithic={gm[t][0]:.6f} distance_max={dist[t][0]:.4e} distance_mean={dist[t][1]:.4e}")
 print(open(out + "/compare.txt").read().splitlines()[-1])
 st = list(csv.DictReader(open(out + "/part/stats.csv")))
 its = [int(r["iterations"]) for r in st]
@@ -86,4 +89,6 @@ sm = list(csv.DictReader(open(out + "/mono/stats.csv")))
 print(f"monolithic: {len(sm)} steps, coupled PCG {sum(pcg)/max(1,len(pcg)):.0f} iterations a solve (first {pcg[0] if pcg else 0}, "
       f"last {pcg[-1] if pcg else 0}, max {max(pcg or [0])}, {len(pcg)} solves)"
       + (f", viscosity PCG {sum(visc)/len(visc):.1f}" if visc else "") + f", {s2 - s1:.1f} s wall")
+print(f"@row table=runs dx={dx} xpm_steps={len(st)} xpm_it_step={sum(its)/len(its):.3f} xpm_wall_s={s1 - s0:.2f} "
+      f"mono_steps={len(sm)} mono_pcg_it={sum(pcg)/max(1,len(pcg)):.1f} mono_wall_s={s2 - s1:.2f}")
 PY

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "mono.h"
+#include "seam/alloc.h"
 
 static void quiet(void *ctx, seam_log_level level, const char *message)
 {
@@ -63,21 +64,21 @@ static row run(double dx, mono_precond precond, int repeats, const seam_host *ho
     mac_grid g = {.dim = 2, .nx = (int)lround(2.0 / dx), .ny = (int)lround(1.2 / dx), .nz = 1, .dx = dx};
     size_t nc = mac_ncell(&g);
     r.cells = nc;
-    double *phi = malloc(nc * sizeof *phi);
+    double *phi = seam_xmalloc_n(nc, sizeof *phi);
     for (int j = 0; j < g.ny; j++)
         for (int i = 0; i < g.nx; i++)
             phi[mac_c(&g, i, j, 0)] = (j + 0.5) * dx - 0.6;
-    double *u[3] = {calloc(mac_nf(&g, 0), sizeof(double)), calloc(mac_nf(&g, 1), sizeof(double)), NULL};
+    double *u[3] = {SEAM_NEW_N(double, mac_nf(&g, 0)), SEAM_NEW_N(double, mac_nf(&g, 1)), NULL};
     double dt = 0.005;
     for (size_t q = 0; q < mac_nf(&g, 1); q++)
         u[1][q] = -9.8 * dt;
-    double *X = malloc(2 * f->n_iface * sizeof *X);
+    double *X = seam_xmalloc_n(2 * f->n_iface, sizeof *X);
     for (size_t q = 0; q < f->n_iface; q++)
         memcpy(X + 2 * q, f->x + 2 * (size_t)f->iface_node[q], 2 * sizeof(double));
     mono_boundary b = {2, f->n_iface, X, f->n_iface_elems, f->iface_elems};
     double *times[4];
     for (int k = 0; k < 4; k++)
-        times[k] = malloc((size_t)repeats * sizeof(double));
+        times[k] = SEAM_NEW_N(double, (size_t)repeats);
     mono_solve_opts opts = {0.9, alpha_opt, 1e-10, 100000, precond};
     for (int rep = 0; rep < repeats; rep++) {
         mono_cut cut = {0};
@@ -93,7 +94,7 @@ static row run(double dx, mono_precond precond, int repeats, const seam_host *ho
         if (mono_fem_block(&blk, f, dt, opts.sigma, NULL, 0, f->n_iface, host) != SEAM_OK)
             exit(1);
         double t3 = cpu_now();
-        double *p = calloc(F.n + 1, sizeof *p), *v = calloc(blk.m + 1, sizeof *v);
+        double *p = SEAM_NEW_N(double, F.n + 1), *v = SEAM_NEW_N(double, blk.m + 1);
         mono_solve_stats st;
         if (mono_solve(&F, &blk, 1, dt, &opts, p, v, &st, host) != SEAM_OK)
             exit(1);
@@ -150,6 +151,10 @@ int main(int argc, char **argv)
             printf("| %g | %s | %zu | %zu | %zu | %zu | %d | %.4f | %.4f | %.4f | %.4f | %.2f |\n", r->dx, names[q],
                    r->cells, r->pressures, r->unknowns, r->nnz, r->iterations, r->t[0], r->t[1], r->t[2], r->t[3],
                    1e6 * r->t[3] / (double)n);
+            printf("@row dx=%g precond=%s row_scaling=%g repeats=%d cells=%zu pressures=%zu solid_unknowns=%zu nnz=%zu"
+                   " pcg_it=%d cut_s=%.5f fluid_block_s=%.5f solid_block_s=%.5f solve_s=%.5f\n", r->dx,
+                   q ? "multigrid" : "ic0", alpha_opt, repeats, r->cells, r->pressures, r->unknowns, r->nnz,
+                   r->iterations, r->t[0], r->t[1], r->t[2], r->t[3]);
             fflush(stdout);
         }
     int L = levels_opt - 1;

@@ -10,6 +10,7 @@
 # (examples/floating_block.json). A copied build finds its own plugins
 # through SEAM_PLUGIN_PATH.
 # Usage: bench/monolithic/builds.sh OLD_BUILD NEW_BUILD [REPEATS] [SCENE] [END_TIME] [CELL_SIZE]
+SEAM_BENCH=monolithic_builds . "$(dirname "$0")/../rows.sh"   # figures to bench/data/monolithic_builds.jsonl
 set -euo pipefail
 old=$1
 new=$2
@@ -72,6 +73,8 @@ for i, what in enumerate(("wall", "CPU")):
     o, n = med["old"][i], med["new"][i]
     print(f"median {what} s/step: old {o:.4f}, new {n:.4f}, new / old {n / o:.3f}")
 print(f"interface.csv of the two builds identical: {sys.argv[2]}")
+print(f"@row runs={len(runs) // 2} steps={runs[0][3]} old_wall_s_step={med['old'][0]:.5f} new_wall_s_step={med['new'][0]:.5f} "
+      f"old_cpu_s_step={med['old'][1]:.5f} new_cpu_s_step={med['new'][1]:.5f} identical={sys.argv[2]}")
 PY
 if perf stat -e probe_libcholmod:cholmod_l_analyze true >/dev/null 2>&1; then
     for tag in old new; do

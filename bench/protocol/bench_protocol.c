@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "remote.h"
+#include "seam/alloc.h"
 #include "seam/config.h"
 #include "seam/loader.h"
 #include "simulation.h"
@@ -74,7 +75,7 @@ typedef struct {
 /* A piston_fluid instance bound to n points of dimension 1. */
 static void bind_points(target *t, size_t n)
 {
-    double *X = calloc(n, sizeof *X), *mass = malloc(n * sizeof *mass);
+    double *X = SEAM_NEW_N(double, n), *mass = seam_xmalloc_n(n, sizeof *mass);
     for (size_t i = 0; i < n; i++)
         mass[i] = 1.0;
     seam_interface f = {.dim = 1, .n_points = n, .X = X, .mass = mass, .n_bodies = 1};
@@ -101,7 +102,7 @@ static double latency_us(target *t, int reps)
 /* Seconds per solve moving 2n doubles in and n out. */
 static double solve_s(target *t, size_t n, int reps)
 {
-    double *X = malloc(n * sizeof *X), *V = malloc(n * sizeof *V), *F = malloc(n * sizeof *F);
+    double *X = seam_xmalloc_n(n, sizeof *X), *V = seam_xmalloc_n(n, sizeof *V), *F = seam_xmalloc_n(n, sizeof *F);
     for (size_t i = 0; i < n; i++) {
         X[i] = 1e-3 * (double)i;
         V[i] = 0.5;
@@ -182,7 +183,9 @@ int main(int argc, char **argv)
     printf("%-11s %12s\n", "transport", "us/call");
     for (int k = 0; k < 3; k++) {
         bind_points(&t[k], 1);
-        printf("%-11s %12.2f\n", t[k].name, latency_us(&t[k], 20000));
+        double us = latency_us(&t[k], 20000);
+        printf("%-11s %12.2f\n", t[k].name, us);
+        printf("@row table=round_trip transport=%s us_call=%.2f\n", t[k].name, us);
     }
     printf("\n# fluid solve: X, V in and F out (24 bytes per point), best of several calls\n");
     printf("%-10s %12s %12s %12s %12s %12s\n", "doubles", "local_ms", "ipc_ms", "tcp_ms", "ipc_GB/s", "tcp_GB/s");
@@ -198,6 +201,8 @@ int main(int argc, char **argv)
         double bytes = 24.0 * n;
         printf("%-10.0e %12.3f %12.3f %12.3f %12.2f %12.2f\n", n, 1e3 * s[0], 1e3 * s[1], 1e3 * s[2],
                bytes / (s[1] - s[0]) / 1e9, bytes / (s[2] - s[0]) / 1e9);
+        printf("@row table=solve doubles=%.0f local_ms=%.4f ipc_ms=%.4f tcp_ms=%.4f ipc_GBs=%.3f tcp_GBs=%.3f\n", n,
+               1e3 * s[0], 1e3 * s[1], 1e3 * s[2], bytes / (s[1] - s[0]) / 1e9, bytes / (s[2] - s[0]) / 1e9);
     }
     for (int k = 0; k < 3; k++)
         t[k].p->destroy(t[k].self);
@@ -210,5 +215,6 @@ int main(int argc, char **argv)
     const char *both[] = {"solids.0.process=separate", "fluid.process=separate", NULL};
     double w0 = scene_wall(scene, NULL, 3), w1 = scene_wall(scene, solid, 3), w2 = scene_wall(scene, both, 3);
     printf("in-process        %8.4f\nsolid separate    %8.4f\nboth separate     %8.4f\n", w0, w1, w2);
+    printf("@row table=piston steps=200 inline_s=%.5f solid_separate_s=%.5f both_separate_s=%.5f\n", w0, w1, w2);
     return 0;
 }

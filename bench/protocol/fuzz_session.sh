@@ -7,6 +7,7 @@
 # Prints runs, executions per second, coverage and corpus size; exits 1 on a
 # finding (reproduce: BUILD/tests/protocol/fuzz_session FILE).
 # Usage: bench/protocol/fuzz_session.sh SECONDS [BUILD]
+SEAM_BENCH=fuzz_session . "$(dirname "$0")/../rows.sh"   # figures to bench/data/fuzz_session.jsonl
 set -euo pipefail
 secs=${1:?usage: bench/protocol/fuzz_session.sh SECONDS [BUILD]}
 build=${2:-build-fuzz}
@@ -40,6 +41,9 @@ print("fuzz_session: %s runs in %s s (%s/s), coverage %s edges, %s features, cor
     stat.get("number_of_executed_units", "?"), sys.argv[2] if "DONE" in text else "fewer than " + sys.argv[2], stat.get("average_exec_per_sec", "?"),
     cov.group(1) if cov else "?", cov.group(2) if cov else "?", cov.group(3) if cov else "?",
     cov.group(4) if cov else "?", stat.get("peak_rss_mb", "?")))
+print("@row seconds=%s runs=%s exec_s=%s edges=%s features=%s corpus=%s peak_rss_MB=%s" % (
+    sys.argv[2], stat.get("number_of_executed_units", "?"), stat.get("average_exec_per_sec", "?"),
+    cov.group(1) if cov else "?", cov.group(2) if cov else "?", cov.group(3) if cov else "?", stat.get("peak_rss_mb", "?")))
 PY
 if [ "$rc" -ne 0 ]; then
     echo "fuzz_session: a finding (exit $rc); the log is $log, the input in $findings/" >&2

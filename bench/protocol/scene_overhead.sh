@@ -18,6 +18,7 @@
 # (fluid_s + solid_s + coupler_s, the first 10 steps left out) against
 # in-process: what a typical step costs, which the machine's slow spells and
 # the runs' start-up move far less than the differences of whole runs.
+SEAM_BENCH=remote_overhead . "$(dirname "$0")/../rows.sh"   # figures to bench/data/remote_overhead.jsonl
 set -euo pipefail
 build=${1:-build}
 end=${2:-0.1}
@@ -108,6 +109,10 @@ for n in map(int, scales.split()):
             startup = wall - wall0 - (step - step0) * k
             cells.append(f"{startup:5.2f}; {1e3 * step:7.2f} ({pct(step, step0)}); {1e3 * c:7.2f} ({pct(c, cpu0)}); "
                          f"{wall:5.2f} ({pct(wall, wall0)})")
+        for name, _ in placements:
+            print(f"@row grid={nx}x{ny} steps={steps} build={label[b]} reps={reps} placement='{name}' "
+                  f"wall_ms_step={1e3 * statistics.median(per[name]):.3f} cpu_ms_step={1e3 * statistics.median(cpu[name]):.3f} "
+                  f"median_step_ms={1e3 * med[name]:.3f} overhead_median_step={med[name] / med['inline'] - 1:.4f}")
         print(f"{str(nx) + 'x' + str(ny):>9} {steps:5d} {label[b]:>5} {1e3 * step0:7.2f} {1e3 * cpu0:7.2f} "
               f"{wall0:5.2f} | " + " | ".join(f"{c:<44}" for c in cells), flush=True)
         print(f"{'':>9} {'':>5} {label[b]:>5} median step (stats.csv, to 2 END, medians over rounds): inline "

@@ -4,6 +4,7 @@
 # BASE names a second build tree, e.g. main's); prints the median wall time
 # (the least in brackets) and the excess over the same build's in-process run.
 # Usage: bench/protocol/startup.sh [BUILD] [REPS] [BASE]
+SEAM_BENCH=remote_startup . "$(dirname "$0")/../rows.sh"   # figures to bench/data/remote_startup.jsonl
 set -euo pipefail
 build=${1:-build}
 reps=${2:-10}
@@ -41,4 +42,7 @@ for b in builds:
     inline = statistics.median(t[(b, "inline")])
     print(b + ": " + " | ".join(f"{name} {statistics.median(t[(b, name)]):.3f} ({min(t[(b, name)]):.3f}) "
                                 f"+{statistics.median(t[(b, name)]) - inline:.3f}" for name, _ in placements))
+    for name, _ in placements:
+        print(f"@row build='{b}' placement='{name}' reps={reps} median_s={statistics.median(t[(b, name)]):.4f} "
+              f"least_s={min(t[(b, name)]):.4f} excess_s={statistics.median(t[(b, name)]) - inline:.4f}")
 PY

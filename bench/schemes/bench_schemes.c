@@ -130,7 +130,8 @@ static void cell(const outcome *o, char *buf, size_t n)
         snprintf(buf, n, "-");
 }
 
-static void bench_case(scene_fn make, const char *title, const double *param)
+/* row: the case as key=value pairs for its @row lines (bench/record.py) */
+static void bench_case(scene_fn make, const char *title, const char *row, const double *param)
 {
     static char scene[8192], coupling[1024];
     outcome res[NSCHEMES];
@@ -166,7 +167,19 @@ static void bench_case(scene_fn make, const char *title, const double *param)
         cell(&res[s], c, sizeof c);
         printf(" %s |", c);
     }
-    printf("\n| %-18s |", "  coupling layer");
+    printf("\n");
+    for (int s = 0; s < NSCHEMES; s++) {
+        if (res[s].ok) {
+            printf("@row table=schemes %s scheme='%s' mean_it=%.3f max_it=%d coupler_us_it=%.2f coupler_share=%.3f",
+                   row, labels[s], res[s].mean, res[s].max, 1e6 * res[s].coupler_s / (res[s].mean * res[s].steps),
+                   res[s].coupler_s / res[s].wall_s);
+            if (s == 0)   /* the best converging factor of the ladder */
+                printf(" relaxation=%g", best_omega);
+            printf("\n");
+        } else
+            printf("@row table=schemes %s scheme='%s' converged=0\n", row, labels[s]);
+    }
+    printf("| %-18s |", "  coupling layer");
     for (int s = 0; s < NSCHEMES; s++)
         if (res[s].ok)
             printf(" %.0f%%, %.1f us/it |", 100.0 * res[s].coupler_s / res[s].wall_s,
@@ -216,6 +229,9 @@ static void bench_rmi_solvers(int reps)
                 }
                 printf("| %g, 1000 | %s | %d | %.2f / %d | %.1f | %.0f%% |\n", kappas[k], vnames[v], qs[qi], o.mean,
                        o.max, 1e6 * o.coupler_s / (o.mean * (double)o.steps), 100.0 * o.coupler_s / o.wall_s);
+                printf("@row table=rmi_solvers kappa=%g N=1000 scheme='%s' reuse=%d mean_it=%.3f max_it=%d"
+                       " coupler_us_it=%.2f coupler_share=%.3f\n", kappas[k], vnames[v], qs[qi], o.mean, o.max,
+                       1e6 * o.coupler_s / (o.mean * (double)o.steps), o.coupler_s / o.wall_s);
                 fflush(stdout);
             }
     printf("\n");
@@ -257,6 +273,9 @@ static void bench_share(int reps)
             }
             printf("| %g | %s | %.2f / %d | %.1f | %.2f | %.1f%% |\n", kappas[k], schemes[v], o.mean, o.max, s_min,
                    c_min, 100.0 * c_min / (c_min + s_min));
+            printf("@row table=share kappa=%g N=1000 scheme=%s reps=%d mean_it=%.3f max_it=%d solvers_us_it=%.2f"
+                   " coupler_us_it=%.2f coupler_share=%.4f\n", kappas[k], schemes[v], reps, o.mean, o.max, s_min,
+                   c_min, c_min / (c_min + s_min));
             fflush(stdout);
         }
     printf("\n");
@@ -312,9 +331,10 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++)
             for (int m = 0; m < 2; m++) {
                 double param[3] = {kappas[k], Ns[m], quick ? 20 : 100};
-                char title[64];
+                char title[64], row[96];
                 snprintf(title, sizeof title, "%g, %g", kappas[k], Ns[m]);
-                bench_case(tube_scene, title, param);
+                snprintf(row, sizeof row, "case=tube kappa=%g N=%g steps=%g", kappas[k], Ns[m], param[2]);
+                bench_case(tube_scene, title, row, param);
             }
         print_ladder("kappa, N");
         printf("\n");
@@ -325,9 +345,10 @@ int main(int argc, char **argv)
         const double ratios[] = {0.1, 1, 10, 100};
         for (int r = 0; r < 4; r++) {
             double param[1] = {ratios[r]};
-            char title[64];
+            char title[64], row[64];
             snprintf(title, sizeof title, "%g", ratios[r]);
-            bench_case(piston_scene, title, param);
+            snprintf(row, sizeof row, "case=piston added_mass_ratio=%g steps=200", ratios[r]);
+            bench_case(piston_scene, title, row, param);
         }
         print_ladder("m_a/m_s");
     }

@@ -13,6 +13,7 @@
 # ends the step after one call each), from a second run of the plank and
 # the balls. Single-threaded (OMP_NUM_THREADS=1).
 # Usage: bench/schemes/chapter2_scenes.sh [BUILD_DIR]   (default build)
+SEAM_BENCH=chapter2_scenes . "$(dirname "$0")/../rows.sh"   # figures to bench/data/chapter2_scenes.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"
@@ -28,7 +29,9 @@ table() {
           if ($c["converged"] != 1) u++; t = $c["t"] }
         END { all = f + s + k
               printf "%-15s %6.1f %8.4f %6.1f %5.1f %5.1f %5.2f %4d   %s\n", name, n / (t / frame), all / n,
-                     100 * f / all, 100 * s / all, 100 * k / all, it / n - 1, u, thesis }' "$out/r/stats.csv"
+                     100 * f / all, 100 * s / all, 100 * k / all, it / n - 1, u, thesis
+              printf "@row scene=\x27%s\x27 substeps_frame=%.2f s_substep=%.5f fluid_pct=%.2f solid_pct=%.2f coupler_pct=%.2f modes=%.3f unconverged=%d thesis=\x27%s\x27\n",
+                     name, n / (t / frame), all / n, 100 * f / all, 100 * s / all, 100 * k / all, it / n - 1, u, thesis }' "$out/r/stats.csv"
 }
 
 # run NAME SCENE FRAME THESIS SETS...
@@ -54,6 +57,7 @@ echo "iterations per substep as seam counts them (coupling.count seam): scene, m
 for s in smoke_plank water_balls; do
     "$seam" run examples/$s.json --out "$out/r" --force --quiet --no-report --set output.frames=false \
         --set output.picture=false >"$out/log" 2>&1 || true
-    awk -F, -v name="$s" 'NR > 1 { n++; it += $4; if ($6 != 1) u++ } END { printf "%-15s %5.2f %4d\n", name, it / n, u }' \
+    awk -F, -v name="$s" 'NR > 1 { n++; it += $4; if ($6 != 1) u++ }
+        END { printf "%-15s %5.2f %4d\n", name, it / n, u; printf "@row count=seam scene=%s it_step=%.3f unconverged=%d\n", name, it / n, u }' \
         "$out/r/stats.csv"
 done

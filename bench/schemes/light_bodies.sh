@@ -8,6 +8,7 @@
 # steps, how far it ran (t reached of the scene's 1.5 s) and the outcome
 # ("timeout": still running after LIMIT seconds, default 120).
 # Usage: bench/schemes/light_bodies.sh [BUILD_DIR] [LIMIT]   (default build, 120)
+SEAM_BENCH=light_bodies . "$(dirname "$0")/../rows.sh"   # figures to bench/data/light_bodies.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"
@@ -42,5 +43,6 @@ for d in 50 100 300 600 900; do
         fi
         if [ -f "$out/r/stats.csv" ]; then line=$(stats "$out/r/stats.csv"); else line=$(printf '%6s %6s %6s %8s' - - - -); fi
         printf '%-8s %-10s %s  %s\n' "$d" "$s" "$line" "$outcome"
+        echo "@row density=$d scheme=$s $(echo "$line" | awk '{ printf "it_step=%s unconverged=%s steps=%s t_end=%s", $1, $2, $3, $4 }') outcome='$outcome'"
     done
 done

@@ -7,6 +7,7 @@
 # the hardest part, the 10 steps where P (seam's count) needs the most, and
 # XPM's count there. About 2 minutes on a 2-core machine.
 # Usage: bench/schemes/smoke_balloon.sh [BUILD]
+SEAM_BENCH=smoke_balloon . "$(dirname "$0")/../rows.sh"   # figures to bench/data/smoke_balloon.jsonl
 set -uo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,6 +35,7 @@ for name in ("xpm", "p_thesis", "p_seam"):
     its[name] = [int(r["iterations"]) for r in rows]
     bad = sum(r["converged"] == "0" for r in rows)
     print(f"{name:9} {len(rows)} steps, mean {sum(its[name]) / len(rows):.2f} iterations, {bad} unconverged")
+    print(f"@row run={name} steps={len(rows)} it_step={sum(its[name]) / len(rows):.3f} unconverged={bad}")
 print("iterations per step, windows of 10 steps:")
 print("   steps      XPM  P(thesis)  P(seam)")
 n = min(len(v) for v in its.values())
@@ -42,7 +44,9 @@ for w in range(0, n - n % 10, 10):
 best = max(range(n - 9), key=lambda w: sum(its["p_seam"][w:w + 10]))
 p, x = sum(its["p_seam"][best:best + 10]) / 10, sum(its["xpm"][best:best + 10]) / 10
 print(f"hardest part for P (seam's count): steps {best}-{best + 9}: P {p:.1f}, XPM {x:.1f}, {p / x:.1f}x")
+print(f"@row run=hardest_p_seam first_step={best} p_it_step={p:.2f} xpm_it_step={x:.2f} ratio={p / x:.2f}")
 best = max(range(n - 9), key=lambda w: sum(its["p_thesis"][w:w + 10]))
 p, x = sum(its["p_thesis"][best:best + 10]) / 10, sum(its["xpm"][best:best + 10]) / 10
 print(f"hardest part for P (thesis's count): steps {best}-{best + 9}: P {p:.1f}, XPM {x:.1f}, {p / x:.1f}x")
+print(f"@row run=hardest_p_thesis first_step={best} p_it_step={p:.2f} xpm_it_step={x:.2f} ratio={p / x:.2f}")
 PY

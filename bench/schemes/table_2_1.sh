@@ -11,6 +11,7 @@
 # unstable runs; then P and P-C again, counted as seam counts. 126 runs,
 # 43 minutes on a loaded 2-core machine.
 # Usage: bench/schemes/table_2_1.sh [BUILD] [SCENE] [extra --set arguments...]
+SEAM_BENCH=table_2_1 . "$(dirname "$0")/../rows.sh"   # figures to bench/data/table_2_1.jsonl
 set -uo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -82,6 +83,10 @@ def measure(cols, tag):
             if res[name, m] is None:
                 why = f"exit {rc}: {err[:90]}" if rc else f"{bad} unconverged steps"
                 notes.append(f"  M={m:g} {name}{tag}: {why} (after {steps} steps, {it:.1f} it/step)")
+            t21 = thesis.get(name, [None] * 6)[masses.index(m)]
+            print(f"@row M={m:g} column='{name}' count={'seam' if tag else 'thesis'} exit={rc} it_step={it:.3f} "
+                  f"unconverged={bad} steps={steps} shown={'-' if res[name, m] is None else f'{it:.1f}'}"
+                  f" thesis={'-' if t21 is None else t21}")
             print(f"  ran M={m:g} {name}{tag}: rc {rc}, {it:.2f} it/step, {bad} unconverged of {steps}",
                   file=sys.stderr, flush=True)
     return res, notes

@@ -11,6 +11,7 @@
 # examples/piston.json and examples/rising_disc.json (iterations per step:
 # what the candidates do elsewhere).
 # Usage: bench/schemes/tube_candidates.sh [BUILD_DIR]   (default build)
+SEAM_BENCH=tube_candidates . "$(dirname "$0")/../rows.sh"   # figures to bench/data/tube_candidates.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"
@@ -29,8 +30,11 @@ run() {
     name=$1 scene=$2
     shift 2
     if "$seam" run "$scene" --out "$out/r" --force --quiet --no-report "$@" >"$out/log" 2>&1; then
-        printf '%-56s %s\n' "$name" "$(stats "$out/r/stats.csv")"
+        line=$(stats "$out/r/stats.csv")
+        printf '%-56s %s\n' "$name" "$line"
+        echo "@row scene=$scene candidate=\"$name\" $(echo "$line" | awk '{ printf "mean_it=%s max_it=%s min_it=%s windows=%s", $1, $2, $3, $4 }')"
     else
+        echo "@row scene=$scene candidate=\"$name\" failed_after=$(($(wc -l <"$out/r/stats.csv") - 1))"
         printf '%-56s failed after %s steps: %s\n' "$name" "$(($(wc -l <"$out/r/stats.csv") - 1))" \
             "$(grep -m1 -o 'error: .*' "$out/log" || tail -n1 "$out/log")"
     fi

@@ -12,6 +12,7 @@
 # default 0.01 (250 x 41); END the end time (s),
 # default 10; CASES "cfd1", "fsi1" or both (the default). Single-threaded.
 # Usage: bench/schemes/turek_hron.sh [BUILD_DIR] [DX] [END] [CASES]   (default build, 0.01, 10, "cfd1 fsi1")
+SEAM_BENCH=turek_hron . "$(dirname "$0")/../rows.sh"   # figures to bench/data/turek_hron.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"
@@ -46,9 +47,9 @@ run() {
 for c in $cases; do
     case $c in cfd1 | fsi1) run "$c" ;; *) echo "turek_hron.sh: unknown case $c (cfd1, fsi1)" >&2; exit 2 ;; esac
 done
-python3 - "$out" "$end" $cases <<'PY'
+python3 - "$out" "$end" "$dx" $cases <<'PY'
 import csv, sys
-out, end, cases = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+out, end, dx, cases = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4:]
 
 def table(path):
     rows = list(csv.reader(open(path)))
@@ -67,6 +68,8 @@ def steady(head, rows, cols):
 
 def line(case, name, value, drift, ref):
     print("%-5s %-10s %12.5g %12.5g %+9.2f%% %12.3g" % (case, name, value, ref, 100 * (value / ref - 1), drift))
+    print("@row case=%s dx=%s end=%g quantity='%s' measured=%.6g reference=%.6g error=%.5f drift=%.4g"
+          % (case, dx, end, name, value, ref, value / ref - 1, drift))
 
 print("%-5s %-10s %12s %12s %10s %12s" % ("case", "quantity", "measured", "reference", "error", "drift"))
 if "cfd1" in cases:

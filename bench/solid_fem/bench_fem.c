@@ -88,6 +88,9 @@ static double run(int d, const int cells[3], int steps, const char *method, size
     double per = (now() - t0) / steps;
     printf("| %s | %9zu | %8zu | %-7s | %5.1f | %7.0f | %9.4f | %9.4f |\n", case_name(d),
            f->n_elems + f->n_tris, f->n, method, (double)newton / steps, (double)cg / steps, per, lin / steps);
+    printf("@row case=%s elements=%zu nodes=%zu solver=%s steps=%d newton_it_step=%.2f cg_it_step=%.1f s_step=%.5f"
+           " s_step_linear=%.5f\n", case_name(d), f->n_elems + f->n_tris, f->n, method, steps,
+           (double)newton / steps, (double)cg / steps, per, lin / steps);
     fflush(stdout);
     *elems = f->n_elems + f->n_tris;
     fem_destroy(&f);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "rigid.h"
+#include "seam/alloc.h"
 #include "rigid_math.h"
 
 static void quiet(void *ctx, seam_log_level level, const char *message)
@@ -17,7 +18,7 @@ static void quiet(void *ctx, seam_log_level level, const char *message)
         fprintf(stderr, "%s\n", message);
 }
 
-static const seam_host host = {SEAM_ABI_VERSION, "bench", "bench", NULL, NULL, quiet, NULL};
+static const seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .config_path = "bench", .log = quiet};
 
 static double now(void)
 {
@@ -61,7 +62,7 @@ static void bounce(int dim, double e, double dt)
     rigid_solver *rs = make(json);
     seam_interface I;
     rigid_describe(rs, &I);
-    double *X = malloc(I.n_points * (size_t)dim * sizeof *X), *V = malloc(I.n_points * (size_t)dim * sizeof *V);
+    double *X = seam_xmalloc_n(I.n_points * (size_t)dim, sizeof *X), *V = seam_xmalloc_n(I.n_points * (size_t)dim, sizeof *V);
     const rigid_state *S = rigid_get_state(rs, 0);
     int bounced = 0;
     double apex = 0;
@@ -76,6 +77,7 @@ static void bounce(int dim, double e, double dt)
         }
     }
     printf("bounce dim=%d e=%.1f dt=%.0e: apex/(e^2 h) = %.5f\n", dim, e, dt, apex / (e * e));
+    printf("@row figure=bounce dim=%d restitution=%.1f dt=%g apex_over_e2h=%.6f\n", dim, e, dt, apex / (e * e));
     free(X);
     free(V);
     rigid_destroy(rs);
@@ -88,7 +90,7 @@ static void tumbling(double dt, int64_t steps)
                             " \"size\": [1, 2, 3], \"density\": 10, \"angular_velocity\": [0.05, 2.0, 0.04]}]}");
     seam_interface I;
     rigid_describe(rs, &I);
-    double *X = malloc(3 * I.n_points * sizeof *X), *V = malloc(3 * I.n_points * sizeof *V);
+    double *X = seam_xmalloc_n(3 * I.n_points, sizeof *X), *V = seam_xmalloc_n(3 * I.n_points, sizeof *V);
     const rigid_state *S = rigid_get_state(rs, 0);
     double E0 = 0.5 * v3_dot(S->w, S->L), L0 = v3_norm(S->L), L0v[3];
     v3_copy(L0v, S->L);
@@ -98,6 +100,9 @@ static void tumbling(double dt, int64_t steps)
     double el = now() - t0, dL[3];
     v3_sub(dL, S->L, L0v);
     printf("tumbling box dt=%.0e steps=%lld: |dE|/E = %.2e, |dL|/|L| = %.2e, %.2f us/step (%zu points)\n", dt,
+           (long long)steps, fabs(0.5 * v3_dot(S->w, S->L) - E0) / E0, v3_norm(dL) / L0, 1e6 * el / (double)steps,
+           I.n_points);
+    printf("@row figure=tumbling dt=%g steps=%lld dE_over_E=%.3e dL_over_L=%.3e us_step=%.3f points=%zu\n", dt,
            (long long)steps, fabs(0.5 * v3_dot(S->w, S->L) - E0) / E0, v3_norm(dL) / L0, 1e6 * el / (double)steps,
            I.n_points);
     free(X);
@@ -113,7 +118,7 @@ static void pendulum(double dt, double periods)
                             " \"constraint\": {\"rotate_about\": [0, 0]}}]}");
     seam_interface I;
     rigid_describe(rs, &I);
-    double *X = malloc(2 * I.n_points * sizeof *X), *V = malloc(2 * I.n_points * sizeof *V);
+    double *X = seam_xmalloc_n(2 * I.n_points, sizeof *X), *V = seam_xmalloc_n(2 * I.n_points, sizeof *V);
     const rigid_body *b = rigid_get_body(rs, 0);
     const rigid_state *S = rigid_get_state(rs, 0);
     double E0 = 0.5 * b->m_axis * S->sdot * S->sdot + b->m * 9.81 * S->x[1];
@@ -128,6 +133,8 @@ static void pendulum(double dt, double periods)
     double Eend = 0.5 * b->m_axis * S->sdot * S->sdot + b->m * 9.81 * S->x[1];
     printf("pendulum (amplitude ~0.75 rad) dt=%.0e, %.0f periods: max |dE| / (m g d) = %.2e, end drift = %.2e\n", dt,
            periods, worst / (b->m * 9.81 * 0.5), (Eend - E0) / (b->m * 9.81 * 0.5));
+    printf("@row figure=pendulum dt=%g periods=%.0f max_dE_over_mgd=%.3e end_drift=%.3e\n", dt, periods,
+           worst / (b->m * 9.81 * 0.5), (Eend - E0) / (b->m * 9.81 * 0.5));
     free(X);
     free(V);
     rigid_destroy(rs);
@@ -137,7 +144,7 @@ static void pendulum(double dt, double periods)
 static void tank(int dim, int n, double seconds)
 {
     size_t cap = 256 + 256 * (size_t)n;
-    char *json = malloc(cap);
+    char *json = seam_xmalloc(cap);
     int len = snprintf(json, cap, dim == 2 ? "{\"dim\": 2, \"spacing\": 0.02, \"walls\": {\"min\": [0, 0], \"max\": [1, 4]}, \"bodies\": ["
                                            : "{\"dim\": 3, \"gravity\": [0, -9.81, 0], \"spacing\": 0.03, \"walls\": {\"min\": [0, 0, 0], \"max\": [0.6, 4, 0.6]}, \"bodies\": [");
     for (int i = 0; i < n; i++) {
@@ -157,7 +164,7 @@ static void tank(int dim, int n, double seconds)
     free(json);
     seam_interface I;
     rigid_describe(rs, &I);
-    double *X = malloc(I.n_points * (size_t)dim * sizeof *X), *V = malloc(I.n_points * (size_t)dim * sizeof *V);
+    double *X = seam_xmalloc_n(I.n_points * (size_t)dim, sizeof *X), *V = seam_xmalloc_n(I.n_points * (size_t)dim, sizeof *V);
     double dt = 1e-3, t0 = now();
     int64_t steps = (int64_t)(seconds / dt);
     for (int64_t k = 0; k < steps; k++)
@@ -168,7 +175,7 @@ static void tank(int dim, int n, double seconds)
         vmax = fmax(vmax, v3_norm(S->v));
         ymin = fmin(ymin, S->x[1]);
     }
-    double *J = calloc(I.n_points * (size_t)dim, sizeof *J), *dv = malloc(I.n_points * (size_t)dim * sizeof *dv);
+    double *J = SEAM_NEW_N(double, I.n_points * (size_t)dim), *dv = seam_xmalloc_n(I.n_points * (size_t)dim, sizeof *dv);
     J[1] = 1.0;
     double tm = now();
     for (int k = 0; k < 100; k++)
@@ -177,6 +184,8 @@ static void tank(int dim, int n, double seconds)
     printf("tank dim=%d balls=%d points=%zu: %.3f ms/step over %.1f s simulated; after: max |v| = %.2e m/s, "
            "lowest centre %.4f (radius 0.05); mobility %.1f us\n", dim, n, I.n_points, 1e3 * el / (double)steps, seconds,
            vmax, ymin, 1e6 * mob);
+    printf("@row figure=tank dim=%d balls=%d points=%zu ms_step=%.4f seconds=%.1f max_v=%.3e lowest_centre=%.5f"
+           " mobility_us=%.2f\n", dim, n, I.n_points, 1e3 * el / (double)steps, seconds, vmax, ymin, 1e6 * mob);
     free(J);
     free(dv);
     free(X);

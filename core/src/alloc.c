@@ -37,6 +37,8 @@ void *seam_xmalloc_n_at(size_t n, size_t size, const char *file, int line)
 
 void *seam_xcalloc_at(size_t n, size_t size, const char *file, int line)
 {
+    if (overflows(n, size))   /* here, not in calloc: a sanitizer's calloc stops with its own report */
+        out_of_memory(n, size, file, line);
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
         out_of_memory(n, size, file, line);

@@ -34,21 +34,16 @@ struct seam_ckpt_writer {
     unsigned char *buf;
     size_t len, cap;
     size_t section;          /* offset of the open section's body length, 0: none */
-    bool failed;             /* out of memory */
+    bool spent;              /* sealed by save or take: nothing more can be put */
 };
 
 static const size_t HEADER = 8 + 4 + 8;
 
 seam_ckpt_writer *seam_ckpt_writer_new(void)
 {
-    seam_ckpt_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        return NULL;
+    seam_ckpt_writer *w = SEAM_NEW(seam_ckpt_writer);
     w->cap = 4096;
-    if (!(w->buf = malloc(w->cap))) {
-        free(w);
-        return NULL;
-    }
+    w->buf = seam_xmalloc(w->cap);
     w->len = HEADER;   /* filled in by save */
     return w;
 }
@@ -64,18 +59,14 @@ void seam_ckpt_writer_destroy(seam_ckpt_writer **self_p)
 
 static unsigned char *room(seam_ckpt_writer *w, size_t n)
 {
-    if (w->failed)
+    if (w->spent)
         return NULL;
     if (w->len + n > w->cap) {
         size_t cap = w->cap;
         while (cap < w->len + n)
             cap *= 2;
-        unsigned char *b = realloc(w->buf, cap);
-        if (!b) {
-            w->failed = true;
-            return NULL;
-        }
-        w->buf = b, w->cap = cap;
+        w->buf = seam_xrealloc(w->buf, cap);
+        w->cap = cap;
     }
     unsigned char *p = w->buf + w->len;
     w->len += n;
@@ -112,7 +103,7 @@ static void put_raw(seam_ckpt_writer *w, uint64_t v, int bytes)
 
 static void end_section(seam_ckpt_writer *w)
 {
-    if (w->section && !w->failed)
+    if (w->section && !w->spent)
         le_store(w->buf + w->section, w->len - w->section - 8, 8);
     w->section = 0;
 }
@@ -179,18 +170,18 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 }
 
 /* End the last section and fill in the header and the CRC: the buffer is
- * the whole file. False when a put ran out of memory. */
+ * the whole file. False when the writer was sealed before. */
 static bool seal(seam_ckpt_writer *w)
 {
+    if (w->spent)
+        return false;
     end_section(w);
     put_raw(w, 0, 4);   /* room for the CRC */
-    if (w->failed)
-        return false;
     memcpy(w->buf, SEAM_CKPT_MAGIC, 8);
     le_store(w->buf + 8, SEAM_CKPT_VERSION, 4);
     le_store(w->buf + 12, w->len - HEADER - 4, 8);
     le_store(w->buf + w->len - 4, seam_crc32(0, w->buf, w->len - 4), 4);
-    w->failed = true;   /* spent: nothing more can be put */
+    w->spent = true;
     return true;
 }
 
@@ -206,30 +197,30 @@ unsigned char *seam_ckpt_writer_take(seam_ckpt_writer *w, size_t *n)
     return bytes;
 }
 
-int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen)
+seam_status seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen)
 {
     if (!seal(w)) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
+        snprintf(err, errlen, "%s: the checkpoint writer was saved or taken already", path);
+        return SEAM_ERROR;
     }
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-        return -1;
+        return SEAM_ERROR;
     }
     if (write_all(fd, w->buf, w->len) != 0 || fsync(fd) != 0) {
         snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
-        return -1;
+        return SEAM_ERROR;
     }
     close(fd);
     if (rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         unlink(tmp);
-        return -1;
+        return SEAM_ERROR;
     }
     /* the rename itself reaches the disk with the directory */
     char dir[4200];
@@ -242,7 +233,7 @@ int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size
         fsync(dfd);
         close(dfd);
     }
-    return 0;
+    return SEAM_OK;
 }
 
 /* ---- reading ---- */
@@ -492,11 +483,7 @@ char *seam_ckpt_get_str(seam_ckpt_reader *r)
     const unsigned char *p = get_payload(r, 's', 1, &n);
     if (!p)
         return NULL;
-    char *s = malloc(n + 1);
-    if (!s) {
-        seam_ckpt_fail(r, "out of memory");
-        return NULL;
-    }
+    char *s = seam_xmalloc(n + 1);
     memcpy(s, p, n);
     s[n] = '\0';
     return s;

@@ -9,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "seam/alloc.h"
 #include "seam/cholesky.h"
 
 _Static_assert(sizeof(SuiteSparse_long) == sizeof(int64_t), "SuiteSparse_long must be 64-bit");
@@ -64,14 +65,10 @@ static int analyse(seam_cholesky *s, const seam_csr *A)
     cholmod_sparse S = csr_view(A);
     s->L = cholmod_l_analyze(&S, &s->c);
     s->analyses++;
-    s->row_ptr = malloc((A->rows + 1) * sizeof *s->row_ptr);
-    s->col = malloc((A->nnz ? A->nnz : 1) * sizeof *s->col);
-    if (!s->L || !s->B || !s->row_ptr || !s->col) {
-        free(s->row_ptr);
-        free(s->col);
-        s->row_ptr = s->col = NULL;   /* no pattern: fits() is false and the next factor() analyses again */
+    if (!s->L || !s->B)   /* CHOLMOD's own failure: no pattern, fits() is false and the next factor() analyses again */
         return -1;
-    }
+    s->row_ptr = seam_xmalloc_n((size_t)A->rows + 1, sizeof *s->row_ptr);
+    s->col = seam_xmalloc_n((size_t)A->nnz, sizeof *s->col);
     memcpy(s->row_ptr, A->row_ptr, (A->rows + 1) * sizeof *s->row_ptr);
     memcpy(s->col, A->col, A->nnz * sizeof *s->col);
     return 0;
@@ -79,16 +76,14 @@ static int analyse(seam_cholesky *s, const seam_csr *A)
 
 seam_cholesky *seam_cholesky_new(const seam_csr *A)
 {
-    seam_cholesky *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
+    seam_cholesky *s = SEAM_NEW(seam_cholesky);
     cholmod_l_start(&s->c);
     s->c.print = 0;          /* library code never prints; failures are read from the status */
     /* Supernodal where CHOLMOD's analysis finds it pays (flops per entry of
      * L of at least Common->supernodal_switch, 40), simplicial on thin
      * factors (a shell's chain, a small cloth): there the supernodal code's
      * OpenMP regions, one futex call each even on one thread, cost more
-     * than the arithmetic (two_balloons 12% less CPU, bench/RESULTS.md).
+     * than the arithmetic (two_balloons 12% less CPU, docs/performance.md).
      * final_ll keeps a simplicial factor LL', so a matrix that is not
      * positive definite stops it at its pivot as the supernodal one does. */
     s->c.supernodal = CHOLMOD_AUTO;
@@ -134,7 +129,7 @@ int seam_cholesky_factor(seam_cholesky *self, const seam_csr *A)
      * number fixed when it was built, whatever OMP_NUM_THREADS says: on two
      * cores that is a team of four for every factorization, and the cloth of
      * smoke_cloth made 13 000 context switches in 0.3 s of simulated time
-     * (bench/RESULTS.md). With no active parallel level allowed, those loops
+     * (docs/performance.md). With no active parallel level allowed, those loops
      * (memory copies, a small share of the work) run on the calling thread;
      * the dense kernels, where the work is, keep OpenBLAS's threads. */
     int levels = omp_get_max_active_levels();

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "seam/alloc.h"
 #include "seam/config.h"
 #include "seam/log.h"
 
@@ -21,9 +22,7 @@ static char *dup_printf(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *s = malloc((size_t)n + 1);
-    if (!s)
-        return NULL;
+    char *s = seam_xmalloc((size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -33,16 +32,14 @@ static char *dup_printf(const char *fmt, ...)
 static char *join_key(const char *prefix, const char *key)
 {
     if (!prefix || !*prefix)
-        return strdup(key);
+        return seam_xstrdup(key);
     return dup_printf("%s.%s", prefix, key);
 }
 
 size_t seam_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
-    size_t *row = malloc((lb + 1) * sizeof *row);
-    if (!row)
-        return (size_t)-1;
+    size_t *row = seam_xmalloc_n(lb + 1, sizeof *row);
     for (size_t j = 0; j <= lb; j++)
         row[j] = j;
     for (size_t i = 1; i <= la; i++) {
@@ -111,13 +108,10 @@ static void doc_add_pos(seam_doc *doc, const char *path, int line, int col)
 {
     if (doc->n_pos == doc->cap_pos) {
         size_t cap = doc->cap_pos ? 2 * doc->cap_pos : 64;
-        key_pos *p = realloc(doc->pos, cap * sizeof *p);
-        if (!p)
-            return;
-        doc->pos = p;
+        doc->pos = seam_xrealloc_n(doc->pos, cap, sizeof *doc->pos);
         doc->cap_pos = cap;
     }
-    doc->pos[doc->n_pos++] = (key_pos){strdup(path), line, col};
+    doc->pos[doc->n_pos++] = (key_pos){seam_xstrdup(path), line, col};
 }
 
 /* Reads a JSON string at sc->s (on the opening quote); returns it unescaped
@@ -126,7 +120,7 @@ static char *sc_string(scanner *sc)
 {
     sc_advance(sc);
     size_t cap = 32, n = 0;
-    char *out = malloc(cap);
+    char *out = seam_xmalloc(cap);
     while (*sc->s && *sc->s != '"') {
         char c = *sc->s;
         if (c == '\\') {
@@ -135,7 +129,7 @@ static char *sc_string(scanner *sc)
         }
         if (n + 2 > cap) {
             cap *= 2;
-            out = realloc(out, cap);
+            out = seam_xrealloc(out, cap);
         }
         out[n++] = c;
         sc_advance(sc);
@@ -210,9 +204,9 @@ seam_doc *seam_doc_parse(const char *text, const char *origin, char *err, size_t
             snprintf(err, errlen, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
         return NULL;
     }
-    seam_doc *doc = calloc(1, sizeof *doc);
+    seam_doc *doc = SEAM_NEW(seam_doc);
     doc->root = root;
-    doc->origin = strdup(origin);
+    doc->origin = seam_xstrdup(origin);
     scanner sc = {text, 1, 1, doc};
     sc_value(&sc, "");
     return doc;
@@ -227,13 +221,13 @@ seam_doc *seam_doc_load(const char *path, char *err, size_t errlen)
         return NULL;
     }
     size_t cap = 4096, n = 0;
-    char *text = malloc(cap);
+    char *text = seam_xmalloc(cap);
     size_t got;
     while ((got = fread(text + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (cap - n < 2) {
             cap *= 2;
-            text = realloc(text, cap);
+            text = seam_xrealloc(text, cap);
         }
     }
     int bad = ferror(f);
@@ -316,14 +310,14 @@ size_t seam_key_path_parent(const char *path, size_t len)
     return len > 0 ? len - 1 : 0;
 }
 
-int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen)
+seam_status seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen)
 {
     const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment) {
         snprintf(err, errlen, "--set %s: expected KEY=VALUE", assignment);
-        return -1;
+        return SEAM_ERROR;
     }
-    char *keys = strndup(assignment, (size_t)(eq - assignment));
+    char *keys = seam_xstrndup(assignment, (size_t)(eq - assignment));
     const char *text = eq + 1;
     json_error_t je;
     json_t *value = json_loads(text, JSON_DECODE_ANY, &je);
@@ -350,7 +344,7 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
         snprintf(err, errlen, "--set %s: malformed key path (%s); write it as a.b[0].c or a.b.0.c", assignment, bad);
         json_decref(value);
         free(keys);
-        return -1;
+        return SEAM_ERROR;
     }
     for (char *c = keys; *c; c++)
         if (*c == '[' || *c == ']')
@@ -359,7 +353,7 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
     json_t *node = self->root;
     char *save = NULL;
     char *seg = strtok_r(keys, ".", &save);
-    int rc = 0;
+    seam_status rc = SEAM_OK;
     while (seg) {
         char *next = strtok_r(NULL, ".", &save);
         size_t len = strlen(canon);
@@ -369,7 +363,7 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
             if (*end || idx >= json_array_size(node)) {
                 snprintf(err, errlen, "--set %s: %s%s has no item %s", assignment, canon,
                          *canon ? "" : "(root)", seg);
-                rc = -1;
+                rc = SEAM_ERROR;
                 break;
             }
             snprintf(canon + len, sizeof canon - len, "[%lu]", idx);
@@ -392,18 +386,18 @@ int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errle
             node = child;
         } else {
             snprintf(err, errlen, "--set %s: %s is not an object or array", assignment, canon);
-            rc = -1;
+            rc = SEAM_ERROR;
             break;
         }
         seg = next;
     }
-    if (!seg && rc == 0) {
+    if (!seg && rc == SEAM_OK) {
         snprintf(err, errlen, "--set %s: empty key", assignment);
-        rc = -1;
+        rc = SEAM_ERROR;
     }
-    if (rc == 0) {
-        self->overrides = realloc(self->overrides, (self->n_overrides + 1) * sizeof *self->overrides);
-        self->overrides[self->n_overrides++] = strdup(canon);
+    if (rc == SEAM_OK) {
+        self->overrides = seam_xrealloc_n(self->overrides, self->n_overrides + 1, sizeof *self->overrides);
+        self->overrides[self->n_overrides++] = seam_xstrdup(canon);
     }
     json_decref(value);
     free(keys);
@@ -437,8 +431,8 @@ static void mark_known(seam_cfg *c, const char *key)
     for (size_t i = 0; i < c->n_known; i++)
         if (strcmp(c->known[i], key) == 0)
             return;
-    c->known = realloc(c->known, (c->n_known + 1) * sizeof *c->known);
-    c->known[c->n_known++] = strdup(key);
+    c->known = seam_xrealloc_n(c->known, c->n_known + 1, sizeof *c->known);
+    c->known[c->n_known++] = seam_xstrdup(key);
 }
 
 static const char *locate(seam_cfg *c, const char *full)
@@ -457,14 +451,26 @@ static const char *locate(seam_cfg *c, const char *full)
     return NULL;
 }
 
+static void host_report(const seam_host *host, const char *where, const char *key_path, const char *message);
+
+/* Count one error and hand it to the reader's report callback, or to the
+ * host's log for readers made by seam_cfg_from_host. */
+static void deliver(seam_cfg *c, const char *full, const char *msg)
+{
+    cfg_shared *sh = c->shared;
+    sh->errors++;
+    if (sh->report)
+        sh->report(sh->report_ctx, locate(c, full), full, msg);
+    else if (sh->host)
+        host_report(sh->host, locate(c, full), full, msg);
+}
+
 static void report(seam_cfg *c, const char *key, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    char *full = key ? join_key(c->path, key) : strdup(c->path);
-    c->shared->errors++;
-    if (c->shared->report)
-        c->shared->report(c->shared->report_ctx, locate(c, full), full, msg);
+    char *full = key ? join_key(c->path, key) : seam_xstrdup(c->path);
+    deliver(c, full, msg);
     free(full);
 }
 
@@ -505,9 +511,9 @@ bool seam_cfg_check_memory(seam_cfg *self, const char *key, double bytes, const 
 
 static seam_cfg *cfg_alloc(json_t *obj, const char *path, cfg_shared *sh, bool root)
 {
-    seam_cfg *c = calloc(1, sizeof *c);
+    seam_cfg *c = SEAM_NEW(seam_cfg);
     c->obj = obj;
-    c->path = strdup(path ? path : "");
+    c->path = seam_xstrdup(path ? path : "");
     c->shared = sh;
     c->is_root = root;
     return c;
@@ -516,16 +522,15 @@ static seam_cfg *cfg_alloc(json_t *obj, const char *path, cfg_shared *sh, bool r
 seam_cfg *seam_cfg_new(json_t *obj, const char *prefix, seam_doc *doc,
                        seam_cfg_report report_cb, void *report_ctx)
 {
-    cfg_shared *sh = calloc(1, sizeof *sh);
+    cfg_shared *sh = SEAM_NEW(cfg_shared);
     sh->doc = doc;
     sh->report = report_cb;
     sh->report_ctx = report_ctx;
     return cfg_alloc(obj, prefix, sh, true);
 }
 
-static void host_report(void *ctx, const char *where, const char *key_path, const char *message)
+static void host_report(const seam_host *host, const char *where, const char *key_path, const char *message)
 {
-    const seam_host *host = ctx;
     if (where)
         seam_logf(host, SEAM_LOG_ERROR, "%s: %s: %s", where, key_path, message);
     else
@@ -541,11 +546,9 @@ seam_cfg *seam_cfg_from_host(const char *config_json, const seam_host *host)
                   host && host->config_path ? host->config_path : "config", je.text, je.line, je.column);
         return NULL;
     }
-    cfg_shared *sh = calloc(1, sizeof *sh);
-    sh->host = host;
+    cfg_shared *sh = SEAM_NEW(cfg_shared);
+    sh->host = host;   /* reports go to host->log (deliver) */
     sh->owned = obj;
-    sh->report = host_report;
-    sh->report_ctx = (void *)host;
     return cfg_alloc(obj, host && host->config_path ? host->config_path : "", sh, true);
 }
 
@@ -833,7 +836,7 @@ double *seam_cfg_numbers(seam_cfg *self, const char *key, size_t *n, unsigned fl
         return NULL;
     }
     size_t len = json_array_size(v);
-    double *out = malloc((len ? len : 1) * sizeof *out);
+    double *out = seam_xmalloc_n(len, sizeof *out);
     for (size_t i = 0; i < len; i++)
         out[i] = json_number_value(json_array_get(v, i));
     *n = len;
@@ -868,11 +871,7 @@ double *seam_cfg_points(seam_cfg *self, const char *key, int dim, size_t *n, uns
             return NULL;
         }
     }
-    double *out = malloc((len ? len : 1) * (size_t)dim * sizeof *out);
-    if (!out) {
-        report_f(self, key, "%zu points do not fit in memory", len);
-        return NULL;
-    }
+    double *out = seam_xmalloc_n(len, (size_t)dim * sizeof *out);
     for (size_t i = 0; i < len; i++)
         for (int k = 0; k < dim; k++)
             out[i * (size_t)dim + (size_t)k] = json_number_value(json_array_get(json_array_get(v, i), (size_t)k));
@@ -883,7 +882,7 @@ double *seam_cfg_points(seam_cfg *self, const char *key, int dim, size_t *n, uns
 static seam_cfg *add_child(seam_cfg *self, json_t *obj, const char *path)
 {
     seam_cfg *c = cfg_alloc(obj, path, self->shared, false);
-    self->children = realloc(self->children, (self->n_children + 1) * sizeof *self->children);
+    self->children = seam_xrealloc_n(self->children, self->n_children + 1, sizeof *self->children);
     self->children[self->n_children++] = c;
     return c;
 }
@@ -933,10 +932,7 @@ seam_cfg *seam_cfg_item(seam_cfg *self, const char *key, size_t i)
     if (!json_is_object(item)) {
         char got[128];
         describe_value(item, got, sizeof got);
-        self->shared->errors++;
-        if (self->shared->report)
-            self->shared->report(self->shared->report_ctx, locate(self, path), path,
-                                 "expected an object");
+        deliver(self, path, "expected an object");
         free(path);
         return NULL;
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/csv.h"
 
 struct seam_csv {
@@ -50,31 +51,25 @@ static bool parse_number(const char *s, double *v)
 }
 
 /* Keep the text of a field that is not a number (the column's text array made on first need). */
-static int keep_text(seam_csv *t, size_t j, const char *field)
+static void keep_text(seam_csv *t, size_t j, const char *field)
 {
-    if (!t->text[j] && !(t->text[j] = calloc(t->capacity, sizeof *t->text[j])))
-        return -1;
-    return (t->text[j][t->rows] = strdup(field)) ? 0 : -1;
+    if (!t->text[j])
+        t->text[j] = SEAM_NEW_N(char *, t->capacity);
+    t->text[j][t->rows] = seam_xstrdup(field);
 }
 
-static int grow(seam_csv *t)
+static void grow(seam_csv *t)
 {
     size_t cap = t->capacity ? 2 * t->capacity : 256;
     for (size_t j = 0; j < t->cols; j++) {
-        double *c = realloc(t->columns[j], cap * sizeof *c);
-        if (!c)
-            return -1;
-        t->columns[j] = c;
+        t->columns[j] = seam_xrealloc_n(t->columns[j], cap, sizeof *t->columns[j]);
         if (t->text[j]) {
-            char **s = realloc(t->text[j], cap * sizeof *s);
-            if (!s)
-                return -1;
+            char **s = seam_xrealloc_n(t->text[j], cap, sizeof *s);
             memset(s + t->capacity, 0, (cap - t->capacity) * sizeof *s);
             t->text[j] = s;
         }
     }
     t->capacity = cap;
-    return 0;
 }
 
 seam_csv *seam_csv_read(const char *path, char *err, size_t errlen)
@@ -84,46 +79,36 @@ seam_csv *seam_csv_read(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    seam_csv *t = calloc(1, sizeof *t);
-    char *line = NULL, **fields = NULL;
+    char *line = NULL;
     size_t cap = 0;
-    const char *why = NULL;
-    if (!t || getline(&line, &cap, f) < 0) {
-        why = t ? "empty file (no header)" : "out of memory";
-        goto fail;
+    if (getline(&line, &cap, f) < 0) {
+        snprintf(err, errlen, "%s: empty file (no header)", path);
+        free(line);
+        fclose(f);
+        return NULL;
     }
     size_t cols = 1;
     for (const char *c = line; *c; c++)
         cols += *c == ',';
-    t->names = calloc(cols, sizeof *t->names);
-    t->columns = calloc(cols, sizeof *t->columns);
-    t->text = calloc(cols, sizeof *t->text);
-    fields = calloc(cols, sizeof *fields);
-    if (!t->names || !t->columns || !t->text || !fields) {
-        why = "out of memory";
-        goto fail;
-    }
+    seam_csv *t = SEAM_NEW(seam_csv);
+    t->names = SEAM_NEW_N(char *, cols);
+    t->columns = SEAM_NEW_N(double *, cols);
+    t->text = SEAM_NEW_N(char **, cols);
+    char **fields = SEAM_NEW_N(char *, cols);
     t->cols = cols;
     split(line, fields, cols);
     for (size_t j = 0; j < cols; j++)
-        if (!(t->names[j] = strdup(fields[j]))) {
-            why = "out of memory";
-            goto fail;
-        }
+        t->names[j] = seam_xstrdup(fields[j]);
     while (getline(&line, &cap, f) >= 0) {
         if (line[strspn(line, " \t\r\n")] == '\0')
             continue;   /* blank line */
-        if (t->rows == t->capacity && grow(t) != 0) {
-            why = "out of memory";
-            goto fail;
-        }
+        if (t->rows == t->capacity)
+            grow(t);
         size_t n = split(line, fields, cols);
         for (size_t j = 0; j < cols; j++) {
             double *v = &t->columns[j][t->rows];
-            if (j < n && !parse_number(fields[j], v) && fields[j][0] && keep_text(t, j, fields[j]) != 0) {
-                why = "out of memory";
-                goto fail;
-            }
+            if (j < n && !parse_number(fields[j], v) && fields[j][0])
+                keep_text(t, j, fields[j]);
             if (j >= n)
                 *v = NAN;
         }
@@ -133,13 +118,6 @@ seam_csv *seam_csv_read(const char *path, char *err, size_t errlen)
     free(fields);
     fclose(f);
     return t;
-fail:
-    snprintf(err, errlen, "%s: %s", path, why);
-    free(line);
-    free(fields);
-    fclose(f);
-    seam_csv_destroy(&t);
-    return NULL;
 }
 
 void seam_csv_destroy(seam_csv **self_p)

@@ -8,6 +8,7 @@
 #include <omp.h>
 #endif
 
+#include "seam/alloc.h"
 #include "seam/krylov.h"
 
 double seam_dot(size_t n, const double *x, const double *y) { return cblas_ddot((int)n, x, 1, y, 1); }
@@ -178,20 +179,19 @@ static double precondition(const seam_linop *M, const seam_dot_linop *FM, int fu
     return fused ? seam_dot_ordered(n, r, z) : seam_dot(n, r, z);
 }
 
-/* One CG loop for both forms: plain (A, M: separate BLAS passes) or fused
- * (FA, FM: the passes of seam_pcg_fused). */
-static int pcg(const seam_linop *A, const seam_linop *M, const seam_dot_linop *FA, const seam_dot_linop *FM,
-               const double *b, double *x, const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
-               double *work, seam_krylov_stats *stats)
+/* One CG loop for both forms, of n unknowns: plain (A, M: separate BLAS
+ * passes) or fused (FA, FM: the passes of seam_pcg_fused). */
+static int pcg(size_t n, const seam_linop *A, const seam_linop *M, const seam_dot_linop *FA,
+               const seam_dot_linop *FM, const double *b, double *x, const seam_krylov_opts *opts,
+               seam_krylov_stop_fn stop, void *stop_ctx, double *work, seam_krylov_stats *stats)
 {
-    int fused = FA != NULL;
-    size_t n = fused ? FA->n : A->n;
+    int fused = FA != NULL;   /* the calls through FA test FA itself: cppcheck can follow that */
     seam_krylov_opts o = defaults(opts, n);
-    double *r = work ? work : malloc(4 * n * sizeof *r);
+    double *r = work ? work : seam_xmalloc_n(4 * n, sizeof *r);
     double *z = r + n, *p = z + n, *Ap = p + n;
     seam_krylov_stats st = {0, 0.0, 0, 0};
 
-    if (fused)
+    if (FA)
         FA->apply_dot(FA->ctx, x, Ap);
     else
         A->apply(A->ctx, x, Ap);
@@ -208,7 +208,7 @@ static int pcg(const seam_linop *A, const seam_linop *M, const seam_dot_linop *F
     memcpy(p, z, n * sizeof *p);
     while (st.iterations < o.max_iter) {
         double pAp;
-        if (fused) {
+        if (FA) {
             pAp = FA->apply_dot(FA->ctx, p, Ap);
         } else {
             A->apply(A->ctx, p, Ap);
@@ -257,19 +257,19 @@ int seam_pcg_until(const seam_linop *A, const seam_linop *M, const double *b, do
                    const seam_krylov_opts *opts, seam_krylov_stop_fn stop, void *stop_ctx,
                    seam_krylov_stats *stats)
 {
-    return pcg(A, M, NULL, NULL, b, x, opts, stop, stop_ctx, NULL, stats);
+    return pcg(A->n, A, M, NULL, NULL, b, x, opts, stop, stop_ctx, NULL, stats);
 }
 
 int seam_pcg_work(const seam_linop *A, const seam_linop *M, const double *b, double *x,
                   const seam_krylov_opts *opts, double *work, seam_krylov_stats *stats)
 {
-    return pcg(A, M, NULL, NULL, b, x, opts, NULL, NULL, work, stats);
+    return pcg(A->n, A, M, NULL, NULL, b, x, opts, NULL, NULL, work, stats);
 }
 
 int seam_pcg_fused(const seam_dot_linop *A, const seam_dot_linop *M, const double *b, double *x,
                    const seam_krylov_opts *opts, double *work, seam_krylov_stats *stats)
 {
-    return pcg(NULL, NULL, A, M, b, x, opts, NULL, NULL, work, stats);
+    return pcg(A->n, NULL, NULL, A, M, b, x, opts, NULL, NULL, work, stats);
 }
 
 /* Right-preconditioned restarted GMRES with Givens rotations (Saad, Alg. 9.5). */
@@ -279,12 +279,12 @@ int seam_gmres(const seam_linop *A, const seam_linop *M, const double *b, double
     size_t n = A->n;
     seam_krylov_opts o = defaults(opts, n);
     int m = o.restart;
-    double *V = malloc((size_t)(m + 1) * n * sizeof *V);
-    double *Z = malloc((size_t)m * n * sizeof *Z);
-    double *H = calloc((size_t)(m + 1) * m, sizeof *H);   /* column-major (m+1) x m */
-    double *cs = malloc((size_t)m * sizeof *cs), *sn = malloc((size_t)m * sizeof *sn);
-    double *g = malloc((size_t)(m + 1) * sizeof *g), *y = malloc((size_t)m * sizeof *y);
-    double *w = malloc(n * sizeof *w);
+    double *V = seam_xmalloc_n((size_t)(m + 1) * n, sizeof *V);
+    double *Z = seam_xmalloc_n((size_t)m * n, sizeof *Z);
+    double *H = SEAM_NEW_N(double, (size_t)(m + 1) * m);   /* column-major (m+1) x m */
+    double *cs = seam_xmalloc_n((size_t)m, sizeof *cs), *sn = seam_xmalloc_n((size_t)m, sizeof *sn);
+    double *g = seam_xmalloc_n((size_t)m + 1, sizeof *g), *y = seam_xmalloc_n((size_t)m, sizeof *y);
+    double *w = seam_xmalloc_n(n, sizeof *w);
     seam_krylov_stats st = {0, 0.0, 0, 0};
     double goal = fmax(o.tol * seam_norm2(n, b), o.abs_tol);
 

@@ -46,6 +46,7 @@ static bool file_exists(const char *path)
 
 #define MAX_DIRS 64
 static char *search_dirs[MAX_DIRS];
+static const char *search_view[MAX_DIRS];   /* the same strings, as callers see them */
 static size_t n_search_dirs;
 
 static void add_dirs(const char *list)
@@ -53,8 +54,11 @@ static void add_dirs(const char *list)
     char *copy = seam_xstrdup(list);
     char *save = NULL;
     for (char *d = strtok_r(copy, ":", &save); d && n_search_dirs < MAX_DIRS; d = strtok_r(NULL, ":", &save))
-        if (*d)
-            search_dirs[n_search_dirs++] = seam_xstrdup(d);
+        if (*d) {
+            search_dirs[n_search_dirs] = seam_xstrdup(d);
+            search_view[n_search_dirs] = search_dirs[n_search_dirs];
+            n_search_dirs++;
+        }
     free(copy);
 }
 
@@ -95,10 +99,7 @@ size_t seam_plugin_search_path(const char ***dirs)
     const char *env = getenv("SEAM_PLUGIN_PATH");
     if (env)
         add_dirs(env);
-    static const char *view[MAX_DIRS];   /* the same strings, as the caller may read them */
-    for (size_t i = 0; i < n_search_dirs; i++)
-        view[i] = search_dirs[i];
-    *dirs = view;
+    *dirs = search_view;
     return n_search_dirs;
 }
 

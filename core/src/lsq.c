@@ -1,5 +1,6 @@
 /* Least squares on a column history by an updated QR factorization (BLAS only). */
 #include "seam/lsq.h"
+#include "seam/alloc.h"
 #include "seam/checkpoint.h"
 
 #include <math.h>
@@ -44,7 +45,7 @@ static size_t qr_ldg(const seam_qr *q) { return 2 * q->cap; }
 
 seam_qr *seam_qr_new(size_t n, size_t max_cols, double rcond)
 {
-    seam_qr *q = calloc(1, sizeof *q);
+    seam_qr *q = SEAM_NEW(seam_qr);
     q->n = n;
     q->max_cols = max_cols ? max_cols : n;
     q->rcond = rcond;
@@ -68,21 +69,21 @@ static void qr_reserve(seam_qr *q)
 {
     if (q->k + 1 > q->cap) {
         size_t cap = q->cap ? 2 * q->cap : QR_DEAD_MIN, ldg_old = qr_ldg(q), ldg = 2 * cap;
-        double *G = calloc(ldg * cap, sizeof *G), *R = calloc(cap * cap, sizeof *R);
+        double *G = SEAM_NEW_N(double, ldg * cap), *R = SEAM_NEW_N(double, cap * cap);
         for (size_t j = 0; j < q->k; j++) {
             memcpy(G + j * ldg, q->G + j * ldg_old, q->m * sizeof *G);
             memcpy(R + j * cap, q->R + j * q->cap, q->k * sizeof *R);
         }
         free(q->G); free(q->R);
         q->G = G, q->R = R;
-        q->norm = realloc(q->norm, cap * sizeof *q->norm);
-        q->Qb = realloc(q->Qb, q->n * ldg * sizeof *q->Qb);
-        q->Qb_spare = realloc(q->Qb_spare, q->n * ldg * sizeof *q->Qb);
-        q->y = realloc(q->y, (ldg + 1) * sizeof *q->y);
-        q->s = realloc(q->s, (ldg + 1) * sizeof *q->s);
-        q->z = realloc(q->z, (ldg + 1) * sizeof *q->z);
-        q->t = realloc(q->t, (ldg + 1) * sizeof *q->t);
-        q->u = realloc(q->u, (ldg + 1) * sizeof *q->u);
+        q->norm = seam_xrealloc_n(q->norm, cap, sizeof *q->norm);
+        q->Qb = seam_xrealloc_n(q->Qb, q->n * ldg, sizeof *q->Qb);
+        q->Qb_spare = seam_xrealloc_n(q->Qb_spare, q->n * ldg, sizeof *q->Qb);
+        q->y = seam_xrealloc_n(q->y, ldg + 1, sizeof *q->y);
+        q->s = seam_xrealloc_n(q->s, ldg + 1, sizeof *q->s);
+        q->z = seam_xrealloc_n(q->z, ldg + 1, sizeof *q->z);
+        q->t = seam_xrealloc_n(q->t, ldg + 1, sizeof *q->t);
+        q->u = seam_xrealloc_n(q->u, ldg + 1, sizeof *q->u);
         q->cap = cap;
     }
     if (q->b0 + q->k + 1 > q->cap_b) {
@@ -94,9 +95,9 @@ static void qr_reserve(seam_qr *q)
         }
         if (q->k + 1 > q->cap_b / 2) {   /* keep half the window free for sliding */
             q->cap_b = 2 * (q->k + 1) + 8;
-            q->B = realloc(q->B, q->cap_b * q->n * sizeof *q->B);
-            q->tag = realloc(q->tag, q->cap_b * sizeof *q->tag);
-            q->id = realloc(q->id, q->cap_b * sizeof *q->id);
+            q->B = seam_xrealloc_n(q->B, q->cap_b * q->n, sizeof *q->B);
+            q->tag = seam_xrealloc_n(q->tag, q->cap_b, sizeof *q->tag);
+            q->id = seam_xrealloc_n(q->id, q->cap_b, sizeof *q->id);
         }
     }
 }
@@ -375,7 +376,7 @@ void seam_qr_solve_coords(seam_qr *q, size_t nrhs, const double *W, size_t ldw, 
     if (k * nrhs > q->cap_work) {   /* scratch kept: the schemes solve every iteration */
         free(q->work);
         q->cap_work = 2 * k * nrhs;
-        q->work = malloc(q->cap_work * sizeof *q->work);
+        q->work = seam_xmalloc_n(q->cap_work, sizeof *q->work);
     }
     double *Z = q->work;
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)k, (int)nrhs, (int)m, 1.0, q->G, (int)qr_ldg(q), W,
@@ -446,11 +447,11 @@ void seam_qr_save(const seam_qr *q, seam_ckpt_writer *w)
     seam_ckpt_put_f64s(w, q->norm, q->k);
     seam_ckpt_put_f64s(w, q->B ? q->B + q->b0 * q->n : NULL, q->n * q->k);
     seam_ckpt_put_f64s(w, q->y, q->tracking ? q->m : 0);
-    int64_t *tags = malloc((q->k ? q->k : 1) * sizeof *tags), *ids = malloc((q->k ? q->k : 1) * sizeof *ids);
-    for (size_t j = 0; tags && ids && j < q->k; j++)
+    int64_t *tags = seam_xmalloc_n(q->k, sizeof *tags), *ids = seam_xmalloc_n(q->k, sizeof *ids);
+    for (size_t j = 0; j < q->k; j++)
         tags[j] = q->tag[q->b0 + j], ids[j] = (int64_t)q->id[q->b0 + j];
-    seam_ckpt_put_i64s(w, tags, tags && ids ? q->k : 0);
-    seam_ckpt_put_i64s(w, ids, tags && ids ? q->k : 0);
+    seam_ckpt_put_i64s(w, tags, q->k);
+    seam_ckpt_put_i64s(w, ids, q->k);
     free(tags);
     free(ids);
 }
@@ -476,34 +477,25 @@ void seam_qr_load(seam_qr *q, seam_ckpt_reader *r)
     }
     /* empty and sized like the history that was saved */
     seam_qr fresh = {.n = n, .max_cols = max_cols, .rcond = rcond};
-    seam_qr *old = malloc(sizeof *old);
-    if (!old) {
-        seam_ckpt_fail(r, "out of memory");
-        return;
-    }
+    seam_qr *old = seam_xmalloc(sizeof *old);   /* the arrays of q, freed by destroy */
     *old = *q;
     seam_qr_destroy(&old);
     *q = fresh;
     size_t ldg = 2 * cap, cap_b = 2 * (k + 1) + 8, nn = n ? n : 1;
     if (cap) {
-        q->G = calloc(ldg * cap, sizeof *q->G);
-        q->R = calloc(cap * cap, sizeof *q->R);
-        q->norm = calloc(cap, sizeof *q->norm);
-        q->Qb = calloc(nn * ldg, sizeof *q->Qb);
-        q->Qb_spare = calloc(nn * ldg, sizeof *q->Qb);
-        q->y = calloc(ldg + 1, sizeof *q->y);
-        q->s = calloc(ldg + 1, sizeof *q->s);
-        q->z = calloc(ldg + 1, sizeof *q->z);
-        q->t = calloc(ldg + 1, sizeof *q->t);
-        q->u = calloc(ldg + 1, sizeof *q->u);
-        q->B = calloc(cap_b * nn, sizeof *q->B);
-        q->tag = calloc(cap_b, sizeof *q->tag);
-        q->id = calloc(cap_b, sizeof *q->id);
-        if (!q->G || !q->R || !q->norm || !q->Qb || !q->Qb_spare || !q->y || !q->s || !q->z || !q->t || !q->u ||
-            !q->B || !q->tag || !q->id) {
-            seam_ckpt_fail(r, "out of memory");
-            return;
-        }
+        q->G = SEAM_NEW_N(double, ldg * cap);
+        q->R = SEAM_NEW_N(double, cap * cap);
+        q->norm = SEAM_NEW_N(double, cap);
+        q->Qb = SEAM_NEW_N(double, nn * ldg);
+        q->Qb_spare = SEAM_NEW_N(double, nn * ldg);
+        q->y = SEAM_NEW_N(double, ldg + 1);
+        q->s = SEAM_NEW_N(double, ldg + 1);
+        q->z = SEAM_NEW_N(double, ldg + 1);
+        q->t = SEAM_NEW_N(double, ldg + 1);
+        q->u = SEAM_NEW_N(double, ldg + 1);
+        q->B = SEAM_NEW_N(double, cap_b * nn);
+        q->tag = SEAM_NEW_N(long, cap_b);
+        q->id = SEAM_NEW_N(unsigned long, cap_b);
         q->cap = cap;
         q->cap_b = cap_b;
     } else if (k || m) {
@@ -518,11 +510,7 @@ void seam_qr_load(seam_qr *q, seam_ckpt_reader *r)
     seam_ckpt_get_f64s(r, cap ? q->norm : &dummy, k);
     seam_ckpt_get_f64s(r, cap ? q->B : &dummy, n * k);
     seam_ckpt_get_f64s(r, cap ? q->y : &dummy, tracking ? m : 0);
-    int64_t *v = malloc(2 * (k ? k : 1) * sizeof *v);
-    if (!v) {
-        seam_ckpt_fail(r, "out of memory");
-        return;
-    }
+    int64_t *v = seam_xmalloc_n(2 * k, sizeof *v);
     seam_ckpt_get_i64s(r, v, k);
     seam_ckpt_get_i64s(r, v + k, k);
     for (size_t j = 0; j < k && seam_ckpt_ok(r, false); j++)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/mapping.h"
 #include "seam/neighbours.h"
 
@@ -59,7 +60,7 @@ seam_mapping *seam_mapping_new(int dim, size_t n_points, const double *X,
     if (!B)
         return NULL;
     seam_triplets *t = seam_triplets_new(n_samples, n_points, 8 * n_samples + 1);
-    double *rowsum = calloc(n_samples ? n_samples : 1, sizeof *rowsum);
+    double *rowsum = SEAM_NEW_N(double, n_samples);
     size_t empty = 0;
     for (size_t f = 0; f < n_samples; f++) {
         row_ctx c = {r, 0.0, t, f};
@@ -68,7 +69,7 @@ seam_mapping *seam_mapping_new(int dim, size_t n_points, const double *X,
         empty += rowsum[f] > 0.0 ? 0 : 1;
     }
     seam_neighbours_destroy(&B);
-    seam_mapping *self = calloc(1, sizeof *self);
+    seam_mapping *self = SEAM_NEW(seam_mapping);
     self->dim = dim;
     self->n_points = n_points;
     self->n_samples = n_samples;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/neighbours.h"
 
 struct seam_neighbours {
@@ -31,9 +32,7 @@ seam_neighbours *seam_neighbours_new(int dim, size_t n, const double *X, double 
 {
     if (dim < 1 || dim > 3 || !(r > 0.0) || !isfinite(r) || (n && !X))
         return NULL;
-    seam_neighbours *B = calloc(1, sizeof *B);
-    if (!B)
-        return NULL;
+    seam_neighbours *B = SEAM_NEW(seam_neighbours);
     B->dim = dim;
     B->n = n;
     B->X = X;
@@ -63,16 +62,10 @@ seam_neighbours *seam_neighbours_new(int dim, size_t n, const double *X, double 
     for (int d = 0; d < dim; d++)
         B->nb[d] = (long)floor((hi[d] - B->lo[d]) / B->h) + 1;
     size_t nbk = (size_t)B->nb[0] * (size_t)B->nb[1] * (size_t)B->nb[2];
-    B->start = calloc(nbk + 1, sizeof *B->start);
-    B->item = malloc((n ? n : 1) * sizeof *B->item);
-    size_t *slot = malloc((n ? n : 1) * sizeof *slot);
-    size_t *fill = malloc(nbk * sizeof *fill);
-    if (!B->start || !B->item || !slot || !fill) {
-        free(slot);
-        free(fill);
-        seam_neighbours_destroy(&B);
-        return NULL;
-    }
+    B->start = SEAM_NEW_N(size_t, nbk + 1);
+    B->item = seam_xmalloc_n(n, sizeof *B->item);
+    size_t *slot = seam_xmalloc_n(n, sizeof *slot);
+    size_t *fill = seam_xmalloc_n(nbk, sizeof *fill);
     for (size_t i = 0; i < n; i++) {
         long c[3] = {0, 0, 0};
         for (int d = 0; d < dim; d++) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/log.h"
 #include "seam/picture.h"
 #include "seam/plot.h"
@@ -146,12 +147,10 @@ static void fill_volumes(cairo_t *cr, const view *v, const seam_interface *iface
     for (size_t i = 0; iface->body && i < n; i++)
         if ((size_t)iface->body[i] + 1 > n_bodies)
             n_bodies = (size_t)iface->body[i] + 1;
-    int32_t *next = malloc(n * sizeof *next);
-    uint8_t *seen = calloc(ne ? ne : 1, 1);
-    size_t *loops = malloc((ne ? ne : 1) * sizeof *loops), n_loops = 0;
-    double *area = calloc(n_bodies, sizeof *area);
-    if (!next || !seen || !loops || !area)
-        goto done;   /* the outlines are still drawn */
+    int32_t *next = seam_xmalloc_n(n, sizeof *next);
+    uint8_t *seen = SEAM_NEW_N(uint8_t, ne);
+    size_t *loops = seam_xmalloc_n(ne, sizeof *loops), n_loops = 0;
+    double *area = SEAM_NEW_N(double, n_bodies);
     for (size_t i = 0; i < n; i++)
         next[i] = -1;
     for (size_t e = 0; e < ne; e++)
@@ -204,7 +203,6 @@ static void fill_volumes(cairo_t *cr, const view *v, const seam_interface *iface
     cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING);
     cairo_set_source_rgb(cr, 0.80, 0.80, 0.80);
     cairo_fill(cr);
-done:
     free(next), free(seen), free(loops), free(area);
 }
 
@@ -480,17 +478,11 @@ seam_status seam_picture_cut_plane(const seam_interface *iface, const double *X,
     size_t size = 16;
     while (size < 4 * crossing)
         size *= 2;
-    edge_table t = {calloc(size, sizeof *t.key), malloc(size * sizeof *t.point), size - 1};
-    out->X = malloc((2 * crossing + 1) * 2 * sizeof *out->X);
-    out->elems = malloc((crossing + 1) * 2 * sizeof *out->elems);
-    out->body = malloc((2 * crossing + 1) * sizeof *out->body);
-    out->two_sided = malloc(crossing + 1);
-    if (!t.key || !t.point || !out->X || !out->elems || !out->body || !out->two_sided) {
-        free(t.key), free(t.point);
-        seam_picture_cut_free(out);
-        seam_logf(host, SEAM_LOG_ERROR, "out of memory cutting %zu interface elements", crossing);
-        return SEAM_ERROR;
-    }
+    edge_table t = {seam_xcalloc(size, sizeof *t.key), seam_xmalloc_n(size, sizeof *t.point), size - 1};
+    out->X = seam_xmalloc_n((2 * crossing + 1) * 2, sizeof *out->X);
+    out->elems = seam_xmalloc_n((crossing + 1) * 2, sizeof *out->elems);
+    out->body = seam_xmalloc_n(2 * crossing + 1, sizeof *out->body);
+    out->two_sided = seam_xmalloc(crossing + 1);
     size_t n = 0;
     for (size_t e = 0; e < iface->n_elems; e++) {
         const int32_t *v = iface->elems + 3 * e;

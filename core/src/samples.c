@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/mapping.h"
 
 struct seam_samples {
@@ -110,9 +111,7 @@ seam_samples *seam_samples_new(const seam_interface *iface, const double *X, dou
     edge *edges = NULL;
     size_t n_edges = 0;
     if (dim == 3 && ne) {
-        edges = malloc(3 * ne * sizeof *edges);
-        if (!edges)
-            return NULL;
+        edges = seam_xmalloc_n(3 * ne, sizeof *edges);
         const int32_t *el = iface->elems;
         for (size_t e = 0; e < ne; e++)
             for (size_t k = 0; k < 3; k++) {
@@ -126,17 +125,11 @@ seam_samples *seam_samples_new(const seam_interface *iface, const double *X, dou
     }
     size_t rows = make_samples(iface, X, spacing, edges, n_edges, NULL);
     seam_triplets *t = seam_triplets_new(rows, np, 3 * rows + 1);
-    seam_samples *self = calloc(1, sizeof *self);
-    if (t && self) {
-        make_samples(iface, X, spacing, edges, n_edges, t);
-        self->S = seam_csr_from_triplets(t);
-    }
+    seam_samples *self = SEAM_NEW(seam_samples);
+    make_samples(iface, X, spacing, edges, n_edges, t);
+    self->S = seam_csr_from_triplets(t);
     free(edges);
     seam_triplets_destroy(&t);
-    if (!self || !self->S) {
-        free(self);
-        return NULL;
-    }
     self->n_points = np;
     self->n_samples = rows;
     return self;

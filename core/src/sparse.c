@@ -4,28 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
 #include "seam/sparse.h"
 
 struct seam_triplets {
     size_t rows, cols, n, cap;
     int64_t *i, *j;
     double *v;
-    bool lost;   /* an add found no memory: the list is incomplete and compresses to nothing */
 };
 
 seam_triplets *seam_triplets_new(size_t rows, size_t cols, size_t capacity_hint)
 {
-    seam_triplets *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
+    seam_triplets *t = SEAM_NEW(seam_triplets);
     t->rows = rows;
     t->cols = cols;
     t->cap = capacity_hint ? capacity_hint : 16;
-    t->i = malloc(t->cap * sizeof *t->i);
-    t->j = malloc(t->cap * sizeof *t->j);
-    t->v = malloc(t->cap * sizeof *t->v);
-    if (t->cap > SIZE_MAX / sizeof *t->i || !t->i || !t->j || !t->v)
-        seam_triplets_destroy(&t);
+    t->i = seam_xmalloc_n(t->cap, sizeof *t->i);
+    t->j = seam_xmalloc_n(t->cap, sizeof *t->j);
+    t->v = seam_xmalloc_n(t->cap, sizeof *t->v);
     return t;
 }
 
@@ -41,26 +37,15 @@ void seam_triplets_destroy(seam_triplets **self_p)
     *self_p = NULL;
 }
 
-/* One array grown to cap elements of size each; false (the old one kept) without memory. */
-static bool grow(void **a, size_t cap, size_t size)
-{
-    void *p = cap <= SIZE_MAX / size ? realloc(*a, cap * size) : NULL;
-    if (p)
-        *a = p;
-    return p != NULL;
-}
-
 void seam_triplets_add(seam_triplets *t, size_t i, size_t j, double v)
 {
-    if (!t || t->lost)
+    if (!t)
         return;
     if (t->n == t->cap) {
         size_t cap = 2 * t->cap;
-        if (!grow((void **)&t->i, cap, sizeof *t->i) || !grow((void **)&t->j, cap, sizeof *t->j) ||
-            !grow((void **)&t->v, cap, sizeof *t->v)) {
-            t->lost = true;
-            return;
-        }
+        t->i = seam_xrealloc_n(t->i, cap, sizeof *t->i);
+        t->j = seam_xrealloc_n(t->j, cap, sizeof *t->j);
+        t->v = seam_xrealloc_n(t->v, cap, sizeof *t->v);
         t->cap = cap;
     }
     t->i[t->n] = (int64_t)i;
@@ -74,7 +59,6 @@ void seam_triplets_clear(seam_triplets *t)
     if (!t)
         return;
     t->n = 0;
-    t->lost = false;
 }
 
 typedef struct csr_entry {
@@ -90,26 +74,16 @@ static int entry_cmp(const void *a, const void *b)
 
 seam_csr *seam_csr_from_triplets(const seam_triplets *t)
 {
-    if (!t || t->lost)
+    if (!t)
         return NULL;
-    seam_csr *A = calloc(1, sizeof *A);
-    if (!A)
-        return NULL;
+    seam_csr *A = SEAM_NEW(seam_csr);
     A->rows = t->rows;
     A->cols = t->cols;
-    A->row_ptr = calloc(t->rows + 1, sizeof *A->row_ptr);
-    int64_t *col = malloc((t->n ? t->n : 1) * sizeof *col);
-    double *val = malloc((t->n ? t->n : 1) * sizeof *val);
-    int64_t *fill = malloc((t->rows + 1) * sizeof *fill);
-    int64_t *slot = malloc((t->cols ? t->cols : 1) * sizeof *slot);
-    if (!A->row_ptr || !col || !val || !fill || !slot) {
-        free(col);
-        free(val);
-        free(fill);
-        free(slot);
-        seam_csr_destroy(&A);
-        return NULL;
-    }
+    A->row_ptr = SEAM_NEW_N(int64_t, t->rows + 1);
+    int64_t *col = seam_xmalloc_n(t->n, sizeof *col);
+    double *val = seam_xmalloc_n(t->n, sizeof *val);
+    int64_t *fill = seam_xmalloc_n(t->rows + 1, sizeof *fill);
+    int64_t *slot = seam_xmalloc_n(t->cols, sizeof *slot);
     for (size_t k = 0; k < t->n; k++)
         A->row_ptr[t->i[k] + 1]++;
     for (size_t r = 0; r < t->rows; r++)
@@ -162,14 +136,7 @@ seam_csr *seam_csr_from_triplets(const seam_triplets *t)
             }
         } else {
             if (len > buf_cap) {
-                if (!grow((void **)&buf, len, sizeof *buf)) {
-                    free(buf);
-                    free(slot);
-                    free(col);
-                    free(val);
-                    seam_csr_destroy(&A);
-                    return NULL;
-                }
+                buf = seam_xrealloc_n(buf, len, sizeof *buf);
                 buf_cap = len;
             }
             for (size_t k = 0; k < len; k++)
@@ -187,10 +154,8 @@ seam_csr *seam_csr_from_triplets(const seam_triplets *t)
     free(buf);
     A->row_ptr[t->rows] = (int64_t)out;
     A->nnz = out;
-    A->col = col;   /* shrunk to nnz where the allocator can */
-    A->val = val;
-    grow((void **)&A->col, out ? out : 1, sizeof *col);
-    grow((void **)&A->val, out ? out : 1, sizeof *val);
+    A->col = seam_xrealloc_n(col, out, sizeof *col);   /* shrunk to nnz where the allocator can */
+    A->val = seam_xrealloc_n(val, out, sizeof *val);
     return A;
 }
 
@@ -266,18 +231,18 @@ void seam_csr_diagonal(const seam_csr *A, double *diag)
 
 seam_csr *seam_csr_transpose(const seam_csr *A)
 {
-    seam_csr *T = calloc(1, sizeof *T);
+    seam_csr *T = SEAM_NEW(seam_csr);
     T->rows = A->cols;
     T->cols = A->rows;
     T->nnz = A->nnz;
-    T->row_ptr = calloc(A->cols + 1, sizeof *T->row_ptr);
-    T->col = malloc((A->nnz ? A->nnz : 1) * sizeof *T->col);
-    T->val = malloc((A->nnz ? A->nnz : 1) * sizeof *T->val);
+    T->row_ptr = SEAM_NEW_N(int64_t, A->cols + 1);
+    T->col = seam_xmalloc_n(A->nnz, sizeof *T->col);
+    T->val = seam_xmalloc_n(A->nnz, sizeof *T->val);
     for (size_t k = 0; k < A->nnz; k++)
         T->row_ptr[A->col[k] + 1]++;
     for (size_t c = 0; c < A->cols; c++)
         T->row_ptr[c + 1] += T->row_ptr[c];
-    int64_t *fill = malloc((A->cols + 1) * sizeof *fill);
+    int64_t *fill = seam_xmalloc_n(A->cols + 1, sizeof *fill);
     memcpy(fill, T->row_ptr, (A->cols + 1) * sizeof *fill);
     /* Rows of A in increasing order: each row of T comes out sorted. */
     for (size_t r = 0; r < A->rows; r++)
@@ -300,17 +265,17 @@ seam_csr *seam_csr_matmul(const seam_csr *A, const double *d, const seam_csr *B)
 {
     /* Gustavson's row-by-row product with a dense accumulator over B's columns. */
     size_t nc = B->cols;
-    double *acc = calloc(nc ? nc : 1, sizeof *acc);
-    int64_t *mark = malloc((nc ? nc : 1) * sizeof *mark), *cols = malloc((nc ? nc : 1) * sizeof *cols);
+    double *acc = SEAM_NEW_N(double, nc);
+    int64_t *mark = seam_xmalloc_n(nc, sizeof *mark), *cols = seam_xmalloc_n(nc, sizeof *cols);
     for (size_t c = 0; c < nc; c++)
         mark[c] = -1;
-    seam_csr *C = calloc(1, sizeof *C);
+    seam_csr *C = SEAM_NEW(seam_csr);
     C->rows = A->rows;
     C->cols = nc;
-    C->row_ptr = calloc(A->rows + 1, sizeof *C->row_ptr);
+    C->row_ptr = SEAM_NEW_N(int64_t, A->rows + 1);
     size_t cap = A->nnz + B->nnz + 1, nnz = 0;
-    C->col = malloc(cap * sizeof *C->col);
-    C->val = malloc(cap * sizeof *C->val);
+    C->col = seam_xmalloc_n(cap, sizeof *C->col);
+    C->val = seam_xmalloc_n(cap, sizeof *C->val);
     for (size_t r = 0; r < A->rows; r++) {
         size_t n_row = 0;
         for (int64_t ka = A->row_ptr[r]; ka < A->row_ptr[r + 1]; ka++) {
@@ -330,8 +295,8 @@ seam_csr *seam_csr_matmul(const seam_csr *A, const double *d, const seam_csr *B)
         if (nnz + n_row > cap) {
             while (nnz + n_row > cap)
                 cap *= 2;
-            C->col = realloc(C->col, cap * sizeof *C->col);
-            C->val = realloc(C->val, cap * sizeof *C->val);
+            C->col = seam_xrealloc_n(C->col, cap, sizeof *C->col);
+            C->val = seam_xrealloc_n(C->val, cap, sizeof *C->val);
         }
         for (size_t k = 0; k < n_row; k++) {
             C->col[nnz] = cols[k];
@@ -348,7 +313,8 @@ seam_csr *seam_csr_matmul(const seam_csr *A, const double *d, const seam_csr *B)
 
 static void csr_apply(void *ctx, const double *x, double *y) { seam_csr_mul(ctx, x, y); }
 
-seam_linop seam_csr_linop(const seam_csr *A) { return (seam_linop){A->rows, csr_apply, (void *)A}; }
+/* The operator only reads A; the table's ctx is not const for operators that keep scratch. */
+seam_linop seam_csr_linop(const seam_csr *A) { return (seam_linop){A->rows, csr_apply, (void *)(uintptr_t)A}; }
 
 /* ---- Jacobi ------------------------------------------------------------ */
 
@@ -359,9 +325,9 @@ struct seam_jacobi {
 
 seam_jacobi *seam_jacobi_new(const seam_csr *A)
 {
-    seam_jacobi *J = malloc(sizeof *J);
+    seam_jacobi *J = SEAM_NEW(seam_jacobi);
     J->n = A->rows;
-    J->inv_diag = malloc(A->rows * sizeof *J->inv_diag);
+    J->inv_diag = seam_xmalloc_n(A->rows, sizeof *J->inv_diag);
     seam_csr_diagonal(A, J->inv_diag);
     for (size_t i = 0; i < J->n; i++)
         J->inv_diag[i] = J->inv_diag[i] != 0.0 ? 1.0 / J->inv_diag[i] : 1.0;
@@ -435,9 +401,9 @@ static int ichol_factor(seam_ichol *L, const double *a_low, const double *adiag,
 seam_ichol *seam_ichol_new(const seam_csr *A)
 {
     size_t n = A->rows;
-    seam_ichol *L = calloc(1, sizeof *L);
+    seam_ichol *L = SEAM_NEW(seam_ichol);
     L->n = n;
-    L->row_ptr = calloc(n + 1, sizeof *L->row_ptr);
+    L->row_ptr = SEAM_NEW_N(int64_t, n + 1);
     for (size_t r = 0; r < n; r++)
         for (int64_t k = A->row_ptr[r]; k < A->row_ptr[r + 1]; k++)
             if (A->col[k] < (int64_t)r)
@@ -445,11 +411,11 @@ seam_ichol *seam_ichol_new(const seam_csr *A)
     for (size_t r = 0; r < n; r++)
         L->row_ptr[r + 1] += L->row_ptr[r];
     size_t nnz = (size_t)L->row_ptr[n];
-    L->col = malloc((nnz ? nnz : 1) * sizeof *L->col);
-    L->val = malloc((nnz ? nnz : 1) * sizeof *L->val);
-    L->diag = malloc((n ? n : 1) * sizeof *L->diag);
-    L->tmp = malloc((n ? n : 1) * sizeof *L->tmp);
-    double *adiag = malloc((n ? n : 1) * sizeof *adiag), *a_low = malloc((nnz ? nnz : 1) * sizeof *a_low);
+    L->col = seam_xmalloc_n(nnz, sizeof *L->col);
+    L->val = seam_xmalloc_n(nnz, sizeof *L->val);
+    L->diag = seam_xmalloc_n(n, sizeof *L->diag);
+    L->tmp = seam_xmalloc_n(n, sizeof *L->tmp);
+    double *adiag = seam_xmalloc_n(n, sizeof *adiag), *a_low = seam_xmalloc_n(nnz, sizeof *a_low);
     seam_csr_diagonal(A, adiag);
     for (size_t r = 0; r < n; r++) {
         int64_t at = L->row_ptr[r];

@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include "seam/alloc.h"
 #include "seam/log.h"
 #include "seam/frame.h"
 #include "seam/vtk.h"
@@ -113,7 +114,7 @@ enum { BLOCK = 32768 };   /* uncompressed bytes per zlib block */
 typedef struct blob {
     unsigned char *b;
     size_t n, cap;
-    bool failed;
+    bool failed;   /* zlib refused a block */
 } blob;
 
 static unsigned char *blob_room(blob *a, size_t more)
@@ -124,12 +125,7 @@ static unsigned char *blob_room(blob *a, size_t more)
         size_t cap = a->cap ? a->cap : 65536;
         while (cap < a->n + more)
             cap *= 2;
-        unsigned char *b = realloc(a->b, cap);
-        if (!b) {
-            a->failed = true;
-            return NULL;
-        }
-        a->b = b;
+        a->b = seam_xrealloc(a->b, cap);
         a->cap = cap;
     }
     return a->b + a->n;
@@ -172,11 +168,7 @@ static uint64_t blob_field(blob *a, size_t n, const seam_vtk_field *fd, bool f32
     if (dd == fd->n_comp && !f32)
         return blob_array(a, fd->data, n * nc * sizeof(double));
     size_t width = f32 ? sizeof(float) : sizeof(double);
-    unsigned char *v = malloc((n * nc + 1) * width);
-    if (!v) {
-        a->failed = true;
-        return a->n;
-    }
+    unsigned char *v = seam_xmalloc_n(n * nc + 1, width);
     for (size_t i = 0; i < n; i++)
         for (size_t c = 0; c < nc; c++) {
             double x = (int)c < dd ? fd->data[i * (size_t)dd + c] : 0.0;
@@ -232,7 +224,7 @@ static seam_status xml_close(FILE *f, blob *a, const char *path, const char *tmp
     if (a->failed) {
         seam_output_close(f, path, tmp, ENOMEM);
         free(a->b);
-        seam_logf(host, SEAM_LOG_ERROR, "%s: out of memory or zlib failure compressing the data", path);
+        seam_logf(host, SEAM_LOG_ERROR, "%s: zlib failed compressing the data", path);
         return SEAM_ERROR;
     }
     fprintf(f, "  </%s>\n  <AppendedData encoding=\"raw\">\n_", type);
@@ -264,11 +256,7 @@ seam_status seam_vtk_xml_image(const char *path, const seam_host *host,
 static void xml_topology(FILE *f, blob *a, int nodes_per_cell, size_t n_cells, const int32_t *cells)
 {
     size_t npc = (size_t)nodes_per_cell, m = n_cells * npc;
-    int64_t *v = malloc((m + n_cells + 1) * sizeof *v);
-    if (!v) {
-        a->failed = true;
-        return;
-    }
+    int64_t *v = seam_xmalloc_n(m + n_cells + 1, sizeof *v);
     for (size_t i = 0; i < m; i++)
         v[i] = cells ? cells[i] : (int64_t)i;
     uint64_t oc = blob_array(a, v, m * sizeof *v);
@@ -299,13 +287,10 @@ seam_status seam_vtk_xml_cells(const char *path, const seam_host *host,
                "offset=\"%" PRIu64 "\"/>\n      </Points>\n      <Cells>\n", f32 ? "Float32" : "Float64",
             blob_points(&a, dim, n_points, X, f32));
     xml_topology(f, &a, nodes_per_cell, n_cells, cells);
-    uint8_t *types = malloc(n_cells + 1);
-    if (types)
-        memset(types, cell_type, n_cells);
-    else
-        a.failed = true;
+    uint8_t *types = seam_xmalloc(n_cells + 1);
+    memset(types, cell_type, n_cells);
     fprintf(f, "        <DataArray type=\"UInt8\" Name=\"types\" format=\"appended\" offset=\"%" PRIu64 "\"/>\n"
-               "      </Cells>\n    </Piece>\n", types ? blob_array(&a, types, n_cells) : 0);
+               "      </Cells>\n    </Piece>\n", blob_array(&a, types, n_cells));
     free(types);
     return xml_close(f, &a, path, tmp, host, "UnstructuredGrid");
 }
@@ -351,29 +336,22 @@ void seam_vtk_series_free(seam_vtk_series *s)
     *s = (seam_vtk_series){.format = s->format};
 }
 
-static seam_status frame_path(seam_vtk_series *s, const seam_host *host, const char *dir, const char *stem,
-                              const char *ext, char *path, size_t n)
+/* The frame's file name into path, and into the frame's parts (not for legacy files). */
+static void frame_path(seam_vtk_series *s, const char *dir, const char *stem, const char *ext, char *path,
+                       size_t n)
 {
     snprintf(path, n, "%s/%s.%s", dir, stem, s->format == SEAM_VTK_LEGACY ? "vtk" : ext);
     if (s->format == SEAM_VTK_LEGACY)
-        return SEAM_OK;
+        return;
     if (s->n_parts == s->cap_parts) {
         size_t cap = s->cap_parts ? 2 * s->cap_parts : 4;
-        char **parts = realloc(s->parts, cap * sizeof *parts);
-        if (parts) {
-            s->parts = parts;
-            s->cap_parts = cap;
-        }
+        s->parts = seam_xrealloc_n(s->parts, cap, sizeof *s->parts);
+        s->cap_parts = cap;
     }
-    char *file = malloc(strlen(stem) + 5);
-    if (s->n_parts == s->cap_parts || !file) {
-        free(file);
-        seam_logf(host, SEAM_LOG_ERROR, "%s: out of memory for the frame list", path);
-        return SEAM_ERROR;
-    }
-    sprintf(file, "%s.%s", stem, ext);
+    size_t len = strlen(stem) + strlen(ext) + 2;
+    char *file = seam_xmalloc(len);
+    snprintf(file, len, "%s.%s", stem, ext);
     s->parts[s->n_parts++] = file;
-    return SEAM_OK;
 }
 
 seam_status seam_vtk_frame_image(seam_vtk_series *s, const seam_host *host, const char *dir, const char *stem,
@@ -381,8 +359,7 @@ seam_status seam_vtk_frame_image(seam_vtk_series *s, const seam_host *host, cons
                                  const seam_vtk_field *fields, size_t n_fields)
 {
     char path[4200];
-    if (frame_path(s, host, dir, stem, "vti", path, sizeof path) != SEAM_OK)
-        return SEAM_ERROR;
+    frame_path(s, dir, stem, "vti", path, sizeof path);
     if (s->format == SEAM_VTK_LEGACY)
         return seam_vtk_write_image(path, host, stem, nx, ny, nz, origin, dx, fields, n_fields);
     return seam_vtk_xml_image(path, host, nx, ny, nz, origin, dx, fields, n_fields,
@@ -395,8 +372,7 @@ seam_status seam_vtk_frame_cells(seam_vtk_series *s, const seam_host *host, cons
                                  const seam_vtk_field *point_fields, size_t n_point_fields)
 {
     char path[4200];
-    if (frame_path(s, host, dir, stem, "vtu", path, sizeof path) != SEAM_OK)
-        return SEAM_ERROR;
+    frame_path(s, dir, stem, "vtu", path, sizeof path);
     if (s->format == SEAM_VTK_LEGACY)
         return seam_vtk_write_cells(path, host, stem, dim, n_points, X, cell_type, nodes_per_cell, n_cells, cells,
                                     point_fields, n_point_fields, NULL, 0);
@@ -409,16 +385,11 @@ seam_status seam_vtk_frame_points(seam_vtk_series *s, const seam_host *host, con
                                   const seam_vtk_field *fields, size_t n_fields)
 {
     char path[4200];
-    if (frame_path(s, host, dir, stem, "vtp", path, sizeof path) != SEAM_OK)
-        return SEAM_ERROR;
+    frame_path(s, dir, stem, "vtp", path, sizeof path);
     if (s->format != SEAM_VTK_LEGACY)
         return seam_vtk_xml_points(path, host, dim, n_points, X, fields, n_fields,
                                    s->format == SEAM_VTK_XML_FLOAT32);
-    int32_t *cells = malloc((n_points + 1) * sizeof *cells);
-    if (!cells) {
-        seam_logf(host, SEAM_LOG_ERROR, "%s: out of memory for %zu points", path, n_points);
-        return SEAM_ERROR;
-    }
+    int32_t *cells = seam_xmalloc_n(n_points + 1, sizeof *cells);
     for (size_t i = 0; i < n_points; i++)
         cells[i] = (int32_t)i;
     seam_status st = seam_vtk_write_cells(path, host, stem, dim, n_points, X, SEAM_VTK_VERTEX, 1, n_points, cells,
@@ -427,40 +398,30 @@ seam_status seam_vtk_frame_points(seam_vtk_series *s, const seam_host *host, con
     return st;
 }
 
-static bool series_push(seam_vtk_series *s, double t, int part, char *file)
+static void series_push(seam_vtk_series *s, double t, int part, char *file)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
-        seam_vtk_entry *e = realloc(s->e, cap * sizeof *e);
-        if (!e)
-            return false;
-        s->e = e;
+        s->e = seam_xrealloc_n(s->e, cap, sizeof *s->e);
         s->cap = cap;
     }
     s->e[s->n++] = (seam_vtk_entry){t, part, file};
-    return true;
 }
 
 /* A resumed run: the entries before t of the collection an earlier process wrote. */
-static bool series_resume(seam_vtk_series *s, const char *pvd, double t)
+static void series_resume(seam_vtk_series *s, const char *pvd, double t)
 {
     FILE *f = fopen(pvd, "r");
     if (!f)
-        return true;
+        return;
     char line[4400], file[4200];
-    bool ok = true;
     double te;
     int part;
-    while (ok && fgets(line, sizeof line, f))
+    while (fgets(line, sizeof line, f))
         if (sscanf(line, " <DataSet timestep=\"%lf\" part=\"%d\" file=\"%4199[^\"]\"", &te, &part, file) == 3 &&
-            te < t) {
-            char *copy = strdup(file);
-            ok = copy && series_push(s, te, part, copy);
-            if (!ok)
-                free(copy);
-        }
+            te < t)
+            series_push(s, te, part, seam_xstrdup(file));
     fclose(f);
-    return ok;
 }
 
 seam_status seam_vtk_frame_done(seam_vtk_series *s, const seam_host *host, const char *dir, const char *name,
@@ -470,20 +431,14 @@ seam_status seam_vtk_frame_done(seam_vtk_series *s, const seam_host *host, const
         return SEAM_OK;
     char pvd[4200], tmp[4300];
     snprintf(pvd, sizeof pvd, "%s/%s.pvd", dir, name);
-    bool ok = s->started || series_resume(s, pvd, t);
+    if (!s->started)
+        series_resume(s, pvd, t);
     s->started = true;
     for (size_t i = 0; i < s->n_parts; i++) {
-        if (ok && series_push(s, t, (int)i, s->parts[i]))
-            s->parts[i] = NULL;
-        else
-            ok = false;
-        free(s->parts[i]);
+        series_push(s, t, (int)i, s->parts[i]);   /* the series owns the name now */
+        s->parts[i] = NULL;
     }
     s->n_parts = 0;
-    if (!ok) {
-        seam_logf(host, SEAM_LOG_ERROR, "%s: out of memory for the frame list", pvd);
-        return SEAM_ERROR;
-    }
     FILE *f = seam_output_open(pvd, tmp, sizeof tmp);
     if (!f) {
         seam_logf(host, SEAM_LOG_ERROR, "%s: cannot write: %s", pvd, strerror(errno));

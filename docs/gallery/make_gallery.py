@@ -110,7 +110,7 @@ SCENES = {
     "turek_hron_fsi1": (3.0, "frame", [],
                         "Turek and Hron's FSI1: the same channel with the flag elastic (solid_fem, St. "
                         "Venant-Kirchhoff), coupled by IQN-ILS; the speed at 3 s. The steady tip displacement "
-                        "and forces against the benchmark's are in bench/RESULTS.md."),
+                        "and forces against the benchmark's are in docs/performance.md."),
     "tube_precice": (None, "iterations.png", [],
                      "preCICE's elastic-tube-1d on the collocated tube: IQN-ILS iterations per step (8.47 on "
                      "average, as preCICE's 8.55)."),

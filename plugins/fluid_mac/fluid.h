@@ -4,61 +4,33 @@
 #ifndef FLUID_MAC_FLUID_H
 #define FLUID_MAC_FLUID_H
 
-#include "mac.h"
+#include "config.h"
 #include "seam/vtk.h"
-
-typedef enum load_mode { LOADS_PRESSURE = 0, LOADS_IMPULSE = 1 } load_mode;
-/* Velocity advection: plain semi-Lagrangian or with a clamped higher-order correction. */
-enum { ADVECT_SL = 0, ADVECT_MACCORMACK = 1, ADVECT_BFECC = 2 };
-
-/* How a source starts: 3x^2 - 2x^3 or 0.5 (1 - cos(pi x)), x = t / ramp_time. */
-enum { RAMP_SMOOTH = 0, RAMP_COSINE = 1 };
-
-/* Inflow through part of a wall side, or a volume source in a box of cells or
- * in a circle (a sphere in 3D), carrying smoke density and temperature. */
-typedef struct inflow {
-    int interior;            /* 1: volume source in `box` or the circle, 0: through a side */
-    double box[6];           /* low corner then high corner, dim numbers each (m), interior sources */
-    double rate;             /* volume per time (m^3/s; per unit depth, m^2/s, in 2D), interior sources */
-    int circle;              /* 1: the cells in the circle (sphere) of `center` and `radius` */
-    double center[3], radius;   /* m, circle sources; rate = speed times the circle's perimeter (sphere's area) */
-    int side;                /* SIDE_*, side sources */
-    double range[4];         /* [from, to] along each tangential axis of the side, in x, y, z order (m) */
-    double speed;            /* peak inward normal speed (m/s) */
-    int parabolic;           /* 0: uniform profile, 1: parabolic, zero at the ends (border) */
-    int disc;                /* 3D: 1 for the disc (ellipse) inscribed in the range rectangle */
-    double ramp_time;        /* s; smooth start from 0 (0: at once) */
-    int ramp;                /* RAMP_SMOOTH or RAMP_COSINE */
-    double density, temperature;
-} inflow;
 
 /* Phases of a solve whose CPU times the debug line "phases (ms)" reports (bench/fluid_mac). */
 enum { PH_GEOMETRY, PH_TO_GRID, PH_FORCES, PH_PRESSURE, PH_EXTRAPOLATE, PH_TO_PARTICLES, PH_ADVECT, PH_LEVEL_SET,
        PH_SPREAD, PH_TRANSPORT, PH_LOADS, PHASES };
 
+/* The plugin object: the settings, the committed state (_n: what commit
+ * made; save and load move it), the trial state of the last solve, and the
+ * scratch and buffers handed out. */
 typedef struct fluid_mac {
     const seam_host *host;
-    mac_grid g;
-    double rho;              /* kg/m^3 */
-    double gravity[3];       /* m/s^2 */
-    double cfl;
-    double tol;
-    int max_iter;
-    double kernel_radius;    /* in cells */
-    double viscosity;        /* kinematic, m^2/s; 0: inviscid */
-    uint8_t *obstacle;       /* per cell: 1 inside a static obstacle box, NULL when there are none */
-    load_mode loads;
-    int viscous_loads;       /* 1: the viscous links' momentum is added to the loads */
-    int advection;           /* velocity advection: ADVECT_* */
-    double alpha, beta;      /* buoyancy per unit smoke density (m^4/(kg s^2)) and per K (m/(s^2 K)) */
-    double d_init, T_init;   /* uniform smoke density and temperature at the start */
-    inflow *sources;
-    size_t n_sources;
+    fluid_mac_config cfg;
     /* committed state: velocities, pressure, smoke density d and temperature T per cell */
     double *vel_n[3], *p_n, *d_n, *T_n;   /* vel: one array per axis (u, v, w) */
     uint8_t *solid_n;
-    /* the last solve */
+    double t_n;              /* s */
+    size_t np_n;             /* a liquid's particles */
+    double *xp_n, *vp_n;     /* dim per particle */
+    double *phi_n;           /* level set per cell */
+    /* the last solve (trial state) */
     double *vel[3], *p, *vel_star[3], *d, *T;
+    size_t np;
+    double *xp, *vp, *phi;
+    mac_geometry geo;
+    double t_trial;
+    int solved;
     /* The transported velocities of the committed state (before the body
      * forces): smoke advects u^n by itself over dt, a liquid transfers its
      * committed particles to the faces; neither depends on the interface, so
@@ -77,24 +49,11 @@ typedef struct fluid_mac {
     double *visc_dv;         /* with viscous_loads: dim per solid face of the last solve, the velocity the
                                 viscous links gave it (mac_diffuse's dv) */
     size_t visc_dv_cap;      /* doubles allocated in visc_dv */
-    mac_geometry geo;
-    int solved;
     mac_projection proj;
     mac_work work;           /* scratch of every solve */
-    /* free-surface liquid: FLIP/PIC marker particles and their level set */
-    int liquid;
-    double flip;             /* FLIP share of the particle velocity update (0: PIC) */
-    double particle_radius;  /* m */
-    size_t np_n, np;         /* particles committed / after the last solve */
-    size_t np_cap;           /* particles the arrays below have room for */
-    double *xp_n, *vp_n, *xp, *vp;   /* dim per particle */
+    size_t np_cap;           /* particles the particle arrays have room for */
     double *pic, *delta;     /* dim per particle: grid velocity and its change at each particle */
-    double *phi_n, *phi;     /* level set per cell */
     double *dvel[3];         /* FLIP velocity change per face of each axis */
-    double *fill;            /* boxes (x0 y0 [z0] x1 y1 [z1]) the liquid starts in */
-    size_t n_fill;
-    int per_axis;            /* particles per cell along each axis at the start */
-    int reference_kernels;   /* 1: the pre-issue-18 per-particle transfers (particles_reference.c) */
     mac_bins bins;           /* the particles sorted by cell, re-sorted by each transfer */
     /* the interface from bind (the coupler's arrays) */
     seam_interface iface;
@@ -110,14 +69,51 @@ typedef struct fluid_mac {
     double *C, *q, *M;
     unsigned char *saved;
     double *raster;
-    /* output: the frames written, and the time of the trial and committed states (s) */
-    seam_vtk_series vtk;
-    double t_trial, t_n;
-    double phase_ms[PHASES]; /* CPU time per phase of the last solve */
+    seam_vtk_series vtk;     /* output: the frames written */
+    /* the last solve's figures, for its debug lines */
+    double phase_ms[PHASES]; /* CPU time per phase */
+    int pressure_iterations, viscosity_iterations, spread_iterations;
+    double pressure_residual, pressure_cpu_ms, pressure_wall_ms, pressure_bytes;
 } fluid_mac;
 
 /* The plugin table (export.c exports it as seam_plugin_v1). */
 const seam_plugin *fluid_mac_table(void);
+
+/* ---- the state (state.c) ---- */
+/* A fluid at rest (a liquid seeded in its fill boxes) on conf's grid; takes conf over. */
+fluid_mac *fluid_mac_new(fluid_mac_config *conf, const seam_host *host);
+void fluid_mac_destroy(fluid_mac **self_p);
+/* Take the interface, and the committed solid cells (and particles) with it. */
+seam_status fluid_mac_bind(fluid_mac *self, const seam_interface *iface);
+/* The last solve becomes the committed state. */
+seam_status fluid_mac_commit(fluid_mac *self);
+/* The committed state as a seam checkpoint image (seam/checkpoint.h), and back. */
+seam_status fluid_mac_save(fluid_mac *self, seam_buffer *out);
+seam_status fluid_mac_load(fluid_mac *self, const void *bytes, size_t n);
+/* The level set of particles x into phi, by the configured kernels. */
+void fluid_mac_level_set(fluid_mac *self, size_t n, const double *x, const uint8_t *solid, double *phi);
+/* Particles per cell at the start. */
+size_t fluid_mac_particles_per_cell(const fluid_mac *self);
+
+/* ---- one solve (step.c) ---- */
+/* The trial state from the committed one over [t, t + dt] with the solids
+ * at X moving at V (dim per interface point); the loads into F (may be NULL). */
+seam_status fluid_mac_step(fluid_mac *self, const seam_step *step, const double *X, const double *V, double *F);
+/* The last solve's figures (iterations, residual, CPU time per phase) at debug level. */
+void fluid_mac_log_step(const fluid_mac *self, const seam_step *step);
+
+/* ---- what the fluid gives the solids (coupling.c) ---- */
+/* Loads on the interface points of the last solve (Akbay 2.3.5 or 2.4). */
+void fluid_mac_loads(fluid_mac *self, double dt, double *F);
+/* The enclosed regions' rows at positions X (Akbay eq. 4.9). */
+seam_status fluid_mac_regions(fluid_mac *self, const seam_step *step, const double *X, seam_regions *out);
+/* Volume sources of the configured sources at time t on geometry geo. */
+int fluid_mac_geo_sources(const fluid_mac *self, const mac_geometry *geo, double t, double *s, double *d_src,
+                          double *T_src);
+
+/* ---- fields and files (output.c) ---- */
+seam_status fluid_mac_field(fluid_mac *self, const char *name, seam_raster *out);
+seam_status fluid_mac_write_output(fluid_mac *self, const char *dir, int frame);
 
 /* One step for a caller that projects itself (plugins/monolithic). begin
  * builds the voxel geometry of the bound interface at positions X (a liquid's

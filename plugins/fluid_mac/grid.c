@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "mac.h"
+#include "seam/alloc.h"
 #include "seam/log.h"
 
 /* ---- geometry ----------------------------------------------------------- */
@@ -24,7 +25,7 @@ static void mark_solid_cells(const mac_grid *g, const seam_interface *iface, con
                              uint8_t *solid)
 {
     size_t row = (size_t)g->nx + 1;
-    uint8_t *toggle = calloc(row * (size_t)g->ny, 1);
+    uint8_t *toggle = seam_xcalloc(row * (size_t)g->ny, 1);
     for (size_t e = 0; e < iface->n_elems; e++) {
         if (iface->two_sided && iface->two_sided[e])
             continue;
@@ -144,7 +145,7 @@ static void toggle_row(void *ctx, int axis, int j, int k, double x)
 static void mark_solid_cells_3d(const mac_grid *g, const seam_interface *iface, const double *X, uint8_t *solid)
 {
     size_t row = (size_t)g->nx + 1, nrows = (size_t)g->ny * (size_t)g->nz;
-    pierce_ctx pc = {g, calloc(row * nrows, 1), NULL};
+    pierce_ctx pc = {g, seam_xcalloc(row * nrows, 1), NULL};
     for (size_t e = 0; e < iface->n_elems; e++) {
         if (iface->two_sided && iface->two_sided[e])
             continue;
@@ -269,7 +270,7 @@ face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, 
 static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
 {
     size_t cap = 64, n = 0;
-    solid_face *f = malloc(cap * sizeof *f);
+    solid_face *f = seam_xmalloc(cap * sizeof *f);
     for (int axis = 0; axis < g->dim; axis++) {
         int ni = g->nx + (axis == 0), nj = g->ny + (axis == 1), nk = g->nz + (axis == 2);
         for (int k = 0; k < nk; k++)
@@ -284,7 +285,7 @@ static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
                     if ((!lo && !hi && !shell) || lo == MAC_OBSTACLE || hi == MAC_OBSTACLE)
                         continue;
                     if (n == cap)
-                        f = realloc(f, (cap *= 2) * sizeof *f);
+                        f = seam_xrealloc(f, (cap *= 2) * sizeof *f);
                     f[n++] = (solid_face){axis, i, j, k, lo || hi ? (lo && hi ? 0 : (hi ? +1 : -1)) : SHELL};
                 }
     }
@@ -297,20 +298,20 @@ static void collect_solid_faces(mac_geometry *geo, const mac_grid *g)
 static void label_regions(mac_geometry *geo, const mac_grid *g)
 {
     size_t nc = mac_ncell(g);
-    int32_t *stack = malloc(nc * sizeof *stack);
+    int32_t *stack = seam_xmalloc(nc * sizeof *stack);
     for (size_t c = 0; c < nc; c++)
         geo->region[c] = -1;
     int nr = 0;
     size_t cap = 8;
-    geo->region_open = calloc(cap, 1);
-    geo->region_cells = calloc(cap, sizeof *geo->region_cells);
+    geo->region_open = seam_xcalloc(cap, 1);
+    geo->region_cells = seam_xcalloc(cap, sizeof *geo->region_cells);
     for (size_t seed = 0; seed < nc; seed++) {
         if (!mac_fluid(geo, seed) || geo->region[seed] >= 0)
             continue;
         if ((size_t)nr == cap) {
-            geo->region_open = realloc(geo->region_open, cap * 2);
+            geo->region_open = seam_xrealloc(geo->region_open, cap * 2);
             memset(geo->region_open + cap, 0, cap);
-            geo->region_cells = realloc(geo->region_cells, cap * 2 * sizeof *geo->region_cells);
+            geo->region_cells = seam_xrealloc(geo->region_cells, cap * 2 * sizeof *geo->region_cells);
             memset(geo->region_cells + cap, 0, cap * sizeof *geo->region_cells);
             cap *= 2;
         }
@@ -391,7 +392,7 @@ static int explain_uncovered(const seam_interface *iface, const double *X, doubl
 static void alloc_shells(mac_geometry *geo, const mac_grid *g)
 {
     for (int axis = 0; axis < g->dim; axis++)
-        geo->shell[axis] = calloc(mac_nf(g, axis), 1);
+        geo->shell[axis] = seam_xcalloc(mac_nf(g, axis), 1);
 }
 
 seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_interface *iface,
@@ -400,8 +401,8 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
 {
     memset(geo, 0, sizeof *geo);
     size_t nc = mac_ncell(g);
-    geo->solid = calloc(nc, 1);
-    geo->region = malloc(nc * sizeof *geo->region);
+    geo->solid = seam_xcalloc(nc, 1);
+    geo->region = seam_xmalloc(nc * sizeof *geo->region);
     alloc_shells(geo, g);
     if (iface && iface->n_elems && g->dim == 2) {
         mark_solid_cells(g, iface, X, geo->solid);
@@ -415,7 +416,7 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
             geo->solid[c] = MAC_OBSTACLE;
     if (phi) {
         geo->phi = phi;
-        geo->air = malloc(nc);
+        geo->air = seam_xmalloc(nc);
         for (size_t c = 0; c < nc; c++)
             geo->air[c] = !geo->solid[c] && phi[c] >= 0.0;
     }
@@ -424,7 +425,7 @@ seam_status mac_geometry_build(mac_geometry *geo, const mac_grid *g, const seam_
     if (!geo->n_faces)
         return SEAM_OK;
     size_t dim = (size_t)g->dim;
-    double *S = malloc(dim * geo->n_faces * sizeof *S);
+    double *S = seam_xmalloc(dim * geo->n_faces * sizeof *S);
     for (size_t f = 0; f < geo->n_faces; f++) {
         const solid_face *sf = &geo->faces[f];
         const int ijk[3] = {sf->i, sf->j, sf->k};
@@ -451,15 +452,15 @@ seam_status mac_geometry_liquid(mac_geometry *geo, const mac_grid *g, const mac_
 {
     memset(geo, 0, sizeof *geo);
     size_t nc = mac_ncell(g);
-    geo->solid = malloc(nc);
+    geo->solid = seam_xmalloc(nc);
     memcpy(geo->solid, from->solid, nc);
     for (int axis = 0; axis < g->dim; axis++) {
-        geo->shell[axis] = malloc(mac_nf(g, axis));
+        geo->shell[axis] = seam_xmalloc(mac_nf(g, axis));
         memcpy(geo->shell[axis], from->shell[axis], mac_nf(g, axis));
     }
-    geo->region = malloc(nc * sizeof *geo->region);
+    geo->region = seam_xmalloc(nc * sizeof *geo->region);
     geo->phi = phi;
-    geo->air = malloc(nc);
+    geo->air = seam_xmalloc(nc);
     for (size_t c = 0; c < nc; c++)
         geo->air[c] = !geo->solid[c] && phi[c] >= 0.0;
     label_regions(geo, g);
@@ -532,17 +533,13 @@ static void maccormack_combine(size_t n, const double *q0, const double *q_back,
         q[f] = clampd(q[f] + 0.5 * (q0[f] - q_back[f]), lo[f], hi[f]);
 }
 
-seam_status mac_work_init(mac_work *w, const mac_grid *g)
+void mac_work_init(mac_work *w, const mac_grid *g)
 {
     *w = (mac_work){{{NULL}}, NULL};
-    int ok = 1;
     for (int m = 0; m < 3; m++)
         for (int a = 0; a < g->dim; a++)
-            ok &= (w->face[m][a] = malloc(mac_nf(g, a) * sizeof(double))) != NULL;
-    ok &= (w->cell = malloc(((size_t)g->dim + 1) * mac_ncell(g) * sizeof(double))) != NULL;
-    if (!ok)
-        mac_work_free(w);
-    return ok ? SEAM_OK : SEAM_ERROR;
+            w->face[m][a] = seam_xmalloc_n(mac_nf(g, a), sizeof(double));
+    w->cell = seam_xmalloc_n(((size_t)g->dim + 1) * mac_ncell(g), sizeof(double));
 }
 
 void mac_work_free(mac_work *w)
@@ -891,46 +888,37 @@ static int remove_region_means(mac_projection *P, const mac_geometry *geo, doubl
     return 1;
 }
 
-/* The projection's arrays, once per fluid; 0 (all freed) when out of memory. */
-/* MIC(0)'s factor (precon and L), only with that preconditioner; 0 when out of memory. */
-static int alloc_mic(mac_projection *P, size_t nc, int dim)
+/* MIC(0)'s factor (precon and L), only with that preconditioner. */
+static void alloc_mic(mac_projection *P, size_t nc, int dim)
 {
     if (!P->precon)
-        P->precon = malloc(nc * sizeof *P->precon);
-    int ok = P->precon != NULL;
-    for (int a = 0; a < dim; a++) {
+        P->precon = seam_xmalloc_n(nc, sizeof *P->precon);
+    for (int a = 0; a < dim; a++)
         if (!P->L[a])
-            P->L[a] = malloc(nc * sizeof *P->L[a]);
-        ok = ok && P->L[a];
-    }
-    return ok;
+            P->L[a] = seam_xmalloc_n(nc, sizeof *P->L[a]);
 }
 
-static int alloc_projection(mac_projection *P, size_t nc, int dim)
+/* The projection's arrays, once per fluid. */
+static void alloc_projection(mac_projection *P, size_t nc, int dim)
 {
     if (P->index)
-        return 1;
-    P->index = malloc(nc * sizeof *P->index);
-    P->cell = malloc(nc * sizeof *P->cell);
-    P->Adiag = malloc(nc * sizeof *P->Adiag);
+        return;
+    P->index = seam_xmalloc(nc * sizeof *P->index);
+    P->cell = seam_xmalloc(nc * sizeof *P->cell);
+    P->Adiag = seam_xmalloc(nc * sizeof *P->Adiag);
     for (int a = 0; a < 3; a++)
-        P->Aplus[a] = malloc(nc * sizeof *P->Aplus[a]);
-    P->b = malloc(nc * sizeof *P->b);
-    P->p = malloc(nc * sizeof *P->p);
-    P->tmp = calloc(nc, sizeof *P->tmp);
-    P->work = calloc(4 * nc, sizeof *P->work);
-    P->built_diag = malloc(nc * sizeof *P->built_diag);
+        P->Aplus[a] = seam_xmalloc(nc * sizeof *P->Aplus[a]);
+    P->b = seam_xmalloc(nc * sizeof *P->b);
+    P->p = seam_xmalloc(nc * sizeof *P->p);
+    P->tmp = seam_xcalloc(nc, sizeof *P->tmp);
+    P->work = seam_xcalloc(4 * nc, sizeof *P->work);
+    P->built_diag = seam_xmalloc(nc * sizeof *P->built_diag);
     for (int a = 0; a < dim; a++)
-        P->built_plus[a] = malloc(nc * sizeof *P->built_plus[a]);
-    P->built_index = malloc(nc * sizeof *P->built_index);
-    P->built_solid = malloc(nc);
-    int ok = P->index && P->cell && P->Adiag && P->b && P->p && P->tmp && P->work && P->built_diag &&
-             P->built_index && P->built_solid && (P->precond != MAC_PRECOND_MIC0 || alloc_mic(P, nc, dim));
-    for (int a = 0; a < 3; a++)
-        ok = ok && P->Aplus[a] && (a >= dim || P->built_plus[a]);
-    if (!ok)
-        mac_projection_free(P);
-    return ok;
+        P->built_plus[a] = seam_xmalloc(nc * sizeof *P->built_plus[a]);
+    P->built_index = seam_xmalloc(nc * sizeof *P->built_index);
+    P->built_solid = seam_xmalloc(nc);
+    if (P->precond == MAC_PRECOND_MIC0)
+        alloc_mic(P, nc, dim);
 }
 
 /* Whether the preconditioner built last was built for this operator: the
@@ -1016,10 +1004,7 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
                                  double tol, int max_iter, double *x, const char *what, const seam_host *host)
 {
     size_t nc = mac_ncell(g);
-    if (!alloc_projection(P, nc, g->dim)) {
-        seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the projection of %zu cells", what, nc);
-        return SEAM_ERROR;
-    }
+    alloc_projection(P, nc, g->dim);
     assemble(P, g, geo);
     /* The preconditioner depends on the operator alone: a step's later
      * coupling iterations (while no cell changes side) and a liquid's
@@ -1027,15 +1012,9 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
     if (!same_operator(P, g, geo)) {
         P->built = 0;
         if (P->precond == MAC_PRECOND_MG) {
-            if (!(P->mg = mac_mg_build(P->mg, g, geo, P->index, P->Adiag, P->Aplus))) {
-                seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for the multigrid levels", what);
-                return SEAM_ERROR;
-            }
+            P->mg = mac_mg_build(P->mg, g, geo, P->index, P->Adiag, P->Aplus);
         } else {
-            if (!alloc_mic(P, nc, g->dim)) {   /* chosen after the first solve */
-                seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for MIC(0) on %zu cells", what, nc);
-                return SEAM_ERROR;
-            }
+            alloc_mic(P, nc, g->dim);   /* chosen after the first solve */
             build_mic(P, g);
         }
         remember_operator(P, g, geo);
@@ -1043,10 +1022,7 @@ static seam_status solve_poisson(mac_projection *P, const mac_grid *g, const mac
     if (P->region_cap < geo->n_regions) {
         free(P->region_sum);
         P->region_cap = 0;
-        if (!(P->region_sum = malloc((size_t)geo->n_regions * sizeof *P->region_sum))) {
-            seam_logf(host, SEAM_LOG_ERROR, "%s solve: out of memory for %d regions' sums", what, geo->n_regions);
-            return SEAM_ERROR;
-        }
+        P->region_sum = seam_xmalloc_n((size_t)geo->n_regions, sizeof *P->region_sum);
         P->region_cap = geo->n_regions;
     }
     int cells = P->in_cells = cell_space(P, g);
@@ -1106,11 +1082,7 @@ seam_status mac_project(mac_projection *P, const mac_grid *g, const mac_geometry
                         const seam_host *host)
 {
     size_t nc = mac_ncell(g);
-    double *b = calloc(nc, sizeof *b);
-    if (!b) {
-        seam_logf(host, SEAM_LOG_ERROR, "pressure solve: out of memory for the right-hand side of %zu cells", nc);
-        return SEAM_ERROR;
-    }
+    double *b = SEAM_NEW_N(double, nc);
     for (int k = 0; k < g->nz; k++)
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {   /* eq. 4.39, B p = E u*: A p = -(rho/dt) dx^2 (div u* - s) */
@@ -1230,9 +1202,7 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *con
         return n_sub;
     }
     double h = dt / n_sub / g->dx;   /* flux per unit area times h: change of cell value */
-    double *dq = malloc(nc * sizeof *dq);
-    if (!dq)
-        return -2;
+    double *dq = seam_xmalloc_n(nc, sizeof *dq);
     for (int sub = 0; sub < n_sub; sub++) {
         memset(dq, 0, nc * sizeof *dq);
         for (int axis = 0; axis < g->dim; axis++) {
@@ -1266,20 +1236,15 @@ int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *con
 /* ---- extrapolation ----------------------------------------------------------- */
 
 /* One component: faces of an (n[0] x n[1] x n[2]) array, `valid` tells the
- * known ones. -1 when out of memory (a untouched). */
-static int extrapolate_component(const int n[3], int dim, uint8_t *valid, int layers, double *a)
+ * known ones. */
+static void extrapolate_component(const int n[3], int dim, uint8_t *valid, int layers, double *a)
 {
     size_t total = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
     const size_t stride[3] = {1, (size_t)n[0], (size_t)n[0] * (size_t)n[1]};
     /* the layer (1 ... 255, then 1 again) that gave a face its value, 0: none;
      * a repeated stamp is on faces already valid, whose value stayed val[f] */
-    uint8_t *added = calloc(total, 1);
-    double *val = malloc(total * sizeof *val);
-    if (!added || !val) {
-        free(added);
-        free(val);
-        return -1;
-    }
+    uint8_t *added = SEAM_NEW_N(uint8_t, total);
+    double *val = seam_xmalloc_n(total, sizeof *val);
     for (int layer = 1; layer <= layers; layer++) {
         uint8_t stamp = (uint8_t)(1 + (layer - 1) % 255);
         /* each face from the last layer's values only, kept aside and written
@@ -1322,25 +1287,19 @@ static int extrapolate_component(const int n[3], int dim, uint8_t *valid, int la
             a[f] = 0.0;
     free(added);
     free(val);
-    return 0;
 }
 
-int mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3])
+void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3])
 {
     for (int axis = 0; axis < g->dim; axis++) {
         const int n[3] = {g->nx + (axis == 0), g->ny + (axis == 1), g->nz + (axis == 2)};
-        uint8_t *valid = malloc(mac_nf(g, axis));
-        if (!valid)
-            return -1;
+        uint8_t *valid = seam_xmalloc(mac_nf(g, axis));
 #pragma omp parallel for collapse(2) schedule(static) if (mac_nf(g, axis) >= MAC_OMP_MIN)
         for (int k = 0; k < n[2]; k++)
             for (int j = 0; j < n[1]; j++)
                 for (int i = 0; i < n[0]; i++)
                     valid[mac_fi(g, axis, i, j, k)] = mac_face(g, geo, axis, i, j, k, NULL) != FACE_AIR;
-        int rc = extrapolate_component(n, g->dim, valid, layers, vel[axis]);
+        extrapolate_component(n, g->dim, valid, layers, vel[axis]);
         free(valid);
-        if (rc != 0)
-            return -1;
     }
-    return 0;
 }

@@ -155,9 +155,8 @@ static inline int mac_fluid(const mac_geometry *geo, size_t c)
 face_kind mac_face(const mac_grid *g, const mac_geometry *geo, int axis, int i, int j, int k, double *theta);
 
 /* Fill FACE_AIR velocities from valid neighbours, `layers` rings deep (each
- * the average of the valid neighbours of the same component); the rest get 0.
- * 0, or -1 when out of memory (vel then unchanged past the axes done). */
-int mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3]);
+ * the average of the valid neighbours of the same component); the rest get 0. */
+void mac_extrapolate(const mac_grid *g, const mac_geometry *geo, int layers, double *const vel[3]);
 
 /* Velocities are passed as one array per axis, vel[0..dim-1] (u, v, w). */
 
@@ -168,8 +167,7 @@ typedef struct mac_work {
     double *cell;            /* (dim + 1) per cell: the level set's kernel sums */
 } mac_work;
 
-/* Returns SEAM_ERROR when out of memory (nothing to free then). */
-seam_status mac_work_init(mac_work *w, const mac_grid *g);
+void mac_work_init(mac_work *w, const mac_grid *g);
 void mac_work_free(mac_work *w);
 
 /* Cell of a clamped fractional index f in [0, n-1] and its weight s towards the next. */
@@ -323,7 +321,7 @@ typedef enum mac_pcg_space { MAC_PCG_AUTO = 0, MAC_PCG_UNKNOWNS = 1, MAC_PCG_CEL
 typedef struct mac_mg mac_mg;
 /* (Re)build the levels for this geometry: level 0 is the assembled stencil
  * (index: unknown per cell or -1; Adiag, Aplus borrowed until the next
- * build). Reuses m when the grid is the same; NULL when out of memory. */
+ * build). Reuses m when the grid is the same. */
 mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, const int32_t *index,
                      const double *Adiag, double *const Aplus[3]);
 /* z = one V-cycle applied to r (both over the n unknowns; cell: their cells;
@@ -410,7 +408,7 @@ seam_status mac_spread(mac_projection *P, const mac_grid *g, const mac_geometry 
  * crossed by a shell carry nothing; a boundary face carries, when it flows in, the outside value
  * qb[axis] at that face. Volume sources s (1/s per cell, may be NULL) add
  * s q_src per unit time. Returns the number of sub-steps, -1 when more
- * than max_sub would be needed, or -2 when out of memory (q untouched). */
+ * than max_sub would be needed (q untouched). */
 int mac_transport_scalar(const mac_grid *g, const mac_geometry *geo, double *const vel[3], double dt,
                          double *const qb[3], const double *s, const double *q_src, int max_sub, double *q);
 
@@ -431,8 +429,8 @@ typedef struct mac_bins {
     size_t n, cap, ncell;
 } mac_bins;
 
-/* (Re)sort particles x into b (grown as needed); SEAM_ERROR when out of memory. */
-seam_status mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double *x);
+/* (Re)sort particles x into b (grown as needed). */
+void mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double *x);
 void mac_bins_free(mac_bins *b);
 
 /* Level set of the liquid at cell centres from particles x (n, interleaved):
@@ -440,14 +438,14 @@ void mac_bins_free(mac_bins *b);
  * within 2 dx (Zhu and Bridson's smoothed union of spheres), particles
  * mirrored across walls and solid cells (solid may be NULL) filled with
  * per_axis^dim points like the liquid; cells with no point that close get +2 dx.
- * Its kernel sums go in w->cell, the particles' order in bins. SEAM_ERROR when out of memory. */
-seam_status mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid,
-                          int per_axis, const mac_work *w, mac_bins *bins, double *phi);
+ * Its kernel sums go in w->cell, the particles' order in bins. */
+void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
+                   const mac_work *w, mac_bins *bins, double *phi);
 
 /* Particle velocities to faces with multilinear weights (faces with no weight
- * get 0); the weights go in w->face[0]. SEAM_ERROR when out of memory. */
-seam_status mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
-                                  mac_bins *bins, double *const vel[3]);
+ * get 0); the weights go in w->face[0]. */
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                           mac_bins *bins, double *const vel[3]);
 
 /* Multilinear samples of vel at each particle into out (n*dim); reference:
  * one component at a time through mac_ref_sample, on one thread (the same numbers). */
@@ -462,9 +460,8 @@ void mac_grid_to_particles2(const mac_grid *g, size_t n, const double *x, double
 /* Particles per cell, counted with multilinear (cloud-in-cell) weights at the
  * cell centres; weight beyond the outer centres folds back into the grid.
  * sorted: bins already hold these n particles x (the last mac_level_set of
- * them sorted them), else they are sorted here. SEAM_ERROR when out of memory. */
-seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, int sorted,
-                                 double *count);
+ * them sorted them), else they are sorted here. */
+void mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, int sorted, double *count);
 
 /* The same three as they were before issue 18 (particles_reference.c): one
  * particle at a time in storage order on one thread, summed in that order. */

@@ -42,6 +42,7 @@
 #endif
 
 #include "mac.h"
+#include "seam/alloc.h"
 
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
@@ -127,10 +128,14 @@ typedef struct mg_level {
     uint8_t *row_inner;      /* per row: its neighbour rows (y, z, both) inside and all fluid (gather restriction) */
     double *row_w;           /* per row with row_common coupling both ways along x: the idiag its cells 1 .. n[0] - 2
                               * share (a wall's or an open side's row: the vector sweep), else 0 */
-    double *diag, *plus[3];  /* stencil (level 0: borrowed from the projection) */
+    const double *diag;      /* stencil (level 0: borrowed from the projection, only read) */
+    double *plus[3];
+    double *diag_store;      /* coarse levels: the diag that coarsen writes */
     double *idiag;           /* 1 / diag on smoothed cells */
     int unit;                /* every off-diagonal -1 or 0 (coarse levels; level 0 unless a caller scaled it) */
-    double *x, *b, *r;       /* x: nc + 1 doubles, x[nc] = 0 (the coarsest level's lists point there) */
+    double *x, *r;           /* x: nc + 1 doubles, x[nc] = 0 (the coarsest level's lists point there) */
+    const double *b;         /* the right-hand side: b_store, or level 0 the caller's r (mac_mg_apply) */
+    double *b_store;         /* what restriction (and mac_mg_apply) writes */
     double *ring;            /* while restrict_in_pipeline runs: the residual of the last ring_slabs slabs, slab s
                               * in slot s % ring_slabs (else NULL: the residual is r, every slab) */
     int ring_slabs;          /* a power of 2 */
@@ -208,12 +213,12 @@ void mac_mg_free(mac_mg **self_p)
         free(L->row_w);
         free(L->idiag);
         if (l > 0) {
-            free(L->diag);
+            free(L->diag_store);
             for (int a = 0; a < 3; a++)
                 free(L->plus[a]);
         }
         free(L->x);
-        free(L->b);
+        free(L->b_store);
         free(L->r);
         free(L->cls);
         free(L->list);
@@ -228,9 +233,7 @@ void mac_mg_free(mac_mg **self_p)
 
 static mac_mg *mg_alloc(const mac_grid *g)
 {
-    mac_mg *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
+    mac_mg *m = SEAM_NEW(mac_mg);
     m->dim = g->dim;
     m->nx = g->nx;
     m->ny = g->ny;
@@ -240,11 +243,11 @@ static mac_mg *mg_alloc(const mac_grid *g)
 #ifdef _OPENMP
     m->row_threads = omp_get_max_threads() > 1 ? omp_get_max_threads() : 1;
 #endif
-    int ok = (m->rows = malloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows)) != NULL;
-    ok &= (m->row_dot = malloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot)) != NULL;
+    m->rows = seam_xmalloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows);
+    m->row_dot = seam_xmalloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot);
     size_t slab0 = g->dim == 3 ? (size_t)g->nx * (size_t)g->ny : (size_t)g->nx;
-    ok &= (m->ring = malloc((size_t)(g->dim == 3 ? MG_RING_3D : MG_RING_2D) * slab0 * sizeof *m->ring)) != NULL;
-    for (int l = 0; l < MG_MAX_LEVELS && ok; l++) {
+    m->ring = seam_xmalloc((size_t)(g->dim == 3 ? MG_RING_3D : MG_RING_2D) * slab0 * sizeof *m->ring);
+    for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &m->lev[l];
         memcpy(L->n, n, sizeof n);
         L->nc = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
@@ -252,22 +255,22 @@ static mac_mg *mg_alloc(const mac_grid *g)
         L->n_slabs = g->dim == 3 ? n[2] : n[1];
         L->planes = g->dim == 3;
         m->n_levels = l + 1;
-        ok &= (L->type = malloc(L->nc)) != NULL;
-        ok &= (L->mask = malloc(L->nc)) != NULL;
-        ok &= (L->row_fluid = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
-        ok &= (L->row_full = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
-        ok &= (L->row_inner = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
-        ok &= (L->row_common = malloc((size_t)n[1] * (size_t)n[2])) != NULL;
-        ok &= (L->row_w = malloc((size_t)n[1] * (size_t)n[2] * sizeof *L->row_w)) != NULL;
-        ok &= (L->idiag = malloc(L->nc * sizeof(double))) != NULL;
-        ok &= (L->x = calloc(L->nc + 1, sizeof(double))) != NULL;
-        ok &= (L->b = calloc(L->nc, sizeof(double))) != NULL;
-        ok &= (L->r = calloc(L->nc, sizeof(double))) != NULL;
-        ok &= (L->cls = calloc(MG_ROW_CLASSES, sizeof *L->cls)) != NULL;
+        L->type = seam_xmalloc(L->nc);
+        L->mask = seam_xmalloc(L->nc);
+        L->row_fluid = seam_xmalloc((size_t)n[1] * (size_t)n[2]);
+        L->row_full = seam_xmalloc((size_t)n[1] * (size_t)n[2]);
+        L->row_inner = seam_xmalloc((size_t)n[1] * (size_t)n[2]);
+        L->row_common = seam_xmalloc((size_t)n[1] * (size_t)n[2]);
+        L->row_w = seam_xmalloc((size_t)n[1] * (size_t)n[2] * sizeof *L->row_w);
+        L->idiag = seam_xmalloc(L->nc * sizeof(double));
+        L->x = seam_xcalloc(L->nc + 1, sizeof(double));
+        L->b = L->b_store = seam_xcalloc(L->nc, sizeof(double));
+        L->r = seam_xcalloc(L->nc, sizeof(double));
+        L->cls = seam_xcalloc(MG_ROW_CLASSES, sizeof *L->cls);
         if (l > 0) {
-            ok &= (L->diag = calloc(L->nc, sizeof(double))) != NULL;
+            L->diag = L->diag_store = seam_xcalloc(L->nc, sizeof(double));
             for (int a = 0; a < g->dim; a++)
-                ok &= (L->plus[a] = calloc(L->nc, sizeof(double))) != NULL;
+                L->plus[a] = seam_xcalloc(L->nc, sizeof(double));
         }
         /* Coarsen while every axis keeps at least 4 cells on the next level. */
         int smallest = n[0] < n[1] ? n[0] : n[1];
@@ -278,15 +281,13 @@ static mac_mg *mg_alloc(const mac_grid *g)
         for (int a = 0; a < g->dim; a++)
             n[a] = (n[a] + 1) / 2;
     }
-    for (int l = 1; l < m->n_levels && ok; l++) {
+    for (int l = 1; l < m->n_levels; l++) {
         mg_level *L = &m->lev[l];
         if (L->n[0] > MG_LIST_ROW && l < m->n_levels - 1)
             continue;
-        ok &= (L->list = malloc(L->nc * (size_t)(1 + 2 * g->dim) * sizeof *L->list)) != NULL;
-        ok &= (L->list_at = malloc((2 * (size_t)L->n_slabs + 1) * sizeof *L->list_at)) != NULL;
+        L->list = seam_xmalloc(L->nc * (size_t)(1 + 2 * g->dim) * sizeof *L->list);
+        L->list_at = seam_xmalloc((2 * (size_t)L->n_slabs + 1) * sizeof *L->list_at);
     }
-    if (!ok)
-        mac_mg_free(&m);
     return m;
 }
 
@@ -316,7 +317,7 @@ static void coarsen(const mac_grid *g, const mg_level *F, mg_level *C, int dim)
             for (int i = 0; i < C->n[0]; i++) {
                 size_t c = idx(C, i, j, k);
                 const int ijk[3] = {i, j, k};
-                C->diag[c] = 0.0;
+                C->diag_store[c] = 0.0;
                 for (int a = 0; a < dim; a++)
                     C->plus[a][c] = 0.0;
                 if (C->type[c] != MG_FLUID)
@@ -325,12 +326,12 @@ static void coarsen(const mac_grid *g, const mg_level *F, mg_level *C, int dim)
                     for (int up = 0; up < 2; up++) {
                         int m = ijk[a] + (up ? 1 : -1);
                         if (m < 0 || m >= C->n[a]) {
-                            C->diag[c] += g->bc[2 * a + up] == BC_OPEN ? 2.0 : 0.0;
+                            C->diag_store[c] += g->bc[2 * a + up] == BC_OPEN ? 2.0 : 0.0;
                             continue;
                         }
                         size_t nb = up ? c + stride(C, a) : c - stride(C, a);
                         uint8_t t = C->type[nb];
-                        C->diag[c] += t == MG_SOLID ? 0.0 : 1.0;
+                        C->diag_store[c] += t == MG_SOLID ? 0.0 : 1.0;
                         if (up && t == MG_FLUID)
                             C->plus[a][c] = -1.0;
                     }
@@ -470,13 +471,13 @@ mac_mg *mac_mg_build(mac_mg *m, const mac_grid *g, const mac_geometry *geo, cons
 {
     if (m && (m->nx != g->nx || m->ny != g->ny || m->nz != g->nz || m->dim != g->dim))
         mac_mg_free(&m);
-    if (!m && !(m = mg_alloc(g)))
-        return NULL;
+    if (!m)
+        m = mg_alloc(g);
     memcpy(m->bc, g->bc, sizeof m->bc);
     mg_level *L0 = &m->lev[0];
     for (size_t c = 0; c < L0->nc; c++)
         L0->type[c] = index[c] >= 0 ? MG_FLUID : geo->solid[c] ? MG_SOLID : MG_DIRICHLET;
-    L0->diag = (double *)Adiag;   /* borrowed: level 0 is the assembled operator */
+    L0->diag = Adiag;   /* borrowed: level 0 is the assembled operator */
     for (int a = 0; a < 3; a++)
         L0->plus[a] = Aplus[a];
     for (int l = 1; l < m->n_levels; l++)
@@ -1093,7 +1094,7 @@ ROW_KERNEL void restrict_row_targets(mg_level *C, const row_class *rc, int fast,
         ptrdiff_t drow = fast ? rc->rm.drow[2 * t] : rc->rw.drow[2 * t];
         double w0 = scale * (fast ? wt[2 * t] : rc->rw.w[2 * t]);
         double w1 = scale * (fast ? wt[2 * t + 1] : rc->rw.w[2 * t + 1]);
-        double *b = C->b + row0;
+        double *b = C->b_store + row0;
         if (!C->row_inner[(size_t)((ptrdiff_t)prow + drow)])
             scatter_row(b, r, w0, w1, cn);
         b[0] += scale * rc->end[0].w[t] * r[0];
@@ -1117,7 +1118,7 @@ ROW_KERNEL void restrict_row_targets(mg_level *C, const row_class *rc, int fast,
 VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_level *C, int c0, int c1, double *v)
 {
     size_t lo = (size_t)c0 * C->slab, hi = (size_t)c1 * C->slab, ny = (size_t)C->n[1];
-    memset(C->b + lo, 0, (hi - lo) * sizeof *C->b);
+    memset(C->b_store + lo, 0, (hi - lo) * sizeof *C->b_store);
     double scale = m->dim == 3 ? 0.5 : 1.0, w[8];
     size_t cell[8];
     int f0 = 2 * c0 - 1 > 0 ? 2 * c0 - 1 : 0, f1 = 2 * c1 + 1 < F->n_slabs ? 2 * c1 + 1 : F->n_slabs;
@@ -1144,7 +1145,7 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
                 for (int q = 0; q < n; q++)
                     if (cell[q] >= lo && cell[q] < hi &&
                         !gathered(C, cell[q] / (size_t)cn, (int)(cell[q] % (size_t)cn)))
-                        C->b[cell[q]] += scale * w[q] * r[i];
+                        C->b_store[cell[q]] += scale * w[q] * r[i];
             }
         }
     }
@@ -1161,14 +1162,14 @@ VECTOR_CLONES static void restrict_slabs(const mac_mg *m, const mg_level *F, mg_
                 sum_four_rows(v, res_row(F, j, k), res_row(F, j + 1, k), res_row(F, j + 2, k), res_row(F, j + 3, k),
                               wyz, 2 * cn - 2, e == 0);
             }
-            double *b = C->b + idx(C, 0, J, K);
+            double *b = C->b_store + idx(C, 0, J, K);
             for (int I = 1; I + 2 <= cn; I++)
                 b[I] = scale * ((w1d[0] * v[2 * I - 1] + w1d[3] * v[2 * I + 2]) +
                                 (w1d[1] * v[2 * I] + w1d[2] * v[2 * I + 1]));
         }
     for (size_t c = lo; c < hi; c++)
         if (C->type[c] != MG_FLUID)
-            C->b[c] = 0.0;
+            C->b_store[c] = 0.0;
 }
 
 static void restrict_residual(const mac_mg *m, const mg_level *F, mg_level *C)
@@ -1633,21 +1634,21 @@ double mac_mg_iteration_bytes(const mac_mg *m, size_t n)
 double mac_mg_apply(mac_mg *m, size_t n, const int32_t *cell, const double *r, double *z)
 {
     mg_level *L0 = &m->lev[0];
-    double *b = L0->b, *x = L0->x;
+    double *x = L0->x;
     if (n == L0->nc) {   /* PCG over all cells: level 0 works on r and z themselves */
-        L0->b = (double *)r;   /* only read */
+        L0->b = r;
         L0->x = z;
     } else {
-        memset(L0->b, 0, L0->nc * sizeof *L0->b);
+        memset(L0->b_store, 0, L0->nc * sizeof *L0->b_store);
         for (size_t u = 0; u < n; u++)
-            L0->b[cell[u]] = r[u];
+            L0->b_store[cell[u]] = r[u];
     }
     vcycle(m, 0);
     if (m->n_levels == 1)   /* level 0 was the coarsest: no pipeline gave the dot */
         for (int s = 0; s < L0->n_slabs; s++)
             dot_slab(m, s);
     double rz = sum_rows(m);   /* b is 0 off the unknowns: the cells' sum is r . z */
-    L0->b = b;
+    L0->b = L0->b_store;
     L0->x = x;
     if (n != L0->nc)
         for (size_t u = 0; u < n; u++)

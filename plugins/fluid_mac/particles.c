@@ -5,26 +5,21 @@
 #include <string.h>
 
 #include "mac.h"
+#include "seam/alloc.h"
 
 /* ---- particles binned by cell ----------------------------------------------- */
 
-seam_status mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double *x)
+void mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double *x)
 {
     size_t nc = mac_ncell(g), dim = (size_t)g->dim;
     if (!b->start || b->ncell != nc) {
         free(b->start);
         b->ncell = nc;
-        if (!(b->start = malloc((nc + 1) * sizeof *b->start)))
-            return SEAM_ERROR;
+        b->start = seam_xmalloc_n(nc + 1, sizeof *b->start);
     }
     if (n > b->cap || !b->order) {
-        size_t *order = realloc(b->order, (n + 1) * sizeof *order);
-        uint32_t *cell = order ? realloc(b->cell, (n + 1) * sizeof *cell) : NULL;
-        if (order)
-            b->order = order;
-        if (!cell)
-            return SEAM_ERROR;
-        b->cell = cell;
+        b->order = seam_xrealloc_n(b->order, n + 1, sizeof *b->order);
+        b->cell = seam_xrealloc_n(b->cell, n + 1, sizeof *b->cell);
         b->cap = n;
     }
     b->n = n;
@@ -42,7 +37,6 @@ seam_status mac_bins_sort(mac_bins *b, const mac_grid *g, size_t n, const double
     for (size_t c = nc; c > 0; c--)   /* each start was moved to the next cell's */
         b->start[c] = b->start[c - 1];
     b->start[0] = 0;
-    return SEAM_OK;
 }
 
 void mac_bins_free(mac_bins *b)
@@ -372,11 +366,10 @@ static void level_set_slab(void *ctx, size_t first, size_t end)
         }
 }
 
-seam_status mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid,
-                          int per_axis, const mac_work *w, mac_bins *bins, double *phi)
+void mac_level_set(const mac_grid *g, size_t n, const double *x, double r, const uint8_t *solid, int per_axis,
+                   const mac_work *w, mac_bins *bins, double *phi)
 {
-    if (mac_bins_sort(bins, g, n, x) != SEAM_OK)
-        return SEAM_ERROR;
+    mac_bins_sort(bins, g, n, x);
     size_t nc = mac_ncell(g), dim = (size_t)g->dim;
     double R = 2.0 * g->dx;
     level_set_sums L = {g, x, bins, solid, per_axis, R, 1.0 / (R * R), w->cell, {NULL, NULL, NULL}};
@@ -404,7 +397,6 @@ seam_status mac_level_set(const mac_grid *g, size_t n, const double *x, double r
         }
         phi[c] = sqrt(e2) - r;
     }
-    return SEAM_OK;
 }
 
 /* ---- particles to grid and back --------------------------------------------- */
@@ -527,23 +519,20 @@ static void density_slab(void *ctx, size_t first, size_t end)
     }
 }
 
-seam_status mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, int sorted,
-                                 double *count)
+void mac_particle_density(const mac_grid *g, size_t n, const double *x, mac_bins *bins, int sorted, double *count)
 {
-    if (!sorted && mac_bins_sort(bins, g, n, x) != SEAM_OK)
-        return SEAM_ERROR;
+    if (!sorted)
+        mac_bins_sort(bins, g, n, x);
     memset(count, 0, mac_ncell(g) * sizeof *count);
     double *acc[3] = {count, NULL, NULL};
     transfer T = {g, x, NULL, bins, acc, NULL};
     for_slabs(g, n, density_slab, &T);
-    return SEAM_OK;
 }
 
-seam_status mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
-                                  mac_bins *bins, double *const vel[3])
+void mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, const double *vp, const mac_work *w,
+                           mac_bins *bins, double *const vel[3])
 {
-    if (mac_bins_sort(bins, g, n, x) != SEAM_OK)
-        return SEAM_ERROR;
+    mac_bins_sort(bins, g, n, x);
     size_t dim = (size_t)g->dim;
     double *const *wsum = w->face[0];
     for (size_t a = 0; a < dim; a++) {
@@ -559,7 +548,6 @@ seam_status mac_particles_to_grid(const mac_grid *g, size_t n, const double *x, 
         for (size_t q = 0; q < nf; q++)
             v[q] = ws[q] > 0.0 ? v[q] / ws[q] : 0.0;
     }
-    return SEAM_OK;
 }
 
 void mac_grid_to_particles(const mac_grid *g, size_t n, const double *x, double *const vel[3], double *out,

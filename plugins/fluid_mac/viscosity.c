@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mac.h"
+#include "seam/alloc.h"
 #include "seam/log.h"
 #include "seam/sparse.h"
 
@@ -18,9 +19,7 @@ static int face_unknown(face_kind k) { return k == FACE_ACTIVE || k == FACE_DIRI
 static int32_t *solid_lookup(const mac_grid *g, const mac_geometry *geo, int a, int shells_only)
 {
     size_t nf = mac_nf(g, a);
-    int32_t *s = malloc((nf + 1) * sizeof *s);
-    if (!s)
-        return NULL;
+    int32_t *s = seam_xmalloc_n(nf + 1, sizeof *s);
     for (size_t f = 0; f < nf; f++)
         s[f] = -1;
     for (size_t k = 0; k < geo->n_faces; k++) {
@@ -103,14 +102,8 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
                                 double *dv, int *iterations, const seam_host *host)
 {
     size_t nf = mac_nf(g, a), n = 0;
-    int32_t *idx = malloc((nf + 1) * sizeof *idx);
-    uint8_t *kind = malloc(nf + 1);
-    if (!idx || !kind) {
-        free(idx);
-        free(kind);
-        seam_logf(host, SEAM_LOG_ERROR, "viscosity: out of memory for %zu faces", nf);
-        return SEAM_ERROR;
-    }
+    int32_t *idx = seam_xmalloc_n(nf + 1, sizeof *idx);
+    uint8_t *kind = seam_xmalloc(nf + 1);
     const int nn[3] = {g->nx + (a == 0), g->ny + (a == 1), g->nz + (a == 2)};
     for (int k = 0; k < nn[2]; k++)
         for (int j = 0; j < nn[1]; j++)
@@ -122,7 +115,7 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
     seam_status st = SEAM_OK;
     if (n > 0) {
         seam_triplets *T = seam_triplets_new(n, n, n * (2 * (size_t)g->dim + 1));
-        double *rhs = malloc(n * sizeof *rhs), *x = malloc(n * sizeof *x);
+        double *rhs = seam_xmalloc(n * sizeof *rhs), *x = seam_xmalloc(n * sizeof *x);
         for (int k = 0; k < nn[2]; k++)
             for (int j = 0; j < nn[1]; j++)
                 for (int i = 0; i < nn[0]; i++) {
@@ -180,12 +173,7 @@ static seam_status diffuse_axis(const mac_grid *g, const mac_geometry *geo, int3
         } else {
             if (dv) {
                 int32_t *body = solid_lookup(g, geo, a, 0);
-                if (!body) {
-                    seam_logf(host, SEAM_LOG_ERROR, "viscosity: out of memory for the solid faces");
-                    st = SEAM_ERROR;
-                } else {
-                    solid_links(g, shell, body, U, idx, x, c, a, u, dv);
-                }
+                solid_links(g, shell, body, U, idx, x, c, a, u, dv);
                 free(body);
             }
             for (size_t f = 0; f < nf; f++)
@@ -210,11 +198,8 @@ seam_status mac_diffuse(const mac_grid *g, const mac_geometry *geo, const double
     int32_t *shell[3] = {NULL, NULL, NULL};
     seam_status st = SEAM_OK;
     *iterations = 0;
-    for (int b = 0; b < g->dim && st == SEAM_OK; b++)
-        if (!(shell[b] = solid_lookup(g, geo, b, 1))) {
-            seam_logf(host, SEAM_LOG_ERROR, "viscosity: out of memory for the shell faces");
-            st = SEAM_ERROR;
-        }
+    for (int b = 0; b < g->dim; b++)
+        shell[b] = solid_lookup(g, geo, b, 1);
     double c = nu_dt / (g->dx * g->dx);
     if (dv && geo->n_faces)
         memset(dv, 0, (size_t)g->dim * geo->n_faces * sizeof *dv);

@@ -45,7 +45,7 @@ double sph_dW(const sph_kernel *K, double r);
  * storing them gave: 28 bytes a pair in 3D instead of 36. (Keeping only the
  * neighbour and the scalar mass dW/r, 12 bytes, and recomputing the
  * gradient from the positions as well made a step 1.4 to 1.8 times slower
- * at 3e4 particles: bench/RESULTS.md.) */
+ * at 3e4 particles: docs/performance.md.) */
 typedef struct sph_pairs {
     size_t rows;
     size_t *start;           /* rows + 1 */

@@ -55,11 +55,11 @@ static void *p_create(const seam_plugin *plugin, const char *config_json, const 
     bool ok = mono_participants_create(self, &c);
     mono_config_free(&c);
     if (ok) {
-        size_t nc = mac_ncell(&self->fl->g);
-        if (!self->fl->liquid) {   /* smoke fills the domain: its level set is "liquid everywhere" */
+        size_t nc = mac_ncell(&self->fl->cfg.g);
+        if (!self->fl->cfg.liquid) {   /* smoke fills the domain: its level set is "liquid everywhere" */
             self->all_fluid = SEAM_NEW_N(double, nc);
             for (size_t k = 0; k < nc; k++)
-                self->all_fluid[k] = -self->fl->g.dx;
+                self->all_fluid[k] = -self->fl->cfg.g.dx;
         }
         self->phi = SEAM_NEW_N(double, nc);
         ok = mono_surface_build(self);

@@ -130,7 +130,7 @@ static const char *solid_where(mono *self, size_t s, char *buf, size_t n)
 
 bool mono_surface_build(mono *self)
 {
-    int d = self->fl->g.dim;
+    int d = self->fl->cfg.g.dim;
     self->dim = d;
     seam_interface *f = SEAM_NEW_N(seam_interface, self->ns + 1);
     int ok = 1;

@@ -49,7 +49,7 @@ static seam_status thin_solid_cells(mono *self, const mac_grid *g, const seam_st
             outside |= v < 0.0 || v >= mac_n(g, (int)e);
             ijk[e] = outside ? 0 : (int)v;
         }
-        if (outside || (self->fl->obstacle && self->fl->obstacle[mac_c(g, ijk[0], ijk[1], ijk[2])]))
+        if (outside || (self->fl->cfg.obstacle && self->fl->cfg.obstacle[mac_c(g, ijk[0], ijk[1], ijk[2])]))
             continue;
         double *a = acc + pa->cell * (d + 1);
         for (size_t k = 0; k < d; k++)
@@ -81,17 +81,17 @@ static int active_cell(const void *ctx, size_t c) { return ((const mono_fluid *)
 static seam_status cut_cells(mono *self, const seam_step *step)
 {
     fluid_mac *fl = self->fl;
-    const mac_grid *g = &fl->g;
+    const mac_grid *g = &fl->cfg.g;
     mono_boundary b = {self->dim, self->n_nodes, self->X, self->n_elems, self->elems};
     mono_cut_free(&self->cut);
     mono_fluid_free(&self->F);
     seam_status st = mono_cut_build(&self->cut, g, &b, self->host);
     if (st == SEAM_OK)
-        mono_cut_obstacles(&self->cut, g, fl->obstacle);
+        mono_cut_obstacles(&self->cut, g, fl->cfg.obstacle);
     if (st == SEAM_OK)
-        mono_liquid_phi(g, &self->cut, fl->liquid ? fl->phi_n : self->all_fluid, self->phi);
+        mono_liquid_phi(g, &self->cut, fl->cfg.liquid ? fl->phi_n : self->all_fluid, self->phi);
     if (st == SEAM_OK)
-        st = mono_fluid_build(&self->F, g, &self->cut, &b, self->phi, fl->vel, fl->vel, fl->rho, step->dt, self->host);
+        st = mono_fluid_build(&self->F, g, &self->cut, &b, self->phi, fl->vel, fl->vel, fl->cfg.rho, step->dt, self->host);
     if (st == SEAM_OK)
         st = thin_solid_cells(self, g, step);
     if (st == SEAM_OK && fluid_mac_volume_sources(fl, active_cell, &self->F, step->t + 0.5 * step->dt))
@@ -150,11 +150,11 @@ static seam_status coupled_solve(mono *self, double dt)
 static void fluid_update(mono *self, double dt)
 {
     fluid_mac *fl = self->fl;
-    const mac_grid *g = &fl->g;
+    const mac_grid *g = &fl->cfg.g;
     size_t nc = mac_ncell(g);
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = self->F.index[c] >= 0 ? self->p[self->F.index[c]] : 0.0;
-    mono_fluid_update(&self->F, g, &self->cut, self->phi, self->p, fl->vel, fl->rho, dt, fl->vel);
+    mono_fluid_update(&self->F, g, &self->cut, self->phi, self->p, fl->vel, fl->cfg.rho, dt, fl->vel);
     mono_extrapolate(g, &self->cut, self->phi, 2, fl->vel);
 }
 

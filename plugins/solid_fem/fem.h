@@ -43,7 +43,7 @@ typedef enum fem_precond { FEM_JACOBI = 0, FEM_IC0 = 1 } fem_precond;
  * CHOLMOD unless its analysis predicts a factorization too costly per unknown. */
 typedef enum fem_lin_method { FEM_LIN_CHOLMOD = 0, FEM_LIN_CG = 1, FEM_LIN_AUTO = 2 } fem_lin_method;
 /* "auto" takes CHOLMOD for 2D meshes, shells and cloth, CG for 3D volumes
- * (bench/RESULTS.md, solid_fem: CHOLMOD up to 5x faster on 10^5 triangles
+ * (docs/performance.md, solid_fem: CHOLMOD up to 5x faster on 10^5 triangles
  * and on cloth, 1.5-9x slower on 10^3-10^5 tetrahedra), and CG too when
  * the factor would take more memory than this. */
 #define FEM_AUTO_MAX_FACTOR_BYTES (4.0 * 1024 * 1024 * 1024)

@@ -104,9 +104,9 @@ static void test_set_overrides(void **state)
     assert_int_equal(seam_doc_set(doc, "coupling.relaxation=0.25", err, sizeof err), 0);
     assert_int_equal(seam_doc_set(doc, "solids.1.plugin=\"b\"", err, sizeof err), 0);
     assert_int_equal(seam_doc_set(doc, "output.dir=out/x", err, sizeof err), 0);
-    assert_int_equal(seam_doc_set(doc, "solids[5].plugin=b", err, sizeof err), -1);
+    assert_int_equal(seam_doc_set(doc, "solids[5].plugin=b", err, sizeof err), SEAM_ERROR);
     assert_non_null(strstr(err, "no item 5"));
-    assert_int_equal(seam_doc_set(doc, "novalue", err, sizeof err), -1);
+    assert_int_equal(seam_doc_set(doc, "novalue", err, sizeof err), SEAM_ERROR);
     json_t *root = seam_doc_root(doc);
     assert_string_equal(json_string_value(json_object_get(json_object_get(root, "coupling"), "scheme")), "relaxation");
     assert_float_equal(json_real_value(json_object_get(json_object_get(root, "coupling"), "relaxation")), 0.25, 0);

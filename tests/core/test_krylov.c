@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 
+#include "seam/alloc.h"
 #include "seam/cholesky.h"
 #include "seam/sparse.h"
 #include "test_host.h"
@@ -158,7 +159,7 @@ static void check_solver(int use_gmres, int precond)
 {
     size_t n = 400;
     seam_csr *A = laplacian(n);
-    double *xt = malloc(n * sizeof *xt), *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x);
+    double *xt = seam_xmalloc_n(n, sizeof *xt), *b = seam_xmalloc_n(n, sizeof *b), *x = seam_xcalloc(n, sizeof *x);
     for (size_t i = 0; i < n; i++)
         xt[i] = sin(3.0 * (double)i / (double)n) + 0.1 * (double)(i % 7);
     seam_csr_mul(A, xt, b);
@@ -213,7 +214,8 @@ static void test_gmres_nonsymmetric(void **state)
     }
     seam_csr *A = seam_csr_from_triplets(t);
     seam_triplets_destroy(&t);
-    double *xt = malloc(n * sizeof *xt), *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *r = malloc(n * sizeof *r);
+    double *xt = seam_xmalloc_n(n, sizeof *xt), *b = seam_xmalloc_n(n, sizeof *b), *x = seam_xcalloc(n, sizeof *x),
+           *r = seam_xmalloc_n(n, sizeof *r);
     for (size_t i = 0; i < n; i++)
         xt[i] = cos((double)i);
     seam_csr_mul(A, xt, b);
@@ -261,8 +263,8 @@ static void test_cg_until(void **state)
     (void)state;
     size_t n = 400;
     seam_csr *A = laplacian(n);
-    double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *x_full = calloc(n, sizeof *x_full),
-           *r = malloc(n * sizeof *r), bmax = 0.0;
+    double *b = seam_xmalloc_n(n, sizeof *b), *x = seam_xcalloc(n, sizeof *x),
+           *x_full = seam_xcalloc(n, sizeof *x_full), *r = seam_xmalloc_n(n, sizeof *r), bmax = 0.0;
     for (size_t i = 0; i < n; i++) {
         b[i] = sin(3.0 * (double)i / (double)n) + 0.1 * (double)(i % 7);
         bmax = fmax(bmax, fabs(b[i]));
@@ -270,7 +272,7 @@ static void test_cg_until(void **state)
     seam_linop Aop = seam_csr_linop(A);
     seam_krylov_opts o = {1e-12, 0.0, 4000, 0};
     seam_krylov_stats st, full;
-    double *Ax = malloc(n * sizeof *Ax);
+    double *Ax = seam_xmalloc_n(n, sizeof *Ax);
     stop_ctx c = {n, 1e-2 * bmax, 0, 0, A, b, Ax, 0.0};
     assert_int_equal(seam_pcg_until(&Aop, NULL, b, x, &o, max_residual_below, &c, &st), 0);
     assert_int_equal(seam_pcg(&Aop, NULL, b, x_full, &o, &full), 0);
@@ -295,8 +297,8 @@ static void test_cg_work(void **state)
     (void)state;
     size_t n = 300;
     seam_csr *A = laplacian(n);
-    double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *y = calloc(n, sizeof *y);
-    double *work = malloc(4 * n * sizeof *work);
+    double *b = seam_xmalloc_n(n, sizeof *b), *x = seam_xcalloc(n, sizeof *x), *y = seam_xcalloc(n, sizeof *y);
+    double *work = seam_xmalloc_n(4 * n, sizeof *work);
     for (size_t i = 0; i < n; i++)
         b[i] = cos(5.0 * (double)i / (double)n);
     seam_linop Aop = seam_csr_linop(A);
@@ -354,7 +356,7 @@ static void test_cg_fused(void **state)
     size_t n = 400;
     seam_csr *A = laplacian(n);
     seam_jacobi *J = seam_jacobi_new(A);
-    double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *y = calloc(n, sizeof *y);
+    double *b = seam_xmalloc_n(n, sizeof *b), *x = seam_xcalloc(n, sizeof *x), *y = seam_xcalloc(n, sizeof *y);
     for (size_t i = 0; i < n; i++)
         b[i] = cos(5.0 * (double)i / (double)n) + 0.01 * (double)(i % 7);
     seam_linop Aop = seam_csr_linop(A), Jop = seam_jacobi_linop(J);
@@ -378,8 +380,8 @@ static void test_cg_fused(void **state)
     n = 100000;   /* above the kernels' threshold for threads */
     A = laplacian(n);
     J = seam_jacobi_new(A);
-    b = malloc(n * sizeof *b);
-    double *x1 = calloc(n, sizeof *x1), *x2 = malloc(n * sizeof *x2);
+    b = seam_xmalloc_n(n, sizeof *b);
+    double *x1 = seam_xcalloc(n, sizeof *x1), *x2 = seam_xmalloc_n(n, sizeof *x2);
     for (size_t i = 0; i < n; i++)
         b[i] = sin(40.0 * (double)i / (double)n);
     int before = omp_get_max_threads();
@@ -414,7 +416,7 @@ static void test_cg_fused_final_x(void **state)
     seam_jacobi *J = seam_jacobi_new(A);
     fused_ctx f = {A, seam_jacobi_linop(J)};
     seam_dot_linop Aop = {n, csr_apply_dot, &f}, Mop = {n, jacobi_apply_dot, &f};
-    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *r = malloc(n * sizeof *r);
+    double *b = seam_xmalloc_n(n, sizeof *b), *x = seam_xmalloc_n(n, sizeof *x), *r = seam_xmalloc_n(n, sizeof *r);
     for (size_t i = 0; i < n; i++)
         b[i] = cos(5.0 * (double)i / (double)n) + 0.01 * (double)(i % 7);
     double bnorm = sqrt(seam_dot(n, b, b));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "seam/alloc.h"
 #include "seam/picture.h"
 #include "seam/raster.h"
 
@@ -73,7 +74,8 @@ static const int32_t cube_tris[12 * 3] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0,
 static double cut_area(const seam_picture_cut *c, int *closed)
 {
     double twice = 0.0;
-    int *starts = calloc(c->iface.n_points + 1, sizeof *starts), *ends = calloc(c->iface.n_points + 1, sizeof *ends);
+    int *starts = seam_xcalloc(c->iface.n_points + 1, sizeof *starts),
+        *ends = seam_xcalloc(c->iface.n_points + 1, sizeof *ends);
     for (size_t e = 0; e < c->iface.n_elems; e++) {
         int a = c->elems[2 * e], b = c->elems[2 * e + 1];
         twice += c->X[2 * a] * c->X[2 * b + 1] - c->X[2 * b] * c->X[2 * a + 1];

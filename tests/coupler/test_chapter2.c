@@ -9,7 +9,7 @@
  * - examples/water_complex.json (Fig. 2.13): a cloth and spheres of three
  *   densities in 3D water: light ones float, the heavy one sinks.
  * The full runs and the thesis's Tables 2.3/2.4 quantities are in
- * bench/RESULTS.md (bench/schemes/chapter2_scenes.sh). */
+ * docs/performance.md (bench/schemes/chapter2_scenes.sh). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

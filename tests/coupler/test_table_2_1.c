@@ -2,7 +2,7 @@
  * claim with a known direction, on examples/cloth_jet.json (a 2D cloth
  * pinned in a smoke jet) and examples/smoke_balloon.json (a 2D balloon
  * filled by a smoke jet). bench/schemes/table_2_1.sh runs the whole table;
- * bench/RESULTS.md has both scenes in full.
+ * docs/performance.md has both scenes in full.
  *
  * - Table 2.1, M = 0.1: the underrelaxed partitioned scheme P (pressure
  *   loads) at w = 0.5 fails for the light cloth (added mass some ten times

@@ -2,7 +2,7 @@
  * and turek_hron_fsi1.json) on a coarse grid, 21 cells across the channel
  * (dx = 0.41 / 21 m, 128 x 21 cells, the cylinder 5 cells across), dt 0.04 s,
  * to 5 s (steady within 0.1% from about 4 s). The full runs at dx = 0.01 and
- * 0.005 and their errors are in bench/RESULTS.md (bench/schemes/turek_hron.sh).
+ * 0.005 and their errors are in docs/performance.md (bench/schemes/turek_hron.sh).
  * - CFD1 (rigid cylinder and flag): the drag within 5% of 14.29 N/m (-1.7%
  *   measured here); the flag's own drag is positive: the viscous shear along
  *   it outweighs the pressure on its end (without fluid_mac's viscous_loads

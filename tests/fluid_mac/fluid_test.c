@@ -6,9 +6,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "fluid_test.h"
+#include "seam/checkpoint.h"
 
 void *fluid_make(const seam_plugin *P, test_host *th, const char *json)
 {
@@ -61,4 +63,104 @@ size_t fluid_particles_right_of(const char *dir, int frame, const double *a, con
         *wrong += (b[0] - a[0]) * (p[3 * k + 1] - a[1]) - (b[1] - a[1]) * (p[3 * k] - a[0]) < 0.0;
     free(p);
     return n;
+}
+
+/* ---- the saved state (plugins/fluid_mac/state.c: one checkpoint section) ---- */
+
+enum { STATE_ARRAYS = 3 + 4 + 3 };   /* up to 3 velocity axes, p d T (and the solid flags), phi xp vp */
+
+/* A state image decoded: header words, time, the arrays in their order. */
+typedef struct state_image {
+    uint64_t head[5];   /* dim nx ny nz liquid */
+    double t;
+    double *arr[STATE_ARRAYS];
+    size_t len[STATE_ARRAYS];
+    unsigned char *solid;
+    size_t n_solid;
+    int n_arr;
+} state_image;
+
+#define STATE_SECTION "fluid_mac state v3"
+
+static void state_decode(const seam_plugin *P, void *fl, state_image *s)
+{
+    seam_buffer b;
+    assert_int_equal(P->save(fl, &b), SEAM_OK);
+    char err[256];
+    seam_ckpt_reader *r = seam_ckpt_reader_from_bytes(b.data, b.size, "state", err, sizeof err);
+    assert_non_null(r);
+    assert_true(seam_ckpt_need(r, STATE_SECTION));
+    for (int k = 0; k < 5; k++)
+        s->head[k] = seam_ckpt_get_u64(r);
+    s->t = seam_ckpt_get_f64(r);
+    int before_solid = (int)s->head[0] + 3, after = s->head[4] ? 3 : 0;
+    s->n_arr = before_solid + after;
+    for (int a = 0; a < s->n_arr; a++) {
+        if (a == before_solid) {
+            const void *bytes = seam_ckpt_get_bytes(r, &s->n_solid);
+            s->solid = malloc(s->n_solid + 1);
+            memcpy(s->solid, bytes, s->n_solid);
+        }
+        s->len[a] = seam_ckpt_peek_count(r);
+        s->arr[a] = malloc((s->len[a] + 1) * sizeof(double));
+        seam_ckpt_get_f64s(r, s->arr[a], s->len[a]);
+    }
+    if (s->n_arr == before_solid) {
+        const void *bytes = seam_ckpt_get_bytes(r, &s->n_solid);
+        s->solid = malloc(s->n_solid + 1);
+        memcpy(s->solid, bytes, s->n_solid);
+    }
+    assert_true(seam_ckpt_ok(r, true));
+    seam_ckpt_reader_destroy(&r);
+}
+
+static void state_free(state_image *s)
+{
+    for (int a = 0; a < s->n_arr; a++)
+        free(s->arr[a]);
+    free(s->solid);
+}
+
+double *fluid_state_velocities(const seam_plugin *P, void *fl, size_t *n)
+{
+    state_image s;
+    state_decode(P, fl, &s);
+    size_t total = 0;
+    for (uint64_t a = 0; a < s.head[0]; a++)
+        total += s.len[a];
+    double *v = malloc((total + 1) * sizeof *v), *at = v;
+    for (uint64_t a = 0; a < s.head[0]; a++) {
+        memcpy(at, s.arr[a], s.len[a] * sizeof *v);
+        at += s.len[a];
+    }
+    state_free(&s);
+    *n = total;
+    return v;
+}
+
+void fluid_state_set_velocities(const seam_plugin *P, void *fl, const double *vel)
+{
+    state_image s;
+    state_decode(P, fl, &s);
+    seam_ckpt_writer *w = seam_ckpt_writer_new();
+    seam_ckpt_section(w, STATE_SECTION);
+    for (int k = 0; k < 5; k++)
+        seam_ckpt_put_u64(w, s.head[k]);
+    seam_ckpt_put_f64(w, s.t);
+    int before_solid = (int)s.head[0] + 3;
+    for (int a = 0; a < s.n_arr; a++) {
+        if (a == before_solid)
+            seam_ckpt_put_bytes(w, s.solid, s.n_solid);
+        seam_ckpt_put_f64s(w, a < (int)s.head[0] ? vel : s.arr[a], s.len[a]);
+        if (a < (int)s.head[0])
+            vel += s.len[a];
+    }
+    if (s.n_arr == before_solid)
+        seam_ckpt_put_bytes(w, s.solid, s.n_solid);
+    size_t n = 0;
+    unsigned char *image = seam_ckpt_writer_take(w, &n);
+    seam_ckpt_writer_destroy(&w);
+    assert_int_equal(P->load(fl, image, n), SEAM_OK);
+    free(image);
+    state_free(&s);
 }

@@ -28,4 +28,10 @@ double fluid_total_smoke(const seam_plugin *P, void *fl, int dim);
  * 3D particle is judged by its x and y). */
 size_t fluid_particles_right_of(const char *dir, int frame, const double *a, const double *b, size_t *wrong);
 
+/* The committed face velocities of fl's saved state (u, v[, w] one after
+ * another, each in the grid's face order), malloc'd, *n their count; and
+ * the state with vel in their place loaded back into fl. */
+double *fluid_state_velocities(const seam_plugin *P, void *fl, size_t *n);
+void fluid_state_set_velocities(const seam_plugin *P, void *fl, const double *vel);
+
 #endif

@@ -17,6 +17,7 @@
 #include "seam/picture.h"
 #include "seam/plugin.h"
 #include "fluid_test.h"
+#include "plugin_contract.h"
 #include "test_host.h"
 
 
@@ -456,7 +457,25 @@ static void test_contract(void **state)
     memmove(old + 12, old + 16, size - 16);   /* the 3-word header of the first 2D states */
     assert_int_equal(P->load(fl, old, size - 4), SEAM_ERROR);
     assert_non_null(strstr(th.last, "save format version 1"));
+    /* So is the raw host-endian state of version 2 ("FMA2"). */
+    memcpy(old, "FMA2", 4);
+    assert_int_equal(P->load(fl, old, size), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "save format version 2"));
+    /* One byte flipped anywhere in the image: refused by its CRC, the committed state kept. */
+    memcpy(old, copy, size);
+    old[size / 2] ^= 0x10;
+    assert_int_equal(P->load(fl, old, size), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "damaged"));
     free(old);
+    /* A sound image of another grid: refused by its header, the committed state kept. */
+    test_host th2;
+    void *other = fluid_make(P, &th2, "{\"cells\": [16, 12], \"dx\": 0.05}");
+    assert_int_equal(P->save(other, &buf), SEAM_OK);
+    assert_int_equal(P->load(fl, buf.data, buf.size), SEAM_ERROR);
+    assert_non_null(strstr(th.last, "16x12x1 grid"));
+    P->destroy(other);
+    P->field(fl, "pressure", &r);
+    assert_float_equal(r.data[5], p_after, 0.0);
     assert_int_equal(P->field(fl, "vorticity", &r), SEAM_ERROR);
     /* VTK output of the committed state. */
     const char *dir = test_tmpdir("fluid_mac_vtk");
@@ -1442,6 +1461,26 @@ static void test_liquid_load_grows(void **state)
     P->destroy(small);
 }
 
+/* The plugin contract kit (tests/support/plugin_contract.h) on smoke around a
+ * box and on a liquid around one: purity, save/load (core's image, damaged
+ * and byte-swapped images refused), entries against capabilities, bad keys. */
+static void test_contract_kit(void **state)
+{
+    (void)state;
+    box b;
+    box_init(&b, 0.3, 0.3, 0.5, 0.5, 0.025);
+    plugin_contract c = {.plugin = fluid_mac_table(),
+                         .config = "{\"cells\": [16, 16], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"},"
+                                   " \"advection\": \"maccormack\", \"loads\": \"pressure\"}",
+                         .iface = &b.iface, .dt = 0.01, .steps = 3, .speed = 0.2, .field = "pressure"};
+    plugin_contract_check(&c);
+    c.config = "{\"cells\": [16, 16], \"dx\": 0.05, \"viscosity\": 0.001,"
+               " \"liquid\": {\"fill\": [0, 0, 0.8, 0.6], \"flip\": 0.9}}";
+    c.field = "level_set";
+    c.typed_key = "liquid.flip";
+    plugin_contract_check(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1467,6 +1506,7 @@ int main(void)
         cmocka_unit_test(test_volume_source),     cmocka_unit_test(test_balloon_region),
         cmocka_unit_test(test_liquid_save_load), cmocka_unit_test(test_liquid_load_grows),
         cmocka_unit_test(test_gravity_from_the_host), cmocka_unit_test(test_capabilities_follow_the_load_mode),
+        cmocka_unit_test(test_contract_kit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include "seam/plugin.h"
 #include "fluid_test.h"
+#include "plugin_contract.h"
 #include "test_host.h"
 
 
@@ -858,6 +859,23 @@ static void test_sources_config_3d(void **state)
     assert_true(test_host_saw(&th, "sources[0].side"));
 }
 
+/* The plugin contract kit (tests/support/plugin_contract.h) on 3D smoke
+ * around a box and a 3D liquid. */
+static void test_contract_kit_3d(void **state)
+{
+    (void)state;
+    mesh m;
+    box_mesh(&m, (const double[3]){0.15, 0.15, 0.15}, (const double[3]){0.25, 0.25, 0.25}, 2);
+    plugin_contract c = {.plugin = fluid_mac_table(),
+                         .config = "{\"cells\": [8, 8, 8], \"dx\": 0.05, \"boundary\": {\"top\": \"open\"}}",
+                         .iface = &m.iface, .dt = 0.01, .steps = 2, .speed = 0.2, .field = "pressure"};
+    plugin_contract_check(&c);
+    c.config = "{\"cells\": [8, 8, 8], \"dx\": 0.05, \"liquid\": {\"fill\": [0, 0, 0, 0.4, 0.3, 0.4]}}";
+    c.field = "level_set";
+    plugin_contract_check(&c);
+    mesh_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -871,7 +889,7 @@ int main(void)
         cmocka_unit_test(test_uncovered_shell_face_names_its_cause),
         cmocka_unit_test(test_inflow_rectangle_3d), cmocka_unit_test(test_smoke_mass_balance_3d),
         cmocka_unit_test(test_volume_source_3d),    cmocka_unit_test(test_sources_config_3d),
-        cmocka_unit_test(test_inflow_disc_3d),
+        cmocka_unit_test(test_inflow_disc_3d),      cmocka_unit_test(test_contract_kit_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

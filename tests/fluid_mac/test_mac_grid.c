@@ -33,7 +33,7 @@ static double shear_wave_error(int maccormack, int steps, double *u_err, double 
         for (int i = 0; i < g.nx; i++)
             v[mac_fi(&g, 1, i, j, 0)] = sin(2.0 * M_PI * (i + 0.5) * g.dx);
     mac_work w;
-    assert_int_equal(mac_work_init(&w, &g), SEAM_OK);
+    mac_work_init(&w, &g);
     for (int n = 0; n < steps; n++) {
         double *const vel0[3] = {u, v, NULL}, *const vel1[3] = {u1, v1, NULL};
         if (maccormack)
@@ -718,7 +718,7 @@ static double bump_error(int scheme, double *v_min, double *v_max)
         }
     int steps = 60;
     mac_work w;
-    assert_int_equal(mac_work_init(&w, &g), SEAM_OK);
+    mac_work_init(&w, &g);
     for (int n = 0; n < steps; n++) {
         double *const vel0[3] = {u, v, NULL}, *const vel1[3] = {u1, v1, NULL};
         if (scheme == 2)

@@ -43,7 +43,7 @@ static int is_active(const void *ctx, size_t c) { return ((const mono_fluid *)ct
  * monolithic.c's p_solve runs it). */
 static void mono_step(fluid_mac *fl, double t, double dt, const seam_host *host)
 {
-    const mac_grid *g = &fl->g;
+    const mac_grid *g = &fl->cfg.g;
     assert_int_equal(fluid_mac_begin(fl, NULL, NULL, t, dt), SEAM_OK);
     mono_boundary b = {2, 0, NULL, 0, NULL};
     mono_cut cut;
@@ -53,7 +53,7 @@ static void mono_step(fluid_mac *fl, double t, double dt, const seam_host *host)
     for (size_t c = 0; c < nc; c++)
         phi[c] = -g->dx;   /* smoke fills the domain */
     mono_fluid F;
-    assert_int_equal(mono_fluid_build(&F, g, &cut, &b, phi, fl->vel, fl->vel, fl->rho, dt, host), SEAM_OK);
+    assert_int_equal(mono_fluid_build(&F, g, &cut, &b, phi, fl->vel, fl->vel, fl->cfg.rho, dt, host), SEAM_OK);
     if (fluid_mac_volume_sources(fl, is_active, &F, t + 0.5 * dt))
         for (size_t r = 0; r < F.n; r++)
             F.Eu[r] += fl->src_s[F.cell[r]] * mac_cell_volume(g);
@@ -62,7 +62,7 @@ static void mono_step(fluid_mac *fl, double t, double dt, const seam_host *host)
     assert_int_equal(mono_solve(&F, NULL, 0, dt, &opts, p, NULL, NULL, host), SEAM_OK);
     for (size_t c = 0; c < nc; c++)
         fl->p[c] = F.index[c] >= 0 ? p[F.index[c]] : 0.0;
-    mono_fluid_update(&F, g, &cut, phi, p, fl->vel, fl->rho, dt, fl->vel);
+    mono_fluid_update(&F, g, &cut, phi, p, fl->vel, fl->cfg.rho, dt, fl->vel);
     mono_extrapolate(g, &cut, phi, 2, fl->vel);
     assert_int_equal(fluid_mac_end(fl, dt), SEAM_OK);
     assert_int_equal(fluid_mac_table()->commit(fl), SEAM_OK);
@@ -87,7 +87,7 @@ static double vel_diff(const fluid_mac *a, const fluid_mac *b, double *umax)
     double d = 0.0;
     *umax = 0.0;
     for (int ax = 0; ax < 2; ax++)
-        for (size_t f = 0; f < mac_nf(&a->g, ax); f++) {
+        for (size_t f = 0; f < mac_nf(&a->cfg.g, ax); f++) {
             d = fmax(d, fabs(a->vel_n[ax][f] - b->vel_n[ax][f]));
             *umax = fmax(*umax, fabs(a->vel_n[ax][f]));
         }

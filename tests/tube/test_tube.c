@@ -341,7 +341,7 @@ static double precice_tube_mean(const char *name, const char *const *sets)
  * windows (window 1, 19 or 20 iterations from relaxation 0.01, included):
  * iqn-ils reusing 8 windows with the quartic predictor and mixing 0.9 takes
  * 6.37 iterations per window, against 6.90 with the quadratic predictor and
- * no mixing (the full 100 windows: 5.75 against 6.19, bench/RESULTS.md). */
+ * no mixing (the full 100 windows: 5.75 against 6.19, docs/performance.md). */
 static void test_precice_tube_quartic_mixing(void **state)
 {
     (void)state;

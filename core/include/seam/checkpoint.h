@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "seam/plugin.h"   /* seam_status */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,7 +36,7 @@ typedef struct seam_ckpt_writer seam_ckpt_writer;
 typedef struct seam_ckpt_reader seam_ckpt_reader;
 
 /* ---- writing ---- */
-seam_ckpt_writer *seam_ckpt_writer_new(void);
+seam_ckpt_writer *seam_ckpt_writer_new(void);   /* never NULL (docs/errors.md) */
 void seam_ckpt_writer_destroy(seam_ckpt_writer **self_p);
 /* Start a section (the previous one ends); names are unique in a file. */
 void seam_ckpt_section(seam_ckpt_writer *w, const char *name);
@@ -46,12 +48,12 @@ void seam_ckpt_put_str(seam_ckpt_writer *w, const char *s);   /* NULL is written
 void seam_ckpt_put_f64s(seam_ckpt_writer *w, const double *v, size_t n);
 void seam_ckpt_put_i64s(seam_ckpt_writer *w, const int64_t *v, size_t n);
 /* Write the file: path.tmp, flushed to the disk, renamed to path (and the
- * directory flushed). 0, or -1 with err naming the file and the cause.
- * The writer is spent after it: destroy it. */
-int seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen);
+ * directory flushed). SEAM_OK, or SEAM_ERROR with err naming the file and
+ * the cause. The writer is spent after it: destroy it. */
+seam_status seam_ckpt_writer_save(seam_ckpt_writer *w, const char *path, char *err, size_t errlen);
 /* The same image in memory, for a plugin's save (plugin.h): the whole file's
- * bytes, owned by the caller (free), *n their count; NULL when a put ran out
- * of memory. The writer is spent after it: destroy it. */
+ * bytes, owned by the caller (free), *n their count; NULL only when the
+ * writer was saved or taken before. The writer is spent after it: destroy it. */
 unsigned char *seam_ckpt_writer_take(seam_ckpt_writer *w, size_t *n);
 
 /* ---- reading ---- */

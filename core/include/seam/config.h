@@ -37,8 +37,8 @@ json_t *seam_doc_root(const seam_doc *self);      /* borrowed */
 const char *seam_doc_origin(const seam_doc *self);
 /* Apply "key.path=VALUE" (also "a[0].b" or "a.0.b"). VALUE is parsed as JSON
  * when it is valid JSON, else taken as a string. Missing objects on the way
- * are created. Returns 0, or -1 with a message in err. */
-int seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen);
+ * are created. SEAM_OK, or SEAM_ERROR with a message in err. */
+seam_status seam_doc_set(seam_doc *self, const char *assignment, char *err, size_t errlen);
 /* Where a key path was written: "file:line:col", "--set key" for an override;
  * for a key the file does not hold, where its nearest written ancestor is
  * (seam_key_path_parent), else (a top-level key) the origin alone. Valid until the next call. */

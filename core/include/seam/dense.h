@@ -3,7 +3,7 @@
  * semidefinite projection. Anything larger belongs to LAPACKE, which does
  * not pay at these sizes: LAPACKE_dsyev_work, without allocation, takes
  * 1.6-3.4x as long as seam_sym_eig at n = 2 and 3, about as long at n = 6,
- * and 0.6-0.7x only at n = 12 (bench/core/bench_dense, bench/RESULTS.md);
+ * and 0.6-0.7x only at n = 12 (bench/core/bench_dense, docs/performance.md);
  * solids call these per element or hinge in every Newton iteration. */
 #ifndef SEAM_DENSE_H
 #define SEAM_DENSE_H

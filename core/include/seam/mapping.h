@@ -65,7 +65,7 @@ typedef struct seam_samples seam_samples;
  * ceil(longest edge / spacing). An interface without elements gets its
  * points only. NULL for invalid arguments (dim not 2 or 3 with elements of
  * dim nodes, spacing not a positive number, an element naming a point that
- * does not exist) or when out of memory. */
+ * does not exist) only. */
 seam_samples *seam_samples_new(const seam_interface *iface, const double *X, double spacing);
 void seam_samples_destroy(seam_samples **self_p);
 size_t seam_samples_count(const seam_samples *self);

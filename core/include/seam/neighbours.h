@@ -22,7 +22,7 @@ typedef struct seam_neighbours seam_neighbours;
 
 /* A grid over n points X (interleaved, dim components) for queries of radius
  * up to r. Returns NULL for invalid arguments (dim outside 1..3, r not a
- * positive number) or when out of memory. n = 0 is allowed. */
+ * positive number) only. n = 0 is allowed. */
 seam_neighbours *seam_neighbours_new(int dim, size_t n, const double *X, double r);
 void seam_neighbours_destroy(seam_neighbours **self_p);
 

@@ -46,8 +46,8 @@ typedef struct seam_picture_cut {
 
 /* Cut iface at positions X (n_points*3, or iface->X when NULL) with the
  * plane normal to axis (0, 1, 2) at coordinate at. SEAM_ERROR (message
- * through host, may be NULL) when iface is not of triangles in 3D or
- * memory runs out. Free with seam_picture_cut_free. */
+ * through host, may be NULL) when iface is not of triangles in 3D.
+ * Free with seam_picture_cut_free. */
 seam_status seam_picture_cut_plane(const seam_interface *iface, const double *X, int axis, double at,
                                    seam_picture_cut *out, const seam_host *host);
 void seam_picture_cut_free(seam_picture_cut *cut);

@@ -11,11 +11,9 @@
 extern "C" {
 #endif
 
-/* Triplet (coordinate) list; duplicates are summed when compressed. _new
- * returns NULL without memory (adding to NULL does nothing); an add that
- * finds none marks the list incomplete, and seam_csr_from_triplets then
- * returns NULL (as it does without memory of its own), so one check after
- * assembly suffices. */
+/* Triplet (coordinate) list; duplicates are summed when compressed. Out of
+ * memory aborts (seam/alloc.h, docs/errors.md): _new never returns NULL and
+ * an add always lands (adding to a NULL list does nothing). */
 typedef struct seam_triplets seam_triplets;
 
 seam_triplets *seam_triplets_new(size_t rows, size_t cols, size_t capacity_hint);
@@ -31,7 +29,7 @@ typedef struct seam_csr {
 } seam_csr;
 
 /* Compress (sorted columns, duplicates summed, explicit zeros kept); NULL
- * for a NULL or incomplete list, or without memory. */
+ * only for a NULL list. */
 seam_csr *seam_csr_from_triplets(const seam_triplets *t);
 void seam_csr_destroy(seam_csr **self_p);
 /* y = A x */
