@@ -3,9 +3,11 @@
  * Coupled: one solve of a SEAM_COUPLED plugin. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "stepper.h"
+#include "seam/loader.h"
 #include "lanes.h"
 
 /* Whether x holds only finite values (else *bad is the first that is not):
@@ -323,17 +325,44 @@ static seam_status coupled_accept(stepper *st, long step, double dt)
     return result;
 }
 
-/* Keys of `coupling` that scheme "monolithic" reads: handed to the plugin
- * inside its object's "coupling" (docs/monolithic.md). */
-static const char *const monolithic_keys[] = {"sigma", "row_scaling", "pcg_tolerance", "pcg_max_iterations",
-                                              "preconditioner", NULL};
+/* Keys of `coupling` that scheme "monolithic" reads, handed to the plugin
+ * inside its object's "coupling": those the plugin declares ("coupling.KEY"
+ * in its keys entry, plugin.h), read once (declare_keys). */
+static const char *monolithic_keys[33];
+static char monolithic_key_text[32][64];
 
-static const sim_stepper coupled = {"coupled", "monolithic", monolithic_keys, coupled_setup, coupled_attempt,
-                                    coupled_iterations, coupled_accept};
+static void declare_keys(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    char err[2048];
+    seam_keys k = {0};
+    seam_library *lib = seam_library_open("monolithic", err, sizeof err);
+    const seam_plugin *p = lib ? seam_library_plugin(lib) : NULL;
+    size_t n = 0;
+    if (p && p->keys && p->keys(p, &k) == SEAM_OK)
+        for (size_t i = 0; i < k.count && n < 32; i++)
+            if (strncmp(k.name[i], "coupling.", 9) == 0) {
+                snprintf(monolithic_key_text[n], sizeof monolithic_key_text[n], "%s", k.name[i] + 9);
+                monolithic_keys[n] = monolithic_key_text[n];
+                n++;
+            }
+    seam_library_close(&lib);
+}
+
+static const sim_stepper coupled = {"coupled", "monolithic", (const char *const *)monolithic_keys, coupled_setup,
+                                    coupled_attempt, coupled_iterations, coupled_accept};
 
 static const sim_stepper *const steppers[] = {&partitioned, &coupled};
 
-size_t sim_stepper_count(void) { return sizeof steppers / sizeof steppers[0]; }
+size_t sim_stepper_count(void)
+{
+    declare_keys();   /* before any stepper's keys are read */
+    return sizeof steppers / sizeof steppers[0];
+}
+
 const sim_stepper *sim_stepper_at(size_t i) { return i < sim_stepper_count() ? steppers[i] : NULL; }
 
 const sim_stepper *sim_stepper_find(const char *name)

@@ -20,6 +20,7 @@
 #include "keys.h"
 #include "remote.h"
 #include "session.h"
+#include "shape.h"
 #include "seam/alloc.h"
 #include "seam/loader.h"
 #include "seam/log.h"
@@ -96,11 +97,9 @@ struct seam_remote {
     atomic_size_t in_flight; /* frames ZeroMQ holds that point into the caller's arrays (its I/O thread releases them) */
     /* what the plugin side owns in the contract lives here until the next call */
     size_t n_iface;          /* values per interface array, from describe or bind */
-    double *X, *mass, *C, *q, *M;
+    wire_allocs kept[WIRE_E_COUNT];   /* what each shaped entry's last reply brought */
     double *centre, *rotation;   /* bodies */
     int64_t *first, *points;
-    int32_t *body, *elems;
-    uint8_t *two_sided, *bytes;
 };
 
 static void remote_destroy(void *self);
@@ -456,16 +455,6 @@ static void write_step(seam_wbuf *w, const seam_step *step)
 
 /* ---- the table ---------------------------------------------------------- */
 
-/* A request without fields: send it, wait for the reply, read its status. */
-static seam_status ask(seam_remote *r, const char *op, seam_msg *m)
-{
-    seam_wbuf w;
-    uint64_t id = begin_request(r, &w, op, 0, 0);
-    if (!call(r, op, id, &w, r->o.timeout_s, m))
-        return SEAM_ERROR;
-    return reply_status(r, op, m);
-}
-
 static seam_status remote_max_dt(void *self, double *dt)
 {
     seam_remote *r = self;
@@ -483,22 +472,6 @@ static seam_status remote_max_dt(void *self, double *dt)
     seam_status st = seam_msg_has(&m, "status") ? reply_status(r, "max_dt", &m) : SEAM_OK;
     if (st == SEAM_OK && !seam_msg_num(&m, "dt", true, dt)) {
         report(r, "max_dt: bad reply from %s: %s", r->endpoint, m.error);
-        return SEAM_ERROR;
-    }
-    return st;
-}
-
-static seam_status remote_domain(void *self, double lo[3], double hi[3])
-{
-    seam_remote *r = self;
-    seam_wbuf w;
-    seam_msg m;
-    uint64_t id = begin_request(r, &w, "domain", 0, 0);
-    if (!call(r, "domain", id, &w, r->o.timeout_s, &m))
-        return SEAM_ERROR;
-    seam_status st = reply_status(r, "domain", &m);
-    if (st == SEAM_OK && (!seam_msg_f64s(&m, "lo", true, lo, 3) || !seam_msg_f64s(&m, "hi", true, hi, 3))) {
-        report(r, "domain: bad reply from %s: %s", r->endpoint, m.error);
         return SEAM_ERROR;
     }
     return st;
@@ -530,10 +503,8 @@ static seam_status remote_bodies(void *self, seam_bodies *out)
         ranges = seam_msg_f64s_alloc(&m, "ranges", count > 0, 2 * count);
     }
     if (!m.error[0] && count) {
-        r->first = malloc(count * sizeof *r->first);
-        r->points = malloc(count * sizeof *r->points);
-        if (!r->first || !r->points)
-            seam_msg_fail(&m, "out of memory for %llu bodies", (unsigned long long)count);
+        r->first = SEAM_NEW_N(int64_t, count);
+        r->points = SEAM_NEW_N(int64_t, count);
     }
     for (uint64_t b = 0; b < count && !m.error[0]; b++) {
         double f = ranges[2 * b], k = ranges[2 * b + 1];
@@ -710,192 +681,11 @@ static seam_status remote_commit(void *self)
     return seam_remote_commit_begin(r) == 0 ? seam_remote_commit_end(r) : SEAM_ERROR;
 }
 
-static seam_status remote_describe(void *self, seam_interface *iface)
-{
-    seam_remote *r = self;
-    seam_msg m;
-    seam_status st = ask(r, "describe", &m);
-    if (st != SEAM_OK)
-        return st;
-    int64_t dim = 0, npe = 0;
-    uint64_t np = 0, ne = 0, nb = 0;
-    seam_msg_int(&m, "dim", true, &dim);
-    seam_msg_uint(&m, "n_points", true, &np);
-    seam_msg_int(&m, "nodes_per_elem", true, &npe);
-    seam_msg_uint(&m, "n_elems", true, &ne);
-    seam_msg_uint(&m, "n_bodies", true, &nb);
-    if (!m.error[0] && (dim < 1 || dim > 3 || npe < 0 || npe > 3 || np > (1ull << 36) || ne > (1ull << 36)))
-        seam_msg_fail(&m, "dim %lld, %llu points, %llu elements of %lld nodes is not an interface", (long long)dim,
-                      (unsigned long long)np, (unsigned long long)ne, (long long)npe);
-    free(r->X); free(r->mass); free(r->body); free(r->elems); free(r->two_sided);
-    r->X = r->mass = NULL;
-    r->body = r->elems = NULL;
-    r->two_sided = NULL;
-    if (!m.error[0]) {
-        r->X = seam_msg_f64s_alloc(&m, "X", np > 0, np * (size_t)dim);
-        r->mass = seam_msg_f64s_alloc(&m, "mass", false, np);
-        r->body = seam_msg_i32s_alloc(&m, "body", false, np);
-        r->elems = seam_msg_i32s_alloc(&m, "elems", ne * (size_t)npe > 0, ne * (size_t)npe);
-        r->two_sided = seam_msg_bytes_alloc(&m, "two_sided", false, ne);
-    }
-    if (m.error[0]) {
-        report(r, "describe: bad reply from %s: %s", r->endpoint, m.error);
-        return SEAM_ERROR;
-    }
-    r->n_iface = np * (size_t)dim;
-    *iface = (seam_interface){.dim = (int)dim, .n_points = np, .X = r->X, .mass = r->mass, .body = r->body,
-                              .nodes_per_elem = (int)npe, .n_elems = ne, .elems = r->elems,
-                              .two_sided = r->two_sided, .n_bodies = nb};
-    return SEAM_OK;
-}
-
-static seam_status remote_bind(void *self, const seam_interface *f)
-{
-    seam_remote *r = self;
-    size_t np = f->n_points, nv = np * (size_t)f->dim, ne = f->n_elems * (size_t)f->nodes_per_elem;
-    seam_wbuf w;
-    seam_msg m;
-    unsigned p = r->proto;
-    r->dt_known = false;
-    uint64_t id = begin_request(r, &w, "bind", 10, 256 + seam_wire_inline(p, nv * 8) + seam_wire_inline(p, np * 8) +
-                                                       seam_wire_inline(p, np * 4) + seam_wire_inline(p, ne * 4) +
-                                                       seam_wire_inline(p, f->n_elems));
-    seam_w_str(&w, "dim");
-    seam_w_int(&w, f->dim);
-    seam_w_str(&w, "n_points");
-    seam_w_uint(&w, np);
-    seam_w_str(&w, "X");
-    seam_w_f64s(&w, f->X, nv);
-    seam_w_str(&w, "mass");
-    seam_w_f64s(&w, f->mass, np);
-    seam_w_str(&w, "body");
-    seam_w_i32s(&w, f->body, np);
-    seam_w_str(&w, "nodes_per_elem");
-    seam_w_int(&w, f->nodes_per_elem);
-    seam_w_str(&w, "n_elems");
-    seam_w_uint(&w, f->n_elems);
-    seam_w_str(&w, "elems");
-    seam_w_i32s(&w, f->elems, ne);
-    seam_w_str(&w, "two_sided");
-    if (f->two_sided)
-        seam_w_bin(&w, f->two_sided, f->n_elems);
-    else
-        seam_w_nil(&w);
-    seam_w_str(&w, "n_bodies");
-    seam_w_uint(&w, f->n_bodies);
-    if (!call(r, "bind", id, &w, r->o.timeout_s, &m))
-        return SEAM_ERROR;
-    seam_status st = reply_status(r, "bind", &m);
-    if (st == SEAM_OK)
-        r->n_iface = nv;
-    return st;
-}
-
-static seam_status remote_regions(void *self, const seam_step *step, const double *X, seam_regions *out)
-{
-    seam_remote *r = self;
-    r->step = step->index;
-    r->t = step->t;
-    r->t_next = step->t + step->dt;
-    r->between = false;
-    seam_wbuf w;
-    seam_msg m;
-    uint64_t id = begin_request(r, &w, "regions", 2, 256 + seam_wire_inline(r->proto, r->n_iface * 8));
-    write_step(&w, step);
-    seam_w_str(&w, "X");
-    seam_w_f64s(&w, X, r->n_iface);
-    if (!call(r, "regions", id, &w, r->o.timeout_s, &m))
-        return SEAM_ERROR;
-    seam_status st = reply_status(r, "regions", &m);
-    if (st != SEAM_OK)
-        return st;
-    uint64_t count = 0, n = 0;
-    seam_msg_uint(&m, "count", true, &count);
-    seam_msg_uint(&m, "n", true, &n);
-    free(r->C);
-    free(r->q);
-    free(r->M);
-    r->C = r->q = r->M = NULL;
-    if (!m.error[0] && (count > (1u << 20) || n > (1ull << 36)))
-        seam_msg_fail(&m, "%llu regions of %llu values is beyond any interface", (unsigned long long)count,
-                      (unsigned long long)n);
-    if (!m.error[0]) {
-        r->C = seam_msg_f64s_alloc(&m, "C", count > 0, count * n);
-        r->q = seam_msg_f64s_alloc(&m, "q", count > 0, count);
-        if (!m.error[0] && seam_msg_has(&m, "M"))
-            r->M = seam_msg_f64s_alloc(&m, "M", true, count * n);
-    }
-    if (m.error[0]) {
-        report(r, "regions: bad reply from %s: %s", r->endpoint, m.error);
-        return SEAM_ERROR;
-    }
-    *out = (seam_regions){.count = count, .n = n, .C = r->C, .q = r->q, .M = r->M};
-    return SEAM_OK;
-}
-
-static seam_status remote_mobility(void *self, const double *impulse, double *dv)
-{
-    seam_remote *r = self;
-    seam_wbuf w;
-    seam_msg m;
-    uint64_t id = begin_request(r, &w, "mobility", 1, 64 + seam_wire_inline(r->proto, r->n_iface * 8));
-    seam_w_str(&w, "impulse");
-    seam_w_f64s_ref(&w, impulse, r->n_iface, NULL);   /* out of band without a copy: the call waits */
-    seam_frames_dest dest = {"dv", dv, r->n_iface * sizeof(double)};
-    r->reply.dest = &dest;
-    r->reply.n_dest = 1;
-    r->reply.dest_id = id;
-    bool replied = call(r, "mobility", id, &w, r->o.timeout_s, &m);
-    r->reply.dest = NULL;
-    r->reply.n_dest = 0;
-    if (!replied)
-        return SEAM_ERROR;
-    seam_status st = reply_status(r, "mobility", &m);
-    if (st == SEAM_OK && !seam_msg_f64s(&m, "dv", true, dv, r->n_iface)) {
-        report(r, "mobility: bad reply from %s: %s", r->endpoint, m.error);
-        return SEAM_ERROR;
-    }
-    return st;
-}
-
-static seam_status remote_save(void *self, seam_buffer *out)
-{
-    seam_remote *r = self;
-    seam_msg m;
-    seam_status st = ask(r, "save", &m);
-    if (st != SEAM_OK)
-        return st;
-    size_t len;
-    uint8_t *data = seam_msg_bin_alloc(&m, "data", true, &len);
-    if (!data) {
-        report(r, "save: bad reply from %s: %s", r->endpoint, m.error);
-        return SEAM_ERROR;
-    }
-    free(r->bytes);
-    r->bytes = data;
-    *out = (seam_buffer){r->bytes, len};
-    return SEAM_OK;
-}
-
 void seam_remote_at(seam_remote *r, long steps_done, double t)
 {
     r->step = steps_done;
     r->t = t;
     r->between = true;
-}
-
-static seam_status remote_load(void *self, const void *bytes, size_t n)
-{
-    seam_remote *r = self;
-    seam_wbuf w;
-    seam_msg m;
-    r->dt_known = false;   /* a new committed state */
-    uint64_t id = begin_request(r, &w, "load", 1, 64 + seam_wire_inline(r->proto, n));
-    seam_w_str(&w, "data");
-    seam_w_bin(&w, bytes, n);
-    if (!call(r, "load", id, &w, r->o.timeout_s, &m))
-        return SEAM_ERROR;
-    return reply_status(r, "load", &m);
 }
 
 /* The raster of one `field` answer (status 0) from m into c->got; false
@@ -1042,22 +832,104 @@ static const char *server_path(const seam_remote *r, const char *path, char *buf
     return buf;
 }
 
-static seam_status remote_write_output(void *self, const char *dir, int frame)
+/* ---- the shaped entries ------------------------------------------------- */
+
+static seam_remote *remote_of(const void *p) { return (seam_remote *)(uintptr_t)p; }
+
+/* The step a call works on, for messages. */
+static void at_step(seam_remote *r, const seam_step *step)
 {
-    seam_remote *r = self;
+    r->step = step->index;
+    r->t = step->t;
+    r->t_next = step->t + step->dt;
+    r->between = false;
+}
+
+/* The request of a shaped entry from its arguments (plugin.h's shape). */
+static uint64_t write_shaped(seam_remote *r, const wire_entry *d, const wire_arg *v, seam_wbuf *w)
+{
+    size_t fields = 0;
+    for (size_t i = 0; i < d->n_params; i++)
+        fields += d->p[i].kind == WP_IN_STRUCT ? wire_struct_keys(d->p[i].st, v[i].in)
+                  : d->p[i].kind != WP_OUT_F64S && d->p[i].kind != WP_OUT_STRUCT;
+    uint64_t id = begin_request(r, w, d->name, fields, 0);
+    char abs_path[8300];
+    for (size_t i = 0; i < d->n_params; i++) {
+        const wire_param *p = &d->p[i];
+        if (p->kind == WP_STEP) {
+            at_step(r, v[i].in);
+            write_step(w, v[i].in);
+        } else if (p->kind == WP_IN_STRUCT)
+            wire_struct_write(w, p->st, v[i].in);
+        else if (p->kind != WP_OUT_F64S && p->kind != WP_OUT_STRUCT)
+            seam_w_str(w, p->key);
+        if (p->kind == WP_IN_F64S)   /* out of band without a copy: the call waits for the reply (or abandons) */
+            seam_w_f64s_ref(w, v[i].in, p->n ? p->n : r->n_iface, NULL);
+        else if (p->kind == WP_IN_BYTES)
+            seam_w_bin(w, v[i].in, v[i].size);
+        else if (p->kind == WP_IN_STR)
+            seam_w_str(w, v[i].in);
+        else if (p->kind == WP_IN_PATH)   /* as create's output_dir */
+            seam_w_str(w, server_path(r, v[i].in, abs_path, sizeof abs_path));
+        else if (p->kind == WP_IN_INDEX)
+            seam_w_int(w, v[i].index);
+    }
+    return id;
+}
+
+/* The outputs of a shaped entry's reply (status 0) into its arguments. */
+static bool read_shaped(seam_remote *r, int e, const wire_entry *d, wire_arg *v, seam_msg *m)
+{
+    size_t n_iface = r->n_iface;
+    for (size_t i = 0; i < d->n_params && !m->error[0]; i++) {
+        const wire_param *p = &d->p[i];
+        if (p->kind == WP_OUT_F64S)
+            seam_msg_f64s(m, p->key, true, v[i].out, p->n ? p->n : r->n_iface);
+        else if (p->kind == WP_OUT_STRUCT) {   /* the plugin's buffers until the next call of this entry */
+            wire_allocs_free(&r->kept[e]);
+            if (wire_struct_read(m, p->st, v[i].out, &r->kept[e]) && wire_struct_check(m, p->st, v[i].out))
+                wire_struct_iface(p->st, v[i].out, &n_iface);
+        } else if (p->kind == WP_IN_STRUCT)
+            wire_struct_iface(p->st, v[i].in, &n_iface);
+    }
+    if (m->error[0])
+        return false;
+    r->n_iface = n_iface;
+    return true;
+}
+
+/* Every shaped entry: its request, the reply, its outputs. */
+static seam_status remote_shaped(const void *self, int e, wire_arg *v)
+{
+    seam_remote *r = remote_of(self);
+    const wire_entry *d = wire_entry_at(e);
+    if (d->recv == WIRE_RECV_SEAM_CHANGES)   /* a new committed state */
+        r->dt_known = false;
     seam_wbuf w;
     seam_msg m;
-    char abs_dir[8300];
-    dir = server_path(r, dir, abs_dir, sizeof abs_dir);   /* as create's output_dir */
-    uint64_t id = begin_request(r, &w, "write_output", 2, 0);
-    seam_w_str(&w, "dir");
-    seam_w_str(&w, dir);
-    seam_w_str(&w, "frame");
-    seam_w_int(&w, frame);
-    if (!call(r, "write_output", id, &w, r->o.timeout_s, &m))
+    uint64_t id = write_shaped(r, d, v, &w);
+    seam_frames_dest dest[3];   /* large outputs land straight in the caller's arrays */
+    size_t n_dest = 0;
+    for (size_t i = 0; i < d->n_params; i++)
+        if (d->p[i].kind == WP_OUT_F64S)
+            dest[n_dest++] = (seam_frames_dest){d->p[i].key, v[i].out, (d->p[i].n ? d->p[i].n : r->n_iface) * 8};
+    r->reply.dest = dest;
+    r->reply.n_dest = n_dest;
+    r->reply.dest_id = id;
+    bool replied = call(r, d->name, id, &w, r->o.timeout_s, &m);
+    r->reply.dest = NULL;
+    r->reply.n_dest = 0;
+    if (!replied)
         return SEAM_ERROR;
-    return reply_status(r, "write_output", &m);
+    seam_status st = reply_status(r, d->name, &m);
+    if (st == SEAM_OK && !read_shaped(r, e, d, v, &m)) {
+        report(r, "%s: bad reply from %s: %s", d->name, r->endpoint, m.error);
+        return SEAM_ERROR;
+    }
+    return st;
 }
+
+SEAM_PLUGIN_ENTRIES(WIRE_THUNK)
 
 /* ---- connecting --------------------------------------------------------- */
 
@@ -1067,7 +939,7 @@ static seam_status remote_write_output(void *self, const char *dir, int frame)
 static seam_remote *open_remote(const char *endpoint, const seam_remote_options *o, bool spawned, char *err,
                                 size_t errlen)
 {
-    seam_remote *r = calloc(1, sizeof *r);
+    seam_remote *r = SEAM_NEW(seam_remote);
     atomic_init(&r->in_flight, 0);
     seam_frames_init(&r->reply);
     seam_wire_tune_malloc();
@@ -1135,9 +1007,8 @@ static uint32_t remote_capabilities(void *self)
 /* Every optional entry the proxy can forward; hello copies those the
  * server's plugin provides into the remote's table. */
 static const seam_plugin proxy_entries = {
-    .describe = remote_describe, .bind = remote_bind, .regions = remote_regions, .mobility = remote_mobility,
-    .save = remote_save, .load = remote_load, .field = remote_field, .write_output = remote_write_output,
-    .capabilities = remote_capabilities, .domain = remote_domain, .bodies = remote_bodies,
+    SEAM_PLUGIN_ENTRIES(WIRE_TABLE)   /* the shaped entries; then those by hand */
+    .field = remote_field, .capabilities = remote_capabilities, .bodies = remote_bodies,
 };
 
 /* hello: versions, the plugin's name, role and optional functions. */
@@ -1332,12 +1203,7 @@ static seam_remote *launch(const char *const *argv, const char *cwd, const char 
     size_t argc = 0;
     while (argv[argc])
         argc++;
-    char **args = calloc(argc + 4, sizeof *args);
-    if (!args) {
-        snprintf(err, errlen, "out of memory");
-        rmdir(dir);
-        return NULL;
-    }
+    char **args = SEAM_NEW_N(char *, argc + 4);
     memcpy(args, argv, argc * sizeof *args);
     args[argc] = "--bind";
     args[argc + 1] = endpoint;
@@ -1460,7 +1326,7 @@ static void write_locations(seam_wbuf *w, json_t *v, const char *path, const sea
  * through leads back to its remote. */
 static void *remote_create(const seam_plugin *plugin, const char *config_json, const seam_host *host)
 {
-    seam_remote *r = (seam_remote *)(void *)plugin;
+    seam_remote *r = remote_of(plugin);
     r->host = host;
     json_t *cfg = json_loads(config_json, 0, NULL);
     size_t n_locs = 0;
@@ -1575,13 +1441,13 @@ static void close_remote(seam_remote **self_p, bool relay)
         unlink(sock_path);
         rmdir(r->tmpdir);
     }
-    free(r->X); free(r->mass); free(r->C); free(r->q); free(r->M);
+    for (int e = 0; e < WIRE_E_COUNT; e++)
+        wire_allocs_free(&r->kept[e]);
     for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++) {
         free(r->fc[k].got.data);
         free(r->fc[k].given.data);
     }
     free(r->centre); free(r->rotation); free(r->first); free(r->points);
-    free(r->body); free(r->elems); free(r->two_sided); free(r->bytes);
     free(r->want_plugin);
     free(r);
     *self_p = NULL;

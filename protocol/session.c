@@ -8,7 +8,9 @@
 
 #include <jansson.h>
 
+#include "seam/alloc.h"
 #include "session.h"
+#include "shape.h"
 #include "seam/config.h"
 #include "seam/loader.h"
 #include "seam/vtk.h"
@@ -18,11 +20,6 @@
 
 typedef struct { seam_log_level level; char *text; } log_entry;
 typedef struct { char *path, *where; } location;
-typedef struct {
-    double *X, *mass;
-    int32_t *body, *elems;
-    uint8_t *two_sided;
-} bound_iface;
 
 #define MAX_REFUSED_BINDS 4     /* binds the plugin refused, kept until one succeeds */
 #define MAX_LOCATIONS 65536     /* entries of create's `locations` */
@@ -54,8 +51,8 @@ struct seam_session {
     /* bind: the coupler's interface, kept while the plugin may point into it
      * (the contract); a bind the plugin refused may have left it holding the
      * refused arrays as well as the accepted ones, so those are kept too */
-    bound_iface bound;
-    bound_iface refused[MAX_REFUSED_BINDS];
+    wire_allocs bound;
+    wire_allocs refused[MAX_REFUSED_BINDS];
     size_t n_refused;
     /* per-solve scratch, n_iface values each; outputs are shared with the
      * reply's frames while ZeroMQ sends them */
@@ -64,6 +61,7 @@ struct seam_session {
     /* commit's `fields`: each raster copied (the plugin's pointer lasts only
      * until its next field call), kept between commits */
     commit_field cf[SEAM_COMMIT_FIELDS_MAX];
+    int entry;               /* the shaped entry op_shaped serves (WIRE_E_*) */
 };
 
 static const char *const io_names[3] = {"X", "V", "F"};
@@ -93,7 +91,7 @@ static void session_log(void *ctx, seam_log_level level, const char *message)
         return;
     }
     s->log[s->n_log].level = level;
-    s->log[s->n_log].text = strdup(message);
+    s->log[s->n_log].text = seam_xstrdup(message);
     s->n_log++;
 }
 
@@ -121,15 +119,9 @@ static void clear_log(seam_session *s)
 
 seam_session *seam_session_new(const seam_plugin *p)
 {
-    seam_session *s = calloc(1, sizeof *s);
+    seam_session *s = SEAM_NEW(seam_session);
     s->p = p;
     return s;
-}
-
-static void bound_free(bound_iface *b)
-{
-    free(b->X); free(b->mass); free(b->body); free(b->elems); free(b->two_sided);
-    *b = (bound_iface){0};
 }
 
 static void free_instance(seam_session *s)
@@ -146,9 +138,9 @@ static void free_instance(seam_session *s)
     free(s->locs);
     s->locs = NULL;
     s->n_locs = 0;
-    bound_free(&s->bound);
+    wire_allocs_free(&s->bound);
     for (size_t i = 0; i < s->n_refused; i++)
-        bound_free(&s->refused[i]);
+        wire_allocs_free(&s->refused[i]);
     s->n_refused = 0;
     for (int k = 0; k < 3; k++) {
         free(s->in[k]);
@@ -207,7 +199,7 @@ static char *with_defaults(const seam_session *s, const char *config)
     json_t *obj = s->defaults ? json_loads(config, 0, NULL) : NULL;
     if (!json_is_object(obj)) {
         json_decref(obj);
-        return strdup(config);
+        return seam_xstrdup(config);
     }
     json_object_update_missing(obj, s->defaults);
     char *text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -250,11 +242,7 @@ static void w_text(seam_wbuf *w, const char *text)
         seam_w_str(w, text);
         return;
     }
-    char *clean = malloc(n + 2 * bad + 1);
-    if (!clean) {
-        seam_w_str(w, "(a message that is not UTF-8)");
-        return;
-    }
+    char *clean = seam_xmalloc(n + 2 * bad + 1);
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         size_t len = utf8_len(p + i, n - i);
@@ -369,7 +357,7 @@ static char *dup_field(seam_msg *m, const char *key, bool required)
         seam_msg_fail(m, "field \"%s\": contains a NUL byte", key);
         return NULL;
     }
-    return strndup(str, len);
+    return seam_xstrndup(str, len);
 }
 
 static void set_iface_size(seam_session *s, size_t n);
@@ -448,7 +436,7 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         if (n_locs > MAX_LOCATIONS)
             seam_msg_fail(m, "field \"locations\": %zu entries (at most %d)", n_locs, MAX_LOCATIONS);
         else
-            s->locs = calloc(n_locs ? n_locs : 1, sizeof *s->locs);
+            s->locs = SEAM_NEW_N(location, n_locs ? n_locs : 1);
         for (size_t i = 0; s->locs && i < n_locs && !m->error[0]; i++) {
             seam_mp_value k, v;
             if (!seam_mp_next(&items, &k) || k.kind != SEAM_MP_STR || !seam_mp_next(&items, &v) ||
@@ -456,11 +444,9 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
                 seam_msg_fail(m, "field \"locations\": entry %zu is not a string key with a string value", i);
                 break;
             }
-            s->locs[s->n_locs].path = strndup((const char *)k.data, k.len);
-            s->locs[s->n_locs++].where = strndup((const char *)v.data, v.len);
+            s->locs[s->n_locs].path = seam_xstrndup((const char *)k.data, k.len);
+            s->locs[s->n_locs++].where = seam_xstrndup((const char *)v.data, v.len);
         }
-        if (n_locs <= MAX_LOCATIONS && !s->locs)
-            seam_msg_fail(m, "field \"locations\": no memory for %zu entries", n_locs);
     }
     if (m->error[0]) {
         free(config);
@@ -488,100 +474,6 @@ static void op_create(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     kv_status(w, s->self ? SEAM_OK : SEAM_ERROR);
     if (!s->self)
         free_instance(s);
-}
-
-static void op_describe(seam_session *s, uint64_t id, seam_wbuf *w)
-{
-    seam_interface f = {0};
-    seam_status st = s->p->describe(s->self, &f);
-    if (st != SEAM_OK) {
-        begin_ok(w, s, id, 1, 0);
-        { kv_status(w, st); return; }
-    }
-    if (f.dim >= 1 && f.dim <= 3 && f.n_points < MAX_COUNT)
-        set_iface_size(s, f.n_points * (size_t)f.dim);
-    size_t np = f.n_points, ne = f.n_elems * (size_t)(f.nodes_per_elem > 0 ? f.nodes_per_elem : 0);
-    unsigned p = s->proto;
-    begin_ok(w, s, id, 11, 64 + seam_wire_inline(p, np * (size_t)(f.dim > 0 ? f.dim : 0) * 8) +
-                               seam_wire_inline(p, np * 8) + seam_wire_inline(p, np * 4) +
-                               seam_wire_inline(p, ne * 4) + seam_wire_inline(p, f.n_elems));
-    kv_status(w, st);
-    kv_int(w, "dim", f.dim);
-    kv_uint(w, "n_points", np);
-    seam_w_str(w, "X");
-    seam_w_f64s(w, f.X, np * (size_t)(f.dim > 0 ? f.dim : 0));
-    seam_w_str(w, "mass");
-    seam_w_f64s(w, f.mass, np);
-    seam_w_str(w, "body");
-    seam_w_i32s(w, f.body, np);
-    kv_int(w, "nodes_per_elem", f.nodes_per_elem);
-    kv_uint(w, "n_elems", f.n_elems);
-    seam_w_str(w, "elems");
-    seam_w_i32s(w, f.elems, ne);
-    seam_w_str(w, "two_sided");
-    if (f.two_sided)
-        seam_w_bin(w, f.two_sided, f.n_elems);
-    else
-        seam_w_nil(w);
-    kv_uint(w, "n_bodies", f.n_bodies);
-}
-
-static void op_bind(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
-{
-    int64_t dim = 0, npe = 0;
-    uint64_t np = 0, ne = 0, nb = 0;
-    seam_msg_int(m, "dim", true, &dim);
-    seam_msg_uint(m, "n_points", true, &np);
-    seam_msg_int(m, "nodes_per_elem", true, &npe);
-    seam_msg_uint(m, "n_elems", true, &ne);
-    seam_msg_uint(m, "n_bodies", false, &nb);
-    if (m->error[0])
-        { fail(w, s, id, "bind: %s", m->error); return; }
-    if (dim < 1 || dim > 3 || npe < 0 || npe > 3 || np >= MAX_COUNT || ne >= MAX_COUNT)
-        { fail(w, s, id, "bind: dim %lld, nodes_per_elem %lld, %llu points, %llu elements is not an interface",
-                    (long long)dim, (long long)npe, (unsigned long long)np, (unsigned long long)ne); return; }
-    /* the new arrays are read and checked before the old ones go: the plugin
-     * points into those until a bind of its own accepts new ones */
-    bound_iface b = {
-        .X = seam_msg_f64s_alloc(m, "X", true, np * (size_t)dim),
-        .mass = seam_msg_f64s_alloc(m, "mass", false, np),
-        .body = seam_msg_i32s_alloc(m, "body", false, np),
-        .elems = seam_msg_i32s_alloc(m, "elems", false, ne * (size_t)npe),
-        .two_sided = seam_msg_bytes_alloc(m, "two_sided", false, ne),
-    };
-    if (ne && !b.elems)
-        seam_msg_fail(m, "field \"elems\" is missing for %llu elements", (unsigned long long)ne);
-    for (size_t i = 0; b.elems && !m->error[0] && i < ne * (size_t)npe; i++)
-        if (b.elems[i] < 0 || (uint64_t)b.elems[i] >= np)
-            seam_msg_fail(m, "field \"elems\": element %zu names point %d of %llu", i / (size_t)npe, b.elems[i],
-                          (unsigned long long)np);
-    for (size_t i = 0; b.body && !m->error[0] && i < np; i++)
-        if (b.body[i] < 0 || (nb && (uint64_t)b.body[i] >= nb))
-            seam_msg_fail(m, "field \"body\": point %zu names body %d of %llu", i, b.body[i], (unsigned long long)nb);
-    if (!m->error[0] && s->n_refused == MAX_REFUSED_BINDS)
-        seam_msg_fail(m, "the plugin refused %d binds in a row; create a new instance", MAX_REFUSED_BINDS);
-    if (m->error[0]) {
-        bound_free(&b);
-        fail(w, s, id, "bind: %s", m->error);
-        return;
-    }
-    seam_interface f = {.dim = (int)dim, .n_points = np, .X = b.X, .mass = b.mass, .body = b.body,
-                        .nodes_per_elem = (int)npe, .n_elems = ne, .elems = b.elems,
-                        .two_sided = b.two_sided, .n_bodies = nb};
-    seam_status st = s->p->bind(s->self, &f);
-    if (st == SEAM_OK) {   /* the plugin now points into b alone */
-        bound_free(&s->bound);
-        for (size_t i = 0; i < s->n_refused; i++)
-            bound_free(&s->refused[i]);
-        s->n_refused = 0;
-        s->bound = b;
-        set_iface_size(s, np * (size_t)dim);
-    } else {   /* it may hold the old arrays or the refused ones: keep both, solve nothing until a bind succeeds */
-        s->refused[s->n_refused++] = b;
-        set_iface_size(s, 0);
-    }
-    begin_ok(w, s, id, 1, 0);
-    kv_status(w, st);
 }
 
 static bool read_step(seam_msg *m, seam_step *step)
@@ -623,7 +515,7 @@ static void set_iface_size(seam_session *s, size_t n)
 static double *scratch(seam_session *s, double **which, int k)
 {
     if (!which[k])
-        which[k] = calloc(s->n_iface ? s->n_iface : 1, sizeof(double));
+        which[k] = SEAM_NEW_N(double, s->n_iface ? s->n_iface : 1);
     return which[k];
 }
 
@@ -724,91 +616,6 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
         }
 }
 
-static void op_regions(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
-{
-    seam_step step = {0};
-    read_step(m, &step);
-    if (!s->n_iface)
-        seam_msg_fail(m, "no interface bound yet");
-    double *X = m->error[0] ? NULL : scratch(s, s->in, 0);
-    if (X)
-        seam_msg_f64s(m, "X", true, X, s->n_iface);
-    else if (!m->error[0])
-        no_memory(m, s);
-    if (m->error[0])
-        { fail(w, s, id, "regions: %s", m->error); return; }
-    seam_regions r = {0};
-    seam_status st = s->p->regions(s->self, &step, X, &r);
-    bool ok = st == SEAM_OK;
-    bool mass = ok && r.M && r.count;
-    begin_ok(w, s, id, ok ? 5 + mass : 1,
-             ok ? 64 + (1 + mass) * seam_wire_inline(s->proto, r.count * r.n * 8) +
-                      seam_wire_inline(s->proto, r.count * 8)
-                : 0);
-    kv_status(w, st);
-    if (!ok)
-        return;
-    kv_uint(w, "count", r.count);
-    kv_uint(w, "n", r.n);
-    seam_w_str(w, "C");
-    seam_w_f64s(w, r.C, r.count * r.n);
-    seam_w_str(w, "q");
-    seam_w_f64s(w, r.q, r.count);
-    if (mass) {
-        seam_w_str(w, "M");
-        seam_w_f64s(w, r.M, r.count * r.n);
-    }
-}
-
-static void op_mobility(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
-{
-    if (!s->n_iface)
-        seam_msg_fail(m, "no interface described yet");
-    double *impulse = m->error[0] ? NULL : scratch(s, s->in, 2);
-    if (impulse)
-        seam_msg_f64s(m, "impulse", true, impulse, s->n_iface);
-    else if (!m->error[0])
-        no_memory(m, s);
-    double *dv = m->error[0] ? NULL : out_scratch(s, 1);
-    if (!dv && !m->error[0])
-        no_memory(m, s);
-    if (m->error[0])
-        { fail(w, s, id, "mobility: %s", m->error); return; }
-    seam_status st = s->p->mobility(s->self, impulse, dv);
-    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, 64 + seam_wire_inline(s->proto, s->n_iface * 8));
-    kv_status(w, st);
-    if (st == SEAM_OK) {
-        seam_w_str(w, "dv");
-        seam_w_f64s_ref(w, dv, s->n_iface, s->out[1]);
-    }
-}
-
-static void op_save(seam_session *s, uint64_t id, seam_wbuf *w)
-{
-    seam_buffer b = {0};
-    seam_status st = s->p->save(s->self, &b);
-    begin_ok(w, s, id, st == SEAM_OK ? 2 : 1, st == SEAM_OK ? 64 + seam_wire_inline(s->proto, b.size) : 0);
-    kv_status(w, st);
-    if (st == SEAM_OK) {
-        seam_w_str(w, "data");
-        seam_w_bin(w, b.data, b.data ? b.size : 0);
-    }
-}
-
-static void op_load(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
-{
-    const void *data = NULL;
-    void *copy = NULL;   /* only for a state split over frames that do not lie back to back */
-    size_t len = 0;
-    seam_msg_bin(m, "data", true, &data, &len, &copy);
-    if (m->error[0])
-        { free(copy); fail(w, s, id, "load: %s", m->error); return; }
-    seam_status st = s->p->load(s->self, data, len);
-    free(copy);
-    begin_ok(w, s, id, 1, 0);
-    kv_status(w, st);
-}
-
 /* A field call's status as the reply gives it: a raster with a negative
  * size is an error of the plugin's. */
 static size_t raster_cells(const seam_raster *r) { return (size_t)r->nx * (size_t)r->ny * (size_t)r->nz; }
@@ -852,21 +659,6 @@ static void op_field(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     kv_status(w, st);
     if (st == SEAM_OK)
         kv_raster(w, &r);
-}
-
-static void op_write_output(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
-{
-    char dir[4096];
-    int64_t frame = 0;
-    seam_msg_strcpy(m, "dir", true, dir, sizeof dir);
-    seam_msg_int(m, "frame", true, &frame);
-    if (!m->error[0] && (frame < 0 || frame > INT32_MAX))
-        seam_msg_fail(m, "field \"frame\": %lld is out of range", (long long)frame);
-    if (m->error[0])
-        { fail(w, s, id, "write_output: %s", m->error); return; }
-    seam_status st = s->p->write_output(s->self, dir, (int)frame);
-    begin_ok(w, s, id, 1, 0);
-    kv_status(w, st);
 }
 
 static void op_max_dt(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
@@ -923,15 +715,7 @@ static void commit_field_take(seam_session *s, commit_field *cf)
     cf->st = raster_status(s->p->field(s->self, cf->name, &r), &r);
     size_t cells = cf->st == SEAM_OK ? raster_cells(&r) : 0;
     if (cf->st == SEAM_OK && (cells > cf->cap || !cf->copy)) {
-        double *grown = realloc(cf->copy, (cells ? cells : 1) * sizeof *grown);
-        if (!grown) {
-            char msg[400];
-            snprintf(msg, sizeof msg, "commit: no memory for a copy of field \"%s\" (%zu values)", cf->name, cells);
-            session_log(s, SEAM_LOG_ERROR, msg);
-            cf->st = SEAM_ERROR;
-            return;
-        }
-        cf->copy = grown;
+        cf->copy = seam_xrealloc_n(cf->copy, cells ? cells : 1, sizeof *cf->copy);
         cf->cap = cells;
     }
     if (cf->st != SEAM_OK)
@@ -1003,30 +787,13 @@ static void op_capabilities(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf
     kv_uint(w, "capabilities", s->p->capabilities(s->self));
 }
 
-static void op_domain(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
-{
-    (void)m;
-    double lo[3] = {0.0, 0.0, 0.0}, hi[3] = {0.0, 0.0, 0.0};
-    seam_status st = s->p->domain(s->self, lo, hi);
-    begin_ok(w, s, id, 3, 0);
-    kv_status(w, st);
-    seam_w_str(w, "lo");
-    seam_w_f64s(w, lo, 3);
-    seam_w_str(w, "hi");
-    seam_w_f64s(w, hi, 3);
-}
-
 static void op_bodies(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
 {
     (void)m;
     seam_bodies b = {0};
     seam_status st = s->p->bodies(s->self, &b);
     bool ok = st == SEAM_OK;
-    double *ranges = ok && b.count ? malloc(2 * b.count * sizeof *ranges) : NULL;
-    if (ok && b.count && !ranges) {
-        fail(w, s, id, "bodies: out of memory for %zu bodies", b.count);
-        return;
-    }
+    double *ranges = ok && b.count ? SEAM_NEW_N(double, 2 * b.count) : NULL;
     for (size_t i = 0; i < b.count && ranges; i++)
         ranges[2 * i] = (double)b.first[i], ranges[2 * i + 1] = (double)b.points[i];
     begin_ok(w, s, id, ok ? 5 : 1, ok ? 64 + seam_wire_inline(s->proto, b.count * 14 * 8) : 0);
@@ -1043,17 +810,143 @@ static void op_bodies(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     free(ranges);
 }
 
-static void op_describe_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_describe(s, id, w); }
-static void op_save_m(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w) { (void)m; op_save(s, id, w); }
+/* ---- the shaped entries ------------------------------------------------- */
+
+SEAM_PLUGIN_ENTRIES(WIRE_INVOKE)
+typedef seam_status (*wire_invoke)(const seam_plugin *p, void *self, wire_arg *v);
+static const wire_invoke invokers[WIRE_E_COUNT] = {SEAM_PLUGIN_ENTRIES(WIRE_INVOKER)};
+
+/* One input of a shaped entry from m into v (what it allocates into tmp);
+ * false with m's error. */
+static bool read_input(seam_session *s, seam_msg *m, const wire_param *p, size_t i, wire_arg *v, seam_step *step,
+                       wire_allocs *tmp, wire_allocs *in)
+{
+    size_t n = p->n ? p->n : s->n_iface;
+    if ((p->kind == WP_IN_F64S || p->kind == WP_OUT_F64S) && !p->n && !s->n_iface) {
+        seam_msg_fail(m, "no interface described or bound yet");
+        return false;
+    }
+    switch (p->kind) {
+    case WP_STEP:
+        v->in = step;
+        return read_step(m, step);
+    case WP_IN_F64S: {
+        double *x = p->n ? tmp->p[tmp->n++] = SEAM_NEW_N(double, n) : scratch(s, s->in, (int)i);
+        v->in = x;
+        return seam_msg_f64s(m, p->key, true, x, n);
+    }
+    case WP_OUT_F64S:
+        v->out = p->n ? tmp->p[tmp->n++] = SEAM_NEW_N(double, n) : out_scratch(s, (int)i);
+        return true;
+    case WP_IN_STRUCT: {
+        if (s->n_refused == MAX_REFUSED_BINDS) {
+            seam_msg_fail(m, "the plugin refused %d %ss in a row; create a new instance", MAX_REFUSED_BINDS,
+                          wire_entry_at(s->entry)->name);
+            return false;
+        }
+        void *obj = in->p[in->n++] = seam_xcalloc(1, p->st->size);   /* the plugin may keep it, as its arrays */
+        v->in = obj;
+        return wire_struct_read(m, p->st, obj, in) && wire_struct_check(m, p->st, obj);
+    }
+    case WP_OUT_STRUCT:
+        v->out = tmp->p[tmp->n++] = seam_xcalloc(1, p->st->size);
+        return true;
+    case WP_IN_BYTES: {
+        void *copy = NULL;   /* only for bytes split over frames that do not lie back to back */
+        bool ok = seam_msg_bin(m, p->key, true, &v->in, &v->size, &copy);
+        if (copy)
+            tmp->p[tmp->n++] = copy;
+        return ok;
+    }
+    case WP_IN_STR:
+    case WP_IN_PATH:
+        return (v->in = tmp->p[tmp->n++] = dup_field(m, p->key, true)) != NULL;
+    case WP_IN_INDEX: {
+        int64_t k = 0;
+        if (seam_msg_int(m, p->key, true, &k) && (k < 0 || k > INT32_MAX))
+            seam_msg_fail(m, "field \"%s\": %lld is out of range", p->key, (long long)k);
+        v->index = (int)k;
+        return !m->error[0];
+    }
+    default:
+        return false;
+    }
+}
+
+/* After the call: an interface handed in is kept while the plugin may
+ * point into it (a refused one too: it may hold either), one handed out
+ * sizes the per-solve arrays. */
+static void after_call(seam_session *s, const wire_entry *d, const wire_arg *v, seam_status st, wire_allocs *in)
+{
+    for (size_t i = 0; i < d->n_params; i++) {
+        const wire_param *p = &d->p[i];
+        size_t n = 0;
+        if (p->kind == WP_IN_STRUCT && st == SEAM_OK) {
+            wire_allocs_free(&s->bound);
+            for (size_t k = 0; k < s->n_refused; k++)
+                wire_allocs_free(&s->refused[k]);
+            s->n_refused = 0;
+            s->bound = *in;
+            if (wire_struct_iface(p->st, v[i].in, &n))
+                set_iface_size(s, n);
+        } else if (p->kind == WP_IN_STRUCT) {
+            s->refused[s->n_refused++] = *in;
+            if (wire_struct_iface(p->st, v[i].in, &n))
+                set_iface_size(s, 0);
+        } else if (p->kind == WP_OUT_STRUCT && st == SEAM_OK && wire_struct_iface(p->st, v[i].out, &n) && n)
+            set_iface_size(s, n);
+    }
+}
+
+/* The reply: status, and with status 0 the outputs. */
+static void write_outputs(seam_session *s, const wire_entry *d, const wire_arg *v, seam_status st, uint64_t id,
+                          seam_wbuf *w)
+{
+    size_t fields = 1;
+    for (size_t i = 0; i < d->n_params && st == SEAM_OK; i++)
+        fields += d->p[i].kind == WP_OUT_F64S ? 1 : d->p[i].kind == WP_OUT_STRUCT ? wire_struct_keys(d->p[i].st, v[i].out) : 0;
+    begin_ok(w, s, id, fields, 0);
+    kv_status(w, st);
+    for (size_t i = 0; i < d->n_params && st == SEAM_OK; i++) {
+        const wire_param *p = &d->p[i];
+        if (p->kind == WP_OUT_F64S && !p->n) {   /* shared with the frames while ZeroMQ sends them */
+            seam_w_str(w, p->key);
+            seam_w_f64s_ref(w, v[i].out, s->n_iface, s->out[i]);
+        } else if (p->kind == WP_OUT_F64S) {
+            seam_w_str(w, p->key);
+            seam_w_f64s(w, v[i].out, p->n);
+        } else if (p->kind == WP_OUT_STRUCT)
+            wire_struct_write(w, p->st, v[i].out);
+    }
+}
+
+/* Every entry plugin.h gives a shape: decode its inputs, call, encode its outputs. */
+static void op_shaped(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
+{
+    const wire_entry *d = wire_entry_at(s->entry);
+    wire_arg v[3] = {{0}};
+    seam_step step = {0};
+    wire_allocs tmp = {0}, in = {0};
+    for (size_t i = 0; i < d->n_params && !m->error[0]; i++)
+        read_input(s, m, &d->p[i], i, &v[i], &step, &tmp, &in);
+    if (m->error[0]) {
+        wire_allocs_free(&tmp);
+        wire_allocs_free(&in);
+        fail(w, s, id, "%s: %s", d->name, m->error);
+        return;
+    }
+    seam_status st = invokers[s->entry](s->p, s->self, v);
+    after_call(s, d, v, st, &in);
+    write_outputs(s, d, v, st, id, w);
+    wire_allocs_free(&tmp);
+}
 
 /* One handler per entry of the plugin table that travels as an op (every
  * entry but create and destroy, which are the session's own create and bye). */
 typedef void (*op_handler)(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w);
 static const struct { const char *op; op_handler fn; } handlers[] = {
-    {"max_dt", op_max_dt}, {"solve", op_solve}, {"commit", op_commit}, {"describe", op_describe_m},
-    {"bind", op_bind}, {"regions", op_regions}, {"mobility", op_mobility}, {"save", op_save_m},
-    {"load", op_load}, {"field", op_field}, {"write_output", op_write_output},
-    {"capabilities", op_capabilities}, {"domain", op_domain}, {"bodies", op_bodies},
+    {"max_dt", op_max_dt}, {"solve", op_solve}, {"commit", op_commit}, {"field", op_field},
+    {"capabilities", op_capabilities}, {"bodies", op_bodies},
 };
 
 bool seam_session_serves(const char *entry)
@@ -1061,7 +954,7 @@ bool seam_session_serves(const char *entry)
     for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
         if (strcmp(handlers[i].op, entry) == 0)
             return true;
-    return false;
+    return wire_entry_find(entry, NULL) != NULL;
 }
 
 void seam_session_handle(seam_session *s, const void *req, size_t len, seam_wbuf *w, bool *ended)
@@ -1111,6 +1004,9 @@ static void handle(seam_session *s, const void *req, size_t len, const seam_part
     for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
         if (strcmp(handlers[i].op, op) == 0)
             fn = handlers[i].fn;
+    int shaped = -1;
+    if (!fn && wire_entry_find(op, &shaped))
+        fn = op_shaped;
     bool is_create = strcmp(op, "create") == 0, is_bye = strcmp(op, "bye") == 0;
     if (!fn && !is_create && !is_bye)
         { fail(w, s, id, "unknown op \"%s\"", op); return; }
@@ -1124,10 +1020,12 @@ static void handle(seam_session *s, const void *req, size_t len, const seam_part
     }
     if (is_create)
         { op_create(s, &m, id, w); return; }
-    if (!s->self)
+    if (!s->self && !(shaped >= 0 && wire_entry_at(shaped)->recv == WIRE_RECV_SEAM_PLUGIN))   /* the table's own */
         { fail(w, s, id, "%s: no instance (send create first)", op); return; }
     const seam_entry_info *e = seam_plugin_entry_find(op);
     if (!e || !seam_plugin_has(s->p, e))
         { fail(w, s, id, "%s: plugin \"%s\" does not provide it", op, s->p->name); return; }
+    if (shaped >= 0)
+        s->entry = shaped;
     fn(s, &m, id, w);
 }

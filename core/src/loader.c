@@ -126,7 +126,7 @@ bool seam_plugin_on_search_path(const char *name_or_path)
 }
 
 static const seam_entry_info entries[] = {
-#define SEAM_ENTRY_INFO(fn, version, needed) {#fn, version, needed, offsetof(seam_plugin, fn)},
+#define SEAM_ENTRY_INFO(fn, version, needed, shape) {#fn, version, needed, offsetof(seam_plugin, fn)},
     SEAM_PLUGIN_ENTRIES(SEAM_ENTRY_INFO)
 #undef SEAM_ENTRY_INFO
 };

@@ -134,6 +134,24 @@ static uint32_t p_capabilities(void *p)
     return SEAM_CAP_SAVE;
 }
 
+/* The "coupling" keys p_create reads, declared so the coupler forwards them (the keys entry). */
+static const char *const key_name[] = {"coupling.sigma", "coupling.row_scaling", "coupling.pcg_tolerance",
+                                       "coupling.pcg_max_iterations", "coupling.preconditioner"};
+static const int32_t key_type[] = {SEAM_KEY_NUMBER, SEAM_KEY_NUMBER, SEAM_KEY_NUMBER, SEAM_KEY_INTEGER, SEAM_KEY_ENUM};
+static const double key_lo[] = {0.0, 0.0, 0.0, 1.0, NAN}, key_hi[] = {1.0, INFINITY, 1.0, 1e8, NAN};
+static const char *const key_choices[] = {"", "", "", "", "ic0|multigrid"};
+static const char *const key_doc[] = {
+    "sigma of the solid block (Zarifi 5.31), in (0, 1)", "row scaling alpha of the coupled system",
+    "relative tolerance of the coupled PCG", "iterations the coupled PCG may take",
+    "preconditioner of the coupled PCG"};
+
+static seam_status p_keys(const seam_plugin *plugin, seam_keys *out)
+{
+    (void)plugin;
+    *out = (seam_keys){sizeof key_name / sizeof key_name[0], key_name, key_type, key_lo, key_hi, key_choices, key_doc};
+    return SEAM_OK;
+}
+
 static const seam_plugin table = {
     .abi = SEAM_ABI_VERSION,
     .name = "monolithic",
@@ -150,6 +168,7 @@ static const seam_plugin table = {
     .field = p_field,
     .write_output = p_write_output,
     .capabilities = p_capabilities,
+    .keys = p_keys,
 };
 
 const seam_plugin *monolithic_table(void) { return &table; }

@@ -87,6 +87,7 @@ MAX_MESSAGE = 1 << 31      # bytes in them
 # comes from seam_abi.py, which the build writes from core/include/seam/plugin.h
 # (build/protocol/python/seam_abi.py: put that folder on PYTHONPATH).
 from seam_abi import ABI_VERSION, ABI_OLDEST, ENTRIES, NEED_ALL  # noqa: E402
+from seam_abi import W_INT, W_SIZE, W_F64S, W_I32S, W_U8S, W_BYTES, W_STRS, W_OPT  # noqa: E402
 from seam_abi import CAP_LOADS_PRESSURE, CAP_LOADS_IMPULSE, CAP_RIGID, CAP_REGIONS, CAP_MOBILITY, CAP_SAVE  # noqa: E402,F401
 import seam_abi  # noqa: E402
 
@@ -111,7 +112,7 @@ LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR = Level.DEBUG, Level.INFO, Level.WARN, 
 # Entries a solver may leave out: the optional ones and those one role needs.
 OPTIONAL = tuple(name for name, _, need in ENTRIES if need != NEED_ALL)
 _LITTLE = sys.byteorder == "little"
-VTK_FORMATS = ("xml", "legacy", "xml_float32")   # seam_vtk_format_names in seam/vtk.h: host.vtk is one
+from seam_abi import VTK_FORMATS, SHAPES, STRUCTS  # noqa: E402  (host.vtk is one of VTK_FORMATS)
 
 
 class CreateError(Exception):
@@ -425,10 +426,12 @@ class Session:
         if op == "create":
             self.stepped = False
             return self.create(req), False
-        if self.instance is None:
+        if self.instance is None and _SHAPED.get(op, ("",))[0] != "SEAM_PLUGIN":
             raise ProtocolError("%s: no instance (send create first)" % op)
         if op in OPTIONAL and op not in self.functions():
             raise ProtocolError("%s: plugin \"%s\" does not provide it" % (op, self.cls.name))
+        if op in _SHAPED:
+            return self.op_shaped(op, req), False
         return getattr(self, "op_" + op)(req), False
 
     def reset(self):
@@ -501,55 +504,51 @@ class Session:
                 reply[k] = to_bin(getattr(out, k))
         return reply
 
-    def op_bind(self, req):
-        dim, n_points = _int(req, "dim"), _int(req, "n_points")
-        npe, n_elems = _int(req, "nodes_per_elem"), _int(req, "n_elems")
-        if not 1 <= dim <= 3 or n_points < 0 or n_elems < 0 or not 0 <= npe <= 3:
-            raise ProtocolError("bind: not an interface")
-        X = f64(req.get("X"), n_points * dim, "X")
-        mass = f64(req["mass"], n_points, "mass") if req.get("mass") is not None else None
-        iface = Interface(dim, n_points, X, mass, i32(req.get("body"), n_points, "body"), npe, n_elems,
-                          i32(req.get("elems"), n_elems * npe, "elems"), req.get("two_sided"),
-                          req.get("n_bodies", 1))
-        st = _status(self.instance.bind(iface))
-        if st == OK:
-            self.n_iface = n_points * dim
-        return {"status": st}
-
-    def op_describe(self, req):
-        st, f = self.instance.describe()
-        if _status(st) != OK:
-            return {"status": st}
-        self.n_iface = f.n_points * f.dim
-        return {"status": OK, "dim": f.dim, "n_points": f.n_points, "X": to_bin(f.X), "mass": to_bin(f.mass),
-                "body": to_bin(f.body), "nodes_per_elem": f.nodes_per_elem, "n_elems": f.n_elems,
-                "elems": to_bin(f.elems), "two_sided": bytes(f.two_sided) if f.two_sided is not None else None,
-                "n_bodies": f.n_bodies}
-
-    def op_mobility(self, req):
-        dv = array.array("d", bytes(8 * self.n_iface))
-        st = _status(self.instance.mobility(f64(req.get("impulse"), self.n_iface, "impulse"), dv))
-        return {"status": st, "dv": to_bin(dv)} if st == OK else {"status": st}
-
-    def op_regions(self, req):
-        res = self.instance.regions(Step(req.get("step")), f64(req.get("X"), self.n_iface, "X"))
-        st, C, q = res[:3]
-        if _status(st) != OK:
-            return {"status": st}
-        rep = {"status": OK, "count": len(q), "n": self.n_iface, "C": to_bin(C), "q": to_bin(q)}
-        if len(res) > 3 and res[3] is not None and len(q):
-            rep["M"] = to_bin(res[3])
-        return rep
-
-    def op_save(self, req):
-        st, data = self.instance.save()
-        return {"status": st, "data": bytes(data)} if _status(st) == OK else {"status": st}
-
-    def op_load(self, req):
-        data = req.get("data")
-        if not isinstance(data, bytes):
-            raise ProtocolError("load: field \"data\": expected bin")
-        return {"status": _status(self.instance.load(data))}
+    def op_shaped(self, op, req):
+        """Every entry plugin.h gives a shape: its inputs decoded, the
+        solver's method called, its outputs encoded (seam_abi.SHAPES)."""
+        recv, params = _SHAPED[op]
+        args, outs, given = [], [], {}
+        for p in params:
+            kind, n = p[0], (int(p[2]) if p[2] != "IFACE" else self.n_iface) if len(p) > 2 else 0
+            if kind in ("IN_F64S", "OUT_F64S") and p[2] == "IFACE" and self.n_iface == 0:
+                raise ProtocolError("%s: no interface described or bound yet" % op)
+            if kind == "STEP":
+                args.append(Step(req.get("step")))
+            elif kind == "IN_F64S":
+                args.append(f64(req.get(p[1]), n, p[1]))
+            elif kind == "OUT_F64S":
+                outs.append((p[1], array.array("d", bytes(8 * n))))
+                args.append(outs[-1][1])
+            elif kind == "IN_STRUCT":
+                given[p] = _read_struct(p[1], req)
+                args.append(given[p])
+            elif kind == "IN_BYTES":
+                if not isinstance(req.get(p[1]), bytes):
+                    raise ProtocolError("%s: field \"%s\": expected bin" % (op, p[1]))
+                args.append(req[p[1]])
+            elif kind in ("IN_STR", "IN_PATH"):
+                args.append(_text(req, p[1], True))
+            elif kind == "IN_INDEX":
+                k = _int(req, p[1])
+                if not 0 <= k <= 2**31 - 1:
+                    raise ProtocolError("%s: field \"%s\": %d is out of range" % (op, p[1], k))
+                args.append(k)
+        target = self.cls if recv == "SEAM_PLUGIN" else self.instance
+        st, members = _CALLS.get(op, _call)(target, op, args, self.n_iface)
+        st = _status(st)
+        reply = {"status": st}
+        if st != OK:
+            return reply
+        for key, a in outs:
+            reply[key] = to_bin(a)
+        for p in params:
+            if p[0] == "OUT_STRUCT":
+                reply.update(_write_struct(p[1], members))
+            if p[0] in ("IN_STRUCT", "OUT_STRUCT") and p[1] == "seam_interface":   # sizes the solves
+                f = given[p] if p[0] == "IN_STRUCT" else members
+                self.n_iface = _member(f, "n_points") * _member(f, "dim")
+        return reply
 
     def op_field(self, req):
         st, r = self.instance.field(_text(req, "name", True))
@@ -558,23 +557,117 @@ class Session:
         return {"status": OK, "nx": r["nx"], "ny": r["ny"], "nz": r["nz"], "origin": to_bin(array.array("d", r["origin"])),
                 "dx": float(r["dx"]), "data": to_bin(r["data"]), "units": r.get("units")}
 
-    def op_write_output(self, req):
-        return {"status": _status(self.instance.write_output(_text(req, "dir", True), _int(req, "frame")))}
 
-    def op_domain(self, req):
-        lo, hi = self.instance.domain()
-        return {"status": OK, "lo": to_bin(array.array("d", lo)), "hi": to_bin(array.array("d", hi))}
+# ---- the shaped entries (seam_abi.SHAPES, STRUCTS from plugin.h) ----------
+
+_SHAPED = {name: (spec[0], tuple(tuple(t.strip() for t in p.strip("()").split(",")) for p in spec[1:]))
+           for name, spec in SHAPES.items()}
+_STRUCT_CLASSES = {"seam_interface": Interface}   # what a solver is handed for a struct; others: a Record
 
 
-    def op_bodies(self, req):
-        st, centre, rotation, first, points = self.instance.bodies()
-        if _status(st) != OK:
-            return {"status": st}
-        ranges = array.array("d")
-        for f, k in zip(first, points):
-            ranges.extend((float(f), float(k)))
-        return {"status": OK, "count": len(first), "centre": to_bin(array.array("d", centre)),
-                "rotation": to_bin(array.array("d", rotation)), "ranges": to_bin(ranges)}
+class Record:
+    """A struct handed to a solver: its members as attributes."""
+
+    def __init__(self, **members):
+        self.__dict__.update(members)
+
+
+def _member(obj, name):
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def _length(fields, lens, k):
+    n = k
+    for name in lens:
+        n *= max(int(fields[name] or 0), 0)
+    return n
+
+
+def _read_struct(type_name, req):
+    """A struct's members from the request's top-level keys, arrays checked against their lengths."""
+    fields = {}
+    for name, kind, flags, k, lens in STRUCTS[type_name]:
+        v = req.get(name)
+        if kind in (W_INT, W_SIZE):
+            fields[name] = 0 if v is None and flags & W_OPT else _int(req, name)
+            if fields[name] < 0:
+                raise ProtocolError("field \"%s\": %d is out of range" % (name, fields[name]))
+            continue
+        if kind == W_BYTES:
+            if not isinstance(v, bytes) and not (v is None and flags & W_OPT):
+                raise ProtocolError("field \"%s\": expected bin" % name)
+            fields[name], fields[lens[0]] = v, len(v or b"")
+            continue
+        n = _length(fields, lens, k)
+        if v is None:
+            if n and not flags & W_OPT:
+                raise ProtocolError("field \"%s\" is missing" % name)
+            fields[name] = None
+        elif kind == W_F64S:
+            fields[name] = f64(v, n, name)
+        elif kind == W_I32S:
+            fields[name] = i32(v, n, name)
+        elif kind == W_U8S:
+            if not isinstance(v, bytes) or len(v) != n:
+                raise ProtocolError("field \"%s\": expected bin of %d bytes" % (name, n))
+            fields[name] = v
+        elif kind == W_STRS:
+            if not isinstance(v, list) or len(v) != n or not all(isinstance(t, str) for t in v):
+                raise ProtocolError("field \"%s\": expected %d strings" % (name, n))
+            fields[name] = v
+    return _STRUCT_CLASSES.get(type_name, Record)(**fields)
+
+
+def _write_struct(type_name, obj):
+    """A struct's members as reply keys: optional arrays that are None or empty stay out."""
+    out = {}
+    for name, kind, flags, k, lens in STRUCTS[type_name]:
+        v = _member(obj, name)
+        if kind in (W_INT, W_SIZE):
+            out[name] = int(v or 0)
+        elif v is None or len(v) == 0:
+            if not flags & W_OPT:
+                out[name] = [] if kind == W_STRS else b""
+        elif kind == W_F64S:
+            out[name] = to_bin(v if isinstance(v, array.array) and v.typecode == "d" else array.array("d", v))
+        elif kind == W_I32S:
+            out[name] = to_bin(v if isinstance(v, array.array) and v.typecode == "i" else array.array("i", v))
+        elif kind in (W_U8S, W_BYTES):
+            out[name] = bytes(v)
+        elif kind == W_STRS:
+            out[name] = [str(t) for t in v]
+    return out
+
+
+def _call(target, op, args, n_iface):
+    """The solver's method with the inputs and the arrays to fill; it
+    returns a status, or (status, the struct it hands out: an object or a dict)."""
+    res = getattr(target, op)(*args)
+    return (res[0], res[1]) if isinstance(res, tuple) else (res, None)
+
+
+def _regions(target, op, args, n_iface):
+    res = target.regions(*args)   # (status, C, q[, M]): this client's convention before the shapes
+    st, C, q = res[:3]
+    M = res[3] if len(res) > 3 and len(q) else None
+    return st, {"count": len(q), "n": n_iface, "C": C, "q": q, "M": M}
+
+
+def _save(target, op, args, n_iface):
+    st, data = target.save()      # (status, bytes)
+    return st, {"data": data}
+
+
+def _domain(target, op, args, n_iface):
+    lo, hi = target.domain()      # ((x0, y0, z0), (x1, y1, z1)), no status
+    args[0][:] = array.array("d", lo)
+    args[1][:] = array.array("d", hi)
+    return OK, None
+
+
+# Entries whose Python methods kept the calling convention they had before
+# the wire was derived (solvers written for them keep working).
+_CALLS = {"regions": _regions, "save": _save, "domain": _domain}
 
 
 def serve(cls, endpoint, once=False, heartbeat_s=1.0, ready=None):

@@ -35,7 +35,8 @@ static void test_table_sizes(void **state)
     assert_int_equal(seam_plugin_table_size(2), offsetof(seam_plugin, capabilities));
     assert_int_equal(seam_plugin_table_size(3), offsetof(seam_plugin, domain));
     assert_int_equal(seam_plugin_table_size(4), offsetof(seam_plugin, bodies));
-    assert_int_equal(seam_plugin_table_size(5), sizeof(seam_plugin));
+    assert_int_equal(seam_plugin_table_size(5), offsetof(seam_plugin, keys));
+    assert_int_equal(seam_plugin_table_size(6), sizeof(seam_plugin));
     assert_int_equal(seam_plugin_table_size(SEAM_ABI_VERSION), sizeof(seam_plugin));
     assert_int_equal(seam_plugin_table_size(1), 0);
     assert_int_equal(seam_plugin_table_size(0), 0);

@@ -719,17 +719,17 @@ static void test_plugins_and_info(void **state)
 {
     (void)state;
     assert_int_equal(seam("plugins"), 0);
-    expect("piston_fluid       fluid    abi 5");
-    expect("piston_solid       solid    abi 5");
+    expect("piston_fluid       fluid    abi 6");
+    expect("piston_solid       solid    abi 6");
     assert_int_equal(seam("info piston_solid"), 0);
     expect("role:     solid");
     expect("required: create destroy max_dt solve commit describe\n");   /* describe: a solid's (plugins.md, "Roles") */
     expect("optional: mobility save load capabilities\n");
-    expect("absent:   bind regions field write_output domain bodies\n");
+    expect("absent:   bind regions field write_output domain bodies keys\n");
     /* a plugin built against the ABI 2 header: no capabilities entry, its flags from its entries */
     assert_int_equal(seam("info '%s/tests/abi/piston_solid_abi2.so'", getenv("SEAM_BUILD_ROOT")), 0);
     expect("abi:      2\n");
-    expect("absent:   bind regions field write_output capabilities (abi 3) domain (abi 4) bodies (abi 5)\n");
+    expect("absent:   bind regions field write_output capabilities (abi 3) domain (abi 4) bodies (abi 5) keys (abi 6)\n");
     expect("capabilities: mobility, save (from its entries)\n");
     /* a library on the search path that does not load: named, the others still listed, exit 1 */
     char dir[] = "/tmp/seam_plugins_XXXXXX";
@@ -751,7 +751,7 @@ static void test_plugins_and_info(void **state)
         unsetenv("SEAM_PLUGIN_PATH");
     free(saved);
     assert_int_equal(rc, 1);
-    expect("piston_solid       solid    abi 5");
+    expect("piston_solid       solid    abi 6");
     expect("seam: skipped ");
     expect(junk);
     expect("1 library on the search path could not be loaded");

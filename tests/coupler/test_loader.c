@@ -53,7 +53,7 @@ static void test_no_entry_symbol(void **state)
 static void test_wrong_abi_names_both_versions(void **state)
 {
     (void)state;
-    expect_refusal(built("tests/plugins/broken/broken_abi.so"), "plugin ABI version 99, but this seam accepts ABI versions 2 to 5");
+    expect_refusal(built("tests/plugins/broken/broken_abi.so"), "plugin ABI version 99, but this seam accepts ABI versions 2 to 6");
 }
 
 static void test_required_function_null(void **state)

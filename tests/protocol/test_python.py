@@ -177,6 +177,38 @@ class SessionTest(unittest.TestCase):
         self.assertIn("solids[0].stifness: unknown key (known: mass, stiffness, position, velocity, count)", texts)
 
 
+class KeyedFluid(PistonFluid):
+    """A solver that declares its keys (the keys entry, ABI 6): the client serves it without code of its own."""
+
+    @staticmethod
+    def keys():
+        return seam.OK, {"count": 2, "name": ["added_mass", "mode"], "type": [1, 5], "lo": [0.0, math.nan],
+                         "hi": [math.inf, math.nan], "choices": ["", "a|b"], "doc": ["kg", "which"]}
+
+
+class ShapedEntryTest(unittest.TestCase):
+    def test_keys_before_create_and_the_host_frame_format(self):
+        s = seam.Session(KeyedFluid)
+        r, _ = s.handle(pack({"op": "hello", "id": 1, "protocol": 2, "abi": seam.ABI_VERSION}))
+        self.assertIn("keys", r["functions"])
+        r, _ = s.handle(pack({"op": "keys", "id": 2}))   # the table's own: no instance needed
+        self.assertTrue(r["ok"], r)
+        self.assertEqual((r["status"], r["count"], r["name"], r["choices"]), (seam.OK, 2, ["added_mass", "mode"],
+                                                                               ["", "a|b"]))
+        self.assertEqual(struct.unpack("<2i", r["type"]), (1, 5))
+        self.assertEqual(struct.unpack("<2d", r["hi"])[0], math.inf)
+        self.assertTrue(math.isnan(struct.unpack("<2d", r["lo"])[1]))
+        r, _ = s.handle(pack({"op": "create", "id": 3, "config": '{"added_mass": 2.0}', "name": "fluid",
+                              "vtk": "xml_float32"}))
+        self.assertEqual(r["status"], seam.OK)
+        self.assertEqual(s.host.vtk, "xml_float32")
+        s = seam.Session(KeyedFluid)
+        s.handle(pack({"op": "hello", "id": 1, "protocol": 2, "abi": seam.ABI_VERSION}))
+        r, _ = s.handle(pack({"op": "create", "id": 4, "config": "{}", "name": "fluid", "vtk": "png"}))
+        self.assertFalse(r["ok"])
+        self.assertIn('"vtk"', r["error"])
+
+
 class ReadmeTest(unittest.TestCase):
     def test_excerpts_are_the_files(self):
         """Each code block of protocol/python/README.md marked as an excerpt is

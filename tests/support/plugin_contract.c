@@ -306,7 +306,7 @@ void plugin_contract_entries(const plugin_contract *c)
     assert_non_null(P->name);
     assert_non_null(P->summary);
     /* every entry by the list: required ones present, later versions' absent */
-#define CONTRACT_ENTRY(name, version, need)                                                                    \
+#define CONTRACT_ENTRY(name, version, need, shape)                                                                  \
     {                                                                                                          \
         bool present = P->name != NULL;                                                                        \
         bool needed = (need) == SEAM_NEED_ALL || ((need) == SEAM_NEED_SOLID && P->role == SEAM_SOLID) ||       \

@@ -238,6 +238,23 @@ typedef struct seam_raster {
     const char *units;       /* "m/s", "Pa", ... may be NULL */
 } seam_raster;
 
+/* The configuration keys a plugin reads (the keys entry), so that a host
+ * can check and forward them without knowing the plugin: key i is name[i],
+ * a path in the participant's object ("coupling.sigma"), of type[i]
+ * (SEAM_KEY_*), between lo[i] and hi[i] for numbers (-INFINITY, INFINITY:
+ * unbounded; NAN for other types), one of choices[i] ("ic0|multigrid") for
+ * SEAM_KEY_ENUM ("" otherwise), explained in one line by doc[i]. Owned by
+ * the plugin (static data). */
+enum { SEAM_KEY_NUMBER = 1, SEAM_KEY_INTEGER = 2, SEAM_KEY_BOOL = 3, SEAM_KEY_STRING = 4, SEAM_KEY_ENUM = 5 };
+typedef struct seam_keys {
+    size_t count;
+    const char *const *name;
+    const int32_t *type;
+    const double *lo, *hi;
+    const char *const *choices;
+    const char *const *doc;
+} seam_keys;
+
 /* Capability flags (the capabilities entry). What a table's NULL entries
  * already say need not be repeated: a host derives SEAM_CAP_REGIONS,
  * SEAM_CAP_MOBILITY and SEAM_CAP_SAVE from the entries present when the
@@ -253,29 +270,101 @@ enum {
 
 struct seam_plugin;
 
+/* What travels of each struct an entry hands over (PROTOCOL.md): the
+ * remote proxy, seam-serve and the Python client encode and decode these
+ * lists and nothing else. Each line is one member, its wire key the
+ * member's name, in an order where every length a member needs comes
+ * before it:
+ *   F0(member, kind, flags, k)        a scalar (k 1), or an array of k values
+ *   F1(member, kind, flags, k, a)     an array of k * a values
+ *   F2(member, kind, flags, k, a, b)  an array of k * a * b values
+ * where a and b are scalar members of the same struct. Flags: SEAM_W_OPT,
+ * the array may be NULL (then absent on the wire), else it is there
+ * whenever its length is not 0. */
+enum {
+    SEAM_W_INT = 1,    /* int, a MessagePack int */
+    SEAM_W_SIZE = 2,   /* size_t, a uint */
+    SEAM_W_F64S = 3,   /* const double *: bin of little-endian float64 */
+    SEAM_W_I32S = 4,   /* const int32_t *: bin of little-endian int32 */
+    SEAM_W_U8S = 5,    /* const uint8_t *: bin */
+    SEAM_W_BYTES = 6,  /* const void * of a bytes, a travelling as the bin's size */
+    SEAM_W_STRS = 7    /* const char *const *: an array of str */
+};
+enum { SEAM_W_OPT = 1 };
+#define SEAM_SHAPE_seam_interface(F0, F1, F2)                 \
+    F0(dim, SEAM_W_INT, 0, 1)                                   \
+    F0(n_points, SEAM_W_SIZE, 0, 1)                             \
+    F0(nodes_per_elem, SEAM_W_INT, 0, 1)                        \
+    F0(n_elems, SEAM_W_SIZE, 0, 1)                              \
+    F0(n_bodies, SEAM_W_SIZE, SEAM_W_OPT, 1)                    \
+    F2(X, SEAM_W_F64S, 0, 1, n_points, dim)                     \
+    F1(mass, SEAM_W_F64S, SEAM_W_OPT, 1, n_points)              \
+    F1(body, SEAM_W_I32S, SEAM_W_OPT, 1, n_points)              \
+    F2(elems, SEAM_W_I32S, 0, 1, n_elems, nodes_per_elem)       \
+    F1(two_sided, SEAM_W_U8S, SEAM_W_OPT, 1, n_elems)
+#define SEAM_SHAPE_seam_regions(F0, F1, F2)                   \
+    F0(count, SEAM_W_SIZE, 0, 1)                                \
+    F0(n, SEAM_W_SIZE, 0, 1)                                    \
+    F2(C, SEAM_W_F64S, 0, 1, count, n)                          \
+    F1(q, SEAM_W_F64S, 0, 1, count)                             \
+    F2(M, SEAM_W_F64S, SEAM_W_OPT, 1, count, n)
+#define SEAM_SHAPE_seam_buffer(F0, F1, F2)                    \
+    F1(data, SEAM_W_BYTES, 0, 1, size)
+#define SEAM_SHAPE_seam_keys(F0, F1, F2)                      \
+    F0(count, SEAM_W_SIZE, 0, 1)                                \
+    F1(name, SEAM_W_STRS, 0, 1, count)                          \
+    F1(type, SEAM_W_I32S, 0, 1, count)                          \
+    F1(lo, SEAM_W_F64S, 0, 1, count)                            \
+    F1(hi, SEAM_W_F64S, 0, 1, count)                            \
+    F1(choices, SEAM_W_STRS, 0, 1, count)                       \
+    F1(doc, SEAM_W_STRS, 0, 1, count)
+
 /* Every entry of the table after the four header fields, in table order:
- * X(name, abi that introduced it, who must provide it). "need" is
+ * ENTRY(name, abi that introduced it, who must provide it, shape). "need" is
  * SEAM_NEED_ALL (every plugin), SEAM_NEED_SOLID, SEAM_NEED_FLUID or
  * SEAM_NEED_NONE (optional). Appended entries go at the end, with the new
- * version number. */
+ * version number.
+ *
+ * The shape says what travels over the wire (PROTOCOL.md) for the remote
+ * proxy (protocol/remote.c), seam-serve (protocol/session.c) and the Python
+ * client (protocol/python), which derive their calls from it:
+ *   SEAM_SHAPE(receiver, params...) with receiver SEAM_READS (a call that
+ *   leaves the committed state as it is) or SEAM_CHANGES (one that replaces
+ *   it), and after self each parameter of the C function, in order:
+ *     (STEP)                   const seam_step *, as the map "step"
+ *     (IN_F64S, key, n)        const double * of n values: a number, or
+ *                              IFACE (points x dim of the interface)
+ *     (OUT_F64S, key, n)       double * of n values the plugin fills
+ *     (IN_STRUCT, type)        const type *, its members (SEAM_SHAPE_type)
+ *                              as top-level keys
+ *     (OUT_STRUCT, type)       type * the plugin fills, likewise
+ *     (IN_BYTES, key)          const void *, size_t: one bin
+ *     (IN_STR, key)            const char *
+ *     (IN_PATH, key)           const char *, a path (made absolute when the
+ *                              server runs in another directory)
+ *     (IN_INDEX, key)          int, 0 or more
+ *   SEAM_HAND: the entry's codec is written by hand (create, destroy and
+ *   the entries whose replies the proxy caches or reshapes; protocol/remote.c). */
 enum { SEAM_NEED_NONE = 0, SEAM_NEED_ALL = 1, SEAM_NEED_SOLID = 2, SEAM_NEED_FLUID = 3 };
-#define SEAM_PLUGIN_ENTRIES(X)               \
-    X(create, 2, SEAM_NEED_ALL)              \
-    X(destroy, 2, SEAM_NEED_ALL)             \
-    X(max_dt, 2, SEAM_NEED_ALL)              \
-    X(solve, 2, SEAM_NEED_ALL)               \
-    X(commit, 2, SEAM_NEED_ALL)              \
-    X(describe, 2, SEAM_NEED_SOLID)          \
-    X(bind, 2, SEAM_NEED_FLUID)              \
-    X(regions, 2, SEAM_NEED_NONE)            \
-    X(mobility, 2, SEAM_NEED_NONE)           \
-    X(save, 2, SEAM_NEED_NONE)               \
-    X(load, 2, SEAM_NEED_NONE)               \
-    X(field, 2, SEAM_NEED_NONE)              \
-    X(write_output, 2, SEAM_NEED_NONE)       \
-    X(capabilities, 3, SEAM_NEED_NONE)       \
-    X(domain, 4, SEAM_NEED_NONE)             \
-    X(bodies, 5, SEAM_NEED_NONE)
+#define SEAM_PLUGIN_ENTRIES(ENTRY)                                                                          \
+    ENTRY(create, 2, SEAM_NEED_ALL, SEAM_HAND)                                                              \
+    ENTRY(destroy, 2, SEAM_NEED_ALL, SEAM_HAND)                                                             \
+    ENTRY(max_dt, 2, SEAM_NEED_ALL, SEAM_HAND)                                                              \
+    ENTRY(solve, 2, SEAM_NEED_ALL, SEAM_HAND)                                                               \
+    ENTRY(commit, 2, SEAM_NEED_ALL, SEAM_HAND)                                                              \
+    ENTRY(describe, 2, SEAM_NEED_SOLID, SEAM_SHAPE(SEAM_READS, (OUT_STRUCT, seam_interface)))               \
+    ENTRY(bind, 2, SEAM_NEED_FLUID, SEAM_SHAPE(SEAM_CHANGES, (IN_STRUCT, seam_interface)))                  \
+    ENTRY(regions, 2, SEAM_NEED_NONE,                                                                       \
+      SEAM_SHAPE(SEAM_READS, (STEP), (IN_F64S, X, IFACE), (OUT_STRUCT, seam_regions)))                  \
+    ENTRY(mobility, 2, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_READS, (IN_F64S, impulse, IFACE), (OUT_F64S, dv, IFACE))) \
+    ENTRY(save, 2, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_READS, (OUT_STRUCT, seam_buffer)))                       \
+    ENTRY(load, 2, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_CHANGES, (IN_BYTES, data)))                              \
+    ENTRY(field, 2, SEAM_NEED_NONE, SEAM_HAND)                                                              \
+    ENTRY(write_output, 2, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_READS, (IN_PATH, dir), (IN_INDEX, frame)))       \
+    ENTRY(capabilities, 3, SEAM_NEED_NONE, SEAM_HAND)                                                       \
+    ENTRY(domain, 4, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_READS, (OUT_F64S, lo, 3), (OUT_F64S, hi, 3)))          \
+    ENTRY(bodies, 5, SEAM_NEED_NONE, SEAM_HAND)                                                         \
+    ENTRY(keys, 6, SEAM_NEED_NONE, SEAM_SHAPE(SEAM_PLUGIN, (OUT_STRUCT, seam_keys)))
 
 typedef struct seam_plugin {
     uint32_t abi;            /* SEAM_ABI_VERSION of the header it was built against */
@@ -358,6 +447,14 @@ typedef struct seam_plugin {
      * it, so that the reduced model interface can work on each body's
      * degrees of freedom (docs/coupling.md, "rigid_dofs"). */
     seam_status (*bodies)(void *self, seam_bodies *out);
+
+    /* ABI 6. Optional. -------------------------------------------------- */
+
+    /* The keys its configuration reads (seam_keys), asked of the table
+     * itself, before any create: the coupler forwards the scene's keys a
+     * plugin declares instead of keeping a list of its own (the monolithic
+     * plugin's "coupling" keys). */
+    seam_status (*keys)(const struct seam_plugin *plugin, seam_keys *out);
 } seam_plugin;
 
 /* The one symbol a plugin exports, and its type. */
