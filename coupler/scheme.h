@@ -48,8 +48,9 @@ typedef struct seam_coupling_ops {
     seam_status (*fluid)(void *ctx, const seam_coupling *c, const double *X, double *F);
     /* X = solid(F), end-of-step positions. */
     seam_status (*solid)(void *ctx, const seam_coupling *c, const double *F, double *X);
-    /* The verdict on an iterate; c->judged already counts it. */
-    seam_verdict (*judge)(void *ctx, const seam_coupling *c, const seam_iterate *it);
+    /* The verdict on an iterate; c->judged already counts it. The judge
+     * records its residual in c (c->residual, c->first_residual). */
+    seam_verdict (*judge)(void *ctx, seam_coupling *c, const seam_iterate *it);
     /* A warning about this step (may be NULL: dropped). */
     void (*warn)(void *ctx, const seam_coupling *c, const char *message);
 } seam_coupling_ops;

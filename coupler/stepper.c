@@ -88,7 +88,7 @@ static seam_status solid_map(void *ctx, const seam_coupling *c, const double *F,
     return solid_solve(st, c, F, X, st->in->V_solid);
 }
 
-static seam_verdict judge(void *ctx, const seam_coupling *c, const seam_iterate *it)
+static seam_verdict judge(void *ctx, seam_coupling *c, const seam_iterate *it)
 {
     stepper *st = ctx;
     seam_verdict v = seam_convergence_judge(&st->conv, &st->coupling, it);

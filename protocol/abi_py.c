@@ -55,8 +55,8 @@ int main(int argc, char **argv)
 #undef PY_ENTRY
     fprintf(f, ")\nCAP_LOADS_PRESSURE = %u\nCAP_LOADS_IMPULSE = %u\nCAP_RIGID = %u\nCAP_REGIONS = %u\n"
                "CAP_MOBILITY = %u\nCAP_SAVE = %u\n",
-            SEAM_CAP_LOADS_PRESSURE, SEAM_CAP_LOADS_IMPULSE, SEAM_CAP_RIGID, SEAM_CAP_REGIONS, SEAM_CAP_MOBILITY,
-            SEAM_CAP_SAVE);
+            (unsigned)SEAM_CAP_LOADS_PRESSURE, (unsigned)SEAM_CAP_LOADS_IMPULSE, (unsigned)SEAM_CAP_RIGID,
+            (unsigned)SEAM_CAP_REGIONS, (unsigned)SEAM_CAP_MOBILITY, (unsigned)SEAM_CAP_SAVE);
     fprintf(f, "STATUS_OK, STATUS_ERROR, STATUS_UNSTABLE = %d, %d, %d\n", SEAM_OK, SEAM_ERROR, SEAM_UNSTABLE);
     fprintf(f, "LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR = %d, %d, %d, %d\n", SEAM_LOG_DEBUG, SEAM_LOG_INFO,
             SEAM_LOG_WARN, SEAM_LOG_ERROR);

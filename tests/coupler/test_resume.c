@@ -68,7 +68,12 @@ static pid_t start(const char **argv)
         int null = open("/dev/null", O_WRONLY);
         if (null >= 0)
             dup2(null, STDOUT_FILENO);
-        execv(argv[0], (char *const *)argv);
+        char *args[MAX_ARGS];   /* execv's argv is not const: the child's own copies */
+        int n = 0;
+        for (; argv[n] && n < MAX_ARGS - 1; n++)
+            args[n] = strdup(argv[n]);
+        args[n] = NULL;
+        execv(args[0], args);
         _exit(127);
     }
     return pid;

@@ -270,9 +270,9 @@ static seam_status ring_solid(void *ctx, const seam_coupling *c, const double *F
     return SEAM_OK;
 }
 
-static seam_verdict ring_judge(void *ctx, const seam_coupling *c, const seam_iterate *it)
+static seam_verdict ring_judge(void *ctx, seam_coupling *c, const seam_iterate *it)
 {
-    return seam_convergence_judge(&((ring_maps *)ctx)->cv, (seam_coupling *)c, it);
+    return seam_convergence_judge(&((ring_maps *)ctx)->cv, c, it);
 }
 
 static void ring_warn(void *ctx, const seam_coupling *c, const char *message)

@@ -81,10 +81,10 @@ static seam_status solid(void *ctx, const seam_coupling *c, const double *F, dou
     return SEAM_OK;
 }
 
-static seam_verdict judge(void *ctx, const seam_coupling *c, const seam_iterate *it)
+static seam_verdict judge(void *ctx, seam_coupling *c, const seam_iterate *it)
 {
     maps *m = ctx;
-    return seam_convergence_judge(&m->cv, (seam_coupling *)c, it);
+    return seam_convergence_judge(&m->cv, c, it);
 }
 
 static void warn(void *ctx, const seam_coupling *c, const char *message)
