@@ -128,7 +128,7 @@ static int send_reply(void *sock, zmq_msg_t *env, int n_env, seam_wbuf *w)
 
 /* Whether the peer with this routing id is still connected: a reply with id
  * 0 (which clients ignore) cannot be routed to a vanished peer. */
-static bool peer_alive(void *sock, const zmq_msg_t *owner)
+static bool peer_alive(void *sock, zmq_msg_t *owner)
 {
     seam_wbuf w;
     seam_wbuf_init(&w, 0);
@@ -141,7 +141,7 @@ static bool peer_alive(void *sock, const zmq_msg_t *owner)
     seam_w_bool(&w, true);
     zmq_msg_t env;
     zmq_msg_init(&env);
-    zmq_msg_copy(&env, (zmq_msg_t *)owner);
+    zmq_msg_copy(&env, owner);
     int rc = send_reply(sock, &env, 1, &w);
     zmq_msg_close(&env);
     return rc == 0;

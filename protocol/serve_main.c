@@ -29,7 +29,8 @@ static void on_signal(int sig)
 /* The ready line: scripts and tests read the endpoint (a `*` port resolved) from it. */
 static void print_ready(void *ctx, const char *endpoint)
 {
-    const seam_plugin *p = ctx;
+    const seam_plugin *const *pp = ctx;   /* ready_ctx is a void *: a pointer to the plugin pointer */
+    const seam_plugin *p = *pp;
     printf("seam-serve: serving %s (%s) on %s\n", p->name, seam_role_name(p->role), endpoint);
     fflush(stdout);
 }
@@ -146,9 +147,10 @@ int main(int argc, char **argv)
         struct sigaction sa = {.sa_handler = on_signal};
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        const seam_plugin *served = seam_library_plugin(lib);
         o.on_ready = print_ready;
-        o.ready_ctx = (void *)seam_library_plugin(lib);
-        if (seam_serve(seam_library_plugin(lib), &o, err, sizeof err) != 0) {
+        o.ready_ctx = &served;
+        if (seam_serve(served, &o, err, sizeof err) != 0) {
             fprintf(stderr, "seam-serve: %s\n", err);
             rc = 1;
         }

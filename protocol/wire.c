@@ -47,7 +47,7 @@ void seam_shared_unref(seam_shared *sh)
         free(sh);
 }
 
-bool seam_shared_busy(const seam_shared *sh) { return atomic_load(&((seam_shared *)sh)->refs) > 1; }
+bool seam_shared_busy(const seam_shared *sh) { return atomic_load(&sh->refs) > 1; }
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -283,6 +283,17 @@ static void release_borrowed(void *data, void *hint)
     atomic_fetch_sub((atomic_size_t *)hint, 1);   /* hint is the sender's atomic_size_t */
 }
 
+/* zmq_msg_init_data takes a void * but only reads the bytes of a frame it is
+ * given (and hands them back to the free function, which ignores them). */
+static void *frame_bytes(const void *data, size_t off)
+{
+    union {
+        const char *in;
+        char *out;
+    } u = {.in = (const char *)data + off};
+    return u.out;
+}
+
 int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *borrowed)
 {
     if (w->failed) {   /* an incomplete message would be read as a different one */
@@ -310,13 +321,13 @@ int seam_wire_send(void *sock, seam_wbuf *w, int first_flags, atomic_size_t *bor
             bool last = i + 1 == w->n_att && off + len == a->size;
             if (a->owner) {
                 seam_shared_ref(a->owner);
-                zmq_msg_init_data(&msg, (char *)a->data + off, len, release_shared, a->owner);
+                zmq_msg_init_data(&msg, frame_bytes(a->data, off), len, release_shared, a->owner);
             } else if (!borrowed) {   /* nobody counts borrowed frames here: copy them */
                 zmq_msg_init_size(&msg, len);
                 memcpy(zmq_msg_data(&msg), (const char *)a->data + off, len);
             } else {
                 atomic_fetch_add(borrowed, 1);
-                zmq_msg_init_data(&msg, (char *)a->data + off, len, release_borrowed, borrowed);
+                zmq_msg_init_data(&msg, frame_bytes(a->data, off), len, release_borrowed, borrowed);
             }
             if (zmq_msg_send(&msg, sock, last ? 0 : ZMQ_SNDMORE) < 0)
                 zmq_msg_close(&msg);   /* the peer is gone mid-message: the release runs here */
@@ -404,13 +415,13 @@ typedef struct {
     size_t n, at, done;      /* values; the one the next frame belongs to; its bytes received */
 } landing;
 
-static void plan_landing(const seam_frames *f, landing *l)
+static void plan_landing(seam_frames *f, landing *l)
 {
     l->n = l->at = l->done = 0;
     seam_msg m;
     uint64_t id = 0;
-    if (!f->n_dest || !host_is_le() || !seam_msg_parse(&m, zmq_msg_data((zmq_msg_t *)&f->head),
-                                                       zmq_msg_size((zmq_msg_t *)&f->head)) ||
+    if (!f->n_dest || !host_is_le() || !seam_msg_parse(&m, zmq_msg_data(&f->head),
+                                                       zmq_msg_size(&f->head)) ||
         !seam_msg_uint(&m, "id", true, &id) || id != f->dest_id)
         return;
     for (size_t i = 0; i < m.n; i++) {

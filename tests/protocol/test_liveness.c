@@ -23,7 +23,7 @@
 #include "test_host.h"
 #include "test_proc.h"
 
-static const char *seam_exe, *serve_exe;
+static char *seam_exe, *serve_exe;   /* main's argv: exec arguments are char * */
 
 /* seam-serve --plugin probe_solid on a private ipc socket; its endpoint. */
 static pid_t start_probe_server(const char *dir, bool once, char *endpoint, size_t n)
@@ -31,7 +31,7 @@ static pid_t start_probe_server(const char *dir, bool once, char *endpoint, size
     char bind[1200], log[1200];
     snprintf(bind, sizeof bind, "ipc://%s/probe.sock", dir);
     snprintf(log, sizeof log, "%s/serve.log", dir);
-    char *argv[] = {(char *)serve_exe, "--plugin", "probe_solid", "--bind", bind, "--heartbeat", "0.2",
+    char *argv[] = {serve_exe, "--plugin", "probe_solid", "--bind", bind, "--heartbeat", "0.2",
                     once ? "--once" : NULL, NULL};
     return test_proc_start_server(argv, log, endpoint, n);
 }
@@ -45,10 +45,12 @@ static pid_t start_seam(const char *cmd, const char *dir, const char *probe, con
              probe);
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(scene, sizeof scene, "%s", test_source_path("examples/piston.json"));
+    char *verb = strdup(cmd), *more = extra ? strdup(extra) : NULL;   /* exec arguments are char * */
+    assert_true(verb && (more || !extra));
     char *argv[16];
     int a = 0;
-    argv[a++] = (char *)seam_exe;
-    argv[a++] = (char *)cmd;
+    argv[a++] = seam_exe;
+    argv[a++] = verb;
     argv[a++] = scene;
     argv[a++] = "--set";
     argv[a++] = solid;
@@ -61,10 +63,13 @@ static pid_t start_seam(const char *cmd, const char *dir, const char *probe, con
     }
     if (extra) {
         argv[a++] = "--set";
-        argv[a++] = (char *)extra;
+        argv[a++] = more;
     }
     argv[a] = NULL;
-    return test_proc_spawn(argv, log, -1);
+    pid_t pid = test_proc_spawn(argv, log, -1);
+    free(verb);
+    free(more);
+    return pid;
 }
 
 /* A spawned solid that never returns from its solve at step 5: without a
@@ -164,16 +169,18 @@ static void test_validate_leaves_a_once_server_for_the_run(void **state)
  * directory when resume is set. The exit status; the log in dir/seam.log. */
 static int run_faulty(const char *dir, const char *fault, const char *steps, bool resume)
 {
-    char solid[2048], out[1200], log[1200];
+    char solid[2048], out[1200], log[1200], scene[1200], last[64];
     snprintf(solid, sizeof solid, "solids.0={\"name\": \"piston\", \"process\": \"separate\", \"command\": "
              "[\"python3\", \"%s\"], \"mass\": 1.0, \"stiffness\": 39.47841760435743, \"position\": 0.1, "
              "\"fault\": \"%s\"}", test_source_path("tests/protocol/faulty_solid.py"), fault);
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(log, sizeof log, "%s/seam.log", dir);
-    char *run[] = {(char *)seam_exe, "run", (char *)test_source_path("examples/piston.json"), "--set", solid,
+    snprintf(scene, sizeof scene, "%s", test_source_path("examples/piston.json"));
+    snprintf(last, sizeof last, "%s", steps);
+    char *run[] = {seam_exe, "run", scene, "--set", solid,
                    "--set", "output.checkpoint={\"every_steps\": 5}", "--set", "time.frame=0.05",
-                   "--set", "coupling.scheme=aitken", "--out", out, "--force", "--steps", (char *)steps, NULL};
-    char *again[] = {(char *)seam_exe, "run", "--resume", out, NULL};
+                   "--set", "coupling.scheme=aitken", "--out", out, "--force", "--steps", last, NULL};
+    char *again[] = {seam_exe, "run", "--resume", out, NULL};
     double took;
     return test_proc_wait(test_proc_spawn(resume ? again : run, log, -1), 60.0, &took);
 }
@@ -225,14 +232,15 @@ static void test_failures_between_steps_name_the_step(void **state)
 static void test_ctrl_c_reaches_the_coupler_alone(void **state)
 {
     (void)state;
-    char dir[1024], log[1200], out[1200], stats[1300], ckpt[1300];
+    char dir[1024], log[1200], out[1200], stats[1300], ckpt[1300], scene[1200];
     snprintf(dir, sizeof dir, "%s", test_tmpdir("liveness_ctrl_c"));
     snprintf(log, sizeof log, "%s/seam.log", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(stats, sizeof stats, "%s/stats.csv", out);
     snprintf(ckpt, sizeof ckpt, "%s/checkpoint.seam", out);
+    snprintf(scene, sizeof scene, "%s", test_source_path("examples/piston.json"));
     /* setsid: the run and what it starts in a session of their own, as a terminal's foreground job */
-    char *argv[] = {"/usr/bin/setsid", (char *)seam_exe, "run", (char *)test_source_path("examples/piston.json"),
+    char *argv[] = {"/usr/bin/setsid", seam_exe, "run", scene,
                     "--set", "fluid.process=separate", "--set", "output.checkpoint={\"every_steps\": 1000000}",
                     "--set", "output.frames=false", "--end", "1e4", "--out", out, "--force", "--quiet", NULL};
     unlink(stats);

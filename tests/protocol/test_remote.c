@@ -35,7 +35,7 @@
 #include "wire.h"
 #include "bare_request.h"
 
-static const char *seam_exe, *serve_exe;
+static char *seam_exe, *serve_exe;   /* main's argv: exec arguments are char * */
 
 /* ---- processes ---------------------------------------------------------- */
 
@@ -59,9 +59,13 @@ static void stop_server(server *s)
 
 static void start_seam_serve(server *s, const char *plugin, const char *bind, const char *heartbeat)
 {
-    char *argv[] = {(char *)serve_exe, "--plugin", (char *)plugin, "--bind", (char *)bind, "--heartbeat",
-                    (char *)heartbeat, NULL};
+    char *name = strdup(plugin), *where = strdup(bind), *every = strdup(heartbeat);   /* exec arguments are char * */
+    assert_true(name && where && every);
+    char *argv[] = {serve_exe, "--plugin", name, "--bind", where, "--heartbeat", every, NULL};
     start_server(s, argv);
+    free(name);
+    free(where);
+    free(every);
 }
 
 /* ---- scenes in this process --------------------------------------------- */
@@ -331,8 +335,9 @@ static void test_python_fluid_gives_the_same_bits(void **state)
     char bind[1200];
     snprintf(bind, sizeof bind, "ipc://%s/fluid.sock", test_tmpdir("remote_python"));
     server py;
-    char *argv[] = {"/usr/bin/python3", (char *)test_source_path("protocol/python/piston_fluid.py"), "--bind", bind,
-                    NULL};
+    char script[1200];
+    snprintf(script, sizeof script, "%s", test_source_path("protocol/python/piston_fluid.py"));
+    char *argv[] = {"/usr/bin/python3", script, "--bind", bind, NULL};
     start_server(&py, argv);
     char connect[1200];
     snprintf(connect, sizeof connect, "fluid.connect=%s", py.endpoint);
@@ -477,11 +482,13 @@ static void test_python_participants_started_by_the_scene(void **state)
  * arguments; output to a file. */
 static pid_t start_seam_run(const char *out_dir, const char *log_path, const char *const *sets)
 {
-    char *argv[32];
-    int a = 0;
-    argv[a++] = (char *)seam_exe;
+    char *argv[32], *copies[15] = {NULL};   /* exec arguments are char *: the sets copied */
+    int a = 0, n = 0;
+    argv[a++] = seam_exe;
     argv[a++] = "run";
-    argv[a++] = (char *)test_source_path("examples/piston.json");
+    char scene[1200];
+    snprintf(scene, sizeof scene, "%s", test_source_path("examples/piston.json"));
+    argv[a++] = scene;
     char out[1200];   /* beside the sockets and logs, which --force would remove */
     snprintf(out, sizeof out, "%s/out", out_dir);
     char stats[1300];   /* an earlier run's rows would look like this one's to wait_for_steps */
@@ -495,10 +502,14 @@ static pid_t start_seam_run(const char *out_dir, const char *log_path, const cha
     argv[a++] = "--force";
     for (int i = 0; sets[i] && a < 30; i++) {
         argv[a++] = "--set";
-        argv[a++] = (char *)sets[i];
+        argv[a++] = copies[n] = strdup(sets[i]);
+        assert_non_null(copies[n++]);
     }
     argv[a] = NULL;
-    return test_proc_spawn(argv, log_path, -1);
+    pid_t pid = test_proc_spawn(argv, log_path, -1);
+    for (int i = 0; i < n; i++)
+        free(copies[i]);
+    return pid;
 }
 
 /* The run wrote stats rows for the steps it finished. */
@@ -1402,7 +1413,7 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
     }
     /* `seam keygen` writes the same files */
     snprintf(name, sizeof name, "%s/cli", dir);
-    char *kg_argv[] = {(char *)seam_exe, "keygen", name, NULL};
+    char *kg_argv[] = {seam_exe, "keygen", name, NULL};
     pid_t kg = test_proc_spawn(kg_argv, "/dev/null", -1);
     double kg_took;
     assert_int_equal(test_proc_wait(kg, 10.0, &kg_took), 0);
@@ -1418,7 +1429,7 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
     snprintf(server_key, sizeof server_key, "%s/server.key", dir);
     snprintf(client_pub, sizeof client_pub, "%s/client.pub", dir);
     server s;
-    char *argv[] = {(char *)serve_exe, "--plugin", "piston_solid", "--bind", "tcp://127.0.0.1:*", "--curve",
+    char *argv[] = {serve_exe, "--plugin", "piston_solid", "--bind", "tcp://127.0.0.1:*", "--curve",
                     server_key, "--allow", client_pub, NULL};
     start_server(&s, argv);
 
@@ -1468,7 +1479,7 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
     stop_server(&s);
 
     /* off loopback without CURVE: refused before binding */
-    char *open_argv[] = {(char *)serve_exe, "--plugin", "piston_solid", "--bind", "tcp://0.0.0.0:*", NULL};
+    char *open_argv[] = {serve_exe, "--plugin", "piston_solid", "--bind", "tcp://0.0.0.0:*", NULL};
     pid_t pid = test_proc_spawn(open_argv, "/dev/null", -1);
     double took;
     assert_int_equal(test_proc_wait(pid, 5.0, &took), 1);

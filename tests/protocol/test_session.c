@@ -1243,7 +1243,8 @@ static void test_names_that_are_not_directory_names(void **state)
 static void ready_stop(void *ctx, const char *endpoint)
 {
     (void)endpoint;
-    *(volatile sig_atomic_t *)ctx = 1;
+    volatile sig_atomic_t *const *stop = ctx;   /* a pointer to the serve loop's stop flag */
+    **stop = 1;
 }
 
 static void test_bind_endpoints(void **state)
@@ -1264,7 +1265,8 @@ static void test_bind_endpoints(void **state)
     assert_non_null(lib);
     const seam_plugin *P = seam_library_plugin(lib);
     volatile sig_atomic_t stop = 0;
-    seam_serve_options o = {.heartbeat_s = 0, .stop = &stop, .on_ready = ready_stop, .ready_ctx = (void *)&stop};
+    volatile sig_atomic_t *stop_at = &stop;
+    seam_serve_options o = {.heartbeat_s = 0, .stop = &stop, .on_ready = ready_stop, .ready_ctx = &stop_at};
     o.bind = "tcp://127.0.0.1:1;0.0.0.0:*";
     assert_int_equal(seam_serve(P, &o, err, sizeof err), -1);
     assert_non_null(strstr(err, "source;destination"));
