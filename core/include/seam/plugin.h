@@ -34,10 +34,12 @@
  *  - Output arrays of seam_output are the coupler's, sized as the struct
  *    says, and never alias an input; the plugin fills them.
  *  - Status: SEAM_OK on success; SEAM_ERROR for a failure the coupler cannot
- *    fix by itself (bad config, a broken mesh, out of memory), always after a
- *    message through host->log; SEAM_UNSTABLE when the step failed in a way
- *    a smaller dt may fix (CFL exceeded, NaN, Newton diverged). Plugins never
- *    exit the process and never write to stdout.
+ *    fix by itself (bad config, a broken mesh, a memory request the scene's
+ *    sizes make too large), always after a message through host->log;
+ *    SEAM_UNSTABLE when the step failed in a way a smaller dt may fix (CFL
+ *    exceeded, NaN, Newton diverged). Plugins never exit the process and
+ *    never write to stdout; the one exception is an allocation that fails,
+ *    which aborts through seam/alloc.h (docs/errors.md).
  */
 #ifndef SEAM_PLUGIN_H
 #define SEAM_PLUGIN_H
