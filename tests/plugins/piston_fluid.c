@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "seam/alloc.h"
+#include "seam/checkpoint.h"
 #include "seam/config.h"
 #include "seam/log.h"
 
@@ -33,7 +35,7 @@ typedef struct {
     double delay;
     long commits;
     commit_trace trace;      /* commit_delay, commit_log (commit_trace.h) */
-    unsigned char *saved;    /* save's bytes: V, then commits */
+    unsigned char *saved;    /* save's image (core's checkpoint format): V, then commits */
 } piston_fluid;
 
 enum { FAULT_NONE, FAULT_NAN, FAULT_ERROR, FAULT_TINY_DT };
@@ -154,28 +156,43 @@ static uint32_t pf_capabilities(void *self)
 static seam_status pf_save(void *self, seam_buffer *out)
 {
     piston_fluid *f = self;
-    size_t size = f->n * sizeof *f->V + sizeof f->commits;
-    unsigned char *b = realloc(f->saved, size);
-    if (!b)
-        return SEAM_ERROR;
-    f->saved = b;
-    memcpy(b, f->V, f->n * sizeof *f->V);
-    memcpy(b + f->n * sizeof *f->V, &f->commits, sizeof f->commits);
-    *out = (seam_buffer){b, size};
+    seam_ckpt_writer *w = seam_ckpt_writer_new();
+    seam_ckpt_section(w, "piston_fluid");
+    seam_ckpt_put_f64s(w, f->V, f->n);
+    seam_ckpt_put_i64(w, (int64_t)f->commits);
+    size_t n = 0;
+    free(f->saved);
+    f->saved = seam_ckpt_writer_take(w, &n);
+    seam_ckpt_writer_destroy(&w);
+    *out = (seam_buffer){f->saved, n};
     return SEAM_OK;
 }
 
 static seam_status pf_load(void *self, const void *bytes, size_t n)
 {
     piston_fluid *f = self;
-    size_t want = f->n * sizeof *f->V + sizeof f->commits;
-    if (n != want) {
-        seam_logf(f->host, SEAM_LOG_ERROR, "load: expected %zu bytes, got %zu", want, n);
+    char err[512];
+    seam_ckpt_reader *r = seam_ckpt_reader_from_bytes(bytes, n, "piston_fluid state", err, sizeof err);
+    if (!r) {
+        seam_logf(f->host, SEAM_LOG_ERROR, "load: %s", err);
         return SEAM_ERROR;
     }
-    memcpy(f->V, bytes, f->n * sizeof *f->V);
-    memcpy(&f->commits, (const unsigned char *)bytes + f->n * sizeof *f->V, sizeof f->commits);
-    return SEAM_OK;
+    double *V = seam_xmalloc_n(f->n, sizeof *V);
+    int64_t commits = 0;
+    if (seam_ckpt_need(r, "piston_fluid")) {
+        seam_ckpt_get_f64s(r, V, f->n);
+        commits = seam_ckpt_get_i64(r);
+    }
+    bool ok = seam_ckpt_ok(r, true);
+    if (!ok)
+        seam_logf(f->host, SEAM_LOG_ERROR, "load: %s", seam_ckpt_error(r));
+    else {
+        memcpy(f->V, V, f->n * sizeof *V);
+        f->commits = (long)commits;
+    }
+    free(V);
+    seam_ckpt_reader_destroy(&r);
+    return ok ? SEAM_OK : SEAM_ERROR;
 }
 
 static const seam_plugin plugin = {

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "seam/alloc.h"
+#include "seam/checkpoint.h"
 #include "seam/config.h"
 #include "seam/log.h"
 
@@ -21,6 +23,7 @@ typedef struct {
     double *x, *v;           /* committed, one per piston */
     double *x_new, *v_new;   /* last solve */
     double *mass;            /* per point, for describe */
+    unsigned char *saved;    /* save's image (core's checkpoint format) */
     commit_trace trace;      /* commit_delay, commit_log (commit_trace.h) */
 } piston_solid;
 
@@ -44,7 +47,7 @@ static void *ps_create(const seam_plugin *plugin, const char *config_json, const
         free(s);
         return NULL;
     }
-    s->x = malloc(5 * s->count * sizeof *s->x);
+    s->x = seam_xmalloc_n(5 * s->count, sizeof *s->x);
     s->v = s->x + s->count;
     s->x_new = s->v + s->count;
     s->v_new = s->x_new + s->count;
@@ -60,8 +63,10 @@ static void *ps_create(const seam_plugin *plugin, const char *config_json, const
 static void ps_destroy(void *self)
 {
     piston_solid *s = self;
-    if (s)
+    if (s) {
         free(s->x);
+        free(s->saved);
+    }
     free(s);
 }
 
@@ -121,20 +126,40 @@ static seam_status ps_mobility(void *self, const double *impulse, double *dv)
 static seam_status ps_save(void *self, seam_buffer *out)
 {
     piston_solid *s = self;
-    *out = (seam_buffer){s->x, 2 * s->count * sizeof *s->x};   /* x then v, one allocation */
+    seam_ckpt_writer *w = seam_ckpt_writer_new();
+    seam_ckpt_section(w, "piston_solid");
+    seam_ckpt_put_f64s(w, s->x, s->count);
+    seam_ckpt_put_f64s(w, s->v, s->count);
+    size_t n = 0;
+    free(s->saved);
+    s->saved = seam_ckpt_writer_take(w, &n);
+    seam_ckpt_writer_destroy(&w);
+    *out = (seam_buffer){s->saved, n};
     return SEAM_OK;
 }
 
 static seam_status ps_load(void *self, const void *bytes, size_t n)
 {
     piston_solid *s = self;
-    size_t want = 2 * s->count * sizeof *s->x;
-    if (n != want) {
-        seam_logf(s->host, SEAM_LOG_ERROR, "load: expected %zu bytes, got %zu", want, n);
+    char err[512];
+    seam_ckpt_reader *r = seam_ckpt_reader_from_bytes(bytes, n, "piston_solid state", err, sizeof err);
+    if (!r) {
+        seam_logf(s->host, SEAM_LOG_ERROR, "load: %s", err);
         return SEAM_ERROR;
     }
-    memcpy(s->x, bytes, n);
-    memcpy(s->x_new, s->x, want);
+    /* into the trial arrays first: a refused image leaves the committed state */
+    if (seam_ckpt_need(r, "piston_solid")) {
+        seam_ckpt_get_f64s(r, s->x_new, s->count);
+        seam_ckpt_get_f64s(r, s->v_new, s->count);
+    }
+    bool ok = seam_ckpt_ok(r, true);
+    if (!ok)
+        seam_logf(s->host, SEAM_LOG_ERROR, "load: %s", seam_ckpt_error(r));
+    seam_ckpt_reader_destroy(&r);
+    if (!ok)
+        return SEAM_ERROR;
+    memcpy(s->x, s->x_new, s->count * sizeof *s->x);
+    memcpy(s->v, s->v_new, s->count * sizeof *s->v);
     return SEAM_OK;
 }
 

@@ -26,6 +26,7 @@
 
 #include "keys.h"
 #include "remote.h"
+#include "seam/checkpoint.h"
 #include "seam/config.h"
 #include "seam/loader.h"
 #include "simulation.h"
@@ -909,6 +910,18 @@ static void test_newcomer_waits_for_a_vanished_owners_solve(void **state)
 
 /* ---- the optional functions through the proxy --------------------------- */
 
+/* piston_solid's state image (core's checkpoint format): x, then v, one piston. */
+static unsigned char *piston_image(double x, double v, size_t *n)
+{
+    seam_ckpt_writer *w = seam_ckpt_writer_new();
+    seam_ckpt_section(w, "piston_solid");
+    seam_ckpt_put_f64s(w, &x, 1);
+    seam_ckpt_put_f64s(w, &v, 1);
+    unsigned char *img = seam_ckpt_writer_take(w, n);
+    seam_ckpt_writer_destroy(&w);
+    return img;
+}
+
 static void test_mobility_save_and_load_through_the_proxy(void **state)
 {
     (void)state;
@@ -937,17 +950,19 @@ static void test_mobility_save_and_load_through_the_proxy(void **state)
     assert_true(dv == 0.5);
     seam_buffer b;
     assert_int_equal(p->save(self, &b), SEAM_OK);
-    assert_int_equal(b.size, 2 * sizeof(double));
-    double state_xv[2];
-    memcpy(state_xv, b.data, sizeof state_xv);
-    assert_true(state_xv[0] == 0.25 && state_xv[1] == 0.0);
-    state_xv[0] = -1.5;
-    assert_int_equal(p->load(self, state_xv, sizeof state_xv), SEAM_OK);
+    size_t n = 0;
+    unsigned char *img = piston_image(0.25, 0.0, &n);
+    assert_int_equal(b.size, n);   /* the bytes travel unchanged */
+    assert_memory_equal(b.data, img, n);
+    free(img);
+    img = piston_image(-1.5, 0.0, &n);
+    assert_int_equal(p->load(self, img, n), SEAM_OK);
     assert_int_equal(p->describe(self, &f), SEAM_OK);
     assert_true(f.X[0] == -1.5);
     /* a plugin's refusal comes back as its status with its message relayed */
-    assert_int_equal(p->load(self, state_xv, 3), SEAM_ERROR);
-    assert_true(test_host_saw(&th, "load: expected 16 bytes, got 3"));
+    assert_int_equal(p->load(self, img, 3), SEAM_ERROR);
+    assert_true(test_host_saw(&th, "load: piston_solid state: not a seam checkpoint"));
+    free(img);
     assert_true(isinf(test_max_dt(p, self)));
     p->destroy(self);   /* bye, and the spawned server exits */
 }
@@ -987,8 +1002,10 @@ static void test_max_dt_comes_with_the_commit(void **state)
     assert_int_equal(st2, SEAM_OK);
     assert_true(isinf(dt) && dt > 0 && dt2 == dt);
     assert_true(took < 0.5);
-    double xv[2] = {0.5, 0.0};
-    assert_int_equal(p->load(self, xv, sizeof xv), SEAM_OK);
+    size_t n = 0;
+    unsigned char *img = piston_image(0.5, 0.0, &n);
+    assert_int_equal(p->load(self, img, n), SEAM_OK);
+    free(img);
     kill(pid, SIGSTOP);
     st1 = p->max_dt(self, &dt);
     kill(pid, SIGCONT);
