@@ -9,6 +9,7 @@
 
 #include "rigid_dofs.h"
 #include "seam/motion.h"
+#include "seam/vec.h"
 
 typedef struct {
     size_t first, count, at;   /* points, and where its dofs start in the reduced vector */
@@ -23,18 +24,6 @@ struct rigid_dofs {
     body *b;
     long *free_at;             /* per point: its first reduced index, -1 for a body's point */
 };
-
-static void matT_vec(const double R[9], const double *a, double *out)
-{
-    for (int i = 0; i < 3; i++)
-        out[i] = R[i] * a[0] + R[3 + i] * a[1] + R[6 + i] * a[2];
-}
-
-static void mat_vec(const double R[9], const double *a, double *out)
-{
-    for (int i = 0; i < 3; i++)
-        out[i] = R[3 * i] * a[0] + R[3 * i + 1] * a[1] + R[3 * i + 2] * a[2];
-}
 
 static void mat_mul(const double A[9], const double B[9], double *C, bool transpose_b)
 {
@@ -85,7 +74,7 @@ rigid_dofs *rigid_dofs_new(int dim, size_t n_points, const double *X0, const rig
             double d[3] = {0, 0, 0};
             for (int c = 0; c < dim; c++)
                 d[c] = X0[(b->first + i) * (size_t)dim + (size_t)c] - bodies[k].centre[c];
-            matT_vec(bodies[k].rotation, d, b->arms + 3 * i);
+            seam_m3_mul_tv(b->arms + 3 * i, bodies[k].rotation, d);
             if (dim == 2)
                 b->arms[3 * i + 2] = 0.0;
             sum += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -182,7 +171,7 @@ void rigid_dofs_expand_X(const rigid_dofs *rd, const double *y, double *X)
             c[d] = b->cn[d] + y[b->at + (size_t)d];
         for (size_t i = 0; i < b->count; i++) {
             double a[3];
-            mat_vec(R, b->arms + 3 * i, a);
+            seam_m3_mul_v(a, R, b->arms + 3 * i);
             for (int d = 0; d < dim; d++)
                 X[(b->first + i) * (size_t)dim + (size_t)d] = c[d] + a[d];
         }

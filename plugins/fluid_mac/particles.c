@@ -6,6 +6,7 @@
 
 #include "mac.h"
 #include "seam/alloc.h"
+#include "seam/vec.h"
 
 /* ---- particles binned by cell ----------------------------------------------- */
 
@@ -575,15 +576,6 @@ void mac_grid_to_particles2(const mac_grid *g, size_t n, const double *x, double
     }
 }
 
-static void cross3(const double *a, const double *b, double *c)
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 /* Element s of the shells: its mean displacement, end positions, edges,
  * normal and padded bounding box (the crossing point of a path lies in it). */
 static void shell_elem(const mac_grid *g, const mac_shells *sh, size_t s, mac_shell_elem *e)
@@ -613,8 +605,8 @@ static void shell_elem(const mac_grid *g, const mac_shells *sh, size_t s, mac_sh
                 e->edge[m][k] = e->v[(m + 1) % 3][k] - e->v[m][k];
         for (int k = 0; k < 3; k++)
             e2[k] = e->v[2][k] - e->v[0][k];
-        cross3(e->edge[0], e2, e->nrm);
-        e->len = sqrt(dot3(e->nrm, e->nrm));
+        seam_v3_cross(e->nrm, e->edge[0], e2);
+        e->len = sqrt(seam_v3_dot(e->nrm, e->nrm));
     }
     double pad = 1e-6 * g->dx;
     for (size_t k = 0; k < dim; k++) {
@@ -702,7 +694,7 @@ static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt
             r1[k] = p1[k] - v0[k];
             nrm[k] = e->nrm[k];
         }
-        double len = e->len, s0 = dot3(nrm, r0), s1 = dot3(nrm, r1);
+        double len = e->len, s0 = seam_v3_dot(nrm, r0), s1 = seam_v3_dot(nrm, r1);
         if (len == 0.0 || s0 == 0.0 || (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0))
             continue;   /* still on its side of the triangle's plane */
         double lam = s0 / (s0 - s1), h[3];
@@ -714,8 +706,8 @@ static void stop_at_shells_3d(const mac_grid *g, const mac_shells *sh, double dt
             double rel[3], c[3];
             for (int k = 0; k < 3; k++)
                 rel[k] = h[k] - e->v[m][k];
-            cross3(e->edge[m], rel, c);
-            inside = dot3(c, nrm) >= 0.0;
+            seam_v3_cross(c, e->edge[m], rel);
+            inside = seam_v3_dot(c, nrm) >= 0.0;
         }
         if (!inside)
             continue;
