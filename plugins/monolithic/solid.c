@@ -33,14 +33,7 @@ static void corotated_element(const fem *f, const fem_elem *e, const double *x, 
     int d = f->d, m = (d + 1) * d;
     const fem_material *mat = &f->bodies[e->body].mat;
     double b[4][3], F[9] = {0}, U[9], sig[3], V[9], R[9], Kt[144];
-    fem_shape_gradients(d, e->Dm_inv, b);
-    for (int i = 0; i < d; i++)
-        for (int j = 0; j < d; j++) {
-            double s = 0.0;
-            for (int a = 0; a <= d; a++)
-                s += x[e->n[a] * d + i] * b[a][j];
-            F[i * d + j] = s;
-        }
+    fem_deformation_gradient(d, e, x, b, F);
     seam_svd_rotation(d, F, U, sig, V);
     for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++) {

@@ -185,6 +185,10 @@ struct fem {
 /* Shape-function gradients b_a of a linear simplex (Irving 2.4: g_i = P b_i):
  * b_a = row a-1 of D_m^{-1} for a >= 1, and b_0 = -sum of the others. */
 void fem_shape_gradients(int d, const double *Dm_inv, double b[4][3]);
+/* The element's shape-function gradients b and its deformation gradient F
+ * (d x d, row-major) at positions x: F = D_s D_m^{-1} (Irving 2.3), written
+ * as sum_a x_a b_a^T. */
+void fem_deformation_gradient(int d, const fem_elem *e, const double *x, double b[4][3], double *F);
 
 /* The plugin table (export.c exports it as seam_plugin_v1). */
 const seam_plugin *solid_fem_table(void);

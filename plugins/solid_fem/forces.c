@@ -21,15 +21,9 @@ void fem_shape_gradients(int d, const double *Dm_inv, double b[4][3])
     }
 }
 
-/* One element: energy, its nodal forces' negatives W P b_a (fe, (d + 1) d
- * numbers: f_a -= fe_a), stiffness block into Ke (may be NULL). Reads only
- * x: elements run on threads. */
-static double element_forces(const fem_elem *e, const fem_material *mat, int d, const double *x, double *fe,
-                             double *Ke)
+void fem_deformation_gradient(int d, const fem_elem *e, const double *x, double b[4][3], double *F)
 {
-    double b[4][3], F[9] = {0}, P[9] = {0}, dPdF[81];
     fem_shape_gradients(d, e->Dm_inv, b);
-    /* F = D_s D_m^{-1} (Irving 2.3), written as sum_a x_a b_a^T. */
     for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++) {
             double s = 0.0;
@@ -37,6 +31,16 @@ static double element_forces(const fem_elem *e, const fem_material *mat, int d, 
                 s += x[e->n[a] * d + i] * b[a][j];
             F[i * d + j] = s;
         }
+}
+
+/* One element: energy, its nodal forces' negatives W P b_a (fe, (d + 1) d
+ * numbers: f_a -= fe_a), stiffness block into Ke (may be NULL). Reads only
+ * x: elements run on threads. */
+static double element_forces(const fem_elem *e, const fem_material *mat, int d, const double *x, double *fe,
+                             double *Ke)
+{
+    double b[4][3], F[9] = {0}, P[9] = {0}, dPdF[81];
+    fem_deformation_gradient(d, e, x, b, F);
     double psi = fem_first_piola(mat, d, F, P, Ke ? dPdF : NULL);
     /* Nodal forces f_a = -W P b_a (Irving 2.4, G = P B_m). */
     for (int a = 0; a <= d; a++)
