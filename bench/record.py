@@ -15,7 +15,7 @@ line through and keeps the @row lines out of the output:
 
 KEY=VALUE pairs before `--` are added to every row (parameters the command
 line does not show). Exit status: the command's. A bench script records
-itself by re-running under the recorder on its first line (bench_rows.sh).
+itself by re-running under the recorder on its first line (bench/rows.sh).
 
     bench/record.py BENCH KEY=VALUE ...
 

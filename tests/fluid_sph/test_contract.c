@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "plugin_contract.h"
+#include "seam/checkpoint.h"
 #include "sph_test.h"
 
 /* A two-sided plate standing in the water near the block's face, pushed into it. */
@@ -76,12 +77,67 @@ static void test_byte_order(void **state)
     P->destroy(fl);
 }
 
+/* An image that reads back whole up to its last array, which is one value
+ * too long, is refused and leaves the committed state: the particles do not
+ * keep the older positions and velocities that came before the bad array. */
+static void test_refused_image_leaves_the_state(void **state)
+{
+    (void)state;
+    test_host th;
+    fluid_sph *fl = sph_make(&th, "{\"domain\": [0, 0, 0.2, 0.2], \"spacing\": 0.02, \"fill\": [0, 0, 0.2, 0.1]}",
+                             NULL);
+    const seam_plugin *P = seam_plugin_v1();
+    seam_buffer buf;
+    assert_int_equal(P->save(fl, &buf), SEAM_OK);
+    char err[256] = "";
+    seam_ckpt_reader *r = seam_ckpt_reader_from_bytes(buf.data, buf.size, "start", err, sizeof err);
+    assert_non_null(r);
+    assert_true(seam_ckpt_need(r, "fluid_sph"));
+    uint64_t d = seam_ckpt_get_u64(r), n = seam_ckpt_get_u64(r), np = seam_ckpt_get_u64(r);
+    size_t len[5] = {d * n, d * n, n, n, n};
+    double *start[5];
+    for (int a = 0; a < 5; a++) {
+        start[a] = malloc((len[a] + 1) * sizeof(double));
+        seam_ckpt_get_f64s(r, start[a], len[a]);
+    }
+    seam_ckpt_reader_destroy(&r);
+    seam_ckpt_writer *w = seam_ckpt_writer_new();
+    seam_ckpt_section(w, "fluid_sph");
+    seam_ckpt_put_u64(w, d);
+    seam_ckpt_put_u64(w, n);
+    seam_ckpt_put_u64(w, np);
+    for (int a = 0; a < 5; a++)
+        seam_ckpt_put_f64s(w, start[a], len[a]);
+    double *extra = calloc(d * np + 1, sizeof *extra);   /* the interface's X^n and one value more */
+    seam_ckpt_put_f64s(w, extra, d * np + 1);
+    free(extra);
+    size_t n_bad = 0;
+    unsigned char *bad = seam_ckpt_writer_take(w, &n_bad);
+    seam_ckpt_writer_destroy(&w);
+
+    sph_run(fl, 0.0, 0.01, 2e-3, NULL, NULL);
+    assert_int_equal(P->save(fl, &buf), SEAM_OK);
+    size_t n_after = buf.size;
+    unsigned char *after = malloc(n_after);
+    memcpy(after, buf.data, n_after);
+    assert_int_equal(P->load(fl, bad, n_bad), SEAM_ERROR);
+    assert_int_equal(P->save(fl, &buf), SEAM_OK);
+    assert_int_equal(buf.size, n_after);
+    assert_memory_equal(buf.data, after, n_after);
+    free(after);
+    free(bad);
+    for (int a = 0; a < 5; a++)
+        free(start[a]);
+    P->destroy(fl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dfsph),
         cmocka_unit_test(test_takahashi),
         cmocka_unit_test(test_byte_order),
+        cmocka_unit_test(test_refused_image_leaves_the_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "plugin.h"
+#include "seam/checkpoint.h"
 #include "plugin_contract.h"
 #include "test_host.h"
 
@@ -63,11 +64,67 @@ static void test_image(void **state)
     P->destroy(m);
 }
 
+/* An image whose container reads back whole but one of whose parts is
+ * refused (here the block's) leaves every part as it was: the fluid does not
+ * keep the older state it was handed before the block refused. */
+static void test_refused_part_leaves_the_state(void **state)
+{
+    (void)state;
+    test_host th;
+    test_host_init(&th, "monolithic", "");
+    test_host_gravity(&th, 0.0, -9.8, 0.0);
+    const seam_plugin *P = monolithic_table();
+    void *m = P->create(P, scene, &th.host);
+    assert_non_null(m);
+    seam_buffer buf;
+    assert_int_equal(P->save(m, &buf), SEAM_OK);
+    char err[256] = "";
+    seam_ckpt_reader *r = seam_ckpt_reader_from_bytes(buf.data, buf.size, "step 0", err, sizeof err);
+    assert_non_null(r);
+    assert_true(seam_ckpt_need(r, "monolithic"));
+    assert_int_equal(seam_ckpt_get_u64(r), 3);
+    size_t n_fluid = 0, n_block = 0, n_plank = 0;
+    const void *fluid0 = seam_ckpt_get_bytes(r, &n_fluid);
+    seam_ckpt_get_bytes(r, &n_block);
+    const void *plank0 = seam_ckpt_get_bytes(r, &n_plank);
+    assert_true(seam_ckpt_ok(r, true));
+    /* step 0's fluid and plank with a block image that is not one */
+    seam_ckpt_writer *w = seam_ckpt_writer_new();
+    seam_ckpt_section(w, "monolithic");
+    seam_ckpt_put_u64(w, 3);
+    seam_ckpt_put_bytes(w, fluid0, n_fluid);
+    seam_ckpt_put_bytes(w, "not a solid_fem state", 21);
+    seam_ckpt_put_bytes(w, plank0, n_plank);
+    size_t n_bad = 0;
+    unsigned char *bad = seam_ckpt_writer_take(w, &n_bad);
+    seam_ckpt_writer_destroy(&w);
+    seam_ckpt_reader_destroy(&r);
+
+    for (int64_t k = 0; k < 3; k++) {
+        seam_step step = {k, 0.005 * (double)k, 0.005, 0};
+        assert_int_equal(P->solve(m, &step, NULL, NULL), SEAM_OK);
+        assert_int_equal(P->commit(m), SEAM_OK);
+    }
+    assert_int_equal(P->save(m, &buf), SEAM_OK);
+    size_t n_after = buf.size;
+    unsigned char *after = malloc(n_after);
+    memcpy(after, buf.data, n_after);
+
+    assert_int_equal(P->load(m, bad, n_bad), SEAM_ERROR);
+    assert_int_equal(P->save(m, &buf), SEAM_OK);
+    assert_int_equal(buf.size, n_after);
+    assert_memory_equal(buf.data, after, n_after);
+    free(after);
+    free(bad);
+    P->destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contract),
         cmocka_unit_test(test_image),
+        cmocka_unit_test(test_refused_part_leaves_the_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
