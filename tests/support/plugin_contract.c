@@ -613,3 +613,17 @@ unsigned char *contract_image_swapped(const void *img, size_t n)
         out[n - 4 + (size_t)k] = (unsigned char)(crc >> (24 - 8 * k));
     return out;
 }
+
+void plugin_contract_refused_load_keeps_state(const seam_plugin *P, void *self, const void *bad, size_t n)
+{
+    seam_buffer buf;
+    assert_int_equal(P->save(self, &buf), SEAM_OK);
+    size_t n_before = buf.size;
+    unsigned char *before = seam_xmalloc(n_before);
+    memcpy(before, buf.data, n_before);
+    assert_int_equal(P->load(self, bad, n), SEAM_ERROR);
+    assert_int_equal(P->save(self, &buf), SEAM_OK);
+    assert_int_equal(buf.size, n_before);
+    assert_memory_equal(buf.data, before, n_before);
+    free(before);
+}

@@ -53,6 +53,9 @@ void plugin_contract_purity(const plugin_contract *c);
 void plugin_contract_save_load(const plugin_contract *c);
 void plugin_contract_entries(const plugin_contract *c);
 void plugin_contract_bad_keys(const plugin_contract *c);
+/* load(bad) is refused with SEAM_ERROR and leaves the committed state: a
+ * save after it gives the same bytes as a save before it. */
+void plugin_contract_refused_load_keeps_state(const seam_plugin *P, void *self, const void *bad, size_t n);
 
 /* ---- an independent little-endian reader of checkpoint images ----------
  * Written from the layout in seam/checkpoint.h, sharing no code with core,
