@@ -5,11 +5,13 @@
 # bench/protocol/fuzz_session.sh needs. chromium is for the test suite: it
 # opens a run's report headless (tests/coupler/test_report_browser.py);
 # cppcheck is for .ci/run's static analysis (scripts/cppcheck.sh).
+# libxml2 reads preCICE configurations; g++ and cmake build the test
+# suite's C++ preCICE participant the way an adapter's own build does.
 set -eu
 
 packages="meson ninja-build pkg-config gcc libc6-dev
 libzmq3-dev libmsgpack-dev libopenblas-dev liblapacke-dev libjansson-dev
-libcairo2-dev libcmocka-dev zlib1g-dev libsuitesparse-dev python3 python3-zmq python3-msgpack python3-numpy
+libcairo2-dev libcmocka-dev zlib1g-dev libsuitesparse-dev libxml2-dev g++ cmake python3 python3-zmq python3-msgpack python3-numpy
 cppcheck
 chromium"
 case "${1:-}" in
