@@ -117,9 +117,9 @@ static bool check_scheme(const precice_config *cfg, const pc_scheme *sc, char *e
         return refuse(err, errlen, cfg, sc->line, "coupling-scheme",
                       "neither max-time nor max-time-windows is given: the coupling would never end");
     const pc_acceleration *a = &sc->acceleration;
-    if (a->preconditioner != PC_PRECOND_NONE)
-        return refuse(err, errlen, cfg, a->line, "preconditioner",
-                      "seam does not scale the data for its schemes yet: remove the preconditioner");
+    if ((a->kind == PC_ACCEL_IQN_ILS || a->kind == PC_ACCEL_IQN_IMVJ) && !a->reduced_time_grid)
+        return refuse(err, errlen, cfg, a->line, "acceleration",
+                      "reduced-time-grid=\"false\": seam's schemes iterate on the window-end values only");
     for (size_t e = 0; e < sc->n_exchanges; e++) {
         const pc_exchange *x = &sc->exchanges[e];
         if (sc->kind == PC_SERIAL_EXPLICIT || sc->kind == PC_SERIAL_IMPLICIT || sc->kind == PC_PARALLEL_EXPLICIT ||
@@ -312,6 +312,52 @@ static void apply_map(const pcs_map *map, int ncomp, const double *in, double *o
         seam_meshmap_apply(map->M, ncomp, in, out);
 }
 
+static double norm2_diff(const double *a, const double *b, size_t n, double w);
+
+/* The constant preconditioner's weights: 1 / the data's scaling in the acceleration element. */
+static void constant_weights(pcs *s)
+{
+    const pc_acceleration *a = &s->sc->acceleration;
+    for (size_t e = 0; e < s->n_blocks; e++)
+        for (size_t i = 0; i < a->n_data; i++)
+            if (a->data[i].data == s->blocks[e].data && a->data[i].mesh == s->blocks[e].mesh && a->scaling &&
+                a->scaling[i] > 0)
+                s->blocks[e].weight = 1.0 / a->scaling[i];
+}
+
+/* After a window: the weights of the next one. The schemes see one scaling
+ * per window (their least squares need consistent columns), so value,
+ * residual and residual-sum take the window's values or residuals at its end
+ * (preCICE updates within the window too); freeze-after stops updates. */
+static void update_weights(pcs *s)
+{
+    const pc_acceleration *a = &s->sc->acceleration;
+    if (a->preconditioner == PC_PRECOND_NONE || a->preconditioner == PC_PRECOND_CONSTANT)
+        return;
+    bool frozen = a->preconditioner_freeze_after >= 0 && s->window + 1 >= a->preconditioner_freeze_after;
+    bool reset = s->window == 0 || !a->preconditioner_update_on_threshold;
+    for (size_t e = 0; e < s->n_blocks && !reset; e++) {
+        const pcs_block *b = &s->blocks[e];
+        if ((s->serial && !b->in_x) || b->res_sum == 0)
+            continue;
+        double factor = b->prev_res_sum / b->res_sum;
+        reset = a->preconditioner != PC_PRECOND_RESIDUAL_SUM || factor > 10.0 || factor < 0.1;
+    }
+    for (size_t e = 0; e < s->n_blocks; e++) {
+        pcs_block *b = &s->blocks[e];
+        if (s->serial && !b->in_x)
+            continue;
+        double scale = a->preconditioner == PC_PRECOND_VALUE      ? norm2_diff(b->start, NULL, b->n, 1.0)
+                       : a->preconditioner == PC_PRECOND_RESIDUAL ? b->res_norm
+                                                                  : b->res_sum;
+        if (!frozen && reset && scale > 1e-14 && isfinite(scale)) {
+            b->weight = 1.0 / scale;
+            b->prev_res_sum = b->res_sum;
+        }
+        b->res_sum = 0;
+    }
+}
+
 bool pcs_build(pcs *s, char *err, size_t errlen)
 {
     const precice_config *cfg = s->cfg;
@@ -339,6 +385,8 @@ bool pcs_build(pcs *s, char *err, size_t errlen)
     }
     s->n_x = off_x;
     s->n_f = s->serial ? off_f : off_x;
+    if (s->sc->acceleration.preconditioner == PC_PRECOND_CONSTANT)
+        constant_weights(s);
     s->n = s->n_x > s->n_f ? s->n_x : s->n_f;
     for (size_t p = 0; p < cfg->n_participants; p++) {
         const pc_participant *pp = &cfg->participants[p];
@@ -583,6 +631,23 @@ static double norm2_diff(const double *a, const double *b, size_t n, double w)
     return scale * sqrt(ssq);
 }
 
+/* Each iterated block's ||x~ - x|| (unscaled), and the residual-sum preconditioner's sums. */
+static void block_residuals(pcs *s, const seam_iterate *it)
+{
+    double total = 0;
+    for (size_t e = 0; e < s->n_blocks; e++) {
+        pcs_block *b = &s->blocks[e];
+        if (s->serial && !b->in_x)
+            continue;
+        b->res_norm = norm2_diff(it->X_new + b->offset, it->X_old + b->offset, b->n, b->weight);
+        total += b->res_norm * b->res_norm;
+    }
+    total = sqrt(total);
+    for (size_t e = 0; e < s->n_blocks && total > 0 && isfinite(total); e++)
+        if (!s->serial || s->blocks[e].in_x)
+            s->blocks[e].res_sum += s->blocks[e].res_norm / total;
+}
+
 static const char *measure_abbrev(pc_measure_kind k)
 {
     return k == PC_MEASURE_ABSOLUTE ? "Abs" : k == PC_MEASURE_RELATIVE ? "Rel" : "Drop";
@@ -633,6 +698,7 @@ static seam_verdict op_judge(void *ctx, seam_coupling *c, const seam_iterate *it
     int k = c->judged;
     bool all = true, one_suffices = false, finite = true;
     size_t required = 0;
+    block_residuals(s, it);
     for (size_t i = 0; i < sc->n_measures; i++) {
         const pc_measure *m = &sc->measures[i];
         if (s->measure_block[i] >= 0) {
@@ -665,7 +731,7 @@ static seam_verdict op_judge(void *ctx, seam_coupling *c, const seam_iterate *it
     bool converged = sc->n_measures > 0 && ((required > 0 && all) || one_suffices) && k >= sc->min_iterations;
     if (converged)
         return SEAM_CONVERGED;
-    return k >= sc->max_iterations ? SEAM_EXHAUSTED : SEAM_ITERATE;
+    return sc->max_iterations > 0 && k >= sc->max_iterations ? SEAM_EXHAUSTED : SEAM_ITERATE;
 }
 
 static void op_warn(void *ctx, const seam_coupling *c, const char *message)
@@ -818,6 +884,7 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
             fflush(s->iterations_log);
         }
         s->time += dt;
+        update_weights(s);
         if (s->on_window)
             s->on_window(s->on_window_ctx, s);
     }
@@ -856,17 +923,19 @@ bool pcs_coupling_json(const precice_config *cfg, char *json, size_t n, char *er
     case PC_ACCEL_IQN_IMVJ:
         break;
     }
-    if (a->filter == PC_FILTER_QR1 || a->filter == PC_FILTER_QR3)
+    /* QR3 (preCICE 3's default) applies QR2's test, only when the columns become ill-conditioned:
+     * seam's filter applies it at every insertion, which removes the same kind of column */
+    if (a->filter == PC_FILTER_QR1 || a->filter == PC_FILTER_QR1_ABSOLUTE)
         return refuse(err, errlen, cfg, a->line, "filter",
-                      "filter type %s: seam's quasi-Newton schemes filter as QR2 does (a column within relative "
-                      "distance limit of the others' span goes); use type=\"QR2\"",
-                      a->filter == PC_FILTER_QR1 ? "QR1" : "QR3");
+                      "filter type QR1%s: seam's quasi-Newton schemes filter as QR2 does (a column within relative "
+                      "distance limit of the others' span goes); use type=\"QR2\" or \"QR3\"",
+                      a->filter == PC_FILTER_QR1_ABSOLUTE ? "-absolute" : "");
     if (a->enforce_initial_relaxation)
         return refuse(err, errlen, cfg, a->line, "initial-relaxation",
                       "enforce=\"true\": seam's quasi-Newton schemes relax only while they hold no secant columns");
     int len = snprintf(json, n, "{\"scheme\": \"%s\", \"relaxation\": %.17g, \"filter\": %.17g",
                        a->kind == PC_ACCEL_IQN_ILS ? "iqn-ils" : "iqn-imvj", a->relaxation > 0 ? a->relaxation : 0.1,
-                       a->filter == PC_FILTER_QR2 ? a->filter_limit : 0.0);
+                       a->filter == PC_FILTER_NONE ? 0.0 : a->filter_limit);
     if (a->max_used_iterations > 0)
         len += snprintf(json + len, n - (size_t)len, ", \"max_columns\": %d", a->max_used_iterations);
     if (a->time_windows_reused >= 0)
@@ -885,6 +954,9 @@ bool pcs_coupling_json(const precice_config *cfg, char *json, size_t n, char *er
         len += snprintf(json + len, n - (size_t)len, ", \"restart\": \"%s\"", to[r]);
         if (r > 0 && a->imvj_chunk_size > 0)
             len += snprintf(json + len, n - (size_t)len, ", \"chunk\": %d", a->imvj_chunk_size);
+        if (r == 2 && a->imvj_reused_time_windows_at_restart > 0)
+            len += snprintf(json + len, n - (size_t)len, ", \"restart_reuse\": %d",
+                            a->imvj_reused_time_windows_at_restart);
         if (r == 3 && a->imvj_truncation_threshold > 0)
             len += snprintf(json + len, n - (size_t)len, ", \"truncation\": %.17g", a->imvj_truncation_threshold);
     }

@@ -87,7 +87,9 @@ typedef struct pcs_block {
     double *start;               /* at the window's start (the last window's end, or initial data) */
     double *end;                 /* handed to the reader now (what the scheme iterates) */
     pcs_samples raw;             /* the writer's samples this window (t > 0); n_samples 0: none yet */
-    double weight;               /* preconditioner: the scheme sees weight x value */
+    double weight;               /* preconditioner: the scheme sees weight x value (fixed within a window) */
+    double res_norm;             /* ||x~ - x|| of the last iteration (unscaled; blocks the scheme iterates on) */
+    double res_sum, prev_res_sum;   /* residual-sum preconditioner: this window's sum, the one the weight is from */
     int write_index, write_map;  /* the writer's write (cfg writes[]) and mapping (-1: none) */
 } pcs_block;
 

@@ -76,8 +76,8 @@ typedef struct server {
     void *zctx, *sock;
     char key[17];
     char host[256];
-    char run_dir[PATH_MAX];      /* DIR/precice-run */
-    char json_path[PATH_MAX + 32];
+    char run_dir[PATH_MAX + 16];   /* DIR/precice-run */
+    char json_path[PATH_MAX + 48];
     part *parts;
     bool quiet;
 } server;
@@ -697,7 +697,7 @@ static bool open_socket(server *sv, char *err, size_t errlen)
     zmq_getsockopt(sv->sock, ZMQ_LAST_ENDPOINT, endpoint, &len);
     mkdir(sv->run_dir, 0777);
     if (!write_address(sv, endpoint)) {
-        snprintf(err, errlen, "cannot write %s: %s", sv->json_path, strerror(errno));
+        snprintf(err, errlen, "cannot write %.900s: %s", sv->json_path, strerror(errno));
         return false;
     }
     return true;
