@@ -926,13 +926,13 @@ bool pcs_coupling_json(const precice_config *cfg, char *json, size_t n, char *er
     /* QR3 (preCICE 3's default) applies QR2's test, only when the columns become ill-conditioned:
      * seam's filter applies it at every insertion, which removes the same kind of column */
     if (a->filter == PC_FILTER_QR1 || a->filter == PC_FILTER_QR1_ABSOLUTE)
-        return refuse(err, errlen, cfg, a->line, "filter",
-                      "filter type QR1%s: seam's quasi-Newton schemes filter as QR2 does (a column within relative "
+        return refuse(err, errlen, cfg, a->line, "acceleration",
+                      "<filter type=\"QR1%s\">: seam's quasi-Newton schemes filter as QR2 does (a column within relative "
                       "distance limit of the others' span goes); use type=\"QR2\" or \"QR3\"",
                       a->filter == PC_FILTER_QR1_ABSOLUTE ? "-absolute" : "");
     if (a->enforce_initial_relaxation)
-        return refuse(err, errlen, cfg, a->line, "initial-relaxation",
-                      "enforce=\"true\": seam's quasi-Newton schemes relax only while they hold no secant columns");
+        return refuse(err, errlen, cfg, a->line, "acceleration",
+                      "<initial-relaxation enforce=\"true\">: seam's quasi-Newton schemes relax only while they hold no secant columns");
     int len = snprintf(json, n, "{\"scheme\": \"%s\", \"relaxation\": %.17g, \"filter\": %.17g",
                        a->kind == PC_ACCEL_IQN_ILS ? "iqn-ils" : "iqn-imvj", a->relaxation > 0 ? a->relaxation : 0.1,
                        a->filter == PC_FILTER_NONE ? 0.0 : a->filter_limit);
@@ -948,8 +948,8 @@ bool pcs_coupling_json(const precice_config *cfg, char *json, size_t n, char *er
             if (strcmp(a->imvj_restart_mode, from[i]) == 0)
                 r = i;
         if (r < 0)
-            return refuse(err, errlen, cfg, a->line, "imvj-restart-mode",
-                          "type %s: seam's iqn-imvj restarts with no-restart, RS-0, RS-LS or RS-SVD",
+            return refuse(err, errlen, cfg, a->line, "acceleration",
+                          "<imvj-restart-mode type=\"%s\">: seam's iqn-imvj restarts with no-restart, RS-0, RS-LS or RS-SVD",
                           a->imvj_restart_mode);
         len += snprintf(json + len, n - (size_t)len, ", \"restart\": \"%s\"", to[r]);
         if (r > 0 && a->imvj_chunk_size > 0)
