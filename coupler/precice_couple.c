@@ -393,10 +393,13 @@ bool pcs_build(pcs *s, char *err, size_t errlen)
         for (size_t r = 0; r < pp->n_reads; r++)
             pcs_samples_resize(&s->ports[p].reads[r],
                                s->meshes[pp->reads[r].mesh].n * (size_t)cfg->data[pp->reads[r].data].components, 2);
-        for (size_t w = 0; w < pp->n_writes; w++)
-            pcs_samples_resize(&s->ports[p].writes[w],
-                               s->meshes[pp->writes[w].mesh].n * (size_t)cfg->data[pp->writes[w].data].components,
+        for (size_t w = 0; w < pp->n_writes; w++) {
+            pcs_samples *ws = &s->ports[p].writes[w];
+            pcs_samples_resize(ws, s->meshes[pp->writes[w].mesh].n * (size_t)cfg->data[pp->writes[w].data].components,
                                1);
+            ws->times[0] = 0;
+            memset(ws->values, 0, ws->n * sizeof *ws->values);   /* nothing written yet */
+        }
     }
     return true;
 }
@@ -456,6 +459,16 @@ static void block_samples(const pcs *s, const pcs_block *b, double T, pcs_sample
     out->times[k] = T;
     memcpy(out->values + k * b->n, b->end, b->n * sizeof *out->values);
     (void)s;
+}
+
+void pcs_read_start(pcs *s, int p, size_t r, double *out)
+{
+    const pcs_port *port = &s->ports[p];
+    const pcs_block *b = &s->blocks[port->read_block[r]];
+    if (port->read_map[r] < 0)
+        memcpy(out, b->start, b->n * sizeof *out);
+    else
+        apply_map(&s->maps[p][port->read_map[r]], b->components, b->start, out, port->reads[r].n);
 }
 
 static void fill_reads(pcs *s, int p)
@@ -796,10 +809,11 @@ static bool check_strict(pcs *s)
 
 static void log_headers(pcs *s)
 {
-    if (s->iterations_log) {
-        fprintf(s->iterations_log, "  TimeWindow  TotalIterations  Iterations  Convergence\n");
-        fflush(s->iterations_log);
-    }
+    for (size_t p = 0; s->iterations_logs && p < s->cfg->n_participants; p++)
+        if (s->iterations_logs[p]) {
+            fprintf(s->iterations_logs[p], "  TimeWindow  TotalIterations  Iterations  Convergence\n");
+            fflush(s->iterations_logs[p]);
+        }
     if (s->convergence_log) {
         fprintf(s->convergence_log, "  TimeWindow  Iteration");
         for (size_t i = 0; i < s->sc->n_measures; i++) {
@@ -840,6 +854,9 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
     log_headers(s);
     bool ok = true;
     s->time = 0;
+    s->window = -1;   /* the start: watch points write their first row */
+    if (s->on_window)
+        s->on_window(s->on_window_ctx, s);
     for (s->window = 0; ok; s->window++) {
         double dt = pcs_window_size(s, s->time);
         if (dt <= 0)
@@ -878,11 +895,12 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
         s->last_iterations = s->c.judged;
         s->total_iterations += s->c.judged;
         s->last_converged = converged || !s->implicit;
-        if (s->iterations_log && s->implicit) {
-            fprintf(s->iterations_log, "  %6ld  %6d  %6d  %6d\n", s->window + 1, s->total_iterations,
-                    s->last_iterations, s->last_converged ? 1 : 0);
-            fflush(s->iterations_log);
-        }
+        for (size_t p = 0; s->iterations_logs && s->implicit && p < s->cfg->n_participants; p++)
+            if (s->iterations_logs[p]) {
+                fprintf(s->iterations_logs[p], "  %6ld  %6d  %6d  %6d\n", s->window + 1, s->total_iterations,
+                        s->last_iterations, s->last_converged ? 1 : 0);
+                fflush(s->iterations_logs[p]);
+            }
         s->time += dt;
         update_weights(s);
         if (s->on_window)
