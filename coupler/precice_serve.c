@@ -1,5 +1,8 @@
 /* The coupler side of seam's preCICE participant protocol (precice_serve.h). */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -690,6 +693,39 @@ static bool write_address(server *sv, const char *endpoint)
     return ok;
 }
 
+/* Where to listen: 127.0.0.1, or the IPv4 address of the m2n's network
+ * interface when it is not lo (participants on other hosts). */
+static bool bind_address(const server *sv, char *addr, size_t n, char *err, size_t errlen)
+{
+    const char *net = sv->cfg->n_m2n ? sv->cfg->m2n[0].network : "lo";
+    char port[16] = "*";   /* the m2n's port when given, else any */
+    if (sv->cfg->n_m2n && sv->cfg->m2n[0].port > 0)
+        snprintf(port, sizeof port, "%d", sv->cfg->m2n[0].port);
+    if (!net || !net[0] || strcmp(net, "lo") == 0) {
+        snprintf(addr, n, "tcp://127.0.0.1:%s", port);
+        return true;
+    }
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) != 0) {
+        snprintf(err, errlen, "cannot list the network interfaces: %s", strerror(errno));
+        return false;
+    }
+    bool found = false;
+    for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && strcmp(i->ifa_name, net) == 0) {
+            char ip[INET_ADDRSTRLEN];
+            const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)i->ifa_addr;
+            inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+            snprintf(addr, n, "tcp://%s:%s", ip, port);
+            found = true;
+        }
+    freeifaddrs(ifs);
+    if (!found)
+        snprintf(err, errlen, "%s:%d: <m2n>: network \"%s\": no such interface with an IPv4 address here",
+                 sv->cfg->path, sv->cfg->m2n[0].line, net);
+    return found;
+}
+
 static bool open_socket(server *sv, char *err, size_t errlen)
 {
     sv->zctx = zmq_ctx_new();
@@ -698,8 +734,11 @@ static bool open_socket(server *sv, char *err, size_t errlen)
     zmq_setsockopt(sv->sock, ZMQ_LINGER, &linger, sizeof linger);
     int64_t max = SEAM_WIRE_MAX_MESSAGE;
     zmq_setsockopt(sv->sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
-    if (zmq_bind(sv->sock, "tcp://127.0.0.1:*") != 0) {
-        snprintf(err, errlen, "cannot bind the coupler's socket: %s", zmq_strerror(errno));
+    char addr[128];
+    if (!bind_address(sv, addr, sizeof addr, err, errlen))
+        return false;
+    if (zmq_bind(sv->sock, addr) != 0) {
+        snprintf(err, errlen, "cannot bind the coupler's socket to %s: %s", addr, zmq_strerror(errno));
         return false;
     }
     char endpoint[256];
