@@ -678,6 +678,7 @@ static void block_residuals(pcs *s, const seam_iterate *it)
         total += b->res_norm * b->res_norm;
     }
     total = sqrt(total);
+    s->residual = total;
     for (size_t e = 0; e < s->n_blocks && total > 0 && isfinite(total); e++)
         if (!s->serial || s->blocks[e].in_x)
             s->blocks[e].res_sum += s->blocks[e].res_norm / total;
@@ -761,6 +762,8 @@ static seam_verdict op_judge(void *ctx, seam_coupling *c, const seam_iterate *it
         }
     }
     log_convergence(s, k);
+    if (s->residuals_csv)
+        fprintf(s->residuals_csv, "%ld,%d,%.17g\n", s->window, k, s->residual);
     if (!finite)
         return SEAM_DIVERGED;
     bool converged = sc->n_measures > 0 && ((required > 0 && all) || one_suffices) && k >= sc->min_iterations;
@@ -831,6 +834,10 @@ static bool check_strict(pcs *s)
 
 static void log_headers(pcs *s)
 {
+    if (s->stats_csv)
+        fprintf(s->stats_csv, "step,t,dt,iterations,converged\n");
+    if (s->residuals_csv)
+        fprintf(s->residuals_csv, "step,iteration,residual\n");
     for (size_t p = 0; s->iterations_logs && p < s->cfg->n_participants; p++)
         if (s->iterations_logs[p]) {
             fprintf(s->iterations_logs[p], "  TimeWindow  TotalIterations  Iterations  Convergence\n");
@@ -923,6 +930,9 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
                         s->last_iterations, s->last_converged ? 1 : 0);
                 fflush(s->iterations_logs[p]);
             }
+        if (s->stats_csv)
+            fprintf(s->stats_csv, "%ld,%.17g,%.17g,%d,%d\n", s->window, s->time + dt, dt, s->last_iterations,
+                    s->last_converged ? 1 : 0);
         s->time += dt;
         update_weights(s);
         if (s->on_window)

@@ -128,6 +128,8 @@ struct pcs {
     /* outputs (may be NULL) */
     FILE **iterations_logs;      /* per participant (NULL: none) */
     FILE *convergence_log;
+    FILE *stats_csv, *residuals_csv;   /* seam's own: step,t,dt,iterations,converged; step,iteration,residual */
+    double residual;             /* ||x~ - x|| of the last iteration over every iterated block (unscaled) */
     void (*on_window)(void *ctx, pcs *s);   /* after a window was accepted */
     void *on_window_ctx;
 };

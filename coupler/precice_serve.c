@@ -18,6 +18,7 @@
 #include "config.h"
 #include "precice_couple.h"
 #include "precice_serve.h"
+#include "report.h"
 #include "scheme.h"
 #include "seam/alloc.h"
 #include "seam/config.h"
@@ -78,6 +79,7 @@ typedef struct part {
 typedef struct watch {
     FILE *f;
     int p, mesh;
+    const char *name;
     seam_csr *M;                 /* 1 row: the point from the mesh's nearest element or vertex */
 } watch;
 
@@ -92,6 +94,8 @@ typedef struct server {
     part *parts;
     watch *watches;
     size_t n_watches;
+    char out[PATH_MAX];          /* seam's own outputs: stats.csv, residuals.csv, probes.csv, the report */
+    FILE *probes;
     bool quiet;
 } server;
 
@@ -868,8 +872,22 @@ static void open_watches(server *sv)
                         fprintf(f, "  %s%d", dd->name, c);
             }
             fputc('\n', f);
-            sv->watches[sv->n_watches++] = (watch){.f = f, .p = (int)p, .mesh = wp->mesh, .M = M};
+            sv->watches[sv->n_watches++] = (watch){.f = f, .p = (int)p, .mesh = wp->mesh, .name = wp->name, .M = M};
         }
+    if (!sv->probes)
+        return;
+    fprintf(sv->probes, "t");   /* probes.csv: POINT.DATA columns, as the report reads them */
+    for (size_t i = 0; i < sv->n_watches; i++) {
+        const watch *w = &sv->watches[i];
+        const pc_mesh *cm = &cfg->meshes[w->mesh];
+        const char *name = w->name;
+        for (size_t u = 0; u < cm->n_use_data; u++) {
+            const pc_data *dd = &cfg->data[cm->use_data[u]];
+            for (int c = 0; c < dd->components; c++)
+                fprintf(sv->probes, dd->components == 1 ? ",%s.%s" : ",%s.%s%d", name, dd->name, c);
+        }
+    }
+    fputc('\n', sv->probes);
 }
 
 /* The values of data d on mesh m as participant p has them now: its last
@@ -900,6 +918,8 @@ static void watch_rows(void *ctx, pcs *s)
         double x[3] = {0};
         seam_meshmap_apply(w->M, pm->dim, pm->X, x);
         fprintf(w->f, "  %15.8e", s->time);
+        if (sv->probes && i == 0)
+            fprintf(sv->probes, "%.17g", s->time);
         for (int d = 0; d < pm->dim; d++)
             fprintf(w->f, "  %15.8e", x[d]);
         for (size_t u = 0; u < cm->n_use_data; u++) {
@@ -908,13 +928,65 @@ static void watch_rows(void *ctx, pcs *s)
             double *v = seam_xmalloc_n(n + 1, sizeof *v), at[3] = {0};
             values_at(sv, w->p, d, w->mesh, v, n);
             seam_meshmap_apply(w->M, nc, v, at);
-            for (int c = 0; c < nc; c++)
+            for (int c = 0; c < nc; c++) {
                 fprintf(w->f, "  %15.8e", at[c]);
+                if (sv->probes)
+                    fprintf(sv->probes, ",%.17g", at[c]);
+            }
             free(v);
         }
         fputc('\n', w->f);
         fflush(w->f);
     }
+    if (sv->probes && sv->n_watches)
+        fputc('\n', sv->probes);
+}
+
+/* ---- seam's own outputs ---------------------------------------------------- */
+
+static void mkdir_p(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *c = tmp + 1; *c; c++)
+        if (*c == '/') {
+            *c = '\0';
+            mkdir(tmp, 0777);
+            *c = '/';
+        }
+    mkdir(tmp, 0777);
+}
+
+static void open_outputs(server *sv)
+{
+    if (!sv->out[0])
+        snprintf(sv->out, sizeof sv->out, "%.*s/seam-out", (int)sizeof sv->out - 16, sv->run_dir);
+    mkdir_p(sv->out);
+    sv->s.stats_csv = open_in(sv->out, "stats.csv");
+    sv->s.residuals_csv = open_in(sv->out, "residuals.csv");
+    sv->probes = open_in(sv->out, "probes.csv");
+}
+
+static void report_log(void *ctx, seam_log_level level, const char *who, const char *message)
+{
+    (void)ctx;
+    if (level >= SEAM_LOG_WARN)
+        fprintf(stderr, "seam: %s: %s\n", who, message);
+}
+
+/* Close seam's outputs and draw the report from them (index.html). */
+static void close_outputs(server *sv)
+{
+    FILE **files[] = {&sv->s.stats_csv, &sv->s.residuals_csv, &sv->probes};
+    bool any = false;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (*files[i]) {
+            fclose(*files[i]);
+            *files[i] = NULL;
+            any = true;
+        }
+    if (any && seam_report_write(sv->out, report_log, NULL) == SEAM_OK && !sv->quiet)
+        fprintf(stderr, "seam: report: %s/index.html\n", sv->out);
 }
 
 /* ---- the scheme ----------------------------------------------------------- */
@@ -985,7 +1057,7 @@ static const seam_scheme_ops *make_scheme(server *sv, char **sets, int n_sets, v
 static void usage_error(const char *msg)
 {
     fprintf(stderr, "seam: %s\nusage: seam run CONFIG.xml [--precice-serve EXCH] [--set coupling.KEY=VALUE]... "
-                    "[--quiet]\n", msg);
+                    "[--out DIR] [--quiet]\n", msg);
 }
 
 static void close_all(server *sv)
@@ -1089,6 +1161,7 @@ static int serve(server *sv, char **sets, int n_sets)
     }
     if (ok) {
         open_logs(sv);
+        open_outputs(sv);
         open_watches(sv);
         sv->s.on_window = watch_rows;
         sv->s.on_window_ctx = sv;
@@ -1102,13 +1175,14 @@ static int serve(server *sv, char **sets, int n_sets)
     } else {
         rc = end_failed(sv);
     }
+    close_outputs(sv);
     ops->destroy(self);
     return rc;
 }
 
 int seam_precice_main(int argc, char **argv)
 {
-    const char *config = NULL, *exch = NULL;
+    const char *config = NULL, *exch = NULL, *out = NULL;
     char **sets = SEAM_NEW_N(char *, (size_t)argc + 1);
     int n_sets = 0;
     bool quiet = false;
@@ -1123,6 +1197,9 @@ int seam_precice_main(int argc, char **argv)
             sets[n_sets++] = argv[i] + 6;
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(a, "--out") == 0 && v) {
+            out = v;
+            i++;
         } else if (a[0] != '-' && !config) {
             config = a;
         } else {
@@ -1140,6 +1217,8 @@ int seam_precice_main(int argc, char **argv)
     }
     char err[1024];
     server sv = {.quiet = quiet};
+    if (out)
+        snprintf(sv.out, sizeof sv.out, "%s", out);
     precice_config *cfg = precice_config_load(config, err, sizeof err, warn_cb, NULL);
     if (!cfg) {
         fprintf(stderr, "seam: %s\n", err);

@@ -229,6 +229,14 @@ def check_converged(scheme):
     last = [float(v) for v in wp[-1]]
     assert last[1:3] == [1.0, 0.0], last
     assert abs(last[3] - (A[1] * XSTAR[1] + B[1])) < 1e-8 and abs(last[4] - XSTAR[1]) < 1e-8, last
+    # seam's own outputs beside the address file: stats.csv agrees with the iterations log, the report is drawn
+    out = os.path.join(tmp, "precice-run", "seam-out")
+    stats = [l.strip().split(",") for l in open(os.path.join(out, "stats.csv"))]
+    assert stats[0] == ["step", "t", "dt", "iterations", "converged"], stats[0]
+    assert [int(r[3]) for r in stats[1:]] == [int(r[2]) for r in rows], (stats, rows)
+    probes = open(os.path.join(out, "probes.csv")).readline().strip().split(",")
+    assert probes == ["t", "P1.F", "P1.X"], probes
+    assert os.path.exists(os.path.join(out, "index.html"))
     print("%s: converged, %s iterations over 3 windows" % (scheme, rows[-1][1]))
     shutil.rmtree(tmp)
 
