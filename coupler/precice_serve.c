@@ -1026,6 +1026,7 @@ static const seam_scheme_ops *make_scheme(server *sv, char **sets, int n_sets, v
     }
     seam_cfg *c = seam_cfg_new(json_object_get(seam_doc_root(doc), "coupling"), "coupling", doc, cfg_report, NULL);
     const char *name = seam_cfg_str(c, "scheme", "relaxation", 0);
+    pcs_read(&sv->s, c);
     const seam_scheme_ops *ops = seam_scheme_find(name);
     *self = NULL;
     if (!ops) {
