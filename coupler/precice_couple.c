@@ -302,6 +302,15 @@ static seam_meshmap_mesh as_map_mesh(const pcs_mesh *m)
                                .n_quads = m->n_quads};
 }
 
+/* The configuration's RBF enums are the mapping library's, value for value (cast below). */
+_Static_assert((int)PC_RBF_COMPACT_POLYNOMIAL_C0 == (int)SEAM_RBF_COMPACT_POLYNOMIAL_C0 &&
+                   (int)PC_RBF_COMPACT_TPS_C2 == (int)SEAM_RBF_COMPACT_TPS_C2 &&
+                   (int)PC_RBF_GAUSSIAN == (int)SEAM_RBF_GAUSSIAN && (int)PC_RBF_VOLUME_SPLINES == (int)SEAM_RBF_VOLUME_SPLINES,
+               "pc_rbf_basis and seam_rbf_basis differ");
+_Static_assert((int)PC_POLY_SEPARATE == (int)SEAM_RBF_POLY_SEPARATE && (int)PC_POLY_ON == (int)SEAM_RBF_POLY_ON &&
+                   (int)PC_POLY_OFF == (int)SEAM_RBF_POLY_OFF,
+               "pc_rbf_polynomial and seam_rbf_polynomial differ");
+
 static bool build_map(pcs *s, int p, pcs_map *map, char *err, size_t errlen)
 {
     const pc_mapping *m = map->cfg;

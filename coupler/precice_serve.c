@@ -97,6 +97,7 @@ typedef struct server {
     char out[PATH_MAX];          /* seam's own outputs: stats.csv, residuals.csv, probes.csv, the report */
     FILE *probes;
     bool quiet;
+    bool spawned;                /* started by a participant (--precice-serve) */
 } server;
 
 static volatile sig_atomic_t stop_signal;
@@ -272,9 +273,14 @@ static bool handle_hello(server *sv, seam_msg *m, const uint8_t *id, size_t id_l
         return false;
     }
     if (wire != WIRE || strcmp(key, sv->key) != 0) {
-        snprintf(err, errlen, "participant %s: %s", name,
-                 wire != WIRE ? "wire version differs from the coupler's (1)"
-                              : "its configuration file differs from the coupler's (another key)");
+        char theirs[PATH_MAX] = "its configuration file";
+        seam_msg_strcpy(m, "config_path", false, theirs, sizeof theirs);
+        if (wire != WIRE)
+            snprintf(err, errlen, "participant %s: wire version %llu differs from the coupler's (%d)", name,
+                     (unsigned long long)wire, WIRE);
+        else
+            snprintf(err, errlen, "participant %s: %.400s differs from the coupler's %.400s (another hash)", name,
+                     theirs, sv->cfg->path);
         return false;
     }
     if (rank != 0 || size != 1) {
@@ -1142,12 +1148,29 @@ static int serve(server *sv, char **sets, int n_sets)
         fprintf(stderr, "seam: coupler for %s waiting for %zu participants (%s)\n", cfg->path,
                 cfg->n_participants, sv->json_path);
     bool ok = true;
+    /* A coupler a participant started ends when none says hello in time
+     * (its starter died first); one a user started waits for them. */
+    double timeout = sv->spawned ? 60.0 : 0.0;
+    const char *env = getenv("SEAM_PRECICE_TIMEOUT");
+    if (sv->spawned && env && atof(env) > 0)
+        timeout = atof(env);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {   /* every participant says hello and initializes */
-        bool done = true;
-        for (size_t p = 0; p < cfg->n_participants; p++)
+        bool done = true, any = false;
+        for (size_t p = 0; p < cfg->n_participants; p++) {
             done = done && sv->parts[p].initialized;
+            any = any || sv->parts[p].hello;
+        }
         if (done || !(ok = receive(sv, false)))
             break;
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (!any && timeout > 0 && (double)(t1.tv_sec - t0.tv_sec) > timeout) {
+            fail(sv, "no participant connected within %g s (SEAM_PRECICE_TIMEOUT)", timeout);
+            ok = false;
+            break;
+        }
     }
     if (ok && !pcs_build(&sv->s, err, sizeof err)) {
         fail(sv, "%s", err);
@@ -1217,7 +1240,7 @@ int seam_precice_main(int argc, char **argv)
         return 2;
     }
     char err[1024];
-    server sv = {.quiet = quiet};
+    server sv = {.quiet = quiet, .spawned = exch != NULL};
     if (out)
         snprintf(sv.out, sizeof sv.out, "%s", out);
     precice_config *cfg = precice_config_load(config, err, sizeof err, warn_cb, NULL);
