@@ -112,6 +112,10 @@ static bool check_mappings(const precice_config *cfg, char *err, size_t errlen)
 {
     for (size_t p = 0; p < cfg->n_participants; p++) {
         const pc_participant *pp = &cfg->participants[p];
+        for (size_t i = 0; i < pp->n_exports; i++)
+            if (pp->exports[i].every_iteration)
+                return refuse(err, errlen, cfg, pp->exports[i].line, "export",
+                              "every-iteration=\"true\": seam's coupler exports after each time window only");
         for (size_t i = 0; i < pp->n_mappings; i++) {
             const pc_mapping *m = &pp->mappings[i];
             if (m->constraint == PC_SCALED_CONSISTENT_SURFACE || m->constraint == PC_SCALED_CONSISTENT_VOLUME)

@@ -910,13 +910,195 @@ static void values_at(server *sv, int p, int d, int m, double *out, size_t n)
             return;
         }
     int r = pcs_read_index(&sv->s, p, d, m);
-    if (r >= 0)
+    if (r >= 0) {
         pcs_read_start(&sv->s, p, (size_t)r, out);
+        return;
+    }
+    for (size_t e = 0; e < sv->s.n_blocks; e++)   /* a mesh the data is exchanged on: the accepted values */
+        if (sv->s.blocks[e].data == d && sv->s.blocks[e].mesh == m && sv->s.blocks[e].n == n) {
+            memcpy(out, sv->s.blocks[e].start, n * sizeof *out);
+            return;
+        }
+}
+
+static void mkdir_p(const char *path);
+
+/* ---- exports: each mesh a participant uses, with every data on it ------- */
+
+typedef struct cellset { const int *v; size_t n; int per, vtk_type; } cellset;
+
+static void export_mesh(server *sv, int p, const pc_export *ex, int m, const char *index)
+{
+    const precice_config *cfg = sv->cfg;
+    const pcs_mesh *pm = &sv->s.meshes[m];
+    const pc_mesh *cm = &cfg->meshes[m];
+    static const char *const ext[] = {[PC_EXPORT_VTK] = "vtk", [PC_EXPORT_VTU] = "vtu", [PC_EXPORT_VTP] = "vtp",
+                                      [PC_EXPORT_CSV] = "csv"};
+    char dir[PATH_MAX + 8], path[2 * PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%s", sv->parts[p].cwd[0] ? sv->parts[p].cwd : ".",
+             ex->directory && ex->directory[0] ? ex->directory : ".");
+    mkdir_p(dir);
+    snprintf(path, sizeof path, "%s/%s-%s.%s.%s", dir, cm->name, pname(sv, p), index, ext[ex->kind]);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "seam: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    size_t n = pm->n;
+    double **vals = SEAM_NEW_N(double *, cm->n_use_data + 1);
+    for (size_t u = 0; u < cm->n_use_data; u++) {
+        int d = cm->use_data[u];
+        size_t len = n * (size_t)cfg->data[d].components;
+        vals[u] = seam_xmalloc_n(len + 1, sizeof **vals);
+        values_at(sv, p, d, m, vals[u], len);
+    }
+    const cellset cells[] = {{pm->edges, pm->n_edges, 2, 3}, {pm->triangles, pm->n_triangles, 3, 5},
+                             {pm->quads, pm->n_quads, 4, 9}, {pm->tetrahedra, pm->n_tetrahedra, 4, 10}};
+    size_t n_cells = 0, n_conn = 0;
+    for (size_t c = 0; c < 4; c++) {
+        n_cells += cells[c].n;
+        n_conn += cells[c].n * (size_t)cells[c].per;
+    }
+    if (ex->kind == PC_EXPORT_CSV) {
+        fprintf(f, pm->dim == 3 ? "PosX;PosY;PosZ;Rank" : "PosX;PosY;Rank");
+        for (size_t u = 0; u < cm->n_use_data; u++) {
+            const pc_data *dd = &cfg->data[cm->use_data[u]];
+            if (dd->components == 1)
+                fprintf(f, ";%s", dd->name);
+            else
+                for (int c = 0; c < dd->components; c++)
+                    fprintf(f, ";%s%c", dd->name, "XYZ"[c]);
+        }
+        fputc('\n', f);
+        for (size_t i = 0; i < n; i++) {
+            for (int d = 0; d < pm->dim; d++)
+                fprintf(f, "%.17g;", pm->X[i * (size_t)pm->dim + (size_t)d]);
+            fprintf(f, "0");
+            for (size_t u = 0; u < cm->n_use_data; u++) {
+                int nc = cfg->data[cm->use_data[u]].components;
+                for (int c = 0; c < nc; c++)
+                    fprintf(f, ";%.17g", vals[u][i * (size_t)nc + (size_t)c]);
+            }
+            fputc('\n', f);
+        }
+    } else if (ex->kind == PC_EXPORT_VTK) {
+        fprintf(f, "# vtk DataFile Version 2.0\n%s\nASCII\n\nDATASET UNSTRUCTURED_GRID\n\nPOINTS %zu double\n",
+                pname(sv, p), n);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%.17g %.17g %.17g\n", pm->X[i * (size_t)pm->dim], pm->X[i * (size_t)pm->dim + 1],
+                    pm->dim == 3 ? pm->X[i * (size_t)pm->dim + 2] : 0.0);
+        fprintf(f, "\nCELLS %zu %zu\n", n_cells, n_cells + n_conn);
+        for (size_t c = 0; c < 4; c++)
+            for (size_t k = 0; k < cells[c].n; k++) {
+                fprintf(f, "%d", cells[c].per);
+                for (int j = 0; j < cells[c].per; j++)
+                    fprintf(f, " %d", cells[c].v[k * (size_t)cells[c].per + (size_t)j]);
+                fputc('\n', f);
+            }
+        fprintf(f, "\nCELL_TYPES %zu\n", n_cells);
+        for (size_t c = 0; c < 4; c++)
+            for (size_t k = 0; k < cells[c].n; k++)
+                fprintf(f, "%d\n", cells[c].vtk_type);
+        fprintf(f, "\nPOINT_DATA %zu\n", n);
+        for (size_t u = 0; u < cm->n_use_data; u++) {
+            const pc_data *dd = &cfg->data[cm->use_data[u]];
+            int nc = dd->components;
+            if (nc == 1)
+                fprintf(f, "\nSCALARS %s double\nLOOKUP_TABLE default\n", dd->name);
+            else
+                fprintf(f, "\nVECTORS %s double\n", dd->name);
+            for (size_t i = 0; i < n; i++)
+                for (int c = 0; c < (nc == 1 ? 1 : 3); c++)
+                    fprintf(f, c + 1 < (nc == 1 ? 1 : 3) ? "%.17g " : "%.17g\n",
+                            c < nc ? vals[u][i * (size_t)nc + (size_t)c] : 0.0);
+        }
+    } else {   /* VTK XML: UnstructuredGrid (vtu) or PolyData (vtp), ASCII */
+        bool vtu = ex->kind == PC_EXPORT_VTU;
+        const char *type = vtu ? "UnstructuredGrid" : "PolyData";
+        fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"%s\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+                "<%s>\n", type, type);
+        size_t n_lines = cells[0].n, n_polys = cells[1].n + cells[2].n;
+        if (vtu)
+            fprintf(f, "<Piece NumberOfPoints=\"%zu\" NumberOfCells=\"%zu\">\n", n, n_cells);
+        else
+            fprintf(f, "<Piece NumberOfPoints=\"%zu\" NumberOfLines=\"%zu\" NumberOfPolys=\"%zu\">\n", n, n_lines,
+                    n_polys);
+        fprintf(f, "<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n");
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%.17g %.17g %.17g\n", pm->X[i * (size_t)pm->dim], pm->X[i * (size_t)pm->dim + 1],
+                    pm->dim == 3 ? pm->X[i * (size_t)pm->dim + 2] : 0.0);
+        fprintf(f, "</DataArray>\n</Points>\n");
+        for (int group = 0; group < (vtu ? 1 : 2); group++) {   /* vtu: all cells; vtp: lines, then polys */
+            size_t c0 = vtu ? 0 : group == 0 ? 0 : 1, c1 = vtu ? 4 : group == 0 ? 1 : 3;
+            fprintf(f, "<%s>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n",
+                    vtu ? "Cells" : group == 0 ? "Lines" : "Polys");
+            for (size_t c = c0; c < c1; c++)
+                for (size_t k = 0; k < cells[c].n * (size_t)cells[c].per; k++)
+                    fprintf(f, "%d\n", cells[c].v[k]);
+            fprintf(f, "</DataArray>\n<DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
+            size_t off = 0;
+            for (size_t c = c0; c < c1; c++)
+                for (size_t k = 0; k < cells[c].n; k++)
+                    fprintf(f, "%zu\n", off += (size_t)cells[c].per);
+            fprintf(f, "</DataArray>\n");
+            if (vtu) {
+                fprintf(f, "<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
+                for (size_t c = 0; c < 4; c++)
+                    for (size_t k = 0; k < cells[c].n; k++)
+                        fprintf(f, "%d\n", cells[c].vtk_type);
+                fprintf(f, "</DataArray>\n");
+            }
+            fprintf(f, "</%s>\n", vtu ? "Cells" : group == 0 ? "Lines" : "Polys");
+        }
+        fprintf(f, "<PointData>\n");
+        for (size_t u = 0; u < cm->n_use_data; u++) {
+            const pc_data *dd = &cfg->data[cm->use_data[u]];
+            int nc = dd->components, out_c = nc == 1 ? 1 : 3;
+            fprintf(f, "<DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">\n",
+                    dd->name, out_c);
+            for (size_t i = 0; i < n; i++)
+                for (int c = 0; c < out_c; c++)
+                    fprintf(f, c + 1 < out_c ? "%.17g " : "%.17g\n", c < nc ? vals[u][i * (size_t)nc + (size_t)c] : 0.0);
+            fprintf(f, "</DataArray>\n");
+        }
+        fprintf(f, "</PointData>\n</Piece>\n</%s>\n</VTKFile>\n", type);
+    }
+    for (size_t u = 0; u < cm->n_use_data; u++)
+        free(vals[u]);
+    free(vals);
+    if (fclose(f) != 0)
+        fprintf(stderr, "seam: cannot write %s: %s\n", path, strerror(errno));
+}
+
+/* Every export of every participant, at the start ("init") and after every
+ * every-n-time-windows-th window ("dt<N>"): the meshes it provides or receives. */
+static void exports(server *sv, const pcs *s)
+{
+    const precice_config *cfg = sv->cfg;
+    long done = s->window;   /* -1 at the start, else the index of the window just accepted */
+    char index[32];
+    if (done < 0)
+        snprintf(index, sizeof index, "init");
+    else
+        snprintf(index, sizeof index, "dt%ld", done + 1);
+    for (size_t p = 0; p < cfg->n_participants; p++) {
+        const pc_participant *pp = &cfg->participants[p];
+        for (size_t e = 0; e < pp->n_exports; e++) {
+            const pc_export *ex = &pp->exports[e];
+            if (done >= 0 && (done + 1) % (ex->every_n_time_windows > 0 ? ex->every_n_time_windows : 1) != 0)
+                continue;
+            for (size_t i = 0; i < pp->n_provide; i++)
+                export_mesh(sv, (int)p, ex, pp->provide[i], index);
+            for (size_t i = 0; i < pp->n_receive; i++)
+                export_mesh(sv, (int)p, ex, pp->receive[i].mesh, index);
+        }
+    }
 }
 
 static void watch_rows(void *ctx, pcs *s)
 {
     server *sv = ctx;
+    exports(sv, s);
     for (size_t i = 0; i < sv->n_watches; i++) {
         const watch *w = &sv->watches[i];
         const pcs_mesh *pm = &s->meshes[w->mesh];

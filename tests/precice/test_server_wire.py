@@ -13,6 +13,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from xml.etree import ElementTree
 import time
 
 import msgpack
@@ -39,6 +40,8 @@ CONFIG = """<?xml version="1.0"?>
     <read-data name="X" mesh="MA" />
     <mapping:nearest-neighbor direction="read" from="MB" to="MA" constraint="consistent" />
     <watch-point mesh="MA" name="P1" coordinate="1.2; 0.1" />
+    <export:vtu directory="exp" />
+    <export:csv directory="exp" every-n-time-windows="2" />
   </participant>
   <participant name="B">
     <provide-mesh name="MB" />
@@ -237,6 +240,20 @@ def check_converged(scheme):
     probes = open(os.path.join(out, "probes.csv")).readline().strip().split(",")
     assert probes == ["t", "P1.F", "P1.X"], probes
     assert os.path.exists(os.path.join(out, "index.html"))
+    # exports: every window (vtu) and every second (csv), A's mesh and the one it receives
+    exp = sorted(os.listdir(os.path.join(tmp, "A", "exp")))
+    want = sorted(["M%s-A.%s.vtu" % (m, i) for m in "AB" for i in ("init", "dt1", "dt2", "dt3")] +
+                  ["M%s-A.%s.csv" % (m, i) for m in "AB" for i in ("init", "dt2")])
+    assert exp == want, exp
+    vtu = ElementTree.parse(os.path.join(tmp, "A", "exp", "MA-A.dt3.vtu")).getroot()
+    piece = vtu.find("UnstructuredGrid/Piece")
+    assert piece.get("NumberOfPoints") == str(NV), piece.attrib
+    xs = [float(v) for v in piece.find("PointData/DataArray[@Name='X']").text.split()]
+    assert all(abs(xs[j] - XSTAR[j]) < 1e-9 for j in range(NV)), xs
+    csv = [l.strip().split(";") for l in open(os.path.join(tmp, "A", "exp", "MA-A.dt2.csv"))]
+    assert csv[0] == ["PosX", "PosY", "Rank", "F", "X"], csv[0]
+    assert all(abs(float(csv[1 + j][4]) - XSTAR[j]) < 1e-9 and
+               abs(float(csv[1 + j][3]) - (A[j] * XSTAR[j] + B[j])) < 1e-8 for j in range(NV)), csv
     print("%s: converged, %s iterations over 3 windows" % (scheme, rows[-1][1]))
     shutil.rmtree(tmp)
 
