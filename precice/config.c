@@ -367,16 +367,23 @@ static bool read_mesh(reader *r, const xmlNode *n)
 
 /* ---------- participants ---------- */
 
-static bool has_mesh(const pc_participant *p, int mesh)
+static bool provides(const pc_participant *p, int mesh)
 {
     for (size_t i = 0; i < p->n_provide; i++)
         if (p->provide[i] == mesh)
             return true;
+    return false;
+}
+
+static bool receives(const pc_participant *p, int mesh)
+{
     for (size_t i = 0; i < p->n_receive; i++)
         if (p->receive[i].mesh == mesh)
             return true;
     return false;
 }
+
+static bool has_mesh(const pc_participant *p, int mesh) { return provides(p, mesh) || receives(p, mesh); }
 
 static bool read_provide(reader *r, const xmlNode *n, pc_participant *p)
 {
@@ -579,12 +586,14 @@ static bool read_mapping(reader *r, const xmlNode *n, pc_participant *p)
     m->to = attr_index(r, n, "to", "mesh");
     if (m->from < 0 || m->to < 0)
         return false;
-    for (int k = 0; k < 2; k++) {
-        int mesh = k ? m->to : m->from;
-        if (!has_mesh(p, mesh))
-            ok = fail(r, n, "participant \"%s\" maps %s mesh \"%s\", which it neither provides nor receives",
-                      p->name, k ? "to" : "from", c->meshes[mesh].name);
-    }
+    /* read: from a received mesh to a provided one; write: the other way. */
+    int own = m->write ? m->from : m->to, remote = m->write ? m->to : m->from;
+    if (!provides(p, own))
+        ok = fail(r, n, "participant \"%s\" has a %s mapping %s mesh \"%s\", which it does not provide", p->name,
+                  m->write ? "write" : "read", m->write ? "from" : "to", c->meshes[own].name);
+    if (!receives(p, remote))
+        ok = fail(r, n, "participant \"%s\" has a %s mapping %s mesh \"%s\", which it does not receive", p->name,
+                  m->write ? "write" : "read", m->write ? "to" : "from", c->meshes[remote].name);
     if (c->meshes[m->from].dim != c->meshes[m->to].dim)
         ok = fail(r, n, "meshes \"%s\" and \"%s\" differ in dimensions", c->meshes[m->from].name,
                   c->meshes[m->to].name);

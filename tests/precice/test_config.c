@@ -541,6 +541,12 @@ static void semantic_errors(void **state)
     expect_error("  <data:vector name=\"U\" />\n", "", "", "", "data:vector", "duplicate data name \"U\"");
     expect_error("  <mesh name=\"M1\" dimensions=\"3\" />\n", "", "", "", "mesh", "duplicate mesh name \"M1\"");
     expect_error("", "", "", "  <participant name=\"Two\" />\n", "participant", "duplicate participant name \"Two\"");
+    expect_error("", "    <mapping:nearest-neighbor direction=\"write\" from=\"M2\" to=\"M1\" constraint=\"conservative\" />\n",
+                 "", "", "mapping:nearest-neighbor",
+                 "participant \"One\" has a write mapping from mesh \"M2\", which it does not provide");
+    expect_error("", "    <mapping:nearest-neighbor direction=\"read\" from=\"M1\" to=\"M2\" constraint=\"consistent\" />\n",
+                 "", "", "mapping:nearest-neighbor",
+                 "participant \"One\" has a read mapping to mesh \"M2\", which it does not provide");
     expect_error("", "    <watch-point name=\"P\" mesh=\"M1\" coordinate=\"1;2;3\" />\n", "", "", "watch-point",
                  "has 3 components; mesh \"M1\" has 2 dimensions");
 
