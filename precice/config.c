@@ -776,11 +776,16 @@ static bool read_m2n(reader *r, const xmlNode *n)
 
 /* ---------- coupling scheme ---------- */
 
+/* <element value="..."/>, the value positive. */
 static bool read_value_child(reader *r, const xmlNode *n, bool integer, double *d, int *i)
 {
     static const char *const attrs[] = {"value", NULL};
     bool ok = attrs_known(r, n, attrs) && no_children(r, n);
-    return (integer ? get_int(r, n, "value", true, i) : get_double(r, n, "value", true, d)) && ok;
+    if (!(integer ? get_int(r, n, "value", true, i) : get_double(r, n, "value", true, d)))
+        return false;
+    if (integer ? *i <= 0 : *d <= 0)
+        return fail(r, n, "the value must be positive");
+    return ok;
 }
 
 static bool read_scheme_participants(reader *r, const xmlNode *n, pc_scheme *s)
@@ -849,8 +854,8 @@ static bool read_measure(reader *r, const xmlNode *n, pc_scheme *s, pc_measure_k
     ok = get_double(r, n, "limit", true, &m->limit) && ok;
     ok = get_bool(r, n, "suffices", &m->suffices) && ok;
     ok = get_bool(r, n, "strict", &m->strict) && ok;
-    if (m->limit <= 0)
-        ok = fail(r, n, "limit must be positive");
+    if (m->limit <= 0 || (kind != PC_MEASURE_ABSOLUTE && m->limit > 1))
+        ok = fail(r, n, "%s", kind == PC_MEASURE_ABSOLUTE ? "limit must be positive" : "a relative limit lies in (0, 1]");
     return ok && m->data >= 0 && m->mesh >= 0;
 }
 
@@ -1125,8 +1130,6 @@ static bool read_scheme(reader *r, const xmlNode *n)
         ok = fail(r, n, "a coupling scheme needs <time-window-size value=\"...\"/>");
     if (s->max_time < 0 && s->max_time_windows < 0)
         ok = fail(r, n, "a coupling scheme needs <max-time value=\"...\"/> or <max-time-windows value=\"...\"/>");
-    if (s->max_time == 0 || s->max_time < -1 || s->max_time_windows == 0 || s->max_time_windows < -1)
-        ok = fail(r, n, "max-time and max-time-windows must be positive");
     if (s->kind == PC_MULTI) {
         if (s->controller < 0)
             ok = fail(r, n, "a multi coupling scheme has exactly one participant with control=\"yes\"");
@@ -1138,9 +1141,8 @@ static bool read_scheme(reader *r, const xmlNode *n)
     if (s->kind >= PC_SERIAL_IMPLICIT) {
         if (s->n_measures == 0 && s->max_iterations < 0)
             ok = fail(r, n, "an implicit coupling scheme needs a convergence measure or <max-iterations value=\"...\"/>");
-        if (s->min_iterations < 1 || s->max_iterations == 0 || s->max_iterations < -1 ||
-            (s->max_iterations > 0 && s->min_iterations > s->max_iterations))
-            ok = fail(r, n, "need 1 <= min-iterations <= max-iterations");
+        if (s->max_iterations > 0 && s->min_iterations > s->max_iterations)
+            ok = fail(r, n, "min-iterations (%d) exceeds max-iterations (%d)", s->min_iterations, s->max_iterations);
     }
     return ok;
 }
@@ -1228,6 +1230,10 @@ static bool cross_check(reader *r, const xmlNode *root)
                           c->meshes[rc->mesh].name);
         }
     }
+    for (size_t p = 0; p < c->n_participants; p++)
+        if (!in_scheme(s, (int)p))
+            ok = fail(r, at_line(root, c->participants[p].line, "participant"),
+                      "participant \"%s\" is in no coupling scheme", c->participants[p].name);
     for (size_t i = 0; i < s->n_exchanges; i++)
         ok = check_exchange(r, at_line(root, s->exchanges[i].line, "exchange"), &s->exchanges[i]) && ok;
     for (size_t i = 0; i < s->n_measures; i++) {
