@@ -1231,6 +1231,13 @@ static bool cross_check(reader *r, const xmlNode *root)
         }
     }
     for (size_t p = 0; p < c->n_participants; p++)
+        for (size_t q = 0; q < p; q++)
+            for (size_t i = 0; i < c->participants[p].n_provide; i++)
+                if (provides(&c->participants[q], c->participants[p].provide[i]))
+                    ok = fail(r, at_line(root, c->participants[p].line, "participant"),
+                              "mesh \"%s\" is provided by \"%s\" already", c->meshes[c->participants[p].provide[i]].name,
+                              c->participants[q].name);
+    for (size_t p = 0; p < c->n_participants; p++)
         if (!in_scheme(s, (int)p))
             ok = fail(r, at_line(root, c->participants[p].line, "participant"),
                       "participant \"%s\" is in no coupling scheme", c->participants[p].name);

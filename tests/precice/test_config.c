@@ -543,6 +543,8 @@ static void semantic_errors(void **state)
     expect_error("", "", "", "  <participant name=\"Two\" />\n", "participant", "duplicate participant name \"Two\"");
     expect_error("", "", "", "  <participant name=\"Three\" />\n", "participant",
                  "participant \"Three\" is in no coupling scheme");
+    expect_error("", "", "", "  <participant name=\"Three\"><provide-mesh name=\"M2\" /></participant>\n", "participant",
+                 "mesh \"M2\" is provided by \"Two\" already");
     expect_error("", "", "    <max-time-windows value=\"0\" />\n", "", "max-time-windows", "the value must be positive");
     expect_error("", "", "    <max-iterations value=\"2\" />\n    <min-iterations value=\"3\" />\n", "",
                  "coupling-scheme:serial-implicit", "min-iterations (3) exceeds max-iterations (2)");
