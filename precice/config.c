@@ -954,6 +954,22 @@ static void accel_defaults(pc_acceleration *a)
     }
 }
 
+/* preCICE's IMVJ: without <imvj-restart-mode>, restarts (RS-SVD) only when
+ * the Jacobian is not built every iteration; with RS-SVD the preconditioner
+ * freezes after at most chunk-size windows. */
+static void imvj_effective(const xmlNode *n, pc_acceleration *a)
+{
+    bool restart_given = false;
+    for (const xmlNode *k = n->children; k; k = k->next)
+        restart_given = restart_given || (is_element(k) && !strcmp(el(k), "imvj-restart-mode"));
+    if (!restart_given && a->always_build_jacobian) {
+        free(a->imvj_restart_mode);
+        a->imvj_restart_mode = seam_xstrdup("no-restart");
+    }
+    if (!strcmp(a->imvj_restart_mode, "RS-SVD") && a->preconditioner_freeze_after > a->imvj_chunk_size)
+        a->preconditioner_freeze_after = a->imvj_chunk_size;
+}
+
 static bool read_acceleration(reader *r, const xmlNode *n, pc_scheme *s)
 {
     static const char *const kinds[] = {"constant", "aitken", "IQN-ILS", "IQN-IMVJ", NULL};
@@ -1025,6 +1041,8 @@ static bool read_acceleration(reader *r, const xmlNode *n, pc_scheme *s)
             ok = read_restart(r, c, a) && ok;
         }
     }
+    if (k == 3)
+        imvj_effective(n, a);
     if (k == 0 && !relax)
         ok = fail(r, n, "constant acceleration needs <relaxation value=\"...\"/>");
     if (k != 0 && a->n_data == 0)

@@ -473,6 +473,57 @@ static void base_loads(void **state)
     free(text);
 }
 
+/* BASE with text in its coupling scheme, loaded (the test fails if refused). */
+static precice_config *load_base_scheme(const char *scheme)
+{
+    char *text = base_with("", "", scheme, "");
+    char err[1024];
+    precice_config *c = precice_config_load(write_config(text), err, sizeof err, NULL, NULL);
+    free(text);
+    if (!c)
+        fail_msg("%s", err);
+    return c;
+}
+
+static void imvj_restart_defaults(void **state)
+{
+    (void)state;
+    /* Building the Jacobian every iteration: no restart unless asked. */
+    precice_config *c = load_base_scheme(
+        "    <acceleration:IQN-IMVJ always-build-jacobian=\"true\"><data name=\"V\" mesh=\"M2\" /></acceleration:IQN-IMVJ>\n");
+    assert_true(c->scheme.acceleration.always_build_jacobian);
+    assert_string_equal(c->scheme.acceleration.imvj_restart_mode, "no-restart");
+    precice_config_destroy(&c);
+    /* RS-SVD (the default) freezes the preconditioner after at most chunk-size windows. */
+    c = load_base_scheme("    <acceleration:IQN-IMVJ><data name=\"V\" mesh=\"M2\" />"
+                         "<preconditioner type=\"value\" freeze-after=\"20\" /></acceleration:IQN-IMVJ>\n");
+    assert_string_equal(c->scheme.acceleration.imvj_restart_mode, "RS-SVD");
+    assert_int_equal(c->scheme.acceleration.imvj_chunk_size, 8);
+    assert_int_equal(c->scheme.acceleration.preconditioner_freeze_after, 8);
+    precice_config_destroy(&c);
+    c = load_base_scheme("    <acceleration:IQN-IMVJ><data name=\"V\" mesh=\"M2\" /><preconditioner type=\"value\" freeze-after=\"20\" />"
+                         "<imvj-restart-mode type=\"RS-0\" chunk-size=\"6\" /></acceleration:IQN-IMVJ>\n");
+    assert_string_equal(c->scheme.acceleration.imvj_restart_mode, "RS-0");
+    assert_int_equal(c->scheme.acceleration.preconditioner_freeze_after, 20);
+    precice_config_destroy(&c);
+    /* IQN-ILS without <filter>: QR3 at 1e-2; with <filter> and no limit: 1e-16. */
+    c = load_base_scheme("    <acceleration:IQN-ILS><data name=\"V\" mesh=\"M2\" /></acceleration:IQN-ILS>\n");
+    const pc_acceleration *a = &c->scheme.acceleration;
+    assert_int_equal(a->filter, PC_FILTER_QR3);
+    assert_float_equal(a->filter_limit, 1e-2, 0);
+    assert_float_equal(a->relaxation, 0.1, 0);
+    assert_int_equal(a->max_used_iterations, 100);
+    assert_int_equal(a->time_windows_reused, 10);
+    assert_int_equal(a->preconditioner, PC_PRECOND_RESIDUAL_SUM);
+    assert_null(a->imvj_restart_mode);
+    precice_config_destroy(&c);
+    c = load_base_scheme("    <acceleration:constant><relaxation value=\"0.3\" /></acceleration:constant>\n");
+    assert_int_equal(c->scheme.acceleration.kind, PC_ACCEL_CONSTANT);
+    assert_float_equal(c->scheme.acceleration.relaxation, 0.3, 0);
+    assert_int_equal(c->scheme.acceleration.n_data, 0);
+    precice_config_destroy(&c);
+}
+
 static void refuses_unsupported(void **state)
 {
     (void)state;
@@ -656,6 +707,7 @@ int main(void)
         cmocka_unit_test(rbf),
         cmocka_unit_test(explicit_scheme),
         cmocka_unit_test(base_loads),
+        cmocka_unit_test(imvj_restart_defaults),
         cmocka_unit_test(refuses_unsupported),
         cmocka_unit_test(refuses_typos_with_suggestions),
         cmocka_unit_test(semantic_errors),
