@@ -367,16 +367,23 @@ static bool read_mesh(reader *r, const xmlNode *n)
 
 /* ---------- participants ---------- */
 
-static bool has_mesh(const pc_participant *p, int mesh)
+static bool provides(const pc_participant *p, int mesh)
 {
     for (size_t i = 0; i < p->n_provide; i++)
         if (p->provide[i] == mesh)
             return true;
+    return false;
+}
+
+static bool receives(const pc_participant *p, int mesh)
+{
     for (size_t i = 0; i < p->n_receive; i++)
         if (p->receive[i].mesh == mesh)
             return true;
     return false;
 }
+
+static bool has_mesh(const pc_participant *p, int mesh) { return provides(p, mesh) || receives(p, mesh); }
 
 static bool read_provide(reader *r, const xmlNode *n, pc_participant *p)
 {
@@ -579,12 +586,14 @@ static bool read_mapping(reader *r, const xmlNode *n, pc_participant *p)
     m->to = attr_index(r, n, "to", "mesh");
     if (m->from < 0 || m->to < 0)
         return false;
-    for (int k = 0; k < 2; k++) {
-        int mesh = k ? m->to : m->from;
-        if (!has_mesh(p, mesh))
-            ok = fail(r, n, "participant \"%s\" maps %s mesh \"%s\", which it neither provides nor receives",
-                      p->name, k ? "to" : "from", c->meshes[mesh].name);
-    }
+    /* read: from a received mesh to a provided one; write: the other way. */
+    int own = m->write ? m->from : m->to, remote = m->write ? m->to : m->from;
+    if (!provides(p, own))
+        ok = fail(r, n, "participant \"%s\" has a %s mapping %s mesh \"%s\", which it does not provide", p->name,
+                  m->write ? "write" : "read", m->write ? "from" : "to", c->meshes[own].name);
+    if (!receives(p, remote))
+        ok = fail(r, n, "participant \"%s\" has a %s mapping %s mesh \"%s\", which it does not receive", p->name,
+                  m->write ? "write" : "read", m->write ? "to" : "from", c->meshes[remote].name);
     if (c->meshes[m->from].dim != c->meshes[m->to].dim)
         ok = fail(r, n, "meshes \"%s\" and \"%s\" differ in dimensions", c->meshes[m->from].name,
                   c->meshes[m->to].name);
@@ -767,11 +776,16 @@ static bool read_m2n(reader *r, const xmlNode *n)
 
 /* ---------- coupling scheme ---------- */
 
+/* <element value="..."/>, the value positive. */
 static bool read_value_child(reader *r, const xmlNode *n, bool integer, double *d, int *i)
 {
     static const char *const attrs[] = {"value", NULL};
     bool ok = attrs_known(r, n, attrs) && no_children(r, n);
-    return (integer ? get_int(r, n, "value", true, i) : get_double(r, n, "value", true, d)) && ok;
+    if (!(integer ? get_int(r, n, "value", true, i) : get_double(r, n, "value", true, d)))
+        return false;
+    if (integer ? *i <= 0 : *d <= 0)
+        return fail(r, n, "the value must be positive");
+    return ok;
 }
 
 static bool read_scheme_participants(reader *r, const xmlNode *n, pc_scheme *s)
@@ -840,8 +854,8 @@ static bool read_measure(reader *r, const xmlNode *n, pc_scheme *s, pc_measure_k
     ok = get_double(r, n, "limit", true, &m->limit) && ok;
     ok = get_bool(r, n, "suffices", &m->suffices) && ok;
     ok = get_bool(r, n, "strict", &m->strict) && ok;
-    if (m->limit <= 0)
-        ok = fail(r, n, "limit must be positive");
+    if (m->limit <= 0 || (kind != PC_MEASURE_ABSOLUTE && m->limit > 1))
+        ok = fail(r, n, "%s", kind == PC_MEASURE_ABSOLUTE ? "limit must be positive" : "a relative limit lies in (0, 1]");
     return ok && m->data >= 0 && m->mesh >= 0;
 }
 
@@ -905,6 +919,8 @@ static bool read_restart(reader *r, const xmlNode *n, pc_acceleration *a)
     ok = get_double(r, n, "truncation-threshold", false, &a->imvj_truncation_threshold) && ok;
     if (a->imvj_chunk_size < 1)
         ok = fail(r, n, "chunk-size must be at least 1");
+    if (t > 0 && a->always_build_jacobian)
+        ok = fail(r, n, "a restart mode cannot go with always-build-jacobian=\"true\" (use type=\"no-restart\")");
     return ok && t >= 0;
 }
 
@@ -916,6 +932,7 @@ static void accel_defaults(pc_acceleration *a)
     switch (a->kind) {
     case PC_ACCEL_AITKEN:
         a->relaxation = 0.5;
+        a->preconditioner = PC_PRECOND_RESIDUAL_SUM;
         break;
     case PC_ACCEL_IQN_ILS:
     case PC_ACCEL_IQN_IMVJ:
@@ -935,6 +952,22 @@ static void accel_defaults(pc_acceleration *a)
         a->imvj_reused_time_windows_at_restart = 8;
         a->imvj_truncation_threshold = 1e-4;
     }
+}
+
+/* preCICE's IMVJ: without <imvj-restart-mode>, restarts (RS-SVD) only when
+ * the Jacobian is not built every iteration; with RS-SVD the preconditioner
+ * freezes after at most chunk-size windows. */
+static void imvj_effective(const xmlNode *n, pc_acceleration *a)
+{
+    bool restart_given = false;
+    for (const xmlNode *k = n->children; k; k = k->next)
+        restart_given = restart_given || (is_element(k) && !strcmp(el(k), "imvj-restart-mode"));
+    if (!restart_given && a->always_build_jacobian) {
+        free(a->imvj_restart_mode);
+        a->imvj_restart_mode = seam_xstrdup("no-restart");
+    }
+    if (!strcmp(a->imvj_restart_mode, "RS-SVD") && a->preconditioner_freeze_after > a->imvj_chunk_size)
+        a->preconditioner_freeze_after = a->imvj_chunk_size;
 }
 
 static bool read_acceleration(reader *r, const xmlNode *n, pc_scheme *s)
@@ -1008,6 +1041,8 @@ static bool read_acceleration(reader *r, const xmlNode *n, pc_scheme *s)
             ok = read_restart(r, c, a) && ok;
         }
     }
+    if (k == 3)
+        imvj_effective(n, a);
     if (k == 0 && !relax)
         ok = fail(r, n, "constant acceleration needs <relaxation value=\"...\"/>");
     if (k != 0 && a->n_data == 0)
@@ -1113,8 +1148,6 @@ static bool read_scheme(reader *r, const xmlNode *n)
         ok = fail(r, n, "a coupling scheme needs <time-window-size value=\"...\"/>");
     if (s->max_time < 0 && s->max_time_windows < 0)
         ok = fail(r, n, "a coupling scheme needs <max-time value=\"...\"/> or <max-time-windows value=\"...\"/>");
-    if (s->max_time == 0 || s->max_time < -1 || s->max_time_windows == 0 || s->max_time_windows < -1)
-        ok = fail(r, n, "max-time and max-time-windows must be positive");
     if (s->kind == PC_MULTI) {
         if (s->controller < 0)
             ok = fail(r, n, "a multi coupling scheme has exactly one participant with control=\"yes\"");
@@ -1126,9 +1159,8 @@ static bool read_scheme(reader *r, const xmlNode *n)
     if (s->kind >= PC_SERIAL_IMPLICIT) {
         if (s->n_measures == 0 && s->max_iterations < 0)
             ok = fail(r, n, "an implicit coupling scheme needs a convergence measure or <max-iterations value=\"...\"/>");
-        if (s->min_iterations < 1 || s->max_iterations == 0 || s->max_iterations < -1 ||
-            (s->max_iterations > 0 && s->min_iterations > s->max_iterations))
-            ok = fail(r, n, "need 1 <= min-iterations <= max-iterations");
+        if (s->max_iterations > 0 && s->min_iterations > s->max_iterations)
+            ok = fail(r, n, "min-iterations (%d) exceeds max-iterations (%d)", s->min_iterations, s->max_iterations);
     }
     return ok;
 }
@@ -1183,15 +1215,15 @@ static bool check_exchange(reader *r, const xmlNode *n, const pc_exchange *e)
     return ok;
 }
 
-/* The element at a line, for messages about already-read items. */
-static const xmlNode *at_line(const xmlNode *n, int line)
+/* The element named name at a line, for messages about already-read items. */
+static const xmlNode *at_line(const xmlNode *n, int line, const char *name)
 {
     for (; n; n = n->next) {
         if (!is_element(n))
             continue;
-        if (line_of(n) == line)
+        if (line_of(n) == line && !strcmp(el(n), name))
             return n;
-        const xmlNode *k = at_line(n->children, line);
+        const xmlNode *k = at_line(n->children, line, name);
         if (k)
             return k;
     }
@@ -1212,22 +1244,35 @@ static bool cross_check(reader *r, const xmlNode *root)
             for (size_t k = 0; k < from->n_provide; k++)
                 provides = provides || from->provide[k] == rc->mesh;
             if (!provides)
-                ok = fail(r, at_line(root, rc->line), "participant \"%s\" does not provide mesh \"%s\"", from->name,
+                ok = fail(r, at_line(root, rc->line, "receive-mesh"), "participant \"%s\" does not provide mesh \"%s\"", from->name,
                           c->meshes[rc->mesh].name);
         }
     }
+    for (size_t p = 0; p < c->n_participants; p++)
+        for (size_t q = 0; q < p; q++)
+            for (size_t i = 0; i < c->participants[p].n_provide; i++)
+                if (provides(&c->participants[q], c->participants[p].provide[i]))
+                    ok = fail(r, at_line(root, c->participants[p].line, "participant"),
+                              "mesh \"%s\" is provided by \"%s\" already", c->meshes[c->participants[p].provide[i]].name,
+                              c->participants[q].name);
+    for (size_t p = 0; p < c->n_participants; p++)
+        if (!in_scheme(s, (int)p))
+            ok = fail(r, at_line(root, c->participants[p].line, "participant"),
+                      "participant \"%s\" is in no coupling scheme", c->participants[p].name);
     for (size_t i = 0; i < s->n_exchanges; i++)
-        ok = check_exchange(r, at_line(root, s->exchanges[i].line), &s->exchanges[i]) && ok;
+        ok = check_exchange(r, at_line(root, s->exchanges[i].line, "exchange"), &s->exchanges[i]) && ok;
     for (size_t i = 0; i < s->n_measures; i++) {
+        static const char *const names[] = {"absolute-convergence-measure", "relative-convergence-measure",
+                                            "residual-relative-convergence-measure"};
         const pc_measure *m = &s->measures[i];
         if (!exchanged(s, m->data, m->mesh))
-            ok = fail(r, at_line(root, m->line), "data \"%s\" on mesh \"%s\" is not exchanged", c->data[m->data].name,
+            ok = fail(r, at_line(root, m->line, names[m->kind]), "data \"%s\" on mesh \"%s\" is not exchanged", c->data[m->data].name,
                       c->meshes[m->mesh].name);
     }
     for (size_t i = 0; i < s->acceleration.n_data; i++) {
         const pc_data_use *u = &s->acceleration.data[i];
         if (!exchanged(s, u->data, u->mesh))
-            ok = fail(r, at_line(root, u->line), "data \"%s\" on mesh \"%s\" is not exchanged", c->data[u->data].name,
+            ok = fail(r, at_line(root, u->line, "data"), "data \"%s\" on mesh \"%s\" is not exchanged", c->data[u->data].name,
                       c->meshes[u->mesh].name);
     }
     return ok;
@@ -1265,8 +1310,9 @@ static bool read_root(reader *r, const xmlNode *root)
          get_bool(r, root, "wait-in-finalize", &wait) && ok;
     if (remesh)
         ok = fail(r, root, "seam does not support allow-remeshing=\"true\"");
-    if (xmlHasProp(root, (const xmlChar *)"experimental") || xmlHasProp(root, (const xmlChar *)"wait-in-finalize"))
-        warn(r, root, "experimental and wait-in-finalize change nothing in seam");
+    for (size_t i = 0; i < 2; i++)
+        if (xmlHasProp(root, (const xmlChar *)attrs[2 * i]))
+            warn(r, root, "%s changes nothing in seam", attrs[2 * i]);
     /* Data, then meshes, then participants' names: later elements refer to earlier kinds. */
     for (const xmlNode *n = root->children; n; n = n->next)
         if (is_element(n) && !strncmp(el(n), "data:", 5)) {
@@ -1331,6 +1377,18 @@ precice_config *precice_config_load(const char *path, char *err, size_t errlen, 
     reader r = {.path = path, .err = err, .errlen = errlen, .warn = warn_fn, .warn_ctx = warn_ctx};
     if (err && errlen)
         err[0] = '\0';
+    /* Checked here: libxml2 would print its own I/O warning. */
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s: cannot open: %s", path, strerror(errno));
+        if (err && errlen)
+            snprintf(err, errlen, "%s", msg);
+        if (warn_fn)
+            warn_fn(warn_ctx, msg);
+        return NULL;
+    }
+    fclose(f);
     xmlParserCtxtPtr ctx = xmlNewParserCtxt();
     if (!ctx)
         abort();
