@@ -99,13 +99,17 @@ int main(int argc, char **argv)
         free(allow_files);
         return 2;
     }
-    char err[2048], pub[SEAM_KEY_Z85], sec[SEAM_KEY_Z85];
+    char err[2048] = "", pub[SEAM_KEY_Z85], sec[SEAM_KEY_Z85];
     char (*allowed)[SEAM_KEY_Z85] = calloc(n_allow + 1, sizeof *allowed);
     const char **allow = calloc(n_allow + 1, sizeof *allow);
     int rc = 0;
     if (curve) {
-        if (seam_key_read(curve, pub, sec, err, sizeof err) != 0 || !sec[0]) {
-            fprintf(stderr, "seam-serve: --curve: %s\n", sec[0] || err[0] ? err : "the file has no secret key");
+        if (seam_key_read(curve, pub, sec, err, sizeof err) != 0) {
+            fprintf(stderr, "seam-serve: --curve: %s\n", err);
+            rc = 1;
+        } else if (!sec[0]) {   /* a .pub file, or a bare public key: the server cannot prove who it is */
+            fprintf(stderr, "seam-serve: --curve: %s holds no secret key: give the server's NAME.key "
+                    "(from `seam keygen NAME`), not NAME.pub\n", curve);
             rc = 1;
         }
         o.curve_secret = sec;

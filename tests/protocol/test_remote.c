@@ -1441,6 +1441,18 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
     snprintf(name, sizeof name, "%s/cli.pub", dir);
     assert_int_equal(seam_key_read(name, cli_pub, cli_sec, err, sizeof err), 0);
     assert_string_equal(cli_sec, "");   /* the .pub file holds no secret */
+    /* seam-serve given the .pub: one clear line naming the file, nothing from uninitialised memory */
+    char said[1400], *pub_argv[] = {serve_exe, "--plugin", "piston_solid", "--bind", "tcp://127.0.0.1:*",
+                                    "--curve", name, NULL};
+    snprintf(said, sizeof said, "%s/serve_pub.log", dir);
+    pid_t pub_run = test_proc_spawn(pub_argv, said, -1);
+    assert_int_equal(test_proc_wait(pub_run, 10.0, &kg_took), 1);
+    char *pub_log = test_slurp(said), expected[2600];
+    assert_non_null(pub_log);
+    snprintf(expected, sizeof expected, "seam-serve: --curve: %s holds no secret key: give the server's NAME.key "
+             "(from `seam keygen NAME`), not NAME.pub\n", name);
+    assert_string_equal(pub_log, expected);
+    free(pub_log);
 
     char server_key[1200], client_pub[1200];
     snprintf(server_key, sizeof server_key, "%s/server.key", dir);
