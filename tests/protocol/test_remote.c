@@ -908,6 +908,157 @@ static void test_newcomer_waits_for_a_vanished_owners_solve(void **state)
     stop_server(&s);
 }
 
+/* No request holds a server (issue 34): the worst input of each op found so
+ * far goes to a fluid_sph server from coupler A (through the proxy, in a
+ * thread) while coupler B says hello. B is answered "busy" within a second
+ * and A's request within a few, with a clear refusal where the input is one
+ * no physics means: a create whose lattice would have 1e14 sites; a bind, a
+ * solve and a `regions` with one coordinate of 5.4e307 (the request that
+ * overflowed the neighbour grid and then cut one element into 1e309
+ * pieces, holding the server for good; the bind sampled its element with
+ * 2e6 samples for 10 s, a 3D one would have made 5e11); a `regions` and a
+ * solve whose positions span more than a double. Then the server serves B
+ * as a fresh one. */
+typedef struct {
+    const seam_plugin *p;
+    void *self;
+    const char *op;          /* "create", "bind", "solve" or "regions" */
+    const char *config;
+    test_host th;
+    seam_interface iface;
+    const double *X;
+    seam_status status;
+    double took;
+} hostile_call;
+
+static void *hostile_main(void *arg)
+{
+    hostile_call *h = arg;
+    seam_step step = {.index = 1, .t = 0.001, .dt = 0.001};
+    size_t n = h->iface.n_points * (size_t)h->iface.dim;
+    double t0 = test_now_s();
+    if (strcmp(h->op, "create") == 0) {
+        h->self = h->p->create(h->p, h->config, &h->th.host);
+        h->status = h->self ? SEAM_OK : SEAM_ERROR;
+    } else if (strcmp(h->op, "bind") == 0) {
+        h->iface.X = h->X;
+        h->status = h->p->bind(h->self, &h->iface);
+    } else if (strcmp(h->op, "solve") == 0) {
+        double *F = calloc(n, sizeof *F), *V = calloc(n, sizeof *V);
+        seam_input in = {.n = h->iface.n_points, .dim = h->iface.dim, .X = h->X, .V = V};
+        seam_output out = {.n = h->iface.n_points, .dim = h->iface.dim, .F = F};
+        h->status = h->p->solve(h->self, &step, &in, &out);
+        free(F);
+        free(V);
+    } else {
+        seam_regions reg;
+        h->status = h->p->regions(h->self, &step, h->X, &reg);
+    }
+    h->took = test_now_s() - t0;
+    return NULL;
+}
+
+/* Run A's call in a thread; B (already greeted out) says hello meanwhile
+ * and must hear "busy" within a second. */
+static void hostile_while_b_knocks(hostile_call *h, client *b, uint64_t id)
+{
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hostile_main, h), 0);
+    usleep(20000);
+    double asked = test_now_s();
+    client_request(b, "hello", id);
+    double answered = test_now_s() - asked;
+    assert_false(client_ok(b, "busy: plugin \"fluid_sph\" is serving another coupler"));
+    pthread_join(t, NULL);
+    print_message("%-7s A answered in %.3f s (status %d: %s), B told busy in %.3f s\n", h->op, h->took,
+                  (int)h->status, h->th.last, answered);
+    assert_true(answered < 1.0);
+    assert_true(h->took < 5.0);
+}
+
+static void test_no_request_holds_the_server(void **state)
+{
+    (void)state;
+    enum { NC = 32 };
+    server s;
+    start_seam_serve(&s, "fluid_sph", "tcp://127.0.0.1:*", "0.2");
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 30, .heartbeat_s = 0.2, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    client b;
+    client_open(&b, s.endpoint);
+    double X[2 * NC], mass[NC], far[2 * NC], wide[2 * NC];
+    int32_t elems[2 * NC];
+    for (int k = 0; k < NC; k++) {   /* a disc in a box full of fluid: one enclosed region */
+        X[2 * k] = 0.2 + 0.05 * cos(2.0 * M_PI * k / NC);
+        X[2 * k + 1] = 0.1 + 0.05 * sin(2.0 * M_PI * k / NC);
+        mass[k] = 1.0;
+        elems[2 * k] = k;
+        elems[2 * k + 1] = (k + 1) % NC;
+    }
+    memcpy(far, X, sizeof far);
+    far[0] = 5.4e307;
+    memcpy(wide, far, sizeof wide);
+    wide[2] = -1.5e308;
+    hostile_call h = {.p = seam_remote_plugin(r), .iface = {2, NC, X, mass, NULL, 2, NC, elems, NULL, 1}};
+    test_host_init(&h.th, "fluid", "fluid");
+    h.op = "create";
+    h.config = "{\"domain\": [0, 0, 1000, 1000], \"spacing\": 1e-4, \"fill\": [0, 0, 1000, 1000]}";
+    hostile_while_b_knocks(&h, &b, 1);
+    assert_int_equal(h.status, SEAM_ERROR);
+    assert_non_null(strstr(h.th.last, "more than 4e9"));
+    h.config = "{\"domain\": [0, 0, 0.4, 0.2], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2], \"gravity\": [0, 0]}";
+    hostile_while_b_knocks(&h, &b, 2);
+    assert_int_equal(h.status, SEAM_OK);
+    h.op = "bind";
+    h.X = X;
+    hostile_while_b_knocks(&h, &b, 3);
+    assert_int_equal(h.status, SEAM_OK);
+    h.op = "regions";
+    h.X = far;
+    hostile_while_b_knocks(&h, &b, 4);
+    assert_int_equal(h.status, SEAM_UNSTABLE);
+    assert_non_null(strstr(h.th.last, "interface element 0 is 5.4e+307 m across"));
+    h.X = wide;
+    hostile_while_b_knocks(&h, &b, 5);
+    assert_int_equal(h.status, SEAM_UNSTABLE);
+    assert_non_null(strstr(h.th.last, "span more than a neighbour grid can hold"));
+    h.op = "solve";
+    h.X = far;
+    hostile_while_b_knocks(&h, &b, 6);
+    assert_int_equal(h.status, SEAM_OK);   /* far from the fluid, the piece does nothing to it */
+    h.X = wide;
+    hostile_while_b_knocks(&h, &b, 7);
+    assert_int_equal(h.status, SEAM_UNSTABLE);
+    h.op = "regions";
+    h.X = X;   /* the true disc: the instance still answers */
+    hostile_while_b_knocks(&h, &b, 8);
+    assert_int_equal(h.status, SEAM_OK);
+    h.p->destroy(h.self);   /* bye */
+    /* a fresh instance bound with the far point */
+    r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    h.p = seam_remote_plugin(r);
+    h.op = "create";
+    hostile_while_b_knocks(&h, &b, 9);
+    assert_int_equal(h.status, SEAM_OK);
+    h.op = "bind";
+    h.X = far;
+    hostile_while_b_knocks(&h, &b, 10);   /* it sampled the 5.4e307 m element with 2e6 samples for 10 s */
+    assert_int_equal(h.status, SEAM_ERROR);
+    assert_non_null(strstr(h.th.last, "bind: interface element 0 has an edge 5.4e+307 m long"));
+    h.p->destroy(h.self);
+    client_request(&b, "hello", 11);
+    assert_true(client_ok(&b, NULL));
+    client_request(&b, "bye", 12);
+    assert_true(client_ok(&b, NULL));
+    client_close(&b);
+    stop_server(&s);
+}
+
 /* ---- the optional functions through the proxy --------------------------- */
 
 /* piston_solid's state image (core's checkpoint format): x, then v, one piston. */
@@ -1535,7 +1686,7 @@ static void test_slow_in_process_create_keeps_the_hello(void **state)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_remote PATH_TO_SEAM PATH_TO_SEAM_SERVE\n");
+        fprintf(stderr, "usage: test_remote PATH_TO_SEAM PATH_TO_SEAM_SERVE [TEST_NAME_PATTERN]\n");
         return 2;
     }
     seam_exe = argv[1];
@@ -1559,6 +1710,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_one_coupler_at_a_time, test_proc_reap_all),
         cmocka_unit_test_teardown(test_busy_while_the_plugin_solves, test_proc_reap_all),
         cmocka_unit_test_teardown(test_newcomer_waits_for_a_vanished_owners_solve, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_no_request_holds_the_server, test_proc_reap_all),
         cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_capabilities_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_max_dt_comes_with_the_commit, test_proc_reap_all),
@@ -1567,5 +1719,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, test_proc_reap_all),
         cmocka_unit_test_teardown(test_slow_in_process_create_keeps_the_hello, test_proc_reap_all),
     };
+    if (argc > 3)   /* a pattern: the tests whose names match it (cmocka_set_test_filter) */
+        cmocka_set_test_filter(argv[3]);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
