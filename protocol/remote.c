@@ -1259,7 +1259,9 @@ static seam_remote *start_spawn(const char *plugin, const seam_remote_options *o
     }
     char heartbeat[32];
     snprintf(heartbeat, sizeof heartbeat, "%.17g", o->heartbeat_s > 0 ? o->heartbeat_s : 0.0);
-    const char *argv[] = {serve, "--plugin", plugin, "--heartbeat", heartbeat, NULL};
+    char self[32];   /* seam-serve exits at once when this process dies, and removes its ipc directory */
+    snprintf(self, sizeof self, "%ld", (long)getpid());
+    const char *argv[] = {serve, "--plugin", plugin, "--heartbeat", heartbeat, "--exit-with", self, NULL};
     return launch(argv, NULL, serve, o, err, errlen);   /* named by its path: which seam-serve ran */
 }
 

@@ -1,6 +1,7 @@
-/* Runs fuzz_session.c's target on files, without libFuzzer: every file named,
- * and every file in each directory named (the committed corpus, in the
- * normal test suite). Each input runs in a fresh process, as a libFuzzer
+/* Runs a libFuzzer target (fuzz_session.c, protocol/fuzz_request.c,
+ * tests/coupler's fuzz_server.c) on files without libFuzzer: every file
+ * named, and every file in each directory named (the committed corpora, in
+ * the normal test suite). Each input runs in a fresh process, as a libFuzzer
  * reproduction does, so that no finding hides behind state an earlier input
  * left (a buffer already allocated). Exit 0 when all ran cleanly; 1 when an
  * input was unreadable or its process did not exit 0 (a finding). */

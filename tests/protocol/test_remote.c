@@ -613,6 +613,65 @@ static void test_killed_spawned_server_is_named_with_its_step(void **state)
     expect_partial_stats(dir);
 }
 
+/* Whether process pid has ended (gone, or a zombie nobody reaped yet). */
+static bool process_ended(pid_t pid)
+{
+    char path[64], stat[512] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *end = strrchr(stat, ')');   /* "pid (name) STATE ..." */
+    return end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+}
+
+/* A coupler killed with SIGKILL cannot stop its seam-serve nor remove the
+ * server's private ipc directory: the server (started with --exit-with)
+ * notices at once and does both. It used to outlive the coupler by 1.4 to
+ * 1.9 s (its loop's stop flag, then ZeroMQ's linger) and leave the
+ * directory behind. */
+static void test_spawned_server_ends_with_its_killed_coupler(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("remote_coupler_killed"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    const char *sets[] = {"fluid.process=separate", NULL};
+    pid_t run = start_seam_run(dir, log, sets);
+    pid_t child = child_of(run);
+    assert_true(child > 0);
+    wait_for_steps(dir, 3);
+    char path[128], cmdline[8192] = "";
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)child);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(cmdline, 1, sizeof cmdline - 1, f);
+    fclose(f);
+    char sock_dir[4096] = "";
+    for (size_t i = 0; i < n; i += strlen(cmdline + i) + 1)   /* the arguments, NUL-separated */
+        if (strncmp(cmdline + i, "ipc://", 6) == 0) {
+            snprintf(sock_dir, sizeof sock_dir, "%s", cmdline + i + 6);
+            *strrchr(sock_dir, '/') = '\0';
+        }
+    struct stat st;
+    assert_true(sock_dir[0] && stat(sock_dir, &st) == 0);
+    kill(run, SIGKILL);
+    double killed = test_now_s(), took = 0;
+    test_proc_wait(run, 5.0, &took);
+    while (!process_ended(child) && test_now_s() - killed < 5.0)
+        usleep(1000);
+    double ended = test_now_s() - killed;
+    print_message("seam-serve ended %.3f s after its coupler was killed; %s\n", ended,
+                  stat(sock_dir, &st) == 0 ? "its ipc directory is left" : "its ipc directory is gone");
+    assert_true(process_ended(child));
+    assert_true(ended < 0.3);
+    assert_int_not_equal(stat(sock_dir, &st), 0);
+    assert_int_equal(errno, ENOENT);
+}
+
 static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void **state)
 {
     (void)state;
@@ -1705,6 +1764,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_python_participants_started_by_the_scene, test_proc_reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, test_proc_reap_all),
         cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_spawned_server_ends_with_its_killed_coupler, test_proc_reap_all),
         cmocka_unit_test_teardown(test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout, test_proc_reap_all),
         cmocka_unit_test_teardown(test_garbage_on_the_wire_then_a_valid_request, test_proc_reap_all),
         cmocka_unit_test_teardown(test_one_coupler_at_a_time, test_proc_reap_all),
