@@ -4,7 +4,7 @@
 # (default 20) from its committed corpus: whole protocol sessions through
 # seam-serve's loop (tests/protocol/fuzz_session.c), single requests to a
 # session (protocol/fuzz_request.c) and the coupler's proxy facing a server
-# that mutates its replies (tests/coupler/fuzz_server.c). New inputs go to
+# that mutates its replies (tests/protocol/fuzz_server.c). New inputs go to
 # BUILD/fuzz_ci/TARGET/ (the committed corpora are only read), a finding to
 # BUILD/fuzz_ci/findings/; exits 1 on a finding (reproduce: BUILD/PATH FILE,
 # then commit FILE into the target's corpus as a seed: the normal suite
@@ -24,8 +24,8 @@ fi
 # target, its corpus
 targets=(tests/protocol/fuzz_session tests/protocol/fuzz_session
          protocol/fuzz_request protocol/fuzz/corpus
-         tests/coupler/fuzz_server tests/coupler/fuzz_server)
-ninja -C "$build" tests/protocol/fuzz_session protocol/fuzz_request tests/coupler/fuzz_server \
+         tests/protocol/fuzz_server tests/protocol/fuzz_server)
+ninja -C "$build" tests/protocol/fuzz_session protocol/fuzz_request tests/protocol/fuzz_server \
     tests/plugins/piston_solid.so tests/plugins/piston_fluid.so >/dev/null
 
 findings="$build/fuzz_ci/findings"

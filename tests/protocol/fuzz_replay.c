@@ -1,5 +1,5 @@
 /* Runs a libFuzzer target (fuzz_session.c, protocol/fuzz_request.c,
- * tests/coupler's fuzz_server.c) on files without libFuzzer: every file
+ * fuzz_server.c) on files without libFuzzer: every file
  * named, and every file in each directory named (the committed corpora, in
  * the normal test suite). Each input runs in a fresh process, as a libFuzzer
  * reproduction does, so that no finding hides behind state an earlier input
