@@ -260,5 +260,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     f.stop = 1;
     pthread_join(server, NULL);
+    unlink(f.endpoint + 6);   /* ZeroMQ leaves an ipc socket's file behind */
     return 0;
 }
