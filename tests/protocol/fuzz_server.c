@@ -16,7 +16,8 @@
  * Input: one mutation record per reply, in the order the requests come:
  * kind (byte), at (2 bytes, little endian), len (byte), then len bytes.
  *     bench: scripts/fuzz_ci.sh SECONDS (builds with clang, runs)
- * The committed corpus (tests/protocol/fuzz_server/) runs in the normal
+ * The committed corpus (tests/protocol/fuzz_server/, written by
+ * fuzz_server_seeds.py) runs in the normal
  * suite through fuzz_replay.c, without libFuzzer. */
 #include <math.h>
 #include <pthread.h>
