@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI's bounded fuzz step: each libFuzzer target of the wire, built with clang,
 # AddressSanitizer and UBSan in BUILD (default build-fuzz), runs SECONDS
-# (default 20) from its committed corpus: whole protocol sessions through
+# (default 20) from its committed corpus, with a fixed seed (a run here
+# repeats what CI explores in the same time): whole protocol sessions through
 # seam-serve's loop (tests/protocol/fuzz_session.c), single requests to a
 # session (protocol/fuzz_request.c) and the coupler's proxy facing a server
 # that mutates its replies (tests/protocol/fuzz_server.c). New inputs go to
@@ -39,7 +40,7 @@ for ((i = 0; i < ${#targets[@]}; i += 2)); do
     dict=()
     [ -f "$seeds.dict" ] && dict=(-dict="$seeds.dict")
     if "$build/$exe" -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -max_len=4096 "${dict[@]}" \
-        -artifact_prefix="$findings/$name-" -print_final_stats=1 "$work" "$seeds" >"$log" 2>&1; then
+        -seed=1 -artifact_prefix="$findings/$name-" -print_final_stats=1 "$work" "$seeds" >"$log" 2>&1; then
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
         echo "fuzz $name: no finding in $secs s ($runs runs)"
     else
