@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "seam/checkpoint.h"
 #include "resume.h"
@@ -103,6 +104,10 @@ seam_status checkpoint_write(const sim_checkpoint *ck, double t, double wall_s)
     }
     seam_ckpt_writer_destroy(&w);
     ck->out->checkpoint_write_s = sim_now() - t0;
+    struct stat sb;
+    if (st == SEAM_OK)   /* what a checkpoint costs (docs/scenes.md, "Checkpoint and resume") */
+        sim_log(ck->log, SEAM_LOG_DEBUG, NULL, "checkpoint after step %ld: %lld bytes in %.6f s", step,
+                stat(path, &sb) == 0 ? (long long)sb.st_size : -1LL, ck->out->checkpoint_write_s);
     return st;
 }
 

@@ -16,6 +16,7 @@
 #include "resume.h"
 #include "scene.h"
 #include "seam/alloc.h"
+#include "seam/krylov.h"
 #include "simulation.h"
 #include "stepper.h"
 
@@ -37,18 +38,21 @@ struct seam_sim {
     int speed_growth, residual_growth;
     bool diverged;
     /* the step a participant last found stable (SEAM_UNSTABLE above it):
-     * later steps start from it, not from the full dt, and it doubles back
+     * later steps start from it, not from the full dt, and it doubles
      * after dt_wait steps in a row were stable (INFINITY: no cap) */
     double dt_cap;
     long dt_stable_steps, dt_wait;
-    bool dt_grown;           /* the cap was just doubled: an unstable step now makes the wait longer */
+    bool dt_grown;           /* the cap was just doubled: unstable now, the wait doubles; stable, it is reset */
+    bool dt_at_cap;          /* this step's dt is the cap (it is smaller than what the rest allows) */
     seam_participant_stats *pstats;
 };
 
-/* Steps in a row that must be stable before a capped dt doubles; doubled
- * each time a doubled dt proves unstable again. */
-#define DT_WAIT 10
-#define DT_WAIT_MAX 10000
+/* Steps in a row that must be stable before a capped dt doubles; the wait
+ * doubles, up to DT_WAIT_MAX, each time a doubled dt proves unstable again
+ * (a lasting limit is probed ever more rarely), and is back at DT_WAIT once
+ * one was stable (a passing one costs few steps at a small dt). */
+#define DT_WAIT 2
+#define DT_WAIT_MAX 64
 
 static void discard_log(void *ctx, seam_log_level level, const char *who, const char *message)
 {
@@ -160,6 +164,7 @@ static void connect_parts(seam_sim *sim)
 
 seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
 {
+    seam_blas_serial();   /* the same bits with any thread count (docs/scenes.md, "Threads") */
     seam_sim *sim = SEAM_NEW(seam_sim);
     if (opts)
         sim->opts = *opts;
@@ -230,6 +235,7 @@ static double choose_dt(seam_sim *sim, double t)
         return NAN;
     if (sim->dt_cap >= sim->scene.dt_max)   /* grown back to the scene's time.dt */
         sim->dt_cap = INFINITY;
+    sim->dt_at_cap = sim->dt_cap < dt;
     dt = fmin(dt, sim->dt_cap);
     double left = sim->scene.t_end - t;
     if (dt >= left * (1.0 - 1e-9))
@@ -253,6 +259,7 @@ static double worst_ratio(const seam_convergence *cv)
     return worst;
 }
 
+static bool learn_unstable(seam_sim *sim);
 static void remember_unstable(seam_sim *sim, double dt);
 
 /* One step, retried with half the step while a participant says it is
@@ -260,6 +267,7 @@ static void remember_unstable(seam_sim *sim, double dt);
  * and half the step is no less than time.dt_min. */
 static seam_status advance(seam_sim *sim, double t, double *dt, seam_verdict *verdict)
 {
+    bool first = true, learn = true;
     for (;;) {
         participants_begin_attempt(&sim->ps);   /* the cause quoted below is this attempt's */
         seam_status st = sim->st.ops->attempt(&sim->st, sim->summary.steps, t, *dt, verdict);
@@ -286,13 +294,32 @@ static seam_status advance(seam_sim *sim, double t, double *dt, seam_verdict *ve
         }
         *dt /= 2;
         sim->summary.retries++;
-        remember_unstable(sim, *dt);
+        if (first)
+            learn = learn_unstable(sim);
+        if (learn)
+            remember_unstable(sim, *dt);
+        first = false;
         sim_log(&sim->log, SEAM_LOG_WARN, NULL, "retrying step %ld with dt = %.3g s", sim->summary.steps, *dt);
     }
 }
 
+/* A step's first refusal: whether its smaller dt is worth remembering. A
+ * cap that was stable and is refused now is no limit of the participant's
+ * to learn (some refuse small steps as well as large ones: solid_rigid's
+ * torque iteration), so it is forgotten and the next step tries the full
+ * dt again, as the retries of this one are not remembered. */
+static bool learn_unstable(seam_sim *sim)
+{
+    if (!sim->dt_at_cap || sim->dt_grown)
+        return true;
+    sim->dt_cap = INFINITY;
+    sim->dt_wait = DT_WAIT;
+    sim->dt_stable_steps = 0;
+    return false;
+}
+
 /* A step was unstable, to be retried at dt: the later steps start from dt
- * too; a doubled cap that failed again waits twice as long to grow. */
+ * too; a doubled cap that failed waits twice as long to double again. */
 static void remember_unstable(seam_sim *sim, double dt)
 {
     if (sim->dt_grown)
@@ -302,10 +329,12 @@ static void remember_unstable(seam_sim *sim, double dt)
     sim->dt_stable_steps = 0;
 }
 
-/* A step was committed: after dt_wait stable steps in a row the cap doubles
- * (choose_dt drops it once nothing else is smaller). */
+/* A step was committed: after dt_wait stable steps in a row the cap
+ * doubles (choose_dt drops it once it reaches time.dt). */
 static void remember_stable(seam_sim *sim)
 {
+    if (sim->dt_grown)
+        sim->dt_wait = DT_WAIT;
     sim->dt_grown = false;
     if (isinf(sim->dt_cap) || ++sim->dt_stable_steps < sim->dt_wait)
         return;

@@ -259,11 +259,11 @@ static void test_unstable_step_is_retried_smaller(void **state)
     assert_int_equal(r->status, SEAM_OK);
     assert_float_equal(r->summary.t, 0.1, 1e-15);
     /* Step 0 halves twice (0.01 and 0.005 s refused); the later steps start
-     * from the 0.0025 s that worked: the doubled cap is tried after 10 and
-     * then 20 stable steps, refused once each. Forgetting the cap retried
-     * every step twice (80 rejected attempts). */
+     * from the 0.0025 s that worked: the doubled cap is tried after 2, 4, 8
+     * and 16 stable steps (steps 2, 6, 14, 30), refused once each. Forgetting
+     * the cap retried every step twice (80 rejected attempts). */
     assert_int_equal(r->summary.steps, 40);
-    assert_int_equal(r->summary.retries, 4);
+    assert_int_equal(r->summary.retries, 2 + 4);
     for (long s = 0; s < r->summary.steps; s++)
         assert_float_equal(r->dt[s], 0.0025, 1e-15);
     assert_true(deviation_from_monolithic(r, 0, 2.0, 40.0, 0.1) < 1e-10);
@@ -280,10 +280,10 @@ static void test_unstable_cap_grows_back(void **state)
                                  NULL, sets);
     assert_int_equal(r->status, SEAM_OK);
     assert_float_equal(r->summary.t, 0.275, 1e-14);
-    /* 2 refusals at step 0, one for the cap doubled after 10 stable steps
-     * (t = 0.025 s); after 20 more it doubles at t = 0.075 s and holds, and
-     * after 20 more (t = 0.175 s) it is back at the scene's 0.01 s. */
-    assert_int_equal(r->summary.retries, 3);
+    /* 2 refusals at step 0, one each for the cap doubled at steps 2, 6 and
+     * 14 (t < 0.05 s); doubled at step 30 (t = 0.075 s) it holds, and after
+     * 2 more steps it is back at the scene's 0.01 s for the last 19. */
+    assert_int_equal(r->summary.retries, 2 + 3);
     double t = 0.0, last = 0.0;
     for (long s = 0; s < r->summary.steps; s++) {
         assert_true(r->dt[s] <= 0.01);
@@ -295,7 +295,7 @@ static void test_unstable_cap_grows_back(void **state)
         t += r->dt[s];
     }
     assert_float_equal(r->dt[r->summary.steps - 1], 0.01, 1e-12);
-    assert_int_equal(r->summary.steps, 30 + 20 + 10);
+    assert_int_equal(r->summary.steps, 30 + 2 + 19);
     test_run_free(r);
 }
 
