@@ -69,7 +69,17 @@ typedef struct sim_outputs {
      * this many seconds of wall time (0: not by time) */
     long checkpoint_steps;
     double checkpoint_seconds;
+    /* no output.checkpoint in the scene: every SIM_CHECKPOINT_DEFAULT_S,
+     * and no sooner than SIM_CHECKPOINT_COST times the last write took;
+     * off when a participant cannot save; removed when the run finishes */
+    bool checkpoint_default;
+    double checkpoint_write_s;   /* wall time the last checkpoint took to write */
 } sim_outputs;
+
+/* The default checkpoint's interval (s of wall time), and the least ratio
+ * of that interval to the time a checkpoint takes: it costs at most 1%. */
+#define SIM_CHECKPOINT_DEFAULT_S 300.0
+#define SIM_CHECKPOINT_COST 100.0
 
 /* The checkpoint's file in the output directory. */
 #define SIM_CHECKPOINT_FILE "checkpoint.seam"

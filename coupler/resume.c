@@ -13,9 +13,12 @@
  *   outputs      frame counter, next frame time, picture range, where each
  *                CSV file ended and which other files existed (outputs.c) */
 #define _XOPEN_SOURCE 700   /* realpath */
+#include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "seam/checkpoint.h"
 #include "resume.h"
@@ -26,9 +29,27 @@ static void checkpoint_path(const char *dir, char *buf, size_t n)
     snprintf(buf, n, "%s/" SIM_CHECKPOINT_FILE, dir);
 }
 
+/* The first participant that cannot be saved and loaded, NULL: none. */
+static const participant *first_unsaved(const sim_participants *ps)
+{
+    for (size_t i = 0; i < ps->n_parts; i++) {
+        const participant *pt = &ps->parts[i];
+        if (!(pt->p->save && pt->p->load && (pt->caps & SEAM_CAP_SAVE)))
+            return pt;
+    }
+    return NULL;
+}
+
 bool checkpoint_check(const sim_checkpoint *ck)
 {
-    const sim_outputs *o = ck->out;
+    sim_outputs *o = ck->out;
+    const participant *pt = first_unsaved(ck->ps);
+    if (o->checkpoint_default && pt && !ck->opts->resume) {   /* the default asks nothing a participant cannot do */
+        sim_log(ck->log, SEAM_LOG_INFO, NULL, "no checkpoints: %s (%s) cannot save its state, so this run cannot be "
+                "resumed", pt->name, pt->p->name);
+        o->checkpoint_default = false;
+        o->checkpoint_seconds = 0.0;
+    }
     if (!ck->opts->resume && !o->checkpoint_steps && !(o->checkpoint_seconds > 0))
         return true;
     return participants_check_save(ck->ps, ck->opts->resume ? "--resume" : seam_doc_locate(ck->doc, "output.checkpoint"),
@@ -40,7 +61,9 @@ bool checkpoint_due(const sim_checkpoint *ck, double last_time)
     const sim_outputs *o = ck->out;
     if (o->checkpoint_steps > 0 && ck->summary->steps % o->checkpoint_steps == 0)
         return true;
-    return o->checkpoint_seconds > 0 && sim_now() - last_time >= o->checkpoint_seconds;
+    double every = o->checkpoint_default ? fmax(o->checkpoint_seconds, SIM_CHECKPOINT_COST * o->checkpoint_write_s)
+                                         : o->checkpoint_seconds;
+    return every > 0 && sim_now() - last_time >= every;
 }
 
 static void write_run(const sim_checkpoint *ck, seam_ckpt_writer *w)
@@ -58,6 +81,7 @@ static void write_run(const sim_checkpoint *ck, seam_ckpt_writer *w)
 
 seam_status checkpoint_write(const sim_checkpoint *ck, double t, double wall_s)
 {
+    double t0 = sim_now();
     seam_ckpt_writer *w = seam_ckpt_writer_new();
     if (!w) {
         sim_log(ck->log, SEAM_LOG_ERROR, NULL, "out of memory writing a checkpoint");
@@ -79,7 +103,22 @@ seam_status checkpoint_write(const sim_checkpoint *ck, double t, double wall_s)
         st = SEAM_ERROR;
     }
     seam_ckpt_writer_destroy(&w);
+    ck->out->checkpoint_write_s = sim_now() - t0;
+    struct stat sb;
+    if (st == SEAM_OK)   /* what a checkpoint costs (docs/scenes.md, "Checkpoint and resume") */
+        sim_log(ck->log, SEAM_LOG_DEBUG, NULL, "checkpoint after step %ld: %lld bytes in %.6f s", step,
+                stat(path, &sb) == 0 ? (long long)sb.st_size : -1LL, ck->out->checkpoint_write_s);
     return st;
+}
+
+void checkpoint_discard(const sim_checkpoint *ck)
+{
+    if (!ck->out->checkpoint_default)
+        return;
+    char path[4200];
+    checkpoint_path(ck->out->dir, path, sizeof path);
+    if (remove(path) != 0 && errno != ENOENT)
+        sim_log(ck->log, SEAM_LOG_WARN, NULL, "cannot remove %s: %s", path, strerror(errno));
 }
 
 /* ---- resuming ---- */

@@ -31,7 +31,8 @@ typedef struct sim_checkpoint {
     void *loop;
 } sim_checkpoint;
 
-/* Every participant can save and load, when the run checkpoints or resumes. */
+/* Every participant can save and load, when the run checkpoints or resumes;
+ * the default checkpoint is turned off (said) when one cannot. */
 bool checkpoint_check(const sim_checkpoint *ck);
 /* Whether a checkpoint is due after the step just done (the last one, or
  * the run's start, was at wall time last_time). */
@@ -39,6 +40,9 @@ bool checkpoint_due(const sim_checkpoint *ck, double last_time);
 /* The state after the step just done, at time t, wall_s seconds of wall
  * time into the run, to the output directory's checkpoint. */
 seam_status checkpoint_write(const sim_checkpoint *ck, double t, double wall_s);
+/* The run finished: a checkpoint the scene did not ask for goes (it only
+ * served a run that did not finish). */
+void checkpoint_discard(const sim_checkpoint *ck);
 /* Everything back from the output directory's checkpoint, and the outputs
  * cut back to it: the time reached and the wall time spent until then. */
 seam_status checkpoint_restore(const sim_checkpoint *ck, double *t, double *wall_s);

@@ -271,6 +271,9 @@ static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim
     o->report = true;
     o->picture_surface = true;
     o->slice_axis = 2;   /* 3D: the plane normal to z through the middle of the field, unless the scene names one */
+    /* resumable by default: a checkpoint every few minutes of wall time (docs/scenes.md) */
+    o->checkpoint_default = true;
+    o->checkpoint_seconds = SIM_CHECKPOINT_DEFAULT_S;
     const char *picture = "speed";
     if (out) {
         dir = seam_cfg_str(out, "dir", NULL, 0);
@@ -304,8 +307,14 @@ static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim
             }
         }
         probes_read(ps, sc->builtin_coupled != NULL, out, &o->probes);
-        seam_cfg *ck = seam_cfg_child(out, "checkpoint", 0);
-        if (ck) {
+        bool no_checkpoint = json_is_false(json_object_get(seam_cfg_json(root, "output"), "checkpoint"));
+        seam_cfg *ck = no_checkpoint ? NULL : seam_cfg_child(out, "checkpoint", 0);
+        if (no_checkpoint) {
+            seam_cfg_skip(out, "checkpoint");
+            o->checkpoint_default = false;
+            o->checkpoint_seconds = 0.0;
+        } else if (ck) {
+            o->checkpoint_default = false;
             o->checkpoint_steps = seam_cfg_int(ck, "every_steps", 0, 1, LONG_MAX, 0);
             o->checkpoint_seconds = seam_cfg_num(ck, "every_seconds", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
             if (!seam_cfg_has(ck, "every_steps") && !seam_cfg_has(ck, "every_seconds"))

@@ -16,6 +16,7 @@
 #include "resume.h"
 #include "scene.h"
 #include "seam/alloc.h"
+#include "seam/krylov.h"
 #include "simulation.h"
 #include "stepper.h"
 
@@ -36,8 +37,22 @@ struct seam_sim {
     double last_speed, last_residual;
     int speed_growth, residual_growth;
     bool diverged;
+    /* the step a participant last found stable (SEAM_UNSTABLE above it):
+     * later steps start from it, not from the full dt, and it doubles
+     * after dt_wait steps in a row were stable (INFINITY: no cap) */
+    double dt_cap;
+    long dt_stable_steps, dt_wait;
+    bool dt_grown;           /* the cap was just doubled: unstable now, the wait doubles; stable, it is reset */
+    bool dt_at_cap;          /* this step's dt is the cap (it is smaller than what the rest allows) */
     seam_participant_stats *pstats;
 };
+
+/* Steps in a row that must be stable before a capped dt doubles; the wait
+ * doubles, up to DT_WAIT_MAX, each time a doubled dt proves unstable again
+ * (a lasting limit is probed ever more rarely), and is back at DT_WAIT once
+ * one was stable (a passing one costs few steps at a small dt). */
+#define DT_WAIT 2
+#define DT_WAIT_MAX 64
 
 static void discard_log(void *ctx, seam_log_level level, const char *who, const char *message)
 {
@@ -85,6 +100,12 @@ static void save_loop(void *loop, seam_ckpt_writer *w, double t, double wall_s)
     seam_ckpt_put_i64(w, sim->speed_growth);
     seam_ckpt_put_i64(w, sim->residual_growth);
     seam_ckpt_put_i64(w, sim->last_iterations);
+    /* a section of its own, so checkpoints written before the cap existed still load */
+    seam_ckpt_section(w, "coupler dt");
+    seam_ckpt_put_f64(w, sim->dt_cap);
+    seam_ckpt_put_i64(w, sim->dt_stable_steps);
+    seam_ckpt_put_i64(w, sim->dt_wait);
+    seam_ckpt_put_i64(w, sim->dt_grown);
 }
 
 static void load_loop(void *loop, seam_ckpt_reader *r, double *t, double *wall_s)
@@ -106,6 +127,16 @@ static void load_loop(void *loop, seam_ckpt_reader *r, double *t, double *wall_s
     sim->speed_growth = (int)seam_ckpt_get_i64(r);
     sim->residual_growth = (int)seam_ckpt_get_i64(r);
     sim->last_iterations = (int)seam_ckpt_get_i64(r);
+    if (seam_ckpt_ok(r, true) && seam_ckpt_find(r, "coupler dt")) {
+        sim->dt_cap = seam_ckpt_get_f64(r);
+        sim->dt_stable_steps = (long)seam_ckpt_get_i64(r);
+        sim->dt_wait = (long)seam_ckpt_get_i64(r);
+        sim->dt_grown = seam_ckpt_get_i64(r) != 0;
+        if (seam_ckpt_ok(r, false) && !(sim->dt_cap > 0.0 && sim->dt_wait >= DT_WAIT && sim->dt_wait <= DT_WAIT_MAX &&
+                                        sim->dt_stable_steps >= 0))
+            seam_ckpt_fail(r, "implausible step cap %g s (after %ld of %ld stable steps)", sim->dt_cap,
+                           sim->dt_stable_steps, sim->dt_wait);
+    }
 }
 
 static void on_residual(void *ctx, long step, int iteration, double residual, double loads)
@@ -133,6 +164,7 @@ static void connect_parts(seam_sim *sim)
 
 seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
 {
+    seam_blas_serial();   /* the same bits with any thread count (docs/scenes.md, "Threads") */
     seam_sim *sim = SEAM_NEW(seam_sim);
     if (opts)
         sim->opts = *opts;
@@ -174,6 +206,8 @@ seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
     sim->pstats = SEAM_NEW_N(seam_participant_stats, sim->ps.n_parts);
     sim->summary.n_participants = sim->ps.n_parts;
     sim->summary.participants = sim->pstats;
+    sim->dt_cap = INFINITY;
+    sim->dt_wait = DT_WAIT;
     return sim;
 }
 
@@ -192,12 +226,17 @@ void seam_sim_destroy(seam_sim **self_p)
     *self_p = NULL;
 }
 
-/* The step size: the smallest any participant allows, landing on the end time. */
+/* The step size: the smallest any participant allows, no more than the
+ * last stable one (dt_cap), landing on the end time. */
 static double choose_dt(seam_sim *sim, double t)
 {
     double dt = participants_max_dt(&sim->ps, sim->scene.dt_max, sim->scene.dt_min, sim->summary.steps, t);
     if (isnan(dt))
         return NAN;
+    if (sim->dt_cap >= sim->scene.dt_max)   /* grown back to the scene's time.dt */
+        sim->dt_cap = INFINITY;
+    sim->dt_at_cap = sim->dt_cap < dt;
+    dt = fmin(dt, sim->dt_cap);
     double left = sim->scene.t_end - t;
     if (dt >= left * (1.0 - 1e-9))
         dt = left;
@@ -220,11 +259,15 @@ static double worst_ratio(const seam_convergence *cv)
     return worst;
 }
 
+static bool learn_unstable(seam_sim *sim);
+static void remember_unstable(seam_sim *sim, double dt);
+
 /* One step, retried with half the step while a participant says it is
  * unstable, or (on_nonconvergence "retry") while it ends badly unconverged
  * and half the step is no less than time.dt_min. */
 static seam_status advance(seam_sim *sim, double t, double *dt, seam_verdict *verdict)
 {
+    bool first = true, learn = true;
     for (;;) {
         participants_begin_attempt(&sim->ps);   /* the cause quoted below is this attempt's */
         seam_status st = sim->st.ops->attempt(&sim->st, sim->summary.steps, t, *dt, verdict);
@@ -251,8 +294,53 @@ static seam_status advance(seam_sim *sim, double t, double *dt, seam_verdict *ve
         }
         *dt /= 2;
         sim->summary.retries++;
+        if (first)
+            learn = learn_unstable(sim);
+        if (learn)
+            remember_unstable(sim, *dt);
+        first = false;
         sim_log(&sim->log, SEAM_LOG_WARN, NULL, "retrying step %ld with dt = %.3g s", sim->summary.steps, *dt);
     }
+}
+
+/* A step's first refusal: whether its smaller dt is worth remembering. A
+ * cap that was stable and is refused now is no limit of the participant's
+ * to learn (some refuse small steps as well as large ones: solid_rigid's
+ * torque iteration), so it is forgotten and the next step tries the full
+ * dt again, as the retries of this one are not remembered. */
+static bool learn_unstable(seam_sim *sim)
+{
+    if (!sim->dt_at_cap || sim->dt_grown)
+        return true;
+    sim->dt_cap = INFINITY;
+    sim->dt_wait = DT_WAIT;
+    sim->dt_stable_steps = 0;
+    return false;
+}
+
+/* A step was unstable, to be retried at dt: the later steps start from dt
+ * too; a doubled cap that failed waits twice as long to double again. */
+static void remember_unstable(seam_sim *sim, double dt)
+{
+    if (sim->dt_grown)
+        sim->dt_wait = sim->dt_wait > DT_WAIT_MAX / 2 ? DT_WAIT_MAX : 2 * sim->dt_wait;
+    sim->dt_grown = false;
+    sim->dt_cap = dt;
+    sim->dt_stable_steps = 0;
+}
+
+/* A step was committed: after dt_wait stable steps in a row the cap
+ * doubles (choose_dt drops it once it reaches time.dt). */
+static void remember_stable(seam_sim *sim)
+{
+    if (sim->dt_grown)
+        sim->dt_wait = DT_WAIT;
+    sim->dt_grown = false;
+    if (isinf(sim->dt_cap) || ++sim->dt_stable_steps < sim->dt_wait)
+        return;
+    sim->dt_cap *= 2;
+    sim->dt_stable_steps = 0;
+    sim->dt_grown = true;
 }
 
 /* What the verdict means for the run: SEAM_OK to commit, else an error said. */
@@ -390,6 +478,7 @@ seam_status seam_sim_run(seam_sim *sim)
         if ((result = sim->st.ops->accept(&sim->st, sim->summary.steps, dt)) != SEAM_OK)
             break;
         t += dt;
+        remember_stable(sim);
         double all_solvers = participants_seconds(&sim->ps) - solvers0;
         double fluid_s = sim->ps.fluid ? sim->ps.fluid->stats.seconds - fluid0 : all_solvers;
         double coupler_s = fmax(0.0, sim_now() - step_t0 - all_solvers);
@@ -447,6 +536,8 @@ seam_status seam_sim_run(seam_sim *sim)
             sim->summary.outcome = SEAM_RUN_ERROR;
         result = SEAM_ERROR;
     }
+    if (result == SEAM_OK)
+        checkpoint_discard(&sim->ck);
     return result;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "keys.h"
+#include "seam/krylov.h"
 #include "seam/loader.h"
 #include "seam/log.h"
 #include "serve.h"
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
     const char **allow_files = calloc((size_t)argc, sizeof *allow_files);
     size_t n_allow = 0;
     seam_serve_options o = {.heartbeat_s = 1.0, .stop = &stop_requested, .busy = &in_plugin};
+    seam_blas_serial();   /* its plugin's results the same with any thread count */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--plugin") == 0 && v)

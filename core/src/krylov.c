@@ -14,6 +14,7 @@
 double seam_dot(size_t n, const double *x, const double *y) { return cblas_ddot((int)n, x, 1, y, 1); }
 double seam_norm2(size_t n, const double *x) { return cblas_dnrm2((int)n, x, 1); }
 void seam_axpy(size_t n, double a, const double *x, double *y) { cblas_daxpy((int)n, a, x, 1, y, 1); }
+void seam_blas_serial(void) { openblas_set_num_threads(1); }
 
 static void apply_or_copy(const seam_linop *M, const double *x, double *y, size_t n)
 {

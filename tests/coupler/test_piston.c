@@ -257,13 +257,45 @@ static void test_unstable_step_is_retried_smaller(void **state)
     const char *const sets[] = {"fluid.fault={\"unstable_above_dt\": 0.004}", NULL};
     test_run *r = test_run_scene("piston_unstable", piston_scene("relaxation", 1, 1, 40, 0.01, 0.1, 1e-12, 100, 0.4), NULL, sets);
     assert_int_equal(r->status, SEAM_OK);
-    /* Every step was halved from 0.01 s until it fit under 0.004 s, never further. */
     assert_float_equal(r->summary.t, 0.1, 1e-15);
-    assert_true(r->summary.steps >= 38 && r->summary.steps <= 41);
-    assert_true(r->summary.retries >= 2 * (r->summary.steps - 2));
+    /* Step 0 halves twice (0.01 and 0.005 s refused); the later steps start
+     * from the 0.0025 s that worked: the doubled cap is tried after 2, 4, 8
+     * and 16 stable steps (steps 2, 6, 14, 30), refused once each. Forgetting
+     * the cap retried every step twice (80 rejected attempts). */
+    assert_int_equal(r->summary.steps, 40);
+    assert_int_equal(r->summary.retries, 2 + 4);
     for (long s = 0; s < r->summary.steps; s++)
-        assert_true(r->dt[s] <= 0.004 && r->dt[s] > 0.002);
+        assert_float_equal(r->dt[s], 0.0025, 1e-15);
     assert_true(deviation_from_monolithic(r, 0, 2.0, 40.0, 0.1) < 1e-10);
+    test_run_free(r);
+}
+
+/* A solver stable only below 0.004 s until t = 0.05 s: the cap grows back,
+ * doubling after stable steps, to the scene's dt and never above it. */
+static void test_unstable_cap_grows_back(void **state)
+{
+    (void)state;
+    const char *const sets[] = {"fluid.fault={\"unstable_above_dt\": 0.004, \"unstable_until\": 0.05}", NULL};
+    test_run *r = test_run_scene("piston_unstable_until", piston_scene("relaxation", 1, 1, 40, 0.01, 0.275, 1e-12, 100, 0.4),
+                                 NULL, sets);
+    assert_int_equal(r->status, SEAM_OK);
+    assert_float_equal(r->summary.t, 0.275, 1e-14);
+    /* 2 refusals at step 0, one each for the cap doubled at steps 2, 6 and
+     * 14 (t < 0.05 s); doubled at step 30 (t = 0.075 s) it holds, and after
+     * 2 more steps it is back at the scene's 0.01 s for the last 19. */
+    assert_int_equal(r->summary.retries, 2 + 3);
+    double t = 0.0, last = 0.0;
+    for (long s = 0; s < r->summary.steps; s++) {
+        assert_true(r->dt[s] <= 0.01);
+        if (t < 0.05 - 1e-12)
+            assert_true(r->dt[s] <= 0.004);
+        else
+            assert_true(r->dt[s] >= last * (1 - 1e-9));   /* grows back, never falls again */
+        last = r->dt[s];
+        t += r->dt[s];
+    }
+    assert_float_equal(r->dt[r->summary.steps - 1], 0.01, 1e-12);
+    assert_int_equal(r->summary.steps, 30 + 2 + 19);
     test_run_free(r);
 }
 
@@ -295,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_nan_is_reported),
         cmocka_unit_test(test_solver_error_is_reported),
         cmocka_unit_test(test_unstable_step_is_retried_smaller),
+        cmocka_unit_test(test_unstable_cap_grows_back),
         cmocka_unit_test(test_nonconvergence_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

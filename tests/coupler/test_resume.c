@@ -38,6 +38,7 @@ typedef struct {
     bool report;             /* the report's plots are compared too */
     int signal;              /* what stops the run: SIGKILL, or SIGINT (which checkpoints where it stops) */
     bool twice;              /* kill the resumed run too, and resume again */
+    bool anytime;            /* killed at a random moment after its first checkpoint, not after a step */
     const char *sets[12];
 } resume_case;
 
@@ -224,12 +225,15 @@ static void kill_and_resume(const resume_case *c)
     snprintf(stats, sizeof stats, "%s/stats.csv", b);
     snprintf(ckpt, sizeof ckpt, "%s/checkpoint.seam", b);
 
-    /* stop after a step in (every, 0.7 steps]: at least one checkpoint, mostly rows beyond it; a
+    /* stop after a step in (every, 0.7 steps]: at least one checkpoint, mostly rows beyond it (every 0:
+     * the default checkpoint, which a SIGINT writes); anytime: a random moment, up to 1.5 s, after the
+     * first checkpoint is there, whatever the run is doing (writing rows, a frame, the checkpoint). A
      * loaded machine may keep this process from looking until the run is over: then again, 3 times */
     pid_t pid = 0;
     long rows = 0;
     for (int attempt = 0; !pid; attempt++) {
         long target = c->every + 1 + (long)(rand() % (int)(0.7 * (double)c->steps - (double)c->every));
+        useconds_t delay = (useconds_t)(rand() % 1500000);
         char cmd[4400];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", b);
         assert_int_equal(system(cmd), 0);
@@ -245,7 +249,16 @@ static void kill_and_resume(const resume_case *c)
                 break;
             }
             rows = count_lines(stats) - 1;
-            if (rows >= target && access(ckpt, F_OK) == 0)
+            if (c->anytime && access(ckpt, F_OK) == 0) {
+                usleep(delay);
+                if (waitpid(pid, &st, WNOHANG) != pid)
+                    break;
+                if (attempt == 2)
+                    fail_msg("%s: the run ended before it could be killed, 3 times (seed %u)", c->name, seed);
+                pid = 0;   /* over before the moment came: again */
+                break;
+            }
+            if (!c->anytime && rows >= target && (c->every == 0 || access(ckpt, F_OK) == 0))
                 break;
             usleep(200);
         }
@@ -255,7 +268,8 @@ static void kill_and_resume(const resume_case *c)
     rows = count_lines(stats) - 1;
     print_message("%s: stopped (signal %d) after %ld of %ld steps (seed %u)\n", c->name, c->signal, rows, c->steps,
                   seed);
-    assert_true(rows < c->steps);
+    assert_int_equal(access(ckpt, F_OK), 0);
+    assert_true(c->anytime ? rows <= c->steps : rows < c->steps);   /* anytime: maybe while it wrote its summary */
     if (c->signal != SIGKILL) {   /* the checkpoint is of the step the run stopped after */
         char err[1024];
         seam_ckpt_reader *r = seam_ckpt_reader_open(ckpt, err, sizeof err);
@@ -302,7 +316,7 @@ static void kill_and_resume(const resume_case *c)
 static void test_resume_in_process(void **state)
 {
     (void)state;
-    static const resume_case c = {"inline", "examples/piston.json", 200, 10, true, SIGKILL, true,
+    static const resume_case c = {"inline", "examples/piston.json", 200, 10, true, SIGKILL, true, false,
                                   {"coupling.scheme=iqn-ils", "coupling.reuse=4",
                                    "output.checkpoint={\"every_steps\": 10}", "fluid.delay=0.001",
                                    "output.probes=[{\"name\": \"p\", \"solid\": \"piston\"}]", NULL}};
@@ -314,7 +328,7 @@ static void test_resume_in_process(void **state)
 static void test_resume_separate_process(void **state)
 {
     (void)state;
-    static const resume_case c = {"separate", "examples/piston.json", 200, 10, false, SIGKILL, false,
+    static const resume_case c = {"separate", "examples/piston.json", 200, 10, false, SIGKILL, false, false,
                                   {"coupling.scheme=aitken", "coupling.aitken_first_max=1",
                                    "output.checkpoint={\"every_seconds\": 0.05}", "fluid.delay=0.001",
                                    "solids.0.process=separate", NULL}};
@@ -329,7 +343,7 @@ static void test_resume_separate_process(void **state)
 static void test_resume_frames(void **state)
 {
     (void)state;
-    static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false, SIGKILL, false,
+    static const resume_case c = {"disc", "examples/rising_disc.json", 60, 7, false, SIGKILL, false, false,
                                   {"time.end=0.6", "coupling.scheme=iqn-imvj", "coupling.chunk=3",
                                    "coupling.predictor=quartic", "output.checkpoint={\"every_steps\": 7}",
                                    "output.probes=[{\"name\": \"p\", \"point\": [0.5, 1]}, {\"name\": \"d\", "
@@ -344,10 +358,60 @@ static void test_resume_frames(void **state)
 static void test_resume_projection(void **state)
 {
     (void)state;
-    static const resume_case c = {"bpp", "examples/hydraulic_piston.json", 40, 5, false, SIGINT, false,
+    static const resume_case c = {"bpp", "examples/hydraulic_piston.json", 40, 5, false, SIGINT, false, false,
                                   {"time.end=0.4", "coupling.scheme=rmi", "coupling.reuse=2",
                                    "output.checkpoint={\"every_steps\": 5}", NULL}};
     kill_and_resume(&c);
+}
+
+/* Resumable by default: a scene without output.checkpoint checkpoints
+ * (here: where SIGINT stops it; by wall time every few minutes), and the
+ * checkpoint nobody asked for is gone once the run finishes (compare_trees:
+ * the uninterrupted run left none, neither may the resumed one). */
+static void test_resume_by_default(void **state)
+{
+    (void)state;
+    static const resume_case c = {"default", "examples/piston.json", 200, 0, false, SIGINT, false, false,
+                                  {"coupling.scheme=iqn-ils", "coupling.reuse=4", "fluid.delay=0.001", NULL}};
+    kill_and_resume(&c);
+}
+
+/* Killed with SIGKILL at any moment after the first checkpoint (one every
+ * 20 ms of wall time: a kill often lands while one is being written), in
+ * process and with the solid in its own process. */
+static void test_resume_killed_any_moment(void **state)
+{
+    (void)state;
+    static const resume_case inline_case = {"anytime", "examples/piston.json", 200, 0, false, SIGKILL, false, true,
+                                            {"coupling.scheme=iqn-ils", "coupling.reuse=4", "fluid.delay=0.002",
+                                             "output.checkpoint={\"every_seconds\": 0.02}",
+                                             "output.interface=true", NULL}};
+    kill_and_resume(&inline_case);
+    static const resume_case separate = {"anytime_separate", "examples/piston.json", 200, 0, false, SIGKILL, false, true,
+                                         {"coupling.scheme=aitken", "fluid.delay=0.002",
+                                          "output.checkpoint={\"every_seconds\": 0.02}", "solids.0.process=separate",
+                                          NULL}};
+    kill_and_resume(&separate);
+}
+
+/* output.checkpoint false: no checkpoint, not even where SIGINT stops the run. */
+static void test_no_checkpoint_when_off(void **state)
+{
+    (void)state;
+    char dir[4200], ckpt[4300], stats[4300];
+    snprintf(dir, sizeof dir, "%s/off", base);
+    snprintf(ckpt, sizeof ckpt, "%s/checkpoint.seam", dir);
+    snprintf(stats, sizeof stats, "%s/stats.csv", dir);
+    static const resume_case c = {"off", "examples/piston.json", 200, 0, false, SIGINT, false, false,
+                                  {"output.checkpoint=false", "fluid.delay=0.002", NULL}};
+    const char *argv[MAX_ARGS];
+    run_argv(argv, dir, &c);
+    pid_t pid = start(argv);
+    for (int st; count_lines(stats) < 5; usleep(200))
+        assert_int_not_equal(waitpid(pid, &st, WNOHANG), pid);
+    kill(pid, SIGINT);
+    assert_int_equal(finish(pid), 128 + SIGINT);
+    assert_int_not_equal(access(ckpt, F_OK), 0);
 }
 
 static int run_capture(const char *cmd, char *out, size_t n)
@@ -367,7 +431,7 @@ static void test_resume_refusals(void **state)
     (void)state;
     char dir[4200], cmd[9000], out[8192], path[4300];
     snprintf(dir, sizeof dir, "%s/refusals", base);
-    static const resume_case c = {"refusals", "examples/piston.json", 200, 10, false, 0, false,
+    static const resume_case c = {"refusals", "examples/piston.json", 200, 10, false, 0, false, false,
                                   {"output.checkpoint={\"every_steps\": 10}", NULL}};
     const char *argv[MAX_ARGS];
     run_argv(argv, dir, &c);
@@ -435,6 +499,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_resume_frames),
         cmocka_unit_test(test_resume_projection),
         cmocka_unit_test(test_resume_refusals),
+        cmocka_unit_test(test_resume_by_default),
+        cmocka_unit_test(test_resume_killed_any_moment),
+        cmocka_unit_test(test_no_checkpoint_when_off),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     if (rc == 0) {

@@ -32,6 +32,7 @@ typedef struct {
     int fault;               /* FAULT_* */
     long fault_step;
     double unstable_dt;
+    double unstable_until;   /* s: unstable above unstable_dt only before this time */
     double delay;
     long commits;
     commit_trace trace;      /* commit_delay, commit_log (commit_trace.h) */
@@ -68,11 +69,12 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
     double create_delay = seam_cfg_num(c, "create_delay", 0.0, 0.0, 5.0, 0);
     commit_trace_read(c, &f->trace);
     seam_cfg *fault = seam_cfg_child(c, "fault", 0);
-    f->unstable_dt = INFINITY;
+    f->unstable_dt = f->unstable_until = INFINITY;
     if (fault) {
         f->fault = seam_cfg_enum(fault, "kind", fault_names, FAULT_NONE, 0);
         f->fault_step = seam_cfg_int(fault, "step", 0, 0, LONG_MAX, 0);
         f->unstable_dt = seam_cfg_num(fault, "unstable_above_dt", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+        f->unstable_until = seam_cfg_num(fault, "unstable_until", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     }
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
@@ -114,7 +116,7 @@ static seam_status pf_solve(void *self, const seam_step *step, const seam_input 
         seam_logf(f->host, SEAM_LOG_ERROR, "solve got %zu interface values, bound to %zu", n, f->n);
         return SEAM_ERROR;
     }
-    if (step->dt > f->unstable_dt)
+    if (step->dt > f->unstable_dt && step->t < f->unstable_until)
         return SEAM_UNSTABLE;
     if (f->delay > 0) {
         struct timespec ts = {(time_t)f->delay, (long)(1e9 * (f->delay - floor(f->delay)))};

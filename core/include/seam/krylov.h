@@ -81,6 +81,12 @@ int seam_gmres(const seam_linop *A, const seam_linop *M, const double *b, double
 
 /* Small vector kernels shared by the solvers (BLAS underneath). */
 double seam_dot(size_t n, const double *x, const double *y);
+/* BLAS in one thread for the whole process: OpenBLAS splits a dot product
+ * or a matrix-vector product over as many threads as it is given
+ * (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, the cores) and sums their parts,
+ * so its results change with the thread count. Every program that solves
+ * calls it first (seam run, seam-serve); the dense systems here are small. */
+void seam_blas_serial(void);
 double seam_norm2(size_t n, const double *x);
 void seam_axpy(size_t n, double a, const double *x, double *y);   /* y += a x */
 /* x . y summed in an order fixed by n alone (blocks on OpenMP threads, then
