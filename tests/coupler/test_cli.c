@@ -760,7 +760,29 @@ static void test_plugins_and_info(void **state)
     assert_int_equal(seam("info nothing_here"), 1);
     expect("plugin \"nothing_here\" not found");
     assert_int_equal(seam("frobnicate"), 2);
+    expect("seam: unknown command \"frobnicate\"; usage below");
     expect("usage: seam run SCENE");
+    /* a typo names the command meant; a known one with the wrong count says what it takes */
+    assert_int_equal(seam("runn examples/piston.json"), 2);
+    expect("seam: unknown command \"runn\" (did you mean \"run\"?)");
+    assert_int_equal(seam("report"), 2);
+    expect("seam: report takes 1 argument (DIR), got 0");
+    assert_int_equal(seam("plugins extra"), 2);
+    expect("seam: plugins takes 0 arguments (none), got 1");
+}
+
+/* A scheme that includes the projection, on a fluid without regions: the scheme is
+ * blamed (the user never set coupling.bpp), with what to use instead. */
+static void test_scheme_needing_regions(void **state)
+{
+    (void)state;
+    assert_int_equal(seam("validate examples/piston.json --set coupling.scheme=xpm"), 1);
+    expect("--set coupling.scheme: scheme xpm includes the boundary pressure projection, which needs a fluid that "
+           "reports its enclosed regions; fluid (piston_fluid) does not: use scheme \"rmi\"");
+    if (strstr(output, "coupling.bpp needs"))
+        fail_msg("blames coupling.bpp, which the user did not set:\n%s", output);
+    assert_int_equal(seam("validate examples/piston.json --set coupling.bpp=true"), 1);
+    expect("coupling.bpp needs a fluid that reports its enclosed regions; fluid (piston_fluid) does not");
 }
 
 int main(int argc, char **argv)
@@ -780,6 +802,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_progress_and_log_level),
         cmocka_unit_test(test_plugins_and_info),
+        cmocka_unit_test(test_scheme_needing_regions),
         cmocka_unit_test(test_validate_loads_no_library_off_the_search_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
