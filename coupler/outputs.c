@@ -294,8 +294,8 @@ static seam_status write_picture(sim_outputs *o, double t)
             seam_raster_slice(&phi, o->slice_axis, o->slice_at, phi_plane, &phi);
         iface = cut.iface;
     }
+    seam_picture_track_range(&o->picture_opts, &r);   /* followed over the run: this frame's values in it */
     seam_picture_opts opts = o->picture_opts;
-    seam_picture_fix_range(&o->picture_opts, &r);   /* kept for the frames to come */
     opts.colour_bar = true;
     opts.label = o->picture_field;
     opts.show_time = true;
