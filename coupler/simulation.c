@@ -35,6 +35,10 @@ struct seam_sim {
      * fastest point sped up, and the committed residual grew, by GROWTH */
     double last_speed, last_residual;
     int speed_growth, residual_growth;
+    /* ... and how many steps in a row its fastest point reversed its motion
+     * (a sawtooth at the step's own period), from what speed at the first */
+    int sawtooth_steps;
+    double sawtooth_from;
     bool diverged;
     seam_participant_stats *pstats;
 };
@@ -85,6 +89,9 @@ static void save_loop(void *loop, seam_ckpt_writer *w, double t, double wall_s)
     seam_ckpt_put_i64(w, sim->speed_growth);
     seam_ckpt_put_i64(w, sim->residual_growth);
     seam_ckpt_put_i64(w, sim->last_iterations);
+    seam_ckpt_section(w, "sawtooth");   /* a section of its own: checkpoints from before it still load */
+    seam_ckpt_put_i64(w, sim->sawtooth_steps);
+    seam_ckpt_put_f64(w, sim->sawtooth_from);
 }
 
 static void load_loop(void *loop, seam_ckpt_reader *r, double *t, double *wall_s)
@@ -106,6 +113,10 @@ static void load_loop(void *loop, seam_ckpt_reader *r, double *t, double *wall_s
     sim->speed_growth = (int)seam_ckpt_get_i64(r);
     sim->residual_growth = (int)seam_ckpt_get_i64(r);
     sim->last_iterations = (int)seam_ckpt_get_i64(r);
+    if (seam_ckpt_ok(r, true) && seam_ckpt_find(r, "sawtooth")) {
+        sim->sawtooth_steps = (int)seam_ckpt_get_i64(r);
+        sim->sawtooth_from = seam_ckpt_get_f64(r);
+    }
 }
 
 static void on_residual(void *ctx, long step, int iteration, double residual, double loads)
@@ -289,6 +300,25 @@ static seam_status accept_verdict(seam_sim *sim, double t, seam_verdict verdict,
  * to keep it up for 20 steps. */
 #define GROWTH 1.5
 #define GROWTH_STEPS 20
+/* Slower growth of a sawtooth: the fastest point reversing its motion in
+ * every step, a period of 2 dt that no step resolves (explicit coupling just
+ * past its added-mass limit grows so by 1.01x a step), stops the run once
+ * it did so SAWTOOTH_STEPS steps in a row and its speed doubled since the
+ * first of them. A physical motion resolved by the steps does not reverse
+ * in each; a damped numerical one does not grow. */
+#define SAWTOOTH_STEPS 20
+#define SAWTOOTH_GROWTH 2.0
+
+/* Whether the motion of point i in the last step reversed the one of the step before. */
+static bool reversed(const sim_interface *in, size_t i)
+{
+    const double *x = in->Xn + i * (size_t)in->dim, *x1 = in->Xpast[0] + i * (size_t)in->dim,
+                 *x2 = in->Xpast[1] + i * (size_t)in->dim;
+    double dot = 0.0;
+    for (int d = 0; d < in->dim; d++)
+        dot += (x[d] - x1[d]) * (x1[d] - x2[d]);
+    return dot < 0.0;
+}
 
 static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool converged)
 {
@@ -302,8 +332,13 @@ static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool conv
             speed = d, worst = i;
     }
     /* speeds of round-off (below a micrometre per step) are not followed */
-    bool faster = speed * dt > 1e-6 * sim->st.conv.reference && speed > GROWTH * sim->last_speed;
+    bool moving = speed * dt > 1e-6 * sim->st.conv.reference;
+    bool faster = moving && speed > GROWTH * sim->last_speed;
     sim->speed_growth = faster ? sim->speed_growth + 1 : 0;
+    bool saw = moving && reversed(in, worst);
+    if (saw && sim->sawtooth_steps == 0)
+        sim->sawtooth_from = speed;
+    sim->sawtooth_steps = saw ? sim->sawtooth_steps + 1 : 0;
     sim->last_speed = speed;
     double r = sim->st.coupling.residual;
     bool worse = !converged && r > GROWTH * sim->last_residual;
@@ -318,6 +353,15 @@ static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool conv
                 "each of the last %d steps, to %.3g m/s at its point %zu at step %ld (t = %.9g s); a stronger "
                 "scheme or a smaller time.dt is needed", sim->st.scheme->name, GROWTH, GROWTH_STEPS, speed, worst,
                 sim->summary.steps - 1, t);
+        return true;
+    }
+    /* while it also speeds up 1.5x a step, the rule above names it (and stops it as soon) */
+    if (sim->sawtooth_steps >= SAWTOOTH_STEPS && !faster && speed >= SAWTOOTH_GROWTH * sim->sawtooth_from) {
+        sim_log(&sim->log, SEAM_LOG_ERROR, who, "scheme %s diverged across steps: the interface oscillates at the "
+                "step's own period (its fastest point reversed its motion in each of the last %d steps) and that "
+                "oscillation grew %.3gx, to %.3g m/s at its point %zu at step %ld (t = %.9g s); a stronger scheme or "
+                "a smaller time.dt is needed", sim->st.scheme->name, sim->sawtooth_steps, speed / sim->sawtooth_from,
+                speed, worst, sim->summary.steps - 1, t);
         return true;
     }
     if (sim->residual_growth >= GROWTH_STEPS) {

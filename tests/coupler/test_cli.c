@@ -524,6 +524,13 @@ static void test_exit_status_table(void **state)
     assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.scheme=explicit", dir), 4);
     expect("error: scheme explicit diverged across steps: the interface sped up more than 1.5x in each of the last 20 steps");
     expect("outcome: diverged");
+    /* just past the added-mass limit (m_a = 1.01 m_s) the sawtooth grows 1.01x a step at most: it ran to
+     * t = 10 s with exit 0; it is stopped once it reversed in 20 steps in a row and doubled */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.scheme=explicit "
+                          "--set fluid.added_mass=1.01 --set time.end=10", dir), 4);
+    expect("error: scheme explicit diverged across steps: the interface oscillates at the step's own period (its "
+           "fastest point reversed its motion in each of the last ");
+    expect("outcome: diverged");
     /* relaxation just past its bound, with the default warn */
     assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.67 %s", dir, warn), 4);
     expect("diverged across steps");
