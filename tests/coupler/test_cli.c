@@ -364,9 +364,10 @@ static void test_report(void **state)
     assert_int_equal(seam("run examples/piston.json --out '%s' --steps 12 --set coupling.max_iterations=6 --set coupling.on_nonconvergence=warn", dir), 3);   /* committed unconverged steps: exit 3 */
     expect("wrote ");
     read_page(dir, page, sizeof page);
-    assert_int_equal(check_images(dir, page), 3);
+    assert_int_equal(check_images(dir, page), 4);
     assert_non_null(strstr(page, "src=\"iterations.png\""));
     assert_non_null(strstr(page, "src=\"residuals.png\""));
+    assert_non_null(strstr(page, "src=\"load_changes.png\""));   /* the other measure the run judged */
     assert_non_null(strstr(page, "src=\"times.png\""));
     assert_null(strstr(page, "<script"));
     /* The summary says what stats.csv says (6 iterations allowed: every step unconverged). */
@@ -413,13 +414,19 @@ static void test_report(void **state)
     assert_int_equal(seam("report '%s'", dir), 0);
     expect("index.html");
     read_page(dir, page, sizeof page);
-    assert_int_equal(check_images(dir, page), 3 + 2 + 3);
+    assert_int_equal(check_images(dir, page), 4 + 2 + 3);
     assert_non_null(strstr(page, "src=\"regions_p0.png\""));
     assert_non_null(strstr(page, "src=\"regions_volume_error.png\""));
     assert_non_null(strstr(page, "src=\"frames/frame_000000.png\""));
     assert_non_null(strstr(page, "src=\"frames/frame_000002.png\""));
     assert_non_null(strstr(page, "src=\"frames/frame_000004.png\""));
     assert_null(strstr(page, "frame_000001.png"));
+
+    /* Every plot axis with its unit: the rising disc's pressure probe on the tank's floor. */
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_report_units"));
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --force --steps 3 --quiet", dir), 0);
+    read_page(dir, page, sizeof page);
+    assert_non_null(strstr(page, "alt=\"Probes: pressure over time, pressure (Pa)\""));
 
     /* --no-report (and output.report = false): no page. */
     snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_no_report"));
