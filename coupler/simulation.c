@@ -373,6 +373,20 @@ static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool conv
     return false;
 }
 
+/* What the step's last judgement held residuals.csv's two measures to, for
+ * the report's tolerance lines (none for a coupled plugin or explicit
+ * coupling, which no measure stops). */
+static void step_goals(const seam_convergence *cv, bool unjudged, sim_step_record *rec)
+{
+    rec->residual_goal = rec->load_goal = NAN;
+    for (size_t i = cv->count; i-- > 0 && !unjudged;) {   /* the first of each quantity wins */
+        if (cv->measures[i].quantity == SEAM_QTY_POSITIONS)
+            rec->residual_goal = cv->goal[i];
+        else
+            rec->load_goal = cv->goal[i];
+    }
+}
+
 static void progress(seam_sim *sim, double t, double t_begin, int iterations, double t_start, bool final)
 {
     if (!sim->opts.progress)
@@ -438,8 +452,9 @@ seam_status seam_sim_run(seam_sim *sim)
         double fluid_s = sim->ps.fluid ? sim->ps.fluid->stats.seconds - fluid0 : all_solvers;
         double coupler_s = fmax(0.0, sim_now() - step_t0 - all_solvers);
         sim_step_record rec = {sim->summary.steps, t, dt, iterations, sim->ps.coupled ? 0.0 : sim->st.coupling.residual,
-                               verdict == SEAM_CONVERGED, fluid_s, all_solvers - fluid_s, coupler_s, {0}};
+                               verdict == SEAM_CONVERGED, fluid_s, all_solvers - fluid_s, coupler_s, {0}, NAN, NAN};
         stepper_report(&sim->st, &rec.scheme);
+        step_goals(&sim->st.conv, sim->ps.coupled || !sim->st.scheme->iterates, &rec);
         sim->summary.steps++;
         sim->summary.t = t;
         sim->summary.iterations += iterations;

@@ -180,7 +180,7 @@ static void test_run_writes_stats(void **state)
     char line[1024];
     assert_non_null(fgets(line, sizeof line, f));
     assert_string_equal(line, "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s,"
-                              "columns,filtered,modes,restarts,truncated\n");
+                              "columns,filtered,modes,restarts,truncated,residual_goal,load_goal\n");
     int rows = 0;
     while (fgets(line, sizeof line, f))
         rows++;
@@ -392,6 +392,17 @@ static void test_report(void **state)
     assert_float_equal(cell(page, "unconverged"), bad, 0.0);
     assert_true(bad > 0);
     assert_true(cell(page, "wall") > 0.0);
+    /* The goals the two measures were held to, drawn as the plots' tolerance lines: the piston's absolute
+     * coupling.tolerance, and load_tolerance (1e-3) times the loads' 2-norm. */
+    const double *rg = seam_csv_named(stats, "residual_goal"), *lg = seam_csv_named(stats, "load_goal");
+    assert_non_null(rg);
+    assert_non_null(lg);
+    for (size_t i = 0; i < n; i++) {
+        assert_float_equal(rg[i], 1e-10, 0.0);
+        assert_true(lg[i] > 0.0 && lg[i] < 1.0);
+    }
+    assert_non_null(strstr(page, "alt=\"residual history with its tolerance\""));
+    assert_non_null(strstr(page, "alt=\"load change history with its tolerance\""));
     assert_non_null(strstr(page, "<th>piston</th><td>solid</td><td>piston_solid</td>"));
     seam_csv_destroy(&stats);
 
