@@ -511,6 +511,43 @@ static int cmd_info(const char *name)
     return 0;
 }
 
+/* The commands with a fixed count of arguments (run and validate parse their own). */
+static const struct {
+    const char *name;
+    int args;
+    const char *shape;
+} commands[] = {
+    {"run", -1, "SCENE ..."},     {"validate", -1, "SCENE ..."}, {"report", 1, "DIR"},
+    {"compare", 2, "DIR_A DIR_B"}, {"plugins", 0, ""},            {"info", 1, "PLUGIN"},
+    {"keygen", 1, "NAME"},         {"--version", 0, ""},          {"help", 0, ""},
+};
+
+/* A command not served: name it and what was meant (a known one with the wrong
+ * count of arguments, or the nearest name), then the usage; exit status 2. */
+static int unknown_command(const char *cmd, int n_args)
+{
+    size_t best = 0, best_d = (size_t)-1;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(cmd, commands[i].name) == 0) {
+            fprintf(stderr, "seam: %s takes %d argument%s (%s), got %d; usage below\n", cmd, commands[i].args,
+                    commands[i].args == 1 ? "" : "s", commands[i].args ? commands[i].shape : "none", n_args);
+            usage(stderr);
+            return 2;
+        }
+        size_t d = seam_edit_distance(cmd, commands[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    if (best_d <= 2)
+        fprintf(stderr, "seam: unknown command \"%s\" (did you mean \"%s\"?); usage below\n", cmd, commands[best].name);
+    else
+        fprintf(stderr, "seam: unknown command \"%s\"; usage below\n", cmd);
+    usage(stderr);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -549,6 +586,5 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    usage(stderr);
-    return 2;
+    return unknown_command(cmd, argc - 2);
 }

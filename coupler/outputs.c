@@ -294,8 +294,8 @@ static seam_status write_picture(sim_outputs *o, double t)
             seam_raster_slice(&phi, o->slice_axis, o->slice_at, phi_plane, &phi);
         iface = cut.iface;
     }
+    seam_picture_track_range(&o->picture_opts, &r);   /* followed over the run: this frame's values in it */
     seam_picture_opts opts = o->picture_opts;
-    seam_picture_fix_range(&o->picture_opts, &r);   /* kept for the frames to come */
     opts.colour_bar = true;
     opts.label = o->picture_field;
     opts.show_time = true;
@@ -441,7 +441,7 @@ static seam_status csv_obs_open(sim_outputs *o)
         rows[i] = o->csv[i].rows;
     if (rows[SIM_CSV_STATS])
         fputs("step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s,columns,filtered,modes,restarts,"
-              "truncated\n", rows[SIM_CSV_STATS]);
+              "truncated,residual_goal,load_goal\n", rows[SIM_CSV_STATS]);
     if (rows[SIM_CSV_RESIDUALS])
         fputs("step,iteration,residual,load_change\n", rows[SIM_CSV_RESIDUALS]);
     if (rows[SIM_CSV_REGIONS])
@@ -468,9 +468,10 @@ static seam_status csv_obs_step(sim_outputs *o, const sim_step_record *r)
 {
     FILE *stats = o->csv[SIM_CSV_STATS].rows, *regions = o->csv[SIM_CSV_REGIONS].rows;
     if (stats)
-        fprintf(stats, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e,%ld,%lu,%ld,%lu,%lu\n", r->step, r->t, r->dt,
-                r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s,
-                r->scheme.columns, r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated);
+        fprintf(stats, "%ld,%.17g,%.17g,%d,%.17g,%d,%.6e,%.6e,%.6e,%ld,%lu,%ld,%lu,%lu,%.17g,%.17g\n", r->step, r->t,
+                r->dt, r->iterations, r->residual, r->converged ? 1 : 0, r->fluid_s, r->solid_s, r->coupler_s,
+                r->scheme.columns, r->scheme.filtered, r->scheme.modes, r->scheme.restarts, r->scheme.truncated,
+                r->residual_goal, r->load_goal);
     write_interface_row(o, r->step + 1, r->t);
     for (size_t k = 0; regions && k < bpp_region_count(o->bpp); k++) {
         long id;

@@ -93,6 +93,8 @@ typedef struct sim_step_record {
     bool converged;
     double fluid_s, solid_s, coupler_s;
     seam_scheme_report scheme;   /* columns and modes now; filtered, restarts, truncated: this step's */
+    double residual_goal, load_goal; /* the goals of the first position and load measures at the step's last
+                                      * iteration, what residuals.csv's two columns were held to (NaN: none) */
 } sim_step_record;
 
 /* One observer of the run: each call may be NULL. open: at the run's start

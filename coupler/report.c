@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "seam/alloc.h"
 #include "seam/csv.h"
 #include "seam/frame.h"
 #include "seam/plot.h"
@@ -272,12 +273,37 @@ static void plot_times(report *r, const seam_csv *stats)
 }
 
 /* The residual of every iteration, each step's iterations spread over [step, step + 1). */
-static void plot_residuals(report *r, const seam_csv *res)
+/* One measure of residuals.csv (column) at every iteration, each step's
+ * iterations spread over its unit of the x axis, a break between steps. */
+/* The goal a measure was held to in each step (stats.csv's column goal), as a
+ * level segment over the step's unit of the x axis; NULL when there is none. */
+static double *goal_line(const seam_csv *stats, const char *goal, size_t *m, double **xs)
+{
+    size_t n = stats ? seam_csv_rows(stats) : 0;
+    const double *step = stats ? seam_csv_named(stats, "step") : NULL, *g = stats ? seam_csv_named(stats, goal) : NULL;
+    bool any = false;
+    for (size_t i = 0; g && i < n && !any; i++)
+        any = isfinite(g[i]);
+    if (!any || !step)
+        return NULL;
+    double *x = seam_xmalloc_n(3 * n, sizeof *x), *y = seam_xmalloc_n(3 * n, sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        x[3 * i] = step[i], x[3 * i + 1] = step[i] + 1.0, x[3 * i + 2] = NAN;
+        y[3 * i] = y[3 * i + 1] = g[i], y[3 * i + 2] = NAN;
+    }
+    *m = 3 * n;
+    *xs = x;
+    return y;
+}
+
+static void plot_measure(report *r, const seam_csv *res, const seam_csv *stats, const char *column, const char *goal,
+                         const char *heading, const char *file, const char *series, const char *title,
+                         const char *y_label, const char *alt)
 {
     size_t n = res ? seam_csv_rows(res) : 0;
-    const double *step = res ? seam_csv_named(res, "step") : NULL, *val = res ? seam_csv_named(res, "residual") : NULL;
+    const double *step = res ? seam_csv_named(res, "step") : NULL, *val = res ? seam_csv_named(res, column) : NULL;
     if (!n || !step || !val) {
-        missing(r, "Interface residual, every iteration", "residuals.png", "No residuals.csv rows in this directory.");
+        missing(r, heading, file, "No residuals.csv rows in this directory.");
         return;
     }
     double *x = malloc(2 * n * sizeof *x), *y = malloc(2 * n * sizeof *y);
@@ -297,13 +323,47 @@ static void plot_residuals(report *r, const seam_csv *res)
     if (!x || !y)
         say(r, SEAM_LOG_ERROR, "out of memory");
     else {
-        seam_plot_series s = {"position residual", x, y, m, SEAM_PLOT_LINES};
-        seam_plot p = {.title = "Interface residual at every iteration (log scale)",
-                       .x_label = "step (its iterations in order)", .y_label = "residual (m)", .log_y = true,
-                       .series = &s, .n_series = 1};
-        figure(r, "Interface residual, every iteration", "residuals.png", &p, "residual history");
+        size_t m_goal = 0;
+        double *x_goal = NULL, *y_goal = goal_line(stats, goal, &m_goal, &x_goal);
+        seam_plot_series s[2] = {{series, x, y, m, SEAM_PLOT_LINES},
+                                 {"tolerance (the step's goal)", x_goal, y_goal, m_goal, SEAM_PLOT_LINES}};
+        seam_plot p = {.title = title, .x_label = "step (its iterations in order)", .y_label = y_label, .log_y = true,
+                       .series = s, .n_series = y_goal ? 2 : 1};
+        figure(r, heading, file, &p, alt);
+        free(x_goal), free(y_goal);
     }
     free(x), free(y);
+}
+
+/* Both measures residuals.csv records: the positions' residual and the loads'
+ * change (NaN in every row when the run judges no load measure: no plot). */
+static void plot_residuals(report *r, const seam_csv *res, const seam_csv *stats)
+{
+    plot_measure(r, res, stats, "residual", "residual_goal", "Interface residual, every iteration", "residuals.png",
+                 "position residual", "Interface residual at every iteration (log scale)", "residual (m)",
+                 "residual history with its tolerance");
+    const double *loads = res ? seam_csv_named(res, "load_change") : NULL;
+    bool any = false;
+    for (size_t i = 0; loads && i < seam_csv_rows(res) && !any; i++)
+        any = isfinite(loads[i]);
+    if (any)
+        plot_measure(r, res, stats, "load_change", "load_goal", "Load change, every iteration", "load_changes.png",
+                     "load change", "Change of the fluid's loads at every iteration (log scale)",
+                     "load change (N; N/m in 2D)", "load change history with its tolerance");
+    else
+        missing(r, "Load change, every iteration", "load_changes.png", "This run judged no load measure.");
+}
+
+/* The unit of a fluid field a probe reads, by the name the shipped fluids
+ * serve it under (their field(): fluid_mac, fluid_sph); NULL when unknown. */
+static const char *field_unit(const char *field)
+{
+    static const char *const units[][2] = {{"speed", "m/s"},  {"pressure", "Pa"}, {"divergence", "1/s"},
+                                           {"level_set", "m"}, {"density", "kg/m³"}, {"temperature", "K"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(field, units[i][0]) == 0)
+            return units[i][1];
+    return NULL;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -426,8 +486,15 @@ static void plot_probes(report *r, const seam_csv *pr)
                 }
             snprintf(file, sizeof file, "probes_%s.png", what);
             snprintf(heading, sizeof heading, "Probes: %s", what);
-            seam_plot p = {.title = heading, .x_label = "time (s)", .y_label = what, .series = s, .n_series = k};
-            figure(r, heading, file, &p, heading);
+            char y_label[200], alt[sizeof heading + sizeof y_label + 16];
+            const char *unit = field_unit(what);
+            if (unit)
+                snprintf(y_label, sizeof y_label, "%s (%s)", what, unit);
+            else
+                snprintf(y_label, sizeof y_label, "%s (unit of the fluid's field)", what);
+            snprintf(alt, sizeof alt, "%s over time, %s", heading, y_label);
+            seam_plot p = {.title = heading, .x_label = "time (s)", .y_label = y_label, .series = s, .n_series = k};
+            figure(r, heading, file, &p, alt);
             continue;
         }
         for (int force = 0; force < 2; force++) {   /* the solid probe's position, then its load */
@@ -553,7 +620,7 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
             probes ? ", probes.csv" : "");
     write_summary(&r, stats, summary);
     plot_iterations(&r, stats);
-    plot_residuals(&r, residuals);
+    plot_residuals(&r, residuals, stats);
     plot_times(&r, stats);
     plot_regions(&r, regions);
     plot_probes(&r, probes);

@@ -295,6 +295,7 @@ static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim
                 seam_cfg_error(pic, "range", "expected [low, high] with low < high");
             o->picture_opts.range[0] = range[0];
             o->picture_opts.range[1] = range[1];
+            o->picture_opts.range_fixed = range[1] > range[0];
             o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
             o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
             seam_cfg *slice = seam_cfg_child(pic, "slice", 0);

@@ -36,6 +36,10 @@ struct seam_sim {
      * fastest point sped up, and the committed residual grew, by GROWTH */
     double last_speed, last_residual;
     int speed_growth, residual_growth;
+    /* ... and how many steps in a row its fastest point reversed its motion
+     * (a sawtooth at the step's own period), from what speed at the first */
+    int sawtooth_steps;
+    double sawtooth_from;
     bool diverged;
     /* the step a participant last found stable (SEAM_UNSTABLE above it):
      * later steps start from it, not from the full dt, and it doubles
@@ -106,6 +110,9 @@ static void save_loop(void *loop, seam_ckpt_writer *w, double t, double wall_s)
     seam_ckpt_put_i64(w, sim->dt_stable_steps);
     seam_ckpt_put_i64(w, sim->dt_wait);
     seam_ckpt_put_i64(w, sim->dt_grown);
+    seam_ckpt_section(w, "sawtooth");   /* a section of its own: checkpoints from before it still load */
+    seam_ckpt_put_i64(w, sim->sawtooth_steps);
+    seam_ckpt_put_f64(w, sim->sawtooth_from);
 }
 
 static void load_loop(void *loop, seam_ckpt_reader *r, double *t, double *wall_s)
@@ -136,6 +143,10 @@ static void load_loop(void *loop, seam_ckpt_reader *r, double *t, double *wall_s
                                         sim->dt_stable_steps >= 0))
             seam_ckpt_fail(r, "implausible step cap %g s (after %ld of %ld stable steps)", sim->dt_cap,
                            sim->dt_stable_steps, sim->dt_wait);
+    }
+    if (seam_ckpt_ok(r, true) && seam_ckpt_find(r, "sawtooth")) {
+        sim->sawtooth_steps = (int)seam_ckpt_get_i64(r);
+        sim->sawtooth_from = seam_ckpt_get_f64(r);
     }
 }
 
@@ -377,6 +388,25 @@ static seam_status accept_verdict(seam_sim *sim, double t, seam_verdict verdict,
  * to keep it up for 20 steps. */
 #define GROWTH 1.5
 #define GROWTH_STEPS 20
+/* Slower growth of a sawtooth: the fastest point reversing its motion in
+ * every step, a period of 2 dt that no step resolves (explicit coupling just
+ * past its added-mass limit grows so by 1.01x a step), stops the run once
+ * it did so SAWTOOTH_STEPS steps in a row and its speed doubled since the
+ * first of them. A physical motion resolved by the steps does not reverse
+ * in each; a damped numerical one does not grow. */
+#define SAWTOOTH_STEPS 20
+#define SAWTOOTH_GROWTH 2.0
+
+/* Whether the motion of point i in the last step reversed the one of the step before. */
+static bool reversed(const sim_interface *in, size_t i)
+{
+    const double *x = in->Xn + i * (size_t)in->dim, *x1 = in->Xpast[0] + i * (size_t)in->dim,
+                 *x2 = in->Xpast[1] + i * (size_t)in->dim;
+    double dot = 0.0;
+    for (int d = 0; d < in->dim; d++)
+        dot += (x[d] - x1[d]) * (x1[d] - x2[d]);
+    return dot < 0.0;
+}
 
 static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool converged)
 {
@@ -390,8 +420,13 @@ static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool conv
             speed = d, worst = i;
     }
     /* speeds of round-off (below a micrometre per step) are not followed */
-    bool faster = speed * dt > 1e-6 * sim->st.conv.reference && speed > GROWTH * sim->last_speed;
+    bool moving = speed * dt > 1e-6 * sim->st.conv.reference;
+    bool faster = moving && speed > GROWTH * sim->last_speed;
     sim->speed_growth = faster ? sim->speed_growth + 1 : 0;
+    bool saw = moving && reversed(in, worst);
+    if (saw && sim->sawtooth_steps == 0)
+        sim->sawtooth_from = speed;
+    sim->sawtooth_steps = saw ? sim->sawtooth_steps + 1 : 0;
     sim->last_speed = speed;
     double r = sim->st.coupling.residual;
     bool worse = !converged && r > GROWTH * sim->last_residual;
@@ -408,6 +443,15 @@ static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool conv
                 sim->summary.steps - 1, t);
         return true;
     }
+    /* while it also speeds up 1.5x a step, the rule above names it (and stops it as soon) */
+    if (sim->sawtooth_steps >= SAWTOOTH_STEPS && !faster && speed >= SAWTOOTH_GROWTH * sim->sawtooth_from) {
+        sim_log(&sim->log, SEAM_LOG_ERROR, who, "scheme %s diverged across steps: the interface oscillates at the "
+                "step's own period (its fastest point reversed its motion in each of the last %d steps) and that "
+                "oscillation grew %.3gx, to %.3g m/s at its point %zu at step %ld (t = %.9g s); a stronger scheme or "
+                "a smaller time.dt is needed", sim->st.scheme->name, sim->sawtooth_steps, speed / sim->sawtooth_from,
+                speed, worst, sim->summary.steps - 1, t);
+        return true;
+    }
     if (sim->residual_growth >= GROWTH_STEPS) {
         sim_log(&sim->log, SEAM_LOG_ERROR, NULL, "scheme %s diverged across steps: the unconverged residual grew more "
                 "than %gx in each of the last %d steps, to %.3g m at step %ld (t = %.9g s)", sim->st.scheme->name,
@@ -415,6 +459,20 @@ static bool diverging_across_steps(seam_sim *sim, double t, double dt, bool conv
         return true;
     }
     return false;
+}
+
+/* What the step's last judgement held residuals.csv's two measures to, for
+ * the report's tolerance lines (none for a coupled plugin or explicit
+ * coupling, which no measure stops). */
+static void step_goals(const seam_convergence *cv, bool unjudged, sim_step_record *rec)
+{
+    rec->residual_goal = rec->load_goal = NAN;
+    for (size_t i = cv->count; i-- > 0 && !unjudged;) {   /* the first of each quantity wins */
+        if (cv->measures[i].quantity == SEAM_QTY_POSITIONS)
+            rec->residual_goal = cv->goal[i];
+        else
+            rec->load_goal = cv->goal[i];
+    }
 }
 
 static void progress(seam_sim *sim, double t, double t_begin, int iterations, double t_start, bool final)
@@ -483,8 +541,9 @@ seam_status seam_sim_run(seam_sim *sim)
         double fluid_s = sim->ps.fluid ? sim->ps.fluid->stats.seconds - fluid0 : all_solvers;
         double coupler_s = fmax(0.0, sim_now() - step_t0 - all_solvers);
         sim_step_record rec = {sim->summary.steps, t, dt, iterations, sim->ps.coupled ? 0.0 : sim->st.coupling.residual,
-                               verdict == SEAM_CONVERGED, fluid_s, all_solvers - fluid_s, coupler_s, {0}};
+                               verdict == SEAM_CONVERGED, fluid_s, all_solvers - fluid_s, coupler_s, {0}, NAN, NAN};
         stepper_report(&sim->st, &rec.scheme);
+        step_goals(&sim->st.conv, sim->ps.coupled || !sim->st.scheme->iterates, &rec);
         sim->summary.steps++;
         sim->summary.t = t;
         sim->summary.iterations += iterations;

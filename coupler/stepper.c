@@ -179,7 +179,14 @@ static bool bpp_setup(stepper *st)
 {
     bool ok = true;
     participant *fl = st->ps->fluid;
-    if (!fl->p->regions || !(fl->caps & SEAM_CAP_REGIONS)) {
+    if ((!fl->p->regions || !(fl->caps & SEAM_CAP_REGIONS)) && st->scheme->needs_bpp) {
+        /* the user named the scheme, not coupling.bpp: say what the scheme needs and what to use */
+        sim_log(st->log, SEAM_LOG_ERROR, fl->name,
+                "%s: scheme %s includes the boundary pressure projection, which needs a fluid that reports its "
+                "enclosed regions; %s (%s) does not: use scheme \"rmi\" (or another without it, docs/coupling.md)",
+                seam_doc_locate(st->doc, "coupling.scheme"), st->scheme->name, fl->name, fl->p->name);
+        ok = false;
+    } else if (!fl->p->regions || !(fl->caps & SEAM_CAP_REGIONS)) {
         sim_log(st->log, SEAM_LOG_ERROR, fl->name, "%s: coupling.bpp needs a fluid that reports its enclosed regions; %s (%s) does not",
                 seam_doc_locate(st->doc, "coupling"), fl->name, fl->p->name);
         ok = false;

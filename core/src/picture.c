@@ -75,16 +75,19 @@ static void value_range(const seam_raster *r, const seam_picture_opts *opts, dou
     }
 }
 
-bool seam_picture_fix_range(seam_picture_opts *opts, const seam_raster *raster)
+bool seam_picture_track_range(seam_picture_opts *opts, const seam_raster *raster)
 {
-    if (opts->range[0] != opts->range[1])
-        return true;
+    bool set = opts->range[0] != opts->range[1];
+    if (opts->range_fixed)
+        return set;
     double lo, hi;
     data_range(raster, &lo, &hi);
-    if (!(hi > lo))
+    if (!set && !(hi > lo))
         return false;
-    opts->range[0] = lo;
-    opts->range[1] = hi;
+    if (!set || lo < opts->range[0])   /* a raster with no finite value leaves it (lo is +inf) */
+        opts->range[0] = lo;
+    if (!set || hi > opts->range[1])
+        opts->range[1] = hi;
     return true;
 }
 

@@ -51,7 +51,9 @@ A status is seam.OK, seam.ERROR (give up, after logging why) or
 seam.UNSTABLE (this step failed; a smaller dt may work). Messages go
 through host.log(level, text) with a log level, seam.LOG_DEBUG, LOG_INFO,
 LOG_WARN or LOG_ERROR: statuses and levels are distinct types, and
-host.log refuses a status. host.gravity is the scene's gravity (x, y, z),
+host.log refuses a status (the old names seam.DEBUG, INFO and WARN still
+work in this release, with a DeprecationWarning). An exception a solver
+raises fails the call, and its traceback reaches the coupler's log. host.gravity is the scene's gravity (x, y, z),
 or None when the coupler names none; host.vtk the frame format the scene
 asks write_output for ("xml", "legacy" or "xml_float32").
 
@@ -59,7 +61,9 @@ The plugin ABI (its version, entries, capability flags, statuses and log
 levels) comes from seam_abi.py, which the build generates from
 core/include/seam/plugin.h into build/protocol/python/, next to a copy of
 this module and the seam package: put that folder on PYTHONPATH (after
-`meson install`, all three are where Debian's python3 looks).
+`meson install`, all three are where Debian's python3 looks). A copy of it
+lies next to this file in the source tree, so a solver next to it (or with
+protocol/python/ on PYTHONPATH) runs without a build.
 
 Arrays are array.array('d') (or 'i' for int32) in host order; on the wire
 they are little-endian bin, so numbers arrive bit for bit; from protocol 2
@@ -72,6 +76,8 @@ import enum
 import math
 import struct
 import sys
+import traceback
+import warnings
 
 import msgpack
 import zmq
@@ -85,11 +91,16 @@ MAX_PARTS = 16384          # frames after the map
 MAX_MESSAGE = 1 << 31      # bytes in them
 # The plugin ABI (version, entries, capability flags, statuses, log levels)
 # comes from seam_abi.py, which the build writes from core/include/seam/plugin.h
-# (build/protocol/python/seam_abi.py: put that folder on PYTHONPATH).
+# (build/protocol/python/seam_abi.py); the copy next to this file serves a solver
+# run from the source tree, and a test keeps it equal to the build's.
+try:
+    import seam_abi  # noqa: E402
+except ImportError:
+    raise ImportError("seam_client.py needs seam_abi.py, which lies next to it in seam's protocol/python/ "
+                      "(and in build/protocol/python/): copy both, or put that folder on PYTHONPATH") from None
 from seam_abi import ABI_VERSION, ABI_OLDEST, ENTRIES, NEED_ALL  # noqa: E402
 from seam_abi import W_INT, W_SIZE, W_F64S, W_I32S, W_U8S, W_BYTES, W_STRS, W_OPT  # noqa: E402
 from seam_abi import CAP_LOADS_PRESSURE, CAP_LOADS_IMPULSE, CAP_RIGID, CAP_REGIONS, CAP_MOBILITY, CAP_SAVE  # noqa: E402,F401
-import seam_abi  # noqa: E402
 
 
 class Status(enum.IntEnum):
@@ -109,10 +120,29 @@ class Level(enum.IntEnum):
 
 OK, ERROR, UNSTABLE = Status.OK, Status.ERROR, Status.UNSTABLE
 LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR = Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR
+# The levels' names before they became LOG_*: served for one more release, with a warning.
+_DEPRECATED = {"DEBUG": "LOG_DEBUG", "INFO": "LOG_INFO", "WARN": "LOG_WARN"}
+
+
+def __getattr__(name):
+    """seam.DEBUG, seam.INFO, seam.WARN: the old names of the log levels (PEP 562)."""
+    if name in _DEPRECATED:
+        warnings.warn("seam_client.%s is deprecated and will be removed in the next release: use seam_client.%s"
+                      % (name, _DEPRECATED[name]), DeprecationWarning, stacklevel=2)
+        return globals()[_DEPRECATED[name]]
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 # Entries a solver may leave out: the optional ones and those one role needs.
 OPTIONAL = tuple(name for name, _, need in ENTRIES if need != NEED_ALL)
 _LITTLE = sys.byteorder == "little"
 from seam_abi import VTK_FORMATS, SHAPES, STRUCTS  # noqa: E402  (host.vtk is one of VTK_FORMATS)
+
+
+def solver_traceback(e):
+    """The traceback of an exception a solver raised, without this module's
+    own frames (the server's dispatch), as Python would print it."""
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != __file__]
+    return ("Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
+            + "".join(traceback.format_exception_only(type(e), e))).rstrip()
 
 
 class CreateError(Exception):
@@ -397,6 +427,11 @@ class Session:
             reply, ended = {"id": rid, "ok": False, "error": str(e)}, False
         except Exception as e:  # a bug in the solver must not take the server down
             reply, ended = {"id": rid, "ok": False, "error": "the solver raised %s: %s" % (type(e).__name__, e)}, False
+            host = self.host if self.host is not None else host
+            if host is not None:   # the traceback goes where the user looks: the coupler's terminal
+                host.messages.append([int(LOG_ERROR), solver_traceback(e)])
+            else:
+                sys.stderr.write(solver_traceback(e) + "\n")
         host = self.host if self.host is not None else host
         reply["log"] = host.messages if host is not None else []
         return reply, ended

@@ -180,7 +180,7 @@ static void test_run_writes_stats(void **state)
     char line[1024];
     assert_non_null(fgets(line, sizeof line, f));
     assert_string_equal(line, "step,t,dt,iterations,residual,converged,fluid_s,solid_s,coupler_s,"
-                              "columns,filtered,modes,restarts,truncated\n");
+                              "columns,filtered,modes,restarts,truncated,residual_goal,load_goal\n");
     int rows = 0;
     while (fgets(line, sizeof line, f))
         rows++;
@@ -364,9 +364,10 @@ static void test_report(void **state)
     assert_int_equal(seam("run examples/piston.json --out '%s' --steps 12 --set coupling.max_iterations=6 --set coupling.on_nonconvergence=warn", dir), 3);   /* committed unconverged steps: exit 3 */
     expect("wrote ");
     read_page(dir, page, sizeof page);
-    assert_int_equal(check_images(dir, page), 3);
+    assert_int_equal(check_images(dir, page), 4);
     assert_non_null(strstr(page, "src=\"iterations.png\""));
     assert_non_null(strstr(page, "src=\"residuals.png\""));
+    assert_non_null(strstr(page, "src=\"load_changes.png\""));   /* the other measure the run judged */
     assert_non_null(strstr(page, "src=\"times.png\""));
     assert_null(strstr(page, "<script"));
     /* The summary says what stats.csv says (6 iterations allowed: every step unconverged). */
@@ -391,6 +392,17 @@ static void test_report(void **state)
     assert_float_equal(cell(page, "unconverged"), bad, 0.0);
     assert_true(bad > 0);
     assert_true(cell(page, "wall") > 0.0);
+    /* The goals the two measures were held to, drawn as the plots' tolerance lines: the piston's absolute
+     * coupling.tolerance, and load_tolerance (1e-3) times the loads' 2-norm. */
+    const double *rg = seam_csv_named(stats, "residual_goal"), *lg = seam_csv_named(stats, "load_goal");
+    assert_non_null(rg);
+    assert_non_null(lg);
+    for (size_t i = 0; i < n; i++) {
+        assert_float_equal(rg[i], 1e-10, 0.0);
+        assert_true(lg[i] > 0.0 && lg[i] < 1.0);
+    }
+    assert_non_null(strstr(page, "alt=\"residual history with its tolerance\""));
+    assert_non_null(strstr(page, "alt=\"load change history with its tolerance\""));
     assert_non_null(strstr(page, "<th>piston</th><td>solid</td><td>piston_solid</td>"));
     seam_csv_destroy(&stats);
 
@@ -413,13 +425,19 @@ static void test_report(void **state)
     assert_int_equal(seam("report '%s'", dir), 0);
     expect("index.html");
     read_page(dir, page, sizeof page);
-    assert_int_equal(check_images(dir, page), 3 + 2 + 3);
+    assert_int_equal(check_images(dir, page), 4 + 2 + 3);
     assert_non_null(strstr(page, "src=\"regions_p0.png\""));
     assert_non_null(strstr(page, "src=\"regions_volume_error.png\""));
     assert_non_null(strstr(page, "src=\"frames/frame_000000.png\""));
     assert_non_null(strstr(page, "src=\"frames/frame_000002.png\""));
     assert_non_null(strstr(page, "src=\"frames/frame_000004.png\""));
     assert_null(strstr(page, "frame_000001.png"));
+
+    /* Every plot axis with its unit: the rising disc's pressure probe on the tank's floor. */
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_report_units"));
+    assert_int_equal(seam("run examples/rising_disc.json --out '%s' --force --steps 3 --quiet", dir), 0);
+    read_page(dir, page, sizeof page);
+    assert_non_null(strstr(page, "alt=\"Probes: pressure over time, pressure (Pa)\""));
 
     /* --no-report (and output.report = false): no page. */
     snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_no_report"));
@@ -523,6 +541,13 @@ static void test_exit_status_table(void **state)
     /* the README's explicit piston: each step "converges", the run blows up across steps */
     assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.scheme=explicit", dir), 4);
     expect("error: scheme explicit diverged across steps: the interface sped up more than 1.5x in each of the last 20 steps");
+    expect("outcome: diverged");
+    /* just past the added-mass limit (m_a = 1.01 m_s) the sawtooth grows 1.01x a step at most: it ran to
+     * t = 10 s with exit 0; it is stopped once it reversed in 20 steps in a row and doubled */
+    assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.scheme=explicit "
+                          "--set fluid.added_mass=1.01 --set time.end=10", dir), 4);
+    expect("error: scheme explicit diverged across steps: the interface oscillates at the step's own period (its "
+           "fastest point reversed its motion in each of the last ");
     expect("outcome: diverged");
     /* relaxation just past its bound, with the default warn */
     assert_int_equal(seam("run examples/piston.json --out '%s' --force --quiet --set coupling.relaxation=0.67 %s", dir, warn), 4);
@@ -760,7 +785,29 @@ static void test_plugins_and_info(void **state)
     assert_int_equal(seam("info nothing_here"), 1);
     expect("plugin \"nothing_here\" not found");
     assert_int_equal(seam("frobnicate"), 2);
+    expect("seam: unknown command \"frobnicate\"; usage below");
     expect("usage: seam run SCENE");
+    /* a typo names the command meant; a known one with the wrong count says what it takes */
+    assert_int_equal(seam("runn examples/piston.json"), 2);
+    expect("seam: unknown command \"runn\" (did you mean \"run\"?)");
+    assert_int_equal(seam("report"), 2);
+    expect("seam: report takes 1 argument (DIR), got 0");
+    assert_int_equal(seam("plugins extra"), 2);
+    expect("seam: plugins takes 0 arguments (none), got 1");
+}
+
+/* A scheme that includes the projection, on a fluid without regions: the scheme is
+ * blamed (the user never set coupling.bpp), with what to use instead. */
+static void test_scheme_needing_regions(void **state)
+{
+    (void)state;
+    assert_int_equal(seam("validate examples/piston.json --set coupling.scheme=xpm"), 1);
+    expect("--set coupling.scheme: scheme xpm includes the boundary pressure projection, which needs a fluid that "
+           "reports its enclosed regions; fluid (piston_fluid) does not: use scheme \"rmi\"");
+    if (strstr(output, "coupling.bpp needs"))
+        fail_msg("blames coupling.bpp, which the user did not set:\n%s", output);
+    assert_int_equal(seam("validate examples/piston.json --set coupling.bpp=true"), 1);
+    expect("coupling.bpp needs a fluid that reports its enclosed regions; fluid (piston_fluid) does not");
 }
 
 int main(int argc, char **argv)
@@ -780,6 +827,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_progress_and_log_level),
         cmocka_unit_test(test_plugins_and_info),
+        cmocka_unit_test(test_scheme_needing_regions),
         cmocka_unit_test(test_validate_loads_no_library_off_the_search_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

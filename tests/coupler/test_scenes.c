@@ -145,6 +145,35 @@ static uint32_t pixel(const char *path, int x, int y, int *w, int *h)
     return v & 0xffffffu;
 }
 
+/* The colour range follows the run: half a second into the rising disc, whose
+ * water moves faster than in its first frames, the last frame does not
+ * saturate (few pixels in the colour map's top yellow: the fastest cells; with
+ * the range of the first varied frame kept, 47% of them were). */
+static void test_picture_range_follows_the_run(void **state)
+{
+    (void)state;
+    const char *const sets[] = {"time.end=0.5", "time.frame=0.05", NULL};
+    double cx[64], cy[64];
+    test_run *r = run_disc("scene_picture_range", sets, cx, cy, 64);
+    assert_int_equal(r->status, SEAM_OK);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/frames/frame_000010.png", r->out);
+    cairo_surface_t *img = cairo_image_surface_create_from_png(path);
+    assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+    cairo_surface_flush(img);
+    const unsigned char *px = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img), at_top = 0;
+    for (int y = 0; y < 480; y++)
+        for (int x = 0; x < 320; x++) {
+            uint32_t c = *(const uint32_t *)(px + (size_t)y * (size_t)stride + 4 * (size_t)x);
+            at_top += ((c >> 16) & 0xff) >= 250 && ((c >> 8) & 0xff) >= 225 && (c & 0xff) <= 45;
+        }
+    cairo_surface_destroy(img);
+    if (at_top > 320 * 480 / 50)
+        fail_msg("%d of %d pixels of the last frame take the colour map's top colour: saturated", at_top, 320 * 480);
+    test_run_free(r);
+}
+
 /* 3D runs draw a plane through the field with the solids cut by it, filled. */
 static void test_pictures_3d(void **state)
 {
@@ -326,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_buoyancy),
         cmocka_unit_test(test_schemes_agree),
         cmocka_unit_test(test_pictures),
+        cmocka_unit_test(test_picture_range_follows_the_run),
         cmocka_unit_test(test_pictures_3d),
         cmocka_unit_test(test_cell_size),
         cmocka_unit_test(test_smoke_cloth),

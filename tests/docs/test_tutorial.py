@@ -12,7 +12,13 @@ before it wrote (PATH relative to the scratch directory). After the blocks
 ran, each PATH must be a PNG, and docs/tutorial/NAME.png a PNG of the same
 size; with SEAM_TUTORIAL_PICTURES=write (docs/gallery/make_gallery.py sets
 it) the run's pictures are copied there instead. docs/tutorial/ holds no
-other file."""
+other file.
+
+The newcomer's machine: the blocks run after what `make demo` leaves (its
+recipe from the Makefile, shortened to 0.05 s: out/rising_disc filled), with
+a python3 first on PATH that lacks numpy, pyzmq and msgpack (Python without
+its site packages, as a pyenv or conda one), which the setup block's PATH
+must overrule."""
 import os
 import re
 import shutil
@@ -107,6 +113,35 @@ def check_pictures(todo, scratch):
         print("docs/tutorial.md:%d: %s, %dx%d, is docs/tutorial/%s" % (line, made, size[0], size[1], name))
 
 
+def make_demo(scratch):
+    """Run the Makefile's `demo` recipe in scratch, as `make demo` would, shortened."""
+    with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as f:
+        makefile = f.read()
+    recipe = re.search(r"^demo:.*\n\t(.*)\n", makefile, re.M)
+    scene = re.search(r"^SCENE \?= (\S+)", makefile, re.M)
+    if not recipe or not scene:
+        sys.exit("Makefile: no `demo` recipe or SCENE default; this test reads them")
+    command = recipe.group(1).replace("$(BUILD)", "build").replace("$(SCENE)", scene.group(1)) + " --end 0.05 --quiet"
+    proc = subprocess.run(["bash", "-c", command], cwd=scratch, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=120)
+    if proc.returncode != 0:
+        sys.exit("make demo's recipe, %s, exited with status %d:\n%s" % (command, proc.returncode, proc.stdout))
+    print("make demo's recipe ran: %s" % command)
+
+
+def python_without_modules(scratch):
+    """A folder whose python3 lacks numpy, zmq and msgpack (no site packages)."""
+    folder = os.path.join(scratch, ".bare-python")
+    os.mkdir(folder)
+    with open(os.path.join(folder, "python3"), "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\nexec %s -S \"$@\"\n" % sys.executable)
+    os.chmod(os.path.join(folder, "python3"), 0o755)
+    check = subprocess.run([os.path.join(folder, "python3"), "-c", "import numpy"], stderr=subprocess.DEVNULL)
+    if check.returncode == 0:
+        sys.exit("the bare python3 imports numpy: this test cannot play a pyenv python3")
+    return folder
+
+
 def main():
     with open(os.path.join(ROOT, "docs", "tutorial.md"), encoding="utf-8") as f:
         markdown = f.read()
@@ -125,10 +160,12 @@ def main():
     os.symlink(os.path.abspath(BUILD), os.path.join(scratch, "build"))
     state = os.path.join(scratch, ".env")
     open(state, "w").close()
+    env = dict(os.environ, PATH=python_without_modules(scratch) + os.pathsep + os.environ.get("PATH", ""))
     try:
+        make_demo(scratch)
         for i, (line, code, expected) in enumerate(todo):
             script = "source %s\nset -e\n%s\nexport -p > %s\n" % (state, code, state)
-            proc = subprocess.run(["bash", "-c", script], cwd=scratch, stdout=subprocess.PIPE,
+            proc = subprocess.run(["bash", "-c", script], cwd=scratch, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, timeout=300)
             output = proc.stdout   # both streams, as each process flushed them
             if proc.returncode != 0:

@@ -89,13 +89,21 @@ static void test_frames_share_a_range(void **state)
     rb.data = b;
     rf.data = flat;
     seam_picture_opts o = {.pixels_per_cell = S, .colour_bar = true, .label = "speed", .show_time = true, .time = 0.25};
-    /* A uniform first frame does not fix the range; the first varied one does, and it stays. */
-    assert_false(seam_picture_fix_range(&o, &rf));
+    /* A uniform first frame does not set the range; the first varied one does, later ones widen it
+     * (a run's speeds grow: no frame saturates), and a uniform one after them leaves it. */
+    assert_false(seam_picture_track_range(&o, &rf));
     assert_true(o.range[0] == o.range[1]);
-    assert_true(seam_picture_fix_range(&o, &ra));
+    assert_true(seam_picture_track_range(&o, &ra));
     assert_float_equal(o.range[0], 0.0, 0.0);
     assert_float_equal(o.range[1], 1.0, 0.0);
-    assert_true(seam_picture_fix_range(&o, &rb));
+    assert_true(seam_picture_track_range(&o, &rb));
+    assert_float_equal(o.range[0], 0.0, 0.0);
+    assert_float_equal(o.range[1], 100.0, 0.0);
+    assert_true(seam_picture_track_range(&o, &rf));
+    assert_float_equal(o.range[1], 100.0, 0.0);
+    /* The scene's range stays as given: the outlier takes the end colour. */
+    o.range[0] = 0.0, o.range[1] = 1.0, o.range_fixed = true;
+    assert_true(seam_picture_track_range(&o, &rb));
     assert_float_equal(o.range[1], 1.0, 0.0);
     char pa[4200], pb[4200];
     const char *dir = test_tmpdir("picture_frames");

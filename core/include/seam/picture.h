@@ -25,6 +25,7 @@ typedef struct seam_picture_opts {
     double time;         /* s */
     bool fill_solids;    /* volumes (closed one-sided outlines) filled, shells drawn as thick lines */
     const seam_raster *surface; /* its zero contour drawn (a liquid's level set: the free surface); NULL: none */
+    bool range_fixed;    /* range is the scene's: seam_picture_track_range keeps it as it is */
 } seam_picture_opts;
 
 /* Where a plane cuts a 3D interface (triangles): a 2D interface of segments
@@ -55,10 +56,14 @@ void seam_picture_cut_free(seam_picture_cut *cut);
 /* Width in pixels of the colour bar's panel, right of the field. */
 enum { SEAM_PICTURE_BAR_WIDTH = 120 };
 
-/* Fix opts->range from raster when it is not set yet and raster's finite
- * values are not all equal (a run's first frames are often uniform), so every
- * later frame uses the same colours. Returns whether the range is set. */
-bool seam_picture_fix_range(seam_picture_opts *opts, const seam_raster *raster);
+/* Follow a run's values in opts->range, frame after frame: set it from
+ * raster's finite values when it is not set yet and they are not all equal
+ * (a run's first frames are often uniform), and widen it to take in each
+ * later raster's, so no frame saturates and equal colours mean equal values
+ * from one frame to the next while the range does not change. With
+ * opts->range_fixed (the scene gave the range) it is left alone. Returns
+ * whether the range is set. */
+bool seam_picture_track_range(seam_picture_opts *opts, const seam_raster *raster);
 
 /* Width and height in pixels that seam_picture_write_png will produce (the
  * field's cells, plus SEAM_PICTURE_BAR_WIDTH with a colour bar). */
