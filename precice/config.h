@@ -20,7 +20,8 @@
 
 typedef struct pc_data {
     char *name;
-    int components;        /* 1 (data:scalar) or the dimension of the meshes (data:vector) */
+    int components;        /* 1 (data:scalar) or the dimension of the meshes using it (data:vector;
+                              0 when no mesh uses it) */
     bool vector;
     int waveform_degree;   /* 0..3 (preCICE's default: 1) */
     int line;
@@ -63,6 +64,11 @@ typedef enum pc_rbf_basis {
 
 typedef enum pc_rbf_polynomial { PC_POLY_SEPARATE, PC_POLY_ON, PC_POLY_OFF } pc_rbf_polynomial;
 
+/* How the file asked for the RBF system to be solved: mapping:rbf (preCICE
+ * picks), rbf-global-direct, or rbf-global-iterative (to solver_rtol). The
+ * interpolant is the same; a direct solve meets any solver-rtol. */
+typedef enum pc_rbf_solver { PC_RBF_AUTO, PC_RBF_GLOBAL_DIRECT, PC_RBF_GLOBAL_ITERATIVE } pc_rbf_solver;
+
 typedef struct pc_mapping {
     pc_map_method method;
     bool write;                 /* direction="write" (else "read") */
@@ -74,6 +80,8 @@ typedef struct pc_mapping {
     double shape_parameter;     /* gaussian, multiquadrics (0: not given) */
     pc_rbf_polynomial polynomial;
     bool dead[3];               /* x-dead, y-dead, z-dead */
+    pc_rbf_solver solver;
+    double solver_rtol;         /* rbf-global-iterative: 1e-9 unless given; else 0 */
     int line;
 } pc_mapping;
 
@@ -137,7 +145,8 @@ typedef enum pc_measure_kind {
     PC_MEASURE_ABSOLUTE,           /* |r|_2 < limit */
     PC_MEASURE_RELATIVE,           /* |r|_2 < limit |x_new|_2 */
     PC_MEASURE_RESIDUAL_RELATIVE,  /* |r|_2 < limit |r at the window's first iteration|_2 */
-    PC_MEASURE_MIN_ITERATIONS      /* at least min_iterations */
+    PC_MEASURE_MIN_ITERATIONS      /* preCICE 2's min-iteration measure: never produced (preCICE 3
+                                      has <min-iterations>, read into pc_scheme.min_iterations) */
 } pc_measure_kind;
 
 typedef struct pc_measure {
@@ -153,28 +162,39 @@ typedef enum pc_accel_kind {
     PC_ACCEL_NONE, PC_ACCEL_CONSTANT, PC_ACCEL_AITKEN, PC_ACCEL_IQN_ILS, PC_ACCEL_IQN_IMVJ
 } pc_accel_kind;
 
-typedef enum pc_filter { PC_FILTER_NONE, PC_FILTER_QR1, PC_FILTER_QR2, PC_FILTER_QR3 } pc_filter;
+typedef enum pc_filter {
+    PC_FILTER_NONE, PC_FILTER_QR1, PC_FILTER_QR2, PC_FILTER_QR3,
+    PC_FILTER_QR1_ABSOLUTE      /* QR1 with the absolute test |R(i,i)| < limit */
+} pc_filter;
 
 typedef enum pc_preconditioner {
     PC_PRECOND_NONE, PC_PRECOND_CONSTANT, PC_PRECOND_VALUE, PC_PRECOND_RESIDUAL, PC_PRECOND_RESIDUAL_SUM
 } pc_preconditioner;
 
+/* Every field holds preCICE's default where the file is silent (the
+ * parser fills them in: docs/precice-config.md lists them). */
 typedef struct pc_acceleration {
     pc_accel_kind kind;
     pc_data_use *data; size_t n_data;   /* <data name mesh/> children */
-    double relaxation;          /* constant: <relaxation value>; others: <initial-relaxation value> (0: not given) */
+    double *scaling;            /* per data, its scaling attribute (1 unless given) */
+    double relaxation;          /* constant: <relaxation value>; others: <initial-relaxation value>
+                                   (aitken 0.5, IQN 0.1 unless given) */
     bool enforce_initial_relaxation;
-    int max_used_iterations;    /* 0: not given */
-    int time_windows_reused;    /* -1: not given */
-    pc_filter filter;
-    double filter_limit;
-    pc_preconditioner preconditioner;
+    int max_used_iterations;    /* IQN-ILS 100, IQN-IMVJ 20 unless given; 0 otherwise */
+    int time_windows_reused;    /* IQN-ILS 10, IQN-IMVJ 0 unless given; 0 otherwise */
+    pc_filter filter;           /* IQN: QR3 unless given */
+    double filter_limit;        /* IQN: 1e-2 without <filter>, 1e-16 with <filter> and no limit */
+    pc_preconditioner preconditioner;   /* IQN: residual-sum unless given */
+    bool preconditioner_update_on_threshold;    /* IQN: true unless given */
     int preconditioner_freeze_after;    /* -1: never */
+    bool reduced_time_grid;     /* IQN: only each window's last sample builds the Jacobian (true) */
     /* IQN-IMVJ */
     bool always_build_jacobian;
-    char *imvj_restart_mode;    /* "no-restart", "RS-0", "RS-LS", "RS-SVD", "RS-SLIDE"; NULL: not given */
-    int imvj_chunk_size;
-    double imvj_truncation_threshold;
+    char *imvj_restart_mode;    /* "no-restart", "RS-0", "RS-LS", "RS-SVD", "RS-SLIDE"; IMVJ: "RS-SVD"
+                                   unless given; NULL for the others */
+    int imvj_chunk_size;        /* 8 unless given */
+    int imvj_reused_time_windows_at_restart;    /* RS-LS: 8 unless given */
+    double imvj_truncation_threshold;           /* RS-SVD: 1e-4 unless given */
     int line;
 } pc_acceleration;
 
@@ -190,7 +210,7 @@ typedef struct pc_scheme {
     double max_time;            /* -1: not given */
     long max_time_windows;      /* -1: not given */
     double window_size;         /* > 0 */
-    int max_iterations;         /* implicit: 100 unless given */
+    int max_iterations;         /* implicit: -1 (no limit, as preCICE 3) unless given */
     int min_iterations;         /* 1 unless given */
     pc_exchange *exchanges; size_t n_exchanges;
     pc_measure *measures; size_t n_measures;
