@@ -11,6 +11,7 @@
 #include "seam/loader.h"
 #include "seam/log.h"
 #include "keys.h"
+#include "precice_serve.h"
 #include "report.h"
 #include "scheme.h"
 #include "simulation.h"
@@ -517,6 +518,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0 && argc > 2 && seam_precice_is_config(argv[2]))   /* a preCICE configuration */
+        return seam_precice_main(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 2, argv + 2, false);
     if (strcmp(cmd, "validate") == 0)

@@ -1,0 +1,1027 @@
+/* The coupler side of seam's preCICE participant protocol (precice_serve.h). */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zmq.h>
+
+#include "config.h"
+#include "precice_couple.h"
+#include "precice_serve.h"
+#include "scheme.h"
+#include "seam/alloc.h"
+#include "seam/config.h"
+#include "wire.h"
+
+#define WIRE 1
+#define POLL_MS 1000   /* liveness is checked this often while waiting */
+
+bool seam_precice_is_config(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 4 && strcmp(path + n - 4, ".xml") == 0;
+}
+
+bool seam_precice_config_key(const char *path, char key[17])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    uint64_t h = 0xcbf29ce484222325ull;
+    unsigned char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t i = 0; i < n; i++) {
+            h ^= buf[i];
+            h *= 0x100000001b3ull;
+        }
+    bool ok = !ferror(f);
+    fclose(f);
+    snprintf(key, 17, "%016llx", (unsigned long long)h);
+    return ok;
+}
+
+/* ---- state ---------------------------------------------------------------- */
+
+typedef struct region {
+    bool on;
+    double box[6];               /* min and max per coordinate, as setMeshAccessRegion gives them */
+    int32_t *ids;                /* vertices of the received mesh inside the box */
+    size_t n;
+} region;
+
+typedef struct part {
+    bool hello, initialized, finalized, pending, advanced;
+    uint8_t id[256];             /* ROUTER identity */
+    size_t id_len;
+    char op[16];                 /* the request awaiting its reply */
+    long pid;
+    char host[256];
+    char cwd[PATH_MAX];
+    region *regions;             /* per mesh */
+    double **initial;            /* per write: initial data (NULL: none) */
+    size_t *n_initial;           /* and its count */
+} part;
+
+typedef struct server {
+    const precice_config *cfg;
+    pcs s;
+    void *zctx, *sock;
+    char key[17];
+    char host[256];
+    char run_dir[PATH_MAX + 16];   /* DIR/precice-run */
+    char json_path[PATH_MAX + 48];
+    part *parts;
+    bool quiet;
+} server;
+
+static volatile sig_atomic_t stop_signal;
+static void on_stop(int sig) { stop_signal = sig; }
+
+static const char *pname(const server *sv, int p) { return sv->cfg->participants[p].name; }
+
+/* ---- replies -------------------------------------------------------------- */
+
+static bool send_reply(server *sv, int p, seam_wbuf *w)
+{
+    part *pt = &sv->parts[p];
+    size_t size;
+    char *bytes = seam_wbuf_release(w, &size);
+    bool ok = zmq_send(sv->sock, pt->id, pt->id_len, ZMQ_SNDMORE) >= 0 && zmq_send(sv->sock, bytes, size, 0) >= 0;
+    free(bytes);
+    seam_wbuf_free(w);
+    pt->pending = false;
+    return ok;
+}
+
+static void send_error_to(server *sv, const uint8_t *id, size_t id_len, const char *msg)
+{
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    seam_w_map(&w, 2);
+    seam_w_str(&w, "ok");
+    seam_w_bool(&w, false);
+    seam_w_str(&w, "error");
+    seam_w_str(&w, msg);
+    size_t size;
+    char *bytes = seam_wbuf_release(&w, &size);
+    zmq_send(sv->sock, id, id_len, ZMQ_SNDMORE);
+    zmq_send(sv->sock, bytes, size, 0);
+    free(bytes);
+    seam_wbuf_free(&w);
+}
+
+static void send_ok(server *sv, int p)
+{
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    seam_w_map(&w, 1);
+    seam_w_str(&w, "ok");
+    seam_w_bool(&w, true);
+    send_reply(sv, p, &w);
+}
+
+/* A read's values as the participant sees its mesh: all vertices, or those of its region. */
+static void put_values(seam_wbuf *w, const region *rg, const double *v, size_t n, int comps)
+{
+    if (!rg || !rg->on) {
+        seam_w_f64s(w, v, n);
+        return;
+    }
+    double *sub = seam_xmalloc_n(rg->n * (size_t)comps + 1, sizeof *sub);
+    for (size_t i = 0; i < rg->n; i++)
+        for (int c = 0; c < comps; c++)
+            sub[i * (size_t)comps + (size_t)c] = v[(size_t)rg->ids[i] * (size_t)comps + (size_t)c];
+    seam_w_f64s(w, sub, rg->n * (size_t)comps);
+    free(sub);
+}
+
+static bool send_step(server *sv, int p)
+{
+    const precice_config *cfg = sv->cfg;
+    const pc_participant *pp = &cfg->participants[p];
+    const pcs_port *port = &sv->s.ports[p];
+    part *pt = &sv->parts[p];
+    bool first = strcmp(pt->op, "initialize") == 0;
+    seam_wbuf w;
+    seam_wbuf_init(&w, 0);
+    seam_w_map(&w, 8 + (first ? 1 : 0));
+    seam_w_str(&w, "ok");
+    seam_w_bool(&w, true);
+    if (first) {
+        size_t nr = 0;
+        for (size_t m = 0; m < cfg->n_meshes; m++)
+            nr += pt->regions[m].on;
+        seam_w_str(&w, "received");
+        seam_w_array(&w, nr);
+        for (size_t m = 0; m < cfg->n_meshes; m++) {
+            const region *rg = &pt->regions[m];
+            if (!rg->on)
+                continue;
+            const pcs_mesh *pm = &sv->s.meshes[m];
+            double *X = seam_xmalloc_n(rg->n * (size_t)pm->dim + 1, sizeof *X);
+            for (size_t i = 0; i < rg->n; i++)
+                memcpy(X + i * (size_t)pm->dim, pm->X + (size_t)rg->ids[i] * (size_t)pm->dim,
+                       (size_t)pm->dim * sizeof *X);
+            seam_w_map(&w, 3);
+            seam_w_str(&w, "mesh");
+            seam_w_str(&w, cfg->meshes[m].name);
+            seam_w_str(&w, "ids");
+            seam_w_i32s(&w, rg->ids, rg->n);
+            seam_w_str(&w, "coords");
+            seam_w_f64s(&w, X, rg->n * (size_t)pm->dim);
+            free(X);
+        }
+    }
+    seam_w_str(&w, "time");
+    seam_w_f64(&w, port->time);
+    seam_w_str(&w, "window");
+    seam_w_f64(&w, port->window);
+    seam_w_str(&w, "ongoing");
+    seam_w_bool(&w, port->ongoing);
+    seam_w_str(&w, "complete");
+    seam_w_bool(&w, port->complete);
+    seam_w_str(&w, "write_checkpoint");
+    seam_w_bool(&w, port->write_checkpoint);
+    seam_w_str(&w, "read_checkpoint");
+    seam_w_bool(&w, port->read_checkpoint);
+    seam_w_str(&w, "read");
+    seam_w_array(&w, pp->n_reads);
+    for (size_t r = 0; r < pp->n_reads; r++) {
+        const pcs_samples *sm = &port->reads[r];
+        int d = pp->reads[r].data, m = pp->reads[r].mesh;
+        seam_w_map(&w, 4);
+        seam_w_str(&w, "mesh");
+        seam_w_str(&w, cfg->meshes[m].name);
+        seam_w_str(&w, "data");
+        seam_w_str(&w, cfg->data[d].name);
+        seam_w_str(&w, "times");
+        seam_w_f64s(&w, sm->times, sm->n_samples);
+        seam_w_str(&w, "values");
+        seam_w_array(&w, sm->n_samples);
+        for (size_t i = 0; i < sm->n_samples; i++)
+            put_values(&w, &pt->regions[m], sm->values + i * sm->n, sm->n, cfg->data[d].components);
+    }
+    pt->advanced = false;
+    return send_reply(sv, p, &w);
+}
+
+/* ---- requests ------------------------------------------------------------- */
+
+/* One map out of an array of maps (the cursor moves past it). */
+static bool next_map(seam_mp *items, seam_msg *sub)
+{
+    const uint8_t *start = items->p;
+    if (!seam_mp_skip(items, SEAM_WIRE_MAX_DEPTH))
+        return false;
+    return seam_msg_parse(sub, start, (size_t)(items->p - start));
+}
+
+static int participant_of(const server *sv, const uint8_t *id, size_t len)
+{
+    for (size_t p = 0; p < sv->cfg->n_participants; p++) {
+        const part *pt = &sv->parts[p];
+        if (pt->hello && pt->id_len == len && memcmp(pt->id, id, len) == 0)
+            return (int)p;
+    }
+    return -1;
+}
+
+static bool handle_hello(server *sv, seam_msg *m, const uint8_t *id, size_t id_len, char *err, size_t errlen)
+{
+    char name[256] = "", key[64] = "";
+    int64_t rank = 0, size = 1, pid = 0;
+    uint64_t wire = 0;
+    seam_msg_strcpy(m, "participant", true, name, sizeof name);
+    seam_msg_strcpy(m, "config", true, key, sizeof key);
+    seam_msg_int(m, "rank", false, &rank);
+    seam_msg_int(m, "size", false, &size);
+    seam_msg_int(m, "pid", true, &pid);
+    seam_msg_uint(m, "wire", true, &wire);
+    if (m->error[0]) {
+        snprintf(err, errlen, "hello: %s", m->error);
+        return false;
+    }
+    int p = precice_config_participant(sv->cfg, name);
+    if (p < 0) {
+        snprintf(err, errlen, "participant %s is not in the configuration %s", name, sv->cfg->path);
+        return false;
+    }
+    if (wire != WIRE || strcmp(key, sv->key) != 0) {
+        snprintf(err, errlen, "participant %s: %s", name,
+                 wire != WIRE ? "wire version differs from the coupler's (1)"
+                              : "its configuration file differs from the coupler's (another key)");
+        return false;
+    }
+    if (rank != 0 || size != 1) {
+        snprintf(err, errlen, "participant %s: rank %lld of %lld: seam runs each participant as one process",
+                 name, (long long)rank, (long long)size);
+        return false;
+    }
+    part *pt = &sv->parts[p];
+    if (pt->hello) {
+        snprintf(err, errlen, "participant %s connected twice (pids %ld and %lld)", name, pt->pid, (long long)pid);
+        return false;
+    }
+    if (id_len > sizeof pt->id) {
+        snprintf(err, errlen, "participant %s: identity too long", name);
+        return false;
+    }
+    pt->hello = true;
+    memcpy(pt->id, id, id_len);
+    pt->id_len = id_len;
+    pt->pid = (long)pid;
+    seam_msg_strcpy(m, "host", false, pt->host, sizeof pt->host);
+    seam_msg_strcpy(m, "cwd", false, pt->cwd, sizeof pt->cwd);
+    if (!sv->quiet)
+        fprintf(stderr, "seam: participant %s connected (pid %ld)\n", name, pt->pid);
+    strcpy(pt->op, "hello");
+    send_ok(sv, p);
+    return true;
+}
+
+static bool read_mesh(server *sv, int p, seam_msg *mm, char *err, size_t errlen)
+{
+    const precice_config *cfg = sv->cfg;
+    char name[256] = "";
+    seam_msg_strcpy(mm, "name", true, name, sizeof name);
+    int m = precice_config_mesh(cfg, name);
+    bool provides = false;
+    for (size_t i = 0; m >= 0 && i < cfg->participants[p].n_provide; i++)
+        provides = provides || cfg->participants[p].provide[i] == m;
+    if (m < 0 || !provides) {
+        snprintf(err, errlen, "participant %s sent mesh \"%s\", which it does not provide", pname(sv, p), name);
+        return false;
+    }
+    pcs_mesh *pm = &sv->s.meshes[m];
+    int dim = cfg->meshes[m].dim;
+    size_t len = 0;
+    void *coords = seam_msg_bin_alloc(mm, "coords", true, &len);
+    if (!coords || len % (8 * (size_t)dim)) {
+        free(coords);
+        snprintf(err, errlen, "participant %s, mesh %s: coords: %s", pname(sv, p), name,
+                 mm->error[0] ? mm->error : "not a whole number of vertices");
+        return false;
+    }
+    pm->known = true;
+    pm->dim = dim;
+    pm->n = len / (8 * (size_t)dim);
+    pm->X = seam_xmalloc_n(pm->n * (size_t)dim + 1, sizeof *pm->X);
+    seam_le_to_f64(pm->X, coords, pm->n * (size_t)dim);
+    free(coords);
+    struct { const char *key; int per; int **out; size_t *n; } conn[] = {
+        {"edges", 2, &pm->edges, &pm->n_edges},
+        {"triangles", 3, &pm->triangles, &pm->n_triangles},
+        {"quads", 4, &pm->quads, &pm->n_quads},
+        {"tetrahedra", 4, &pm->tetrahedra, &pm->n_tetrahedra},
+    };
+    for (size_t k = 0; k < sizeof conn / sizeof conn[0]; k++) {
+        if (!seam_msg_has(mm, conn[k].key) || seam_msg_is_nil(mm, conn[k].key))
+            continue;
+        size_t bytes = 0;
+        void *raw = seam_msg_bin_alloc(mm, conn[k].key, false, &bytes);
+        size_t count = bytes / (4 * (size_t)conn[k].per);
+        *conn[k].out = seam_xmalloc_n(count * (size_t)conn[k].per + 1, sizeof **conn[k].out);
+        for (size_t i = 0; i < count * (size_t)conn[k].per; i++) {
+            int32_t v;
+            memcpy(&v, (const uint8_t *)raw + 4 * i, 4);   /* little-endian hosts only, as wire.c */
+            if (v < 0 || (size_t)v >= pm->n) {
+                free(raw);
+                snprintf(err, errlen, "participant %s, mesh %s: %s name vertex %d of %zu", pname(sv, p), name,
+                         conn[k].key, v, pm->n);
+                return false;
+            }
+            (*conn[k].out)[i] = v;
+        }
+        *conn[k].n = count;
+        free(raw);
+    }
+    return true;
+}
+
+static bool handle_initialize(server *sv, int p, seam_msg *m, char *err, size_t errlen)
+{
+    const precice_config *cfg = sv->cfg;
+    part *pt = &sv->parts[p];
+    seam_mp items;
+    size_t count = 0;
+    if (seam_msg_array(m, "meshes", false, &items, &count))
+        for (size_t i = 0; i < count; i++) {
+            seam_msg mm;
+            if (!next_map(&items, &mm)) {
+                snprintf(err, errlen, "participant %s: initialize: meshes[%zu]: %s", pname(sv, p), i, mm.error);
+                return false;
+            }
+            if (!read_mesh(sv, p, &mm, err, errlen))
+                return false;
+        }
+    if (seam_msg_array(m, "regions", false, &items, &count))
+        for (size_t i = 0; i < count; i++) {
+            seam_msg rm;
+            char name[256] = "";
+            if (!next_map(&items, &rm) || !seam_msg_strcpy(&rm, "mesh", true, name, sizeof name)) {
+                snprintf(err, errlen, "participant %s: initialize: regions[%zu]: %s", pname(sv, p), i, rm.error);
+                return false;
+            }
+            int mi = precice_config_mesh(cfg, name);
+            if (mi < 0) {
+                snprintf(err, errlen, "participant %s: region on unknown mesh %s", pname(sv, p), name);
+                return false;
+            }
+            int dim = cfg->meshes[mi].dim;
+            double box[6];
+            if (!seam_msg_f64s(&rm, "box", true, box, 2 * (size_t)dim)) {
+                snprintf(err, errlen, "participant %s, region of mesh %s: %s", pname(sv, p), name, rm.error);
+                return false;
+            }
+            pt->regions[mi].on = true;
+            memcpy(pt->regions[mi].box, box, 2 * (size_t)dim * sizeof *box);
+        }
+    if (seam_msg_array(m, "data", false, &items, &count))
+        for (size_t i = 0; i < count; i++) {
+            seam_msg dm;
+            char mesh[256] = "", data[256] = "";
+            if (!next_map(&items, &dm) || !seam_msg_strcpy(&dm, "mesh", true, mesh, sizeof mesh) ||
+                !seam_msg_strcpy(&dm, "data", true, data, sizeof data)) {
+                snprintf(err, errlen, "participant %s: initialize: data[%zu]: %s", pname(sv, p), i, dm.error);
+                return false;
+            }
+            int mi = precice_config_mesh(cfg, mesh), di = precice_config_data(cfg, data), wi = -1;
+            const pc_participant *pp = &cfg->participants[p];
+            for (size_t w = 0; w < pp->n_writes; w++)
+                if (pp->writes[w].data == di && pp->writes[w].mesh == mi)
+                    wi = (int)w;
+            if (wi < 0) {
+                snprintf(err, errlen, "participant %s sent initial data %s on mesh %s, which it does not write",
+                         pname(sv, p), data, mesh);
+                return false;
+            }
+            size_t len = 0;
+            void *raw = seam_msg_bin_alloc(&dm, "values", true, &len);
+            if (!raw) {
+                snprintf(err, errlen, "participant %s, initial data %s: %s", pname(sv, p), data, dm.error);
+                return false;
+            }
+            free(pt->initial[wi]);
+            pt->initial[wi] = seam_xmalloc_n(len / 8 + 1, sizeof(double));
+            seam_le_to_f64(pt->initial[wi], raw, len / 8);
+            pt->n_initial[wi] = len / 8;   /* checked once the mesh is known */
+            free(raw);
+        }
+    pt->initialized = true;
+    strcpy(pt->op, "initialize");
+    pt->pending = true;
+    return true;
+}
+
+/* A write's samples: values on the write's mesh, or its region when it is a received mesh. */
+static bool handle_advance(server *sv, int p, seam_msg *m, char *err, size_t errlen)
+{
+    const precice_config *cfg = sv->cfg;
+    const pc_participant *pp = &cfg->participants[p];
+    part *pt = &sv->parts[p];
+    pcs_port *port = &sv->s.ports[p];
+    for (size_t w = 0; w < pp->n_writes; w++)
+        port->writes[w].n_samples = 0;
+    seam_mp items;
+    size_t count = 0;
+    if (seam_msg_array(m, "writes", false, &items, &count))
+        for (size_t i = 0; i < count; i++) {
+            seam_msg wm;
+            char mesh[256] = "", data[256] = "";
+            if (!next_map(&items, &wm) || !seam_msg_strcpy(&wm, "mesh", true, mesh, sizeof mesh) ||
+                !seam_msg_strcpy(&wm, "data", true, data, sizeof data)) {
+                snprintf(err, errlen, "participant %s: advance: writes[%zu]: %s", pname(sv, p), i, wm.error);
+                return false;
+            }
+            int mi = precice_config_mesh(cfg, mesh), di = precice_config_data(cfg, data), wi = -1;
+            for (size_t w = 0; w < pp->n_writes; w++)
+                if (pp->writes[w].data == di && pp->writes[w].mesh == mi)
+                    wi = (int)w;
+            if (wi < 0) {
+                snprintf(err, errlen, "participant %s wrote data %s on mesh %s, which it does not write",
+                         pname(sv, p), data, mesh);
+                return false;
+            }
+            pcs_samples *sm = &port->writes[wi];
+            size_t tbytes = 0;
+            void *traw = seam_msg_bin_alloc(&wm, "times", true, &tbytes);
+            seam_mp vals;
+            size_t nv = 0;
+            size_t ns = tbytes / 8;
+            if (!traw || !seam_msg_array(&wm, "values", true, &vals, &nv) || nv != ns || ns == 0) {
+                free(traw);
+                snprintf(err, errlen, "participant %s, data %s: %s", pname(sv, p), data,
+                         wm.error[0] ? wm.error : "times and values differ in count");
+                return false;
+            }
+            pcs_samples_resize(sm, sm->n, ns);
+            seam_le_to_f64(sm->times, traw, ns);
+            free(traw);
+            const region *rg = &pt->regions[mi];
+            int comps = cfg->data[di].components;
+            size_t expect = rg->on ? rg->n * (size_t)comps : sm->n;
+            for (size_t k = 0; k < ns; k++) {
+                seam_mp_value v;
+                if (!seam_mp_next(&vals, &v) || v.kind != SEAM_MP_BIN || v.len != 8 * expect) {
+                    snprintf(err, errlen, "participant %s, data %s on mesh %s, sample %zu: expected %zu values",
+                             pname(sv, p), data, mesh, k, expect);
+                    return false;
+                }
+                double *dst = sm->values + k * sm->n;
+                if (!rg->on) {
+                    seam_le_to_f64(dst, v.data, expect);
+                    continue;
+                }
+                double *sub = seam_xmalloc_n(expect + 1, sizeof *sub);
+                seam_le_to_f64(sub, v.data, expect);
+                memset(dst, 0, sm->n * sizeof *dst);
+                for (size_t j = 0; j < rg->n; j++)
+                    for (int c = 0; c < comps; c++)
+                        dst[(size_t)rg->ids[j] * (size_t)comps + (size_t)c] = sub[j * (size_t)comps + (size_t)c];
+                free(sub);
+            }
+        }
+    pt->advanced = true;
+    strcpy(pt->op, "advance");
+    pt->pending = true;
+    return true;
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+static void fail(server *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(server *sv, const char *fmt, ...)
+{
+    if (sv->s.error[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sv->s.error, sizeof sv->s.error, fmt, ap);
+    va_end(ap);
+}
+
+/* Participants on this host that died (their pid is gone) end the run. */
+static bool check_alive(server *sv)
+{
+    for (size_t p = 0; p < sv->cfg->n_participants; p++) {
+        part *pt = &sv->parts[p];
+        if (!pt->hello || pt->finalized || pt->pid <= 0 || strcmp(pt->host, sv->host) != 0)
+            continue;
+        if (kill((pid_t)pt->pid, 0) != 0 && errno == ESRCH) {
+            if (sv->s.cfg && sv->s.c.ops)
+                fail(sv, "participant %s (pid %ld) died in time window %ld, iteration %d", pname(sv, (int)p),
+                     pt->pid, sv->s.window + 1, sv->s.ports[p].iterations);
+            else
+                fail(sv, "participant %s (pid %ld) died before the coupling started", pname(sv, (int)p), pt->pid);
+            return false;
+        }
+    }
+    if (stop_signal) {
+        fail(sv, "the coupler was stopped by signal %d", (int)stop_signal);
+        return false;
+    }
+    return true;
+}
+
+/* Receive and handle one message (or time out). False when the run failed. */
+static bool receive(server *sv, bool started)
+{
+    zmq_pollitem_t item = {.socket = sv->sock, .events = ZMQ_POLLIN};
+    int rc = zmq_poll(&item, 1, POLL_MS);
+    if (rc < 0 && errno != EINTR) {
+        fail(sv, "the coupler's socket failed: %s", zmq_strerror(errno));
+        return false;
+    }
+    if (rc <= 0)
+        return check_alive(sv);
+    zmq_msg_t idm, body;
+    zmq_msg_init(&idm);
+    zmq_msg_init(&body);
+    if (zmq_msg_recv(&idm, sv->sock, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&idm);
+        zmq_msg_close(&body);
+        return check_alive(sv);
+    }
+    bool more = zmq_msg_more(&idm), got = false;
+    while (more) {   /* the body is the last frame (an empty delimiter, when sent, is skipped) */
+        zmq_msg_close(&body);
+        zmq_msg_init(&body);
+        if (seam_wire_recv_more(&body, sv->sock) < 0)
+            break;
+        got = true;
+        more = zmq_msg_more(&body);
+    }
+    uint8_t id[256];
+    size_t id_len = zmq_msg_size(&idm) < sizeof id ? zmq_msg_size(&idm) : sizeof id;
+    memcpy(id, zmq_msg_data(&idm), id_len);
+    zmq_msg_close(&idm);
+    char err[1024] = "";
+    seam_msg m;
+    char op[32] = "";
+    if (!got || !seam_msg_parse(&m, zmq_msg_data(&body), zmq_msg_size(&body)) ||
+        !seam_msg_strcpy(&m, "op", true, op, sizeof op)) {
+        zmq_msg_close(&body);
+        send_error_to(sv, id, id_len, "the coupler could not read the request (not a MessagePack map with op)");
+        return true;   /* a stray peer does not end the run */
+    }
+    int p = participant_of(sv, id, id_len);
+    bool ok = true;
+    if (strcmp(op, "hello") == 0) {
+        ok = p < 0 && handle_hello(sv, &m, id, id_len, err, sizeof err);
+        if (!ok && !err[0])
+            snprintf(err, sizeof err, "participant %s said hello twice", pname(sv, p));
+    } else if (p < 0) {
+        snprintf(err, sizeof err, "a request (%s) from a peer that did not say hello", op);
+        ok = false;
+    } else if (sv->parts[p].pending) {
+        snprintf(err, sizeof err, "participant %s sent %s before its last request was answered", pname(sv, p), op);
+        ok = false;
+    } else if (strcmp(op, "initialize") == 0) {
+        ok = !sv->parts[p].initialized && handle_initialize(sv, p, &m, err, sizeof err);
+        if (!ok && !err[0])
+            snprintf(err, sizeof err, "participant %s initialized twice", pname(sv, p));
+    } else if (strcmp(op, "advance") == 0) {
+        ok = started && handle_advance(sv, p, &m, err, sizeof err);
+        if (!ok && !err[0])
+            snprintf(err, sizeof err, "participant %s advanced before every participant initialized",
+                     pname(sv, p));
+    } else if (strcmp(op, "finalize") == 0) {
+        sv->parts[p].finalized = true;
+        strcpy(sv->parts[p].op, "finalize");
+        send_ok(sv, p);
+        if (!sv->quiet)
+            fprintf(stderr, "seam: participant %s finalized\n", pname(sv, p));
+        bool ended = started && !sv->s.ports[p].ongoing && sv->s.ports[p].last_window >= 0;
+        if (!ended) {
+            snprintf(err, sizeof err, "participant %s finalized while the coupling goes on", pname(sv, p));
+            ok = false;
+        }
+    } else {
+        snprintf(err, sizeof err, "participant %s sent an unknown request \"%s\"", pname(sv, p), op);
+        ok = false;
+    }
+    zmq_msg_close(&body);
+    if (!ok) {
+        if (p < 0 || !sv->parts[p].finalized)
+            send_error_to(sv, id, id_len, err);
+        if (started && p >= 0)
+            fail(sv, "%s (time window %ld, iteration %d)", err, sv->s.window + 1, sv->s.ports[p].iterations);
+        else
+            fail(sv, "%s", err);
+        if (p >= 0)
+            sv->parts[p].pending = false;
+        return false;
+    }
+    return check_alive(sv);
+}
+
+/* ---- transport: the participants' solves ---------------------------------- */
+
+static bool io_solve(void *ctx, pcs *s, const int *parts, size_t n)
+{
+    server *sv = ctx;
+    for (size_t i = 0; i < n; i++)
+        if (!send_step(sv, parts[i])) {
+            pcs_fail(s, "could not answer participant %s: %s", pname(sv, parts[i]), zmq_strerror(errno));
+            return false;
+        }
+    for (;;) {
+        bool done = true;
+        for (size_t i = 0; i < n; i++)
+            done = done && sv->parts[parts[i]].advanced;
+        if (done)
+            return true;
+        if (!receive(sv, true))
+            return false;
+    }
+}
+
+static bool io_finish(void *ctx, pcs *s)
+{
+    server *sv = ctx;
+    for (size_t p = 0; p < sv->cfg->n_participants; p++)
+        if (sv->parts[p].pending && !send_step(sv, (int)p)) {
+            pcs_fail(s, "could not answer participant %s", pname(sv, (int)p));
+            return false;
+        }
+    for (;;) {
+        bool done = true;
+        for (size_t p = 0; p < sv->cfg->n_participants; p++)
+            done = done && sv->parts[p].finalized;
+        if (done)
+            return true;
+        if (!receive(sv, true))
+            return false;
+    }
+}
+
+static const pcs_transport transport = {io_solve, io_finish};
+
+/* ---- set-up --------------------------------------------------------------- */
+
+static bool write_address(server *sv, const char *endpoint)
+{
+    char tmp[PATH_MAX + 64];
+    snprintf(tmp, sizeof tmp, "%s.tmp", sv->json_path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return false;
+    fprintf(f, "{\"endpoint\": \"%s\", \"pid\": %ld, \"host\": \"%s\", \"config\": \"%s\", \"wire\": %d}\n", endpoint,
+            (long)getpid(), sv->host, sv->key, WIRE);
+    bool ok = fclose(f) == 0 && rename(tmp, sv->json_path) == 0;
+    return ok;
+}
+
+static bool open_socket(server *sv, char *err, size_t errlen)
+{
+    sv->zctx = zmq_ctx_new();
+    sv->sock = zmq_socket(sv->zctx, ZMQ_ROUTER);
+    int linger = 2000;   /* replies (an error above all) still reach the participants after close */
+    zmq_setsockopt(sv->sock, ZMQ_LINGER, &linger, sizeof linger);
+    int64_t max = SEAM_WIRE_MAX_MESSAGE;
+    zmq_setsockopt(sv->sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    if (zmq_bind(sv->sock, "tcp://127.0.0.1:*") != 0) {
+        snprintf(err, errlen, "cannot bind the coupler's socket: %s", zmq_strerror(errno));
+        return false;
+    }
+    char endpoint[256];
+    size_t len = sizeof endpoint;
+    zmq_getsockopt(sv->sock, ZMQ_LAST_ENDPOINT, endpoint, &len);
+    mkdir(sv->run_dir, 0777);
+    if (!write_address(sv, endpoint)) {
+        snprintf(err, errlen, "cannot write %.900s: %s", sv->json_path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+/* The regions (boxes until now) become the received mesh's vertices inside them. */
+static void resolve_regions(server *sv)
+{
+    for (size_t p = 0; p < sv->cfg->n_participants; p++)
+        for (size_t m = 0; m < sv->cfg->n_meshes; m++) {
+            region *rg = &sv->parts[p].regions[m];
+            if (!rg->on)
+                continue;
+            const double *box = rg->box;
+            const pcs_mesh *pm = &sv->s.meshes[m];
+            rg->ids = seam_xmalloc_n(pm->n + 1, sizeof *rg->ids);
+            size_t k = 0;
+            for (size_t i = 0; i < pm->n; i++) {
+                bool in = true;
+                for (int d = 0; d < pm->dim; d++) {
+                    double x = pm->X[i * (size_t)pm->dim + (size_t)d];
+                    in = in && x >= box[2 * d] && x <= box[2 * d + 1];
+                }
+                if (in)
+                    rg->ids[k++] = (int32_t)i;
+            }
+            rg->n = k;
+        }
+}
+
+static bool apply_initial_data(server *sv, char *err, size_t errlen)
+{
+    for (size_t p = 0; p < sv->cfg->n_participants; p++) {
+        const pc_participant *pp = &sv->cfg->participants[p];
+        for (size_t w = 0; w < pp->n_writes; w++) {
+            double *v = sv->parts[p].initial[w];
+            if (!v)
+                continue;
+            size_t n = sv->s.ports[p].writes[w].n;
+            if (sv->parts[p].n_initial[w] != n) {
+                snprintf(err, errlen, "participant %s: initial data %s: %zu values for %zu", pp->name,
+                         sv->cfg->data[pp->writes[w].data].name, sv->parts[p].n_initial[w], n);
+                return false;
+            }
+            pcs_initial_data(&sv->s, (int)p, w, v);
+        }
+    }
+    return true;
+}
+
+static FILE *open_in(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static FILE *open_in(const char *dir, const char *fmt, ...)
+{
+    char name[512], path[PATH_MAX + 600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    snprintf(path, sizeof path, "%s/%s", dir[0] ? dir : ".", name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "seam: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+/* The iterations and convergence logs, in the working directory of the
+ * participant preCICE writes them for (second; multi: the controller). */
+static void open_logs(server *sv)
+{
+    const pc_scheme *sc = &sv->cfg->scheme;
+    int p = sc->kind == PC_MULTI ? sc->controller : sc->second;
+    if (p < 0 || !sv->s.implicit)
+        return;
+    const part *pt = &sv->parts[p];
+    sv->s.iterations_log = open_in(pt->cwd, "precice-%s-iterations.log", pname(sv, p));
+    sv->s.convergence_log = open_in(pt->cwd, "precice-%s-convergence.log", pname(sv, p));
+}
+
+/* ---- the scheme ----------------------------------------------------------- */
+
+static void cfg_report(void *ctx, const char *where, const char *key_path, const char *message)
+{
+    (void)ctx;
+    fprintf(stderr, "seam: %s%s%s: %s\n", where ? where : "", where ? ": " : "", key_path, message);
+}
+
+static const seam_scheme_ops *make_scheme(server *sv, char **sets, int n_sets, void **self)
+{
+    char json[2048], err[1024];
+    if (!pcs_coupling_json(sv->cfg, json, sizeof json, err, sizeof err)) {
+        fprintf(stderr, "seam: %s\n", err);
+        return NULL;
+    }
+    char text[2200], origin[PATH_MAX + 32];
+    snprintf(text, sizeof text, "{\"coupling\": %s}", json);
+    snprintf(origin, sizeof origin, "%s (its coupling scheme)", sv->cfg->path);
+    seam_doc *doc = seam_doc_parse(text, origin, err, sizeof err);
+    if (!doc) {
+        fprintf(stderr, "seam: %s\n", err);
+        return NULL;
+    }
+    for (int i = 0; i < n_sets; i++) {
+        if (strncmp(sets[i], "coupling.", 9) != 0) {
+            fprintf(stderr, "seam: --set %s: a preCICE configuration takes coupling.KEY overrides only\n", sets[i]);
+            seam_doc_destroy(&doc);
+            return NULL;
+        }
+        if (seam_doc_set(doc, sets[i], err, sizeof err) != SEAM_OK) {
+            fprintf(stderr, "seam: %s\n", err);
+            seam_doc_destroy(&doc);
+            return NULL;
+        }
+    }
+    seam_cfg *c = seam_cfg_new(json_object_get(seam_doc_root(doc), "coupling"), "coupling", doc, cfg_report, NULL);
+    const char *name = seam_cfg_str(c, "scheme", "relaxation", 0);
+    const seam_scheme_ops *ops = seam_scheme_find(name);
+    *self = NULL;
+    if (!ops) {
+        seam_cfg_error(c, "scheme", "unknown scheme \"%s\"", name);
+    } else if (ops->needs_bpp || ops->needs_impulse_loads) {
+        seam_cfg_error(c, "scheme", "%s needs a fluid and a solid of seam's own (%s); a preCICE participant "
+                       "exchanges plain data", name, ops->needs_bpp ? "the boundary pressure projection"
+                                                                     : "impulse loads");
+    } else if (ops->iterates && !sv->s.implicit) {
+        seam_cfg_error(c, "scheme", "%s iterates, but the configuration's coupling scheme is explicit (no "
+                       "convergence measures to stop it)", name);
+    } else {
+        *self = ops->create(c);
+    }
+    bool ok = seam_cfg_finish(c) == SEAM_OK && *self;
+    if (!ok && *self) {
+        ops->destroy(*self);
+        *self = NULL;
+    }
+    seam_cfg_destroy(&c);
+    seam_doc_destroy(&doc);
+    if (ok && !sv->quiet)
+        fprintf(stderr, "seam: coupling scheme %s (%s)\n", ops->name, json);
+    return ok ? ops : NULL;
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static void usage_error(const char *msg)
+{
+    fprintf(stderr, "seam: %s\nusage: seam run CONFIG.xml [--precice-serve EXCH] [--set coupling.KEY=VALUE]... "
+                    "[--quiet]\n", msg);
+}
+
+static void close_all(server *sv)
+{
+    for (size_t p = 0; sv->parts && p < sv->cfg->n_participants; p++) {
+        part *pt = &sv->parts[p];
+        for (size_t m = 0; m < sv->cfg->n_meshes; m++)
+            free(pt->regions[m].ids);
+        free(pt->regions);
+        for (size_t w = 0; w < sv->cfg->participants[p].n_writes; w++)
+            free(pt->initial[w]);
+        free(pt->initial);
+        free(pt->n_initial);
+    }
+    free(sv->parts);
+    if (sv->s.iterations_log)
+        fclose(sv->s.iterations_log);
+    if (sv->s.convergence_log)
+        fclose(sv->s.convergence_log);
+    sv->s.iterations_log = sv->s.convergence_log = NULL;
+    if (sv->sock)
+        zmq_close(sv->sock);
+    if (sv->zctx)
+        zmq_ctx_term(sv->zctx);
+    if (sv->json_path[0])
+        unlink(sv->json_path);
+    pcs_fini(&sv->s);
+}
+
+static void warn_cb(void *ctx, const char *message)
+{
+    (void)ctx;
+    fprintf(stderr, "seam: warning: %s\n", message);
+}
+
+/* Every participant's pending request gets the failure; then exit 1. */
+static int end_failed(server *sv)
+{
+    if (!sv->s.error[0])
+        fail(sv, "the coupling failed");
+    for (size_t p = 0; sv->parts && p < sv->cfg->n_participants; p++)
+        if (sv->parts[p].pending)
+            send_error_to(sv, sv->parts[p].id, sv->parts[p].id_len, sv->s.error);
+    fprintf(stderr, "seam: error: %s\n", sv->s.error);
+    return 1;
+}
+
+static int serve(server *sv, char **sets, int n_sets)
+{
+    char err[1024];
+    const precice_config *cfg = sv->cfg;
+    if (!pcs_init(&sv->s, cfg, err, sizeof err)) {
+        fprintf(stderr, "seam: %s\n", err);
+        return 1;
+    }
+    void *self = NULL;
+    const seam_scheme_ops *ops = make_scheme(sv, sets, n_sets, &self);
+    if (!ops)
+        return 1;
+    sv->parts = SEAM_NEW_N(part, cfg->n_participants);
+    for (size_t p = 0; p < cfg->n_participants; p++) {
+        sv->parts[p].regions = SEAM_NEW_N(region, cfg->n_meshes ? cfg->n_meshes : 1);
+        sv->parts[p].initial = SEAM_NEW_N(double *, cfg->participants[p].n_writes + 1);
+        sv->parts[p].n_initial = SEAM_NEW_N(size_t, cfg->participants[p].n_writes + 1);
+    }
+    int rc = 1;
+    if (!open_socket(sv, err, sizeof err)) {
+        fprintf(stderr, "seam: %s\n", err);
+        ops->destroy(self);
+        return 1;
+    }
+    if (!sv->quiet)
+        fprintf(stderr, "seam: coupler for %s waiting for %zu participants (%s)\n", cfg->path,
+                cfg->n_participants, sv->json_path);
+    bool ok = true;
+    for (;;) {   /* every participant says hello and initializes */
+        bool done = true;
+        for (size_t p = 0; p < cfg->n_participants; p++)
+            done = done && sv->parts[p].initialized;
+        if (done || !(ok = receive(sv, false)))
+            break;
+    }
+    if (ok && !pcs_build(&sv->s, err, sizeof err)) {
+        fail(sv, "%s", err);
+        ok = false;
+    }
+    if (ok) {
+        resolve_regions(sv);
+        if (!apply_initial_data(sv, err, sizeof err)) {
+            fail(sv, "%s", err);
+            ok = false;
+        }
+    }
+    if (ok) {
+        open_logs(sv);
+        ok = pcs_run(&sv->s, ops, self, &transport, sv);
+    }
+    if (ok) {
+        if (!sv->quiet)
+            fprintf(stderr, "seam: coupling done: %ld time windows, %d iterations\n", sv->s.window,
+                    sv->s.total_iterations);
+        rc = 0;
+    } else {
+        rc = end_failed(sv);
+    }
+    ops->destroy(self);
+    return rc;
+}
+
+int seam_precice_main(int argc, char **argv)
+{
+    const char *config = NULL, *exch = NULL;
+    char **sets = SEAM_NEW_N(char *, (size_t)argc + 1);
+    int n_sets = 0;
+    bool quiet = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--precice-serve") == 0 && v) {
+            exch = v;
+            i++;
+        } else if (strcmp(a, "--set") == 0 && v) {
+            sets[n_sets++] = argv[++i];
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            sets[n_sets++] = argv[i] + 6;
+        } else if (strcmp(a, "--quiet") == 0) {
+            quiet = true;
+        } else if (a[0] != '-' && !config) {
+            config = a;
+        } else {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s: not an option of a preCICE run", a);
+            usage_error(msg);
+            free(sets);
+            return 2;
+        }
+    }
+    if (!config) {
+        usage_error("no configuration");
+        free(sets);
+        return 2;
+    }
+    char err[1024];
+    server sv = {.quiet = quiet};
+    precice_config *cfg = precice_config_load(config, err, sizeof err, warn_cb, NULL);
+    if (!cfg) {
+        fprintf(stderr, "seam: %s\n", err);
+        free(sets);
+        return 1;
+    }
+    sv.cfg = cfg;
+    if (!seam_precice_config_key(config, sv.key)) {
+        fprintf(stderr, "seam: cannot read %s\n", config);
+        precice_config_destroy(&cfg);
+        free(sets);
+        return 1;
+    }
+    gethostname(sv.host, sizeof sv.host - 1);
+    char dir[PATH_MAX];
+    if (exch) {
+        snprintf(dir, sizeof dir, "%s", exch);
+    } else {
+        snprintf(dir, sizeof dir, "%s", cfg->real_path ? cfg->real_path : config);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(dir, sizeof dir, ".");
+    }
+    snprintf(sv.run_dir, sizeof sv.run_dir, "%s/precice-run", dir);
+    snprintf(sv.json_path, sizeof sv.json_path, "%s/seam-coupler.json", sv.run_dir);
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int rc = serve(&sv, sets, n_sets);
+    close_all(&sv);
+    precice_config_destroy(&cfg);
+    free(sets);
+    return rc;
+}
