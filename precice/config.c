@@ -905,6 +905,8 @@ static bool read_restart(reader *r, const xmlNode *n, pc_acceleration *a)
     ok = get_double(r, n, "truncation-threshold", false, &a->imvj_truncation_threshold) && ok;
     if (a->imvj_chunk_size < 1)
         ok = fail(r, n, "chunk-size must be at least 1");
+    if (t > 0 && a->always_build_jacobian)
+        ok = fail(r, n, "a restart mode cannot go with always-build-jacobian=\"true\" (use type=\"no-restart\")");
     return ok && t >= 0;
 }
 
@@ -916,6 +918,7 @@ static void accel_defaults(pc_acceleration *a)
     switch (a->kind) {
     case PC_ACCEL_AITKEN:
         a->relaxation = 0.5;
+        a->preconditioner = PC_PRECOND_RESIDUAL_SUM;
         break;
     case PC_ACCEL_IQN_ILS:
     case PC_ACCEL_IQN_IMVJ:
@@ -1183,15 +1186,15 @@ static bool check_exchange(reader *r, const xmlNode *n, const pc_exchange *e)
     return ok;
 }
 
-/* The element at a line, for messages about already-read items. */
-static const xmlNode *at_line(const xmlNode *n, int line)
+/* The element named name at a line, for messages about already-read items. */
+static const xmlNode *at_line(const xmlNode *n, int line, const char *name)
 {
     for (; n; n = n->next) {
         if (!is_element(n))
             continue;
-        if (line_of(n) == line)
+        if (line_of(n) == line && !strcmp(el(n), name))
             return n;
-        const xmlNode *k = at_line(n->children, line);
+        const xmlNode *k = at_line(n->children, line, name);
         if (k)
             return k;
     }
@@ -1212,22 +1215,24 @@ static bool cross_check(reader *r, const xmlNode *root)
             for (size_t k = 0; k < from->n_provide; k++)
                 provides = provides || from->provide[k] == rc->mesh;
             if (!provides)
-                ok = fail(r, at_line(root, rc->line), "participant \"%s\" does not provide mesh \"%s\"", from->name,
+                ok = fail(r, at_line(root, rc->line, "receive-mesh"), "participant \"%s\" does not provide mesh \"%s\"", from->name,
                           c->meshes[rc->mesh].name);
         }
     }
     for (size_t i = 0; i < s->n_exchanges; i++)
-        ok = check_exchange(r, at_line(root, s->exchanges[i].line), &s->exchanges[i]) && ok;
+        ok = check_exchange(r, at_line(root, s->exchanges[i].line, "exchange"), &s->exchanges[i]) && ok;
     for (size_t i = 0; i < s->n_measures; i++) {
+        static const char *const names[] = {"absolute-convergence-measure", "relative-convergence-measure",
+                                            "residual-relative-convergence-measure"};
         const pc_measure *m = &s->measures[i];
         if (!exchanged(s, m->data, m->mesh))
-            ok = fail(r, at_line(root, m->line), "data \"%s\" on mesh \"%s\" is not exchanged", c->data[m->data].name,
+            ok = fail(r, at_line(root, m->line, names[m->kind]), "data \"%s\" on mesh \"%s\" is not exchanged", c->data[m->data].name,
                       c->meshes[m->mesh].name);
     }
     for (size_t i = 0; i < s->acceleration.n_data; i++) {
         const pc_data_use *u = &s->acceleration.data[i];
         if (!exchanged(s, u->data, u->mesh))
-            ok = fail(r, at_line(root, u->line), "data \"%s\" on mesh \"%s\" is not exchanged", c->data[u->data].name,
+            ok = fail(r, at_line(root, u->line, "data"), "data \"%s\" on mesh \"%s\" is not exchanged", c->data[u->data].name,
                       c->meshes[u->mesh].name);
     }
     return ok;
@@ -1265,8 +1270,9 @@ static bool read_root(reader *r, const xmlNode *root)
          get_bool(r, root, "wait-in-finalize", &wait) && ok;
     if (remesh)
         ok = fail(r, root, "seam does not support allow-remeshing=\"true\"");
-    if (xmlHasProp(root, (const xmlChar *)"experimental") || xmlHasProp(root, (const xmlChar *)"wait-in-finalize"))
-        warn(r, root, "experimental and wait-in-finalize change nothing in seam");
+    for (size_t i = 0; i < 2; i++)
+        if (xmlHasProp(root, (const xmlChar *)attrs[2 * i]))
+            warn(r, root, "%s changes nothing in seam", attrs[2 * i]);
     /* Data, then meshes, then participants' names: later elements refer to earlier kinds. */
     for (const xmlNode *n = root->children; n; n = n->next)
         if (is_element(n) && !strncmp(el(n), "data:", 5)) {
@@ -1331,6 +1337,18 @@ precice_config *precice_config_load(const char *path, char *err, size_t errlen, 
     reader r = {.path = path, .err = err, .errlen = errlen, .warn = warn_fn, .warn_ctx = warn_ctx};
     if (err && errlen)
         err[0] = '\0';
+    /* Checked here: libxml2 would print its own I/O warning. */
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s: cannot open: %s", path, strerror(errno));
+        if (err && errlen)
+            snprintf(err, errlen, "%s", msg);
+        if (warn_fn)
+            warn_fn(warn_ctx, msg);
+        return NULL;
+    }
+    fclose(f);
     xmlParserCtxtPtr ctx = xmlNewParserCtxt();
     if (!ctx)
         abort();

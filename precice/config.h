@@ -2,9 +2,10 @@
  *
  * The parser (precice/config.c, libxml2) keeps every element seam honours
  * and refuses at load, with "FILE:LINE: <element>: why", every element or
- * attribute it cannot honour (docs/precice.md lists both). Elements that
- * change nothing seam computes (<log>, <profiling>) are read and reported
- * once as a warning, never dropped silently.
+ * attribute it cannot honour (docs/precice-config.md lists both, and the
+ * defaults the parser fills in). Elements that change nothing seam computes
+ * (<log>, <profiling>, intra-comm, ...) are read and reported once each as a
+ * warning, never dropped silently.
  *
  * Both sides use it: the participant library (precice/participant.c) for
  * the exchange directory and its own meshes and data, and the coupler
@@ -137,7 +138,7 @@ typedef struct pc_m2n {
 typedef struct pc_exchange {
     int data, mesh, from, to;
     bool initialize;
-    bool substeps;              /* preCICE 3's default: true */
+    bool substeps;              /* preCICE 3's default: true in implicit and multi schemes, false in explicit ones */
     int line;
 } pc_exchange;
 
@@ -184,7 +185,7 @@ typedef struct pc_acceleration {
     int time_windows_reused;    /* IQN-ILS 10, IQN-IMVJ 0 unless given; 0 otherwise */
     pc_filter filter;           /* IQN: QR3 unless given */
     double filter_limit;        /* IQN: 1e-2 without <filter>, 1e-16 with <filter> and no limit */
-    pc_preconditioner preconditioner;   /* IQN: residual-sum unless given */
+    pc_preconditioner preconditioner;   /* aitken and IQN: residual-sum unless given */
     bool preconditioner_update_on_threshold;    /* IQN: true unless given */
     int preconditioner_freeze_after;    /* -1: never */
     bool reduced_time_grid;     /* IQN: only each window's last sample builds the Jacobian (true) */

@@ -2,7 +2,8 @@
 # Installs the Debian packages seam needs, only those missing; silent when
 # everything is present. Run as root (or with sudo available).
 # `scripts/deps.sh fuzz` adds clang and its libFuzzer runtime, which only
-# bench/protocol/fuzz_session.sh needs. chromium is for the test suite: it
+# bench/protocol/fuzz_session.sh needs; `scripts/deps.sh bench-precice` adds
+# what preCICE's tutorials import (bench/precice/tutorials.sh). chromium is for the test suite: it
 # opens a run's report headless (tests/coupler/test_report_browser.py);
 # cppcheck is for .ci/run's static analysis (scripts/cppcheck.sh).
 # libxml2 reads preCICE configurations; g++ and cmake build the test
@@ -17,7 +18,8 @@ chromium"
 case "${1:-}" in
     "") ;;
     fuzz) packages="$packages clang libclang-rt-dev" ;;
-    *) echo "usage: scripts/deps.sh [fuzz]" >&2; exit 2 ;;
+    bench-precice) packages="$packages python3-matplotlib python3-dolfin" ;;
+    *) echo "usage: scripts/deps.sh [fuzz | bench-precice]" >&2; exit 2 ;;
 esac
 
 missing=""
