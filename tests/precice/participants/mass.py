@@ -1,5 +1,7 @@
 """One mass of two_masses.xml in Python against precice.Participant (see
 mass.c for the model). usage: mass.py NAME CONFIG MASS K_WALL K_COUPLING U0"""
+import os
+import signal
 import sys
 
 import numpy as np
@@ -19,7 +21,11 @@ def main():
         participant.write_data(mesh, write, ids, np.array([u]))
     participant.initialize()
     saved = (u, v)
+    die_in = int(os.environ.get("SEAM_TEST_DIE_IN_WINDOW", "0"))   # test_precice_dies.sh
+    window = 1
     while participant.is_coupling_ongoing():
+        if window == die_in:
+            os.kill(os.getpid(), signal.SIGKILL)
         if participant.requires_writing_checkpoint():
             saved = (u, v)
         dt = participant.get_max_time_step_size()
@@ -34,6 +40,7 @@ def main():
             u, v = saved
         elif participant.is_time_window_complete():
             t += dt
+            window += 1
             print("%.17g %.17g" % (t, u), flush=True)
     participant.finalize()
 
