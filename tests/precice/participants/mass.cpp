@@ -20,7 +20,10 @@ int main(int argc, char **argv)
   double u = std::atof(argv[6]), v = 0.0, t = 0.0;
 
   precice::Participant participant(name, argv[2], 0, 1);
-  std::vector<double> x{0.0, 0.0};
+  // names as std::string and as literals, spans from a C array and from vectors, as adapters pass them
+  if (participant.getMeshDimensions(mesh) != 2 || participant.getDataDimensions(mesh, "Left-Displacement") != 1)
+    return 3;
+  const double                   x[2] = {0.0, 0.0};
   std::vector<precice::VertexID> ids(1);
   participant.setMeshVertices(mesh, x, ids);
   if (participant.requiresInitialData())

@@ -25,7 +25,9 @@ public:
   constexpr span(pointer ptr, size_type count) noexcept : _data(ptr), _size(count) {}
   constexpr span(pointer first, pointer last) noexcept : _data(first), _size(static_cast<size_type>(last - first)) {}
 
-  template <std::size_t N>
+  // (char arrays are strings: the NUL-terminated constructor below measures them)
+  template <std::size_t N, class U = T,
+            class = typename std::enable_if<!std::is_same<typename std::remove_cv<U>::type, char>::value>::type>
   constexpr span(element_type (&arr)[N]) noexcept : _data(arr), _size(N) {}
 
   // Any contiguous container whose elements convert to T without copying.
