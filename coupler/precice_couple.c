@@ -61,13 +61,25 @@ int pcs_read_index(const pcs *s, int p, int data, int mesh)
     return -1;
 }
 
-static int write_index(const pcs *s, int p, int data)
+static int find_map(const pcs *s, int p, bool write, int from, int to);
+
+/* The write of participant p that feeds an exchange of data on mesh: the
+ * one on that mesh, else one with a write mapping to it, else any. */
+static int write_index(const pcs *s, int p, int data, int mesh)
 {
     const pc_participant *pp = &s->cfg->participants[p];
-    for (size_t w = 0; w < pp->n_writes; w++)
-        if (pp->writes[w].data == data)
+    int any = -1, mapped = -1;
+    for (size_t w = 0; w < pp->n_writes; w++) {
+        if (pp->writes[w].data != data)
+            continue;
+        if (pp->writes[w].mesh == mesh)
             return (int)w;
-    return -1;
+        if (mapped < 0 && find_map(s, p, true, pp->writes[w].mesh, mesh) >= 0)
+            mapped = (int)w;
+        if (any < 0)
+            any = (int)w;
+    }
+    return mapped >= 0 ? mapped : any;
 }
 
 /* The mapping of participant p in the direction asked, from mesh `from` to `to`; -1 when none. */
@@ -131,7 +143,7 @@ static bool check_scheme(const precice_config *cfg, const pc_scheme *sc, char *e
                               cfg->participants[x->from].name, cfg->participants[x->to].name,
                               cfg->participants[sc->first].name, cfg->participants[sc->second].name);
         }
-        if (write_index(&(pcs){.cfg = cfg}, x->from, x->data) < 0)
+        if (write_index(&(pcs){.cfg = cfg}, x->from, x->data, x->mesh) < 0)
             return refuse(err, errlen, cfg, x->line, "exchange", "participant %s exchanges data %s it does not write",
                           cfg->participants[x->from].name, cfg->data[x->data].name);
     }
@@ -168,17 +180,27 @@ bool pcs_init(pcs *s, const precice_config *cfg, char *err, size_t errlen)
         pcs_block *b = &s->blocks[e];
         *b = (pcs_block){.exchange = (int)e, .data = x->data, .mesh = x->mesh, .from = x->from, .to = x->to,
                          .components = cfg->data[x->data].components, .in_x = s->serial && x->from == sc->second,
-                         .weight = 1.0, .write_index = write_index(s, x->from, x->data), .write_map = -1};
+                         .weight = 1.0, .write_index = write_index(s, x->from, x->data, x->mesh), .write_map = -1};
     }
     /* every read is fed by an exchange to its reader */
     for (size_t p = 0; p < cfg->n_participants; p++) {
         const pc_participant *pp = &cfg->participants[p];
         for (size_t r = 0; r < pp->n_reads; r++) {
             const pc_data_use *u = &pp->reads[r];
-            int found = -1;
-            for (size_t e = 0; e < s->n_blocks && found < 0; e++)
-                if (s->blocks[e].data == u->data && s->blocks[e].to == (int)p)
+            /* the exchange on the read's mesh, else one with a read mapping to it, else any to p */
+            int found = -1, mapped = -1, any = -1;
+            for (size_t e = 0; e < s->n_blocks; e++) {
+                const pcs_block *b = &s->blocks[e];
+                if (b->data != u->data || b->to != (int)p)
+                    continue;
+                if (b->mesh == u->mesh && found < 0)
                     found = (int)e;
+                if (mapped < 0 && find_map(s, (int)p, false, b->mesh, u->mesh) >= 0)
+                    mapped = (int)e;
+                if (any < 0)
+                    any = (int)e;
+            }
+            found = found >= 0 ? found : mapped >= 0 ? mapped : any;
             if (found < 0)
                 return refuse(err, errlen, cfg, u->line, "read-data",
                               "participant %s reads data %s, but no exchange of the coupling scheme sends it to %s",
@@ -393,10 +415,13 @@ bool pcs_build(pcs *s, char *err, size_t errlen)
         for (size_t r = 0; r < pp->n_reads; r++)
             pcs_samples_resize(&s->ports[p].reads[r],
                                s->meshes[pp->reads[r].mesh].n * (size_t)cfg->data[pp->reads[r].data].components, 2);
-        for (size_t w = 0; w < pp->n_writes; w++)
-            pcs_samples_resize(&s->ports[p].writes[w],
-                               s->meshes[pp->writes[w].mesh].n * (size_t)cfg->data[pp->writes[w].data].components,
+        for (size_t w = 0; w < pp->n_writes; w++) {
+            pcs_samples *ws = &s->ports[p].writes[w];
+            pcs_samples_resize(ws, s->meshes[pp->writes[w].mesh].n * (size_t)cfg->data[pp->writes[w].data].components,
                                1);
+            ws->times[0] = 0;
+            memset(ws->values, 0, ws->n * sizeof *ws->values);   /* nothing written yet */
+        }
     }
     return true;
 }
@@ -456,6 +481,16 @@ static void block_samples(const pcs *s, const pcs_block *b, double T, pcs_sample
     out->times[k] = T;
     memcpy(out->values + k * b->n, b->end, b->n * sizeof *out->values);
     (void)s;
+}
+
+void pcs_read_start(pcs *s, int p, size_t r, double *out)
+{
+    const pcs_port *port = &s->ports[p];
+    const pcs_block *b = &s->blocks[port->read_block[r]];
+    if (port->read_map[r] < 0)
+        memcpy(out, b->start, b->n * sizeof *out);
+    else
+        apply_map(&s->maps[p][port->read_map[r]], b->components, b->start, out, port->reads[r].n);
 }
 
 static void fill_reads(pcs *s, int p)
@@ -796,10 +831,11 @@ static bool check_strict(pcs *s)
 
 static void log_headers(pcs *s)
 {
-    if (s->iterations_log) {
-        fprintf(s->iterations_log, "  TimeWindow  TotalIterations  Iterations  Convergence\n");
-        fflush(s->iterations_log);
-    }
+    for (size_t p = 0; s->iterations_logs && p < s->cfg->n_participants; p++)
+        if (s->iterations_logs[p]) {
+            fprintf(s->iterations_logs[p], "  TimeWindow  TotalIterations  Iterations  Convergence\n");
+            fflush(s->iterations_logs[p]);
+        }
     if (s->convergence_log) {
         fprintf(s->convergence_log, "  TimeWindow  Iteration");
         for (size_t i = 0; i < s->sc->n_measures; i++) {
@@ -840,6 +876,9 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
     log_headers(s);
     bool ok = true;
     s->time = 0;
+    s->window = -1;   /* the start: watch points write their first row */
+    if (s->on_window)
+        s->on_window(s->on_window_ctx, s);
     for (s->window = 0; ok; s->window++) {
         double dt = pcs_window_size(s, s->time);
         if (dt <= 0)
@@ -878,11 +917,12 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
         s->last_iterations = s->c.judged;
         s->total_iterations += s->c.judged;
         s->last_converged = converged || !s->implicit;
-        if (s->iterations_log && s->implicit) {
-            fprintf(s->iterations_log, "  %6ld  %6d  %6d  %6d\n", s->window + 1, s->total_iterations,
-                    s->last_iterations, s->last_converged ? 1 : 0);
-            fflush(s->iterations_log);
-        }
+        for (size_t p = 0; s->iterations_logs && s->implicit && p < s->cfg->n_participants; p++)
+            if (s->iterations_logs[p]) {
+                fprintf(s->iterations_logs[p], "  %6ld  %6d  %6d  %6d\n", s->window + 1, s->total_iterations,
+                        s->last_iterations, s->last_converged ? 1 : 0);
+                fflush(s->iterations_logs[p]);
+            }
         s->time += dt;
         update_weights(s);
         if (s->on_window)

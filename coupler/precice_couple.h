@@ -126,7 +126,8 @@ struct pcs {
     void *io_ctx;
     char error[1024];            /* the first failure */
     /* outputs (may be NULL) */
-    FILE *iterations_log, *convergence_log;
+    FILE **iterations_logs;      /* per participant (NULL: none) */
+    FILE *convergence_log;
     void (*on_window)(void *ctx, pcs *s);   /* after a window was accepted */
     void *on_window_ctx;
 };
@@ -155,6 +156,10 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
 
 /* Record the run's failure (the first one wins); the window and iteration are added. */
 void pcs_fail(pcs *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The value participant p reads with its read r at the window's start (the
+ * accepted values, mapped to its mesh), into out (reads[r].n values). */
+void pcs_read_start(pcs *s, int p, size_t r, double *out);
 
 /* Index of the mesh's read (cfg reads[]) of participant p, -1 when none. */
 int pcs_read_index(const pcs *s, int p, int data, int mesh);

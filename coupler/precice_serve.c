@@ -18,6 +18,7 @@
 #include "scheme.h"
 #include "seam/alloc.h"
 #include "seam/config.h"
+#include "seam/meshmap.h"
 #include "wire.h"
 
 #define WIRE 1
@@ -70,6 +71,13 @@ typedef struct part {
     size_t *n_initial;           /* and its count */
 } part;
 
+/* A watch point: a row per time window in its participant's working directory. */
+typedef struct watch {
+    FILE *f;
+    int p, mesh;
+    seam_csr *M;                 /* 1 row: the point from the mesh's nearest element or vertex */
+} watch;
+
 typedef struct server {
     const precice_config *cfg;
     pcs s;
@@ -79,6 +87,8 @@ typedef struct server {
     char run_dir[PATH_MAX + 16];   /* DIR/precice-run */
     char json_path[PATH_MAX + 48];
     part *parts;
+    watch *watches;
+    size_t n_watches;
     bool quiet;
 } server;
 
@@ -771,9 +781,101 @@ static void open_logs(server *sv)
     int p = sc->kind == PC_MULTI ? sc->controller : sc->second;
     if (p < 0 || !sv->s.implicit)
         return;
-    const part *pt = &sv->parts[p];
-    sv->s.iterations_log = open_in(pt->cwd, "precice-%s-iterations.log", pname(sv, p));
-    sv->s.convergence_log = open_in(pt->cwd, "precice-%s-convergence.log", pname(sv, p));
+    sv->s.iterations_logs = SEAM_NEW_N(FILE *, sv->cfg->n_participants);
+    for (size_t q = 0; q < sv->cfg->n_participants; q++)
+        sv->s.iterations_logs[q] = open_in(sv->parts[q].cwd, "precice-%s-iterations.log", pname(sv, (int)q));
+    sv->s.convergence_log = open_in(sv->parts[p].cwd, "precice-%s-convergence.log", pname(sv, p));
+}
+
+/* ---- watch points --------------------------------------------------------- */
+
+static void open_watches(server *sv)
+{
+    const precice_config *cfg = sv->cfg;
+    size_t n = 0;
+    for (size_t p = 0; p < cfg->n_participants; p++)
+        n += cfg->participants[p].n_watch_points;
+    sv->watches = SEAM_NEW_N(watch, n + 1);
+    for (size_t p = 0; p < cfg->n_participants; p++)
+        for (size_t i = 0; i < cfg->participants[p].n_watch_points; i++) {
+            const pc_watch_point *wp = &cfg->participants[p].watch_points[i];
+            const pcs_mesh *pm = &sv->s.meshes[wp->mesh];
+            seam_meshmap_mesh src = {.dim = pm->dim, .n = pm->n, .X = pm->X, .edges = pm->edges,
+                                     .n_edges = pm->n_edges, .triangles = pm->triangles,
+                                     .n_triangles = pm->n_triangles, .quads = pm->quads, .n_quads = pm->n_quads};
+            seam_meshmap_mesh dst = {.dim = pm->dim, .n = 1, .X = wp->coordinate};
+            char err[512];
+            seam_csr *M = seam_meshmap_interpolation(SEAM_MAP_NEAREST_PROJECTION, &src, &dst, NULL, err, sizeof err);
+            if (!M) {
+                fprintf(stderr, "seam: warning: %s:%d: watch point %s: %s (no log)\n", cfg->path, wp->line,
+                        wp->name, err);
+                continue;
+            }
+            FILE *f = open_in(sv->parts[p].cwd, "precice-%s-watchpoint-%s.log", pname(sv, (int)p), wp->name);
+            if (!f) {
+                seam_csr_destroy(&M);
+                continue;
+            }
+            fprintf(f, "  Time");
+            for (int d = 0; d < pm->dim; d++)
+                fprintf(f, "  Coordinate%d", d);
+            const pc_mesh *cm = &cfg->meshes[wp->mesh];
+            for (size_t u = 0; u < cm->n_use_data; u++) {
+                const pc_data *dd = &cfg->data[cm->use_data[u]];
+                if (dd->components == 1)
+                    fprintf(f, "  %s", dd->name);
+                else
+                    for (int c = 0; c < dd->components; c++)
+                        fprintf(f, "  %s%d", dd->name, c);
+            }
+            fputc('\n', f);
+            sv->watches[sv->n_watches++] = (watch){.f = f, .p = (int)p, .mesh = wp->mesh, .M = M};
+        }
+}
+
+/* The values of data d on mesh m as participant p has them now: its last
+ * write, or what it reads at the window's start; zero otherwise. */
+static void values_at(server *sv, int p, int d, int m, double *out, size_t n)
+{
+    const pc_participant *pp = &sv->cfg->participants[p];
+    memset(out, 0, n * sizeof *out);
+    for (size_t w = 0; w < pp->n_writes; w++)
+        if (pp->writes[w].data == d && pp->writes[w].mesh == m) {
+            const pcs_samples *ws = &sv->s.ports[p].writes[w];
+            if (ws->n_samples)
+                memcpy(out, ws->values + (ws->n_samples - 1) * ws->n, n * sizeof *out);
+            return;
+        }
+    int r = pcs_read_index(&sv->s, p, d, m);
+    if (r >= 0)
+        pcs_read_start(&sv->s, p, (size_t)r, out);
+}
+
+static void watch_rows(void *ctx, pcs *s)
+{
+    server *sv = ctx;
+    for (size_t i = 0; i < sv->n_watches; i++) {
+        const watch *w = &sv->watches[i];
+        const pcs_mesh *pm = &s->meshes[w->mesh];
+        const pc_mesh *cm = &sv->cfg->meshes[w->mesh];
+        double x[3] = {0};
+        seam_meshmap_apply(w->M, pm->dim, pm->X, x);
+        fprintf(w->f, "  %15.8e", s->time);
+        for (int d = 0; d < pm->dim; d++)
+            fprintf(w->f, "  %15.8e", x[d]);
+        for (size_t u = 0; u < cm->n_use_data; u++) {
+            int d = cm->use_data[u], nc = sv->cfg->data[d].components;
+            size_t n = pm->n * (size_t)nc;
+            double *v = seam_xmalloc_n(n + 1, sizeof *v), at[3] = {0};
+            values_at(sv, w->p, d, w->mesh, v, n);
+            seam_meshmap_apply(w->M, nc, v, at);
+            for (int c = 0; c < nc; c++)
+                fprintf(w->f, "  %15.8e", at[c]);
+            free(v);
+        }
+        fputc('\n', w->f);
+        fflush(w->f);
+    }
 }
 
 /* ---- the scheme ----------------------------------------------------------- */
@@ -860,11 +962,19 @@ static void close_all(server *sv)
         free(pt->n_initial);
     }
     free(sv->parts);
-    if (sv->s.iterations_log)
-        fclose(sv->s.iterations_log);
+    for (size_t i = 0; i < sv->n_watches; i++) {
+        fclose(sv->watches[i].f);
+        seam_csr_destroy(&sv->watches[i].M);
+    }
+    free(sv->watches);
+    for (size_t p = 0; sv->s.iterations_logs && p < sv->cfg->n_participants; p++)
+        if (sv->s.iterations_logs[p])
+            fclose(sv->s.iterations_logs[p]);
+    free(sv->s.iterations_logs);
     if (sv->s.convergence_log)
         fclose(sv->s.convergence_log);
-    sv->s.iterations_log = sv->s.convergence_log = NULL;
+    sv->s.iterations_logs = NULL;
+    sv->s.convergence_log = NULL;
     if (sv->sock)
         zmq_close(sv->sock);
     if (sv->zctx)
@@ -940,6 +1050,9 @@ static int serve(server *sv, char **sets, int n_sets)
     }
     if (ok) {
         open_logs(sv);
+        open_watches(sv);
+        sv->s.on_window = watch_rows;
+        sv->s.on_window_ctx = sv;
         ok = pcs_run(&sv->s, ops, self, &transport, sv);
     }
     if (ok) {

@@ -127,10 +127,10 @@ static precice_config *load(const char *path, char *err, size_t n)
     return c;
 }
 
-/* Meshes MA and MB: NV points on a line, the same in both. */
+/* Every mesh: NV points on a line, the same in all. */
 static void give_meshes(pcs *s)
 {
-    for (int m = 0; m < 2; m++) {
+    for (size_t m = 0; m < s->cfg->n_meshes; m++) {
         pcs_mesh *pm = &s->meshes[m];
         pm->known = true;
         pm->dim = 2;
@@ -142,8 +142,8 @@ static void give_meshes(pcs *s)
 }
 
 /* Run a configuration with the scheme its acceleration names (or the --set override). */
-static bool run_config(const char *path, const char *override, solver_log *lg, pcs *s, precice_config **cfg_out,
-                       char *err, size_t n)
+static bool run_config_with(const pcs_transport *io, const char *path, const char *override, void *lg, pcs *s,
+                            precice_config **cfg_out, char *err, size_t n)
 {
     precice_config *cfg = load(path, err, n);
     assert_non_null(cfg);
@@ -165,11 +165,17 @@ static bool run_config(const char *path, const char *override, solver_log *lg, p
     assert_non_null(ops);
     void *self = ops->create(c);
     assert_int_equal(seam_cfg_finish(c), SEAM_OK);
-    bool ok = pcs_run(s, ops, self, &analytic, lg);
+    bool ok = pcs_run(s, ops, self, io, lg);
     ops->destroy(self);
     seam_cfg_destroy(&c);
     seam_doc_destroy(&doc);
     return ok;
+}
+
+static bool run_config(const char *path, const char *override, solver_log *lg, pcs *s, precice_config **cfg_out,
+                       char *err, size_t n)
+{
+    return run_config_with(&analytic, path, override, lg, s, cfg_out, err, n);
 }
 
 static double x_star(int j) { return (coef_c[j] * coef_b[j] + coef_d[j]) / (1 - coef_c[j] * coef_a[j]); }
@@ -443,6 +449,98 @@ static void serial_explicit_one_solve_each(void **state)
     unlink(path);
 }
 
+/* Multi: Core (the controller) between Left and Right, each side its own
+ * pair of maps: Left and Right write HF = a T + b, Core writes T = c HF + d
+ * on each side (its read i feeds its write i). */
+static const double multi_a[3][2] = {{0.4, 0}, {-0.5, 0}, {0.7, -0.2}};
+static const double multi_b[3][2] = {{1.0, 0}, {2.0, 0}, {0.3, -0.4}};
+
+static bool multi_solve(void *ctx, pcs *s, const int *parts, size_t n)
+{
+    int *solves = ctx;
+    for (size_t i = 0; i < n; i++) {
+        int p = parts[i];
+        solves[p]++;
+        pcs_port *port = &s->ports[p];
+        for (size_t w = 0; w < s->cfg->participants[p].n_writes; w++) {
+            const pcs_samples *in = &port->reads[w];
+            const double *x = in->values + (in->n_samples - 1) * in->n;
+            pcs_samples *out = &port->writes[w];
+            pcs_samples_resize(out, out->n, 1);
+            out->times[0] = port->window;
+            for (size_t j = 0; j < out->n; j++)
+                out->values[j] = multi_a[p][w] * x[j] + multi_b[p][w];
+        }
+    }
+    return true;
+}
+
+static void multi_aitken_converges(void **state)
+{
+    (void)state;
+    static const pcs_transport multi = {multi_solve, NULL};
+    char err[1024];
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_server_multi_%d.xml", (int)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("<?xml version=\"1.0\"?>\n<precice-configuration>\n"
+          "  <data:scalar name=\"HF\" />\n  <data:scalar name=\"T\" />\n"
+          "  <mesh name=\"LF\" dimensions=\"2\"><use-data name=\"HF\" /><use-data name=\"T\" /></mesh>\n"
+          "  <mesh name=\"RF\" dimensions=\"2\"><use-data name=\"HF\" /><use-data name=\"T\" /></mesh>\n"
+          "  <mesh name=\"CL\" dimensions=\"2\"><use-data name=\"HF\" /><use-data name=\"T\" /></mesh>\n"
+          "  <mesh name=\"CR\" dimensions=\"2\"><use-data name=\"HF\" /><use-data name=\"T\" /></mesh>\n"
+          "  <participant name=\"Left\"><provide-mesh name=\"LF\" /><write-data name=\"HF\" mesh=\"LF\" />"
+          "<read-data name=\"T\" mesh=\"LF\" /></participant>\n"
+          "  <participant name=\"Right\"><provide-mesh name=\"RF\" /><write-data name=\"HF\" mesh=\"RF\" />"
+          "<read-data name=\"T\" mesh=\"RF\" /></participant>\n"
+          "  <participant name=\"Core\">\n"
+          "    <provide-mesh name=\"CL\" /><provide-mesh name=\"CR\" />\n"
+          "    <receive-mesh name=\"LF\" from=\"Left\" /><receive-mesh name=\"RF\" from=\"Right\" />\n"
+          "    <read-data name=\"HF\" mesh=\"CL\" /><read-data name=\"HF\" mesh=\"CR\" />\n"
+          "    <write-data name=\"T\" mesh=\"CL\" /><write-data name=\"T\" mesh=\"CR\" />\n"
+          "    <mapping:nearest-neighbor direction=\"read\" from=\"LF\" to=\"CL\" constraint=\"consistent\" />\n"
+          "    <mapping:nearest-neighbor direction=\"read\" from=\"RF\" to=\"CR\" constraint=\"consistent\" />\n"
+          "    <mapping:nearest-neighbor direction=\"write\" from=\"CL\" to=\"LF\" constraint=\"conservative\" />\n"
+          "    <mapping:nearest-neighbor direction=\"write\" from=\"CR\" to=\"RF\" constraint=\"consistent\" />\n"
+          "  </participant>\n"
+          "  <m2n:sockets acceptor=\"Core\" connector=\"Left\" />\n"
+          "  <m2n:sockets acceptor=\"Core\" connector=\"Right\" />\n"
+          "  <coupling-scheme:multi>\n"
+          "    <participant name=\"Left\" /><participant name=\"Core\" control=\"yes\" /><participant name=\"Right\" />\n"
+          "    <max-time-windows value=\"2\" />\n    <time-window-size value=\"0.5\" />\n"
+          "    <max-iterations value=\"60\" />\n"
+          "    <exchange data=\"HF\" mesh=\"LF\" from=\"Left\" to=\"Core\" />\n"
+          "    <exchange data=\"HF\" mesh=\"RF\" from=\"Right\" to=\"Core\" />\n"
+          "    <exchange data=\"T\" mesh=\"LF\" from=\"Core\" to=\"Left\" />\n"
+          "    <exchange data=\"T\" mesh=\"RF\" from=\"Core\" to=\"Right\" />\n"
+          "    <absolute-convergence-measure data=\"T\" mesh=\"LF\" limit=\"1e-11\" />\n"
+          "    <absolute-convergence-measure data=\"T\" mesh=\"RF\" limit=\"1e-11\" />\n"
+          "    <acceleration:aitken><data name=\"T\" mesh=\"LF\" /><data name=\"T\" mesh=\"RF\" /></acceleration:aitken>\n"
+          "  </coupling-scheme:multi>\n</precice-configuration>\n",
+          f);
+    fclose(f);
+    int solves[3] = {0};
+    pcs s;
+    precice_config *cfg;
+    assert_true(run_config_with(&multi, path, NULL, solves, &s, &cfg, err, sizeof err));
+    assert_int_equal(solves[0], solves[2]);
+    assert_int_equal(solves[1], solves[2]);
+    /* each side's fixed point: T = c (a T + b) + d */
+    for (size_t e = 0; e < s.n_blocks; e++) {
+        const pcs_block *b = &s.blocks[e];
+        int side = b->mesh == precice_config_mesh(cfg, "LF") ? 0 : 1, outer = side;   /* Left 0, Right 1 */
+        double a = multi_a[outer][0], bb = multi_b[outer][0], c = multi_a[2][side], d = multi_b[2][side];
+        double T = (c * bb + d) / (1 - c * a), HF = a * T + bb;
+        double want = b->data == precice_config_data(cfg, "T") ? T : HF;
+        for (size_t j = 0; j < b->n; j++)
+            assert_true(fabs(b->start[j] - want) < 1e-9);
+    }
+    pcs_fini(&s);
+    precice_config_destroy(&cfg);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +553,7 @@ int main(void)
         cmocka_unit_test(override_scheme_converges),
         cmocka_unit_test(refusals_name_file_and_line),
         cmocka_unit_test(serial_explicit_one_solve_each),
+        cmocka_unit_test(multi_aitken_converges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,7 @@ CONFIG = """<?xml version="1.0"?>
     <write-data name="F" mesh="MA" />
     <read-data name="X" mesh="MA" />
     <mapping:nearest-neighbor direction="read" from="MB" to="MA" constraint="consistent" />
+    <watch-point mesh="MA" name="P1" coordinate="1.2; 0.1" />
   </participant>
   <participant name="B">
     <provide-mesh name="MB" />
@@ -176,6 +177,14 @@ def check_converged(scheme):
     conv = open(os.path.join(tmp, "B", "precice-B-convergence.log")).read().split("\n")
     assert conv[0].split() == ["TimeWindow", "Iteration", "ResAbs(MB:X)", "ResAbs(MA:F)"], conv[0]
     assert not os.path.exists(os.path.join(tmp, "precice-run", "seam-coupler.json"))
+    # the watch point takes vertex 1 (no edges: the nearest vertex): F as A wrote it, X as A reads it
+    wp = [l.split() for l in open(os.path.join(tmp, "A", "precice-A-watchpoint-P1.log")) if l.strip()]
+    assert wp[0] == ["Time", "Coordinate0", "Coordinate1", "F", "X"], wp[0]
+    assert [float(r[0]) for r in wp[1:]] == [0.0, 0.1, 0.2, 0.30000000000000004] or \
+        [round(float(r[0]), 12) for r in wp[1:]] == [0.0, 0.1, 0.2, 0.3], wp
+    last = [float(v) for v in wp[-1]]
+    assert last[1:3] == [1.0, 0.0], last
+    assert abs(last[3] - (A[1] * XSTAR[1] + B[1])) < 1e-8 and abs(last[4] - XSTAR[1]) < 1e-8, last
     print("%s: converged, %s iterations over 3 windows" % (scheme, rows[-1][1]))
     shutil.rmtree(tmp)
 
