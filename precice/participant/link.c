@@ -26,6 +26,8 @@ struct precice_link {
     long coupler_pid;
     bool coupler_local;     /* on this host: its pid can be watched */
     char *log_path;
+    char *reply;            /* the last reply's bytes: its unpacked strings and bins point into them */
+    size_t reply_cap;
 };
 
 bool precice_link_config_hash(const char *path, char hash[17], char *err, size_t errlen)
@@ -313,7 +315,15 @@ static void reply_error(const msgpack_object *root, char *err, size_t errlen)
             return;
         }
     }
-    snprintf(err, errlen, "the seam coupler refused the request without saying why");
+    size_t used = (size_t)snprintf(err, errlen, "the seam coupler's reply has neither ok: true nor an error text "
+                                   "(keys:");
+    for (uint32_t i = 0; i < root->via.map.size && used + 1 < errlen; i++) {
+        const msgpack_object *k = &root->via.map.ptr[i].key;
+        if (k->type == MSGPACK_OBJECT_STR)
+            used += (size_t)snprintf(err + used, errlen - used, " %.*s", (int)k->via.str.size, k->via.str.ptr);
+    }
+    if (used + 1 < errlen)
+        snprintf(err + used, errlen - used, ")");
 }
 
 static bool reply_ok(const msgpack_object *root)
@@ -356,10 +366,16 @@ bool precice_link_request(precice_link *l, const msgpack_sbuffer *request, msgpa
         snprintf(err, errlen, "cannot receive from the seam coupler: %s", zmq_strerror(zmq_errno()));
         return false;
     }
+    size_t size = zmq_msg_size(&msg);
+    if (size > l->reply_cap) {
+        l->reply_cap = size;
+        l->reply = seam_xrealloc(l->reply, size);
+    }
+    memcpy(l->reply, zmq_msg_data(&msg), size);
+    zmq_msg_close(&msg);
     msgpack_unpacked_init(reply);
     size_t off = 0;
-    msgpack_unpack_return r = msgpack_unpack_next(reply, zmq_msg_data(&msg), zmq_msg_size(&msg), &off);
-    zmq_msg_close(&msg);
+    msgpack_unpack_return r = msgpack_unpack_next(reply, l->reply, size, &off);
     if (r != MSGPACK_UNPACK_SUCCESS || reply->data.type != MSGPACK_OBJECT_MAP) {
         msgpack_unpacked_destroy(reply);
         snprintf(err, errlen, "the seam coupler sent a reply that is not a MessagePack map");
@@ -383,6 +399,7 @@ void precice_link_close(precice_link **self_p)
     if (l->ctx)
         zmq_ctx_term(l->ctx);
     free(l->log_path);
+    free(l->reply);
     free(l);
     *self_p = NULL;
 }

@@ -23,7 +23,7 @@ precice_link *precice_link_open(const char *config_path, const char *hash, const
 
 /* Send one request (a packed MessagePack map) and wait for its reply while
  * the coupler lives. The reply's root map is in *reply (to be destroyed by
- * the caller) when true; false with a message in err: the coupler died, or
+ * the caller; its strings and bins stay valid until the next request) when true; false with a message in err: the coupler died, or
  * replied ok: false (its error text), or sent something unreadable. */
 bool precice_link_request(precice_link *l, const msgpack_sbuffer *request, msgpack_unpacked *reply,
                           char *err, size_t errlen);

@@ -46,11 +46,13 @@ def main():
         text = text.replace("SCHEME", "serial-implicit").replace("INIT", "false").replace("EXCHANGE", ".")
         with open(cfg, "w") as f:
             f.write(text)
-        for name, code, who, text in CASES:
+        for i, (name, code, who, text) in enumerate(CASES):
+            cwd = os.path.join(tmp, "case%d" % i)   # its own exchange directory: its own coupler
+            os.mkdir(cwd)
             prologue = "import precice, numpy as np\nCFG = %r\n" % cfg
             if code.startswith("P."):
                 prologue += "P = precice.Participant('Left', CFG, 0, 1)\nP.set_mesh_vertex('Left-Mesh', [0.0, 0.0])\n"
-            r = subprocess.run([sys.executable, "-c", prologue + code], cwd=tmp, env=env,
+            r = subprocess.run([sys.executable, "-c", prologue + code], cwd=cwd, env=env,
                                capture_output=True, text=True, timeout=60)
             want = "preCICE (seam): ERROR: participant " + who
             if r.returncode != 1 or want not in r.stderr or text not in r.stderr:
