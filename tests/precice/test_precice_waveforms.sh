@@ -3,6 +3,8 @@
 # build tree's seam-precice-env): participants/ramp.py's Reader reads, at
 # substeps of its own, exactly the polynomials Ramp wrote at its substeps
 # (degree 0: the sample at or after t; 1: linear; 2: quadratic; 3: cubic).
+# Then direct access (participants/direct.py): Probe reads a received mesh
+# in its access region, ids and coordinates from getMeshVertexIDsAndCoordinates.
 # Argument: the build directory.
 set -eu
 build=$1
@@ -21,3 +23,10 @@ timeout 120 /usr/bin/python3 "$src/ramp.py" Reader precice-config.xml >reader.tx
 wait $pid || { cat ramp.txt >&2; fail "Ramp failed"; }
 grep -q "^Reader: 240 reads exact" reader.txt || fail "$(cat reader.txt)"
 cat reader.txt
+mkdir direct && cp "$src/direct.xml" direct/precice-config.xml && cd direct
+timeout 120 /usr/bin/python3 "$src/direct.py" Wall precice-config.xml >wall.txt 2>&1 &
+pid=$!
+timeout 120 /usr/bin/python3 "$src/direct.py" Probe precice-config.xml >probe.txt 2>&1 ||
+    { cat probe.txt precice-run/seam-coupler.log >&2; fail "the Probe failed"; }
+wait $pid || { cat wall.txt >&2; fail "Wall failed"; }
+cat probe.txt
