@@ -6,7 +6,8 @@
 # Two masses on walls joined by a spring (participants/two_masses.xml) run
 # serial-implicit (C with Python) and parallel-implicit (C++ with C), each
 # participant in its own directory with the exchange directory "..", and
-# every window must match the monolithic implicit-Euler answer to 1e-8.
+# every window must match the monolithic implicit-Euler answer to 1e-8;
+# then participants join a coupler the user started.
 # Arguments: the build directory, then the configured prefix, bindir, libdir.
 set -eu
 build=$1 prefix=$2 bindir=$3 libdir=$4
@@ -65,3 +66,27 @@ run() {
 run serial serial-implicit false "$tmp/mass_c" "/usr/bin/python3 $src/mass.py"
 run parallel parallel-implicit true "$tmp/cmake/mass_cpp" "$tmp/mass_c"
 echo "serial-implicit (C + Python) and parallel-implicit (C++ + C) match the monolithic answer"
+
+# A coupler the user started (`seam run precice-config.xml`) is joined: the
+# participants' exchange directory (their own) has none, the configuration's has.
+dir=$tmp/user
+mkdir -p "$dir/left" "$dir/right"
+sed -e "s/SCHEME/serial-implicit/g; s/INIT/false/; s/EXCHANGE/./" "$src/two_masses.xml" >"$dir/precice-config.xml"
+(cd "$dir" && timeout 120 "$SEAM" run precice-config.xml >seam.log 2>&1) &
+seam_pid=$!
+n=0
+until [ -s "$dir/precice-run/seam-coupler.json" ]; do   # the user waits for it to come up
+    n=$((n + 1)); [ $n -le 300 ] || { cat "$dir/seam.log" >&2; fail "user: seam run wrote no address file"; }
+    sleep 0.1
+done
+(cd "$dir/left" && timeout 120 "$tmp/mass_c" Left ../precice-config.xml 1 4 3 1 >out.txt 2>err.txt) &
+pid=$!
+(cd "$dir/right" && timeout 120 "$tmp/mass_c" Right ../precice-config.xml 2 1 3 0 >out.txt 2>err.txt) ||
+    { cat "$dir/right/err.txt" "$dir/seam.log" >&2; fail "user: Right failed"; }
+wait $pid || { cat "$dir/left/err.txt" "$dir/seam.log" >&2; fail "user: Left failed"; }
+wait $seam_pid || { cat "$dir/seam.log" >&2; fail "user: the user's seam run failed"; }
+[ ! -e "$dir/left/precice-run" ] && [ ! -e "$dir/right/precice-run" ] ||
+    fail "user: a participant started a coupler of its own instead of joining the user's"
+/usr/bin/python3 "$src/check_two_masses.py" "$dir/left/out.txt" "$dir/right/out.txt" 0.1 10 1 4 2 1 3 1 0 ||
+    fail "user: the coupled masses differ from the monolithic answer"
+echo "participants joined the coupler the user started"
