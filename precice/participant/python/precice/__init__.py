@@ -226,7 +226,7 @@ class Participant:
     # data
     def _values_shape(self, mesh_name, data_name, n):
         dim = self.get_data_dimensions(mesh_name, data_name)
-        return dim, ((n,) if dim == 1 else (n, dim))
+        return dim, ((n,) if dim == 1 or n == 0 else (n, dim))   # (0,) for no vertices, as the bindings
 
     def write_data(self, mesh_name, data_name, vertex_ids, values):
         _check_array_like(vertex_ids, "vertex_ids", "write_data")
