@@ -367,16 +367,23 @@ static bool read_mesh(reader *r, const xmlNode *n)
 
 /* ---------- participants ---------- */
 
-static bool has_mesh(const pc_participant *p, int mesh)
+static bool provides(const pc_participant *p, int mesh)
 {
     for (size_t i = 0; i < p->n_provide; i++)
         if (p->provide[i] == mesh)
             return true;
+    return false;
+}
+
+static bool receives(const pc_participant *p, int mesh)
+{
     for (size_t i = 0; i < p->n_receive; i++)
         if (p->receive[i].mesh == mesh)
             return true;
     return false;
 }
+
+static bool has_mesh(const pc_participant *p, int mesh) { return provides(p, mesh) || receives(p, mesh); }
 
 static bool read_provide(reader *r, const xmlNode *n, pc_participant *p)
 {
@@ -579,12 +586,14 @@ static bool read_mapping(reader *r, const xmlNode *n, pc_participant *p)
     m->to = attr_index(r, n, "to", "mesh");
     if (m->from < 0 || m->to < 0)
         return false;
-    for (int k = 0; k < 2; k++) {
-        int mesh = k ? m->to : m->from;
-        if (!has_mesh(p, mesh))
-            ok = fail(r, n, "participant \"%s\" maps %s mesh \"%s\", which it neither provides nor receives",
-                      p->name, k ? "to" : "from", c->meshes[mesh].name);
-    }
+    /* read: from a received mesh to a provided one; write: the other way. */
+    int own = m->write ? m->from : m->to, remote = m->write ? m->to : m->from;
+    if (!provides(p, own))
+        ok = fail(r, n, "participant \"%s\" has a %s mapping %s mesh \"%s\", which it does not provide", p->name,
+                  m->write ? "write" : "read", m->write ? "from" : "to", c->meshes[own].name);
+    if (!receives(p, remote))
+        ok = fail(r, n, "participant \"%s\" has a %s mapping %s mesh \"%s\", which it does not receive", p->name,
+                  m->write ? "write" : "read", m->write ? "to" : "from", c->meshes[remote].name);
     if (c->meshes[m->from].dim != c->meshes[m->to].dim)
         ok = fail(r, n, "meshes \"%s\" and \"%s\" differ in dimensions", c->meshes[m->from].name,
                   c->meshes[m->to].name);
@@ -767,11 +776,16 @@ static bool read_m2n(reader *r, const xmlNode *n)
 
 /* ---------- coupling scheme ---------- */
 
+/* <element value="..."/>, the value positive. */
 static bool read_value_child(reader *r, const xmlNode *n, bool integer, double *d, int *i)
 {
     static const char *const attrs[] = {"value", NULL};
     bool ok = attrs_known(r, n, attrs) && no_children(r, n);
-    return (integer ? get_int(r, n, "value", true, i) : get_double(r, n, "value", true, d)) && ok;
+    if (!(integer ? get_int(r, n, "value", true, i) : get_double(r, n, "value", true, d)))
+        return false;
+    if (integer ? *i <= 0 : *d <= 0)
+        return fail(r, n, "the value must be positive");
+    return ok;
 }
 
 static bool read_scheme_participants(reader *r, const xmlNode *n, pc_scheme *s)
@@ -840,8 +854,8 @@ static bool read_measure(reader *r, const xmlNode *n, pc_scheme *s, pc_measure_k
     ok = get_double(r, n, "limit", true, &m->limit) && ok;
     ok = get_bool(r, n, "suffices", &m->suffices) && ok;
     ok = get_bool(r, n, "strict", &m->strict) && ok;
-    if (m->limit <= 0)
-        ok = fail(r, n, "limit must be positive");
+    if (m->limit <= 0 || (kind != PC_MEASURE_ABSOLUTE && m->limit > 1))
+        ok = fail(r, n, "%s", kind == PC_MEASURE_ABSOLUTE ? "limit must be positive" : "a relative limit lies in (0, 1]");
     return ok && m->data >= 0 && m->mesh >= 0;
 }
 
@@ -940,6 +954,22 @@ static void accel_defaults(pc_acceleration *a)
     }
 }
 
+/* preCICE's IMVJ: without <imvj-restart-mode>, restarts (RS-SVD) only when
+ * the Jacobian is not built every iteration; with RS-SVD the preconditioner
+ * freezes after at most chunk-size windows. */
+static void imvj_effective(const xmlNode *n, pc_acceleration *a)
+{
+    bool restart_given = false;
+    for (const xmlNode *k = n->children; k; k = k->next)
+        restart_given = restart_given || (is_element(k) && !strcmp(el(k), "imvj-restart-mode"));
+    if (!restart_given && a->always_build_jacobian) {
+        free(a->imvj_restart_mode);
+        a->imvj_restart_mode = seam_xstrdup("no-restart");
+    }
+    if (!strcmp(a->imvj_restart_mode, "RS-SVD") && a->preconditioner_freeze_after > a->imvj_chunk_size)
+        a->preconditioner_freeze_after = a->imvj_chunk_size;
+}
+
 static bool read_acceleration(reader *r, const xmlNode *n, pc_scheme *s)
 {
     static const char *const kinds[] = {"constant", "aitken", "IQN-ILS", "IQN-IMVJ", NULL};
@@ -1011,6 +1041,8 @@ static bool read_acceleration(reader *r, const xmlNode *n, pc_scheme *s)
             ok = read_restart(r, c, a) && ok;
         }
     }
+    if (k == 3)
+        imvj_effective(n, a);
     if (k == 0 && !relax)
         ok = fail(r, n, "constant acceleration needs <relaxation value=\"...\"/>");
     if (k != 0 && a->n_data == 0)
@@ -1116,8 +1148,6 @@ static bool read_scheme(reader *r, const xmlNode *n)
         ok = fail(r, n, "a coupling scheme needs <time-window-size value=\"...\"/>");
     if (s->max_time < 0 && s->max_time_windows < 0)
         ok = fail(r, n, "a coupling scheme needs <max-time value=\"...\"/> or <max-time-windows value=\"...\"/>");
-    if (s->max_time == 0 || s->max_time < -1 || s->max_time_windows == 0 || s->max_time_windows < -1)
-        ok = fail(r, n, "max-time and max-time-windows must be positive");
     if (s->kind == PC_MULTI) {
         if (s->controller < 0)
             ok = fail(r, n, "a multi coupling scheme has exactly one participant with control=\"yes\"");
@@ -1129,9 +1159,8 @@ static bool read_scheme(reader *r, const xmlNode *n)
     if (s->kind >= PC_SERIAL_IMPLICIT) {
         if (s->n_measures == 0 && s->max_iterations < 0)
             ok = fail(r, n, "an implicit coupling scheme needs a convergence measure or <max-iterations value=\"...\"/>");
-        if (s->min_iterations < 1 || s->max_iterations == 0 || s->max_iterations < -1 ||
-            (s->max_iterations > 0 && s->min_iterations > s->max_iterations))
-            ok = fail(r, n, "need 1 <= min-iterations <= max-iterations");
+        if (s->max_iterations > 0 && s->min_iterations > s->max_iterations)
+            ok = fail(r, n, "min-iterations (%d) exceeds max-iterations (%d)", s->min_iterations, s->max_iterations);
     }
     return ok;
 }
@@ -1219,6 +1248,17 @@ static bool cross_check(reader *r, const xmlNode *root)
                           c->meshes[rc->mesh].name);
         }
     }
+    for (size_t p = 0; p < c->n_participants; p++)
+        for (size_t q = 0; q < p; q++)
+            for (size_t i = 0; i < c->participants[p].n_provide; i++)
+                if (provides(&c->participants[q], c->participants[p].provide[i]))
+                    ok = fail(r, at_line(root, c->participants[p].line, "participant"),
+                              "mesh \"%s\" is provided by \"%s\" already", c->meshes[c->participants[p].provide[i]].name,
+                              c->participants[q].name);
+    for (size_t p = 0; p < c->n_participants; p++)
+        if (!in_scheme(s, (int)p))
+            ok = fail(r, at_line(root, c->participants[p].line, "participant"),
+                      "participant \"%s\" is in no coupling scheme", c->participants[p].name);
     for (size_t i = 0; i < s->n_exchanges; i++)
         ok = check_exchange(r, at_line(root, s->exchanges[i].line, "exchange"), &s->exchanges[i]) && ok;
     for (size_t i = 0; i < s->n_measures; i++) {

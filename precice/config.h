@@ -187,12 +187,12 @@ typedef struct pc_acceleration {
     double filter_limit;        /* IQN: 1e-2 without <filter>, 1e-16 with <filter> and no limit */
     pc_preconditioner preconditioner;   /* aitken and IQN: residual-sum unless given */
     bool preconditioner_update_on_threshold;    /* IQN: true unless given */
-    int preconditioner_freeze_after;    /* -1: never */
+    int preconditioner_freeze_after;    /* -1: never; RS-SVD caps it at imvj_chunk_size, as preCICE does */
     bool reduced_time_grid;     /* IQN: only each window's last sample builds the Jacobian (true) */
     /* IQN-IMVJ */
     bool always_build_jacobian;
-    char *imvj_restart_mode;    /* "no-restart", "RS-0", "RS-LS", "RS-SVD", "RS-SLIDE"; IMVJ: "RS-SVD"
-                                   unless given; NULL for the others */
+    char *imvj_restart_mode;    /* "no-restart", "RS-0", "RS-LS", "RS-SVD", "RS-SLIDE"; IMVJ unless given:
+                                   "RS-SVD", or "no-restart" with always-build-jacobian; NULL for the others */
     int imvj_chunk_size;        /* 8 unless given */
     int imvj_reused_time_windows_at_restart;    /* RS-LS: 8 unless given */
     double imvj_truncation_threshold;           /* RS-SVD: 1e-4 unless given */

@@ -103,11 +103,18 @@ int main(int argc, char **argv)
     }
     double *A = surface_points((size_t)n_rbf), *B = surface_points((size_t)n_rbf);
     seam_meshmap_mesh src = {.dim = 3, .n = (size_t)n_rbf, .X = A}, dst = {.dim = 3, .n = (size_t)n_rbf, .X = B};
-    /* a support radius covering about 50 src points */
-    seam_rbf_params c6 = {.basis = SEAM_RBF_COMPACT_POLYNOMIAL_C6, .support_radius = sqrt(50.0 / (M_PI * (double)n_rbf)),
-                          .polynomial = SEAM_RBF_POLY_SEPARATE};
-    printf("# support radius %.4f\n", c6.support_radius);
-    run("rbf-c6-separate", SEAM_MAP_RBF, &src, &dst, &c6);
+    /* support radii covering about 50 and 400 src points: random points leave
+     * gaps that a narrow support does not bridge (the error says so) */
+    for (int cover = 50; cover <= 400; cover *= 8) {
+        seam_rbf_params c6 = {.basis = SEAM_RBF_COMPACT_POLYNOMIAL_C6,
+                              .support_radius = sqrt(cover / (M_PI * (double)n_rbf)),
+                              .polynomial = SEAM_RBF_POLY_SEPARATE};
+        char name[64];
+        snprintf(name, sizeof name, "rbf-c6-r%.3f", c6.support_radius);
+        run(name, SEAM_MAP_RBF, &src, &dst, &c6);
+    }
+    seam_rbf_params tps = {.basis = SEAM_RBF_THIN_PLATE_SPLINES, .polynomial = SEAM_RBF_POLY_SEPARATE};
+    run("rbf-tps", SEAM_MAP_RBF, &src, &dst, &tps);
     free(A);
     free(B);
 

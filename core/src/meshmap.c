@@ -452,6 +452,16 @@ typedef struct rbf_kernel {
     int live[3], nlive;
 } rbf_kernel;
 
+/* q^k by squaring (libm's pow dominates the matrix fill otherwise). */
+static double ipow(double q, int k)
+{
+    double v = 1.0;
+    for (; k; k >>= 1, q *= q)
+        if (k & 1)
+            v *= q;
+    return v;
+}
+
 static double rbf_phi(const rbf_kernel *K, double r)
 {
     double p = r * K->inv_R, q = 1.0 - p;
@@ -459,18 +469,18 @@ static double rbf_phi(const rbf_kernel *K, double r)
     case SEAM_RBF_COMPACT_POLYNOMIAL_C0:
         return p >= 1.0 ? 0.0 : q * q;
     case SEAM_RBF_COMPACT_POLYNOMIAL_C2:
-        return p >= 1.0 ? 0.0 : pow(q, 4) * (4.0 * p + 1.0);
+        return p >= 1.0 ? 0.0 : ipow(q, 4) * (4.0 * p + 1.0);
     case SEAM_RBF_COMPACT_POLYNOMIAL_C4:
-        return p >= 1.0 ? 0.0 : pow(q, 6) * (35.0 * p * p + 18.0 * p + 3.0);
+        return p >= 1.0 ? 0.0 : ipow(q, 6) * (35.0 * p * p + 18.0 * p + 3.0);
     case SEAM_RBF_COMPACT_POLYNOMIAL_C6:
-        return p >= 1.0 ? 0.0 : pow(q, 8) * (32.0 * p * p * p + 25.0 * p * p + 8.0 * p + 1.0);
+        return p >= 1.0 ? 0.0 : ipow(q, 8) * (32.0 * p * p * p + 25.0 * p * p + 8.0 * p + 1.0);
     case SEAM_RBF_COMPACT_POLYNOMIAL_C8:
         return p >= 1.0 ? 0.0
-                        : pow(q, 10) * (1287.0 * p * p * p * p + 1350.0 * p * p * p + 630.0 * p * p + 150.0 * p + 15.0);
+                        : ipow(q, 10) * (1287.0 * p * p * p * p + 1350.0 * p * p * p + 630.0 * p * p + 150.0 * p + 15.0);
     case SEAM_RBF_COMPACT_TPS_C2:
         /* the p^3 log p term tends to 0 at p = 0 */
         return p >= 1.0 ? 0.0
-                        : 1.0 - 30.0 * p * p - 10.0 * p * p * p + 45.0 * pow(p, 4) - 6.0 * pow(p, 5) -
+                        : 1.0 - 30.0 * p * p - 10.0 * p * p * p + 45.0 * ipow(p, 4) - 6.0 * ipow(p, 5) -
                               (p > 0.0 ? 60.0 * p * p * p * log(p) : 0.0);
     case SEAM_RBF_THIN_PLATE_SPLINES:
         return r > 0.0 ? r * r * log(r) : 0.0;
@@ -546,6 +556,14 @@ static bool rbf_kernel_init(rbf_kernel *K, int dim, const seam_rbf_params *rbf, 
         return false;
     }
     return true;
+}
+
+double seam_rbf_value(const seam_rbf_params *rbf, double r)
+{
+    rbf_kernel K;
+    if (!rbf || !rbf_kernel_init(&K, 3, rbf, NULL, 0))
+        return NAN;
+    return rbf_phi(&K, r);
 }
 
 /* The linear polynomial's columns [1, live coordinates] at n points,
@@ -626,7 +644,7 @@ static bool solve_symmetric(size_t n, double *K, size_t nrhs, double *B, bool de
     if (definite)
         info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', N, (lapack_int)nrhs, K, N, B, N);
     else
-        info = LAPACKE_dsytrs(LAPACK_COL_MAJOR, 'L', N, (lapack_int)nrhs, K, N, ipiv, B, N);
+        info = LAPACKE_dsytrs2(LAPACK_COL_MAJOR, 'L', N, (lapack_int)nrhs, K, N, ipiv, B, N);
     free(ipiv);
     if (info != 0) {
         fail(err, errlen, "the RBF solve failed (LAPACK info %d)", (int)info);

@@ -244,6 +244,45 @@ static seam_rbf_params rbf_for(seam_rbf_basis basis, seam_rbf_polynomial poly)
     return p;
 }
 
+/* The bases' formulas at hand-computed points: compact ones at half their
+ * support radius R = 2 and zero from R on. */
+static void test_rbf_basis_values(void **state)
+{
+    (void)state;
+    const struct {
+        seam_rbf_basis basis;
+        double R, s, r, want;
+    } cases[] = {
+        {SEAM_RBF_COMPACT_POLYNOMIAL_C0, 2.0, 0.0, 1.0, 0.25},
+        {SEAM_RBF_COMPACT_POLYNOMIAL_C2, 2.0, 0.0, 1.0, 0.1875},
+        {SEAM_RBF_COMPACT_POLYNOMIAL_C4, 2.0, 0.0, 1.0, 20.75 / 64.0},
+        {SEAM_RBF_COMPACT_POLYNOMIAL_C6, 2.0, 0.0, 1.0, 15.25 / 256.0},
+        {SEAM_RBF_COMPACT_POLYNOMIAL_C8, 2.0, 0.0, 1.0, 496.6875 / 1024.0},
+        {SEAM_RBF_COMPACT_TPS_C2, 2.0, 0.0, 1.0, -5.125 + 7.5 * log(2.0)},
+        {SEAM_RBF_COMPACT_TPS_C2, 2.0, 0.0, 0.0, 1.0},
+        {SEAM_RBF_THIN_PLATE_SPLINES, 0.0, 0.0, 2.0, 4.0 * log(2.0)},
+        {SEAM_RBF_THIN_PLATE_SPLINES, 0.0, 0.0, 0.0, 0.0},
+        {SEAM_RBF_GAUSSIAN, 0.0, 2.0, 0.5, exp(-1.0)},
+        {SEAM_RBF_GAUSSIAN, 0.0, 2.0, 2.3, 0.0},   /* beyond sqrt(-ln 1e-9) / 2 = 2.28 */
+        {SEAM_RBF_GAUSSIAN, 2.0, 0.0, 2.0 / sqrt(-log(1e-9)), exp(-1.0)},
+        {SEAM_RBF_MULTIQUADRICS, 0.0, 3.0, 4.0, 5.0},
+        {SEAM_RBF_INVERSE_MULTIQUADRICS, 0.0, 3.0, 4.0, 0.2},
+        {SEAM_RBF_VOLUME_SPLINES, 0.0, 0.0, 0.7, 0.7},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        seam_rbf_params p = {.basis = cases[c].basis, .support_radius = cases[c].R, .shape_parameter = cases[c].s};
+        double got = seam_rbf_value(&p, cases[c].r);
+        if (!(fabs(got - cases[c].want) <= 1e-14 * (1.0 + fabs(cases[c].want))))
+            fail_msg("basis %d at r = %g: %.17g, want %.17g", (int)cases[c].basis, cases[c].r, got, cases[c].want);
+        if (cases[c].R > 0.0 && cases[c].basis != SEAM_RBF_GAUSSIAN) {
+            assert_true(seam_rbf_value(&p, cases[c].R) == 0.0);
+            assert_true(seam_rbf_value(&p, 3.0 * cases[c].R) == 0.0);
+        }
+    }
+    seam_rbf_params bad = {.basis = SEAM_RBF_MULTIQUADRICS};
+    assert_true(isnan(seam_rbf_value(&bad, 1.0)));
+}
+
 /* Every basis with the polynomial on or separate maps a linear field exactly,
  * in 2D and on a curved 3D surface (whose points determine all four terms). */
 static void test_rbf_linear_every_basis(void **state)
@@ -533,6 +572,10 @@ static void test_refusals(void **state)
     expect_refusal(SEAM_MAP_NEAREST_NEIGHBOR, &empty, &src, NULL, "no points");
     expect_refusal(SEAM_MAP_RBF, &sdup, &src, &tps, "singular");
     expect_refusal(SEAM_MAP_RBF, &sdup, &src, &c6, "positive definite");
+    /* points 1 and 2 1e-10 apart: no zero pivot, but a reciprocal condition ~1e-19 */
+    const double near[] = {0, 0, 1, 0, 1 + 1e-10, 0, 0, 1, 0.5, 0.7, 0.3, 0.2};
+    seam_meshmap_mesh snear = points(2, 6, near);
+    expect_refusal(SEAM_MAP_RBF, &snear, &src, &tps, "singular");
     seam_rbf_params no_radius = c6;
     no_radius.support_radius = 0.0;
     expect_refusal(SEAM_MAP_RBF, &src, &src, &no_radius, "support radius");
@@ -554,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_nearest_projection_curve_2d),
         cmocka_unit_test(test_nearest_projection_surface_3d),
         cmocka_unit_test(test_nearest_projection_without_elements),
+        cmocka_unit_test(test_rbf_basis_values),
         cmocka_unit_test(test_rbf_linear_every_basis),
         cmocka_unit_test(test_rbf_interpolates),
         cmocka_unit_test(test_rbf_gaussian_support_radius),

@@ -444,7 +444,8 @@ static void expect_error_at(const char *text, const char *element, const char *a
     assert_non_null(strstr(w.all, err));   /* every problem goes to warn too */
 }
 
-/* The element is the first "<element" inside the inserted text. */
+/* The element is the first "<element" inside the inserted text, else the
+ * first in the whole text. */
 static void expect_error(const char *top, const char *participant, const char *scheme, const char *after,
                          const char *element, const char *message)
 {
@@ -455,7 +456,6 @@ static void expect_error(const char *top, const char *participant, const char *s
     const char *anchor = NULL;
     for (size_t i = 0; i < 4 && !anchor; i++)
         anchor = strstr(slots[i], open);
-    assert_non_null(anchor);
     expect_error_at(text, element, anchor, message);
     free(text);
 }
@@ -471,6 +471,57 @@ static void base_loads(void **state)
     assert_int_equal(c->scheme.n_exchanges, 2);
     precice_config_destroy(&c);
     free(text);
+}
+
+/* BASE with text in its coupling scheme, loaded (the test fails if refused). */
+static precice_config *load_base_scheme(const char *scheme)
+{
+    char *text = base_with("", "", scheme, "");
+    char err[1024];
+    precice_config *c = precice_config_load(write_config(text), err, sizeof err, NULL, NULL);
+    free(text);
+    if (!c)
+        fail_msg("%s", err);
+    return c;
+}
+
+static void imvj_restart_defaults(void **state)
+{
+    (void)state;
+    /* Building the Jacobian every iteration: no restart unless asked. */
+    precice_config *c = load_base_scheme(
+        "    <acceleration:IQN-IMVJ always-build-jacobian=\"true\"><data name=\"V\" mesh=\"M2\" /></acceleration:IQN-IMVJ>\n");
+    assert_true(c->scheme.acceleration.always_build_jacobian);
+    assert_string_equal(c->scheme.acceleration.imvj_restart_mode, "no-restart");
+    precice_config_destroy(&c);
+    /* RS-SVD (the default) freezes the preconditioner after at most chunk-size windows. */
+    c = load_base_scheme("    <acceleration:IQN-IMVJ><data name=\"V\" mesh=\"M2\" />"
+                         "<preconditioner type=\"value\" freeze-after=\"20\" /></acceleration:IQN-IMVJ>\n");
+    assert_string_equal(c->scheme.acceleration.imvj_restart_mode, "RS-SVD");
+    assert_int_equal(c->scheme.acceleration.imvj_chunk_size, 8);
+    assert_int_equal(c->scheme.acceleration.preconditioner_freeze_after, 8);
+    precice_config_destroy(&c);
+    c = load_base_scheme("    <acceleration:IQN-IMVJ><data name=\"V\" mesh=\"M2\" /><preconditioner type=\"value\" freeze-after=\"20\" />"
+                         "<imvj-restart-mode type=\"RS-0\" chunk-size=\"6\" /></acceleration:IQN-IMVJ>\n");
+    assert_string_equal(c->scheme.acceleration.imvj_restart_mode, "RS-0");
+    assert_int_equal(c->scheme.acceleration.preconditioner_freeze_after, 20);
+    precice_config_destroy(&c);
+    /* IQN-ILS without <filter>: QR3 at 1e-2; with <filter> and no limit: 1e-16. */
+    c = load_base_scheme("    <acceleration:IQN-ILS><data name=\"V\" mesh=\"M2\" /></acceleration:IQN-ILS>\n");
+    const pc_acceleration *a = &c->scheme.acceleration;
+    assert_int_equal(a->filter, PC_FILTER_QR3);
+    assert_float_equal(a->filter_limit, 1e-2, 0);
+    assert_float_equal(a->relaxation, 0.1, 0);
+    assert_int_equal(a->max_used_iterations, 100);
+    assert_int_equal(a->time_windows_reused, 10);
+    assert_int_equal(a->preconditioner, PC_PRECOND_RESIDUAL_SUM);
+    assert_null(a->imvj_restart_mode);
+    precice_config_destroy(&c);
+    c = load_base_scheme("    <acceleration:constant><relaxation value=\"0.3\" /></acceleration:constant>\n");
+    assert_int_equal(c->scheme.acceleration.kind, PC_ACCEL_CONSTANT);
+    assert_float_equal(c->scheme.acceleration.relaxation, 0.3, 0);
+    assert_int_equal(c->scheme.acceleration.n_data, 0);
+    precice_config_destroy(&c);
 }
 
 static void refuses_unsupported(void **state)
@@ -541,6 +592,21 @@ static void semantic_errors(void **state)
     expect_error("  <data:vector name=\"U\" />\n", "", "", "", "data:vector", "duplicate data name \"U\"");
     expect_error("  <mesh name=\"M1\" dimensions=\"3\" />\n", "", "", "", "mesh", "duplicate mesh name \"M1\"");
     expect_error("", "", "", "  <participant name=\"Two\" />\n", "participant", "duplicate participant name \"Two\"");
+    expect_error("", "", "", "  <participant name=\"Three\" />\n", "participant",
+                 "participant \"Three\" is in no coupling scheme");
+    expect_error("", "", "", "  <participant name=\"Three\"><provide-mesh name=\"M2\" /></participant>\n", "participant",
+                 "mesh \"M2\" is provided by \"Two\" already");
+    expect_error("", "", "    <max-time-windows value=\"0\" />\n", "", "max-time-windows", "the value must be positive");
+    expect_error("", "", "    <max-iterations value=\"2\" />\n    <min-iterations value=\"3\" />\n", "",
+                 "coupling-scheme:serial-implicit", "min-iterations (3) exceeds max-iterations (2)");
+    expect_error("", "", "    <relative-convergence-measure data=\"U\" mesh=\"M1\" limit=\"2\" />\n", "",
+                 "relative-convergence-measure", "a relative limit lies in (0, 1]");
+    expect_error("", "    <mapping:nearest-neighbor direction=\"write\" from=\"M2\" to=\"M1\" constraint=\"conservative\" />\n",
+                 "", "", "mapping:nearest-neighbor",
+                 "participant \"One\" has a write mapping from mesh \"M2\", which it does not provide");
+    expect_error("", "    <mapping:nearest-neighbor direction=\"read\" from=\"M1\" to=\"M2\" constraint=\"consistent\" />\n",
+                 "", "", "mapping:nearest-neighbor",
+                 "participant \"One\" has a read mapping to mesh \"M2\", which it does not provide");
     expect_error("", "    <watch-point name=\"P\" mesh=\"M1\" coordinate=\"1;2;3\" />\n", "", "", "watch-point",
                  "has 3 components; mesh \"M1\" has 2 dimensions");
 
@@ -641,6 +707,7 @@ int main(void)
         cmocka_unit_test(rbf),
         cmocka_unit_test(explicit_scheme),
         cmocka_unit_test(base_loads),
+        cmocka_unit_test(imvj_restart_defaults),
         cmocka_unit_test(refuses_unsupported),
         cmocka_unit_test(refuses_typos_with_suggestions),
         cmocka_unit_test(semantic_errors),

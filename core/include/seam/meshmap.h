@@ -75,6 +75,11 @@ seam_csr *seam_meshmap_interpolation(seam_meshmap_method method, const seam_mesh
                                      const seam_meshmap_mesh *dst, const seam_rbf_params *rbf,
                                      char *err, size_t errlen);
 
+/* The basis function phi(r) of rbf at distance r (the formulas of
+ * docs/mapping.md, with preCICE's support radius and shape); NAN for
+ * parameters seam_meshmap_interpolation would refuse. */
+double seam_rbf_value(const seam_rbf_params *rbf, double r);
+
 /* u_dst = M u_src (consistent), ncomp values per point, interleaved. */
 void seam_meshmap_apply(const seam_csr *M, int ncomp, const double *u_src, double *u_dst);
 /* f_dst = M^T f_src (conservative; M from interpolation(dst, src)). */
