@@ -288,6 +288,8 @@ void pcs_fini(pcs *s)
     free(s->measure_value);
     free(s->measure_norm);
     free(s->measure_block);
+    for (int j = 0; j < PCS_PAST; j++)
+        free(s->past[j]);
     *s = (pcs){0};
 }
 
@@ -299,6 +301,15 @@ static seam_meshmap_mesh as_map_mesh(const pcs_mesh *m)
                                .triangles = m->triangles, .n_triangles = m->n_triangles, .quads = m->quads,
                                .n_quads = m->n_quads};
 }
+
+/* The configuration's RBF enums are the mapping library's, value for value (cast below). */
+_Static_assert((int)PC_RBF_COMPACT_POLYNOMIAL_C0 == (int)SEAM_RBF_COMPACT_POLYNOMIAL_C0 &&
+                   (int)PC_RBF_COMPACT_TPS_C2 == (int)SEAM_RBF_COMPACT_TPS_C2 &&
+                   (int)PC_RBF_GAUSSIAN == (int)SEAM_RBF_GAUSSIAN && (int)PC_RBF_VOLUME_SPLINES == (int)SEAM_RBF_VOLUME_SPLINES,
+               "pc_rbf_basis and seam_rbf_basis differ");
+_Static_assert((int)PC_POLY_SEPARATE == (int)SEAM_RBF_POLY_SEPARATE && (int)PC_POLY_ON == (int)SEAM_RBF_POLY_ON &&
+                   (int)PC_POLY_OFF == (int)SEAM_RBF_POLY_OFF,
+               "pc_rbf_polynomial and seam_rbf_polynomial differ");
 
 static bool build_map(pcs *s, int p, pcs_map *map, char *err, size_t errlen)
 {
@@ -378,6 +389,12 @@ static void update_weights(pcs *s)
         }
         b->res_sum = 0;
     }
+}
+
+void pcs_read(pcs *s, seam_cfg *coupling)
+{
+    static const char *const names[] = {"none", "linear", "quadratic", "cubic", "quartic", NULL};
+    s->predictor = seam_cfg_enum(coupling, "predictor", names, 0, 0);
 }
 
 bool pcs_build(pcs *s, char *err, size_t errlen)
@@ -678,6 +695,7 @@ static void block_residuals(pcs *s, const seam_iterate *it)
         total += b->res_norm * b->res_norm;
     }
     total = sqrt(total);
+    s->residual = total;
     for (size_t e = 0; e < s->n_blocks && total > 0 && isfinite(total); e++)
         if (!s->serial || s->blocks[e].in_x)
             s->blocks[e].res_sum += s->blocks[e].res_norm / total;
@@ -761,6 +779,8 @@ static seam_verdict op_judge(void *ctx, seam_coupling *c, const seam_iterate *it
         }
     }
     log_convergence(s, k);
+    if (s->residuals_csv)
+        fprintf(s->residuals_csv, "%ld,%d,%.17g\n", s->window, k, s->residual);
     if (!finite)
         return SEAM_DIVERGED;
     bool converged = sc->n_measures > 0 && ((required > 0 && all) || one_suffices) && k >= sc->min_iterations;
@@ -809,6 +829,49 @@ static void stack_starts(const pcs *s, double *v)
     }
 }
 
+/* The first iterate of window w: the stacked start values, or their
+ * extrapolation in time (Lagrange through this start and the past ones,
+ * at dt), weighted; then this start joins the past. */
+static void predict(pcs *s, double dt, const double *U0, double *X_pred)
+{
+    int p = s->predictor < s->n_past ? s->predictor : s->n_past;
+    double tau[PCS_PAST + 1] = {0.0}, l[PCS_PAST + 1];
+    for (int j = 1; j <= p; j++)
+        tau[j] = tau[j - 1] - s->dt_past[j - 1];
+    for (int j = 0; j <= p; j++) {
+        l[j] = 1.0;
+        for (int m = 0; m <= p; m++)
+            if (m != j)
+                l[j] *= (dt - tau[m]) / (tau[j] - tau[m]);
+    }
+    for (size_t e = 0; e < s->n_blocks; e++) {
+        const pcs_block *b = &s->blocks[e];
+        if (s->serial && !b->in_x)
+            continue;
+        for (size_t i = b->offset; i < b->offset + b->n; i++) {
+            double x = l[0] * U0[i];
+            for (int j = 1; j <= p; j++)
+                x += l[j] * s->past[j - 1][i];
+            X_pred[i] = x * b->weight;
+        }
+    }
+}
+
+/* The accepted window's start values join the past (newest first). */
+static void remember(pcs *s, const double *U0, double dt)
+{
+    if (s->predictor <= 0)
+        return;
+    double *oldest = s->past[PCS_PAST - 1];
+    memmove(s->past + 1, s->past, (PCS_PAST - 1) * sizeof *s->past);
+    memmove(s->dt_past + 1, s->dt_past, (PCS_PAST - 1) * sizeof *s->dt_past);
+    s->past[0] = oldest ? oldest : seam_xmalloc_n(s->n ? s->n : 1, sizeof *oldest);
+    memcpy(s->past[0], U0, s->n * sizeof *U0);
+    s->dt_past[0] = dt;
+    if (s->n_past < PCS_PAST)
+        s->n_past++;
+}
+
 /* A strict measure that did not hold when the iterations ran out ends the run. */
 static bool check_strict(pcs *s)
 {
@@ -831,6 +894,10 @@ static bool check_strict(pcs *s)
 
 static void log_headers(pcs *s)
 {
+    if (s->stats_csv)
+        fprintf(s->stats_csv, "step,t,dt,iterations,converged\n");
+    if (s->residuals_csv)
+        fprintf(s->residuals_csv, "step,iteration,residual\n");
     for (size_t p = 0; s->iterations_logs && p < s->cfg->n_participants; p++)
         if (s->iterations_logs[p]) {
             fprintf(s->iterations_logs[p], "  TimeWindow  TotalIterations  Iterations  Convergence\n");
@@ -872,7 +939,7 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
     s->io_ctx = io_ctx;
     seam_coupling_init(&s->c, &pcs_ops, s, s->n, 1);
     size_t m = s->n ? s->n : 1;
-    double *Xn = seam_xcalloc(3 * m, sizeof *Xn), *X_pred = Xn + m, *X_out = X_pred + m;
+    double *Xn = seam_xcalloc(4 * m, sizeof *Xn), *X_pred = Xn + m, *X_out = X_pred + m, *U0 = X_out + m;
     log_headers(s);
     bool ok = true;
     s->time = 0;
@@ -889,7 +956,11 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
             memcpy(b->end, b->start, b->n * sizeof *b->end);
         }
         stack_starts(s, Xn);
+        for (size_t e = 0; e < s->n_blocks; e++)   /* unscaled, for the predictor */
+            for (size_t i = 0; i < s->blocks[e].n && (!s->serial || s->blocks[e].in_x); i++)
+                U0[s->blocks[e].offset + i] = Xn[s->blocks[e].offset + i] / s->blocks[e].weight;
         memcpy(X_pred, Xn, s->n * sizeof *X_pred);
+        predict(s, dt, U0, X_pred);
         seam_coupling_begin(&s->c, Xn, s->time, dt, s->window);
         seam_verdict verdict = SEAM_ITERATE;
         seam_status st = scheme->step(scheme_self, &s->c, X_pred, X_out, &verdict);
@@ -923,7 +994,11 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
                         s->last_iterations, s->last_converged ? 1 : 0);
                 fflush(s->iterations_logs[p]);
             }
+        if (s->stats_csv)
+            fprintf(s->stats_csv, "%ld,%.17g,%.17g,%d,%d\n", s->window, s->time + dt, dt, s->last_iterations,
+                    s->last_converged ? 1 : 0);
         s->time += dt;
+        remember(s, U0, dt);
         update_weights(s);
         if (s->on_window)
             s->on_window(s->on_window_ctx, s);

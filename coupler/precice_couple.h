@@ -68,6 +68,8 @@ typedef struct pcs_port {
 
 typedef struct pcs pcs;
 
+#define PCS_PAST 4               /* the quartic predictor's past windows */
+
 /* The participants, behind a table. solve: hand each of parts[0..n) its
  * port's reads and flags, and wait for each to fill its port's writes
  * (false: the run failed; message already in s via pcs_fail). finish: the
@@ -109,6 +111,13 @@ struct pcs {
     pcs_block *blocks;
     size_t n_blocks;
     size_t n_x, n_f, n;          /* serial: X and F lengths, n their max; parallel: n_x = n_f = n = |Z| */
+    /* the predictor: the first iterate of a window extrapolated by the
+     * polynomial through the accepted values of the last `predictor` windows
+     * (0: none, the last window's values, as preCICE) */
+    int predictor;
+    double *past[PCS_PAST];      /* unscaled stacked values at the starts of past windows, newest first */
+    double dt_past[PCS_PAST];
+    int n_past;
     /* the run */
     const seam_scheme_ops *scheme;
     void *scheme_self;
@@ -128,6 +137,8 @@ struct pcs {
     /* outputs (may be NULL) */
     FILE **iterations_logs;      /* per participant (NULL: none) */
     FILE *convergence_log;
+    FILE *stats_csv, *residuals_csv;   /* seam's own: step,t,dt,iterations,converged; step,iteration,residual */
+    double residual;             /* ||x~ - x|| of the last iteration over every iterated block (unscaled) */
     void (*on_window)(void *ctx, pcs *s);   /* after a window was accepted */
     void *on_window_ctx;
 };
@@ -142,6 +153,11 @@ void pcs_fini(pcs *s);
  * {"scheme": ..., its keys}, from the acceleration element (for --set to
  * override). False with "FILE:LINE: <element>: why" when there is none seam has. */
 bool pcs_coupling_json(const precice_config *cfg, char *json, size_t n, char *err, size_t errlen);
+
+/* The coupling object's keys of the coupling itself (not the scheme's):
+ * predictor ("none", "linear", "quadratic", "cubic", "quartic"; none
+ * unless given). Errors go through the reader. */
+void pcs_read(pcs *s, seam_cfg *coupling);
 
 /* Every mesh known (pcs_mesh filled by the caller): build the mappings
  * and size the blocks. False with a message in err. */

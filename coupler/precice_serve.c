@@ -1,5 +1,8 @@
 /* The coupler side of seam's preCICE participant protocol (precice_serve.h). */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 #include "config.h"
 #include "precice_couple.h"
 #include "precice_serve.h"
+#include "report.h"
 #include "scheme.h"
 #include "seam/alloc.h"
 #include "seam/config.h"
@@ -75,6 +79,7 @@ typedef struct part {
 typedef struct watch {
     FILE *f;
     int p, mesh;
+    const char *name;
     seam_csr *M;                 /* 1 row: the point from the mesh's nearest element or vertex */
 } watch;
 
@@ -89,7 +94,10 @@ typedef struct server {
     part *parts;
     watch *watches;
     size_t n_watches;
+    char out[PATH_MAX];          /* seam's own outputs: stats.csv, residuals.csv, probes.csv, the report */
+    FILE *probes;
     bool quiet;
+    bool spawned;                /* started by a participant (--precice-serve) */
 } server;
 
 static volatile sig_atomic_t stop_signal;
@@ -265,9 +273,14 @@ static bool handle_hello(server *sv, seam_msg *m, const uint8_t *id, size_t id_l
         return false;
     }
     if (wire != WIRE || strcmp(key, sv->key) != 0) {
-        snprintf(err, errlen, "participant %s: %s", name,
-                 wire != WIRE ? "wire version differs from the coupler's (1)"
-                              : "its configuration file differs from the coupler's (another key)");
+        char theirs[PATH_MAX] = "its configuration file";
+        seam_msg_strcpy(m, "config_path", false, theirs, sizeof theirs);
+        if (wire != WIRE)
+            snprintf(err, errlen, "participant %s: wire version %llu differs from the coupler's (%d)", name,
+                     (unsigned long long)wire, WIRE);
+        else
+            snprintf(err, errlen, "participant %s: %.400s differs from the coupler's %.400s (another hash)", name,
+                     theirs, sv->cfg->path);
         return false;
     }
     if (rank != 0 || size != 1) {
@@ -690,6 +703,39 @@ static bool write_address(server *sv, const char *endpoint)
     return ok;
 }
 
+/* Where to listen: 127.0.0.1, or the IPv4 address of the m2n's network
+ * interface when it is not lo (participants on other hosts). */
+static bool bind_address(const server *sv, char *addr, size_t n, char *err, size_t errlen)
+{
+    const char *net = sv->cfg->n_m2n ? sv->cfg->m2n[0].network : "lo";
+    char port[16] = "*";   /* the m2n's port when given, else any */
+    if (sv->cfg->n_m2n && sv->cfg->m2n[0].port > 0)
+        snprintf(port, sizeof port, "%d", sv->cfg->m2n[0].port);
+    if (!net || !net[0] || strcmp(net, "lo") == 0) {
+        snprintf(addr, n, "tcp://127.0.0.1:%s", port);
+        return true;
+    }
+    struct ifaddrs *ifs;
+    if (getifaddrs(&ifs) != 0) {
+        snprintf(err, errlen, "cannot list the network interfaces: %s", strerror(errno));
+        return false;
+    }
+    bool found = false;
+    for (struct ifaddrs *i = ifs; i && !found; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && strcmp(i->ifa_name, net) == 0) {
+            char ip[INET_ADDRSTRLEN];
+            const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)i->ifa_addr;
+            inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+            snprintf(addr, n, "tcp://%s:%s", ip, port);
+            found = true;
+        }
+    freeifaddrs(ifs);
+    if (!found)
+        snprintf(err, errlen, "%s:%d: <m2n>: network \"%s\": no such interface with an IPv4 address here",
+                 sv->cfg->path, sv->cfg->m2n[0].line, net);
+    return found;
+}
+
 static bool open_socket(server *sv, char *err, size_t errlen)
 {
     sv->zctx = zmq_ctx_new();
@@ -698,8 +744,11 @@ static bool open_socket(server *sv, char *err, size_t errlen)
     zmq_setsockopt(sv->sock, ZMQ_LINGER, &linger, sizeof linger);
     int64_t max = SEAM_WIRE_MAX_MESSAGE;
     zmq_setsockopt(sv->sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
-    if (zmq_bind(sv->sock, "tcp://127.0.0.1:*") != 0) {
-        snprintf(err, errlen, "cannot bind the coupler's socket: %s", zmq_strerror(errno));
+    char addr[128];
+    if (!bind_address(sv, addr, sizeof addr, err, errlen))
+        return false;
+    if (zmq_bind(sv->sock, addr) != 0) {
+        snprintf(err, errlen, "cannot bind the coupler's socket to %s: %s", addr, zmq_strerror(errno));
         return false;
     }
     char endpoint[256];
@@ -829,8 +878,22 @@ static void open_watches(server *sv)
                         fprintf(f, "  %s%d", dd->name, c);
             }
             fputc('\n', f);
-            sv->watches[sv->n_watches++] = (watch){.f = f, .p = (int)p, .mesh = wp->mesh, .M = M};
+            sv->watches[sv->n_watches++] = (watch){.f = f, .p = (int)p, .mesh = wp->mesh, .name = wp->name, .M = M};
         }
+    if (!sv->probes)
+        return;
+    fprintf(sv->probes, "t");   /* probes.csv: POINT.DATA columns, as the report reads them */
+    for (size_t i = 0; i < sv->n_watches; i++) {
+        const watch *w = &sv->watches[i];
+        const pc_mesh *cm = &cfg->meshes[w->mesh];
+        const char *name = w->name;
+        for (size_t u = 0; u < cm->n_use_data; u++) {
+            const pc_data *dd = &cfg->data[cm->use_data[u]];
+            for (int c = 0; c < dd->components; c++)
+                fprintf(sv->probes, dd->components == 1 ? ",%s.%s" : ",%s.%s%d", name, dd->name, c);
+        }
+    }
+    fputc('\n', sv->probes);
 }
 
 /* The values of data d on mesh m as participant p has them now: its last
@@ -861,6 +924,8 @@ static void watch_rows(void *ctx, pcs *s)
         double x[3] = {0};
         seam_meshmap_apply(w->M, pm->dim, pm->X, x);
         fprintf(w->f, "  %15.8e", s->time);
+        if (sv->probes && i == 0)
+            fprintf(sv->probes, "%.17g", s->time);
         for (int d = 0; d < pm->dim; d++)
             fprintf(w->f, "  %15.8e", x[d]);
         for (size_t u = 0; u < cm->n_use_data; u++) {
@@ -869,13 +934,65 @@ static void watch_rows(void *ctx, pcs *s)
             double *v = seam_xmalloc_n(n + 1, sizeof *v), at[3] = {0};
             values_at(sv, w->p, d, w->mesh, v, n);
             seam_meshmap_apply(w->M, nc, v, at);
-            for (int c = 0; c < nc; c++)
+            for (int c = 0; c < nc; c++) {
                 fprintf(w->f, "  %15.8e", at[c]);
+                if (sv->probes)
+                    fprintf(sv->probes, ",%.17g", at[c]);
+            }
             free(v);
         }
         fputc('\n', w->f);
         fflush(w->f);
     }
+    if (sv->probes && sv->n_watches)
+        fputc('\n', sv->probes);
+}
+
+/* ---- seam's own outputs ---------------------------------------------------- */
+
+static void mkdir_p(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *c = tmp + 1; *c; c++)
+        if (*c == '/') {
+            *c = '\0';
+            mkdir(tmp, 0777);
+            *c = '/';
+        }
+    mkdir(tmp, 0777);
+}
+
+static void open_outputs(server *sv)
+{
+    if (!sv->out[0])
+        snprintf(sv->out, sizeof sv->out, "%.*s/seam-out", (int)sizeof sv->out - 16, sv->run_dir);
+    mkdir_p(sv->out);
+    sv->s.stats_csv = open_in(sv->out, "stats.csv");
+    sv->s.residuals_csv = open_in(sv->out, "residuals.csv");
+    sv->probes = open_in(sv->out, "probes.csv");
+}
+
+static void report_log(void *ctx, seam_log_level level, const char *who, const char *message)
+{
+    (void)ctx;
+    if (level >= SEAM_LOG_WARN)
+        fprintf(stderr, "seam: %s: %s\n", who, message);
+}
+
+/* Close seam's outputs and draw the report from them (index.html). */
+static void close_outputs(server *sv)
+{
+    FILE **files[] = {&sv->s.stats_csv, &sv->s.residuals_csv, &sv->probes};
+    bool any = false;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (*files[i]) {
+            fclose(*files[i]);
+            *files[i] = NULL;
+            any = true;
+        }
+    if (any && seam_report_write(sv->out, report_log, NULL) == SEAM_OK && !sv->quiet)
+        fprintf(stderr, "seam: report: %s/index.html\n", sv->out);
 }
 
 /* ---- the scheme ----------------------------------------------------------- */
@@ -915,6 +1032,7 @@ static const seam_scheme_ops *make_scheme(server *sv, char **sets, int n_sets, v
     }
     seam_cfg *c = seam_cfg_new(json_object_get(seam_doc_root(doc), "coupling"), "coupling", doc, cfg_report, NULL);
     const char *name = seam_cfg_str(c, "scheme", "relaxation", 0);
+    pcs_read(&sv->s, c);
     const seam_scheme_ops *ops = seam_scheme_find(name);
     *self = NULL;
     if (!ops) {
@@ -946,7 +1064,7 @@ static const seam_scheme_ops *make_scheme(server *sv, char **sets, int n_sets, v
 static void usage_error(const char *msg)
 {
     fprintf(stderr, "seam: %s\nusage: seam run CONFIG.xml [--precice-serve EXCH] [--set coupling.KEY=VALUE]... "
-                    "[--quiet]\n", msg);
+                    "[--out DIR] [--quiet]\n", msg);
 }
 
 static void close_all(server *sv)
@@ -1030,12 +1148,29 @@ static int serve(server *sv, char **sets, int n_sets)
         fprintf(stderr, "seam: coupler for %s waiting for %zu participants (%s)\n", cfg->path,
                 cfg->n_participants, sv->json_path);
     bool ok = true;
+    /* A coupler a participant started ends when none says hello in time
+     * (its starter died first); one a user started waits for them. */
+    double timeout = sv->spawned ? 60.0 : 0.0;
+    const char *env = getenv("SEAM_PRECICE_TIMEOUT");
+    if (sv->spawned && env && atof(env) > 0)
+        timeout = atof(env);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {   /* every participant says hello and initializes */
-        bool done = true;
-        for (size_t p = 0; p < cfg->n_participants; p++)
+        bool done = true, any = false;
+        for (size_t p = 0; p < cfg->n_participants; p++) {
             done = done && sv->parts[p].initialized;
+            any = any || sv->parts[p].hello;
+        }
         if (done || !(ok = receive(sv, false)))
             break;
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (!any && timeout > 0 && (double)(t1.tv_sec - t0.tv_sec) > timeout) {
+            fail(sv, "no participant connected within %g s (SEAM_PRECICE_TIMEOUT)", timeout);
+            ok = false;
+            break;
+        }
     }
     if (ok && !pcs_build(&sv->s, err, sizeof err)) {
         fail(sv, "%s", err);
@@ -1050,6 +1185,7 @@ static int serve(server *sv, char **sets, int n_sets)
     }
     if (ok) {
         open_logs(sv);
+        open_outputs(sv);
         open_watches(sv);
         sv->s.on_window = watch_rows;
         sv->s.on_window_ctx = sv;
@@ -1063,13 +1199,14 @@ static int serve(server *sv, char **sets, int n_sets)
     } else {
         rc = end_failed(sv);
     }
+    close_outputs(sv);
     ops->destroy(self);
     return rc;
 }
 
 int seam_precice_main(int argc, char **argv)
 {
-    const char *config = NULL, *exch = NULL;
+    const char *config = NULL, *exch = NULL, *out = NULL;
     char **sets = SEAM_NEW_N(char *, (size_t)argc + 1);
     int n_sets = 0;
     bool quiet = false;
@@ -1084,6 +1221,9 @@ int seam_precice_main(int argc, char **argv)
             sets[n_sets++] = argv[i] + 6;
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(a, "--out") == 0 && v) {
+            out = v;
+            i++;
         } else if (a[0] != '-' && !config) {
             config = a;
         } else {
@@ -1100,7 +1240,9 @@ int seam_precice_main(int argc, char **argv)
         return 2;
     }
     char err[1024];
-    server sv = {.quiet = quiet};
+    server sv = {.quiet = quiet, .spawned = exch != NULL};
+    if (out)
+        snprintf(sv.out, sizeof sv.out, "%s", out);
     precice_config *cfg = precice_config_load(config, err, sizeof err, warn_cb, NULL);
     if (!cfg) {
         fprintf(stderr, "seam: %s\n", err);

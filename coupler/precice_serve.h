@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* argv: CONFIG.xml [--precice-serve EXCH] [--set coupling.KEY=VALUE]... [--quiet] */
+/* argv: CONFIG.xml [--precice-serve EXCH] [--set coupling.KEY=VALUE]... [--out DIR] [--quiet]
+ * seam's own outputs (stats.csv, residuals.csv, probes.csv of the watch
+ * points, index.html) go to DIR, by default DIR/precice-run/seam-out beside
+ * the address file; they are overwritten by the next run, as preCICE's logs are. */
 int seam_precice_main(int argc, char **argv);
 
 /* The key participants and the coupler agree on: FNV-1a (64 bits) of the

@@ -34,7 +34,9 @@ typedef struct solver_log {
     double times[8], first_values[8];
     bool substeps;             /* B writes two samples (T/2 and T) */
     double mid_offset;         /* B's sample at T/2 is its end value plus this */
-    double raw_end0;           /* B's end value at vertex 0, at its last solve */
+    double raw_end0;           /* B's end value at vertex 0, at its first solve */
+    double drift;              /* B writes X = c F + d + drift t (t: the window's end) */
+    int per_window[16];        /* B's solves in each window */
 } solver_log;
 
 /* Participant 0 is A, 1 is B (the configurations below list them so). */
@@ -45,6 +47,8 @@ static bool analytic_solve(void *ctx, pcs *s, const int *parts, size_t n)
         int p = parts[i];
         pcs_port *port = &s->ports[p];
         lg->solves[p]++;
+        if (p == 1 && port->window > 0)
+            lg->per_window[(int)lround(port->time / port->window) & 15]++;
         lg->write_ckpt[p] += port->write_checkpoint;
         lg->read_ckpt[p] += port->read_checkpoint;
         lg->complete[p] += port->complete;
@@ -62,7 +66,8 @@ static bool analytic_solve(void *ctx, pcs *s, const int *parts, size_t n)
         pcs_samples_resize(out, out->n, two ? 2 : 1);
         double *v = out->values + (two ? out->n : 0);
         for (size_t j = 0; j < NV; j++)
-            v[j] = p == 0 ? coef_a[j] * end[j] + coef_b[j] : coef_c[j] * end[j] + coef_d[j];
+            v[j] = p == 0 ? coef_a[j] * end[j] + coef_b[j]
+                          : coef_c[j] * end[j] + coef_d[j] + lg->drift * (port->time + port->window);
         out->times[two ? 1 : 0] = port->window;
         if (two) {
             out->times[0] = port->window / 2;
@@ -162,6 +167,7 @@ static bool run_config_with(const pcs_transport *io, const char *path, const cha
         assert_int_equal(seam_doc_set(doc, override, err, n), SEAM_OK);
     seam_cfg *c = seam_cfg_new(json_object_get(seam_doc_root(doc), "coupling"), "coupling", doc, NULL, NULL);
     const seam_scheme_ops *ops = seam_scheme_find(seam_cfg_str(c, "scheme", "", 0));
+    pcs_read(s, c);
     assert_non_null(ops);
     void *self = ops->create(c);
     assert_int_equal(seam_cfg_finish(c), SEAM_OK);
@@ -541,6 +547,42 @@ static void multi_aitken_converges(void **state)
     unlink(path);
 }
 
+/* coupling.predictor=linear: with a coupled answer linear in time, the
+ * prediction from two accepted windows is exact from the third window on,
+ * which then converges at its first iteration; without it, it does not. */
+static void linear_predictor_is_exact_on_linear_drift(void **state)
+{
+    (void)state;
+    char err[1024];
+    const char *body =
+        "    <max-iterations value=\"50\" />\n"
+        "    <absolute-convergence-measure data=\"X\" mesh=\"MB\" limit=\"1e-10\" />\n"
+        "    <acceleration:IQN-ILS>\n"
+        "      <data name=\"X\" mesh=\"MB\" />\n"
+        "      <initial-relaxation value=\"0.5\" />\n"
+        "      <filter type=\"QR2\" limit=\"1e-8\" />\n"
+        "    </acceleration:IQN-ILS>\n";
+    const char *path = write_config("serial-implicit", body, NULL, 5);
+    for (int with = 0; with < 2; with++) {
+        solver_log lg = {.drift = 3.0};
+        pcs s;
+        precice_config *cfg;
+        assert_true(run_config(path, with ? "coupling.predictor=linear" : NULL, &lg, &s, &cfg, err, sizeof err));
+        assert_int_equal(s.predictor, with);
+        for (int w = 2; w < 5; w++)
+            if (with)
+                assert_int_equal(lg.per_window[w], 1);
+            else
+                assert_true(lg.per_window[w] > 1);
+        for (int j = 0; j < NV; j++)   /* X*(0.5) */
+            assert_true(fabs(s.blocks[1].start[j] - (coef_c[j] * coef_b[j] + coef_d[j] + 3.0 * 0.5) /
+                                                        (1 - coef_c[j] * coef_a[j])) < 1e-9);
+        pcs_fini(&s);
+        precice_config_destroy(&cfg);
+    }
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -554,6 +596,7 @@ int main(void)
         cmocka_unit_test(refusals_name_file_and_line),
         cmocka_unit_test(serial_explicit_one_solve_each),
         cmocka_unit_test(multi_aitken_converges),
+        cmocka_unit_test(linear_predictor_is_exact_on_linear_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

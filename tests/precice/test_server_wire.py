@@ -67,6 +67,41 @@ CONFIG = """<?xml version="1.0"?>
 """
 
 
+# B writes and reads on A's mesh through direct access, in a region holding vertices 0..2
+DIRECT = """<?xml version="1.0"?>
+<precice-configuration>
+  <data:scalar name="F" />
+  <data:scalar name="X" />
+  <mesh name="MA" dimensions="2"><use-data name="F" /><use-data name="X" /></mesh>
+  <participant name="A">
+    <provide-mesh name="MA" />
+    <write-data name="F" mesh="MA" />
+    <read-data name="X" mesh="MA" />
+  </participant>
+  <participant name="B">
+    <receive-mesh name="MA" from="A" api-access="true" />
+    <write-data name="X" mesh="MA" />
+    <read-data name="F" mesh="MA" />
+  </participant>
+  <m2n:sockets acceptor="A" connector="B" exchange-directory="." />
+  <coupling-scheme:serial-implicit>
+    <participants first="A" second="B" />
+    <max-time value="0.3" />
+    <time-window-size value="0.1" />
+    <max-iterations value="30" />
+    <exchange data="F" mesh="MA" from="A" to="B" />
+    <exchange data="X" mesh="MA" from="B" to="A" />
+    <absolute-convergence-measure data="X" mesh="MA" limit="1e-12" />
+    <acceleration:IQN-ILS>
+      <data name="X" mesh="MA" />
+      <initial-relaxation value="0.5" />
+      <filter type="QR2" limit="1e-8" />
+    </acceleration:IQN-ILS>
+  </coupling-scheme:serial-implicit>
+</precice-configuration>
+"""
+
+
 def fnv1a(path):
     h = 0xCBF29CE484222325
     with open(path, "rb") as f:
@@ -106,11 +141,20 @@ def participant(name, config, die_after=None):
 
     call({"op": "hello", "participant": name, "rank": 0, "size": 1, "pid": os.getpid(),
           "host": os.uname().nodename, "cwd": os.getcwd(), "config": fnv1a(config), "wire": 1})
-    mesh = "MA" if name == "A" else "MB"
+    direct = name == "B" and "api-access" in open(config).read()
+    mesh = "MA" if name == "A" or direct else "MB"
     coords = []
     for i in range(NV):
         coords += [float(i), 0.0]
-    r = call({"op": "initialize", "meshes": [{"name": mesh, "coords": f64(coords)}], "regions": [], "data": []})
+    if direct:
+        r = call({"op": "initialize", "meshes": [], "data": [],
+                  "regions": [{"mesh": "MA", "box": f64([-0.5, 2.5, -1.0, 1.0])}]})
+        got = r["received"][0]
+        ids = list(struct.unpack("<%di" % (len(got["ids"]) // 4), got["ids"]))
+        assert got["mesh"] == "MA" and ids == [0, 1, 2], got
+        assert unf64(got["coords"]) == coords[:6], got
+    else:
+        r = call({"op": "initialize", "meshes": [{"name": mesh, "coords": f64(coords)}], "regions": [], "data": []})
     seen = {"write_checkpoint": 0, "read_checkpoint": 0, "advances": 0}
     last = None
     while r["ongoing"]:
@@ -119,7 +163,7 @@ def participant(name, config, die_after=None):
         rd = r["read"][0]
         x = unf64(rd["values"][-1])
         assert unf64(rd["times"])[-1] == r["window"]
-        out = [A[j] * x[j] + B[j] if name == "A" else C[j] * x[j] + D[j] for j in range(NV)]
+        out = [A[j] * x[j] + B[j] if name == "A" else C[j] * x[j] + D[j] for j in range(len(x))]
         if die_after is not None and seen["advances"] == die_after:
             os._exit(9)
         r = call({"op": "advance", "dt": r["window"],
@@ -142,7 +186,7 @@ def run_case(scheme, die=None, extra=()):
     config = os.path.join(tmp, "precice-config.xml")
     reused = "" if scheme.startswith("serial") else '\n      <data name="F" mesh="MA" />'
     with open(config, "w") as f:
-        f.write(CONFIG % (scheme, reused, scheme))
+        f.write(DIRECT if scheme == "direct" else CONFIG % (scheme, reused, scheme))
     coupler, log = start_coupler(tmp, config, extra)
     procs = {}
     for name in ("A", "B"):
@@ -185,6 +229,14 @@ def check_converged(scheme):
     last = [float(v) for v in wp[-1]]
     assert last[1:3] == [1.0, 0.0], last
     assert abs(last[3] - (A[1] * XSTAR[1] + B[1])) < 1e-8 and abs(last[4] - XSTAR[1]) < 1e-8, last
+    # seam's own outputs beside the address file: stats.csv agrees with the iterations log, the report is drawn
+    out = os.path.join(tmp, "precice-run", "seam-out")
+    stats = [l.strip().split(",") for l in open(os.path.join(out, "stats.csv"))]
+    assert stats[0] == ["step", "t", "dt", "iterations", "converged"], stats[0]
+    assert [int(r[3]) for r in stats[1:]] == [int(r[2]) for r in rows], (stats, rows)
+    probes = open(os.path.join(out, "probes.csv")).readline().strip().split(",")
+    assert probes == ["t", "P1.F", "P1.X"], probes
+    assert os.path.exists(os.path.join(out, "index.html"))
     print("%s: converged, %s iterations over 3 windows" % (scheme, rows[-1][1]))
     shutil.rmtree(tmp)
 
@@ -198,6 +250,18 @@ def check_death():
     shutil.rmtree(tmp)
 
 
+def check_direct_access():
+    """B sees vertices 0..2 of A's mesh: there the coupled answer, at vertex 3 nothing written (0)."""
+    tmp, rc, text, outs, rcs = run_case("direct")
+    assert rc == 0 and rcs == {"A": 0, "B": 0}, (rc, text, outs)
+    b = json.loads(outs["B"].strip().splitlines()[-1])
+    assert len(b["last"]) == 3 and all(abs(b["last"][j] - XSTAR[j]) < 1e-9 for j in range(3)), b
+    a = json.loads(outs["A"].strip().splitlines()[-1])
+    assert abs(a["last"][3] - B[3]) < 1e-15, a   # A read X = 0 at vertex 3
+    print("direct access: B's region holds vertices 0..2, converged there")
+    shutil.rmtree(tmp)
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--participant":
         die = int(sys.argv[4]) if len(sys.argv) > 4 else None
@@ -205,3 +269,4 @@ if __name__ == "__main__":
     check_converged("serial-implicit")
     check_converged("parallel-implicit")
     check_death()
+    check_direct_access()
