@@ -74,7 +74,8 @@ struct seam_remote {
     int64_t step;            /* the step in progress, or the next one when `between`, for messages */
     bool between;            /* no step in progress: before the first (step 0) or after a commit */
     double t_next;           /* the end of the step in progress: t once it is committed */
-    double longest_solve;    /* s, the longest solve reply so far (o.adaptive) */
+    bool cpu_watch;          /* a solve of a started server without `timeout`: hung when its CPU time stalls */
+    double cpu_s, cpu_moved_at, cpu_looked_at;   /* its processes' CPU time, when it last grew, when last read */
     char limit_why[192];     /* what set the wait of the call in progress, for its message; "" : timeout */
     bool ending;             /* the bye at the end: the run is done, so what goes wrong now is a warning */
     double t;
@@ -192,6 +193,63 @@ static int read_event(void *mon)
 }
 
 /* Drain monitor events; false (after reporting) when the connection is gone. */
+/* CPU seconds used so far by process pid, its threads, and (depth levels
+ * down) the processes it started and has not reaped: a Python solver's work
+ * counts, and so does a program it runs. -1 when pid is gone. */
+static double tree_cpu_s(pid_t pid, int depth)
+{
+    char path[128], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1.0;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *p = strrchr(text, ')');   /* past "pid (name)": the name may hold spaces */
+    unsigned long long utime = 0, stime = 0;
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+        return -1.0;
+    double cpu = (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    if (depth > 0 && (f = fopen(path, "r"))) {
+        int kid, count = 0;
+        while (count++ < 64 && fscanf(f, "%d", &kid) == 1) {
+            double more = tree_cpu_s((pid_t)kid, depth - 1);
+            cpu += more > 0.0 ? more : 0.0;
+        }
+        fclose(f);
+    }
+    return cpu;
+}
+
+/* A solve of a server this coupler started, without a `timeout`: slow is
+ * fine, but processes that use (next to) no CPU time for SEAM_REMOTE_STALL_S
+ * wait for something that never comes (a sleep, a lock, a stopped helper).
+ * False after reporting. Read twice a second. */
+static bool cpu_moves(seam_remote *r, const char *op)
+{
+    double now = now_s();
+    if (now - r->cpu_looked_at < 0.5)
+        return true;
+    r->cpu_looked_at = now;
+    double cpu = tree_cpu_s(r->child, 3);
+    /* work is 1% of a CPU or more; less is ZeroMQ's heartbeats and such (gone, cpu < 0: child_fate says so) */
+    if (cpu >= r->cpu_s + 0.01 * SEAM_REMOTE_STALL_S || cpu < 0.0 || r->cpu_moved_at == 0.0) {
+        r->cpu_s = cpu;
+        r->cpu_moved_at = now;
+        return true;
+    }
+    if (now - r->cpu_moved_at < SEAM_REMOTE_STALL_S)
+        return true;
+    char at[128];
+    report(r, "%s%s: %s is hung: its process (pid %d) and the ones it started have used no CPU time for %g s "
+           "(a solve that computes is never stopped; the participant's `timeout` sets a fixed limit)", op,
+           where(r, at, sizeof at), r->program, (int)r->child, SEAM_REMOTE_STALL_S);
+    r->lost = true;
+    return false;
+}
+
 static bool watch(seam_remote *r, const char *op)
 {
     char at[128], fate[640];
@@ -224,7 +282,7 @@ static bool watch(seam_remote *r, const char *op)
         r->lost = true;
         return false;
     }
-    return true;
+    return !r->cpu_watch || cpu_moves(r, op);
 }
 
 /* Ops that leave the plugin's state as it is: fields fetched before them
@@ -557,13 +615,13 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
     for (int k = 0; k < 3; k++)
         if (outs[k])
             seam_w_str(&w, names[k]);
-    /* a hung solve is caught within some multiple of the longest one yet */
+    /* without `timeout`, a started server's solve runs as long as its processes work (cpu_moves); a
+     * connected one's gets SEAM_REMOTE_TIMEOUT_S, as every other request */
     double limit = r->o.timeout_s;
-    if (r->o.adaptive && r->longest_solve > 0.0) {
-        limit = fmax(SEAM_REMOTE_SOLVE_MIN_S, SEAM_REMOTE_SOLVE_FACTOR * r->longest_solve);
-        snprintf(r->limit_why, sizeof r->limit_why, "%g times its longest solve so far, %.3g s, and at least %g s; "
-                 "the participant's `timeout` sets a fixed limit", SEAM_REMOTE_SOLVE_FACTOR, r->longest_solve,
-                 SEAM_REMOTE_SOLVE_MIN_S);
+    r->cpu_watch = r->o.adaptive && r->child > 0;
+    if (r->cpu_watch) {
+        limit = 0.0;
+        r->cpu_moved_at = r->cpu_looked_at = 0.0;
     }
     /* large outputs land straight in the solver's arrays */
     seam_frames_dest dest[3];
@@ -574,14 +632,12 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
     r->reply.dest = dest;
     r->reply.n_dest = n_dest;
     r->reply.dest_id = id;
-    double t0 = now_s();
     bool replied = call(r, "solve", id, &w, limit, &m);
     r->reply.dest = NULL;
     r->reply.n_dest = 0;
-    r->limit_why[0] = '\0';
+    r->cpu_watch = false;
     if (!replied)
         return SEAM_ERROR;
-    r->longest_solve = fmax(r->longest_solve, now_s() - t0);
     seam_status st = reply_status(r, "solve", &m);   /* the reply came: the request's frames are written */
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         if (outs[k] && !seam_msg_f64s(&m, names[k], true, outs[k], n)) {
@@ -1259,7 +1315,9 @@ static seam_remote *start_spawn(const char *plugin, const seam_remote_options *o
     }
     char heartbeat[32];
     snprintf(heartbeat, sizeof heartbeat, "%.17g", o->heartbeat_s > 0 ? o->heartbeat_s : 0.0);
-    const char *argv[] = {serve, "--plugin", plugin, "--heartbeat", heartbeat, NULL};
+    char self[32];   /* seam-serve exits at once when this process dies, and removes its ipc directory */
+    snprintf(self, sizeof self, "%ld", (long)getpid());
+    const char *argv[] = {serve, "--plugin", plugin, "--heartbeat", heartbeat, "--exit-with", self, NULL};
     return launch(argv, NULL, serve, o, err, errlen);   /* named by its path: which seam-serve ran */
 }
 

@@ -17,11 +17,11 @@
 #include "seam/plugin.h"
 
 #define SEAM_REMOTE_TIMEOUT_S 600.0       /* default per-operation limit */
-/* Without an explicit timeout, a solve is given this many times the longest
- * solve the participant has taken so far, and at least SEAM_REMOTE_SOLVE_MIN_S
- * (the first solve, with nothing to go by, SEAM_REMOTE_TIMEOUT_S). */
-#define SEAM_REMOTE_SOLVE_FACTOR 10.0
-#define SEAM_REMOTE_SOLVE_MIN_S 5.0
+/* Without an explicit timeout, a solve by a server this coupler started
+ * (spawned or launched) has no time limit while the server's processes work:
+ * it is hung once they have used no CPU time for this long. Heartbeats catch
+ * a dead or frozen server sooner. */
+#define SEAM_REMOTE_STALL_S 10.0
 #define SEAM_REMOTE_HEARTBEAT_S 1.0       /* default heartbeat interval; dead after 3 missed */
 #define SEAM_REMOTE_START_TIMEOUT_S 10.0  /* default wait for the first answer (hello) */
 #define SEAM_REMOTE_RECONNECT_MS 5        /* a spawned server's socket is tried this often until it is bound */
@@ -31,7 +31,7 @@ typedef struct seam_remote seam_remote;
 typedef struct seam_remote_options {
     const char *name;            /* the participant, for messages */
     double timeout_s;            /* per operation; <= 0: wait for ever (heartbeats still watch) */
-    bool adaptive;               /* no explicit timeout: solves get SEAM_REMOTE_SOLVE_FACTOR x the longest so far */
+    bool adaptive;               /* no explicit timeout: a started server's solves are limited by SEAM_REMOTE_STALL_S */
     double heartbeat_s;          /* <= 0: no heartbeats */
     double start_timeout_s;      /* hello */
     const char *server_key;      /* Z85 public key of a CURVE server; NULL: plain */

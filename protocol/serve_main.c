@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "keys.h"
 #include "seam/loader.h"
@@ -12,12 +14,32 @@
 #include "serve.h"
 
 static volatile sig_atomic_t stop_requested, in_plugin;
+/* --exit-with: the coupler that started this server, and what to remove
+ * when it dies (its ipc socket and the private directory holding it). */
+static pid_t owner;
+static char owned_socket[4096], owned_dir[4096];
+
+/* The owner is gone (its death signal, PR_SET_PDEATHSIG, came, or it died
+ * before we looked): no coupler will say bye or clean up, so remove the
+ * socket and its directory and exit at once, without ZeroMQ's linger.
+ * Only async-signal-safe calls. */
+static void owner_gone(void)
+{
+    if (owned_socket[0])
+        unlink(owned_socket);
+    if (owned_dir[0])
+        rmdir(owned_dir);
+    _exit(1);
+}
 
 /* SIGINT, SIGTERM: between requests, end the loop cleanly; while the plugin
  * works on one (it may be stuck in an endless solve and never return to the
- * loop), or at a second signal, die of the signal at once. */
+ * loop), or at a second signal, die of the signal at once. With --exit-with,
+ * a signal after the owner died is its death signal: exit at once. */
 static void on_signal(int sig)
 {
+    if (owner > 0 && getppid() != owner)
+        owner_gone();
     if (in_plugin || stop_requested) {
         signal(sig, SIG_DFL);
         raise(sig);
@@ -33,6 +55,25 @@ static void print_ready(void *ctx, const char *endpoint)
     const seam_plugin *p = *pp;
     printf("seam-serve: serving %s (%s) on %s\n", p->name, seam_role_name(p->role), endpoint);
     fflush(stdout);
+}
+
+/* --exit-with: SIGTERM when the owner dies (set again here: the flag a
+ * coupler sets before exec is kept, but a server started otherwise has
+ * none); the socket and directory of an ipc endpoint to remove then. */
+static void watch_owner(const char *bind)
+{
+    if (strncmp(bind, "ipc://", 6) == 0) {
+        snprintf(owned_socket, sizeof owned_socket, "%s", bind + 6);
+        snprintf(owned_dir, sizeof owned_dir, "%s", bind + 6);
+        char *slash = strrchr(owned_dir, '/');
+        if (slash && slash != owned_dir)
+            *slash = '\0';
+        else
+            owned_dir[0] = '\0';
+    }
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != owner)   /* it died before the flag was set */
+        owner_gone();
 }
 
 static void usage(FILE *out)
@@ -51,7 +92,9 @@ static void usage(FILE *out)
             "  --heartbeat S     ZeroMQ heartbeat interval in seconds (default 1; 0 turns it off)\n"
             "  --curve FILE      the server's key pair (`seam keygen NAME` writes NAME.key):\n"
             "                    encrypt and authenticate; required for non-loopback endpoints\n"
-            "  --allow FILE      a coupler's public key (NAME.pub or the 40-character key) let in\n");
+            "  --allow FILE      a coupler's public key (NAME.pub or the 40-character key) let in\n"
+            "  --exit-with PID   PID is this server's parent (the coupler that started it): exit at\n"
+            "                    once when it dies, removing an ipc endpoint's socket and its directory\n");
 }
 
 int main(int argc, char **argv)
@@ -74,6 +117,17 @@ int main(int argc, char **argv)
             allow_files[n_allow++] = argv[++i];
         else if (strcmp(a, "--once") == 0)
             o.once = true;
+        else if (strcmp(a, "--exit-with") == 0 && v) {
+            char *end;
+            long pid = strtol(argv[++i], &end, 10);
+            if (*end || pid <= 1 || pid != (long)getppid()) {
+                fprintf(stderr, "seam-serve: --exit-with: expected this server's parent process id (%ld), got "
+                        "\"%s\"\n", (long)getppid(), argv[i]);
+                free(allow_files);
+                return 2;
+            }
+            owner = (pid_t)pid;
+        }
         else if (strcmp(a, "--heartbeat") == 0 && v) {
             char *end;
             o.heartbeat_s = strtod(argv[++i], &end);
@@ -99,13 +153,17 @@ int main(int argc, char **argv)
         free(allow_files);
         return 2;
     }
-    char err[2048], pub[SEAM_KEY_Z85], sec[SEAM_KEY_Z85];
+    char err[2048] = "", pub[SEAM_KEY_Z85], sec[SEAM_KEY_Z85];
     char (*allowed)[SEAM_KEY_Z85] = calloc(n_allow + 1, sizeof *allowed);
     const char **allow = calloc(n_allow + 1, sizeof *allow);
     int rc = 0;
     if (curve) {
-        if (seam_key_read(curve, pub, sec, err, sizeof err) != 0 || !sec[0]) {
-            fprintf(stderr, "seam-serve: --curve: %s\n", sec[0] || err[0] ? err : "the file has no secret key");
+        if (seam_key_read(curve, pub, sec, err, sizeof err) != 0) {
+            fprintf(stderr, "seam-serve: --curve: %s\n", err);
+            rc = 1;
+        } else if (!sec[0]) {   /* a .pub file, or a bare public key: the server cannot prove who it is */
+            fprintf(stderr, "seam-serve: --curve: %s holds no secret key: give the server's NAME.key "
+                    "(from `seam keygen NAME`), not NAME.pub\n", curve);
             rc = 1;
         }
         o.curve_secret = sec;
@@ -147,6 +205,8 @@ int main(int argc, char **argv)
         struct sigaction sa = {.sa_handler = on_signal};
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        if (owner > 0)
+            watch_owner(bind);
         const seam_plugin *served = seam_library_plugin(lib);
         o.on_ready = print_ready;
         o.ready_ctx = &served;

@@ -498,16 +498,18 @@ int seam_frames_recv(seam_frames *f, void *sock, zmq_msg_t *first)
             memcpy(to, zmq_msg_data(&m), len);
             f->part[f->n++] = (seam_part){to, len};
         } else if (!over) {
-            memcpy(f->buf + f->bytes, zmq_msg_data(&m), len);
+            if (len)   /* an empty frame needs no buffer, which may not exist yet */
+                memcpy(f->buf + f->bytes, zmq_msg_data(&m), len);
             f->part[f->n++] = (seam_part){NULL, len};
             f->bytes += len;
         }
         zmq_msg_close(&m);   /* at once: ZeroMQ's next frame reuses its memory */
     }
+    static const uint8_t no_bytes[1];   /* empty parts before any buffer exists point here: never NULL */
     size_t off = 0;   /* the buffer may have moved while it grew: point the parts now */
     for (size_t i = 1; i < f->n; i++)
         if (!f->part[i].data) {
-            f->part[i].data = f->buf + off;
+            f->part[i].data = f->buf ? f->buf + off : no_bytes;
             off += f->part[i].len;
         }
     return over;

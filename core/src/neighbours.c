@@ -18,9 +18,15 @@ struct seam_neighbours {
     size_t *item;      /* point indices sorted by bucket */
 };
 
+/* The bucket of coordinate x along d, clamped to the grid (a NaN position
+ * lands in the first bucket): converted only once in range, so no position
+ * overflows a long. */
 static long bucket_coord(const seam_neighbours *B, int d, double x)
 {
-    return (long)floor((x - B->lo[d]) / B->h);
+    double q = floor((x - B->lo[d]) / B->h);
+    if (q >= (double)(B->nb[d] - 1))
+        return B->nb[d] - 1;
+    return q >= 0.0 ? (long)q : 0;
 }
 
 static size_t bucket_index(const seam_neighbours *B, const long c[3])
@@ -48,6 +54,10 @@ seam_neighbours *seam_neighbours_new(int dim, size_t n, const double *X, double 
             B->lo[d] = fmin(B->lo[d], X[i * (size_t)dim + (size_t)d]);
             hi[d] = fmax(hi[d], X[i * (size_t)dim + (size_t)d]);
         }
+        if (!isfinite(hi[d] - B->lo[d])) {   /* an infinite position, or a span past DBL_MAX: no grid holds it */
+            free(B);
+            return NULL;
+        }
     }
     /* Buckets of size r, coarsened until there are at most a few per point. */
     double limit = 4.0 * (double)n + 64.0, count;
@@ -68,13 +78,8 @@ seam_neighbours *seam_neighbours_new(int dim, size_t n, const double *X, double 
     size_t *fill = seam_xmalloc_n(nbk, sizeof *fill);
     for (size_t i = 0; i < n; i++) {
         long c[3] = {0, 0, 0};
-        for (int d = 0; d < dim; d++) {
+        for (int d = 0; d < dim; d++)
             c[d] = bucket_coord(B, d, X[i * (size_t)dim + (size_t)d]);
-            if (c[d] >= B->nb[d])
-                c[d] = B->nb[d] - 1;
-            if (c[d] < 0)   /* a NaN position lands in the first bucket, never out of range */
-                c[d] = 0;
-        }
         slot[i] = bucket_index(B, c);
         B->start[slot[i] + 1]++;
     }
@@ -108,15 +113,19 @@ void seam_neighbours_visit(const seam_neighbours *self, const double *x, double 
     if (!B->n)
         return;
     long c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
-    long reach = (long)ceil(r / B->h);
+    /* The bucket range in doubles, clamped to the grid before it becomes a
+     * long: a query far off the grid or a radius of many buckets overflows
+     * nothing. A range that is NaN (infinite reach from an overflowed
+     * offset) scans the whole grid, where the exact distance decides. */
+    double reach = ceil(r / B->h);
     for (int d = 0; d < dim; d++) {
         if (!isfinite(x[d]))
             return;
-        long c = bucket_coord(B, d, x[d]);
-        c0[d] = c - reach < 0 ? 0 : c - reach;
-        c1[d] = c + reach >= B->nb[d] ? B->nb[d] - 1 : c + reach;
-        if (c0[d] > c1[d])
-            return;
+        double c = floor((x[d] - B->lo[d]) / B->h), first = c - reach, last = c + reach, top = (double)(B->nb[d] - 1);
+        if (last < 0.0 || first > top)
+            return;   /* every point is farther than r along d */
+        c0[d] = first > 0.0 ? (long)first : 0;
+        c1[d] = last < top ? (long)last : B->nb[d] - 1;
     }
     double r2 = r * r;
     long c[3];

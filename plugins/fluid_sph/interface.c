@@ -176,6 +176,28 @@ seam_status fluid_sph_bind(void *p, const seam_interface *iface)
             seam_logf(self->host, SEAM_LOG_ERROR, "interface point %zu has a non-finite position", k / d);
             return SEAM_ERROR;
         }
+    /* Samples s/2 apart along an element: one longer than the walled domain's
+     * diagonal would make samples without bound (a 3D one, their square). */
+    double diag = 0.0;
+    for (size_t q = 0; q < d; q++)
+        diag += (self->cfg.hi[q] - self->cfg.lo[q]) * (self->cfg.hi[q] - self->cfg.lo[q]);
+    diag = sqrt(diag);
+    for (size_t e = 0; e < iface->n_elems; e++)
+        for (size_t k = 0; k < d; k++) {
+            const int32_t *v = iface->elems + d * e;
+            if (v[k] < 0 || (size_t)v[k] >= iface->n_points || v[(k + 1) % d] < 0 ||
+                (size_t)v[(k + 1) % d] >= iface->n_points)
+                continue;   /* seam_samples_new refuses it below */
+            const double *a = iface->X + d * (size_t)v[k], *b = iface->X + d * (size_t)v[(k + 1) % d];
+            double len = 0.0;
+            for (size_t q = 0; q < d; q++)
+                len = hypot(len, b[q] - a[q]);   /* no square overflows */
+            if (!(len <= diag)) {
+                seam_logf(self->host, SEAM_LOG_ERROR, "bind: interface element %zu has an edge %g m long, longer "
+                          "than the fluid domain's diagonal (%g m)", e, len, diag);
+                return SEAM_ERROR;
+            }
+        }
     seam_samples_destroy(&self->samples);
     self->samples = seam_samples_new(iface, iface->X, SAMPLE_SPACING * self->cfg.s);
     if (!self->samples) {

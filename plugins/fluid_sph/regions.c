@@ -142,12 +142,18 @@ static void side_one(void *p, size_t i, double d2)
  * k^(dim-1) pieces), each piece goes to the region of the particle nearest to
  * its centre on that side within the kernel's reach, and its share is split
  * over the element's points with the centre's barycentric weights (equal
- * over a whole element). */
-static void element_rows(fluid_sph *self, const double *X, const seam_neighbours *P, size_t *parent, const long *slot,
-                         double *C, size_t row)
+ * over a whole element). An element longer than the domain's diagonal
+ * (a solid torn apart) is refused: its pieces would grow without bound with
+ * the positions a peer sends, and the fluid is walled in that box. */
+static seam_status element_rows(fluid_sph *self, const double *X, const seam_neighbours *P, size_t *parent,
+                                const long *slot, double *C, size_t row)
 {
     const seam_interface *I = &self->iface;
     size_t d = (size_t)self->cfg.dim;
+    double diag = 0.0;
+    for (size_t q = 0; q < d; q++)
+        diag += (self->cfg.hi[q] - self->cfg.lo[q]) * (self->cfg.hi[q] - self->cfg.lo[q]);
+    diag = sqrt(diag);
     for (size_t e = 0; e < I->n_elems; e++) {
         const int32_t *v = I->elems + d * e;
         const double *p0 = X + d * (size_t)v[0], *p1 = X + d * (size_t)v[1], *p2 = d == 3 ? X + 3 * (size_t)v[2] : NULL;
@@ -172,6 +178,11 @@ static void element_rows(fluid_sph *self, const double *X, const seam_neighbours
         double mag = sqrt(area[0] * area[0] + area[1] * area[1] + area[2] * area[2]);
         if (!(mag > 0.0))
             continue;
+        if (!(len <= diag)) {
+            seam_logf(self->host, SEAM_LOG_WARN, "regions: interface element %zu is %g m across, more than the "
+                      "fluid domain's diagonal (%g m)", e, len, diag);
+            return SEAM_UNSTABLE;
+        }
         double nrm[3] = {area[0] / mag, area[1] / mag, area[2] / mag};
         long k = lround(fmax(1.0, ceil(len / self->cfg.s)));
         long pieces = d == 2 ? k : 2 * k * k;   /* 3D: up and down triangles, both counted below */
@@ -207,6 +218,7 @@ static void element_rows(fluid_sph *self, const double *X, const seam_neighbours
                     }
                 }
     }
+    return SEAM_OK;
 }
 
 /* Regions for interface positions X: the committed particles, grouped into
@@ -238,12 +250,14 @@ seam_status fluid_sph_regions(void *p, const seam_step *step, const double *X, s
     const sph_pairs *links;
     seam_neighbours *P;
     if (self->cfg.step_cache) {
-        if (!self->start_valid && fluid_sph_geometry_at(self, self->start, self->x_n, self->Xi_n, NULL) != SEAM_OK)
-            return SEAM_ERROR;
+        seam_status st = self->start_valid ? SEAM_OK : fluid_sph_geometry_at(self, self->start, self->x_n, self->Xi_n, NULL);
+        if (st != SEAM_OK)
+            return st;
         self->start_valid = 1;
-        if (fluid_sph_boundary_at(self, X, NULL) != 0) {
-            seam_logf(self->host, SEAM_LOG_ERROR, "regions: out of memory for %zu samples", self->ns);
-            return SEAM_ERROR;
+        if (fluid_sph_boundary_at(self, X, NULL) != 0) {   /* allocation aborts: only a refused grid fails */
+            seam_logf(self->host, SEAM_LOG_WARN, "regions: the interface's positions span more than a neighbour "
+                      "grid can hold");
+            return SEAM_UNSTABLE;
         }
         links = &self->geo[self->start].ff;
         if (!self->grid_n)
@@ -255,8 +269,9 @@ seam_status fluid_sph_regions(void *p, const seam_step *step, const double *X, s
         sph_geometry *G = &self->geo_regions;
         if (fluid_sph_boundary_at(self, X, NULL) != 0 ||
             sph_geometry_build(G, &self->f, n, self->x_n, self->nw + self->ns, self->xb, self->psi) != 0) {
-            seam_logf(self->host, SEAM_LOG_ERROR, "regions: out of memory for %zu particles", n);
-            return SEAM_ERROR;
+            seam_logf(self->host, SEAM_LOG_WARN, "regions: the interface's positions span more than a neighbour "
+                      "grid can hold");   /* allocation aborts: only a refused grid fails */
+            return SEAM_UNSTABLE;
         }
         links = &G->ff;
         P = seam_neighbours_new(self->cfg.dim, n, self->x_n, self->f.K.h);
@@ -267,8 +282,10 @@ seam_status fluid_sph_regions(void *p, const seam_step *step, const double *X, s
     long *slot = seam_xmalloc_n(n, sizeof *slot);
     seam_neighbours *B = seam_neighbours_new(self->cfg.dim, self->ns, xs, REGION_LINK * self->cfg.s);
     seam_status st = SEAM_OK;
-    if (!B || !P) {
-        st = SEAM_ERROR;
+    if (!B || !P) {   /* finite positions spanning more than a double holds */
+        seam_logf(self->host, SEAM_LOG_WARN, "regions: the %s positions span more than a neighbour grid can hold",
+                  P ? "interface's" : "fluid's");
+        st = SEAM_UNSTABLE;
         goto done;
     }
     for (size_t i = 0; i < n; i++)
@@ -303,11 +320,10 @@ seam_status fluid_sph_regions(void *p, const seam_step *step, const double *X, s
     self->region_C = SEAM_NEW_N(double, m * row + 1);
     self->region_q = SEAM_NEW_N(double, m + 1);
     if (m)
-        element_rows(self, X, P, parent, slot, self->region_C, row);
-    *out = (seam_regions){m, row, self->region_C, self->region_q, NULL};
+        st = element_rows(self, X, P, parent, slot, self->region_C, row);
+    if (st == SEAM_OK)
+        *out = (seam_regions){m, row, self->region_C, self->region_q, NULL};
 done:
-    if (st != SEAM_OK)
-        seam_logf(self->host, SEAM_LOG_ERROR, "regions: out of memory for %zu particles", n);
     free(parent);
     free(open);
     free(slot);

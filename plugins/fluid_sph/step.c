@@ -50,8 +50,10 @@ seam_status fluid_sph_geometry_at(fluid_sph *self, int g, const double *x, const
 {
     if ((self->ns && fluid_sph_boundary_at(self, X, V) != 0) ||
         sph_geometry_build(&self->geo[g], &self->f, self->n, x, self->nw + self->ns, self->xb, self->psi) != 0) {
-        seam_logf(self->host, SEAM_LOG_ERROR, "out of memory for the neighbour lists of %zu particles", self->n);
-        return SEAM_ERROR;
+        /* allocation aborts: only a neighbour grid refusing the positions fails here */
+        seam_logf(self->host, SEAM_LOG_WARN, "the interface's or the fluid's positions span more than a neighbour "
+                  "grid can hold (a coordinate near 1e308)");
+        return SEAM_UNSTABLE;
     }
     return SEAM_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "sph_test.h"
@@ -122,6 +123,46 @@ static void test_plate_splits(void **state)
     seam_plugin_v1()->destroy(fl);
 }
 
+/* A peer's `regions` with one coordinate of 5.4e307 (the disc of the test
+ * above, one point thrown far away): refused at once as unstable, naming the
+ * element and the domain's diagonal, instead of overflowing the neighbour
+ * grid or cutting the element into 1e309 pieces; a span past the largest
+ * double is refused too; the plugin then answers the true disc as before. */
+static void test_huge_coordinate_is_refused_at_once(void **state)
+{
+    (void)state;
+    double X[2 * NC], mass[NC], far[2 * NC];
+    int32_t elems[2 * NC];
+    circle(0.2, 0.1, 0.05, X, mass, elems);
+    seam_interface iface = {2, NC, X, mass, NULL, 2, NC, elems, NULL, 1};
+    test_host th;
+    fluid_sph *fl = sph_make(&th, "{\"domain\": [0, 0, 0.4, 0.2], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2], "
+                                  "\"gravity\": [0, 0]}", &iface);
+    seam_step step = {0, 0.0, 1e-3, 0};
+    seam_regions out;
+    struct timespec t0, t1;
+    for (int k = 0; k < 2; k++) {
+        memcpy(far, X, sizeof far);
+        far[0] = 5.4e307;
+        if (k == 1)
+            far[2] = -1.5e308;   /* 2e308 across: past what a double holds */
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        seam_status st = seam_plugin_v1()->regions(fl, &step, far, &out);
+        assert_int_equal(st, SEAM_UNSTABLE);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        printf("regions with a coordinate of 5.4e307%s: refused in %.4f s: %s\n", k ? " and one of -1.5e308" : "",
+               took, th.last);
+        assert_true(took < 1.0);
+        assert_int_equal(out.count, 0);
+        assert_non_null(strstr(th.last, k ? "positions span more than a neighbour grid can hold"
+                                          : "interface element 0 is 5.4e+307 m across, more than the fluid "
+                                            "domain's diagonal (0.447214 m)"));
+    }
+    assert_int_equal(regions_of(fl, X).count, 1);
+    seam_plugin_v1()->destroy(fl);
+}
+
 /* 3D: a cube of side L = 0.04 m (8 points, 12 triangles) in a box full of
  * fluid: one region. The cube growing at 1 m/s on every face (its corners
  * at (X - c) / (L/2) m/s) takes 6 L^2 = 0.0096 m^3/s of it; moving it
@@ -184,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_enclosed_disc),
         cmocka_unit_test(test_plate_splits),
         cmocka_unit_test(test_enclosed_cube),
+        cmocka_unit_test(test_huge_coordinate_is_refused_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

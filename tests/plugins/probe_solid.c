@@ -2,7 +2,9 @@
  * (X = position, V = 0 whatever the load), which can be told to hang in its
  * solve at a given step ("hang_at_step": the step index; it then sleeps for
  * ever, as a solver caught in an endless loop would, or "hang_s" seconds, as
- * a long solve takes, before it answers), and which says
+ * a long solve waiting on something takes, before it answers; or compute
+ * for "work_s" seconds in that step's first iteration, as a slow but correct
+ * solver does), and which says
  * "destroyed after N commits" through its host when destroyed, so tests can
  * see that a message from destroy reaches the coupler across processes. */
 #include <math.h>
@@ -18,6 +20,7 @@ typedef struct {
     double x, mass;
     long hang_at;            /* -1: never */
     double hang_s;           /* how long it hangs there; infinite: for ever */
+    double work_s;           /* how long it computes there instead (> 0) */
     long commits;
 } probe_solid;
 
@@ -33,6 +36,7 @@ static void *pr_create(const seam_plugin *plugin, const char *config_json, const
     s->mass = seam_cfg_num(c, "mass", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
     s->hang_at = seam_cfg_int(c, "hang_at_step", -1, -1, 1000000000, 0);
     s->hang_s = seam_cfg_num(c, "hang_s", INFINITY, 0.0, 1e6, 0);
+    s->work_s = seam_cfg_num(c, "work_s", 0.0, 0.0, 1e6, 0);
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {
@@ -68,10 +72,20 @@ static seam_status pr_solve(void *self, const seam_step *step, const seam_input 
 {
     probe_solid *s = self;
     (void)in;
-    if (step->index == s->hang_at && isinf(s->hang_s))
+    if (step->index == s->hang_at && s->work_s > 0.0) {   /* CPU time goes up all along */
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        volatile double sink = 0.0;
+        do {
+            for (int k = 0; k < 100000; k++)
+                sink += sqrt((double)k);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while (step->iteration == 0 &&
+                 (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) < s->work_s);
+    } else if (step->index == s->hang_at && isinf(s->hang_s))
         for (;;)
             pause();   /* a signal handled by the host returns here: still stuck */
-    if (step->index == s->hang_at) {
+    else if (step->index == s->hang_at) {
         struct timespec left = {(time_t)s->hang_s, (long)((s->hang_s - floor(s->hang_s)) * 1e9)};
         while (nanosleep(&left, &left) != 0)
             continue;   /* interrupted: sleep what is left */

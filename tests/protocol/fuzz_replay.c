@@ -1,12 +1,18 @@
-/* Runs fuzz_session.c's target on files, without libFuzzer: every file named,
- * and every file in each directory named (the committed corpus, in the
- * normal test suite). Exit 0 when all ran; a finding aborts. */
+/* Runs a libFuzzer target (fuzz_session.c, protocol/fuzz_request.c,
+ * fuzz_server.c) on files without libFuzzer: every file
+ * named, and every file in each directory named (the committed corpora, in
+ * the normal test suite). Each input runs in a fresh process, as a libFuzzer
+ * reproduction does, so that no finding hides behind state an earlier input
+ * left (a buffer already allocated). Exit 0 when all ran cleanly; 1 when an
+ * input was unreadable or its process did not exit 0 (a finding). */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,8 +39,24 @@ static int run_file(const char *path)
         fprintf(stderr, "fuzz_replay: %s: out of memory\n", path);
         return 1;
     }
-    LLVMFuzzerTestOneInput(data, n);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        LLVMFuzzerTestOneInput(data, n);
+        free(data);
+        exit(0);   /* the target's atexit handlers (and the sanitizers' leak check) run here */
+    }
     free(data);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        fprintf(stderr, "fuzz_replay: %s: cannot run a process for it\n", path);
+        return 1;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "fuzz_replay: %s: a finding (%s %d)\n", path, WIFEXITED(status) ? "exit" : "signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        return 1;
+    }
     return 0;
 }
 
@@ -66,6 +88,6 @@ int main(int argc, char **argv)
         }
         free(names);
     }
-    printf("fuzz_replay: %d inputs, %d not readable\n", ran, failed);
+    printf("fuzz_replay: %d inputs, %d not readable or a finding\n", ran, failed);
     return failed || ran == 0 ? 1 : 0;
 }

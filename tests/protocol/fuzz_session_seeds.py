@@ -127,6 +127,10 @@ def seeds():
     s.raw(0, b"")
     s.raw(0, b"", msgpack.packb({"op": "max_dt", "id": 99}))
     out["refusals"] = s.op("bye")
+
+    s = Session(SOLID)   # empty frames after the map into a server that has no frame buffer yet (UBSan: NULL + 0)
+    s.op("hello", frames=[b"", b""], protocol=2, abi=3)
+    out["finding_empty_frames_in_a_fresh_server"] = s.op("bye")
     return out
 
 

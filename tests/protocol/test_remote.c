@@ -613,6 +613,65 @@ static void test_killed_spawned_server_is_named_with_its_step(void **state)
     expect_partial_stats(dir);
 }
 
+/* Whether process pid has ended (gone, or a zombie nobody reaped yet). */
+static bool process_ended(pid_t pid)
+{
+    char path[64], stat[512] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *end = strrchr(stat, ')');   /* "pid (name) STATE ..." */
+    return end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+}
+
+/* A coupler killed with SIGKILL cannot stop its seam-serve nor remove the
+ * server's private ipc directory: the server (started with --exit-with)
+ * notices at once and does both. It used to outlive the coupler by 1.4 to
+ * 1.9 s (its loop's stop flag, then ZeroMQ's linger) and leave the
+ * directory behind. */
+static void test_spawned_server_ends_with_its_killed_coupler(void **state)
+{
+    (void)state;
+    char dir[1024], log[1200];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("remote_coupler_killed"));
+    snprintf(log, sizeof log, "%s/seam.log", dir);
+    const char *sets[] = {"fluid.process=separate", NULL};
+    pid_t run = start_seam_run(dir, log, sets);
+    pid_t child = child_of(run);
+    assert_true(child > 0);
+    wait_for_steps(dir, 3);
+    char path[128], cmdline[8192] = "";
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)child);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(cmdline, 1, sizeof cmdline - 1, f);
+    fclose(f);
+    char sock_dir[4096] = "";
+    for (size_t i = 0; i < n; i += strlen(cmdline + i) + 1)   /* the arguments, NUL-separated */
+        if (strncmp(cmdline + i, "ipc://", 6) == 0) {
+            snprintf(sock_dir, sizeof sock_dir, "%s", cmdline + i + 6);
+            *strrchr(sock_dir, '/') = '\0';
+        }
+    struct stat st;
+    assert_true(sock_dir[0] && stat(sock_dir, &st) == 0);
+    kill(run, SIGKILL);
+    double killed = test_now_s(), took = 0;
+    test_proc_wait(run, 5.0, &took);
+    while (!process_ended(child) && test_now_s() - killed < 5.0)
+        usleep(1000);
+    double ended = test_now_s() - killed;
+    print_message("seam-serve ended %.3f s after its coupler was killed; %s\n", ended,
+                  stat(sock_dir, &st) == 0 ? "its ipc directory is left" : "its ipc directory is gone");
+    assert_true(process_ended(child));
+    assert_true(ended < 0.3);
+    assert_int_not_equal(stat(sock_dir, &st), 0);
+    assert_int_equal(errno, ENOENT);
+}
+
 static void test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout(void **state)
 {
     (void)state;
@@ -903,6 +962,157 @@ static void test_newcomer_waits_for_a_vanished_owners_solve(void **state)
     print_message("newcomer served %.2f s after the owner was killed\n", answered - killed);
     assert_true(answered - killed > 1.0);   /* after the 3 s solve, not at once */
     client_request(&b, "bye", 2);
+    assert_true(client_ok(&b, NULL));
+    client_close(&b);
+    stop_server(&s);
+}
+
+/* No request holds a server (issue 34): the worst input of each op found so
+ * far goes to a fluid_sph server from coupler A (through the proxy, in a
+ * thread) while coupler B says hello. B is answered "busy" within a second
+ * and A's request within a few, with a clear refusal where the input is one
+ * no physics means: a create whose lattice would have 1e14 sites; a bind, a
+ * solve and a `regions` with one coordinate of 5.4e307 (the request that
+ * overflowed the neighbour grid and then cut one element into 1e309
+ * pieces, holding the server for good; the bind sampled its element with
+ * 2e6 samples for 10 s, a 3D one would have made 5e11); a `regions` and a
+ * solve whose positions span more than a double. Then the server serves B
+ * as a fresh one. */
+typedef struct {
+    const seam_plugin *p;
+    void *self;
+    const char *op;          /* "create", "bind", "solve" or "regions" */
+    const char *config;
+    test_host th;
+    seam_interface iface;
+    const double *X;
+    seam_status status;
+    double took;
+} hostile_call;
+
+static void *hostile_main(void *arg)
+{
+    hostile_call *h = arg;
+    seam_step step = {.index = 1, .t = 0.001, .dt = 0.001};
+    size_t n = h->iface.n_points * (size_t)h->iface.dim;
+    double t0 = test_now_s();
+    if (strcmp(h->op, "create") == 0) {
+        h->self = h->p->create(h->p, h->config, &h->th.host);
+        h->status = h->self ? SEAM_OK : SEAM_ERROR;
+    } else if (strcmp(h->op, "bind") == 0) {
+        h->iface.X = h->X;
+        h->status = h->p->bind(h->self, &h->iface);
+    } else if (strcmp(h->op, "solve") == 0) {
+        double *F = calloc(n, sizeof *F), *V = calloc(n, sizeof *V);
+        seam_input in = {.n = h->iface.n_points, .dim = h->iface.dim, .X = h->X, .V = V};
+        seam_output out = {.n = h->iface.n_points, .dim = h->iface.dim, .F = F};
+        h->status = h->p->solve(h->self, &step, &in, &out);
+        free(F);
+        free(V);
+    } else {
+        seam_regions reg;
+        h->status = h->p->regions(h->self, &step, h->X, &reg);
+    }
+    h->took = test_now_s() - t0;
+    return NULL;
+}
+
+/* Run A's call in a thread; B (already greeted out) says hello meanwhile
+ * and must hear "busy" within a second. */
+static void hostile_while_b_knocks(hostile_call *h, client *b, uint64_t id)
+{
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hostile_main, h), 0);
+    usleep(20000);
+    double asked = test_now_s();
+    client_request(b, "hello", id);
+    double answered = test_now_s() - asked;
+    assert_false(client_ok(b, "busy: plugin \"fluid_sph\" is serving another coupler"));
+    pthread_join(t, NULL);
+    print_message("%-7s A answered in %.3f s (status %d: %s), B told busy in %.3f s\n", h->op, h->took,
+                  (int)h->status, h->th.last, answered);
+    assert_true(answered < 1.0);
+    assert_true(h->took < 5.0);
+}
+
+static void test_no_request_holds_the_server(void **state)
+{
+    (void)state;
+    enum { NC = 32 };
+    server s;
+    start_seam_serve(&s, "fluid_sph", "tcp://127.0.0.1:*", "0.2");
+    char err[2048];
+    seam_remote_options o = {.name = "fluid", .timeout_s = 30, .heartbeat_s = 0.2, .start_timeout_s = 10};
+    seam_remote *r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    client b;
+    client_open(&b, s.endpoint);
+    double X[2 * NC], mass[NC], far[2 * NC], wide[2 * NC];
+    int32_t elems[2 * NC];
+    for (int k = 0; k < NC; k++) {   /* a disc in a box full of fluid: one enclosed region */
+        X[2 * k] = 0.2 + 0.05 * cos(2.0 * M_PI * k / NC);
+        X[2 * k + 1] = 0.1 + 0.05 * sin(2.0 * M_PI * k / NC);
+        mass[k] = 1.0;
+        elems[2 * k] = k;
+        elems[2 * k + 1] = (k + 1) % NC;
+    }
+    memcpy(far, X, sizeof far);
+    far[0] = 5.4e307;
+    memcpy(wide, far, sizeof wide);
+    wide[2] = -1.5e308;
+    hostile_call h = {.p = seam_remote_plugin(r), .iface = {2, NC, X, mass, NULL, 2, NC, elems, NULL, 1}};
+    test_host_init(&h.th, "fluid", "fluid");
+    h.op = "create";
+    h.config = "{\"domain\": [0, 0, 1000, 1000], \"spacing\": 1e-4, \"fill\": [0, 0, 1000, 1000]}";
+    hostile_while_b_knocks(&h, &b, 1);
+    assert_int_equal(h.status, SEAM_ERROR);
+    assert_non_null(strstr(h.th.last, "more than 4e9"));
+    h.config = "{\"domain\": [0, 0, 0.4, 0.2], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2], \"gravity\": [0, 0]}";
+    hostile_while_b_knocks(&h, &b, 2);
+    assert_int_equal(h.status, SEAM_OK);
+    h.op = "bind";
+    h.X = X;
+    hostile_while_b_knocks(&h, &b, 3);
+    assert_int_equal(h.status, SEAM_OK);
+    h.op = "regions";
+    h.X = far;
+    hostile_while_b_knocks(&h, &b, 4);
+    assert_int_equal(h.status, SEAM_UNSTABLE);
+    assert_non_null(strstr(h.th.last, "interface element 0 is 5.4e+307 m across"));
+    h.X = wide;
+    hostile_while_b_knocks(&h, &b, 5);
+    assert_int_equal(h.status, SEAM_UNSTABLE);
+    assert_non_null(strstr(h.th.last, "span more than a neighbour grid can hold"));
+    h.op = "solve";
+    h.X = far;
+    hostile_while_b_knocks(&h, &b, 6);
+    assert_int_equal(h.status, SEAM_OK);   /* far from the fluid, the piece does nothing to it */
+    h.X = wide;
+    hostile_while_b_knocks(&h, &b, 7);
+    assert_int_equal(h.status, SEAM_UNSTABLE);
+    h.op = "regions";
+    h.X = X;   /* the true disc: the instance still answers */
+    hostile_while_b_knocks(&h, &b, 8);
+    assert_int_equal(h.status, SEAM_OK);
+    h.p->destroy(h.self);   /* bye */
+    /* a fresh instance bound with the far point */
+    r = seam_remote_connect(s.endpoint, &o, err, sizeof err);
+    if (!r)
+        fail_msg("%s", err);
+    h.p = seam_remote_plugin(r);
+    h.op = "create";
+    hostile_while_b_knocks(&h, &b, 9);
+    assert_int_equal(h.status, SEAM_OK);
+    h.op = "bind";
+    h.X = far;
+    hostile_while_b_knocks(&h, &b, 10);   /* it sampled the 5.4e307 m element with 2e6 samples for 10 s */
+    assert_int_equal(h.status, SEAM_ERROR);
+    assert_non_null(strstr(h.th.last, "bind: interface element 0 has an edge 5.4e+307 m long"));
+    h.p->destroy(h.self);
+    client_request(&b, "hello", 11);
+    assert_true(client_ok(&b, NULL));
+    client_request(&b, "bye", 12);
     assert_true(client_ok(&b, NULL));
     client_close(&b);
     stop_server(&s);
@@ -1441,6 +1651,18 @@ static void test_curve_lets_the_allowed_key_in_only(void **state)
     snprintf(name, sizeof name, "%s/cli.pub", dir);
     assert_int_equal(seam_key_read(name, cli_pub, cli_sec, err, sizeof err), 0);
     assert_string_equal(cli_sec, "");   /* the .pub file holds no secret */
+    /* seam-serve given the .pub: one clear line naming the file, nothing from uninitialised memory */
+    char said[1400], *pub_argv[] = {serve_exe, "--plugin", "piston_solid", "--bind", "tcp://127.0.0.1:*",
+                                    "--curve", name, NULL};
+    snprintf(said, sizeof said, "%s/serve_pub.log", dir);
+    pid_t pub_run = test_proc_spawn(pub_argv, said, -1);
+    assert_int_equal(test_proc_wait(pub_run, 10.0, &kg_took), 1);
+    char *pub_log = test_slurp(said), expected[2600];
+    assert_non_null(pub_log);
+    snprintf(expected, sizeof expected, "seam-serve: --curve: %s holds no secret key: give the server's NAME.key "
+             "(from `seam keygen NAME`), not NAME.pub\n", name);
+    assert_string_equal(pub_log, expected);
+    free(pub_log);
 
     char server_key[1200], client_pub[1200];
     snprintf(server_key, sizeof server_key, "%s/server.key", dir);
@@ -1523,7 +1745,7 @@ static void test_slow_in_process_create_keeps_the_hello(void **state)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: test_remote PATH_TO_SEAM PATH_TO_SEAM_SERVE\n");
+        fprintf(stderr, "usage: test_remote PATH_TO_SEAM PATH_TO_SEAM_SERVE [TEST_NAME_PATTERN]\n");
         return 2;
     }
     seam_exe = argv[1];
@@ -1542,11 +1764,13 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_python_participants_started_by_the_scene, test_proc_reap_all),
         cmocka_unit_test_teardown(test_killed_server_is_named_with_its_step, test_proc_reap_all),
         cmocka_unit_test_teardown(test_killed_spawned_server_is_named_with_its_step, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_spawned_server_ends_with_its_killed_coupler, test_proc_reap_all),
         cmocka_unit_test_teardown(test_frozen_server_is_caught_by_heartbeats_then_by_the_timeout, test_proc_reap_all),
         cmocka_unit_test_teardown(test_garbage_on_the_wire_then_a_valid_request, test_proc_reap_all),
         cmocka_unit_test_teardown(test_one_coupler_at_a_time, test_proc_reap_all),
         cmocka_unit_test_teardown(test_busy_while_the_plugin_solves, test_proc_reap_all),
         cmocka_unit_test_teardown(test_newcomer_waits_for_a_vanished_owners_solve, test_proc_reap_all),
+        cmocka_unit_test_teardown(test_no_request_holds_the_server, test_proc_reap_all),
         cmocka_unit_test_teardown(test_mobility_save_and_load_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_capabilities_through_the_proxy, test_proc_reap_all),
         cmocka_unit_test_teardown(test_max_dt_comes_with_the_commit, test_proc_reap_all),
@@ -1555,5 +1779,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_curve_lets_the_allowed_key_in_only, test_proc_reap_all),
         cmocka_unit_test_teardown(test_slow_in_process_create_keeps_the_hello, test_proc_reap_all),
     };
+    if (argc > 3)   /* a pattern: the tests whose names match it (cmocka_set_test_filter) */
+        cmocka_set_test_filter(argv[3]);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -254,6 +254,37 @@ static void test_frames_without_memory_are_dropped(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* A fresh receiver (no frame buffer yet) given a map and two empty frames:
+ * every part points at memory (a NULL base plus 0 is undefined behaviour,
+ * and parsers compare empty parts with memcmp), the map is kept whole. */
+static void test_empty_frames_into_a_fresh_receiver(void **state)
+{
+    (void)state;
+    void *ctx = zmq_ctx_new();
+    void *a = zmq_socket(ctx, ZMQ_PAIR), *b = zmq_socket(ctx, ZMQ_PAIR);
+    assert_int_equal(zmq_bind(a, "inproc://seam-empty-frames"), 0);
+    assert_int_equal(zmq_connect(b, "inproc://seam-empty-frames"), 0);
+    zmq_send(a, "map", 3, ZMQ_SNDMORE);
+    zmq_send(a, "", 0, ZMQ_SNDMORE);
+    zmq_send(a, "", 0, 0);
+    seam_frames f;
+    seam_frames_init(&f);
+    zmq_msg_t first;
+    zmq_msg_init(&first);
+    assert_true(zmq_msg_recv(&first, b, 0) >= 0);
+    assert_int_equal(seam_frames_recv(&f, b, &first), 0);
+    assert_int_equal(f.n, 3);
+    assert_memory_equal(f.part[0].data, "map", 3);
+    for (size_t i = 1; i < 3; i++) {
+        assert_int_equal(f.part[i].len, 0);
+        assert_non_null(f.part[i].data);
+    }
+    seam_frames_free(&f);
+    zmq_close(a);
+    zmq_close(b);
+    zmq_ctx_term(ctx);
+}
+
 /* seam_wire_send and seam_frames_recv over an inproc pair: two arrays cut
  * into SEAM_WIRE_CHUNK frames, received back to back and read in place; a
  * borrowed array is counted while ZeroMQ holds it, or copied when nobody
@@ -1289,6 +1320,7 @@ int main(void)
         cmocka_unit_test(test_lying_lengths_are_refused_before_use),
         cmocka_unit_test(test_bin_in_place_unless_split),
         cmocka_unit_test(test_frames_over_a_socket),
+        cmocka_unit_test(test_empty_frames_into_a_fresh_receiver),
         cmocka_unit_test(test_writing_an_array_too_large_is_refused),
         cmocka_unit_test(test_frames_without_memory_are_dropped),
         cmocka_unit_test_setup_teardown(test_malformed_requests_get_errors_and_serving_goes_on, setup, teardown),

@@ -21,8 +21,12 @@ extern "C" {
 typedef struct seam_neighbours seam_neighbours;
 
 /* A grid over n points X (interleaved, dim components) for queries of radius
- * up to r. Returns NULL for invalid arguments (dim outside 1..3, r not a
- * positive number) only. n = 0 is allowed. */
+ * up to r. It has at most 4 n + 64 buckets, whatever the positions, so its
+ * memory and its build time are linear in n. Returns NULL for invalid
+ * arguments (dim outside 1..3, r not a positive number) and for positions
+ * no grid can hold: an infinite one, or a span along one axis past the
+ * largest double (-1e308 and 1e308). n = 0 is allowed; NaN positions land in
+ * the first bucket and are never found. */
 seam_neighbours *seam_neighbours_new(int dim, size_t n, const double *X, double r);
 void seam_neighbours_destroy(seam_neighbours **self_p);
 
@@ -32,7 +36,10 @@ size_t seam_neighbours_count(const seam_neighbours *self);
 typedef void (*seam_neighbour_fn)(void *ctx, size_t i, double d2);
 
 /* Visit every point with |X_i - x|^2 <= r^2 (r no larger than the grid's), bucket
- * by bucket (z slowest, x fastest) and in point order within a bucket. */
+ * by bucket (z slowest, x fastest) and in point order within a bucket. Any
+ * finite x is allowed (one far off the grid visits nothing); a non-finite x
+ * visits nothing. A larger r is answered too, by scanning more buckets (at
+ * most all of them). */
 void seam_neighbours_visit(const seam_neighbours *self, const double *x, double r,
                            seam_neighbour_fn fn, void *ctx);
 
