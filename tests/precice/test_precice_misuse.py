@@ -2,7 +2,9 @@
 "preCICE (seam): ERROR: participant NAME, CALL: ..." (precice/participant),
 each in its own process against the build tree's library and coupler.
 usage: test_precice_misuse.py BUILD_DIR"""
+import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +36,15 @@ CASES = [
 ]
 
 
+def stop_coupler(cwd):
+    """End the coupler the case's participant started (it would end on its own, seconds later)."""
+    try:
+        with open(os.path.join(cwd, "precice-run", "seam-coupler.json")) as f:
+            os.kill(int(json.load(f)["pid"]), signal.SIGTERM)
+    except (OSError, ValueError, KeyError):
+        pass
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
     env = dict(os.environ, PYTHONPATH=os.path.join(build, "precice", "participant", "python"),
@@ -60,6 +71,7 @@ def main():
                 failures += 1
             else:
                 print("%s: %s" % (name, r.stderr.strip()))
+            stop_coupler(cwd)
     return 1 if failures else 0
 
 
