@@ -788,6 +788,18 @@ static bool read_value_child(reader *r, const xmlNode *n, bool integer, double *
     return ok;
 }
 
+/* A count that may be zero (time-windows-reused: 0 reuses no window). */
+static bool read_count_child(reader *r, const xmlNode *n, int *i)
+{
+    static const char *const attrs[] = {"value", NULL};
+    bool ok = attrs_known(r, n, attrs) && no_children(r, n);
+    if (!get_int(r, n, "value", true, i))
+        return false;
+    if (*i < 0)
+        return fail(r, n, "the value must be at least 0");
+    return ok;
+}
+
 static bool read_scheme_participants(reader *r, const xmlNode *n, pc_scheme *s)
 {
     static const char *const attrs[] = {"first", "second", NULL};
@@ -1036,7 +1048,7 @@ static bool read_acceleration(reader *r, const xmlNode *n, pc_scheme *s)
         } else if (!strcmp(name, "max-used-iterations")) {
             ok = read_value_child(r, c, true, NULL, &a->max_used_iterations) && ok;
         } else if (!strcmp(name, "time-windows-reused")) {
-            ok = read_value_child(r, c, true, NULL, &a->time_windows_reused) && ok;
+            ok = read_count_child(r, c, &a->time_windows_reused) && ok;
         } else {
             ok = read_restart(r, c, a) && ok;
         }

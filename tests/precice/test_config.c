@@ -517,6 +517,11 @@ static void imvj_restart_defaults(void **state)
     assert_int_equal(a->preconditioner, PC_PRECOND_RESIDUAL_SUM);
     assert_null(a->imvj_restart_mode);
     precice_config_destroy(&c);
+    /* Reusing no earlier window is a valid choice (0). */
+    c = load_base_scheme("    <acceleration:IQN-ILS><data name=\"V\" mesh=\"M2\" /><time-windows-reused value=\"0\" />"
+                         "</acceleration:IQN-ILS>\n");
+    assert_int_equal(c->scheme.acceleration.time_windows_reused, 0);
+    precice_config_destroy(&c);
     c = load_base_scheme("    <acceleration:constant><relaxation value=\"0.3\" /></acceleration:constant>\n");
     assert_int_equal(c->scheme.acceleration.kind, PC_ACCEL_CONSTANT);
     assert_float_equal(c->scheme.acceleration.relaxation, 0.3, 0);
