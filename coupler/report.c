@@ -491,7 +491,7 @@ static void plot_probes(report *r, const seam_csv *pr)
             if (unit)
                 snprintf(y_label, sizeof y_label, "%s (%s)", what, unit);
             else
-                snprintf(y_label, sizeof y_label, "%s (unit of the fluid's field)", what);
+                snprintf(y_label, sizeof y_label, "%s (the solver's own units)", what);
             snprintf(alt, sizeof alt, "%s over time, %s", heading, y_label);
             seam_plot p = {.title = heading, .x_label = "time (s)", .y_label = y_label, .series = s, .n_series = k};
             figure(r, heading, file, &p, alt);
