@@ -12,10 +12,11 @@
 #include "convergence.h"
 #include "log.h"
 #include "participant.h"
+#include "predict.h"
 #include "seam/checkpoint.h"
 
 /* Committed steps the predictors look back beyond X^n (the quartic's four). */
-enum { SIM_PAST = 4 };
+enum { SIM_PAST = PREDICT_MAX_ORDER };
 
 typedef struct sim_interface {
     sim_participants *ps;    /* whose solids it concatenates */

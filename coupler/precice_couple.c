@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "precice_couple.h"
+#include "predict.h"
 #include "seam/alloc.h"
 #include "seam/meshmap.h"
 
@@ -839,15 +840,8 @@ static void stack_starts(const pcs *s, double *v)
 static void predict(pcs *s, double dt, const double *U0, double *X_pred)
 {
     int p = s->predictor < s->n_past ? s->predictor : s->n_past;
-    double tau[PCS_PAST + 1] = {0.0}, l[PCS_PAST + 1];
-    for (int j = 1; j <= p; j++)
-        tau[j] = tau[j - 1] - s->dt_past[j - 1];
-    for (int j = 0; j <= p; j++) {
-        l[j] = 1.0;
-        for (int m = 0; m <= p; m++)
-            if (m != j)
-                l[j] *= (dt - tau[m]) / (tau[j] - tau[m]);
-    }
+    double l[PREDICT_MAX_ORDER + 1];
+    predict_weights(p, s->dt_past, dt, l);
     for (size_t e = 0; e < s->n_blocks; e++) {
         const pcs_block *b = &s->blocks[e];
         if (s->serial && !b->in_x)

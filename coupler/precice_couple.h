@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "predict.h"
 #include "scheme.h"
 #include "seam/sparse.h"
 
@@ -68,7 +69,7 @@ typedef struct pcs_port {
 
 typedef struct pcs pcs;
 
-#define PCS_PAST 4               /* the quartic predictor's past windows */
+#define PCS_PAST PREDICT_MAX_ORDER               /* the quartic predictor's past windows */
 
 /* The participants, behind a table. solve: hand each of parts[0..n) its
  * port's reads and flags, and wait for each to fill its port's writes

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "stepper.h"
+
 #include "seam/loader.h"
 #include "lanes.h"
+#include "predict.h"
 
 /* Whether x holds only finite values (else *bad is the first that is not):
  * x * 0 is 0 for finite x and NaN otherwise, so one summing pass decides. */
@@ -252,16 +254,8 @@ static void predict(stepper *st, long step, double dt)
     if (p > step)
         p = (int)step;
     if (p > 0) {
-        /* Lagrange: nodes tau_0 = 0 (X^n), tau_j = -(dt_1 + ... + dt_j) (X^{n-j}), evaluated at tau = dt */
-        double tau[SIM_PAST + 1] = {0.0}, l[SIM_PAST + 1];
-        for (int j = 1; j <= p; j++)
-            tau[j] = tau[j - 1] - in->dt_past[j - 1];
-        for (int j = 0; j <= p; j++) {
-            l[j] = 1.0;
-            for (int m = 0; m <= p; m++)
-                if (m != j)
-                    l[j] *= (dt - tau[m]) / (tau[j] - tau[m]);
-        }
+        double l[PREDICT_MAX_ORDER + 1];
+        predict_weights(p, in->dt_past, dt, l);
         for (size_t i = 0; i < n; i++) {
             double x = l[0] * in->Xn[i];
             for (int j = 1; j <= p; j++)
