@@ -44,10 +44,11 @@ static void vreport(reader *r, const xmlNode *n, bool error, const char *fmt, va
     vsnprintf(msg, sizeof msg, fmt, ap);
     char full[1024];
     snprintf(full, sizeof full, "%s:%d: <%s>: %s", r->path, n ? line_of(n) : 0, n ? el(n) : "precice-configuration", msg);
-    if (error && !r->failed) {
+    if (error && !r->failed) {   /* the first problem is the caller's message; later ones are told as they come */
         if (r->err && r->errlen)
             snprintf(r->err, r->errlen, "%s", full);
         r->failed = true;
+        return;
     }
     if (r->warn)
         r->warn(r->warn_ctx, full);

@@ -230,8 +230,8 @@ typedef struct precice_config {
 } precice_config;
 
 /* Read and check the file. NULL on any error, with "FILE:LINE: <element>:
- * message" in err (the first problem; every problem goes to warn too when
- * given). Warnings (elements read but changing nothing) go to warn, one
+ * message" in err (the first problem; every later one goes to warn when
+ * given, so that a user sees them all at once). Warnings (elements read but changing nothing) go to warn, one
  * line each, when warn is not NULL. */
 typedef void (*precice_config_warn)(void *ctx, const char *message);
 precice_config *precice_config_load(const char *path, char *err, size_t errlen,
