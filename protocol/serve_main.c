@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "keys.h"
@@ -33,13 +35,25 @@ static void owner_gone(void)
     _exit(1);
 }
 
+/* Whether the owner is gone. Its death signal can come while the killed
+ * coupler's other threads are still ending, before this server is handed
+ * to another parent (getppid() still names the owner): a signal with an
+ * owner waits up to 0.1 s for that. Async-signal-safe. */
+static bool owner_dead(void)
+{
+    struct timespec tick = {0, 2000000};
+    for (int i = 0; i < 50 && getppid() == owner; i++)
+        nanosleep(&tick, NULL);
+    return getppid() != owner;
+}
+
 /* SIGINT, SIGTERM: between requests, end the loop cleanly; while the plugin
  * works on one (it may be stuck in an endless solve and never return to the
  * loop), or at a second signal, die of the signal at once. With --exit-with,
  * a signal after the owner died is its death signal: exit at once. */
 static void on_signal(int sig)
 {
-    if (owner > 0 && getppid() != owner)
+    if (owner > 0 && owner_dead())
         owner_gone();
     if (in_plugin || stop_requested) {
         signal(sig, SIG_DFL);
