@@ -977,6 +977,11 @@ bool pcs_run(pcs *s, const seam_scheme_ops *scheme, void *scheme_self, const pcs
             ok = false;
             break;
         }
+        if (verdict == SEAM_EXHAUSTED) {   /* accepted, as preCICE does, but never quietly */
+            s->unconverged++;
+            op_warn(s, &s->c, "not converged within max-iterations; accepted as preCICE does "
+                              "(a strict convergence measure stops the run instead)");
+        }
         seam_coupling_accept(&s->c);
         for (size_t e = 0; e < s->n_blocks; e++) {
             pcs_block *b = &s->blocks[e];

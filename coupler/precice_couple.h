@@ -130,6 +130,7 @@ struct pcs {
     double *measure_norm;        /* and the norm of the new values */
     int *measure_block;          /* each measure's block (-1: min-iterations) */
     int total_iterations;
+    long unconverged;            /* windows accepted at max-iterations without convergence (preCICE's rule) */
     int last_iterations;         /* of the last accepted window */
     bool last_converged;
     const pcs_transport *io;

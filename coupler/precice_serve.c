@@ -1375,8 +1375,8 @@ static int serve(server *sv, char **sets, int n_sets)
     }
     if (ok) {
         if (!sv->quiet)
-            fprintf(stderr, "seam: coupling done: %ld time windows, %d iterations\n", sv->s.window,
-                    sv->s.total_iterations);
+            fprintf(stderr, "seam: coupling done: %ld time windows, %d iterations, %ld not converged\n",
+                    sv->s.window, sv->s.total_iterations, sv->s.unconverged);
         rc = 0;
     } else {
         rc = end_failed(sv);

@@ -324,6 +324,7 @@ static void strict_measure_fails_at_max_iterations(void **state)
     assert_true(run_config(path, NULL, &lg2, &s, &cfg, err, sizeof err));
     assert_int_equal(s.total_iterations, 9);
     assert_false(s.last_converged);
+    assert_int_equal(s.unconverged, 3);   /* every window accepted unconverged, and counted */
     pcs_fini(&s);
     precice_config_destroy(&cfg);
     unlink(path);
