@@ -42,12 +42,18 @@ fluid=$!
 (cd "$dir/solid-fenics" && PYTHONPATH="$fenics${PYTHONPATH:+:$PYTHONPATH}" \
     timeout "$limit" $py solid.py >"$dir/solid-fenics.log" 2>&1) &
 solid=$!
-wait "$fluid" || rc=$?
-wait "$solid" || rc=$?
+# the first participant to fail stops the other (it would wait for its partner until the limit)
+if ! wait -n "$fluid" "$solid"; then
+    rc=1
+    pkill -P "$fluid" 2>/dev/null || true
+    pkill -P "$solid" 2>/dev/null || true
+fi
+wait "$fluid" || rc=1
+wait "$solid" || rc=1
 end=$(date +%s.%N)
 wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 if [ "$rc" -ne 0 ]; then
-    echo "flap-openfoam-fenics failed (exit $rc); last lines of the logs:"
+    echo "flap-openfoam-fenics failed; last lines of the logs:"
     tail -n 5 "$dir/fluid-openfoam.log" "$dir/solid-fenics.log"
     echo "@row case=flap-openfoam-fenics failed=1 wall_s=$wall"
     exit 1
@@ -65,7 +71,7 @@ tip=$(awk 'NR > 1 { t = $1 + 0; x = $4 + 0
                     if (n == 0 || x < mn) { mn = x; tmn = t }
                     n++; last = x; tl = t }
            END { printf "%.6e %.2f %.6e %.2f %.6e %.2f", mx, tmx, mn, tmn, last, tl }' "$watch")
-series=$(awk 'NR > 1 { k = sprintf("%.2f", $1); if (k * 100 % 10 == 0 && k + 0 > 0) printf "%s%g:%.5g", sep, k + 0, $4; sep = " " }' "$watch")
+series=$(awk 'NR > 1 { c = int($1 * 100 + 0.5); if (c > 0 && c % 10 == 0) { printf "%s%g:%.5g", sep, c / 100, $4; sep = " " } }' "$watch")
 read -r mx tmx mn tmn last tl <<<"$tip"
 printf '%-22s iterations/window %s   %6ss   tip x: max %s at %s s, min %s at %s s, %s at %s s\n' \
     flap-openfoam-fenics "$it" "$wall" "$mx" "$tmx" "$mn" "$tmn" "$last" "$tl"
