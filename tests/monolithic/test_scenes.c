@@ -184,14 +184,14 @@ static bool block_floats(const char *what, double f, double rho, double toleranc
  * 400 450 500 550 600 kg/m^3): the monolithic block's bottom locks onto
  * the cell face y = 0.5 m (f 0.29, 0.56, 0.58, 0.58, 0.58), the partitioned
  * one's onto the cell centre y = 0.525 m (400 and 500: f 0.43, 0.43). Zarifi's
- * projection takes one pressure per cell on every patch in it (5.13), and
- * fluid_mac's partitioned loads sample the cells' pressures too: the buoyancy
- * is a staircase in the block's depth whose steps (rho_w g dx = 490 Pa over the
- * 0.4 m bottom, half the block's weight) hold it still over a band of masses
- * 20% either side. So the twin here is a block 40% heavier (700 kg/m^3,
- * measured f 0.67), which the same check must fail; the 20% twins are at dx
- * 0.025 (test_archimedes_finer). The interface points of the two runs stay
- * within a cell of each other. */
+ * projection takes one pressure per cell on every patch in it (5.13): the
+ * buoyancy is a staircase in the block's depth whose steps (rho_w g dx = 490
+ * Pa over the 0.4 m bottom, half the block's weight) hold it still over a
+ * band of masses 20% either side; the partitioned block's buoyancy has steps
+ * too, measured, one half cell off. So the twin here is a block 40% heavier
+ * (700 kg/m^3, measured f 0.654 over [1, 1.9] s), which the same check must
+ * fail; the 20% twins are at dx 0.025 (test_archimedes_finer). The interface
+ * points of the two runs stay within a cell of each other. */
 static void test_archimedes_and_partitioned(void **state)
 {
     (void)state;
