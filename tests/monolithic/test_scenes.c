@@ -61,7 +61,7 @@ static size_t liquid_levels(const char *dir, int nx, int ny, double dx, double *
 {
     DIR *d = opendir(dir);
     assert_non_null(d);
-    char *names[256];
+    char *names[256] = {0};
     size_t n = 0;
     for (struct dirent *e; (e = readdir(d)) && n < 256;) {
         size_t len = strlen(e->d_name);
