@@ -17,7 +17,7 @@
 # leaves steps unconverged at the cap (drifting) shows its mean with "~"
 # and the count of such steps. The cap is 100, not the thesis's 30 for the
 # reduced models, so that the slow w = 0.01 column converges rather than
-# drifts. 78 runs, two at a time under nice: about 12 minutes on a loaded 2-core machine.
+# drifts. 90 runs, two at a time under nice: about 14 minutes on a loaded 2-core machine.
 # Usage: bench/schemes/table_2_1.sh [BUILD] [SCENE] [extra --set arguments...]
 SEAM_BENCH=table_2_1 . "$(dirname "$0")/../rows.sh"   # figures to bench/data/table_2_1.jsonl
 set -uo pipefail
@@ -44,11 +44,15 @@ columns += [("P-C w=0.05", [P, "coupling.relaxation=0.05", "fluid.loads=impulse"
             ("RMI w=1", ["coupling.scheme=rmi", "coupling.relaxation=1", "fluid.loads=pressure"]),
             ("XPM w=1", ["coupling.scheme=xpm", "coupling.relaxation=1", "fluid.loads=impulse"]),
             ("XPM reuse2", ["coupling.scheme=xpm", "coupling.relaxation=1", "fluid.loads=impulse", "coupling.reuse=2"]),
-            # the next three as seam counts (a step may end after one call of each solver), so they compare
+            # the first update relaxed as rmi's and iqn-ils's default (0.1), not the thesis's 1
+            ("XPM w=0.1", ["coupling.scheme=xpm", "coupling.relaxation=0.1", "fluid.loads=impulse"]),
+            # the next four as seam counts (a step may end after one call of each solver), so they compare
             # with one another under one test
             ("XPM seam", ["coupling.scheme=xpm", "coupling.relaxation=1", "fluid.loads=impulse", "coupling.count=seam"]),
             ("XPMr2 seam", ["coupling.scheme=xpm", "coupling.relaxation=1", "fluid.loads=impulse", "coupling.reuse=2",
                             "coupling.count=seam"]),
+            ("XPMw.1 seam", ["coupling.scheme=xpm", "coupling.relaxation=0.1", "fluid.loads=impulse",
+                             "coupling.count=seam"]),
             ("iqn-ils", ["coupling.scheme=iqn-ils", "fluid.loads=impulse"]),
             ("aitken", ["coupling.scheme=aitken", "fluid.loads=impulse"])]
 # Akbay Table 2.1 (None: "-", unstable); P w>=.5 is "-" for every M
@@ -103,17 +107,18 @@ for m, name, rc, it, bad, steps, t_end, err in results:
     print(f"@row M={m:g} column='{name}' count=thesis exit={rc} state={state} it_step={it:.3f} unconverged={bad} "
           f"steps={steps} shown={shown[name, m]} thesis={'-' if t21 is None else t21}")
 
-def cell(v, w=10):
+def cell(v, w=11):
     return f"{'-' if v is None else v if isinstance(v, str) else f'{v:.1f}':>{w}}"
 print("Table 2.1: mean iterations per step, seam (s) and Akbay (t). One test for every column: positions alone,")
 print("0.05 cells, max norm, at most 100 iterations, counted as the thesis counts (P and P-C on the change")
 print("before relaxing; RMI/XPM between successive solid outputs, 2 a step at least). '-': unstable (exit")
 print("non-zero); '~': drifting (ran to the end with steps unconverged at the cap). 'XPM seam', 'XPMr2 seam',")
-print("iqn-ils and aitken: counted as seam counts (a step may end after one call of each solver).")
-print(f"{'M':>4} {'':>2}" + "".join(f"{n:>11}" for n, _ in columns))
+print("'XPMw.1 seam', iqn-ils and aitken: counted as seam counts (a step may end after one call of each solver).")
+print("'w=0.1': xpm's first, model-free update relaxed by 0.1 (rmi's and iqn-ils's default) instead of 1.")
+print(f"{'M':>4} {'':>2}" + "".join(f"{n:>12}" for n, _ in columns))
 for i, m in enumerate(masses):
     print(f"{m:>4g} {'s':>2}" + "".join(" " + cell(shown[n, m]) for n, _ in columns))
-    print(f"{'':>4} {'t':>2}" + "".join(" " + (cell(thesis[n][i]) if n in thesis else f"{'':>10}") for n, _ in columns))
+    print(f"{'':>4} {'t':>2}" + "".join(" " + (cell(thesis[n][i]) if n in thesis else f"{'':>11}") for n, _ in columns))
 def gain(a, b):
     if a is None and b is None:
         return None
@@ -134,13 +139,15 @@ for m in masses:
     p_best = [res[n, m] for n, _ in columns[:5] if res[n, m] is not None]
     x, t = res["XPM w=1", m], thesis["XPM w=1"][masses.index(m)]
     best = f"best converging P {min(p_best):.1f}" if p_best else "no P converges"
-    ratios = "".join(f", P / {n} = {min(p_best) / res[n, m]:.1f}" for n in ("XPM w=1", "XPM reuse2")
+    ratios = "".join(f", P / {n} = {min(p_best) / res[n, m]:.1f}" for n in ("XPM w=1", "XPM w=0.1", "XPM reuse2")
                      if p_best and res[n, m])
-    print(f"M = {m:g}: XPM {shown['XPM w=1', m]} (thesis {t}), XPM reuse2 {shown['XPM reuse2', m]}; {best}"
-          f"{ratios}; as seam counts: XPM {shown['XPM seam', m]}, XPM reuse2 {shown['XPMr2 seam', m]}, "
+    print(f"M = {m:g}: XPM {shown['XPM w=1', m]} (thesis {t}), XPM w=0.1 {shown['XPM w=0.1', m]}, XPM reuse2 "
+          f"{shown['XPM reuse2', m]}; {best}{ratios}; as seam counts: XPM {shown['XPM seam', m]}, "
+          f"XPM w=0.1 {shown['XPMw.1 seam', m]}, XPM reuse2 {shown['XPMr2 seam', m]}, "
           f"iqn-ils {shown['iqn-ils', m]}, aitken {shown['aitken', m]}")
     print(f"@row kind=summary M={m:g} xpm={shown['XPM w=1', m]} thesis_xpm={t} xpm_reuse2={shown['XPM reuse2', m]} "
-          f"best_p={min(p_best) if p_best else '-'} xpm_seam={shown['XPM seam', m]} "
+          f"xpm_w01={shown['XPM w=0.1', m]} best_p={min(p_best) if p_best else '-'} xpm_seam={shown['XPM seam', m]} "
+          f"xpm_w01_seam={shown['XPMw.1 seam', m]} "
           f"xpm_reuse2_seam={shown['XPMr2 seam', m]} iqn_ils={shown['iqn-ils', m]} aitken={shown['aitken', m]}")
 if notes:
     print("\nruns not shown as converged:")
