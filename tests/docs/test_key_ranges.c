@@ -118,17 +118,32 @@ static int check_table(const seam_range_table *t, const char *root)
     return errors;
 }
 
+/* s as a JSON string's content: quotes and backslashes escaped. */
+static const char *json_text(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 2 < n; s++) {
+        if (*s == '"' || *s == '\\')
+            buf[k++] = '\\';
+        buf[k++] = *s;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
 static void dump(const seam_range_table *t)
 {
+    char anchor[512];
     for (size_t i = 0; i < t->n; i++) {
         const seam_range *r = &t->keys[i];
         char want[256];
         seam_range_describe(r, want, sizeof want);
         printf("{\"plugin\": %s%s%s, \"path\": \"%s\", \"name\": \"%s\", \"integer\": %s, \"lo\": %.17g, \"hi\": %.17g, "
-               "\"lo_open\": %s, \"hi_open\": %s, \"range\": \"%s\"}\n",
+               "\"lo_open\": %s, \"hi_open\": %s, \"range\": \"%s\", \"anchor\": \"%s\"}\n",
                t->plugin ? "\"" : "", t->plugin ? t->plugin : "null", t->plugin ? "\"" : "", t->path, r->name,
                r->integer ? "true" : "false", r->lo, r->hi, (r->ends & SEAM_CFG_LO_OPEN) ? "true" : "false",
-               (r->ends & SEAM_CFG_HI_OPEN) ? "true" : "false", want);
+               (r->ends & SEAM_CFG_HI_OPEN) ? "true" : "false", want,
+               json_text(t->anchor, anchor, sizeof anchor));
     }
 }
 
