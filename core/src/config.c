@@ -680,9 +680,14 @@ long seam_cfg_int(seam_cfg *self, const char *key, long def, long lo, long hi, u
 }
 
 /* The shortest %g form of x that reads back as x, its exponent written as
- * people do: 1e6, 1e-9, 2.5e-3 (not 1e+06). */
+ * people do: 1e6, 1e-9, 2.5e-3 (not 1e+06); whole numbers below 1e4 in
+ * full (2000, not 2e3). */
 static void short_number(char *buf, size_t n, double x)
 {
+    if (x == floor(x) && fabs(x) < 1e4) {
+        snprintf(buf, n, "%.0f", x);
+        return;
+    }
     for (int p = 1; p <= 17; p++) {
         snprintf(buf, n, "%.*g", p, x);
         if (strtod(buf, NULL) == x)

@@ -43,6 +43,20 @@ static const seam_range shell_keys[] = {
     {"damping.alpha", false, 0, 1e6, 0, "1/s"},
 };
 
+/* a generated mesh's numbers: element counts bounded so the mesh stays within memory and seconds */
+static const seam_range mesh_keys[] = {
+    {"radius", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
+    {"inner_radius", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
+    {"outer_radius", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
+    {"length", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
+    /* 6 rings^2 triangles: 2.4e7 at 2000 */
+    {"rings", true, 1, 2000, 0, ""},
+    {"segments", true, 1, 1e7, 0, ""},
+    {"layers", true, 1, 100000, 0, ""},
+    /* 20 4^s triangles: 1.3e6 at 8 */
+    {"subdivisions", true, 0, 8, 0, ""},
+};
+
 const seam_range_table solid_fem_ranges[] = {
     SEAM_RANGE_TABLE("solid_fem", "", "docs/solid_fem.md", "## Configuration", config_keys),
     SEAM_RANGE_TABLE("solid_fem", "walls", "docs/solid_fem.md", "### Walls", wall_keys),
@@ -50,5 +64,6 @@ const seam_range_table solid_fem_ranges[] = {
                      solid_keys),
     SEAM_RANGE_TABLE("solid_fem", "bodies[].material", "docs/solid_fem.md", "Shells (`\"kind\": \"shell\"`",
                      shell_keys),
+    SEAM_RANGE_TABLE("solid_fem", "bodies[].mesh", "docs/solid_fem.md", "The numbers of the generators", mesh_keys),
 };
 const size_t solid_fem_n_ranges = sizeof solid_fem_ranges / sizeof solid_fem_ranges[0];

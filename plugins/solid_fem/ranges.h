@@ -11,5 +11,6 @@ extern const size_t solid_fem_n_ranges;
 #define FEM_WALL_KEYS (&solid_fem_ranges[1])    /* "walls" */
 #define FEM_SOLID_KEYS (&solid_fem_ranges[2])   /* a volumetric body's "material" */
 #define FEM_SHELL_KEYS (&solid_fem_ranges[3])   /* a shell's "material" */
+#define FEM_MESH_KEYS (&solid_fem_ranges[4])    /* a generated "mesh" */
 
 #endif
