@@ -167,7 +167,7 @@ def check_inside(name, sets, keys, failures):
 
 
 def try_written(name, sets, keys, failures):
-    """Every key the scene writes, inside then outside, each value to all of them in one call (a key whose
+    """Every key the scene writes, inside then outside, each value to all of them in one call (the keys whose
     refusal others hid, a body refused before its density was read, go again in the next call). The calls made."""
     calls = check_inside(name, sets, keys, failures)
     for side in (0, 1):   # just outside, below and above
