@@ -17,7 +17,7 @@ static const char *const predictor_names[] = {"none", "linear", "quadratic", "cu
 /* Bounds on what a scene may ask for: beyond them it is a typo or a unit
  * slip, not a simulation (docs/scenes.md, "Limits"). */
 #define MAX_FRAMES 1e6          /* frames a run writes */
-#define MAX_GRAVITY 1e4         /* m/s^2: about 1000 times the Earth's */
+#define MAX_GRAVITY SEAM_GRAVITY_MAX   /* m/s^2: about 1000 times the Earth's (seam/config.h) */
 
 static const char *locate_key(sim_scene *sc, const char *object, const char *key)
 {

@@ -900,6 +900,12 @@ bool seam_cfg_gravity(seam_cfg *self, const seam_host *host, int dim, const doub
     double own[3] = {0, 0, 0};
     if (!seam_cfg_vec(self, "gravity", own, (size_t)dim, 0))
         return false;
+    double size = hypot(hypot(own[0], own[1]), own[2]);   /* no overflow for huge components */
+    if (!(size <= SEAM_GRAVITY_MAX)) {
+        report_f(self, "gravity", "|g| = %g m/s^2 is more than %g m/s^2 (1000 times the Earth's 9.81): a typo or a "
+                 "unit slip", size, SEAM_GRAVITY_MAX);
+        return true;
+    }
     bool differs = false;
     for (int i = 0; i < dim; i++)
         differs = differs || (scene && own[i] != scene[i]);

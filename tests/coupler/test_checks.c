@@ -86,6 +86,9 @@ static const struct {
      "step of at most 0.01 s), more than 1e+06"},
     {"examples/rising_disc.json", {"gravity=[0, -98100]"},
      "--set gravity: gravity: |g| = 98100 m/s^2 is more than 10000 m/s^2 (1000 times the Earth's 9.81)"},
+    /* a plugin's own gravity, as the scene's */
+    {"examples/smoke_cloth.json", {"solids.0.gravity=[0, 1e300, 0]"},
+     "--set solids[0].gravity: solids[0].gravity: |g| = 1e+300 m/s^2 is more than 10000 m/s^2"},
     {"examples/rising_disc.json", {"fluid.density=1e7"},
      "--set fluid.density: fluid.density: expected a number in [1e-9, 1e6] kg/m^3 (kg/m^2 in 2D), got 10000000"},
     {"examples/rising_disc.json", {"fluid.density=0"},

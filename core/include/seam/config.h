@@ -107,6 +107,8 @@ typedef struct seam_range {
 #define SEAM_DENSITY_MIN 1e-9
 /* Temperatures, K (or a smoke's temperature offset): the sun's surface is 5800 K. */
 #define SEAM_TEMPERATURE_MAX 1e4
+/* Gravity, m/s^2, the scene's and a plugin's own: |g| up to 1000 times the Earth's. */
+#define SEAM_GRAVITY_MAX 1e4
 /* Relative tolerances of an iterative solve: below double's epsilon
  * (2.2e-16) a residual cannot be measured. */
 #define SEAM_TOLERANCE_MIN 1e-16
@@ -171,9 +173,10 @@ const char *seam_cfg_file(seam_cfg *self, const char *key, const char *def, char
 bool seam_cfg_vec(seam_cfg *self, const char *key, double *out, size_t n, unsigned flags);
 /* A participant's gravity, for plugins (out: x y z, components past dim 0).
  * The scene's (host->gravity) when the host names one, else dflt (dim
- * numbers); the reader's own "gravity" key (dim numbers) wins over both, with
- * a warning through the host when it differs from the scene's. Returns true
- * when the configuration named it. */
+ * numbers); the reader's own "gravity" key (dim numbers, |g| at most
+ * SEAM_GRAVITY_MAX, as the scene's) wins over both, with a warning through
+ * the host when it differs from the scene's. Returns true when the
+ * configuration named it. */
 bool seam_cfg_gravity(seam_cfg *self, const seam_host *host, int dim, const double *dflt, double out[3]);
 /* Any number of numbers; malloc'ed array (caller frees) and its length in *n;
  * NULL when absent. */
