@@ -3,14 +3,14 @@
 
 The declarations come from `test_key_ranges --dump` (each plugin's and the coupler's ranges.c). For each example
 scene, every declared numeric key of an object the scene holds (in a participant of the declaring plugin, or the
-scene's own keys; written in the scene or not) is set just inside its range, at both ends (the end itself when
-closed, the next double inward when open): no refusal may name the key's range. A key the scene does not write
-whose path either inside call names in a message is not read in that scene (a 2D shell's `nu`, a corotated
-material's `compression_limit`) and is left out. Every other key is then set just outside, below and above (the
-next double past a closed end, the end itself when open; one past for an integer), and the refusal must name the
-key's full path and its range with the unit. Each of the four values goes to every key of the scene in one call;
-the keys whose refusal others hid (a body refused before its density was read) go again in the next. Keys no
-example holds are tried on a scene made to hold them (EXTRA below).
+scene's own keys; written in the scene or not) is set just outside its range, below and above (the next double
+past a closed end, the end itself when open; one past for an integer), and the refusal must name the key's full
+path and its range with the unit. On the first scene that has it, a key is also set just inside, at both ends (the
+end itself when closed, the next double inward when open), and no refusal may name its range. Each value goes to
+every key of the scene in one call; the keys whose refusal others hid (a body refused before its density was read)
+go again in the next. A key no example writes is tried on the first scene holding its object that reads it: a
+scene whose message names the key otherwise (a 2D shell's `nu`, a corotated material's `compression_limit`) does
+not; objects no example has are made by EXTRA below.
 
     test_key_ranges.py SEAM DUMP_PROGRAM EXAMPLES_DIR
 """
@@ -166,10 +166,12 @@ def check_inside(name, sets, keys, failures):
     return 2
 
 
-def try_written(name, sets, keys, failures):
-    """Every key the scene writes, inside then outside, each value to all of them in one call (the keys whose
-    refusal others hid, a body refused before its density was read, go again in the next call). The calls made."""
-    calls = check_inside(name, sets, keys, failures)
+def try_written(name, sets, keys, failures, inside=None):
+    """Every key the scene writes outside, each value to all of them in one call (the keys whose refusal others
+    hid, a body refused before its density was read, go again in the next call), and those of inside (all when
+    None) inside first. The calls made."""
+    inside = keys if inside is None else inside
+    calls = check_inside(name, sets, inside, failures) if inside else 0
     for side in (0, 1):   # just outside, below and above
         left = list(keys)
         while left:   # the keys not yet refused, again together: what one refusal hid the next call shows
@@ -254,12 +256,13 @@ def main():
             if not k[2]:
                 unwritten.setdefault(ident(k[1]), []).append((name, sets, k))
         written = [k for k in keys if k[2]]
-        if written:
-            scenes.append((name, sets, written))
+        if written:   # a key is tried inside on the first scene that writes it, outside on every one
+            inside = [k for k in written if ident(k[1]) not in tried]
+            scenes.append((name, sets, written, inside))
             n_cases += len(written)
             tried.update(ident(d) for _, d, _ in written)
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:   # one seam a core
-        calls += sum(pool.map(lambda x: try_written(x[0], x[1], x[2], failures), scenes))
+        calls += sum(pool.map(lambda x: try_written(x[0], x[1], x[2], failures, x[3]), scenes))
     before = len(tried)
     calls += try_unwritten(unwritten, tried, failures)
     n_cases += len(tried) - before
