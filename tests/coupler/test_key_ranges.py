@@ -27,7 +27,8 @@ SEAM, DUMP, EXAMPLES = sys.argv[1:4]
 
 # Scenes made to hold objects no example has: (scene, --set assignments)
 EXTRA = [
-    ("floating_block.json", ["coupling.scheme=\"monolithic\"", "solids.0.newton={\"tolerance\": 1e-6, \"max_iterations\": 50}",
+    ("floating_block.json", ["coupling.scheme=\"monolithic\"",
+                             "solids.0.newton={\"tolerance\": 1e-6, \"max_iterations\": 50}",
                              "solids.0.linear_solver={\"tolerance\": 1e-8, \"max_iterations\": 2000}",
                              "solids.0.walls={\"min\": [-9, -9], \"max\": [9, 9], \"friction\": 0.5}"]),
     ("piston.json", ["output.checkpoint={\"every_steps\": 5, \"every_seconds\": 60}"]),

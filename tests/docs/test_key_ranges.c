@@ -138,7 +138,8 @@ static void dump(const seam_range_table *t)
         const seam_range *r = &t->keys[i];
         char want[256];
         seam_range_describe(r, want, sizeof want);
-        printf("{\"plugin\": %s%s%s, \"path\": \"%s\", \"name\": \"%s\", \"integer\": %s, \"lo\": %.17g, \"hi\": %.17g, "
+        printf("{\"plugin\": %s%s%s, \"path\": \"%s\", \"name\": \"%s\", \"integer\": %s, "
+               "\"lo\": %.17g, \"hi\": %.17g, "
                "\"lo_open\": %s, \"hi_open\": %s, \"range\": \"%s\", \"anchor\": \"%s\"}\n",
                t->plugin ? "\"" : "", t->plugin ? t->plugin : "null", t->plugin ? "\"" : "", t->path, r->name,
                r->integer ? "true" : "false", r->lo, r->hi, (r->ends & SEAM_CFG_LO_OPEN) ? "true" : "false",
