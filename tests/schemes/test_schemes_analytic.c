@@ -211,6 +211,27 @@ static void test_secant_schemes_exact_after_rank_plus_one(void **state)
         }
 }
 
+/* newton-fd, the exact-Newton reference: its Jacobian by differences is
+ * exact on the linear maps to the differences' rounding whatever their rank,
+ * so the second iterate is the fixed point to about 1e-12 and a third or
+ * fourth confirms positions and loads; the strong coupling (c s up to 8) that
+ * makes the secant schemes need rank + 1 columns does not matter. */
+static void test_newton_fd_exact_on_linear_maps(void **state)
+{
+    (void)state;
+    for (size_t rank = 1; rank <= 4; rank++) {
+        maps m;
+        make_linear(&m, rank, 2.0, 1.0);
+        outcome o = run_scheme(&m, "newton-fd", "{\"scheme\": \"x\"}", 50, NULL);
+        print_message("newton-fd rank %zu: %d iterations, error %.2e, %d fluid calls\n", rank, o.iterations, o.error,
+                      m.fluid_calls);
+        assert_int_equal(o.verdict, SEAM_CONVERGED);
+        assert_true(o.error < 1e-10);
+        assert_true(o.iterations <= 4);
+        assert_int_equal(m.fluid_calls, o.iterations + (o.iterations - 1) * (N + 1));   /* n + 1 more per update */
+    }
+}
+
 /* A cap on the columns: with two columns iqn-ils's secant model cannot hold
  * all three directions, so convergence is slower (36 iterations against 7),
  * but still reached. With one column, and rmi with fewer columns than the
@@ -666,6 +687,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_secant_schemes_exact_after_rank_plus_one),
         cmocka_unit_test(test_column_cap),
+        cmocka_unit_test(test_newton_fd_exact_on_linear_maps),
         cmocka_unit_test(test_relaxation_bound),
         cmocka_unit_test(test_refused_iterate_is_rejected),
         cmocka_unit_test(test_rmi_with_loads_that_do_not_move),
