@@ -3,7 +3,10 @@
  * the quasi-Newton schemes could reach with a perfect Jacobian (issue 32,
  * item 6), not a scheme to run. Each iteration costs n + 1 more calls of
  * each solver than it is counted for: the count is the judged iterates, as
- * for the other schemes. Newton: J_r(X^k) dX = -r^k, X^{k+1} = X^k + dX. */
+ * for the other schemes. Newton: J_r(X^k) dX = -r^k, X^{k+1} = X^k + dX.
+ * With `jacobian_age` a >= 1 it is the chord method instead: J_r from the
+ * first iterate of a step, kept for a steps, which measures what a Jacobian
+ * that many steps old costs (a secant scheme's reused columns are old). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,8 @@
 
 typedef struct {
     double fd_step;      /* relative size of the difference steps */
+    long age;            /* 0: J_r at every iterate; a: at a step's first iterate, every a steps */
+    long made;           /* the step J_r was last made at (chord), -1: none */
     size_t n;
     double *J;           /* J_r, n x n column-major, then its LU */
     double *X, *r, *F, *Xp, *Fp, *Xtp;
@@ -29,6 +34,8 @@ static void *newton_create(seam_cfg *coupling)
 {
     newton_fd *q = SEAM_NEW(newton_fd);
     q->fd_step = seam_cfg_num(coupling, "fd_step", 1e-7, 0.0, 1e-2, SEAM_CFG_LO_OPEN);
+    q->age = seam_cfg_int(coupling, "jacobian_age", 0, 0, 100000, 0);
+    q->made = -1;
     return q;
 }
 
@@ -38,6 +45,7 @@ static void newton_free(newton_fd *q)
     free(q->piv);
     q->J = NULL;
     q->piv = NULL;
+    q->made = -1;
 }
 
 static void newton_destroy(void *self)
@@ -55,7 +63,7 @@ static void newton_reserve(newton_fd *q, size_t n)
         return;
     newton_free(q);
     q->n = n;
-    q->J = seam_xmalloc_n(n * n + 6 * n, sizeof *q->J);
+    q->J = seam_xmalloc_n(n * n + 6 * n, sizeof *q->J);   /* the LU of J_r in place */
     q->X = q->J + n * n;
     q->r = q->X + n;
     q->F = q->r + n;
@@ -86,8 +94,20 @@ static seam_status jacobian(newton_fd *q, seam_coupling *c)
             q->J[i + j * n] = (q->Xtp[i] - q->Xp[i] - q->r[i]) / h;
         q->Xp[j] = q->X[j];
     }
+    if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, q->J, (lapack_int)n, q->piv)) {
+        seam_coupling_warn(c, "newton-fd: the residual's Jacobian is singular");
+        return SEAM_ERROR;
+    }
     /* the judge compares the fluid's last two loads: F(X^k) is the last again */
     return seam_coupling_fluid(c, q->X, q->F);
+}
+
+/* J_r now: at every iterate (Newton), or at the first of every age-th step (chord). */
+static bool jacobian_due(const newton_fd *q, long step, int k)
+{
+    if (q->age == 0)
+        return true;
+    return k == 0 && (q->made < 0 || step - q->made >= q->age || step < q->made);
 }
 
 static seam_status newton_step(void *self, seam_coupling *c, const double *X_pred, double *X_out,
@@ -101,9 +121,10 @@ static seam_status newton_step(void *self, seam_coupling *c, const double *X_pre
         return SEAM_ERROR;
     }
     newton_reserve(q, n);
+    long step = seam_coupling_step_index(c);
     memcpy(q->X, X_pred, n * sizeof *q->X);
     seam_status st = seam_coupling_fluid(c, q->X, q->F);
-    while (st == SEAM_OK) {
+    for (int k = 0; st == SEAM_OK; k++) {
         st = seam_coupling_solid(c, q->F, X_out);                /* X~^k = S(F(X^k)) */
         if (st != SEAM_OK)
             break;
@@ -112,16 +133,15 @@ static seam_status newton_step(void *self, seam_coupling *c, const double *X_pre
         *verdict = seam_coupling_judge(c, X_out, q->X);
         if (*verdict != SEAM_ITERATE)
             break;
-        st = jacobian(q, c);
-        if (st != SEAM_OK)
-            break;
+        if (jacobian_due(q, step, k)) {
+            st = jacobian(q, c);
+            if (st != SEAM_OK)
+                break;
+            q->made = step;
+        }
         for (size_t i = 0; i < n; i++)
             q->Xp[i] = -q->r[i];
-        if (LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)n, 1, q->J, (lapack_int)n, q->piv, q->Xp, (lapack_int)n)) {
-            seam_coupling_warn(c, "newton-fd: the residual's Jacobian is singular");
-            *verdict = SEAM_DIVERGED;
-            break;
-        }
+        LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', (lapack_int)n, 1, q->J, (lapack_int)n, q->piv, q->Xp, (lapack_int)n);
         for (size_t i = 0; i < n; i++)
             q->X[i] += q->Xp[i];
         st = seam_coupling_fluid(c, q->X, q->F);
@@ -133,7 +153,7 @@ const seam_scheme_ops seam_scheme_newton_fd = {
     .name = "newton-fd",
     .summary = "exact Newton, the residual's Jacobian by finite differences each iteration (a reference: n + 1 "
                "solver pairs per iteration)",
-    .keys = (const char *const[]){"fd_step", NULL},
+    .keys = (const char *const[]){"fd_step", "jacobian_age", NULL},
     .create = newton_create,
     .destroy = newton_destroy,
     .step = newton_step,

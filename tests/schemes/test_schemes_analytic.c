@@ -497,7 +497,8 @@ static void run_steps(maps *m, const char *scheme_name, const char *config, int 
         seam_coupling_accept(&c);
         memcpy(Xn, Xout, sizeof Xn);
     }
-    sc->report(self, rep);
+    if (sc->report)
+        sc->report(self, rep);
     seam_coupling_fini(&c);
     sc->destroy(self);
 }
@@ -682,12 +683,37 @@ static void test_thesis_counting(void **state)
     assert_float_equal(res[1], 0.25 * res[0], 1e-15 * res[0]);
 }
 
+/* newton-fd's chord form (jacobian_age 2): J_r is made at the first
+ * iterate of steps 0, 2 and 4 only, and on the linear maps, whose Jacobian
+ * never changes, the steps that reuse it (1 and 3) take the iterations of
+ * those that made it: the second iterate solves the step to the differences'
+ * rounding, the third meets 1e-12. */
+static void test_newton_fd_chord_keeps_the_jacobian(void **state)
+{
+    (void)state;
+    maps m;
+    make_linear(&m, 3, 2.0, 1.0);
+    int its[5];
+    seam_scheme_report rep;
+    run_steps(&m, "newton-fd", "{\"scheme\": \"x\", \"jacobian_age\": 2}", 5, its, &rep);
+    int total = 0;
+    print_message("newton-fd chord: %d %d %d %d %d iterations, %d fluid calls\n", its[0], its[1], its[2], its[3],
+                  its[4], m.fluid_calls);
+    for (int s = 0; s < 5; s++) {
+        assert_true(its[s] <= 3);
+        assert_int_equal(its[s], its[0]);
+        total += its[s];
+    }
+    assert_int_equal(m.fluid_calls, total + 3 * (N + 1));   /* three Jacobians of n + 1 calls each */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_secant_schemes_exact_after_rank_plus_one),
         cmocka_unit_test(test_column_cap),
         cmocka_unit_test(test_newton_fd_exact_on_linear_maps),
+        cmocka_unit_test(test_newton_fd_chord_keeps_the_jacobian),
         cmocka_unit_test(test_relaxation_bound),
         cmocka_unit_test(test_refused_iterate_is_rejected),
         cmocka_unit_test(test_rmi_with_loads_that_do_not_move),
