@@ -6,8 +6,10 @@
 # max, min) of the exact-Newton reference newton-fd (the residual's Jacobian
 # by finite differences at every iterate) under each predictor, beside
 # iqn-ils reuse 8 (the scene's) with the quartic predictor, with mixing 0.9,
-# and iqn-imvj; then newton-fd beside the scene's scheme on
-# examples/tube.json. About 2 minutes.
+# and iqn-imvj; at 1e-5, newton-fd's chord form with a Jacobian made every
+# a windows (jacobian_age a: what an old Jacobian costs, as a secant
+# scheme's reused columns are old); then newton-fd beside the scene's scheme
+# on examples/tube.json. About 3 minutes.
 # Usage: bench/schemes/tube_newton.sh [BUILD_DIR]   (default build)
 SEAM_BENCH=tube_newton . "$(dirname "$0")/../rows.sh"   # figures to bench/data/tube_newton.jsonl
 set -eu
@@ -51,6 +53,13 @@ for tol in 8e-6 1e-5 1.25e-5; do
         --set coupling.mixing=0.9
     run "iqn-imvj reuse 8 rs-svd, predictor quartic" $tube $tol --set coupling.scheme=iqn-imvj \
         --set coupling.predictor=quartic
+done
+
+echo
+echo "tube, collocated: newton-fd's chord form, J_r made at the first iterate every a windows, quartic predictor"
+for a in 1 2 3 5 10; do
+    run "newton-fd jacobian_age $a, predictor quartic" $tube 1e-5 --set coupling.scheme=newton-fd \
+        --set coupling.jacobian_age=$a --set coupling.predictor=quartic
 done
 
 echo
