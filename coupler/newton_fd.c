@@ -8,6 +8,7 @@
  * first iterate of a step, kept for a steps, which measures what a Jacobian
  * that many steps old costs (a secant scheme's reused columns are old). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,44 @@ static seam_status newton_step(void *self, seam_coupling *c, const double *X_pre
     return st;
 }
 
+/* What crosses steps: the chord's LU of J_r, its pivots and the step it was
+ * made at (Newton at every iterate carries nothing, but writes the same). */
+static void newton_save(const void *self, seam_ckpt_writer *w)
+{
+    const newton_fd *q = self;
+    bool has = q->J && q->made >= 0;
+    seam_ckpt_put_u64(w, has ? q->n : UINT64_MAX);   /* UINT64_MAX: no Jacobian kept */
+    if (!has)
+        return;
+    seam_ckpt_put_i64(w, q->made);
+    seam_ckpt_put_f64s(w, q->J, q->n * q->n);
+    int64_t *piv = SEAM_NEW_N(int64_t, q->n);
+    for (size_t i = 0; i < q->n; i++)
+        piv[i] = q->piv[i];
+    seam_ckpt_put_i64s(w, piv, q->n);
+    free(piv);
+}
+
+static void newton_load(void *self, seam_ckpt_reader *r)
+{
+    newton_fd *q = self;
+    uint64_t n = seam_ckpt_get_u64(r);
+    if (n == UINT64_MAX || !seam_ckpt_ok(r, false))
+        return;
+    if (n > NEWTON_MAX_N) {
+        seam_ckpt_fail(r, "newton-fd: %llu interface values, at most %d", (unsigned long long)n, NEWTON_MAX_N);
+        return;
+    }
+    newton_reserve(q, (size_t)n);
+    q->made = (long)seam_ckpt_get_i64(r);
+    seam_ckpt_get_f64s(r, q->J, q->n * q->n);
+    int64_t *piv = SEAM_NEW_N(int64_t, q->n);
+    seam_ckpt_get_i64s(r, piv, q->n);
+    for (size_t i = 0; i < q->n; i++)
+        q->piv[i] = (lapack_int)piv[i];
+    free(piv);
+}
+
 const seam_scheme_ops seam_scheme_newton_fd = {
     .name = "newton-fd",
     .summary = "exact Newton, the residual's Jacobian by finite differences each iteration (a reference: n + 1 "
@@ -157,5 +196,7 @@ const seam_scheme_ops seam_scheme_newton_fd = {
     .create = newton_create,
     .destroy = newton_destroy,
     .step = newton_step,
+    .save = newton_save,
+    .load = newton_load,
     .iterates = true,
 };
