@@ -45,9 +45,12 @@ run() {
     name=$2
     shift 2
     start=$(date +%s)
-    if ! "$seam" run "examples/turek_hron_$c.json" --out "$out/$name" --force --quiet --no-report --end "$end" \
+    rc=0
+    "$seam" run "examples/turek_hron_$c.json" --out "$out/$name" --force --quiet --no-report --end "$end" \
         --set output.frames=false --set output.picture=false --set output.interface=true \
-        --set "cell_size=$dx" --set "fluid.cells=$cells" "$@" >"$out/$name.log" 2>&1; then
+        --set "cell_size=$dx" --set "fluid.cells=$cells" "$@" >"$out/$name.log" 2>&1 || rc=$?
+    # 3: the run ended with steps committed unconverged (counted on the line below)
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
         echo "turek_hron.sh: $name failed: $(grep -m1 -o 'error: .*' "$out/$name.log" || tail -n1 "$out/$name.log")" >&2
         exit 1
     fi
