@@ -67,7 +67,7 @@ struct seam_coupling {
     long step;
     int fluid_calls, solid_calls, judged;
     bool count_thesis;       /* residuals as Akbay counts them: rmi between successive solid outputs
-                                (two at least, Algorithm 1), relaxation after relaxing (Algorithm 3) */
+                                (two at least, Algorithm 1); relaxation is judged before relaxing either way */
     struct rigid_dofs *rigid;          /* the rigid bodies among the points (rigid_dofs.h), NULL: none */
     double residual, first_residual;   /* the judge's position residual (m), for messages */
     double *F_last, *F_prev, *F_n;     /* the fluid's last two loads, and those of the last step */

@@ -35,7 +35,7 @@ echo "nested balloons, dx = $dx m, to t = $end s"
 run p-bpp --set coupling.scheme=relaxation --set coupling.relaxation=0.05 --set coupling.bpp=true \
     --set coupling.convergence=cells --set coupling.tolerance=0.05
 run xpm --set coupling.scheme=xpm
-echo "counted as the thesis does (coupling.count = thesis: P after relaxing, xpm between solid outputs)"
+echo "counted as the thesis does (coupling.count = thesis: xpm between solid outputs; P before relaxing, as seam counts)"
 run p-bpp-t --set coupling.scheme=relaxation --set coupling.relaxation=0.05 --set coupling.bpp=true \
     --set coupling.convergence=cells --set coupling.tolerance=0.05 --set coupling.count=thesis
 run xpm-t --set coupling.scheme=xpm --set coupling.count=thesis
