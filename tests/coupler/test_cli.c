@@ -1,4 +1,5 @@
 /* The `seam` command as a user runs it: exit codes, messages, outputs. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "report.h"
 #include "seam/csv.h"
 #include "test_host.h"
 
@@ -305,6 +307,64 @@ static int count_lines(const char *prefix)
 
 /* Redirected output: a progress line every --progress seconds; --quiet and
  * --log-level choose the messages. */
+/* Every convergence measure a run uses reaches measures.csv and its plot with
+ * the tolerance it was held to at every iteration: the absolute ones their
+ * fixed tolerance, the relative ones tol times the norm of that iteration. */
+static void test_report_measures(void **state)
+{
+    (void)state;
+    static char page[1 << 16];
+    char dir[4096], path[8400], err[512];
+    snprintf(dir, sizeof dir, "%s", test_tmpdir("cli_report_measures"));
+    assert_int_equal(seam("run tests/coupler/scenes/piston_measures.json --out '%s' --steps 4 --force --quiet", dir), 0);
+    snprintf(path, sizeof path, "%s/measures.csv", dir);
+    seam_csv *m = seam_csv_read(path, err, sizeof err);
+    snprintf(path, sizeof path, "%s/residuals.csv", dir);
+    seam_csv *res = seam_csv_read(path, err, sizeof err);
+    assert_non_null(m);
+    assert_non_null(res);
+    size_t rows = seam_csv_rows(m);
+    assert_int_equal(rows, seam_csv_rows(res));   /* a row per iteration */
+    assert_true(rows > 8);
+    const char *names[] = {"positions_max_absolute", "positions_max_relative", "loads_2_relative",
+                           "positions_max_absolute_2"};
+    const double fixed[] = {1e-10, NAN, NAN, 1e-9};
+    const double *residual = seam_csv_named(res, "residual"), *step = seam_csv_named(m, "step");
+    for (size_t k = 0; k < 4; k++) {
+        seam_report_measure pm;
+        assert_true(seam_report_measure_get(m, k, &pm));
+        assert_string_equal(pm.name, names[k]);
+        assert_int_equal(pm.count, rows + 4);   /* every iteration, a break after each of the 4 steps */
+        const double *value = seam_csv_values(m, 2 + 2 * k), *goal = seam_csv_values(m, 3 + 2 * k);
+        bool varies = false;
+        for (size_t i = 0, q = 0; i < rows; i++, q++) {
+            if (i && step[i] != step[i - 1])
+                q++;   /* the break */
+            assert_float_equal(pm.value[q], value[i], 0.0);
+            assert_float_equal(pm.goal[q], goal[i], 0.0);
+            assert_true(isfinite(goal[i]));
+            if (!isnan(fixed[k]))
+                assert_float_equal(goal[i], fixed[k], 0.0);
+            varies = varies || (i && step[i] == step[i - 1] && goal[i] != goal[i - 1]);
+            if (k == 0 || k == 3)   /* the position residual residuals.csv keeps */
+                assert_float_equal(value[i], residual[i], 0.0);
+        }
+        assert_true(varies == isnan(fixed[k]));   /* a relative goal moves from iteration to iteration */
+        seam_report_measure_free(&pm);
+        char alt[200];
+        snprintf(alt, sizeof alt, "alt=\"%s history with its tolerance at every iteration\"", names[k]);
+        read_page(dir, page, sizeof page);
+        if (!strstr(page, alt))
+            fail_msg("index.html has no plot of %s", names[k]);
+    }
+    seam_report_measure pm;
+    assert_false(seam_report_measure_get(m, 4, &pm));
+    assert_int_equal(check_images(dir, page), 6);   /* iterations, the 4 measures, times */
+    assert_true(exists(dir, "measure_2.png") && exists(dir, "measure_4.png"));
+    seam_csv_destroy(&m);
+    seam_csv_destroy(&res);
+}
+
 static void test_progress_and_log_level(void **state)
 {
     (void)state;
@@ -401,8 +461,8 @@ static void test_report(void **state)
         assert_float_equal(rg[i], 1e-10, 0.0);
         assert_true(lg[i] > 0.0 && lg[i] < 1.0);
     }
-    assert_non_null(strstr(page, "alt=\"residual history with its tolerance\""));
-    assert_non_null(strstr(page, "alt=\"load change history with its tolerance\""));
+    assert_non_null(strstr(page, "alt=\"positions_max_absolute history with its tolerance at every iteration\""));
+    assert_non_null(strstr(page, "alt=\"loads_2_relative history with its tolerance at every iteration\""));
     assert_non_null(strstr(page, "<th>piston</th><td>solid</td><td>piston_solid</td>"));
     seam_csv_destroy(&stats);
 
@@ -825,6 +885,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_run_writes_stats),
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_report),
+        cmocka_unit_test(test_report_measures),
         cmocka_unit_test(test_progress_and_log_level),
         cmocka_unit_test(test_plugins_and_info),
         cmocka_unit_test(test_scheme_needing_regions),
