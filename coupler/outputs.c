@@ -19,7 +19,7 @@
 
 /* The CSV files' names, by SIM_CSV_*. */
 static const char *const csv_names[SIM_CSV_COUNT] = {"stats.csv", "residuals.csv", "interface.csv", "regions.csv",
-                                                       "probes.csv"};
+                                                       "probes.csv", "measures.csv"};
 
 static int mkdir_p(const char *path)
 {
@@ -120,6 +120,7 @@ static bool csv_wanted(const sim_outputs *o, int i)
     case SIM_CSV_RESIDUALS: return o->stats;
     case SIM_CSV_INTERFACE: return o->interface && o->in->n_points;
     case SIM_CSV_PROBES: return o->probes.n > 0;
+    case SIM_CSV_MEASURES: return o->stats && o->conv && o->conv->count;
     default: return o->stats && o->bpp;
     }
 }
@@ -433,6 +434,33 @@ static seam_status check_stale(sim_outputs *o)
     return SEAM_OK;
 }
 
+/* measures.csv's columns: each measure's ||d|| under its name (quantity,
+ * norm, kind: "loads_2_relative"; a repeated name gets "_2", "_3") and the
+ * goal it was held to under NAME_tolerance (docs/coupling.md, "Convergence
+ * measures"). */
+static void measures_header(const seam_convergence *cv, FILE *f)
+{
+    char names[SEAM_MEASURES_MAX][64];
+    fputs("step,iteration", f);
+    for (size_t i = 0; i < cv->count; i++) {
+        const seam_measure *m = &cv->measures[i];
+        snprintf(names[i], sizeof names[i], "%s_%s_%s", m->quantity == SEAM_QTY_POSITIONS ? "positions" : "loads",
+                 m->norm == SEAM_NORM_MAX ? "max" : "2",
+                 !m->relative ? "absolute" : m->of_value ? "relative_value" : "relative");
+        int same = 1;
+        for (size_t j = 0; j < i; j++)
+            same += strcmp(names[j], names[i]) == 0;
+        fprintf(f, ",%s", names[i]);
+        if (same > 1)
+            fprintf(f, "_%d", same);
+        fprintf(f, ",%s", names[i]);
+        if (same > 1)
+            fprintf(f, "_%d", same);
+        fputs("_tolerance", f);
+    }
+    fputc('\n', f);
+}
+
 /* stats.csv, residuals.csv, regions.csv, interface.csv: their headers and the interface as described. */
 static seam_status csv_obs_open(sim_outputs *o)
 {
@@ -446,6 +474,8 @@ static seam_status csv_obs_open(sim_outputs *o)
         fputs("step,iteration,residual,load_change\n", rows[SIM_CSV_RESIDUALS]);
     if (rows[SIM_CSV_REGIONS])
         fputs("step,time,region,p0,delta_p0,volume_error\n", rows[SIM_CSV_REGIONS]);
+    if (rows[SIM_CSV_MEASURES])
+        measures_header(o->conv, rows[SIM_CSV_MEASURES]);
     if (rows[SIM_CSV_INTERFACE]) {
         fputs("step,t", rows[SIM_CSV_INTERFACE]);
         for (size_t i = 0; i < o->in->n_points; i++)
@@ -459,9 +489,16 @@ static seam_status csv_obs_open(sim_outputs *o)
 
 static void csv_obs_residual(sim_outputs *o, long step, int iteration, double residual, double loads)
 {
-    FILE *f = o->csv[SIM_CSV_RESIDUALS].rows;
+    FILE *f = o->csv[SIM_CSV_RESIDUALS].rows, *m = o->csv[SIM_CSV_MEASURES].rows;
     if (f)
         fprintf(f, "%ld,%d,%.17g,%.17g\n", step, iteration, residual, loads);
+    if (!m)
+        return;
+    fprintf(m, "%ld,%d", step, iteration);
+    for (size_t i = 0; i < o->conv->count; i++)   /* a diverged iterate was judged no further: no values */
+        fprintf(m, ",%.17g,%.17g", isfinite(residual) ? o->conv->value[i] : NAN,
+                isfinite(residual) ? o->conv->goal[i] : NAN);
+    fputc('\n', m);
 }
 
 static seam_status csv_obs_step(sim_outputs *o, const sim_step_record *r)
@@ -720,11 +757,26 @@ static char **outputs_manifest(sim_outputs *o, size_t *n)
     return list.names;
 }
 
+/* Resuming a checkpoint written before measures.csv existed: the file
+ * starts at the checkpoint's step, with its header. */
+static seam_status measures_restart(sim_outputs *o)
+{
+    if (csv_open(o, SIM_CSV_MEASURES, -1) != SEAM_OK)
+        return SEAM_ERROR;
+    measures_header(o->conv, o->csv[SIM_CSV_MEASURES].rows);
+    return csv_write(o, "measures.csv's header") == SEAM_OK ? csv_place(o) : SEAM_ERROR;
+}
+
 static seam_status outputs_resume(sim_outputs *o, const int64_t pos[SIM_CSV_COUNT], char *const *manifest, size_t n)
 {
     for (int i = 0; i < SIM_CSV_COUNT; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", o->dir, csv_names[i]);
+        if (i == SIM_CSV_MEASURES && o->measures_new && pos[i] < 0 && csv_wanted(o, i)) {
+            if (measures_restart(o) != SEAM_OK)   /* the checkpoint's run predates it: from here on */
+                return SEAM_ERROR;
+            continue;
+        }
         if (csv_wanted(o, i) != (pos[i] >= 0)) {
             sim_log(o->log, SEAM_LOG_ERROR, NULL, "%s/" SIM_CHECKPOINT_FILE ": the checkpoint's run %s %s, this one %s",
                     o->dir, pos[i] >= 0 ? "wrote" : "did not write", csv_names[i], pos[i] >= 0 ? "does not" : "does");
@@ -802,9 +854,12 @@ void outputs_load(sim_outputs *o, seam_ckpt_reader *r)
         if (observers[i].load)
             observers[i].load(o, r);
     int64_t pos[SIM_CSV_COUNT];
-    /* a checkpoint from before probes.csv existed lists one file fewer */
-    size_t n_pos = seam_ckpt_peek_count(r) == SIM_CSV_PROBES ? SIM_CSV_PROBES : SIM_CSV_COUNT;
-    pos[SIM_CSV_PROBES] = -1;
+    /* a checkpoint from before probes.csv or measures.csv existed lists fewer files */
+    size_t n_pos = seam_ckpt_peek_count(r);
+    if (n_pos != SIM_CSV_PROBES && n_pos != SIM_CSV_MEASURES)
+        n_pos = SIM_CSV_COUNT;
+    pos[SIM_CSV_PROBES] = pos[SIM_CSV_MEASURES] = -1;
+    o->measures_new = n_pos < SIM_CSV_COUNT;
     seam_ckpt_get_i64s(r, pos, n_pos);
     size_t n = (size_t)seam_ckpt_get_u64(r);
     if (!seam_ckpt_ok(r, false))

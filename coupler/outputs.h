@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "bpp.h"
+#include "convergence.h"
 #include "interface.h"
 #include "log.h"
 #include "participant.h"
@@ -20,7 +21,8 @@
 #include "scheme.h"
 
 /* The CSV files, in the order of outputs_positions. */
-enum { SIM_CSV_STATS, SIM_CSV_RESIDUALS, SIM_CSV_INTERFACE, SIM_CSV_REGIONS, SIM_CSV_PROBES, SIM_CSV_COUNT };
+enum { SIM_CSV_STATS, SIM_CSV_RESIDUALS, SIM_CSV_INTERFACE, SIM_CSV_REGIONS, SIM_CSV_PROBES, SIM_CSV_MEASURES,
+       SIM_CSV_COUNT };
 
 /* One CSV file: the rows of the step under way are kept in memory and
  * reach the file in one write when the step is done, so a run killed or
@@ -42,6 +44,7 @@ typedef struct sim_outputs {
     sim_participants *ps;
     sim_interface *in;
     seam_bpp *bpp;           /* the pressure projection (regions.csv), NULL: none */
+    const seam_convergence *conv;   /* the measures judged (measures.csv), each iteration's values and goals */
     const seam_summary *summary;
     double t_end, frame_dt;  /* the scene's (a frame every frame_dt, and at the end) */
     /* the scene's output keys (scene.c) */
@@ -62,6 +65,7 @@ typedef struct sim_outputs {
     bool slice_at_given;     /* ... with its "at" (else through the middle of the field) */
     sim_csv csv[SIM_CSV_COUNT];
     bool csv_failed;         /* a write failed: nothing more is written to them */
+    bool measures_new;       /* the checkpoint resumed predates measures.csv */
     sim_probes probes;       /* output.probes; probes.csv when there are any */
     int frame;
     double next_frame;

@@ -335,10 +335,96 @@ static void plot_measure(report *r, const seam_csv *res, const seam_csv *stats, 
     free(x), free(y);
 }
 
-/* Both measures residuals.csv records: the positions' residual and the loads'
- * change (NaN in every row when the run judges no load measure: no plot). */
-static void plot_residuals(report *r, const seam_csv *res, const seam_csv *stats)
+bool seam_report_measure_get(const seam_csv *measures, size_t k, seam_report_measure *m)
 {
+    *m = (seam_report_measure){0};
+    size_t j = 2 + 2 * k, n = measures ? seam_csv_rows(measures) : 0;   /* after step and iteration */
+    const double *step = measures ? seam_csv_named(measures, "step") : NULL;
+    if (!step || j + 1 >= seam_csv_cols(measures))
+        return false;
+    const char *name = seam_csv_name(measures, j), *tol = seam_csv_name(measures, j + 1);
+    size_t len = strlen(name);
+    if (strncmp(tol, name, len) != 0 || strcmp(tol + len, "_tolerance") != 0)
+        return false;   /* not a pair of measures.csv */
+    snprintf(m->name, sizeof m->name, "%s", name);
+    const double *val = seam_csv_values(measures, j), *goal = seam_csv_values(measures, j + 1);
+    m->x = seam_xmalloc_n(2 * n + 1, sizeof *m->x);
+    m->value = seam_xmalloc_n(2 * n + 1, sizeof *m->value);
+    m->goal = seam_xmalloc_n(2 * n + 1, sizeof *m->goal);
+    for (size_t i = 0; i < n;) {   /* each step's iterations spread over its unit of x, a break between steps */
+        size_t end = i;
+        while (end < n && step[end] == step[i])
+            end++;
+        for (size_t q = i; q < end; q++, m->count++) {
+            m->x[m->count] = step[i] + (double)(q - i) / (double)(end - i);
+            m->value[m->count] = val[q];
+            m->goal[m->count] = goal[q];
+        }
+        m->x[m->count] = m->value[m->count] = m->goal[m->count] = NAN;
+        m->count++;
+        i = end;
+    }
+    return true;
+}
+
+void seam_report_measure_free(seam_report_measure *m)
+{
+    free(m->x), free(m->value), free(m->goal);
+    *m = (seam_report_measure){0};
+}
+
+/* Every measure of measures.csv with its tolerance at every iteration: the
+ * first position measure as residuals.png, the first load measure as
+ * load_changes.png, any other as measure_K.png (K its place in the list,
+ * from 1). False when the run wrote no measures.csv (an older run). */
+static bool plot_measures(report *r, const seam_csv *measures)
+{
+    seam_report_measure m;
+    bool positions = false, loads = false;
+    size_t k = 0;
+    for (; seam_report_measure_get(measures, k, &m); k++, seam_report_measure_free(&m)) {
+        bool pos = strncmp(m.name, "positions_", 10) == 0;
+        bool any = false;
+        for (size_t i = 0; i < m.count && !any; i++)
+            any = isfinite(m.value[i]);
+        if (!any)
+            continue;
+        char file[64], heading[160], title[200], series[96], tol[112], alt[200];
+        if (pos ? !positions : !loads)
+            snprintf(file, sizeof file, "%s", pos ? "residuals.png" : "load_changes.png");
+        else
+            snprintf(file, sizeof file, "measure_%zu.png", k + 1);
+        positions = positions || pos, loads = loads || !pos;
+        snprintf(heading, sizeof heading, "%s %s, every iteration", pos ? "Interface residual" : "Load change", m.name);
+        snprintf(title, sizeof title, "%s %s at every iteration (log scale)", pos ? "Position residual" : "Load change",
+                 m.name);
+        snprintf(series, sizeof series, "%s", m.name);
+        snprintf(tol, sizeof tol, "its tolerance");
+        snprintf(alt, sizeof alt, "%s history with its tolerance at every iteration", m.name);
+        seam_plot_series sr[2] = {{series, m.x, m.value, m.count, SEAM_PLOT_LINES},
+                                  {tol, m.x, m.goal, m.count, SEAM_PLOT_LINES}};
+        seam_plot p = {.title = title, .x_label = "step (its iterations in order)",
+                       .y_label = pos ? "residual (m)" : "load change (N; N/m in 2D)", .log_y = true, .series = sr,
+                       .n_series = 2};
+        figure(r, heading, file, &p, alt);
+    }
+    if (!k)
+        return false;
+    if (!positions)
+        missing(r, "Interface residual, every iteration", "residuals.png", "This run judged no position measure.");
+    if (!loads)
+        missing(r, "Load change, every iteration", "load_changes.png", "This run judged no load measure.");
+    return true;
+}
+
+/* Every measure with its tolerance per iteration (measures.csv); for a run
+ * without it, both measures residuals.csv records, the positions' residual
+ * and the loads' change (NaN in every row when the run judges no load
+ * measure: no plot), with each step's goal from stats.csv. */
+static void plot_residuals(report *r, const seam_csv *res, const seam_csv *stats, const seam_csv *measures)
+{
+    if (plot_measures(r, measures))
+        return;
     plot_measure(r, res, stats, "residual", "residual_goal", "Interface residual, every iteration", "residuals.png",
                  "position residual", "Interface residual at every iteration (log scale)", "residual (m)",
                  "residual history with its tolerance");
@@ -609,18 +695,19 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
         return SEAM_ERROR;
     }
     seam_csv *summary = read_table(&r, "summary.csv"), *residuals = read_table(&r, "residuals.csv"),
-             *regions = read_table(&r, "regions.csv"), *probes = read_table(&r, "probes.csv");
+             *regions = read_table(&r, "regions.csv"), *probes = read_table(&r, "probes.csv"),
+             *measures = read_table(&r, "measures.csv");
     const char *base = strrchr(dir, '/') && strrchr(dir, '/')[1] ? strrchr(dir, '/') + 1 : dir;
     fprintf(r.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>seam run ");
     html_text(r.html, base);
     fprintf(r.html, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>seam run: ", STYLE);
     html_text(r.html, base);
-    fprintf(r.html, "</h1>\n<p>Drawn from the files in this directory: stats.csv%s%s%s%s.</p>\n",
-            summary ? ", summary.csv" : "", residuals ? ", residuals.csv" : "", regions ? ", regions.csv" : "",
-            probes ? ", probes.csv" : "");
+    fprintf(r.html, "</h1>\n<p>Drawn from the files in this directory: stats.csv%s%s%s%s%s.</p>\n",
+            summary ? ", summary.csv" : "", residuals ? ", residuals.csv" : "", measures ? ", measures.csv" : "",
+            regions ? ", regions.csv" : "", probes ? ", probes.csv" : "");
     write_summary(&r, stats, summary);
     plot_iterations(&r, stats);
-    plot_residuals(&r, residuals, stats);
+    plot_residuals(&r, residuals, stats, measures);
     plot_times(&r, stats);
     plot_regions(&r, regions);
     plot_probes(&r, probes);
@@ -633,6 +720,7 @@ seam_status seam_report_write(const char *dir, seam_sim_log log, void *log_ctx)
     seam_csv_destroy(&residuals);
     seam_csv_destroy(&regions);
     seam_csv_destroy(&probes);
+    seam_csv_destroy(&measures);
     if (r.errors)
         return SEAM_ERROR;
     say(&r, SEAM_LOG_INFO, "wrote %s", path);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranges.h"
 #include "scene.h"
 #include "seam/alloc.h"
 #include "seam/vtk.h"
@@ -16,7 +17,7 @@ static const char *const predictor_names[] = {"none", "linear", "quadratic", "cu
 /* Bounds on what a scene may ask for: beyond them it is a typo or a unit
  * slip, not a simulation (docs/scenes.md, "Limits"). */
 #define MAX_FRAMES 1e6          /* frames a run writes */
-#define MAX_GRAVITY 1e4         /* m/s^2: about 1000 times the Earth's */
+#define MAX_GRAVITY SEAM_GRAVITY_MAX   /* m/s^2: about 1000 times the Earth's (seam/config.h) */
 
 static const char *locate_key(sim_scene *sc, const char *object, const char *key)
 {
@@ -67,10 +68,10 @@ static seam_cfg *read_time(sim_scene *sc, seam_cfg *root)
 {
     seam_cfg *time = seam_cfg_child(root, "time", SEAM_CFG_REQUIRED);
     if (time) {
-        sc->t_end = seam_cfg_num(time, "end", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-        sc->dt_max = seam_cfg_num(time, "dt", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        sc->dt_min = seam_cfg_num(time, "dt_min", 0.0, 0.0, INFINITY, 0);
-        sc->frame_dt = seam_cfg_num(time, "frame", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+        sc->t_end = seam_cfg_key(time, TIME_KEYS, "end", 1.0, SEAM_CFG_REQUIRED);
+        sc->dt_max = seam_cfg_key(time, TIME_KEYS, "dt", INFINITY, 0);
+        sc->dt_min = seam_cfg_key(time, TIME_KEYS, "dt_min", 0.0, 0);
+        sc->frame_dt = seam_cfg_key(time, TIME_KEYS, "frame", 0.0, 0);
     }
     if (sc->opts->end > 0)
         sc->t_end = sc->opts->end;
@@ -296,7 +297,7 @@ static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim
             o->picture_opts.range[0] = range[0];
             o->picture_opts.range[1] = range[1];
             o->picture_opts.range_fixed = range[1] > range[0];
-            o->picture_opts.pixels_per_cell = (int)seam_cfg_int(pic, "pixels_per_cell", 0, 1, 64, 0);
+            o->picture_opts.pixels_per_cell = (int)seam_cfg_key_int(pic, PICTURE_KEYS, "pixels_per_cell", 0, 0);
             o->picture_surface = seam_cfg_bool(pic, "surface", true, 0);
             seam_cfg *slice = seam_cfg_child(pic, "slice", 0);
             if (slice) {
@@ -316,8 +317,8 @@ static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim
             o->checkpoint_seconds = 0.0;
         } else if (ck) {
             o->checkpoint_default = false;
-            o->checkpoint_steps = seam_cfg_int(ck, "every_steps", 0, 1, LONG_MAX, 0);
-            o->checkpoint_seconds = seam_cfg_num(ck, "every_seconds", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+            o->checkpoint_steps = seam_cfg_key_int(ck, CHECKPOINT_KEYS, "every_steps", 0, 0);
+            o->checkpoint_seconds = seam_cfg_key(ck, CHECKPOINT_KEYS, "every_seconds", 0.0, 0);
             if (!seam_cfg_has(ck, "every_steps") && !seam_cfg_has(ck, "every_seconds"))
                 seam_cfg_error(out, "checkpoint", "expected every_steps, every_seconds or both");
         }
@@ -379,7 +380,7 @@ void scene_read(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim_outputs
 {
     const char *description = seam_cfg_str(root, "description", NULL, 0);
     sc->description = description ? seam_xstrdup(description) : NULL;
-    sc->cell_size = seam_cfg_num(root, "cell_size", 0.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    sc->cell_size = seam_cfg_key(root, SCENE_KEYS, "cell_size", 0.0, 0);
     seam_cfg *time = read_time(sc, root);   /* one reader: a second would find its keys unread */
     read_gravity(sc, root);
     bool has_coupled = seam_cfg_has(root, "coupled");

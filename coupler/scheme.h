@@ -173,5 +173,6 @@ extern const seam_scheme_ops seam_scheme_iqn_ils;
 extern const seam_scheme_ops seam_scheme_iqn_imvj;
 extern const seam_scheme_ops seam_scheme_rmi;
 extern const seam_scheme_ops seam_scheme_xpm;
+extern const seam_scheme_ops seam_scheme_newton_fd;
 
 #endif

@@ -11,6 +11,7 @@ static const seam_scheme_ops *const all[] = {
     &seam_scheme_iqn_imvj,
     &seam_scheme_rmi,
     &seam_scheme_xpm,
+    &seam_scheme_newton_fd,
 };
 
 size_t seam_scheme_count(void) { return sizeof all / sizeof all[0]; }

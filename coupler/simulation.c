@@ -168,6 +168,7 @@ static void connect_parts(seam_sim *sim)
     o->opts = &sim->opts;
     o->ps = &sim->ps;
     o->in = &sim->in;
+    o->conv = &sim->st.conv;
     o->summary = &sim->summary;
     sim->ck = (sim_checkpoint){&sim->log, sim->scene.doc, &sim->opts, &sim->ps, &sim->in, &sim->st, &sim->out,
                                &sim->summary, save_loop, load_loop, sim};

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +67,8 @@ struct seam_remote {
     uint64_t next_id;
     bool handshaken, lost;
     pid_t child;
+    pid_t reaper;            /* removes tmpdir and the server if this process dies without doing it (launch) */
+    int reaper_fd;           /* the pipe the reaper waits on; this process holds its only write end */
     char program[1024];      /* the spawned server, for messages: seam-serve's path, "python3 solver.py" */
     bool moved;              /* the server runs, or may run (connect), in another directory: send it absolute paths */
     char tmpdir[4096];
@@ -486,12 +490,20 @@ static bool call_once(seam_remote *r, const char *op, uint64_t id, seam_wbuf *w,
     return send_request(r, op, w, limit, deadline) && await_reply(r, op, id, limit, deadline, m);
 }
 
+/* A reply that does not parse as the op's: named with the op, where the run
+ * was and the server, as the other failures are. */
+static void bad_reply(seam_remote *r, const char *op, const char *detail)
+{
+    char at[96];
+    report(r, "%s%s: bad reply from %s: %s", op, where(r, at, sizeof at), r->endpoint, detail);
+}
+
 /* The plugin's status from a reply; SEAM_ERROR (reported) when bad. */
 static seam_status reply_status(seam_remote *r, const char *op, seam_msg *m)
 {
     uint64_t st = SEAM_ERROR;
     if (!seam_msg_uint(m, "status", true, &st) || st > SEAM_UNSTABLE) {
-        report(r, "%s: bad reply from %s: %s", op, r->endpoint, m->error[0] ? m->error : "unknown status");
+        bad_reply(r, op, m->error[0] ? m->error : "unknown status");
         return SEAM_ERROR;
     }
     return (seam_status)st;
@@ -529,7 +541,7 @@ static seam_status remote_max_dt(void *self, double *dt)
     /* a server of an older plugin ABI answers dt alone */
     seam_status st = seam_msg_has(&m, "status") ? reply_status(r, "max_dt", &m) : SEAM_OK;
     if (st == SEAM_OK && !seam_msg_num(&m, "dt", true, dt)) {
-        report(r, "max_dt: bad reply from %s: %s", r->endpoint, m.error);
+        bad_reply(r, "max_dt", m.error);
         return SEAM_ERROR;
     }
     return st;
@@ -573,7 +585,7 @@ static seam_status remote_bodies(void *self, seam_bodies *out)
     }
     free(ranges);
     if (m.error[0]) {
-        report(r, "bodies: bad reply from %s: %s", r->endpoint, m.error);
+        bad_reply(r, "bodies", m.error);
         return SEAM_ERROR;
     }
     *out = (seam_bodies){.count = count, .centre = r->centre, .rotation = r->rotation, .first = r->first,
@@ -641,7 +653,7 @@ static seam_status remote_solve(void *self, const seam_step *step, const seam_in
     seam_status st = reply_status(r, "solve", &m);   /* the reply came: the request's frames are written */
     for (int k = 0; k < 3 && st == SEAM_OK; k++)
         if (outs[k] && !seam_msg_f64s(&m, names[k], true, outs[k], n)) {
-            report(r, "solve: bad reply from %s: %s", r->endpoint, m.error);
+            bad_reply(r, "solve", m.error);
             st = SEAM_ERROR;
         }
     return st;
@@ -720,8 +732,10 @@ seam_status seam_remote_commit_end(seam_remote *r)
         double dt = NAN;
         if (!seam_msg_child(&m, "max_dt", true, &sub) || !seam_msg_uint(&sub, "status", true, &dst) ||
             dst > SEAM_UNSTABLE || (dst == SEAM_OK && !seam_msg_num(&sub, "dt", true, &dt))) {
-            report(r, "commit: bad reply from %s: field \"max_dt\": %s", r->endpoint,
-                   sub.error[0] ? sub.error : m.error[0] ? m.error : "unknown status");
+            char why[640];
+            snprintf(why, sizeof why, "field \"max_dt\": %s", sub.error[0] ? sub.error : m.error[0] ? m.error
+                                                                                                     : "unknown status");
+            bad_reply(r, "commit", why);
             return SEAM_ERROR;
         }
         r->dt_known = true;
@@ -869,7 +883,7 @@ static seam_status remote_field(void *self, const char *name, seam_raster *out)
     if (st != SEAM_OK)
         return st;
     if (!take_raster(&m, c)) {
-        report(r, "field: bad reply from %s: %s", r->endpoint, m.error);
+        bad_reply(r, "field", m.error);
         return SEAM_ERROR;
     }
     *out = hand_out(c);
@@ -979,7 +993,7 @@ static seam_status remote_shaped(const void *self, int e, wire_arg *v)
         return SEAM_ERROR;
     seam_status st = reply_status(r, d->name, &m);
     if (st == SEAM_OK && !read_shaped(r, e, d, v, &m)) {
-        report(r, "%s: bad reply from %s: %s", d->name, r->endpoint, m.error);
+        bad_reply(r, d->name, m.error);
         return SEAM_ERROR;
     }
     return st;
@@ -1239,6 +1253,76 @@ static bool find_serve(char *path, size_t n)
     return false;
 }
 
+/* The reaper's side (a fork that execs nothing, so only async-signal-safe
+ * calls: the coupler may have other threads): wait until the pipe's write
+ * end, held by the coupler alone, closes. The coupler kills its reaper when it
+ * cleaned up itself, so end of file means it died (a SIGKILL, a crash): then
+ * remove the server's socket and private directory, give the server's process
+ * group SEAM_REAP_GRACE_S to end on its death signal (PR_SET_PDEATHSIG) and
+ * kill what is left of it. */
+#define SEAM_REAP_GRACE_S 3
+static _Noreturn void reap_when_orphaned(int fd, pid_t server, const char *sock_path, const char *dir)
+{
+    setpgid(0, 0);   /* a terminal's Ctrl-C is the coupler's alone; the coupler's own cleanup then kills this */
+    if (fd != 3) {   /* keep no other pipe's write end: another reaper would wait on this process too */
+        dup2(fd, 3);
+        fd = 3;
+    }
+    int null = open("/dev/null", O_RDWR);   /* hold no terminal or pipe a caller waits on to close */
+    for (int std = 0; std < 3 && null >= 0; std++)
+        dup2(null, std);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
+#endif
+        for (int other = 4; other < 65536; other++)
+            close(other);
+    char byte;
+    while (read(fd, &byte, 1) < 0 && errno == EINTR)
+        ;
+    unlink(sock_path);
+    rmdir(dir);
+    for (int i = 0; i < 10 * SEAM_REAP_GRACE_S && kill(-server, 0) == 0; i++)
+        poll(NULL, 0, 100);
+    kill(-server, SIGKILL);
+    _exit(0);
+}
+
+/* Start the reaper of a launched server (reap_when_orphaned); false when
+ * it could not be started (the run goes on without it). */
+static bool start_reaper(seam_remote *r, pid_t server, const char *dir)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return false;
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);   /* later servers must not keep it open */
+    char sock_path[4200];
+    snprintf(sock_path, sizeof sock_path, "%s/serve.sock", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[1]);
+        reap_when_orphaned(fds[0], server, sock_path, dir);
+    }
+    close(fds[0]);
+    if (pid < 0) {
+        close(fds[1]);
+        return false;
+    }
+    r->reaper = pid;
+    r->reaper_fd = fds[1];
+    return true;
+}
+
+/* The coupler cleaned up itself: its reaper has nothing to do. */
+static void stop_reaper(seam_remote *r)
+{
+    if (r->reaper <= 0)
+        return;
+    kill(r->reaper, SIGKILL);
+    waitpid(r->reaper, NULL, 0);
+    close(r->reaper_fd);
+    r->reaper = 0;
+}
+
 /* Start argv[0] (searched on PATH when it has no slash) in `cwd` (NULL:
  * this directory) with `--bind ENDPOINT --once` appended, the endpoint an
  * ipc socket in a private directory, and say hello. `label` names it in
@@ -1291,6 +1375,7 @@ static seam_remote *launch(const char *const *argv, const char *cwd, const char 
         _exit(127);
     }
     free(args);
+    setpgid(pid, pid);   /* also here: the group exists before the reaper may need it */
     seam_remote *r = open_remote(endpoint, o, true, err, errlen);
     if (!r) {
         kill(pid, SIGKILL);
@@ -1299,6 +1384,7 @@ static seam_remote *launch(const char *const *argv, const char *cwd, const char 
         return NULL;
     }
     r->child = pid;
+    start_reaper(r, pid, dir);
     r->moved = cwd != NULL;
     snprintf(r->program, sizeof r->program, "%s", label);
     snprintf(r->tmpdir, sizeof r->tmpdir, "%s", dir);
@@ -1431,7 +1517,7 @@ static void *remote_create(const seam_plugin *plugin, const char *config_json, c
         uint64_t caps = 0, cid = begin_request(r, &w, "capabilities", 0, 0);
         if (!call(r, "capabilities", cid, &w, r->o.timeout_s, &m) ||
             !seam_msg_uint(&m, "capabilities", true, &caps) || caps > UINT32_MAX) {
-            report(r, "capabilities: bad reply from %s: %s", r->endpoint, m.error);
+            bad_reply(r, "capabilities", m.error);
             r->host = NULL;
             return NULL;
         }
@@ -1499,6 +1585,7 @@ static void close_remote(seam_remote **self_p, bool relay)
         unlink(sock_path);
         rmdir(r->tmpdir);
     }
+    stop_reaper(r);
     for (int e = 0; e < WIRE_E_COUNT; e++)
         wire_allocs_free(&r->kept[e]);
     for (int k = 0; k < SEAM_COMMIT_FIELDS_MAX; k++) {

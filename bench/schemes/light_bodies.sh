@@ -1,18 +1,25 @@
 #!/bin/sh
 # Issue 14: light bodies. examples/rising_disc.json (a disc rising in water,
-# 1000 kg/m^3) at disc densities 50, 100, 300, 600 and 900 kg/m^2 (density
-# ratios 0.05 to 0.9) for every scheme: constant relaxation 0.1, aitken,
+# 1000 kg/m^3) at disc densities 10, 50, 100, 300, 600 and 900 kg/m^2
+# (density ratios 0.01 to 0.9; 10 is issue 32's item 4) for every scheme: constant relaxation 0.1, aitken,
 # iqn-ils, iqn-imvj, rmi and xpm, the last two with the rigid bodies on their
 # own coordinates (coupling.rigid_dofs, the default) and on the points
 # ("-pts"). One line per run: mean iterations per step, unconverged steps,
 # steps, how far it ran (t reached of the scene's 1.5 s) and the outcome
 # ("timeout": still running after LIMIT seconds, default 120).
-# Usage: bench/schemes/light_bodies.sh [BUILD_DIR] [LIMIT]   (default build, 120)
+# Usage: bench/schemes/light_bodies.sh [BUILD_DIR] [LIMIT] [DENSITIES]
+#   (default build, 120, "10 50 100 300 600 900"; DENSITIES: a quoted list)
 SEAM_BENCH=light_bodies . "$(dirname "$0")/../rows.sh"   # figures to bench/data/light_bodies.jsonl
 set -eu
 cd "$(dirname "$0")/../.."
 seam="${1:-build}/coupler/seam"
 limit="${2:-120}"
+densities="${3:-10 50 100 300 600 900}"
+for d in $densities; do
+    case $d in
+    '' | *[!0-9.]* | .*) echo "light_bodies.sh: density \"$d\" is not a positive number (kg/m^2)" >&2; exit 2 ;;
+    esac
+done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export OMP_NUM_THREADS=1
@@ -25,7 +32,7 @@ stats() {
 }
 
 printf '%-8s %-10s %6s %6s %6s %8s  %s\n' density scheme it/step unconv steps t_end outcome
-for d in 50 100 300 600 900; do
+for d in $densities; do
     for s in relaxation aitken iqn-ils iqn-imvj rmi rmi-pts xpm xpm-pts; do
         case $s in
         relaxation) sets="--set coupling.scheme=relaxation --set coupling.relaxation=0.1" ;;

@@ -679,6 +679,103 @@ long seam_cfg_int(seam_cfg *self, const char *key, long def, long lo, long hi, u
     return (long)x;
 }
 
+/* The shortest %g form of x that reads back as x, its exponent written as
+ * people do: 1e6, 1e-9, 2.5e-3 (not 1e+06); whole numbers below 1e4 in
+ * full (2000, not 2e3). */
+static void short_number(char *buf, size_t n, double x)
+{
+    if (x == floor(x) && fabs(x) < 1e4) {
+        snprintf(buf, n, "%.0f", x);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, n, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    char *e = strchr(buf, 'e');
+    if (!e)
+        return;
+    char *d = e + 1, *src = e + 1;
+    if (*src == '+')
+        src++;
+    else if (*src == '-')
+        *d++ = *src++;
+    while (*src == '0' && src[1])
+        src++;
+    memmove(d, src, strlen(src) + 1);
+}
+
+const seam_range *seam_range_find(const seam_range_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->keys[i].name, name) == 0)
+            return &t->keys[i];
+    return NULL;
+}
+
+void seam_range_describe(const seam_range *r, char *buf, size_t n)
+{
+    char lo[32], hi[32];
+    short_number(lo, sizeof lo, r->lo);
+    short_number(hi, sizeof hi, r->hi);
+    snprintf(buf, n, "%c%s, %s%c%s%s", (r->ends & SEAM_CFG_LO_OPEN) ? '(' : '[', lo, hi,
+             (r->ends & SEAM_CFG_HI_OPEN) ? ')' : ']', r->unit && *r->unit ? " " : "", r->unit ? r->unit : "");
+}
+
+static bool declared_in_range(const seam_range *r, double x)
+{
+    if ((r->ends & SEAM_CFG_LO_OPEN) ? !(x > r->lo) : !(x >= r->lo))
+        return false;
+    return (r->ends & SEAM_CFG_HI_OPEN) ? x < r->hi : x <= r->hi;
+}
+
+/* The declaration of name, which the caller's table must hold: a key read
+ * without one would go unchecked, so that is refused as a bug of the reader. */
+static const seam_range *declared(seam_cfg *self, const seam_range_table *t, const char *name)
+{
+    const seam_range *r = seam_range_find(t, name);
+    if (!r && self)
+        report_f(self, name, "internal error: read without a declared range (%s, \"%s\")", t->doc, t->anchor);
+    return r;
+}
+
+/* The key's value when it is a number (an integer when the declaration says
+ * so) in the declared range; else reports it and gives NAN. */
+static double read_declared(seam_cfg *self, const seam_range *r, bool *present, unsigned flags)
+{
+    const char *dot = strrchr(r->name, '.');
+    const char *key = dot ? dot + 1 : r->name;
+    json_t *v = get(self, key, flags);
+    *present = v != NULL;
+    if (!v)
+        return NAN;
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (json_is_number(v) && (!r->integer || x == floor(x)) && declared_in_range(r, x))
+        return x;
+    char want[160], got[128];
+    seam_range_describe(r, want, sizeof want);
+    describe_value(v, got, sizeof got);
+    report_f(self, key, "expected %s in %s, got %s", r->integer ? "an integer" : "a number", want, got);
+    return NAN;
+}
+
+double seam_cfg_key(seam_cfg *self, const seam_range_table *t, const char *name, double def, unsigned flags)
+{
+    const seam_range *r = declared(self, t, name);
+    bool present = false;
+    double x = r ? read_declared(self, r, &present, flags) : NAN;
+    return present && !isnan(x) ? x : def;
+}
+
+long seam_cfg_key_int(seam_cfg *self, const seam_range_table *t, const char *name, long def, unsigned flags)
+{
+    const seam_range *r = declared(self, t, name);
+    bool present = false;
+    double x = r ? read_declared(self, r, &present, flags) : NAN;
+    return present && !isnan(x) ? (long)x : def;
+}
+
 bool seam_cfg_bool(seam_cfg *self, const char *key, bool def, unsigned flags)
 {
     json_t *v = get(self, key, flags);
@@ -803,6 +900,12 @@ bool seam_cfg_gravity(seam_cfg *self, const seam_host *host, int dim, const doub
     double own[3] = {0, 0, 0};
     if (!seam_cfg_vec(self, "gravity", own, (size_t)dim, 0))
         return false;
+    double size = hypot(hypot(own[0], own[1]), own[2]);   /* no overflow for huge components */
+    if (!(size <= SEAM_GRAVITY_MAX)) {
+        report_f(self, "gravity", "|g| = %g m/s^2 is more than %g m/s^2 (1000 times the Earth's 9.81): a typo or a "
+                 "unit slip", size, SEAM_GRAVITY_MAX);
+        return true;
+    }
     bool differs = false;
     for (int i = 0; i < dim; i++)
         differs = differs || (scene && own[i] != scene[i]);

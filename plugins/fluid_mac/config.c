@@ -1,12 +1,14 @@
 /* fluid_mac's configuration: the plugin's keys into fluid_mac_config.
- * Parsing and checking only: each key's default and range are the
- * arguments of the one seam_cfg call that reads it, here; errors name the
- * key's place in the scene (file:line: key) through seam_cfg. */
+ * Parsing and checking only: each key's default is an argument of the one
+ * seam_cfg call that reads it, here, and each number's range is declared in
+ * ranges.c, which that call reads; errors name the key's place in the scene
+ * (file:line: key) through seam_cfg. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "ranges.h"
 #include "seam/alloc.h"
 #include "seam/config.h"
 
@@ -22,8 +24,8 @@ static void read_circle_source(const mac_grid *g, seam_cfg *c, inflow *src)
     src->interior = 1;
     src->circle = 1;
     seam_cfg_vec(c, "center", src->center, (size_t)g->dim, SEAM_CFG_REQUIRED);
-    src->radius = seam_cfg_num(c, "radius", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    src->speed = seam_cfg_num(c, "speed", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    src->radius = seam_cfg_key(c, FM_SOURCE_KEYS, "radius", 0.0, SEAM_CFG_REQUIRED);
+    src->speed = seam_cfg_key(c, FM_SOURCE_KEYS, "speed", 0.0, SEAM_CFG_REQUIRED);
     double R = src->radius;
     src->rate = src->speed * (g->dim == 3 ? 4.0 * M_PI * R * R : 2.0 * M_PI * R);
     if (R > 0.0 && inflow_cells(g, src) == 0)
@@ -44,7 +46,7 @@ static void read_interior_source(const mac_grid *g, seam_cfg *c, inflow *src)
             seam_cfg_error(c, "box", "[%g, %g, %g, %g] holds no cell centre", src->box[0], src->box[1],
                            src->box[2], src->box[3]);
     }
-    src->rate = seam_cfg_num(c, "rate", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    src->rate = seam_cfg_key(c, FM_SOURCE_KEYS, "rate", 0.0, SEAM_CFG_REQUIRED);
 }
 
 /* A side inflow: its range is [from, to] along the side in 2D and
@@ -61,7 +63,7 @@ static void read_side_source(const mac_grid *g, seam_cfg *c, inflow *src)
         src->range[2 * q + 1] = g->origin[t[q]] + mac_n(g, t[q]) * g->dx;
     }
     seam_cfg_vec(c, "range", src->range, 2 * (size_t)nt, 0);
-    src->speed = seam_cfg_num(c, "speed", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    src->speed = seam_cfg_key(c, FM_SOURCE_KEYS, "speed", 0.0, SEAM_CFG_REQUIRED);
     src->parabolic = seam_cfg_enum(c, "profile", profiles, 0, 0);
     src->disc = seam_cfg_enum(c, "shape", shapes, 0, 0);
     if (src->disc && g->dim != 3) {
@@ -116,10 +118,10 @@ static void read_source(const mac_grid *g, seam_cfg *c, inflow *src)
     } else {
         read_side_source(g, c, src);
     }
-    src->ramp_time = seam_cfg_num(c, "ramp_time", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    src->ramp_time = seam_cfg_key(c, FM_SOURCE_KEYS, "ramp_time", 0.0, 0);
     src->ramp = seam_cfg_enum(c, "ramp", ramps, RAMP_SMOOTH, 0);
-    src->density = seam_cfg_num(c, "density", 1.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
-    src->temperature = seam_cfg_num(c, "temperature", 0.0, -INFINITY, INFINITY, 0);
+    src->density = seam_cfg_key(c, FM_SOURCE_KEYS, "density", 1.0, 0);
+    src->temperature = seam_cfg_key(c, FM_SOURCE_KEYS, "temperature", 0.0, 0);
 }
 
 /* Free-surface liquid: where it starts and how its particles behave. Smoke
@@ -139,14 +141,14 @@ static void read_liquid(fluid_mac_config *conf, seam_cfg *cfg, seam_cfg *liq)
                 seam_cfg_error(liq, "fill", "box %zu is empty: need %c0 < %c1", b, "xyz"[d], "xyz"[d]);
                 break;
             }
-    conf->per_axis = (int)seam_cfg_int(liq, "particles_per_axis", 2, 1, 8, 0);
-    conf->flip = seam_cfg_num(liq, "flip", 0.95, 0.0, 1.0, 0);
+    conf->per_axis = (int)seam_cfg_key_int(liq, FM_KEYS, "liquid.particles_per_axis", 2, 0);
+    conf->flip = seam_cfg_key(liq, FM_KEYS, "liquid.flip", 0.95, 0);
     static const char *const kernel_names[] = {"binned", "reference", NULL};
     conf->reference_kernels = seam_cfg_enum(liq, "particle_kernels", kernel_names, 0, 0);
     /* The radius that puts a flat surface seeded 2 particles per axis at its fill height (the
      * mean of |x - xbar| at the centres just above and below it): 0.5625 cells in 2D, 0.5417 in 3D. */
     double r_flat = conf->g.dim == 3 ? 0.5417 : 0.5625;
-    conf->particle_radius = conf->g.dx * seam_cfg_num(liq, "particle_radius", r_flat, 0.25, 2.0, 0);
+    conf->particle_radius = conf->g.dx * seam_cfg_key(liq, FM_KEYS, "liquid.particle_radius", r_flat, 0);
     static const char *const smoke_keys[] = {"sources", "buoyancy", "initial", "advection"};
     for (int k = 0; k < 4; k++)
         if (seam_cfg_has(cfg, smoke_keys[k]))
@@ -198,8 +200,7 @@ static int read_grid(fluid_mac_config *conf, seam_cfg *cfg, const seam_host *hos
     size_t dim = (size_t)conf->g.dim;
     /* The scene's cell_size, when it names one, is the grid's dx unless dx is given. */
     double cell = host && host->cell_size > 0 ? host->cell_size : 0.0;
-    conf->g.dx = seam_cfg_num(cfg, "dx", cell, 0.0, INFINITY,
-                              (cell > 0 ? 0 : SEAM_CFG_REQUIRED) | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    conf->g.dx = seam_cfg_key(cfg, FM_KEYS, "dx", cell, cell > 0 ? 0 : SEAM_CFG_REQUIRED);
     conf->g.origin[0] = conf->g.origin[1] = conf->g.origin[2] = 0.0;
     seam_cfg_vec(cfg, "origin", conf->g.origin, dim, 0);
     /* The box and a cell's volume must be finite numbers: the projection divides by dx^2 and dx^3. */
@@ -268,14 +269,14 @@ static int read_keys(fluid_mac_config *conf, seam_cfg *cfg, const seam_host *hos
 {
     if (read_grid(conf, cfg, host) != 0)   /* what lies on the grid cannot be checked without one */
         return -1;
-    conf->rho = seam_cfg_density(cfg, "density", 1000.0, conf->g.dim == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", 0);
-    conf->cfl = seam_cfg_num(cfg, "cfl", 1.0, 0.0, 10.0, SEAM_CFG_LO_OPEN);
-    conf->tol = seam_cfg_num(cfg, "pressure_tolerance", 1e-8, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    conf->max_iter = (int)seam_cfg_int(cfg, "pressure_max_iterations", 1000, 1, 100000000, 0);
+    conf->rho = seam_cfg_key(cfg, FM_KEYS, "density", 1000.0, 0);
+    conf->cfl = seam_cfg_key(cfg, FM_KEYS, "cfl", 1.0, 0);
+    conf->tol = seam_cfg_key(cfg, FM_KEYS, "pressure_tolerance", 1e-8, 0);
+    conf->max_iter = (int)seam_cfg_key_int(cfg, FM_KEYS, "pressure_max_iterations", 1000, 0);
     static const char *const precond_names[] = {"multigrid", "mic0", NULL};
     conf->precond = (mac_precond)seam_cfg_enum(cfg, "pressure_preconditioner", precond_names, MAC_PRECOND_MG, 0);
-    conf->kernel_radius = seam_cfg_num(cfg, "kernel_radius", 2.0, 1.0, 2.0, 0);
-    conf->viscosity = seam_cfg_num(cfg, "viscosity", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN);
+    conf->kernel_radius = seam_cfg_key(cfg, FM_KEYS, "kernel_radius", 2.0, 0);
+    conf->viscosity = seam_cfg_key(cfg, FM_KEYS, "viscosity", 0.0, 0);
     read_obstacles(conf, cfg);
     static const char *const load_names[] = {"pressure", "impulse", NULL};
     conf->loads = (load_mode)seam_cfg_enum(cfg, "loads", load_names, LOADS_IMPULSE, 0);
@@ -285,14 +286,14 @@ static int read_keys(fluid_mac_config *conf, seam_cfg *cfg, const seam_host *hos
     static const char *const advection_names[] = {"semi_lagrangian", "maccormack", "bfecc", NULL};
     conf->advection = seam_cfg_enum(cfg, "advection", advection_names, ADVECT_SL, 0);
     seam_cfg *by = seam_cfg_child(cfg, "buoyancy", 0);
-    conf->alpha = by ? seam_cfg_num(by, "density", 0.0, -INFINITY, INFINITY, 0) : 0.0;
-    conf->beta = by ? seam_cfg_num(by, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    conf->alpha = by ? seam_cfg_key(by, FM_KEYS, "buoyancy.density", 0.0, 0) : 0.0;
+    conf->beta = by ? seam_cfg_key(by, FM_KEYS, "buoyancy.temperature", 0.0, 0) : 0.0;
     seam_cfg *liq = seam_cfg_child(cfg, "liquid", 0);
     if (liq)
         read_liquid(conf, cfg, liq);
     seam_cfg *ini = seam_cfg_child(cfg, "initial", 0);
-    conf->d_init = ini ? seam_cfg_num(ini, "density", 0.0, 0.0, INFINITY, SEAM_CFG_HI_OPEN) : 0.0;
-    conf->T_init = ini ? seam_cfg_num(ini, "temperature", 0.0, -INFINITY, INFINITY, 0) : 0.0;
+    conf->d_init = ini ? seam_cfg_key(ini, FM_KEYS, "initial.density", 0.0, 0) : 0.0;
+    conf->T_init = ini ? seam_cfg_key(ini, FM_KEYS, "initial.temperature", 0.0, 0) : 0.0;
     conf->n_sources = seam_cfg_count(cfg, "sources", 0);
     conf->sources = SEAM_NEW_N(inflow, conf->n_sources + 1);
     for (size_t k = 0; k < conf->n_sources; k++)

@@ -1,10 +1,12 @@
-/* fluid_sph: the configuration's keys into sph_config, each key's range and
- * default here and nowhere else (docs/fluid_sph.md lists them). */
+/* fluid_sph: the configuration's keys into sph_config, each key's default
+ * here and each number's range in ranges.c, which the reading call takes
+ * (docs/fluid_sph.md lists them). */
 #include <math.h>
 #include <stdlib.h>
 
 #include "seam/config.h"
 #include "fluid_sph.h"
+#include "ranges.h"
 
 int sph_config_read(sph_config *c, seam_cfg *cfg, const seam_host *host)
 {
@@ -26,8 +28,7 @@ int sph_config_read(sph_config *c, seam_cfg *cfg, const seam_host *host)
     free(dom);
     size_t dim = (size_t)c->dim;
     double cell = host && host->cell_size > 0 ? host->cell_size : 0.0;
-    c->s = seam_cfg_num(cfg, "spacing", cell, 0.0, INFINITY,
-                   (cell > 0 ? 0 : SEAM_CFG_REQUIRED) | SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+    c->s = seam_cfg_key(cfg, SPH_KEYS, "spacing", cell, cell > 0 ? 0 : SEAM_CFG_REQUIRED);
     size_t nf = 0;
     c->fill = seam_cfg_numbers(cfg, "fill", &nf, SEAM_CFG_REQUIRED);
     if (c->fill && (nf == 0 || nf % (2 * dim) != 0))
@@ -40,22 +41,22 @@ int sph_config_read(sph_config *c, seam_cfg *cfg, const seam_host *host)
                 seam_cfg_error(cfg, "fill", "box %zu is empty: need %c0 < %c1", b, "xyz"[d], "xyz"[d]);
                 break;
             }
-    c->rho0 = seam_cfg_density(cfg, "density", 1000.0, c->dim == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", 0);
+    c->rho0 = seam_cfg_key(cfg, SPH_KEYS, "density", 1000.0, 0);
     static const double g_default[3] = {0.0, -9.81, 0.0};
     seam_cfg_gravity(cfg, host, c->dim, g_default, c->gravity);
-    c->cfl = seam_cfg_num(cfg, "cfl", 0.2, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    c->xsph = seam_cfg_num(cfg, "xsph", 0.05, 0.0, 1.0, 0);
+    c->cfl = seam_cfg_key(cfg, SPH_KEYS, "cfl", 0.2, 0);
+    c->xsph = seam_cfg_key(cfg, SPH_KEYS, "xsph", 0.05, 0);
     static const char *const solvers[] = {"dfsph", "takahashi", NULL};
     int takahashi = seam_cfg_enum(cfg, "pressure_solver", solvers, 0, 0) == 1;
     /* Takahashi's threshold is 0.01% (ch. 3.6) */
-    c->eta_rho = seam_cfg_num(cfg, "density_tolerance", takahashi ? 1e-4 : 5e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
-    c->eta_div = seam_cfg_num(cfg, "divergence_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    c->max_iter = (int)seam_cfg_int(cfg, "max_iterations", 100, 1, 100000, 0);
-    c->mu = seam_cfg_num(cfg, "viscosity", 0.0, 0.0, 1e9, 0);
-    c->eta_visc = seam_cfg_num(cfg, "viscosity_tolerance", 1e-4, 0.0, 0.1, SEAM_CFG_LO_OPEN);
+    c->eta_rho = seam_cfg_key(cfg, SPH_KEYS, "density_tolerance", takahashi ? 1e-4 : 5e-4, 0);
+    c->eta_div = seam_cfg_key(cfg, SPH_KEYS, "divergence_tolerance", 1e-3, 0);
+    c->max_iter = (int)seam_cfg_key_int(cfg, SPH_KEYS, "max_iterations", 100, 0);
+    c->mu = seam_cfg_key(cfg, SPH_KEYS, "viscosity", 0.0, 0);
+    c->eta_visc = seam_cfg_key(cfg, SPH_KEYS, "viscosity_tolerance", 1e-4, 0);
     c->step_cache = seam_cfg_bool(cfg, "step_cache", 1, 0);
     c->tak_opts = (sph_takahashi_opts){c->eta_rho, c->max_iter,
-                                          seam_cfg_num(cfg, "multigrid_lambda", 0.5, 0.0, 10.0, SEAM_CFG_LO_OPEN),
+                                          seam_cfg_key(cfg, SPH_KEYS, "multigrid_lambda", 0.5, 0),
                                           seam_cfg_bool(cfg, "multigrid", true, 0) ? 1 : 0};
     if (!takahashi) {
         static const char *const only[] = {"multigrid_lambda", "multigrid"};

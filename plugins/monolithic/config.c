@@ -9,6 +9,7 @@
 #include "seam/alloc.h"
 #include "seam/config.h"
 #include "plugin.h"
+#include "ranges.h"
 
 /* Zarifi's choices (sec. 5.2, 6): sigma 0.9, alpha 1e-3, CG to 1e-10. */
 static const mono_solve_opts opts_default = {0.9, 1e-3, 1e-10, 10000, MONO_PRECOND_MG};
@@ -17,10 +18,10 @@ static void read_coupling(seam_cfg *c, mono_solve_opts *o)
 {
     if (!c)
         return;
-    o->sigma = seam_cfg_num(c, "sigma", 0.9, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    o->alpha = seam_cfg_num(c, "row_scaling", 1e-3, 0.0, INFINITY, 0);
-    o->tol = seam_cfg_num(c, "pcg_tolerance", 1e-10, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    o->max_iter = (int)seam_cfg_int(c, "pcg_max_iterations", 10000, 1, 100000000, 0);
+    o->sigma = seam_cfg_key(c, MONO_COUPLING_KEYS, "sigma", 0.9, 0);
+    o->alpha = seam_cfg_key(c, MONO_COUPLING_KEYS, "row_scaling", 1e-3, 0);
+    o->tol = seam_cfg_key(c, MONO_COUPLING_KEYS, "pcg_tolerance", 1e-10, 0);
+    o->max_iter = (int)seam_cfg_key_int(c, MONO_COUPLING_KEYS, "pcg_max_iterations", 10000, 0);
     static const char *const precond_names[] = {"ic0", "multigrid", NULL};
     o->precond = (mono_precond)seam_cfg_enum(c, "preconditioner", precond_names, MONO_PRECOND_MG, 0);
 }

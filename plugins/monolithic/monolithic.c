@@ -12,6 +12,7 @@
 #include "seam/alloc.h"
 #include "seam/log.h"
 #include "plugin.h"
+#include "ranges.h"
 
 static void p_destroy(void *p)
 {
@@ -138,7 +139,8 @@ static uint32_t p_capabilities(void *p)
 static const char *const key_name[] = {"coupling.sigma", "coupling.row_scaling", "coupling.pcg_tolerance",
                                        "coupling.pcg_max_iterations", "coupling.preconditioner"};
 static const int32_t key_type[] = {SEAM_KEY_NUMBER, SEAM_KEY_NUMBER, SEAM_KEY_NUMBER, SEAM_KEY_INTEGER, SEAM_KEY_ENUM};
-static const double key_lo[] = {0.0, 0.0, 0.0, 1.0, NAN}, key_hi[] = {1.0, INFINITY, 1.0, 1e8, NAN};
+/* lo and hi from the declared ranges (ranges.c); NAN for the enum */
+static double key_lo[5], key_hi[5];
 static const char *const key_choices[] = {"", "", "", "", "ic0|multigrid"};
 static const char *const key_doc[] = {
     "sigma of the solid block (Zarifi 5.31), in (0, 1)", "row scaling alpha of the coupled system",
@@ -148,6 +150,11 @@ static const char *const key_doc[] = {
 static seam_status p_keys(const seam_plugin *plugin, seam_keys *out)
 {
     (void)plugin;
+    for (size_t i = 0; i < sizeof key_name / sizeof key_name[0]; i++) {
+        const seam_range *r = seam_range_find(MONO_COUPLING_KEYS, key_name[i] + strlen("coupling."));
+        key_lo[i] = r ? r->lo : NAN;
+        key_hi[i] = r ? r->hi : NAN;
+    }
     *out = (seam_keys){sizeof key_name / sizeof key_name[0], key_name, key_type, key_lo, key_hi, key_choices, key_doc};
     return SEAM_OK;
 }

@@ -1,7 +1,8 @@
 /* solid_fem's configuration: the participant's keys into fem_settings and
  * each body's material, mesh and constraints. Every key is read here, with
- * its default and range; a refused key is reported at its place in the
- * scene file. */
+ * its default (each number's range is declared in ranges.c, which the
+ * reading call takes); a refused key is reported at its place in the scene
+ * file. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "seam/config.h"
 #include "seam/log.h"
 #include "fem.h"
+#include "ranges.h"
 
 /* Defaults of the settings a scene may leave out. */
 static const fem_settings defaults = {
@@ -37,20 +39,20 @@ void fem_read_settings(fem *self, seam_cfg *cfg)
     s->integrator = (fem_integrator)seam_cfg_enum(cfg, "integrator", integrators, defaults.integrator, 0);
     seam_cfg *nc = seam_cfg_child(cfg, "newton", 0);
     if (nc) {
-        s->newton_tol = seam_cfg_num(nc, "tolerance", defaults.newton_tol, 0, 1, SEAM_CFG_LO_OPEN);
-        s->newton_max = (int)seam_cfg_int(nc, "max_iterations", defaults.newton_max, 1, 63, 0);
+        s->newton_tol = seam_cfg_key(nc, FEM_KEYS, "newton.tolerance", defaults.newton_tol, 0);
+        s->newton_max = (int)seam_cfg_key_int(nc, FEM_KEYS, "newton.max_iterations", defaults.newton_max, 0);
         s->line_search = seam_cfg_bool(nc, "line_search", defaults.line_search, 0);
     }
     seam_cfg *lc = seam_cfg_child(cfg, "linear_solver", 0);
     if (lc) {
         static const char *const pre[] = {"jacobi", "ic0", NULL}, *const methods[] = {"cholmod", "cg", "auto", NULL};
         s->lin_method = (fem_lin_method)seam_cfg_enum(lc, "method", methods, defaults.lin_method, 0);
-        s->lin_tol = seam_cfg_num(lc, "tolerance", defaults.lin_tol, 0, 1, SEAM_CFG_LO_OPEN);
-        s->lin_max = (int)seam_cfg_int(lc, "max_iterations", defaults.lin_max, 1, 100000000, 0);
+        s->lin_tol = seam_cfg_key(lc, FEM_KEYS, "linear_solver.tolerance", defaults.lin_tol, 0);
+        s->lin_max = (int)seam_cfg_key_int(lc, FEM_KEYS, "linear_solver.max_iterations", defaults.lin_max, 0);
         s->precond = (fem_precond)seam_cfg_enum(lc, "preconditioner", pre, defaults.precond, 0);
     }
-    s->cfl = seam_cfg_num(cfg, "cfl", defaults.cfl, 0, 1, SEAM_CFG_LO_OPEN);
-    s->dt_limit = seam_cfg_num(cfg, "max_dt", defaults.dt_limit, 0, INFINITY, SEAM_CFG_LO_OPEN);
+    s->cfl = seam_cfg_key(cfg, FEM_KEYS, "cfl", defaults.cfl, 0);
+    s->dt_limit = seam_cfg_key(cfg, FEM_KEYS, "max_dt", defaults.dt_limit, 0);
 }
 
 /* The mesh of a body; a file's path (resolved against the scene's
@@ -90,28 +92,28 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
     b->kind = (fem_kind)seam_cfg_enum(c, "kind", kinds, FEM_VOLUME, 0);
     seam_cfg *damp = seam_cfg_child(c, "damping", 0);
     if (damp)
-        b->alpha = seam_cfg_num(damp, "alpha", 0, 0, INFINITY, 0);
+        b->alpha = seam_cfg_key(damp, b->kind == FEM_SHELL ? FEM_SHELL_KEYS : FEM_SOLID_KEYS, "damping.alpha", 0, 0);
     if (b->kind == FEM_SHELL) {
-        b->k_stretch = seam_cfg_num(c, "k_stretch", 0, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-        b->b_stretch = seam_cfg_num(c, "b_stretch", 0, 0, INFINITY, 0);
-        b->k_bend = seam_cfg_num(c, "k_bend", 0, 0, INFINITY, 0);
-        b->b_bend = seam_cfg_num(c, "b_bend", 0, 0, INFINITY, 0);
-        b->density = seam_cfg_density(c, "density", 1, d == 3 ? "kg/m^2" : "kg/m (per unit depth)", SEAM_CFG_REQUIRED);
+        b->k_stretch = seam_cfg_key(c, FEM_SHELL_KEYS, "k_stretch", 0, SEAM_CFG_REQUIRED);
+        b->b_stretch = seam_cfg_key(c, FEM_SHELL_KEYS, "b_stretch", 0, 0);
+        b->k_bend = seam_cfg_key(c, FEM_SHELL_KEYS, "k_bend", 0, 0);
+        b->b_bend = seam_cfg_key(c, FEM_SHELL_KEYS, "b_bend", 0, 0);
+        b->density = seam_cfg_key(c, FEM_SHELL_KEYS, "density", 1, SEAM_CFG_REQUIRED);
         if (d == 3)
-            b->nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+            b->nu = seam_cfg_key(c, FEM_SHELL_KEYS, "nu", 0.3, 0);
         return 0;
     }
     static const char *const models[] = {"corotated", "neo_hookean", "stvk", NULL};
     b->mat.model = (fem_model)seam_cfg_enum(c, "model", models, FEM_COROTATED, 0);
-    double E = seam_cfg_num(c, "E", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    double nu = seam_cfg_num(c, "nu", 0.3, -1, 0.5, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    b->density = seam_cfg_density(c, "density", 1000, d == 3 ? "kg/m^3" : "kg/m^2 (per unit depth)", SEAM_CFG_REQUIRED);
+    double E = seam_cfg_key(c, FEM_SOLID_KEYS, "E", 1, SEAM_CFG_REQUIRED);
+    double nu = seam_cfg_key(c, FEM_SOLID_KEYS, "nu", 0.3, 0);
+    b->density = seam_cfg_key(c, FEM_SOLID_KEYS, "density", 1000, SEAM_CFG_REQUIRED);
     /* Corotated is linear in the singular values and needs no extension. */
     if (b->mat.model != FEM_COROTATED)
-        b->mat.compression_limit = seam_cfg_num(c, "compression_limit", b->mat.model == FEM_STVK ? 0.6 : 0.3, 0, 1,
-                                                SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+        b->mat.compression_limit = seam_cfg_key(c, FEM_SOLID_KEYS, "compression_limit",
+                                                b->mat.model == FEM_STVK ? 0.6 : 0.3, 0);
     if (damp)
-        b->beta = seam_cfg_num(damp, "beta", 0, 0, INFINITY, 0);
+        b->beta = seam_cfg_key(damp, FEM_SOLID_KEYS, "damping.beta", 0, 0);
     fem_lame(E, nu, &b->mat.mu, &b->mat.lambda);
     return 0;
 }

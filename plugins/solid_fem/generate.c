@@ -7,6 +7,7 @@
 #include "seam/alloc.h"
 #include "seam/config.h"
 #include "fem.h"
+#include "ranges.h"
 
 #define PI 3.14159265358979323846
 
@@ -120,13 +121,22 @@ static void ring_strip(fem_mesh *m, int32_t in0, long n_in, int32_t out0, long n
     }
 }
 
+/* A ring's segments: the declared count, and at least 3 (fewer close no loop). */
+static long ring_segments(seam_cfg *c)
+{
+    long ns = seam_cfg_key_int(c, FEM_MESH_KEYS, "segments", 32, SEAM_CFG_REQUIRED);
+    if (seam_cfg_has(c, "segments") && ns < 3)
+        seam_cfg_error(c, "segments", "a ring needs at least 3 segments, got %ld", ns);
+    return ns;
+}
+
 /* Disc of `rings` rings, ring k holding 6k nodes: near-equilateral triangles. */
 static int gen_disc(seam_cfg *c, fem_mesh *m)
 {
     double ctr[2] = {0, 0};
     seam_cfg_vec(c, "center", ctr, 2, 0);
-    double R = seam_cfg_num(c, "radius", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    long rings = seam_cfg_int(c, "rings", 4, 1, 2000, SEAM_CFG_REQUIRED);
+    double R = seam_cfg_key(c, FEM_MESH_KEYS, "radius", 1, SEAM_CFG_REQUIRED);
+    long rings = seam_cfg_key_int(c, FEM_MESH_KEYS, "rings", 4, SEAM_CFG_REQUIRED);
     if (seam_cfg_error_count(c))
         return -1;
     size_t nodes = 1 + (size_t)(3 * rings * (rings + 1));
@@ -165,10 +175,10 @@ static int gen_ring_volume(seam_cfg *c, fem_mesh *m)
         seam_cfg_error(c, "angles", "[from, to] in degrees with from < to < from + 360 (the whole ring: leave it out)");
         return -1;
     }
-    double r0 = seam_cfg_num(c, "inner_radius", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    double r1 = seam_cfg_num(c, "outer_radius", 2, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    long ns = seam_cfg_int(c, "segments", 32, 3, 10000000, SEAM_CFG_REQUIRED);
-    long nl = seam_cfg_int(c, "layers", 1, 1, 100000, 0);
+    double r0 = seam_cfg_key(c, FEM_MESH_KEYS, "inner_radius", 1, SEAM_CFG_REQUIRED);
+    double r1 = seam_cfg_key(c, FEM_MESH_KEYS, "outer_radius", 2, SEAM_CFG_REQUIRED);
+    long ns = ring_segments(c);
+    long nl = seam_cfg_key_int(c, FEM_MESH_KEYS, "layers", 1, 0);
     if (seam_cfg_error_count(c))
         return -1;
     if (!(r1 > r0)) {
@@ -246,8 +256,8 @@ static int gen_ring_shell(seam_cfg *c, fem_mesh *m)
 {
     double ctr[2] = {0, 0};
     seam_cfg_vec(c, "center", ctr, 2, 0);
-    double R = seam_cfg_num(c, "radius", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    long ns = seam_cfg_int(c, "segments", 32, 3, 10000000, SEAM_CFG_REQUIRED);
+    double R = seam_cfg_key(c, FEM_MESH_KEYS, "radius", 1, SEAM_CFG_REQUIRED);
+    long ns = ring_segments(c);
     if (seam_cfg_error_count(c))
         return -1;
     if (mesh_alloc(c, m, 2, (size_t)ns, (size_t)ns, 2) != 0)
@@ -272,8 +282,8 @@ static int gen_chain(seam_cfg *c, fem_mesh *m)
     seam_cfg_vec(c, "start", a, 2, SEAM_CFG_REQUIRED);
     seam_cfg_vec(c, "end", b, 2, SEAM_CFG_REQUIRED);
     double chord = hypot(b[0] - a[0], b[1] - a[1]);
-    double L = seam_cfg_num(c, "length", chord, 0, INFINITY, SEAM_CFG_LO_OPEN);
-    long ns = seam_cfg_int(c, "segments", 16, 1, 10000000, SEAM_CFG_REQUIRED);
+    double L = seam_cfg_key(c, FEM_MESH_KEYS, "length", chord, 0);
+    long ns = seam_cfg_key_int(c, FEM_MESH_KEYS, "segments", 16, SEAM_CFG_REQUIRED);
     if (seam_cfg_error_count(c))
         return -1;
     if (chord <= 0.0 || L < chord * (1.0 - 1e-12)) {
@@ -374,8 +384,8 @@ static int gen_spherical_shell(seam_cfg *c, fem_mesh *m)
 {
     double ctr[3] = {0, 0, 0};
     seam_cfg_vec(c, "center", ctr, 3, 0);
-    double R = seam_cfg_num(c, "radius", 1, 0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    long sub = seam_cfg_int(c, "subdivisions", 3, 0, 8, 0);
+    double R = seam_cfg_key(c, FEM_MESH_KEYS, "radius", 1, SEAM_CFG_REQUIRED);
+    long sub = seam_cfg_key_int(c, FEM_MESH_KEYS, "subdivisions", 3, 0);
     if (seam_cfg_error_count(c))
         return -1;
     size_t faces = 20, nodes = 12;

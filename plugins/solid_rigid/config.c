@@ -1,6 +1,7 @@
 /* solid_rigid's configuration: the participant's keys into the settings,
  * the walls, and each body's description and initial state. Every key is
- * read here, with its default and range; a refused key is reported at its
+ * read here, with its default (each number's range is declared in
+ * ranges.c, which the reading call takes); a refused key is reported at its
  * place in the scene file. */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "seam/log.h"
 
 #include "quat.h"
+#include "ranges.h"
 #include "solver.h"
 
 /* Points a rigid solver samples in all (RIGID_MAX_POINTS): far beyond any
@@ -85,7 +87,7 @@ static int parse_shape(const rigid_solver *rs, seam_cfg *item, const char *name,
     const char *key = "radius";
     int rc = 0;
     if (kind == SHAPE_CIRCLE || kind == SHAPE_SPHERE) {
-        double r = seam_cfg_num(item, "radius", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+        double r = seam_cfg_key(item, RIGID_BODY_KEYS, "radius", NAN, SEAM_CFG_REQUIRED);
         if (isnan(r))
             return -1;
         rc = rigid_shape_round(shape, rs->set.dim, r, err, sizeof err);
@@ -98,14 +100,14 @@ static int parse_shape(const rigid_solver *rs, seam_cfg *item, const char *name,
     } else if (kind == SHAPE_POLYGON) {
         return parse_polygon(item, name, shape);
     } else if (kind == SHAPE_CYLINDER) {
-        double r = seam_cfg_num(item, "radius", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
-        double h = seam_cfg_num(item, "height", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+        double r = seam_cfg_key(item, RIGID_BODY_KEYS, "radius", NAN, SEAM_CFG_REQUIRED);
+        double h = seam_cfg_key(item, RIGID_BODY_KEYS, "height", NAN, SEAM_CFG_REQUIRED);
         if (isnan(r) || isnan(h))
             return -1;
         rc = rigid_shape_cylinder(shape, r, h, err, sizeof err);
     } else if (kind == SHAPE_TORUS) {
-        double r = seam_cfg_num(item, "radius", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
-        double a = seam_cfg_num(item, "tube_radius", NAN, -INFINITY, INFINITY, SEAM_CFG_REQUIRED);
+        double r = seam_cfg_key(item, RIGID_BODY_KEYS, "radius", NAN, SEAM_CFG_REQUIRED);
+        double a = seam_cfg_key(item, RIGID_BODY_KEYS, "tube_radius", NAN, SEAM_CFG_REQUIRED);
         if (isnan(r) || isnan(a))
             return -1;
         key = "tube_radius";
@@ -113,7 +115,7 @@ static int parse_shape(const rigid_solver *rs, seam_cfg *item, const char *name,
     } else {
         char resolved[4096];
         const char *path = seam_cfg_file(item, "mesh", NULL, resolved, sizeof resolved, SEAM_CFG_REQUIRED);
-        double scale = seam_cfg_num(item, "scale", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+        double scale = seam_cfg_key(item, RIGID_BODY_KEYS, "scale", 1.0, 0);
         if (!path)
             return -1;
         key = "mesh";
@@ -128,8 +130,8 @@ static int parse_shape(const rigid_solver *rs, seam_cfg *item, const char *name,
 static int parse_mass(seam_cfg *item, const char *name, rigid_body *b, bool kinematic)
 {
     bool has_d = seam_cfg_has(item, "density"), has_m = seam_cfg_has(item, "mass");
-    double d = seam_cfg_num(item, "density", 1000.0, -INFINITY, INFINITY, 0);
-    double m = seam_cfg_num(item, "mass", 0.0, -INFINITY, INFINITY, 0);
+    double d = seam_cfg_key(item, RIGID_BODY_KEYS, "density", NAN, 0);
+    double m = seam_cfg_key(item, RIGID_BODY_KEYS, "mass", NAN, 0);
     if (has_d && has_m) {
         seam_cfg_error(item, "mass", "body \"%s\": give density or mass, not both", name);
         return -1;
@@ -138,20 +140,9 @@ static int parse_mass(seam_cfg *item, const char *name, rigid_body *b, bool kine
         seam_cfg_error(item, "density", "body \"%s\": give density (kg/m^%d) or mass", name, b->shape.dim);
         return -1;
     }
-    if (has_d && !(d > 0 && isfinite(d))) {
-        seam_cfg_error(item, "density", "body \"%s\": density must be positive, got %g", name, d);
+    if ((has_d && isnan(d)) || (has_m && isnan(m)))   /* refused against its declared range */
         return -1;
-    }
-    if (has_d && d > SEAM_DENSITY_MAX) {
-        seam_cfg_error(item, "density", "body \"%s\": density %g kg/m^%d is above %g, denser than any material "
-                       "(osmium, the densest, is 22590 kg/m^3): a unit slip?", name, d, b->shape.dim, SEAM_DENSITY_MAX);
-        return -1;
-    }
-    if (has_m && !(m > 0 && isfinite(m))) {
-        seam_cfg_error(item, "mass", "body \"%s\": mass must be positive, got %g", name, m);
-        return -1;
-    }
-    double rho = has_m ? m / b->shape.measure : d;
+    double rho = has_m ? m / b->shape.measure : has_d ? d : 1000.0;
     b->m = rho * b->shape.measure;
     seam_v3_scale(b->I0, rho, b->shape.J);
     return 0;
@@ -186,10 +177,10 @@ static int parse_loads(const rigid_solver *rs, seam_cfg *item, const char *name,
         q_to_mat(R, qc);
         seam_m3_mul_v(ld->point, R, p);
         ld->profile = (rigid_profile)seam_cfg_enum(f, "profile", profile_names, RIGID_CONSTANT, 0);
-        ld->start = seam_cfg_num(f, "start", 0.0, -INFINITY, INFINITY, 0);
-        ld->end = seam_cfg_num(f, "end", INFINITY, -INFINITY, INFINITY, 0);
-        ld->duration = seam_cfg_num(f, "duration", 1.0, 0.0, INFINITY,
-                                    SEAM_CFG_LO_OPEN | (ld->profile == RIGID_CONSTANT ? 0 : SEAM_CFG_REQUIRED));
+        ld->start = seam_cfg_key(f, RIGID_FORCE_KEYS, "start", 0.0, 0);
+        ld->end = seam_cfg_key(f, RIGID_FORCE_KEYS, "end", INFINITY, 0);
+        ld->duration = seam_cfg_key(f, RIGID_FORCE_KEYS, "duration", 1.0,
+                                    ld->profile == RIGID_CONSTANT ? 0 : SEAM_CFG_REQUIRED);
         if (ld->profile == RIGID_CONSTANT && seam_cfg_has(f, "duration")) {
             seam_cfg_error(f, "duration", "body \"%s\": a constant profile has no duration (use end)", name);
             rc = -1;
@@ -211,8 +202,8 @@ static int parse_kinematic(const rigid_solver *rs, seam_cfg *item, seam_cfg *k, 
     }
     read_vec(k, rs->set.dim, "velocity", b->kv, 0);
     read_vec(k, rs->set.dim, "amplitude", b->kamp, 0);
-    b->kfreq = seam_cfg_num(k, "frequency", 0.0, 0.0, INFINITY, 0);
-    b->kphase = seam_cfg_num(k, "phase", 0.0, -INFINITY, INFINITY, 0);
+    b->kfreq = seam_cfg_key(k, RIGID_KINEMATIC_KEYS, "frequency", 0.0, 0);
+    b->kphase = seam_cfg_key(k, RIGID_KINEMATIC_KEYS, "phase", 0.0, 0);
     read_angular(k, rs->set.dim, "angular_velocity", b->kw);
     return 0;
 }
@@ -282,7 +273,7 @@ static int parse_pose(const rigid_solver *rs, seam_cfg *item, const char *name, 
     read_angular(item, rs->set.dim, "angular_velocity", S->w);
     double qg[4] = {1, 0, 0, 0};
     if (rs->set.dim == 2) {
-        double th[3] = {0, 0, seam_cfg_num(item, "angle", 0.0, -INFINITY, INFINITY, 0)};
+        double th[3] = {0, 0, seam_cfg_key(item, RIGID_BODY_KEYS, "angle", 0.0, 0)};
         q_exp(qg, th);
     } else if (seam_cfg_vec(item, "orientation", qg, 4, 0)) {
         double n = sqrt(qg[0] * qg[0] + qg[1] * qg[1] + qg[2] * qg[2] + qg[3] * qg[3]);
@@ -326,8 +317,8 @@ static int parse_body_keys(const rigid_solver *rs, seam_cfg *item, size_t index,
     seam_cfg *con = kin ? NULL : seam_cfg_child(item, "constraint", 0);
     if (parse_mass(item, name, b, kin != NULL) || parse_pose(rs, item, name, b, S))
         return -1;
-    b->restitution = seam_cfg_num(item, "restitution", 0.0, 0.0, 1.0, 0);
-    b->friction = seam_cfg_num(item, "friction", 0.5, 0.0, INFINITY, 0);
+    b->restitution = seam_cfg_key(item, RIGID_BODY_KEYS, "restitution", 0.0, 0);
+    b->friction = seam_cfg_key(item, RIGID_BODY_KEYS, "friction", 0.5, 0);
     seam_v3_copy(b->x0, S->x);
     memcpy(b->q0, S->q, sizeof b->q0);
     b->mode = RIGID_FREE;
@@ -354,8 +345,8 @@ static int parse_walls(rigid_solver *rs, seam_cfg *w)
     rs->world.walls = true;
     bool ok = read_vec(w, rs->set.dim, "min", rs->world.wmin, SEAM_CFG_REQUIRED);
     ok = read_vec(w, rs->set.dim, "max", rs->world.wmax, SEAM_CFG_REQUIRED) && ok;
-    rs->world.wall_restitution = seam_cfg_num(w, "restitution", 0.0, 0.0, 1.0, 0);
-    rs->world.wall_friction = seam_cfg_num(w, "friction", 0.5, 0.0, INFINITY, 0);
+    rs->world.wall_restitution = seam_cfg_key(w, RIGID_WALL_KEYS, "restitution", 0.0, 0);
+    rs->world.wall_friction = seam_cfg_key(w, RIGID_WALL_KEYS, "friction", 0.5, 0);
     for (int k = 0; ok && k < rs->set.dim; k++) {
         if (!(rs->world.wmin[k] < rs->world.wmax[k])) {
             seam_cfg_error(w, "max", "each component must exceed the one of min");
@@ -374,9 +365,9 @@ static void read_settings(rigid_settings *s, seam_cfg *cfg, const seam_host *hos
     seam_cfg_gravity(cfg, host, s->dim, g_default, s->gravity);
     /* Samples about one fluid cell apart (Akbay 2.3.4) when the scene names its cell size. */
     double spacing_default = host && host->cell_size > 0 ? host->cell_size : 0.05;
-    s->spacing = seam_cfg_num(cfg, "spacing", spacing_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-    s->contact_iterations = (int)seam_cfg_int(cfg, "contact_iterations", 30, 1, 100000, 0);
-    s->contact_tolerance = seam_cfg_num(cfg, "contact_tolerance", 1e-9, 0.0, INFINITY, 0);
+    s->spacing = seam_cfg_key(cfg, RIGID_KEYS, "spacing", spacing_default, 0);
+    s->contact_iterations = (int)seam_cfg_key_int(cfg, RIGID_KEYS, "contact_iterations", 30, 0);
+    s->contact_tolerance = seam_cfg_key(cfg, RIGID_KEYS, "contact_tolerance", 1e-9, 0);
 }
 
 int rigid_config_read(rigid_solver *rs, seam_cfg *cfg)

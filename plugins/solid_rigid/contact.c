@@ -337,8 +337,9 @@ double rigid_contacts_solve(const rigid_world *w, rigid_state *S, const rigid_co
             /* Coulomb friction: tangential impulse inside the cone |jt| <= mu jn */
             rel_velocity(c, S, u);
             double jt[2] = {r->jt[0], r->jt[1]};
-            for (int k = 0; k < nt; k++)
-                jt[k] -= seam_v3_dot(u, r->t[k]) / r->kt[k];
+            for (int k = 0; k < nt; k++)   /* none along a tangent the pair cannot move on (a constraint carries it) */
+                if (r->kt[k] > 0)
+                    jt[k] -= seam_v3_dot(u, r->t[k]) / r->kt[k];
             double mag = hypot(jt[0], jt[1]), lim = c->mu * r->jn;
             if (mag > lim) {
                 jt[0] *= lim / mag;

@@ -197,9 +197,13 @@ static void arm_broyden(rigid_solver *rs, size_t i, int sweep)
  * beyond 1 in magnitude (a light body in a deep liquid: a disc of
  * 100 kg/m^2 under 1.2 m of water at dt = 0.01 s has about 2) plain sweeps
  * diverge. Broyden's method per body on g(a) = a_T - a, its Jacobian
- * started at -1 (the first sweep is a plain one), converges for any slope:
- * in 2D (one angle) it is the secant method, exact in one step where the
- * map is affine. */
+ * started at -1 (the first sweep is a plain one), settles them while the
+ * map is near affine: in 2D (one angle) it is the secant method, exact in
+ * one step where the map is affine. It is not for a tenfold slope (the
+ * disc at 10 kg/m^2): the torque goes as sin of the arms' turn and the
+ * turn wraps, so the map has roots whole turns away (a sweep settled on
+ * one with 5000 rad/s) and the sweeps fail at every dt (measured, issue 32
+ * item 4: dt down to 1.6e-8 s at t = 0.024 s). */
 rigid_step_result rigid_step(rigid_solver *rs, const seam_step *step, const seam_input *in)
 {
     memcpy(rs->A, rs->S, rs->n_bodies * sizeof *rs->A);

@@ -351,6 +351,19 @@ static void test_resume_frames(void **state)
     kill_and_resume(&c);
 }
 
+/* newton-fd's chord form carries its Jacobian's LU across steps: made at
+ * steps 0, 5, 10, ..., the checkpoint after a multiple of 7 must hand it on,
+ * or the resumed run makes a new one from other iterates and its bits
+ * differ. */
+static void test_resume_newton_chord(void **state)
+{
+    (void)state;
+    static const resume_case c = {"newton", "examples/piston.json", 200, 7, false, SIGKILL, false, false,
+                                  {"coupling.scheme=newton-fd", "coupling.jacobian_age=5", "fluid.delay=0.001",
+                                   "output.checkpoint={\"every_steps\": 7}", NULL}};
+    kill_and_resume(&c);
+}
+
 /* Fluid enclosed by solids: the pressure projection carries each region's
  * p0 (regions.csv) and the RMI its reused pairs across steps. Stopped by
  * SIGINT: the run checkpoints the step it stopped after (and its
@@ -498,6 +511,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_resume_separate_process),
         cmocka_unit_test(test_resume_frames),
         cmocka_unit_test(test_resume_projection),
+        cmocka_unit_test(test_resume_newton_chord),
         cmocka_unit_test(test_resume_refusals),
         cmocka_unit_test(test_resume_by_default),
         cmocka_unit_test(test_resume_killed_any_moment),

@@ -248,7 +248,7 @@ static void test_cell_size(void **state)
     char log[8192];
     const char *const none[] = {"cell_size=null", NULL};
     assert_true(test_scene_refused(NULL, "examples/rising_disc.json", none, log, sizeof log));
-    assert_non_null(strstr(log, "cell_size: expected a number > 0, got null"));
+    assert_non_null(strstr(log, "cell_size: expected a number in [1e-9, 1e6] m, got null"));
     const char *const missing[] = {"coupling.convergence=cells", NULL};
     assert_true(test_scene_refused(NULL, "examples/piston.json", missing, log, sizeof log));
     assert_non_null(strstr(log, "coupling.convergence: \"cells\" needs the scene's top-level \"cell_size\""));

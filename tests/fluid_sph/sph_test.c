@@ -74,7 +74,7 @@ double sph_density_error(const fluid_sph *fl)
 }
 
 /* Area of the disc of radius R below a line at height h above its lowest point. */
-static double disc_segment(double R, double h)
+double sph_disc_segment(double R, double h)
 {
     if (h <= 0.0)
         return 0.0;
@@ -89,12 +89,12 @@ double sph_disc_fraction(double W, double R, double volume, double cy)
     double bottom = cy - R, lo = 0.0, hi = (volume + M_PI * R * R) / W;   /* H <= hi: the segment is at most the disc */
     for (int it = 0; it < 60; it++) {   /* W H - segment(H - bottom) grows with H: bisection */
         double H = 0.5 * (lo + hi);
-        if (W * H - disc_segment(R, H - bottom) < volume)
+        if (W * H - sph_disc_segment(R, H - bottom) < volume)
             lo = H;
         else
             hi = H;
     }
-    return disc_segment(R, 0.5 * (lo + hi) - bottom) / (M_PI * R * R);
+    return sph_disc_segment(R, 0.5 * (lo + hi) - bottom) / (M_PI * R * R);
 }
 
 size_t sph_bound_particles(const char *log)
@@ -102,4 +102,39 @@ size_t sph_bound_particles(const char *log)
     const char *key = "surface samples, ", *at = strstr(log, key);
     assert_non_null(at);
     return strtoul(at + strlen(key), NULL, 10);
+}
+
+/* The colour sum_i V0 W(|(x, y) - x_i|) at (x, y). */
+static double colour(const sph_kernel *K, double V0, const double *P, size_t n, double x, double y)
+{
+    double c = 0.0;
+    for (size_t i = 0; i < n; i++)
+        c += V0 * sph_W(K, hypot(P[3 * i] - x, P[3 * i + 1] - y));
+    return c;
+}
+
+double sph_surface_level(const sph_kernel *K, double V0, const double *P, size_t n, double x, double lo, double hi)
+{
+    /* only the particles within the kernel's reach of the line count */
+    double *near = malloc((3 * n + 3) * sizeof *near);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(P[3 * i] - x) < K->h) {
+            for (size_t d = 0; d < 3; d++)
+                near[3 * m + d] = P[3 * i + d];
+            m++;
+        }
+    double level = NAN;
+    if (colour(K, V0, near, m, x, lo) > 0.5 && colour(K, V0, near, m, x, hi) <= 0.5) {
+        for (int it = 0; it < 50; it++) {   /* the colour falls through the surface: bisection */
+            double y = 0.5 * (lo + hi);
+            if (colour(K, V0, near, m, x, y) > 0.5)
+                lo = y;
+            else
+                hi = y;
+        }
+        level = 0.5 * (lo + hi);
+    }
+    free(near);
+    return level;
 }

@@ -26,5 +26,14 @@ double sph_disc_fraction(double W, double R, double volume, double cy);
 /* The fluid particles left after bind, from fluid_sph's "bound to ..." line
  * in a captured log; fails the test when the line is missing. */
 size_t sph_bound_particles(const char *log);
+/* Area of the segment of a disc of radius R below a chord h above its lowest point. */
+double sph_disc_segment(double R, double h);
+/* The free surface measured from particles (2D, positions P as n x 3): on
+ * the vertical line at x, the height in [lo, hi] where the fluid's colour
+ * sum_i V0 W(|x - x_i|) (the kernel K, the rest lattice's particle volume
+ * V0) falls to 1/2. On a rest lattice whose top row is at y it is y + s/2
+ * (to 2e-5 s); unlike the column tops plus s/2, it counts particles that
+ * sank between each other. NAN when the colour does not cross 1/2 there. */
+double sph_surface_level(const sph_kernel *K, double V0, const double *P, size_t n, double x, double lo, double hi);
 
 #endif

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "sph_test.h"
+#include "test_check.h"
 #include "test_scene.h"
 
 static const double W = 0.4, R = 0.05, S = 0.01;
@@ -86,10 +87,19 @@ static void archimedes(const char *label, const char *keys)
     }
 }
 
+/* The mutated twin: the half-submerged disc 20% heavier (600 kg/m^3) must
+ * fail the check against 0.5. */
 static void test_archimedes(void **state)
 {
     (void)state;
     archimedes("dfsph", "");
+    test_host th;
+    fluid_sph *fl = sph_make(&th, "{\"domain\": [0, 0, 0.4, 0.3], \"spacing\": 0.01, \"fill\": [0, 0, 0.4, 0.2]}", NULL);
+    double V0 = fl->V0;
+    seam_plugin_v1()->destroy(fl);
+    double got = mean_fraction(600.0, 0.2, V0, "dfsph, twin", "");
+    test_expect_fail(test_within("disc of 600 kg/m^3 against 500's answer: submerged fraction", got, 0.5, 0.05 * 0.5),
+                     "floating disc 20% heavier");
 }
 
 /* The same with Takahashi's pressure solver (takahashi.c) */

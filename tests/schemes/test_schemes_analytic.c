@@ -211,6 +211,27 @@ static void test_secant_schemes_exact_after_rank_plus_one(void **state)
         }
 }
 
+/* newton-fd, the exact-Newton reference: its Jacobian by differences is
+ * exact on the linear maps to the differences' rounding whatever their rank,
+ * so the second iterate is the fixed point to about 1e-12 and a third or
+ * fourth confirms positions and loads; the strong coupling (c s up to 8) that
+ * makes the secant schemes need rank + 1 columns does not matter. */
+static void test_newton_fd_exact_on_linear_maps(void **state)
+{
+    (void)state;
+    for (size_t rank = 1; rank <= 4; rank++) {
+        maps m;
+        make_linear(&m, rank, 2.0, 1.0);
+        outcome o = run_scheme(&m, "newton-fd", "{\"scheme\": \"x\"}", 50, NULL);
+        print_message("newton-fd rank %zu: %d iterations, error %.2e, %d fluid calls\n", rank, o.iterations, o.error,
+                      m.fluid_calls);
+        assert_int_equal(o.verdict, SEAM_CONVERGED);
+        assert_true(o.error < 1e-10);
+        assert_true(o.iterations <= 4);
+        assert_int_equal(m.fluid_calls, o.iterations + (o.iterations - 1) * (N + 1));   /* n + 1 more per update */
+    }
+}
+
 /* A cap on the columns: with two columns iqn-ils's secant model cannot hold
  * all three directions, so convergence is slower (36 iterations against 7),
  * but still reached. With one column, and rmi with fewer columns than the
@@ -476,7 +497,8 @@ static void run_steps(maps *m, const char *scheme_name, const char *config, int 
         seam_coupling_accept(&c);
         memcpy(Xn, Xout, sizeof Xn);
     }
-    sc->report(self, rep);
+    if (sc->report)
+        sc->report(self, rep);
     seam_coupling_fini(&c);
     sc->destroy(self);
 }
@@ -662,11 +684,37 @@ static void test_thesis_counting(void **state)
     assert_true(res[1] == res[0]);
 }
 
+/* newton-fd's chord form (jacobian_age 2): J_r is made at the first
+ * iterate of steps 0, 2 and 4 only, and on the linear maps, whose Jacobian
+ * never changes, the steps that reuse it (1 and 3) take the iterations of
+ * those that made it: the second iterate solves the step to the differences'
+ * rounding, the third meets 1e-12. */
+static void test_newton_fd_chord_keeps_the_jacobian(void **state)
+{
+    (void)state;
+    maps m;
+    make_linear(&m, 3, 2.0, 1.0);
+    int its[5];
+    seam_scheme_report rep;
+    run_steps(&m, "newton-fd", "{\"scheme\": \"x\", \"jacobian_age\": 2}", 5, its, &rep);
+    int total = 0;
+    print_message("newton-fd chord: %d %d %d %d %d iterations, %d fluid calls\n", its[0], its[1], its[2], its[3],
+                  its[4], m.fluid_calls);
+    for (int s = 0; s < 5; s++) {
+        assert_true(its[s] <= 3);
+        assert_int_equal(its[s], its[0]);
+        total += its[s];
+    }
+    assert_int_equal(m.fluid_calls, total + 3 * (N + 1));   /* three Jacobians of n + 1 calls each */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_secant_schemes_exact_after_rank_plus_one),
         cmocka_unit_test(test_column_cap),
+        cmocka_unit_test(test_newton_fd_exact_on_linear_maps),
+        cmocka_unit_test(test_newton_fd_chord_keeps_the_jacobian),
         cmocka_unit_test(test_relaxation_bound),
         cmocka_unit_test(test_refused_iterate_is_rejected),
         cmocka_unit_test(test_rmi_with_loads_that_do_not_move),

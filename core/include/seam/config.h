@@ -73,6 +73,78 @@ enum {
     SEAM_CFG_HI_OPEN = 1u << 2    /* upper bound excluded */
 };
 
+/* ---- declared ranges ------------------------------------------------- */
+
+/* A numeric key's accepted values, declared once in its plugin's (or the
+ * coupler's) table: the reader of the key takes the declaration, not a range
+ * of its own (seam_cfg_key), and the docs' key tables show it
+ * (tests/docs/test_key_ranges.c checks that the two agree). Both ends are
+ * finite: no key means every number (docs/scenes.md, "Limits"). */
+typedef struct seam_range {
+    const char *name;   /* the key in the table's object; "liquid.flip": key "flip" of the child "liquid" */
+    bool integer;       /* a whole number */
+    double lo, hi;      /* finite */
+    unsigned ends;      /* SEAM_CFG_LO_OPEN, SEAM_CFG_HI_OPEN */
+    const char *unit;   /* "m", "kg/m^3", "" for a plain number */
+} seam_range;
+
+/* The bounds the declarations share, each physical and generous: a value
+ * past one is a typo or a unit slip, not a scene.
+ * Lengths: a nanometre (below it a continuum holds no more) to 1000 km. */
+#define SEAM_LENGTH_MIN 1e-9
+#define SEAM_LENGTH_MAX 1e6
+/* Durations: from a femtosecond (molecular vibrations: below any
+ * continuum's time scale) to 1e9 s, some 30 years of simulated time. */
+#define SEAM_TIME_MIN 1e-15
+#define SEAM_TIME_MAX 1e9
+/* Speeds: 1e4 m/s, past the speed of sound of every solid and liquid
+ * (diamond 1.8e4 m/s along an axis is the one exception, not a flow). */
+#define SEAM_SPEED_MAX 1e4
+/* Densities (and a 2D scene's per unit depth, a shell's per area): graphene,
+ * one atom thick, has 7.6e-7 kg/m^2; osmium, the densest material,
+ * 22590 kg/m^3 (SEAM_DENSITY_MAX, below, leaves room for unit slips to be
+ * named). */
+#define SEAM_DENSITY_MIN 1e-9
+/* Temperatures, K (or a smoke's temperature offset): the sun's surface is 5800 K. */
+#define SEAM_TEMPERATURE_MAX 1e4
+/* Gravity, m/s^2, the scene's and a plugin's own: |g| up to 1000 times the Earth's. */
+#define SEAM_GRAVITY_MAX 1e4
+/* Relative tolerances of an iterative solve: below double's epsilon
+ * (2.2e-16) a residual cannot be measured. */
+#define SEAM_TOLERANCE_MIN 1e-16
+/* Iteration limits: 1e8 iterations of any solve is hours of a run. */
+#define SEAM_ITERATIONS_MAX 1e8
+/* Stiffnesses and moduli, Pa (N/m per unit depth for springs): diamond's
+ * Young's modulus is 1.2e12 Pa. */
+#define SEAM_MODULUS_MAX 1e13
+
+/* The declarations of one object's keys, and where the docs list them. */
+typedef struct seam_range_table {
+    const char *plugin;   /* the plugin of the participants that hold the object; NULL: the scene's own keys */
+    const char *path;     /* the object in the participant (or scene): "" itself, "sources[]" each source */
+    const char *doc;      /* the docs page ("docs/fluid_mac.md") ... */
+    const char *anchor;   /* ... and the start of the line its key table follows there: a heading
+                           * ("## Configuration") or the sentence that introduces it */
+    const seam_range *keys;
+    size_t n;
+} seam_range_table;
+
+#define SEAM_RANGE_TABLE(plugin, path, doc, anchor, keys) \
+    {plugin, path, doc, anchor, keys, sizeof(keys) / sizeof(keys)[0]}
+
+/* The declaration named `name` in t; NULL when there is none. */
+const seam_range *seam_range_find(const seam_range_table *t, const char *name);
+/* "[1e-9, 1e6] m": the interval (shortest round-trip numbers, exponents as
+ * 1e6) and the unit, as messages and the docs write it. */
+void seam_range_describe(const seam_range *r, char *buf, size_t n);
+/* Read t's key `name` (it must be declared there: an undeclared name is a
+ * programming error and aborts with a message), refusing a value outside its
+ * range with the key path, the value and the range with its unit. Returns
+ * def when absent or refused. flags: SEAM_CFG_REQUIRED. */
+double seam_cfg_key(seam_cfg *self, const seam_range_table *t, const char *name, double def, unsigned flags);
+/* The same for a declaration with integer set. */
+long seam_cfg_key_int(seam_cfg *self, const seam_range_table *t, const char *name, long def, unsigned flags);
+
 /* Getters return `def` when the key is absent or wrong (and record the error).
  * Every function here accepts a NULL reader (what seam_cfg_item or
  * seam_cfg_child return for a value that is not an object, after reporting
@@ -101,9 +173,10 @@ const char *seam_cfg_file(seam_cfg *self, const char *key, const char *def, char
 bool seam_cfg_vec(seam_cfg *self, const char *key, double *out, size_t n, unsigned flags);
 /* A participant's gravity, for plugins (out: x y z, components past dim 0).
  * The scene's (host->gravity) when the host names one, else dflt (dim
- * numbers); the reader's own "gravity" key (dim numbers) wins over both, with
- * a warning through the host when it differs from the scene's. Returns true
- * when the configuration named it. */
+ * numbers); the reader's own "gravity" key (dim numbers, |g| at most
+ * SEAM_GRAVITY_MAX, as the scene's) wins over both, with a warning through
+ * the host when it differs from the scene's. Returns true when the
+ * configuration named it. */
 bool seam_cfg_gravity(seam_cfg *self, const seam_host *host, int dim, const double *dflt, double out[3]);
 /* Any number of numbers; malloc'ed array (caller frees) and its length in *n;
  * NULL when absent. */
