@@ -111,6 +111,14 @@ SCENES = {
                         "Turek and Hron's FSI1: the same channel with the flag elastic (solid_fem, St. "
                         "Venant-Kirchhoff), coupled by IQN-ILS; the speed at 3 s. The steady tip displacement "
                         "and forces against the benchmark's are in docs/performance.md."),
+    "turek_hron_fsi2": (0.5, "frame", [],
+                        "Turek and Hron's FSI2: the FSI1 channel at mean inflow 1 m/s (Re 100) with a heavy "
+                        "flag (10 times the fluid's density); the speed at 0.5 s, in the inflow's ramp. The "
+                        "benchmark's flag swings 80 mm at 2 Hz: bench/schemes/turek_hron.sh."),
+    "turek_hron_fsi3": (0.5, "frame", [],
+                        "Turek and Hron's FSI3: mean inflow 2 m/s (Re 200), the flag as dense as the fluid "
+                        "(strong added mass); the speed at 0.5 s, in the inflow's ramp. The oscillation "
+                        "against the benchmark's is in docs/performance.md."),
     "tube_precice": (None, "iterations.png", [],
                      "preCICE's elastic-tube-1d on the collocated tube: IQN-ILS iterations per step (8.47 on "
                      "average, as preCICE's 8.55)."),

@@ -4,6 +4,7 @@
  * (precice/PROTOCOL.md). */
 #include "participant.h"
 
+#include <fenv.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -103,7 +104,13 @@ participant *participant_create(const char *name, const char *config_path, int r
     if (size != 1 || rank != 0)
         participant_fail(pt, call, "rank %d of %d is not a valid process of a serial participant", rank, size);
     char err[4096];
+    // libxml2 computes its NaN and infinities as 0/0 and 1/0 when it first
+    // parses: under a solver that traps floating-point exceptions (OpenFOAM's
+    // FOAM_SIGFPE) that is a SIGFPE, so traps are held off while it reads
+    fenv_t caller_fenv;
+    feholdexcept(&caller_fenv);
     pt->config = precice_config_load(config_path, err, sizeof err, NULL, NULL);
+    fesetenv(&caller_fenv);
     if (!pt->config)
         participant_fail(pt, call, "%s", err);
     pt->p = precice_config_participant(pt->config, name);
