@@ -18,19 +18,14 @@ seam="${1:-build}/coupler/seam"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# mean max min rows of the iterations column of a stats.csv
-stats() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iterations") c = i; next }
-             { s += $c; n++; if (n == 1 || $c > mx) mx = $c; if (n == 1 || $c < mn) mn = $c }
-             END { printf "%6.2f %4d %4d %4d", s / n, mx, mn, n }' "$1"
-}
+. bench/schemes/iterations.sh   # iteration_stats (the cwd is the root here)
 
 # run NAME SCENE SETS...: one line
 run() {
     name=$1 scene=$2
     shift 2
     if "$seam" run "$scene" --out "$out/r" --force --quiet --no-report "$@" >"$out/log" 2>&1; then
-        line=$(stats "$out/r/stats.csv")
+        line=$(iteration_stats "$out/r/stats.csv")
         printf '%-56s %s\n' "$name" "$line"
         echo "@row scene=$scene candidate=\"$name\" $(echo "$line" | awk '{ printf "mean_it=%s max_it=%s min_it=%s windows=%s", $1, $2, $3, $4 }')"
     else

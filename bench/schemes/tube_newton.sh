@@ -18,12 +18,7 @@ seam="${1:-build}/coupler/seam"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# mean max min rows of the iterations column of a stats.csv
-stats() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iterations") c = i; next }
-             { s += $c; n++; if (n == 1 || $c > mx) mx = $c; if (n == 1 || $c < mn) mn = $c }
-             END { printf "%6.2f %4d %4d %4d", s / n, mx, mn, n }' "$1"
-}
+. bench/schemes/iterations.sh   # iteration_stats (the cwd is the root here)
 
 # run NAME SCENE TOL SETS...: one line
 run() {
@@ -32,7 +27,7 @@ run() {
     set -- "$@"
     [ "$tol" = "-" ] || set -- "$@" --set coupling.measures.0.tolerance="$tol" --set coupling.measures.1.tolerance="$tol"
     if "$seam" run "$scene" --out "$out/r" --force --quiet --no-report "$@" >"$out/log" 2>&1; then
-        line=$(stats "$out/r/stats.csv")
+        line=$(iteration_stats "$out/r/stats.csv")
         printf '%-8s %-48s %s\n' "$tol" "$name" "$line"
         echo "@row scene=$scene tolerance=$tol candidate=\"$name\" $(echo "$line" | awk '{ printf "mean_it=%s max_it=%s min_it=%s windows=%s", $1, $2, $3, $4 }')"
     else
