@@ -18,7 +18,7 @@ seam="${1:-build}/coupler/seam"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-. bench/schemes/iterations.sh   # iteration_stats (the cwd is the root here)
+. bench/iterations.sh   # iteration_stats (the cwd is the root here)
 
 # run NAME SCENE TOL SETS...: one line
 run() {

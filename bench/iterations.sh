@@ -1,4 +1,4 @@
-# Sourced by the scheme benches: iteration_stats STATS_CSV prints the mean,
+# Sourced by the scheme benches (bench/schemes/tube_*.sh): iteration_stats STATS_CSV prints the mean,
 # max and min of its iterations column and its row count (one line, no newline).
 iteration_stats() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "iterations") c = i; next }
