@@ -279,6 +279,8 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const ch
             h->opp = m->cells[3 * k + (size_t)(s + 2) % 3];
         }
     qsort(he, ne, sizeof *he, half_edge_cmp);
+    /* a hinge takes two half-edges: reserve ne / 2 at once (a realloc per hinge is quadratic where realloc copies) */
+    self->hinges3 = seam_xrealloc(self->hinges3, (self->n_hinges3 + ne / 2 + 1) * sizeof *self->hinges3);
     for (size_t i = 0; i + 1 < ne; i++) {
         if (half_edge_cmp(&he[i], &he[i + 1]) != 0)
             continue;
@@ -291,7 +293,6 @@ int fem_cloth_add(fem *self, size_t bi, const fem_mesh *m, seam_cfg *c, const ch
         fem_hinge3 h = {{(int32_t)base + he[i].a, (int32_t)base + he[i].b, (int32_t)base + he[i].opp,
                          (int32_t)base + he[i + 1].opp}, (int32_t)bi, 0.0};
         h.theta0 = fem_hinge3_angle(&h, self->X0, NULL);
-        self->hinges3 = seam_xrealloc(self->hinges3, (self->n_hinges3 + 1) * sizeof *self->hinges3);
         self->hinges3[self->n_hinges3++] = h;
         i++;
     }
