@@ -53,8 +53,6 @@ typedef struct {
     double *coef;        /* Phi^T x, room for cap values */
     double *Q, *R, *Wn;  /* explicit factors (n x k, k x k, n x k), grown */
     size_t cap_k;
-    double *small;       /* fold's Phi^T Q (m x k), grown */
-    size_t cap_small;
     bool jprev_off;      /* this step rejected an iterate: J_prev is not used again in it */
 } imvj;
 
@@ -79,9 +77,8 @@ static void imvj_free_vectors(imvj *q)
     free(q->Phi);
     free(q->Q);
     free(q->coef);
-    free(q->small);
-    q->J = q->Psi = q->Phi = q->Q = q->coef = q->small = NULL;
-    q->m = q->cap = q->cap_k = q->cap_small = 0;
+    q->J = q->Psi = q->Phi = q->Q = q->coef = NULL;
+    q->m = q->cap = q->cap_k = 0;
     q->folded = q->total_columns = 0;
     q->last_folded = -1;
 }
@@ -138,17 +135,6 @@ static bool reserve_m(imvj *q, size_t m)
     q->coef = seam_xrealloc_n(q->coef, cap, sizeof *q->coef);
     q->cap = cap;
     return true;
-}
-
-/* Room for `size` values of small scratch (contents not kept). */
-static double *reserve_small(imvj *q, size_t size)
-{
-    if (size > q->cap_small) {
-        free(q->small);
-        q->cap_small = 2 * size;
-        q->small = seam_xmalloc_n(q->cap_small, sizeof *q->small);
-    }
-    return q->small;
 }
 
 static bool have_jprev(const imvj *q)
@@ -284,9 +270,10 @@ static bool fold(imvj *q)
     if (q->restart == RESTART_NONE) {
         if (!q->J)
             q->J = seam_xcalloc(n * n, sizeof *q->J);
-        /* Psi_s = W R^-1 - J_prev Q, one product for the k columns */
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)k, (int)n, -1.0, q->J, (int)n, q->Q,
-                    (int)n, 1.0, q->Wn, (int)n);
+        for (size_t j = 0; j < k; j++) {   /* Psi_s = W R^-1 - J_prev Q */
+            apply_jprev(q, q->Q + j * n, q->s.extra);
+            cblas_daxpy((int)n, -1.0, q->s.extra, 1, q->Wn + j * n, 1);
+        }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)k, 1.0, q->Wn, (int)n, q->Q,
                     (int)n, 1.0, q->J, (int)n);
         q->total_columns += (long)k;
@@ -294,14 +281,9 @@ static bool fold(imvj *q)
     }
     if (!reserve_m(q, q->m + k))
         return false;
-    /* Psi_s = W R^-1 - Psi (Phi^T Q): Psi and Phi read once for the k columns,
-     * not once per column (at 10^4 points they are far larger than the caches) */
-    if (q->m > 0) {
-        double *PtQ = reserve_small(q, q->m * k);
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)q->m, (int)k, (int)n, 1.0, q->Phi, (int)n, q->Q,
-                    (int)n, 0.0, PtQ, (int)q->m);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)k, (int)q->m, -1.0, q->Psi, (int)n, PtQ,
-                    (int)q->m, 1.0, q->Wn, (int)n);
+    for (size_t j = 0; j < k; j++) {
+        apply_jprev(q, q->Q + j * n, q->s.extra);
+        cblas_daxpy((int)n, -1.0, q->s.extra, 1, q->Wn + j * n, 1);
     }
     memcpy(q->Psi + q->m * n, q->Wn, n * k * sizeof *q->Psi);
     memcpy(q->Phi + q->m * n, q->Q, n * k * sizeof *q->Phi);
