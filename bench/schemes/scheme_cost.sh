@@ -18,6 +18,8 @@
 # One thread (OMP_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1): the figures compare
 # the code, not the cores.
 # Usage: bench/schemes/scheme_cost.sh [BUILD] [REPS] [STEPS]    (defaults: build 5 20)
+# (examples/piston_python.json runs a Python participant: the first python3
+# on PATH needs msgpack and zmq, e.g. PATH=/usr/bin:$PATH.)
 SEAM_BENCH=scheme_cost . "$(dirname "$0")/../rows.sh"   # figures to bench/data/scheme_cost.jsonl
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
