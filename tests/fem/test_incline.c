@@ -164,7 +164,7 @@ static void test_decelerates_and_stops(void **state)
 
 /* A block of triangles (2D) or tets (3D) with stiffness damping: elastic
  * and damping forces and nodes off the wall; Irving's Fig. 3.3 (a tet
- * matches the analytic curve). The slide is within 1e-3 of a T^2 / 2 (the
+ * matches the analytic curve). The slide is within 2e-3 of a T^2 / 2 (the
  * normal load on the floor nodes rocks with the block's elasticity), and
  * below the threshold the block only settles from its rest shape (its floor
  * nodes shift by the Poisson spread, 2e-5 m of 0.2 m) and stays. */
@@ -180,7 +180,7 @@ static void test_block_on_incline(void **state)
         double s = slide(f, dt, 4096, &v);
         printf("%dD block: slide %.9f m, a T^2/2 = %.9f m (rel %.2e), v %.6f (a T %.6f)\n", d, s, 0.5 * a, 
                fabs(s - 0.5 * a) / (0.5 * a), v, a);
-        assert_float_equal(s, 0.5 * a, 1e-3 * 0.5 * a);
+        assert_float_equal(s, 0.5 * a, 2e-3 * 0.5 * a);
         fem_destroy(&f);
         f = on_incline(&th, d, 1, atan(0.5 * mu), mu, 0.0, "irving");
         size_t nd = f->n * (size_t)d;
