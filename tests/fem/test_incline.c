@@ -198,6 +198,45 @@ static void test_block_on_incline(void **state)
     }
 }
 
+/* Irving's collision (the crossing point, then Gamma for the rest of the
+ * step, Fig. 3.1 right) on an impact: a damped block dropped 5 cm onto the
+ * level floor never has a node below it, lands, and rests there carried by
+ * a wall force equal to its weight. */
+static void test_block_dropped_rests(void **state)
+{
+    (void)state;
+    for (int d = 2; d <= 3; d++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"dim\": %d, \"integrator\": \"irving\", \"gravity\": %s, \"walls\": {\"min\": %s, \"max\": %s}, "
+                 "\"bodies\": [{\"mesh\": {\"generate\": \"%s\", \"min\": %s, \"max\": %s, \"cells\": %s}, "
+                 "\"material\": {\"E\": 1e6, \"nu\": 0.3, \"density\": 1000, \"damping\": {\"beta\": 1e-3}}}]}",
+                 d, d == 2 ? "[0, -9.81]" : "[0, 0, -9.81]", d == 2 ? "[-1, 0]" : "[-1, -1, 0]",
+                 d == 2 ? "[1, 1]" : "[1, 1, 1]", d == 2 ? "rectangle" : "box", d == 2 ? "[0, 0.05]" : "[0, 0, 0.05]",
+                 d == 2 ? "[0.2, 0.15]" : "[0.2, 0.1, 0.15]", d == 2 ? "[2, 1]" : "[1, 1, 1]");
+        test_host th;
+        fem *f = fem_make(&th, json);
+        double dt = 1.0 / 4096, low = INFINITY, M = 0.0, speed = 0.0;
+        assert_true(dt <= fem_max_dt(f));
+        for (int s = 0; s < 4096; s++) {
+            fem_run(f, dt, 1);
+            for (size_t i = 0; i < f->n; i++)
+                low = fmin(low, f->x[i * (size_t)d + (size_t)d - 1]);
+        }
+        for (size_t i = 0; i < f->n; i++) {
+            M += f->mass[i];
+            for (int k = 0; k < d; k++)
+                speed = fmax(speed, fabs(f->v[i * (size_t)d + (size_t)k]));
+        }
+        printf("%dD drop: lowest node %.3g m, end speed %.3g m/s, wall force %.6f N (weight %.6f N)\n", d, low, speed,
+               f->newton.wall_force[d - 1], M * G);
+        assert_true(low >= 0.0);
+        assert_true(speed < 1e-3);
+        assert_float_equal(f->newton.wall_force[d - 1], M * G, 1e-3 * M * G);
+        fem_destroy(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_slides_above_threshold),
         cmocka_unit_test(test_decelerates_and_stops),
         cmocka_unit_test(test_block_on_incline),
+        cmocka_unit_test(test_block_dropped_rests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
