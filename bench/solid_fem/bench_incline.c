@@ -66,8 +66,8 @@ int main(int argc, char **argv)
             for (int N = 256; N <= 16384; N *= 4) {
                 char json[2048];
                 snprintf(json, sizeof json,
-                         "{\"dim\": %d, \"integrator\": \"%s\", \"gravity\": [%.17g, %s%.17g], \"walls\": {\"min\": %s, "
-                         "\"max\": %s, \"friction\": %g}, \"bodies\": [{\"mesh\": %s}]}",
+                         "{\"dim\": %d, \"integrator\": \"%s\", \"gravity\": [%.17g, %s%.17g], "
+                         "\"walls\": {\"min\": %s, \"max\": %s, \"friction\": %g}, \"bodies\": [{\"mesh\": %s}]}",
                          d, integrators[k], G * sin(theta), d == 3 ? "0, " : "", -G * cos(theta),
                          d == 2 ? "[-1, 0]" : "[-1, -1, 0]", d == 2 ? "[20, 1]" : "[20, 1, 1]", mu, bodies[b]);
                 fem *f = fem_new(json, &host);

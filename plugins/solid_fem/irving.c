@@ -110,7 +110,8 @@ seam_status fem_irving_step(fem *self, double dt, const double *f_ext)
         fem_walls_irving_friction(self, dv, contact, v);
         for (size_t r = 0; r < nd; r++)   /* the walls' force: the step's momentum change beyond the forces' */
             if (!is_fixed(self, r))
-                log->wall_force[r % (size_t)self->d] += self->mass[r / (size_t)self->d] * (v[r] - self->v[r] - dv[r]) / dt;
+                log->wall_force[r % (size_t)self->d] +=
+                    self->mass[r / (size_t)self->d] * (v[r] - self->v[r] - dv[r]) / dt;
     }
     status = SEAM_OK;
     for (size_t r = 0; r < nd; r++)

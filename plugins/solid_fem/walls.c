@@ -157,7 +157,9 @@ size_t fem_walls_collide(const fem *self, double dt, double *x, double *vh, doub
     for (size_t i = 0; i < self->n; i++) {
         const double *xn = self->x + i * (size_t)d;
         double *xi = x + i * (size_t)d, *vi = vh + i * (size_t)d, *si = vs + i * (size_t)d;
-        for (int k = 0; k < d && !self->fixed[i]; k++)
+        if (self->fixed[i])
+            continue;
+        for (int k = 0; k < d; k++)
             for (int side = 0; side < 2; side++) {
                 double s = side ? -1.0 : 1.0, p = side ? self->walls.max[k] : self->walls.min[k];
                 double phi0 = s * (xn[k] - p), phi1 = s * (xn[k] + dt * vi[k] - p);

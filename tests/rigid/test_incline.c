@@ -27,7 +27,8 @@ static fixture *box_on_incline(int d, double theta, double mu, double v0)
 {
     char json[1024];
     snprintf(json, sizeof json,
-             "{\"dim\": %d, \"gravity\": [%.17g, %.17g%s], \"spacing\": 0.05, \"contact_tolerance\": 0, \"contact_iterations\": 2000,"
+             "{\"dim\": %d, \"gravity\": [%.17g, %.17g%s], \"spacing\": 0.05,"
+             " \"contact_tolerance\": 0, \"contact_iterations\": 2000,"
              " \"walls\": {\"min\": %s, \"max\": %s, \"friction\": %.17g},"
              " \"bodies\": [{\"name\": \"box\", \"shape\": \"%s\", \"size\": %s, \"density\": 500,"
              " \"friction\": %.17g, \"position\": %s, \"velocity\": [%.17g, 0%s]}]}",
