@@ -75,6 +75,8 @@ typedef struct rank_conn {
     char cwd[PATH_MAX];
     uint8_t *held;               /* its initialize or advance, kept until every rank sent its own */
     size_t held_len;
+    size_t advances;             /* traffic of the coupling iterations: advance requests */
+    size_t bytes_in, bytes_out;  /* their bytes, and those of the step replies to them */
 } rank_conn;
 
 typedef struct part {
@@ -166,6 +168,8 @@ static bool send_reply(server *sv, int p, int r, seam_wbuf *w)
     free(bytes);
     seam_wbuf_free(w);
     rc->pending = false;
+    if (strcmp(rc->op, "advance") == 0)
+        rc->bytes_out += size;
     return ok;
 }
 
@@ -717,10 +721,13 @@ static bool handle_held(server *sv, int p, int r, const char *op, const void *da
     bool initialize = strcmp(op, "initialize") == 0;
     rank_conn *rc = &pt->ranks[r];
     hold(rc, data, len, op);
-    if (initialize)
+    if (initialize) {
         rc->initialized = true;
-    else
+    } else {
         rc->advanced = true;
+        rc->advances++;
+        rc->bytes_in += len;
+    }
     for (int q = 0; q < pt->size; q++)
         if (!(initialize ? pt->ranks[q].initialized : pt->ranks[q].advanced))
             return true;
@@ -1545,6 +1552,23 @@ static int end_failed(server *sv)
     return 1;
 }
 
+/* Each participant's messages of the coupling iterations (advance requests
+ * and the step replies to them): per rank, that of the most bytes. */
+static void print_traffic(const server *sv)
+{
+    for (size_t p = 0; p < sv->cfg->n_participants; p++) {
+        const part *pt = &sv->parts[p];
+        int top = 0;
+        for (int r = 1; r < pt->size; r++)
+            if (pt->ranks[r].bytes_in + pt->ranks[r].bytes_out > pt->ranks[top].bytes_in + pt->ranks[top].bytes_out)
+                top = r;
+        const rank_conn *rc = &pt->ranks[top];
+        fprintf(stderr, "seam: traffic: participant %s, %d rank%s: %zu advance requests and as many replies per rank; "
+                "rank %d: %zu bytes in, %zu bytes out\n", pname(sv, (int)p), pt->size, pt->size == 1 ? "" : "s",
+                rc->advances, top, rc->bytes_in, rc->bytes_out);
+    }
+}
+
 static int serve(server *sv, char **sets, int n_sets)
 {
     char err[1024];
@@ -1617,9 +1641,11 @@ static int serve(server *sv, char **sets, int n_sets)
         ok = pcs_run(&sv->s, ops, self, &transport, sv);
     }
     if (ok) {
-        if (!sv->quiet)
+        if (!sv->quiet) {
             fprintf(stderr, "seam: coupling done: %ld time windows, %d iterations, %ld not converged\n",
                     sv->s.window, sv->s.total_iterations, sv->s.unconverged);
+            print_traffic(sv);
+        }
         rc = 0;
     } else {
         rc = end_failed(sv);
