@@ -75,6 +75,7 @@ typedef struct rank_conn {
     char cwd[PATH_MAX];
     uint8_t *held;               /* its initialize or advance, kept until every rank sent its own */
     size_t held_len;
+    double watch_since, watch_cpu;   /* a sibling waits on it since (monotonic s; 0: none), its CPU time then */
     size_t advances;             /* traffic of the coupling iterations: advance requests */
     size_t bytes_in, bytes_out;  /* their bytes, and those of the step replies to them */
 } rank_conn;
@@ -114,6 +115,7 @@ typedef struct server {
     FILE *probes;
     bool quiet;
     bool spawned;                /* started by a participant (--precice-serve) */
+    double hang_s;               /* a rank idle this long while a sibling waits is hung */
 } server;
 
 static volatile sig_atomic_t stop_signal;
@@ -672,6 +674,7 @@ static void hold(rank_conn *rc, const void *data, size_t len, const char *op)
     rc->held_len = len;
     snprintf(rc->op, sizeof rc->op, "%s", op);
     rc->pending = true;
+    rc->watch_since = 0.0;
 }
 
 /* Every rank of p sent its initialize (or advance): take them in rank
@@ -747,7 +750,73 @@ static void fail(server *sv, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Ranks on this host that died (their pid is gone) end the run. */
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The CPU time (s) a process of this host has used (/proc/PID/stat's utime
+ * and stime), or -1 when unreadable. */
+static double cpu_seconds(long pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1.0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *c = strrchr(buf, ')');   /* the command name may hold spaces */
+    unsigned long ut, st;
+    if (!c || sscanf(c + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1.0;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* A rank of this host whose sibling already sent its request is hung when
+ * it used under 1% of a CPU for hang_s seconds (asleep, stopped, blocked on
+ * something that never comes); one that computes, however slowly, is not. */
+static bool check_hung(server *sv, int p)
+{
+    part *pt = &sv->parts[p];
+    int waiting = -1;
+    for (int r = 0; r < pt->size && waiting < 0; r++)
+        if (pt->ranks[r].held)
+            waiting = r;
+    double now = monotonic_s();
+    for (int r = 0; r < pt->size; r++) {
+        rank_conn *rc = &pt->ranks[r];
+        if (waiting < 0 || rc->held || !rc->hello || rc->finalized || strcmp(rc->host, sv->host) != 0) {
+            rc->watch_since = 0.0;
+            continue;
+        }
+        double cpu = cpu_seconds(rc->pid);
+        if (cpu < 0.0)
+            continue;
+        if (rc->watch_since == 0.0 || cpu - rc->watch_cpu >= 0.01 * (now - rc->watch_since)) {
+            if (rc->watch_since == 0.0 || now - rc->watch_since >= sv->hang_s) {
+                rc->watch_since = now;   /* a new period of watching */
+                rc->watch_cpu = cpu;
+            }
+            continue;
+        }
+        if (now - rc->watch_since < sv->hang_s)
+            continue;
+        char where[96] = "before the coupling started";
+        if (sv->s.cfg && sv->s.c.ops)
+            snprintf(where, sizeof where, "in time window %ld, iteration %d", sv->s.window + 1,
+                     sv->s.ports[p].iterations);
+        fail(sv, "participant %s rank %d of %d (pid %ld on host %s) is hung: it used no CPU for %g s while rank %d "
+             "waited for it (%s)", pname(sv, p), r, pt->size, rc->pid, rc->host, sv->hang_s, waiting, where);
+        return false;
+    }
+    return true;
+}
+
+/* Ranks on this host that died (their pid is gone) or hang end the run. */
 static bool check_alive(server *sv)
 {
     for (size_t p = 0; p < sv->cfg->n_participants; p++) {
@@ -772,6 +841,9 @@ static bool check_alive(server *sv)
             return false;
         }
     }
+    for (size_t p = 0; p < sv->cfg->n_participants; p++)
+        if (sv->parts[p].size > 1 && !check_hung(sv, (int)p))
+            return false;
     if (stop_signal) {
         fail(sv, "the coupler was stopped by signal %d", (int)stop_signal);
         return false;
@@ -1691,7 +1763,10 @@ int seam_precice_main(int argc, char **argv)
         return 2;
     }
     char err[1024];
-    server sv = {.quiet = quiet, .spawned = exch != NULL};
+    server sv = {.quiet = quiet, .spawned = exch != NULL, .hang_s = 10.0};
+    const char *hang = getenv("SEAM_PRECICE_HANG_S");   /* tests shorten it */
+    if (hang && atof(hang) > 0.0)
+        sv.hang_s = atof(hang);
     if (out)
         snprintf(sv.out, sizeof sv.out, "%s", out);
     precice_config *cfg = precice_config_load(config, err, sizeof err, warn_cb, NULL);

@@ -6,18 +6,19 @@
 # displacements of every window, the coupler's iterations log and its
 # stats.csv are bit-identical (the coupler orders the ranks' vertices by
 # rank, then local index: the 1-rank order here). LANG c also runs Left on
-# 3 ranks whose middle one has no vertex, and kills rank 1 of 2 in window
-# 3: Right stops within 10 s with an error naming Left's rank 1 and its
-# host, and the coupler's stats.csv holds the two windows done.
+# 3 ranks whose middle one has no vertex. LANG faults (C): rank 1 of 2 killed
+# in window 3: Right stops within 10 s with an error naming Left's rank 1
+# and its host, and the coupler's stats.csv holds the two windows done;
+# rank 1 stopped (SIGSTOP) in window 2: reported hung, by rank and host.
 # SEAM_TEST_KEEP=1 keeps the runs' directories.
-# Arguments: the build directory, LANG. Skips (77) without MPI (scripts/deps.sh installs it).
+# Arguments: the build directory, LANG (c, python, faults). Skips (77) without MPI (scripts/deps.sh installs it).
 set -eu
 build=$1
 lang=$2
 src=$(cd "$(dirname "$0")" && pwd)/participants
 fail() { echo "test_precice_mpi ($lang): $*" >&2; exit 1; }
 command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun (Debian: openmpi-bin)"; exit 77; }
-if [ "$lang" = c ]; then
+if [ "$lang" != python ]; then
     command -v mpicc >/dev/null 2>&1 || { echo "SKIP: no mpicc (Debian: libopenmpi-dev)"; exit 77; }
 else
     /usr/bin/python3 -c "import mpi4py" 2>/dev/null || { echo "SKIP: no mpi4py (Debian: python3-mpi4py)"; exit 77; }
@@ -30,7 +31,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/seam-precice-mpi-XXXXXX")
 eval "$(sh "$build/precice/participant/seam-precice-env")"
 export PKG_CONFIG_PATH CMAKE_PREFIX_PATH LD_LIBRARY_PATH PYTHONPATH SEAM
 n=8
-if [ "$lang" = c ]; then
+if [ "$lang" != python ]; then
     mpicc -std=c17 -Wall -Wextra -Werror -o "$tmp/masses" "$src/masses.c" $(pkg-config --cflags --libs libprecice) -lm
     prog="$tmp/masses"
 else
@@ -65,6 +66,29 @@ same() {
     cmp -s "$tmp/one.left" "$tmp/$1.left" || fail "$1: Left's displacements differ from the 1-rank run's"
 }
 
+if [ "$lang" = faults ]; then
+    start=$(date +%s)
+    SEAM_TEST_DIE_RANK=1 SEAM_TEST_DIE_IN_WINDOW=3 run dies 2 && fail "Left's rank 1 was killed, yet the run ended well"
+    took=$(( $(date +%s) - start ))
+    grep -q "^preCICE (seam): ERROR: participant Right, .*Left rank 1 of 2 (pid [0-9]* on host $(hostname)) died in time window 3" \
+        "$tmp/dies/right.out" || fail "Right's error does not name Left's rank 1 and its host: $(cat "$tmp/dies/right.out")"
+    [ "$took" -le 10 ] || fail "the run took $took s to stop"
+    [ "$(grep -c . "$tmp/dies/Left-0.txt")" -eq $((2 * n / 2)) ] || fail "Left's rank 0 did not complete 2 windows"
+    [ "$(grep -c . "$tmp/dies/precice-run/seam-out/stats.csv")" -eq 3 ] ||
+        fail "stats.csv is not the header and 2 windows: $(cat "$tmp/dies/precice-run/seam-out/stats.csv")"
+    echo "Left's rank 1 killed in window 3, the run stopped in $took s: $(cat "$tmp/dies/right.out")"
+    # a rank stopped (SIGSTOP) while its sibling waits for it: hung after SEAM_PRECICE_HANG_S
+    start=$(date +%s)
+    SEAM_PRECICE_HANG_S=2 SEAM_TEST_HANG=1 SEAM_TEST_DIE_RANK=1 SEAM_TEST_DIE_IN_WINDOW=2 run hangs 2 &&
+        fail "Left's rank 1 was stopped, yet the run ended well"
+    took=$(( $(date +%s) - start ))
+    grep -q "^preCICE (seam): ERROR: participant Right, .*Left rank 1 of 2 (pid [0-9]* on host $(hostname)) is hung: it used no CPU for 2 s while rank 0 waited for it (in time window 2" \
+        "$tmp/hangs/right.out" || fail "Right's error does not name Left's hung rank 1: $(cat "$tmp/hangs/right.out")"
+    [ "$took" -le 10 ] || fail "the run took $took s to stop"
+    echo "Left's rank 1 stopped in window 2, the run stopped in $took s: $(cat "$tmp/hangs/right.out")"
+    exit 0
+fi
+
 run one 1 || fail "1 rank: $(cat "$tmp/one/left.out" "$tmp/one/right.out")"
 run two 2 || fail "2 ranks: $(cat "$tmp/two/left.out" "$tmp/two/right.out")"
 same two
@@ -78,14 +102,5 @@ run three 3 5,0,3 || fail "3 ranks (5,0,3): $(cat "$tmp/three/left.out" "$tmp/th
 same three
 [ ! -s "$tmp/three/Left-1.txt" ] || fail "the rank without vertices wrote values"
 echo "c: Left on 3 ranks, the middle one empty = 1 rank, bit for bit"
+exit 0
 
-start=$(date +%s)
-SEAM_TEST_DIE_RANK=1 SEAM_TEST_DIE_IN_WINDOW=3 run dies 2 && fail "Left's rank 1 was killed, yet the run ended well"
-took=$(( $(date +%s) - start ))
-grep -q "^preCICE (seam): ERROR: participant Right, .*Left rank 1 of 2 (pid [0-9]* on host $(hostname)) died in time window 3" \
-    "$tmp/dies/right.out" || fail "Right's error does not name Left's rank 1 and its host: $(cat "$tmp/dies/right.out")"
-[ "$took" -le 10 ] || fail "the run took $took s to stop"
-[ "$(grep -c . "$tmp/dies/Left-0.txt")" -eq $((2 * n / 2)) ] || fail "Left's rank 0 did not complete 2 windows"
-[ "$(grep -c . "$tmp/dies/precice-run/seam-out/stats.csv")" -eq 3 ] ||
-    fail "stats.csv is not the header and 2 windows: $(cat "$tmp/dies/precice-run/seam-out/stats.csv")"
-echo "c: Left's rank 1 killed in window 3, the run stopped in $took s: $(cat "$tmp/dies/right.out")"

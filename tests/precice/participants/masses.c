@@ -8,7 +8,8 @@
  * completed window to NAME-RANK.txt.
  * usage: masses NAME CONFIG N [COUNTS]
  * SEAM_TEST_DIE_RANK=R SEAM_TEST_DIE_IN_WINDOW=W: rank R kills itself
- * (SIGKILL) when window W starts (tests/precice/test_precice_mpi.sh). */
+ * (SIGKILL) when window W starts; SEAM_TEST_HANG=1 with them: it stops
+ * itself (SIGSTOP) instead (tests/precice/test_precice_mpi.sh). */
 #define _POSIX_C_SOURCE 200809L   /* kill */
 #include <math.h>
 #include <signal.h>
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
     double t = 0.0;
     while (precicec_isCouplingOngoing()) {
         if (die_rank && die_window && atoi(die_rank) == rank && atoi(die_window) == window)
-            kill(getpid(), SIGKILL);
+            kill(getpid(), getenv("SEAM_TEST_HANG") ? SIGSTOP : SIGKILL);
         if (precicec_requiresWritingCheckpoint()) {
             memcpy(u_saved, u, (size_t)own * sizeof *u);
             memcpy(v_saved, v, (size_t)own * sizeof *v);
