@@ -3,8 +3,9 @@
  * row, and writes Load = 1 + 0.5 Disp on its vertices; Echo is serial and
  * writes Disp = 0.1 Load. Nothing else is computed, so a coupling
  * iteration's wall time is the coupler's and the messages'. Solver's rank 0
- * prints "init_s=... iterations=... loop_s=..." (initialize, then the
- * iterations until the coupling ends).
+ * prints "@row ranks=... vertices=... init_s=... iterations=... loop_s=..."
+ * (initialize, then the iterations until the coupling ends); scaling.sh
+ * reads it and records its own row per case.
  * usage: scaling_participant Solver|Echo CONFIG N */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
@@ -63,7 +64,8 @@ int main(int argc, char **argv)
     double t2 = now_s();
     precicec_finalize();
     if (solver && rank == 0)
-        printf("init_s=%.6f iterations=%ld loop_s=%.6f\n", t1 - t0, iterations, t2 - t1);
+        printf("@row ranks=%d vertices=%ld init_s=%.6f iterations=%ld loop_s=%.6f\n", size, n, t1 - t0, iterations,
+               t2 - t1);
     free(x); free(in); free(out); free(ids);
     if (solver)
         MPI_Finalize();

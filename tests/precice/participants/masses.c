@@ -8,8 +8,9 @@
  * completed window to NAME-RANK.txt.
  * usage: masses NAME CONFIG N [COUNTS]
  * SEAM_TEST_DIE_RANK=R SEAM_TEST_DIE_IN_WINDOW=W: rank R kills itself
- * (SIGKILL) when window W starts; SEAM_TEST_HANG=1 with them: it stops
- * itself (SIGSTOP) instead (tests/precice/test_precice_mpi.sh). */
+ * (SIGKILL) when window W starts, after writing the time (s) to dying.at;
+ * SEAM_TEST_HANG=1 with them: it stops itself (SIGSTOP) instead
+ * (tests/precice/test_precice_mpi.sh). */
 #define _POSIX_C_SOURCE 200809L   /* kill */
 #include <math.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -103,8 +105,14 @@ int main(int argc, char **argv)
     int window = 1;
     double t = 0.0;
     while (precicec_isCouplingOngoing()) {
-        if (die_rank && die_window && atoi(die_rank) == rank && atoi(die_window) == window)
+        if (die_rank && die_window && atoi(die_rank) == rank && atoi(die_window) == window) {
+            FILE *at = fopen("dying.at", "w");   /* when, for the test's "reported within" */
+            if (at) {
+                fprintf(at, "%ld\n", (long)time(NULL));
+                fclose(at);
+            }
             kill(getpid(), getenv("SEAM_TEST_HANG") ? SIGSTOP : SIGKILL);
+        }
         if (precicec_requiresWritingCheckpoint()) {
             memcpy(u_saved, u, (size_t)own * sizeof *u);
             memcpy(v_saved, v, (size_t)own * sizeof *v);
