@@ -1,13 +1,16 @@
-/* The monolithic projection's cost against resolution (issue 16, item 5):
+/* The monolithic projection's cost against resolution (issues 16.5, 33.3):
  * examples/floating_block.json's geometry (a 2 x 1.2 m tank, water to 0.6 m,
  * a 0.4 x 0.2 m corotated block of 500 kg/m^2 half submerged) at rest, one
  * coupled projection (Zarifi 5.17 through its SPD form) per resolution, the
- * solid meshed at the grid's spacing. Prints, per dx: cells, pressures,
+ * solid meshed at the grid's spacing. Prints, per dx and solver (IC(0)-PCG,
+ * multigrid-PCG, direct: mono_precond, in the same run): cells, pressures,
  * solid unknowns, nonzeros of the SPD matrix, PCG iterations (to 1e-10),
- * and the CPU time of the cut cells, the fluid block, the solid block and
- * the solve (median of `repeats`), with growth exponents against the
- * unknowns, once per preconditioner (IC(0), multigrid: mono_precond) in the
- * same run. Usage: bench_monolithic [repeats [row_scaling [levels]]]
+ * the CPU time of the cut cells, the fluid block, the solid block and the
+ * solve (a fresh solve: CHOLMOD's analyses included), the solve again with
+ * what the first kept (mono_solve_kept: a step whose pattern holds), medians
+ * of `repeats`, and the largest difference of p and v from IC(0)'s answer
+ * relative to its largest value; then growth exponents against the
+ * unknowns. Usage: bench_monolithic [repeats [row_scaling [levels]]]
  * (row_scaling 0: |c1|/|c2| each solve; levels 2-4 of dx 0.05 ... 0.00625). */
 #include <math.h>
 #include <stdio.h>
@@ -42,16 +45,19 @@ typedef struct row {
     mono_precond precond;
     double dx;
     size_t cells, pressures, unknowns, nnz;
-    int iterations;
-    double t[4];             /* cut, fluid, solid, solve (s) */
+    int iterations, iterations_kept;
+    double t[5];             /* cut, fluid, solid, solve, solve with the kept analysis (s) */
+    double *p, *v;           /* the last repeat's answer */
 } row;
+
+enum { N_PRECOND = 3 };
 
 static double alpha_opt = 1e-3;   /* the row scaling of (5.36): argv[2], 0 for |c1|/|c2| */
 static int levels_opt = 4;         /* resolutions run: argv[3] */
 
 static row run(double dx, mono_precond precond, int repeats, const seam_host *host)
 {
-    row r = {precond, dx, 0, 0, 0, 0, 0, {0, 0, 0, 0}};
+    row r = {precond, dx, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0, 0}, NULL, NULL};
     int nb = (int)lround(0.4 / dx), hb = (int)lround(0.2 / dx);
     char json[1024];
     snprintf(json, sizeof json,
@@ -76,8 +82,8 @@ static row run(double dx, mono_precond precond, int repeats, const seam_host *ho
     for (size_t q = 0; q < f->n_iface; q++)
         memcpy(X + 2 * q, f->x + 2 * (size_t)f->iface_node[q], 2 * sizeof(double));
     mono_boundary b = {2, f->n_iface, X, f->n_iface_elems, f->iface_elems};
-    double *times[4];
-    for (int k = 0; k < 4; k++)
+    double *times[5];
+    for (int k = 0; k < 5; k++)
         times[k] = SEAM_NEW_N(double, (size_t)repeats);
     mono_solve_opts opts = {0.9, alpha_opt, 1e-10, 100000, precond};
     for (int rep = 0; rep < repeats; rep++) {
@@ -95,25 +101,34 @@ static row run(double dx, mono_precond precond, int repeats, const seam_host *ho
             exit(1);
         double t3 = cpu_now();
         double *p = SEAM_NEW_N(double, F.n + 1), *v = SEAM_NEW_N(double, blk.m + 1);
-        mono_solve_stats st;
-        if (mono_solve(&F, &blk, 1, dt, &opts, p, v, &st, host) != SEAM_OK)
+        mono_solve_stats st, st_kept;
+        mono_kept kept = {0};
+        if (mono_solve_kept(&kept, &F, &blk, 1, dt, &opts, p, v, &st, host) != SEAM_OK)
             exit(1);
         double t4 = cpu_now();
+        if (mono_solve_kept(&kept, &F, &blk, 1, dt, &opts, p, v, &st_kept, host) != SEAM_OK)   /* pattern kept */
+            exit(1);
+        double t5 = cpu_now();
+        mono_kept_free(&kept);
         times[0][rep] = t1 - t0;
         times[1][rep] = t2 - t1;
         times[2][rep] = t3 - t2;
         times[3][rep] = t4 - t3;
+        times[4][rep] = t5 - t4;
         r.pressures = F.n;
         r.unknowns = blk.m;
         r.nnz = st.nnz;
         r.iterations = st.iterations;
-        free(p);
-        free(v);
+        r.iterations_kept = st_kept.iterations;
+        free(r.p);
+        free(r.v);
+        r.p = p;
+        r.v = v;
         mono_block_free(&blk);
         mono_fluid_free(&F);
         mono_cut_free(&cut);
     }
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         qsort(times[k], (size_t)repeats, sizeof(double), cmp);
         r.t[k] = times[k][repeats / 2];
         free(times[k]);
@@ -126,6 +141,19 @@ static row run(double dx, mono_precond precond, int repeats, const seam_host *ho
     return r;
 }
 
+/* max |x - y| / max |y| over n values. */
+static double rel_diff(size_t n, const double *x, const double *y)
+{
+    double d = 0.0, m = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        d = fmax(d, fabs(x[i] - y[i]));
+        m = fmax(m, fabs(y[i]));
+    }
+    return m > 0.0 ? d / m : d;
+}
+
+static double growth(double a, double z, double n0, double n1) { return log(z / a) / log(n1 / n0); }
+
 int main(int argc, char **argv)
 {
     int repeats = argc > 1 ? atoi(argv[1]) : 3;
@@ -137,34 +165,44 @@ int main(int argc, char **argv)
         levels_opt = atoi(argv[3]) < 2 ? 2 : atoi(argv[3]) > 4 ? 4 : atoi(argv[3]);
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .log = quiet};
     static const double dxs[] = {0.05, 0.025, 0.0125, 0.00625};
-    static const char *const names[] = {"IC(0)", "multigrid"};
-    row rows[2][4];
+    static const char *const names[N_PRECOND] = {"IC(0)", "multigrid", "direct"};
+    static const char *const keys[N_PRECOND] = {"ic0", "multigrid", "direct"};
+    row rows[N_PRECOND][4];
     printf("monolithic projection, floating block at rest (2 x 1.2 m tank), row scaling %g%s, CPU s, median of %d\n",
            alpha_opt, alpha_opt > 0 ? "" : " (|c1|/|c2|)", repeats);
-    printf("| dx | preconditioner | cells | pressures | solid unknowns | nnz (SPD) | PCG iterations | cut | fluid block "
-           "| solid block | solve | solve per unknown (us) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| dx | solver | cells | pressures | solid unknowns | nnz (SPD) | PCG iterations | cut | fluid block "
+           "| solid block | solve | solve, analysis kept | solve per unknown (us) | p vs IC(0) | v vs IC(0) |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < levels_opt; k++)
-        for (int q = 0; q < 2; q++) {
+        for (int q = 0; q < N_PRECOND; q++) {
             rows[q][k] = run(dxs[k], (mono_precond)q, repeats, &host);
-            const row *r = &rows[q][k];
+            const row *r = &rows[q][k], *ref = &rows[0][k];
             size_t n = r->pressures + r->unknowns;
-            printf("| %g | %s | %zu | %zu | %zu | %zu | %d | %.4f | %.4f | %.4f | %.4f | %.2f |\n", r->dx, names[q],
-                   r->cells, r->pressures, r->unknowns, r->nnz, r->iterations, r->t[0], r->t[1], r->t[2], r->t[3],
-                   1e6 * r->t[3] / (double)n);
+            double dp = rel_diff(r->pressures, r->p, ref->p), dv = rel_diff(r->unknowns, r->v, ref->v);
+            printf("| %g | %s | %zu | %zu | %zu | %zu | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.2f | %.1e | %.1e |\n",
+                   r->dx, names[q], r->cells, r->pressures, r->unknowns, r->nnz, r->iterations, r->t[0], r->t[1],
+                   r->t[2], r->t[3], r->t[4], 1e6 * r->t[3] / (double)n, dp, dv);
             printf("@row dx=%g precond=%s row_scaling=%g repeats=%d cells=%zu pressures=%zu solid_unknowns=%zu nnz=%zu"
-                   " pcg_it=%d cut_s=%.5f fluid_block_s=%.5f solid_block_s=%.5f solve_s=%.5f\n", r->dx,
-                   q ? "multigrid" : "ic0", alpha_opt, repeats, r->cells, r->pressures, r->unknowns, r->nnz,
-                   r->iterations, r->t[0], r->t[1], r->t[2], r->t[3]);
+                   " pcg_it=%d pcg_it_kept=%d cut_s=%.5f fluid_block_s=%.5f solid_block_s=%.5f solve_s=%.5f"
+                   " solve_kept_s=%.5f dp_ic0=%.2e dv_ic0=%.2e\n", r->dx, keys[q], alpha_opt, repeats, r->cells,
+                   r->pressures, r->unknowns, r->nnz, r->iterations, r->iterations_kept, r->t[0], r->t[1], r->t[2],
+                   r->t[3], r->t[4], dp, dv);
             fflush(stdout);
         }
     int L = levels_opt - 1;
-    for (int q = 0; q < 2; q++) {
+    for (int q = 0; q < N_PRECOND; q++) {
         const row *a = &rows[q][0], *z = &rows[q][L];
         double n0 = (double)(a->pressures + a->unknowns), n3 = (double)(z->pressures + z->unknowns);
-        printf("%s: growth with the unknowns n (%.0f -> %.0f): PCG iterations n^%.2f, solve time n^%.2f, whole "
-               "projection n^%.2f\n", names[q], n0, n3, log((double)z->iterations / a->iterations) / log(n3 / n0),
-               log(z->t[3] / a->t[3]) / log(n3 / n0),
-               log((z->t[0] + z->t[1] + z->t[2] + z->t[3]) / (a->t[0] + a->t[1] + a->t[2] + a->t[3])) / log(n3 / n0));
+        printf("%s: growth with the unknowns n (%.0f -> %.0f): PCG iterations %d -> %d (n^%.2f), solve time n^%.2f "
+               "(analysis kept n^%.2f), whole projection n^%.2f\n", names[q], n0, n3, a->iterations, z->iterations,
+               growth(a->iterations, z->iterations, n0, n3), growth(a->t[3], z->t[3], n0, n3),
+               growth(a->t[4], z->t[4], n0, n3),
+               growth(a->t[0] + a->t[1] + a->t[2] + a->t[3], z->t[0] + z->t[1] + z->t[2] + z->t[3], n0, n3));
     }
+    for (int q = 0; q < N_PRECOND; q++)
+        for (int k = 0; k < levels_opt; k++) {
+            free(rows[q][k].p);
+            free(rows[q][k].v);
+        }
     return 0;
 }

@@ -223,8 +223,10 @@ seam_status mono_rigid_advance(const seam_plugin *P, void *solid, const seam_ste
 /* The preconditioner of the PCG on the SPD system. */
 typedef enum mono_precond {
     MONO_PRECOND_IC0 = 0,    /* IC(0) of the assembled A */
-    MONO_PRECOND_MG = 1      /* block LDL^T: fluid_mac's multigrid V-cycle on B for the pressures,
+    MONO_PRECOND_MG = 1,     /* block LDL^T: fluid_mac's multigrid V-cycle on B for the pressures,
                                 CHOLMOD on the kept solid blocks (see mono_solve) */
+    MONO_PRECOND_DIRECT = 2  /* CHOLMOD's sparse Cholesky factor of the whole A: a direct solve, PCG
+                                only adds the rigid bodies' products (one iteration without them) */
 } mono_precond;
 
 typedef struct mono_solve_opts {
@@ -239,16 +241,18 @@ typedef struct mono_solve_stats {
     int iterations;
     double residual;         /* relative, of the SPD system */
     size_t nnz;              /* of the SPD matrix A (the rigid bodies' products not counted) */
-    size_t analyses;         /* CHOLMOD symbolic analyses of the solid block A_ss this solve made (multigrid):
-                                0 when the kept one fitted its pattern */
+    size_t analyses;         /* CHOLMOD symbolic analyses this solve made, of the solid block A_ss
+                                (multigrid) or of A (direct): 0 when the kept one fitted its pattern */
 } mono_solve_stats;
 
 /* What one coupled solve keeps for the next (mono_solve_kept): CHOLMOD's
- * symbolic analysis of the kept solid blocks' A_ss, reused while its
- * pattern (size, row pointers, columns) stays the same and analysed anew
- * when it changes; the numeric factor is redone every solve. Starts zeroed. */
+ * symbolic analysis of the kept solid blocks' A_ss (multigrid) or of the
+ * whole A (direct), reused while its pattern (size, row pointers, columns)
+ * stays the same and analysed anew when it changes; the numeric factor is
+ * redone every solve. Starts zeroed. */
 typedef struct mono_kept {
-    seam_cholesky *chol;
+    seam_cholesky *chol;     /* A_ss's (multigrid) */
+    seam_cholesky *chol_A;   /* A's (direct) */
 } mono_kept;
 
 void mono_kept_free(mono_kept *kept);
@@ -287,7 +291,8 @@ void mono_spd_free(mono_spd *spd);
  * opts->precond: IC(0) of A, or the block LDL^T of A with the pressure Schur
  * complement replaced by one multigrid V-cycle on B (mac_mg, F's grid and
  * closed cells: F must come from mono_fluid_build, SEAM_ERROR otherwise) and
- * the kept solid blocks' A_ss factored by CHOLMOD. F may be NULL or have
+ * the kept solid blocks' A_ss factored by CHOLMOD, or the whole A factored
+ * by CHOLMOD (direct: one PCG iteration, a few more per rigid body). F may be NULL or have
  * n = 0: then it is the solids' own step S v = r (3.55). opts->sigma must be
  * the sigma the FEM blocks were built with (SEAM_ERROR otherwise). SEAM_UNSTABLE
  * (logged) when PCG breaks down or does not converge to opts->tol. */

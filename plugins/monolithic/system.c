@@ -486,9 +486,53 @@ static void mg_precond_apply(void *ctx, const double *r, double *z)
 
 void mono_kept_free(mono_kept *kept)
 {
-    if (kept)
+    if (kept) {
         seam_cholesky_destroy(&kept->chol);
+        seam_cholesky_destroy(&kept->chol_A);
+    }
 }
+
+/* ---- the direct solve ---------------------------------------------------------- */
+
+/* CHOLMOD's factor of the whole assembled A in kept->chol_A: analysed when
+ * there is none or A's pattern changed (counted in *analyses), refactored
+ * numerically always. Used as PCG's preconditioner, it solves A exactly:
+ * one iteration, plus at most the rigid bodies' ranks for their G S^-1 G^T,
+ * which A leaves out. */
+static seam_status direct_build(mono_kept *kept, const mono_spd *spd, size_t *analyses, const seam_host *host)
+{
+    size_t before = kept->chol_A ? seam_cholesky_analyses(kept->chol_A) : 0;
+    if (!kept->chol_A && !(kept->chol_A = seam_cholesky_new(spd->A))) {
+        seam_logf(host, SEAM_LOG_ERROR, "monolithic: CHOLMOD could not analyse the coupled system (%zu unknowns)",
+                  spd->size);
+        return SEAM_ERROR;
+    }
+    int rc = seam_cholesky_factor(kept->chol_A, spd->A);   /* analyses a new pattern first */
+    *analyses = seam_cholesky_analyses(kept->chol_A) - before;
+    if (*analyses > 0)
+        seam_logf(host, SEAM_LOG_DEBUG,
+                  "monolithic: coupled system of %zu unknowns analysed by CHOLMOD: %.0f nonzeros in L, ordering %d",
+                  spd->size, seam_cholesky_factor_nnz(kept->chol_A), seam_cholesky_ordering(kept->chol_A));
+    if (rc != 0) {
+        /* not positive definite: as a PCG breakdown, the step is retried with a smaller dt */
+        seam_logf(host, rc == 1 ? SEAM_LOG_WARN : SEAM_LOG_ERROR,
+                  "monolithic: the coupled SPD system (%zu unknowns) has no Cholesky factor (%s, column %zu)",
+                  spd->size, rc == 1 ? "not positive definite" : "CHOLMOD failed",
+                  seam_cholesky_minor(kept->chol_A));
+        return rc == 1 ? SEAM_UNSTABLE : SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+/* z = A^-1 r by the factor; a failed solve leaves NaN, which PCG reports as a breakdown. */
+static void direct_apply(void *ctx, const double *r, double *z)
+{
+    seam_cholesky *chol = ctx;
+    if (seam_cholesky_solve(chol, r, z) != 0)
+        z[0] = NAN;
+}
+
+static const char *const precond_name[] = {"IC(0)", "multigrid", "direct"};
 
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
@@ -512,13 +556,15 @@ seam_status mono_solve_kept(mono_kept *kept, const mono_fluid *F, const mono_blo
     double cn = seam_norm2(spd.size, spd.c);
     mono_solve_stats s = {0, 0.0, spd.A->nnz, 0};
     if (spd.size > 0 && cn > 0.0) {
-        int mg = opts->precond == MONO_PRECOND_MG;
         seam_ichol *L = NULL;
         mg_precond P = {0};
         seam_linop Aop = {spd.size, spd_apply, &spd}, Mop;
-        if (mg) {
+        if (opts->precond == MONO_PRECOND_MG) {
             st = mg_precond_build(&P, &spd, F, kept, &s.analyses, host);
             Mop = (seam_linop){spd.size, mg_precond_apply, &P};
+        } else if (opts->precond == MONO_PRECOND_DIRECT) {
+            st = direct_build(kept, &spd, &s.analyses, host);
+            Mop = (seam_linop){spd.size, direct_apply, kept->chol_A};
         } else {
             L = seam_ichol_new(spd.A);
             Mop = seam_ichol_linop(L);
@@ -533,7 +579,7 @@ seam_status mono_solve_kept(mono_kept *kept, const mono_fluid *F, const mono_blo
                 seam_logf(host, SEAM_LOG_WARN,   /* the step is retried smaller: no error unless that fails too */
                           "monolithic: coupled pressure solve (dt %g, %zu pressures, %zu unknowns): %s-PCG %s after %d "
                           "iterations, relative residual %.3e > tol %.1e",
-                          dt, spd.n, spd.size, mg ? "multigrid" : "IC(0)",
+                          dt, spd.n, spd.size, precond_name[opts->precond],
                           ks.breakdown ? "broke down" : "did not converge", ks.iterations, s.residual, opts->tol);
                 st = SEAM_UNSTABLE;
             }
