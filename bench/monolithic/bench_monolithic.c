@@ -154,6 +154,20 @@ static double rel_diff(size_t n, const double *x, const double *y)
 
 static double growth(double a, double z, double n0, double n1) { return log(z / a) / log(n1 / n0); }
 
+/* The least-squares slope of log t[k] against log n[k] over the levels. */
+static double fit(const double *n, const double *t, int levels)
+{
+    double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
+    for (int k = 0; k < levels; k++) {
+        double x = log(n[k]), y = log(t[k]);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    return (levels * sxy - sx * sy) / (levels * sxx - sx * sx);
+}
+
 int main(int argc, char **argv)
 {
     int repeats = argc > 1 ? atoi(argv[1]) : 3;
@@ -198,6 +212,18 @@ int main(int argc, char **argv)
                growth(a->iterations, z->iterations, n0, n3), growth(a->t[3], z->t[3], n0, n3),
                growth(a->t[4], z->t[4], n0, n3),
                growth(a->t[0] + a->t[1] + a->t[2] + a->t[3], z->t[0] + z->t[1] + z->t[2] + z->t[3], n0, n3));
+        double n[4], ts[4], tk[4];
+        for (int k = 0; k < levels_opt; k++) {
+            n[k] = (double)(rows[q][k].pressures + rows[q][k].unknowns);
+            ts[k] = rows[q][k].t[3];
+            tk[k] = rows[q][k].t[4];
+        }
+        printf("%s: least-squares fit over the %d levels: solve time n^%.2f (analysis kept n^%.2f)\n", names[q],
+               levels_opt, fit(n, ts, levels_opt), fit(n, tk, levels_opt));
+        printf("@row fit=%s levels=%d it_first=%d it_last=%d it_growth=%.3f solve_growth=%.3f solve_fit=%.3f"
+               " solve_kept_fit=%.3f\n", keys[q], levels_opt, a->iterations, z->iterations,
+               growth(a->iterations, z->iterations, n0, n3), growth(a->t[3], z->t[3], n0, n3),
+               fit(n, ts, levels_opt), fit(n, tk, levels_opt));
     }
     for (int q = 0; q < N_PRECOND; q++)
         for (int k = 0; k < levels_opt; k++) {
