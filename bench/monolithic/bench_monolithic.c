@@ -10,7 +10,12 @@
  * what the first kept (mono_solve_kept: a step whose pattern holds), medians
  * of `repeats`, and the largest difference of p and v from IC(0)'s answer
  * relative to its largest value; then growth exponents against the
- * unknowns. Usage: bench_monolithic [repeats [row_scaling [levels]]]
+ * unknowns. Built with hypre (Debian's libhypre-dev, BENCH_HYPRE: meson.build),
+ * it also solves each level's SPD system, and its pressure block A_pp
+ * alone, by BoomerAMG-PCG (hypre's classical AMG, one V-cycle, hybrid
+ * Gauss-Seidel) to the same tolerance: an algebraic multigrid's iterations
+ * for comparison, seam does not use it.
+ * Usage: bench_monolithic [repeats [row_scaling [levels]]]
  * (row_scaling 0: |c1|/|c2| each solve; levels 2-4 of dx 0.05 ... 0.00625). */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +25,12 @@
 
 #include "mono.h"
 #include "seam/alloc.h"
+#ifdef BENCH_HYPRE
+#include <HYPRE.h>
+#include <HYPRE_IJ_mv.h>
+#include <HYPRE_parcsr_ls.h>
+#include <mpi.h>
+#endif
 
 static void quiet(void *ctx, seam_log_level level, const char *message)
 {
@@ -141,6 +152,138 @@ static row run(double dx, mono_precond precond, int repeats, const seam_host *ho
     return r;
 }
 
+#ifdef BENCH_HYPRE
+/* BoomerAMG-PCG on the first `size` rows and columns of A (all of it, or
+ * the pressure block) with right-hand side c, to tol: iterations, setup and
+ * solve CPU s. */
+static void boomeramg(const seam_csr *A, const double *c, size_t size, double tol, int *iterations, double *setup_s,
+                      double *solve_s)
+{
+    HYPRE_IJMatrix M;
+    HYPRE_IJMatrixCreate(MPI_COMM_WORLD, 0, (HYPRE_BigInt)size - 1, 0, (HYPRE_BigInt)size - 1, &M);
+    HYPRE_IJMatrixSetObjectType(M, HYPRE_PARCSR);
+    HYPRE_IJMatrixInitialize(M);
+    HYPRE_BigInt *cols = seam_xmalloc_n(size, sizeof *cols);
+    double *vals = seam_xmalloc_n(size, sizeof *vals);
+    for (size_t i = 0; i < size; i++) {
+        HYPRE_Int nc = 0;
+        for (int64_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; k++)
+            if ((size_t)A->col[k] < size) {
+                cols[nc] = (HYPRE_BigInt)A->col[k];
+                vals[nc++] = A->val[k];
+            }
+        HYPRE_BigInt r = (HYPRE_BigInt)i;
+        HYPRE_IJMatrixSetValues(M, 1, &nc, &r, cols, vals);
+    }
+    HYPRE_IJMatrixAssemble(M);
+    HYPRE_ParCSRMatrix pM;
+    HYPRE_IJMatrixGetObject(M, (void **)&pM);
+    HYPRE_IJVector b, x;
+    HYPRE_ParVector pb, px;
+    double *zero = SEAM_NEW_N(double, size);
+    for (size_t i = 0; i < size; i++)
+        cols[i] = (HYPRE_BigInt)i;
+    HYPRE_IJVector *v[2] = {&b, &x};
+    const double *init[2] = {c, zero};
+    for (int q = 0; q < 2; q++) {
+        HYPRE_IJVectorCreate(MPI_COMM_WORLD, 0, (HYPRE_BigInt)size - 1, v[q]);
+        HYPRE_IJVectorSetObjectType(*v[q], HYPRE_PARCSR);
+        HYPRE_IJVectorInitialize(*v[q]);
+        HYPRE_IJVectorSetValues(*v[q], (HYPRE_Int)size, cols, init[q]);
+        HYPRE_IJVectorAssemble(*v[q]);
+    }
+    HYPRE_IJVectorGetObject(b, (void **)&pb);
+    HYPRE_IJVectorGetObject(x, (void **)&px);
+    HYPRE_Solver pcg, amg;
+    HYPRE_ParCSRPCGCreate(MPI_COMM_WORLD, &pcg);
+    HYPRE_PCGSetTol(pcg, tol);
+    HYPRE_PCGSetMaxIter(pcg, 100000);
+    HYPRE_PCGSetTwoNorm(pcg, 1);   /* |r| / |b|, as seam_pcg */
+    HYPRE_BoomerAMGCreate(&amg);
+    HYPRE_BoomerAMGSetMaxIter(amg, 1);
+    HYPRE_BoomerAMGSetTol(amg, 0.0);
+    HYPRE_BoomerAMGSetRelaxType(amg, 6);   /* symmetric hybrid Gauss-Seidel: an SPD preconditioner */
+    HYPRE_PCGSetPrecond(pcg, (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSolve, (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSetup,
+                        amg);
+    double t0 = cpu_now();
+    HYPRE_ParCSRPCGSetup(pcg, pM, pb, px);
+    double t1 = cpu_now();
+    HYPRE_ParCSRPCGSolve(pcg, pM, pb, px);
+    double t2 = cpu_now();
+    HYPRE_Int it;
+    HYPRE_PCGGetNumIterations(pcg, &it);
+    *iterations = (int)it;
+    *setup_s = t1 - t0;
+    *solve_s = t2 - t1;
+    HYPRE_BoomerAMGDestroy(amg);
+    HYPRE_ParCSRPCGDestroy(pcg);
+    HYPRE_IJMatrixDestroy(M);
+    HYPRE_IJVectorDestroy(b);
+    HYPRE_IJVectorDestroy(x);
+    free(zero);
+    free(cols);
+    free(vals);
+}
+
+/* Level k's SPD system through BoomerAMG-PCG, whole and its pressure block. */
+static void hypre_rows(double dx, const seam_host *host)
+{
+    int nb = (int)lround(0.4 / dx), hb = (int)lround(0.2 / dx);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"dim\": 2, \"gravity\": [0, -9.8], \"bodies\": [{\"name\": \"block\", \"mesh\": {\"generate\": "
+             "\"rectangle\", \"min\": [0.8, 0.5], \"max\": [1.2, 0.7], \"cells\": [%d, %d]}, \"material\": "
+             "{\"model\": \"corotated\", \"E\": 1e6, \"nu\": 0.3, \"density\": 500}}]}", nb, hb);
+    fem *f = fem_new(json, host);
+    if (!f)
+        exit(1);
+    mac_grid g = {.dim = 2, .nx = (int)lround(2.0 / dx), .ny = (int)lround(1.2 / dx), .nz = 1, .dx = dx};
+    size_t nc = mac_ncell(&g);
+    double *phi = seam_xmalloc_n(nc, sizeof *phi);
+    for (int j = 0; j < g.ny; j++)
+        for (int i = 0; i < g.nx; i++)
+            phi[mac_c(&g, i, j, 0)] = (j + 0.5) * dx - 0.6;
+    double *u[3] = {SEAM_NEW_N(double, mac_nf(&g, 0)), SEAM_NEW_N(double, mac_nf(&g, 1)), NULL};
+    double dt = 0.005;
+    for (size_t q = 0; q < mac_nf(&g, 1); q++)
+        u[1][q] = -9.8 * dt;
+    double *X = seam_xmalloc_n(2 * f->n_iface, sizeof *X);
+    for (size_t q = 0; q < f->n_iface; q++)
+        memcpy(X + 2 * q, f->x + 2 * (size_t)f->iface_node[q], 2 * sizeof(double));
+    mono_boundary b = {2, f->n_iface, X, f->n_iface_elems, f->iface_elems};
+    mono_solve_opts opts = {0.9, alpha_opt, 1e-10, 100000, MONO_PRECOND_MG};
+    mono_cut cut = {0};
+    mono_fluid F = {0};
+    mono_block blk = {0};
+    mono_spd spd;
+    if (mono_cut_build(&cut, &g, &b, host) != SEAM_OK ||
+        mono_fluid_build(&F, &g, &cut, &b, phi, u, NULL, 1000.0, dt, host) != SEAM_OK ||
+        mono_fem_block(&blk, f, dt, opts.sigma, NULL, 0, f->n_iface, host) != SEAM_OK ||
+        mono_spd_build(&spd, &F, &blk, 1, &opts, host) != SEAM_OK)
+        exit(1);
+    static const char *const what[2] = {"whole SPD system", "pressure block A_pp"};
+    size_t sizes[2] = {spd.size, spd.n};
+    for (int w = 0; w < 2; w++) {
+        int it;
+        double setup_s, solve_s;
+        boomeramg(spd.A, spd.c, sizes[w], opts.tol, &it, &setup_s, &solve_s);
+        printf("| %g | BoomerAMG (hypre), %s | %zu unknowns | %d iterations | setup %.4f s | solve %.4f s |\n", dx,
+               what[w], sizes[w], it, setup_s, solve_s);
+        printf("@row dx=%g amg=boomeramg block=%s unknowns=%zu pcg_it=%d setup_s=%.5f solve_s=%.5f\n", dx,
+               w ? "pressure" : "whole", sizes[w], it, setup_s, solve_s);
+    }
+    mono_spd_free(&spd);
+    mono_block_free(&blk);
+    mono_fluid_free(&F);
+    mono_cut_free(&cut);
+    free(X);
+    free(u[0]);
+    free(u[1]);
+    free(phi);
+    fem_destroy(&f);
+}
+#endif
+
 /* max |x - y| / max |y| over n values. */
 static double rel_diff(size_t n, const double *x, const double *y)
 {
@@ -230,5 +373,14 @@ int main(int argc, char **argv)
             free(rows[q][k].p);
             free(rows[q][k].v);
         }
+#ifdef BENCH_HYPRE
+    MPI_Init(&argc, &argv);
+    HYPRE_Init();
+    printf("for comparison, hypre's BoomerAMG-PCG to the same tolerance (CPU s, one run):\n");
+    for (int k = 0; k < levels_opt; k++)
+        hypre_rows(dxs[k], &host);
+    HYPRE_Finalize();
+    MPI_Finalize();
+#endif
     return 0;
 }

@@ -24,8 +24,8 @@ trap 'rm -rf "$out"' EXIT
 end=$(python3 -c "print($steps * 0.005)")
 for dx in 0.05 0.00625; do
     sets=(--set coupling.scheme=monolithic --set time.end="$end" --set output.frames=false --set cell_size="$dx"
-          --set "fluid.cells=[$(python3 -c "print(round(2 / $dx)), round(1.2 / $dx)")]"
-          --set "solids[0].bodies[0].mesh.cells=[$(python3 -c "print(round(0.4 / $dx)), round(0.2 / $dx)")]")
+          --set "fluid.cells=[$(python3 -c "print(f'{round(2 / $dx)},{round(1.2 / $dx)}')")]"
+          --set "solids[0].bodies[0].mesh.cells=[$(python3 -c "print(f'{round(0.4 / $dx)},{round(0.2 / $dx)}')")]")
     : >"$out/times"
     for ((k = 0; k < repeats; k++)); do
         for solver in multigrid direct; do
