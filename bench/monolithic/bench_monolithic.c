@@ -3,7 +3,7 @@
  * a 0.4 x 0.2 m corotated block of 500 kg/m^2 half submerged) at rest, one
  * coupled projection (Zarifi 5.17 through its SPD form) per resolution, the
  * solid meshed at the grid's spacing. Prints, per dx and solver (IC(0)-PCG,
- * multigrid-PCG, direct: mono_precond, in the same run): cells, pressures,
+ * multigrid-PCG, direct, AMG-PCG: mono_precond, in the same run): cells, pressures,
  * solid unknowns, nonzeros of the SPD matrix, PCG iterations (to 1e-10),
  * the CPU time of the cut cells, the fluid block, the solid block and the
  * solve (a fresh solve: CHOLMOD's analyses included), the solve again with
@@ -61,7 +61,7 @@ typedef struct row {
     double *p, *v;           /* the last repeat's answer */
 } row;
 
-enum { N_PRECOND = 3 };
+enum { N_PRECOND = 4 };
 
 static double alpha_opt = 1e-3;   /* the row scaling of (5.36): argv[2], 0 for |c1|/|c2| */
 static int levels_opt = 4;         /* resolutions run: argv[3] */
@@ -322,8 +322,8 @@ int main(int argc, char **argv)
         levels_opt = atoi(argv[3]) < 2 ? 2 : atoi(argv[3]) > 4 ? 4 : atoi(argv[3]);
     seam_host host = {.abi = SEAM_ABI_VERSION, .name = "bench", .log = quiet};
     static const double dxs[] = {0.05, 0.025, 0.0125, 0.00625};
-    static const char *const names[N_PRECOND] = {"IC(0)", "multigrid", "direct"};
-    static const char *const keys[N_PRECOND] = {"ic0", "multigrid", "direct"};
+    static const char *const names[N_PRECOND] = {"IC(0)", "multigrid", "direct", "AMG"};
+    static const char *const keys[N_PRECOND] = {"ic0", "multigrid", "direct", "amg"};
     row rows[N_PRECOND][4];
     printf("monolithic projection, floating block at rest (2 x 1.2 m tank), row scaling %g%s, CPU s, median of %d\n",
            alpha_opt, alpha_opt > 0 ? "" : " (|c1|/|c2|)", repeats);

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The monolithic projection's solvers against resolution (issue 33.3).
 # 1. The floating block at rest from dx 0.05 to 0.00625, IC(0)-PCG,
-#    multigrid-PCG and the direct solve (CHOLMOD on the whole SPD system) in
-#    one run (bench_monolithic.c says what it prints): iterations, time per
+#    multigrid-PCG (geometric), AMG-PCG (algebraic) and the direct solve
+#    (CHOLMOD on the whole SPD system) in one run (bench_monolithic.c says what it prints): iterations, time per
 #    solve fresh and with the kept analysis, growth exponents, and each
 #    answer's distance from IC(0)'s.
 # 2. examples/floating_block.json run monolithic (STEPS steps) at dx 0.05
 #    and 0.00625 (the mesh at the grid's spacing) with
-#    coupling.preconditioner multigrid and direct, runs alternating: CPU
+#    coupling.preconditioner multigrid, amg and direct, runs alternating: CPU
 #    seconds per step (median), where the direct solve's analysis is redone
 #    whenever the liquid's cells change.
 # Usage: bench/monolithic/solvers.sh [BUILD_DIR] [REPEATS] [STEPS]
@@ -28,7 +28,7 @@ for dx in 0.05 0.00625; do
           --set "solids[0].bodies[0].mesh.cells=[$(python3 -c "print(f'{round(0.4 / $dx)},{round(0.2 / $dx)}')")]")
     : >"$out/times"
     for ((k = 0; k < repeats; k++)); do
-        for solver in multigrid direct; do
+        for solver in multigrid amg direct; do
             /usr/bin/time -f "%U %S" -o "$out/t" "$build/coupler/seam" run examples/floating_block.json --force \
                 --no-report --out "$out/$solver" "${sets[@]}" --set coupling.preconditioner=$solver \
                 >"$out/log" 2>&1 || { echo "$solver run failed"; tail -5 "$out/log"; exit 1; }
@@ -40,7 +40,7 @@ for dx in 0.05 0.00625; do
 import statistics, sys
 runs = [l.split() for l in open(sys.argv[1])]
 med = {}
-for solver in ("multigrid", "direct"):
+for solver in ("multigrid", "amg", "direct"):
     r = [(float(u) + float(s)) / int(n) for t, u, s, n in runs if t == solver]
     med[solver] = statistics.median(r)
     n = [int(n) for t, u, s, n in runs if t == solver][0]
@@ -48,6 +48,6 @@ for solver in ("multigrid", "direct"):
           + f", median {med[solver]:.4f} ({n} steps)")
     print(f"@row scene=floating_block solver={solver} dx={sys.argv[2]} steps={n} runs={len(r)} "
           f"cpu_s_step={med[solver]:.5f}")
-print(f"floating_block dx {sys.argv[2]}: direct / multigrid {med['direct'] / med['multigrid']:.2f}")
+print(f"floating_block dx {sys.argv[2]}: amg / multigrid {med['amg'] / med['multigrid']:.2f}, direct / multigrid {med['direct'] / med['multigrid']:.2f}")
 PY
 done

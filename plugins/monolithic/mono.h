@@ -225,9 +225,25 @@ typedef enum mono_precond {
     MONO_PRECOND_IC0 = 0,    /* IC(0) of the assembled A */
     MONO_PRECOND_MG = 1,     /* block LDL^T: fluid_mac's multigrid V-cycle on B for the pressures,
                                 CHOLMOD on the kept solid blocks (see mono_solve) */
-    MONO_PRECOND_DIRECT = 2  /* CHOLMOD's sparse Cholesky factor of the whole A: a direct solve, PCG
+    MONO_PRECOND_DIRECT = 2, /* CHOLMOD's sparse Cholesky factor of the whole A: a direct solve, PCG
                                 only adds the rigid bodies' products (one iteration without them) */
+    MONO_PRECOND_AMG = 3     /* MONO_PRECOND_MG with classical algebraic multigrid on B (amg.c) in
+                                place of fluid_mac's geometric V-cycle */
 } mono_precond;
+
+/* ---------------------------------------------------------------- amg.c */
+
+/* Classical (Ruge-Stueben) algebraic multigrid on an SPD matrix with
+ * nonpositive off-diagonal couplings mostly (the cut-cell Laplacian B):
+ * levels by strength, C/F splitting and direct interpolation, Galerkin
+ * coarse operators, CHOLMOD on the coarsest (Gauss-Seidel sweeps there when
+ * it is only semi-definite). A is borrowed until mono_amg_free. */
+typedef struct mono_amg mono_amg;
+mono_amg *mono_amg_build(const seam_csr *A);
+/* z = one symmetric V(1,1)-cycle on A z = r from z = 0 (an SPD preconditioner). */
+void mono_amg_apply(mono_amg *m, const double *r, double *z);
+int mono_amg_levels(const mono_amg *m);
+void mono_amg_free(mono_amg **self_p);
 
 typedef struct mono_solve_opts {
     double sigma;            /* (5.31), in (0, 1); 0.9 */

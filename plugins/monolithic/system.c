@@ -319,6 +319,7 @@ typedef struct mg_precond {
     size_t n, ns;            /* pressures, kept solid unknowns */
     const mono_fluid *F;
     mac_mg *mg;
+    mono_amg *amg;           /* MONO_PRECOND_AMG: the pressure block's V-cycle instead of mg */
     double *Adiag, *Aplus[3];   /* per cell: B's stencil over scale, multigrid's level 0 */
     double scale;            /* B's coefficient of a whole open face, (dt/rho) dx^(d-2) */
     seam_csr *Asp, *Ass;     /* A's solid rows: ns x n and ns x ns */
@@ -329,6 +330,7 @@ typedef struct mg_precond {
 static void mg_precond_free(mg_precond *P)
 {
     mac_mg_free(&P->mg);
+    mono_amg_free(&P->amg);
     free(P->Adiag);
     for (int a = 0; a < 3; a++)
         free(P->Aplus[a]);
@@ -402,13 +404,17 @@ static void mg_level0(mg_precond *P, const mono_fluid *F)
 /* The factor of A_ss in kept->chol: analysed when there is none or A_ss's
  * pattern changed (counted in *analyses), refactored numerically always. */
 static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mono_fluid *F, mono_kept *kept,
-                                    size_t *analyses, const seam_host *host)
+                                    int algebraic, size_t *analyses, const seam_host *host)
 {
     memset(P, 0, sizeof *P);
     P->n = spd->n;
     P->ns = spd->size - spd->n;
     P->F = F;
-    if (P->n > 0) {
+    if (P->n > 0 && algebraic) {
+        P->amg = mono_amg_build(F->B);
+        P->rp = seam_xmalloc_n(P->n, sizeof *P->rp);
+        P->tp = seam_xmalloc_n(P->n, sizeof *P->tp);
+    } else if (P->n > 0) {
         if (F->grid.dim == 0 || !F->closed) {
             seam_logf(host, SEAM_LOG_ERROR,
                       "monolithic: the multigrid preconditioner needs the fluid block's grid (mono_fluid_build)");
@@ -469,7 +475,9 @@ static void mg_precond_apply(void *ctx, const double *r, double *z)
         seam_csr_mul_t(P->Asp, P->ws, P->tp);
         seam_axpy(n, -1.0, P->tp, P->rp);              /* r_p - A_ps w_s */
     }
-    if (n > 0) {
+    if (n > 0 && P->amg) {
+        mono_amg_apply(P->amg, P->rp, z);
+    } else if (n > 0) {
         mac_mg_apply(P->mg, n, P->F->cell, P->rp, z);
         for (size_t i = 0; i < n; i++)
             z[i] /= P->scale;
@@ -532,7 +540,7 @@ static void direct_apply(void *ctx, const double *r, double *z)
         z[0] = NAN;
 }
 
-static const char *const precond_name[] = {"IC(0)", "multigrid", "direct"};
+static const char *const precond_name[] = {"IC(0)", "multigrid", "direct", "AMG"};
 
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
@@ -559,8 +567,8 @@ seam_status mono_solve_kept(mono_kept *kept, const mono_fluid *F, const mono_blo
         seam_ichol *L = NULL;
         mg_precond P = {0};
         seam_linop Aop = {spd.size, spd_apply, &spd}, Mop;
-        if (opts->precond == MONO_PRECOND_MG) {
-            st = mg_precond_build(&P, &spd, F, kept, &s.analyses, host);
+        if (opts->precond == MONO_PRECOND_MG || opts->precond == MONO_PRECOND_AMG) {
+            st = mg_precond_build(&P, &spd, F, kept, opts->precond == MONO_PRECOND_AMG, &s.analyses, host);
             Mop = (seam_linop){spd.size, mg_precond_apply, &P};
         } else if (opts->precond == MONO_PRECOND_DIRECT) {
             st = direct_build(kept, &spd, &s.analyses, host);
