@@ -12,7 +12,10 @@
  *   system.c   the coupled solve: (5.17) assembled (for tests), its SPD form
  *              (5.25-5.31, sigma, row scaling alpha of 5.36) by PCG,
  *              preconditioned by multigrid on B with the solid blocks
- *              factored (block LDL^T), or by IC(0).
+ *              factored (block LDL^T), by IC(0), or by CHOLMOD's factor
+ *              of the whole system (a direct solve);
+ *   amg.c      classical algebraic multigrid on B, the block
+ *              preconditioner's pressure part when asked for (amg).
  *
  * Sign conventions (Zarifi 5.10, 5.14, 5.17): p per active cell; n is the
  * unit normal out of the fluid into the solid; G = N^T C maps boundary node
