@@ -412,6 +412,8 @@ static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mo
     P->F = F;
     if (P->n > 0 && algebraic) {
         P->amg = mono_amg_build(F->B);
+        seam_logf(host, SEAM_LOG_DEBUG, "monolithic: algebraic multigrid on %zu pressures: %d levels", P->n,
+                  mono_amg_levels(P->amg));
         P->rp = seam_xmalloc_n(P->n, sizeof *P->rp);
         P->tp = seam_xmalloc_n(P->n, sizeof *P->tp);
     } else if (P->n > 0) {
