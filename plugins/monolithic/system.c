@@ -1,7 +1,8 @@
 /* The coupled pressure projection's linear solve (Zarifi 2017, sec. 5.2;
  * ../shared/specs/monolithic-sph-fem.md 1.3-1.5): (5.17) turned SPD by the
- * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by PCG with IC(0) or
- * a multigrid block preconditioner. */
+ * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by PCG with IC(0), a
+ * multigrid block preconditioner (geometric, or algebraic: amg.c) or
+ * CHOLMOD's factor of the whole system (a direct solve). */
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
@@ -311,7 +312,7 @@ void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const doubl
  * LDL^T of A with its pressure Schur complement A_pp - A_ps A_ss^-1 A_sp
  * (B plus the solids' response, G S^-1 G^T: Zarifi 5.17 with v eliminated)
  * replaced by B~, one V-cycle of fluid_mac's multigrid on the cut-cell
- * Laplacian B. A_ss is factored by CHOLMOD (its symbolic analysis kept
+ * Laplacian B (or of the algebraic multigrid on B: MONO_PRECOND_AMG). A_ss is factored by CHOLMOD (its symbolic analysis kept
  * between solves while its pattern holds: mono_kept); the rigid bodies' products are
  * left out of M (rank 3 or 6 each: a few iterations). M is SPD whenever the
  * V-cycle is (symmetric smoothing), so PCG may use it. */
