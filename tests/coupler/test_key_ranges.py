@@ -91,7 +91,13 @@ def values(d):
 
 
 def applies(d, obj):
-    """Whether declaration d's table is the one for obj: solid_fem's materials by their kind."""
+    """Whether declaration d's table is the one for obj: solid_fem's materials by their kind, a scheme's own keys
+    by the scheme (xpm is rmi's), a participant's remote keys when it runs in another process."""
+    if d["plugin"] is None and d["path"] == "coupling" and d["anchor"].startswith("## `"):
+        scheme = obj.get("scheme", "relaxation")
+        return d["anchor"].split("`")[1] == ("rmi" if scheme == "xpm" else scheme)
+    if d["anchor"].startswith("## Keys the coupler consumes"):
+        return obj.get("process") == "separate" or "connect" in obj
     if d["anchor"].startswith("Shells"):
         return obj.get("kind") == "shell"
     if d["anchor"].startswith("Volumetric"):
@@ -131,10 +137,35 @@ def cases(decls, name, scene, sets):
                     for x in p:
                         holder = holder[x]
                     v = holder.get(key) if isinstance(holder, dict) else None
-                    written = isinstance(v, (int, float)) and not isinstance(v, bool)
+                    written = is_number(v) or (d["each"] and last_leaf(v) is not None)
                     if isinstance(holder, dict) and (key not in holder or written):
-                        out.append((base + t + p + [key], d, written))
+                        out.append((base + t + p + [key], d, written, v))
     return out
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def last_leaf(v):
+    """The index path of the last number of a nested list of numbers ([2] in a box, [1, 0] in a point list); None
+    when v is no such list."""
+    if not isinstance(v, list) or not v:
+        return None
+    if is_number(v[-1]):
+        return [len(v) - 1] if all(is_number(x) for x in v) else None
+    inner = last_leaf(v[-1])
+    return None if inner is None else [len(v) - 1] + inner
+
+
+def with_leaf(v, leaf, x):
+    """v (a nested list) with its number at index path leaf replaced by x."""
+    v = json.loads(json.dumps(v))
+    holder = v
+    for i in leaf[:-1]:
+        holder = holder[i]
+    holder[leaf[-1]] = x
+    return v
 
 
 CALLS = {}
@@ -149,19 +180,35 @@ def validate(scene, sets):
     return r.returncode, r.stdout + r.stderr
 
 
-def message(path, d):
-    return "%s: expected %s in %s, got" % (shown(path), "an integer" if d["integer"] else "a number", d["range"])
+def named(k):
+    """The key path a refusal of case k names: an array's item for an array ("fluid.box[3]")."""
+    p, d, _, v = k
+    leaf = last_leaf(v) if d["each"] else None
+    return p + leaf if leaf else p
+
+
+def message(k):
+    d = k[1]
+    return "%s: expected %s in %s, got" % (shown(named(k)), "an integer" if d["integer"] else "a number", d["range"])
+
+
+def setting(k, side):
+    """--set of case k at value side of values(): an array's last number replaced, its others kept."""
+    p, d, _, v = k
+    x = number(values(d)[side], d["integer"])
+    leaf = last_leaf(v) if d["each"] else None
+    return "%s=%s" % (dotted(p), json.dumps(with_leaf(v, leaf, json.loads(x))) if leaf else x)
 
 
 def assignments(sets, keys, side):
-    return list(sets) + ["%s=%s" % (dotted(p), number(values(d)[side], d["integer"])) for p, d, _ in keys]
+    return list(sets) + [setting(k, side) for k in keys]
 
 
 def check_inside(name, sets, keys, failures):
     for side in (2, 3):   # just inside, low and high
         rc, log = validate(name, assignments(sets, keys, side))
-        for p, d, _ in keys:
-            if message(p, d) in log:
+        for k in keys:
+            if message(k) in log:
                 failures.append("%s --set %s: a value just inside was refused:\n%s"
                                 % (name, " --set ".join(assignments(sets, keys, side)), log))
     return 2
@@ -178,13 +225,13 @@ def try_written(name, sets, keys, failures, inside=None):
         while left:   # the keys not yet refused, again together: what one refusal hid the next call shows
             rc, log = validate(name, assignments(sets, left, side))
             calls += 1
-            shown_now = [k for k in left if rc == 1 and message(k[0], k[1]) in log]
+            shown_now = [k for k in left if rc == 1 and message(k) in log]
             left = [k for k in left if k not in shown_now]
             if not shown_now:
                 break
         for k in left:
             failures.append("%s --set %s: expected exit 1 and \"%s\", got exit %d:\n%s"
-                            % (name, " --set ".join(assignments(sets, left, side)), message(k[0], k[1]), rc, log))
+                            % (name, " --set ".join(assignments(sets, left, side)), message(k), rc, log))
     return calls
 
 
@@ -203,14 +250,14 @@ def try_unwritten(unwritten, tried, failures):
         calls += 1
         read = []
         for key, k in batch.items():
-            if not (rc == 1 and message(k[0], k[1]) in log):
+            if not (rc == 1 and message(k) in log):
                 if shown(k[0]) + ":" in log:   # named otherwise: not read in this scene
                     if not pending[key]:
                         del pending[key]
                     continue
                 rc1, log1 = validate(name, assignments(sets, [k], 0))
                 calls += 1
-                if not (rc1 == 1 and message(k[0], k[1]) in log1):
+                if not (rc1 == 1 and message(k) in log1):
                     if shown(k[0]) + ":" not in log1:
                         failures.append("%s --set %s: exit %d, and no message names the key:\n%s"
                                         % (name, " --set ".join(assignments(sets, [k], 0)), rc1, log1))
@@ -261,7 +308,7 @@ def main():
             inside = [k for k in written if ident(k[1]) not in tried]
             scenes.append((name, sets, written, inside))
             n_cases += len(written)
-            tried.update(ident(d) for _, d, _ in written)
+            tried.update(ident(k[1]) for k in written)
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:   # one seam a core
         calls += sum(pool.map(lambda x: try_written(x[0], x[1], x[2], failures, x[3]), scenes))
     before = len(tried)

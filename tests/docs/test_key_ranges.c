@@ -140,10 +140,10 @@ static void dump(const seam_range_table *t)
         seam_range_describe(r, want, sizeof want);
         printf("{\"plugin\": %s%s%s, \"path\": \"%s\", \"name\": \"%s\", \"integer\": %s, "
                "\"lo\": %.17g, \"hi\": %.17g, "
-               "\"lo_open\": %s, \"hi_open\": %s, \"range\": \"%s\", \"anchor\": \"%s\"}\n",
+               "\"lo_open\": %s, \"hi_open\": %s, \"each\": %s, \"range\": \"%s\", \"anchor\": \"%s\"}\n",
                t->plugin ? "\"" : "", t->plugin ? t->plugin : "null", t->plugin ? "\"" : "", t->path, r->name,
                r->integer ? "true" : "false", r->lo, r->hi, (r->ends & SEAM_CFG_LO_OPEN) ? "true" : "false",
-               (r->ends & SEAM_CFG_HI_OPEN) ? "true" : "false", want,
+               (r->ends & SEAM_CFG_HI_OPEN) ? "true" : "false", (r->ends & SEAM_RANGE_EACH) ? "true" : "false", want,
                json_text(t->anchor, anchor, sizeof anchor));
     }
 }
