@@ -61,6 +61,10 @@ EXTRA = [
     ("floating_block.json", ["solids.0.bodies.0.velocity=[0, 0]",
                              "solids.0.bodies.0.prescribed={\"box\": {\"min\": [0.8, 0.7], \"max\": [1.2, 0.75]}, "
                              "\"velocity\": [0, 0]}"]),
+    # the test plugins no example loads
+    ("piston.json", ["fluid={\"plugin\": \"field_fluid\", \"drag\": 1, \"p0\": 0, \"gradient\": [0, 0]}",
+                     "solids.0={\"plugin\": \"probe_solid\", \"position\": 0, \"mass\": 1, \"hang_at_step\": 5, "
+                     "\"hang_s\": 1, \"work_s\": 0}"]),
     # a mesh body (a tetrahedron's OBJ, written at the start) for solid_rigid's scale
     ("sph_three_bodies.json", ["solids.0.bodies.0={\"shape\": \"mesh\", \"mesh\": \"%(tet)s\", \"scale\": 1, "
                                "\"density\": 500, \"position\": [0.2, 0.2, 0.2]}"]),

@@ -17,6 +17,8 @@
 #include "../../plugins/monolithic/ranges.h"
 #include "../../plugins/solid_fem/ranges.h"
 #include "../../plugins/solid_rigid/ranges.h"
+#include "../../examples/plugins/ranges.h"
+#include "../plugins/ranges.h"
 
 static const struct {
     const seam_range_table *t;
@@ -25,6 +27,7 @@ static const struct {
     {scene_ranges, &scene_n_ranges},           {fluid_mac_ranges, &fluid_mac_n_ranges},
     {fluid_sph_ranges, &fluid_sph_n_ranges},   {solid_fem_ranges, &solid_fem_n_ranges},
     {solid_rigid_ranges, &solid_rigid_n_ranges}, {monolithic_ranges, &monolithic_n_ranges},
+    {tube_ranges, &tube_n_ranges},             {test_plugin_ranges, &test_plugin_n_ranges},
 };
 
 /* Cells of a markdown table row, trimmed, into cells (at most max); their count. */
