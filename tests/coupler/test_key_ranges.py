@@ -65,6 +65,7 @@ EXTRA = [
     ("piston.json", ["fluid={\"plugin\": \"field_fluid\", \"drag\": 1, \"p0\": 0, \"gradient\": [0, 0]}",
                      "solids.0={\"plugin\": \"probe_solid\", \"position\": 0, \"mass\": 1, \"hang_at_step\": 5, "
                      "\"hang_s\": 1, \"work_s\": 0}"]),
+    ("piston.json", ["fluid.fault={\"kind\": \"none\", \"step\": 0, \"unstable_above_dt\": 1, \"unstable_until\": 1}"]),
     # a mesh body (a tetrahedron's OBJ, written at the start) for solid_rigid's scale
     ("sph_three_bodies.json", ["solids.0.bodies.0={\"shape\": \"mesh\", \"mesh\": \"%(tet)s\", \"scale\": 1, "
                                "\"density\": 500, \"position\": [0.2, 0.2, 0.2]}"]),
