@@ -54,7 +54,7 @@ static void test_validate_reports_precisely(void **state)
 
     assert_int_equal(seam("validate tests/coupler/scenes/wrong_type.json"), 1);
     expect("tests/coupler/scenes/wrong_type.json:2:12: time.end: expected a number in [1e-15, 1e9] s, got \"one second\"");
-    expect("tests/coupler/scenes/wrong_type.json:3:40: coupling.relaxation: expected a number in (0, 1], got 1.5");
+    expect("tests/coupler/scenes/wrong_type.json:3:40: coupling.relaxation: expected a number in [1e-16, 1], got 1.5");
 
     assert_int_equal(seam("validate tests/coupler/scenes/syntax.json"), 1);
     expect("tests/coupler/scenes/syntax.json:3:50: '}' expected near '\"relaxation\"'");
@@ -67,7 +67,7 @@ static void test_validate_reports_precisely(void **state)
     expect("examples/piston.json: ok:");
     /* Overrides are validated like the file, and located as overrides. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.relaxation=2"), 1);
-    expect("--set coupling.relaxation: coupling.relaxation: expected a number in (0, 1], got 2");
+    expect("--set coupling.relaxation: coupling.relaxation: expected a number in [1e-16, 1], got 2");
     assert_int_equal(seam("validate examples/piston.json --set coupling.scheme=relax"), 1);
     expect("(did you mean \"relaxation\"?)");
     /* Names become output folders: none may leave the output directory. */

@@ -7,7 +7,7 @@
  * that nobody asked for, suggesting the nearest known one. Scene files and
  * plugin configurations use the same reader, so messages look alike:
  *
- *     scene.json:14:21: coupling.relaxation: expected a number in (0, 1], got 1.5
+ *     scene.json:14:21: coupling.relaxation: expected a number in [1e-16, 1], got 1.5
  *     scene.json:9:5: coupling.tolerence: unknown key (did you mean "tolerance"?)
  */
 #ifndef SEAM_CONFIG_H
