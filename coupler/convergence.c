@@ -56,7 +56,8 @@ void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, do
     cv->divergence = seam_cfg_key(coupling, COUPLING_KEYS, "divergence", 1e8, 0);
     size_t n = seam_cfg_count(coupling, "measures", 0);
     if (n == 0) {   /* the shorthand: one position and one load measure */
-        read_kind(coupling, COUPLING_KEYS, "convergence", "tolerance", d->tolerance, cells, cell_size, &cv->measures[0]);
+        read_kind(coupling, COUPLING_KEYS, "convergence", "tolerance", d->tolerance, cells, cell_size,
+                  &cv->measures[0]);
         cv->measures[1].tolerance = seam_cfg_key(coupling, COUPLING_KEYS, "load_tolerance", 1e-3, 0);
         if (d->positions_only && !seam_cfg_has(coupling, "load_tolerance"))
             cv->count = 1;

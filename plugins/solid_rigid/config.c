@@ -235,7 +235,8 @@ static int parse_constraint(const rigid_solver *rs, seam_cfg *item, seam_cfg *c,
     } else {
         if (!read_vec(c, RIGID_CONSTRAINT_KEYS, rs->set.dim, "rotate_about", b->pivot, 0))
             return -1;
-        if (rs->set.dim == 3 && (!seam_cfg_key_vec(c, RIGID_CONSTRAINT_KEYS, "axis", a, 3, SEAM_CFG_REQUIRED) || !unit_axis(c, "axis", name, a)))
+        if (rs->set.dim == 3 && (!seam_cfg_key_vec(c, RIGID_CONSTRAINT_KEYS, "axis", a, 3, SEAM_CFG_REQUIRED) ||
+                                 !unit_axis(c, "axis", name, a)))
             return -1;
         if (seam_cfg_has(item, "velocity")) {
             seam_cfg_error(item, "velocity", "body \"%s\": under rotate_about the velocity follows from "
