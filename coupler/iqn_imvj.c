@@ -30,6 +30,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "ranges.h"
 #include "iqn.h"
 #include "seam/alloc.h"
 
@@ -61,11 +62,11 @@ typedef struct {
 static void *imvj_create(seam_cfg *coupling)
 {
     imvj *q = SEAM_NEW(imvj);
-    iqn_read(&q->s, coupling);
+    iqn_read(&q->s, coupling, IQN_IMVJ_KEYS);
     q->restart = seam_cfg_enum(coupling, "restart", restart_names, RESTART_SVD, 0);
-    q->chunk = seam_cfg_int(coupling, "chunk", 8, 1, 100000, 0);
-    q->restart_reuse = seam_cfg_int(coupling, "restart_reuse", 8, 1, 1000, 0);
-    q->truncation = seam_cfg_num(coupling, "truncation", 1e-4, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    q->chunk = seam_cfg_key_int(coupling, IQN_IMVJ_KEYS, "chunk", 8, 0);
+    q->restart_reuse = seam_cfg_key_int(coupling, IQN_IMVJ_KEYS, "restart_reuse", 8, 0);
+    q->truncation = seam_cfg_key(coupling, IQN_IMVJ_KEYS, "truncation", 1e-4, 0);
     q->last_folded = -1;
     return q;
 }
