@@ -78,7 +78,7 @@ if [ ! -x "$bin/ccx_preCICE" ]; then
     mkdir -p "$bin"
     (cd "$adapter" && nice make -j "${CCX_JOBS:-2}" CCX="$src/ccx_$ccx_version/src" OBJDIR="bin$fopt" \
         ADDITIONAL_FFLAGS="-fallow-argument-mismatch${fopt:+ $fopt}" >"$log" 2>&1) ||
-        die "ccx_preCICE did not build: see $log ($(grep -m 1 -i 'error' "$log" || tail -n 1 "$log"))"
+        die "ccx_preCICE did not build: see $log ($(grep -m 1 -E '[Ee]rror:' "$log" || tail -n 1 "$log"))"
     [ -x "$bin/ccx_preCICE" ] || die "ccx_preCICE did not build: see $log"
 fi
 

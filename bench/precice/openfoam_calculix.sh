@@ -35,4 +35,4 @@ export SEAM="$build/coupler/seam"
 flap_case "$tutorials"
 flap_run flap-openfoam-calculix solid-calculix ./run.sh
 flap_report flap-openfoam-calculix solid-calculix openfoam=v1912 openfoam_adapter=v1.3.1 \
-    ccx=2.20 calculix_adapter=v2.20.1 "ccx_fopt=${CCX_FOPT:--O3}"
+    calculix_ccx=2.20-1 calculix_adapter=v2.20.1 "ccx_fopt=${CCX_FOPT:--O3}"
