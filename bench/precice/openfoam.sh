@@ -3,7 +3,7 @@
 # (Debian's OpenFOAM v1912 pimpleFoam and preCICE's openfoam-adapter v1.3.1,
 # built against seam's libprecice by scripts/openfoam_adapter.sh) and
 # solid-fenics, serially, coupled by seam, to the tutorial's end (5 s, 500
-# windows of 0.01 s; bench/precice/flap.sh). The fluid is started by the
+# windows of 0.01 s; bench/precice/flap.bash). The fluid is started by the
 # case's run.sh (blockMesh, then pimpleFoam), the solid as `python3 solid.py`;
 # the first one to start brings up the coupler. Prints and records in bench/data/precice_tutorials.jsonl
 # the iterations per window (mean max min windows), the wall time, the tip's
@@ -28,7 +28,7 @@ eval "$("$build/precice/participant/seam-precice-env")"
 eval "$env_lines"
 export SEAM="$build/coupler/seam"
 
-. "$root/bench/precice/flap.sh"
+. "$root/bench/precice/flap.bash"
 flap_case "$tutorials"
 # preCICE tutorials issue #573: solid.py releases whose Newmark velocity
 # update takes the displacement swing the flap twice as slowly (docs/precice.md)

@@ -5,7 +5,7 @@
 # v2.20.1, CalculiX 2.20 from Debian's calculix-ccx sources,
 # scripts/calculix_adapter.sh), both against seam's libprecice, serially,
 # coupled by seam, to the tutorial's end (5 s, 500 windows of 0.01 s;
-# bench/precice/flap.sh): the tutorial's reference pairing. Both
+# bench/precice/flap.bash): the tutorial's reference pairing. Both
 # participants are started by the case's run.sh. Prints and records in
 # bench/data/precice_tutorials.jsonl the iterations per window (mean max
 # min windows), the wall time, the tip's x-displacement (the solid's watch
@@ -31,7 +31,7 @@ eval "$foam_lines"
 eval "$ccx_lines"
 export SEAM="$build/coupler/seam"
 
-. "$root/bench/precice/flap.sh"
+. "$root/bench/precice/flap.bash"
 flap_case "$tutorials"
 flap_run flap-openfoam-calculix solid-calculix ./run.sh
 flap_report flap-openfoam-calculix solid-calculix openfoam=v1912 openfoam_adapter=v1.3.1 \

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by bench/precice/openfoam.sh and openfoam_calculix.sh: preCICE's
+# Sourced (not a bench: no .sh) by bench/precice/openfoam.sh and openfoam_calculix.sh: preCICE's
 # perpendicular-flap tutorial with fluid-openfoam and one solid, coupled by
 # seam, to the tutorial's end (5 s, 500 windows of 0.01 s). The fluid is
 # started by the case's run.sh (blockMesh, then pimpleFoam); the first
