@@ -5,7 +5,9 @@
 # bench/protocol/fuzz_session.sh needs; `scripts/deps.sh bench-precice` adds
 # what preCICE's tutorials import (bench/precice/tutorials.sh); `scripts/deps.sh openfoam`
 # adds Debian's OpenFOAM v1912 and dpkg-dev, and a deb-src entry for bookworm so that
-# `apt-get source openfoam` works (scripts/openfoam_adapter.sh). chromium is for the test suite: it
+# `apt-get source openfoam` works (scripts/openfoam_adapter.sh); `scripts/deps.sh calculix`
+# adds calculix-ccx's Build-Depends, yaml-cpp and OpenMPI's compiler wrappers for
+# preCICE's calculix-adapter, and the same deb-src entry (scripts/calculix_adapter.sh). chromium is for the test suite: it
 # opens a run's report headless (tests/coupler/test_report_browser.py);
 # cppcheck is for .ci/run's static analysis (scripts/cppcheck.sh).
 # libxml2 reads preCICE configurations; g++ and cmake build the test
@@ -24,13 +26,14 @@ case "${1:-}" in
     fuzz) packages="$packages clang libclang-rt-dev" ;;
     bench-precice) packages="$packages python3-matplotlib python3-dolfin" ;;
     openfoam) packages="$packages openfoam dpkg-dev" ;;
-    *) echo "usage: scripts/deps.sh [fuzz | bench-precice | openfoam]" >&2; exit 2 ;;
+    calculix) packages="$packages dpkg-dev gfortran libarpack2-dev libspooles-dev liblapack-dev libyaml-cpp-dev libopenmpi-dev" ;;
+    *) echo "usage: scripts/deps.sh [fuzz | bench-precice | openfoam | calculix]" >&2; exit 2 ;;
 esac
 
-# deb-src entries, for `apt-get source openfoam` (Debian 12 ships none by default)
+# deb-src entries, for `apt-get source openfoam` / `calculix-ccx` (Debian 12 ships none by default)
 debsrc=/etc/apt/sources.list.d/seam-deb-src.sources
 need_src=""
-if [ "${1:-}" = openfoam ] && ! grep -Eqs '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/*; then
+if { [ "${1:-}" = openfoam ] || [ "${1:-}" = calculix ]; } && ! grep -Eqs '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/*; then
     need_src=1
 fi
 
