@@ -448,6 +448,27 @@ void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, d
     free(op.s);
 }
 
+/* v += dt L(u) (eq. 4.3 with the stress of u, eq. 4.4) and the boundary's
+ * reflection into fb, so the fluid's momentum changes by exactly what the
+ * boundary terms give; s (n dim^2) and acc (n dim) are work. */
+static void viscous_update(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *u,
+                           const double *vb, double *s, double *acc, double *v, double *fb)
+{
+    size_t d = (size_t)f->dim, n = G->n;
+    viscous_strain(f, G, mu, u, vb, s);
+    viscous_divergence(f, G, s, acc);
+    for (size_t k = 0; k < d * n; k++)
+        v[k] += dt * acc[k];
+    for (size_t i = 0; i < n; i++) {
+        const double *si = s + d * d * i;
+        double ri2 = 1.0 / (G->rho[i] * G->rho[i]);
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++)
+            for (size_t a = 0; a < d; a++)
+                for (size_t c = 0; c < d; c++)
+                    fb[d * G->fb.j[p] + a] -= SPH_MIRROR * f->m * si[d * a + c] * ri2 * G->fb.gw[d * p + c];
+    }
+}
+
 int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,
                         int max_iter, double *v, double *fb, sph_solve_stats *st)
 {
@@ -471,23 +492,26 @@ int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, do
     st->iterations = ks.iterations;
     st->error = bn > 0.0 ? ks.residual / bn : 0.0;
     st->breakdown = ks.breakdown;
-    /* v = u* + dt L(u): the fluid's momentum changes by exactly what the boundary terms give */
-    viscous_strain(f, G, mu, u, vb, op.s);
-    viscous_divergence(f, G, op.s, b);
-    for (size_t k = 0; k < nd; k++)
-        v[k] += dt * b[k];
-    for (size_t i = 0; i < n; i++) {
-        const double *si = op.s + d * d * i;
-        double ri2 = 1.0 / (G->rho[i] * G->rho[i]);
-        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++)
-            for (size_t a = 0; a < d; a++)
-                for (size_t c = 0; c < d; c++)
-                    fb[d * G->fb.j[p] + a] -= SPH_MIRROR * f->m * si[d * a + c] * ri2 * G->fb.gw[d * p + c];
-    }
+    viscous_update(f, G, mu, dt, u, vb, op.s, b, v, fb);
     free(op.s);
     free(b);
     free(u);
     return rc;
+}
+
+void sph_viscosity_explicit(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb,
+                            double *v, double *fb)
+{
+    size_t d = (size_t)f->dim, nd = d * G->n;
+    if (!G->n)
+        return;
+    double *s = seam_xmalloc_n(d * nd, sizeof *s), *u = seam_xmalloc_n(nd, sizeof *u),
+           *acc = seam_xmalloc_n(nd, sizeof *acc);
+    memcpy(u, v, nd * sizeof *u);   /* forward Euler: the stress of u* (Andrade et al. 2014) */
+    viscous_update(f, G, mu, dt, u, vb, s, acc, v, fb);
+    free(s);
+    free(u);
+    free(acc);
 }
 
 double sph_density_rate(const sph_fluid *f, const sph_geometry *G, const double *v, const double *vb, size_t i)

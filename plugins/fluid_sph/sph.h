@@ -136,6 +136,14 @@ void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, d
 int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,
                         int max_iter, double *v, double *fb, sph_solve_stats *st);
 
+/* The same full form integrated explicitly (Paiva et al. 2006, Andrade et
+ * al. 2014; Takahashi's Table 4.1 "explicit"): v = u* + dt L(u*) with the
+ * boundary moving at vb, its reflection added to fb as in the implicit
+ * step. Stable only for dt below about 0.1 rho h^2 / (8 mu) (Andrade's
+ * condition, Takahashi ch. 4.1). */
+void sph_viscosity_explicit(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb,
+                            double *v, double *fb);
+
 /* Constant-density solve (Bender and Koschier 2017, Algorithm 3, as a
  * projected Jacobi on the pressure): finds k_i = p_i / rho_i^2 >= 0 so that
  * the density predicted from the corrected velocities v is rho0 where the
