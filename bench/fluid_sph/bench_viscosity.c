@@ -70,9 +70,9 @@ static double replay_viscosity(fluid_sph *fl, double dt, int *iterations)
     sph_solve_stats st = {0};
     double t0 = now();
     if (fl->cfg.visc_explicit)
-        sph_viscosity_explicit(&fl->f, G, fl->cfg.mu, dt, fl->vb, v, fb);
+        sph_viscosity_explicit(&fl->f, G, fl->cfg.mu, fl->cfg.visc_form, dt, fl->vb, v, fb);
     else
-        sph_viscosity_solve(&fl->f, G, fl->cfg.mu, dt, fl->vb, fl->cfg.eta_visc, fl->cfg.max_iter, v, fb, &st);
+        sph_viscosity_solve(&fl->f, G, fl->cfg.mu, fl->cfg.visc_form, dt, fl->vb, fl->cfg.eta_visc, fl->cfg.max_iter, v, fb, &st);
     double t = now() - t0;
     *iterations = st.iterations;
     free(v);

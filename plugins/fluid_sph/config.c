@@ -56,8 +56,12 @@ int sph_config_read(sph_config *c, seam_cfg *cfg, const seam_host *host)
     c->eta_visc = seam_cfg_key(cfg, SPH_KEYS, "viscosity_tolerance", 1e-4, 0);
     static const char *const integrations[] = {"implicit", "explicit", NULL};
     c->visc_explicit = seam_cfg_enum(cfg, "viscosity_integration", integrations, 0, 0) == 1;
-    if (!(c->mu > 0.0) && seam_cfg_has(cfg, "viscosity_integration"))
-        seam_cfg_error(cfg, "viscosity_integration", "applies to a \"viscosity\" above 0 only");
+    static const char *const forms[] = {"full", "laplacian", NULL};
+    c->visc_form = seam_cfg_enum(cfg, "viscosity_form", forms, 0, 0) == 1 ? SPH_VISC_LAPLACIAN : SPH_VISC_FULL;
+    static const char *const with_mu[] = {"viscosity_integration", "viscosity_form"};
+    for (size_t q = 0; q < sizeof with_mu / sizeof with_mu[0]; q++)
+        if (!(c->mu > 0.0) && seam_cfg_has(cfg, with_mu[q]))
+            seam_cfg_error(cfg, with_mu[q], "applies to a \"viscosity\" above 0 only");
     if (c->visc_explicit && seam_cfg_has(cfg, "viscosity_tolerance"))
         seam_cfg_error(cfg, "viscosity_tolerance", "applies to \"viscosity_integration\": \"implicit\" only (the "
                        "explicit step solves nothing)");

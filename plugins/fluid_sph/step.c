@@ -122,11 +122,11 @@ static seam_status viscosity_step(fluid_sph *self, const seam_step *step, const 
     if (!(self->cfg.mu > 0.0))
         return SEAM_OK;
     if (self->cfg.visc_explicit) {
-        sph_viscosity_explicit(&self->f, G0, self->cfg.mu, step->dt, self->vb, self->v, self->fb);
+        sph_viscosity_explicit(&self->f, G0, self->cfg.mu, self->cfg.visc_form, step->dt, self->vb, self->v, self->fb);
         sph_boundary_pressure(&self->f, G0, self->cfg.gravity, self->k_n, step->dt, self->v, self->fb);
         return SEAM_OK;
     }
-    int rc = sph_viscosity_solve(&self->f, G0, self->cfg.mu, step->dt, self->vb, self->cfg.eta_visc,
+    int rc = sph_viscosity_solve(&self->f, G0, self->cfg.mu, self->cfg.visc_form, step->dt, self->vb, self->cfg.eta_visc,
                                  self->cfg.max_iter, self->v, self->fb, &self->last_visc);
     if (rc > 0) {   /* a linear solve: its iterate is no solution (docs/fluid_sph.md, "Non-convergence") */
         seam_logf(self->host, SEAM_LOG_WARN, "step %lld iteration %d: the implicit viscosity CG %s: %d iterations "

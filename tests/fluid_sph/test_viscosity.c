@@ -23,10 +23,10 @@ static double jitter(uint64_t *state)
 }
 
 /* A block of 12 x 12 particles filling its walled box, moved off the lattice
- * by up to 0.2 s: A = I - dt L_0 has y.Ax = x.Ay to round-off and x.Ax >= x.x. */
-static void test_operator_symmetric(void **state)
+ * by up to 0.2 s: A = I - dt L_0 has y.Ax = x.Ay to round-off and x.Ax >= x.x,
+ * in the full form and in the Laplacian form. */
+static void operator_symmetric(sph_visc_form form)
 {
-    (void)state;
     test_host th;
     fluid_sph *fl = sph_make(&th, "{\"domain\": [0, 0, 0.12, 0.12], \"spacing\": 0.01, \"fill\": [0, 0, 0.12, 0.12], "
                                   "\"gravity\": [0, 0], \"viscosity\": 50}", NULL);
@@ -43,8 +43,8 @@ static void test_operator_symmetric(void **state)
         y[k] = jitter(&seed);
     }
     const double dt = 0.01;
-    sph_viscosity_apply(&fl->f, &G, fl->cfg.mu, dt, x, Ax);
-    sph_viscosity_apply(&fl->f, &G, fl->cfg.mu, dt, y, Ay);
+    sph_viscosity_apply(&fl->f, &G, fl->cfg.mu, form, dt, x, Ax);
+    sph_viscosity_apply(&fl->f, &G, fl->cfg.mu, form, dt, y, Ay);
     double yAx = 0.0, xAy = 0.0, xAx = 0.0, xx = 0.0, scale = 0.0;
     for (size_t k = 0; k < nd; k++) {
         yAx += y[k] * Ax[k];
@@ -53,8 +53,8 @@ static void test_operator_symmetric(void **state)
         xx += x[k] * x[k];
         scale += fabs(y[k] * Ax[k]) + fabs(x[k] * Ay[k]);
     }
-    printf("y.Ax %.17g, x.Ay %.17g (difference %.2e of the terms' sum); x.Ax / x.x = %.3f\n", yAx, xAy,
-           fabs(yAx - xAy) / scale, xAx / xx);
+    printf("%s form: y.Ax %.17g, x.Ay %.17g (difference %.2e of the terms' sum); x.Ax / x.x = %.3f\n",
+           form == SPH_VISC_FULL ? "full" : "Laplacian", yAx, xAy, fabs(yAx - xAy) / scale, xAx / xx);
     assert_true(fabs(yAx - xAy) <= 1e-13 * scale);
     assert_true(xAx > 1.5 * xx);   /* the viscous part is large at this dt: positive definite, not the identity */
     free(x);
@@ -63,6 +63,13 @@ static void test_operator_symmetric(void **state)
     free(Ay);
     sph_geometry_free(&G);
     seam_plugin_v1()->destroy(fl);
+}
+
+static void test_operator_symmetric(void **state)
+{
+    (void)state;
+    operator_symmetric(SPH_VISC_FULL);
+    operator_symmetric(SPH_VISC_LAPLACIAN);
 }
 
 /* Fluid and walls moving together at c: no strain anywhere, so CG takes no
@@ -83,7 +90,7 @@ static void test_translation_fixed_point(void **state)
     for (size_t b = 0; b < nb; b++)
         memcpy(vb + 2 * b, c, sizeof c);
     sph_solve_stats st;
-    assert_int_equal(sph_viscosity_solve(&fl->f, &G, fl->cfg.mu, 0.01, vb, 1e-4, 100, v, fb, &st), 0);
+    assert_int_equal(sph_viscosity_solve(&fl->f, &G, fl->cfg.mu, SPH_VISC_FULL, 0.01, vb, 1e-4, 100, v, fb, &st), 0);
     assert_int_equal(st.iterations, 0);
     for (size_t i = 0; i < n; i++) {
         assert_memory_equal(v + 2 * i, c, sizeof c);
@@ -123,26 +130,44 @@ static double amplitude(const fluid_sph *fl, double H)
     return num / den;
 }
 
-static void test_shear_wave_decay(void **state)
+/* The wave's amplitude after t_end (of the start's) in the form named; its
+ * last CG iterations into *cg. */
+static double shear_wave(const char *form, double H, double U, double t_end, int *cg)
 {
-    (void)state;
-    const double H = 0.2, U = 0.05, nu = 0.01, t_end = 0.1;
+    char json[512];
+    snprintf(json, sizeof json, "{\"domain\": [0, 0, 0.6, 0.2], \"spacing\": 0.01, \"fill\": [0, 0, 0.6, 0.2], "
+             "\"gravity\": [0, 0], \"xsph\": 0, \"viscosity\": 10, \"viscosity_form\": \"%s\", "
+             "\"max_iterations\": 1000}", form);
     test_host th;
-    fluid_sph *fl = sph_make(&th, "{\"domain\": [0, 0, 0.6, 0.2], \"spacing\": 0.01, \"fill\": [0, 0, 0.6, 0.2], "
-                                  "\"gravity\": [0, 0], \"xsph\": 0, \"viscosity\": 10, \"max_iterations\": 1000}",
-                             NULL);
+    fluid_sph *fl = sph_make(&th, json, NULL);
     for (size_t i = 0; i < fl->n; i++)
         fl->v_n[2 * i] = U * sin(2.0 * M_PI * fl->x_n[2 * i + 1] / H);
     double a0 = amplitude(fl, H);
     sph_run(fl, 0.0, t_end, 0.01, NULL, NULL);
+    double ratio = amplitude(fl, H) / a0;
+    *cg = fl->last_visc.iterations;
+    seam_plugin_v1()->destroy(fl);
+    return ratio;
+}
+
+/* The Laplacian form (Brookshaw's operator) decays the same divergence-free
+ * wave alike: measured 0.3877, 0.64% below backward Euler's and 1.4% below
+ * the full form's (asserted within 2% of it). */
+static void test_shear_wave_decay(void **state)
+{
+    (void)state;
+    const double H = 0.2, U = 0.05, nu = 0.01, t_end = 0.1;
+    int cg, cg_lap;
+    double ratio = shear_wave("full", H, U, t_end, &cg), lap = shear_wave("laplacian", H, U, t_end, &cg_lap);
     const double rate = nu * pow(2.0 * M_PI / H, 2.0), dt = 0.01;
-    double ratio = amplitude(fl, H) / a0, want = exp(-rate * t_end), euler = pow(1.0 + rate * dt, -t_end / dt);
+    double want = exp(-rate * t_end), euler = pow(1.0 + rate * dt, -t_end / dt);
     printf("shear wave: amplitude %.4f of the start after %.2f s, Navier-Stokes %.4f (%+.1f%%), backward Euler "
-           "%.4f (%+.2f%%); last CG %d iterations\n", ratio, t_end, want, 100.0 * (ratio / want - 1.0), euler,
-           100.0 * (ratio / euler - 1.0), fl->last_visc.iterations);
+           "%.4f (%+.2f%%); last CG %d iterations; Laplacian form %.4f (%+.2f%% of backward Euler), last CG %d\n",
+           ratio, t_end, want, 100.0 * (ratio / want - 1.0), euler, 100.0 * (ratio / euler - 1.0), cg, lap,
+           100.0 * (lap / euler - 1.0), cg_lap);
     assert_true(fabs(ratio / euler - 1.0) < 0.01);   /* measured +0.8%: the operator's 0.991 */
     assert_true(fabs(ratio / want - 1.0) < 0.06);    /* measured +5.5% */
-    seam_plugin_v1()->destroy(fl);
+    assert_true(fabs(lap / ratio - 1.0) < 0.02);
 }
 
 /* The foremost particle's x plus s/2 of a 10 x 10 column (a = 0.1 m) let go
