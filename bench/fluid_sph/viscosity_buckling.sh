@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Takahashi's buckling contrast (thesis ch. 4.5.4, Fig. 4.6) in 2D: a slender column of very viscous fluid
 # falling onto the floor, full form against Laplacian form (bench/fluid_sph/bench_buckling.c says how), its
-# shape at five times printed and drawn to PICTURE (default docs/gallery/sph_viscous_buckling.png; needs
+# shape at five times printed and drawn to PICTURE (default docs/fluid_sph/viscous_buckling.png; needs
 # /usr/bin/python3 with matplotlib). One thread.
 # Usage: bench/fluid_sph/viscosity_buckling.sh [BUILD_DIR] [PICTURE]
 SEAM_BENCH=sph_viscous_buckling . "$(dirname "$0")/../rows.sh"   # figures to bench/data/sph_viscous_buckling.jsonl
 set -euo pipefail
 build=${1:-build}
-picture=${2:-docs/gallery/sph_viscous_buckling.png}
+picture=${2:-docs/fluid_sph/viscous_buckling.png}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ninja -C "$build" bench/fluid_sph/bench_buckling >/dev/null
