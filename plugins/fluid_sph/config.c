@@ -54,6 +54,17 @@ int sph_config_read(sph_config *c, seam_cfg *cfg, const seam_host *host)
     c->max_iter = (int)seam_cfg_key_int(cfg, SPH_KEYS, "max_iterations", 100, 0);
     c->mu = seam_cfg_key(cfg, SPH_KEYS, "viscosity", 0.0, 0);
     c->eta_visc = seam_cfg_key(cfg, SPH_KEYS, "viscosity_tolerance", 1e-4, 0);
+    static const char *const integrations[] = {"implicit", "explicit", NULL};
+    c->visc_explicit = seam_cfg_enum(cfg, "viscosity_integration", integrations, 0, 0) == 1;
+    static const char *const forms[] = {"full", "laplacian", NULL};
+    c->visc_form = seam_cfg_enum(cfg, "viscosity_form", forms, 0, 0) == 1 ? SPH_VISC_LAPLACIAN : SPH_VISC_FULL;
+    static const char *const with_mu[] = {"viscosity_integration", "viscosity_form"};
+    for (size_t q = 0; q < sizeof with_mu / sizeof with_mu[0]; q++)
+        if (!(c->mu > 0.0) && seam_cfg_has(cfg, with_mu[q]))
+            seam_cfg_error(cfg, with_mu[q], "applies to a \"viscosity\" above 0 only");
+    if (c->visc_explicit && seam_cfg_has(cfg, "viscosity_tolerance"))
+        seam_cfg_error(cfg, "viscosity_tolerance", "applies to \"viscosity_integration\": \"implicit\" only (the "
+                       "explicit step solves nothing)");
     c->step_cache = seam_cfg_bool(cfg, "step_cache", 1, 0);
     c->tak_opts = (sph_takahashi_opts){c->eta_rho, c->max_iter,
                                           seam_cfg_key(cfg, SPH_KEYS, "multigrid_lambda", 0.5, 0),

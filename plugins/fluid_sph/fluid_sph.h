@@ -36,7 +36,9 @@ typedef struct sph_config {
     double rho0;             /* "density" */
     double gravity[3];
     double cfl, xsph, eta_rho, eta_div;
-    double mu, eta_visc;     /* implicit viscosity (Takahashi ch. 4): dynamic viscosity, CG tolerance */
+    double mu, eta_visc;     /* full-form viscosity (Takahashi ch. 4): dynamic viscosity, CG tolerance */
+    int visc_explicit;       /* "viscosity_integration": 1 for "explicit" (forward Euler), 0 for "implicit" */
+    sph_visc_form visc_form; /* "viscosity_form": full (Takahashi's) or Laplacian */
     int max_iter;
     int solver_takahashi;    /* "pressure_solver": 1 for "takahashi", 0 for "dfsph" */
     sph_takahashi_opts tak_opts;

@@ -422,44 +422,130 @@ static void viscous_divergence(const sph_fluid *f, const sph_geometry *G, const 
     }
 }
 
+/* The Laplacian form of L(u) into out (n * dim): mu / rho_i times Brookshaw's
+ * (1985) Laplacian as Morris et al. (1997) write it,
+ *   2 sum_j V_j (u_i - u_j) (x_ij . grad W_ij) / (|x_ij|^2 + 0.01 h^2),
+ * with V_j = m / rho_j (and Psi_b / rho_i, mirrored as in the full form, for
+ * the boundary at vb): a weight w_ij >= 0 per pair, symmetric in i and j. */
+static void laplacian_accel(const sph_fluid *f, const sph_geometry *G, double mu, const double *u, const double *vb,
+                            double *out)
+{
+    size_t d = (size_t)f->dim;
+    double eps = 0.01 * f->K.h * f->K.h;
+#pragma omp parallel for schedule(static) if (G->n >= SPH_OMP_MIN)
+    for (size_t i = 0; i < G->n; i++) {
+        double acc[3] = {0.0, 0.0, 0.0};
+        const double zero[3] = {0.0, 0.0, 0.0}, *ui = u ? u + d * i : zero, *xi = G->xi + d * i;
+        for (size_t p = G->ff.start[i]; p < G->ff.start[i + 1] && u; p++) {
+            size_t j = G->ff.j[p];
+            const double *xj = G->xi + d * j, *gw = G->ff.gw + d * p, *uj = u + d * j;
+            double dot = 0.0;
+            for (size_t c = 0; c < d; c++)
+                dot += (xi[c] - xj[c]) * gw[c];
+            double w = -2.0 * mu * f->m * dot / (G->rho[i] * G->rho[j] * (sph_pair_d2(d, xi, xj) + eps));
+            for (size_t c = 0; c < d; c++)
+                acc[c] += w * (uj[c] - ui[c]);
+        }
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
+            size_t b = G->fb.j[p];
+            const double *xb = G->xb + d * b, *gw = G->fb.gw + d * p, *ub = vb ? vb + d * b : zero;
+            double dot = 0.0;
+            for (size_t c = 0; c < d; c++)
+                dot += (xi[c] - xb[c]) * gw[c];
+            double w = -SPH_MIRROR * 2.0 * mu * dot / (G->rho[i] * G->rho[i] * (sph_pair_d2(d, xi, xb) + eps));
+            for (size_t c = 0; c < d; c++)
+                acc[c] += w * (ub[c] - ui[c]);
+        }
+        for (size_t c = 0; c < d; c++)
+            out[d * i + c] = acc[c];
+    }
+}
+
 typedef struct viscosity_op {
     const sph_fluid *f;
     const sph_geometry *G;
     double mu, dt;
-    double *s;               /* n * dim * dim */
+    sph_visc_form form;
+    double *s;               /* n * dim * dim: the full form's strain rates */
 } viscosity_op;
+
+/* L(u) of the op's form into out, the boundary moving at vb (NULL: at rest). */
+static void viscous_accel(const viscosity_op *op, const double *u, const double *vb, double *out)
+{
+    if (op->form == SPH_VISC_LAPLACIAN) {
+        laplacian_accel(op->f, op->G, op->mu, u, vb, out);
+        return;
+    }
+    viscous_strain(op->f, op->G, op->mu, u, vb, op->s);
+    viscous_divergence(op->f, op->G, op->s, out);
+}
 
 /* y = x - dt L_0(x) (eq. 4.7 divided by m). */
 static void viscosity_apply_op(void *ctx, const double *x, double *y)
 {
     const viscosity_op *op = ctx;
     size_t nd = (size_t)op->f->dim * op->G->n;
-    viscous_strain(op->f, op->G, op->mu, x, NULL, op->s);
-    viscous_divergence(op->f, op->G, op->s, y);
+    viscous_accel(op, x, NULL, y);
     for (size_t k = 0; k < nd; k++)
         y[k] = x[k] - op->dt * y[k];
 }
 
-void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y)
+void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, sph_visc_form form, double dt,
+                         const double *x, double *y)
 {
     size_t d = (size_t)f->dim;
-    viscosity_op op = {f, G, mu, dt, seam_xmalloc_n(d * d * G->n + 1, sizeof(double))};
+    viscosity_op op = {f, G, mu, dt, form, seam_xmalloc_n(d * d * G->n + 1, sizeof(double))};
     viscosity_apply_op(&op, x, y);
     free(op.s);
 }
 
-int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,
-                        int max_iter, double *v, double *fb, sph_solve_stats *st)
+/* v += dt L(u) (eq. 4.3 with the stress of u, eq. 4.4) and the boundary's
+ * reflection into fb, so the fluid's momentum changes by exactly what the
+ * boundary terms give; acc (n dim) is work. */
+static void viscous_update(const viscosity_op *op, const double *u, const double *vb, double *acc, double *v,
+                           double *fb)
+{
+    const sph_fluid *f = op->f;
+    const sph_geometry *G = op->G;
+    size_t d = (size_t)f->dim, n = G->n;
+    viscous_accel(op, u, vb, acc);
+    for (size_t k = 0; k < d * n; k++)
+        v[k] += op->dt * acc[k];
+    double eps = 0.01 * f->K.h * f->K.h;
+    for (size_t i = 0; i < n; i++) {
+        const double *si = op->s + d * d * i, *xi = G->xi + d * i, *ui = u + d * i;
+        double ri2 = 1.0 / (G->rho[i] * G->rho[i]);
+        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++) {
+            size_t b = G->fb.j[p];
+            const double *gw = G->fb.gw + d * p;
+            if (op->form == SPH_VISC_LAPLACIAN) {   /* minus m w_ib (u_b - u_i), laplacian_accel's boundary term */
+                const double *xb = G->xb + d * b;
+                double dot = 0.0;
+                for (size_t c = 0; c < d; c++)
+                    dot += (xi[c] - xb[c]) * gw[c];
+                double w = -SPH_MIRROR * 2.0 * op->mu * dot * ri2 / (sph_pair_d2(d, xi, xb) + eps);
+                for (size_t c = 0; c < d; c++)
+                    fb[d * b + c] -= f->m * w * ((vb ? vb[d * b + c] : 0.0) - ui[c]);
+                continue;
+            }
+            for (size_t a = 0; a < d; a++)
+                for (size_t c = 0; c < d; c++)
+                    fb[d * b + a] -= SPH_MIRROR * f->m * si[d * a + c] * ri2 * gw[c];
+        }
+    }
+}
+
+int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, sph_visc_form form, double dt,
+                        const double *vb, double tol, int max_iter, double *v, double *fb, sph_solve_stats *st)
 {
     size_t d = (size_t)f->dim, n = G->n, nd = d * n;
     *st = (sph_solve_stats){0};
     if (!n)
         return 0;
-    viscosity_op op = {f, G, mu, dt, seam_xmalloc_n(d * nd + 1, sizeof(double))};
+    viscosity_op op = {f, G, mu, dt, form, seam_xmalloc_n(d * nd + 1, sizeof(double))};
     double *b = seam_xmalloc_n(nd + 1, sizeof *b), *u = seam_xmalloc_n(nd + 1, sizeof *u);
     /* b = u* + dt L_b: the boundary's velocities are known (no-slip), their part goes to the right side */
-    viscous_strain(f, G, mu, NULL, vb, op.s);
-    viscous_divergence(f, G, op.s, b);
+    viscous_accel(&op, NULL, vb, b);
     for (size_t k = 0; k < nd; k++)
         b[k] = v[k] + dt * b[k];
     memcpy(u, v, nd * sizeof *u);   /* warm start: u* */
@@ -471,23 +557,26 @@ int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, do
     st->iterations = ks.iterations;
     st->error = bn > 0.0 ? ks.residual / bn : 0.0;
     st->breakdown = ks.breakdown;
-    /* v = u* + dt L(u): the fluid's momentum changes by exactly what the boundary terms give */
-    viscous_strain(f, G, mu, u, vb, op.s);
-    viscous_divergence(f, G, op.s, b);
-    for (size_t k = 0; k < nd; k++)
-        v[k] += dt * b[k];
-    for (size_t i = 0; i < n; i++) {
-        const double *si = op.s + d * d * i;
-        double ri2 = 1.0 / (G->rho[i] * G->rho[i]);
-        for (size_t p = G->fb.start[i]; p < G->fb.start[i + 1]; p++)
-            for (size_t a = 0; a < d; a++)
-                for (size_t c = 0; c < d; c++)
-                    fb[d * G->fb.j[p] + a] -= SPH_MIRROR * f->m * si[d * a + c] * ri2 * G->fb.gw[d * p + c];
-    }
+    viscous_update(&op, u, vb, b, v, fb);
     free(op.s);
     free(b);
     free(u);
     return rc;
+}
+
+void sph_viscosity_explicit(const sph_fluid *f, const sph_geometry *G, double mu, sph_visc_form form, double dt,
+                            const double *vb, double *v, double *fb)
+{
+    size_t d = (size_t)f->dim, nd = d * G->n;
+    if (!G->n)
+        return;
+    viscosity_op op = {f, G, mu, dt, form, seam_xmalloc_n(d * nd, sizeof(double))};
+    double *u = seam_xmalloc_n(nd, sizeof *u), *acc = seam_xmalloc_n(nd, sizeof *acc);
+    memcpy(u, v, nd * sizeof *u);   /* forward Euler: the stress of u* (Andrade et al. 2014) */
+    viscous_update(&op, u, vb, acc, v, fb);
+    free(op.s);
+    free(u);
+    free(acc);
 }
 
 double sph_density_rate(const sph_fluid *f, const sph_geometry *G, const double *v, const double *vb, size_t i)

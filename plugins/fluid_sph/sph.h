@@ -123,9 +123,19 @@ typedef struct sph_solve_stats {
  * matrix-free). The boundary particles (walls, solids' samples) move with
  * the velocities vb: no-slip. */
 
+/* The form of L: the full form above (Takahashi's), or the Laplacian form
+ * mu / rho_i lap(u)_i that he contrasts it with (ch. 4.1, Fig. 4.6; the
+ * form of XSPH and artificial viscosity too), discretized with Brookshaw's
+ * Laplacian (Morris et al. 1997), sph.c laplacian_accel. They agree in the
+ * interior of a divergence-free flow; at a free surface only the full form
+ * leaves no traction (s n = 0, ch. 4.3), which is what lets a viscous
+ * thread buckle and coil. */
+typedef enum sph_visc_form { SPH_VISC_FULL = 0, SPH_VISC_LAPLACIAN = 1 } sph_visc_form;
+
 /* y = x - dt L_0(x), L_0 with the boundary at rest: the symmetric positive
  * definite operator of the step (scale m: it is C / m of eq. 4.7). */
-void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *x, double *y);
+void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, sph_visc_form form, double dt,
+                         const double *x, double *y);
 
 /* One implicit viscosity step: v (the velocities u* on entry) becomes
  * u* + dt L(u) for the u that CG (core seam_pcg, warm-started with u*)
@@ -133,8 +143,16 @@ void sph_viscosity_apply(const sph_fluid *f, const sph_geometry *G, double mu, d
  * boundary gave is exactly the reflection added to fb (nb * dim):
  * fb_b -= m (s_i / rho_i^2) psi_b grad W_ib. Returns 1 when CG did not
  * converge (or broke down), 0 otherwise. */
-int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, double dt, const double *vb, double tol,
-                        int max_iter, double *v, double *fb, sph_solve_stats *st);
+int sph_viscosity_solve(const sph_fluid *f, const sph_geometry *G, double mu, sph_visc_form form, double dt,
+                        const double *vb, double tol, int max_iter, double *v, double *fb, sph_solve_stats *st);
+
+/* The same full form integrated explicitly (Paiva et al. 2006, Andrade et
+ * al. 2014; Takahashi's Table 4.1 "explicit"): v = u* + dt L(u*) with the
+ * boundary moving at vb, its reflection added to fb as in the implicit
+ * step. Stable only for dt below about 0.1 rho h^2 / (8 mu) (Andrade's
+ * condition, Takahashi ch. 4.1). */
+void sph_viscosity_explicit(const sph_fluid *f, const sph_geometry *G, double mu, sph_visc_form form, double dt,
+                            const double *vb, double *v, double *fb);
 
 /* Constant-density solve (Bender and Koschier 2017, Algorithm 3, as a
  * projected Jacobi on the pressure): finds k_i = p_i / rho_i^2 >= 0 so that

@@ -42,6 +42,8 @@ seam_status fluid_sph_max_dt(void *p, double *dt)
     /* CFL on the particle spacing; the speed gravity adds within a step counts too. */
     double speed = max_speed(self, self->v_n) + sqrt(g * self->cfg.s);
     *dt = speed > 0.0 ? self->cfg.cfl * self->cfg.s / speed : INFINITY;
+    if (self->cfg.visc_explicit && self->cfg.mu > 0.0)   /* Andrade et al.'s condition (Takahashi ch. 4.1) */
+        *dt = fmin(*dt, 0.1 * self->cfg.rho0 * self->f.K.h * self->f.K.h / (8.0 * self->cfg.mu));
     return SEAM_OK;
 }
 
@@ -113,13 +115,18 @@ static void non_pressure_forces(fluid_sph *self, const sph_geometry *G0, double 
 }
 
 /* Takahashi's implicit viscosity (Algorithm 3; its walls move with the
- * interface), then the boundary pressure. */
-static seam_status implicit_viscosity(fluid_sph *self, const seam_step *step, const sph_geometry *G0)
+ * interface), or the same full form explicitly, then the boundary pressure. */
+static seam_status viscosity_step(fluid_sph *self, const seam_step *step, const sph_geometry *G0)
 {
     self->last_visc = (sph_solve_stats){0};
     if (!(self->cfg.mu > 0.0))
         return SEAM_OK;
-    int rc = sph_viscosity_solve(&self->f, G0, self->cfg.mu, step->dt, self->vb, self->cfg.eta_visc,
+    if (self->cfg.visc_explicit) {
+        sph_viscosity_explicit(&self->f, G0, self->cfg.mu, self->cfg.visc_form, step->dt, self->vb, self->v, self->fb);
+        sph_boundary_pressure(&self->f, G0, self->cfg.gravity, self->k_n, step->dt, self->v, self->fb);
+        return SEAM_OK;
+    }
+    int rc = sph_viscosity_solve(&self->f, G0, self->cfg.mu, self->cfg.visc_form, step->dt, self->vb, self->cfg.eta_visc,
                                  self->cfg.max_iter, self->v, self->fb, &self->last_visc);
     if (rc > 0) {   /* a linear solve: its iterate is no solution (docs/fluid_sph.md, "Non-convergence") */
         seam_logf(self->host, SEAM_LOG_WARN, "step %lld iteration %d: the implicit viscosity CG %s: %d iterations "
@@ -213,7 +220,7 @@ static seam_status sph_step(fluid_sph *self, const seam_step *step, const double
     if (self->ns)   /* boundary velocities over the step: walls at rest, samples S V */
         seam_samples_interpolate(self->samples, self->cfg.dim, V, self->vb + (size_t)self->cfg.dim * self->nw);
     non_pressure_forces(self, G0, step->dt);
-    st = implicit_viscosity(self, step, G0);
+    st = viscosity_step(self, step, G0);
     if (st == SEAM_OK)
         st = pressure_solve(self, step, G0);
     if (st != SEAM_OK)
