@@ -169,6 +169,8 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
         t_sim += dt;
     }
     elapsed += now();
+    fprintf(stderr, "thread policy: %d threads at the end (at most %d%s)\n", seam_threads_current(), seam_threads_max(),
+            seam_threads_fixed() ? ", fixed" : "");
     double cpu_s = (double)(clock() - cpu) / CLOCKS_PER_SEC;
     long cells = dim == 3 ? (long)N * N * N : (long)N * N;
     const char *name = sc == SMOKE3D ? "smoke3d" : sc == WATER3D ? "water3d" : sc == WATER2D ? "water2d" : "smoke2d";

@@ -12,14 +12,14 @@
 #   BUILD  meson build directory (default build)
 #   REPS   repetitions of each pair (default 3)
 #   LOADS  background busy processes, a comma list (default 0,2,8)
-#   CASES  a comma list of water3d, water2d, fem10k, fem100k (default all)
+#   CASES  a comma list of water3d, water2d, fem (3D block, 10^4 and 10^5 elements) (default all)
 # Sizes: BENCH_WATER3D (default 48), BENCH_WATER2D (default 256).
 SEAM_BENCH=threads_load . "$(dirname "$0")/../rows.sh"   # figures to bench/data/threads_load.jsonl
 set -euo pipefail
 build=${1:-build}
 reps=${2:-3}
 loads=${3:-0,2,8}
-cases=${4:-water3d,water2d,fem10k,fem100k}
+cases=${4:-water3d,water2d,fem}
 w3=${BENCH_WATER3D:-48}
 w2=${BENCH_WATER2D:-256}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,21 +40,24 @@ trap 'exit 130' INT TERM
 export OPENBLAS_NUM_THREADS=1
 unset OMP_NUM_THREADS OMP_WAIT_POLICY GOMP_SPINCOUNT OMP_DYNAMIC
 
-# run CASE THREADS: wall ms per step (the timed steps only) on stdout
+# run CASE THREADS: a line per figure on stdout: NAME WALL_MS_PER_STEP CPU_MS_PER_STEP|- POLICY_THREADS
+# (the timed steps only; the policy's count at the end of the run, '-' when fixed)
 run() {
     local c=$1 n=$2 out=$tmp/out
     local envs=()
     [ "$n" = 1 ] && envs=(OMP_NUM_THREADS=1)
     case $c in
-    water3d) env "${envs[@]}" BENCH_STEPS=1,3 "$fm" water3d mg "$w3" >"$out" ;;
-    water2d) env "${envs[@]}" BENCH_STEPS=5,20 "$fm" water mg "$w2" >"$out" ;;
-    fem10k|fem100k) env "${envs[@]}" BENCH_CASES=3D BENCH_SIZES=$([ $c = fem10k ] && echo 2 || echo 3) \
-                        "$fem" 3 auto >"$out" ;;
+    water3d) env "${envs[@]}" BENCH_STEPS=1,3 "$fm" water3d mg "$w3" >"$out" 2>&1 ;;
+    water2d) env "${envs[@]}" BENCH_STEPS=5,20 "$fm" water mg "$w2" >"$out" 2>&1 ;;
+    fem) env "${envs[@]}" BENCH_CASES=3D BENCH_SIZES=3 "$fem" 3 auto >"$out" 2>&1 ;;
     *) echo "threads.sh: unknown case '$c'" >&2; exit 2 ;;
     esac
+    local pol
+    pol=$(sed -n 's/^thread policy: \([0-9]*\) threads.*/\1/p' "$out" | tail -1)
     case $c in
-    water*) sed -n 's/.* \([0-9.]*\) ms\/step wall .* \([0-9.]*\) ms\/step cpu.*/\1 \2/p' "$out" ;;
-    fem*) grep '^| 3D ' "$out" | tail -1 | awk -F'|' '{printf "%.1f -\n", 1000 * $8}' ;;
+    water*) sed -n "s/.* \([0-9.]*\) ms\/step wall .* \([0-9.]*\) ms\/step cpu.*/$c \1 \2 ${pol:--}/p" "$out" ;;
+    fem) grep '^| 3D ' "$out" | tail -2 | awk -F'|' -v p="${pol:--}" \
+            '{printf "fem%dk %.1f - %s\n", $3 < 50000 ? 10 : 100, 1000 * $8, p}' ;;
     esac
 }
 
@@ -62,8 +65,8 @@ echo "# bench/perf/threads.sh: 1 thread against the default (OMP_NUM_THREADS uns
 echo "- $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD), $(nproc) cores,"\
      "niceness $(nice), reps $reps, water3d ${w3}^3, water2d ${w2}^2"
 echo
-echo "| load | case | 1 thread ms/step | default ms/step | speed-up | default cpu/wall | load avg |"
-echo "|---|---|---|---|---|---|---|"
+echo "| load | case | 1 thread ms/step | default ms/step | speed-up | default cpu/wall | policy's threads (each run) | load avg |"
+echo "|---|---|---|---|---|---|---|---|"
 IFS=, read -ra load_list <<< "$loads"
 IFS=, read -ra case_list <<< "$cases"
 for L in "${load_list[@]}"; do
@@ -72,26 +75,33 @@ for L in "${load_list[@]}"; do
         busy+=($!)
     done
     sleep 1
-    for c in "${case_list[@]}"; do
-        : >"$tmp/t1"; : >"$tmp/tn"
-        for r in $(seq "$reps"); do
+    : >"$tmp/t1"; : >"$tmp/tn"
+    for r in $(seq "$reps"); do
+        for c in "${case_list[@]}"; do
             order="1 n"; [ $((r % 2)) = 0 ] && order="n 1"
             for n in $order; do run "$c" "$n" >>"$tmp/t$n"; done
         done
-        la=$(cut -d' ' -f1 /proc/loadavg)
-        /usr/bin/python3 - "$tmp/t1" "$tmp/tn" "$L" "$c" "$reps" "$la" <<'PY'
-import statistics, sys
-f1, fn, load, case, reps, la = sys.argv[1:]
-def col(path, k):
-    v = [l.split()[k] for l in open(path) if l.strip()]
-    return [float(x) for x in v if x != "-"]
-t1, tn = statistics.median(col(f1, 0)), statistics.median(col(fn, 0))
-cpu = col(fn, 1)
-ratio = f"{statistics.median(cpu) / tn:.2f}" if cpu else "-"
-print(f"| {load} | {case} | {t1:.1f} | {tn:.1f} | {t1 / tn:.2f} | {ratio} | {la} |")
-print(f"@row load={load} case={case} reps={reps} one_thread_ms_step={t1:.2f} default_ms_step={tn:.2f}"
-      f" speedup={t1 / tn:.3f} default_cpu_per_wall={ratio} loadavg={la}")
-PY
     done
+    la=$(cut -d' ' -f1 /proc/loadavg)
+    /usr/bin/python3 - "$tmp/t1" "$tmp/tn" "$L" "$reps" "$la" <<'PY'
+import collections, statistics, sys
+f1, fn, load, reps, la = sys.argv[1:]
+def runs(path):
+    d = collections.defaultdict(list)
+    for line in open(path):
+        name, wall, cpu, pol = line.split()
+        d[name].append((float(wall), None if cpu == "-" else float(cpu), pol))
+    return d
+one, dflt = runs(f1), runs(fn)
+for name in one:
+    t1 = statistics.median(w for w, _, _ in one[name])
+    tn = statistics.median(w for w, _, _ in dflt[name])
+    cpu = [c / w for w, c, _ in dflt[name] if c is not None]
+    ratio = f"{statistics.median(cpu):.2f}" if cpu else "-"
+    pol = ",".join(p for _, _, p in dflt[name])
+    print(f"| {load} | {name} | {t1:.1f} | {tn:.1f} | {t1 / tn:.2f} | {ratio} | {pol} | {la} |")
+    print(f"@row load={load} case={name} reps={reps} one_thread_ms_step={t1:.2f} default_ms_step={tn:.2f}"
+          f" speedup={t1 / tn:.3f} default_cpu_per_wall={ratio} policy_threads={pol} loadavg={la}")
+PY
     stop_load
 done

@@ -90,6 +90,8 @@ static double run(int d, const int cells[3], int steps, const char *method, size
         lin += f->newton.linear_seconds;
     }
     double per = (now() - t0) / steps;
+    fprintf(stderr, "thread policy: %d threads at the end (at most %d%s)\n", seam_threads_current(), seam_threads_max(),
+            seam_threads_fixed() ? ", fixed" : "");
     printf("| %s | %9zu | %8zu | %-7s | %5.1f | %7.0f | %9.4f | %9.4f |\n", case_name(d),
            f->n_elems + f->n_tris, f->n, method, (double)newton / steps, (double)cg / steps, per, lin / steps);
     printf("@row case=%s elements=%zu nodes=%zu solver=%s steps=%d newton_it_step=%.2f cg_it_step=%.1f s_step=%.5f"
