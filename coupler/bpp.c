@@ -474,18 +474,31 @@ static void active_block(const seam_bpp *b, double *S, size_t k)
     }
 }
 
+/* The smallest volume rate that is not rounding for region r: a wall
+ * displacement of 1e-9 of the region's size L (sum_j |c_rj|) over the step,
+ * or 1e-9 of the terms the rate was summed from (scale[r]). */
+static double rate_floor(const seam_bpp *b, const seam_coupling *c, const double *scale, size_t r)
+{
+    double L = cblas_dasum((int)b->n, b->work.C + r * b->n, 1);
+    return 1e-9 * fmax(scale[r], L * L / c->dt);
+}
+
 /* x = A^-1 rhs over the regions with a movable wall; the others get 0 and,
- * when strict, an error if their rhs (a volume rate, scale[r] its size) is
- * not zero: no wall can give way to it. */
+ * when strict, an error if their rhs (a volume rate, scale[r] the size of
+ * the terms it was summed from) is not zero to rounding: no wall can give
+ * way to it. rhs is per_rate times a volume rate (1 in the fluid's
+ * projection, 1 / dt in eq. 4.9), so rounding is judged in its units. */
 static seam_status solve_regions(seam_bpp *b, const seam_coupling *c, const double *rhs, const double *scale,
-                                 double *x, bool strict)
+                                 double per_rate, double *x, bool strict)
 {
     size_t m = b->work.m, k = 0;
+    double noise = 0.0;   /* the largest rounding-sized rhs of an active region */
     for (size_t r = 0; r < m; r++) {
         x[r] = 0.0;
-        if (b->active[r])
+        if (b->active[r]) {
             b->x[k++] = rhs[r];
-        else if (strict && fabs(rhs[r]) > 1e-9 * scale[r] && fabs(rhs[r]) > 0.0) {
+            noise = fmax(noise, per_rate * rate_floor(b, c, scale, r));
+        } else if (strict && fabs(rhs[r]) > per_rate * rate_floor(b, c, scale, r)) {
             say(b, c, SEAM_LOG_ERROR,
                 "enclosed region %ld: no wall around it can move (c M^-1 c^T = 0), but its volume must change at %.3g %s "
                 "(its sources and prescribed walls): an incompressible fluid cannot fit",
@@ -523,7 +536,9 @@ static seam_status solve_regions(seam_bpp *b, const seam_coupling *c, const doub
             size = fmax(size, fabs(b->rhs[i]));
             i++;
         }
-        if (info != 0 || resid > 1e-8 * size) {
+        /* consistent to rounding: the residual is within the least-squares solve's error on the rhs, or
+         * within the rounding of the rates themselves (a region at rest: rhs and residual are noise) */
+        if (info != 0 || resid > fmax(1e-8 * size, noise)) {
             say(b, c, SEAM_LOG_ERROR,
                 "the enclosed regions' constraints contradict each other (regions sharing all their movable walls "
                 "ask for different volume rates; residual %.3g of %.3g)", resid, size);
@@ -571,7 +586,7 @@ seam_status bpp_fluid(seam_bpp *b, const seam_coupling *c, const double *X, doub
         b->V[j] = (X[j] - c->Xn[j]) * inv_dt;
     if (m) {   /* V' = V - M^-1 C^T lambda, (C M^-1 C^T) lambda = C V - q (Akbay sec. 4.2.5) */
         volume_rates(b, b->V, b->rate, b->scale);
-        if ((st = solve_regions(b, c, b->rate, b->scale, b->lambda, true)) != SEAM_OK)
+        if ((st = solve_regions(b, c, b->rate, b->scale, 1.0, b->lambda, true)) != SEAM_OK)
             return st;
         for (size_t r = 0; r < m; r++)
             if (b->lambda[r] != 0.0)
@@ -685,7 +700,7 @@ seam_status bpp_solid(seam_bpp *b, const seam_coupling *c, const double *F, doub
     }
     for (size_t r = 0; r < m; r++)   /* eq. 4.9 with ch. 2's source term: dt C M^-1 C^T dp0 = -(C V - q) */
         b->rate[r] = -b->work.err[r] / c->dt;
-    if ((st = solve_regions(b, c, b->rate, b->scale, b->work.dp0, false)) != SEAM_OK)
+    if ((st = solve_regions(b, c, b->rate, b->scale, 1.0 / c->dt, b->work.dp0, false)) != SEAM_OK)
         return st;
     for (size_t r = 0; r < m; r++) {
         b->work.p0[r] += b->work.dp0[r];

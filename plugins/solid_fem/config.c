@@ -35,7 +35,7 @@ void fem_read_settings(fem *self, seam_cfg *cfg)
     self->d = (int)seam_cfg_int(cfg, "dim", 2, 2, 3, SEAM_CFG_REQUIRED);
     /* The scene's gravity; without one, none. Its own key wins, loudly. */
     seam_cfg_gravity(cfg, self->host, self->d, NULL, self->gravity);
-    static const char *const integrators[] = {"backward_euler", "explicit", NULL};
+    static const char *const integrators[] = {"backward_euler", "explicit", "irving", NULL};
     s->integrator = (fem_integrator)seam_cfg_enum(cfg, "integrator", integrators, defaults.integrator, 0);
     seam_cfg *nc = seam_cfg_child(cfg, "newton", 0);
     if (nc) {

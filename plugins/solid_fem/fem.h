@@ -37,7 +37,9 @@ double fem_first_piola(const fem_material *m, int d, const double *F, double *P,
 /* ---- the solver state (fem.c) ------------------------------------------ */
 
 typedef enum fem_kind { FEM_VOLUME = 0, FEM_SHELL = 1 } fem_kind;
-typedef enum fem_integrator { FEM_BACKWARD_EULER = 0, FEM_EXPLICIT = 1 } fem_integrator;
+/* "irving": Irving 2007 section 3.1, elastic forces explicit and damping implicit
+ * over two half steps, with the walls' collisions and friction of section 3.2. */
+typedef enum fem_integrator { FEM_BACKWARD_EULER = 0, FEM_EXPLICIT = 1, FEM_IRVING = 2 } fem_integrator;
 typedef enum fem_precond { FEM_JACOBI = 0, FEM_IC0 = 1 } fem_precond;
 /* How the Newton systems are solved: sparse Cholesky (CHOLMOD), PCG, or
  * CHOLMOD unless its analysis predicts a factorization too costly per unknown. */
@@ -249,6 +251,11 @@ seam_status fem_linear_solve(fem *self, const double *b, double *x);
 /* One step from the committed state with nodal loads f_load (n*d, may be
  * NULL) into x_new, v_new. */
 seam_status fem_step(fem *self, double dt, const double *f_load);
+/* Whether any body has damping (Rayleigh or dashpots). */
+int fem_has_damping(const fem *self);
+/* Irving 2007 section 3.1's step (steps 1 and 3-7; solid_fem has no self-collision, so no 2 and 8) with
+ * external forces f_ext, into x_new, v_new (irving.c). */
+seam_status fem_irving_step(fem *self, double dt, const double *f_ext);
 void fem_commit(fem *self);
 double fem_max_dt(fem *self);
 /* Kinetic + elastic + gravity potential energy of the committed state. */
@@ -274,6 +281,18 @@ size_t fem_walls_release(const fem *self, double *g, uint8_t *contact);
  * reactions and friction, N or N/m in 2D). */
 int fem_walls_friction(const fem *self, double dt, const double *g, const uint8_t *contact, double *v,
                        double *force);
+
+/* Irving 2007 section 3.2 against the walls, step 4 of section 3.1: every
+ * free node whose x~ = x^n + dt vh crosses a wall continues from the crossing
+ * x^c = x^n + theta dt vh with Gamma(vh), one wall after another. In: vh =
+ * v~^{n+1/2}, vs = v^n. Out: x = x^{n+1}, vh = (x^{n+1} - x^n) / dt, vs =
+ * v*^n = Gamma(v^n) at the walls hit, contact marking them. Returns the
+ * number of node coordinates that hit a wall. */
+size_t fem_walls_collide(const fem *self, double dt, double *x, double *vh, double *vs, uint8_t *contact);
+/* Step 7 of Irving 2007 section 3.1 at the walls a node hit: v <- Gamma(v +
+ * min(0, dv2 . N) N), dv2 = 2 dv the normal velocity change the held solve
+ * removed (Irving 3.2). */
+void fem_walls_irving_friction(const fem *self, const double *dv2, const uint8_t *contact, double *v);
 
 /* ---- 3D cloth (cloth.c) ------------------------------------------------ */
 

@@ -9,7 +9,7 @@
 #include "seam/log.h"
 #include "fem.h"
 
-static int has_damping(const fem *self)
+int fem_has_damping(const fem *self)
 {
     for (size_t bi = 0; bi < self->n_bodies; bi++) {
         const fem_body *b = &self->bodies[bi];
@@ -116,7 +116,7 @@ static seam_status backward_euler(fem *self, double dt, const double *f_ext)
     size_t nd = self->n * (size_t)d;
     double *buf = seam_xmalloc((6 * nd + 6) * sizeof *buf);
     double *v = buf, *dv = v + nd + 1, *g = dv + nd + 1, *fe = g + nd + 1, *x = fe + nd + 1, *vt = x + nd + 1;
-    int damped = has_damping(self);
+    int damped = fem_has_damping(self);
     if (damped)
         fem_damping_matrix(self, self->x, self->D);
     for (size_t r = 0; r < nd; r++)
@@ -199,7 +199,7 @@ static seam_status explicit_step(fem *self, double dt, const double *f_ext)
     size_t nd = self->n * (size_t)d;
     double *fe = seam_xmalloc((2 * nd + 2) * sizeof *fe), *Dv = fe + nd + 1;
     fem_elastic(self, self->x, fe, NULL);
-    if (has_damping(self)) {
+    if (fem_has_damping(self)) {
         fem_damping_matrix(self, self->x, self->D);
         seam_csr_mul(self->D, self->v, Dv);
     } else {
@@ -230,12 +230,15 @@ static seam_status explicit_step(fem *self, double dt, const double *f_ext)
 seam_status fem_step(fem *self, double dt, const double *f_load)
 {
     external_forces(self, f_load, self->f_ext);
-    bool explicit = self->set.integrator == FEM_EXPLICIT;
-    seam_status s = explicit ? explicit_step(self, dt, self->f_ext) : backward_euler(self, dt, self->f_ext);
+    bool explicit = self->set.integrator != FEM_BACKWARD_EULER;   /* elastic forces explicit */
+    seam_status s = self->set.integrator == FEM_IRVING ? fem_irving_step(self, dt, self->f_ext)
+                    : explicit                         ? explicit_step(self, dt, self->f_ext)
+                                                       : backward_euler(self, dt, self->f_ext);
     self->have_solve = s == SEAM_OK;
     const fem_newton_log *log = &self->newton;
     if (s != SEAM_OK && explicit)
-        seam_logf(self->host, SEAM_LOG_WARN, "explicit step produced non-finite positions (dt %g too large?)", dt);
+        seam_logf(self->host, SEAM_LOG_WARN, "%s step produced non-finite positions (dt %g too large?)",
+                  self->set.integrator == FEM_IRVING ? "irving" : "explicit", dt);
     else if (s != SEAM_OK)
         seam_logf(self->host, SEAM_LOG_WARN, "Newton did not converge in %d iterations (at most %d): |g| %.3e -> "
                   "%.3e, relative %.3g > newton.tolerance %g (nor did a step fall below %.3g m)", log->iterations,
@@ -256,7 +259,7 @@ void fem_commit(fem *self)
 
 double fem_max_dt(fem *self)
 {
-    if (self->set.integrator != FEM_EXPLICIT)
+    if (self->set.integrator == FEM_BACKWARD_EULER)
         return self->set.dt_limit;
     /* omega_max^2 <= max_i sum_j |K_ij| / m_i (Gershgorin); dt = cfl 2 / omega_max. */
     size_t nd = self->n * (size_t)self->d;

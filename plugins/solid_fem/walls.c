@@ -134,3 +134,64 @@ int fem_walls_friction(const fem *self, double dt, const double *g, const uint8_
     }
     return count;
 }
+
+/* Irving 2007, 3.2: v <- Gamma(v) at wall (k, s), the walls at rest (v_B =
+ * 0): v*_N = max(v_N, 0) and v*_T = max(0, 1 - mu (v*_N - v_N) / |v_T|) v_T. */
+static void wall_gamma(int d, int k, double s, double mu, double *v)
+{
+    double vN = s * v[k], vsN = fmax(vN, 0.0), vT = 0.0;
+    for (int j = 0; j < d; j++)
+        if (j != k)
+            vT += v[j] * v[j];
+    vT = sqrt(vT);
+    double scale = vT > 0.0 ? fmax(0.0, 1.0 - mu * (vsN - vN) / vT) : 0.0;
+    for (int j = 0; j < d; j++)
+        v[j] = j == k ? s * vsN : scale * v[j];
+}
+
+size_t fem_walls_collide(const fem *self, double dt, double *x, double *vh, double *vs, uint8_t *contact)
+{
+    int d = self->d;
+    double mu = self->walls.friction;
+    size_t hit = 0;
+    for (size_t i = 0; i < self->n; i++) {
+        const double *xn = self->x + i * (size_t)d;
+        double *xi = x + i * (size_t)d, *vi = vh + i * (size_t)d, *si = vs + i * (size_t)d;
+        if (self->fixed[i])
+            continue;
+        for (int k = 0; k < d; k++)
+            for (int side = 0; side < 2; side++) {
+                double s = side ? -1.0 : 1.0, p = side ? self->walls.max[k] : self->walls.min[k];
+                double phi0 = s * (xn[k] - p), phi1 = s * (xn[k] + dt * vi[k] - p);
+                if (!(phi1 < 0.0))
+                    continue;
+                double theta = phi0 > 0.0 ? phi0 / (phi0 - phi1) : 0.0, vstar[3];
+                memcpy(vstar, vi, (size_t)d * sizeof *vstar);
+                wall_gamma(d, k, s, mu, vstar);   /* v*^{n+1/2} = Gamma(v~^{n+1/2}) */
+                for (int j = 0; j < d; j++) {   /* x^{n+1} = x^c + (1 - theta) dt v*^{n+1/2} */
+                    double xc = j == k ? p : xn[j] + theta * dt * vi[j];   /* the crossing lies on the wall */
+                    xi[j] = xc + (1.0 - theta) * dt * vstar[j];
+                    vi[j] = theta * vi[j] + (1.0 - theta) * vstar[j];
+                }
+                wall_gamma(d, k, s, mu, si);   /* v*^n = Gamma(v^n), for the trapezoidal velocity update */
+                contact[i * (size_t)d + (size_t)k] = side ? AT_MAX : AT_MIN;
+                hit++;
+            }
+    }
+    return hit;
+}
+
+void fem_walls_irving_friction(const fem *self, const double *dv2, const uint8_t *contact, double *v)
+{
+    int d = self->d;
+    for (size_t r = 0; r < self->n * (size_t)d; r++) {
+        if (!contact[r])
+            continue;
+        size_t i = r / (size_t)d;
+        int k = (int)(r % (size_t)d);
+        double s = contact[r] == AT_MIN ? 1.0 : -1.0;
+        if (s * dv2[r] < 0.0)
+            v[r] += dv2[r];   /* the inward normal change the held solve removed, back for Gamma to take */
+        wall_gamma(d, k, s, self->walls.friction, v + i * (size_t)d);
+    }
+}

@@ -162,10 +162,8 @@ static bool light_ball_floats(const char *name, double rho, const char *what)
  * fraction reads 0.052 from the surface (0.057 from the count, 0.043 from
  * the column tops). Every reading floats the disc 0.6 to 1.5 mm (up to 0.15
  * spacing) shallower than Archimedes at each of the ratios 0.04, 0.05, 0.06,
- * so the 0.06 disc floats about where Archimedes puts the 0.05 one. At
- * spacing 0.005 (R = 10 spacings) the scene stops at t = 0.2155 s (the
- * projection finds the regions' constraints contradictory), so how the
- * offset shrinks with the spacing is not measured. */
+ * so the 0.06 disc floats about where Archimedes puts the 0.05 one. How
+ * the offset shrinks with the spacing is not measured. */
 static void test_strong_coupling_floats(void **state)
 {
     (void)state;
