@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranges.h"
 #include "scheme.h"
 #include "lanes.h"
 #include "seam/alloc.h"
@@ -23,8 +24,8 @@ typedef struct {
 static void *aitken_create(seam_cfg *coupling)
 {
     aitken *a = SEAM_NEW(aitken);
-    a->omega0 = seam_cfg_num(coupling, "relaxation", 0.5, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    a->first_max = seam_cfg_num(coupling, "aitken_first_max", a->omega0, 0.0, 2.0, SEAM_CFG_LO_OPEN);
+    a->omega0 = seam_cfg_key(coupling, AITKEN_KEYS, "relaxation", 0.5, 0);
+    a->first_max = seam_cfg_key(coupling, AITKEN_KEYS, "aitken_first_max", a->omega0, 0);
     return a;
 }
 

@@ -8,6 +8,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "ranges.h"
 #include "bpp.h"
 
 /* A set of enclosed regions: rows c_r (m x n), sources q_r, and per region
@@ -67,13 +68,13 @@ void bpp_read_options(seam_cfg *coupling, bool on_default, bool *on, bpp_options
         seam_cfg_error(b, "positions", "\"resolved\" works with form \"solid\" only (the fluid form's increments "
                                         "do not make the solids' velocities admissible)");
     o->resolve = pos == 0 && o->form == BPP_FORM_SOLID;
-    o->p0_tolerance = seam_cfg_num(b, "p0_tolerance", 0.0, 0.0, INFINITY, 0);
+    o->p0_tolerance = seam_cfg_key(b, BPP_KEYS, "p0_tolerance", 0.0, 0);
     o->geometric = seam_cfg_enum(b, "rows", rows_names, o->form == BPP_FORM_SOLID ? 0 : 1, 0) == 0;
     if (o->geometric && o->form == BPP_FORM_FLUID && seam_cfg_has(b, "rows"))
         seam_cfg_error(b, "rows", "\"geometric\" works with form \"solid\" only (the fluid form's masses come "
                                   "with the fluid's rows)");
-    o->volume_tolerance = seam_cfg_num(b, "volume_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
-    o->max_solves = (int)seam_cfg_int(b, "max_solves", 6, 2, 100, 0);
+    o->volume_tolerance = seam_cfg_key(b, BPP_KEYS, "volume_tolerance", 1e-3, 0);
+    o->max_solves = (int)seam_cfg_key_int(b, BPP_KEYS, "max_solves", 6, 0);
     if (!o->resolve && (seam_cfg_has(b, "volume_tolerance") || seam_cfg_has(b, "max_solves")))
         seam_cfg_error(b, seam_cfg_has(b, "max_solves") ? "max_solves" : "volume_tolerance",
                        "applies to positions \"resolved\" (form \"solid\") only");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ranges.h"
 #include "convergence.h"
 
 static const char *const quantity_names[] = {"positions", "loads", NULL};
@@ -12,10 +13,10 @@ static const char *const norm_names[] = {"max", "2", NULL};
 
 /* One measure's kind and tolerance; "cells" is absolute in units of the
  * scene's cell_size (Akbay 2.6: 5% of the fluid cell size). */
-static void read_kind(seam_cfg *obj, const char *kind_key, const char *tol_key, double tol_default,
-                      bool cells_default, double cell_size, seam_measure *m)
+static void read_kind(seam_cfg *obj, const seam_range_table *keys, const char *kind_key, const char *tol_key,
+                      double tol_default, bool cells_default, double cell_size, seam_measure *m)
 {
-    m->tolerance = seam_cfg_num(obj, tol_key, tol_default, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    m->tolerance = seam_cfg_key(obj, keys, tol_key, tol_default, 0);
     int kind = seam_cfg_enum(obj, kind_key, kind_names,
                              cells_default ? KIND_CELLS : m->relative ? KIND_RELATIVE : KIND_ABSOLUTE, 0);
     m->relative = kind == KIND_RELATIVE || kind == KIND_RELATIVE_VALUE;
@@ -49,14 +50,15 @@ void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, do
     cv->measures[1] = (seam_measure){SEAM_QTY_LOADS, true, SEAM_NORM_2, 1e-3, false};
     if (!coupling)
         return;
-    cv->max_iterations = (int)seam_cfg_int(coupling, "max_iterations", d->max_iterations, 1, 100000, 0);
+    cv->max_iterations = (int)seam_cfg_key_int(coupling, COUPLING_KEYS, "max_iterations", d->max_iterations, 0);
     static const char *const count_names[] = {"seam", "thesis", NULL};
     cv->thesis = seam_cfg_enum(coupling, "count", count_names, 0, 0) == 1;
-    cv->divergence = seam_cfg_num(coupling, "divergence", 1e8, 1.0, INFINITY, SEAM_CFG_LO_OPEN);
+    cv->divergence = seam_cfg_key(coupling, COUPLING_KEYS, "divergence", 1e8, 0);
     size_t n = seam_cfg_count(coupling, "measures", 0);
     if (n == 0) {   /* the shorthand: one position and one load measure */
-        read_kind(coupling, "convergence", "tolerance", d->tolerance, cells, cell_size, &cv->measures[0]);
-        cv->measures[1].tolerance = seam_cfg_num(coupling, "load_tolerance", 1e-3, 0.0, 1.0, SEAM_CFG_LO_OPEN | SEAM_CFG_HI_OPEN);
+        read_kind(coupling, COUPLING_KEYS, "convergence", "tolerance", d->tolerance, cells, cell_size,
+                  &cv->measures[0]);
+        cv->measures[1].tolerance = seam_cfg_key(coupling, COUPLING_KEYS, "load_tolerance", 1e-3, 0);
         if (d->positions_only && !seam_cfg_has(coupling, "load_tolerance"))
             cv->count = 1;
         return;
@@ -78,7 +80,7 @@ void seam_convergence_read_defaults(seam_convergence *cv, seam_cfg *coupling, do
         ms->quantity = (seam_quantity)seam_cfg_enum(m, "quantity", quantity_names, 0, SEAM_CFG_REQUIRED);
         ms->norm = (seam_norm)seam_cfg_enum(m, "norm", norm_names, 0, 0);
         ms->relative = ms->of_value = false;
-        read_kind(m, "kind", "tolerance", 1e-6, false, cell_size, ms);
+        read_kind(m, MEASURE_KEYS, "kind", "tolerance", 1e-6, false, cell_size, ms);
     }
 }
 

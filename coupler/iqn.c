@@ -2,16 +2,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranges.h"
 #include "iqn.h"
 #include "lanes.h"
 #include "seam/alloc.h"
 
-void iqn_read(iqn_secant *s, seam_cfg *coupling)
+void iqn_read(iqn_secant *s, seam_cfg *coupling, const seam_range_table *keys)
 {
-    s->omega = seam_cfg_num(coupling, "relaxation", 0.1, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    s->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
-    s->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
-    s->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
+    s->omega = seam_cfg_key(coupling, keys, "relaxation", 0.1, 0);
+    s->filter = seam_cfg_key(coupling, keys, "filter", 1e-3, 0);
+    s->reuse = seam_cfg_key_int(coupling, keys, "reuse", 0, 0);
+    s->max_columns = seam_cfg_key_int(coupling, keys, "max_columns", 100, 0);
 }
 
 void iqn_free(iqn_secant *s)

@@ -28,7 +28,7 @@ typedef struct iqn_secant {
 } iqn_secant;
 
 /* The keys both read: relaxation (0.1), filter (1e-3), reuse (0), max_columns (100). */
-void iqn_read(iqn_secant *s, seam_cfg *coupling);
+void iqn_read(iqn_secant *s, seam_cfg *coupling, const seam_range_table *keys);
 /* Size the vectors and the QR for n interface values (kept when n is
  * unchanged: returns true at once). False when out of memory (then freed). */
 bool iqn_reserve(iqn_secant *s, size_t n, size_t n_extra);

@@ -13,6 +13,7 @@
 
 #include <cblas.h>
 
+#include "ranges.h"
 #include "iqn.h"
 #include "seam/alloc.h"
 
@@ -26,8 +27,8 @@ typedef struct {
 static void *iqn_create(seam_cfg *coupling)
 {
     iqn_ils *q = SEAM_NEW(iqn_ils);
-    iqn_read(&q->s, coupling);
-    q->mixing = seam_cfg_num(coupling, "mixing", 1.0, 0.0, 1.0, SEAM_CFG_LO_OPEN);
+    iqn_read(&q->s, coupling, IQN_ILS_KEYS);
+    q->mixing = seam_cfg_key(coupling, IQN_ILS_KEYS, "mixing", 1.0, 0);
     return q;
 }
 

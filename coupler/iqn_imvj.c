@@ -30,6 +30,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "ranges.h"
 #include "iqn.h"
 #include "seam/alloc.h"
 
@@ -53,17 +54,19 @@ typedef struct {
     double *coef;        /* Phi^T x, room for cap values */
     double *Q, *R, *Wn;  /* explicit factors (n x k, k x k, n x k), grown */
     size_t cap_k;
+    double *lwork;       /* LAPACK's workspace for the restarts, grown */
+    size_t cap_lwork;
     bool jprev_off;      /* this step rejected an iterate: J_prev is not used again in it */
 } imvj;
 
 static void *imvj_create(seam_cfg *coupling)
 {
     imvj *q = SEAM_NEW(imvj);
-    iqn_read(&q->s, coupling);
+    iqn_read(&q->s, coupling, IQN_IMVJ_KEYS);
     q->restart = seam_cfg_enum(coupling, "restart", restart_names, RESTART_SVD, 0);
-    q->chunk = seam_cfg_int(coupling, "chunk", 8, 1, 100000, 0);
-    q->restart_reuse = seam_cfg_int(coupling, "restart_reuse", 8, 1, 1000, 0);
-    q->truncation = seam_cfg_num(coupling, "truncation", 1e-4, 0.0, 1.0, SEAM_CFG_HI_OPEN);
+    q->chunk = seam_cfg_key_int(coupling, IQN_IMVJ_KEYS, "chunk", 8, 0);
+    q->restart_reuse = seam_cfg_key_int(coupling, IQN_IMVJ_KEYS, "restart_reuse", 8, 0);
+    q->truncation = seam_cfg_key(coupling, IQN_IMVJ_KEYS, "truncation", 1e-4, 0);
     q->last_folded = -1;
     return q;
 }
@@ -77,8 +80,9 @@ static void imvj_free_vectors(imvj *q)
     free(q->Phi);
     free(q->Q);
     free(q->coef);
-    q->J = q->Psi = q->Phi = q->Q = q->coef = NULL;
-    q->m = q->cap = q->cap_k = 0;
+    free(q->lwork);
+    q->J = q->Psi = q->Phi = q->Q = q->coef = q->lwork = NULL;
+    q->m = q->cap = q->cap_k = q->cap_lwork = 0;
     q->folded = q->total_columns = 0;
     q->last_folded = -1;
 }
@@ -178,6 +182,57 @@ static void w_rinv(imvj *q, size_t k)
                 (int)k, q->Wn, (int)q->s.n);
 }
 
+/* The restarts call LAPACK as LAPACKE's high-level calls do (a workspace
+ * query, then the work routine with the size it returned), so the bits are
+ * the same, but with the workspace kept and without scanning every input
+ * for NaN (a NaN still fails the restart: svd_truncate checks Ra Rb^T). */
+static double *lapack_work(imvj *q, double query, lapack_int *lwork)
+{
+    *lwork = (lapack_int)query;
+    size_t need = *lwork > 0 ? (size_t)*lwork : 1;
+    if (need > q->cap_lwork) {
+        free(q->lwork);
+        q->lwork = seam_xmalloc_n(need, sizeof *q->lwork);
+        q->cap_lwork = need;
+    }
+    return q->lwork;
+}
+
+/* A = Q R in LAPACK's compact form (n x m, ld n). */
+static bool geqrf(imvj *q, size_t n, size_t m, double *A, double *tau)
+{
+    double query;
+    lapack_int lwork;
+    if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)m, A, (lapack_int)n, tau, &query, -1) != 0)
+        return false;
+    double *work = lapack_work(q, query, &lwork);
+    return LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)m, A, (lapack_int)n, tau, work, lwork) == 0;
+}
+
+/* The first p columns of Q from geqrf's A and tau, in place. */
+static bool orgqr(imvj *q, size_t n, size_t p, double *A, const double *tau)
+{
+    double query;
+    lapack_int lwork;
+    if (LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)p, (lapack_int)p, A, (lapack_int)n, tau,
+                            &query, -1) != 0)
+        return false;
+    double *work = lapack_work(q, query, &lwork);
+    return LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)p, (lapack_int)p, A, (lapack_int)n, tau,
+                               work, lwork) == 0;
+}
+
+/* M (p x p, overwritten) = U diag(S) Vt, all singular vectors. */
+static bool gesvd(imvj *q, size_t p, double *M, double *S, double *U, double *Vt)
+{
+    double query;
+    lapack_int lwork, lp = (lapack_int)p;
+    if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', lp, lp, M, lp, S, U, lp, Vt, lp, &query, -1) != 0)
+        return false;
+    double *work = lapack_work(q, query, &lwork);
+    return LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', lp, lp, M, lp, S, U, lp, Vt, lp, work, lwork) == 0;
+}
+
 /* Truncated SVD of J_prev = Psi Phi^T (Scheufele and Mehl 2017, RS-SVD):
  * Psi = Qa Ra, Phi = Qb Rb, Ra Rb^T = U S V^T, keep S_i > truncation S_0:
  * Psi <- Qa U S, Phi <- Qb V. */
@@ -187,8 +242,8 @@ static bool svd_truncate(imvj *q)
     int ok = 1;
     double *tau = seam_xmalloc_n(2 * p + 3 * p * p + m * m, sizeof *tau);
     double *tau_b = tau + p, *M = tau_b + p, *U = M + p * p, *Vt = U + p * p, *Rb = Vt + p * p;
-    ok &= LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)m, q->Psi, (lapack_int)n, tau) == 0;
-    ok &= LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)m, q->Phi, (lapack_int)n, tau_b) == 0;
+    ok &= geqrf(q, n, m, q->Psi, tau);
+    ok &= geqrf(q, n, m, q->Phi, tau_b);
     if (!ok) {
         free(tau);
         return false;
@@ -203,12 +258,12 @@ static bool svd_truncate(imvj *q)
             for (size_t j = i; j < m; j++)   /* Ra[i, j] is zero below the diagonal */
                 s += q->Psi[i + j * n] * Rb[l + j * p];
             M[i + l * p] = s;
+            ok &= isfinite(s);   /* a NaN or Inf in Psi or Phi reaches every factor */
         }
-    double *S = q->s.alpha, *superb = q->s.extra;   /* p <= n values each */
-    ok &= LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'A', 'A', (lapack_int)p, (lapack_int)p, M, (lapack_int)p, S, U,
-                         (lapack_int)p, Vt, (lapack_int)p, superb) == 0;
-    ok &= LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)p, (lapack_int)p, q->Psi, (lapack_int)n, tau) == 0;
-    ok &= LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)p, (lapack_int)p, q->Phi, (lapack_int)n, tau_b) == 0;
+    double *S = q->s.alpha;   /* p <= n values */
+    ok = ok && gesvd(q, p, M, S, U, Vt);
+    ok = ok && orgqr(q, n, p, q->Psi, tau);
+    ok = ok && orgqr(q, n, p, q->Phi, tau_b);
     if (!ok) {
         free(tau);
         return false;
@@ -306,8 +361,9 @@ static bool imvj_update(imvj *q, const double *Xt, const double *r)
     double *rp = q->s.extra;   /* r - V alpha = r - Q Q^T r */
     memcpy(rp, r, n * sizeof *rp);
     if (k > 0) {
-        if (!explicit_factors(q, q->s.VW, k))
+        if (!reserve_k(q, k))   /* Q alone: W is not needed here */
             return false;
+        seam_qr_explicit(q->s.VW, q->Q, q->R);
         cblas_dgemv(CblasColMajor, CblasTrans, (int)n, (int)k, 1.0, q->Q, (int)n, r, 1, 0.0, q->s.alpha, 1);
         cblas_dgemv(CblasColMajor, CblasNoTrans, (int)n, (int)k, -1.0, q->Q, (int)n, q->s.alpha, 1, 1.0, rp, 1);
     }

@@ -14,6 +14,7 @@
 
 #include <lapacke.h>
 
+#include "ranges.h"
 #include "scheme.h"
 #include "seam/alloc.h"
 
@@ -34,8 +35,8 @@ typedef struct {
 static void *newton_create(seam_cfg *coupling)
 {
     newton_fd *q = SEAM_NEW(newton_fd);
-    q->fd_step = seam_cfg_num(coupling, "fd_step", 1e-7, 0.0, 1e-2, SEAM_CFG_LO_OPEN);
-    q->age = seam_cfg_int(coupling, "jacobian_age", 0, 0, 100000, 0);
+    q->fd_step = seam_cfg_key(coupling, NEWTON_FD_KEYS, "fd_step", 1e-7, 0);
+    q->age = seam_cfg_key_int(coupling, NEWTON_FD_KEYS, "jacobian_age", 0, 0);
     q->made = -1;
     return q;
 }

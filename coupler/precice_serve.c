@@ -4,6 +4,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,7 +63,9 @@ typedef struct region {
     size_t n;
 } region;
 
-typedef struct part {
+/* One process of a participant: rank r of its size (one for a serial
+ * participant). Every rank connects on its own and holds its own request. */
+typedef struct rank_conn {
     bool hello, initialized, finalized, pending, advanced;
     uint8_t id[256];             /* ROUTER identity */
     size_t id_len;
@@ -70,6 +73,20 @@ typedef struct part {
     long pid;
     char host[256];
     char cwd[PATH_MAX];
+    uint8_t *held;               /* its initialize or advance, kept until every rank sent its own */
+    size_t held_len;
+    double watch_since, watch_cpu;   /* a sibling waits on it since (monotonic s; 0: none), its CPU time then */
+    size_t advances;             /* traffic of the coupling iterations: advance requests */
+    size_t bytes_in, bytes_out;  /* their bytes, and those of the step replies to them */
+} rank_conn;
+
+typedef struct part {
+    int size;                    /* ranks (0 until the first hello) */
+    rank_conn *ranks;
+    bool initialized, advanced;  /* every rank's request absorbed */
+    /* Provided meshes: rank r's vertices are first[m][r] .. first[m][r+1]-1
+     * of the global mesh, which orders them by rank, then local index. */
+    size_t **first;
     region *regions;             /* per mesh */
     double **initial;            /* per write: initial data (NULL: none) */
     size_t *n_initial;           /* and its count */
@@ -98,6 +115,7 @@ typedef struct server {
     FILE *probes;
     bool quiet;
     bool spawned;                /* started by a participant (--precice-serve) */
+    double hang_s;               /* a rank idle this long while a sibling waits is hung */
 } server;
 
 static volatile sig_atomic_t stop_signal;
@@ -105,17 +123,55 @@ static void on_stop(int sig) { stop_signal = sig; }
 
 static const char *pname(const server *sv, int p) { return sv->cfg->participants[p].name; }
 
+/* ---- ranks ----------------------------------------------------------------- */
+
+/* "NAME" for a serial participant, "NAME rank R" for one of several ranks. */
+static const char *who(const server *sv, int p, int r, char *buf, size_t len)
+{
+    if (sv->parts[p].size <= 1)
+        snprintf(buf, len, "%s", pname(sv, p));
+    else
+        snprintf(buf, len, "%s rank %d", pname(sv, p), r);
+    return buf;
+}
+
+/* Whether participant p provides mesh m (then its ranks own slices of it). */
+static bool provides(const server *sv, int p, int m)
+{
+    const pc_participant *pp = &sv->cfg->participants[p];
+    for (size_t i = 0; i < pp->n_provide; i++)
+        if (pp->provide[i] == m)
+            return true;
+    return false;
+}
+
+/* Rank r's vertices of mesh m: the first and the count; the whole mesh for
+ * a serial participant or a mesh it does not provide. */
+static void rank_span(const server *sv, int p, int r, int m, size_t *off, size_t *cnt)
+{
+    const part *pt = &sv->parts[p];
+    if (pt->size <= 1 || !provides(sv, p, m)) {
+        *off = 0;
+        *cnt = sv->s.meshes[m].n;
+        return;
+    }
+    *off = pt->first[m][r];
+    *cnt = pt->first[m][r + 1] - pt->first[m][r];
+}
+
 /* ---- replies -------------------------------------------------------------- */
 
-static bool send_reply(server *sv, int p, seam_wbuf *w)
+static bool send_reply(server *sv, int p, int r, seam_wbuf *w)
 {
-    part *pt = &sv->parts[p];
+    rank_conn *rc = &sv->parts[p].ranks[r];
     size_t size;
     char *bytes = seam_wbuf_release(w, &size);
-    bool ok = zmq_send(sv->sock, pt->id, pt->id_len, ZMQ_SNDMORE) >= 0 && zmq_send(sv->sock, bytes, size, 0) >= 0;
+    bool ok = zmq_send(sv->sock, rc->id, rc->id_len, ZMQ_SNDMORE) >= 0 && zmq_send(sv->sock, bytes, size, 0) >= 0;
     free(bytes);
     seam_wbuf_free(w);
-    pt->pending = false;
+    rc->pending = false;
+    if (strcmp(rc->op, "advance") == 0)
+        rc->bytes_out += size;
     return ok;
 }
 
@@ -136,17 +192,18 @@ static void send_error_to(server *sv, const uint8_t *id, size_t id_len, const ch
     seam_wbuf_free(&w);
 }
 
-static void send_ok(server *sv, int p)
+static void send_ok(server *sv, int p, int r)
 {
     seam_wbuf w;
     seam_wbuf_init(&w, 0);
     seam_w_map(&w, 1);
     seam_w_str(&w, "ok");
     seam_w_bool(&w, true);
-    send_reply(sv, p, &w);
+    send_reply(sv, p, r, &w);
 }
 
-/* A read's values as the participant sees its mesh: all vertices, or those of its region. */
+/* A read's values as one rank sees its mesh: its slice of the vertices
+ * (v from its first one, n values), or those of its region. */
 static void put_values(seam_wbuf *w, const region *rg, const double *v, size_t n, int comps)
 {
     if (!rg || !rg->on) {
@@ -161,13 +218,13 @@ static void put_values(seam_wbuf *w, const region *rg, const double *v, size_t n
     free(sub);
 }
 
-static bool send_step(server *sv, int p)
+static bool send_step_to(server *sv, int p, int r)
 {
     const precice_config *cfg = sv->cfg;
     const pc_participant *pp = &cfg->participants[p];
     const pcs_port *port = &sv->s.ports[p];
     part *pt = &sv->parts[p];
-    bool first = strcmp(pt->op, "initialize") == 0;
+    bool first = strcmp(pt->ranks[r].op, "initialize") == 0;
     seam_wbuf w;
     seam_wbuf_init(&w, 0);
     seam_w_map(&w, 8 + (first ? 1 : 0));
@@ -212,9 +269,11 @@ static bool send_step(server *sv, int p)
     seam_w_bool(&w, port->read_checkpoint);
     seam_w_str(&w, "read");
     seam_w_array(&w, pp->n_reads);
-    for (size_t r = 0; r < pp->n_reads; r++) {
-        const pcs_samples *sm = &port->reads[r];
-        int d = pp->reads[r].data, m = pp->reads[r].mesh;
+    for (size_t k = 0; k < pp->n_reads; k++) {
+        const pcs_samples *sm = &port->reads[k];
+        int d = pp->reads[k].data, m = pp->reads[k].mesh, comps = cfg->data[d].components;
+        size_t off, cnt;
+        rank_span(sv, p, r, m, &off, &cnt);
         seam_w_map(&w, 4);
         seam_w_str(&w, "mesh");
         seam_w_str(&w, cfg->meshes[m].name);
@@ -225,10 +284,24 @@ static bool send_step(server *sv, int p)
         seam_w_str(&w, "values");
         seam_w_array(&w, sm->n_samples);
         for (size_t i = 0; i < sm->n_samples; i++)
-            put_values(&w, &pt->regions[m], sm->values + i * sm->n, sm->n, cfg->data[d].components);
+            if (pt->regions[m].on)
+                put_values(&w, &pt->regions[m], sm->values + i * sm->n, sm->n, comps);
+            else
+                put_values(&w, NULL, sm->values + i * sm->n + off * (size_t)comps, cnt * (size_t)comps, comps);
     }
+    pt->ranks[r].advanced = false;
+    return send_reply(sv, p, r, &w);
+}
+
+/* Every rank of p waiting for a step gets its own part of it. */
+static bool send_step(server *sv, int p)
+{
+    part *pt = &sv->parts[p];
     pt->advanced = false;
-    return send_reply(sv, p, &w);
+    for (int r = 0; r < pt->size; r++)
+        if (pt->ranks[r].pending && !send_step_to(sv, p, r))
+            return false;
+    return true;
 }
 
 /* ---- requests ------------------------------------------------------------- */
@@ -242,14 +315,52 @@ static bool next_map(seam_mp *items, seam_msg *sub)
     return seam_msg_parse(sub, start, (size_t)(items->p - start));
 }
 
-static int participant_of(const server *sv, const uint8_t *id, size_t len)
+/* The participant and rank (in *rank) that a ROUTER identity belongs to, or -1. */
+static int participant_of(const server *sv, const uint8_t *id, size_t len, int *rank)
 {
     for (size_t p = 0; p < sv->cfg->n_participants; p++) {
         const part *pt = &sv->parts[p];
-        if (pt->hello && pt->id_len == len && memcmp(pt->id, id, len) == 0)
-            return (int)p;
+        for (int r = 0; r < pt->size; r++) {
+            const rank_conn *rc = &pt->ranks[r];
+            if (rc->hello && rc->id_len == len && memcmp(rc->id, id, len) == 0) {
+                *rank = r;
+                return (int)p;
+            }
+        }
     }
     return -1;
+}
+
+/* A participant's ranks agree on its size; the first hello allocates them. */
+static bool take_rank(server *sv, int p, int64_t rank, int64_t size, long pid, char *err, size_t errlen)
+{
+    part *pt = &sv->parts[p];
+    const char *name = pname(sv, p);
+    if (size < 1 || size > 65536 || rank < 0 || rank >= size) {
+        snprintf(err, errlen, "participant %s: rank %lld of %lld is not a process of it", name, (long long)rank,
+                 (long long)size);
+        return false;
+    }
+    if (pt->size == 0) {
+        pt->size = (int)size;
+        pt->ranks = SEAM_NEW_N(rank_conn, (size_t)size);
+        pt->first = SEAM_NEW_N(size_t *, sv->cfg->n_meshes + 1);
+        for (size_t m = 0; m < sv->cfg->n_meshes; m++)
+            pt->first[m] = SEAM_NEW_N(size_t, (size_t)size + 1);
+    } else if (pt->size != size) {
+        snprintf(err, errlen, "participant %s: rank %lld (pid %ld) says it has %lld ranks, an earlier rank said %d",
+                 name, (long long)rank, pid, (long long)size, pt->size);
+        return false;
+    }
+    if (pt->ranks[rank].hello) {
+        if (size == 1)
+            snprintf(err, errlen, "participant %s connected twice (pids %ld and %ld)", name, pt->ranks[0].pid, pid);
+        else
+            snprintf(err, errlen, "participant %s: rank %lld connected twice (pids %ld and %ld)", name,
+                     (long long)rank, pt->ranks[rank].pid, pid);
+        return false;
+    }
+    return true;
 }
 
 static bool handle_hello(server *sv, seam_msg *m, const uint8_t *id, size_t id_len, char *err, size_t errlen)
@@ -283,61 +394,63 @@ static bool handle_hello(server *sv, seam_msg *m, const uint8_t *id, size_t id_l
                      theirs, sv->cfg->path);
         return false;
     }
-    if (rank != 0 || size != 1) {
-        snprintf(err, errlen, "participant %s: rank %lld of %lld: seam runs each participant as one process",
-                 name, (long long)rank, (long long)size);
+    if (!take_rank(sv, p, rank, size, (long)pid, err, errlen))
         return false;
-    }
-    part *pt = &sv->parts[p];
-    if (pt->hello) {
-        snprintf(err, errlen, "participant %s connected twice (pids %ld and %lld)", name, pt->pid, (long long)pid);
-        return false;
-    }
-    if (id_len > sizeof pt->id) {
+    rank_conn *rc = &sv->parts[p].ranks[rank];
+    if (id_len > sizeof rc->id) {
         snprintf(err, errlen, "participant %s: identity too long", name);
         return false;
     }
-    pt->hello = true;
-    memcpy(pt->id, id, id_len);
-    pt->id_len = id_len;
-    pt->pid = (long)pid;
-    seam_msg_strcpy(m, "host", false, pt->host, sizeof pt->host);
-    seam_msg_strcpy(m, "cwd", false, pt->cwd, sizeof pt->cwd);
-    if (!sv->quiet)
-        fprintf(stderr, "seam: participant %s connected (pid %ld)\n", name, pt->pid);
-    strcpy(pt->op, "hello");
-    send_ok(sv, p);
+    rc->hello = true;
+    memcpy(rc->id, id, id_len);
+    rc->id_len = id_len;
+    rc->pid = (long)pid;
+    seam_msg_strcpy(m, "host", false, rc->host, sizeof rc->host);
+    seam_msg_strcpy(m, "cwd", false, rc->cwd, sizeof rc->cwd);
+    if (!sv->quiet && size == 1)
+        fprintf(stderr, "seam: participant %s connected (pid %ld)\n", name, rc->pid);
+    else if (!sv->quiet)
+        fprintf(stderr, "seam: participant %s rank %lld of %lld connected (pid %ld on %s)\n", name,
+                (long long)rank, (long long)size, rc->pid, rc->host);
+    strcpy(rc->op, "hello");
+    send_ok(sv, p, (int)rank);
     return true;
 }
 
-static bool read_mesh(server *sv, int p, seam_msg *mm, char *err, size_t errlen)
+/* Rank r's part of a provided mesh, appended to the global mesh after the
+ * lower ranks' vertices (its cells renumbered by that offset). */
+static bool read_mesh(server *sv, int p, int r, seam_msg *mm, char *err, size_t errlen)
 {
     const precice_config *cfg = sv->cfg;
-    char name[256] = "";
+    char name[256] = "", me[300];
+    who(sv, p, r, me, sizeof me);
     seam_msg_strcpy(mm, "name", true, name, sizeof name);
     int m = precice_config_mesh(cfg, name);
-    bool provides = false;
-    for (size_t i = 0; m >= 0 && i < cfg->participants[p].n_provide; i++)
-        provides = provides || cfg->participants[p].provide[i] == m;
-    if (m < 0 || !provides) {
-        snprintf(err, errlen, "participant %s sent mesh \"%s\", which it does not provide", pname(sv, p), name);
+    if (m < 0 || !provides(sv, p, m)) {
+        snprintf(err, errlen, "participant %s sent mesh \"%s\", which it does not provide", me, name);
         return false;
     }
     pcs_mesh *pm = &sv->s.meshes[m];
+    size_t base = pm->n;
+    if (base != sv->parts[p].first[m][r]) {
+        snprintf(err, errlen, "participant %s sent mesh %s twice", me, name);
+        return false;
+    }
     int dim = cfg->meshes[m].dim;
     size_t len = 0;
     void *coords = seam_msg_bin_alloc(mm, "coords", true, &len);
     if (!coords || len % (8 * (size_t)dim)) {
         free(coords);
-        snprintf(err, errlen, "participant %s, mesh %s: coords: %s", pname(sv, p), name,
+        snprintf(err, errlen, "participant %s, mesh %s: coords: %s", me, name,
                  mm->error[0] ? mm->error : "not a whole number of vertices");
         return false;
     }
+    size_t n = len / (8 * (size_t)dim);
     pm->known = true;
     pm->dim = dim;
-    pm->n = len / (8 * (size_t)dim);
-    pm->X = seam_xmalloc_n(pm->n * (size_t)dim + 1, sizeof *pm->X);
-    seam_le_to_f64(pm->X, coords, pm->n * (size_t)dim);
+    pm->n = base + n;
+    pm->X = seam_xrealloc(pm->X, (pm->n * (size_t)dim + 1) * sizeof *pm->X);
+    seam_le_to_f64(pm->X + base * (size_t)dim, coords, n * (size_t)dim);
     free(coords);
     struct { const char *key; int per; int **out; size_t *n; } conn[] = {
         {"edges", 2, &pm->edges, &pm->n_edges},
@@ -348,41 +461,45 @@ static bool read_mesh(server *sv, int p, seam_msg *mm, char *err, size_t errlen)
     for (size_t k = 0; k < sizeof conn / sizeof conn[0]; k++) {
         if (!seam_msg_has(mm, conn[k].key) || seam_msg_is_nil(mm, conn[k].key))
             continue;
-        size_t bytes = 0;
+        size_t bytes = 0, per = (size_t)conn[k].per;
         void *raw = seam_msg_bin_alloc(mm, conn[k].key, false, &bytes);
-        size_t count = bytes / (4 * (size_t)conn[k].per);
-        *conn[k].out = seam_xmalloc_n(count * (size_t)conn[k].per + 1, sizeof **conn[k].out);
-        for (size_t i = 0; i < count * (size_t)conn[k].per; i++) {
+        size_t count = bytes / (4 * per), old = *conn[k].n;
+        *conn[k].out = seam_xrealloc(*conn[k].out, ((old + count) * per + 1) * sizeof **conn[k].out);
+        int *cells = *conn[k].out + old * per;
+        for (size_t i = 0; i < count * per; i++) {
             int32_t v;
             memcpy(&v, (const uint8_t *)raw + 4 * i, 4);   /* little-endian hosts only, as wire.c */
-            if (v < 0 || (size_t)v >= pm->n) {
+            if (v < 0 || (size_t)v >= n) {
                 free(raw);
-                snprintf(err, errlen, "participant %s, mesh %s: %s name vertex %d of %zu", pname(sv, p), name,
-                         conn[k].key, v, pm->n);
+                snprintf(err, errlen, "participant %s, mesh %s: %s name vertex %d of %zu", me, name, conn[k].key,
+                         v, n);
                 return false;
             }
-            (*conn[k].out)[i] = v;
+            cells[i] = (int)(base + (size_t)v);
         }
-        *conn[k].n = count;
+        *conn[k].n = old + count;
         free(raw);
     }
     return true;
 }
 
-static bool handle_initialize(server *sv, int p, seam_msg *m, char *err, size_t errlen)
+/* Rank r's initialize: its meshes, regions and initial data. */
+static bool handle_initialize(server *sv, int p, int r, seam_msg *m, char *err, size_t errlen)
 {
     const precice_config *cfg = sv->cfg;
     part *pt = &sv->parts[p];
+    char me[300];
+    who(sv, p, r, me, sizeof me);
     seam_mp items;
     size_t count = 0;
     if (seam_msg_array(m, "meshes", false, &items, &count))
         for (size_t i = 0; i < count; i++) {
             seam_msg mm;
             if (!next_map(&items, &mm)) {
-                snprintf(err, errlen, "participant %s: initialize: meshes[%zu]: %s", pname(sv, p), i, mm.error);
+                snprintf(err, errlen, "participant %s: initialize: meshes[%zu]: %s", me, i, mm.error);
                 return false;
             }
-            if (!read_mesh(sv, p, &mm, err, errlen))
+            if (!read_mesh(sv, p, r, &mm, err, errlen))
                 return false;
         }
     if (seam_msg_array(m, "regions", false, &items, &count))
@@ -390,18 +507,24 @@ static bool handle_initialize(server *sv, int p, seam_msg *m, char *err, size_t 
             seam_msg rm;
             char name[256] = "";
             if (!next_map(&items, &rm) || !seam_msg_strcpy(&rm, "mesh", true, name, sizeof name)) {
-                snprintf(err, errlen, "participant %s: initialize: regions[%zu]: %s", pname(sv, p), i, rm.error);
+                snprintf(err, errlen, "participant %s: initialize: regions[%zu]: %s", me, i, rm.error);
                 return false;
             }
             int mi = precice_config_mesh(cfg, name);
             if (mi < 0) {
-                snprintf(err, errlen, "participant %s: region on unknown mesh %s", pname(sv, p), name);
+                snprintf(err, errlen, "participant %s: region on unknown mesh %s", me, name);
+                return false;
+            }
+            if (pt->size > 1) {
+                snprintf(err, errlen, "participant %s: direct access to received mesh %s (setMeshAccessRegion) "
+                         "with %d ranks: seam supports it for a participant of one process only", me, name,
+                         pt->size);
                 return false;
             }
             int dim = cfg->meshes[mi].dim;
             double box[6];
             if (!seam_msg_f64s(&rm, "box", true, box, 2 * (size_t)dim)) {
-                snprintf(err, errlen, "participant %s, region of mesh %s: %s", pname(sv, p), name, rm.error);
+                snprintf(err, errlen, "participant %s, region of mesh %s: %s", me, name, rm.error);
                 return false;
             }
             pt->regions[mi].on = true;
@@ -413,7 +536,7 @@ static bool handle_initialize(server *sv, int p, seam_msg *m, char *err, size_t 
             char mesh[256] = "", data[256] = "";
             if (!next_map(&items, &dm) || !seam_msg_strcpy(&dm, "mesh", true, mesh, sizeof mesh) ||
                 !seam_msg_strcpy(&dm, "data", true, data, sizeof data)) {
-                snprintf(err, errlen, "participant %s: initialize: data[%zu]: %s", pname(sv, p), i, dm.error);
+                snprintf(err, errlen, "participant %s: initialize: data[%zu]: %s", me, i, dm.error);
                 return false;
             }
             int mi = precice_config_mesh(cfg, mesh), di = precice_config_data(cfg, data), wi = -1;
@@ -423,36 +546,46 @@ static bool handle_initialize(server *sv, int p, seam_msg *m, char *err, size_t 
                     wi = (int)w;
             if (wi < 0) {
                 snprintf(err, errlen, "participant %s sent initial data %s on mesh %s, which it does not write",
-                         pname(sv, p), data, mesh);
+                         me, data, mesh);
                 return false;
             }
             size_t len = 0;
             void *raw = seam_msg_bin_alloc(&dm, "values", true, &len);
             if (!raw) {
-                snprintf(err, errlen, "participant %s, initial data %s: %s", pname(sv, p), data, dm.error);
+                snprintf(err, errlen, "participant %s, initial data %s: %s", me, data, dm.error);
                 return false;
             }
-            free(pt->initial[wi]);
-            pt->initial[wi] = seam_xmalloc_n(len / 8 + 1, sizeof(double));
-            seam_le_to_f64(pt->initial[wi], raw, len / 8);
-            pt->n_initial[wi] = len / 8;   /* checked once the mesh is known */
+            if (r == 0) {   /* rank 0 starts the data; the others append theirs in rank order */
+                free(pt->initial[wi]);
+                pt->initial[wi] = NULL;
+                pt->n_initial[wi] = 0;
+            }
+            size_t old = pt->n_initial[wi];
+            pt->initial[wi] = seam_xrealloc(pt->initial[wi], (old + len / 8 + 1) * sizeof(double));
+            seam_le_to_f64(pt->initial[wi] + old, raw, len / 8);
+            pt->n_initial[wi] = old + len / 8;   /* checked once the mesh is known */
             free(raw);
         }
-    pt->initialized = true;
-    strcpy(pt->op, "initialize");
-    pt->pending = true;
     return true;
 }
 
-/* A write's samples: values on the write's mesh, or its region when it is a received mesh. */
-static bool handle_advance(server *sv, int p, seam_msg *m, char *err, size_t errlen)
+/* Two sample times of the ranks of one participant that are one time. */
+static bool same_time(double a, double b, double window)
+{
+    return fabs(a - b) <= 1e-12 * (window > 1.0 ? window : 1.0);
+}
+
+/* Rank r's writes: its samples, on its slice of each write's mesh, or on
+ * its region of a received mesh (serial participants). The first rank sets
+ * the sample times; every other must send the same. */
+static bool handle_advance(server *sv, int p, int r, seam_msg *m, char *err, size_t errlen)
 {
     const precice_config *cfg = sv->cfg;
     const pc_participant *pp = &cfg->participants[p];
     part *pt = &sv->parts[p];
     pcs_port *port = &sv->s.ports[p];
-    for (size_t w = 0; w < pp->n_writes; w++)
-        port->writes[w].n_samples = 0;
+    char me[300];
+    who(sv, p, r, me, sizeof me);
     seam_mp items;
     size_t count = 0;
     if (seam_msg_array(m, "writes", false, &items, &count))
@@ -461,7 +594,7 @@ static bool handle_advance(server *sv, int p, seam_msg *m, char *err, size_t err
             char mesh[256] = "", data[256] = "";
             if (!next_map(&items, &wm) || !seam_msg_strcpy(&wm, "mesh", true, mesh, sizeof mesh) ||
                 !seam_msg_strcpy(&wm, "data", true, data, sizeof data)) {
-                snprintf(err, errlen, "participant %s: advance: writes[%zu]: %s", pname(sv, p), i, wm.error);
+                snprintf(err, errlen, "participant %s: advance: writes[%zu]: %s", me, i, wm.error);
                 return false;
             }
             int mi = precice_config_mesh(cfg, mesh), di = precice_config_data(cfg, data), wi = -1;
@@ -469,8 +602,8 @@ static bool handle_advance(server *sv, int p, seam_msg *m, char *err, size_t err
                 if (pp->writes[w].data == di && pp->writes[w].mesh == mi)
                     wi = (int)w;
             if (wi < 0) {
-                snprintf(err, errlen, "participant %s wrote data %s on mesh %s, which it does not write",
-                         pname(sv, p), data, mesh);
+                snprintf(err, errlen, "participant %s wrote data %s on mesh %s, which it does not write", me, data,
+                         mesh);
                 return false;
             }
             pcs_samples *sm = &port->writes[wi];
@@ -481,26 +614,43 @@ static bool handle_advance(server *sv, int p, seam_msg *m, char *err, size_t err
             size_t ns = tbytes / 8;
             if (!traw || !seam_msg_array(&wm, "values", true, &vals, &nv) || nv != ns || ns == 0) {
                 free(traw);
-                snprintf(err, errlen, "participant %s, data %s: %s", pname(sv, p), data,
+                snprintf(err, errlen, "participant %s, data %s: %s", me, data,
                          wm.error[0] ? wm.error : "times and values differ in count");
                 return false;
             }
-            pcs_samples_resize(sm, sm->n, ns);
-            seam_le_to_f64(sm->times, traw, ns);
+            if (sm->n_samples == 0) {
+                pcs_samples_resize(sm, sm->n, ns);
+                seam_le_to_f64(sm->times, traw, ns);
+            } else {   /* a later rank: the ranks of one participant step together */
+                double *times = seam_xmalloc_n(ns, sizeof *times);
+                seam_le_to_f64(times, traw, ns);
+                bool same = ns == sm->n_samples;
+                for (size_t k = 0; same && k < ns; k++)
+                    same = same_time(times[k], sm->times[k], port->window);
+                free(times);
+                if (!same) {
+                    free(traw);
+                    snprintf(err, errlen, "participant %s, data %s: %zu samples at other times than rank 0's %zu "
+                             "(every rank must advance by the same time steps)", me, data, ns, sm->n_samples);
+                    return false;
+                }
+            }
             free(traw);
             const region *rg = &pt->regions[mi];
             int comps = cfg->data[di].components;
-            size_t expect = rg->on ? rg->n * (size_t)comps : sm->n;
+            size_t off, cnt;
+            rank_span(sv, p, r, mi, &off, &cnt);
+            size_t expect = rg->on ? rg->n * (size_t)comps : cnt * (size_t)comps;
             for (size_t k = 0; k < ns; k++) {
                 seam_mp_value v;
                 if (!seam_mp_next(&vals, &v) || v.kind != SEAM_MP_BIN || v.len != 8 * expect) {
-                    snprintf(err, errlen, "participant %s, data %s on mesh %s, sample %zu: expected %zu values",
-                             pname(sv, p), data, mesh, k, expect);
+                    snprintf(err, errlen, "participant %s, data %s on mesh %s, sample %zu: expected %zu values", me,
+                             data, mesh, k, expect);
                     return false;
                 }
                 double *dst = sm->values + k * sm->n;
                 if (!rg->on) {
-                    seam_le_to_f64(dst, v.data, expect);
+                    seam_le_to_f64(dst + off * (size_t)comps, v.data, expect);
                     continue;
                 }
                 double *sub = seam_xmalloc_n(expect + 1, sizeof *sub);
@@ -512,10 +662,79 @@ static bool handle_advance(server *sv, int p, seam_msg *m, char *err, size_t err
                 free(sub);
             }
         }
-    pt->advanced = true;
-    strcpy(pt->op, "advance");
-    pt->pending = true;
     return true;
+}
+
+/* Keep rank r's request until every rank of its participant sent its own. */
+static void hold(rank_conn *rc, const void *data, size_t len, const char *op)
+{
+    free(rc->held);
+    rc->held = seam_xmalloc(len ? len : 1);
+    memcpy(rc->held, data, len);
+    rc->held_len = len;
+    snprintf(rc->op, sizeof rc->op, "%s", op);
+    rc->pending = true;
+    rc->watch_since = 0.0;
+}
+
+/* Every rank of p sent its initialize (or advance): take them in rank
+ * order, so that the global vertices and values lie by rank, then local index. */
+static bool absorb(server *sv, int p, bool initialize, char *err, size_t errlen)
+{
+    part *pt = &sv->parts[p];
+    const pc_participant *pp = &sv->cfg->participants[p];
+    if (!initialize)
+        for (size_t w = 0; w < pp->n_writes; w++)
+            sv->s.ports[p].writes[w].n_samples = 0;
+    bool ok = true;
+    for (int r = 0; r < pt->size && ok; r++) {
+        rank_conn *rc = &pt->ranks[r];
+        seam_msg m;
+        if (!seam_msg_parse(&m, rc->held, rc->held_len)) {
+            snprintf(err, errlen, "participant %s: %s: %s", pname(sv, p), rc->op, m.error);
+            ok = false;
+            break;
+        }
+        if (initialize) {
+            for (size_t k = 0; k < pp->n_provide; k++)
+                pt->first[pp->provide[k]][r] = sv->s.meshes[pp->provide[k]].n;
+            ok = handle_initialize(sv, p, r, &m, err, errlen);
+            for (size_t k = 0; k < pp->n_provide; k++)
+                pt->first[pp->provide[k]][r + 1] = sv->s.meshes[pp->provide[k]].n;
+        } else {
+            ok = handle_advance(sv, p, r, &m, err, errlen);
+        }
+    }
+    for (int r = 0; r < pt->size; r++) {
+        free(pt->ranks[r].held);
+        pt->ranks[r].held = NULL;
+    }
+    if (initialize)
+        pt->initialized = ok;
+    else
+        pt->advanced = ok;
+    return ok;
+}
+
+/* A rank's initialize or advance; absorbed once its participant's ranks all sent theirs. */
+static bool handle_held(server *sv, int p, int r, const char *op, const void *data, size_t len, char *err,
+                        size_t errlen)
+{
+    part *pt = &sv->parts[p];
+    bool initialize = strcmp(op, "initialize") == 0;
+    rank_conn *rc = &pt->ranks[r];
+    hold(rc, data, len, op);
+    if (initialize) {
+        rc->initialized = true;
+    } else {
+        rc->advanced = true;
+        rc->advances++;
+        rc->bytes_in += len;
+    }
+    for (int q = 0; q < pt->size; q++)
+        if (!(initialize ? pt->ranks[q].initialized : pt->ranks[q].advanced))
+            return true;
+    return absorb(sv, p, initialize, err, errlen);
 }
 
 /* ---- the loop ------------------------------------------------------------- */
@@ -531,27 +750,115 @@ static void fail(server *sv, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Participants on this host that died (their pid is gone) end the run. */
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The CPU time (s) a process of this host has used (/proc/PID/stat's utime
+ * and stime), or -1 when unreadable. */
+static double cpu_seconds(long pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1.0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *c = strrchr(buf, ')');   /* the command name may hold spaces */
+    unsigned long ut, st;
+    if (!c || sscanf(c + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return -1.0;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* A rank of this host whose sibling already sent its request is hung when
+ * it used under 1% of a CPU for hang_s seconds (asleep, stopped, blocked on
+ * something that never comes); one that computes, however slowly, is not. */
+static bool check_hung(server *sv, int p)
+{
+    part *pt = &sv->parts[p];
+    int waiting = -1;
+    for (int r = 0; r < pt->size && waiting < 0; r++)
+        if (pt->ranks[r].held)
+            waiting = r;
+    double now = monotonic_s();
+    for (int r = 0; r < pt->size; r++) {
+        rank_conn *rc = &pt->ranks[r];
+        if (waiting < 0 || rc->held || !rc->hello || rc->finalized || strcmp(rc->host, sv->host) != 0) {
+            rc->watch_since = 0.0;
+            continue;
+        }
+        double cpu = cpu_seconds(rc->pid);
+        if (cpu < 0.0)
+            continue;
+        if (rc->watch_since == 0.0 || cpu - rc->watch_cpu >= 0.01 * (now - rc->watch_since)) {
+            if (rc->watch_since == 0.0 || now - rc->watch_since >= sv->hang_s) {
+                rc->watch_since = now;   /* a new period of watching */
+                rc->watch_cpu = cpu;
+            }
+            continue;
+        }
+        if (now - rc->watch_since < sv->hang_s)
+            continue;
+        char where[96] = "before the coupling started";
+        if (sv->s.cfg && sv->s.c.ops)
+            snprintf(where, sizeof where, "in time window %ld, iteration %d", sv->s.window + 1,
+                     sv->s.ports[p].iterations);
+        fail(sv, "participant %s rank %d of %d (pid %ld on host %s) is hung: it used no CPU for %g s while rank %d "
+             "waited for it (%s)", pname(sv, p), r, pt->size, rc->pid, rc->host, sv->hang_s, waiting, where);
+        return false;
+    }
+    return true;
+}
+
+/* Ranks on this host that died (their pid is gone) or hang end the run. */
 static bool check_alive(server *sv)
 {
     for (size_t p = 0; p < sv->cfg->n_participants; p++) {
         part *pt = &sv->parts[p];
-        if (!pt->hello || pt->finalized || pt->pid <= 0 || strcmp(pt->host, sv->host) != 0)
-            continue;
-        if (kill((pid_t)pt->pid, 0) != 0 && errno == ESRCH) {
-            if (sv->s.cfg && sv->s.c.ops)
-                fail(sv, "participant %s (pid %ld) died in time window %ld, iteration %d", pname(sv, (int)p),
-                     pt->pid, sv->s.window + 1, sv->s.ports[p].iterations);
+        for (int r = 0; r < pt->size; r++) {
+            rank_conn *rc = &pt->ranks[r];
+            if (!rc->hello || rc->finalized || rc->pid <= 0 || strcmp(rc->host, sv->host) != 0)
+                continue;
+            if (kill((pid_t)rc->pid, 0) == 0 || errno != ESRCH)
+                continue;
+            char me[400];
+            if (pt->size == 1)
+                snprintf(me, sizeof me, "participant %s (pid %ld)", pname(sv, (int)p), rc->pid);
             else
-                fail(sv, "participant %s (pid %ld) died before the coupling started", pname(sv, (int)p), pt->pid);
+                snprintf(me, sizeof me, "participant %s rank %d of %d (pid %ld on host %s)", pname(sv, (int)p), r,
+                         pt->size, rc->pid, rc->host);
+            if (sv->s.cfg && sv->s.c.ops)
+                fail(sv, "%s died in time window %ld, iteration %d", me, sv->s.window + 1,
+                     sv->s.ports[p].iterations);
+            else
+                fail(sv, "%s died before the coupling started", me);
             return false;
         }
     }
+    for (size_t p = 0; p < sv->cfg->n_participants; p++)
+        if (sv->parts[p].size > 1 && !check_hung(sv, (int)p))
+            return false;
     if (stop_signal) {
         fail(sv, "the coupler was stopped by signal %d", (int)stop_signal);
         return false;
     }
     return true;
+}
+
+/* Every rank of p finalized. */
+static bool all_finalized(const server *sv, int p)
+{
+    const part *pt = &sv->parts[p];
+    for (int r = 0; r < pt->size; r++)
+        if (!pt->ranks[r].finalized)
+            return false;
+    return pt->size > 0;
 }
 
 /* Receive and handle one message (or time out). False when the run failed. */
@@ -586,7 +893,7 @@ static bool receive(server *sv, bool started)
     size_t id_len = zmq_msg_size(&idm) < sizeof id ? zmq_msg_size(&idm) : sizeof id;
     memcpy(id, zmq_msg_data(&idm), id_len);
     zmq_msg_close(&idm);
-    char err[1024] = "";
+    char err[1024] = "", me[300] = "";
     seam_msg m;
     char op[32] = "";
     if (!got || !seam_msg_parse(&m, zmq_msg_data(&body), zmq_msg_size(&body)) ||
@@ -595,52 +902,55 @@ static bool receive(server *sv, bool started)
         send_error_to(sv, id, id_len, "the coupler could not read the request (not a MessagePack map with op)");
         return true;   /* a stray peer does not end the run */
     }
-    int p = participant_of(sv, id, id_len);
+    int r = 0;
+    int p = participant_of(sv, id, id_len, &r);
+    if (p >= 0)
+        who(sv, p, r, me, sizeof me);
     bool ok = true;
     if (strcmp(op, "hello") == 0) {
         ok = p < 0 && handle_hello(sv, &m, id, id_len, err, sizeof err);
         if (!ok && !err[0])
-            snprintf(err, sizeof err, "participant %s said hello twice", pname(sv, p));
+            snprintf(err, sizeof err, "participant %s said hello twice", me);
     } else if (p < 0) {
         snprintf(err, sizeof err, "a request (%s) from a peer that did not say hello", op);
         ok = false;
-    } else if (sv->parts[p].pending) {
-        snprintf(err, sizeof err, "participant %s sent %s before its last request was answered", pname(sv, p), op);
+    } else if (sv->parts[p].ranks[r].pending) {
+        snprintf(err, sizeof err, "participant %s sent %s before its last request was answered", me, op);
         ok = false;
     } else if (strcmp(op, "initialize") == 0) {
-        ok = !sv->parts[p].initialized && handle_initialize(sv, p, &m, err, sizeof err);
+        ok = !sv->parts[p].ranks[r].initialized &&
+             handle_held(sv, p, r, op, zmq_msg_data(&body), zmq_msg_size(&body), err, sizeof err);
         if (!ok && !err[0])
-            snprintf(err, sizeof err, "participant %s initialized twice", pname(sv, p));
+            snprintf(err, sizeof err, "participant %s initialized twice", me);
     } else if (strcmp(op, "advance") == 0) {
-        ok = started && handle_advance(sv, p, &m, err, sizeof err);
+        ok = started && handle_held(sv, p, r, op, zmq_msg_data(&body), zmq_msg_size(&body), err, sizeof err);
         if (!ok && !err[0])
-            snprintf(err, sizeof err, "participant %s advanced before every participant initialized",
-                     pname(sv, p));
+            snprintf(err, sizeof err, "participant %s advanced before every participant initialized", me);
     } else if (strcmp(op, "finalize") == 0) {
-        sv->parts[p].finalized = true;
-        strcpy(sv->parts[p].op, "finalize");
-        send_ok(sv, p);
-        if (!sv->quiet)
+        sv->parts[p].ranks[r].finalized = true;
+        strcpy(sv->parts[p].ranks[r].op, "finalize");
+        send_ok(sv, p, r);
+        if (!sv->quiet && all_finalized(sv, p))
             fprintf(stderr, "seam: participant %s finalized\n", pname(sv, p));
         bool ended = started && !sv->s.ports[p].ongoing && sv->s.ports[p].last_window >= 0;
         if (!ended) {
-            snprintf(err, sizeof err, "participant %s finalized while the coupling goes on", pname(sv, p));
+            snprintf(err, sizeof err, "participant %s finalized while the coupling goes on", me);
             ok = false;
         }
     } else {
-        snprintf(err, sizeof err, "participant %s sent an unknown request \"%s\"", pname(sv, p), op);
+        snprintf(err, sizeof err, "participant %s sent an unknown request \"%s\"", me, op);
         ok = false;
     }
     zmq_msg_close(&body);
     if (!ok) {
-        if (p < 0 || !sv->parts[p].finalized)
+        if (p < 0 || !sv->parts[p].ranks[r].finalized)
             send_error_to(sv, id, id_len, err);
         if (started && p >= 0)
             fail(sv, "%s (time window %ld, iteration %d)", err, sv->s.window + 1, sv->s.ports[p].iterations);
         else
             fail(sv, "%s", err);
         if (p >= 0)
-            sv->parts[p].pending = false;
+            sv->parts[p].ranks[r].pending = false;
         return false;
     }
     return check_alive(sv);
@@ -671,14 +981,14 @@ static bool io_finish(void *ctx, pcs *s)
 {
     server *sv = ctx;
     for (size_t p = 0; p < sv->cfg->n_participants; p++)
-        if (sv->parts[p].pending && !send_step(sv, (int)p)) {
+        if (!send_step(sv, (int)p)) {
             pcs_fail(s, "could not answer participant %s", pname(sv, (int)p));
             return false;
         }
     for (;;) {
         bool done = true;
         for (size_t p = 0; p < sv->cfg->n_participants; p++)
-            done = done && sv->parts[p].finalized;
+            done = done && all_finalized(sv, (int)p);
         if (done)
             return true;
         if (!receive(sv, true))
@@ -832,8 +1142,8 @@ static void open_logs(server *sv)
         return;
     sv->s.iterations_logs = SEAM_NEW_N(FILE *, sv->cfg->n_participants);
     for (size_t q = 0; q < sv->cfg->n_participants; q++)
-        sv->s.iterations_logs[q] = open_in(sv->parts[q].cwd, "precice-%s-iterations.log", pname(sv, (int)q));
-    sv->s.convergence_log = open_in(sv->parts[p].cwd, "precice-%s-convergence.log", pname(sv, p));
+        sv->s.iterations_logs[q] = open_in(sv->parts[q].ranks[0].cwd, "precice-%s-iterations.log", pname(sv, (int)q));
+    sv->s.convergence_log = open_in(sv->parts[p].ranks[0].cwd, "precice-%s-convergence.log", pname(sv, p));
 }
 
 /* ---- watch points --------------------------------------------------------- */
@@ -860,7 +1170,7 @@ static void open_watches(server *sv)
                         wp->name, err);
                 continue;
             }
-            FILE *f = open_in(sv->parts[p].cwd, "precice-%s-watchpoint-%s.log", pname(sv, (int)p), wp->name);
+            FILE *f = open_in(sv->parts[p].ranks[0].cwd, "precice-%s-watchpoint-%s.log", pname(sv, (int)p), wp->name);
             if (!f) {
                 seam_csr_destroy(&M);
                 continue;
@@ -935,7 +1245,7 @@ static void export_mesh(server *sv, int p, const pc_export *ex, int m, const cha
     static const char *const ext[] = {[PC_EXPORT_VTK] = "vtk", [PC_EXPORT_VTU] = "vtu", [PC_EXPORT_VTP] = "vtp",
                                       [PC_EXPORT_CSV] = "csv"};
     char dir[PATH_MAX + 8], path[2 * PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/%s", sv->parts[p].cwd[0] ? sv->parts[p].cwd : ".",
+    snprintf(dir, sizeof dir, "%s/%s", sv->parts[p].ranks[0].cwd[0] ? sv->parts[p].ranks[0].cwd : ".",
              ex->directory && ex->directory[0] ? ex->directory : ".");
     mkdir_p(dir);
     snprintf(path, sizeof path, "%s/%s-%s.%s.%s", dir, cm->name, pname(sv, p), index, ext[ex->kind]);
@@ -970,10 +1280,15 @@ static void export_mesh(server *sv, int p, const pc_export *ex, int m, const cha
                     fprintf(f, ";%s%c", dd->name, "XYZ"[c]);
         }
         fputc('\n', f);
+        const part *pt = &sv->parts[p];
+        bool by_rank = pt->size > 1 && provides(sv, p, m);
+        int owner = 0;   /* the rank that provided vertex i (ranks own consecutive vertices) */
         for (size_t i = 0; i < n; i++) {
             for (int d = 0; d < pm->dim; d++)
                 fprintf(f, "%.17g;", pm->X[i * (size_t)pm->dim + (size_t)d]);
-            fprintf(f, "0");
+            while (by_rank && owner + 1 < pt->size && i >= pt->first[m][owner + 1])
+                owner++;
+            fprintf(f, "%d", owner);
             for (size_t u = 0; u < cm->n_use_data; u++) {
                 int nc = cfg->data[cm->use_data[u]].components;
                 for (int c = 0; c < nc; c++)
@@ -1260,6 +1575,12 @@ static void close_all(server *sv)
             free(pt->initial[w]);
         free(pt->initial);
         free(pt->n_initial);
+        for (int r = 0; r < pt->size; r++)
+            free(pt->ranks[r].held);
+        free(pt->ranks);
+        for (size_t m = 0; pt->first && m < sv->cfg->n_meshes; m++)
+            free(pt->first[m]);
+        free(pt->first);
     }
     free(sv->parts);
     for (size_t i = 0; i < sv->n_watches; i++) {
@@ -1296,10 +1617,28 @@ static int end_failed(server *sv)
     if (!sv->s.error[0])
         fail(sv, "the coupling failed");
     for (size_t p = 0; sv->parts && p < sv->cfg->n_participants; p++)
-        if (sv->parts[p].pending)
-            send_error_to(sv, sv->parts[p].id, sv->parts[p].id_len, sv->s.error);
+        for (int r = 0; r < sv->parts[p].size; r++)
+            if (sv->parts[p].ranks[r].pending)
+                send_error_to(sv, sv->parts[p].ranks[r].id, sv->parts[p].ranks[r].id_len, sv->s.error);
     fprintf(stderr, "seam: error: %s\n", sv->s.error);
     return 1;
+}
+
+/* Each participant's messages of the coupling iterations (advance requests
+ * and the step replies to them): per rank, that of the most bytes. */
+static void print_traffic(const server *sv)
+{
+    for (size_t p = 0; p < sv->cfg->n_participants; p++) {
+        const part *pt = &sv->parts[p];
+        int top = 0;
+        for (int r = 1; r < pt->size; r++)
+            if (pt->ranks[r].bytes_in + pt->ranks[r].bytes_out > pt->ranks[top].bytes_in + pt->ranks[top].bytes_out)
+                top = r;
+        const rank_conn *rc = &pt->ranks[top];
+        fprintf(stderr, "seam: traffic: participant %s, %d rank%s: %zu advance requests and as many replies per rank; "
+                "rank %d: %zu bytes in, %zu bytes out\n", pname(sv, (int)p), pt->size, pt->size == 1 ? "" : "s",
+                rc->advances, top, rc->bytes_in, rc->bytes_out);
+    }
 }
 
 static int serve(server *sv, char **sets, int n_sets)
@@ -1342,7 +1681,7 @@ static int serve(server *sv, char **sets, int n_sets)
         bool done = true, any = false;
         for (size_t p = 0; p < cfg->n_participants; p++) {
             done = done && sv->parts[p].initialized;
-            any = any || sv->parts[p].hello;
+            any = any || sv->parts[p].size > 0;
         }
         if (done || !(ok = receive(sv, false)))
             break;
@@ -1374,9 +1713,11 @@ static int serve(server *sv, char **sets, int n_sets)
         ok = pcs_run(&sv->s, ops, self, &transport, sv);
     }
     if (ok) {
-        if (!sv->quiet)
+        if (!sv->quiet) {
             fprintf(stderr, "seam: coupling done: %ld time windows, %d iterations, %ld not converged\n",
                     sv->s.window, sv->s.total_iterations, sv->s.unconverged);
+            print_traffic(sv);
+        }
         rc = 0;
     } else {
         rc = end_failed(sv);
@@ -1422,7 +1763,10 @@ int seam_precice_main(int argc, char **argv)
         return 2;
     }
     char err[1024];
-    server sv = {.quiet = quiet, .spawned = exch != NULL};
+    server sv = {.quiet = quiet, .spawned = exch != NULL, .hang_s = 10.0};
+    const char *hang = getenv("SEAM_PRECICE_HANG_S");   /* tests shorten it */
+    if (hang && atof(hang) > 0.0)
+        sv.hang_s = atof(hang);
     if (out)
         snprintf(sv.out, sizeof sv.out, "%s", out);
     precice_config *cfg = precice_config_load(config, err, sizeof err, warn_cb, NULL);

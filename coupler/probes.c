@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranges.h"
 #include "probes.h"
 #include "seam/raster.h"
 #include "interface.h"
@@ -50,7 +51,7 @@ void probes_read(sim_participants *ps, bool builtin_coupled, seam_cfg *out, sim_
             continue;
         }
         if (has_point) {
-            double *x = seam_cfg_numbers(c, "point", &p->n_coords, 0);
+            double *x = seam_cfg_key_numbers(c, PROBE_KEYS, "point", &p->n_coords, 0);
             if (x && (p->n_coords < 2 || p->n_coords > 3))
                 seam_cfg_error(c, "point", "expected 2 (2D) or 3 (3D) coordinates, got %zu", p->n_coords);
             for (size_t k = 0; x && k < p->n_coords && k < 3; k++)
@@ -60,7 +61,7 @@ void probes_read(sim_participants *ps, bool builtin_coupled, seam_cfg *out, sim_
             p->field = seam_xstrdup(field ? field : "pressure");   /* a wrong type is reported already */
         } else {
             const char *solid = seam_cfg_str(c, "solid", NULL, 0);
-            p->body = seam_cfg_int(c, "body", -1, 0, INT32_MAX, 0);
+            p->body = seam_cfg_key_int(c, PROBE_KEYS, "body", -1, 0);
             p->solid = solid ? seam_xstrdup(solid) : NULL;
             bool found = false;
             for (size_t k = ps->first_solid; solid && !ps->coupled && k < ps->n_parts; k++)

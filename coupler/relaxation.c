@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranges.h"
 #include "scheme.h"
 #include "lanes.h"
 #include "seam/alloc.h"
@@ -15,7 +16,7 @@ typedef struct {
 static void *relaxation_create(seam_cfg *coupling)
 {
     relaxation *r = SEAM_NEW(relaxation);
-    r->omega = seam_cfg_num(coupling, "relaxation", 0.5, 0.0, 1.0, SEAM_CFG_LO_OPEN);
+    r->omega = seam_cfg_key(coupling, RELAXATION_KEYS, "relaxation", 0.5, 0);
     return r;
 }
 

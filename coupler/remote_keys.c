@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "ranges.h"
 #include "keys.h"
 #include "remote_keys.h"
 #include "seam/alloc.h"
@@ -87,11 +88,10 @@ int remote_from_scene(seam_cfg *obj, const char *plugin, const char *participant
         .plugin = plugin,
         .o = {
             .name = participant,
-            .timeout_s = seam_cfg_num(obj, "timeout", SEAM_REMOTE_TIMEOUT_S, 0.0, INFINITY, 0),
+            .timeout_s = seam_cfg_key(obj, REMOTE_KEYS, "timeout", SEAM_REMOTE_TIMEOUT_S, 0),
             .adaptive = !seam_cfg_has(obj, "timeout"),
-            .heartbeat_s = seam_cfg_num(obj, "heartbeat", SEAM_REMOTE_HEARTBEAT_S, 0.0, 3600.0, 0),
-            .start_timeout_s = seam_cfg_num(obj, "start_timeout", SEAM_REMOTE_START_TIMEOUT_S, 0.0, INFINITY,
-                                            SEAM_CFG_LO_OPEN),
+            .heartbeat_s = seam_cfg_key(obj, REMOTE_KEYS, "heartbeat", SEAM_REMOTE_HEARTBEAT_S, 0),
+            .start_timeout_s = seam_cfg_key(obj, REMOTE_KEYS, "start_timeout", SEAM_REMOTE_START_TIMEOUT_S, 0),
         },
     };
     bool separate = seam_cfg_enum(obj, "process", process_names, 0, 0) == 1;

@@ -15,6 +15,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "ranges.h"
 #include "iqn.h"
 #include "rigid_dofs.h"
 #include "scheme.h"
@@ -78,10 +79,10 @@ typedef struct {
 static void *rmi_create_with(seam_cfg *coupling, double omega_default)
 {
     rmi *r = SEAM_NEW(rmi);
-    r->omega = seam_cfg_num(coupling, "relaxation", omega_default, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    r->filter = seam_cfg_num(coupling, "filter", 1e-3, 0.0, 1.0, SEAM_CFG_HI_OPEN);
-    r->reuse = seam_cfg_int(coupling, "reuse", 0, 0, 1000, 0);
-    r->max_columns = seam_cfg_int(coupling, "max_columns", 100, 1, 100000, 0);
+    r->omega = seam_cfg_key(coupling, RMI_KEYS, "relaxation", omega_default, 0);
+    r->filter = seam_cfg_key(coupling, RMI_KEYS, "filter", 1e-3, 0);
+    r->reuse = seam_cfg_key_int(coupling, RMI_KEYS, "reuse", 0, 0);
+    r->max_columns = seam_cfg_key_int(coupling, RMI_KEYS, "max_columns", 100, 0);
     r->solver = seam_cfg_enum(coupling, "rmi_solver", solver_names, RMI_WOODBURY, 0);
     r->rigid_on = seam_cfg_bool(coupling, "rigid_dofs", true, 0);
     return r;

@@ -38,7 +38,7 @@ static void skip_other_scheme_keys(sim_scene *sc, seam_cfg *coupling, json_t *ob
             const sim_stepper *st = sim_stepper_at(i);
             for (const char *const *k = st->keys; st->scheme_name && *k; k++)
                 if (strcmp(*k, key) == 0) {
-                    seam_cfg_skip(coupling, key);
+                    seam_cfg_skip(coupling, key);   /* the stepper's plugin declares and checks its numbers */
                     sim_log(sc->log, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it "
                             "(scheme \"%s\" does)", locate_key(sc, "coupling", key), key, sc->stepping.scheme->name,
                             st->scheme_name);
@@ -55,6 +55,9 @@ static void skip_other_scheme_keys(sim_scene *sc, seam_cfg *coupling, json_t *ob
                 theirs |= strcmp(*k, key) == 0;
             if (theirs && !mine) {
                 seam_cfg_skip(coupling, key);
+                const seam_range_table *t = scheme_keys_declaring(key);
+                if (t)   /* unused, yet a number that scheme would refuse is a slip all the same */
+                    seam_cfg_key(coupling, t, key, 0.0, 0);
                 sim_log(sc->log, SEAM_LOG_WARN, NULL, "%s: coupling.%s has no effect: scheme \"%s\" does not use it (scheme \"%s\" does)",
                         locate_key(sc, "coupling", key), key, sc->stepping.scheme->name, s->name);
                 break;
@@ -292,7 +295,7 @@ static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim
             picture = seam_cfg_str(pic, "field", "speed", 0);
             o->picture_explicit = true;
             double range[2] = {0.0, 0.0};
-            if (seam_cfg_vec(pic, "range", range, 2, 0) && !(range[1] > range[0]))
+            if (seam_cfg_key_vec(pic, PICTURE_KEYS, "range", range, 2, 0) && !(range[1] > range[0]))
                 seam_cfg_error(pic, "range", "expected [low, high] with low < high");
             o->picture_opts.range[0] = range[0];
             o->picture_opts.range[1] = range[1];
@@ -304,7 +307,7 @@ static void read_output(sim_scene *sc, seam_cfg *root, sim_participants *ps, sim
                 static const char *const axes[] = {"x", "y", "z", NULL};
                 o->slice_axis = seam_cfg_enum(slice, "axis", axes, 2, 0);
                 o->slice_at_given = seam_cfg_has(slice, "at");
-                o->slice_at = seam_cfg_num(slice, "at", 0.0, -INFINITY, INFINITY, 0);
+                o->slice_at = seam_cfg_key(slice, PICTURE_KEYS, "slice.at", 0.0, 0);
                 o->slice_given = true;
             }
         }

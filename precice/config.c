@@ -713,7 +713,7 @@ static bool read_participant(reader *r, const xmlNode *n, pc_participant *p)
             else if (!strcmp(name, "watch-integral"))
                 ok = fail(r, k, "seam does not support watch-integral (watch-point is supported)");
             else if (!strncmp(name, "intra-comm:", 11))
-                warn(r, k, "intra-comm changes nothing in seam (a participant runs on one rank)");
+                warn(r, k, "intra-comm changes nothing in seam (each rank of a participant talks to the coupler itself)");
             else
                 ok = refuse_element(r, k, kids);
         }
@@ -763,7 +763,7 @@ static bool read_m2n(reader *r, const xmlNode *n)
         bool v = false;
         ok = get_bool(r, n, idle[i], &v) && ok;
         if (xmlHasProp(n, (const xmlChar *)idle[i]))
-            warn(r, n, "%s changes nothing in seam (participants run on one rank)", idle[i]);
+            warn(r, n, "%s changes nothing in seam (each rank of a participant talks to the coupler itself)", idle[i]);
     }
     for (size_t i = 0; ok && i + 1 < c->n_m2n; i++) {
         const pc_m2n *o = &c->m2n[i];

@@ -9,12 +9,14 @@
 # opens a run's report headless (tests/coupler/test_report_browser.py);
 # cppcheck is for .ci/run's static analysis (scripts/cppcheck.sh).
 # libxml2 reads preCICE configurations; g++ and cmake build the test
-# suite's C++ preCICE participant the way an adapter's own build does.
+# suite's C++ preCICE participant the way an adapter's own build does;
+# Open MPI and mpi4py run its parallel (MPI) participants (tests/precice/test_precice_mpi.sh).
 set -eu
 
 packages="meson ninja-build pkg-config gcc libc6-dev
 libzmq3-dev libmsgpack-dev libopenblas-dev liblapacke-dev libjansson-dev
 libcairo2-dev libcmocka-dev zlib1g-dev libsuitesparse-dev libxml2-dev g++ cmake python3 python3-zmq python3-msgpack python3-numpy
+openmpi-bin libopenmpi-dev python3-mpi4py
 cppcheck
 chromium"
 case "${1:-}" in

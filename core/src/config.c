@@ -740,29 +740,58 @@ static const seam_range *declared(seam_cfg *self, const seam_range_table *t, con
     return r;
 }
 
+/* Whether v is a number (a whole one when r says so) in r's range; else
+ * reports it under `shown` (the key, or "key[2]" for an array's item). */
+static bool check_declared(seam_cfg *self, const seam_range *r, const char *shown, json_t *v, double *x)
+{
+    *x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (json_is_number(v) && (!r->integer || *x == floor(*x)) && declared_in_range(r, *x))
+        return true;
+    char want[160], got[128];
+    seam_range_describe(r, want, sizeof want);
+    describe_value(v, got, sizeof got);
+    report_f(self, shown, "expected %s in %s, got %s", r->integer ? "an integer" : "a number", want, got);
+    return false;
+}
+
+/* The key a declaration names in its reader's object ("liquid.flip": "flip"). */
+static const char *declared_key(const seam_range *r)
+{
+    const char *dot = strrchr(r->name, '.');
+    return dot ? dot + 1 : r->name;
+}
+
+/* The declaration of name for a getter of one number (each = false) or of
+ * arrays (each = true). An array's declaration serves a number too (an
+ * angular velocity: a number in 2D, a vector in 3D); arrays read through a
+ * declaration of one number are a bug of the reader, reported as one. */
+static const seam_range *declared_as(seam_cfg *self, const seam_range_table *t, const char *name, bool each)
+{
+    const seam_range *r = declared(self, t, name);
+    if (r && each && !(r->ends & SEAM_RANGE_EACH)) {
+        report_f(self, name, "internal error: read as an array but declared as one number (%s, \"%s\")", t->doc,
+                 t->anchor);
+        return NULL;
+    }
+    return r;
+}
+
 /* The key's value when it is a number (an integer when the declaration says
  * so) in the declared range; else reports it and gives NAN. */
 static double read_declared(seam_cfg *self, const seam_range *r, bool *present, unsigned flags)
 {
-    const char *dot = strrchr(r->name, '.');
-    const char *key = dot ? dot + 1 : r->name;
+    const char *key = declared_key(r);
     json_t *v = get(self, key, flags);
     *present = v != NULL;
-    if (!v)
+    double x = NAN;
+    if (!v || !check_declared(self, r, key, v, &x))
         return NAN;
-    double x = json_is_number(v) ? json_number_value(v) : NAN;
-    if (json_is_number(v) && (!r->integer || x == floor(x)) && declared_in_range(r, x))
-        return x;
-    char want[160], got[128];
-    seam_range_describe(r, want, sizeof want);
-    describe_value(v, got, sizeof got);
-    report_f(self, key, "expected %s in %s, got %s", r->integer ? "an integer" : "a number", want, got);
-    return NAN;
+    return x;
 }
 
 double seam_cfg_key(seam_cfg *self, const seam_range_table *t, const char *name, double def, unsigned flags)
 {
-    const seam_range *r = declared(self, t, name);
+    const seam_range *r = declared_as(self, t, name, false);
     bool present = false;
     double x = r ? read_declared(self, r, &present, flags) : NAN;
     return present && !isnan(x) ? x : def;
@@ -770,10 +799,79 @@ double seam_cfg_key(seam_cfg *self, const seam_range_table *t, const char *name,
 
 long seam_cfg_key_int(seam_cfg *self, const seam_range_table *t, const char *name, long def, unsigned flags)
 {
-    const seam_range *r = declared(self, t, name);
+    const seam_range *r = declared_as(self, t, name, false);
     bool present = false;
     double x = r ? read_declared(self, r, &present, flags) : NAN;
     return present && !isnan(x) ? (long)x : def;
+}
+
+/* Every number of the array v (each an array itself when inner > 0: a
+ * point's coordinates) in r's range, each refusal naming its item
+ * ("box[3]", "vertices[2][1]"); true when all are. */
+static bool check_items(seam_cfg *self, const seam_range *r, const char *key, json_t *v, size_t inner)
+{
+    bool ok = true;
+    double x;
+    char shown[256];
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *item = json_array_get(v, i);
+        for (size_t k = 0; k < (inner ? inner : 1); k++) {
+            if (inner)
+                snprintf(shown, sizeof shown, "%s[%zu][%zu]", key, i, k);
+            else
+                snprintf(shown, sizeof shown, "%s[%zu]", key, i);
+            ok = check_declared(self, r, shown, inner ? json_array_get(item, k) : item, &x) && ok;
+        }
+    }
+    return ok;
+}
+
+bool seam_cfg_key_vec(seam_cfg *self, const seam_range_table *t, const char *name, double *out, size_t n,
+                      unsigned flags)
+{
+    const seam_range *r = declared_as(self, t, name, true);
+    if (!r || !self)
+        return false;
+    const char *key = declared_key(r);
+    double *got = SEAM_NEW_N(double, n ? n : 1);
+    bool ok = seam_cfg_vec(self, key, got, n, flags) && check_items(self, r, key, seam_cfg_json(self, key), 0);
+    if (ok)
+        memcpy(out, got, n * sizeof *out);
+    free(got);
+    return ok;
+}
+
+double *seam_cfg_key_numbers(seam_cfg *self, const seam_range_table *t, const char *name, size_t *n, unsigned flags)
+{
+    *n = 0;
+    const seam_range *r = declared_as(self, t, name, true);
+    if (!r || !self)
+        return NULL;
+    const char *key = declared_key(r);
+    double *out = seam_cfg_numbers(self, key, n, flags);
+    if (out && !check_items(self, r, key, seam_cfg_json(self, key), 0)) {
+        free(out);
+        *n = 0;
+        return NULL;
+    }
+    return out;
+}
+
+double *seam_cfg_key_points(seam_cfg *self, const seam_range_table *t, const char *name, int dim, size_t *n,
+                            unsigned flags)
+{
+    *n = 0;
+    const seam_range *r = declared_as(self, t, name, true);
+    if (!r || !self)
+        return NULL;
+    const char *key = declared_key(r);
+    double *out = seam_cfg_points(self, key, dim, n, flags);
+    if (out && !check_items(self, r, key, seam_cfg_json(self, key), (size_t)dim)) {
+        free(out);
+        *n = 0;
+        return NULL;
+    }
+    return out;
 }
 
 bool seam_cfg_bool(seam_cfg *self, const char *key, bool def, unsigned flags)

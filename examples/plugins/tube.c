@@ -15,28 +15,28 @@ static const char *const pulse_names[] = {"sin2", "sine", NULL};
 static const char *const outlet_names[] = {"pressure", "non_reflecting", NULL};
 static const char *const discretization_names[] = {"staggered", "collocated", NULL};
 
-void tube_params_read(tube_params *tp, seam_cfg *cfg, int fluid, int wall)
+void tube_params_read(tube_params *tp, seam_cfg *cfg, const seam_range_table *keys, int fluid, int wall)
 {
-    tp->N = (size_t)seam_cfg_int(cfg, "cells", 100, 2, 10000000, 0);
-    tp->rho = seam_cfg_num(cfg, "density", 1000.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+    tp->N = (size_t)seam_cfg_key_int(cfg, keys, "cells", 100, 0);
+    tp->rho = seam_cfg_key(cfg, keys, "density", 1000.0, 0);
     if (fluid) {
-        tp->L = seam_cfg_num(cfg, "length", 10.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        tp->u0 = seam_cfg_num(cfg, "velocity", 0.1, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        tp->amplitude = seam_cfg_num(cfg, "pulse_amplitude", 0.1, 0.0, INFINITY, 0);
-        tp->period = seam_cfg_num(cfg, "pulse_period", 10.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        tp->p_out = seam_cfg_num(cfg, "outlet_pressure", 0.0, -INFINITY, INFINITY, 0);
+        tp->L = seam_cfg_key(cfg, keys, "length", 10.0, 0);
+        tp->u0 = seam_cfg_key(cfg, keys, "velocity", 0.1, 0);
+        tp->amplitude = seam_cfg_key(cfg, keys, "pulse_amplitude", 0.1, 0);
+        tp->period = seam_cfg_key(cfg, keys, "pulse_period", 10.0, 0);
+        tp->p_out = seam_cfg_key(cfg, keys, "outlet_pressure", 0.0, 0);
         tp->sine = seam_cfg_enum(cfg, "pulse", pulse_names, 0, 0);
         tp->non_reflecting = seam_cfg_enum(cfg, "outlet", outlet_names, 0, 0);
         tp->collocated = seam_cfg_enum(cfg, "discretization", discretization_names, 0, 0);
         if (tp->collocated && wall)
             seam_cfg_error(cfg, "discretization", "the monolithic reference is staggered only");
         if (tp->non_reflecting && !wall)   /* eq. 15 needs the wall's wave speed */
-            tp->c = seam_cfg_num(cfg, "wave_speed", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN | SEAM_CFG_REQUIRED);
+            tp->c = seam_cfg_key(cfg, keys, "wave_speed", 1.0, SEAM_CFG_REQUIRED);
     }
     if (wall) {
-        tp->a0 = seam_cfg_num(cfg, "area", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        tp->c = seam_cfg_num(cfg, "wave_speed", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        tp->p0 = seam_cfg_num(cfg, "reference_pressure", 0.0, -INFINITY, INFINITY, 0);
+        tp->a0 = seam_cfg_key(cfg, keys, "area", 1.0, 0);
+        tp->c = seam_cfg_key(cfg, keys, "wave_speed", 1.0, 0);
+        tp->p0 = seam_cfg_key(cfg, keys, "reference_pressure", 0.0, 0);
     }
 }
 

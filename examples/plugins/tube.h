@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "seam/config.h"
+#include "ranges.h"
 
 typedef struct tube_params {
     size_t N;            /* cells */
@@ -41,7 +42,7 @@ typedef struct tube_params {
 } tube_params;
 
 /* Read the keys of the fluid (fluid = 1), of the wall (wall = 1) or both. */
-void tube_params_read(tube_params *tp, seam_cfg *cfg, int fluid, int wall);
+void tube_params_read(tube_params *tp, seam_cfg *cfg, const seam_range_table *keys, int fluid, int wall);
 
 double tube_inflow(const tube_params *tp, double t);
 /* The outlet pressure p_L for the outlet velocity u_N, from the committed

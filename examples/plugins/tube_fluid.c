@@ -30,10 +30,10 @@ static void *tf_create(const seam_plugin *plugin, const char *config_json, const
         return NULL;
     tube_fluid *f = calloc(1, sizeof *f);
     f->host = host;
-    tube_params_read(&f->tp, c, 1, 0);
+    tube_params_read(&f->tp, c, TUBE_FLUID_KEYS, 1, 0);
     if (f->tp.collocated) {
-        f->newton_tol = seam_cfg_num(c, "newton_tolerance", 1e-12, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-        f->newton_max = (int)seam_cfg_int(c, "newton_max_iterations", 50, 1, 1000, 0);
+        f->newton_tol = seam_cfg_key(c, TUBE_FLUID_KEYS, "newton_tolerance", 1e-12, 0);
+        f->newton_max = (int)seam_cfg_key_int(c, TUBE_FLUID_KEYS, "newton_max_iterations", 50, 0);
     }
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);

@@ -24,9 +24,9 @@ static void *tm_create(const seam_plugin *plugin, const char *config_json, const
         return NULL;
     tube_monolithic *m = calloc(1, sizeof *m);
     m->host = host;
-    tube_params_read(&m->tp, c, 1, 1);
-    double tol = seam_cfg_num(c, "newton_tolerance", 1e-12, 0.0, 1.0, SEAM_CFG_LO_OPEN);
-    int max_it = (int)seam_cfg_int(c, "newton_max_iterations", 50, 1, 1000, 0);
+    tube_params_read(&m->tp, c, TUBE_MONOLITHIC_KEYS, 1, 1);
+    double tol = seam_cfg_key(c, TUBE_MONOLITHIC_KEYS, "newton_tolerance", 1e-12, 0);
+    int max_it = (int)seam_cfg_key_int(c, TUBE_MONOLITHIC_KEYS, "newton_max_iterations", 50, 0);
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {

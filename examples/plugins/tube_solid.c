@@ -23,7 +23,7 @@ static void *ts_create(const seam_plugin *plugin, const char *config_json, const
         return NULL;
     tube_solid *s = calloc(1, sizeof *s);
     s->host = host;
-    tube_params_read(&s->tp, c, 0, 1);
+    tube_params_read(&s->tp, c, TUBE_SOLID_KEYS, 0, 1);
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {

@@ -23,7 +23,7 @@ static void read_circle_source(const mac_grid *g, seam_cfg *c, inflow *src)
 {
     src->interior = 1;
     src->circle = 1;
-    seam_cfg_vec(c, "center", src->center, (size_t)g->dim, SEAM_CFG_REQUIRED);
+    seam_cfg_key_vec(c, FM_SOURCE_KEYS, "center", src->center, (size_t)g->dim, SEAM_CFG_REQUIRED);
     src->radius = seam_cfg_key(c, FM_SOURCE_KEYS, "radius", 0.0, SEAM_CFG_REQUIRED);
     src->speed = seam_cfg_key(c, FM_SOURCE_KEYS, "speed", 0.0, SEAM_CFG_REQUIRED);
     double R = src->radius;
@@ -37,7 +37,7 @@ static void read_interior_source(const mac_grid *g, seam_cfg *c, inflow *src)
 {
     src->interior = 1;
     size_t nb = 2 * (size_t)g->dim;
-    if (seam_cfg_vec(c, "box", src->box, nb, SEAM_CFG_REQUIRED)) {
+    if (seam_cfg_key_vec(c, FM_SOURCE_KEYS, "box", src->box, nb, SEAM_CFG_REQUIRED)) {
         int cells = inflow_cells(g, src);
         if (cells == 0 && g->dim == 3)
             seam_cfg_error(c, "box", "[%g, %g, %g, %g, %g, %g] (x0 y0 z0 x1 y1 z1) holds no cell centre",
@@ -62,7 +62,7 @@ static void read_side_source(const mac_grid *g, seam_cfg *c, inflow *src)
         src->range[2 * q] = g->origin[t[q]];
         src->range[2 * q + 1] = g->origin[t[q]] + mac_n(g, t[q]) * g->dx;
     }
-    seam_cfg_vec(c, "range", src->range, 2 * (size_t)nt, 0);
+    seam_cfg_key_vec(c, FM_SOURCE_KEYS, "range", src->range, 2 * (size_t)nt, 0);
     src->speed = seam_cfg_key(c, FM_SOURCE_KEYS, "speed", 0.0, SEAM_CFG_REQUIRED);
     src->parabolic = seam_cfg_enum(c, "profile", profiles, 0, 0);
     src->disc = seam_cfg_enum(c, "shape", shapes, 0, 0);
@@ -130,7 +130,7 @@ static void read_liquid(fluid_mac_config *conf, seam_cfg *cfg, seam_cfg *liq)
 {
     conf->liquid = 1;
     size_t n = 0, dim = (size_t)conf->g.dim, box = 2 * dim;
-    conf->fill = seam_cfg_numbers(liq, "fill", &n, SEAM_CFG_REQUIRED);
+    conf->fill = seam_cfg_key_numbers(liq, FM_KEYS, "liquid.fill", &n, SEAM_CFG_REQUIRED);
     if (conf->fill && (n == 0 || n % box != 0))
         seam_cfg_error(liq, "fill", "expected boxes as %s (a multiple of %zu numbers), got %zu numbers",
                        dim == 3 ? "x0 y0 z0 x1 y1 z1" : "x0 y0 x1 y1", box, n);
@@ -202,7 +202,7 @@ static int read_grid(fluid_mac_config *conf, seam_cfg *cfg, const seam_host *hos
     double cell = host && host->cell_size > 0 ? host->cell_size : 0.0;
     conf->g.dx = seam_cfg_key(cfg, FM_KEYS, "dx", cell, cell > 0 ? 0 : SEAM_CFG_REQUIRED);
     conf->g.origin[0] = conf->g.origin[1] = conf->g.origin[2] = 0.0;
-    seam_cfg_vec(cfg, "origin", conf->g.origin, dim, 0);
+    seam_cfg_key_vec(cfg, FM_KEYS, "origin", conf->g.origin, dim, 0);
     /* The box and a cell's volume must be finite numbers: the projection divides by dx^2 and dx^3. */
     bool dx_given = seam_cfg_has(cfg, "dx");
     int counts[3] = {conf->g.nx, conf->g.ny, conf->g.nz};
@@ -239,7 +239,7 @@ static void read_obstacles(fluid_mac_config *conf, seam_cfg *cfg)
     for (size_t b = 0; b < n; b++) {
         seam_cfg *item = seam_cfg_item(cfg, "obstacles", b);
         size_t np = 0;
-        double *box = seam_cfg_points(item, "box", g->dim, &np, SEAM_CFG_REQUIRED);
+        double *box = seam_cfg_key_points(item, FM_KEYS, "obstacles[].box", g->dim, &np, SEAM_CFG_REQUIRED);
         if (box && np != 2)
             seam_cfg_error(item, "box", "expected two corners [[%s], [%s]], got %zu",
                            g->dim == 3 ? "x0, y0, z0" : "x0, y0", g->dim == 3 ? "x1, y1, z1" : "x1, y1", np);

@@ -2,9 +2,12 @@
  * "Configuration" and "Sources"); shared bounds are seam/config.h's. */
 #include "ranges.h"
 
-enum { LO = SEAM_CFG_LO_OPEN, HI = SEAM_CFG_HI_OPEN };
+enum { LO = SEAM_CFG_LO_OPEN, HI = SEAM_CFG_HI_OPEN, EACH = SEAM_RANGE_EACH };
 
 static const seam_range config_keys[] = {
+    SEAM_COORDINATES("origin"),
+    SEAM_COORDINATES("obstacles[].box"),
+    SEAM_COORDINATES("liquid.fill"),
     {"dx", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
     {"density", false, SEAM_DENSITY_MIN, SEAM_DENSITY_MAX, 0, "kg/m^3 (kg/m^2 in 2D)"},
     /* the step's CFL number: above 10 the semi-Lagrangian traces cross 10 cells a step */
@@ -27,6 +30,9 @@ static const seam_range config_keys[] = {
 };
 
 static const seam_range source_keys[] = {
+    SEAM_COORDINATES("center"),
+    SEAM_COORDINATES("box"),
+    SEAM_COORDINATES("range"),
     {"radius", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
     /* slower than a nanometre a second moves nothing in any run */
     {"speed", false, 1e-9, SEAM_SPEED_MAX, 0, "m/s"},

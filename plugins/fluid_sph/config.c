@@ -11,7 +11,7 @@
 int sph_config_read(sph_config *c, seam_cfg *cfg, const seam_host *host)
 {
     size_t nd = 0;
-    double *dom = seam_cfg_numbers(cfg, "domain", &nd, SEAM_CFG_REQUIRED);
+    double *dom = seam_cfg_key_numbers(cfg, SPH_KEYS, "domain", &nd, SEAM_CFG_REQUIRED);
     c->dim = 2;
     if (dom && nd != 4 && nd != 6)
         seam_cfg_error(cfg, "domain", "expected [x0, y0, x1, y1] (2D) or [x0, y0, z0, x1, y1, z1] (3D), got %zu numbers",
@@ -30,7 +30,7 @@ int sph_config_read(sph_config *c, seam_cfg *cfg, const seam_host *host)
     double cell = host && host->cell_size > 0 ? host->cell_size : 0.0;
     c->s = seam_cfg_key(cfg, SPH_KEYS, "spacing", cell, cell > 0 ? 0 : SEAM_CFG_REQUIRED);
     size_t nf = 0;
-    c->fill = seam_cfg_numbers(cfg, "fill", &nf, SEAM_CFG_REQUIRED);
+    c->fill = seam_cfg_key_numbers(cfg, SPH_KEYS, "fill", &nf, SEAM_CFG_REQUIRED);
     if (c->fill && (nf == 0 || nf % (2 * dim) != 0))
         seam_cfg_error(cfg, "fill", "expected boxes as %s (a multiple of %zu numbers), got %zu numbers",
                        dim == 3 ? "x0 y0 z0 x1 y1 z1" : "x0 y0 x1 y1", 2 * dim, nf);

@@ -5,6 +5,8 @@
 enum { LO = SEAM_CFG_LO_OPEN, HI = SEAM_CFG_HI_OPEN };
 
 static const seam_range config_keys[] = {
+    SEAM_COORDINATES("domain"),
+    SEAM_COORDINATES("fill"),
     {"spacing", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
     {"density", false, SEAM_DENSITY_MIN, SEAM_DENSITY_MAX, 0, "kg/m^3 (kg/m^2 in 2D)"},
     /* the CFL number of the step: a particle moves at most a fraction of its spacing */

@@ -22,7 +22,7 @@ static void read_coupling(seam_cfg *c, mono_solve_opts *o)
     o->alpha = seam_cfg_key(c, MONO_COUPLING_KEYS, "row_scaling", 1e-3, 0);
     o->tol = seam_cfg_key(c, MONO_COUPLING_KEYS, "pcg_tolerance", 1e-10, 0);
     o->max_iter = (int)seam_cfg_key_int(c, MONO_COUPLING_KEYS, "pcg_max_iterations", 10000, 0);
-    static const char *const precond_names[] = {"ic0", "multigrid", NULL};
+    static const char *const precond_names[] = {"ic0", "multigrid", "direct", "amg", NULL};
     o->precond = (mono_precond)seam_cfg_enum(c, "preconditioner", precond_names, MONO_PRECOND_MG, 0);
 }
 

@@ -12,7 +12,10 @@
  *   system.c   the coupled solve: (5.17) assembled (for tests), its SPD form
  *              (5.25-5.31, sigma, row scaling alpha of 5.36) by PCG,
  *              preconditioned by multigrid on B with the solid blocks
- *              factored (block LDL^T), or by IC(0).
+ *              factored (block LDL^T), by IC(0), or by CHOLMOD's factor
+ *              of the whole system (a direct solve);
+ *   amg.c      classical algebraic multigrid on B, the block
+ *              preconditioner's pressure part when asked for (amg).
  *
  * Sign conventions (Zarifi 5.10, 5.14, 5.17): p per active cell; n is the
  * unit normal out of the fluid into the solid; G = N^T C maps boundary node
@@ -223,9 +226,27 @@ seam_status mono_rigid_advance(const seam_plugin *P, void *solid, const seam_ste
 /* The preconditioner of the PCG on the SPD system. */
 typedef enum mono_precond {
     MONO_PRECOND_IC0 = 0,    /* IC(0) of the assembled A */
-    MONO_PRECOND_MG = 1      /* block LDL^T: fluid_mac's multigrid V-cycle on B for the pressures,
+    MONO_PRECOND_MG = 1,     /* block LDL^T: fluid_mac's multigrid V-cycle on B for the pressures,
                                 CHOLMOD on the kept solid blocks (see mono_solve) */
+    MONO_PRECOND_DIRECT = 2, /* CHOLMOD's sparse Cholesky factor of the whole A: a direct solve, PCG
+                                only adds the rigid bodies' products (one iteration without them) */
+    MONO_PRECOND_AMG = 3     /* MONO_PRECOND_MG with classical algebraic multigrid on B (amg.c) in
+                                place of fluid_mac's geometric V-cycle */
 } mono_precond;
+
+/* ---------------------------------------------------------------- amg.c */
+
+/* Classical (Ruge-Stueben) algebraic multigrid on an SPD matrix with
+ * nonpositive off-diagonal couplings mostly (the cut-cell Laplacian B):
+ * levels by strength, C/F splitting and direct interpolation, Galerkin
+ * coarse operators, CHOLMOD on the coarsest (Gauss-Seidel sweeps there when
+ * it is only semi-definite). A is borrowed until mono_amg_free. */
+typedef struct mono_amg mono_amg;
+mono_amg *mono_amg_build(const seam_csr *A);
+/* z = one symmetric V(1,1)-cycle on A z = r from z = 0 (an SPD preconditioner). */
+void mono_amg_apply(mono_amg *m, const double *r, double *z);
+int mono_amg_levels(const mono_amg *m);
+void mono_amg_free(mono_amg **self_p);
 
 typedef struct mono_solve_opts {
     double sigma;            /* (5.31), in (0, 1); 0.9 */
@@ -239,16 +260,18 @@ typedef struct mono_solve_stats {
     int iterations;
     double residual;         /* relative, of the SPD system */
     size_t nnz;              /* of the SPD matrix A (the rigid bodies' products not counted) */
-    size_t analyses;         /* CHOLMOD symbolic analyses of the solid block A_ss this solve made (multigrid):
-                                0 when the kept one fitted its pattern */
+    size_t analyses;         /* CHOLMOD symbolic analyses this solve made, of the solid block A_ss
+                                (multigrid) or of A (direct): 0 when the kept one fitted its pattern */
 } mono_solve_stats;
 
 /* What one coupled solve keeps for the next (mono_solve_kept): CHOLMOD's
- * symbolic analysis of the kept solid blocks' A_ss, reused while its
- * pattern (size, row pointers, columns) stays the same and analysed anew
- * when it changes; the numeric factor is redone every solve. Starts zeroed. */
+ * symbolic analysis of the kept solid blocks' A_ss (multigrid) or of the
+ * whole A (direct), reused while its pattern (size, row pointers, columns)
+ * stays the same and analysed anew when it changes; the numeric factor is
+ * redone every solve. Starts zeroed. */
 typedef struct mono_kept {
-    seam_cholesky *chol;
+    seam_cholesky *chol;     /* A_ss's (multigrid) */
+    seam_cholesky *chol_A;   /* A's (direct) */
 } mono_kept;
 
 void mono_kept_free(mono_kept *kept);
@@ -287,7 +310,8 @@ void mono_spd_free(mono_spd *spd);
  * opts->precond: IC(0) of A, or the block LDL^T of A with the pressure Schur
  * complement replaced by one multigrid V-cycle on B (mac_mg, F's grid and
  * closed cells: F must come from mono_fluid_build, SEAM_ERROR otherwise) and
- * the kept solid blocks' A_ss factored by CHOLMOD. F may be NULL or have
+ * the kept solid blocks' A_ss factored by CHOLMOD, or the whole A factored
+ * by CHOLMOD (direct: one PCG iteration, a few more per rigid body). F may be NULL or have
  * n = 0: then it is the solids' own step S v = r (3.55). opts->sigma must be
  * the sigma the FEM blocks were built with (SEAM_ERROR otherwise). SEAM_UNSTABLE
  * (logged) when PCG breaks down or does not converge to opts->tol. */

@@ -141,7 +141,7 @@ static const char *const key_name[] = {"coupling.sigma", "coupling.row_scaling",
 static const int32_t key_type[] = {SEAM_KEY_NUMBER, SEAM_KEY_NUMBER, SEAM_KEY_NUMBER, SEAM_KEY_INTEGER, SEAM_KEY_ENUM};
 /* lo and hi from the declared ranges (ranges.c); NAN for the enum */
 static double key_lo[5], key_hi[5];
-static const char *const key_choices[] = {"", "", "", "", "ic0|multigrid"};
+static const char *const key_choices[] = {"", "", "", "", "ic0|multigrid|direct|amg"};
 static const char *const key_doc[] = {
     "sigma of the solid block (Zarifi 5.31), in (0, 1)", "row scaling alpha of the coupled system",
     "relative tolerance of the coupled PCG", "iterations the coupled PCG may take",

@@ -1,7 +1,8 @@
 /* The coupled pressure projection's linear solve (Zarifi 2017, sec. 5.2;
  * ../shared/specs/monolithic-sph-fem.md 1.3-1.5): (5.17) turned SPD by the
- * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by PCG with IC(0) or
- * a multigrid block preconditioner. */
+ * split S = Z1 + Z2 (5.25-5.31), scaled (5.36), solved by PCG with IC(0), a
+ * multigrid block preconditioner (geometric, or algebraic: amg.c) or
+ * CHOLMOD's factor of the whole system (a direct solve). */
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
@@ -311,7 +312,7 @@ void mono_spd_recover(const mono_spd *spd, const mono_block *blocks, const doubl
  * LDL^T of A with its pressure Schur complement A_pp - A_ps A_ss^-1 A_sp
  * (B plus the solids' response, G S^-1 G^T: Zarifi 5.17 with v eliminated)
  * replaced by B~, one V-cycle of fluid_mac's multigrid on the cut-cell
- * Laplacian B. A_ss is factored by CHOLMOD (its symbolic analysis kept
+ * Laplacian B (or of the algebraic multigrid on B: MONO_PRECOND_AMG). A_ss is factored by CHOLMOD (its symbolic analysis kept
  * between solves while its pattern holds: mono_kept); the rigid bodies' products are
  * left out of M (rank 3 or 6 each: a few iterations). M is SPD whenever the
  * V-cycle is (symmetric smoothing), so PCG may use it. */
@@ -319,6 +320,7 @@ typedef struct mg_precond {
     size_t n, ns;            /* pressures, kept solid unknowns */
     const mono_fluid *F;
     mac_mg *mg;
+    mono_amg *amg;           /* MONO_PRECOND_AMG: the pressure block's V-cycle instead of mg */
     double *Adiag, *Aplus[3];   /* per cell: B's stencil over scale, multigrid's level 0 */
     double scale;            /* B's coefficient of a whole open face, (dt/rho) dx^(d-2) */
     seam_csr *Asp, *Ass;     /* A's solid rows: ns x n and ns x ns */
@@ -329,6 +331,7 @@ typedef struct mg_precond {
 static void mg_precond_free(mg_precond *P)
 {
     mac_mg_free(&P->mg);
+    mono_amg_free(&P->amg);
     free(P->Adiag);
     for (int a = 0; a < 3; a++)
         free(P->Aplus[a]);
@@ -402,13 +405,19 @@ static void mg_level0(mg_precond *P, const mono_fluid *F)
 /* The factor of A_ss in kept->chol: analysed when there is none or A_ss's
  * pattern changed (counted in *analyses), refactored numerically always. */
 static seam_status mg_precond_build(mg_precond *P, const mono_spd *spd, const mono_fluid *F, mono_kept *kept,
-                                    size_t *analyses, const seam_host *host)
+                                    int algebraic, size_t *analyses, const seam_host *host)
 {
     memset(P, 0, sizeof *P);
     P->n = spd->n;
     P->ns = spd->size - spd->n;
     P->F = F;
-    if (P->n > 0) {
+    if (P->n > 0 && algebraic) {
+        P->amg = mono_amg_build(F->B);
+        seam_logf(host, SEAM_LOG_DEBUG, "monolithic: algebraic multigrid on %zu pressures: %d levels", P->n,
+                  mono_amg_levels(P->amg));
+        P->rp = seam_xmalloc_n(P->n, sizeof *P->rp);
+        P->tp = seam_xmalloc_n(P->n, sizeof *P->tp);
+    } else if (P->n > 0) {
         if (F->grid.dim == 0 || !F->closed) {
             seam_logf(host, SEAM_LOG_ERROR,
                       "monolithic: the multigrid preconditioner needs the fluid block's grid (mono_fluid_build)");
@@ -469,7 +478,9 @@ static void mg_precond_apply(void *ctx, const double *r, double *z)
         seam_csr_mul_t(P->Asp, P->ws, P->tp);
         seam_axpy(n, -1.0, P->tp, P->rp);              /* r_p - A_ps w_s */
     }
-    if (n > 0) {
+    if (n > 0 && P->amg) {
+        mono_amg_apply(P->amg, P->rp, z);
+    } else if (n > 0) {
         mac_mg_apply(P->mg, n, P->F->cell, P->rp, z);
         for (size_t i = 0; i < n; i++)
             z[i] /= P->scale;
@@ -486,9 +497,53 @@ static void mg_precond_apply(void *ctx, const double *r, double *z)
 
 void mono_kept_free(mono_kept *kept)
 {
-    if (kept)
+    if (kept) {
         seam_cholesky_destroy(&kept->chol);
+        seam_cholesky_destroy(&kept->chol_A);
+    }
 }
+
+/* ---- the direct solve ---------------------------------------------------------- */
+
+/* CHOLMOD's factor of the whole assembled A in kept->chol_A: analysed when
+ * there is none or A's pattern changed (counted in *analyses), refactored
+ * numerically always. Used as PCG's preconditioner, it solves A exactly:
+ * one iteration, plus at most the rigid bodies' ranks for their G S^-1 G^T,
+ * which A leaves out. */
+static seam_status direct_build(mono_kept *kept, const mono_spd *spd, size_t *analyses, const seam_host *host)
+{
+    size_t before = kept->chol_A ? seam_cholesky_analyses(kept->chol_A) : 0;
+    if (!kept->chol_A && !(kept->chol_A = seam_cholesky_new(spd->A))) {
+        seam_logf(host, SEAM_LOG_ERROR, "monolithic: CHOLMOD could not analyse the coupled system (%zu unknowns)",
+                  spd->size);
+        return SEAM_ERROR;
+    }
+    int rc = seam_cholesky_factor(kept->chol_A, spd->A);   /* analyses a new pattern first */
+    *analyses = seam_cholesky_analyses(kept->chol_A) - before;
+    if (*analyses > 0)
+        seam_logf(host, SEAM_LOG_DEBUG,
+                  "monolithic: coupled system of %zu unknowns analysed by CHOLMOD: %.0f nonzeros in L, ordering %d",
+                  spd->size, seam_cholesky_factor_nnz(kept->chol_A), seam_cholesky_ordering(kept->chol_A));
+    if (rc != 0) {
+        /* not positive definite: as a PCG breakdown, the step is retried with a smaller dt */
+        seam_logf(host, rc == 1 ? SEAM_LOG_WARN : SEAM_LOG_ERROR,
+                  "monolithic: the coupled SPD system (%zu unknowns) has no Cholesky factor (%s, column %zu)",
+                  spd->size, rc == 1 ? "not positive definite" : "CHOLMOD failed",
+                  seam_cholesky_minor(kept->chol_A));
+        return rc == 1 ? SEAM_UNSTABLE : SEAM_ERROR;
+    }
+    return SEAM_OK;
+}
+
+/* z = A^-1 r by the factor; a failed solve leaves NaN, which PCG reports as a breakdown. */
+static void direct_apply(void *ctx, const double *r, double *z)
+{
+    seam_cholesky *chol = ctx;
+    if (seam_cholesky_solve(chol, r, z) != 0)
+        z[0] = NAN;
+}
+
+static const char *const precond_name[] = {"IC(0)", "multigrid", "direct", "AMG"};
 
 seam_status mono_solve(const mono_fluid *F, const mono_block *blocks, size_t n_blocks, double dt,
                        const mono_solve_opts *opts, double *p, double *v, mono_solve_stats *stats,
@@ -512,13 +567,15 @@ seam_status mono_solve_kept(mono_kept *kept, const mono_fluid *F, const mono_blo
     double cn = seam_norm2(spd.size, spd.c);
     mono_solve_stats s = {0, 0.0, spd.A->nnz, 0};
     if (spd.size > 0 && cn > 0.0) {
-        int mg = opts->precond == MONO_PRECOND_MG;
         seam_ichol *L = NULL;
         mg_precond P = {0};
         seam_linop Aop = {spd.size, spd_apply, &spd}, Mop;
-        if (mg) {
-            st = mg_precond_build(&P, &spd, F, kept, &s.analyses, host);
+        if (opts->precond == MONO_PRECOND_MG || opts->precond == MONO_PRECOND_AMG) {
+            st = mg_precond_build(&P, &spd, F, kept, opts->precond == MONO_PRECOND_AMG, &s.analyses, host);
             Mop = (seam_linop){spd.size, mg_precond_apply, &P};
+        } else if (opts->precond == MONO_PRECOND_DIRECT) {
+            st = direct_build(kept, &spd, &s.analyses, host);
+            Mop = (seam_linop){spd.size, direct_apply, kept->chol_A};
         } else {
             L = seam_ichol_new(spd.A);
             Mop = seam_ichol_linop(L);
@@ -533,7 +590,7 @@ seam_status mono_solve_kept(mono_kept *kept, const mono_fluid *F, const mono_blo
                 seam_logf(host, SEAM_LOG_WARN,   /* the step is retried smaller: no error unless that fails too */
                           "monolithic: coupled pressure solve (dt %g, %zu pressures, %zu unknowns): %s-PCG %s after %d "
                           "iterations, relative residual %.3e > tol %.1e",
-                          dt, spd.n, spd.size, mg ? "multigrid" : "IC(0)",
+                          dt, spd.n, spd.size, precond_name[opts->precond],
                           ks.breakdown ? "broke down" : "did not converge", ks.iterations, s.residual, opts->tol);
                 st = SEAM_UNSTABLE;
             }

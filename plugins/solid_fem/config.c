@@ -119,14 +119,17 @@ static int read_material(seam_cfg *body, int d, fem_body *b)
 }
 
 /* Mark nodes of a body selected by {"box": {"min","max"}} or {"nodes": [..]}. */
-static int select_nodes(seam_cfg *c, const fem *self, const fem_body *b, uint8_t *mark)
+static int select_nodes(seam_cfg *c, const char *which, const fem *self, const fem_body *b, uint8_t *mark)
 {
     int d = self->d, any = 0;
     seam_cfg *box = seam_cfg_child(c, "box", 0);
     if (box) {
         double lo[3], hi[3];
-        int ok = seam_cfg_vec(box, "min", lo, (size_t)d, SEAM_CFG_REQUIRED);
-        ok &= seam_cfg_vec(box, "max", hi, (size_t)d, SEAM_CFG_REQUIRED);
+        char min_key[32], max_key[32];   /* "pin.box.min": the declaration's name */
+        snprintf(min_key, sizeof min_key, "%s.box.min", which);
+        snprintf(max_key, sizeof max_key, "%s.box.max", which);
+        int ok = seam_cfg_key_vec(box, FEM_BODY_KEYS, min_key, lo, (size_t)d, SEAM_CFG_REQUIRED);
+        ok &= seam_cfg_key_vec(box, FEM_BODY_KEYS, max_key, hi, (size_t)d, SEAM_CFG_REQUIRED);
         if (!ok)
             return -1;
         for (size_t i = b->node0; i < b->node0 + b->n_nodes; i++) {
@@ -194,12 +197,12 @@ int fem_read_constraints(fem *self, seam_cfg *c, size_t bi)
     fem_body *b = &self->bodies[bi];
     int d = self->d;
     double v0[3] = {0, 0, 0};
-    seam_cfg_vec(c, "velocity", v0, (size_t)d, 0);
+    seam_cfg_key_vec(c, FEM_BODY_KEYS, "velocity", v0, (size_t)d, 0);
     for (size_t i = b->node0; i < b->node0 + b->n_nodes; i++)
         memcpy(self->v + i * (size_t)d, v0, (size_t)d * sizeof *v0);
     seam_cfg *pin = seam_cfg_child(c, "pin", 0);
     uint8_t *mark = seam_xcalloc(self->n + 1, 1);
-    if (pin && select_nodes(pin, self, b, mark) != 0) {
+    if (pin && select_nodes(pin, "pin", self, b, mark) != 0) {
         free(mark);
         return -1;
     }
@@ -213,8 +216,8 @@ int fem_read_constraints(fem *self, seam_cfg *c, size_t bi)
     if (pre) {
         memset(mark, 0, self->n + 1);
         double vp[3] = {0, 0, 0};
-        int ok = seam_cfg_vec(pre, "velocity", vp, (size_t)d, SEAM_CFG_REQUIRED);
-        if (!ok || select_nodes(pre, self, b, mark) != 0) {
+        int ok = seam_cfg_key_vec(pre, FEM_BODY_KEYS, "prescribed.velocity", vp, (size_t)d, SEAM_CFG_REQUIRED);
+        if (!ok || select_nodes(pre, "prescribed", self, b, mark) != 0) {
             free(mark);
             return -1;
         }

@@ -81,8 +81,8 @@ static int gen_rectangle(seam_cfg *c, fem_mesh *m)
 {
     double lo[2] = {0, 0}, hi[2] = {1, 1};
     long n[2];
-    seam_cfg_vec(c, "min", lo, 2, 0);
-    seam_cfg_vec(c, "max", hi, 2, SEAM_CFG_REQUIRED);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "min", lo, 2, 0);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "max", hi, 2, SEAM_CFG_REQUIRED);
     if (!read_counts(c, "cells", 2, n))
         return -1;
     if (!(hi[0] > lo[0] && hi[1] > lo[1])) {
@@ -134,7 +134,7 @@ static long ring_segments(seam_cfg *c)
 static int gen_disc(seam_cfg *c, fem_mesh *m)
 {
     double ctr[2] = {0, 0};
-    seam_cfg_vec(c, "center", ctr, 2, 0);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "center", ctr, 2, 0);
     double R = seam_cfg_key(c, FEM_MESH_KEYS, "radius", 1, SEAM_CFG_REQUIRED);
     long rings = seam_cfg_key_int(c, FEM_MESH_KEYS, "rings", 4, SEAM_CFG_REQUIRED);
     if (seam_cfg_error_count(c))
@@ -169,9 +169,9 @@ static int gen_disc(seam_cfg *c, fem_mesh *m)
 static int gen_ring_volume(seam_cfg *c, fem_mesh *m)
 {
     double ctr[2] = {0, 0}, ang[2] = {0, 360};
-    seam_cfg_vec(c, "center", ctr, 2, 0);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "center", ctr, 2, 0);
     bool arc = seam_cfg_has(c, "angles");
-    if (arc && seam_cfg_vec(c, "angles", ang, 2, 0) && !(ang[1] > ang[0] && ang[1] - ang[0] < 360)) {
+    if (arc && seam_cfg_key_vec(c, FEM_MESH_KEYS, "angles", ang, 2, 0) && !(ang[1] > ang[0] && ang[1] - ang[0] < 360)) {
         seam_cfg_error(c, "angles", "[from, to] in degrees with from < to < from + 360 (the whole ring: leave it out)");
         return -1;
     }
@@ -212,8 +212,8 @@ static int gen_box(seam_cfg *c, fem_mesh *m)
 {
     double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
     long n[3];
-    seam_cfg_vec(c, "min", lo, 3, 0);
-    seam_cfg_vec(c, "max", hi, 3, SEAM_CFG_REQUIRED);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "min", lo, 3, 0);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "max", hi, 3, SEAM_CFG_REQUIRED);
     if (!read_counts(c, "cells", 3, n))
         return -1;
     if (!(hi[0] > lo[0] && hi[1] > lo[1] && hi[2] > lo[2])) {
@@ -255,7 +255,7 @@ static int gen_box(seam_cfg *c, fem_mesh *m)
 static int gen_ring_shell(seam_cfg *c, fem_mesh *m)
 {
     double ctr[2] = {0, 0};
-    seam_cfg_vec(c, "center", ctr, 2, 0);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "center", ctr, 2, 0);
     double R = seam_cfg_key(c, FEM_MESH_KEYS, "radius", 1, SEAM_CFG_REQUIRED);
     long ns = ring_segments(c);
     if (seam_cfg_error_count(c))
@@ -279,8 +279,8 @@ static int gen_ring_shell(seam_cfg *c, fem_mesh *m)
 static int gen_chain(seam_cfg *c, fem_mesh *m)
 {
     double a[2] = {0, 0}, b[2] = {1, 0};
-    seam_cfg_vec(c, "start", a, 2, SEAM_CFG_REQUIRED);
-    seam_cfg_vec(c, "end", b, 2, SEAM_CFG_REQUIRED);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "start", a, 2, SEAM_CFG_REQUIRED);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "end", b, 2, SEAM_CFG_REQUIRED);
     double chord = hypot(b[0] - a[0], b[1] - a[1]);
     double L = seam_cfg_key(c, FEM_MESH_KEYS, "length", chord, 0);
     long ns = seam_cfg_key_int(c, FEM_MESH_KEYS, "segments", 16, SEAM_CFG_REQUIRED);
@@ -328,9 +328,9 @@ static int gen_cloth(seam_cfg *c, fem_mesh *m)
 {
     double o[3] = {0, 0, 0}, u[3] = {1, 0, 0}, v[3] = {0, 1, 0};
     long n[2];
-    seam_cfg_vec(c, "origin", o, 3, 0);
-    seam_cfg_vec(c, "u", u, 3, SEAM_CFG_REQUIRED);
-    seam_cfg_vec(c, "v", v, 3, SEAM_CFG_REQUIRED);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "origin", o, 3, 0);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "u", u, 3, SEAM_CFG_REQUIRED);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "v", v, 3, SEAM_CFG_REQUIRED);
     if (!read_counts(c, "cells", 2, n))
         return -1;
     double w[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
@@ -383,7 +383,7 @@ static int32_t sphere_midpoint(fem_mesh *m, int32_t *edge_mid, size_t stride, in
 static int gen_spherical_shell(seam_cfg *c, fem_mesh *m)
 {
     double ctr[3] = {0, 0, 0};
-    seam_cfg_vec(c, "center", ctr, 3, 0);
+    seam_cfg_key_vec(c, FEM_MESH_KEYS, "center", ctr, 3, 0);
     double R = seam_cfg_key(c, FEM_MESH_KEYS, "radius", 1, SEAM_CFG_REQUIRED);
     long sub = seam_cfg_key_int(c, FEM_MESH_KEYS, "subdivisions", 3, 0);
     if (seam_cfg_error_count(c))

@@ -2,7 +2,7 @@
  * "Configuration", "Walls", "Materials"); shared bounds are seam/config.h's. */
 #include "ranges.h"
 
-enum { LO = SEAM_CFG_LO_OPEN, HI = SEAM_CFG_HI_OPEN };
+enum { LO = SEAM_CFG_LO_OPEN, HI = SEAM_CFG_HI_OPEN, EACH = SEAM_RANGE_EACH };
 
 static const seam_range config_keys[] = {
     {"newton.tolerance", false, SEAM_TOLERANCE_MIN, 1, 0, ""},
@@ -17,7 +17,19 @@ static const seam_range config_keys[] = {
 
 /* Coulomb coefficients: rubber on dry rock reaches 1-4; 100 is any contact that sticks */
 static const seam_range wall_keys[] = {
+    SEAM_COORDINATES("min"),
+    SEAM_COORDINATES("max"),
     {"friction", false, 0, 100, 0, ""},
+};
+
+/* a body's node selections (corners) and velocities, each component */
+static const seam_range body_keys[] = {
+    {"velocity", false, -SEAM_SPEED_MAX, SEAM_SPEED_MAX, EACH, "m/s"},
+    SEAM_COORDINATES("pin.box.min"),
+    SEAM_COORDINATES("pin.box.max"),
+    SEAM_COORDINATES("prescribed.box.min"),
+    SEAM_COORDINATES("prescribed.box.max"),
+    {"prescribed.velocity", false, -SEAM_SPEED_MAX, SEAM_SPEED_MAX, EACH, "m/s"},
 };
 
 /* damping: a mass-proportional rate of 1e6 1/s stops a body within a microsecond;
@@ -45,6 +57,16 @@ static const seam_range shell_keys[] = {
 
 /* a generated mesh's numbers: element counts bounded so the mesh stays within memory and seconds */
 static const seam_range mesh_keys[] = {
+    SEAM_COORDINATES("min"),
+    SEAM_COORDINATES("max"),
+    SEAM_COORDINATES("center"),
+    SEAM_COORDINATES("start"),
+    SEAM_COORDINATES("end"),
+    SEAM_COORDINATES("origin"),
+    SEAM_COORDINATES("u"),
+    SEAM_COORDINATES("v"),
+    /* a ring's band: past 1e6 degrees a double keeps less than 1e-10 of one */
+    {"angles", false, -1e6, 1e6, EACH, "degrees"},
     {"radius", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
     {"inner_radius", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
     {"outer_radius", false, SEAM_LENGTH_MIN, SEAM_LENGTH_MAX, 0, "m"},
@@ -60,6 +82,7 @@ static const seam_range mesh_keys[] = {
 const seam_range_table solid_fem_ranges[] = {
     SEAM_RANGE_TABLE("solid_fem", "", "docs/solid_fem.md", "## Configuration", config_keys),
     SEAM_RANGE_TABLE("solid_fem", "walls", "docs/solid_fem.md", "### Walls", wall_keys),
+    SEAM_RANGE_TABLE("solid_fem", "bodies[]", "docs/solid_fem.md", "### A body", body_keys),
     SEAM_RANGE_TABLE("solid_fem", "bodies[].material", "docs/solid_fem.md", "Volumetric (`\"kind\": \"solid\"`",
                      solid_keys),
     SEAM_RANGE_TABLE("solid_fem", "bodies[].material", "docs/solid_fem.md", "Shells (`\"kind\": \"shell\"`",

@@ -9,8 +9,9 @@ extern const seam_range_table solid_fem_ranges[];
 extern const size_t solid_fem_n_ranges;
 #define FEM_KEYS (&solid_fem_ranges[0])         /* the participant's own keys */
 #define FEM_WALL_KEYS (&solid_fem_ranges[1])    /* "walls" */
-#define FEM_SOLID_KEYS (&solid_fem_ranges[2])   /* a volumetric body's "material" */
-#define FEM_SHELL_KEYS (&solid_fem_ranges[3])   /* a shell's "material" */
-#define FEM_MESH_KEYS (&solid_fem_ranges[4])    /* a generated "mesh" */
+#define FEM_BODY_KEYS (&solid_fem_ranges[2])    /* each of "bodies" */
+#define FEM_SOLID_KEYS (&solid_fem_ranges[3])   /* a volumetric body's "material" */
+#define FEM_SHELL_KEYS (&solid_fem_ranges[4])   /* a shell's "material" */
+#define FEM_MESH_KEYS (&solid_fem_ranges[5])    /* a generated "mesh" */
 
 #endif

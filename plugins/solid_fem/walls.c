@@ -27,8 +27,8 @@ enum { FREE = 0, AT_MIN = 1, AT_MAX = 2 };
 int fem_walls_read(fem *self, seam_cfg *w)
 {
     int d = self->d;
-    int ok = seam_cfg_vec(w, "min", self->walls.min, (size_t)d, SEAM_CFG_REQUIRED);
-    ok = seam_cfg_vec(w, "max", self->walls.max, (size_t)d, SEAM_CFG_REQUIRED) && ok;
+    int ok = seam_cfg_key_vec(w, FEM_WALL_KEYS, "min", self->walls.min, (size_t)d, SEAM_CFG_REQUIRED);
+    ok = seam_cfg_key_vec(w, FEM_WALL_KEYS, "max", self->walls.max, (size_t)d, SEAM_CFG_REQUIRED) && ok;
     self->walls.friction = seam_cfg_key(w, FEM_WALL_KEYS, "friction", 0.5, 0);
     if (!ok)
         return -1;

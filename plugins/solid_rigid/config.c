@@ -26,23 +26,23 @@ static const char *const shape_names[] = {"circle", "rectangle", "polygon", "sph
 static const char *const profile_names[] = {"constant", "ramp", "cosine_release", NULL};
 
 /* A vector of the scene's dimension into a 3-vector (z = 0 in 2D). */
-static bool read_vec(seam_cfg *c, int dim, const char *key, double *out, unsigned flags)
+static bool read_vec(seam_cfg *c, const seam_range_table *t, int dim, const char *key, double *out, unsigned flags)
 {
     double v[3] = {0, 0, 0};
-    bool got = seam_cfg_vec(c, key, v, (size_t)dim, flags);
+    bool got = seam_cfg_key_vec(c, t, key, v, (size_t)dim, flags);
     if (got)
         seam_v3_copy(out, v);
     return got;
 }
 
 /* An angular quantity: a number about z in 2D, a vector in 3D. */
-static void read_angular(seam_cfg *c, int dim, const char *key, double *out)
+static void read_angular(seam_cfg *c, const seam_range_table *t, int dim, const char *key, double *out)
 {
     seam_v3_set(out, 0, 0, 0);
     if (dim == 2)
-        out[2] = seam_cfg_num(c, key, 0.0, -INFINITY, INFINITY, 0);
+        out[2] = seam_cfg_key(c, t, key, 0.0, 0);
     else
-        seam_cfg_vec(c, key, out, 3, 0);
+        seam_cfg_key_vec(c, t, key, out, 3, 0);
 }
 
 static bool unit_axis(seam_cfg *c, const char *key, const char *name, double *a)
@@ -59,7 +59,7 @@ static bool unit_axis(seam_cfg *c, const char *key, const char *name, double *a)
 static int parse_polygon(seam_cfg *item, const char *name, rigid_shape *shape)
 {
     size_t n;
-    double *xy = seam_cfg_points(item, "vertices", 2, &n, SEAM_CFG_REQUIRED);
+    double *xy = seam_cfg_key_points(item, RIGID_BODY_KEYS, "vertices", 2, &n, SEAM_CFG_REQUIRED);
     if (!xy)
         return -1;   /* missing or malformed: reported with the key's location */
     char err[256];
@@ -93,7 +93,7 @@ static int parse_shape(const rigid_solver *rs, seam_cfg *item, const char *name,
         rc = rigid_shape_round(shape, rs->set.dim, r, err, sizeof err);
     } else if (kind == SHAPE_RECTANGLE || kind == SHAPE_BOX) {
         double size[3] = {0, 0, 0};
-        if (!seam_cfg_vec(item, "size", size, (size_t)rs->set.dim, SEAM_CFG_REQUIRED))
+        if (!seam_cfg_key_vec(item, RIGID_BODY_KEYS, "size", size, (size_t)rs->set.dim, SEAM_CFG_REQUIRED))
             return -1;
         key = "size";
         rc = rigid_shape_box(shape, rs->set.dim, size, err, sizeof err);
@@ -166,9 +166,9 @@ static int parse_loads(const rigid_solver *rs, seam_cfg *item, const char *name,
         }
         rigid_load *ld = &b->loads[i];
         double p[3] = {0, 0, 0}, qc[4];
-        read_vec(f, rs->set.dim, "force", ld->force, 0);
-        read_angular(f, rs->set.dim, "torque", ld->torque);
-        read_vec(f, rs->set.dim, "point", p, 0);
+        read_vec(f, RIGID_FORCE_KEYS, rs->set.dim, "force", ld->force, 0);
+        read_angular(f, RIGID_FORCE_KEYS, rs->set.dim, "torque", ld->torque);
+        read_vec(f, RIGID_FORCE_KEYS, rs->set.dim, "point", p, 0);
         /* the point is given in the shape's own frame; samples live in the principal frame */
         qc[0] = b->shape.q_frame[0];
         for (int k = 1; k < 4; k++)
@@ -200,11 +200,11 @@ static int parse_kinematic(const rigid_solver *rs, seam_cfg *item, seam_cfg *k, 
             return -1;
         }
     }
-    read_vec(k, rs->set.dim, "velocity", b->kv, 0);
-    read_vec(k, rs->set.dim, "amplitude", b->kamp, 0);
+    read_vec(k, RIGID_KINEMATIC_KEYS, rs->set.dim, "velocity", b->kv, 0);
+    read_vec(k, RIGID_KINEMATIC_KEYS, rs->set.dim, "amplitude", b->kamp, 0);
     b->kfreq = seam_cfg_key(k, RIGID_KINEMATIC_KEYS, "frequency", 0.0, 0);
     b->kphase = seam_cfg_key(k, RIGID_KINEMATIC_KEYS, "phase", 0.0, 0);
-    read_angular(k, rs->set.dim, "angular_velocity", b->kw);
+    read_angular(k, RIGID_KINEMATIC_KEYS, rs->set.dim, "angular_velocity", b->kw);
     return 0;
 }
 
@@ -218,7 +218,8 @@ static int parse_constraint(const rigid_solver *rs, seam_cfg *item, seam_cfg *c,
     }
     double a[3] = {0, 0, 1};
     if (tr) {
-        if (!read_vec(c, rs->set.dim, "translate_along", a, 0) || !unit_axis(c, "translate_along", name, a))
+        if (!read_vec(c, RIGID_CONSTRAINT_KEYS, rs->set.dim, "translate_along", a, 0) ||
+            !unit_axis(c, "translate_along", name, a))
             return -1;
         double along = seam_v3_dot(a, S->v), off[3];
         seam_v3_copy(off, S->v);
@@ -232,9 +233,10 @@ static int parse_constraint(const rigid_solver *rs, seam_cfg *item, seam_cfg *c,
         S->sdot = along;
         b->m_axis = b->m;
     } else {
-        if (!read_vec(c, rs->set.dim, "rotate_about", b->pivot, 0))
+        if (!read_vec(c, RIGID_CONSTRAINT_KEYS, rs->set.dim, "rotate_about", b->pivot, 0))
             return -1;
-        if (rs->set.dim == 3 && (!seam_cfg_vec(c, "axis", a, 3, SEAM_CFG_REQUIRED) || !unit_axis(c, "axis", name, a)))
+        if (rs->set.dim == 3 && (!seam_cfg_key_vec(c, RIGID_CONSTRAINT_KEYS, "axis", a, 3, SEAM_CFG_REQUIRED) ||
+                                 !unit_axis(c, "axis", name, a)))
             return -1;
         if (seam_cfg_has(item, "velocity")) {
             seam_cfg_error(item, "velocity", "body \"%s\": under rotate_about the velocity follows from "
@@ -268,14 +270,14 @@ static int parse_constraint(const rigid_solver *rs, seam_cfg *item, seam_cfg *c,
 static int parse_pose(const rigid_solver *rs, seam_cfg *item, const char *name, rigid_body *b, rigid_state *S)
 {
     memset(S, 0, sizeof *S);
-    read_vec(item, rs->set.dim, "position", S->x, 0);
-    read_vec(item, rs->set.dim, "velocity", S->v, 0);
-    read_angular(item, rs->set.dim, "angular_velocity", S->w);
+    read_vec(item, RIGID_BODY_KEYS, rs->set.dim, "position", S->x, 0);
+    read_vec(item, RIGID_BODY_KEYS, rs->set.dim, "velocity", S->v, 0);
+    read_angular(item, RIGID_BODY_KEYS, rs->set.dim, "angular_velocity", S->w);
     double qg[4] = {1, 0, 0, 0};
     if (rs->set.dim == 2) {
         double th[3] = {0, 0, seam_cfg_key(item, RIGID_BODY_KEYS, "angle", 0.0, 0)};
         q_exp(qg, th);
-    } else if (seam_cfg_vec(item, "orientation", qg, 4, 0)) {
+    } else if (seam_cfg_key_vec(item, RIGID_BODY_KEYS, "orientation", qg, 4, 0)) {
         double n = sqrt(qg[0] * qg[0] + qg[1] * qg[1] + qg[2] * qg[2] + qg[3] * qg[3]);
         if (!(n > 0) || !isfinite(n)) {
             seam_cfg_error(item, "orientation", "body \"%s\": the quaternion [w, x, y, z] must be non-zero", name);
@@ -343,8 +345,8 @@ static int parse_body_keys(const rigid_solver *rs, seam_cfg *item, size_t index,
 static int parse_walls(rigid_solver *rs, seam_cfg *w)
 {
     rs->world.walls = true;
-    bool ok = read_vec(w, rs->set.dim, "min", rs->world.wmin, SEAM_CFG_REQUIRED);
-    ok = read_vec(w, rs->set.dim, "max", rs->world.wmax, SEAM_CFG_REQUIRED) && ok;
+    bool ok = read_vec(w, RIGID_WALL_KEYS, rs->set.dim, "min", rs->world.wmin, SEAM_CFG_REQUIRED);
+    ok = read_vec(w, RIGID_WALL_KEYS, rs->set.dim, "max", rs->world.wmax, SEAM_CFG_REQUIRED) && ok;
     rs->world.wall_restitution = seam_cfg_key(w, RIGID_WALL_KEYS, "restitution", 0.0, 0);
     rs->world.wall_friction = seam_cfg_key(w, RIGID_WALL_KEYS, "friction", 0.5, 0);
     for (int k = 0; ok && k < rs->set.dim; k++) {

@@ -12,5 +12,6 @@ extern const size_t solid_rigid_n_ranges;
 #define RIGID_BODY_KEYS (&solid_rigid_ranges[2])      /* each of "bodies" */
 #define RIGID_KINEMATIC_KEYS (&solid_rigid_ranges[3]) /* a body's "kinematic" */
 #define RIGID_FORCE_KEYS (&solid_rigid_ranges[4])     /* each of a body's "forces" */
+#define RIGID_CONSTRAINT_KEYS (&solid_rigid_ranges[5]) /* a body's "constraint" */
 
 #endif

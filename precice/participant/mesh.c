@@ -262,7 +262,8 @@ void data_keep_sample(pdata *d, double t)
     d->sample_values = seam_xrealloc_n(d->sample_values, (d->n_samples + 1) * (d->n_values ? d->n_values : 1),
                                        sizeof(double));
     d->sample_times[d->n_samples] = t;
-    memcpy(d->sample_values + d->n_samples * d->n_values, d->values, d->n_values * sizeof(double));
+    if (d->n_values)   /* a rank with no vertices has no values (and may have no array) */
+        memcpy(d->sample_values + d->n_samples * d->n_values, d->values, d->n_values * sizeof(double));
     d->n_samples++;
 }
 

@@ -98,11 +98,10 @@ participant *participant_create(const char *name, const char *config_path, int r
     const char *call = with_communicator ? "createParticipant (with communicator)" : "createParticipant";
     if (!name || !config_path)
         participant_fail(pt, call, "the participant or configuration name is NULL");
-    if (size > 1)
-        participant_fail(pt, call, "%d solver processes: seam runs each participant as one process for now; "
-                         "parallel participants come in a later issue", size);
-    if (size != 1 || rank != 0)
-        participant_fail(pt, call, "rank %d of %d is not a valid process of a serial participant", rank, size);
+    // every rank of a parallel participant connects to the coupler on its own
+    // and hands it its own vertices; the coupler orders them by rank
+    if (size < 1 || rank < 0 || rank >= size)
+        participant_fail(pt, call, "rank %d of %d is not a process of the participant", rank, size);
     char err[4096];
     // libxml2 computes its NaN and infinities as 0/0 and 1/0 when it first
     // parses: under a solver that traps floating-point exceptions (OpenFOAM's

@@ -54,7 +54,7 @@ static void test_validate_reports_precisely(void **state)
 
     assert_int_equal(seam("validate tests/coupler/scenes/wrong_type.json"), 1);
     expect("tests/coupler/scenes/wrong_type.json:2:12: time.end: expected a number in [1e-15, 1e9] s, got \"one second\"");
-    expect("tests/coupler/scenes/wrong_type.json:3:40: coupling.relaxation: expected a number in (0, 1], got 1.5");
+    expect("tests/coupler/scenes/wrong_type.json:3:40: coupling.relaxation: expected a number in [1e-16, 1], got 1.5");
 
     assert_int_equal(seam("validate tests/coupler/scenes/syntax.json"), 1);
     expect("tests/coupler/scenes/syntax.json:3:50: '}' expected near '\"relaxation\"'");
@@ -67,7 +67,7 @@ static void test_validate_reports_precisely(void **state)
     expect("examples/piston.json: ok:");
     /* Overrides are validated like the file, and located as overrides. */
     assert_int_equal(seam("validate examples/piston.json --set coupling.relaxation=2"), 1);
-    expect("--set coupling.relaxation: coupling.relaxation: expected a number in (0, 1], got 2");
+    expect("--set coupling.relaxation: coupling.relaxation: expected a number in [1e-16, 1], got 2");
     assert_int_equal(seam("validate examples/piston.json --set coupling.scheme=relax"), 1);
     expect("(did you mean \"relaxation\"?)");
     /* Names become output folders: none may leave the output directory. */
@@ -104,13 +104,18 @@ static void test_validate_reports_precisely(void **state)
     expect("seam: error: --set cell_size: cell_size: expected a number in [1e-9, 1e6] m, got 1.0000000000000001e+300");
     assert_int_equal(seam("validate examples/rising_disc.json --set fluid.dx=1e308"), 1);
     expect("seam: [fluid] error: --set fluid.dx: fluid.dx: expected a number in [1e-9, 1e6] m, got 1e+308");
-    /* solid_fem: a generated mesh refused at rest is located at its body's mesh key (it named the body only) */
+    /* solid_fem: a generated mesh refused at rest is located at its body's mesh key (it named the body only);
+     * coordinates past 1e6 m are refused by their range, naming the item */
     assert_int_equal(seam("validate examples/smoke_cloth.json --set 'solids.0.bodies.0.mesh.v=[0,1e300,0]'"), 1);
-    expect("seam: [cloth] error: examples/smoke_cloth.json:32:11: solids[0].bodies[0].mesh: triangle 1 is degenerate "
-           "at rest (area inf)");
-    assert_int_equal(seam("validate examples/floating_block.json --set 'solids.0.bodies.0.mesh.min=[-1e30,0.55]'"), 1);
+    expect("seam: [cloth] error: --set solids[0].bodies[0].mesh.v: solids[0].bodies[0].mesh.v[1]: expected a number in "
+           "[-1e6, 1e6] m, got 1.0000000000000001e+300");
+    assert_int_equal(seam("validate examples/smoke_cloth.json --set 'solids.0.bodies.0.mesh.v=[0,1e-12,0]'"), 1);
+    expect("seam: [cloth] error: examples/smoke_cloth.json:32:11: solids[0].bodies[0].mesh: triangle 24 is degenerate "
+           "at rest (area 1.73472e-15)");
+    assert_int_equal(seam("validate examples/floating_block.json --set 'solids.0.bodies.0.mesh.min=[-1e6,0.7499999999]'"),
+                     1);
     expect("seam: [block] error: examples/floating_block.json:20:27: solids[0].bodies[0].mesh: element 0 is degenerate "
-           "at rest (area 3.125e+27, below 1e-12 of its edges' square)");
+           "at rest (area 1.5625e-06, below 1e-12 of its edges' square)");
     /* tube_fluid's bind refusal (fluid and solid discretized apart) is located at the fluid's cells */
     assert_int_equal(seam("validate examples/tube_precice.json --set fluid.discretization=staggered"), 1);
     expect("seam: [fluid] error: examples/tube_precice.json:17:37: fluid.cells: cells = 100 needs an interface of 100 "

@@ -41,6 +41,31 @@ EXTRA = [
                              "\"rings\": 4}"]),
     ("smoke_cloth.json", ["solids.0.bodies.0.mesh={\"generate\": \"spherical_shell\", \"center\": [0.5, 0.5, 0.5], "
                           "\"radius\": 0.1, \"subdivisions\": 2}"]),
+    # the schemes no example uses, and participants in another process (seam-serve, which validate may start)
+    ("piston.json", ["coupling.scheme=\"aitken\""]),
+    ("piston.json", ["coupling.scheme=\"iqn-imvj\""]),
+    ("piston.json", ["coupling.scheme=\"newton-fd\""]),
+    ("piston.json", ["fluid.process=\"separate\"", "solids.0.process=\"separate\""]),
+    ("tube_monolithic.json", ["coupled.process=\"separate\""]),
+    # arrays no example writes (an array's length is the scene's to give, so each is written here)
+    ("rising_disc.json", ["fluid.origin=[0, 0]", "solids.0.bodies.0.velocity=[0, 0]",
+                          "solids.0.bodies.0.angular_velocity=0",
+                          "solids.0.bodies.0.forces=[{\"force\": [0, 1], \"torque\": 0, \"point\": [0, 0]}]"]),
+    ("rising_disc.json", ["solids.0.bodies.0={\"shape\": \"polygon\", \"vertices\": [[0, 0], [0.1, 0], [0, 0.1]], "
+                          "\"density\": 600, \"position\": [0.5, 0.3]}"]),
+    ("rising_disc.json", ["solids.0.bodies.0.kinematic={\"velocity\": [0, 0], \"amplitude\": [0, 0], "
+                          "\"angular_velocity\": 0, \"frequency\": 1, \"phase\": 0}"]),
+    ("sph_three_bodies.json", ["solids.0.bodies.0.orientation=[1, 0, 0, 0]",
+                               "solids.0.bodies.1.constraint={\"rotate_about\": [0.3, 0.11, 0.175], "
+                               "\"axis\": [0, 0, 1]}"]),
+    ("floating_block.json", ["solids.0.bodies.0.velocity=[0, 0]",
+                             "solids.0.bodies.0.prescribed={\"box\": {\"min\": [0.8, 0.7], \"max\": [1.2, 0.75]}, "
+                             "\"velocity\": [0, 0]}"]),
+    # the test plugins no example loads
+    ("piston.json", ["fluid={\"plugin\": \"field_fluid\", \"drag\": 1, \"p0\": 0, \"gradient\": [0, 0]}",
+                     "solids.0={\"plugin\": \"probe_solid\", \"position\": 0, \"mass\": 1, \"hang_at_step\": 5, "
+                     "\"hang_s\": 1, \"work_s\": 0}"]),
+    ("piston.json", ["fluid.fault={\"kind\": \"none\", \"step\": 0, \"unstable_above_dt\": 1, \"unstable_until\": 1}"]),
     # a mesh body (a tetrahedron's OBJ, written at the start) for solid_rigid's scale
     ("sph_three_bodies.json", ["solids.0.bodies.0={\"shape\": \"mesh\", \"mesh\": \"%(tet)s\", \"scale\": 1, "
                                "\"density\": 500, \"position\": [0.2, 0.2, 0.2]}"]),
@@ -91,7 +116,13 @@ def values(d):
 
 
 def applies(d, obj):
-    """Whether declaration d's table is the one for obj: solid_fem's materials by their kind."""
+    """Whether declaration d's table is the one for obj: solid_fem's materials by their kind, a scheme's own keys
+    by the scheme (xpm is rmi's), a participant's remote keys when it runs in another process."""
+    if d["plugin"] is None and d["path"] == "coupling" and d["anchor"].startswith("## `"):
+        scheme = obj.get("scheme", "relaxation")
+        return d["anchor"].split("`")[1] == ("rmi" if scheme == "xpm" else scheme)
+    if d["anchor"].startswith("## Keys the coupler consumes"):
+        return obj.get("process") == "separate" or "connect" in obj
     if d["anchor"].startswith("Shells"):
         return obj.get("kind") == "shell"
     if d["anchor"].startswith("Volumetric"):
@@ -109,9 +140,12 @@ def cases(decls, name, scene, sets):
     for i, s in enumerate(scene.get("solids", []) or []):
         if isinstance(s, dict):
             parts.append((["solids", i], s.get("plugin")))
-    if any("scheme=\"monolithic\"" in x for x in sets):
+    mono = any("scheme=\"monolithic\"" in x for x in sets)
+    if mono:
         parts.append(([], "monolithic"))
     for d in decls:
+        if mono and d["plugin"] is None and d["path"].startswith("coupling"):
+            continue   # the partitioned schemes' keys do nothing under the monolithic solver
         table = [x for x in d["path"].split(".") if x]
         *inner, key = d["name"].split(".")
         for base, plugin in parts:
@@ -131,10 +165,35 @@ def cases(decls, name, scene, sets):
                     for x in p:
                         holder = holder[x]
                     v = holder.get(key) if isinstance(holder, dict) else None
-                    written = isinstance(v, (int, float)) and not isinstance(v, bool)
+                    written = is_number(v) or (d["each"] and last_leaf(v) is not None)
                     if isinstance(holder, dict) and (key not in holder or written):
-                        out.append((base + t + p + [key], d, written))
+                        out.append((base + t + p + [key], d, written, v))
     return out
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def last_leaf(v):
+    """The index path of the last number of a nested list of numbers ([2] in a box, [1, 0] in a point list); None
+    when v is no such list."""
+    if not isinstance(v, list) or not v:
+        return None
+    if is_number(v[-1]):
+        return [len(v) - 1] if all(is_number(x) for x in v) else None
+    inner = last_leaf(v[-1])
+    return None if inner is None else [len(v) - 1] + inner
+
+
+def with_leaf(v, leaf, x):
+    """v (a nested list) with its number at index path leaf replaced by x."""
+    v = json.loads(json.dumps(v))
+    holder = v
+    for i in leaf[:-1]:
+        holder = holder[i]
+    holder[leaf[-1]] = x
+    return v
 
 
 CALLS = {}
@@ -149,19 +208,35 @@ def validate(scene, sets):
     return r.returncode, r.stdout + r.stderr
 
 
-def message(path, d):
-    return "%s: expected %s in %s, got" % (shown(path), "an integer" if d["integer"] else "a number", d["range"])
+def named(k):
+    """The key path a refusal of case k names: an array's item for an array ("fluid.box[3]")."""
+    p, d, _, v = k
+    leaf = last_leaf(v) if d["each"] else None
+    return p + leaf if leaf else p
+
+
+def message(k):
+    d = k[1]
+    return "%s: expected %s in %s, got" % (shown(named(k)), "an integer" if d["integer"] else "a number", d["range"])
+
+
+def setting(k, side):
+    """--set of case k at value side of values(): an array's last number replaced, its others kept."""
+    p, d, _, v = k
+    x = number(values(d)[side], d["integer"])
+    leaf = last_leaf(v) if d["each"] else None
+    return "%s=%s" % (dotted(p), json.dumps(with_leaf(v, leaf, json.loads(x))) if leaf else x)
 
 
 def assignments(sets, keys, side):
-    return list(sets) + ["%s=%s" % (dotted(p), number(values(d)[side], d["integer"])) for p, d, _ in keys]
+    return list(sets) + [setting(k, side) for k in keys]
 
 
 def check_inside(name, sets, keys, failures):
     for side in (2, 3):   # just inside, low and high
         rc, log = validate(name, assignments(sets, keys, side))
-        for p, d, _ in keys:
-            if message(p, d) in log:
+        for k in keys:
+            if message(k) in log:
                 failures.append("%s --set %s: a value just inside was refused:\n%s"
                                 % (name, " --set ".join(assignments(sets, keys, side)), log))
     return 2
@@ -178,13 +253,13 @@ def try_written(name, sets, keys, failures, inside=None):
         while left:   # the keys not yet refused, again together: what one refusal hid the next call shows
             rc, log = validate(name, assignments(sets, left, side))
             calls += 1
-            shown_now = [k for k in left if rc == 1 and message(k[0], k[1]) in log]
+            shown_now = [k for k in left if rc == 1 and message(k) in log]
             left = [k for k in left if k not in shown_now]
             if not shown_now:
                 break
         for k in left:
             failures.append("%s --set %s: expected exit 1 and \"%s\", got exit %d:\n%s"
-                            % (name, " --set ".join(assignments(sets, left, side)), message(k[0], k[1]), rc, log))
+                            % (name, " --set ".join(assignments(sets, left, side)), message(k), rc, log))
     return calls
 
 
@@ -203,14 +278,14 @@ def try_unwritten(unwritten, tried, failures):
         calls += 1
         read = []
         for key, k in batch.items():
-            if not (rc == 1 and message(k[0], k[1]) in log):
+            if not (rc == 1 and message(k) in log):
                 if shown(k[0]) + ":" in log:   # named otherwise: not read in this scene
                     if not pending[key]:
                         del pending[key]
                     continue
                 rc1, log1 = validate(name, assignments(sets, [k], 0))
                 calls += 1
-                if not (rc1 == 1 and message(k[0], k[1]) in log1):
+                if not (rc1 == 1 and message(k) in log1):
                     if shown(k[0]) + ":" not in log1:
                         failures.append("%s --set %s: exit %d, and no message names the key:\n%s"
                                         % (name, " --set ".join(assignments(sets, [k], 0)), rc1, log1))
@@ -254,14 +329,14 @@ def main():
             continue   # validate starts no program a scene names (docs/security.md)
         keys = cases(decls, name, scene, sets)
         for k in keys:
-            if not k[2]:
+            if not k[2] and not k[1]["each"]:   # an array's length is the scene's: written in EXTRA
                 unwritten.setdefault(ident(k[1]), []).append((name, sets, k))
         written = [k for k in keys if k[2]]
         if written:   # a key is tried inside on the first scene that writes it, outside on every one
             inside = [k for k in written if ident(k[1]) not in tried]
             scenes.append((name, sets, written, inside))
             n_cases += len(written)
-            tried.update(ident(d) for _, d, _ in written)
+            tried.update(ident(k[1]) for k in written)
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:   # one seam a core
         calls += sum(pool.map(lambda x: try_written(x[0], x[1], x[2], failures, x[3]), scenes))
     before = len(tried)

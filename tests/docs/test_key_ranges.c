@@ -17,6 +17,8 @@
 #include "../../plugins/monolithic/ranges.h"
 #include "../../plugins/solid_fem/ranges.h"
 #include "../../plugins/solid_rigid/ranges.h"
+#include "../../examples/plugins/ranges.h"
+#include "../plugins/ranges.h"
 
 static const struct {
     const seam_range_table *t;
@@ -25,6 +27,7 @@ static const struct {
     {scene_ranges, &scene_n_ranges},           {fluid_mac_ranges, &fluid_mac_n_ranges},
     {fluid_sph_ranges, &fluid_sph_n_ranges},   {solid_fem_ranges, &solid_fem_n_ranges},
     {solid_rigid_ranges, &solid_rigid_n_ranges}, {monolithic_ranges, &monolithic_n_ranges},
+    {tube_ranges, &tube_n_ranges},             {test_plugin_ranges, &test_plugin_n_ranges},
 };
 
 /* Cells of a markdown table row, trimmed, into cells (at most max); their count. */
@@ -140,10 +143,10 @@ static void dump(const seam_range_table *t)
         seam_range_describe(r, want, sizeof want);
         printf("{\"plugin\": %s%s%s, \"path\": \"%s\", \"name\": \"%s\", \"integer\": %s, "
                "\"lo\": %.17g, \"hi\": %.17g, "
-               "\"lo_open\": %s, \"hi_open\": %s, \"range\": \"%s\", \"anchor\": \"%s\"}\n",
+               "\"lo_open\": %s, \"hi_open\": %s, \"each\": %s, \"range\": \"%s\", \"anchor\": \"%s\"}\n",
                t->plugin ? "\"" : "", t->plugin ? t->plugin : "null", t->plugin ? "\"" : "", t->path, r->name,
                r->integer ? "true" : "false", r->lo, r->hi, (r->ends & SEAM_CFG_LO_OPEN) ? "true" : "false",
-               (r->ends & SEAM_CFG_HI_OPEN) ? "true" : "false", want,
+               (r->ends & SEAM_CFG_HI_OPEN) ? "true" : "false", (r->ends & SEAM_RANGE_EACH) ? "true" : "false", want,
                json_text(t->anchor, anchor, sizeof anchor));
     }
 }

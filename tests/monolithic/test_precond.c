@@ -1,9 +1,10 @@
-/* The multigrid block preconditioner of the coupled solve (system.c,
- * mono_precond): on a tank with an elastic block (solid_fem, corotated: a
- * kept block) and a rigid box (an eliminated block, G S^-1 G^T as a product)
- * half submerged, PCG with it reaches the solution IC(0)-PCG reaches, and
- * its iterations stay nearly flat from dx 0.05 to dx 0.025 while IC(0)'s
- * grow. */
+/* The multigrid block preconditioners (geometric and algebraic: amg.c) and
+ * the direct solve of the coupled system (system.c, mono_precond): on a tank
+ * with an elastic block (solid_fem, corotated: a kept block) and a rigid box
+ * (an eliminated block, G S^-1 G^T as a product) half submerged, PCG with
+ * each reaches the solution IC(0)-PCG reaches; the multigrids' iterations
+ * stay nearly flat from dx 0.05 to dx 0.0125 while IC(0)'s grow, and the
+ * direct solve's stay within the rigid box's rank. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,8 +22,8 @@ static const double dt = 0.005, rho_f = 1000.0, grav = -9.8;
 static const double box0[2] = {1.2, 0.45}, box1[2] = {1.5, 0.75}, box_density = 250.0;
 
 typedef struct outcome {
-    int iterations[2];       /* per mono_precond */
-    double dp, dv;           /* max |IC(0) - multigrid| over max |IC(0)|: pressures, solid unknowns */
+    int iterations[4];       /* per mono_precond */
+    double dp[4], dv[4];     /* max |IC(0) - it| over max |IC(0)| per mono_precond: pressures, solid unknowns */
     size_t pressures;
 } outcome;
 
@@ -120,9 +121,9 @@ static outcome solve_both(double dx)
     assert_int_equal(mono_fem_block(&blk[0], f, dt, 0.9, NULL, 0, nn, &th.host), SEAM_OK);
     box_block(&blk[1], x, nf, nr, nn);
     size_t m = blk[0].m + blk[1].m;
-    double *p[2], *v[2];
-    outcome o = {{0, 0}, 0.0, 0.0, F.n};
-    for (int k = 0; k < 2; k++) {
+    double *p[4], *v[4];
+    outcome o = {{0, 0, 0, 0}, {0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}, F.n};
+    for (int k = 0; k < 4; k++) {
         p[k] = calloc(F.n, sizeof *p[k]);
         v[k] = calloc(m, sizeof *v[k]);
         mono_solve_opts opts = {0.9, 1e-3, 1e-12, 100000, (mono_precond)k};
@@ -131,12 +132,14 @@ static outcome solve_both(double dx)
         assert_true(st.residual <= 1e-12);
         o.iterations[k] = st.iterations;
     }
-    o.dp = max_diff(F.n, p[0], p[1]) / max_abs(F.n, p[0]);
-    o.dv = max_diff(m, v[0], v[1]) / max_abs(m, v[0]);
+    for (int k = 1; k < 4; k++) {
+        o.dp[k] = max_diff(F.n, p[0], p[k]) / max_abs(F.n, p[0]);
+        o.dv[k] = max_diff(m, v[0], v[k]) / max_abs(m, v[0]);
+    }
     /* The box, half submerged at half the density that floats it so, rises and the pressures are hydrostatic's order. */
     assert_true(v[0][blk[0].m + 1] > 0.0);
     assert_true(max_abs(F.n, p[0]) > 0.5 * rho_f * -grav * 0.6);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
         free(p[k]);
         free(v[k]);
     }
@@ -156,19 +159,30 @@ static outcome solve_both(double dx)
 static void test_multigrid_against_ic0(void **state)
 {
     (void)state;
-    outcome o[2] = {solve_both(0.05), solve_both(0.025)};
-    for (int r = 0; r < 2; r++) {
-        printf("dx %g: %zu pressures, IC(0) %d iterations, multigrid %d; differences p %.2e, v %.2e\n",
-               r ? 0.025 : 0.05, o[r].pressures, o[r].iterations[0], o[r].iterations[1], o[r].dp, o[r].dv);
-        /* Both solve A y = c to 1e-12: their solutions agree to about cond(A) 1e-12. */
-        assert_true(o[r].dp < 1e-8);
-        assert_true(o[r].dv < 1e-8);
+    static const double dx[3] = {0.05, 0.025, 0.0125};
+    outcome o[3];
+    for (int r = 0; r < 3; r++) {
+        o[r] = solve_both(dx[r]);
+        printf("dx %g: %zu pressures, iterations IC(0) %d, multigrid %d, direct %d, AMG %d; differences from IC(0): "
+               "multigrid p %.2e, v %.2e, direct p %.2e, v %.2e, AMG p %.2e, v %.2e\n", dx[r], o[r].pressures,
+               o[r].iterations[0], o[r].iterations[1], o[r].iterations[2], o[r].iterations[3], o[r].dp[1], o[r].dv[1],
+               o[r].dp[2], o[r].dv[2], o[r].dp[3], o[r].dv[3]);
+        /* All solve A y = c to 1e-12: their solutions agree to about cond(A) 1e-12. */
+        for (int k = 1; k < 4; k++) {
+            assert_true(o[r].dp[k] < 1e-8);
+            assert_true(o[r].dv[k] < 1e-8);
+        }
+        /* The direct solve leaves PCG the box's G S^-1 G^T (rank 3) and a refinement step. */
+        assert_true(o[r].iterations[2] >= 1 && o[r].iterations[2] <= 5);
     }
-    /* Four times the unknowns: multigrid's iterations stay within a few of
-     * each other, IC(0)'s about double (n^0.5 or worse in 2D). */
-    assert_true(o[1].iterations[1] <= o[0].iterations[1] + 5);
-    assert_true(o[1].iterations[1] <= 40);
-    assert_true(o[1].iterations[0] > 2 * o[1].iterations[1]);
+    /* Sixteen times the unknowns: the geometric multigrid's iterations stay
+     * within a few of each other, the algebraic one's within one, IC(0)'s
+     * grow about as n^0.5 or worse in 2D. */
+    assert_true(o[2].iterations[1] <= o[0].iterations[1] + 6);
+    assert_true(o[2].iterations[1] <= 40);
+    assert_true(o[2].iterations[3] <= o[0].iterations[3] + 1);
+    assert_true(o[2].iterations[3] <= 25);
+    assert_true(o[2].iterations[0] > 4 * o[2].iterations[3]);
 }
 
 /* Without the fluid block's grid (a hand-made F) the multigrid preconditioner refuses by name. */
@@ -327,12 +341,71 @@ static void test_solid_block_analysed_once(void **state)
     assert_null(kept.chol);
 }
 
+/* The direct solve keeps CHOLMOD's analysis of the whole A (mono_kept's
+ * chol_A) while A's pattern holds, as the multigrid preconditioner keeps
+ * A_ss's: bit for bit what a fresh analysis gives; the block meshed 4 x 8
+ * changes A's pattern and is analysed; a negative definite solid block
+ * leaves A without a factor: SEAM_UNSTABLE by name. */
+static void test_direct_analysed_once(void **state)
+{
+    (void)state;
+    static const struct {
+        int cx, cy;
+        double h;
+        int indefinite;
+        size_t analyses;
+    } run[] = {{8, 4, 0.005, 0, 1}, {8, 4, 0.004, 0, 0}, {8, 4, 0.005, 1, 0}, {4, 8, 0.005, 0, 1}};
+    mono_kept kept = {0};
+    mono_solve_opts opts = {0.9, 1e-3, 1e-12, 100000, MONO_PRECOND_DIRECT};
+    for (size_t k = 0; k < sizeof run / sizeof run[0]; k++) {
+        tank T;
+        tank_build(&T, run[k].cx, run[k].cy, run[k].h);
+        size_t n = T.F.n, m = T.blk.m;
+        double *p = calloc(n, sizeof *p), *v = calloc(m, sizeof *v);
+        double *p1 = calloc(n, sizeof *p1), *v1 = calloc(m, sizeof *v1);
+        mono_solve_stats st = {0}, st1 = {0};
+        if (run[k].indefinite) {
+            for (size_t i = 0; i < T.blk.S->nnz; i++)
+                T.blk.S->val[i] = -T.blk.S->val[i];
+            for (size_t i = 0; i < m; i++)
+                T.blk.Zdiag[i] = -T.blk.Zdiag[i];
+            assert_int_equal(mono_solve_kept(&kept, &T.F, &T.blk, 1, run[k].h, &opts, p, v, &st, &T.th.host),
+                             SEAM_UNSTABLE);
+            assert_true(test_host_saw(&T.th, "coupled SPD system"));
+            assert_true(test_host_saw(&T.th, "has no Cholesky factor (not positive definite"));
+        } else {
+            assert_int_equal(mono_solve_kept(&kept, &T.F, &T.blk, 1, run[k].h, &opts, p, v, &st, &T.th.host),
+                             SEAM_OK);
+            assert_int_equal(mono_solve(&T.F, &T.blk, 1, run[k].h, &opts, p1, v1, &st1, &T.th.host), SEAM_OK);
+            assert_int_equal(st1.analyses, 1);
+            assert_true(st.iterations >= 1 && st.iterations <= 2);   /* no rigid body: the factor solves A */
+            assert_true(st.residual <= 1e-12);
+            assert_memory_equal(p, p1, n * sizeof *p);
+            assert_memory_equal(v, v1, m * sizeof *v);
+            assert_true(v[1] != 0.0 && max_abs(n, p) > 0.5 * rho_f * -grav * 0.5);
+        }
+        printf("direct solve %zu: mesh %d x %d, dt %g%s: %zu analyses, %d iterations\n", k, run[k].cx, run[k].cy,
+               run[k].h, run[k].indefinite ? ", negative definite" : "", st.analyses, st.iterations);
+        assert_int_equal(st.analyses, run[k].analyses);
+        free(p);
+        free(v);
+        free(p1);
+        free(v1);
+        tank_free(&T);
+    }
+    assert_int_equal(seam_cholesky_analyses(kept.chol_A), 2);
+    assert_null(kept.chol);   /* the direct solve factors A alone */
+    mono_kept_free(&kept);
+    assert_null(kept.chol_A);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multigrid_against_ic0),
         cmocka_unit_test(test_multigrid_needs_grid),
         cmocka_unit_test(test_solid_block_analysed_once),
+        cmocka_unit_test(test_direct_analysed_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,9 +16,9 @@ typedef struct commit_trace {
     char log[1024];   /* "": none */
 } commit_trace;
 
-static inline void commit_trace_read(seam_cfg *c, commit_trace *t)
+static inline void commit_trace_read(seam_cfg *c, const seam_range_table *keys, commit_trace *t)
 {
-    t->delay = seam_cfg_num(c, "commit_delay", 0.0, 0.0, 5.0, 0);
+    t->delay = seam_cfg_key(c, keys, "commit_delay", 0.0, 0);
     t->log[0] = '\0';
     seam_cfg_file(c, "commit_log", NULL, t->log, sizeof t->log, 0);
 }

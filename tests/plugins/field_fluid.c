@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "seam/config.h"
+#include "ranges.h"
 #include "seam/log.h"
 
 typedef struct {
@@ -31,10 +32,10 @@ static void *ff_create(const seam_plugin *plugin, const char *config_json, const
         return NULL;
     }
     f->host = host;
-    f->c = seam_cfg_num(cfg, "drag", 0.0, 0.0, INFINITY, SEAM_CFG_REQUIRED);
-    double p0 = seam_cfg_num(cfg, "p0", 0.0, -INFINITY, INFINITY, 0);
+    f->c = seam_cfg_key(cfg, FIELD_FLUID_KEYS, "drag", 0.0, SEAM_CFG_REQUIRED);
+    double p0 = seam_cfg_key(cfg, FIELD_FLUID_KEYS, "p0", 0.0, 0);
     double g[2] = {0.0, 0.0};
-    seam_cfg_vec(cfg, "gradient", g, 2, 0);
+    seam_cfg_key_vec(cfg, FIELD_FLUID_KEYS, "gradient", g, 2, 0);
     seam_status st = seam_cfg_finish(cfg);
     seam_cfg_destroy(&cfg);
     if (st != SEAM_OK) {

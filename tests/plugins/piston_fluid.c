@@ -20,6 +20,7 @@
 #include "seam/alloc.h"
 #include "seam/checkpoint.h"
 #include "seam/config.h"
+#include "ranges.h"
 #include "seam/log.h"
 
 #include "commit_trace.h"
@@ -64,17 +65,17 @@ static void *pf_create(const seam_plugin *plugin, const char *config_json, const
     /* empty until bind sizes them, but there: commit, save and load may come before any bind */
     f->V = calloc(1, sizeof *f->V);
     f->V_new = calloc(1, sizeof *f->V_new);
-    f->m_a = seam_cfg_num(c, "added_mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED);
-    f->delay = seam_cfg_num(c, "delay", 0.0, 0.0, 1.0, 0);
-    double create_delay = seam_cfg_num(c, "create_delay", 0.0, 0.0, 5.0, 0);
-    commit_trace_read(c, &f->trace);
+    f->m_a = seam_cfg_key(c, PISTON_FLUID_KEYS, "added_mass", 1.0, SEAM_CFG_REQUIRED);
+    f->delay = seam_cfg_key(c, PISTON_FLUID_KEYS, "delay", 0.0, 0);
+    double create_delay = seam_cfg_key(c, PISTON_FLUID_KEYS, "create_delay", 0.0, 0);
+    commit_trace_read(c, PISTON_FLUID_KEYS, &f->trace);
     seam_cfg *fault = seam_cfg_child(c, "fault", 0);
     f->unstable_dt = f->unstable_until = INFINITY;
     if (fault) {
         f->fault = seam_cfg_enum(fault, "kind", fault_names, FAULT_NONE, 0);
-        f->fault_step = seam_cfg_int(fault, "step", 0, 0, LONG_MAX, 0);
-        f->unstable_dt = seam_cfg_num(fault, "unstable_above_dt", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-        f->unstable_until = seam_cfg_num(fault, "unstable_until", INFINITY, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
+        f->fault_step = seam_cfg_key_int(fault, PISTON_FLUID_KEYS, "fault.step", 0, 0);
+        f->unstable_dt = seam_cfg_key(fault, PISTON_FLUID_KEYS, "fault.unstable_above_dt", INFINITY, 0);
+        f->unstable_until = seam_cfg_key(fault, PISTON_FLUID_KEYS, "fault.unstable_until", INFINITY, 0);
     }
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);

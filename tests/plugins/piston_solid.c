@@ -12,6 +12,7 @@
 #include "seam/alloc.h"
 #include "seam/checkpoint.h"
 #include "seam/config.h"
+#include "ranges.h"
 #include "seam/log.h"
 
 #include "commit_trace.h"
@@ -35,12 +36,12 @@ static void *ps_create(const seam_plugin *plugin, const char *config_json, const
         return NULL;
     piston_solid *s = calloc(1, sizeof *s);
     s->host = host;
-    s->m_s = seam_cfg_num(c, "mass", 1.0, 0.0, INFINITY, SEAM_CFG_REQUIRED | SEAM_CFG_LO_OPEN);
-    s->k = seam_cfg_num(c, "stiffness", 0.0, 0.0, INFINITY, 0);
-    double x0 = seam_cfg_num(c, "position", 0.0, -INFINITY, INFINITY, 0);
-    double v0 = seam_cfg_num(c, "velocity", 0.0, -INFINITY, INFINITY, 0);
-    s->count = (size_t)seam_cfg_int(c, "count", 1, 1, 100000000, 0);
-    commit_trace_read(c, &s->trace);
+    s->m_s = seam_cfg_key(c, PISTON_SOLID_KEYS, "mass", 1.0, SEAM_CFG_REQUIRED);
+    s->k = seam_cfg_key(c, PISTON_SOLID_KEYS, "stiffness", 0.0, 0);
+    double x0 = seam_cfg_key(c, PISTON_SOLID_KEYS, "position", 0.0, 0);
+    double v0 = seam_cfg_key(c, PISTON_SOLID_KEYS, "velocity", 0.0, 0);
+    s->count = (size_t)seam_cfg_key_int(c, PISTON_SOLID_KEYS, "count", 1, 0);
+    commit_trace_read(c, PISTON_SOLID_KEYS, &s->trace);
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {

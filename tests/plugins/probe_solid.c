@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "seam/config.h"
+#include "ranges.h"
 #include "seam/log.h"
 
 typedef struct {
@@ -32,11 +33,11 @@ static void *pr_create(const seam_plugin *plugin, const char *config_json, const
         return NULL;
     probe_solid *s = calloc(1, sizeof *s);
     s->host = host;
-    s->x = seam_cfg_num(c, "position", 0.0, -INFINITY, INFINITY, 0);
-    s->mass = seam_cfg_num(c, "mass", 1.0, 0.0, INFINITY, SEAM_CFG_LO_OPEN);
-    s->hang_at = seam_cfg_int(c, "hang_at_step", -1, -1, 1000000000, 0);
-    s->hang_s = seam_cfg_num(c, "hang_s", INFINITY, 0.0, 1e6, 0);
-    s->work_s = seam_cfg_num(c, "work_s", 0.0, 0.0, 1e6, 0);
+    s->x = seam_cfg_key(c, PROBE_SOLID_KEYS, "position", 0.0, 0);
+    s->mass = seam_cfg_key(c, PROBE_SOLID_KEYS, "mass", 1.0, 0);
+    s->hang_at = seam_cfg_key_int(c, PROBE_SOLID_KEYS, "hang_at_step", -1, 0);
+    s->hang_s = seam_cfg_key(c, PROBE_SOLID_KEYS, "hang_s", INFINITY, 0);
+    s->work_s = seam_cfg_key(c, PROBE_SOLID_KEYS, "work_s", 0.0, 0);
     seam_status st = seam_cfg_finish(c);
     seam_cfg_destroy(&c);
     if (st != SEAM_OK) {

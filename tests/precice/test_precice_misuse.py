@@ -17,8 +17,8 @@ CONFIG = os.path.join(HERE, "participants", "two_masses.xml")
 CASES = [
     ("unknown participant", "precice.Participant('Nobody', CFG, 0, 1)",
      "Nobody, createParticipant", 'names no participant "Nobody"'),
-    ("parallel size", "precice.Participant('Left', CFG, 0, 2)",
-     "Left, createParticipant", "parallel participants come in a later issue"),
+    ("rank out of range", "precice.Participant('Left', CFG, 2, 2)",
+     "Left, createParticipant", "rank 2 of 2 is not a process of the participant"),
     ("undeclared write", "P.write_data('Left-Mesh', 'Right-Displacement', [0], [1.0])",
      "Left, writeData", '<write-data name="Right-Displacement" mesh="Left-Mesh"/>'),
     ("unknown mesh", "P.get_mesh_dimensions('Elsewhere')",

@@ -7,7 +7,7 @@
  * that nobody asked for, suggesting the nearest known one. Scene files and
  * plugin configurations use the same reader, so messages look alike:
  *
- *     scene.json:14:21: coupling.relaxation: expected a number in (0, 1], got 1.5
+ *     scene.json:14:21: coupling.relaxation: expected a number in [1e-16, 1], got 1.5
  *     scene.json:9:5: coupling.tolerence: unknown key (did you mean "tolerance"?)
  */
 #ifndef SEAM_CONFIG_H
@@ -70,7 +70,10 @@ void seam_cfg_destroy(seam_cfg **self_p);
 enum {
     SEAM_CFG_REQUIRED = 1u << 0,  /* absent is an error */
     SEAM_CFG_LO_OPEN = 1u << 1,   /* lower bound excluded */
-    SEAM_CFG_HI_OPEN = 1u << 2    /* upper bound excluded */
+    SEAM_CFG_HI_OPEN = 1u << 2,   /* upper bound excluded */
+    /* In a declaration's ends: the key is an array (a position, a box, a
+     * list of points) and the range holds for each of its numbers. */
+    SEAM_RANGE_EACH = 1u << 3
 };
 
 /* ---- declared ranges ------------------------------------------------- */
@@ -118,6 +121,11 @@ typedef struct seam_range {
  * Young's modulus is 1.2e12 Pa. */
 #define SEAM_MODULUS_MAX 1e13
 
+/* A position, a box's corners, a point list: each coordinate within
+ * SEAM_LENGTH_MAX of the origin (a declaration for seam_cfg_key_vec,
+ * seam_cfg_key_numbers, seam_cfg_key_points). */
+#define SEAM_COORDINATES(name) {name, false, -SEAM_LENGTH_MAX, SEAM_LENGTH_MAX, SEAM_RANGE_EACH, "m"}
+
 /* The declarations of one object's keys, and where the docs list them. */
 typedef struct seam_range_table {
     const char *plugin;   /* the plugin of the participants that hold the object; NULL: the scene's own keys */
@@ -144,6 +152,18 @@ void seam_range_describe(const seam_range *r, char *buf, size_t n);
 double seam_cfg_key(seam_cfg *self, const seam_range_table *t, const char *name, double def, unsigned flags);
 /* The same for a declaration with integer set. */
 long seam_cfg_key_int(seam_cfg *self, const seam_range_table *t, const char *name, long def, unsigned flags);
+/* Arrays of a declaration with SEAM_RANGE_EACH (these on a declaration
+ * without it are a reader's bug, reported as one; seam_cfg_key reads a
+ * number through either, for a key that is a number in 2D): as
+ * seam_cfg_vec, seam_cfg_numbers and seam_cfg_points, each number in the
+ * declared range, a refusal naming its item ("fluid.box[3]",
+ * "bodies[0].vertices[2][1]"). out is left untouched, NULL returned, when
+ * any is refused. */
+bool seam_cfg_key_vec(seam_cfg *self, const seam_range_table *t, const char *name, double *out, size_t n,
+                      unsigned flags);
+double *seam_cfg_key_numbers(seam_cfg *self, const seam_range_table *t, const char *name, size_t *n, unsigned flags);
+double *seam_cfg_key_points(seam_cfg *self, const seam_range_table *t, const char *name, int dim, size_t *n,
+                            unsigned flags);
 
 /* Getters return `def` when the key is absent or wrong (and record the error).
  * Every function here accepts a NULL reader (what seam_cfg_item or

@@ -113,7 +113,7 @@ class Participant:
             _lib.precicec_createParticipant(_s(solver_name), _s(configuration_file_name),
                                             int(solver_process_index), int(solver_process_size))
         else:
-            self._comm = ctypes.c_void_p(id(communicator))   # opaque: one process only for now
+            self._comm = ctypes.c_void_p(id(communicator))   # opaque: each rank talks to the coupler itself
             _lib.precicec_createParticipant_withCommunicator(
                 _s(solver_name), _s(configuration_file_name), int(solver_process_index),
                 int(solver_process_size), ctypes.addressof(self._comm))
