@@ -7,6 +7,7 @@
 #include "participant.h"
 #include "remote_keys.h"
 #include "seam/alloc.h"
+#include "seam/threads.h"
 #include "seam/vtk.h"
 
 static void host_log(void *ctx, seam_log_level level, const char *message)
@@ -297,6 +298,7 @@ static void participant_free(participant *pt)
 seam_status participant_solve(participant *pt, const seam_step *step, const seam_input *in, seam_output *out)
 {
     double t0 = sim_now();
+    seam_threads_tick();   /* each step on the policy's thread count (docs/performance.md, "Threads") */
     seam_status st = pt->p->solve(pt->self, step, in, out);
     pt->stats.seconds += sim_now() - t0;
     pt->stats.solves++;

@@ -17,6 +17,7 @@
 #include "scene.h"
 #include "seam/alloc.h"
 #include "seam/krylov.h"
+#include "seam/threads.h"
 #include "simulation.h"
 #include "stepper.h"
 
@@ -177,6 +178,7 @@ static void connect_parts(seam_sim *sim)
 seam_sim *seam_sim_new(seam_doc *doc, const seam_run_options *opts)
 {
     seam_blas_serial();   /* the same bits with any thread count (docs/scenes.md, "Threads") */
+    seam_threads_tick();  /* set-up on the policy's count too: one thread until a window is measured */
     seam_sim *sim = SEAM_NEW(seam_sim);
     if (opts)
         sim->opts = *opts;

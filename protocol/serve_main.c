@@ -14,6 +14,7 @@
 #include "seam/krylov.h"
 #include "seam/loader.h"
 #include "seam/log.h"
+#include "seam/threads.h"
 #include "serve.h"
 
 static volatile sig_atomic_t stop_requested, in_plugin;
@@ -119,6 +120,7 @@ int main(int argc, char **argv)
     size_t n_allow = 0;
     seam_serve_options o = {.heartbeat_s = 1.0, .stop = &stop_requested, .busy = &in_plugin};
     seam_blas_serial();   /* its plugin's results the same with any thread count */
+    seam_threads_tick();  /* OpenMP's count from the load (docs/performance.md, "Threads") */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--plugin") == 0 && v)

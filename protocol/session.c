@@ -13,6 +13,7 @@
 #include "shape.h"
 #include "seam/config.h"
 #include "seam/loader.h"
+#include "seam/threads.h"
 #include "seam/vtk.h"
 
 #define MAX_LOG 64           /* messages kept per request */
@@ -603,6 +604,7 @@ static void op_solve(seam_session *s, seam_msg *m, uint64_t id, seam_wbuf *w)
     }
     if (m->error[0])
         { fail(w, s, id, "solve: %s", m->error); return; }
+    seam_threads_tick();   /* each step on the policy's thread count (docs/performance.md, "Threads") */
     seam_status st = s->p->solve(s->self, &step, coupled ? NULL : &in, coupled ? NULL : &out);
     size_t fields = 1;
     for (int k = 0; k < 3 && st == SEAM_OK; k++)

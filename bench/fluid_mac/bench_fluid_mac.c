@@ -35,6 +35,7 @@
 
 #include "seam/alloc.h"
 #include "seam/plugin.h"
+#include "seam/threads.h"
 
 const seam_plugin *fluid_mac_table(void);   /* the static library's table (plugins/fluid_mac/fluid.h) */
 
@@ -151,6 +152,7 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
         double dt = NAN;
         if (P->max_dt(fl, &dt) != SEAM_OK)
             return 1;
+        seam_threads_tick();   /* as the coupler does before each solve: the thread policy's count */
         seam_step st = {n, t_sim, dt, 0};
         seam_input in = {0, dim, NULL, NULL, NULL};
         seam_output out = {0, dim, NULL, NULL, NULL};
@@ -167,6 +169,8 @@ static int run(scene sc, int N, int warmup, int steps, result *res)
         t_sim += dt;
     }
     elapsed += now();
+    fprintf(stderr, "thread policy: %d threads at the end (at most %d%s)\n", seam_threads_current(), seam_threads_max(),
+            seam_threads_fixed() ? ", fixed" : "");
     double cpu_s = (double)(clock() - cpu) / CLOCKS_PER_SEC;
     long cells = dim == 3 ? (long)N * N * N : (long)N * N;
     const char *name = sc == SMOKE3D ? "smoke3d" : sc == WATER3D ? "water3d" : sc == WATER2D ? "water2d" : "smoke2d";

@@ -6,14 +6,17 @@
  * row per size and method, then per dimension the ratio of each CG variant to
  * CHOLMOD and where they cross (interpolated, or extrapolated from the two
  * largest sizes in log-log when they do not cross in the measured range).
- * BENCH_SIZES=2 runs only the two smaller sizes of each case. */
+ * BENCH_SIZES=2 runs only the two smaller sizes of each case; BENCH_CASES
+ * names the cases to run (a comma list of 2D, 3D, cloth; default all). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fem.h"
+#include "seam/threads.h"
 
 static double now(void)
 {
@@ -78,6 +81,7 @@ static double run(int d, const int cells[3], int steps, const char *method, size
     int newton = 0, cg = 0;
     double lin = 0.0;
     for (int s = 0; s < steps; s++) {
+        seam_threads_tick();   /* as the coupler does before each solve: the thread policy's count */
         if (fem_step(f, dt, NULL) != SEAM_OK)
             fprintf(stderr, "step %d did not converge\n", s);
         fem_commit(f);
@@ -86,6 +90,8 @@ static double run(int d, const int cells[3], int steps, const char *method, size
         lin += f->newton.linear_seconds;
     }
     double per = (now() - t0) / steps;
+    fprintf(stderr, "thread policy: %d threads at the end (at most %d%s)\n", seam_threads_current(), seam_threads_max(),
+            seam_threads_fixed() ? ", fixed" : "");
     printf("| %s | %9zu | %8zu | %-7s | %5.1f | %7.0f | %9.4f | %9.4f |\n", case_name(d),
            f->n_elems + f->n_tris, f->n, method, (double)newton / steps, (double)cg / steps, per, lin / steps);
     printf("@row case=%s elements=%zu nodes=%zu solver=%s steps=%d newton_it_step=%.2f cg_it_step=%.1f s_step=%.5f"
@@ -124,6 +130,26 @@ static void crossover(int d, const char *method, const double *n, const double *
         printf("; no crossover measured, and the ratio moves away from 1 with size\n");
 }
 
+/* BENCH_CASES: which of 2D, 3D and cloth to run. */
+static bool parse_cases(const char *list, bool run_case[3])
+{
+    run_case[0] = run_case[1] = run_case[2] = false;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        int d = 0;
+        for (int k = 2; k <= 4; k++)
+            if (strlen(case_name(k)) == len && strncmp(p, case_name(k), len) == 0)
+                d = k;
+        if (!d) {
+            fprintf(stderr, "BENCH_CASES: unknown case '%.*s' (expected a comma list of 2D, 3D, cloth)\n", (int)len, p);
+            return false;
+        }
+        run_case[d - 2] = true;
+        p += len + (p[len] == ',');
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     int steps = argc > 1 ? atoi(argv[1]) : 3;
@@ -133,6 +159,7 @@ int main(int argc, char **argv)
         return 1;
     }
     n_sizes = sizes ? atoi(sizes) : N_SIZES;
+    const char *cases = getenv("BENCH_CASES");
     const char *methods[MAX_METHODS] = {"cholmod", "jacobi", "ic0"};
     int n_methods = 3;
     if (argc > 2) {
@@ -148,8 +175,11 @@ int main(int argc, char **argv)
                                       {{12, 4, 4}, {26, 8, 8}, {56, 17, 17}},
                                       {{24, 24, 0}, {48, 48, 0}, {96, 96, 0}}};
     double t[3][MAX_METHODS][N_SIZES], n[3][N_SIZES];
+    bool run_case[3] = {true, true, true};
+    if (cases && !parse_cases(cases, run_case))
+        return 1;
     for (int d = 2; d <= 4; d++)
-        for (int i = 0; i < n_sizes; i++)
+        for (int i = 0; i < n_sizes && run_case[d - 2]; i++)
             for (int m = 0; m < n_methods; m++) {
                 size_t e = 0;
                 t[d - 2][m][i] = run(d, cells[d - 2][i], steps, methods[m], &e);
@@ -161,7 +191,7 @@ int main(int argc, char **argv)
         if (strcmp(methods[m], "cholmod") == 0)
             ch = m;
     for (int d = 2; d <= 4 && ch >= 0; d++)
-        for (int m = 0; m < n_methods; m++)
+        for (int m = 0; m < n_methods && run_case[d - 2]; m++)
             if (m != ch)
                 crossover(d, methods[m], n[d - 2], t[d - 2][m], t[d - 2][ch]);
     return 0;

@@ -43,6 +43,7 @@
 
 #include "mac.h"
 #include "seam/alloc.h"
+#include "seam/threads.h"
 
 enum { MG_FLUID = 0, MG_DIRICHLET = 1, MG_SOLID = 2 };
 enum { MG_MAX_LEVELS = 16, MG_SMOOTH = 2 };
@@ -241,8 +242,10 @@ static mac_mg *mg_alloc(const mac_grid *g)
     int n[3] = {g->nx, g->ny, g->nz};
     m->row_threads = 1;
 #ifdef _OPENMP
-    m->row_threads = omp_get_max_threads() > 1 ? omp_get_max_threads() : 1;
+    m->row_threads = omp_get_max_threads();
 #endif
+    if (m->row_threads < seam_threads_max())   /* the most a later pass may get from the thread policy */
+        m->row_threads = seam_threads_max();
     m->rows = seam_xmalloc((size_t)m->row_threads * (size_t)g->nx * sizeof *m->rows);
     m->row_dot = seam_xmalloc((size_t)g->ny * (size_t)g->nz * sizeof *m->row_dot);
     size_t slab0 = g->dim == 3 ? (size_t)g->nx * (size_t)g->ny : (size_t)g->nx;
