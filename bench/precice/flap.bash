@@ -5,6 +5,14 @@
 # started by the case's run.sh (blockMesh, then pimpleFoam); the first
 # participant to start brings up the coupler.
 
+# FLUID_RANKS (default 1): the fluid's MPI ranks. Above 1 the case is
+# decomposed into that many slabs along x (decomposeParDict: simple, n
+# (RANKS 1 1)) and run.sh -parallel runs decomposePar, mpirun -np RANKS
+# pimpleFoam -parallel and reconstructPar; each rank is one participant rank
+# of seam's libprecice (docs/precice.md, "A participant of N ranks").
+fluid_ranks=${FLUID_RANKS:-1}
+case "$fluid_ranks" in '' | *[!0-9]* | 0) echo "FLUID_RANKS must be a positive integer" >&2; exit 2 ;; esac
+
 # flap_case TUTORIALS: a private copy of the case and the tutorials' tools; sets $dir
 flap_case() {
     work=$(mktemp -d)
@@ -13,6 +21,14 @@ flap_case() {
     cp -r "$1/perpendicular-flap" "$work/flap/case"
     cp -r "$1/tools" "$work/flap/tools"
     dir=$work/flap/case
+    if [ "$fluid_ranks" -gt 1 ]; then
+        sed -i -e "s/^numberOfSubdomains .*/numberOfSubdomains $fluid_ranks;/" \
+            -e "s/^\( *n  *\)(.*);/\1($fluid_ranks 1 1);/" "$dir/fluid-openfoam/system/decomposeParDict"
+        grep -q "numberOfSubdomains $fluid_ranks;" "$dir/fluid-openfoam/system/decomposeParDict" ||
+            { echo "could not set $fluid_ranks subdomains in the case's decomposeParDict" >&2; exit 1; }
+        fluid_args=-parallel
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    fi
 }
 
 # flap_run CASE SOLID_DIR COMMAND...: the fluid's run.sh and COMMAND (in
@@ -23,7 +39,7 @@ flap_run() {
     local name=$1 solid_dir=$2 start end rc=0 fluid solid reached
     shift 2
     start=$(date +%s.%N)
-    (cd "$dir/fluid-openfoam" && timeout "${limit:?}" ./run.sh >"$dir/fluid-openfoam.log" 2>&1) &
+    (cd "$dir/fluid-openfoam" && timeout "${limit:?}" ./run.sh ${fluid_args:-} >"$dir/fluid-openfoam.log" 2>&1) &
     fluid=$!
     (cd "$dir/$solid_dir" && timeout "${limit:?}" "$@" >"$dir/$solid_dir.log" 2>&1) &
     solid=$!

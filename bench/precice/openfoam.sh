@@ -10,6 +10,7 @@
 # x-displacement (the solid's watch point Flap-Tip): its extremes with their
 # times, its last value, and a series every 0.1 s.
 # Usage: bench/precice/openfoam.sh TUTORIALS FENICS_ADAPTER [BUILD_DIR [OPENFOAM_ADAPTER]]
+# FLUID_RANKS=N runs the fluid decomposed on N MPI ranks (bench/precice/flap.bash).
 # Needs: scripts/deps.sh bench-precice (python3-dolfin); the adapter build
 # (scripts/openfoam_adapter.sh, cached: minutes the first time).
 SEAM_BENCH=precice_tutorials . "$(dirname "$0")/../rows.sh"
@@ -38,4 +39,4 @@ fi
 
 flap_run flap-openfoam-fenics solid-fenics \
     env PYTHONPATH="$fenics${PYTHONPATH:+:$PYTHONPATH}" $py solid.py
-flap_report flap-openfoam-fenics solid-fenics openfoam=v1912 openfoam_adapter=v1.3.1
+flap_report flap-openfoam-fenics solid-fenics openfoam=v1912 openfoam_adapter=v1.3.1 fluid_ranks="$fluid_ranks"

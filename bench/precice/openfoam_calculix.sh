@@ -13,6 +13,7 @@
 # series every 0.1 s. SEAM_BENCH_TIMEOUT (s, default 7200) bounds the run; a
 # run stopped by it records how far it got (reached_t).
 # Usage: bench/precice/openfoam_calculix.sh TUTORIALS [BUILD_DIR [OPENFOAM_ADAPTER [CALCULIX_ADAPTER]]]
+# FLUID_RANKS=N runs the fluid decomposed on N MPI ranks (bench/precice/flap.bash).
 # Needs: the adapters' builds (cached; the first CalculiX build takes long:
 # CCX_FOPT=-O0 shortens it, docs/precice.md).
 SEAM_BENCH=precice_tutorials . "$(dirname "$0")/../rows.sh"
@@ -34,5 +35,5 @@ export SEAM="$build/coupler/seam"
 . "$root/bench/precice/flap.bash"
 flap_case "$tutorials"
 flap_run flap-openfoam-calculix solid-calculix ./run.sh
-flap_report flap-openfoam-calculix solid-calculix openfoam=v1912 openfoam_adapter=v1.3.1 \
+flap_report flap-openfoam-calculix solid-calculix openfoam=v1912 openfoam_adapter=v1.3.1 fluid_ranks="$fluid_ranks" \
     calculix_ccx=2.20-1 calculix_adapter=v2.20.1 "ccx_fopt=${CCX_FOPT:--O3}"
